@@ -1,0 +1,25 @@
+import { sha3_256 } from '@noble/hashes/sha3.js';
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+
+export type Hash32 = Uint8Array;
+
+export function sha3(data: Uint8Array | string): Hash32 {
+  return sha3_256(typeof data === 'string' ? utf8ToBytes(data) : data);
+}
+
+export function sha256(data: Uint8Array | string): Hash32 {
+  return nobleSha256(typeof data === 'string' ? utf8ToBytes(data) : data);
+}
+
+/** `0x` + 64 lowercase hex: the wire form of every hash and root (decisions.md §2). */
+export function sha3Hex0x(data: Uint8Array | string): string {
+  return '0x' + bytesToHex(sha3(data));
+}
+
+/** SHA3-256 over the concatenation of parts, without copying them into one buffer first. */
+export function sha3Concat(...parts: Uint8Array[]): Hash32 {
+  const h = sha3_256.create();
+  for (const p of parts) h.update(p);
+  return h.digest();
+}

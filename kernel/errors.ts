@@ -1,0 +1,34 @@
+/**
+ * Every error a client can see. Each carries the HTTP status the interface spec names and the
+ * message it is answered with, so a handler throws and the RPC layer never guesses a status.
+ */
+export class ChainError extends Error {
+  readonly status: number;
+  readonly hint: string | undefined;
+  readonly extra: Record<string, unknown> | undefined;
+
+  constructor(status: number, message: string, hint?: string, extra?: Record<string, unknown>) {
+    super(message);
+    this.name = 'ChainError';
+    this.status = status;
+    this.hint = hint;
+    this.extra = extra;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { ...(this.extra ?? {}), error: this.message, ...(this.hint !== undefined ? { hint: this.hint } : {}) };
+  }
+}
+
+export const badRequest = (message: string, hint?: string): ChainError => new ChainError(400, message, hint);
+export const unauthorized = (message: string, hint?: string): ChainError => new ChainError(401, message, hint);
+export const forbidden = (message: string, hint?: string): ChainError => new ChainError(403, message, hint);
+export const notFound = (message: string, hint?: string): ChainError => new ChainError(404, message, hint);
+export const conflict = (message: string, hint?: string): ChainError => new ChainError(409, message, hint);
+export const payloadTooLarge = (message: string): ChainError => new ChainError(413, message);
+export const tooManyRequests = (message: string): ChainError => new ChainError(429, message);
+export const unavailable = (message: string, hint?: string): ChainError => new ChainError(503, message, hint);
+
+export function isChainError(e: unknown): e is ChainError {
+  return e instanceof ChainError;
+}

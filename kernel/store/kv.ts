@@ -1,0 +1,41 @@
+/**
+ * The narrow storage surface the kernel's data structures are written against. LevelDB
+ * (classic-level) implements it in production; tests may use the in-memory map below. Writes go
+ * into a batch so that a block, its transactions, indexes and every state change (including the
+ * state tree's nodes) reach disk in one atomic write.
+ */
+export interface KvReader {
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+}
+
+export interface KvBatch {
+  put(key: Uint8Array, value: Uint8Array): void;
+  del(key: Uint8Array): void;
+}
+
+export interface KvIterateOptions {
+  gte?: Uint8Array;
+  lt?: Uint8Array;
+  reverse?: boolean;
+  limit?: number;
+}
+
+export interface KvStore extends KvReader {
+  iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /** Applies every put and del atomically, durably (fsync) when `sync` is set. */
+  write(ops: readonly KvOp[], sync: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type KvOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+
+/** Collects operations for one atomic write. Later operations on the same key win. */
+export class WriteBatch implements KvBatch {
+  readonly ops: KvOp[] = [];
+  put(key: Uint8Array, value: Uint8Array): void {
+    this.ops.push({ type: 'put', key, value });
+  }
+  del(key: Uint8Array): void {
+    this.ops.push({ type: 'del', key });
+  }
+}
