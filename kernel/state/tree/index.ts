@@ -1,0 +1,11 @@
+export { EMPTY_ROOT } from './hashing.js';
+export { StateTree, DEFAULT_NODE_PREFIX, type StateTreeOptions, type StateChange } from './state-tree.js';
+export {
+  verifyProof,
+  parseStateProof,
+  stateProofFromJson,
+  stateProofToJson,
+  type StateProof,
+  type StateProofLeaf,
+} from './proof.js';
+export { MissingNodeError, CorruptNodeError } from './errors.js';
