@@ -1,0 +1,251 @@
+/**
+ * The portable backend: node:http / node:https for requests and `ws` (in noServer mode, sharing
+ * the HTTP port) for WebSockets. Used whenever the uWebSockets.js binary is unavailable.
+ */
+import { STATUS_CODES, createServer as createHttp } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createHttps } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { RawData } from 'ws';
+import { BodyCollector } from './body.js';
+import type { BodyResult } from './body.js';
+import type { ResolvedOptions, ResolvedWsOptions } from './options.js';
+import { RequestPipeline, splitUrl } from './pipeline.js';
+import type { IncomingRequest } from './pipeline.js';
+import type { WireResponse } from './respond.js';
+import type { HttpServer, RouteDef, WsConnection } from './server.js';
+import { WsHub } from './websocket.js';
+import type { WsPeerInfo } from './websocket.js';
+
+/** How long close() waits for clients to answer our close frame before cutting them off. */
+const WS_CLOSE_GRACE_MS = 1000;
+
+export function createNodeBackend(opts: ResolvedOptions, backendReason: string): HttpServer {
+  return new NodeHttpServer(opts, backendReason);
+}
+
+class NodeHttpServer implements HttpServer {
+  readonly backend = 'node' as const;
+  private readonly pipeline: RequestPipeline;
+  private readonly server: Server;
+  private readonly wss: WebSocketServer | undefined;
+  private readonly hub: WsHub | undefined;
+  private readonly sockets = new Map<WsConnection, WebSocket>();
+  private readonly alive = new WeakMap<WebSocket, boolean>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly opts: ResolvedOptions,
+    readonly backendReason: string,
+  ) {
+    this.pipeline = new RequestPipeline(opts);
+    this.server = opts.tls !== undefined ? createHttps({ cert: opts.tls.cert, key: opts.tls.key }) : createHttp();
+    this.server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.onRequest(req, res));
+    // Always listened for: with no 'upgrade' listener node would treat an upgrade request as an
+    // ordinary one, while uWS answers it through the router; this keeps both on the router's 404.
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.onUpgrade(req, socket, head));
+    if (opts.ws !== undefined) {
+      this.hub = new WsHub(opts.ws, opts.log);
+      this.wss = new WebSocketServer({
+        noServer: true,
+        maxPayload: opts.ws.transportMaxMessageBytes,
+        // uWS runs with compression disabled; matching it also rules out decompression bombs.
+        perMessageDeflate: false,
+        clientTracking: false,
+      });
+    }
+  }
+
+  route(def: RouteDef): void {
+    this.pipeline.router.add(def.method, def.path, def.handler);
+  }
+
+  listen(): Promise<{ port: number }> {
+    return new Promise((resolve, reject) => {
+      const onError = (e: Error): void => reject(e);
+      this.server.once('error', onError);
+      this.server.listen(this.opts.port, this.opts.host, () => {
+        this.server.off('error', onError);
+        this.startHeartbeat();
+        resolve({ port: (this.server.address() as AddressInfo).port });
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    const stopped = new Promise<void>((resolve) => {
+      if (!this.server.listening) return resolve();
+      this.server.close(() => resolve());
+    });
+    // Upgraded sockets are no longer tracked by the HTTP server, so they are closed here.
+    const sockets = [...this.sockets.values()];
+    this.hub?.closeAll(1001, 'server shutting down');
+    this.server.closeAllConnections();
+    await Promise.all(sockets.map((ws) => closedWithin(ws, WS_CLOSE_GRACE_MS)));
+    await stopped;
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const incoming: IncomingRequest = {
+      method: (req.method ?? 'GET').toUpperCase(),
+      url: req.url ?? '/',
+      headers: flattenHeaders(req.headers),
+      socketIp: req.socket.remoteAddress ?? '',
+      readBody: () => readBody(req, this.opts.maxBodyBytes),
+    };
+    const wire = await this.pipeline.handle(incoming);
+    if (wire === null || res.destroyed) return;
+    try {
+      res.statusCode = wire.status;
+      for (const [name, value] of Object.entries(wire.headers)) res.setHeader(name, value);
+      if (wire.status !== 204 && wire.status !== 304) res.setHeader('Content-Length', wire.body.byteLength);
+      // With the body left unread the connection cannot be reused; node then discards what is
+      // still in flight (without buffering it) and closes after the response.
+      if (wire.closeConnection) res.setHeader('Connection', 'close');
+      res.end(wire.omitBody ? undefined : wire.body);
+    } catch (e: unknown) {
+      // e.g. a handler-supplied header value with a newline; the client gets a reset, not a half-written answer.
+      this.opts.log.error({ err: e }, 'writing a response failed');
+      res.destroy();
+    }
+  }
+
+  private async onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    socket.on('error', (e: Error) => this.opts.log.debug({ err: e }, 'upgrade socket error'));
+    const headers = flattenHeaders(req.headers);
+    const base = { method: (req.method ?? 'GET').toUpperCase(), url: req.url ?? '/', headers, socketIp: req.socket.remoteAddress ?? '' };
+    const ws = this.opts.ws;
+    if (ws === undefined || this.wss === undefined || splitUrl(base.url).path !== ws.path) {
+      const wire = await this.pipeline.handle({ ...base, readBody: () => Promise.resolve({ kind: 'aborted' }) });
+      if (wire !== null) writeRaw(socket, wire);
+      return;
+    }
+    const decision = await this.pipeline.admitUpgrade(base);
+    if (!decision.accept) return writeRaw(socket, decision.response);
+    if (socket.destroyed || this.closing !== undefined) return void socket.destroy();
+    this.wss.handleUpgrade(req, socket, head, (client) => this.onOpen(client, ws, { ip: decision.ip, query: decision.query, headers }));
+  }
+
+  private onOpen(ws: WebSocket, opts: ResolvedWsOptions, peer: WsPeerInfo): void {
+    const hub = this.hub as WsHub;
+    this.alive.set(ws, true);
+    const conn = hub.opened(
+      {
+        send: (text) => {
+          // ws queues without limit; refusing past the cap is what uWS does with maxBackpressure.
+          if (ws.bufferedAmount > opts.maxBackpressureBytes) return 'dropped';
+          ws.send(text);
+          return 'sent';
+        },
+        bufferedAmount: () => ws.bufferedAmount,
+        end: (code, reason) => ws.close(code, reason),
+      },
+      peer,
+    );
+    this.sockets.set(conn, ws);
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      this.alive.set(ws, true);
+      hub.received(conn, toBytes(data), isBinary);
+    });
+    ws.on('pong', () => this.alive.set(ws, true));
+    ws.on('error', (e: Error) => this.opts.log.debug({ err: e, conn: conn.id }, 'WebSocket error'));
+    ws.on('close', (code: number, reason: Buffer) => {
+      this.sockets.delete(conn);
+      hub.transportClosed(conn, code, reason.toString('utf8'));
+    });
+    // A client may have closed before the handler ran; report it now rather than never.
+    if (ws.readyState !== WebSocket.OPEN) {
+      this.sockets.delete(conn);
+      hub.transportClosed(conn, 1006, '');
+    }
+  }
+
+  // uWS pings idle clients and drops silent ones itself; ws needs the same done by hand.
+  private startHeartbeat(): void {
+    const seconds = this.opts.ws?.idleTimeoutSeconds ?? 0;
+    if (seconds === 0 || this.hub === undefined) return;
+    this.heartbeat = setInterval(() => {
+      for (const ws of this.sockets.values()) {
+        if (this.alive.get(ws) !== true) {
+          ws.terminate();
+          continue;
+        }
+        this.alive.set(ws, false);
+        ws.ping();
+      }
+    }, (seconds * 1000) / 2);
+    this.heartbeat.unref();
+  }
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  return new Promise((resolve) => {
+    const collector = new BodyCollector(limit);
+    const done = (r: BodyResult): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      resolve(r);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (collector.push(chunk)) return;
+      // Stop consuming: the response says 413 and the connection is closed behind it.
+      req.pause();
+      done({ kind: 'too-large' });
+    };
+    const onEnd = (): void => done(collector.result());
+    const onClose = (): void => {
+      if (!req.complete) done({ kind: 'aborted' });
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+  });
+}
+
+/** For upgrade requests, where there is no ServerResponse: the same bytes a ServerResponse would send. */
+function writeRaw(socket: Duplex, wire: WireResponse): void {
+  if (socket.destroyed) return;
+  const lines = [`HTTP/1.1 ${wire.status} ${STATUS_CODES[wire.status] ?? ''}`];
+  for (const [name, value] of Object.entries(wire.headers)) lines.push(`${name}: ${value}`);
+  lines.push(`Content-Length: ${wire.body.byteLength}`, 'Connection: close', '', '');
+  socket.end(Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), wire.omitBody ? Buffer.alloc(0) : wire.body]));
+}
+
+function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function toBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return data;
+}
+
+function closedWithin(ws: WebSocket, ms: number): Promise<void> {
+  if (ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      ws.terminate();
+      resolve();
+    }, ms);
+    ws.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
