@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync, readFileSync, createWriteStream } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { makeKeyFile, readKeyFile, writeKeyFile } from '../kernel/crypto/keyfile.js';
+import { nobleProvider } from '../kernel/crypto/noble-provider.js';
+import type { GenesisDoc } from '../kernel/config/genesis.js';
+
+export interface DevnetOptions {
+  validators: number;
+  dir: string;
+  reset: boolean;
+  basePort: number;
+  /** Extra environment for every node (tests shorten block times this way). */
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+export interface Devnet {
+  readonly dir: string;
+  readonly rpcUrls: string[];
+  readonly nodes: ChildProcess[];
+  stop(): Promise<void>;
+}
+
+const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../kernel/cli/main.js');
+/** 10 000 COIN: the default min_stake, so genesis validators hold real voting power. */
+const GENESIS_STAKE = '10000000000';
+
+/** Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain. */
+export function prepareDevnet(o: DevnetOptions): { genesisFile: string; keyFiles: string[] } {
+  const dir = resolve(o.dir);
+  if (o.reset) rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'keys'), { recursive: true });
+  const genesisFile = join(dir, 'genesis.json');
+  const keyFiles = Array.from({ length: o.validators }, (_, i) => join(dir, 'keys', `validator-${i}.json`));
+  if (existsSync(genesisFile)) {
+    const g = JSON.parse(readFileSync(genesisFile, 'utf8')) as GenesisDoc;
+    if (g.validators.length !== o.validators) throw new Error(`${dir} holds a ${g.validators.length}-validator devnet; pass --validators ${g.validators.length} or --reset`);
+    return { genesisFile, keyFiles };
+  }
+  const validators = keyFiles.map((file, i) => {
+    const k = existsSync(file) ? readKeyFile(file, nobleProvider) : makeKeyFile(nobleProvider, new Uint8Array(randomBytes(32)), `validator-${i}`);
+    if (!existsSync(file)) writeKeyFile(file, k.file);
+    return { address: k.file.node_address ?? `chain:validator-${i}.node`, public_key: k.file.public_key, stake: GENESIS_STAKE };
+  });
+  const genesis: GenesisDoc = { chain_id: `devnet-${randomBytes(3).toString('hex')}`, genesis_time: Date.now(), validators, accounts: [], params: {} };
+  writeFileSync(genesisFile, JSON.stringify(genesis, null, 2) + '\n');
+  return { genesisFile, keyFiles };
+}
+
+async function waitForFirstBlock(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`node at ${url} exited with code ${child.exitCode} (see its log in the devnet folder)`);
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.ok && ((await res.json()) as { height: number }).height >= 1) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no block committed at ${url} within ${timeoutMs} ms`);
+}
+
+/** Starts every validator process (decisions.md §13) and resolves once the first block is committed. */
+export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
+  const dir = resolve(o.dir);
+  const { genesisFile, keyFiles } = prepareDevnet(o);
+  const log = o.log ?? ((l: string) => process.stdout.write(l + '\n'));
+  const nodes: ChildProcess[] = [];
+  const rpcUrls: string[] = [];
+  for (let i = 0; i < o.validators; i++) {
+    const port = o.basePort + i;
+    const logFile = createWriteStream(join(dir, `validator-${i}.log`), { flags: 'a' });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'node', '--network', 'devnet', '--data-dir', join(dir, `node-${i}`), '--genesis', genesisFile, '--key', keyFiles[i]!, '--rpc-port', String(port), '--p2p-port', String(26656 + i)],
+      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout!.pipe(logFile);
+    child.stderr!.pipe(logFile);
+    nodes.push(child);
+    rpcUrls.push(`http://127.0.0.1:${port}`);
+  }
+  const stop = async (): Promise<void> => {
+    await Promise.all(
+      nodes.map(
+        (c) =>
+          new Promise<void>((res) => {
+            if (c.exitCode !== null || c.signalCode !== null) return res();
+            c.once('exit', () => res());
+            c.kill('SIGTERM');
+          }),
+      ),
+    );
+  };
+  try {
+    await Promise.all(rpcUrls.map((u, i) => waitForFirstBlock(u, nodes[i]!, 60_000)));
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  log(`devnet ready: ${o.validators} validator(s), data in ${dir}`);
+  rpcUrls.forEach((u, i) => log(`  validator-${i} RPC ${u}   log ${join(dir, `validator-${i}.log`)}`));
+  return { dir, rpcUrls, nodes, stop };
+}

@@ -1,0 +1,14 @@
+import { canonicalJson } from '../codec/json.js';
+import { sha3Hex0x } from '../crypto/hash.js';
+import type { GenesisDoc } from '../config/genesis.js';
+import type { BlockHeader } from './types.js';
+
+/** A block is identified by the SHA3-256 of its canonical header; commit votes sign this hash. */
+export function blockHash(header: BlockHeader): string {
+  return sha3Hex0x(canonicalJson(header));
+}
+
+/** The parent hash of block 1: binds the chain to its exact genesis document. */
+export function genesisHash(genesis: GenesisDoc): string {
+  return sha3Hex0x(canonicalJson(genesis));
+}

@@ -1,0 +1,135 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
+import { accountsReader } from '../state/accounts.js';
+import { ChainError } from '../errors.js';
+import { definePlugin } from '../host/plugin.js';
+import { badRequest } from '../errors.js';
+
+const alice = wallet(1);
+const bob = wallet(2);
+const COIN = 1_000_000n;
+
+async function balance(chain: import('./chain.js').Chain, address: string): Promise<bigint> {
+  return (await accountsReader(chain.store.state).get(address)).balance;
+}
+
+test('a v2 transfer at base fee costs 21 gas, burns it, and moves value', async () => {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }] });
+  const res = await f.chain.admit(signTransfer(alice, { to: bob.address, value: 1000, nonce: 1 }), 0);
+  assert.equal(res.status, 'pending');
+  assert.equal(res.estimated_block, 1);
+  const block = await f.block();
+  assert.equal(block.header.tx_count, 1);
+  assert.equal(block.gas_used, 21);
+  assert.equal(block.fees_burned, 21n);
+  assert.equal(await balance(f.chain, alice.address), 10n * COIN - 1000n - 21n);
+  assert.equal(await balance(f.chain, bob.address), 1000n);
+  const stored = await f.chain.store.getTx(res.tx_hash);
+  assert.equal(stored?.receipt.status, 'confirmed');
+  assert.equal(stored?.receipt.fee, 21n);
+  assert.equal(f.chain.head.total_burned, 21n);
+});
+
+test('a v3 transfer at gas price 2 pays 42; the part above base fee goes to the proposer', async () => {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }] });
+  await f.chain.admit(signTransfer(alice, { to: bob.address, value: 5, nonce: 1, gas_price: 2, data: 'memo', version: 'v3' }), 0);
+  const block = await f.block();
+  assert.equal(block.fees_burned, 21n);
+  assert.equal(await balance(f.chain, alice.address), 10n * COIN - 5n - 42n);
+  assert.equal(await balance(f.chain, 'chain:v0.node'), 21n);
+  const stored = await f.chain.store.getTx(block.tx_hashes[0]!);
+  assert.equal(stored?.tx.sigVersion, 'v3');
+});
+
+test('admission refuses bad input with the spec statuses', async () => {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }] });
+  const status = async (body: unknown): Promise<[number, string]> => {
+    try {
+      await f.chain.admit(body, 0);
+      return [200, ''];
+    } catch (e) {
+      assert.ok(e instanceof ChainError, String(e));
+      return [e.status, e.message];
+    }
+  };
+  const good = signTransfer(alice, { to: bob.address, value: 1, nonce: 1 });
+  assert.deepEqual((await status({ ...good, value: '1' }))[0], 400);
+  assert.match((await status({ ...good, value: '1' }))[1], /from\/to\/value/);
+  assert.equal((await status({ ...good, signature: (good.signature as string).replace(/^../, '00') }))[0], 401);
+  assert.match((await status({ ...signTransfer(bob, { to: bob.address, value: 1, nonce: 1 }), from: alice.address }))[1], /not bound/);
+  assert.match((await status(signTransfer(alice, { to: bob.address, value: 1, nonce: 1, gas_price: 0, version: 'v3' })))[1], /below base_fee/);
+  assert.match((await status(signTransfer(alice, { to: bob.address, value: 1, nonce: 2 })))[1], /expected 1/);
+  assert.match((await status(signTransfer(alice, { to: bob.address, value: 11 * 1_000_000, nonce: 1 })))[1], /insufficient balance/);
+  assert.equal((await status(good))[0], 200);
+  assert.match((await status(good))[1], /duplicate/);
+  await f.block();
+  assert.match((await status(signTransfer(alice, { to: bob.address, value: 2, nonce: 1 })))[1], /expected 2/, 'a reused nonce is refused');
+});
+
+test('pending nonces chain: next nonce counts the mempool', async () => {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }] });
+  for (let n = 1; n <= 3; n++) await f.chain.admit(signTransfer(alice, { to: bob.address, value: n, nonce: n }), 0);
+  assert.equal(f.chain.mempool.nextNonce(alice.address, 0n), 4n);
+  const b = await f.block();
+  assert.equal(b.header.tx_count, 3);
+  const acct = await accountsReader(f.chain.store.state).get(alice.address);
+  assert.equal(acct.nonce, 3n);
+  assert.equal(acct.tx_count, 3);
+});
+
+test('a failing plugin handler rolls back its writes but keeps fee and nonce', async () => {
+  const failing = definePlugin({
+    name: 'boom',
+    kind: 'state',
+    description: 'writes, then throws',
+    systemAddresses: [{ address: 'chain:system.boom', gas: 30 }],
+    register(api) {
+      api.hooks.executeTx.for('chain:system.boom').tapPromise(api.name, async (ctx, tx) => {
+        ctx.store.setRecord('written', { by: tx.hash });
+        await ctx.accounts.credit(tx.from, 1_000_000n);
+        throw badRequest('boom refuses');
+      });
+    },
+  });
+  const f = await makeChain({ plugins: [failing], accounts: [{ address: alice.address, balance: COIN }] });
+  const res = await f.chain.admit(signTransfer(alice, { to: 'chain:system.boom', value: 0, nonce: 1 }), 0);
+  await f.block();
+  const st = await f.chain.store.getTx(res.tx_hash);
+  assert.equal(st?.receipt.status, 'failed');
+  assert.equal(st?.receipt.error, 'boom refuses');
+  assert.equal(st?.receipt.fee, 30n);
+  const acct = await accountsReader(f.chain.store.state).get(alice.address);
+  assert.equal(acct.balance, COIN - 30n);
+  assert.equal(acct.nonce, 1n);
+  assert.equal(await f.chain.store.state.get('boom/written'), undefined);
+});
+
+test('validation refuses a block whose prev_state_root differs (state divergence)', async () => {
+  const f = await makeChain({});
+  const p = await f.chain.propose(0, 'chain:v0.node', 1_800_000_000_000);
+  const tampered = { ...p, header: { ...p.header, prev_state_root: '0x' + '11'.repeat(32) } };
+  const { blockHash } = await import('./block-hash.js');
+  const reason = await f.chain.validate({ ...tampered, hash: blockHash(tampered.header) });
+  assert.match(reason ?? '', /state divergence/);
+  assert.match((await f.chain.validate({ ...p, hash: '0x' + '00'.repeat(32) })) ?? '', /hash does not match/);
+  assert.equal(await f.chain.validate(p), null);
+});
+
+test('state root changes with state and every block links to its parent', async () => {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: COIN }] });
+  const genesisRoot = f.chain.head.state_root;
+  const b1 = await f.block();
+  assert.equal(b1.state_root, genesisRoot, 'an empty block leaves state as it was');
+  await f.chain.admit(signTransfer(alice, { to: bob.address, value: 7, nonce: 1 }), 0);
+  const b2 = await f.block();
+  assert.notEqual(b2.state_root, b1.state_root);
+  assert.equal(b2.header.parent_hash, b1.hash);
+  assert.equal(b2.header.prev_state_root, b1.state_root);
+  const proof = await f.chain.proveState(`acct/${bob.address}`);
+  assert.equal(proof.exists, true);
+  const { verifyProof, stateProofFromJson } = await import('../state/tree/index.js');
+  const { parseHex } = await import('../codec/hex.js');
+  const value = Buffer.from(proof.value_hex as string, 'hex');
+  assert.ok(verifyProof(parseHex(b2.state_root)!, new TextEncoder().encode(`acct/${bob.address}`), value, stateProofFromJson(proof.proof as never)));
+});

@@ -1,0 +1,385 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { ChainError, badRequest, unavailable } from '../errors.js';
+import type { CommittedBlock, Hooks, NetworkEnv } from '../hooks.js';
+import type { PluginHost } from '../host/host.js';
+import { StateOverlay } from '../state/overlay.js';
+import { ParamRegistry, paramStateKey } from '../state/params.js';
+import { bigintCodec, jsonRecord } from '../state/record-codec.js';
+import { accountsReader, accountsWriter } from '../state/accounts.js';
+import type { ChainStore, ChainMeta } from '../store/chain-store.js';
+import { WriteBatch } from '../store/kv.js';
+import { toHex0x, parseHex } from '../codec/hex.js';
+import { isSystemAddress, addressKind } from '../crypto/address.js';
+import { merkleRoot } from '../crypto/merkle.js';
+import type { SignatureVerifier } from '../crypto/verifier.js';
+import type { GenesisDoc } from '../config/genesis.js';
+import { Mempool, MempoolFullError } from '../mempool/mempool.js';
+import { parseSubmission } from '../tx/submission.js';
+import { checkTxSignature } from '../tx/signature.js';
+import { txHash } from '../tx/hash.js';
+import { StateTree, EMPTY_ROOT, stateProofToJson } from '../state/tree/index.js';
+import { PREFIX } from '../store/keys.js';
+import { blockHash, genesisHash } from './block-hash.js';
+import { genesisContext, proposalContext, readContext } from './contexts.js';
+import { executeBlock, type ExecutionResult } from './executor.js';
+import { GAS_TRANSFER } from './kernel-params.js';
+import type { BlockHeader, BlockInfo, BlockRecord, ChainEvent, Tx } from './types.js';
+import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
+
+export interface ChainDeps {
+  readonly store: ChainStore;
+  readonly hooks: Hooks;
+  readonly host: PluginHost<unknown>;
+  readonly params: ParamRegistry;
+  readonly verifier: SignatureVerifier;
+  readonly log: Logger;
+  readonly env: NetworkEnv;
+  readonly chainId: string;
+  readonly shard: number;
+  readonly requireTxV3: boolean;
+  readonly mempool: { maxTxs: number; maxPerSender: number };
+  readonly paramOverrides: Readonly<Record<string, string>>;
+}
+
+export interface ProposedBlock {
+  readonly header: BlockHeader;
+  readonly hash: string;
+  readonly txs: readonly Tx[];
+}
+
+export interface SubmissionResult {
+  tx_hash: string;
+  status: 'pending';
+  estimated_block: number;
+  sender_balance: bigint;
+  receiver_balance: bigint;
+}
+
+const encoder = new TextEncoder();
+const scheduleCodec = jsonRecord<Array<[string, number]>>();
+
+/**
+ * The chain core a consensus engine drives, shaped like ABCI++: `admit` (CheckTx), `propose`
+ * (PrepareProposal), `validate` (ProcessProposal), `finalize` (FinalizeBlock + Commit).
+ * Everything that decides state is deterministic in the block; the wall clock appears only in
+ * `receivedAt` for display.
+ */
+export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [Tx] }> {
+  readonly mempool: Mempool;
+  private readonly tree: StateTree;
+  private genesisParentHash = '';
+  /** Memoised execution of a validated proposal, so commit does not execute it twice. */
+  private executed: { hash: string; result: ExecutionResult; stateRoot: string; treeOps: WriteBatch } | null = null;
+  private commitLock: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly d: ChainDeps) {
+    super();
+    this.mempool = new Mempool(d.mempool);
+    this.tree = new StateTree(d.store.kv, { prefix: encoder.encode(PREFIX.treeNode) });
+  }
+
+  get store(): ChainStore {
+    return this.d.store;
+  }
+
+  get head(): Readonly<ChainMeta> {
+    return this.d.store.head;
+  }
+
+  get chainId(): string {
+    return this.d.chainId;
+  }
+
+  get env(): NetworkEnv {
+    return this.d.env;
+  }
+
+  /** Loads the store, writing genesis state on first start; checks the store belongs to this genesis. */
+  async open(genesis: GenesisDoc): Promise<void> {
+    if (genesis.chain_id !== this.d.chainId) throw new Error(`genesis chain_id "${genesis.chain_id}" differs from the configured "${this.d.chainId}"`);
+    this.genesisParentHash = genesisHash(genesis);
+    const meta = await this.d.store.load();
+    if (meta.state_root === '') {
+      await this.writeGenesis(genesis);
+      this.d.log.info({ chain_id: genesis.chain_id, state_root: this.d.store.head.state_root }, 'genesis state written');
+      return;
+    }
+    const recorded = await this.d.store.state.get('kernel/genesis_hash');
+    if (recorded && new TextDecoder().decode(recorded) !== this.genesisParentHash) {
+      throw new Error('the data directory holds a chain with a different genesis; use another data_dir or reset it');
+    }
+  }
+
+  private async writeGenesis(genesis: GenesisDoc): Promise<void> {
+    const overlay = new StateOverlay(this.d.store.state);
+    overlay.set('kernel/chain_id', encoder.encode(genesis.chain_id));
+    overlay.set('kernel/genesis_hash', encoder.encode(this.genesisParentHash));
+    // The plugin activation schedule is state, so nodes configured differently diverge visibly.
+    overlay.set('kernel/plugins', scheduleCodec.encode(this.d.host.activationSchedule()));
+    for (const spec of this.d.params.list()) {
+      const raw = genesis.params[spec.key] ?? this.d.paramOverrides[spec.key];
+      const value = raw === undefined ? spec.default : BigInt(raw);
+      const problem = this.d.params.checkValue(spec.key, value);
+      if (problem) throw new Error(`genesis: ${problem}`);
+      overlay.set(paramStateKey(spec.key), bigintCodec.encode(value));
+    }
+    const accounts = accountsWriter(overlay);
+    for (const a of genesis.accounts) await accounts.credit(a.address, BigInt(a.balance));
+    for (const v of genesis.validators) writeValidator(overlay, { address: v.address, public_key: v.public_key, power: BigInt(v.stake) });
+    const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
+    const events: ChainEvent[] = [];
+    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params }, overlay, block, genesis, events));
+    const batch = new WriteBatch();
+    const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [encoder.encode(k), v] as const), batch);
+    await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root));
+  }
+
+  validatorSet(): Promise<ValidatorEntry[]> {
+    return readValidatorSet(this.d.store.state);
+  }
+
+  async param(key: string): Promise<bigint> {
+    return this.d.params.reader(this.d.store.state).get(key);
+  }
+
+  /** Gas of a transaction: 21 for a transfer, the declared gas of a system address, 0 for system transactions. */
+  gasOf = (tx: Tx): number => {
+    if (tx.origin === 'system') return 0;
+    if (tx.target === 'transfer') return GAS_TRANSFER;
+    return this.d.host.systemAddress(tx.target)?.gas ?? GAS_TRANSFER;
+  };
+
+  private targetOf(to: string, data: string | undefined): string {
+    if (isSystemAddress(to)) {
+      if (!this.d.host.systemAddress(to)) throw badRequest(`${to} is not served on this network (its plugin is not enabled)`);
+      return to;
+    }
+    const kind = addressKind(to);
+    if (kind === 'app' || (data !== undefined && data.length > 0 && kind !== 'human' && kind !== 'node')) {
+      throw badRequest('contract calls are not enabled on this network (no contracts plugin)');
+    }
+    return 'transfer';
+  }
+
+  /** CheckTx: validates a submitted transaction against committed state and pending ones, then queues it. */
+  async admit(rawBody: unknown, receivedAt: number): Promise<SubmissionResult> {
+    const f = parseSubmission(rawBody);
+    const hash = txHash(f.body);
+    if (this.mempool.has(hash) || (await this.d.store.getTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
+    const state = this.d.store.state;
+    const baseFee = await this.d.params.reader(state).get('base_fee');
+    const gasPrice = f.gas_price ?? baseFee;
+    if (gasPrice < baseFee) throw badRequest(`gas_price ${gasPrice} is below base_fee ${baseFee}`, 'omit gas_price to pay base_fee');
+    const accounts = accountsReader(state);
+    const sender = await accounts.get(f.from);
+    const expected = this.mempool.nextNonce(f.from, sender.nonce);
+    if (f.nonce !== expected) throw badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: expected ${expected} (last confirmed ${sender.nonce} plus pending)`);
+    const target = this.targetOf(f.to, f.data);
+    const sigVersion = await checkTxSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee, boundKey: sender.public_key }, this.d.verifier);
+    const tx: Tx = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, sigVersion, receivedAt };
+    const cost = f.value + BigInt(this.gasOf(tx)) * gasPrice;
+    const pending = this.mempool.pendingSpend(f.from, this.gasOf);
+    if (sender.balance < pending + cost) {
+      throw badRequest(`insufficient balance: ${f.from} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);
+    }
+    await this.runCheckTx(tx);
+    this.queue(tx);
+    const receiver = await accounts.get(f.to);
+    return { tx_hash: hash, status: 'pending', estimated_block: this.head.height + 1, sender_balance: sender.balance, receiver_balance: receiver.balance };
+  }
+
+  /** Queues a transaction a plugin creates (e.g. a faucet credit); plugins validate it in checkTx. */
+  async admitSystem(target: string, from: string, to: string, value: bigint, body: Record<string, unknown>, receivedAt: number): Promise<Tx> {
+    const full = { ...body, type: target };
+    const hash = txHash(full);
+    if (this.mempool.has(hash) || (await this.d.store.getTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
+    const tx: Tx = { hash, origin: 'system', target, from, to, value, nonce: 0n, gasPrice: 0n, data: undefined, body: full, sigVersion: undefined, receivedAt };
+    await this.runCheckTx(tx);
+    this.queue(tx);
+    return tx;
+  }
+
+  private async runCheckTx(tx: Tx): Promise<void> {
+    const rejection = await this.d.hooks.checkTx.promise(readContext({ env: this.d.env, params: this.d.params }, this.d.store.state, this.head.height + 1), tx);
+    if (rejection) throw rejection;
+    if (tx.origin === 'system' && !this.d.hooks.executeTx.get(tx.target)?.isUsed()) throw badRequest(`no handler for system transaction ${tx.target}`);
+  }
+
+  private queue(tx: Tx): void {
+    try {
+      this.mempool.add(tx);
+    } catch (e) {
+      if (e instanceof MempoolFullError) throw unavailable(e.message);
+      throw e;
+    }
+    this.emit('queued', tx);
+  }
+
+  /** PrepareProposal: the proposer's block for (height, round). */
+  async propose(round: number, proposer: string, timestamp: number): Promise<ProposedBlock> {
+    const head = this.head;
+    const height = head.height + 1;
+    const parent = head.height === 0 ? null : await this.d.store.getBlock(head.height);
+    // Block time never goes backwards, whatever the proposer's clock says.
+    const time = Math.max(timestamp, (parent?.header.timestamp ?? 0) + 1);
+    const reader = this.d.params.reader(this.d.store.state);
+    const maxGas = Number(await reader.get('max_block_gas'));
+    const block: BlockInfo = { chainId: this.d.chainId, height, round, timestamp: time, proposer };
+    const candidates = this.mempool.select(maxGas, this.gasOf, 10_000);
+    const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
+    const header: BlockHeader = {
+      chain_id: this.d.chainId,
+      height,
+      round,
+      parent_hash: head.height === 0 ? this.genesisParentHash : head.block_hash,
+      proposer,
+      timestamp: time,
+      tx_root: toHex0x(merkleRoot(txs.map((t) => parseHex(t.hash)!))),
+      tx_count: txs.length,
+      prev_state_root: head.state_root,
+      base_fee: await reader.get('base_fee'),
+      shard: this.d.shard,
+    };
+    return { header, hash: blockHash(header), txs };
+  }
+
+  /**
+   * ProcessProposal: null when the block may be voted for, else the reason it may not.
+   * Executes the block and memoises the result, so the commit that follows does not run it again.
+   */
+  async validate(p: ProposedBlock): Promise<string | null> {
+    const h = p.header;
+    const head = this.head;
+    if (blockHash(h) !== p.hash) return 'block hash does not match its header';
+    if (h.chain_id !== this.d.chainId) return `chain_id ${h.chain_id} is not ${this.d.chainId}`;
+    if (h.height !== head.height + 1) return `height ${h.height} does not follow ${head.height}`;
+    const parentHash = head.height === 0 ? this.genesisParentHash : head.block_hash;
+    if (h.parent_hash !== parentHash) return `parent_hash ${h.parent_hash} is not ${parentHash}`;
+    if (h.prev_state_root !== head.state_root) {
+      this.d.log.error({ height: h.height, proposed_prev_state_root: h.prev_state_root, own_state_root: head.state_root }, `state divergence at height ${head.height}: proposal says ${h.prev_state_root}, this node has ${head.state_root}`);
+      return `state divergence: prev_state_root ${h.prev_state_root} differs from this node's ${head.state_root}`;
+    }
+    if (h.shard !== this.d.shard) return `shard ${h.shard} is not ${this.d.shard}`;
+    const parent = head.height === 0 ? null : await this.d.store.getBlock(head.height);
+    if (parent && h.timestamp <= parent.header.timestamp) return 'timestamp does not advance past the parent block';
+    const reader = this.d.params.reader(this.d.store.state);
+    if (h.base_fee !== (await reader.get('base_fee'))) return 'base_fee differs from the parameter';
+    if (h.tx_count !== p.txs.length) return 'tx_count does not match the transaction list';
+    if (h.tx_root !== toHex0x(merkleRoot(p.txs.map((t) => parseHex(t.hash)!)))) return 'tx_root does not match the transaction list';
+    const maxGas = await reader.get('max_block_gas');
+    let gas = 0n;
+    const seen = new Set<string>();
+    for (const tx of p.txs) {
+      if (seen.has(tx.hash)) return `transaction ${tx.hash} appears twice`;
+      seen.add(tx.hash);
+      if (txHash(tx.body) !== tx.hash) return `transaction ${tx.hash} does not hash to its id`;
+      gas += BigInt(this.gasOf(tx));
+      const problem = await this.checkIncluded(tx);
+      if (problem) return problem;
+    }
+    if (gas > maxGas) return `block gas ${gas} exceeds max_block_gas ${maxGas}`;
+    const ctx = proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
+    const rejected = await this.d.hooks.processProposal.promise(ctx, p.txs);
+    if (rejected) return rejected;
+    await this.executeMemo(p);
+    return null;
+  }
+
+  /** A transaction inside someone else's proposal: verified once (cache), checked by plugins. */
+  private async checkIncluded(tx: Tx): Promise<string | null> {
+    if (this.mempool.has(tx.hash)) return null;
+    try {
+      if (tx.origin === 'signed') {
+        const f = parseSubmission(tx.body);
+        const sender = await accountsReader(this.d.store.state).get(f.from);
+        await checkTxSignature({ ...f, hash: tx.hash }, { requireV3: this.d.requireTxV3, baseFee: await this.param('base_fee'), boundKey: sender.public_key }, this.d.verifier);
+      } else {
+        await this.runCheckTx(tx);
+      }
+      return null;
+    } catch (e) {
+      return `transaction ${tx.hash} is invalid: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
+  private async executeMemo(p: ProposedBlock): Promise<{ result: ExecutionResult; stateRoot: string; treeOps: WriteBatch }> {
+    if (this.executed?.hash === p.hash) return this.executed;
+    const result = await executeBlock({ hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf }, this.d.store.state, p.header, p.txs);
+    const treeOps = new WriteBatch();
+    const prevRoot = parseHex(this.head.state_root, 32)!;
+    const root = await this.tree.update(prevRoot, result.overlay.changes().map(([k, v]) => [encoder.encode(k), v] as const), treeOps);
+    this.executed = { hash: p.hash, result, stateRoot: toHex0x(root), treeOps };
+    return this.executed;
+  }
+
+  /** FinalizeBlock + Commit: executes (or reuses the validated execution) and stores atomically. */
+  finalize(p: ProposedBlock, commit?: Uint8Array): Promise<BlockRecord> {
+    const run = this.commitLock.then(() => this.finalizeNow(p, commit));
+    this.commitLock = run.catch(() => undefined);
+    return run;
+  }
+
+  private async finalizeNow(p: ProposedBlock, commit?: Uint8Array): Promise<BlockRecord> {
+    if (p.header.height <= this.head.height) {
+      const existing = await this.d.store.getBlock(p.header.height);
+      if (existing?.hash === p.hash) return existing; // already applied (WAL replay)
+      throw new Error(`finalize: height ${p.header.height} is already committed with another block`);
+    }
+    const { result, stateRoot, treeOps } = await this.executeMemo(p);
+    const record: BlockRecord = {
+      header: p.header,
+      hash: p.hash,
+      state_root: stateRoot,
+      gas_used: result.gasUsed,
+      fees_burned: result.feesBurned,
+      tx_hashes: p.txs.map((t) => t.hash),
+    };
+    await this.d.store.commitBlock({ block: record, txs: p.txs, receipts: result.receipts, stateChanges: result.overlay.changes(), extraOps: treeOps.ops, ...(commit ? { commit } : {}) });
+    this.executed = null;
+    this.mempool.removeCommitted(record.tx_hashes);
+    await this.recheckMempool();
+    const committed: CommittedBlock = { block: record, txs: p.txs, receipts: result.receipts, events: result.events };
+    this.emit('committed', committed);
+    this.d.hooks.committed.promise(committed).catch((err: unknown) => this.d.log.error({ err, height: record.header.height }, 'a committed-hook observer failed'));
+    return record;
+  }
+
+  /** After a block, drops pending transactions that can no longer apply (nonce taken, balance gone). */
+  private async recheckMempool(): Promise<void> {
+    const accounts = accountsReader(this.d.store.state);
+    for (const sender of this.mempool.senders()) {
+      const acct = await accounts.get(sender);
+      const first = this.mempool.pendingOf(sender)[0];
+      if (first && first.nonce !== acct.nonce + 1n) {
+        const dropped = this.mempool.evict(first.hash);
+        this.d.log.warn({ sender, dropped: dropped.length }, 'dropped pending transactions whose nonce no longer follows the chain');
+      }
+    }
+  }
+
+  /** Membership (or non-membership) proof of a state key under the current root. */
+  async proveState(key: string): Promise<Record<string, unknown>> {
+    const root = parseHex(this.head.state_root, 32)!;
+    const keyBytes = encoder.encode(key);
+    const proof = await this.tree.prove(root, keyBytes);
+    const value = await this.d.store.state.get(key);
+    return {
+      key,
+      height: this.head.height,
+      state_root: this.head.state_root,
+      exists: value !== undefined,
+      value_hex: value === undefined ? null : Buffer.from(value).toString('hex'),
+      proof: stateProofToJson(proof),
+    };
+  }
+
+  /** Submission-time view: is a hash pending, committed, or unknown. */
+  async lookupTx(hash: string): Promise<{ tx: Tx; receipt?: import('./types.js').Receipt } | undefined> {
+    const pending = this.mempool.get(hash);
+    if (pending) return { tx: pending };
+    return this.d.store.getTx(hash);
+  }
+}
+
+export { ChainError };

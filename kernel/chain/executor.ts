@@ -1,0 +1,122 @@
+import type { Logger } from 'pino';
+import { isChainError } from '../errors.js';
+import type { EndBlockResult, Hooks } from '../hooks.js';
+import { StateOverlay, type StateSource } from '../state/overlay.js';
+import type { ParamRegistry } from '../state/params.js';
+import { paramStateKey } from '../state/params.js';
+import { bigintCodec } from '../state/record-codec.js';
+import { accountsWriter } from '../state/accounts.js';
+import type { NetworkEnv } from '../hooks.js';
+import { txContext, writeContext } from './contexts.js';
+import type { BlockHeader, BlockInfo, ChainEvent, Receipt, Tx } from './types.js';
+import { writeValidator } from './validator-set.js';
+
+export interface ExecutionResult {
+  readonly overlay: StateOverlay;
+  readonly receipts: Receipt[];
+  readonly events: ChainEvent[];
+  readonly gasUsed: number;
+  readonly feesBurned: bigint;
+  readonly endBlock: EndBlockResult;
+}
+
+export interface ExecutorDeps {
+  readonly hooks: Hooks;
+  readonly params: ParamRegistry;
+  readonly env: NetworkEnv;
+  readonly log: Logger;
+  readonly gasOf: (tx: Tx) => number;
+}
+
+/**
+ * Runs a block deterministically on an overlay of committed state (ABCI++ FinalizeBlock):
+ * beginBlock, every transaction, endBlock. Inputs are the block and state only: no clock, no
+ * randomness, no unordered iteration. A transaction's fee and nonce are applied on the block
+ * overlay; its effect runs on a child overlay that is merged only if the handler succeeds.
+ */
+export async function executeBlock(deps: ExecutorDeps, base: StateSource, header: BlockHeader, txs: readonly Tx[]): Promise<ExecutionResult> {
+  const overlay = new StateOverlay(base);
+  const events: ChainEvent[] = [];
+  const block: BlockInfo = { chainId: header.chain_id, height: header.height, round: header.round, timestamp: header.timestamp, proposer: header.proposer };
+  const e = { env: deps.env, params: deps.params };
+  await deps.hooks.beginBlock.promise(writeContext(e, overlay, block, events));
+  const baseFee = header.base_fee;
+  const receipts: Receipt[] = [];
+  let gasUsed = 0;
+  let feesBurned = 0n;
+  for (let index = 0; index < txs.length; index++) {
+    const tx = txs[index]!;
+    const txEvents: ChainEvent[] = [];
+    const r = await executeTx(deps, overlay, block, baseFee, tx, txEvents);
+    gasUsed += r.gas;
+    feesBurned += r.burned;
+    events.push(...txEvents);
+    receipts.push({ tx_hash: tx.hash, status: r.error === null ? 'confirmed' : 'failed', gas: r.gas, fee: r.fee, fee_burned: r.burned, error: r.error, block: header.height, index, events: txEvents });
+  }
+  const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [] };
+  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(e, overlay, block, events));
+  for (const u of endBlock.validatorUpdates) writeValidator(overlay, { address: u.address, public_key: u.public_key, power: u.power });
+  for (const [key, value] of endBlock.paramUpdates) {
+    const problem = deps.params.checkValue(key, value);
+    if (problem) {
+      // Part 2, Errors §5: an out-of-range change is refused and the old value stays.
+      events.push({ type: 'param_change_refused', data: { key, value: value.toString(), reason: problem } });
+      continue;
+    }
+    overlay.set(paramStateKey(key), bigintCodec.encode(value));
+    events.push({ type: 'param_changed', data: { key, value: value.toString() } });
+  }
+  return { overlay, receipts, events, gasUsed, feesBurned, endBlock };
+}
+
+interface TxRun {
+  gas: number;
+  fee: bigint;
+  burned: bigint;
+  error: string | null;
+}
+
+async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo, baseFee: bigint, tx: Tx, events: ChainEvent[]): Promise<TxRun> {
+  const accounts = accountsWriter(overlay);
+  let gas = 0;
+  let fee = 0n;
+  let burned = 0n;
+  if (tx.origin === 'signed') {
+    const sender = await accounts.get(tx.from);
+    if (tx.nonce !== sender.nonce + 1n) return { gas: 0, fee: 0n, burned: 0n, error: `nonce ${tx.nonce} is not the next nonce for ${tx.from} (expected ${sender.nonce + 1n})` };
+    gas = deps.gasOf(tx);
+    fee = BigInt(gas) * tx.gasPrice;
+    if (sender.balance < fee) return { gas: 0, fee: 0n, burned: 0n, error: 'insufficient balance for the fee' };
+    // Fee and nonce are consumed whatever the transaction's own outcome (part 1, states).
+    accounts.put(tx.from, { ...sender, balance: sender.balance - fee, nonce: tx.nonce, tx_count: sender.tx_count + 1 });
+    burned = BigInt(gas) * baseFee;
+    if (fee > burned) await accounts.credit(block.proposer, fee - burned);
+  }
+  const child = overlay.child();
+  try {
+    if (tx.target === 'transfer') {
+      await accountsWriter(child).transfer(tx.from, tx.to, tx.value);
+      const receiver = await accountsWriter(child).get(tx.to);
+      accountsWriter(child).put(tx.to, { ...receiver, tx_count: receiver.tx_count + (tx.to === tx.from ? 0 : 1) });
+    } else {
+      const hook = deps.hooks.executeTx.get(tx.target);
+      if (!hook || !hook.isUsed()) throw new Error(`no handler for ${tx.target} on this network`);
+      const outcome = await hook.promise(txContext({ env: deps.env, params: deps.params }, child, block, events, tx), tx);
+      if (outcome?.gas !== undefined && tx.origin === 'signed' && outcome.gas > gas) {
+        // Handlers may report more gas than the base (contracts); the extra is charged now.
+        const extra = BigInt(outcome.gas - gas) * tx.gasPrice;
+        await accountsWriter(child).debit(tx.from, extra);
+        fee += extra;
+        burned += BigInt(outcome.gas - gas) * baseFee;
+        gas = outcome.gas;
+      }
+    }
+    overlay.absorb(child);
+    return { gas, fee, burned, error: null };
+  } catch (err) {
+    events.length = 0;
+    const message = isChainError(err) || err instanceof Error ? err.message : String(err);
+    if (!isChainError(err)) deps.log.debug({ tx: tx.hash, err }, 'transaction failed');
+    return { gas, fee, burned, error: message };
+  }
+}

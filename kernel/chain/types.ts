@@ -1,0 +1,80 @@
+/**
+ * The chain's core records. Amounts and nonces are bigint; heights, rounds, gas and timestamps
+ * are safe integers. Wire encoding (JSON with `*_human`) lives in node/views.ts.
+ */
+
+/** A transaction as it travels through mempool, proposal and execution. */
+export interface Tx {
+  /** `0x` SHA3-256 of the canonical JSON of the fields the sender set (decisions.md §12). */
+  readonly hash: string;
+  /** `signed` = a user transaction with an ML-DSA-65 signature; `system` = created by a plugin (e.g. faucet credit). */
+  readonly origin: 'signed' | 'system';
+  /** Dispatch key of the executeTx HookMap: `transfer`, a system address, or a system tx type. */
+  readonly target: string;
+  readonly from: string;
+  readonly to: string;
+  readonly value: bigint;
+  readonly nonce: bigint;
+  /** Effective gas price (the sender's, or base_fee when omitted). */
+  readonly gasPrice: bigint;
+  readonly data: string | undefined;
+  /** The exact body as submitted (signed) or created (system); hashed and stored verbatim. */
+  readonly body: Readonly<Record<string, unknown>>;
+  /** Which signed layout verified (signed transactions only). */
+  readonly sigVersion: 'v2' | 'v3' | undefined;
+  /** Node-local wall-clock ms when first seen: display only, never consensus input. */
+  readonly receivedAt: number;
+}
+
+export interface BlockHeader {
+  readonly chain_id: string;
+  readonly height: number;
+  readonly round: number;
+  readonly parent_hash: string;
+  readonly proposer: string;
+  readonly timestamp: number;
+  readonly tx_root: string;
+  readonly tx_count: number;
+  /** State root after the parent block: a validator whose own root differs refuses to vote. */
+  readonly prev_state_root: string;
+  readonly base_fee: bigint;
+  readonly shard: number;
+}
+
+/** A committed block as stored: the header, its hash, and what executing it produced. */
+export interface BlockRecord {
+  readonly header: BlockHeader;
+  readonly hash: string;
+  readonly state_root: string;
+  readonly gas_used: number;
+  readonly fees_burned: bigint;
+  readonly tx_hashes: readonly string[];
+}
+
+export type TxStatus = 'pending' | 'confirmed' | 'failed';
+
+export interface Receipt {
+  readonly tx_hash: string;
+  readonly status: 'confirmed' | 'failed';
+  readonly gas: number;
+  readonly fee: bigint;
+  readonly fee_burned: bigint;
+  readonly error: string | null;
+  readonly block: number;
+  readonly index: number;
+  readonly events: readonly ChainEvent[];
+}
+
+/** Something a plugin wants observers (gateway, indexers) to see; never read back by consensus. */
+export interface ChainEvent {
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+export interface BlockInfo {
+  readonly chainId: string;
+  readonly height: number;
+  readonly round: number;
+  readonly timestamp: number;
+  readonly proposer: string;
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+import { Command, Option } from 'commander';
+import { runNodeCommand } from './node-command.js';
+import { registerKeysCommands } from './keys-command.js';
+import { runDevnetCommand } from './devnet-command.js';
+import { printConfigSchema } from './schema-command.js';
+
+/** `chain`: one binary, one verb per process profile (design.md "Processes"). */
+const program = new Command('chain').description('post-quantum proof-of-stake ledger node').showHelpAfterError();
+
+program
+  .command('node')
+  .description('run a validator / full node')
+  .option('--network <name>', 'network config to load from configs/<name>.json', process.env.CHAIN_NETWORK ?? 'devnet')
+  .option('--config-dir <dir>', 'folder of network configs', 'configs')
+  .option('--data-dir <dir>', 'where blocks and state are stored')
+  .option('--genesis <file>', 'genesis document')
+  .option('--key <file>', 'validator key file (chain keys generate --node <name>)')
+  .option('--rpc-host <host>', 'RPC listen address')
+  .option('--rpc-port <port>', 'RPC port (default 9933)')
+  .option('--p2p-port <port>', 'P2P port')
+  .option('--seeds <list>', 'comma-separated P2P seed addresses')
+  .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+  .action(runNodeCommand);
+
+registerKeysCommands(program.command('keys').description('create and inspect ML-DSA-65 keys'));
+
+program
+  .command('devnet')
+  .description('run a local test network of N validators on loopback')
+  .option('--validators <n>', 'number of validators', '1')
+  .option('--dir <dir>', 'folder holding every node\'s keys and data', '.devnet')
+  .option('--reset', 'delete the folder first and start a new chain', false)
+  .option('--base-port <port>', 'RPC port of validator 0 (validator i listens on base + i)', '9933')
+  .action(runDevnetCommand);
+
+program.command('config-schema').description('print the node configuration JSON Schema (for editors)').action(printConfigSchema);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`chain: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

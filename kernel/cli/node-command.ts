@@ -1,0 +1,63 @@
+import { ConfigError, loadConfig } from '../config/load.js';
+import { setPath } from '../config/env.js';
+import { startNode } from '../node/node.js';
+import { PLUGIN_CATALOGUE } from '../../plugins/index.js';
+
+interface NodeFlags {
+  network: string;
+  configDir: string;
+  dataDir?: string;
+  genesis?: string;
+  key?: string;
+  rpcHost?: string;
+  rpcPort?: string;
+  p2pPort?: string;
+  seeds?: string;
+  logLevel?: string;
+}
+
+function intFlag(name: string, raw: string): number {
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`--${name} must be an integer, got "${raw}"`);
+  return Number(raw);
+}
+
+/** Flags are the last config layer: they override the file and the environment. */
+export function flagsToConfig(f: NodeFlags): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (f.dataDir) setPath(out, ['data_dir'], f.dataDir);
+  if (f.genesis) setPath(out, ['genesis_file'], f.genesis);
+  if (f.key) setPath(out, ['key_file'], f.key);
+  if (f.rpcHost) setPath(out, ['rpc', 'host'], f.rpcHost);
+  if (f.rpcPort) setPath(out, ['rpc', 'port'], intFlag('rpc-port', f.rpcPort));
+  if (f.p2pPort) setPath(out, ['p2p', 'port'], intFlag('p2p-port', f.p2pPort));
+  if (f.seeds) setPath(out, ['p2p', 'seeds'], f.seeds.split(',').map((s) => s.trim()).filter(Boolean));
+  if (f.logLevel) setPath(out, ['log_level'], f.logLevel);
+  return out;
+}
+
+export async function runNodeCommand(flags: NodeFlags): Promise<void> {
+  let node;
+  try {
+    const config = loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env, flags: flagsToConfig(flags) });
+    node = await startNode(config, PLUGIN_CATALOGUE);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`chain node: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const running = node;
+  const shutdown = (signal: string): void => {
+    running.log.info({ signal }, 'shutting down');
+    running.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        running.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}

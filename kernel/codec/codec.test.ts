@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { canonicalJson, stringify } from './json.js';
+import { formatCoin, wireAmount } from './amount.js';
+import { parseHex, toHex0x, isHash0x } from './hex.js';
+
+test('bigint amounts are JSON integers on the wire; canonical form sorts keys', () => {
+  assert.equal(stringify({ b: 2n ** 70n, a: [1, undefined, 'x'] }), '{"b":1180591620717411303424,"a":[1,null,"x"]}');
+  assert.equal(canonicalJson({ b: 1, a: { d: 1n, c: null }, u: undefined }), '{"a":{"c":null,"d":1},"b":1}');
+  assert.throws(() => stringify({ x: Number.NaN }));
+});
+
+test('*_human strings', () => {
+  assert.equal(formatCoin(50_000_000n), '50 COIN');
+  assert.equal(formatCoin(21n), '0.000021 COIN');
+  assert.equal(formatCoin(1_500_000n), '1.5 COIN');
+  assert.equal(formatCoin(0n), '0 COIN');
+  assert.equal(formatCoin(-42n), '-0.000042 COIN');
+});
+
+test('wire amounts: non-negative safe integers only', () => {
+  assert.equal(wireAmount(5), 5n);
+  assert.equal(wireAmount('5'), null);
+  assert.equal(wireAmount(1.5), null);
+  assert.equal(wireAmount(-1), null);
+  assert.equal(wireAmount(2 ** 53), null);
+});
+
+test('hex parsing is strict', () => {
+  assert.deepEqual(parseHex('0x0aff'), Uint8Array.of(10, 255));
+  assert.equal(parseHex('abc'), null);
+  assert.equal(parseHex('zz'), null);
+  assert.equal(parseHex('00', 2), null);
+  assert.ok(isHash0x(toHex0x(new Uint8Array(32))));
+  assert.equal(isHash0x('0x' + 'A'.repeat(64)), false);
+});

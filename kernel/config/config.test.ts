@@ -1,0 +1,52 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, validateConfig, ConfigError } from './load.js';
+import { configFromEnv } from './env.js';
+
+function dirWith(network: string, content: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+  writeFileSync(join(dir, `${network}.json`), typeof content === 'string' ? content : JSON.stringify(content));
+  return dir;
+}
+
+test('layering: defaults < network file < environment < flags', () => {
+  const dir = dirWith('x', { env: 'testnet', consensus: { block_ms: 300 }, rpc: { port: 1000 } });
+  const c = loadConfig({ network: 'x', configDir: dir, env: { CHAIN_BLOCK_MS: '400', CHAIN_RPC_PORT: '2000' }, flags: { rpc: { port: 3000 } } });
+  assert.equal(c.env, 'testnet');
+  assert.equal(c.consensus.block_ms, 400, 'environment beats the file');
+  assert.equal(c.rpc.port, 3000, 'flags beat the environment');
+  assert.equal(c.consensus.empty_block_ms, 2000, 'default kept');
+  assert.equal(c.rpc.rate_limit, 100);
+});
+
+test('the shipped network configs differ where the spec says', () => {
+  const main = loadConfig({ network: 'mainnet', configDir: 'configs', env: {} });
+  const testnet = loadConfig({ network: 'testnet', configDir: 'configs', env: {} });
+  const devnet = loadConfig({ network: 'devnet', configDir: 'configs', env: {} });
+  assert.equal(main.env, 'mainnet');
+  assert.equal(main.tx.require_v3, true);
+  assert.ok(!main.plugins.some((p) => p.name === 'faucet' && p.enabled));
+  assert.equal(testnet.env, 'testnet');
+  assert.equal(testnet.tx.require_v3, false);
+  assert.ok(testnet.plugins.some((p) => p.name === 'faucet' && p.enabled));
+  assert.equal(devnet.env, 'testnet');
+  assert.equal(devnet.wallet.allow_server_derive, true);
+});
+
+test('a bad config stops with a message naming the field', () => {
+  assert.throws(() => loadConfig({ network: 'x', configDir: dirWith('x', { consensus: { block_ms: 'fast' } }), env: {} }), (e: Error) => e instanceof ConfigError && /consensus\.block_ms/.test(e.message));
+  assert.throws(() => loadConfig({ network: 'x', configDir: dirWith('x', '{oops'), env: {} }), /not valid JSON/);
+  assert.throws(() => loadConfig({ network: 'nope', configDir: 'configs', env: {} }), /no config for network "nope"/);
+  assert.throws(() => validateConfig({ surprise: 1 }), /surprise|additional/i);
+  assert.throws(() => validateConfig({ plugins: [{ name: 'a' }, { name: 'a' }] }), /listed twice/);
+  assert.throws(() => configFromEnv({ CHAIN_BLOCK_MS: 'soon' }), /CHAIN_BLOCK_MS="soon": expected an integer/);
+  assert.throws(() => configFromEnv({ CHAIN_REQUIRE_TX_V3: 'maybe' }), /CHAIN_REQUIRE_TX_V3/);
+});
+
+test('spec variables map onto the config', () => {
+  const c = configFromEnv({ CHAIN_ENV: 'testnet', CORS_ALLOWED_ORIGINS: 'https://a.example', CHAIN_REQUIRE_TX_V3: '1', CHAIN_JAIL_BLOCKS: '50', CHAIN_P2P_SEEDS: 'a:1, b:2' });
+  assert.deepEqual(c, { env: 'testnet', rpc: { cors_allowed_origins: 'https://a.example' }, tx: { require_v3: true }, param_overrides: { jail_blocks: '50' }, p2p: { seeds: ['a:1', 'b:2'] } });
+});

@@ -1,0 +1,93 @@
+/**
+ * Environment variables of the interface spec mapped onto config paths. Each entry names the
+ * variable, where it lands, and how its text is read; a bad value is reported with its name.
+ */
+type Kind = 'int' | 'bool' | 'string' | 'list' | 'amount';
+
+interface EnvBinding {
+  readonly variable: string;
+  readonly path: readonly string[];
+  readonly kind: Kind;
+}
+
+export const ENV_BINDINGS: readonly EnvBinding[] = [
+  { variable: 'CHAIN_NETWORK', path: ['network'], kind: 'string' },
+  { variable: 'CHAIN_ENV', path: ['env'], kind: 'string' },
+  { variable: 'CHAIN_DATA_DIR', path: ['data_dir'], kind: 'string' },
+  { variable: 'CHAIN_GENESIS_FILE', path: ['genesis_file'], kind: 'string' },
+  { variable: 'CHAIN_KEY_FILE', path: ['key_file'], kind: 'string' },
+  { variable: 'CHAIN_LOG_LEVEL', path: ['log_level'], kind: 'string' },
+  { variable: 'CHAIN_RPC_HOST', path: ['rpc', 'host'], kind: 'string' },
+  { variable: 'CHAIN_RPC_PORT', path: ['rpc', 'port'], kind: 'int' },
+  { variable: 'CHAIN_RPC_RATE_LIMIT', path: ['rpc', 'rate_limit'], kind: 'int' },
+  { variable: 'CORS_ALLOWED_ORIGINS', path: ['rpc', 'cors_allowed_origins'], kind: 'string' },
+  { variable: 'CHAIN_HTTP_BACKEND', path: ['rpc', 'http_backend'], kind: 'string' },
+  { variable: 'CHAIN_BLOCK_MS', path: ['consensus', 'block_ms'], kind: 'int' },
+  { variable: 'CHAIN_EMPTY_BLOCK_MS', path: ['consensus', 'empty_block_ms'], kind: 'int' },
+  { variable: 'CHAIN_MIN_VALIDATORS', path: ['consensus', 'min_validators'], kind: 'int' },
+  { variable: 'CHAIN_SYNC_HISTORY_BLOCKS', path: ['consensus', 'sync_history_blocks'], kind: 'int' },
+  { variable: 'CHAIN_REQUIRE_TX_V3', path: ['tx', 'require_v3'], kind: 'bool' },
+  { variable: 'CHAIN_ALLOW_SERVER_DERIVE', path: ['wallet', 'allow_server_derive'], kind: 'bool' },
+  { variable: 'CHAIN_P2P_HOST', path: ['p2p', 'host'], kind: 'string' },
+  { variable: 'CHAIN_P2P_PORT', path: ['p2p', 'port'], kind: 'int' },
+  { variable: 'CHAIN_P2P_SEEDS', path: ['p2p', 'seeds'], kind: 'list' },
+  { variable: 'CHAIN_SHARDS', path: ['sharding', 'shards'], kind: 'int' },
+  { variable: 'CHAIN_SHARD_ID', path: ['sharding', 'shard_id'], kind: 'int' },
+  { variable: 'CHAIN_CRYPTO_PROVIDER', path: ['crypto', 'provider'], kind: 'string' },
+  { variable: 'CHAIN_UNBONDING_BLOCKS', path: ['param_overrides', 'unbonding_blocks'], kind: 'amount' },
+  { variable: 'CHAIN_REWARD_INTERVAL_BLOCKS', path: ['param_overrides', 'reward_interval_blocks'], kind: 'amount' },
+  { variable: 'CHAIN_JAIL_BLOCKS', path: ['param_overrides', 'jail_blocks'], kind: 'amount' },
+  { variable: 'CHAIN_SLASH_FRACTION_DOUBLE_SIGN_BPS', path: ['param_overrides', 'slash_fraction_double_sign_bps'], kind: 'amount' },
+  { variable: 'CHAIN_SLASH_REWARD_FRACTION_BPS', path: ['param_overrides', 'slash_reward_fraction_bps'], kind: 'amount' },
+  { variable: 'CHAIN_SLASH_EVIDENCE_WINDOW', path: ['param_overrides', 'slash_evidence_window'], kind: 'amount' },
+];
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function parse(binding: EnvBinding, text: string): unknown {
+  switch (binding.kind) {
+    case 'int': {
+      if (!/^-?\d+$/.test(text.trim())) throw new ConfigError(`${binding.variable}="${text}": expected an integer`);
+      return Number.parseInt(text, 10);
+    }
+    case 'bool': {
+      const t = text.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(t)) return true;
+      if (['0', 'false', 'no', 'off', ''].includes(t)) return false;
+      throw new ConfigError(`${binding.variable}="${text}": expected 1/0/true/false`);
+    }
+    case 'list':
+      return text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    case 'amount':
+      if (!/^(0|[1-9]\d*)$/.test(text.trim())) throw new ConfigError(`${binding.variable}="${text}": expected a non-negative integer`);
+      return text.trim();
+    case 'string':
+      return text;
+  }
+}
+
+/** The config fragment the environment contributes. */
+export function configFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const b of ENV_BINDINGS) {
+    const raw = env[b.variable];
+    if (raw === undefined) continue;
+    setPath(out, b.path, parse(b, raw));
+  }
+  return out;
+}
+
+export function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const seg of path.slice(0, -1)) {
+    const next = node[seg];
+    if (next === undefined || next === null || typeof next !== 'object' || Array.isArray(next)) node[seg] = {};
+    node = node[seg] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]!] = value;
+}

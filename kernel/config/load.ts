@@ -1,0 +1,70 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
+import { ConfigSchema, type NodeConfig } from './schema.js';
+import { ConfigError, configFromEnv } from './env.js';
+
+export { ConfigError } from './env.js';
+
+/** Objects merge key by key; arrays and scalars from a later layer replace earlier ones. */
+export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const prev = out[k];
+    if (isPlainObject(prev) && isPlainObject(v)) out[k] = deepMerge(prev, v);
+    else if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export interface LoadOptions {
+  network: string;
+  configDir?: string;
+  env?: NodeJS.ProcessEnv;
+  flags?: Record<string, unknown>;
+}
+
+export function networkConfigPath(configDir: string, network: string): string {
+  return join(configDir, `${network}.json`);
+}
+
+/**
+ * Builds the effective config: defaults < configs/<network>.json < environment < flags, then
+ * validates it against the one schema. Any defect stops start-up with a message naming the field.
+ */
+export function loadConfig(opts: LoadOptions): NodeConfig {
+  const configDir = resolve(opts.configDir ?? 'configs');
+  const file = networkConfigPath(configDir, opts.network);
+  if (!existsSync(file)) throw new ConfigError(`no config for network "${opts.network}": ${file} does not exist`);
+  let fromFile: unknown;
+  try {
+    fromFile = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new ConfigError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  if (!isPlainObject(fromFile)) throw new ConfigError(`${file}: the top level must be an object`);
+  let merged = deepMerge({ network: opts.network }, fromFile);
+  merged = deepMerge(merged, configFromEnv(opts.env ?? process.env));
+  merged = deepMerge(merged, opts.flags ?? {});
+  return validateConfig(merged, file);
+}
+
+export function validateConfig(raw: unknown, source = 'config'): NodeConfig {
+  const withDefaults = Value.Default(ConfigSchema, Value.Clone(raw));
+  const errors = [...Value.Errors(ConfigSchema, withDefaults)];
+  if (errors.length > 0) {
+    const lines = errors.slice(0, 8).map((e) => `  ${e.path.replace(/^\//, '').replace(/\//g, '.') || '(root)'}: ${e.message}${e.value !== undefined ? ` (got ${JSON.stringify(e.value)})` : ''}`);
+    throw new ConfigError(`invalid configuration (${source}):\n${lines.join('\n')}`);
+  }
+  const config = withDefaults as NodeConfig;
+  const names = new Set<string>();
+  for (const p of config.plugins) {
+    if (names.has(p.name)) throw new ConfigError(`invalid configuration (${source}):\n  plugins: "${p.name}" is listed twice`);
+    names.add(p.name);
+  }
+  return config;
+}

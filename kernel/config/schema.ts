@@ -1,0 +1,86 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * The one schema of a node's configuration. Layering (config/load.ts): these defaults <
+ * configs/<network>.json < environment variables < command-line flags. `chain config-schema`
+ * prints it as JSON Schema for editors.
+ */
+export const PluginEntrySchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$' }),
+    enabled: Type.Boolean({ default: true }),
+    /** A state plugin's taps run from this height on, on every validator alike. */
+    activation_height: Type.Integer({ minimum: 0, default: 0 }),
+    options: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigSchema = Type.Object(
+  {
+    network: Type.String({ minLength: 1, default: 'devnet' }),
+    env: Type.Union([Type.Literal('mainnet'), Type.Literal('testnet')], { default: 'mainnet' }),
+    data_dir: Type.String({ minLength: 1, default: './data/node' }),
+    genesis_file: Type.Optional(Type.String({ minLength: 1 })),
+    key_file: Type.Optional(Type.String({ minLength: 1 })),
+    log_level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+    rpc: Type.Object(
+      {
+        host: Type.String({ default: '127.0.0.1' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 9933 }),
+        rate_limit: Type.Integer({ minimum: 0, default: 100, description: 'requests per second per IP; 0 = off' }),
+        cors_allowed_origins: Type.String({ default: '*' }),
+        http_backend: Type.Union([Type.Literal('auto'), Type.Literal('uws'), Type.Literal('node')], { default: 'auto' }),
+        max_body_bytes: Type.Integer({ minimum: 1024, default: 1048576 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    consensus: Type.Object(
+      {
+        block_ms: Type.Integer({ minimum: 1, default: 200 }),
+        empty_block_ms: Type.Integer({ minimum: 1, default: 2000 }),
+        min_validators: Type.Integer({ minimum: 1, default: 7 }),
+        sync_history_blocks: Type.Integer({ minimum: 1, default: 10000 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    tx: Type.Object(
+      {
+        require_v3: Type.Boolean({ default: false }),
+        mempool_max_txs: Type.Integer({ minimum: 1, default: 20000 }),
+        mempool_max_per_sender: Type.Integer({ minimum: 1, default: 256 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    wallet: Type.Object({ allow_server_derive: Type.Boolean({ default: false }) }, { additionalProperties: false, default: {} }),
+    p2p: Type.Object(
+      {
+        host: Type.String({ default: '127.0.0.1' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 26656 }),
+        seeds: Type.Array(Type.String(), { default: [] }),
+        max_peers: Type.Integer({ minimum: 1, default: 32 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    sharding: Type.Object(
+      {
+        shards: Type.Integer({ minimum: 1, default: 1 }),
+        shard_id: Type.Optional(Type.Integer({ minimum: 0 })),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    crypto: Type.Object(
+      {
+        provider: Type.Union([Type.Literal('auto'), Type.Literal('noble'), Type.Literal('pqclean'), Type.Literal('node')], { default: 'auto' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    /** Parameter values written at genesis instead of the declared defaults (e.g. CHAIN_JAIL_BLOCKS). */
+    param_overrides: Type.Record(Type.String(), Type.String({ pattern: '^(0|[1-9][0-9]{0,30})$' }), { default: {} }),
+    plugins: Type.Array(PluginEntrySchema, { default: [] }),
+  },
+  { additionalProperties: false },
+);
+
+export type NodeConfig = Static<typeof ConfigSchema>;
+export type PluginEntry = Static<typeof PluginEntrySchema>;

@@ -1,0 +1,36 @@
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { sha3 } from './hash.js';
+
+export const ADDRESS_PREFIX = 'chain:';
+
+/** decisions.md §3: `chain:` + first 15 hex of SHA3-256(public key) + `.human`. */
+export function deriveAddress(publicKey: Uint8Array): string {
+  return ADDRESS_PREFIX + bytesToHex(sha3(publicKey)).slice(0, 15) + '.human';
+}
+
+export type AddressKind = 'human' | 'node' | 'app' | 'vault' | 'agent' | 'system' | 'ibc-escrow';
+
+const KIND_RE = /^chain:([a-z0-9][a-z0-9_-]{0,62})\.(human|node|app|vault|agent)$/;
+const SYSTEM_RE = /^chain:system\.[a-z][a-z0-9_.-]{0,62}$/;
+const ESCROW_RE = /^chain:ibc\.escrow\.[A-Za-z0-9_-]{1,64}$/;
+
+/** The kind of an address, or null when it is not a well-formed chain address. */
+export function addressKind(address: string): AddressKind | null {
+  if (SYSTEM_RE.test(address)) return 'system';
+  if (ESCROW_RE.test(address)) return 'ibc-escrow';
+  const m = KIND_RE.exec(address);
+  return m ? (m[2] as AddressKind) : null;
+}
+
+export function isAddress(address: unknown): address is string {
+  return typeof address === 'string' && address.length <= 128 && addressKind(address) !== null;
+}
+
+export function isSystemAddress(address: string): boolean {
+  return SYSTEM_RE.test(address);
+}
+
+/** True when `address` is the key-derived address of `publicKey` (bound without registration). */
+export function isDerivedAddressOf(address: string, publicKey: Uint8Array): boolean {
+  return deriveAddress(publicKey) === address;
+}

@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { sha3, sha3Hex0x } from './hash.js';
+import { deriveAddress, addressKind, isAddress } from './address.js';
+import { fnv1a32, shardOf } from './fnv.js';
+import { nobleProvider } from './noble-provider.js';
+import { txMessageV2, txMessageV3, plainTxPayloadHash, operationPayloadHash } from './signed-message.js';
+import { merkleRoot, merkleProof, verifyMerkleProof, EMPTY_TX_ROOT } from './merkle.js';
+import { seedFromMnemonic, isValidMnemonic } from './mnemonic.js';
+import { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES } from './provider.js';
+
+const dec = new TextDecoder();
+
+test('decisions.md §4 vector: seed of 32 bytes 0x01 gives chain:307f4559431e680.human', () => {
+  const kp = nobleProvider.keygen(new Uint8Array(32).fill(1));
+  assert.equal(kp.publicKey.length, ML_DSA65_PUBLIC_KEY_BYTES);
+  assert.equal(deriveAddress(kp.publicKey), 'chain:307f4559431e680.human');
+});
+
+test('SHA3-256 agrees with OpenSSL (node:crypto) as a second implementation', () => {
+  for (const input of ['', 'abc', 'ch-tx-v2|a|b|1|1', 'x'.repeat(1000)]) {
+    assert.equal(Buffer.from(sha3(input)).toString('hex'), createHash('sha3-256').update(input).digest('hex'));
+  }
+  assert.equal(sha3Hex0x(''), '0xa7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a');
+});
+
+test('ML-DSA-65 signs deterministically, verifies, and rejects tampering', () => {
+  const kp = nobleProvider.keygen(new Uint8Array(32).fill(7));
+  const msg = txMessageV2('chain:aaaaaaaaaaaaaaa.human', 'chain:bbbbbbbbbbbbbbb.human', 5n, 1n);
+  const sig = nobleProvider.sign(msg, kp.secretKey);
+  assert.equal(sig.length, ML_DSA65_SIGNATURE_BYTES);
+  assert.deepEqual(nobleProvider.sign(msg, kp.secretKey), sig, 'deterministic signing');
+  assert.ok(nobleProvider.verify(sig, msg, kp.publicKey));
+  const bad = Uint8Array.from(sig);
+  bad[10]! ^= 1;
+  assert.equal(nobleProvider.verify(bad, msg, kp.publicKey), false);
+  assert.equal(nobleProvider.verify(sig.slice(1), msg, kp.publicKey), false, 'wrong length is invalid, not a throw');
+});
+
+test('signed message layouts are byte-exact (decisions.md §5, §7)', () => {
+  assert.equal(dec.decode(txMessageV2('chain:a.human', 'chain:b.human', 1000000n, 3n)), 'ch-tx-v2|chain:a.human|chain:b.human|1000000|3');
+  const h = plainTxPayloadHash('{"function":"x"}');
+  assert.match(h, /^0x[0-9a-f]{64}$/);
+  assert.equal(dec.decode(txMessageV3('chain:a.human', 'chain:b.human', 0n, 12n, 2n, h)), `ch-tx-v3|chain:a.human|chain:b.human|0|12|2|${h}`);
+  assert.equal(plainTxPayloadHash(undefined), sha3Hex0x(''));
+  assert.equal(operationPayloadHash({ b: 1, a: 'x', signature: 's', public_key: 'p', _psig: 'q' }), sha3Hex0x('{"a":"x","b":1}'));
+  assert.throws(() => txMessageV2('a', 'b', -1n, 1n));
+});
+
+test('FNV-1a 32 matches the reference vectors and maps shards', () => {
+  assert.equal(fnv1a32(''), 0x811c9dc5);
+  assert.equal(fnv1a32('a'), 0xe40c292c);
+  assert.equal(fnv1a32('foobar'), 0xbf9cf968);
+  assert.equal(shardOf('chain:307f4559431e680.human', 1), 0);
+  assert.equal(shardOf('foobar', 4), 0xbf9cf968 % 4);
+  assert.throws(() => shardOf('x', 0));
+});
+
+test('address kinds', () => {
+  assert.equal(addressKind('chain:307f4559431e680.human'), 'human');
+  assert.equal(addressKind('chain:validator-0.node'), 'node');
+  assert.equal(addressKind('chain:system.faucet'), 'system');
+  assert.equal(addressKind('chain:ibc.escrow.channel-0'), 'ibc-escrow');
+  assert.equal(isAddress('307f4559431e680.human'), false);
+  assert.equal(isAddress('chain:UPPER.human'), false);
+  assert.equal(isAddress(42), false);
+});
+
+test('tx Merkle root and proofs for every leaf of trees of 1..17 leaves', () => {
+  assert.deepEqual(merkleRoot([]), EMPTY_TX_ROOT);
+  for (let n = 1; n <= 17; n++) {
+    const leaves = Array.from({ length: n }, (_, i) => sha3(`tx${i}`));
+    const root = merkleRoot(leaves);
+    for (let i = 0; i < n; i++) {
+      const proof = merkleProof(leaves, i);
+      assert.ok(verifyMerkleProof(root, leaves[i]!, i, n, proof), `n=${n} i=${i}`);
+      assert.equal(verifyMerkleProof(root, sha3('other'), i, n, proof), false);
+      if (n > 1) assert.equal(verifyMerkleProof(root, leaves[i]!, (i + 1) % n, n, proof), false);
+    }
+  }
+  // A leaf must not pass as an inner node (second preimage).
+  const two = [sha3('a'), sha3('b')];
+  assert.notDeepEqual(merkleRoot([merkleRoot(two)]), merkleRoot(two));
+});
+
+test('BIP-39 phrase to key seed (decisions.md §4)', () => {
+  const words = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon art';
+  assert.ok(isValidMnemonic(words));
+  const seed = seedFromMnemonic(`  ${words.toUpperCase()} `);
+  // SHA3-256 of the BIP-39 seed of this phrase (empty passphrase), computed with OpenSSL.
+  const bip39Seed = Buffer.from('408b285c123836004f4b8842c89324c1f01382450c0d439af345ba7fc49acf705489c6fc77dbd4e3dc1dd8cc6bc9f043db8ada1e243c4a0eafb290d399480840', 'hex');
+  assert.equal(Buffer.from(seed).toString('hex'), createHash('sha3-256').update(bip39Seed).digest('hex'));
+  assert.throws(() => seedFromMnemonic('abandon abandon'), /BIP-39/);
+});

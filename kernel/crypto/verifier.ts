@@ -1,0 +1,37 @@
+import type { SignatureProvider } from './provider.js';
+
+/**
+ * The node's single door for signature verification. It remembers successful verifications by
+ * an id (transaction hash + layout), so a transaction verified at mempool admission is not
+ * verified again when its block is validated or executed. Counters feed /metrics.
+ */
+export interface SignatureVerifier {
+  verify(id: string, signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean>;
+  readonly stats: { verifications: number; cacheHits: number };
+}
+
+export class CachingVerifier implements SignatureVerifier {
+  private readonly verified = new Map<string, true>();
+  readonly stats = { verifications: 0, cacheHits: 0 };
+
+  constructor(
+    private readonly provider: SignatureProvider,
+    private readonly capacity = 100_000,
+  ) {}
+
+  async verify(id: string, signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
+    if (this.verified.has(id)) {
+      this.stats.cacheHits++;
+      return true;
+    }
+    this.stats.verifications++;
+    const ok = this.provider.verify(signature, message, publicKey);
+    if (ok) {
+      // The id is the hash of the whole signed body, signature included, so a hit proves the
+      // same bytes verified before. Oldest entries go first when full.
+      if (this.verified.size >= this.capacity) this.verified.delete(this.verified.keys().next().value as string);
+      this.verified.set(id, true);
+    }
+    return ok;
+  }
+}

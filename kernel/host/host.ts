@@ -1,0 +1,235 @@
+import avvio from 'avvio';
+import { Value } from '@sinclair/typebox/value';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { CONSENSUS_HOOKS, type Hooks } from '../hooks.js';
+import type { NodeConfig, PluginEntry } from '../config/schema.js';
+import { ConfigError } from '../config/env.js';
+import type { ParamRegistry } from '../state/params.js';
+import type { PluginApi, PluginDefinition, SystemAddressSpec } from './plugin.js';
+import { scopeFor } from './scoping.js';
+
+type AnyPlugin = PluginDefinition<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- catalogue holds plugins of every option type; each checks its own
+
+interface Loaded {
+  readonly def: AnyPlugin;
+  readonly entry: PluginEntry;
+  readonly order: number;
+}
+
+/** Where each consensus hook carries its context, and what a gated (inactive) tap returns. */
+const CONTEXT_ARG: Record<string, { ctx: number; passThrough: boolean }> = {
+  initGenesis: { ctx: 0, passThrough: false },
+  checkTx: { ctx: 0, passThrough: false },
+  prepareProposal: { ctx: 1, passThrough: true },
+  processProposal: { ctx: 0, passThrough: false },
+  beginBlock: { ctx: 0, passThrough: false },
+  executeTx: { ctx: 0, passThrough: false },
+  endBlock: { ctx: 1, passThrough: true },
+  evidence: { ctx: 0, passThrough: false },
+  committed: { ctx: -1, passThrough: false },
+  routes: { ctx: -1, passThrough: false },
+  rpcMethods: { ctx: -1, passThrough: false },
+  query: { ctx: 0, passThrough: false },
+};
+
+const CONSENSUS = new Set<string>(CONSENSUS_HOOKS);
+
+export interface HostOptions<Services> {
+  readonly config: NodeConfig;
+  readonly hooks: Hooks;
+  readonly catalogue: ReadonlyMap<string, AnyPlugin>;
+  readonly params: ParamRegistry;
+  readonly log: Logger;
+  readonly metrics: Registry;
+  readonly services: Services;
+  /** A gateway process boots service plugins only. */
+  readonly profile: 'node' | 'gateway';
+}
+
+/**
+ * Boots the network's ordered plugin list with avvio (dependency order, close in reverse), and
+ * guards every hook with an interceptor that (1) pins tap order to the plugin list, (2) refuses
+ * consensus taps from service plugins, (3) refuses taps after boot, (4) gives each tap a context
+ * scoped to its plugin, and (5) skips a state plugin's taps below its activation height.
+ */
+export class PluginHost<Services> {
+  private readonly loaded = new Map<string, Loaded>();
+  private readonly systemAddrs = new Map<string, SystemAddressSpec & { plugin: string }>();
+  private registering: string | null = null;
+  private booted = false;
+  private readonly app = avvio({}, { autostart: false, timeout: 0 });
+
+  constructor(private readonly opts: HostOptions<Services>) {
+    this.installInterceptors();
+  }
+
+  /** Plugins enabled for this process, in list order. */
+  enabled(): readonly Loaded[] {
+    return [...this.loaded.values()].sort((a, b) => a.order - b.order);
+  }
+
+  isLoaded(name: string): boolean {
+    return this.loaded.has(name);
+  }
+
+  /** Every validator agrees on this because it comes from the network config at a fixed height. */
+  isActive(name: string, height: number): boolean {
+    const l = this.loaded.get(name);
+    if (!l) return false;
+    return l.def.kind === 'service' || height >= l.entry.activation_height;
+  }
+
+  /** `[plugin, activation height]` in list order: written into state at genesis so it is part of the state root. */
+  activationSchedule(): Array<[string, number]> {
+    return this.enabled()
+      .filter((l) => l.def.kind === 'state')
+      .map((l) => [l.def.name, l.entry.activation_height]);
+  }
+
+  systemAddress(address: string): (SystemAddressSpec & { plugin: string }) | undefined {
+    return this.systemAddrs.get(address);
+  }
+
+  async boot(): Promise<void> {
+    const entries = this.opts.config.plugins.filter((e) => e.enabled);
+    entries.forEach((entry, order) => {
+      const def = this.opts.catalogue.get(entry.name);
+      if (!def) throw new ConfigError(`plugins: unknown plugin "${entry.name}" (known: ${[...this.opts.catalogue.keys()].sort().join(', ')})`);
+      if (this.opts.profile === 'gateway' && def.kind !== 'service') return;
+      this.loaded.set(def.name, { def, entry, order });
+    });
+    for (const { def } of this.enabled()) {
+      for (const dep of def.dependencies ?? []) {
+        const d = this.loaded.get(dep);
+        if (!d) throw new ConfigError(`plugins: "${def.name}" depends on "${dep}", which is not enabled in configs/${this.opts.config.network}.json`);
+        if (d.order > this.loaded.get(def.name)!.order) throw new ConfigError(`plugins: "${def.name}" depends on "${dep}", so "${dep}" must be listed before it`);
+      }
+      for (const p of def.params ?? []) this.opts.params.declare(def.name, p);
+      for (const s of def.systemAddresses ?? []) {
+        const prev = this.systemAddrs.get(s.address);
+        if (prev) throw new ConfigError(`plugins: system address ${s.address} is claimed by both "${prev.plugin}" and "${def.name}"`);
+        this.systemAddrs.set(s.address, { ...s, plugin: def.name });
+      }
+    }
+    for (const l of this.enabled()) {
+      const options = this.validateOptions(l);
+      this.app.use(async () => {
+        this.registering = l.def.name;
+        try {
+          await l.def.register(this.apiFor(l, options));
+        } finally {
+          this.registering = null;
+        }
+      });
+    }
+    await this.app.ready();
+    this.booted = true;
+    this.opts.log.info({ plugins: this.enabled().map((l) => `${l.def.name}@${l.entry.activation_height}`) }, 'plugins booted');
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve, reject) => this.app.close((err?: Error) => (err ? reject(err) : resolve())));
+  }
+
+  private validateOptions(l: Loaded): Record<string, unknown> {
+    const schema = l.def.optionsSchema;
+    if (!schema) return l.entry.options;
+    const value = Value.Default(schema, Value.Clone(l.entry.options)) as Record<string, unknown>;
+    const first = Value.Errors(schema, value).First();
+    if (first) {
+      const field = first.path.replace(/^\//, '').replace(/\//g, '.');
+      throw new ConfigError(`plugins.${l.def.name}.options${field ? '.' + field : ''}: ${first.message}`);
+    }
+    return value;
+  }
+
+  private apiFor(l: Loaded, options: Record<string, unknown>): PluginApi<any, Services> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const name = l.def.name;
+    return {
+      name,
+      kind: l.def.kind,
+      options,
+      config: this.opts.config,
+      hooks: this.opts.hooks,
+      log: this.opts.log.child({ plugin: name }),
+      metrics: this.opts.metrics,
+      services: this.opts.services,
+      onClose: (fn) => {
+        this.app.onClose((_ctx, done) => {
+          Promise.resolve()
+            .then(fn)
+            .then(() => done(), (err: unknown) => done(err));
+        });
+      },
+    };
+  }
+
+  private installInterceptors(): void {
+    const hooks = this.opts.hooks as unknown as Record<string, unknown>;
+    for (const [hookName, hook] of Object.entries(hooks)) {
+      if (isHookMap(hook)) {
+        hook.intercept({
+          factory: (_key: unknown, created: TapableLike) => {
+            created.intercept({ register: (tap: FullTapLike) => this.onRegister(hookName, tap, created) });
+            return created;
+          },
+        });
+      } else {
+        const h = hook as TapableLike;
+        h.intercept({ register: (tap: FullTapLike) => this.onRegister(hookName, tap, h) });
+      }
+    }
+  }
+
+  private onRegister(hookName: string, tap: FullTapLike, hook: TapableLike): FullTapLike {
+    if (this.booted) throw new Error(`hook ${hookName}: registration is closed after boot ("${tap.name}" tried to tap it)`);
+    const l = this.loaded.get(tap.name);
+    if (!l) throw new Error(`hook ${hookName}: tap name "${tap.name}" is not an enabled plugin (tap with your plugin's name)`);
+    if (this.registering !== tap.name) throw new Error(`hook ${hookName}: "${tap.name}" may only tap while its own register() runs`);
+    if (CONSENSUS.has(hookName) && l.def.kind !== 'state') throw new Error(`hook ${hookName}: "${tap.name}" is a service plugin and may tap only committed, routes, rpcMethods and query`);
+    if (tap.type === 'async') throw new Error(`hook ${hookName}: "${tap.name}" must use tap or tapPromise (callback taps are not supported)`);
+    if (hookName === 'executeTx' && hook.taps.length > 0) throw new Error(`hook ${hook.name ?? hookName}: already handled by "${hook.taps[0]!.name}"; "${tap.name}" cannot add a second handler`);
+    const place = CONTEXT_ARG[hookName];
+    const inner = tap.fn as (...args: unknown[]) => unknown;
+    const plugin = tap.name;
+    const fn =
+      place && place.ctx >= 0
+        ? (...args: unknown[]) => {
+            const ctx = args[place.ctx] as { height?: number };
+            if (CONSENSUS.has(hookName) && !this.isActive(plugin, ctx.height ?? 0)) return passResult(tap.type, place.passThrough ? args[0] : undefined);
+            const scoped = [...args];
+            scoped[place.ctx] = scopeFor(ctx, plugin);
+            return inner(...scoped);
+          }
+        : inner;
+    // Ordering is a consensus rule: stage = position in the network's plugin list, never load order.
+    return { ...tap, stage: l.order, fn };
+  }
+}
+
+function passResult(type: string, value: unknown): unknown {
+  return type === 'promise' ? Promise.resolve(value) : value;
+}
+
+interface FullTapLike {
+  name: string;
+  type: 'sync' | 'async' | 'promise';
+  fn: Function; // eslint-disable-line @typescript-eslint/no-unsafe-function-type -- tapable's own type
+  stage?: number;
+}
+
+interface TapableLike {
+  name: string | undefined;
+  taps: FullTapLike[];
+  intercept(i: { register: (tap: FullTapLike) => FullTapLike }): void;
+}
+
+interface HookMapLike {
+  intercept(i: { factory: (key: unknown, hook: TapableLike) => TapableLike }): void;
+  for(key: unknown): unknown;
+}
+
+function isHookMap(h: unknown): h is HookMapLike {
+  return typeof h === 'object' && h !== null && typeof (h as HookMapLike).for === 'function';
+}

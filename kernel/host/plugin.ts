@@ -1,0 +1,52 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Hooks } from '../hooks.js';
+import type { ParamSpec } from '../state/params.js';
+import type { NodeConfig } from '../config/schema.js';
+
+/**
+ * What a plugin is. `state` plugins change chain state and may tap the consensus hooks; `service`
+ * plugins (gateway, indexers, tool servers) tap only committed/routes/rpcMethods/query. The host
+ * enforces the difference when a tap is registered.
+ */
+export type PluginKind = 'state' | 'service';
+
+export interface SystemAddressSpec {
+  /** e.g. `chain:system.faucet`; the executeTx key its transactions dispatch to. */
+  readonly address: string;
+  /** Gas charged for one transaction to this address. */
+  readonly gas: number;
+}
+
+export interface PluginDefinition<Options = Record<string, unknown>, Services = unknown> {
+  readonly name: string;
+  readonly kind: PluginKind;
+  readonly description: string;
+  /** Plugins that must be enabled and listed earlier in the network's ordered plugin list. */
+  readonly dependencies?: readonly string[];
+  readonly params?: readonly ParamSpec[];
+  readonly systemAddresses?: readonly SystemAddressSpec[];
+  /** Schema of `options` in the network config; defaults are applied before register runs. */
+  readonly optionsSchema?: TSchema;
+  register(api: PluginApi<Options, Services>): void | Promise<void>;
+}
+
+export interface PluginApi<Options = Record<string, unknown>, Services = unknown> {
+  readonly name: string;
+  readonly kind: PluginKind;
+  readonly options: Options;
+  readonly config: Readonly<NodeConfig>;
+  readonly hooks: Hooks;
+  readonly log: Logger;
+  readonly metrics: Registry;
+  /** What the process offers its plugins (the node's chain services, the gateway's client...). */
+  readonly services: Services;
+  /** Runs when the host closes, last registered first. */
+  onClose(fn: () => Promise<void> | void): void;
+}
+
+/** Identity helper that keeps a plugin definition's option type checked at the definition site. */
+export function definePlugin<Options = Record<string, unknown>, Services = unknown>(def: PluginDefinition<Options, Services>): PluginDefinition<Options, Services> {
+  return def;
+}

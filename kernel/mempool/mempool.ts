@@ -1,0 +1,140 @@
+import type { Tx } from '../chain/types.js';
+
+export class MempoolFullError extends Error {}
+
+export interface MempoolLimits {
+  readonly maxTxs: number;
+  readonly maxPerSender: number;
+}
+
+/**
+ * Pending transactions. Signed transactions are kept per sender in nonce order (a sender's
+ * nonces are contiguous, so `next nonce` = confirmed + pending + 1); system transactions
+ * (faucet credits) queue first-in first-out. Selection for a block walks arrival order and never
+ * takes a sender's nonce N+1 without N.
+ */
+export class Mempool {
+  private readonly byHash = new Map<string, Tx>();
+  private readonly bySender = new Map<string, Tx[]>();
+  /** Arrival order; entries removed lazily. */
+  private readonly arrival: string[] = [];
+  private arrivalHead = 0;
+
+  constructor(private readonly limits: MempoolLimits) {}
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  has(hash: string): boolean {
+    return this.byHash.has(hash);
+  }
+
+  get(hash: string): Tx | undefined {
+    return this.byHash.get(hash);
+  }
+
+  pendingOf(sender: string): readonly Tx[] {
+    return this.bySender.get(sender) ?? [];
+  }
+
+  /** Value plus maximum fee of a sender's pending transactions, for the admission balance check. */
+  pendingSpend(sender: string, gasOf: (tx: Tx) => number): bigint {
+    let total = 0n;
+    for (const tx of this.pendingOf(sender)) total += tx.value + BigInt(gasOf(tx)) * tx.gasPrice;
+    return total;
+  }
+
+  nextNonce(sender: string, confirmedNonce: bigint): bigint {
+    const pending = this.bySender.get(sender);
+    return pending && pending.length > 0 ? pending[pending.length - 1]!.nonce + 1n : confirmedNonce + 1n;
+  }
+
+  add(tx: Tx): void {
+    if (this.byHash.has(tx.hash)) return;
+    if (this.byHash.size >= this.limits.maxTxs) throw new MempoolFullError(`mempool is full (${this.limits.maxTxs} transactions); try again shortly`);
+    if (tx.origin === 'signed') {
+      const list = this.bySender.get(tx.from) ?? [];
+      if (list.length >= this.limits.maxPerSender) throw new MempoolFullError(`too many pending transactions from ${tx.from} (limit ${this.limits.maxPerSender})`);
+      const last = list[list.length - 1];
+      if (last && tx.nonce !== last.nonce + 1n) throw new Error(`mempool: nonce ${tx.nonce} does not follow ${last.nonce} for ${tx.from}`);
+      list.push(tx);
+      this.bySender.set(tx.from, list);
+    }
+    this.byHash.set(tx.hash, tx);
+    this.arrival.push(tx.hash);
+  }
+
+  /** Transactions for the next block, within the gas budget, each sender's in nonce order. */
+  select(maxGas: number, gasOf: (tx: Tx) => number, maxCount = Number.MAX_SAFE_INTEGER): Tx[] {
+    const out: Tx[] = [];
+    const taken = new Map<string, number>();
+    let gas = 0;
+    for (let i = this.arrivalHead; i < this.arrival.length && out.length < maxCount; i++) {
+      const tx = this.byHash.get(this.arrival[i]!);
+      if (!tx) continue;
+      const g = gasOf(tx);
+      if (gas + g > maxGas) {
+        if (g === 0) continue;
+        break;
+      }
+      if (tx.origin === 'signed') {
+        // Arrival order matches nonce order per sender because admission enforces it.
+        const idx = taken.get(tx.from) ?? 0;
+        if (this.bySender.get(tx.from)?.[idx] !== tx) continue;
+        taken.set(tx.from, idx + 1);
+      }
+      gas += g;
+      out.push(tx);
+    }
+    return out;
+  }
+
+  /** Drops transactions a committed block included. */
+  removeCommitted(hashes: readonly string[]): void {
+    for (const h of hashes) this.remove(h);
+    this.compact();
+  }
+
+  /** Drops a transaction and, for a signed one, every later nonce of its sender (they can no longer apply). */
+  evict(hash: string): Tx[] {
+    const tx = this.byHash.get(hash);
+    if (!tx) return [];
+    const dropped: Tx[] = [];
+    if (tx.origin === 'signed') {
+      const list = this.bySender.get(tx.from) ?? [];
+      for (const t of list.filter((t) => t.nonce >= tx.nonce)) {
+        this.remove(t.hash);
+        dropped.push(t);
+      }
+    } else {
+      this.remove(hash);
+      dropped.push(tx);
+    }
+    this.compact();
+    return dropped;
+  }
+
+  senders(): string[] {
+    return [...this.bySender.keys()].sort();
+  }
+
+  private remove(hash: string): void {
+    const tx = this.byHash.get(hash);
+    if (!tx) return;
+    this.byHash.delete(hash);
+    if (tx.origin === 'signed') {
+      const list = (this.bySender.get(tx.from) ?? []).filter((t) => t.hash !== hash);
+      if (list.length === 0) this.bySender.delete(tx.from);
+      else this.bySender.set(tx.from, list);
+    }
+  }
+
+  private compact(): void {
+    while (this.arrivalHead < this.arrival.length && !this.byHash.has(this.arrival[this.arrivalHead]!)) this.arrivalHead++;
+    if (this.arrivalHead > 4096 && this.arrivalHead * 2 > this.arrival.length) {
+      this.arrival.splice(0, this.arrivalHead);
+      this.arrivalHead = 0;
+    }
+  }
+}

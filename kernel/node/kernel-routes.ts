@@ -1,0 +1,286 @@
+import { badRequest, notFound } from '../errors.js';
+import { formatCoin } from '../codec/amount.js';
+import { isHash0x, parseHex, toHex0x } from '../codec/hex.js';
+import { isAddress } from '../crypto/address.js';
+import { merkleProof } from '../crypto/merkle.js';
+import { accountsReader } from '../state/accounts.js';
+import { GAS_CONTRACT_CALL, GAS_TRANSFER, NFT_TRANSFER_FEE } from '../chain/kernel-params.js';
+import type { Tx } from '../chain/types.js';
+import type { ParamRegistry } from '../state/params.js';
+import { reply } from '../rpc/index.js';
+import { pageOf } from './pagination.js';
+import type { RouteTable } from './route-table.js';
+import type { NodeServices } from './services.js';
+import { accountView, blockView, totalsView, txView } from './views.js';
+
+function heightParam(raw: string | undefined): number {
+  if (raw === undefined || !/^\d{1,15}$/.test(raw)) throw badRequest(`block height must be a positive integer, got "${raw}"`);
+  const h = Number(raw);
+  if (h < 1) throw badRequest('block heights start at 1');
+  return h;
+}
+
+function hashParam(raw: string | undefined): string {
+  const h = (raw ?? '').toLowerCase();
+  if (!isHash0x(h)) throw badRequest(`transaction hash must be 0x followed by 64 hex characters, got "${raw}"`);
+  return h;
+}
+
+function addressParam(raw: string | undefined): string {
+  if (!isAddress(raw)) throw badRequest(`"${raw}" is not a chain address (chain:<15 hex>.human and the other kinds of part 1)`);
+  return raw;
+}
+
+/** The node RPC endpoints the kernel itself answers (part 1, endpoint tables, node side). */
+export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params: ParamRegistry): void {
+  const { chain } = s;
+  const nShards = s.config.sharding.shards;
+  const store = chain.store;
+
+  const viewOf = async (tx: Tx, receipt: import('../chain/types.js').Receipt | undefined): Promise<Record<string, unknown>> => {
+    const block = receipt ? await store.getBlock(receipt.block) : undefined;
+    return txView({ tx, receipt, blockTimestamp: block?.header.timestamp, gas: chain.gasOf(tx), nShards });
+  };
+
+  const health = async (): Promise<Record<string, unknown>> => {
+    const set = await chain.validatorSet();
+    const n = set.length;
+    const f = Math.floor((n - 1) / 3);
+    const recent = await recentActivity();
+    const behind = s.consensus.behind();
+    return {
+      status: behind > 0 ? 'syncing' : 'ok',
+      network: s.config.network,
+      chain_id: chain.chainId,
+      height: chain.head.height,
+      round: s.consensus.round(),
+      mempool: chain.mempool.size,
+      peers: s.consensus.peers().length,
+      tps: recent.tps,
+      total_txs: chain.head.total_txs,
+      validator_count: n,
+      bft_quorum: n === 0 ? 0 : 2 * f + 1,
+      bft_ready: n >= s.config.consensus.min_validators,
+      finality_ms: recent.blockMs,
+      behind,
+    };
+  };
+
+  /** Throughput over the last blocks, from block timestamps (measured, not a constant). */
+  const recentActivity = async (): Promise<{ tps: number; blockMs: number }> => {
+    const top = chain.head.height;
+    if (top < 2) return { tps: 0, blockMs: 0 };
+    const from = Math.max(1, top - 20);
+    const first = await store.getBlock(from);
+    const last = await store.getBlock(top);
+    if (!first || !last) return { tps: 0, blockMs: 0 };
+    let txs = 0;
+    for (let h = from + 1; h <= top; h++) txs += (await store.getBlock(h))?.header.tx_count ?? 0;
+    const spanMs = last.header.timestamp - first.header.timestamp;
+    if (spanMs <= 0) return { tps: 0, blockMs: 0 };
+    return { tps: Math.round((txs * 1000 * 100) / spanMs) / 100, blockMs: Math.round(spanMs / (top - from)) };
+  };
+
+  routes.get('/health', health);
+
+  const status = async (): Promise<Record<string, unknown>> => {
+    const set = await chain.validatorSet();
+    return {
+      network: s.config.network,
+      chain_id: chain.chainId,
+      env: s.config.env,
+      height: chain.head.height,
+      block_hash: chain.head.block_hash,
+      state_root: chain.head.state_root,
+      validators: set.map((v) => ({ address: v.address, power: v.power })),
+      validator_count: set.length,
+      shards: nShards,
+      shard_id: s.config.sharding.shard_id ?? 0,
+      total_txs: chain.head.total_txs,
+    };
+  };
+  routes.get('/status', status);
+  routes.get('/api/v1/status', status);
+
+  routes.get('/metrics', async () => reply(200, await s.registry.metrics(), { contentType: s.registry.contentType }));
+
+  routes.get('/peers', () => {
+    const peers = s.consensus.peers();
+    return { peers, count: peers.length };
+  });
+
+  routes.get('/api/v1/blocks', async (req) => {
+    const { limit, offset } = pageOf(req.query, 20, 100);
+    const top = chain.head.height;
+    const blocks = [];
+    for (let h = top - offset; h >= 1 && blocks.length < limit; h--) {
+      const b = await store.getBlock(h);
+      if (b) blocks.push(blockView(b));
+    }
+    return { blocks, total: top, limit, offset, has_more: top - offset - blocks.length >= 1 };
+  });
+
+  routes.get('/api/v1/blocks/:height', async (req) => {
+    const h = heightParam(req.params.height);
+    const b = await store.getBlock(h);
+    if (!b) throw notFound(`block ${h} not found (latest is ${chain.head.height})`);
+    return blockView(b);
+  });
+
+  routes.get('/api/v1/blocks/:height/transactions', async (req) => {
+    const h = heightParam(req.params.height);
+    const b = await store.getBlock(h);
+    if (!b) throw notFound(`block ${h} not found (latest is ${chain.head.height})`);
+    const transactions = [];
+    for (const hash of b.tx_hashes) {
+      const st = await store.getTx(hash);
+      if (st) transactions.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain.gasOf(st.tx), nShards }));
+    }
+    return { height: h, transactions, count: transactions.length };
+  });
+
+  routes.post('/api/v1/transactions', async (req) => {
+    try {
+      const result = await chain.admit(req.body, s.now());
+      s.metrics.txsSubmitted.inc();
+      return result;
+    } catch (e) {
+      s.metrics.txsRejected.inc({ status: String((e as { status?: number }).status ?? 500) });
+      throw e;
+    }
+  });
+
+  routes.get('/api/v1/transactions', async (req) => {
+    const { limit, offset } = pageOf(req.query, 50, 200);
+    const hash = req.query.get('hash');
+    const address = req.query.get('address');
+    const type = req.query.get('type');
+    if (hash) {
+      const found = await chain.lookupTx(hashParam(hash));
+      const transactions = found ? [await viewOf(found.tx, found.receipt)] : [];
+      return { transactions, total: transactions.length, limit, offset: 0, has_more: false };
+    }
+    let hashes: string[];
+    let total: number;
+    if (address) {
+      const a = addressParam(address);
+      hashes = await store.addressTxHashes(a, offset, limit);
+      total = await store.countAddressTxs(a);
+    } else {
+      hashes = await store.latestTxHashes(offset, limit);
+      total = chain.head.total_txs;
+    }
+    const transactions = [];
+    for (const h of hashes) {
+      const st = await store.getTx(h);
+      if (!st) continue;
+      if (type && type !== 'all' && !matchesType(st.tx, type)) continue;
+      transactions.push(await viewOf(st.tx, st.receipt));
+    }
+    return { transactions, total, limit, offset, has_more: offset + hashes.length < total };
+  });
+
+  routes.get('/api/v1/transactions/:hash', async (req) => {
+    const hash = hashParam(req.params.hash);
+    const found = await chain.lookupTx(hash);
+    if (!found) throw notFound(`transaction ${hash} not found`);
+    return viewOf(found.tx, found.receipt);
+  });
+
+  routes.get('/api/v1/tx/:hash/proof', async (req) => {
+    const hash = hashParam(req.params.hash);
+    const st = await store.getTx(hash);
+    if (!st) throw notFound(`transaction ${hash} is not in a committed block`);
+    const block = await store.getBlock(st.receipt.block);
+    if (!block) throw notFound(`block ${st.receipt.block} not found`);
+    const leaves = block.tx_hashes.map((h) => parseHex(h)!);
+    return {
+      tx_hash: hash,
+      leaf_index: st.receipt.index,
+      leaf_count: leaves.length,
+      proof: merkleProof(leaves, st.receipt.index).map(toHex0x),
+      tx_root: block.header.tx_root,
+      block_height: block.header.height,
+      block_hash: block.hash,
+    };
+  });
+
+  routes.get('/api/v1/accounts/:address', async (req) => {
+    const address = addressParam(req.params.address);
+    const acct = await accountsReader(store.state).get(address);
+    return accountView(address, acct, chain.mempool.nextNonce(address, acct.nonce), nShards);
+  });
+
+  routes.get('/api/v1/accounts/:address/transactions', async (req) => {
+    const address = addressParam(req.params.address);
+    const { limit, offset } = pageOf(req.query, 50, 200);
+    const hashes = await store.addressTxHashes(address, offset, limit);
+    const total = await store.countAddressTxs(address);
+    const transactions = [];
+    for (const h of hashes) {
+      const st = await store.getTx(h);
+      if (st) transactions.push(await viewOf(st.tx, st.receipt));
+    }
+    return { address, transactions, total, limit, offset, has_more: offset + hashes.length < total };
+  });
+
+  routes.get('/api/v1/accounts/:address/totals', async (req) => {
+    const address = addressParam(req.params.address);
+    return totalsView(address, await store.getTotals(address));
+  });
+
+  routes.get('/api/v1/gas/estimate', async () => {
+    const baseFee = await chain.param('base_fee');
+    const transfer = BigInt(GAS_TRANSFER) * baseFee;
+    const contract = BigInt(GAS_CONTRACT_CALL) * baseFee;
+    return {
+      base_fee: baseFee,
+      gas_base_transfer: GAS_TRANSFER,
+      gas_contract_call: GAS_CONTRACT_CALL,
+      estimated_transfer: transfer,
+      estimated_transfer_human: formatCoin(transfer),
+      estimated_contract: contract,
+      estimated_contract_human: formatCoin(contract),
+      nft_transfer_fee: NFT_TRANSFER_FEE,
+      nft_transfer_fee_human: formatCoin(NFT_TRANSFER_FEE),
+      total_burned: chain.head.total_burned,
+      total_burned_human: formatCoin(chain.head.total_burned),
+    };
+  });
+
+  routes.get('/api/v1/state/root', () => ({
+    global_root: chain.head.state_root,
+    shard_roots: [chain.head.state_root],
+    height: chain.head.height,
+    root_height: chain.head.height,
+    n_shards: nShards,
+  }));
+
+  routes.get('/api/v1/state/proof', async (req) => {
+    const key = req.query.get('key');
+    if (!key) throw badRequest('query parameter key is required, e.g. key=acct/chain:0123456789abcde.human');
+    return chain.proveState(key);
+  });
+
+  routes.get('/api/v1/governance/params', async () => {
+    const reader = params.reader(store.state);
+    const out: Record<string, unknown> = {};
+    for (const spec of params.list()) {
+      out[spec.key] = {
+        value: await reader.get(spec.key),
+        default: spec.default,
+        min: spec.min ?? null,
+        max: spec.max ?? null,
+        description: spec.description,
+        module: spec.owner,
+      };
+    }
+    return { params: out, height: chain.head.height };
+  });
+}
+
+function matchesType(tx: Tx, type: string): boolean {
+  if (type === 'staking') return tx.target === 'chain:system.stake' || /stak|delegat/.test(tx.target);
+  if (type === 'transfer') return tx.target === 'transfer';
+  return tx.target === type || tx.target === `chain:system.${type}`;
+}

@@ -1,0 +1,20 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The node's Prometheus metrics, served as text at /metrics. */
+export class NodeMetrics {
+  readonly registry = new Registry();
+  readonly height = new Gauge({ name: 'chain_height', help: 'last committed height', registers: [this.registry] });
+  readonly txsCommitted = new Counter({ name: 'chain_txs_committed_total', help: 'transactions committed in blocks', registers: [this.registry] });
+  readonly txsSubmitted = new Counter({ name: 'chain_txs_submitted_total', help: 'transactions admitted to the mempool', registers: [this.registry] });
+  readonly txsRejected = new Counter({ name: 'chain_txs_rejected_total', help: 'submissions refused, by HTTP status', labelNames: ['status'], registers: [this.registry] });
+  readonly mempool = new Gauge({ name: 'chain_mempool_size', help: 'pending transactions', registers: [this.registry] });
+  readonly blockCommit = new Histogram({ name: 'chain_block_commit_seconds', help: 'time to execute and durably store a block', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [this.registry] });
+  readonly verifications: Gauge;
+  readonly cacheHits: Gauge;
+
+  constructor(verifierStats: { verifications: number; cacheHits: number }) {
+    collectDefaultMetrics({ register: this.registry });
+    this.verifications = new Gauge({ name: 'verifications_total', help: 'ML-DSA-65 signature verifications performed', registers: [this.registry], collect() { this.set(verifierStats.verifications); } });
+    this.cacheHits = new Gauge({ name: 'verification_cache_hits_total', help: 'signature checks answered from the verify-once cache', registers: [this.registry], collect() { this.set(verifierStats.cacheHits); } });
+  }
+}

@@ -1,0 +1,154 @@
+import { join, resolve } from 'node:path';
+import pino, { type Logger } from 'pino';
+import { createHooks } from '../hooks.js';
+import { PluginHost } from '../host/host.js';
+import type { PluginDefinition } from '../host/plugin.js';
+import { ParamRegistry } from '../state/params.js';
+import { ChainStore } from '../store/chain-store.js';
+import { LevelStore } from '../store/level-store.js';
+import { Chain } from '../chain/chain.js';
+import { KERNEL_PARAMS } from '../chain/kernel-params.js';
+import { CachingVerifier } from '../crypto/verifier.js';
+import { selectProvider } from '../crypto/select-provider.js';
+import { readKeyFile } from '../crypto/keyfile.js';
+import { readGenesis } from '../config/genesis-file.js';
+import { ConfigError } from '../config/env.js';
+import type { NodeConfig } from '../config/schema.js';
+import { createHttpServer, type HttpServer } from '../rpc/index.js';
+import { RouteTable } from './route-table.js';
+import { registerKernelRoutes } from './kernel-routes.js';
+import { NodeMetrics } from './metrics.js';
+import type { ConsensusStatus, NodeServices } from './services.js';
+import { SoloProducer } from './solo-producer.js';
+
+export interface RunningNode {
+  readonly chain: Chain;
+  readonly server: HttpServer;
+  readonly port: number;
+  readonly log: Logger;
+  stop(): Promise<void>;
+}
+
+/**
+ * Boots a validator: config → plugin host → store and chain (genesis on first start) → RPC →
+ * block production. Shutdown runs in reverse: production, RPC, plugins (avvio onClose, last in
+ * first out), store.
+ */
+export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<string, PluginDefinition<any, any>>): Promise<RunningNode> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const log = pino({ level: config.log_level, base: { network: config.network } });
+  if (!config.genesis_file) throw new ConfigError('genesis_file is required (CHAIN_GENESIS_FILE or --genesis)');
+  if (!config.key_file) throw new ConfigError('key_file is required (CHAIN_KEY_FILE or --key)');
+  const { provider, reason } = selectProvider(config.crypto.provider);
+  log.info({ provider: provider.name, reason }, 'signature provider selected');
+  const key = readKeyFile(resolve(config.key_file), provider);
+  if (!key.file.node_address) throw new ConfigError(`key file ${config.key_file} has no node_address: create it with "chain keys generate --node <name>"`);
+  const genesis = readGenesis(resolve(config.genesis_file));
+
+  const hooks = createHooks();
+  const params = new ParamRegistry();
+  for (const p of KERNEL_PARAMS) params.declare('kernel', p);
+  const verifier = new CachingVerifier(provider);
+  const metrics = new NodeMetrics(verifier.stats);
+  const store = new ChainStore(await LevelStore.open(join(resolve(config.data_dir), 'chain')));
+
+  let consensus: ConsensusStatus = { round: () => 0, peers: () => [], behind: () => 0 };
+  const services: NodeServices = {
+    chain: undefined as unknown as Chain, // set below, before any plugin registers
+    config,
+    get consensus() {
+      return consensus;
+    },
+    metrics,
+    registry: metrics.registry,
+    provider,
+    now: () => Date.now(),
+  };
+  const host = new PluginHost<NodeServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node' });
+  const chain = new Chain({
+    store,
+    hooks,
+    host: host as PluginHost<unknown>,
+    params,
+    verifier,
+    log,
+    env: config.env,
+    chainId: genesis.chain_id,
+    shard: config.sharding.shard_id ?? 0,
+    requireTxV3: config.tx.require_v3,
+    mempool: { maxTxs: config.tx.mempool_max_txs, maxPerSender: config.tx.mempool_max_per_sender },
+    paramOverrides: config.param_overrides,
+  });
+  (services as { chain: Chain }).chain = chain;
+
+  try {
+    await host.boot();
+    await chain.open(genesis);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  metrics.height.set(chain.head.height);
+  chain.on('committed', (c) => {
+    metrics.height.set(c.block.header.height);
+    metrics.txsCommitted.inc(c.txs.length);
+    metrics.mempool.set(chain.mempool.size);
+  });
+
+  const set = await chain.validatorSet();
+  if (set.length < config.consensus.min_validators) {
+    log.warn({ validators: set.length, min_validators: config.consensus.min_validators }, `only ${set.length} validator(s): BFT fault tolerance needs at least ${config.consensus.min_validators} (CHAIN_MIN_VALIDATORS)`);
+  }
+  if (!set.some((v) => v.address === key.file.node_address)) {
+    log.warn({ node_address: key.file.node_address }, 'this key is not in the validator set; running without producing blocks');
+  }
+
+  const routes = new RouteTable();
+  registerKernelRoutes(routes, services, params);
+  hooks.routes.call(routes);
+
+  const server = await createHttpServer({
+    host: config.rpc.host,
+    port: config.rpc.port,
+    corsAllowedOrigins: config.rpc.cors_allowed_origins,
+    rateLimitPerSecond: config.rpc.rate_limit,
+    maxBodyBytes: config.rpc.max_body_bytes,
+    backend: config.rpc.http_backend,
+    logger: log,
+  });
+  for (const r of routes.list()) server.route({ method: r.method, path: r.path, handler: r.handler });
+  const { port } = await server.listen();
+  log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
+
+  let producer: SoloProducer | null = null;
+  if (set.length === 1 && set[0]!.address === key.file.node_address) {
+    producer = new SoloProducer(chain, key.file.node_address, { blockMs: config.consensus.block_ms, emptyBlockMs: config.consensus.empty_block_ms }, log);
+    consensus = producer;
+    const solo = producer;
+    chain.on('queued', () => {
+      metrics.mempool.set(chain.mempool.size);
+      solo.poke();
+    });
+    producer.start();
+    log.info({ proposer: key.file.node_address }, 'single-validator block production started');
+  } else if (set.length > 1) {
+    log.warn('multi-validator consensus is not wired into this build yet; not producing blocks');
+  }
+
+  let stopping: Promise<void> | null = null;
+  return {
+    chain,
+    server,
+    port,
+    log,
+    stop() {
+      stopping ??= (async () => {
+        await producer?.stop();
+        await server.close();
+        await host.close();
+        await store.close();
+        log.info('node stopped');
+      })();
+      return stopping;
+    },
+  };
+}

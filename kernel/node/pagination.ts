@@ -1,0 +1,27 @@
+import { badRequest } from '../errors.js';
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+function intParam(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d{1,9}$/.test(raw)) throw badRequest(`${name} must be a non-negative integer, got "${raw}"`);
+  return Number(raw);
+}
+
+/**
+ * `limit` (capped, not refused, above the endpoint's maximum), `offset`, and `page` (1-based,
+ * used when offset is absent) as part 2 "Pagination caps" says.
+ */
+export function pageOf(query: URLSearchParams, defaultLimit: number, cap: number): Page {
+  let limit = intParam(query, 'limit') ?? defaultLimit;
+  if (limit < 1) throw badRequest('limit must be at least 1');
+  limit = Math.min(limit, cap);
+  const offset = intParam(query, 'offset');
+  const page = intParam(query, 'page');
+  if (page !== undefined && page < 1) throw badRequest('page starts at 1');
+  return { limit, offset: offset ?? (page !== undefined ? (page - 1) * limit : 0) };
+}

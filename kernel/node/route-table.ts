@@ -1,0 +1,59 @@
+/**
+ * The REST routes a node serves, collected from the kernel and from every plugin's `routes` tap
+ * before the HTTP server starts. Kept independent of the server backend so a plugin never sees
+ * whether uWebSockets.js or node:http answers.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RpcRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+  readonly ip: string;
+}
+
+export type RpcHandler = (req: RpcRequest) => unknown;
+
+export interface RouteEntry {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly handler: RpcHandler;
+  readonly owner: string;
+}
+
+export class RouteTable {
+  private readonly entries: RouteEntry[] = [];
+  private owner = 'kernel';
+
+  /** The host sets the owner while a plugin's `routes` tap runs, for conflict messages. */
+  withOwner<T>(owner: string, fn: () => T): T {
+    const prev = this.owner;
+    this.owner = owner;
+    try {
+      return fn();
+    } finally {
+      this.owner = prev;
+    }
+  }
+
+  add(method: HttpMethod, path: string, handler: RpcHandler): void {
+    const clash = this.entries.find((e) => e.method === method && e.path === path);
+    if (clash) throw new Error(`route ${method} ${path} is registered by both ${clash.owner} and ${this.owner}`);
+    this.entries.push({ method, path, handler, owner: this.owner });
+  }
+
+  get(path: string, handler: RpcHandler): void {
+    this.add('GET', path, handler);
+  }
+
+  post(path: string, handler: RpcHandler): void {
+    this.add('POST', path, handler);
+  }
+
+  list(): readonly RouteEntry[] {
+    return this.entries;
+  }
+}

@@ -1,0 +1,101 @@
+import { formatCoin } from '../codec/amount.js';
+import { addressKind } from '../crypto/address.js';
+import { shardOf } from '../crypto/fnv.js';
+import type { AccountRecord } from '../state/accounts.js';
+import type { AddressTotals } from '../store/chain-store.js';
+import type { BlockRecord, Receipt, Tx, TxStatus } from '../chain/types.js';
+
+/**
+ * The wire shapes of part 1 "Resources and their fields". Amounts stay bigint here and are
+ * written as JSON integers by the codec; every amount gets its `*_human` string beside it.
+ */
+export function blockView(b: BlockRecord): Record<string, unknown> {
+  const h = b.header;
+  return {
+    height: h.height,
+    hash: b.hash,
+    parent_hash: h.parent_hash,
+    proposer: h.proposer,
+    tx_root: h.tx_root,
+    state_root: b.state_root,
+    prev_state_root: h.prev_state_root,
+    tx_count: h.tx_count,
+    gas_used: b.gas_used,
+    base_fee: h.base_fee,
+    fees_burned: b.fees_burned,
+    fees_burned_human: formatCoin(b.fees_burned),
+    shard: h.shard,
+    round: h.round,
+    timestamp: h.timestamp,
+    chain_id: h.chain_id,
+  };
+}
+
+export interface TxViewInput {
+  tx: Tx;
+  receipt: Receipt | undefined;
+  /** Timestamp of the block that included it (committed transactions). */
+  blockTimestamp: number | undefined;
+  gas: number;
+  nShards: number;
+}
+
+export function txView(i: TxViewInput): Record<string, unknown> {
+  const { tx, receipt } = i;
+  const status: TxStatus = receipt ? receipt.status : 'pending';
+  const gas = receipt ? receipt.gas : i.gas;
+  const fee = receipt ? receipt.fee : BigInt(gas) * tx.gasPrice;
+  return {
+    hash: tx.hash,
+    type: tx.origin === 'system' ? tx.target : tx.target === 'transfer' ? 'transfer' : tx.target,
+    status,
+    from: tx.from,
+    to: tx.to,
+    value: tx.value,
+    value_human: formatCoin(tx.value),
+    nonce: tx.nonce,
+    gas,
+    gas_price: tx.gasPrice,
+    fee,
+    fee_human: formatCoin(fee),
+    shard: shardOf(tx.from, i.nShards),
+    timestamp: i.blockTimestamp ?? tx.receivedAt,
+    block: receipt ? receipt.block : null,
+    index: receipt ? receipt.index : null,
+    error: receipt ? receipt.error : null,
+    ...(tx.data !== undefined ? { data: tx.data } : {}),
+    ...(tx.sigVersion ? { signature_version: tx.sigVersion } : {}),
+  };
+}
+
+export function accountView(address: string, a: AccountRecord, nextNonce: bigint, nShards: number): Record<string, unknown> {
+  const kind = addressKind(address);
+  return {
+    address,
+    type: kind ?? 'unknown',
+    balance: a.balance,
+    balance_human: formatCoin(a.balance),
+    nonce: a.nonce,
+    next_nonce: nextNonce,
+    tx_count: a.tx_count,
+    shard: shardOf(address, nShards),
+    is_contract: kind === 'app',
+    // A key is proven for the address once one is bound on chain or a signed transaction confirmed.
+    verified: a.public_key !== undefined || a.nonce > 0n,
+    custom_address: '',
+  };
+}
+
+export function totalsView(address: string, t: AddressTotals): Record<string, unknown> {
+  return {
+    address,
+    sent: t.sent,
+    sent_human: formatCoin(t.sent),
+    received: t.received,
+    received_human: formatCoin(t.received),
+    fees_paid: t.fees,
+    fees_paid_human: formatCoin(t.fees),
+    sent_count: t.sent_count,
+    received_count: t.received_count,
+  };
+}

@@ -1,0 +1,75 @@
+import type { StateSource } from './overlay.js';
+import { bigintCodec } from './record-codec.js';
+
+/**
+ * Governance parameter registry. Every plugin declares its parameters (default, range,
+ * description); values live in state under `params/<key>` so a passed change is part of the
+ * state root and identical on every validator.
+ */
+export interface ParamSpec {
+  readonly key: string;
+  readonly default: bigint;
+  /** Inclusive bounds; absent means "no range check" as the spec says for some parameters. */
+  readonly min?: bigint;
+  readonly max?: bigint;
+  readonly description: string;
+}
+
+export interface ParamReader {
+  get(key: string): Promise<bigint>;
+}
+
+export const PARAMS_NAMESPACE = 'params';
+const KEY_RE = /^[a-z][a-z0-9_]{0,63}$/;
+
+export class ParamRegistry {
+  private readonly specs = new Map<string, ParamSpec & { owner: string }>();
+
+  declare(owner: string, spec: ParamSpec): void {
+    if (!KEY_RE.test(spec.key)) throw new Error(`parameter "${spec.key}" of ${owner}: names are lowercase snake_case`);
+    const existing = this.specs.get(spec.key);
+    if (existing) throw new Error(`parameter "${spec.key}" is declared by both ${existing.owner} and ${owner}`);
+    if (!this.inRange(spec, spec.default)) throw new Error(`parameter "${spec.key}" of ${owner}: default ${spec.default} is outside its range`);
+    this.specs.set(spec.key, { ...spec, owner });
+  }
+
+  has(key: string): boolean {
+    return this.specs.has(key);
+  }
+
+  spec(key: string): (ParamSpec & { owner: string }) | undefined {
+    return this.specs.get(key);
+  }
+
+  /** Sorted by key: listings and genesis writes must not depend on declaration order. */
+  list(): Array<ParamSpec & { owner: string }> {
+    return [...this.specs.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+  }
+
+  inRange(spec: ParamSpec, value: bigint): boolean {
+    return (spec.min === undefined || value >= spec.min) && (spec.max === undefined || value <= spec.max);
+  }
+
+  /** Error message when `value` may not be set, else null. */
+  checkValue(key: string, value: bigint): string | null {
+    const spec = this.specs.get(key);
+    if (!spec) return `unknown parameter "${key}"`;
+    if (!this.inRange(spec, value)) return `parameter "${key}" must be between ${spec.min ?? '-inf'} and ${spec.max ?? 'inf'}, got ${value}`;
+    return null;
+  }
+
+  reader(source: StateSource): ParamReader {
+    return {
+      get: async (key: string) => {
+        const spec = this.specs.get(key);
+        if (!spec) throw new Error(`unknown parameter "${key}"`);
+        const raw = await source.get(`${PARAMS_NAMESPACE}/${key}`);
+        return raw === undefined ? spec.default : bigintCodec.decode(raw);
+      },
+    };
+  }
+}
+
+export function paramStateKey(key: string): string {
+  return `${PARAMS_NAMESPACE}/${key}`;
+}

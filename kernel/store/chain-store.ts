@@ -1,0 +1,224 @@
+import type { BlockRecord, Receipt, Tx } from '../chain/types.js';
+import type { StateSource } from '../state/overlay.js';
+import { jsonRecord } from '../state/record-codec.js';
+import { txFromRecord, txToRecord, type TxRecord } from '../tx/record.js';
+import type { KvOp, KvStore } from './kv.js';
+import {
+  PREFIX,
+  blockByHashKey,
+  blockKey,
+  commitKey,
+  concat,
+  metaKey,
+  prefixEnd,
+  readU64,
+  stateKey,
+  totalsKey,
+  txByAddressKey,
+  txByAddressPrefix,
+  txGlobalKey,
+  txKey,
+} from './keys.js';
+
+const blockCodec = jsonRecord<BlockRecord>();
+const storedTxCodec = jsonRecord<{ tx: TxRecord; receipt: Receipt }>();
+const totalsCodec = jsonRecord<AddressTotals>();
+const metaCodec = jsonRecord<ChainMeta>();
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+export interface AddressTotals {
+  sent: bigint;
+  received: bigint;
+  fees: bigint;
+  sent_count: number;
+  received_count: number;
+}
+
+/** Chain-wide counters, written in the same batch as the block they count. */
+export interface ChainMeta {
+  height: number;
+  state_root: string;
+  block_hash: string;
+  total_txs: number;
+  total_burned: bigint;
+}
+
+export interface StoredTx {
+  tx: Tx;
+  receipt: Receipt;
+}
+
+export interface BlockCommit {
+  readonly block: BlockRecord;
+  readonly txs: readonly Tx[];
+  readonly receipts: readonly Receipt[];
+  /** Sorted state writes of the block (null = delete). */
+  readonly stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>;
+  /** Extra ops computed for the block (state tree nodes, plugin indexes). */
+  readonly extraOps: readonly KvOp[];
+  /** Commit certificate (consensus layer's encoding), when there is one. */
+  readonly commit?: Uint8Array;
+}
+
+export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: '', total_txs: 0, total_burned: 0n };
+
+/**
+ * Blocks, transactions, receipts, per-address indexes and state in one LevelDB, written a block
+ * at a time in one atomic, fsynced batch: after a crash the store holds either the old height
+ * with its state or the new height with its state, never a mix.
+ */
+export class ChainStore {
+  private meta: ChainMeta = GENESIS_META;
+
+  constructor(readonly kv: KvStore) {}
+
+  async load(): Promise<ChainMeta> {
+    const raw = await this.kv.get(metaKey('chain'));
+    this.meta = raw ? metaCodec.decode(raw) : GENESIS_META;
+    return this.meta;
+  }
+
+  get head(): Readonly<ChainMeta> {
+    return this.meta;
+  }
+
+  /** Committed state, as the executor and queries read it. */
+  readonly state: StateSource = {
+    get: (key) => this.kv.get(stateKey(key)),
+    scan: async (prefix) => {
+      const start = stateKey(prefix);
+      const out: Array<[string, Uint8Array]> = [];
+      const cut = PREFIX.state.length;
+      for await (const [k, v] of this.kv.iterate({ gte: start, lt: prefixEnd(start) })) out.push([decoder.decode(k).slice(cut), v]);
+      return out;
+    },
+  };
+
+  async getBlock(height: number): Promise<BlockRecord | undefined> {
+    const raw = await this.kv.get(blockKey(height));
+    return raw ? blockCodec.decode(raw) : undefined;
+  }
+
+  async getBlockHeightByHash(hash: string): Promise<number | undefined> {
+    const raw = await this.kv.get(blockByHashKey(hash));
+    return raw ? readU64(raw) : undefined;
+  }
+
+  async getCommit(height: number): Promise<Uint8Array | undefined> {
+    return this.kv.get(commitKey(height));
+  }
+
+  async getTx(hash: string): Promise<StoredTx | undefined> {
+    const raw = await this.kv.get(txKey(hash));
+    if (!raw) return undefined;
+    const { tx, receipt } = storedTxCodec.decode(raw);
+    return { tx: txFromRecord(tx), receipt };
+  }
+
+  async getTotals(address: string): Promise<AddressTotals> {
+    const raw = await this.kv.get(totalsKey(address));
+    return raw ? totalsCodec.decode(raw) : { sent: 0n, received: 0n, fees: 0n, sent_count: 0, received_count: 0 };
+  }
+
+  /** Transaction hashes touching `address`, newest first. */
+  async addressTxHashes(address: string, offset: number, limit: number): Promise<string[]> {
+    const start = txByAddressPrefix(address);
+    return this.collectHashes(start, offset, limit);
+  }
+
+  async countAddressTxs(address: string): Promise<number> {
+    const start = txByAddressPrefix(address);
+    let n = 0;
+    for await (const _ of this.kv.iterate({ gte: start, lt: prefixEnd(start) })) n++;
+    return n;
+  }
+
+  /** Every transaction of the chain, newest first. */
+  async latestTxHashes(offset: number, limit: number): Promise<string[]> {
+    return this.collectHashes(encoder.encode(PREFIX.txGlobal), offset, limit);
+  }
+
+  private async collectHashes(start: Uint8Array, offset: number, limit: number): Promise<string[]> {
+    const out: string[] = [];
+    let skipped = 0;
+    for await (const [, v] of this.kv.iterate({ gte: start, lt: prefixEnd(start), reverse: true, limit: offset + limit })) {
+      if (skipped++ < offset) continue;
+      out.push(decoder.decode(v));
+    }
+    return out;
+  }
+
+  /** Writes a block and everything it changed in one atomic, durable batch. */
+  async commitBlock(c: BlockCommit): Promise<ChainMeta> {
+    const { block } = c;
+    const height = block.header.height;
+    if (height !== this.meta.height + 1) throw new Error(`commitBlock: expected height ${this.meta.height + 1}, got ${height}`);
+    const ops: KvOp[] = [];
+    const put = (key: Uint8Array, value: Uint8Array): void => void ops.push({ type: 'put', key, value });
+    put(blockKey(height), blockCodec.encode(block));
+    put(blockByHashKey(block.hash), blockKey(height).slice(PREFIX.block.length));
+    if (c.commit) put(commitKey(height), c.commit);
+    const totals = new Map<string, AddressTotals>();
+    const totalsOf = async (address: string): Promise<AddressTotals> => {
+      let t = totals.get(address);
+      if (!t) totals.set(address, (t = await this.getTotals(address)));
+      return t;
+    };
+    for (let i = 0; i < c.txs.length; i++) {
+      const tx = c.txs[i]!;
+      const receipt = c.receipts[i]!;
+      put(txKey(tx.hash), storedTxCodec.encode({ tx: txToRecord(tx), receipt }));
+      const hashBytes = encoder.encode(tx.hash);
+      put(txGlobalKey(height, i), hashBytes);
+      put(txByAddressKey(tx.from, height, i), hashBytes);
+      if (tx.to !== tx.from) put(txByAddressKey(tx.to, height, i), hashBytes);
+      const sender = await totalsOf(tx.from);
+      sender.fees += receipt.fee;
+      if (receipt.status === 'confirmed' && tx.value > 0n) {
+        sender.sent += tx.value;
+        sender.sent_count++;
+        const receiver = await totalsOf(tx.to);
+        receiver.received += tx.value;
+        receiver.received_count++;
+      }
+    }
+    for (const [address, t] of [...totals.entries()].sort()) put(totalsKey(address), totalsCodec.encode(t));
+    for (const [key, value] of c.stateChanges) {
+      if (value === null) ops.push({ type: 'del', key: stateKey(key) });
+      else put(stateKey(key), value);
+    }
+    ops.push(...c.extraOps);
+    const meta: ChainMeta = {
+      height,
+      state_root: block.state_root,
+      block_hash: block.hash,
+      total_txs: this.meta.total_txs + c.txs.length,
+      total_burned: this.meta.total_burned + block.fees_burned,
+    };
+    put(metaKey('chain'), metaCodec.encode(meta));
+    await this.kv.write(ops, true);
+    this.meta = meta;
+    return meta;
+  }
+
+  /** Genesis state (height 0): state writes and tree nodes, with the genesis root in meta. */
+  async commitGenesis(stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>, extraOps: readonly KvOp[], stateRoot: string): Promise<void> {
+    if (this.meta.state_root !== '') throw new Error('genesis already committed');
+    const ops: KvOp[] = [];
+    for (const [key, value] of stateChanges) {
+      if (value !== null) ops.push({ type: 'put', key: stateKey(key), value });
+    }
+    ops.push(...extraOps);
+    const meta: ChainMeta = { ...GENESIS_META, state_root: stateRoot };
+    ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
+    await this.kv.write(ops, true);
+    this.meta = meta;
+  }
+
+  async close(): Promise<void> {
+    await this.kv.close();
+  }
+}
+
+export { concat };

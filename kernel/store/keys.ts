@@ -1,0 +1,69 @@
+import { utf8ToBytes } from '@noble/hashes/utils.js';
+
+/**
+ * The LevelDB key layout. Every record family has a short ASCII prefix; heights are 8-byte
+ * big-endian so byte order is height order and "newest first" is a reverse range scan.
+ */
+export const PREFIX = {
+  meta: 'm/',
+  block: 'b/',
+  blockByHash: 'h/',
+  commit: 'c/',
+  tx: 't/',
+  txByAddress: 'a/',
+  txGlobal: 'g/',
+  totals: 'at/',
+  state: 's/',
+  treeNode: 'n/',
+} as const;
+
+export function u64(n: number): Uint8Array {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigUint64(0, BigInt(n));
+  return b;
+}
+
+export function u32(n: number): Uint8Array {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setUint32(0, n);
+  return b;
+}
+
+export function readU64(b: Uint8Array, offset = 0): number {
+  return Number(new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(offset));
+}
+
+export function concat(...parts: Array<Uint8Array | string>): Uint8Array {
+  const bytes = parts.map((p) => (typeof p === 'string' ? utf8ToBytes(p) : p));
+  const out = new Uint8Array(bytes.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of bytes) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** The smallest key greater than every key that starts with `prefix`. */
+export function prefixEnd(prefix: Uint8Array): Uint8Array {
+  const end = Uint8Array.from(prefix);
+  for (let i = end.length - 1; i >= 0; i--) {
+    if (end[i]! < 0xff) {
+      end[i]!++;
+      return end.slice(0, i + 1);
+    }
+  }
+  return concat(prefix, new Uint8Array([0xff]));
+}
+
+export const metaKey = (name: string): Uint8Array => concat(PREFIX.meta, name);
+export const blockKey = (height: number): Uint8Array => concat(PREFIX.block, u64(height));
+export const blockByHashKey = (hash: string): Uint8Array => concat(PREFIX.blockByHash, hash);
+export const commitKey = (height: number): Uint8Array => concat(PREFIX.commit, u64(height));
+export const txKey = (hash: string): Uint8Array => concat(PREFIX.tx, hash);
+export const totalsKey = (address: string): Uint8Array => concat(PREFIX.totals, address);
+export const stateKey = (key: string): Uint8Array => concat(PREFIX.state, key);
+/** Address index entries: `a/<address>\0<height><index>`; the NUL keeps one address's range closed. */
+export const txByAddressPrefix = (address: string): Uint8Array => concat(PREFIX.txByAddress, address, new Uint8Array([0]));
+export const txByAddressKey = (address: string, height: number, index: number): Uint8Array => concat(txByAddressPrefix(address), u64(height), u32(index));
+export const txGlobalKey = (height: number, index: number): Uint8Array => concat(PREFIX.txGlobal, u64(height), u32(index));

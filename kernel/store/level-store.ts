@@ -1,0 +1,77 @@
+import { ClassicLevel } from 'classic-level';
+import type { KvIterateOptions, KvOp, KvStore } from './kv.js';
+
+/** classic-level (LevelDB) behind the KvStore surface, with binary keys and values. */
+export class LevelStore implements KvStore {
+  private constructor(private readonly db: ClassicLevel<Uint8Array, Uint8Array>) {}
+
+  static async open(location: string): Promise<LevelStore> {
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: 'view', valueEncoding: 'view' });
+    await db.open();
+    return new LevelStore(db);
+  }
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const v = await this.db.get(key);
+    return v ?? undefined;
+  }
+
+  async *iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const it = this.db.iterator({
+      ...(options.gte ? { gte: options.gte } : {}),
+      ...(options.lt ? { lt: options.lt } : {}),
+      reverse: options.reverse ?? false,
+      limit: options.limit ?? -1,
+    });
+    try {
+      for await (const [k, v] of it) yield [k, v];
+    } finally {
+      await it.close();
+    }
+  }
+
+  async write(ops: readonly KvOp[], sync: boolean): Promise<void> {
+    if (ops.length === 0) return;
+    // One LevelDB batch is atomic: after a crash either every op is there or none is.
+    await this.db.batch(
+      ops.map((op) => (op.type === 'put' ? { type: 'put' as const, key: op.key, value: op.value } : { type: 'del' as const, key: op.key })),
+      { sync },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}
+
+/** In-memory KvStore for unit tests; same ordering semantics as LevelDB (byte-wise keys). */
+export class MemoryStore implements KvStore {
+  private readonly map = new Map<string, Uint8Array>();
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.map.get(Buffer.from(key).toString('hex'));
+  }
+
+  async *iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const gte = options.gte ? Buffer.from(options.gte).toString('hex') : undefined;
+    const lt = options.lt ? Buffer.from(options.lt).toString('hex') : undefined;
+    // Hex of bytes sorts like the bytes themselves.
+    let keys = [...this.map.keys()].filter((k) => (gte === undefined || k >= gte) && (lt === undefined || k < lt)).sort();
+    if (options.reverse) keys = keys.reverse();
+    if (options.limit !== undefined && options.limit >= 0) keys = keys.slice(0, options.limit);
+    for (const k of keys) {
+      const v = this.map.get(k);
+      if (v) yield [Uint8Array.from(Buffer.from(k, 'hex')), v];
+    }
+  }
+
+  async write(ops: readonly KvOp[]): Promise<void> {
+    for (const op of ops) {
+      const k = Buffer.from(op.key).toString('hex');
+      if (op.type === 'put') this.map.set(k, op.value);
+      else this.map.delete(k);
+    }
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,51 @@
+import type { Tx } from '../chain/types.js';
+
+/** The stored form of a transaction: exactly what is needed to rebuild the in-memory Tx. */
+export interface TxRecord {
+  hash: string;
+  origin: 'signed' | 'system';
+  target: string;
+  from: string;
+  to: string;
+  value: bigint;
+  nonce: bigint;
+  gas_price: bigint;
+  data?: string;
+  body: Record<string, unknown>;
+  sig_version?: 'v2' | 'v3';
+  received_at: number;
+}
+
+export function txToRecord(tx: Tx): TxRecord {
+  return {
+    hash: tx.hash,
+    origin: tx.origin,
+    target: tx.target,
+    from: tx.from,
+    to: tx.to,
+    value: tx.value,
+    nonce: tx.nonce,
+    gas_price: tx.gasPrice,
+    ...(tx.data !== undefined ? { data: tx.data } : {}),
+    body: { ...tx.body },
+    ...(tx.sigVersion ? { sig_version: tx.sigVersion } : {}),
+    received_at: tx.receivedAt,
+  };
+}
+
+export function txFromRecord(r: TxRecord): Tx {
+  return {
+    hash: r.hash,
+    origin: r.origin,
+    target: r.target,
+    from: r.from,
+    to: r.to,
+    value: r.value,
+    nonce: r.nonce,
+    gasPrice: r.gas_price,
+    data: r.data,
+    body: r.body,
+    sigVersion: r.sig_version,
+    receivedAt: r.received_at,
+  };
+}

@@ -1,0 +1,56 @@
+import { unauthorized } from '../errors.js';
+import { parseHex } from '../codec/hex.js';
+import { deriveAddress } from '../crypto/address.js';
+import { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES } from '../crypto/provider.js';
+import { plainTxPayloadHash, txMessageV2, txMessageV3 } from '../crypto/signed-message.js';
+import type { SignatureVerifier } from '../crypto/verifier.js';
+
+export interface SignedTxFields {
+  readonly hash: string;
+  readonly from: string;
+  readonly to: string;
+  readonly value: bigint;
+  readonly nonce: bigint;
+  readonly signature: string;
+  readonly public_key: string;
+  /** As the sender set it; v3 covers the effective price (base_fee when omitted). */
+  readonly gas_price: bigint | undefined;
+  readonly data: string | undefined;
+}
+
+export interface SignaturePolicy {
+  /** CHAIN_REQUIRE_TX_V3: refuse v2 when the transaction carries gas_price or data (which v2 does not cover). */
+  readonly requireV3: boolean;
+  readonly baseFee: bigint;
+  /** Hex public key recorded for `from` (faucet binding, registration); undefined when none. */
+  readonly boundKey: string | undefined;
+}
+
+/**
+ * Checks a plain transaction's signature and key binding; returns the layout that verified.
+ * Every failure is 401 (part 2, Authentication §4–5) with a message saying which check failed.
+ */
+export async function checkTxSignature(tx: SignedTxFields, policy: SignaturePolicy, verifier: SignatureVerifier): Promise<'v2' | 'v3'> {
+  const pk = parseHex(tx.public_key, ML_DSA65_PUBLIC_KEY_BYTES);
+  if (!pk) throw unauthorized(`public_key must be ${ML_DSA65_PUBLIC_KEY_BYTES * 2} hex characters (ML-DSA-65)`);
+  const sig = parseHex(tx.signature, ML_DSA65_SIGNATURE_BYTES);
+  if (!sig) throw unauthorized(`signature must be ${ML_DSA65_SIGNATURE_BYTES * 2} hex characters (ML-DSA-65)`);
+  const pkHex = tx.public_key.toLowerCase();
+  if (deriveAddress(pk) !== tx.from && policy.boundKey !== pkHex) {
+    throw unauthorized(`public key is not bound to ${tx.from}`, 'sign with the key the address was derived from, or bind it first (faucet on test networks)');
+  }
+  const carriesExtra = tx.gas_price !== undefined || tx.data !== undefined;
+  const v3 = (): Uint8Array => txMessageV3(tx.from, tx.to, tx.value, tx.nonce, tx.gas_price ?? policy.baseFee, plainTxPayloadHash(tx.data));
+  const v2 = (): Uint8Array => txMessageV2(tx.from, tx.to, tx.value, tx.nonce);
+  // Try the layout the sender most likely used first, so a valid transaction costs one verify.
+  const order: Array<['v2' | 'v3', () => Uint8Array]> = carriesExtra ? [['v3', v3], ['v2', v2]] : [['v2', v2], ['v3', v3]];
+  for (const [version, message] of order) {
+    if (await verifier.verify(`${tx.hash}:${version}:${tx.gas_price ?? policy.baseFee}`, sig, message(), pk)) {
+      if (version === 'v2' && carriesExtra && policy.requireV3) {
+        throw unauthorized('this network requires ch-tx-v3 signatures for transactions that carry gas_price or data', 'sign ch-tx-v3|from|to|value|nonce|gas_price|0x<sha3 of data>');
+      }
+      return version;
+    }
+  }
+  throw unauthorized('invalid signature: it verifies under neither ch-tx-v2 nor ch-tx-v3 for this transaction');
+}

@@ -1,0 +1,67 @@
+import { badRequest } from '../errors.js';
+import { wireAmount } from '../codec/amount.js';
+import { isAddress } from '../crypto/address.js';
+
+/** Largest `data` payload a transaction may carry (bytes of its JSON string). */
+export const MAX_TX_DATA_BYTES = 128 * 1024;
+const ALLOWED_FIELDS = new Set(['from', 'to', 'value', 'nonce', 'signature', 'public_key', 'gas_price', 'data']);
+
+export interface SubmittedFields {
+  from: string;
+  to: string;
+  value: bigint;
+  nonce: bigint;
+  signature: string;
+  public_key: string;
+  gas_price: bigint | undefined;
+  data: string | undefined;
+  /** The body exactly as sent (only the allowed fields), for hashing and storage. */
+  body: Record<string, unknown>;
+}
+
+/**
+ * Shape checks of `POST /api/v1/transactions` (part 1, "Body of POST /api/v1/transactions").
+ * The order is deliberate: a transfer whose from/to/value are missing or not of their type is
+ * answered with the one message the spec names, before anything else is looked at.
+ */
+export function parseSubmission(raw: unknown): SubmittedFields {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('transaction body must be a JSON object');
+  const b = raw as Record<string, unknown>;
+  if (typeof b.from !== 'string' || typeof b.to !== 'string' || typeof b.value !== 'number') {
+    throw badRequest('missing or invalid from/to/value: from and to must be address strings and value a JSON number in ucoin', 'send value as an integer number, e.g. "value": 1000000');
+  }
+  const unknown = Object.keys(b).filter((k) => !ALLOWED_FIELDS.has(k));
+  if (unknown.length > 0) throw badRequest(`unknown field(s): ${unknown.sort().join(', ')}`);
+  if (!isAddress(b.from)) throw badRequest(`from: "${b.from}" is not a chain address`);
+  if (!isAddress(b.to)) throw badRequest(`to: "${b.to}" is not a chain address`);
+  const value = wireAmount(b.value);
+  if (value === null) throw badRequest('value must be a non-negative integer number of ucoin (at most 2^53-1)');
+  if (typeof b.nonce !== 'number') throw badRequest('nonce is required and must be a JSON number');
+  const nonce = wireAmount(b.nonce);
+  if (nonce === null || nonce < 1n) throw badRequest('nonce must be a positive integer');
+  if (typeof b.signature !== 'string' || b.signature.length === 0) throw badRequest('signature is required (hex ML-DSA-65 signature)');
+  if (typeof b.public_key !== 'string' || b.public_key.length === 0) throw badRequest('public_key is required (hex ML-DSA-65 public key)');
+  let gasPrice: bigint | undefined;
+  if (b.gas_price !== undefined) {
+    const g = wireAmount(b.gas_price);
+    if (g === null) throw badRequest('gas_price must be a non-negative integer number of ucoin per gas');
+    gasPrice = g;
+  }
+  if (b.data !== undefined) {
+    if (typeof b.data !== 'string') throw badRequest('data must be a string (JSON text or hex)');
+    if (Buffer.byteLength(b.data, 'utf8') > MAX_TX_DATA_BYTES) throw badRequest(`data is larger than ${MAX_TX_DATA_BYTES} bytes`);
+  }
+  const body: Record<string, unknown> = {};
+  for (const k of Object.keys(b).sort()) body[k] = b[k];
+  return {
+    from: b.from,
+    to: b.to,
+    value,
+    nonce,
+    signature: b.signature,
+    public_key: b.public_key,
+    gas_price: gasPrice,
+    data: b.data as string | undefined,
+    body,
+  };
+}

@@ -1,0 +1,36 @@
+import { definePlugin } from '../../kernel/host/plugin.js';
+import type { NodeServices } from '../../kernel/node/services.js';
+import { FaucetOptionsSchema } from './schemas.js';
+import { FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
+import { faucetRoutes } from './routes.js';
+
+interface FaucetOptions {
+  default_amount: number;
+  max_amount: number;
+}
+
+/**
+ * Test-network faucet: `POST /api/v1/faucet` queues a system transaction that credits the
+ * address and binds its public key when the block commits; every validator re-checks the credit
+ * in checkTx (test network only, amount bound, binding not stolen).
+ */
+export const faucetPlugin = definePlugin<FaucetOptions, NodeServices>({
+  name: 'faucet',
+  kind: 'state',
+  description: 'test-network coins and key binding; server-side phrase derivation where allowed',
+  optionsSchema: FaucetOptionsSchema,
+  register(api) {
+    const maxAmount = BigInt(api.options.max_amount);
+    api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
+      if (tx.origin !== 'system' || tx.target !== FAUCET_TX) return undefined;
+      return checkCredit(ctx, readCredit(tx), maxAmount);
+    });
+    api.hooks.executeTx.for(FAUCET_TX).tapPromise(api.name, async (ctx, tx) => {
+      await applyCredit(ctx, readCredit(tx));
+      return undefined;
+    });
+    api.hooks.routes.tap(api.name, (routes) => {
+      routes.withOwner(api.name, () => faucetRoutes(routes, api.services, { defaultAmount: BigInt(api.options.default_amount), maxAmount }));
+    });
+  },
+});

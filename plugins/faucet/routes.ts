@@ -1,0 +1,48 @@
+import { Value } from '@sinclair/typebox/value';
+import { badRequest, forbidden } from '../../kernel/errors.js';
+import { formatCoin } from '../../kernel/codec/amount.js';
+import { toHex } from '../../kernel/codec/hex.js';
+import { deriveAddress } from '../../kernel/crypto/address.js';
+import { isValidMnemonic, seedFromMnemonic } from '../../kernel/crypto/mnemonic.js';
+import { accountsReader } from '../../kernel/state/accounts.js';
+import type { RouteTable } from '../../kernel/node/route-table.js';
+import type { NodeServices } from '../../kernel/node/services.js';
+import { DeriveRequestSchema, FaucetRequestSchema } from './schemas.js';
+import { FAUCET_SENDER, FAUCET_TX, checkCredit } from './credit.js';
+
+export function faucetRoutes(routes: RouteTable, s: NodeServices, opts: { defaultAmount: bigint; maxAmount: bigint }): void {
+  routes.post('/api/v1/faucet', async (req) => {
+    if (s.config.env !== 'testnet') throw forbidden('the faucet is available on test networks only (CHAIN_ENV=testnet)');
+    const body = req.body;
+    if (!Value.Check(FaucetRequestSchema, body)) {
+      const first = Value.Errors(FaucetRequestSchema, body).First();
+      throw badRequest(`faucet request: ${first ? `${first.path.replace(/^\//, '') || 'body'} ${first.message}` : 'invalid body'}`, 'send {"address", "public_key", "amount"?}');
+    }
+    const amount = body.amount === undefined ? opts.defaultAmount : BigInt(body.amount);
+    const credit = { address: body.address, publicKey: body.public_key.toLowerCase(), amount };
+    const problem = await checkCredit({ env: s.config.env, accounts: accountsReader(s.chain.store.state) }, credit, opts.maxAmount);
+    if (problem) throw problem;
+    const requestedAt = s.now();
+    const tx = await s.chain.admitSystem(FAUCET_TX, FAUCET_SENDER, credit.address, amount, { address: credit.address, public_key: credit.publicKey, amount: Number(amount), requested_at: requestedAt }, requestedAt);
+    return {
+      success: true,
+      status: 'pending',
+      address: credit.address,
+      amount,
+      amount_human: formatCoin(amount),
+      block: s.chain.head.height + 1,
+      tx_hash: tx.hash,
+      note: 'the credit is applied when the next block commits',
+    };
+  });
+
+  routes.post('/api/v1/wallet/derive-address', (req) => {
+    if (s.config.env === 'mainnet') throw forbidden('server-side phrase derivation is off on mainnet: derive addresses on the client');
+    if (!s.config.wallet.allow_server_derive) throw forbidden('server-side phrase derivation is off; a test network enables it with CHAIN_ALLOW_SERVER_DERIVE=true');
+    const body = req.body;
+    if (!Value.Check(DeriveRequestSchema, body)) throw badRequest('body must be {"words": "<24-word recovery phrase>"}');
+    if (!isValidMnemonic(body.words)) throw badRequest('words is not a valid BIP-39 English recovery phrase');
+    const keys = s.provider.keygen(seedFromMnemonic(body.words));
+    return { address: deriveAddress(keys.publicKey), public_key: toHex(keys.publicKey) };
+  });
+}

@@ -1,0 +1,115 @@
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { createHooks, type Hooks } from '../../kernel/hooks.js';
+import { PluginHost } from '../../kernel/host/host.js';
+import type { PluginDefinition } from '../../kernel/host/plugin.js';
+import { ParamRegistry } from '../../kernel/state/params.js';
+import { ChainStore } from '../../kernel/store/chain-store.js';
+import { MemoryStore } from '../../kernel/store/level-store.js';
+import type { KvStore } from '../../kernel/store/kv.js';
+import { Chain } from '../../kernel/chain/chain.js';
+import { KERNEL_PARAMS } from '../../kernel/chain/kernel-params.js';
+import { CachingVerifier } from '../../kernel/crypto/verifier.js';
+import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
+import { deriveAddress } from '../../kernel/crypto/address.js';
+import { txMessageV2, txMessageV3, plainTxPayloadHash } from '../../kernel/crypto/signed-message.js';
+import { toHex } from '../../kernel/codec/hex.js';
+import { validateConfig } from '../../kernel/config/load.js';
+import type { GenesisDoc } from '../../kernel/config/genesis.js';
+import type { KeyPair } from '../../kernel/crypto/provider.js';
+
+export interface Wallet {
+  readonly keys: KeyPair;
+  readonly address: string;
+  readonly publicKeyHex: string;
+}
+
+/** Deterministic wallets: the seed is the index repeated, so tests need no randomness. */
+export function wallet(index: number): Wallet {
+  const keys = nobleProvider.keygen(new Uint8Array(32).fill(index));
+  return { keys, address: deriveAddress(keys.publicKey), publicKeyHex: toHex(keys.publicKey) };
+}
+
+export interface TransferSpec {
+  to: string;
+  value: number;
+  nonce: number;
+  gas_price?: number;
+  data?: string;
+  version?: 'v2' | 'v3';
+  baseFee?: bigint;
+}
+
+export function signTransfer(w: Wallet, t: TransferSpec): Record<string, unknown> {
+  const version = t.version ?? 'v2';
+  const msg =
+    version === 'v2'
+      ? txMessageV2(w.address, t.to, BigInt(t.value), BigInt(t.nonce))
+      : txMessageV3(w.address, t.to, BigInt(t.value), BigInt(t.nonce), BigInt(t.gas_price ?? Number(t.baseFee ?? 1n)), plainTxPayloadHash(t.data));
+  return {
+    from: w.address,
+    to: t.to,
+    value: t.value,
+    nonce: t.nonce,
+    ...(t.gas_price !== undefined ? { gas_price: t.gas_price } : {}),
+    ...(t.data !== undefined ? { data: t.data } : {}),
+    public_key: w.publicKeyHex,
+    signature: toHex(nobleProvider.sign(msg, w.keys.secretKey)),
+  };
+}
+
+export const VALIDATOR_KEY = nobleProvider.keygen(new Uint8Array(32).fill(200));
+
+export function genesisDoc(accounts: Array<{ address: string; balance: bigint }>): GenesisDoc {
+  return {
+    chain_id: 'test-chain',
+    genesis_time: 1_700_000_000_000,
+    validators: [{ address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), stake: '10000000000' }],
+    accounts: accounts.map((a) => ({ address: a.address, balance: a.balance.toString() })),
+    params: {},
+  };
+}
+
+export interface Fixture {
+  chain: Chain;
+  hooks: Hooks;
+  host: PluginHost<unknown>;
+  kv: KvStore;
+  params: ParamRegistry;
+  /** Proposes, validates and commits one block at the given time. */
+  block(timestamp?: number): Promise<import('../../kernel/chain/types.js').BlockRecord>;
+}
+
+let clock = 1_700_000_001_000;
+
+/** A chain over an in-memory store with the given plugins, genesis already written. */
+export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; services?: unknown } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const plugins = opts.plugins ?? [];
+  const config = validateConfig({ network: 'unit', env: opts.env ?? 'testnet', plugins: (opts.pluginConfig ?? plugins.map((p) => ({ name: p.name }))).map((p) => ({ enabled: true, activation_height: 0, options: {}, ...p })) });
+  const hooks = createHooks();
+  const params = new ParamRegistry();
+  for (const p of KERNEL_PARAMS) params.declare('kernel', p);
+  const log = pino({ level: 'silent' });
+  const services: { chain?: Chain } = (opts.services as { chain?: Chain }) ?? {};
+  const host = new PluginHost<unknown>({ config, hooks, catalogue: new Map(plugins.map((p) => [p.name, p])), params, log, metrics: new Registry(), services, profile: 'node' });
+  const kv = opts.kv ?? new MemoryStore();
+  const store = new ChainStore(kv);
+  const chain = new Chain({ store, hooks, host, params, verifier: new CachingVerifier(nobleProvider), log, env: config.env, chainId: 'test-chain', shard: 0, requireTxV3: false, mempool: { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {} });
+  services.chain = chain;
+  await host.boot();
+  await chain.open(genesisDoc(opts.accounts ?? []));
+  return {
+    chain,
+    hooks,
+    host,
+    kv,
+    params,
+    async block(timestamp?: number) {
+      clock += 1000;
+      const p = await chain.propose(0, 'chain:v0.node', timestamp ?? clock);
+      const reason = await chain.validate(p);
+      if (reason) throw new Error(`own proposal invalid: ${reason}`);
+      return chain.finalize(p);
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { makeKeyFile, writeKeyFile } from '../../kernel/crypto/keyfile.js';
+import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
+import type { GenesisDoc } from '../../kernel/config/genesis.js';
+
+export const CLI = resolve('dist/kernel/cli/main.js');
+
+export interface NodeHandle {
+  readonly url: string;
+  readonly port: number;
+  readonly dir: string;
+  readonly proc: ChildProcess;
+  readonly logs: string[];
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait for exit (crash). */
+  kill(): Promise<void>;
+}
+
+/** A one-validator chain folder: validator key (fixed seed) and genesis. */
+export function makeChainDir(opts: { chainId?: string; dir?: string } = {}): { dir: string; genesis: string; key: string } {
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'chain-it-'));
+  const key = join(dir, 'validator.json');
+  const genesis = join(dir, 'genesis.json');
+  if (!existsSync(key)) {
+    const k = makeKeyFile(nobleProvider, new Uint8Array(32).fill(99), 'validator-0');
+    writeKeyFile(key, k.file);
+    const doc: GenesisDoc = { chain_id: opts.chainId ?? 'it-chain', genesis_time: 1_700_000_000_000, validators: [{ address: k.file.node_address!, public_key: k.file.public_key, stake: '10000000000' }], accounts: [], params: {} };
+    writeFileSync(genesis, JSON.stringify(doc));
+  }
+  return { dir, genesis, key };
+}
+
+function exited(proc: ChildProcess): Promise<void> {
+  return new Promise((res) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return res();
+    proc.once('exit', () => res());
+  });
+}
+
+/** Starts `chain node` on a free port and resolves once its RPC is listening (read from its log). */
+export async function startNodeProcess(opts: { network?: string; env?: NodeJS.ProcessEnv; dir?: string } = {}): Promise<NodeHandle> {
+  const { dir, genesis, key } = makeChainDir({ ...(opts.dir ? { dir: opts.dir } : {}) });
+  const proc = spawn(process.execPath, [CLI, 'node', '--network', opts.network ?? 'devnet', '--data-dir', join(dir, 'data'), '--genesis', genesis, '--key', key, '--rpc-port', '0'], {
+    env: { ...process.env, CHAIN_LOG_LEVEL: 'info', CHAIN_MIN_VALIDATORS: '1', CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '250', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  proc.stderr!.on('data', (d: Buffer) => logs.push(d.toString()));
+  const port = await new Promise<number>((res, rej) => {
+    const rl = createInterface({ input: proc.stdout! });
+    rl.on('line', (line) => {
+      logs.push(line);
+      const m = /"port":(\d+).*node RPC listening/.exec(line);
+      if (m) res(Number(m[1]));
+    });
+    proc.once('exit', (code) => rej(new Error(`node exited (${code}) before listening:\n${logs.join('\n')}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dir,
+    proc,
+    logs,
+    async stop() {
+      const done = exited(proc);
+      proc.kill('SIGTERM');
+      await done;
+    },
+    async kill() {
+      const done = exited(proc);
+      proc.kill('SIGKILL');
+      await done;
+    },
+  };
+}
+
+export async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+export async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** Polls the node until `check` passes; the node's own block production is the event awaited. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function waitConfirmed(url: string, hash: string): Promise<Record<string, unknown>> {
+  return until(`transaction ${hash} to leave pending`, async () => {
+    const r = await getJson(`${url}/api/v1/transactions/${hash}`);
+    return r.status === 200 && r.body.status !== 'pending' ? r.body : undefined;
+  });
+}
