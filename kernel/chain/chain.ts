@@ -109,6 +109,22 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (recorded && new TextDecoder().decode(recorded) !== this.genesisParentHash) {
       throw new Error('the data directory holds a chain with a different genesis; use another data_dir or reset it');
     }
+    await this.checkIntegrity(meta);
+  }
+
+  /**
+   * Block and state are written in one batch, so the head block, its state root and the absence
+   * of a next block must agree on every start; anything else is corruption, and the node stops
+   * rather than build on it.
+   */
+  private async checkIntegrity(meta: ChainMeta): Promise<void> {
+    if (meta.height === 0) return;
+    const head = await this.d.store.getBlock(meta.height);
+    if (!head || head.hash !== meta.block_hash || head.state_root !== meta.state_root) {
+      throw new Error(`store integrity: head block ${meta.height} does not match the recorded head (hash ${meta.block_hash}, root ${meta.state_root})`);
+    }
+    if (await this.d.store.getBlock(meta.height + 1)) throw new Error(`store integrity: block ${meta.height + 1} exists beyond the recorded head ${meta.height}`);
+    this.d.log.info({ height: meta.height, block_hash: meta.block_hash, state_root: meta.state_root }, 'store opened at recorded head');
   }
 
   private async writeGenesis(genesis: GenesisDoc): Promise<void> {

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -506,6 +507,27 @@ for (const backend of ['node', 'uws'] as const satisfies readonly BackendName[])
         const elsewhere = await upgradeRefusal(`${wsBase}/not-ws`);
         assert.equal(elsewhere.status, 404);
         assert.deepEqual(JSON.parse(elsewhere.body), { error: 'not found: GET /not-ws' });
+      });
+
+      it('answers a malformed handshake with 400 JSON', async () => {
+        const port = Number(new URL(base).port);
+        const raw = await new Promise<string>((resolve, reject) => {
+          const sock = connect(port, '127.0.0.1', () => sock.write('GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n'));
+          let text = '';
+          sock.on('data', (d: Buffer) => {
+            text += d.toString('latin1');
+            // Complete once the declared body has arrived; the server may keep the socket open.
+            const [head, body = ''] = text.split('\r\n\r\n');
+            const len = /content-length: *(\d+)/i.exec(head ?? '');
+            if (len !== null && Buffer.byteLength(body) >= Number(len[1])) {
+              sock.destroy();
+              resolve(text);
+            }
+          });
+          sock.on('error', reject);
+        });
+        assert.match(raw, /^HTTP\/1\.1 400 /);
+        assert.equal(JSON.parse(raw.split('\r\n\r\n')[1] ?? '').error, 'invalid WebSocket handshake');
       });
     });
 

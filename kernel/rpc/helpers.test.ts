@@ -10,7 +10,8 @@ import { resolveOptions } from './options.js';
 import { flexibleRateLimiter, retryAfterSeconds } from './rate-limit.js';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { errorResponse, reply, successResponse } from './respond.js';
-import { requestedBackend } from './select-backend.js';
+import { createHttpServer, requestedBackend } from './select-backend.js';
+import { loadUws } from './uws-native.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -131,6 +132,19 @@ describe('options and backend choice', () => {
     assert.deepEqual(requestedBackend(base, { CHAIN_HTTP_BACKEND: 'UWS' }), { choice: 'uws', source: 'CHAIN_HTTP_BACKEND=uws' });
     assert.deepEqual(requestedBackend(base, {}), { choice: 'auto', source: 'auto' });
     assert.throws(() => requestedBackend(base, { CHAIN_HTTP_BACKEND: 'express' }), /must be uws, node or auto/);
+  });
+
+  it('auto-selects uws exactly when its binary loads, and says so', async () => {
+    const saved = process.env['CHAIN_HTTP_BACKEND'];
+    delete process.env['CHAIN_HTTP_BACKEND'];
+    try {
+      const server = await createHttpServer({ ...base, logger: silent });
+      assert.equal(server.backend, loadUws().ok ? 'uws' : 'node');
+      assert.match(server.backendReason, /auto/);
+      await server.close();
+    } finally {
+      if (saved !== undefined) process.env['CHAIN_HTTP_BACKEND'] = saved;
+    }
   });
 
   it('fills defaults and refuses values one backend could not honour', () => {
