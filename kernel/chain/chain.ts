@@ -149,6 +149,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const batch = new WriteBatch();
     const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [encoder.encode(k), v] as const), batch);
     await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root));
+    this.tree.releasePending();
   }
 
   validatorSet(): Promise<ValidatorEntry[]> {
@@ -353,6 +354,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     };
     await this.d.store.commitBlock({ block: record, txs: p.txs, receipts: result.receipts, stateChanges: result.overlay.changes(), extraOps: treeOps.ops, ...(commit ? { commit } : {}) });
     this.executed = null;
+    this.tree.releasePending();
     this.mempool.removeCommitted(record.tx_hashes);
     await this.recheckMempool();
     const committed: CommittedBlock = { block: record, txs: p.txs, receipts: result.receipts, events: result.events };
