@@ -1,0 +1,94 @@
+import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
+import { hashKey } from './bytes.js';
+import { proposalSignBytes, voteSignBytes } from './encoding.js';
+import { LastSignedGuard, type LastSignedState, type SignStep } from './last-signed-guard.js';
+import type { Proposal, SignedProposal, SignedVote, Vote } from './types.js';
+
+/**
+ * The signer the consensus driver calls. Async because a real one persists the double-sign
+ * guard (fsync) or talks to a remote signer / HSM before returning; it rejects (throws) rather
+ * than sign anything that conflicts with what it already signed.
+ */
+export interface PrivValidator {
+  readonly address: string;
+  readonly publicKey: Uint8Array;
+  signVote(chainId: string, vote: Vote): Promise<SignedVote>;
+  signProposal(chainId: string, proposal: Proposal): Promise<SignedProposal>;
+}
+
+export class DoubleSignRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DoubleSignRefusedError';
+  }
+}
+
+export interface LocalPrivValidatorOptions {
+  readonly address: string;
+  readonly keyPair: KeyPair;
+  readonly provider: SignatureProvider;
+  /** Restored guard state; a fresh guard when absent. */
+  readonly guard?: LastSignedGuard;
+  /**
+   * Called with the updated guard state after each new signature and before it is returned.
+   * The node writes it durably (fsync); if this throws, the signature is not released.
+   */
+  readonly persist?: (state: LastSignedState) => Promise<void>;
+}
+
+/** A key held in this process, behind a `LastSignedGuard`. */
+export class LocalPrivValidator implements PrivValidator {
+  readonly address: string;
+  readonly publicKey: Uint8Array;
+  readonly guard: LastSignedGuard;
+  private readonly keyPair: KeyPair;
+  private readonly provider: SignatureProvider;
+  private readonly persist: ((state: LastSignedState) => Promise<void>) | undefined;
+  // Check-record-persist must be atomic per request: two concurrent requests for one slot
+  // could otherwise both pass `check` before either records.
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(opts: LocalPrivValidatorOptions) {
+    this.address = opts.address;
+    this.publicKey = opts.keyPair.publicKey;
+    this.keyPair = opts.keyPair;
+    this.provider = opts.provider;
+    this.guard = opts.guard ?? new LastSignedGuard();
+    this.persist = opts.persist;
+  }
+
+  signVote(chainId: string, vote: Vote): Promise<SignedVote> {
+    if (vote.validator !== this.address) return Promise.reject(new Error(`vote names ${vote.validator}, signer is ${this.address}`));
+    const bytes = voteSignBytes(chainId, vote);
+    return this.serialised(async () => {
+      const signature = await this.guarded(vote.height, vote.round, vote.type, bytes, hashKey(vote.blockHash));
+      return { vote, signature };
+    });
+  }
+
+  signProposal(chainId: string, proposal: Proposal): Promise<SignedProposal> {
+    if (proposal.proposer !== this.address) return Promise.reject(new Error(`proposal names ${proposal.proposer}, signer is ${this.address}`));
+    const bytes = proposalSignBytes(chainId, proposal);
+    return this.serialised(async () => {
+      const signature = await this.guarded(proposal.height, proposal.round, 'proposal', bytes, hashKey(proposal.blockHash));
+      return { proposal, signature };
+    });
+  }
+
+  private serialised<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async guarded(height: number, round: number, step: SignStep, bytes: Uint8Array, target: string): Promise<Uint8Array> {
+    const decision = this.guard.check(height, round, step, bytes);
+    if (decision.kind === 'refuse') throw new DoubleSignRefusedError(decision.reason);
+    if (decision.kind === 'reuse') return decision.signature;
+    const signature = this.provider.sign(bytes, this.keyPair.secretKey);
+    // Recorded in memory first: even if persisting fails, this process will not sign a conflict.
+    this.guard.record(height, round, step, bytes, target, signature);
+    if (this.persist !== undefined) await this.persist(this.guard.toJSON());
+    return signature;
+  }
+}
