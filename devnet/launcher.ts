@@ -12,6 +12,8 @@ export interface DevnetOptions {
   dir: string;
   reset: boolean;
   basePort: number;
+  /** P2P port of validator 0; validator i listens on p2pBasePort + i. */
+  p2pBasePort: number;
   /** Extra environment for every node (tests shorten block times this way). */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
@@ -74,10 +76,16 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const rpcUrls: string[] = [];
   for (let i = 0; i < o.validators; i++) {
     const port = o.basePort + i;
+    const p2pPort = o.p2pBasePort + i;
+    // Every validator knows every other's P2P address; peer exchange would also find them from one.
+    const seeds = Array.from({ length: o.validators }, (_, j) => j)
+      .filter((j) => j !== i)
+      .map((j) => `127.0.0.1:${o.p2pBasePort + j}`)
+      .join(',');
     const logFile = createWriteStream(join(dir, `validator-${i}.log`), { flags: 'a' });
     const child = spawn(
       process.execPath,
-      [CLI, 'node', '--network', 'devnet', '--data-dir', join(dir, `node-${i}`), '--genesis', genesisFile, '--key', keyFiles[i]!, '--rpc-port', String(port), '--p2p-port', String(26656 + i)],
+      [CLI, 'node', '--network', 'devnet', '--data-dir', join(dir, `node-${i}`), '--genesis', genesisFile, '--key', keyFiles[i]!, '--rpc-port', String(port), '--p2p-port', String(p2pPort), ...(seeds ? ['--seeds', seeds] : [])],
       { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.pipe(logFile);

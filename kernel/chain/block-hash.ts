@@ -8,6 +8,11 @@ export function blockHash(header: BlockHeader): string {
   return sha3Hex0x(canonicalJson(header));
 }
 
+/** Commits the block header to its evidence list (ids in block order). */
+export function evidenceHash(ids: readonly string[]): string {
+  return sha3Hex0x(canonicalJson(ids));
+}
+
 /** The parent hash of block 1: binds the chain to its exact genesis document. */
 export function genesisHash(genesis: GenesisDoc): string {
   return sha3Hex0x(canonicalJson(genesis));

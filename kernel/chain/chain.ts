@@ -20,11 +20,11 @@ import { checkTxSignature } from '../tx/signature.js';
 import { txHash } from '../tx/hash.js';
 import { StateTree, EMPTY_ROOT, stateProofToJson } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
-import { blockHash, genesisHash } from './block-hash.js';
+import { blockHash, evidenceHash, genesisHash } from './block-hash.js';
 import { genesisContext, proposalContext, readContext } from './contexts.js';
-import { executeBlock, type ExecutionResult } from './executor.js';
+import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
 import { GAS_TRANSFER } from './kernel-params.js';
-import type { BlockHeader, BlockInfo, BlockRecord, ChainEvent, Tx } from './types.js';
+import type { BlockHeader, BlockInfo, BlockRecord, ChainEvent, EvidenceItem, Tx } from './types.js';
 import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
 
 export interface ChainDeps {
@@ -46,7 +46,11 @@ export interface ProposedBlock {
   readonly header: BlockHeader;
   readonly hash: string;
   readonly txs: readonly Tx[];
+  readonly evidence: readonly EvidenceItem[];
 }
+
+/** Checks a piece of evidence's signatures against the validator set; null when it does not hold. */
+export type EvidenceVerifier = (raw: unknown) => Promise<EvidenceItem | null>;
 
 export interface SubmissionResult {
   tx_hash: string;
@@ -65,13 +69,15 @@ const scheduleCodec = jsonRecord<Array<[string, number]>>();
  * Everything that decides state is deterministic in the block; the wall clock appears only in
  * `receivedAt` for display.
  */
-export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [Tx] }> {
+export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [Tx, 'local' | 'peer'] }> {
   readonly mempool: Mempool;
   private readonly tree: StateTree;
   private genesisParentHash = '';
   /** Memoised execution of a validated proposal, so commit does not execute it twice. */
   private executed: { hash: string; result: ExecutionResult; stateRoot: string; treeOps: WriteBatch } | null = null;
   private commitLock: Promise<unknown> = Promise.resolve();
+  /** Set by the consensus engine: verifies evidence found in someone else's proposal. */
+  evidenceVerifier: EvidenceVerifier | null = null;
 
   constructor(private readonly d: ChainDeps) {
     super();
@@ -180,7 +186,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   }
 
   /** CheckTx: validates a submitted transaction against committed state and pending ones, then queues it. */
-  async admit(rawBody: unknown, receivedAt: number): Promise<SubmissionResult> {
+  async admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local'): Promise<SubmissionResult> {
     const f = parseSubmission(rawBody);
     const hash = txHash(f.body);
     if (this.mempool.has(hash) || (await this.d.store.getTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
@@ -201,20 +207,49 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       throw badRequest(`insufficient balance: ${f.from} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);
     }
     await this.runCheckTx(tx);
-    this.queue(tx);
+    this.queue(tx, source);
     const receiver = await accounts.get(f.to);
     return { tx_hash: hash, status: 'pending', estimated_block: this.head.height + 1, sender_balance: sender.balance, receiver_balance: receiver.balance };
   }
 
   /** Queues a transaction a plugin creates (e.g. a faucet credit); plugins validate it in checkTx. */
   async admitSystem(target: string, from: string, to: string, value: bigint, body: Record<string, unknown>, receivedAt: number): Promise<Tx> {
-    const full = { ...body, type: target };
-    const hash = txHash(full);
+    // from/to/value are part of the hashed body, so a peer can never pair a body with other fields.
+    const tx = this.rebuildTx('system', { ...body, type: target, from, to, value: Number(value) }, 0n, receivedAt);
+    const hash = tx.hash;
     if (this.mempool.has(hash) || (await this.d.store.getTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
-    const tx: Tx = { hash, origin: 'system', target, from, to, value, nonce: 0n, gasPrice: 0n, data: undefined, body: full, sigVersion: undefined, receivedAt };
     await this.runCheckTx(tx);
-    this.queue(tx);
+    this.queue(tx, 'local');
     return tx;
+  }
+
+  /** A transaction relayed by a peer: the same admission checks as a local submission. */
+  async admitFromPeer(origin: 'signed' | 'system', body: Record<string, unknown>, receivedAt: number): Promise<void> {
+    if (origin === 'signed') {
+      await this.admit(body, receivedAt, 'peer');
+      return;
+    }
+    const tx = this.rebuildTx('system', body, 0n, receivedAt);
+    if (this.mempool.has(tx.hash) || (await this.d.store.getTx(tx.hash))) return;
+    await this.runCheckTx(tx);
+    this.queue(tx, 'peer');
+  }
+
+  /**
+   * Rebuilds a transaction from its hashed body alone (for blocks received from peers): every
+   * field that execution reads is derived from the bytes the hash and signature cover.
+   */
+  rebuildTx(origin: 'signed' | 'system', body: Record<string, unknown>, baseFee: bigint, receivedAt: number): Tx {
+    const hash = txHash(body);
+    if (origin === 'signed') {
+      const f = parseSubmission(body);
+      return { hash, origin, target: this.targetOf(f.to, f.data), from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice: f.gas_price ?? baseFee, data: f.data, body: f.body, sigVersion: undefined, receivedAt };
+    }
+    const { type, from, to, value } = body;
+    if (typeof type !== 'string' || typeof from !== 'string' || typeof to !== 'string' || typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      throw badRequest('malformed system transaction: type, from, to and value are required');
+    }
+    return { hash, origin, target: type, from, to, value: BigInt(value), nonce: 0n, gasPrice: 0n, data: undefined, body, sigVersion: undefined, receivedAt };
   }
 
   private async runCheckTx(tx: Tx): Promise<void> {
@@ -223,18 +258,18 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (tx.origin === 'system' && !this.d.hooks.executeTx.get(tx.target)?.isUsed()) throw badRequest(`no handler for system transaction ${tx.target}`);
   }
 
-  private queue(tx: Tx): void {
+  private queue(tx: Tx, source: 'local' | 'peer'): void {
     try {
       this.mempool.add(tx);
     } catch (e) {
       if (e instanceof MempoolFullError) throw unavailable(e.message);
       throw e;
     }
-    this.emit('queued', tx);
+    this.emit('queued', tx, source);
   }
 
   /** PrepareProposal: the proposer's block for (height, round). */
-  async propose(round: number, proposer: string, timestamp: number): Promise<ProposedBlock> {
+  async propose(round: number, proposer: string, timestamp: number, evidence: readonly EvidenceItem[] = []): Promise<ProposedBlock> {
     const head = this.head;
     const height = head.height + 1;
     const parent = head.height === 0 ? null : await this.d.store.getBlock(head.height);
@@ -245,6 +280,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const block: BlockInfo = { chainId: this.d.chainId, height, round, timestamp: time, proposer };
     const candidates = this.mempool.select(maxGas, this.gasOf, 10_000);
     const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
+    const fresh: EvidenceItem[] = [];
+    for (const ev of evidence) if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) === undefined && !fresh.some((f) => f.hash === ev.hash)) fresh.push(ev);
     const header: BlockHeader = {
       chain_id: this.d.chainId,
       height,
@@ -257,8 +294,9 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       prev_state_root: head.state_root,
       base_fee: await reader.get('base_fee'),
       shard: this.d.shard,
+      evidence_hash: evidenceHash(fresh.map((e) => e.hash)),
     };
-    return { header, hash: blockHash(header), txs };
+    return { header, hash: blockHash(header), txs, evidence: fresh };
   }
 
   /**
@@ -296,6 +334,15 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       if (problem) return problem;
     }
     if (gas > maxGas) return `block gas ${gas} exceeds max_block_gas ${maxGas}`;
+    if (h.evidence_hash !== evidenceHash(p.evidence.map((e) => e.hash))) return 'evidence_hash does not match the evidence list';
+    const seenEvidence = new Set<string>();
+    for (const ev of p.evidence) {
+      if (seenEvidence.has(ev.hash)) return `evidence ${ev.hash} appears twice`;
+      seenEvidence.add(ev.hash);
+      if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) !== undefined) return `evidence ${ev.hash} was already applied`;
+      const verified = this.evidenceVerifier ? await this.evidenceVerifier(ev.raw) : null;
+      if (!verified || verified.hash !== ev.hash || verified.validator !== ev.validator || verified.height !== ev.height || verified.round !== ev.round) return `evidence ${ev.hash} does not verify`;
+    }
     const ctx = proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
     const rejected = await this.d.hooks.processProposal.promise(ctx, p.txs);
     if (rejected) return rejected;
@@ -322,7 +369,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
 
   private async executeMemo(p: ProposedBlock): Promise<{ result: ExecutionResult; stateRoot: string; treeOps: WriteBatch }> {
     if (this.executed?.hash === p.hash) return this.executed;
-    const result = await executeBlock({ hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf }, this.d.store.state, p.header, p.txs);
+    const result = await executeBlock({ hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf }, this.d.store.state, p.header, p.txs, p.evidence);
     const treeOps = new WriteBatch();
     const prevRoot = parseHex(this.head.state_root, 32)!;
     const root = await this.tree.update(prevRoot, result.overlay.changes().map(([k, v]) => [encoder.encode(k), v] as const), treeOps);
@@ -351,6 +398,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       gas_used: result.gasUsed,
       fees_burned: result.feesBurned,
       tx_hashes: p.txs.map((t) => t.hash),
+      evidence: p.evidence,
     };
     await this.d.store.commitBlock({ block: record, txs: p.txs, receipts: result.receipts, stateChanges: result.overlay.changes(), extraOps: treeOps.ops, ...(commit ? { commit } : {}) });
     this.executed = null;
@@ -374,6 +422,19 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
         this.d.log.warn({ sender, dropped: dropped.length }, 'dropped pending transactions whose nonce no longer follows the chain');
       }
     }
+  }
+
+  /** A committed block as its proposal (header, transactions, evidence), for peers catching up. */
+  async loadProposedBlock(height: number): Promise<ProposedBlock | undefined> {
+    const record = await this.d.store.getBlock(height);
+    if (!record) return undefined;
+    const txs: Tx[] = [];
+    for (const h of record.tx_hashes) {
+      const st = await this.d.store.getTx(h);
+      if (!st) throw new Error(`store integrity: transaction ${h} of block ${height} is missing`);
+      txs.push(st.tx);
+    }
+    return { header: record.header, hash: record.hash, txs, evidence: record.evidence ?? [] };
   }
 
   /** Membership (or non-membership) proof of a state key under the current root. */

@@ -8,7 +8,7 @@ import { bigintCodec } from '../state/record-codec.js';
 import { accountsWriter } from '../state/accounts.js';
 import type { NetworkEnv } from '../hooks.js';
 import { txContext, writeContext } from './contexts.js';
-import type { BlockHeader, BlockInfo, ChainEvent, Receipt, Tx } from './types.js';
+import type { BlockHeader, BlockInfo, ChainEvent, EvidenceItem, Receipt, Tx } from './types.js';
 import { writeValidator } from './validator-set.js';
 
 export interface ExecutionResult {
@@ -34,7 +34,7 @@ export interface ExecutorDeps {
  * randomness, no unordered iteration. A transaction's fee and nonce are applied on the block
  * overlay; its effect runs on a child overlay that is merged only if the handler succeeds.
  */
-export async function executeBlock(deps: ExecutorDeps, base: StateSource, header: BlockHeader, txs: readonly Tx[]): Promise<ExecutionResult> {
+export async function executeBlock(deps: ExecutorDeps, base: StateSource, header: BlockHeader, txs: readonly Tx[], evidence: readonly EvidenceItem[] = []): Promise<ExecutionResult> {
   const overlay = new StateOverlay(base);
   const events: ChainEvent[] = [];
   const block: BlockInfo = { chainId: header.chain_id, height: header.height, round: header.round, timestamp: header.timestamp, proposer: header.proposer };
@@ -53,6 +53,15 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     events.push(...txEvents);
     receipts.push({ tx_hash: tx.hash, status: r.error === null ? 'confirmed' : 'failed', gas: r.gas, fee: r.fee, fee_burned: r.burned, error: r.error, block: header.height, index, events: txEvents });
   }
+  for (const ev of evidence) {
+    // Each offence applies once: the id is recorded in state, and validation refuses a block
+    // that carries an id already applied.
+    const key = evidenceStateKey(ev.hash);
+    if ((await overlay.get(key)) !== undefined) continue;
+    overlay.set(key, new TextEncoder().encode(String(header.height)));
+    events.push({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round } });
+    await deps.hooks.evidence.promise(writeContext(e, overlay, block, events), { kind: ev.kind, validator: ev.validator, height: ev.height, round: ev.round, hash: ev.hash, raw: ev.raw });
+  }
   const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [] };
   const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(e, overlay, block, events));
   for (const u of endBlock.validatorUpdates) writeValidator(overlay, { address: u.address, public_key: u.public_key, power: u.power });
@@ -67,6 +76,10 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     events.push({ type: 'param_changed', data: { key, value: value.toString() } });
   }
   return { overlay, receipts, events, gasUsed, feesBurned, endBlock };
+}
+
+export function evidenceStateKey(hash: string): string {
+  return `kernel/evidence/${hash}`;
 }
 
 interface TxRun {

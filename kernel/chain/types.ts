@@ -39,6 +39,21 @@ export interface BlockHeader {
   readonly prev_state_root: string;
   readonly base_fee: bigint;
   readonly shard: number;
+  /** `0x` SHA3-256 of the canonical JSON list of the block's evidence ids. */
+  readonly evidence_hash: string;
+}
+
+/**
+ * Verified misbehaviour carried by a block. `raw` is the consensus layer's JSON form (both
+ * signed votes); `hash` identifies the offence so each piece applies once.
+ */
+export interface EvidenceItem {
+  readonly hash: string;
+  readonly kind: 'duplicate-vote';
+  readonly validator: string;
+  readonly height: number;
+  readonly round: number;
+  readonly raw: unknown;
 }
 
 /** A committed block as stored: the header, its hash, and what executing it produced. */
@@ -49,6 +64,7 @@ export interface BlockRecord {
   readonly gas_used: number;
   readonly fees_burned: bigint;
   readonly tx_hashes: readonly string[];
+  readonly evidence: readonly EvidenceItem[];
 }
 
 export type TxStatus = 'pending' | 'confirmed' | 'failed';

@@ -1,9 +1,9 @@
 import { startDevnet } from '../../devnet/launcher.js';
 
-export async function runDevnetCommand(o: { validators: string; dir: string; reset: boolean; basePort: string }): Promise<void> {
+export async function runDevnetCommand(o: { validators: string; dir: string; reset: boolean; basePort: string; p2pBasePort: string }): Promise<void> {
   const validators = Number(o.validators);
   if (!Number.isInteger(validators) || validators < 1 || validators > 64) throw new Error('--validators must be an integer from 1 to 64');
-  const devnet = await startDevnet({ validators, dir: o.dir, reset: o.reset, basePort: Number(o.basePort) });
+  const devnet = await startDevnet({ validators, dir: o.dir, reset: o.reset, basePort: Number(o.basePort), p2pBasePort: Number(o.p2pBasePort) });
   const stop = (): void => {
     process.stdout.write('stopping devnet...\n');
     devnet.stop().then(() => process.exit(0));

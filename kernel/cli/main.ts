@@ -28,11 +28,14 @@ registerKeysCommands(program.command('keys').description('create and inspect ML-
 program
   .command('devnet')
   .description('run a local test network of N validators on loopback')
-  .option('--validators <n>', 'number of validators', '1')
+  .option('--validators <n>', 'number of validators', '4')
   .option('--dir <dir>', 'folder holding every node\'s keys and data', '.devnet')
   .option('--reset', 'delete the folder first and start a new chain', false)
   .option('--base-port <port>', 'RPC port of validator 0 (validator i listens on base + i)', '9933')
+  .option('--p2p-base-port <port>', 'P2P port of validator 0 (validator i listens on base + i)', '26656')
   .action(runDevnetCommand);
+
+program.command('gateway').description('run the public gateway (REST proxy, /ws events) in front of a node; configured by PORT, NODE_RPC_URL, ... (plugins/gateway/README.md)').option('--network <name>', 'network config whose service plugins to load', process.env.CHAIN_NETWORK ?? 'devnet').option('--config-dir <dir>', 'folder of network configs', 'configs').action(async (f: { network: string; configDir: string }) => (await import('./gateway-command.js')).runGatewayCommand(f));
 
 program.command('config-schema').description('print the node configuration JSON Schema (for editors)').action(printConfigSchema);
 

@@ -20,6 +20,8 @@ import { registerKernelRoutes } from './kernel-routes.js';
 import { NodeMetrics } from './metrics.js';
 import type { ConsensusStatus, NodeServices } from './services.js';
 import { SoloProducer } from './solo-producer.js';
+import { Replica } from '../replica/replica.js';
+import { TcpTransport } from '../p2p/tcp/index.js';
 
 export interface RunningNode {
   readonly chain: Chain;
@@ -120,7 +122,37 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 
   let producer: SoloProducer | null = null;
-  if (set.length === 1 && set[0]!.address === key.file.node_address) {
+  let replica: Replica | null = null;
+  let transport: TcpTransport | null = null;
+  if (set.length > 1 || config.p2p.seeds.length > 0) {
+    transport = new TcpTransport({
+      provider,
+      nodeKey: key.keys,
+      chainId: genesis.chain_id,
+      host: config.p2p.host,
+      port: config.p2p.port,
+      seeds: config.p2p.seeds,
+      maxPeers: config.p2p.max_peers,
+      logger: log.child({ component: 'p2p' }),
+    });
+    const p2pPort = await transport.start();
+    log.info({ node_id: transport.selfId, port: p2pPort }, `P2P listening on ${config.p2p.host}:${p2pPort}`);
+    const inSet = set.some((v) => v.address === key.file.node_address);
+    replica = new Replica({
+      chain,
+      transport,
+      provider,
+      signer: inSet ? { address: key.file.node_address, keyPair: key.keys } : null,
+      dataDir: resolve(config.data_dir),
+      pace: { blockMs: config.consensus.block_ms, emptyBlockMs: config.consensus.empty_block_ms },
+      syncHistoryBlocks: config.consensus.sync_history_blocks,
+      log: log.child({ component: 'consensus' }),
+    });
+    consensus = replica;
+    chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
+    await replica.start();
+    log.info({ validators: set.length, voting: inSet }, 'BFT consensus started');
+  } else if (set.length === 1 && set[0]!.address === key.file.node_address) {
     producer = new SoloProducer(chain, key.file.node_address, { blockMs: config.consensus.block_ms, emptyBlockMs: config.consensus.empty_block_ms }, log);
     consensus = producer;
     const solo = producer;
@@ -130,8 +162,6 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     });
     producer.start();
     log.info({ proposer: key.file.node_address }, 'single-validator block production started');
-  } else if (set.length > 1) {
-    log.warn('multi-validator consensus is not wired into this build yet; not producing blocks');
   }
 
   let stopping: Promise<void> | null = null;
@@ -143,6 +173,8 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     stop() {
       stopping ??= (async () => {
         await producer?.stop();
+        await replica?.stop();
+        await transport?.stop();
         await server.close();
         await host.close();
         await store.close();

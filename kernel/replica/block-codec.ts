@@ -1,0 +1,69 @@
+import type { JsonValue } from '../codec/json.js';
+import type { BlockCodec } from '../consensus/wire.js';
+import type { Chain, ProposedBlock } from '../chain/chain.js';
+import type { BlockHeader, EvidenceItem } from '../chain/types.js';
+
+/**
+ * Blocks on the consensus wire and in the WAL. Decoding is strict and rebuilds every transaction
+ * from its hashed body (Chain.rebuildTx), so a peer cannot pair a signed body with other fields;
+ * header and evidence are re-checked by Chain.validate before any vote.
+ */
+type Obj = Record<string, unknown>;
+
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+const isHash = (x: unknown): x is string => typeof x === 'string' && /^0x[0-9a-f]{64}$/.test(x);
+const MAX_TXS = 20_000;
+const MAX_EVIDENCE = 64;
+
+export function headerToJson(h: BlockHeader): Obj {
+  return { ...h, base_fee: Number(h.base_fee) };
+}
+
+export function headerFromJson(x: unknown): BlockHeader | undefined {
+  if (!isObj(x)) return undefined;
+  const { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee, shard, evidence_hash } = x;
+  if (typeof chain_id !== 'string' || !isInt(height) || !isInt(round) || !isHash(parent_hash) || typeof proposer !== 'string' || !isInt(timestamp)) return undefined;
+  if (!isHash(tx_root) || !isInt(tx_count) || !isHash(prev_state_root) || !isInt(base_fee) || !isInt(shard) || !isHash(evidence_hash)) return undefined;
+  if (Object.keys(x).length !== 12) return undefined;
+  return { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee: BigInt(base_fee), shard, evidence_hash };
+}
+
+function evidenceFromJson(x: unknown): EvidenceItem | undefined {
+  if (!isObj(x) || !isHash(x.hash) || x.kind !== 'duplicate-vote' || typeof x.validator !== 'string' || !isInt(x.height) || !isInt(x.round)) return undefined;
+  return { hash: x.hash, kind: 'duplicate-vote', validator: x.validator, height: x.height, round: x.round, raw: x.raw };
+}
+
+export function proposedBlockCodec(chain: Chain): BlockCodec {
+  return {
+    encode(block: unknown): JsonValue {
+      const b = block as ProposedBlock;
+      return {
+        header: headerToJson(b.header) as JsonValue,
+        hash: b.hash,
+        txs: b.txs.map((t) => ({ origin: t.origin, body: t.body as JsonValue })),
+        evidence: b.evidence as unknown as JsonValue,
+      };
+    },
+    decode(json: unknown): ProposedBlock | undefined {
+      if (!isObj(json) || !isHash(json.hash) || !Array.isArray(json.txs) || !Array.isArray(json.evidence)) return undefined;
+      if (json.txs.length > MAX_TXS || json.evidence.length > MAX_EVIDENCE) return undefined;
+      const header = headerFromJson(json.header);
+      if (!header) return undefined;
+      try {
+        const txs = json.txs.map((t) => {
+          if (!isObj(t) || (t.origin !== 'signed' && t.origin !== 'system') || !isObj(t.body)) throw new Error('malformed transaction');
+          return chain.rebuildTx(t.origin, t.body, header.base_fee, header.timestamp);
+        });
+        const evidence = json.evidence.map((e) => {
+          const ev = evidenceFromJson(e);
+          if (!ev) throw new Error('malformed evidence');
+          return ev;
+        });
+        return { header, hash: json.hash, txs, evidence };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,459 @@
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Chain, ProposedBlock } from '../chain/chain.js';
+import type { EvidenceItem } from '../chain/types.js';
+import { blockHash } from '../chain/block-hash.js';
+import { parseHex, toHex0x } from '../codec/hex.js';
+import { sha3Hex0x } from '../crypto/hash.js';
+import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
+import type { Transport } from '../p2p/transport.js';
+import {
+  ConsensusDriver,
+  LastSignedGuard,
+  LocalPrivValidator,
+  TendermintMachine,
+  ValidatorSet,
+  certificateFromJson,
+  certificateToJson,
+  decodeConsensusMessage,
+  encodeConsensusMessage,
+  evidenceFromJson,
+  evidenceId,
+  evidenceToJson,
+  verifyEvidence,
+  type BlockCodec,
+  type CommitCertificate,
+  type ConsensusEffect,
+  type ConsensusMessage,
+  type Evidence,
+  type TimeoutConfig,
+  type ValueHost,
+  type Value,
+} from '../consensus/index.js';
+import type { ConsensusStatus, PeerView } from '../node/services.js';
+import { proposedBlockCodec } from './block-codec.js';
+import { TAG_CONSENSUS, TAG_EVIDENCE, TAG_STATUS, TAG_SYNC_REQUEST, TAG_TX, envelope, openEnvelope, parseJsonBody, parseStatus, parseSyncRequest, type StatusMessage } from './envelope.js';
+import { Wal } from './wal.js';
+import { readSignState, writeSignState } from './sign-state-file.js';
+
+export interface ReplicaOptions {
+  readonly chain: Chain;
+  readonly transport: Transport & { peerInfo?(): Array<{ id: string; address: string; direction: 'inbound' | 'outbound'; connectedSince: number }> };
+  readonly provider: SignatureProvider;
+  /** The validator key; null for a node that follows without voting. */
+  readonly signer: { readonly address: string; readonly keyPair: KeyPair } | null;
+  readonly dataDir: string;
+  readonly pace: { readonly blockMs: number; readonly emptyBlockMs: number };
+  readonly syncHistoryBlocks: number;
+  readonly log: Logger;
+  readonly timeouts?: Partial<TimeoutConfig>;
+  readonly now?: () => number;
+  /** How often our round's messages are re-sent (lossy links). */
+  readonly gossipMs?: number;
+  /** How often our height is announced (catch-up trigger). */
+  readonly statusMs?: number;
+  /** Heights requested from one peer at a time when catching up. */
+  readonly syncBatch?: number;
+}
+
+const textEncoder = new TextEncoder();
+
+/**
+ * A validator's consensus engine in a real process: the Tendermint driver (kernel/consensus)
+ * wired to the chain (ABCI++-style ValueHost), the P2P transport, timers, a write-ahead log, the
+ * durable last-signed record, an evidence pool and block catch-up. Every input (peer message,
+ * timer, commit) runs through one queue, so effects apply in order.
+ */
+export class Replica implements ConsensusStatus, ValueHost {
+  private readonly chain: Chain;
+  private readonly codec: BlockCodec;
+  private readonly now: () => number;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly peerStatus = new Map<string, StatusMessage>();
+  /** Decided blocks received from peers for heights we have not reached yet. */
+  private readonly pendingCommits = new Map<number, { cert: CommitCertificate; block: ProposedBlock }>();
+  private readonly evidencePool = new Map<string, EvidenceItem>();
+  private readonly syncInFlight = new Map<string, number>();
+  private driver!: ConsensusDriver;
+  private wal!: Wal;
+  private validators!: ValidatorSet;
+  private height = 0;
+  private started = false;
+  private stopped = false;
+  private lastCommitAt: number;
+  private queue: Promise<unknown> = Promise.resolve();
+  private startTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly o: ReplicaOptions) {
+    this.chain = o.chain;
+    this.codec = proposedBlockCodec(o.chain);
+    this.now = o.now ?? Date.now;
+    this.lastCommitAt = this.now();
+  }
+
+  // ---- ConsensusStatus (for /health and /peers) ----
+
+  round(): number {
+    return this.started ? this.driver.state().round : 0;
+  }
+
+  peers(): PeerView[] {
+    const info = this.o.transport.peerInfo?.();
+    if (info) return info.map((p) => ({ id: p.id, address: p.address, direction: p.direction, connected_since: p.connectedSince }));
+    return this.o.transport.peers().map((id) => ({ id, address: '', direction: 'outbound' as const, connected_since: 0 }));
+  }
+
+  behind(): number {
+    let best = 0;
+    for (const s of this.peerStatus.values()) best = Math.max(best, s.height);
+    return Math.max(0, best - this.chain.head.height);
+  }
+
+  // ---- lifecycle ----
+
+  async start(): Promise<void> {
+    const signer = this.o.signer ? await this.makeSigner(this.o.signer) : null;
+    const opened = await Wal.open(join(this.o.dataDir, 'consensus.wal'));
+    this.wal = opened.wal;
+    if (opened.truncatedBytes > 0) this.o.log.warn({ bytes: opened.truncatedBytes }, 'WAL had a torn tail (crash mid-write); cut it off');
+    // timeoutPropose must outlast the proposer's pacing (it waits up to CHAIN_EMPTY_BLOCK_MS
+    // before proposing an empty block), or idle networks would skip rounds.
+    const timeouts: Partial<TimeoutConfig> = { proposeBaseMs: this.o.pace.emptyBlockMs + 1500, ...this.o.timeouts };
+    const machine = new TendermintMachine({
+      chainId: this.chain.chainId,
+      selfAddress: this.o.signer?.address ?? null,
+      provider: this.o.provider,
+      // id(v) is recomputed from the header: a block's claimed hash is never trusted.
+      hashValue: (block: unknown) => parseHex(blockHash((block as ProposedBlock).header), 32)!,
+      timeouts,
+    });
+    this.driver = new ConsensusDriver({ machine, signer, host: this, clock: this.now });
+    this.chain.evidenceVerifier = (raw) => this.verifyEvidenceRaw(raw);
+    this.chain.on('queued', (tx, source) => {
+      // Relay what clients submitted here, so every proposer's mempool has it; relayed
+      // transactions are not relayed again (the validators' mesh is complete).
+      if (source === 'local') this.o.transport.broadcast(envelope(TAG_TX, { origin: tx.origin, body: tx.body }));
+      this.onTxQueued();
+    });
+    this.o.transport.onMessage((from, bytes) => this.serial(() => this.onMessage(from, bytes)));
+    this.started = true;
+    await this.serial(() => this.enterHeight(this.chain.head.height + 1, opened.entries));
+    this.every(this.o.gossipMs ?? 1000, () => this.serial(() => this.gossip()));
+    this.every(this.o.statusMs ?? 1000, () => this.serial(async () => this.announceStatus()));
+    this.announceStatus();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    if (this.startTimer) clearTimeout(this.startTimer);
+    await this.queue.catch(() => undefined);
+    await this.wal?.close();
+  }
+
+  private async makeSigner(s: { address: string; keyPair: KeyPair }): Promise<LocalPrivValidator> {
+    const path = join(this.o.dataDir, 'priv_validator_state.json');
+    const saved = await readSignState(path);
+    const guard = saved === undefined ? new LastSignedGuard() : LastSignedGuard.fromJSON(saved);
+    return new LocalPrivValidator({ address: s.address, keyPair: s.keyPair, provider: this.o.provider, guard, persist: (state) => writeSignState(path, state) });
+  }
+
+  private serial(fn: () => Promise<void> | void): Promise<void> {
+    const run = this.queue.then(async () => {
+      if (!this.stopped) await fn();
+    });
+    this.queue = run.catch((err: unknown) => this.o.log.error({ err }, 'consensus input failed'));
+    return run.catch(() => undefined);
+  }
+
+  private every(ms: number, fn: () => void): void {
+    const tick = (): void => {
+      if (this.stopped) return;
+      fn();
+      const t = setTimeout(tick, ms);
+      this.timers.add(t);
+    };
+    const t = setTimeout(tick, ms);
+    this.timers.add(t);
+  }
+
+  // ---- heights ----
+
+  private async enterHeight(height: number, replay: Uint8Array[] = []): Promise<void> {
+    this.height = height;
+    const set = await this.chain.validatorSet();
+    this.validators = new ValidatorSet(set.map((v) => ({ address: v.address, publicKey: parseHex(v.public_key)!, power: v.power })));
+    const proposer = this.validators.proposer(height, 0).address;
+    const replaying = replay.length > 0;
+    if (!replaying && proposer === this.o.signer?.address) {
+      this.scheduleOwnStart(height);
+    } else {
+      await this.handle(await this.driver.start(height, this.validators), false);
+    }
+    if (replaying) await this.replayWal(replay);
+    const ready = this.pendingCommits.get(height);
+    if (ready) await this.applyCommit(ready.cert, ready.block);
+  }
+
+  /**
+   * The round-0 proposer starts its height after the pace: CHAIN_BLOCK_MS after the last commit
+   * when transactions wait, CHAIN_EMPTY_BLOCK_MS otherwise. Everyone else starts at once and
+   * waits in timeoutPropose, which is longer than that.
+   */
+  private scheduleOwnStart(height: number): void {
+    const due = (): number => this.lastCommitAt + (this.chain.mempool.size > 0 ? this.o.pace.blockMs : this.o.pace.emptyBlockMs);
+    const arm = (): void => {
+      if (this.startTimer) clearTimeout(this.startTimer);
+      this.startTimer = setTimeout(() => {
+        this.startTimer = null;
+        void this.serial(async () => {
+          if (this.height !== height || this.driver.state().height === height) return;
+          await this.handle(await this.driver.start(height, this.validators), false);
+        });
+      }, Math.max(0, due() - this.now()));
+    };
+    this.rearmStart = arm;
+    arm();
+  }
+
+  private rearmStart: (() => void) | null = null;
+
+  private onTxQueued(): void {
+    if (this.startTimer && this.rearmStart) this.rearmStart();
+  }
+
+  private async replayWal(entries: Uint8Array[]): Promise<void> {
+    let replayed = 0;
+    for (const bytes of entries) {
+      const msg = decodeConsensusMessage(bytes, this.codec);
+      if (!msg) continue;
+      const h = messageHeight(msg);
+      // Messages of a height already applied are recognised and skipped.
+      if (h < this.height) continue;
+      await this.feed(msg, false);
+      replayed++;
+    }
+    this.o.log.info({ height: this.height, entries: entries.length, replayed }, 'WAL replayed');
+  }
+
+  // ---- ValueHost (ABCI++ PrepareProposal / ProcessProposal) ----
+
+  async getValue(height: number, round: number): Promise<Value> {
+    if (height !== this.chain.head.height + 1) throw new Error(`asked to propose for ${height} while the chain is at ${this.chain.head.height}`);
+    const block = await this.chain.propose(round, this.o.signer!.address, this.now(), [...this.evidencePool.values()]);
+    return { hash: parseHex(block.hash, 32)!, block };
+  }
+
+  async validateValue(height: number, _round: number, block: unknown, hash: Uint8Array): Promise<boolean> {
+    const b = block as ProposedBlock;
+    if (b.header.height !== height || toHex0x(hash) !== b.hash) return false;
+    const reason = await this.chain.validate(b);
+    if (reason) this.o.log.warn({ height, reason }, 'refusing to prevote for an invalid proposal');
+    return reason === null;
+  }
+
+  // ---- effects ----
+
+  private async handle(effects: ConsensusEffect[], fromGossip: boolean): Promise<void> {
+    for (const e of effects) {
+      switch (e.type) {
+        case 'broadcastProposal': {
+          const bytes = encodeConsensusMessage({ kind: 'proposal', proposal: e.proposal, block: e.block }, this.codec);
+          if (!fromGossip) await this.wal.append(bytes, e.proposal.proposal.proposer === this.o.signer?.address);
+          this.o.transport.broadcast(envelope(TAG_CONSENSUS, bytes));
+          break;
+        }
+        case 'broadcastVote': {
+          const bytes = encodeConsensusMessage({ kind: 'vote', vote: e.vote }, this.codec);
+          // Our own vote is on disk (fsync) before it leaves the process.
+          if (!fromGossip) await this.wal.append(bytes, e.vote.vote.validator === this.o.signer?.address);
+          this.o.transport.broadcast(envelope(TAG_CONSENSUS, bytes));
+          break;
+        }
+        case 'scheduleTimeout': {
+          const t = setTimeout(() => {
+            this.timers.delete(t);
+            void this.serial(async () => this.handle(await this.driver.onTimeout(e.kind, e.height, e.round), false));
+          }, e.durationMs);
+          this.timers.add(t);
+          break;
+        }
+        case 'decide':
+          await this.commit(e.value.block as ProposedBlock, e.certificate);
+          break;
+        case 'evidence':
+          this.addEvidence(e.evidence, true);
+          break;
+        case 'log':
+          this.o.log[e.level === 'debug' ? 'debug' : e.level]({ ...(e.fields ?? {}) }, e.message);
+          break;
+      }
+    }
+  }
+
+  private async commit(block: ProposedBlock, cert: CommitCertificate): Promise<void> {
+    // A certificate proves that 2/3 voted for the block, not that it fits this node's chain:
+    // a block that does not follow our own head means our state diverged, and we stop here.
+    const reason = await this.chain.validate(block);
+    if (reason) {
+      this.o.log.error({ height: block.header.height, reason }, 'decided block does not apply to this node\'s chain; halting consensus');
+      this.stopped = true;
+      return;
+    }
+    const certBytes = textEncoder.encode(JSON.stringify(certificateToJson(cert)));
+    const record = await this.chain.finalize(block, certBytes);
+    this.lastCommitAt = this.now();
+    for (const ev of block.evidence) this.evidencePool.delete(ev.hash);
+    this.pendingCommits.delete(record.header.height);
+    await this.wal.reset();
+    this.o.log.info({ height: record.header.height, round: cert.round, txs: record.header.tx_count, hash: record.hash }, 'block committed');
+    this.announceStatus();
+    await this.enterHeight(record.header.height + 1);
+  }
+
+  // ---- peers ----
+
+  private async onMessage(from: string, bytes: Uint8Array): Promise<void> {
+    const env = openEnvelope(bytes);
+    if (!env) return;
+    switch (env.tag) {
+      case TAG_CONSENSUS: {
+        const msg = decodeConsensusMessage(env.body, this.codec);
+        if (!msg) {
+          this.misbehaved(from, 'undecodable consensus message');
+          return;
+        }
+        const h = messageHeight(msg);
+        if (msg.kind === 'commit') {
+          if (h === this.height) await this.applyCommit(msg.certificate, msg.block as ProposedBlock);
+          else if (h > this.height && h <= this.height + 1000) this.pendingCommits.set(h, { cert: msg.certificate, block: msg.block as ProposedBlock });
+          this.maybeSync();
+          return;
+        }
+        if (h === this.height) await this.wal.append(env.body, false);
+        await this.feed(msg, false);
+        return;
+      }
+      case TAG_STATUS: {
+        const s = parseStatus(parseJsonBody(env.body));
+        if (!s) return this.misbehaved(from, 'bad status');
+        this.peerStatus.set(from, s);
+        this.maybeSync();
+        return;
+      }
+      case TAG_SYNC_REQUEST: {
+        const r = parseSyncRequest(parseJsonBody(env.body));
+        if (!r) return this.misbehaved(from, 'bad sync request');
+        await this.serveSync(from, r.from, Math.min(r.to, r.from + (this.o.syncBatch ?? 20) - 1));
+        return;
+      }
+      case TAG_TX: {
+        const t = parseJsonBody(env.body) as { origin?: unknown; body?: unknown } | undefined;
+        if (!t || (t.origin !== 'signed' && t.origin !== 'system') || typeof t.body !== 'object' || t.body === null) return this.misbehaved(from, 'bad transaction relay');
+        // Admission runs outside the consensus queue: a signature check must not delay votes.
+        void this.chain.admitFromPeer(t.origin, t.body as Record<string, unknown>, this.now()).catch((err: unknown) => {
+          this.o.log.debug({ peer: from, err: err instanceof Error ? err.message : String(err) }, 'relayed transaction not admitted');
+        });
+        return;
+      }
+      case TAG_EVIDENCE: {
+        const ev = evidenceFromJson(parseJsonBody(env.body));
+        if (!ev) return this.misbehaved(from, 'bad evidence');
+        this.addEvidence(ev, false);
+        return;
+      }
+      default:
+        this.misbehaved(from, `unknown message tag ${env.tag}`);
+    }
+  }
+
+  private async feed(msg: ConsensusMessage, fromGossip: boolean): Promise<void> {
+    if (msg.kind === 'vote') await this.handle(await this.driver.onVote(msg.vote), fromGossip);
+    else if (msg.kind === 'proposal') await this.handle(await this.driver.onProposal(msg.proposal, msg.block), fromGossip);
+    else await this.applyCommit(msg.certificate, msg.block as ProposedBlock);
+  }
+
+  private async applyCommit(cert: CommitCertificate, block: ProposedBlock): Promise<void> {
+    if (cert.height !== this.height) return;
+    if (this.driver.state().height !== this.height) await this.handle(await this.driver.start(this.height, this.validators), false);
+    await this.handle(await this.driver.onCommit(cert, block), false);
+  }
+
+  private misbehaved(peer: string, reason: string): void {
+    this.o.log.warn({ peer, reason }, 'peer misbehaved');
+    const t = this.o.transport as { reportMisbehaviour?: (peer: string, points: number, reason: string) => void };
+    t.reportMisbehaviour?.(peer, 20, reason);
+  }
+
+  private async gossip(): Promise<void> {
+    if (this.driver.state().height !== this.height) return;
+    await this.handle(await this.driver.gossip(), true);
+  }
+
+  private announceStatus(): void {
+    if (this.stopped) return;
+    const head = this.chain.head.height;
+    this.o.transport.broadcast(envelope(TAG_STATUS, { height: head, base: Math.max(1, head - this.o.syncHistoryBlocks + 1) }));
+  }
+
+  /** Asks a peer that has committed our working height for the decided blocks we miss. */
+  private maybeSync(): void {
+    const head = this.chain.head.height;
+    for (const [peer, s] of [...this.peerStatus.entries()].sort((a, b) => b[1].height - a[1].height)) {
+      if (s.height <= head) continue;
+      if (s.base > head + 1) continue; // that peer no longer serves what we need
+      const inFlight = this.syncInFlight.get(peer);
+      if (inFlight !== undefined && inFlight > head) return;
+      const to = Math.min(s.height, head + (this.o.syncBatch ?? 20));
+      this.syncInFlight.set(peer, to);
+      this.o.transport.send(peer, envelope(TAG_SYNC_REQUEST, { from: head + 1, to }));
+      return;
+    }
+  }
+
+  private async serveSync(peer: string, from: number, to: number): Promise<void> {
+    const head = this.chain.head.height;
+    const base = Math.max(1, head - this.o.syncHistoryBlocks + 1);
+    for (let h = Math.max(from, base); h <= Math.min(to, head); h++) {
+      const block = await this.chain.loadProposedBlock(h);
+      const certBytes = await this.chain.store.getCommit(h);
+      if (!block || !certBytes) break;
+      const cert = certificateFromJson(JSON.parse(new TextDecoder().decode(certBytes)));
+      if (!cert) break;
+      this.o.transport.send(peer, envelope(TAG_CONSENSUS, encodeConsensusMessage({ kind: 'commit', certificate: cert, block }, this.codec)));
+    }
+  }
+
+  // ---- evidence ----
+
+  private addEvidence(ev: Evidence, gossip: boolean): void {
+    const check = verifyEvidence(ev, this.validators, this.chain.chainId, this.o.provider);
+    if (!check.ok) {
+      this.o.log.warn({ reason: check.reason }, 'evidence does not verify; ignored');
+      return;
+    }
+    const item = toEvidenceItem(ev);
+    if (this.evidencePool.has(item.hash)) return;
+    this.evidencePool.set(item.hash, item);
+    this.o.log.warn({ validator: item.validator, height: item.height, round: item.round, evidence: item.hash }, 'double-sign evidence recorded');
+    if (gossip) this.o.transport.broadcast(envelope(TAG_EVIDENCE, evidenceToJson(ev)));
+  }
+
+  private async verifyEvidenceRaw(raw: unknown): Promise<EvidenceItem | null> {
+    const ev = evidenceFromJson(raw);
+    if (!ev) return null;
+    return verifyEvidence(ev, this.validators, this.chain.chainId, this.o.provider).ok ? toEvidenceItem(ev) : null;
+  }
+}
+
+function toEvidenceItem(ev: Evidence): EvidenceItem {
+  const v = ev.voteA.vote;
+  return { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: v.validator, height: v.height, round: v.round, raw: evidenceToJson(ev) };
+}
+
+function messageHeight(m: ConsensusMessage): number {
+  if (m.kind === 'vote') return m.vote.vote.height;
+  if (m.kind === 'proposal') return m.proposal.proposal.height;
+  return m.certificate.height;
+}

@@ -1,0 +1,72 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+
+/**
+ * Write-ahead log of consensus messages for the height in progress. Each entry is
+ * `[length u32 BE][crc32 u32 BE][payload]`; an entry is fsynced before the validator acts on its
+ * own vote, so after a crash the node replays exactly what it had said. A torn or corrupt tail
+ * (the process died mid-write) ends the replay and is cut off; entries before it are trusted.
+ */
+export const MAX_WAL_ENTRY = 16 * 1024 * 1024;
+
+export class Wal {
+  private constructor(
+    private readonly path: string,
+    private fh: FileHandle,
+    private size: number,
+  ) {}
+
+  /** Opens (creating) the log and returns it with the valid entries already in it. */
+  static async open(path: string): Promise<{ wal: Wal; entries: Uint8Array[]; truncatedBytes: number }> {
+    const fh = await open(path, 'a+');
+    const data = await fh.readFile();
+    const entries: Uint8Array[] = [];
+    let off = 0;
+    while (off + 8 <= data.length) {
+      const len = data.readUInt32BE(off);
+      const sum = data.readUInt32BE(off + 4);
+      if (len > MAX_WAL_ENTRY || off + 8 + len > data.length) break;
+      const payload = data.subarray(off + 8, off + 8 + len);
+      if (crc32(payload) !== sum) break;
+      entries.push(new Uint8Array(payload));
+      off += 8 + len;
+    }
+    const truncatedBytes = data.length - off;
+    if (truncatedBytes > 0) {
+      await fh.truncate(off);
+      await fh.sync();
+    }
+    return { wal: new Wal(path, fh, off), entries, truncatedBytes };
+  }
+
+  get bytes(): number {
+    return this.size;
+  }
+
+  /** Appends one entry; with `sync`, returns only once it is on disk. */
+  async append(payload: Uint8Array, sync: boolean): Promise<void> {
+    if (payload.length > MAX_WAL_ENTRY) throw new Error(`WAL entry of ${payload.length} bytes exceeds ${MAX_WAL_ENTRY}`);
+    const frame = Buffer.alloc(8 + payload.length);
+    frame.writeUInt32BE(payload.length, 0);
+    frame.writeUInt32BE(crc32(payload), 4);
+    frame.set(payload, 8);
+    await this.fh.write(frame, 0, frame.length, this.size);
+    this.size += frame.length;
+    if (sync) await this.fh.sync();
+  }
+
+  /** Starts the log afresh (a new height began; the previous height is in the block store). */
+  async reset(): Promise<void> {
+    await this.fh.truncate(0);
+    await this.fh.sync();
+    this.size = 0;
+  }
+
+  async close(): Promise<void> {
+    await this.fh.close();
+  }
+
+  toString(): string {
+    return `Wal(${this.path})`;
+  }
+}
