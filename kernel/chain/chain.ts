@@ -424,6 +424,25 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     }
   }
 
+  /**
+   * Installs a verified snapshot into an empty store. The state root is recomputed from the
+   * entries and must equal the snapshot's, so altered entries are refused.
+   */
+  async installSnapshot(block: BlockRecord, entries: ReadonlyArray<readonly [string, Uint8Array]>): Promise<void> {
+    await this.d.store.load();
+    const batch = new WriteBatch();
+    const root = toHex0x(await this.tree.update(EMPTY_ROOT, entries.map(([k, v]) => [encoder.encode(k), v] as const), batch));
+    if (root !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${root}, not the claimed ${block.state_root}`);
+    await this.d.store.installSnapshot(block, entries, batch.ops);
+    this.tree.releasePending();
+    this.d.log.info({ height: block.header.height, state_root: root, keys: entries.length }, 'state snapshot installed');
+  }
+
+  /** Every state entry at the head, ascending by key (for GET /api/v1/state/snapshot). */
+  async stateEntries(): Promise<Array<[string, Uint8Array]>> {
+    return this.d.store.state.scan('');
+  }
+
   /** A committed block as its proposal (header, transactions, evidence), for peers catching up. */
   async loadProposedBlock(height: number): Promise<ProposedBlock | undefined> {
     const record = await this.d.store.getBlock(height);

@@ -20,6 +20,7 @@ program
   .option('--rpc-port <port>', 'RPC port (default 9933)')
   .option('--p2p-port <port>', 'P2P port')
   .option('--seeds <list>', 'comma-separated P2P seed addresses')
+  .option('--snapshot-from <url>', 'start an empty node from the signed state snapshot of this node RPC URL')
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
   .action(runNodeCommand);
 

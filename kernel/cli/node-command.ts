@@ -14,6 +14,7 @@ interface NodeFlags {
   p2pPort?: string;
   seeds?: string;
   logLevel?: string;
+  snapshotFrom?: string;
 }
 
 function intFlag(name: string, raw: string): number {
@@ -32,6 +33,7 @@ export function flagsToConfig(f: NodeFlags): Record<string, unknown> {
   if (f.p2pPort) setPath(out, ['p2p', 'port'], intFlag('p2p-port', f.p2pPort));
   if (f.seeds) setPath(out, ['p2p', 'seeds'], f.seeds.split(',').map((s) => s.trim()).filter(Boolean));
   if (f.logLevel) setPath(out, ['log_level'], f.logLevel);
+  if (f.snapshotFrom) setPath(out, ['consensus', 'snapshot_url'], f.snapshotFrom);
   return out;
 }
 

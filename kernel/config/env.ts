@@ -26,6 +26,8 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_EMPTY_BLOCK_MS', path: ['consensus', 'empty_block_ms'], kind: 'int' },
   { variable: 'CHAIN_MIN_VALIDATORS', path: ['consensus', 'min_validators'], kind: 'int' },
   { variable: 'CHAIN_SYNC_HISTORY_BLOCKS', path: ['consensus', 'sync_history_blocks'], kind: 'int' },
+  { variable: 'CHAIN_CHECKPOINT_INTERVAL', path: ['consensus', 'checkpoint_interval'], kind: 'int' },
+  { variable: 'CHAIN_SNAPSHOT_URL', path: ['consensus', 'snapshot_url'], kind: 'string' },
   { variable: 'CHAIN_REQUIRE_TX_V3', path: ['tx', 'require_v3'], kind: 'bool' },
   { variable: 'CHAIN_ALLOW_SERVER_DERIVE', path: ['wallet', 'allow_server_derive'], kind: 'bool' },
   { variable: 'CHAIN_P2P_HOST', path: ['p2p', 'host'], kind: 'string' },

@@ -41,6 +41,9 @@ export const ConfigSchema = Type.Object(
         empty_block_ms: Type.Integer({ minimum: 1, default: 2000 }),
         min_validators: Type.Integer({ minimum: 1, default: 7 }),
         sync_history_blocks: Type.Integer({ minimum: 1, default: 10000 }),
+        checkpoint_interval: Type.Integer({ minimum: 1, default: 100, description: 'blocks between signed checkpoints' }),
+        /** A fresh node too far behind its peers starts from this node's signed state snapshot. */
+        snapshot_url: Type.Optional(Type.String({ minLength: 1 })),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -22,6 +22,8 @@ import type { ConsensusStatus, NodeServices } from './services.js';
 import { SoloProducer } from './solo-producer.js';
 import { Replica } from '../replica/replica.js';
 import { TcpTransport } from '../p2p/tcp/index.js';
+import { registerSnapshotRoutes } from '../replica/snapshot-routes.js';
+import { bootstrapFromSnapshot } from '../replica/snapshot-bootstrap.js';
 
 export interface RunningNode {
   readonly chain: Chain;
@@ -84,6 +86,9 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
 
   try {
     await host.boot();
+    if (config.consensus.snapshot_url && (await store.load()).state_root === '') {
+      await bootstrapFromSnapshot(chain, config.consensus.snapshot_url, genesis, provider, log);
+    }
     await chain.open(genesis);
   } catch (e) {
     await store.close();
@@ -106,6 +111,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
 
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, params);
+  registerSnapshotRoutes(routes, chain, { address: key.file.node_address, keys: key.keys }, provider, config.consensus.checkpoint_interval);
   hooks.routes.call(routes);
 
   const server = await createHttpServer({

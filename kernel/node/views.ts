@@ -28,6 +28,8 @@ export function blockView(b: BlockRecord): Record<string, unknown> {
     round: h.round,
     timestamp: h.timestamp,
     chain_id: h.chain_id,
+    evidence_count: b.evidence?.length ?? 0,
+    evidence: (b.evidence ?? []).map((e) => ({ hash: e.hash, kind: e.kind, validator: e.validator, height: e.height, round: e.round })),
   };
 }
 

@@ -216,6 +216,22 @@ export class ChainStore {
     this.meta = meta;
   }
 
+  /** Starts an empty store from a verified snapshot: its state, tree nodes and head block. */
+  async installSnapshot(block: BlockRecord, state: ReadonlyArray<readonly [string, Uint8Array]>, extraOps: readonly KvOp[]): Promise<void> {
+    if (this.meta.state_root !== '') throw new Error('a snapshot can only be installed into an empty data directory');
+    const ops: KvOp[] = [];
+    for (const [key, value] of state) ops.push({ type: 'put', key: stateKey(key), value });
+    ops.push(...extraOps);
+    const height = block.header.height;
+    ops.push({ type: 'put', key: blockKey(height), value: blockCodec.encode(block) });
+    ops.push({ type: 'put', key: blockByHashKey(block.hash), value: blockKey(height).slice(PREFIX.block.length) });
+    // Counters before the snapshot are unknown to this node; they count from here.
+    const meta: ChainMeta = { height, state_root: block.state_root, block_hash: block.hash, total_txs: 0, total_burned: 0n };
+    ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
+    await this.kv.write(ops, true);
+    this.meta = meta;
+  }
+
   async close(): Promise<void> {
     await this.kv.close();
   }

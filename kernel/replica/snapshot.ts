@@ -1,0 +1,101 @@
+import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { canonicalJson } from '../codec/json.js';
+import { parseHex, toHex } from '../codec/hex.js';
+import { sha3Hex0x } from '../crypto/hash.js';
+import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
+import type { BlockRecord } from '../chain/types.js';
+import { jsonRecord } from '../state/record-codec.js';
+
+/**
+ * A signed, self-verifying copy of the whole state at one height, for a node too far behind to
+ * replay blocks. The signature covers `ch-snapshot-v1|chain_id|height|block_hash|state_root|
+ * <sha3 of the canonical entries>`; the receiver also recomputes the state root from the entries,
+ * so a snapshot whose entries were altered is refused even with a valid signature elsewhere.
+ */
+export const SNAPSHOT_TAG = 'ch-snapshot-v1';
+export const CHECKPOINT_TAG = 'ch-checkpoint-v1';
+
+export interface StateSnapshot {
+  chain_id: string;
+  height: number;
+  block_hash: string;
+  state_root: string;
+  /** The block at `height` as the store keeps it (JSON with bigints tagged), so the next block can link to it. */
+  block: string;
+  /** `[key, value hex]`, ascending by key. */
+  entries: Array<[string, string]>;
+  entries_hash: string;
+  signer: string;
+  public_key: string;
+  signature: string;
+}
+
+const blockCodec = jsonRecord<BlockRecord>();
+const decoder = new TextDecoder();
+
+export function snapshotMessage(s: Pick<StateSnapshot, 'chain_id' | 'height' | 'block_hash' | 'state_root' | 'entries_hash'>): Uint8Array {
+  return utf8ToBytes([SNAPSHOT_TAG, s.chain_id, String(s.height), s.block_hash, s.state_root, s.entries_hash].join('|'));
+}
+
+export function entriesHash(entries: Array<[string, string]>): string {
+  return sha3Hex0x(canonicalJson(entries));
+}
+
+export function signSnapshot(
+  base: { chain_id: string; block: BlockRecord; entries: Array<[string, string]> },
+  signer: { address: string; keys: KeyPair },
+  provider: SignatureProvider,
+): StateSnapshot {
+  const partial = {
+    chain_id: base.chain_id,
+    height: base.block.header.height,
+    block_hash: base.block.hash,
+    state_root: base.block.state_root,
+    entries_hash: entriesHash(base.entries),
+  };
+  return {
+    ...partial,
+    block: decoder.decode(blockCodec.encode(base.block)),
+    entries: base.entries,
+    signer: signer.address,
+    public_key: toHex(signer.keys.publicKey),
+    signature: toHex(provider.sign(snapshotMessage(partial), signer.keys.secretKey)),
+  };
+}
+
+export interface TrustedSigner {
+  readonly address: string;
+  readonly public_key: string;
+}
+
+/**
+ * Checks everything but the state root (which needs the tree): shape, entries hash, block
+ * identity, and a signature by a trusted validator. Returns the decoded block or a reason.
+ */
+export function checkSnapshot(s: unknown, chainId: string, trusted: readonly TrustedSigner[], provider: SignatureProvider): { ok: true; snapshot: StateSnapshot; block: BlockRecord } | { ok: false; reason: string } {
+  if (typeof s !== 'object' || s === null) return { ok: false, reason: 'snapshot is not an object' };
+  const x = s as StateSnapshot;
+  if (x.chain_id !== chainId) return { ok: false, reason: `snapshot is for chain ${String(x.chain_id)}, not ${chainId}` };
+  if (!Number.isSafeInteger(x.height) || x.height < 1) return { ok: false, reason: 'snapshot height is not a positive integer' };
+  if (!Array.isArray(x.entries) || !x.entries.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && typeof e[1] === 'string' && /^[0-9a-f]*$/.test(e[1]))) {
+    return { ok: false, reason: 'snapshot entries are malformed' };
+  }
+  for (let i = 1; i < x.entries.length; i++) if (!(x.entries[i - 1]![0] < x.entries[i]![0])) return { ok: false, reason: 'snapshot entries are not strictly ascending' };
+  if (entriesHash(x.entries) !== x.entries_hash) return { ok: false, reason: 'entries_hash does not match the entries' };
+  const signer = trusted.find((t) => t.address === x.signer && t.public_key === x.public_key);
+  if (!signer) return { ok: false, reason: `snapshot signer ${String(x.signer)} is not a trusted validator` };
+  const sig = typeof x.signature === 'string' ? parseHex(x.signature) : null;
+  if (!sig || !provider.verify(sig, snapshotMessage(x), parseHex(x.public_key)!)) return { ok: false, reason: 'snapshot signature does not verify' };
+  let block: BlockRecord;
+  try {
+    block = blockCodec.decode(utf8ToBytes(x.block));
+  } catch {
+    return { ok: false, reason: 'snapshot block is malformed' };
+  }
+  if (block.hash !== x.block_hash || block.header.height !== x.height || block.state_root !== x.state_root) return { ok: false, reason: 'snapshot block does not match its height, hash and root' };
+  return { ok: true, snapshot: x, block };
+}
+
+export function checkpointMessage(chainId: string, height: number, blockHash: string, stateRoot: string): Uint8Array {
+  return utf8ToBytes([CHECKPOINT_TAG, chainId, String(height), blockHash, stateRoot].join('|'));
+}

@@ -1,0 +1,154 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { prepareDevnet } from '../../devnet/launcher.js';
+import { CLI, getJson, until } from './node-process.js';
+
+/** Free loopback ports, reserved by binding them until all are known. */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<import('node:net').Server>((res, rej) => {
+      const s = createServer();
+      s.once('error', rej);
+      s.listen(0, '127.0.0.1', () => res(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as import('node:net').AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+export interface ClusterNode {
+  readonly index: number;
+  readonly url: string;
+  proc: ChildProcess | null;
+  logs: string[];
+}
+
+/**
+ * N validator processes on loopback, each controllable: kill -9, SIGTERM, SIGSTOP/SIGCONT,
+ * restart with the same data. The real `chain node` binary over the real TCP transport.
+ */
+export class Cluster {
+  readonly nodes: ClusterNode[];
+  private constructor(
+    readonly dir: string,
+    private readonly files: { genesisFile: string; keyFiles: string[] },
+    private readonly rpcPorts: number[],
+    private readonly p2pPorts: number[],
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.nodes = rpcPorts.map((p, index) => ({ index, url: `http://127.0.0.1:${p}`, proc: null, logs: [] }));
+  }
+
+  static async start(n: number, env: NodeJS.ProcessEnv = {}): Promise<Cluster> {
+    const dir = mkdtempSync(join(tmpdir(), 'cluster-'));
+    const files = prepareDevnet({ validators: n, dir, reset: false, basePort: 0, p2pBasePort: 0 });
+    const ports = await freePorts(2 * n);
+    const c = new Cluster(dir, files, ports.slice(0, n), ports.slice(n), { CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_MIN_VALIDATORS: String(n), CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '0', ...env });
+    await Promise.all(c.nodes.map((_, i) => c.startNode(i)));
+    return c;
+  }
+
+  /**
+   * A full node that is not a validator (its own fresh key), joining through the validators'
+   * P2P addresses; `extraArgs` e.g. ['--snapshot-from', url].
+   */
+  async addFollower(extraArgs: string[] = []): Promise<ClusterNode> {
+    const i = this.nodes.length;
+    const [rpc, p2p] = await freePorts(2);
+    const keyFile = join(this.dir, `follower-${i}.json`);
+    const { makeKeyFile, writeKeyFile } = await import('../../kernel/crypto/keyfile.js');
+    const { nobleProvider } = await import('../../kernel/crypto/noble-provider.js');
+    writeKeyFile(keyFile, makeKeyFile(nobleProvider, new Uint8Array(32).fill(200 + i), `follower-${i}`).file);
+    this.rpcPorts.push(rpc!);
+    this.p2pPorts.push(p2p!);
+    this.files.keyFiles.push(keyFile);
+    const node: ClusterNode = { index: i, url: `http://127.0.0.1:${rpc}`, proc: null, logs: [] };
+    this.nodes.push(node);
+    await this.startNode(i, extraArgs);
+    return node;
+  }
+
+  async startNode(i: number, extraArgs: string[] = []): Promise<void> {
+    const node = this.nodes[i]!;
+    const seeds = this.p2pPorts.filter((_, j) => j !== i).map((p) => `127.0.0.1:${p}`).join(',');
+    const proc = spawn(process.execPath, [CLI, 'node', '--network', 'devnet', '--data-dir', join(this.dir, `node-${i}`), '--genesis', this.files.genesisFile, '--key', this.files.keyFiles[i]!, '--rpc-port', String(this.rpcPorts[i]), '--p2p-port', String(this.p2pPorts[i]), '--seeds', seeds, ...extraArgs], {
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    node.proc = proc;
+    createInterface({ input: proc.stdout! }).on('line', (l) => node.logs.push(l));
+    proc.stderr!.on('data', (d: Buffer) => node.logs.push(d.toString()));
+    await new Promise<void>((res, rej) => {
+      const onLine = (l: string): void => {
+        if (l.includes('node RPC listening')) res();
+      };
+      createInterface({ input: proc.stdout! }).on('line', onLine);
+      proc.once('exit', (code) => rej(new Error(`validator ${i} exited (${code}):\n${node.logs.slice(-20).join('\n')}`)));
+    });
+  }
+
+  private exited(i: number): Promise<void> {
+    const p = this.nodes[i]!.proc;
+    return new Promise((res) => {
+      if (!p || p.exitCode !== null || p.signalCode !== null) return res();
+      p.once('exit', () => res());
+    });
+  }
+
+  async kill(i: number): Promise<void> {
+    const done = this.exited(i);
+    this.nodes[i]!.proc?.kill('SIGKILL');
+    await done;
+    this.nodes[i]!.proc = null;
+  }
+
+  async stopNode(i: number): Promise<void> {
+    const done = this.exited(i);
+    this.nodes[i]!.proc?.kill('SIGTERM');
+    await done;
+    this.nodes[i]!.proc = null;
+  }
+
+  pause(i: number): void {
+    this.nodes[i]!.proc?.kill('SIGSTOP');
+  }
+
+  resume(i: number): void {
+    this.nodes[i]!.proc?.kill('SIGCONT');
+  }
+
+  async height(i: number): Promise<number> {
+    return (await getJson(`${this.nodes[i]!.url}/health`)).body.height as number;
+  }
+
+  async waitHeight(i: number, h: number, timeoutMs = 60_000): Promise<void> {
+    await until(`validator ${i} to reach height ${h}`, async () => ((await this.height(i).catch(() => 0)) >= h ? true : undefined), timeoutMs);
+  }
+
+  /** Every running node has the same block hash and state root at every height up to `upTo`. */
+  async assertAgreement(upTo: number, running: number[] = this.nodes.map((n) => n.index).filter((i) => this.nodes[i]!.proc)): Promise<void> {
+    for (let h = 1; h <= upTo; h++) {
+      const seen = new Set<string>();
+      for (const i of running) {
+        const b = await getJson(`${this.nodes[i]!.url}/api/v1/blocks/${h}`);
+        if (b.status !== 200) throw new Error(`validator ${i} has no block ${h}`);
+        seen.add(`${b.body.hash as string}/${b.body.state_root as string}`);
+      }
+      if (seen.size !== 1) throw new Error(`validators disagree at height ${h}: ${[...seen].join(' vs ')}`);
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const n of this.nodes) if (n.proc) n.proc.kill('SIGCONT');
+    await Promise.all(this.nodes.map((n) => (n.proc ? this.stopNode(n.index) : undefined)));
+  }
+
+  logsMatching(re: RegExp): string[] {
+    return this.nodes.flatMap((n) => n.logs.filter((l) => re.test(l)));
+  }
+}

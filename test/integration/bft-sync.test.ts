@@ -1,0 +1,50 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Cluster } from '../helpers/cluster.js';
+import { getJson, until } from '../helpers/node-process.js';
+import { verifyCheckpoint } from '../../kernel/replica/snapshot-routes.js';
+import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
+
+/**
+ * Peers keep only CHAIN_SYNC_HISTORY_BLOCKS decided blocks for catch-up. A new node further behind
+ * stays visibly behind; started from a peer's signed state snapshot, it joins at the head.
+ */
+describe('catch-up beyond the sync history', () => {
+  let c: Cluster;
+  before(async () => {
+    c = await Cluster.start(4, { CHAIN_SYNC_HISTORY_BLOCKS: '3', CHAIN_EMPTY_BLOCK_MS: '150', CHAIN_CHECKPOINT_INTERVAL: '4' });
+    await c.waitHeight(0, 9);
+  });
+  after(async () => c.stop());
+
+  test('a node further behind than the peers\' history stays behind and says so', async () => {
+    const f = await c.addFollower();
+    const h = await until('the follower to report that it is behind', async () => {
+      const r = await getJson(`${f.url}/health`);
+      return (r.body.behind as number) > 0 ? r.body : undefined;
+    });
+    assert.equal(h.status, 'syncing');
+    assert.equal(h.height, 0);
+  });
+
+  test('started from a signed snapshot, a new node catches up to the head', async () => {
+    const f = await c.addFollower(['--snapshot-from', c.nodes[1]!.url]);
+    const target = (await c.height(0)) + 2;
+    await c.waitHeight(f.index, target);
+    await c.assertAgreement(target, [0, 1, 2, 3].filter(() => true));
+    const mine = await getJson(`${f.url}/api/v1/blocks/${target}`);
+    const theirs = await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${target}`);
+    assert.equal(mine.body.state_root, theirs.body.state_root);
+    assert.ok(f.logs.some((l) => l.includes('started from a signed state snapshot')));
+  });
+
+  test('checkpoints are signed by the serving validator', async () => {
+    const r = await getJson(`${c.nodes[2]!.url}/api/v1/checkpoints`);
+    const list = r.body.checkpoints as Array<{ height: number; block_hash: string; state_root: string; public_key: string; signature: string }>;
+    assert.ok(list.length >= 2);
+    assert.equal(list[0]!.height % 4, 0);
+    const chainId = (await getJson(`${c.nodes[2]!.url}/api/v1/status`)).body.chain_id as string;
+    for (const cp of list) assert.ok(verifyCheckpoint(cp, chainId, nobleProvider));
+    assert.equal(verifyCheckpoint({ ...list[0]!, block_hash: list[1]!.block_hash }, chainId, nobleProvider), false, "a checkpoint with another block hash does not verify");
+  });
+});
