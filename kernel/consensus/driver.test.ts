@@ -95,7 +95,7 @@ describe('ConsensusDriver', () => {
     const f = fixture([1n, 1n, 1n, 1n]);
     const self = f.addresses.find((a) => a !== f.set.proposer(1, 0).address) as string;
     const a = block('a');
-    const d = driverFor(f, self, host(async () => new Promise<boolean>((r) => setTimeout(() => r(true), 5))));
+    const d = driverFor(f, self, host(async () => new Promise<boolean>((r) => setImmediate(() => r(true)))));
     const started = d.start(1, f.set);
     const proposed = d.onProposal(proposal(f, 1, 0, -1, a.hash), a.block);
     const timedOut = d.onTimeout('propose', 1, 0);

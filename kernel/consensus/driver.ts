@@ -48,7 +48,8 @@ export class ConsensusDriver {
   private readonly signer: PrivValidator | null;
   private readonly host: ValueHost;
   private readonly clock: (() => number) | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
+  private busy = false;
+  private readonly waiting: (() => void)[] = [];
   private ownHeight = -1;
   private ownProposals: { readonly signed: SignedProposal; readonly block: unknown }[] = [];
   private ownVotes: SignedVote[] = [];
@@ -124,14 +125,37 @@ export class ConsensusDriver {
     return this.machine.state();
   }
 
+  /**
+   * Runs inputs one at a time, in call order. An input whose effects need no answer from the
+   * host or the signer (most votes) completes synchronously, without the promise machinery.
+   */
   private serialised(input: () => MachineEffect[] | ConsensusEffect[], process = true): Promise<ConsensusEffect[]> {
-    const job = async (): Promise<ConsensusEffect[]> => {
-      const first = input();
-      return process ? this.process(first as MachineEffect[]) : (first as ConsensusEffect[]);
-    };
-    const run = this.queue.then(job, job);
-    this.queue = run.catch(() => undefined);
-    return run;
+    if (this.busy) {
+      return new Promise((resolve, reject) => this.waiting.push(() => this.runNow(input, process).then(resolve, reject)));
+    }
+    return this.runNow(input, process);
+  }
+
+  private runNow(input: () => MachineEffect[] | ConsensusEffect[], process: boolean): Promise<ConsensusEffect[]> {
+    this.busy = true;
+    let effects: MachineEffect[] | ConsensusEffect[];
+    try {
+      effects = input();
+    } catch (err) {
+      this.release();
+      return Promise.reject(err);
+    }
+    if (!process || !(effects as MachineEffect[]).some(needsAnswer)) {
+      this.release();
+      return Promise.resolve(effects as ConsensusEffect[]);
+    }
+    return this.process(effects as MachineEffect[]).finally(() => this.release());
+  }
+
+  private release(): void {
+    this.busy = false;
+    const next = this.waiting.shift();
+    if (next !== undefined) next();
   }
 
   /** Works through the effects in order; answers fed back to the machine append their effects to the queue. */
@@ -199,6 +223,10 @@ export class ConsensusDriver {
     }
     return out;
   }
+}
+
+function needsAnswer(e: MachineEffect): boolean {
+  return e.type === 'requestValue' || e.type === 'requestValidation' || e.type === 'signProposal' || e.type === 'signVote';
 }
 
 function logError(message: string, err: unknown, height: number, round: number): LogEffect {

@@ -93,14 +93,31 @@ export class LastSignedGuard {
   }
 
   check(height: number, round: number, step: SignStep, signBytes: Uint8Array): GuardDecision {
+    return this.decide(height, round, step, toHex(sha3(signBytes)));
+  }
+
+  /** Records a signature that `check` allowed; call before releasing the signed message. */
+  record(height: number, round: number, step: SignStep, signBytes: Uint8Array, target: string, signature: Uint8Array): void {
+    const digest = toHex(sha3(signBytes));
+    const decision = this.decide(height, round, step, digest);
+    if (decision.kind === 'refuse') throw new Error(`refusing to record: ${decision.reason}`);
+    if (decision.kind === 'reuse') return;
+    if (height > this.height) {
+      this.height = height;
+      this.entries = [];
+    }
+    this.entries.push({ round, step, signBytesHash: digest, target, signature: toHex(signature) });
+    this.entries.sort(compareSlot);
+    if (this.entries.length > MAX_ENTRIES) this.entries.splice(0, this.entries.length - MAX_ENTRIES);
+  }
+
+  private decide(height: number, round: number, step: SignStep, digest: string): GuardDecision {
     if (height < this.height) return { kind: 'refuse', reason: `height ${height} is below last signed height ${this.height}` };
     if (height > this.height) return { kind: 'sign' };
     const slot = { round, step };
     const found = this.entries.find((e) => compareSlot(e, slot) === 0);
     if (found !== undefined) {
-      if (found.signBytesHash === toHex(sha3(signBytes))) {
-        return { kind: 'reuse', signature: parseHex(found.signature) as Uint8Array };
-      }
+      if (found.signBytesHash === digest) return { kind: 'reuse', signature: parseHex(found.signature) as Uint8Array };
       return { kind: 'refuse', reason: `conflicting ${step} at height ${height} round ${round}: already signed ${found.target}` };
     }
     const highest = this.entries[this.entries.length - 1];
@@ -108,19 +125,5 @@ export class LastSignedGuard {
       return { kind: 'refuse', reason: `${step} at round ${round} is behind last signed ${highest.step} at round ${highest.round}` };
     }
     return { kind: 'sign' };
-  }
-
-  /** Records a signature that `check` allowed; call before releasing the signed message. */
-  record(height: number, round: number, step: SignStep, signBytes: Uint8Array, target: string, signature: Uint8Array): void {
-    const decision = this.check(height, round, step, signBytes);
-    if (decision.kind === 'refuse') throw new Error(`refusing to record: ${decision.reason}`);
-    if (decision.kind === 'reuse') return;
-    if (height > this.height) {
-      this.height = height;
-      this.entries = [];
-    }
-    this.entries.push({ round, step, signBytesHash: toHex(sha3(signBytes)), target, signature: toHex(signature) });
-    this.entries.sort(compareSlot);
-    if (this.entries.length > MAX_ENTRIES) this.entries.splice(0, this.entries.length - MAX_ENTRIES);
   }
 }

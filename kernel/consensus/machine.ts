@@ -297,10 +297,11 @@ export class TendermintMachine {
 
   /**
    * Catch-up: a commit certificate and block from a peer that already decided this height. The
-   * certificate is verified as a whole against the validator set, not fed through our vote sets:
-   * an equivocator may have shown us a different precommit than the one in the certificate, and
-   * "first vote counts" would then never let the quorum form here. A verified certificate proves
-   * that more than 2/3 precommitted id(v), which is all line 49 needs besides valid(v).
+   * certificate is verified as a whole against the validator set rather than fed through our vote
+   * sets: we may never have seen the proposal of its round (so its votes would not be admitted
+   * against an equivocator's earlier vote to us), and the peer that sent it has left the height.
+   * A verified certificate proves that more than 2/3 precommitted id(v), which is all line 49
+   * needs besides valid(v).
    */
   onCommit(cert: CommitCertificate, block: unknown): MachineEffect[] {
     return this.run(() => {

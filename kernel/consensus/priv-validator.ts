@@ -59,7 +59,12 @@ export class LocalPrivValidator implements PrivValidator {
 
   signVote(chainId: string, vote: Vote): Promise<SignedVote> {
     if (vote.validator !== this.address) return Promise.reject(new Error(`vote names ${vote.validator}, signer is ${this.address}`));
-    const bytes = voteSignBytes(chainId, vote);
+    let bytes: Uint8Array;
+    try {
+      bytes = voteSignBytes(chainId, vote);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return this.serialised(async () => {
       const signature = await this.guarded(vote.height, vote.round, vote.type, bytes, hashKey(vote.blockHash));
       return { vote, signature };
@@ -68,7 +73,12 @@ export class LocalPrivValidator implements PrivValidator {
 
   signProposal(chainId: string, proposal: Proposal): Promise<SignedProposal> {
     if (proposal.proposer !== this.address) return Promise.reject(new Error(`proposal names ${proposal.proposer}, signer is ${this.address}`));
-    const bytes = proposalSignBytes(chainId, proposal);
+    let bytes: Uint8Array;
+    try {
+      bytes = proposalSignBytes(chainId, proposal);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return this.serialised(async () => {
       const signature = await this.guarded(proposal.height, proposal.round, 'proposal', bytes, hashKey(proposal.blockHash));
       return { proposal, signature };

@@ -39,6 +39,7 @@ export class MemoryNetwork {
   readonly stats: NetworkStats = { sent: 0, delivered: 0, dropped: 0, duplicated: 0, partitioned: 0 };
   private readonly handlers = new Map<string, MessageHandler | null>();
   private readonly partitions: Partition[] = [];
+  private sortedIds: string[] = [];
   private conditions: LinkConditions;
 
   constructor(
@@ -53,6 +54,7 @@ export class MemoryNetwork {
   join(id: string): MemoryTransport {
     if (this.handlers.has(id)) throw new Error(`node ${id} already joined`);
     this.handlers.set(id, null);
+    this.sortedIds = [...this.handlers.keys()].sort();
     return new MemoryTransport(this, id);
   }
 
@@ -71,7 +73,12 @@ export class MemoryNetwork {
   }
 
   ids(): string[] {
-    return [...this.handlers.keys()].sort();
+    return [...this.sortedIds];
+  }
+
+  /** Sorted ids without `self`; a fresh array each call. */
+  peersOf(self: string): string[] {
+    return this.sortedIds.filter((id) => id !== self);
   }
 
   canReach(from: string, to: string, atMs: number): boolean {
@@ -105,7 +112,7 @@ export class MemoryNetwork {
   }
 
   private deliverAfter(delayMs: number, from: string, to: string, msg: Uint8Array): void {
-    this.scheduler.schedule(delayMs, async () => {
+    this.scheduler.schedule(delayMs, () => {
       if (!this.canReach(from, to, this.scheduler.now)) {
         this.stats.partitioned++;
         return;
@@ -113,7 +120,8 @@ export class MemoryNetwork {
       const cb = this.handlers.get(to);
       if (cb === null || cb === undefined) return;
       this.stats.delivered++;
-      await cb(from, msg);
+      // Returned, not awaited here: the scheduler awaits it, so the next event waits for the node.
+      return cb(from, msg);
     });
   }
 }
@@ -137,7 +145,7 @@ export class MemoryTransport implements Transport {
   }
 
   peers(): string[] {
-    return this.network.ids().filter((id) => id !== this.selfId);
+    return this.network.peersOf(this.selfId);
   }
 }
 

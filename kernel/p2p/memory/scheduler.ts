@@ -60,7 +60,9 @@ export class Scheduler {
       this.pop();
       this.nowMs = top.time;
       this.executed++;
-      await top.run();
+      const pending = top.run();
+      // Awaiting only real promises: a synchronous event then costs no microtask turn.
+      if (pending instanceof Promise) await pending;
       if (++count >= maxEvents) throw new Error(`scheduler: more than ${maxEvents} events at virtual time ${this.nowMs}`);
       if (opts.stopWhen?.()) return;
     }
