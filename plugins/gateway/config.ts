@@ -1,0 +1,115 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { existsSync } from 'node:fs';
+import { ConfigError } from '../../kernel/config/env.js';
+
+/**
+ * The one schema of the gateway's configuration. Keys are the environment variable names of the
+ * interface spec (part 2, "Gateway configuration" and "Socket limits"), so every validation error
+ * names the variable the operator has to fix. Values arrive as strings and are converted by the
+ * declared type before validation.
+ */
+export const GatewayEnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'listening port (0 = any free port, logged)' }),
+  GATEWAY_HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'listen address; all interfaces by default' }),
+  NODE_RPC_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'http://127.0.0.1:9933', description: 'node RPC for reads and polling' }),
+  NODE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'per request to a node' }),
+  NETWORK_ID: Type.String({ minLength: 1, default: 'chain-mainnet-1', description: 'network name in /health' }),
+  POLL_NODE_INTERVAL_MS: Type.Integer({ minimum: 20, default: 2000 }),
+  GLOBAL_RL_MAX_RPS: Type.Integer({ minimum: 0, default: 200, description: 'HTTP requests per second per IP; 0 = off' }),
+  AI_RL_MAX_RPM: Type.Integer({ minimum: 0, default: 10, description: 'AI endpoint requests per minute per IP; 0 = off' }),
+  WS_MAX_MSG_BYTES: Type.Integer({ minimum: 256, default: 65536 }),
+  WS_MAX_SUBS_PER_CLIENT: Type.Integer({ minimum: 1, default: 50 }),
+  WS_RPC_MAX_RPS: Type.Integer({ minimum: 1, default: 30 }),
+  WS_STALE_CHECK_MS: Type.Integer({ minimum: 100, default: 30000 }),
+  CORS_ALLOWED_ORIGINS: Type.String({ default: '*' }),
+  TLS_CERT: Type.Optional(Type.String({ minLength: 1 })),
+  TLS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  FAUCET_COOLDOWN_SECS: Type.Integer({ minimum: 0, default: 86400, description: '0 = no cooldown' }),
+  KV_STORE_URL: Type.Optional(Type.String({ pattern: '^rediss?://[^\\s]+$' })),
+  CHAIN_SHARD_NODES: Type.Optional(Type.String({ minLength: 1, description: '"0=http://a,1=http://b" (repeat a shard for failover)' })),
+  SHARD_NODE_URLS: Type.Optional(Type.String({ minLength: 1, description: 'positional "urlShard0,urlShard1"; "a|b" lists failover nodes' })),
+  CHAIN_HTTP_BACKEND: Type.Union([Type.Literal('auto'), Type.Literal('uws'), Type.Literal('node')], { default: 'auto' }),
+  CACHE_MAX_ENTRIES: Type.Integer({ minimum: 10, default: 5000, description: 'bound of each response cache' }),
+});
+
+export type GatewayEnv = Static<typeof GatewayEnvSchema>;
+
+export interface GatewayConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly nodeRpcUrl: string;
+  readonly nodeTimeoutMs: number;
+  readonly networkId: string;
+  readonly pollIntervalMs: number;
+  readonly globalRlMaxRps: number;
+  readonly aiRlMaxRpm: number;
+  readonly wsMaxMsgBytes: number;
+  readonly wsMaxSubsPerClient: number;
+  readonly wsRpcMaxRps: number;
+  readonly wsStaleCheckMs: number;
+  readonly corsAllowedOrigins: string;
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
+  readonly faucetCooldownSecs: number;
+  readonly kvStoreUrl: string | undefined;
+  readonly shardNodes: string | undefined;
+  readonly shardNodeUrls: string | undefined;
+  readonly httpBackend: 'auto' | 'uws' | 'node';
+  readonly cacheMaxEntries: number;
+}
+
+function convert(name: string, schema: TSchema, text: string): unknown {
+  const kind = (schema as { type?: unknown }).type;
+  if (kind === 'integer') {
+    if (!/^\s*-?\d+\s*$/.test(text)) throw new ConfigError(`${name}="${text}": expected an integer`);
+    return Number.parseInt(text, 10);
+  }
+  return text;
+}
+
+/** Reads the gateway variables from `env`; a bad value throws a ConfigError naming its variable. */
+export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
+  const raw: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(GatewayEnvSchema.properties)) {
+    const text = env[name];
+    // An empty variable means "not set", as in shell scripts that export VAR= to clear it.
+    if (text === undefined || text === '') continue;
+    raw[name] = convert(name, schema, text);
+  }
+  const value = Value.Default(GatewayEnvSchema, raw);
+  const first = Value.Errors(GatewayEnvSchema, value).First();
+  if (first) {
+    const name = first.path.replace(/^\//, '') || '(environment)';
+    throw new ConfigError(`${name}=${JSON.stringify(env[name] ?? '')}: ${first.message}`);
+  }
+  const e = value as GatewayEnv;
+  if ((e.TLS_CERT === undefined) !== (e.TLS_KEY === undefined)) {
+    throw new ConfigError(`${e.TLS_CERT === undefined ? 'TLS_CERT' : 'TLS_KEY'} is missing: TLS_CERT and TLS_KEY must be set together`);
+  }
+  for (const name of ['TLS_CERT', 'TLS_KEY'] as const) {
+    const file = e[name];
+    if (file !== undefined && !existsSync(file)) throw new ConfigError(`${name}="${file}": no such file`);
+  }
+  return {
+    port: e.PORT,
+    host: e.GATEWAY_HOST,
+    nodeRpcUrl: e.NODE_RPC_URL.replace(/\/+$/, ''),
+    nodeTimeoutMs: e.NODE_TIMEOUT_MS,
+    networkId: e.NETWORK_ID,
+    pollIntervalMs: e.POLL_NODE_INTERVAL_MS,
+    globalRlMaxRps: e.GLOBAL_RL_MAX_RPS,
+    aiRlMaxRpm: e.AI_RL_MAX_RPM,
+    wsMaxMsgBytes: e.WS_MAX_MSG_BYTES,
+    wsMaxSubsPerClient: e.WS_MAX_SUBS_PER_CLIENT,
+    wsRpcMaxRps: e.WS_RPC_MAX_RPS,
+    wsStaleCheckMs: e.WS_STALE_CHECK_MS,
+    corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,
+    tls: e.TLS_CERT !== undefined && e.TLS_KEY !== undefined ? { certFile: e.TLS_CERT, keyFile: e.TLS_KEY } : undefined,
+    faucetCooldownSecs: e.FAUCET_COOLDOWN_SECS,
+    kvStoreUrl: e.KV_STORE_URL,
+    shardNodes: e.CHAIN_SHARD_NODES,
+    shardNodeUrls: e.SHARD_NODE_URLS,
+    httpBackend: e.CHAIN_HTTP_BACKEND,
+    cacheMaxEntries: e.CACHE_MAX_ENTRIES,
+  };
+}

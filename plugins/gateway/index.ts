@@ -1,0 +1,49 @@
+import { definePlugin } from '../../kernel/host/plugin.js';
+import type { HttpServer } from '../../kernel/rpc/index.js';
+import { CORE_EVENTS } from './event-bus.js';
+import { listenGateway } from './listen.js';
+import { registerProxyRoutes } from './proxy-routes.js';
+import { registerCoreRpcMethods } from './rpc-methods.js';
+import type { GatewayServices } from './services.js';
+import { SocketHub } from './socket.js';
+import { gatewayHealth } from './status.js';
+import { registerStatusRoutes } from './status-routes.js';
+
+export type { GatewayServices } from './services.js';
+
+/**
+ * The public gateway (issue 4): REST proxy with cache, `/ws` events and socket RPC, shard routing
+ * of submissions, faucet cooldown. Runs in a `chain gateway` process (profile 'gateway'), where
+ * `api.services` is the GatewayServices core; it never decides chain state.
+ */
+export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServices>({
+  name: 'gateway',
+  kind: 'service',
+  description: 'public REST proxy, WebSocket events and socket RPC in front of the node RPC',
+  register(api) {
+    const s = api.services;
+    for (const e of CORE_EVENTS) s.events.define(e);
+    const hub = new SocketHub(s.config, api.hooks, s.events, s.reads, s.poller, s.router, s.metrics, api.log.child({ part: 'socket' }));
+    const health = () => gatewayHealth(s.config, s.poller, s.cooldown, () => hub.clientCount);
+
+    registerCoreRpcMethods(api.hooks, api.name, s, async () => (await health()).body);
+    api.hooks.routes.tap(api.name, (routes) => {
+      routes.withOwner(api.name, () => {
+        registerProxyRoutes(routes, s);
+        registerStatusRoutes(routes, s, health);
+      });
+    });
+
+    let server: HttpServer | undefined;
+    s.whenBooted(async () => {
+      hub.start();
+      s.poller.start();
+      server = (await listenGateway(s.config, api.hooks, hub.handlers(), api.log)).server;
+    });
+    api.onClose(async () => {
+      hub.stop();
+      await s.poller.stop();
+      await server?.close();
+    });
+  },
+});

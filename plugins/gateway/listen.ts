@@ -1,0 +1,39 @@
+import type { Logger } from 'pino';
+import { createHttpServer, type HttpServer, type WsHandlers } from '../../kernel/rpc/index.js';
+import { RouteTable } from '../../kernel/node/route-table.js';
+import type { Hooks } from '../../kernel/hooks.js';
+import type { GatewayConfig } from './config.js';
+import { globalRateLimiter } from './rate-limits.js';
+
+/**
+ * Starts the public HTTP(S) + WebSocket server with every route the service plugins tapped into
+ * `routes`. Logs one line with the bound port ("gateway listening ... "port":N) that scripts and
+ * tests parse, like the node's "node RPC listening".
+ */
+export async function listenGateway(config: GatewayConfig, hooks: Hooks, ws: WsHandlers, log: Logger): Promise<{ server: HttpServer; port: number }> {
+  const routes = new RouteTable();
+  hooks.routes.call(routes);
+  const limiter = globalRateLimiter(config.globalRlMaxRps);
+  const server = await createHttpServer({
+    host: config.host,
+    port: config.port,
+    corsAllowedOrigins: config.corsAllowedOrigins,
+    rateLimitPerSecond: config.globalRlMaxRps,
+    ...(limiter ? { rateLimiter: limiter } : {}),
+    ...(config.tls ? { tls: config.tls } : {}),
+    ws: {
+      path: '/ws',
+      maxMessageBytes: config.wsMaxMsgBytes,
+      // The transport pings idle clients and drops the silent ones: two sweep periods of silence.
+      idleTimeoutSeconds: Math.max(8, Math.ceil((2 * config.wsStaleCheckMs) / 1000)),
+      handlers: ws,
+    },
+    backend: config.httpBackend,
+    logger: log,
+  });
+  for (const r of routes.list()) server.route({ method: r.method, path: r.path, handler: r.handler });
+  const { port } = await server.listen();
+  const scheme = config.tls ? 'https' : 'http';
+  log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.host, tls: config.tls !== undefined }, `gateway listening on ${scheme}://${config.host}:${port} (${server.backend} backend)`);
+  return { server, port };
+}

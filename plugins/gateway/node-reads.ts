@@ -1,0 +1,71 @@
+import type { NodeAnswer, NodeClient } from './node-client.js';
+import type { ResponseCache } from './response-cache.js';
+import type { ShardRouter } from './shard-router.js';
+
+const ACCOUNT_PATH = /^\/api\/v1\/accounts\/([^/?]+)/;
+
+/**
+ * Cached GETs against the nodes, shared by the REST proxy, the socket RPC methods and the
+ * poller, so all three serve byte-identical data (a `new_block` equals GET /blocks/:height).
+ * Concurrent misses for one key share one node request.
+ */
+export class NodeReads {
+  private readonly inFlight = new Map<string, Promise<NodeAnswer>>();
+
+  constructor(
+    private readonly client: NodeClient,
+    private readonly cache: ResponseCache,
+    private readonly router: ShardRouter,
+    private readonly primary: string,
+  ) {}
+
+  /** `pathAndQuery` as the client sent it (still percent-encoded). */
+  get(pathAndQuery: string): Promise<NodeAnswer> {
+    const hit = this.cache.get(pathAndQuery);
+    if (hit) return Promise.resolve(hit);
+    const running = this.inFlight.get(pathAndQuery);
+    if (running) return running;
+    const p = this.client
+      .request(this.nodesForPath(pathAndQuery), 'GET', pathAndQuery)
+      .then((answer) => {
+        this.cache.put(pathAndQuery, answer);
+        return answer;
+      })
+      .finally(() => this.inFlight.delete(pathAndQuery));
+    this.inFlight.set(pathAndQuery, p);
+    return p;
+  }
+
+  /** Uncached, for data that must be fresh (the poller's /health). */
+  fresh(pathAndQuery: string): Promise<NodeAnswer> {
+    return this.client.request([this.primary], 'GET', pathAndQuery);
+  }
+
+  /** Account data lives on the shard owning the account; everything else on the primary node. */
+  private nodesForPath(pathAndQuery: string): readonly string[] {
+    if (this.router.shardCount > 1) {
+      const m = ACCOUNT_PATH.exec(pathAndQuery);
+      if (m) return this.router.nodesFor(safeDecode(m[1]!));
+    }
+    return this.router.shardCount === 1 ? this.router.nodesOfShard(0) : [this.primary];
+  }
+
+  /** The path the gateway itself reads an account with (balance pushes, get_account). */
+  accountPath(address: string): string {
+    return `/api/v1/accounts/${address}`;
+  }
+
+  /** Drops an account's cached answer in both spellings a client may use for its path. */
+  forgetAccount(address: string): void {
+    this.cache.forget(`/api/v1/accounts/${address}`);
+    this.cache.forget(`/api/v1/accounts/${encodeURIComponent(address)}`);
+  }
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

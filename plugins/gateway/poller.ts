@@ -1,0 +1,150 @@
+import type { Logger } from 'pino';
+import type { EventBus } from './event-bus.js';
+import type { GatewayMetrics } from './metrics.js';
+import { isObject } from './node-client.js';
+import type { NodeReads } from './node-reads.js';
+import type { ResponseCache } from './response-cache.js';
+import { fetchValidators } from './validators.js';
+
+/** What the last poll saw of the node; /health and the `init` event are built from it. */
+export interface NodeView {
+  readonly reachable: boolean;
+  readonly status: string;
+  readonly height: number;
+  readonly peers: number;
+  readonly round: number;
+  readonly mempool: number;
+  readonly tps: number;
+  readonly finality_ms: number;
+  readonly validator_count: number;
+  readonly total_txs: number;
+  readonly last_poll_at: number;
+}
+
+const VALIDATOR_UPDATE_EVERY = 10;
+
+/**
+ * Polls the node every POLL_NODE_INTERVAL_MS and turns what changed into socket events: `metrics`
+ * every poll, `new_block` for every height in order (heights skipped between two polls are
+ * fetched, so clients never miss one), `validator_update` every 10 blocks. It is also what makes
+ * cached height-dependent answers stale. Polls never overlap: the next is scheduled after one ends.
+ */
+export class NodePoller {
+  private view: NodeView | undefined;
+  private lastHeight: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly reads: NodeReads,
+    private readonly cache: ResponseCache,
+    private readonly events: EventBus,
+    private readonly metrics: GatewayMetrics,
+    private readonly intervalMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** The last view, polling once now if none succeeded yet (a client connecting at start-up). */
+  async current(): Promise<NodeView | undefined> {
+    if (this.view?.reachable) return this.view;
+    await this.pollOnce();
+    return this.view;
+  }
+
+  get last(): NodeView | undefined {
+    return this.view;
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.pollOnce().finally(() => this.schedule(this.intervalMs));
+    }, delay);
+  }
+
+  /** One poll; concurrent callers share it. Never throws. */
+  pollOnce(): Promise<void> {
+    this.running ??= this.poll()
+      .catch((err: unknown) => {
+        this.metrics.pollErrors.inc();
+        this.metrics.nodeUp.set(0);
+        if (this.view?.reachable !== false) this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'node poll failed');
+        this.view = { ...(this.view ?? emptyView()), reachable: false, status: 'node_unreachable', last_poll_at: Date.now() };
+      })
+      .finally(() => {
+        this.running = undefined;
+      });
+    return this.running;
+  }
+
+  private async poll(): Promise<void> {
+    const health = await this.reads.fresh('/health');
+    if (!isObject(health.body)) throw new Error(`node /health answered ${health.status} without a JSON object`);
+    const h = health.body;
+    const height = num(h.height);
+    this.view = {
+      reachable: true,
+      status: typeof h.status === 'string' ? h.status : 'ok',
+      height,
+      peers: num(h.peers),
+      round: num(h.round),
+      mempool: num(h.mempool),
+      tps: num(h.tps),
+      finality_ms: num(h.finality_ms),
+      validator_count: num(h.validator_count),
+      total_txs: num(h.total_txs),
+      last_poll_at: Date.now(),
+    };
+    this.metrics.nodeUp.set(1);
+    this.metrics.nodeHeight.set(height);
+    if (this.lastHeight === undefined || height < this.lastHeight) {
+      // First poll, or the node was replaced by one with a shorter chain: start from here.
+      if (this.lastHeight !== undefined) this.log.warn({ was: this.lastHeight, now: height }, 'node height went backwards; following the node');
+      this.lastHeight = height;
+      this.cache.newHeight();
+    } else if (height > this.lastHeight) {
+      this.cache.newHeight();
+      await this.announceBlocks(this.lastHeight + 1, height);
+    }
+    this.events.emit('metrics', { tps: this.view.tps, height: this.lastHeight, finality_ms: this.view.finality_ms, mempool: this.view.mempool, peers: this.view.peers });
+  }
+
+  private async announceBlocks(from: number, to: number): Promise<void> {
+    for (let height = from; height <= to; height++) {
+      if (this.stopped) return;
+      const block = await this.reads.get(`/api/v1/blocks/${height}`);
+      // Not there (yet) on the node we read from: stop here and resume from this height next poll.
+      if (block.status !== 200 || !isObject(block.body)) return;
+      this.lastHeight = height;
+      this.events.emit('new_block', block.body);
+      if (height % VALIDATOR_UPDATE_EVERY === 0) {
+        try {
+          const v = await fetchValidators(this.reads);
+          this.events.emit('validator_update', { nodes: v.nodes, total_staked: v.total_staked, height });
+        } catch (err: unknown) {
+          this.log.warn({ err: err instanceof Error ? err.message : String(err), height }, 'validator_update skipped');
+        }
+      }
+    }
+  }
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+function emptyView(): NodeView {
+  return { reachable: false, status: 'node_unreachable', height: 0, peers: 0, round: 0, mempool: 0, tps: 0, finality_ms: 0, validator_count: 0, total_txs: 0, last_poll_at: 0 };
+}

@@ -1,0 +1,61 @@
+import { LRUCache } from 'lru-cache';
+import type { NodeAnswer } from './node-client.js';
+
+/**
+ * Two bounded caches of node answers. Committed data never changes (a block at a height, a
+ * confirmed transaction, its proof), so it is kept until evicted. Everything else (latest
+ * blocks, accounts, lists) is only valid for the current height: the poller clears it when it
+ * sees a new block, and a TTL of one poll interval bounds staleness if polling stalls.
+ */
+export class ResponseCache {
+  private readonly immutable: LRUCache<string, NodeAnswer>;
+  private readonly volatile: LRUCache<string, NodeAnswer>;
+  hits = 0;
+  misses = 0;
+
+  constructor(maxEntries: number, volatileTtlMs: number) {
+    this.immutable = new LRUCache({ max: maxEntries });
+    this.volatile = new LRUCache({ max: maxEntries, ttl: volatileTtlMs });
+  }
+
+  get(key: string): NodeAnswer | undefined {
+    const v = this.immutable.get(key) ?? this.volatile.get(key);
+    if (v) this.hits++;
+    else this.misses++;
+    return v;
+  }
+
+  put(key: string, answer: NodeAnswer): void {
+    // Errors are never cached: a 404 for a block that does not exist yet must not outlive it.
+    if (answer.status !== 200) return;
+    if (isImmutable(key, answer)) this.immutable.set(key, answer);
+    else this.volatile.set(key, answer);
+  }
+
+  /** A new block makes every height-dependent answer stale. */
+  newHeight(): void {
+    this.volatile.clear();
+  }
+
+  /** A submission changes an account's pending nonce and balances before any block. */
+  forget(key: string): void {
+    this.volatile.delete(key);
+  }
+
+  get size(): { immutable: number; volatile: number } {
+    return { immutable: this.immutable.size, volatile: this.volatile.size };
+  }
+}
+
+const BLOCK = /^\/api\/v1\/blocks\/\d+(\/transactions)?$/;
+const PROOF = /^\/api\/v1\/tx\/0x[0-9a-fA-F]{64}\/proof$/;
+const TX = /^\/api\/v1\/transactions\/0x[0-9a-fA-F]{64}$/;
+
+function isImmutable(key: string, answer: NodeAnswer): boolean {
+  if (BLOCK.test(key) || PROOF.test(key)) return true;
+  if (TX.test(key)) {
+    const status = (answer.body as { status?: unknown } | null)?.status;
+    return status !== undefined && status !== 'pending';
+  }
+  return false;
+}

@@ -1,0 +1,83 @@
+import { ChainError, badRequest, notFound } from '../../kernel/errors.js';
+import type { Hooks } from '../../kernel/hooks.js';
+import { errorMessageOf, isObject, type NodeAnswer } from './node-client.js';
+import type { GatewayServices } from './services.js';
+import { fetchValidators } from './validators.js';
+
+const CALLER_IP = Symbol.for('chain.gateway.callerIp');
+
+/** Socket RPC params with the caller's IP attached out of band (a symbol key clients cannot send). */
+export function withCaller(params: Record<string, unknown>, ip: string): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...params };
+  Object.defineProperty(copy, CALLER_IP, { value: ip, enumerable: false });
+  return copy;
+}
+
+/** The IP of the socket client calling a method (for per-IP limits such as the faucet cooldown). */
+export function callerIp(params: Record<string, unknown>): string {
+  const ip = (params as Record<symbol, unknown>)[CALLER_IP];
+  return typeof ip === 'string' ? ip : 'unknown';
+}
+
+/** A node answer as a method result: 2xx gives the body, anything else the node's message. */
+export function resultOf(answer: NodeAnswer): unknown {
+  if (answer.status >= 200 && answer.status < 300) return answer.body;
+  const extra = isObject(answer.body) ? answer.body : undefined;
+  throw new ChainError(answer.status, errorMessageOf(answer), typeof extra?.hint === 'string' ? extra.hint : undefined);
+}
+
+/** A path segment from a param: plain address/hash characters as they are, anything else encoded. */
+function seg(name: string, v: unknown): string {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
+  if (typeof v !== 'string' || v.length === 0) throw badRequest(`params.${name} is required`);
+  return /^[A-Za-z0-9:._-]+$/.test(v) ? v : encodeURIComponent(v);
+}
+
+function query(params: Record<string, unknown>, keys: readonly string[]): string {
+  const q = new URLSearchParams();
+  for (const k of keys) {
+    const v = params[k];
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') q.set(k, String(v));
+  }
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+/**
+ * The socket RPC methods the gateway itself answers (part 1, "Socket RPC methods", the read
+ * groups and `faucet`). Each is a tap on the `rpcMethods` hook under the method's name, exactly
+ * as another service plugin adds one; reads go through the same cache as REST, so a method and
+ * its REST twin return the same data.
+ */
+export function registerCoreRpcMethods(hooks: Hooks, plugin: string, s: GatewayServices, status: () => Promise<Record<string, unknown>>): void {
+  const method = (name: string, fn: (params: Record<string, unknown>) => Promise<unknown>): void => {
+    hooks.rpcMethods.for(name).tapPromise(plugin, fn);
+  };
+  const read = async (path: string): Promise<unknown> => resultOf(await s.reads.get(path));
+
+  method('get_status', () => status());
+  method('get_blocks', (p) => read(`/api/v1/blocks${query(p, ['limit', 'offset', 'page'])}`));
+  method('get_block', (p) => read(`/api/v1/blocks/${seg('height', p.height)}`));
+  method('get_block_txs', (p) => read(`/api/v1/blocks/${seg('height', p.height)}/transactions`));
+  method('get_txs', (p) => read(`/api/v1/transactions${query(p, ['address', 'hash', 'type', 'limit', 'offset', 'page'])}`));
+  method('search_tx', (p) => read(`/api/v1/transactions/${seg('hash', p.hash)}`));
+  method('get_account', (p) => read(`/api/v1/accounts/${seg('address', p.address)}`));
+  method('get_governance_params', () => read('/api/v1/governance/params'));
+  method('get_validators', async () => {
+    const v = await fetchValidators(s.reads);
+    return { validators: v.nodes, total_staked: v.total_staked, count: v.nodes.length };
+  });
+  method('get_validator', async (p) => {
+    const address = seg('address', p.address);
+    const v = await fetchValidators(s.reads);
+    const found = v.nodes.find((n) => n.address === address);
+    if (!found) throw notFound(`validator ${address} not found`);
+    return found;
+  });
+  method('faucet', async (p) => resultOf(await s.submissions.faucet(stripCaller(p), callerIp(p))));
+}
+
+/** The body forwarded to the node: the client's params without the out-of-band caller. */
+function stripCaller(p: Record<string, unknown>): Record<string, unknown> {
+  return { ...p };
+}

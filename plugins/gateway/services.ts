@@ -1,0 +1,64 @@
+import type { Logger } from 'pino';
+import type { GatewayConfig } from './config.js';
+import { EventBus } from './event-bus.js';
+import { FaucetCooldown } from './faucet-cooldown.js';
+import { GatewayMetrics } from './metrics.js';
+import { NodeClient } from './node-client.js';
+import { NodeReads } from './node-reads.js';
+import { NodePoller } from './poller.js';
+import { ResponseCache } from './response-cache.js';
+import { ShardRouter } from './shard-router.js';
+import { Submissions } from './submissions.js';
+
+/**
+ * What a gateway process offers its service plugins through `api.services` (the node offers its
+ * chain instead). Another plugin reads the chain through `reads`, adds socket events through
+ * `events`, and adds routes / socket RPC methods through the `routes` and `rpcMethods` hooks.
+ */
+export interface GatewayServices {
+  readonly config: GatewayConfig;
+  readonly client: NodeClient;
+  readonly router: ShardRouter;
+  readonly cache: ResponseCache;
+  readonly reads: NodeReads;
+  readonly events: EventBus;
+  readonly metrics: GatewayMetrics;
+  readonly cooldown: FaucetCooldown;
+  readonly submissions: Submissions;
+  readonly poller: NodePoller;
+  /** Runs once every plugin has registered (so all routes are known): the gateway plugin listens here. */
+  whenBooted(fn: () => Promise<void>): void;
+}
+
+export interface GatewayCore {
+  readonly services: GatewayServices;
+  /** Runs the whenBooted callbacks in registration order. */
+  booted(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createGatewayServices(config: GatewayConfig, log: Logger): GatewayCore {
+  const router = ShardRouter.fromConfig(config.nodeRpcUrl, config.shardNodes, config.shardNodeUrls);
+  const client = new NodeClient(config.nodeTimeoutMs, log.child({ part: 'node-client' }));
+  const cache = new ResponseCache(config.cacheMaxEntries, config.pollIntervalMs);
+  const reads = new NodeReads(client, cache, router, config.nodeRpcUrl);
+  const events = new EventBus(log.child({ part: 'events' }));
+  const metrics = new GatewayMetrics(events, cache);
+  const cooldown = new FaucetCooldown(config.faucetCooldownSecs, config.kvStoreUrl, log.child({ part: 'faucet-cooldown' }));
+  const submissions = new Submissions(client, router, reads, events, cooldown, log.child({ part: 'submissions' }));
+  const poller = new NodePoller(reads, cache, events, metrics, config.pollIntervalMs, log.child({ part: 'poller' }));
+  const pending: Array<() => Promise<void>> = [];
+  return {
+    services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, whenBooted: (fn) => pending.push(fn) },
+    async booted() {
+      if (config.kvStoreUrl !== undefined && config.faucetCooldownSecs > 0 && !(await cooldown.connected())) {
+        log.warn({ kv_store_url: config.kvStoreUrl.replace(/\/\/[^@/]*@/, '//***@') }, 'KV_STORE_URL is set but Redis did not answer at start-up: faucet cooldowns are kept in memory until it does');
+      }
+      for (const fn of pending.splice(0)) await fn();
+    },
+    async close() {
+      await poller.stop();
+      await cooldown.close();
+    },
+  };
+}

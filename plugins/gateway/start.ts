@@ -1,0 +1,55 @@
+import pino, { type Logger } from 'pino';
+import { createHooks } from '../../kernel/hooks.js';
+import { PluginHost } from '../../kernel/host/host.js';
+import type { PluginDefinition } from '../../kernel/host/plugin.js';
+import { ParamRegistry } from '../../kernel/state/params.js';
+import type { NodeConfig } from '../../kernel/config/schema.js';
+import type { GatewayConfig } from './config.js';
+import { gatewayPlugin } from './index.js';
+import { createGatewayServices, type GatewayServices } from './services.js';
+
+export interface RunningGateway {
+  readonly log: Logger;
+  readonly services: GatewayServices;
+  stop(): Promise<void>;
+}
+
+/**
+ * Boots a gateway process the way node.ts boots a node: config → plugin host (profile
+ * 'gateway', so only service plugins of the network's list load, plus `gateway` itself) →
+ * listen. Shutdown: plugins in reverse (server, poller), then the core (Redis).
+ */
+export async function startGateway(nodeConfig: NodeConfig, config: GatewayConfig, catalogue: ReadonlyMap<string, PluginDefinition<any, any>>): Promise<RunningGateway> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const log = pino({ level: nodeConfig.log_level, base: { network: config.networkId, process: 'gateway' } });
+  const withGateway = new Map(catalogue);
+  withGateway.set(gatewayPlugin.name, gatewayPlugin);
+  // The gateway plugin is always on in a gateway process, after any service plugin the network lists.
+  const plugins = nodeConfig.plugins.some((p) => p.name === gatewayPlugin.name) ? nodeConfig.plugins : [...nodeConfig.plugins, { name: gatewayPlugin.name, enabled: true, activation_height: 0, options: {} }];
+  const hostConfig: NodeConfig = { ...nodeConfig, plugins };
+
+  const core = createGatewayServices(config, log);
+  const host = new PluginHost<GatewayServices>({ config: hostConfig, hooks: createHooks(), catalogue: withGateway, params: new ParamRegistry(), log, metrics: core.services.metrics.registry, services: core.services, profile: 'gateway' });
+  try {
+    await host.boot();
+    await core.booted();
+  } catch (e) {
+    await host.close().catch(() => undefined);
+    await core.close();
+    throw e;
+  }
+  log.info({ node: config.nodeRpcUrl, shards: core.services.router.shardCount, faucet_cooldown_store: core.services.cooldown.backend }, 'gateway started');
+
+  let stopping: Promise<void> | null = null;
+  return {
+    log,
+    services: core.services,
+    stop() {
+      stopping ??= (async () => {
+        await host.close();
+        await core.close();
+        log.info('gateway stopped');
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import type { Logger } from 'pino';
+import { ChainError } from '../../kernel/errors.js';
+import type { EventBus } from './event-bus.js';
+import type { FaucetCooldown } from './faucet-cooldown.js';
+import { isObject, type NodeAnswer, type NodeClient } from './node-client.js';
+import type { NodeReads } from './node-reads.js';
+import type { ShardRouter } from './shard-router.js';
+
+/** Base gas of part 1 "Amounts": only for the `tx` notice; the node's receipt is authoritative. */
+const GAS_TRANSFER = 21;
+const GAS_CONTRACT_CALL = 50;
+
+/**
+ * The two writes the gateway forwards itself (transactions and faucet calls). Both go to a node of
+ * the shard that owns the sender / credited address; on success the gateway announces them on
+ * the socket. The gateway checks nothing the node checks: bodies are passed through as sent, so
+ * a bad request gets the node's own message.
+ */
+export class Submissions {
+  constructor(
+    private readonly client: NodeClient,
+    private readonly router: ShardRouter,
+    private readonly reads: NodeReads,
+    private readonly events: EventBus,
+    private readonly cooldown: FaucetCooldown,
+    private readonly log: Logger,
+  ) {}
+
+  async transaction(body: unknown): Promise<NodeAnswer> {
+    const from = isObject(body) && typeof body.from === 'string' ? body.from : undefined;
+    const nodes = from !== undefined ? this.router.nodesFor(from) : this.router.nodesOfShard(0);
+    const answer = await this.client.request(nodes, 'POST', '/api/v1/transactions', body);
+    if (answer.status < 200 || answer.status >= 300 || !isObject(answer.body) || !isObject(body)) return answer;
+    const res = answer.body;
+    const to = typeof body.to === 'string' ? body.to : '';
+    if (from !== undefined) this.reads.forgetAccount(from);
+    if (to) this.reads.forgetAccount(to);
+    const hash = res.tx_hash ?? res.hash;
+    this.events.emit('tx', {
+      hash,
+      from,
+      to,
+      value: body.value,
+      gas: typeof body.data === 'string' && body.data.length > 0 && to.endsWith('.app') ? GAS_CONTRACT_CALL : GAS_TRANSFER,
+      gas_price: body.gas_price ?? null,
+      shard: from !== undefined ? this.router.shardOf(from) : 0,
+      timestamp: Date.now(),
+      block: res.estimated_block ?? null,
+      status: res.status ?? 'pending',
+    });
+    // The node flags an accepted-but-anomalous transaction with sentinel_* fields (part 1, scoring).
+    if (res.sentinel_score !== undefined || res.sentinel_category !== undefined || res.sentinel_warning !== undefined) {
+      this.events.emit('tx_anomaly', { tx_hash: hash, score: res.sentinel_score ?? null, category: res.sentinel_category ?? null, warning: res.sentinel_warning ?? null });
+    }
+    return answer;
+  }
+
+  /** `ip` is the requester (REST client or socket peer): the cooldown is per address and per IP. */
+  async faucet(body: unknown, ip: string): Promise<NodeAnswer> {
+    const address = isObject(body) && typeof body.address === 'string' ? body.address : undefined;
+    if (address === undefined) return this.client.request(this.router.nodesOfShard(0), 'POST', '/api/v1/faucet', body);
+    const keys = [`address:${address}`, `ip:${ip}`];
+    const decision = await this.cooldown.acquire(keys);
+    if (!decision.ok) {
+      throw new ChainError(429, `faucet cooldown: this address or IP was served recently; try again in ${decision.retryAfterSecs} s`, 'FAUCET_COOLDOWN_SECS applies per address and per IP', { retry_after: decision.retryAfterSecs });
+    }
+    let answer: NodeAnswer;
+    try {
+      answer = await this.client.request(this.router.nodesFor(address), 'POST', '/api/v1/faucet', body);
+    } catch (e) {
+      await this.cooldown.release(keys);
+      throw e;
+    }
+    if (answer.status < 200 || answer.status >= 300 || !isObject(answer.body)) {
+      await this.cooldown.release(keys);
+      return answer;
+    }
+    this.reads.forgetAccount(address);
+    this.events.emit('faucet', { address, amount: answer.body.amount ?? null, tx_hash: answer.body.tx_hash ?? null });
+    this.log.debug({ address }, 'faucet call forwarded');
+    return answer;
+  }
+}

@@ -1,0 +1,181 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { signTransfer, wallet } from '../helpers/chain-fixture.js';
+import { getJson, postJson, startNodeProcess, type NodeHandle } from '../helpers/node-process.js';
+import { startGatewayProcess, WsClient, type Msg, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
+
+/**
+ * The gateway as a client sees it, on each HTTP backend: a real node and a real `chain gateway`
+ * process on loopback, a real WebSocket client. Events are awaited, never slept for.
+ */
+for (const backend of ['uws', 'node'] as const) {
+  describe(`gateway (${backend} backend)`, () => {
+    let node: NodeHandle;
+    let gw: ProcessHandle;
+    const alice = wallet(backend === 'uws' ? 41 : 42);
+    const bob = wallet(backend === 'uws' ? 43 : 44);
+
+    before(async () => {
+      node = await startNodeProcess({ env: { CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '100000' } });
+      gw = await startGatewayProcess({ NODE_RPC_URL: node.url, CHAIN_HTTP_BACKEND: backend, NETWORK_ID: 'gw-test-net', GLOBAL_RL_MAX_RPS: '100000' });
+    });
+    after(async () => {
+      await gw?.stop();
+      await node?.stop();
+    });
+
+    test('health, latest block, network status, metrics and proxied reads', async () => {
+      assert.ok(gw.logs.some((l) => l.includes(`(${backend} backend)`)), 'backend choice is logged');
+      const h = await getJson(`${gw.url}/health`);
+      assert.equal(h.status, 200);
+      for (const f of ['status', 'network', 'height', 'peers', 'round', 'mempool']) assert.ok(f in h.body, `health has ${f}`);
+      assert.equal(h.body.network, 'gw-test-net');
+      assert.equal(h.body.status, 'ok');
+
+      const latest = await getJson(`${gw.url}/api/v1/blocks/latest`);
+      assert.equal(latest.status, 200);
+      const block = latest.body.block as Record<string, unknown>;
+      assert.equal(typeof block.height, 'number');
+
+      const direct = await getJson(`${node.url}/api/v1/blocks/1`);
+      const via = await getJson(`${gw.url}/api/v1/blocks/1`);
+      assert.deepEqual(via, direct, 'a proxied read carries the node status and body unchanged');
+      for (const p of ['/api/v1/gas/estimate', '/api/v1/state/root', '/api/v1/governance/params', `/api/v1/accounts/${alice.address}`, '/api/v1/blocks/1/transactions', '/api/v1/transactions?limit=5', `/api/v1/accounts/${alice.address}/transactions`]) {
+        assert.equal((await getJson(`${gw.url}${p}`)).status, 200, p);
+      }
+      const missing = await getJson(`${gw.url}/api/v1/blocks/999999`);
+      assert.equal(missing.status, 404);
+      assert.deepEqual(missing.body, (await getJson(`${node.url}/api/v1/blocks/999999`)).body);
+      const bad = await getJson(`${gw.url}/api/v1/accounts/not-an-address`);
+      assert.equal(bad.status, 400, 'node errors pass through');
+
+      const ns = await getJson(`${gw.url}/api/v1/network/status`);
+      assert.deepEqual(ns.body.descriptive_fields, ['tps_peak', 'block_time_ms', 'crypto', 'ai_models']);
+      assert.equal(ns.body.shard_count, 1);
+
+      const m = await fetch(`${gw.url}/metrics`);
+      assert.match(m.headers.get('content-type') ?? '', /text\/plain/);
+      const text = await m.text();
+      assert.match(text, /^gateway_node_height \d+/m);
+      assert.match(text, /gateway_proxied_requests_total\{route="\/api\/v1\/blocks\/:height",status="200"\}/);
+    });
+
+    test('socket: init first, then new_block for every height in order, equal to GET /blocks/:height', async () => {
+      const ws = await WsClient.connect(`${gw.url.replace('http', 'ws')}/ws`);
+      try {
+        const init = await ws.next('init', () => true);
+        assert.equal(init.type, 'init', 'the first message is init');
+        const data = init.data as Record<string, unknown>;
+        for (const f of ['height', 'tps', 'finality_ms', 'shard_count', 'validator_count', 'blocks', 'txs', 'total_blocks', 'total_txs']) assert.ok(f in data, `init has ${f}`);
+        assert.ok(Array.isArray(data.blocks) && data.blocks.length > 0);
+        assert.equal(data.validator_count, 1);
+
+        const blocks: Msg[] = [];
+        const first = await ws.next('a new_block', (m) => m.type === 'new_block');
+        blocks.push(first);
+        const h0 = (first.data as { height: number }).height;
+        for (let h = h0 + 1; h < h0 + 4; h++) blocks.push(await ws.next(`new_block ${h}`, (m) => m.type === 'new_block' && (m.data as { height: number }).height === h));
+        const heights = ws.received.filter((m) => m.type === 'new_block').map((m) => (m.data as { height: number }).height);
+        heights.forEach((h, i) => i > 0 && assert.equal(h, heights[i - 1]! + 1, `heights in order without gaps: ${heights.join(',')}`));
+        for (const b of blocks) {
+          const rest = await getJson(`${gw.url}/api/v1/blocks/${(b.data as { height: number }).height}`);
+          assert.deepEqual(b.data, rest.body);
+        }
+        assert.ok(ws.received.some((m) => m.type === 'metrics' && typeof (m.data as Record<string, unknown>).tps === 'number'), 'metrics every poll');
+        if (backend === 'node') {
+          // Every 10 blocks (empty blocks come every 250 ms here, so this is at most ~2.5 s).
+          const vu = await ws.next('validator_update', (m) => m.type === 'validator_update');
+          const d = vu.data as { nodes: Array<Record<string, unknown>>; total_staked: number; height: number };
+          assert.equal(d.height % 10, 0);
+          assert.equal(d.nodes.length, 1);
+          assert.equal(d.nodes[0]!.address, 'chain:validator-0.node');
+          assert.equal(d.total_staked, 10_000_000_000);
+        }
+      } finally {
+        ws.close();
+      }
+    });
+
+    test('balance subscription sees the faucet credit and a transfer; no stale balance after a block', async () => {
+      const ws = await WsClient.connect(`${gw.url.replace('http', 'ws')}/ws`);
+      try {
+        await ws.next('init', (m) => m.type === 'init');
+        // Prime the gateway cache with the empty account: it must not outlive the next block.
+        assert.equal((await getJson(`${gw.url}/api/v1/accounts/${alice.address}`)).body.balance, 0);
+        ws.send({ type: 'subscribe_balance', address: alice.address });
+        const b0 = await ws.next('initial balance', (m) => m.type === 'balance');
+        assert.deepEqual(Object.keys(b0).sort(), ['address', 'balance', 'balance_human', 'nonce', 'type']);
+        assert.equal(b0.balance, 0);
+
+        const f = await postJson(`${gw.url}/api/v1/faucet`, { address: alice.address, public_key: alice.publicKeyHex });
+        assert.equal(f.status, 200, JSON.stringify(f.body));
+        const fe = await ws.next('faucet event', (m) => m.type === 'faucet');
+        assert.deepEqual(fe.data, { address: alice.address, amount: 50_000_000, tx_hash: f.body.tx_hash });
+        await ws.next('credited balance', (m) => m.type === 'balance' && m.balance === 50_000_000);
+        assert.equal((await getJson(`${gw.url}/api/v1/accounts/${alice.address}`)).body.balance, 50_000_000, 'REST agrees once the block is announced');
+
+        const tx = signTransfer(alice, { to: bob.address, value: 1_000_000, nonce: 1 });
+        const sent = await postJson(`${gw.url}/api/v1/transactions`, tx);
+        assert.equal(sent.status, 200, JSON.stringify(sent.body));
+        const te = await ws.next('tx event', (m) => m.type === 'tx');
+        const td = te.data as Record<string, unknown>;
+        assert.equal(td.hash, sent.body.tx_hash);
+        assert.equal(td.from, alice.address);
+        assert.equal(td.to, bob.address);
+        assert.equal(td.value, 1_000_000);
+        for (const k of ['gas', 'gas_price', 'shard', 'timestamp', 'block']) assert.ok(k in td, `tx event has ${k}`);
+        const after = await ws.next('balance after transfer', (m) => m.type === 'balance' && m.balance === 50_000_000 - 1_000_000 - 21);
+        assert.equal(after.nonce, 1);
+        assert.equal(after.balance_human, '48.999979 COIN');
+        const conf = await getJson(`${gw.url}/api/v1/transactions/${sent.body.tx_hash}`);
+        assert.equal(conf.body.status, 'confirmed');
+        assert.equal((await getJson(`${gw.url}/api/v1/tx/${sent.body.tx_hash}/proof`)).status, 200);
+      } finally {
+        ws.close();
+      }
+    });
+
+    test('socket rpc methods mirror REST; unknown methods and bad frames get errors', async () => {
+      const ws = await WsClient.connect(`${gw.url.replace('http', 'ws')}/ws`);
+      try {
+        await ws.next('init', (m) => m.type === 'init');
+        const block = await ws.rpc('get_block', { height: 1 });
+        assert.equal(block.type, 'rpc_reply');
+        assert.equal(block.error, null);
+        assert.deepEqual(block.result, (await getJson(`${gw.url}/api/v1/blocks/1`)).body);
+        const status = await ws.rpc('get_status');
+        assert.equal((status.result as Record<string, unknown>).network, 'gw-test-net');
+        for (const [method, params] of [
+          ['get_blocks', { limit: 2 }],
+          ['get_block_txs', { height: 1 }],
+          ['get_txs', { limit: 2 }],
+          ['get_account', { address: alice.address }],
+          ['get_validators', {}],
+          ['get_validator', { address: 'chain:validator-0.node' }],
+        ] as const) {
+          const r = await ws.rpc(method, params);
+          assert.equal(r.error, null, `${method}: ${JSON.stringify(r)}`);
+        }
+        const missing = await ws.rpc('search_tx', { hash: `0x${'ab'.repeat(32)}` });
+        assert.match(missing.error as string, /not found/);
+        const unknown = await ws.rpc('no_such_method');
+        assert.equal(unknown.type, 'rpc_reply');
+        assert.equal(unknown.result, null);
+        assert.match(unknown.error as string, /unknown method/);
+        const faucet = await ws.rpc('faucet', { address: bob.address, public_key: bob.publicKeyHex });
+        assert.equal(faucet.error, null, JSON.stringify(faucet));
+        await ws.next('faucet event from rpc', (m) => m.type === 'faucet' && (m.data as Record<string, unknown>).address === bob.address);
+
+        ws.send('not json');
+        assert.match((await ws.nextNew('error', (m) => m.type === 'error')).error as string, /malformed/);
+        ws.send('[1,2]');
+        assert.match((await ws.nextNew('error', (m) => m.type === 'error')).error as string, /malformed/);
+        ws.send({ type: 'dance' });
+        assert.match((await ws.nextNew('error', (m) => m.type === 'error')).error as string, /unknown message type/);
+        assert.equal((await ws.rpc('get_status')).error, null, 'still serving after errors');
+      } finally {
+        ws.close();
+      }
+    });
+  });
+}
