@@ -330,9 +330,12 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       seen.add(tx.hash);
       if (txHash(tx.body) !== tx.hash) return `transaction ${tx.hash} does not hash to its id`;
       gas += BigInt(this.gasOf(tx));
-      const problem = await this.checkIncluded(tx);
-      if (problem) return problem;
     }
+    // Transactions this node has not verified yet are checked at once, so the verify pool's
+    // workers share them instead of verifying one after another before the prevote.
+    const problems = await Promise.all(p.txs.map((tx) => this.checkIncluded(tx)));
+    const problem = problems.find((x) => x !== null);
+    if (problem) return problem;
     if (gas > maxGas) return `block gas ${gas} exceeds max_block_gas ${maxGas}`;
     if (h.evidence_hash !== evidenceHash(p.evidence.map((e) => e.hash))) return 'evidence_hash does not match the evidence list';
     const seenEvidence = new Set<string>();

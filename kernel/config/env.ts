@@ -36,6 +36,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_SHARDS', path: ['sharding', 'shards'], kind: 'int' },
   { variable: 'CHAIN_SHARD_ID', path: ['sharding', 'shard_id'], kind: 'int' },
   { variable: 'CHAIN_CRYPTO_PROVIDER', path: ['crypto', 'provider'], kind: 'string' },
+  { variable: 'CHAIN_VERIFY_WORKERS', path: ['crypto', 'verify_workers'], kind: 'int' },
   { variable: 'CHAIN_UNBONDING_BLOCKS', path: ['param_overrides', 'unbonding_blocks'], kind: 'amount' },
   { variable: 'CHAIN_REWARD_INTERVAL_BLOCKS', path: ['param_overrides', 'reward_interval_blocks'], kind: 'amount' },
   { variable: 'CHAIN_JAIL_BLOCKS', path: ['param_overrides', 'jail_blocks'], kind: 'amount' },

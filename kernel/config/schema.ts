@@ -75,6 +75,8 @@ export const ConfigSchema = Type.Object(
     crypto: Type.Object(
       {
         provider: Type.Union([Type.Literal('auto'), Type.Literal('noble'), Type.Literal('pqclean'), Type.Literal('node')], { default: 'auto' }),
+        /** Signature-verification worker threads; 0 verifies on the main thread. Default: the core count. */
+        verify_workers: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,15 +1,45 @@
 import type { SignatureProvider } from './provider.js';
-import { nobleProvider } from './noble-provider.js';
+import { knownAnswerFailure, loadProvider, PROVIDER_NAMES, type LoadedProvider, type ProviderName } from './providers/index.js';
 
-export type ProviderChoice = 'auto' | 'noble' | 'pqclean' | 'node';
+export type ProviderChoice = 'auto' | ProviderName;
+
+/** Known-answer results per provider, so a second selectProvider (tests, CLI) does not redo them. */
+const verdicts = new Map<ProviderName, string | null>();
+
+/** The provider if it loads and reproduces the known answers, else why not. */
+function trusted(name: ProviderName): { provider: LoadedProvider } | { reason: string } {
+  const load = loadProvider(name);
+  if (!load.ok) return { reason: load.reason };
+  let failure = verdicts.get(name);
+  if (failure === undefined) {
+    failure = knownAnswerFailure(load.provider);
+    verdicts.set(name, failure);
+  }
+  return failure === null ? { provider: load.provider } : { reason: `failed the known-answer check: ${failure}` };
+}
 
 /**
- * Picks the signature provider at start. Only the pure-JS provider is built in today; the native
- * providers (PQClean binding, node:crypto ML-DSA) plug in here behind the same interface.
+ * Picks the signature provider at start (synchronous: the optional native binding is loaded with
+ * require() inside loadProvider, so no call site had to become async).
+ *
+ * `auto` takes the fastest provider that loads and passes the built-in known-answer check, in the
+ * order node:crypto > pqclean > noble, and says in `reason` why faster ones were skipped. A forced
+ * choice (CHAIN_CRYPTO_PROVIDER) that is unavailable or fails the check is an error, never a
+ * silent fallback: the operator asked for that provider.
  */
-export function selectProvider(choice: ProviderChoice): { provider: SignatureProvider; reason: string } {
-  if (choice === 'noble' || choice === 'auto') {
-    return { provider: nobleProvider, reason: choice === 'auto' ? 'auto: no native ML-DSA-65 provider is available, using @noble/post-quantum' : 'forced by CHAIN_CRYPTO_PROVIDER=noble' };
+export function selectProvider(choice: ProviderChoice): { provider: SignatureProvider & { readonly name: ProviderName }; reason: string } {
+  if (choice !== 'auto') {
+    const t = trusted(choice);
+    if ('reason' in t) throw new Error(`CHAIN_CRYPTO_PROVIDER=${choice}: provider unavailable: ${t.reason} (use auto or noble)`);
+    return { provider: t.provider, reason: `forced by CHAIN_CRYPTO_PROVIDER=${choice}: ${t.provider.description}` };
   }
-  throw new Error(`CHAIN_CRYPTO_PROVIDER=${choice}: that provider is not available in this build (use noble or auto)`);
+  const skipped: string[] = [];
+  for (const name of PROVIDER_NAMES) {
+    const t = trusted(name);
+    if ('provider' in t) {
+      return { provider: t.provider, reason: `auto: ${t.provider.description}${skipped.length > 0 ? `; skipped ${skipped.join('; ')}` : ''}` };
+    }
+    skipped.push(`${name}: ${t.reason}`);
+  }
+  throw new Error(`no signature provider passed its known-answer check: ${skipped.join('; ')}`);
 }

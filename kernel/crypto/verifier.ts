@@ -10,28 +10,46 @@ export interface SignatureVerifier {
   readonly stats: { verifications: number; cacheHits: number };
 }
 
-export class CachingVerifier implements SignatureVerifier {
+/**
+ * The verify-once memory shared by the in-thread and the pooled verifier. The id is the hash of
+ * the whole signed body, signature included, so a hit proves the same bytes verified before.
+ * Only successes are remembered; oldest entries go first when full.
+ */
+export class VerifyOnceCache {
   private readonly verified = new Map<string, true>();
+
+  constructor(private readonly capacity = 100_000) {}
+
+  has(id: string): boolean {
+    return this.verified.has(id);
+  }
+
+  add(id: string): void {
+    if (this.verified.has(id)) return;
+    if (this.verified.size >= this.capacity) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(id, true);
+  }
+}
+
+export class CachingVerifier implements SignatureVerifier {
+  private readonly cache: VerifyOnceCache;
   readonly stats = { verifications: 0, cacheHits: 0 };
 
   constructor(
     private readonly provider: SignatureProvider,
-    private readonly capacity = 100_000,
-  ) {}
+    capacity = 100_000,
+  ) {
+    this.cache = new VerifyOnceCache(capacity);
+  }
 
   async verify(id: string, signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
-    if (this.verified.has(id)) {
+    if (this.cache.has(id)) {
       this.stats.cacheHits++;
       return true;
     }
     this.stats.verifications++;
     const ok = this.provider.verify(signature, message, publicKey);
-    if (ok) {
-      // The id is the hash of the whole signed body, signature included, so a hit proves the
-      // same bytes verified before. Oldest entries go first when full.
-      if (this.verified.size >= this.capacity) this.verified.delete(this.verified.keys().next().value as string);
-      this.verified.set(id, true);
-    }
+    if (ok) this.cache.add(id);
     return ok;
   }
 }

@@ -8,7 +8,9 @@ import { ChainStore } from '../store/chain-store.js';
 import { LevelStore } from '../store/level-store.js';
 import { Chain } from '../chain/chain.js';
 import { KERNEL_PARAMS } from '../chain/kernel-params.js';
-import { CachingVerifier } from '../crypto/verifier.js';
+import { CachingVerifier, type SignatureVerifier } from '../crypto/verifier.js';
+import { PooledVerifier, VerifyPool, monitorEventLoop } from '../crypto/verify-pool/index.js';
+import { availableParallelism } from 'node:os';
 import { selectProvider } from '../crypto/select-provider.js';
 import { readKeyFile } from '../crypto/keyfile.js';
 import { readGenesis } from '../config/genesis-file.js';
@@ -51,8 +53,12 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   const hooks = createHooks();
   const params = new ParamRegistry();
   for (const p of KERNEL_PARAMS) params.declare('kernel', p);
-  const verifier = new CachingVerifier(provider);
+  const workers = config.crypto.verify_workers ?? availableParallelism();
+  // Verification runs off the main thread so the event loop keeps serving votes and RPC under load.
+  const verifier: SignatureVerifier & { close?: () => Promise<void> } = workers > 0 ? new PooledVerifier(new VerifyPool({ provider: provider.name, size: workers })) : new CachingVerifier(provider);
+  log.info({ workers, provider: provider.name }, workers > 0 ? `signature verification on ${workers} worker thread(s)` : 'signature verification on the main thread');
   const metrics = new NodeMetrics(verifier.stats);
+  const loopMonitor = monitorEventLoop(metrics.registry);
   const store = new ChainStore(await LevelStore.open(join(resolve(config.data_dir), 'chain')));
 
   let consensus: ConsensusStatus = { round: () => 0, peers: () => [], behind: () => 0 };
@@ -184,6 +190,8 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
         await server.close();
         await host.close();
         await store.close();
+        await verifier.close?.();
+        loopMonitor.stop();
         log.info('node stopped');
       })();
       return stopping;

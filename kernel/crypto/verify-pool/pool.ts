@@ -1,0 +1,178 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { SignatureProvider } from '../provider.js';
+import { loadProvider, type ProviderName } from '../providers/index.js';
+import { packBatch, type VerifyItem, type VerifyRequest, type VerifyResponse } from './protocol.js';
+
+export interface VerifyPoolOptions {
+  /** The provider each worker loads: the name selectProvider chose in the main thread. */
+  readonly provider: ProviderName;
+  /** Worker threads; default os.availableParallelism(). */
+  readonly size?: number;
+  /** How long a request may wait for companions before its batch is sent (ms). */
+  readonly batchWindowMs?: number;
+  /** A batch is sent at once when this many requests are waiting. */
+  readonly maxBatch?: number;
+}
+
+interface Job extends VerifyItem {
+  readonly resolve: (ok: boolean) => void;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  alive: boolean;
+  inFlight: number;
+  readonly batches: Map<number, Job[]>;
+}
+
+/**
+ * ML-DSA-65 verification on worker_threads, so a flood of transactions and votes does not stall
+ * the event loop (consensus timers, RPC, p2p). Requests are collected for up to batchWindowMs or
+ * maxBatch items, then split across the least-loaded workers: one postMessage per batch instead
+ * of per signature. Whatever cannot go to a worker (pool closed, a worker died) is verified
+ * in-thread with the same provider, so a caller never sees a rejection.
+ */
+export class VerifyPool {
+  readonly size: number;
+  readonly providerName: ProviderName;
+  readonly stats = { batches: 0, pooled: 0, inThread: 0 };
+  private readonly local: SignatureProvider;
+  private readonly windowMs: number;
+  private readonly maxBatch: number;
+  private readonly slots: Slot[] = [];
+  private queue: Job[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private nextId = 1;
+  private closed = false;
+  private closing: Promise<void> | null = null;
+  private drainWaiters: (() => void)[] = [];
+
+  constructor(options: VerifyPoolOptions) {
+    const load = loadProvider(options.provider);
+    if (!load.ok) throw new Error(`verify pool: provider ${options.provider} unavailable: ${load.reason}`);
+    this.local = load.provider;
+    this.providerName = options.provider;
+    this.size = Math.max(1, Math.floor(options.size ?? availableParallelism()));
+    this.windowMs = Math.max(0, options.batchWindowMs ?? 1);
+    this.maxBatch = Math.max(1, Math.floor(options.maxBatch ?? 64));
+    // Resolved next to this module, so it works from dist/ as compiled (worker.ts -> worker.js).
+    const script = new URL('./worker.js', import.meta.url);
+    for (let i = 0; i < this.size; i++) {
+      const slot: Slot = { worker: new Worker(script, { workerData: { provider: options.provider }, name: `verify-${i}` }), alive: true, inFlight: 0, batches: new Map() };
+      // Idle workers must not keep the process alive; a worker is ref'd only while it has work.
+      slot.worker.unref();
+      slot.worker.on('message', (res: VerifyResponse) => this.onResults(slot, res));
+      slot.worker.on('error', () => this.onDeath(slot));
+      slot.worker.on('exit', () => this.onDeath(slot));
+      this.slots.push(slot);
+    }
+  }
+
+  /** Workers still able to take batches. */
+  get liveWorkers(): number {
+    return this.slots.filter((s) => s.alive).length;
+  }
+
+  verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
+    if (this.closed || this.liveWorkers === 0) return Promise.resolve(this.verifyHere(signature, message, publicKey));
+    return new Promise<boolean>((resolve) => {
+      this.queue.push({ signature, message, publicKey, resolve });
+      if (this.queue.length >= this.maxBatch) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), this.windowMs);
+    });
+  }
+
+  verifyMany(items: readonly VerifyItem[]): Promise<boolean[]> {
+    return Promise.all(items.map((it) => this.verify(it.signature, it.message, it.publicKey)));
+  }
+
+  /** Sends what is queued, waits for every batch in flight, then terminates the workers. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      this.flush();
+      await new Promise<void>((resolve) => {
+        if (this.inFlight() === 0) resolve();
+        else this.drainWaiters.push(resolve);
+      });
+      const workers = this.slots.map((s) => {
+        s.alive = false;
+        return s.worker.terminate();
+      });
+      await Promise.all(workers);
+    })();
+    return this.closing;
+  }
+
+  private verifyHere(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+    this.stats.inThread++;
+    return this.local.verify(signature, message, publicKey);
+  }
+
+  private inFlight(): number {
+    return this.slots.reduce((n, s) => n + s.inFlight, 0);
+  }
+
+  private flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const jobs = this.queue;
+    this.queue = [];
+    if (jobs.length === 0) return;
+    const live = this.slots.filter((s) => s.alive);
+    if (live.length === 0) {
+      for (const j of jobs) j.resolve(this.verifyHere(j.signature, j.message, j.publicKey));
+      return;
+    }
+    // One chunk per live worker (fewer for small batches), each to the least-loaded worker.
+    const chunks = Math.min(live.length, jobs.length);
+    const per = Math.ceil(jobs.length / chunks);
+    for (let at = 0; at < jobs.length; at += per) {
+      const slot = live.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
+      this.dispatch(slot, jobs.slice(at, at + per));
+    }
+  }
+
+  private dispatch(slot: Slot, jobs: Job[]): void {
+    const id = this.nextId++;
+    const batch = packBatch(jobs);
+    slot.batches.set(id, jobs);
+    if (slot.inFlight === 0) slot.worker.ref();
+    slot.inFlight += jobs.length;
+    this.stats.batches++;
+    this.stats.pooled += jobs.length;
+    const req: VerifyRequest = { id, batch };
+    slot.worker.postMessage(req, [batch]);
+  }
+
+  private onResults(slot: Slot, res: VerifyResponse): void {
+    const jobs = slot.batches.get(res.id);
+    if (!jobs) return;
+    slot.batches.delete(res.id);
+    this.settle(slot, jobs, (j, i) => res.results[i] === 1);
+  }
+
+  private onDeath(slot: Slot): void {
+    if (!slot.alive && slot.batches.size === 0) return;
+    slot.alive = false;
+    // Answer the dead worker's batches here rather than leave their callers hanging.
+    for (const [id, jobs] of slot.batches) {
+      slot.batches.delete(id);
+      this.settle(slot, jobs, (j) => this.verifyHere(j.signature, j.message, j.publicKey));
+    }
+  }
+
+  private settle(slot: Slot, jobs: Job[], result: (job: Job, index: number) => boolean): void {
+    jobs.forEach((j, i) => j.resolve(result(j, i)));
+    slot.inFlight -= jobs.length;
+    if (slot.inFlight === 0) slot.worker.unref();
+    if (this.inFlight() === 0 && this.drainWaiters.length > 0) {
+      const waiters = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+}
