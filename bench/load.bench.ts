@@ -1,0 +1,155 @@
+import { parseArgs } from 'node:util';
+import { availableParallelism } from 'node:os';
+import { Cluster } from '../test/helpers/cluster.js';
+import { getJson, postJson, until } from '../test/helpers/node-process.js';
+import { signTransfer, wallet, type Wallet } from '../test/helpers/chain-fixture.js';
+import { selectProvider, type ProviderChoice } from '../kernel/crypto/select-provider.js';
+import { nobleProvider } from '../kernel/crypto/noble-provider.js';
+import { txMessageV2 } from '../kernel/crypto/signed-message.js';
+
+/**
+ * Throughput and latency of a real devnet: N validator processes on loopback, funded accounts,
+ * transfers pre-signed before the timed run (signing in the timed loop would measure the client),
+ * sent at rising rates; prints committed TPS and submit-to-confirmed latency per rate, the
+ * single-core ML-DSA-65 verify rate measured in the same run, and each validator's event-loop
+ * p99 and resident memory from its /metrics.
+ *
+ *   node dist/bench/load.bench.js --validators 4 --rates 20,40,80 --seconds 10 --accounts 100
+ */
+const { values: args } = parseArgs({
+  options: {
+    validators: { type: 'string', default: '4' },
+    rates: { type: 'string', default: '20,40,80,160' },
+    seconds: { type: 'string', default: '10' },
+    accounts: { type: 'string', default: '120' },
+    'block-ms': { type: 'string', default: '200' },
+  },
+});
+const validators = Number(args.validators);
+const rates = args.rates!.split(',').map(Number);
+const seconds = Number(args.seconds);
+const nAccounts = Number(args.accounts);
+
+/** Single-core verify rate of the provider the nodes will select (same choice, same machine, same run). */
+function verifyRate(provider: typeof nobleProvider, ms = 2000): number {
+  const kp = nobleProvider.keygen(new Uint8Array(32).fill(5));
+  const msg = txMessageV2('chain:0123456789abcde.human', 'chain:edcba9876543210.human', 1n, 1n);
+  const sig = nobleProvider.sign(msg, kp.secretKey);
+  const end = performance.now() + ms;
+  let n = 0;
+  while (performance.now() < end) {
+    provider.verify(sig, msg, kp.publicKey);
+    n++;
+  }
+  return (n * 1000) / ms;
+}
+
+function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function metricOf(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+const choice = (process.env.CHAIN_CRYPTO_PROVIDER ?? 'auto') as ProviderChoice;
+const { provider } = selectProvider(choice);
+const v = verifyRate(provider);
+const cores = availableParallelism();
+const C = (cores * v) / validators;
+console.log(`provider ${provider.name}: single-core ML-DSA-65 verify ${v.toFixed(0)}/s; cores ${cores}; validators ${validators}; C = cores × v / validators = ${C.toFixed(1)} tx/s`);
+
+const c = await Cluster.start(validators, { CHAIN_BLOCK_MS: args['block-ms']!, CHAIN_EMPTY_BLOCK_MS: '1000', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_CRYPTO_PROVIDER: choice });
+try {
+  await c.waitHeight(0, 1);
+  const accounts: Wallet[] = Array.from({ length: nAccounts }, (_, i) => wallet(i + 1));
+  const home = (i: number): string => c.nodes[i % validators]!.url;
+  // Fund every account, each through its home node (its transfers go there too, so its nonces arrive in order).
+  const funding = await Promise.all(accounts.map((w, i) => postJson(`${home(i)}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex, amount: 1_000_000_000 })));
+  const last = funding[funding.length - 1]!.body.tx_hash as string;
+  await until('funding to confirm', async () => ((await getJson(`${c.nodes[0]!.url}/api/v1/transactions/${last}`)).body.status === 'confirmed' ? true : undefined), 120_000);
+
+  const nonces = accounts.map(() => 0);
+  const sink = wallet(251).address;
+  console.log(`pre-signing ${rates.reduce((a, r) => a + r * seconds, 0)} transfers...`);
+  const plans = rates.map((rate) =>
+    Array.from({ length: rate * seconds }, (_, k) => {
+      const i = k % accounts.length;
+      nonces[i]!++;
+      return { i, body: signTransfer(accounts[i]!, { to: sink, value: 1, nonce: nonces[i]! }) };
+    }),
+  );
+
+  const rows: Array<Record<string, string | number>> = [];
+  for (let r = 0; r < rates.length; r++) {
+    const rate = rates[r]!;
+    const plan = plans[r]!;
+    const submitted = new Map<string, number>();
+    const confirmed = new Map<string, number>();
+    let rejected = 0;
+    let watchedHeight = await c.height(0);
+    let watching = true;
+    let drainDeadline = Infinity;
+    const watcher = (async () => {
+      while (watching || confirmed.size < submitted.size) {
+        const h = await c.height(0);
+        for (let b = watchedHeight + 1; b <= h; b++) {
+          const txs = (await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}/transactions`)).body.transactions as Array<{ hash: string }>;
+          const now = performance.now();
+          for (const t of txs) if (submitted.has(t.hash) && !confirmed.has(t.hash)) confirmed.set(t.hash, now);
+        }
+        watchedHeight = h;
+        if (!watching && performance.now() > drainDeadline) break;
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    })();
+    const start = performance.now();
+    const sends: Array<Promise<void>> = [];
+    for (let k = 0; k < plan.length; k++) {
+      const due = start + (k * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((res) => setTimeout(res, wait));
+      const { i, body } = plan[k]!;
+      const t0 = performance.now();
+      sends.push(
+        postJson(`${home(i)}/api/v1/transactions`, body).then((res) => {
+          if (res.status === 200) submitted.set(res.body.tx_hash as string, t0);
+          else rejected++;
+        }),
+      );
+    }
+    await Promise.all(sends);
+    watching = false;
+    drainDeadline = performance.now() + 30_000;
+    await watcher;
+    const lat = [...confirmed.entries()].map(([h, t]) => t - submitted.get(h)!).sort((a, b) => a - b);
+    const firstSubmit = Math.min(...submitted.values());
+    const lastConfirm = Math.max(...confirmed.values());
+    const tps = (confirmed.size * 1000) / (lastConfirm - firstSubmit);
+    rows.push({
+      provider: provider.name,
+      'v /s': v.toFixed(0),
+      C: C.toFixed(1),
+      'offered tx/s': rate,
+      sent: plan.length,
+      rejected,
+      committed: confirmed.size,
+      'committed tx/s': tps.toFixed(1),
+      'TPS/C': (tps / C).toFixed(2),
+      'p50 ms': pct(lat, 50).toFixed(0),
+      'p99 ms': pct(lat, 99).toFixed(0),
+    });
+    console.log(rows[rows.length - 1]);
+  }
+  const loops = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'nodejs_eventloop_lag_p99_seconds')));
+  const rss = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'process_resident_memory_bytes')));
+  console.table(rows);
+  console.log(`verify v = ${v.toFixed(0)}/s (${provider.name}, single core), C = ${C.toFixed(1)} tx/s`);
+  console.log(`event-loop p99 per validator (ms): ${loops.map((x) => (x * 1000).toFixed(1)).join(', ')}`);
+  console.log(`resident memory per validator (MiB): ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}`);
+} finally {
+  await c.stop();
+}
