@@ -14,6 +14,11 @@ export interface DevnetOptions {
   basePort: number;
   /** P2P port of validator 0; validator i listens on p2pBasePort + i. */
   p2pBasePort: number;
+  /** Gateway port (decisions.md §13: 3000); null starts no gateway. */
+  gatewayPort: number | null;
+  /** Plugins switched on or off for this devnet (experimental features such as IBC or vaults). */
+  enablePlugins?: string[];
+  disablePlugins?: string[];
   /** Extra environment for every node (tests shorten block times this way). */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
@@ -22,6 +27,7 @@ export interface DevnetOptions {
 export interface Devnet {
   readonly dir: string;
   readonly rpcUrls: string[];
+  readonly gatewayUrl: string | null;
   readonly nodes: ChildProcess[];
   stop(): Promise<void>;
 }
@@ -31,7 +37,7 @@ const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../kernel/cli/main
 const GENESIS_STAKE = '10000000000';
 
 /** Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain. */
-export function prepareDevnet(o: DevnetOptions): { genesisFile: string; keyFiles: string[] } {
+export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset'>): { genesisFile: string; keyFiles: string[] } {
   const dir = resolve(o.dir);
   if (o.reset) rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'keys'), { recursive: true });
@@ -67,6 +73,20 @@ async function waitForFirstBlock(url: string, child: ChildProcess, timeoutMs: nu
   throw new Error(`no block committed at ${url} within ${timeoutMs} ms`);
 }
 
+async function waitForGateway(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`gateway exited with code ${child.exitCode} (see gateway.log in the devnet folder)`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`gateway at ${url} did not answer within ${timeoutMs} ms`);
+}
+
 /** Starts every validator process (decisions.md §13) and resolves once the first block is committed. */
 export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const dir = resolve(o.dir);
@@ -85,7 +105,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     const logFile = createWriteStream(join(dir, `validator-${i}.log`), { flags: 'a' });
     const child = spawn(
       process.execPath,
-      [CLI, 'node', '--network', 'devnet', '--data-dir', join(dir, `node-${i}`), '--genesis', genesisFile, '--key', keyFiles[i]!, '--rpc-port', String(port), '--p2p-port', String(p2pPort), ...(seeds ? ['--seeds', seeds] : [])],
+      [CLI, 'node', '--network', 'devnet', '--data-dir', join(dir, `node-${i}`), '--genesis', genesisFile, '--key', keyFiles[i]!, '--rpc-port', String(port), '--p2p-port', String(p2pPort), ...(seeds ? ['--seeds', seeds] : []), ...(o.enablePlugins ?? []).flatMap((p) => ['--enable-plugin', p]), ...(o.disablePlugins ?? []).flatMap((p) => ['--disable-plugin', p])],
       { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.pipe(logFile);
@@ -105,13 +125,28 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
       ),
     );
   };
+  let gatewayUrl: string | null = null;
   try {
     await Promise.all(rpcUrls.map((u, i) => waitForFirstBlock(u, nodes[i]!, 60_000)));
+    if (o.gatewayPort !== null) {
+      // The gateway fails over across every validator (one shard, several nodes).
+      const logFile = createWriteStream(join(dir, 'gateway.log'), { flags: 'a' });
+      const gw = spawn(process.execPath, [CLI, 'gateway', '--network', 'devnet'], {
+        env: { ...process.env, PORT: String(o.gatewayPort), NODE_RPC_URL: rpcUrls[0]!, SHARD_NODE_URLS: rpcUrls.join('|'), NETWORK_ID: 'devnet-local', POLL_NODE_INTERVAL_MS: '500', ...o.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      gw.stdout!.pipe(logFile);
+      gw.stderr!.pipe(logFile);
+      nodes.push(gw);
+      gatewayUrl = `http://127.0.0.1:${o.gatewayPort}`;
+      await waitForGateway(gatewayUrl, gw, 30_000);
+    }
   } catch (e) {
     await stop();
     throw e;
   }
-  log(`devnet ready: ${o.validators} validator(s), data in ${dir}`);
+  log(`devnet ready: ${o.validators} validator(s)${gatewayUrl ? ' and a gateway' : ''}, data in ${dir}`);
   rpcUrls.forEach((u, i) => log(`  validator-${i} RPC ${u}   log ${join(dir, `validator-${i}.log`)}`));
-  return { dir, rpcUrls, nodes, stop };
+  if (gatewayUrl) log(`  gateway ${gatewayUrl}  (WebSocket ${gatewayUrl.replace('http', 'ws')}/ws)   log ${join(dir, 'gateway.log')}`);
+  return { dir, rpcUrls, gatewayUrl, nodes, stop };
 }

@@ -5,6 +5,10 @@ import { registerKeysCommands } from './keys-command.js';
 import { runDevnetCommand } from './devnet-command.js';
 import { printConfigSchema } from './schema-command.js';
 
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 /** `chain`: one binary, one verb per process profile (design.md "Processes"). */
 const program = new Command('chain').description('post-quantum proof-of-stake ledger node').showHelpAfterError();
 
@@ -21,6 +25,8 @@ program
   .option('--p2p-port <port>', 'P2P port')
   .option('--seeds <list>', 'comma-separated P2P seed addresses')
   .option('--snapshot-from <url>', 'start an empty node from the signed state snapshot of this node RPC URL')
+  .option('--enable-plugin <name>', 'enable a plugin of the catalogue (repeatable); appended to the network\'s list if absent', collect, [])
+  .option('--disable-plugin <name>', 'disable a plugin of the network\'s list (repeatable)', collect, [])
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
   .action(runNodeCommand);
 
@@ -34,6 +40,10 @@ program
   .option('--reset', 'delete the folder first and start a new chain', false)
   .option('--base-port <port>', 'RPC port of validator 0 (validator i listens on base + i)', '9933')
   .option('--p2p-base-port <port>', 'P2P port of validator 0 (validator i listens on base + i)', '26656')
+  .option('--gateway-port <port>', 'gateway port', '3000')
+  .option('--no-gateway', 'start the validators only')
+  .option('--enable-plugin <name>', 'switch a plugin on for this devnet (repeatable)', collect, [])
+  .option('--disable-plugin <name>', 'switch a plugin off for this devnet (repeatable)', collect, [])
   .action(runDevnetCommand);
 
 program.command('gateway').description('run the public gateway (REST proxy, /ws events) in front of a node; configured by PORT, NODE_RPC_URL, ... (plugins/gateway/README.md)').option('--network <name>', 'network config whose service plugins to load', process.env.CHAIN_NETWORK ?? 'devnet').option('--config-dir <dir>', 'folder of network configs', 'configs').action(async (f: { network: string; configDir: string }) => (await import('./gateway-command.js')).runGatewayCommand(f));

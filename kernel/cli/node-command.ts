@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../config/load.js';
 import { setPath } from '../config/env.js';
 import { startNode } from '../node/node.js';
+import type { NodeConfig } from '../config/schema.js';
 import { PLUGIN_CATALOGUE } from '../../plugins/index.js';
 
 interface NodeFlags {
@@ -15,6 +16,8 @@ interface NodeFlags {
   seeds?: string;
   logLevel?: string;
   snapshotFrom?: string;
+  enablePlugin?: string[];
+  disablePlugin?: string[];
 }
 
 function intFlag(name: string, raw: string): number {
@@ -37,10 +40,30 @@ export function flagsToConfig(f: NodeFlags): Record<string, unknown> {
   return out;
 }
 
+/**
+ * --enable-plugin / --disable-plugin: switch plugins of the catalogue on or off for this process
+ * (devnet users trying experimental features). A plugin not in the network's list is appended.
+ */
+export function togglePlugins(config: NodeConfig, enable: string[], disable: string[]): NodeConfig {
+  const plugins = config.plugins.map((p) => ({ ...p }));
+  for (const name of enable) {
+    if (!PLUGIN_CATALOGUE.has(name)) throw new ConfigError(`--enable-plugin ${name}: no such plugin (known: ${[...PLUGIN_CATALOGUE.keys()].sort().join(', ')})`);
+    const p = plugins.find((x) => x.name === name);
+    if (p) p.enabled = true;
+    else plugins.push({ name, enabled: true, activation_height: 0, options: {} });
+  }
+  for (const name of disable) {
+    const p = plugins.find((x) => x.name === name);
+    if (!p) throw new ConfigError(`--disable-plugin ${name}: not in this network's plugin list`);
+    p.enabled = false;
+  }
+  return { ...config, plugins };
+}
+
 export async function runNodeCommand(flags: NodeFlags): Promise<void> {
   let node;
   try {
-    const config = loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env, flags: flagsToConfig(flags) });
+    const config = togglePlugins(loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env, flags: flagsToConfig(flags) }), flags.enablePlugin ?? [], flags.disablePlugin ?? []);
     node = await startNode(config, PLUGIN_CATALOGUE);
   } catch (e) {
     if (e instanceof ConfigError) {

@@ -38,7 +38,7 @@ const SETS: Record<string, WeightedAddress[]> = {
   ],
 };
 
-// Pinned vectors; PROPOSER.md lists the same lines (checked below).
+// Pinned vectors; docs/proposer-selection.md lists the same lines (checked below).
 const VECTORS = `
 A | 1 | 0 | chain:carol.node
 A | 1 | 1 | chain:alice.node
@@ -105,8 +105,8 @@ describe('proposer selection', () => {
     }
   });
 
-  test('PROPOSER.md documents exactly these vectors', () => {
-    const doc = readFileSync(fileURLToPath(new URL('../../../kernel/consensus/PROPOSER.md', import.meta.url)), 'utf8');
+  test('docs/proposer-selection.md documents exactly these vectors', () => {
+    const doc = readFileSync(fileURLToPath(new URL('../../../docs/proposer-selection.md', import.meta.url)), 'utf8');
     const docLines = doc.split('\n').filter((l) => /^[A-F] \| \d+ \| \d+ \| chain:/.test(l));
     assert.deepEqual(docLines, VECTORS);
   });

@@ -4,7 +4,7 @@ import { compareAddresses } from './bytes.js';
 /**
  * Proposer selection (interface spec, Consensus item 3). Stake alone decides: no priority queue
  * and no state carried between heights, so any node (or a light client) can recompute the
- * proposer of any (height, round) from the validator set alone. See PROPOSER.md for vectors.
+ * proposer of any (height, round) from the validator set alone. See docs/proposer-selection.md for the domain tag and vectors.
  */
 
 export const PROPOSER_DOMAIN_TAG = 'ch-proposer-v1';

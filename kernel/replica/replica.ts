@@ -386,10 +386,23 @@ export class Replica implements ConsensusStatus, ValueHost {
     t.reportMisbehaviour?.(peer, 20, reason);
   }
 
+  /**
+   * Re-sends the round's messages only when consensus has not moved for a gossip period: on a
+   * healthy network every message arrived the first time, and re-sending all votes every period
+   * would cost about 2n signed votes per node per second for nothing.
+   */
   private async gossip(): Promise<void> {
-    if (this.driver.state().height !== this.height) return;
+    const s = this.driver.state();
+    if (s.height !== this.height) return;
+    const mark = `${s.height}/${s.round}/${s.step}`;
+    if (mark !== this.progressMark) {
+      this.progressMark = mark;
+      return;
+    }
     await this.handle(await this.driver.gossip(), true);
   }
+
+  private progressMark = '';
 
   private announceStatus(): void {
     if (this.stopped) return;
