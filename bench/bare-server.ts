@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import pino from 'pino';
+import { createHttpServer, type WsConnection } from '../kernel/rpc/index.js';
+
+/**
+ * The baseline for the gateway benchmark: the same HTTP backend with no gateway logic, answering
+ * the same bytes the gateway answers (a block read from a file, a health object) and fanning a
+ * message out to every WebSocket client on request. Run as its own process, like the gateway.
+ *
+ *   BARE_BLOCK_FILE=block.json CHAIN_HTTP_BACKEND=uws node dist/bench/bare-server.js
+ */
+const block = JSON.parse(readFileSync(process.env.BARE_BLOCK_FILE!, 'utf8')) as unknown;
+const clients = new Set<WsConnection>();
+const server = await createHttpServer({
+  host: '127.0.0.1',
+  port: 0,
+  corsAllowedOrigins: '*',
+  rateLimitPerSecond: 0,
+  backend: (process.env.CHAIN_HTTP_BACKEND as 'uws' | 'node' | undefined) ?? 'auto',
+  logger: pino({ level: 'warn' }),
+  ws: {
+    path: '/ws',
+    maxMessageBytes: 65536,
+    handlers: {
+      open: (c) => void clients.add(c),
+      message: () => undefined,
+      tooLarge: () => undefined,
+      close: (c) => void clients.delete(c),
+    },
+  },
+});
+server.route({ method: 'GET', path: '/api/v1/blocks/:height', handler: () => block });
+server.route({ method: 'GET', path: '/health', handler: () => ({ status: 'ok', network: 'bare', height: 1, peers: 0, round: 0, mempool: 0 }) });
+server.route({
+  method: 'POST',
+  path: '/broadcast',
+  handler: () => {
+    const text = JSON.stringify({ type: 'new_block', data: block });
+    for (const c of clients) c.send(text);
+    return { sent: clients.size };
+  },
+});
+const { port } = await server.listen();
+process.stdout.write(`bare server listening "port":${port} (${server.backend} backend)\n`);
+process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));

@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import WebSocket from 'ws';
+import { startNodeProcess, getJson } from '../test/helpers/node-process.js';
+import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
+
+/**
+ * Gateway throughput beside a bare server of the same HTTP backend, measured in the same run:
+ * cached GET /api/v1/blocks/:height and GET /health requests per second (autocannon), and the
+ * time to fan one new_block message out to 1 000 WebSocket subscribers. Prints gateway/bare
+ * ratios per backend.   node dist/bench/gateway.bench.js [--subscribers 1000] [--seconds 5]
+ */
+const args = process.argv.slice(2);
+const opt = (name: string, dflt: number): number => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const SUBSCRIBERS = opt('subscribers', 1000);
+const SECONDS = opt('seconds', 5);
+
+async function rps(url: string): Promise<number> {
+  const r = await autocannon({ url, connections: 50, pipelining: 1, duration: SECONDS });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return r.requests.average;
+}
+
+async function openClients(wsUrl: string, n: number): Promise<WebSocket[]> {
+  const out: WebSocket[] = [];
+  for (let i = 0; i < n; i += 100) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(100, n - i) }, () => new Promise<WebSocket>((res, rej) => {
+        const ws = new WebSocket(wsUrl);
+        ws.once('open', () => res(ws));
+        ws.once('error', rej);
+      })),
+    );
+    out.push(...batch);
+  }
+  return out;
+}
+
+/** ms from the first subscriber's receipt of a message of `type` to the last one's. */
+function fanOut(clients: WebSocket[], type: string, trigger: () => Promise<void>): Promise<number> {
+  return new Promise((res, rej) => {
+    let first = 0;
+    let got = 0;
+    const onMsg = (raw: WebSocket.RawData): void => {
+      if (!(raw.toString().includes(`"type":"${type}"`))) return;
+      const now = performance.now();
+      if (got === 0) first = now;
+      if (++got === clients.length) {
+        clients.forEach((c) => c.off('message', onMsg));
+        res(now - first);
+      }
+    };
+    clients.forEach((c) => c.on('message', onMsg));
+    trigger().catch(rej);
+  });
+}
+
+async function startBare(backend: string, blockFile: string): Promise<{ url: string; stop: () => void }> {
+  const proc = spawn(process.execPath, [resolve('dist/bench/bare-server.js')], { env: { ...process.env, BARE_BLOCK_FILE: blockFile, CHAIN_HTTP_BACKEND: backend }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((res) => createInterface({ input: proc.stdout! }).on('line', (l) => {
+    const m = /"port":(\d+)/.exec(l);
+    if (m) res(Number(m[1]));
+  }));
+  return { url: `http://127.0.0.1:${port}`, stop: () => void proc.kill('SIGTERM') };
+}
+
+const node = await startNodeProcess({ env: { CHAIN_RPC_RATE_LIMIT: '0', CHAIN_EMPTY_BLOCK_MS: '1000' } });
+const rows: Array<Record<string, string>> = [];
+try {
+  const block = (await getJson(`${node.url}/api/v1/blocks/1`)).body;
+  const blockFile = join(mkdtempSync(join(tmpdir(), 'gwbench-')), 'block.json');
+  writeFileSync(blockFile, JSON.stringify(block));
+  for (const backend of ['uws', 'node']) {
+    const gw = await startGatewayProcess({ NODE_RPC_URL: node.url, CHAIN_HTTP_BACKEND: backend, GLOBAL_RL_MAX_RPS: '100000000', POLL_NODE_INTERVAL_MS: '200' });
+    const bare = await startBare(backend, blockFile);
+    try {
+      await getJson(`${gw.url}/api/v1/blocks/1`); // warm the cache
+      const gwBlock = await rps(`${gw.url}/api/v1/blocks/1`);
+      const bareBlock = await rps(`${bare.url}/api/v1/blocks/1`);
+      const gwHealth = await rps(`${gw.url}/health`);
+      const bareHealth = await rps(`${bare.url}/health`);
+      const gwClients = await openClients(`${gw.url.replace('http', 'ws')}/ws`, SUBSCRIBERS);
+      const bareClients = await openClients(`${bare.url.replace('http', 'ws')}/ws`, SUBSCRIBERS);
+      // The gateway fans out when its poller sees the next block; the bare server on request.
+      const gwFan = await fanOut(gwClients, 'new_block', async () => undefined);
+      const bareFan = await fanOut(bareClients, 'new_block', async () => void (await fetch(`${bare.url}/broadcast`, { method: 'POST' })));
+      [...gwClients, ...bareClients].forEach((c) => c.terminate());
+      rows.push({
+        backend,
+        'blocks/:height gw req/s': gwBlock.toFixed(0),
+        'bare req/s': bareBlock.toFixed(0),
+        'ratio ': (gwBlock / bareBlock).toFixed(2),
+        'health gw req/s': gwHealth.toFixed(0),
+        'bare req/s ': bareHealth.toFixed(0),
+        ratio: (gwHealth / bareHealth).toFixed(2),
+        [`fan-out to ${SUBSCRIBERS} gw ms`]: gwFan.toFixed(1),
+        'bare ms': bareFan.toFixed(1),
+        'fan-out ratio': (gwFan / Math.max(bareFan, 0.001)).toFixed(2),
+      });
+      console.log(rows[rows.length - 1]);
+    } finally {
+      bare.stop();
+      await gw.stop();
+    }
+  }
+  console.table(rows);
+} finally {
+  await node.stop();
+}
