@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '../config/load.js';
+import { loadConfig } from '../config/load.js';
+import { runService } from './run-service.js';
 import { loadGatewayConfig } from '../../plugins/gateway/config.js';
 import { startGateway } from '../../plugins/gateway/start.js';
 import { PLUGIN_CATALOGUE } from '../../plugins/index.js';
@@ -14,31 +15,11 @@ export interface GatewayFlags {
  * level and the list of service plugins to load beside the gateway.
  */
 export async function runGatewayCommand(flags: GatewayFlags): Promise<void> {
-  let gateway;
-  try {
+  await runService('gateway', () => {
     // Gateway variables first: several (CHAIN_HTTP_BACKEND, CORS_ALLOWED_ORIGINS) are also read
     // by the node config loader, and an error should name the variable, not a node config path.
     const config = loadGatewayConfig(process.env);
     const nodeConfig = loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env });
-    gateway = await startGateway(nodeConfig, config, PLUGIN_CATALOGUE);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`chain gateway: ${e.message}\n`);
-      process.exit(2);
-    }
-    throw e;
-  }
-  const running = gateway;
-  const shutdown = (signal: string): void => {
-    running.log.info({ signal }, 'shutting down');
-    running.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        running.log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+    return startGateway(nodeConfig, config, PLUGIN_CATALOGUE);
+  });
 }

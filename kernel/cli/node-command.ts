@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../config/load.js';
 import { setPath } from '../config/env.js';
 import { startNode } from '../node/node.js';
+import { runService } from './run-service.js';
 import type { NodeConfig } from '../config/schema.js';
 import { PLUGIN_CATALOGUE } from '../../plugins/index.js';
 
@@ -61,28 +62,8 @@ export function togglePlugins(config: NodeConfig, enable: string[], disable: str
 }
 
 export async function runNodeCommand(flags: NodeFlags): Promise<void> {
-  let node;
-  try {
+  await runService('node', () => {
     const config = togglePlugins(loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env, flags: flagsToConfig(flags) }), flags.enablePlugin ?? [], flags.disablePlugin ?? []);
-    node = await startNode(config, PLUGIN_CATALOGUE);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`chain node: ${e.message}\n`);
-      process.exit(2);
-    }
-    throw e;
-  }
-  const running = node;
-  const shutdown = (signal: string): void => {
-    running.log.info({ signal }, 'shutting down');
-    running.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        running.log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+    return startNode(config, PLUGIN_CATALOGUE);
+  });
 }

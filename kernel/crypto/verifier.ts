@@ -31,12 +31,16 @@ export class VerifyOnceCache {
   }
 }
 
-export class CachingVerifier implements SignatureVerifier {
+/**
+ * The verify-once policy, whatever does the verifying: a cache hit answers at once and is
+ * counted; a miss is verified by `check` and remembered only when valid.
+ */
+export class VerifyOnce implements SignatureVerifier {
   private readonly cache: VerifyOnceCache;
   readonly stats = { verifications: 0, cacheHits: 0 };
 
   constructor(
-    private readonly provider: SignatureProvider,
+    private readonly check: (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array) => boolean | Promise<boolean>,
     capacity = 100_000,
   ) {
     this.cache = new VerifyOnceCache(capacity);
@@ -48,8 +52,15 @@ export class CachingVerifier implements SignatureVerifier {
       return true;
     }
     this.stats.verifications++;
-    const ok = this.provider.verify(signature, message, publicKey);
+    const ok = await this.check(signature, message, publicKey);
     if (ok) this.cache.add(id);
     return ok;
+  }
+}
+
+/** Verify-once on the calling thread. */
+export class CachingVerifier extends VerifyOnce {
+  constructor(provider: SignatureProvider, capacity = 100_000) {
+    super((s, m, p) => provider.verify(s, m, p), capacity);
   }
 }

@@ -1,0 +1,35 @@
+import { ConfigError } from '../config/env.js';
+
+export interface RunningService {
+  readonly log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a long-running process profile (node, gateway): a configuration error exits 2 with the
+ * message naming the field; SIGINT/SIGTERM stop it cleanly (exit 0) or report why not (exit 1).
+ */
+export async function runService(verb: string, start: () => Promise<RunningService>): Promise<void> {
+  let running: RunningService;
+  try {
+    running = await start();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`chain ${verb}: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const shutdown = (signal: string): void => {
+    running.log.info({ signal }, 'shutting down');
+    running.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        running.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
