@@ -90,18 +90,24 @@ try {
     const submitted = new Map<string, number>();
     const confirmed = new Map<string, number>();
     let rejected = 0;
+    let failed = 0;
     let watchedHeight = await c.height(0);
+    const firstHeight = watchedHeight + 1;
     let watching = true;
     let drainDeadline = Infinity;
     const watcher = (async () => {
       while (watching || confirmed.size < submitted.size) {
-        const h = await c.height(0);
-        for (let b = watchedHeight + 1; b <= h; b++) {
-          const txs = (await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}/transactions`)).body.transactions as Array<{ hash: string }>;
-          const now = performance.now();
-          for (const t of txs) if (submitted.has(t.hash) && !confirmed.has(t.hash)) confirmed.set(t.hash, now);
+        try {
+          const h = await c.height(0);
+          for (let b = watchedHeight + 1; b <= h; b++) {
+            const txs = (await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}/transactions`)).body.transactions as Array<{ hash: string }>;
+            const now = performance.now();
+            for (const t of txs) if (submitted.has(t.hash) && !confirmed.has(t.hash)) confirmed.set(t.hash, now);
+            watchedHeight = b;
+          }
+        } catch (err) {
+          console.error(`watcher poll failed (retrying): ${err instanceof Error ? err.message : String(err)}`);
         }
-        watchedHeight = h;
         if (!watching && performance.now() > drainDeadline) break;
         await new Promise((res) => setTimeout(res, 20));
       }
@@ -115,16 +121,30 @@ try {
       const { i, body } = plan[k]!;
       const t0 = performance.now();
       sends.push(
-        postJson(`${home(i)}/api/v1/transactions`, body).then((res) => {
-          if (res.status === 200) submitted.set(res.body.tx_hash as string, t0);
-          else rejected++;
-        }),
+        postJson(`${home(i)}/api/v1/transactions`, body).then(
+          (res) => {
+            if (res.status === 200) submitted.set(res.body.tx_hash as string, t0);
+            else {
+              rejected++;
+              if (rejected <= 3) console.error(`rejected (${res.status}): ${JSON.stringify(res.body)}`);
+            }
+          },
+          (err: unknown) => {
+            failed++;
+            if (failed <= 3) console.error(`submission failed: ${err instanceof Error ? err.message : String(err)}`);
+          },
+        ),
       );
     }
     await Promise.all(sends);
     watching = false;
     drainDeadline = performance.now() + 30_000;
     await watcher;
+    // Block cadence and fill during the window: tells whether time goes to consensus rounds or to block size.
+    const blocks: Array<{ tx_count: number; timestamp: number }> = [];
+    for (let b = firstHeight; b <= watchedHeight; b++) blocks.push((await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}`)).body as { tx_count: number; timestamp: number });
+    const busy = blocks.filter((b) => b.tx_count > 0);
+    const interval = blocks.length > 1 ? (blocks[blocks.length - 1]!.timestamp - blocks[0]!.timestamp) / (blocks.length - 1) : NaN;
     const lat = [...confirmed.entries()].map(([h, t]) => t - submitted.get(h)!).sort((a, b) => a - b);
     const firstSubmit = Math.min(...submitted.values());
     const lastConfirm = Math.max(...confirmed.values());
@@ -136,11 +156,15 @@ try {
       'offered tx/s': rate,
       sent: plan.length,
       rejected,
+      failed,
       committed: confirmed.size,
       'committed tx/s': tps.toFixed(1),
       'TPS/C': (tps / C).toFixed(2),
       'p50 ms': pct(lat, 50).toFixed(0),
       'p99 ms': pct(lat, 99).toFixed(0),
+      blocks: blocks.length,
+      'txs/busy block': busy.length ? (busy.reduce((a, b) => a + b.tx_count, 0) / busy.length).toFixed(0) : '0',
+      'block ms': interval.toFixed(0),
     });
     console.log(rows[rows.length - 1]);
   }
@@ -151,5 +175,8 @@ try {
   console.log(`event-loop p99 per validator (ms): ${loops.map((x) => (x * 1000).toFixed(1)).join(', ')}`);
   console.log(`resident memory per validator (MiB): ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}`);
 } finally {
+  for (const n of c.nodes) {
+    if (n.proc && n.proc.exitCode !== null) console.error(`validator ${n.index} exited (${n.proc.exitCode}); last log lines:\n${n.logs.slice(-15).join('\n')}`);
+  }
   await c.stop();
 }

@@ -22,6 +22,8 @@ import type { WsPeerInfo } from './websocket.js';
 /** How long close() waits for clients to answer our close frame before cutting them off. */
 const WS_CLOSE_GRACE_MS = 1000;
 
+const KEEP_ALIVE_MS = 65_000;
+
 export function createNodeBackend(opts: ResolvedOptions, backendReason: string): HttpServer {
   return new NodeHttpServer(opts, backendReason);
 }
@@ -43,6 +45,10 @@ class NodeHttpServer implements HttpServer {
   ) {
     this.pipeline = new RequestPipeline(opts);
     this.server = opts.tls !== undefined ? createHttps({ cert: opts.tls.cert, key: opts.tls.key }) : createHttp();
+    // Keep idle connections longer than HTTP clients' pools do (undici: 4 s), so a client never
+    // reuses a socket the server is closing at that instant; headersTimeout must exceed it.
+    this.server.keepAliveTimeout = KEEP_ALIVE_MS;
+    this.server.headersTimeout = KEEP_ALIVE_MS + 1000;
     this.server.on('request', (req: IncomingMessage, res: ServerResponse) => void this.onRequest(req, res));
     // Always listened for: with no 'upgrade' listener node would treat an upgrade request as an
     // ordinary one, while uWS answers it through the router; this keeps both on the router's 404.

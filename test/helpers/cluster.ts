@@ -76,7 +76,9 @@ export class Cluster {
   async startNode(i: number, extraArgs: string[] = []): Promise<void> {
     const node = this.nodes[i]!;
     const seeds = this.p2pPorts.filter((_, j) => j !== i).map((p) => `127.0.0.1:${p}`).join(',');
-    const proc = spawn(process.execPath, [CLI, 'node', '--network', 'devnet', '--data-dir', join(this.dir, `node-${i}`), '--genesis', this.files.genesisFile, '--key', this.files.keyFiles[i]!, '--rpc-port', String(this.rpcPorts[i]), '--p2p-port', String(this.p2pPorts[i]), '--seeds', seeds, ...extraArgs], {
+    // CLUSTER_NODE_ARGS passes flags to the node processes (e.g. --cpu-prof for profiling a benchmark).
+    const nodeArgs = (process.env.CLUSTER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const proc = spawn(process.execPath, [...nodeArgs, CLI, 'node', '--network', 'devnet', '--data-dir', join(this.dir, `node-${i}`), '--genesis', this.files.genesisFile, '--key', this.files.keyFiles[i]!, '--rpc-port', String(this.rpcPorts[i]), '--p2p-port', String(this.p2pPorts[i]), '--seeds', seeds, ...extraArgs], {
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
