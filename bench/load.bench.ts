@@ -145,6 +145,11 @@ try {
     for (let b = firstHeight; b <= watchedHeight; b++) blocks.push((await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}`)).body as { tx_count: number; timestamp: number });
     const busy = blocks.filter((b) => b.tx_count > 0);
     const interval = blocks.length > 1 ? (blocks[blocks.length - 1]!.timestamp - blocks[0]!.timestamp) / (blocks.length - 1) : NaN;
+    // Heights that needed more than one round: the sign of blocks outlasting the vote timeouts.
+    const rounds = c.nodes[0]!.logs
+      .filter((l) => l.includes('block committed'))
+      .map((l) => JSON.parse(l) as { height: number; round: number })
+      .filter((e) => e.height >= firstHeight && e.height <= watchedHeight);
     const lat = [...confirmed.entries()].map(([h, t]) => t - submitted.get(h)!).sort((a, b) => a - b);
     const firstSubmit = Math.min(...submitted.values());
     const lastConfirm = Math.max(...confirmed.values());
@@ -165,6 +170,7 @@ try {
       blocks: blocks.length,
       'txs/busy block': busy.length ? (busy.reduce((a, b) => a + b.tx_count, 0) / busy.length).toFixed(0) : '0',
       'block ms': interval.toFixed(0),
+      'heights with round > 0': rounds.filter((e) => e.round > 0).length,
     });
     console.log(rows[rows.length - 1]);
   }

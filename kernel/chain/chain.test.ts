@@ -133,3 +133,32 @@ test('state root changes with state and every block links to its parent', async 
   const value = Buffer.from(proof.value_hex as string, 'hex');
   assert.ok(verifyProof(parseHex(b2.state_root)!, new TextEncoder().encode(`acct/${bob.address}`), value, stateProofFromJson(proof.proof as never)));
 });
+
+test('consecutive nonces submitted at the same instant are all admitted', async () => {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }] });
+  const bodies = [1, 2, 3, 4].map((n) => signTransfer(alice, { to: bob.address, value: n, nonce: n }));
+  // All four start before any finishes its signature check; each waits for its sender's previous one.
+  const admitted = await Promise.all(bodies.map((b) => f.chain.admit(b, 0)));
+  assert.deepEqual(admitted.map((r) => r.status), ['pending', 'pending', 'pending', 'pending']);
+  assert.equal(f.chain.mempool.nextNonce(alice.address, 0n), 5n);
+});
+
+test('blocks are bounded by max_block_bytes, and validators refuse a larger one', async () => {
+  const senders = [wallet(71), wallet(72), wallet(73)];
+  const f = await makeChain({ accounts: senders.map((w) => ({ address: w.address, balance: COIN })) });
+  for (const w of senders) await f.chain.admit(signTransfer(w, { to: bob.address, value: 1, nonce: 1 }), 0);
+  const one = f.chain.sizeOf(f.chain.mempool.pendingOf(senders[0]!.address)[0]!);
+  assert.ok(one > 10_000, `a signed transfer is about ${one} bytes`);
+  // Room for two transactions, not three.
+  const { paramStateKey } = await import('../state/params.js');
+  const { bigintCodec } = await import('../state/record-codec.js');
+  await f.chain.store.kv.write([{ type: 'put', key: new TextEncoder().encode(`s/${paramStateKey('max_block_bytes')}`), value: bigintCodec.encode(BigInt(2 * one + 100)) }], true);
+  const p = await f.chain.propose(0, 'chain:v0.node', 1_800_000_000_000);
+  assert.equal(p.txs.length, 2);
+  const all = [...p.txs, f.chain.mempool.pendingOf(senders[2]!.address)[0]!];
+  const { blockHash } = await import('./block-hash.js');
+  const { merkleRoot } = await import('../crypto/merkle.js');
+  const { parseHex, toHex0x } = await import('../codec/hex.js');
+  const header = { ...p.header, tx_count: 3, tx_root: toHex0x(merkleRoot(all.map((t) => parseHex(t.hash)!))) };
+  assert.match((await f.chain.validate({ ...p, header, hash: blockHash(header), txs: all })) ?? '', /exceeds max_block_bytes/);
+});

@@ -10,6 +10,7 @@ import { accountsReader, accountsWriter } from '../state/accounts.js';
 import type { ChainStore, ChainMeta } from '../store/chain-store.js';
 import { WriteBatch } from '../store/kv.js';
 import { toHex0x, parseHex } from '../codec/hex.js';
+import { canonicalJson } from '../codec/json.js';
 import { isSystemAddress, addressKind } from '../crypto/address.js';
 import { merkleRoot } from '../crypto/merkle.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
@@ -166,6 +167,20 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return this.d.params.reader(this.d.store.state).get(key);
   }
 
+  /** Size of a transaction in a block: the bytes of its canonical body (what the hash covers). */
+  sizeOf = (tx: Tx): number => {
+    let n = this.sizes.get(tx);
+    if (n === undefined) {
+      n = Buffer.byteLength(canonicalJson(tx.body), 'utf8');
+      this.sizes.set(tx, n);
+    }
+    return n;
+  };
+
+  private readonly sizes = new WeakMap<Tx, number>();
+  /** One admission at a time per sender, so consecutive nonces sent together are not refused. */
+  private readonly admitting = new Map<string, Promise<unknown>>();
+
   /** Gas of a transaction: 21 for a transfer, the declared gas of a system address, 0 for system transactions. */
   gasOf = (tx: Tx): number => {
     if (tx.origin === 'system') return 0;
@@ -187,6 +202,22 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
 
   /** CheckTx: validates a submitted transaction against committed state and pending ones, then queues it. */
   async admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local'): Promise<SubmissionResult> {
+    const from = (rawBody as { from?: unknown } | null)?.from;
+    if (typeof from !== 'string') return this.admitNow(rawBody, receivedAt, source);
+    const prev = this.admitting.get(from) ?? Promise.resolve();
+    const run = prev.then(
+      () => this.admitNow(rawBody, receivedAt, source),
+      () => this.admitNow(rawBody, receivedAt, source),
+    );
+    const settled = run.catch(() => undefined);
+    this.admitting.set(from, settled);
+    void settled.then(() => {
+      if (this.admitting.get(from) === settled) this.admitting.delete(from);
+    });
+    return run;
+  }
+
+  private async admitNow(rawBody: unknown, receivedAt: number, source: 'local' | 'peer'): Promise<SubmissionResult> {
     const f = parseSubmission(rawBody);
     const hash = txHash(f.body);
     if (this.mempool.has(hash) || (await this.d.store.getTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
@@ -277,8 +308,9 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const time = Math.max(timestamp, (parent?.header.timestamp ?? 0) + 1);
     const reader = this.d.params.reader(this.d.store.state);
     const maxGas = Number(await reader.get('max_block_gas'));
+    const maxBytes = Number(await reader.get('max_block_bytes'));
     const block: BlockInfo = { chainId: this.d.chainId, height, round, timestamp: time, proposer };
-    const candidates = this.mempool.select(maxGas, this.gasOf, 10_000);
+    const candidates = this.mempool.select(maxGas, this.gasOf, 10_000, maxBytes, this.sizeOf);
     const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
     const fresh: EvidenceItem[] = [];
     for (const ev of evidence) if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) === undefined && !fresh.some((f) => f.hash === ev.hash)) fresh.push(ev);
@@ -323,14 +355,18 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (h.tx_count !== p.txs.length) return 'tx_count does not match the transaction list';
     if (h.tx_root !== toHex0x(merkleRoot(p.txs.map((t) => parseHex(t.hash)!)))) return 'tx_root does not match the transaction list';
     const maxGas = await reader.get('max_block_gas');
+    const maxBytes = await reader.get('max_block_bytes');
     let gas = 0n;
+    let bytes = 0n;
     const seen = new Set<string>();
     for (const tx of p.txs) {
       if (seen.has(tx.hash)) return `transaction ${tx.hash} appears twice`;
       seen.add(tx.hash);
       if (txHash(tx.body) !== tx.hash) return `transaction ${tx.hash} does not hash to its id`;
       gas += BigInt(this.gasOf(tx));
+      bytes += BigInt(this.sizeOf(tx));
     }
+    if (bytes > maxBytes) return `block size ${bytes} bytes exceeds max_block_bytes ${maxBytes}`;
     // Transactions this node has not verified yet are checked at once, so the verify pool's
     // workers share them instead of verifying one after another before the prevote.
     const problems = await Promise.all(p.txs.map((tx) => this.checkIncluded(tx)));

@@ -4,6 +4,9 @@ import type { ParamSpec } from '../state/params.js';
 export const KERNEL_PARAMS: readonly ParamSpec[] = [
   { key: 'base_fee', default: 1n, min: 1n, max: 1_000_000_000n, description: 'ucoin per gas unit burned from every fee; gas_price must be at least this' },
   { key: 'max_block_gas', default: 10_000n, min: 1n, max: 1_000_000_000n, description: 'upper bound of the summed gas of one block' },
+  // Bounded below the P2P frame limit (4 MiB) with room for the proposal's framing: a block that
+  // cannot be sent can never be decided, and every round would fail on it.
+  { key: 'max_block_bytes', default: 2_500_000n, min: 16_384n, max: 3_500_000n, description: 'upper bound of the summed canonical JSON size of one block\'s transactions, in bytes' },
 ];
 
 /** Gas of a plain transfer and of a contract call (part 1, Amounts §4). */

@@ -32,3 +32,11 @@ test('size bounds', () => {
   m.add(tx('b', 1));
   assert.throws(() => m.add(tx('c', 1)), /mempool is full/);
 });
+
+test('selection stops at the byte budget', () => {
+  const m = new Mempool({ maxTxs: 100, maxPerSender: 10 });
+  m.add(tx('a', 1));
+  m.add(tx('b', 1));
+  m.add(tx('c', 1));
+  assert.deepEqual(m.select(1000, gas, 100, 25, () => 10).map((t) => t.hash), ['a-1', 'b-1']);
+});

@@ -66,10 +66,11 @@ export class Mempool {
   }
 
   /** Transactions for the next block, within the gas budget, each sender's in nonce order. */
-  select(maxGas: number, gasOf: (tx: Tx) => number, maxCount = Number.MAX_SAFE_INTEGER): Tx[] {
+  select(maxGas: number, gasOf: (tx: Tx) => number, maxCount = Number.MAX_SAFE_INTEGER, maxBytes = Number.MAX_SAFE_INTEGER, sizeOf: (tx: Tx) => number = () => 0): Tx[] {
     const out: Tx[] = [];
     const taken = new Map<string, number>();
     let gas = 0;
+    let bytes = 0;
     for (let i = this.arrivalHead; i < this.arrival.length && out.length < maxCount; i++) {
       const tx = this.byHash.get(this.arrival[i]!);
       if (!tx) continue;
@@ -78,6 +79,8 @@ export class Mempool {
         if (g === 0) continue;
         break;
       }
+      const size = sizeOf(tx);
+      if (bytes + size > maxBytes) break;
       if (tx.origin === 'signed') {
         // Arrival order matches nonce order per sender because admission enforces it.
         const idx = taken.get(tx.from) ?? 0;
@@ -85,6 +88,7 @@ export class Mempool {
         taken.set(tx.from, idx + 1);
       }
       gas += g;
+      bytes += size;
       out.push(tx);
     }
     return out;
