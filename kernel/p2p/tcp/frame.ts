@@ -1,4 +1,4 @@
-import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { AEAD_TAG_BYTES, FRAME_HEADER_BYTES, P2pProtocolError, readU32be, u32be } from './wire.js';
 
 export interface Frame {
@@ -128,11 +128,17 @@ export class SessionCipher {
   seal(plaintext: Uint8Array): Uint8Array {
     if (this.sendCounter >= this.maxFrames) throw new NonceExhaustedError();
     const header = u32be(plaintext.length + AEAD_TAG_BYTES);
-    const ct = chacha20poly1305(this.sendKey, counterNonce(this.sendCounter), header).encrypt(plaintext);
-    this.sendCounter++;
-    const out = new Uint8Array(FRAME_HEADER_BYTES + ct.length);
+    // RFC 8439 ChaCha20-Poly1305 through OpenSSL: byte-identical to the pure-JS implementation
+    // (frame.test.ts checks both ways) and several times faster on multi-megabyte proposals.
+    const cipher = createCipheriv('chacha20-poly1305', this.sendKey, counterNonce(this.sendCounter), { authTagLength: AEAD_TAG_BYTES });
+    cipher.setAAD(header, { plaintextLength: plaintext.length });
+    const out = new Uint8Array(FRAME_HEADER_BYTES + plaintext.length + AEAD_TAG_BYTES);
     out.set(header, 0);
-    out.set(ct, FRAME_HEADER_BYTES);
+    const body = cipher.update(plaintext);
+    cipher.final();
+    out.set(body, FRAME_HEADER_BYTES);
+    out.set(cipher.getAuthTag(), FRAME_HEADER_BYTES + plaintext.length);
+    this.sendCounter++;
     return out;
   }
 
@@ -143,7 +149,13 @@ export class SessionCipher {
     this.recvCounter++;
     if (frame.body.length < AEAD_TAG_BYTES) return null;
     try {
-      return chacha20poly1305(this.recvKey, nonce, frame.header).decrypt(frame.body);
+      const ctLen = frame.body.length - AEAD_TAG_BYTES;
+      const decipher = createDecipheriv('chacha20-poly1305', this.recvKey, nonce, { authTagLength: AEAD_TAG_BYTES });
+      decipher.setAAD(frame.header, { plaintextLength: ctLen });
+      decipher.setAuthTag(frame.body.subarray(ctLen));
+      const plain = decipher.update(frame.body.subarray(0, ctLen));
+      decipher.final(); // throws when the tag does not authenticate
+      return new Uint8Array(plain.buffer, plain.byteOffset, plain.byteLength);
     } catch {
       return null;
     }
