@@ -145,14 +145,13 @@ test('consecutive nonces submitted at the same instant are all admitted', async 
 
 test('blocks are bounded by max_block_bytes, and validators refuse a larger one', async () => {
   const senders = [wallet(71), wallet(72), wallet(73)];
-  const f = await makeChain({ accounts: senders.map((w) => ({ address: w.address, balance: COIN })) });
-  for (const w of senders) await f.chain.admit(signTransfer(w, { to: bob.address, value: 1, nonce: 1 }), 0);
-  const one = f.chain.sizeOf(f.chain.mempool.pendingOf(senders[0]!.address)[0]!);
+  const bodies = senders.map((w) => signTransfer(w, { to: bob.address, value: 1, nonce: 1 }));
+  const { canonicalJson } = await import('../codec/json.js');
+  const one = Math.max(...bodies.map((b) => Buffer.byteLength(canonicalJson(b))));
   assert.ok(one > 10_000, `a signed transfer is about ${one} bytes`);
   // Room for two transactions, not three.
-  const { paramStateKey } = await import('../state/params.js');
-  const { bigintCodec } = await import('../state/record-codec.js');
-  await f.chain.store.kv.write([{ type: 'put', key: new TextEncoder().encode(`s/${paramStateKey('max_block_bytes')}`), value: bigintCodec.encode(BigInt(2 * one + 100)) }], true);
+  const f = await makeChain({ accounts: senders.map((w) => ({ address: w.address, balance: COIN })), genesisParams: { max_block_bytes: String(2 * one + 100) } });
+  for (const b of bodies) await f.chain.admit(b, 0);
   const p = await f.chain.propose(0, 'chain:v0.node', 1_800_000_000_000);
   assert.equal(p.txs.length, 2);
   const all = [...p.txs, f.chain.mempool.pendingOf(senders[2]!.address)[0]!];

@@ -3,6 +3,7 @@ import type { StateSource } from '../state/overlay.js';
 import { jsonRecord } from '../state/record-codec.js';
 import { txFromRecord, txToRecord, type TxRecord } from '../tx/record.js';
 import type { KvOp, KvStore } from './kv.js';
+import { LRUCache } from 'lru-cache';
 import {
   PREFIX,
   blockByHashKey,
@@ -61,6 +62,8 @@ export interface BlockCommit {
   readonly commit?: Uint8Array;
 }
 
+const ABSENT = Symbol('absent');
+
 export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: '', total_txs: 0, total_burned: 0n };
 
 /**
@@ -70,6 +73,13 @@ export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: 
  */
 export class ChainStore {
   private meta: ChainMeta = GENESIS_META;
+  /**
+   * Committed state values by key (`ABSENT` for a key known not to exist). Every write of state
+   * goes through this class (block, genesis, snapshot), which updates the cache in the same step,
+   * so reads never see a value LevelDB does not hold. Saves a LevelDB read per account touch on
+   * admission, execution and mempool re-checks.
+   */
+  private readonly stateCache = new LRUCache<string, Uint8Array | typeof ABSENT>({ max: 200_000 });
 
   constructor(readonly kv: KvStore) {}
 
@@ -85,7 +95,13 @@ export class ChainStore {
 
   /** Committed state, as the executor and queries read it. */
   readonly state: StateSource = {
-    get: (key) => this.kv.get(stateKey(key)),
+    get: async (key) => {
+      const cached = this.stateCache.get(key);
+      if (cached !== undefined) return cached === ABSENT ? undefined : cached;
+      const value = await this.kv.get(stateKey(key));
+      this.stateCache.set(key, value ?? ABSENT);
+      return value;
+    },
     scan: async (prefix) => {
       const start = stateKey(prefix);
       const out: Array<[string, Uint8Array]> = [];
@@ -199,7 +215,12 @@ export class ChainStore {
     put(metaKey('chain'), metaCodec.encode(meta));
     await this.kv.write(ops, true);
     this.meta = meta;
+    this.cacheWrites(c.stateChanges);
     return meta;
+  }
+
+  private cacheWrites(changes: ReadonlyArray<readonly [string, Uint8Array | null]>): void {
+    for (const [key, value] of changes) this.stateCache.set(key, value ?? ABSENT);
   }
 
   /** Genesis state (height 0): state writes and tree nodes, with the genesis root in meta. */
@@ -214,6 +235,7 @@ export class ChainStore {
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     await this.kv.write(ops, true);
     this.meta = meta;
+    this.cacheWrites(stateChanges);
   }
 
   /** Starts an empty store from a verified snapshot: its state, tree nodes and head block. */
@@ -230,6 +252,7 @@ export class ChainStore {
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     await this.kv.write(ops, true);
     this.meta = meta;
+    this.stateCache.clear();
   }
 
   async close(): Promise<void> {
