@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { ChainError, badRequest, unavailable } from '../errors.js';
+import { badRequest, unavailable } from '../errors.js';
 import type { CommittedBlock, Hooks, NetworkEnv } from '../hooks.js';
 import type { PluginHost } from '../host/host.js';
 import { StateOverlay } from '../state/overlay.js';
@@ -25,7 +25,7 @@ import { blockHash, evidenceHash, genesisHash } from './block-hash.js';
 import { genesisContext, proposalContext, readContext } from './contexts.js';
 import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
 import { GAS_TRANSFER } from './kernel-params.js';
-import type { BlockHeader, BlockInfo, BlockRecord, ChainEvent, EvidenceItem, Tx } from './types.js';
+import type { BlockHeader, BlockInfo, BlockRecord, ChainEvent, EvidenceItem, Receipt, Tx } from './types.js';
 import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
 
 export interface ChainDeps {
@@ -512,11 +512,10 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   }
 
   /** Submission-time view: is a hash pending, committed, or unknown. */
-  async lookupTx(hash: string): Promise<{ tx: Tx; receipt?: import('./types.js').Receipt } | undefined> {
+  async lookupTx(hash: string): Promise<{ tx: Tx; receipt?: Receipt } | undefined> {
     const pending = this.mempool.get(hash);
     if (pending) return { tx: pending };
     return this.d.store.getTx(hash);
   }
 }
 
-export { ChainError };
