@@ -17,6 +17,7 @@ export const PROXIED_GETS = [
   '/api/v1/gas/estimate',
   '/api/v1/state/root',
   '/api/v1/governance/params',
+  '/api/v1/checkpoints',
 ] as const;
 
 function pathAndQuery(req: RpcRequest): string {

@@ -40,7 +40,7 @@ for (const backend of ['uws', 'node'] as const) {
       const direct = await getJson(`${node.url}/api/v1/blocks/1`);
       const via = await getJson(`${gw.url}/api/v1/blocks/1`);
       assert.deepEqual(via, direct, 'a proxied read carries the node status and body unchanged');
-      for (const p of ['/api/v1/gas/estimate', '/api/v1/state/root', '/api/v1/governance/params', `/api/v1/accounts/${alice.address}`, '/api/v1/blocks/1/transactions', '/api/v1/transactions?limit=5', `/api/v1/accounts/${alice.address}/transactions`]) {
+      for (const p of ['/api/v1/gas/estimate', '/api/v1/state/root', '/api/v1/governance/params', `/api/v1/accounts/${alice.address}`, '/api/v1/blocks/1/transactions', '/api/v1/transactions?limit=5', `/api/v1/accounts/${alice.address}/transactions`, '/api/v1/checkpoints']) {
         assert.equal((await getJson(`${gw.url}${p}`)).status, 200, p);
       }
       const missing = await getJson(`${gw.url}/api/v1/blocks/999999`);
