@@ -29,8 +29,3 @@ export function isAddress(address: unknown): address is string {
 export function isSystemAddress(address: string): boolean {
   return SYSTEM_RE.test(address);
 }
-
-/** True when `address` is the key-derived address of `publicKey` (bound without registration). */
-export function isDerivedAddressOf(address: string, publicKey: Uint8Array): boolean {
-  return deriveAddress(publicKey) === address;
-}

@@ -9,7 +9,6 @@ import {
   blockByHashKey,
   blockKey,
   commitKey,
-  concat,
   metaKey,
   prefixEnd,
   readU64,
@@ -260,4 +259,3 @@ export class ChainStore {
   }
 }
 
-export { concat };
