@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Chain } from '../chain/chain.js';
 import type { ConsensusStatus, PeerView } from './services.js';
+import { nextBlockDue, type BlockPace } from './pace.js';
 
 /**
  * Block production for a network of one validator: propose, validate and commit locally on the
@@ -16,7 +17,7 @@ export class SoloProducer implements ConsensusStatus {
   constructor(
     private readonly chain: Chain,
     private readonly proposer: string,
-    private readonly pace: { blockMs: number; emptyBlockMs: number },
+    private readonly pace: BlockPace,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
   ) {}
@@ -53,8 +54,7 @@ export class SoloProducer implements ConsensusStatus {
 
   private schedule(): void {
     if (this.timer) clearTimeout(this.timer);
-    const wait = this.chain.mempool.size > 0 ? this.pace.blockMs : this.pace.emptyBlockMs;
-    const delay = Math.max(0, this.lastBlockAt + wait - this.now());
+    const delay = Math.max(0, nextBlockDue(this.lastBlockAt, this.chain.mempool.size, this.pace) - this.now());
     this.timer = setTimeout(() => {
       this.timer = null;
       this.producing = this.produce().finally(() => {

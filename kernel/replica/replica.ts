@@ -31,6 +31,7 @@ import {
   type Value,
 } from '../consensus/index.js';
 import type { ConsensusStatus, PeerView } from '../node/services.js';
+import { nextBlockDue, type BlockPace } from '../node/pace.js';
 import { proposedBlockCodec } from './block-codec.js';
 import { TAG_CONSENSUS, TAG_EVIDENCE, TAG_STATUS, TAG_SYNC_REQUEST, TAG_TX, envelope, openEnvelope, parseJsonBody, parseStatus, parseSyncRequest, type StatusMessage } from './envelope.js';
 import { Wal } from './wal.js';
@@ -43,7 +44,7 @@ export interface ReplicaOptions {
   /** The validator key; null for a node that follows without voting. */
   readonly signer: { readonly address: string; readonly keyPair: KeyPair } | null;
   readonly dataDir: string;
-  readonly pace: { readonly blockMs: number; readonly emptyBlockMs: number };
+  readonly pace: BlockPace;
   readonly syncHistoryBlocks: number;
   readonly log: Logger;
   readonly timeouts?: Partial<TimeoutConfig>;
@@ -202,7 +203,7 @@ export class Replica implements ConsensusStatus, ValueHost {
    * waits in timeoutPropose, which is longer than that.
    */
   private scheduleOwnStart(height: number): void {
-    const due = (): number => this.lastCommitAt + (this.chain.mempool.size > 0 ? this.o.pace.blockMs : this.o.pace.emptyBlockMs);
+    const due = (): number => nextBlockDue(this.lastCommitAt, this.chain.mempool.size, this.o.pace);
     const arm = (): void => {
       if (this.startTimer) clearTimeout(this.startTimer);
       this.startTimer = setTimeout(() => {
