@@ -161,3 +161,31 @@ test('blocks are bounded by max_block_bytes, and validators refuse a larger one'
   const header = { ...p.header, tx_count: 3, tx_root: toHex0x(merkleRoot(all.map((t) => parseHex(t.hash)!))) };
   assert.match((await f.chain.validate({ ...p, header, hash: blockHash(header), txs: all })) ?? '', /exceeds max_block_bytes/);
 });
+
+test('a block validated once is not re-checked in full, but its lists still must match its header', async () => {
+  let processCalls = 0;
+  const counter = definePlugin({
+    name: 'counter',
+    kind: 'state',
+    description: 'counts processProposal calls',
+    register(api) {
+      api.hooks.processProposal.tapPromise(api.name, async () => {
+        processCalls++;
+        return undefined;
+      });
+    },
+  });
+  const f = await makeChain({ plugins: [counter], accounts: [{ address: alice.address, balance: COIN }] });
+  await f.chain.admit(signTransfer(alice, { to: bob.address, value: 3, nonce: 1 }), 0);
+  const p = await f.chain.propose(0, 'chain:v0.node', 1_800_000_000_000);
+  assert.equal(await f.chain.validate(p), null);
+  assert.equal(await f.chain.validate(p), null);
+  assert.equal(processCalls, 1, 'the second validation of the same block skips the full checks');
+  assert.match((await f.chain.validate({ ...p, txs: [] })) ?? '', /tx_count does not match/);
+  const forged = { ...p.txs[0]!, body: { ...p.txs[0]!.body, value: 4 } };
+  assert.match((await f.chain.validate({ ...p, txs: [forged] })) ?? '', /does not hash to its id/);
+  await f.chain.finalize(p);
+  const next = await f.chain.propose(0, 'chain:v0.node', 1_800_000_001_000);
+  assert.equal(await f.chain.validate(next), null);
+  assert.equal(processCalls, 2, 'a new head validates in full again');
+});

@@ -77,6 +77,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   /** Memoised execution of a validated proposal, so commit does not execute it twice. */
   private executed: { hash: string; result: ExecutionResult; stateRoot: string; treeOps: WriteBatch } | null = null;
   private commitLock: Promise<unknown> = Promise.resolve();
+  /** Hash of the block validated against the current head (cleared on commit). */
+  private validatedHash: string | null = null;
   /** Set by the consensus engine: verifies evidence found in someone else's proposal. */
   evidenceVerifier: EvidenceVerifier | null = null;
 
@@ -339,6 +341,9 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const h = p.header;
     const head = this.head;
     if (blockHash(h) !== p.hash) return 'block hash does not match its header';
+    // The same block again (the replica re-checks a decided block before commit): the header is
+    // already known good, so only the lists it commits to need recomputing.
+    if (this.validatedHash === p.hash) return this.listsMatchHeader(p);
     if (h.chain_id !== this.d.chainId) return `chain_id ${h.chain_id} is not ${this.d.chainId}`;
     if (h.height !== head.height + 1) return `height ${h.height} does not follow ${head.height}`;
     const parentHash = head.height === 0 ? this.genesisParentHash : head.block_hash;
@@ -352,8 +357,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (parent && h.timestamp <= parent.header.timestamp) return 'timestamp does not advance past the parent block';
     const reader = this.d.params.reader(this.d.store.state);
     if (h.base_fee !== (await reader.get('base_fee'))) return 'base_fee differs from the parameter';
-    if (h.tx_count !== p.txs.length) return 'tx_count does not match the transaction list';
-    if (h.tx_root !== toHex0x(merkleRoot(p.txs.map((t) => parseHex(t.hash)!)))) return 'tx_root does not match the transaction list';
+    const lists = this.listsMatchHeader(p);
+    if (lists) return lists;
     const maxGas = await reader.get('max_block_gas');
     const maxBytes = await reader.get('max_block_bytes');
     let gas = 0n;
@@ -362,7 +367,6 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     for (const tx of p.txs) {
       if (seen.has(tx.hash)) return `transaction ${tx.hash} appears twice`;
       seen.add(tx.hash);
-      if (txHash(tx.body) !== tx.hash) return `transaction ${tx.hash} does not hash to its id`;
       gas += BigInt(this.gasOf(tx));
       bytes += BigInt(this.sizeOf(tx));
     }
@@ -373,7 +377,6 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const problem = problems.find((x) => x !== null);
     if (problem) return problem;
     if (gas > maxGas) return `block gas ${gas} exceeds max_block_gas ${maxGas}`;
-    if (h.evidence_hash !== evidenceHash(p.evidence.map((e) => e.hash))) return 'evidence_hash does not match the evidence list';
     const seenEvidence = new Set<string>();
     for (const ev of p.evidence) {
       if (seenEvidence.has(ev.hash)) return `evidence ${ev.hash} appears twice`;
@@ -386,6 +389,17 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const rejected = await this.d.hooks.processProposal.promise(ctx, p.txs);
     if (rejected) return rejected;
     await this.executeMemo(p);
+    this.validatedHash = p.hash;
+    return null;
+  }
+
+  /** The transaction and evidence lists are the ones the header commits to, and each body hashes to its id. */
+  private listsMatchHeader(p: ProposedBlock): string | null {
+    const h = p.header;
+    if (h.tx_count !== p.txs.length) return 'tx_count does not match the transaction list';
+    for (const tx of p.txs) if (txHash(tx.body) !== tx.hash) return `transaction ${tx.hash} does not hash to its id`;
+    if (h.tx_root !== toHex0x(merkleRoot(p.txs.map((t) => parseHex(t.hash)!)))) return 'tx_root does not match the transaction list';
+    if (h.evidence_hash !== evidenceHash(p.evidence.map((e) => e.hash))) return 'evidence_hash does not match the evidence list';
     return null;
   }
 
@@ -441,6 +455,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     };
     await this.d.store.commitBlock({ block: record, txs: p.txs, receipts: result.receipts, stateChanges: result.overlay.changes(), extraOps: treeOps.ops, ...(commit ? { commit } : {}) });
     this.executed = null;
+    this.validatedHash = null;
     this.tree.releasePending();
     this.mempool.removeCommitted(record.tx_hashes);
     await this.recheckMempool();
