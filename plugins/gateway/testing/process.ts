@@ -4,11 +4,11 @@
  * expects it), and a WebSocket client that awaits messages instead of sleeping.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 import { CLI, makeChainDir } from '../../../test/helpers/node-process.js';
+import { freePorts } from '../../../test/helpers/cluster.js';
 
 export interface ProcessHandle {
   readonly url: string;
@@ -20,15 +20,7 @@ export interface ProcessHandle {
 }
 
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
+  return (await freePorts(1))[0]!;
 }
 
 function exited(proc: ChildProcess): Promise<void> {
