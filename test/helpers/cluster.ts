@@ -21,6 +21,32 @@ export async function freePorts(n: number): Promise<number[]> {
   return ports;
 }
 
+/** Whether a loopback port can be bound right now. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const s = createServer();
+    s.once('error', () => res(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => res(true)));
+  });
+}
+
+/**
+ * A block of `n` consecutive free loopback ports, for launchers that number ports from a base.
+ * Searched below the kernel's ephemeral range (32768+), where port-0 binds and outgoing connections
+ * of concurrent tests would otherwise take a port between our probe and the launcher's bind.
+ */
+export async function freePortBlock(n: number): Promise<number> {
+  const low = 10000;
+  const span = 32768 - low - n;
+  let start = low + ((process.pid * 7919) % span);
+  for (let attempt = 0; attempt < 200; attempt++, start = low + ((start - low + n + 13) % span)) {
+    let ok = true;
+    for (let i = 0; i < n && ok; i++) ok = await portIsFree(start + i);
+    if (ok) return start;
+  }
+  throw new Error(`no block of ${n} free consecutive ports found below 32768`);
+}
+
 export interface ClusterNode {
   readonly index: number;
   readonly url: string;

@@ -6,17 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CLI, getJson } from '../helpers/node-process.js';
-
-/** Consecutive free ports are needed (validator i listens on base + i); pick a quiet range per process. */
-function basePort(offset: number): number {
-  return 20000 + ((process.pid * 37) % 20000) + offset;
-}
+import { freePortBlock } from '../helpers/cluster.js';
 
 test('chain devnet: 4 validators and a gateway on loopback, ready line, clean stop on SIGTERM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'devnet-'));
-  const rpc = basePort(0);
-  const p2p = basePort(10);
-  const gw = basePort(20);
+  // Validator i listens on base + i, so the launcher needs consecutive free ports.
+  const base = await freePortBlock(21);
+  const rpc = base;
+  const p2p = base + 10;
+  const gw = base + 20;
   const proc = spawn(process.execPath, [CLI, 'devnet', '--validators', '4', '--dir', dir, '--base-port', String(rpc), '--p2p-base-port', String(p2p), '--gateway-port', String(gw)], {
     env: { ...process.env, CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_BLOCK_MS: '50' },
     stdio: ['ignore', 'pipe', 'pipe'],
