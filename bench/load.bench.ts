@@ -6,6 +6,7 @@ import { signTransfer, wallet, type Wallet } from '../test/helpers/chain-fixture
 import { selectProvider, type ProviderChoice } from '../kernel/crypto/select-provider.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { txMessageV2 } from '../kernel/crypto/signed-message.js';
+import { selfCpuSeconds, threadCpu, type ThreadCpu } from './thread-cpu.js';
 
 /**
  * Throughput and latency of a real devnet: N validator processes on loopback, funded accounts,
@@ -42,6 +43,10 @@ function verifyRate(provider: typeof nobleProvider, ms = 2000): number {
     n++;
   }
   return (n * 1000) / ms;
+}
+
+function delta(before: ThreadCpu | null, after: ThreadCpu | null): ThreadCpu | null {
+  return before && after ? { main: after.main - before.main, other: after.other - before.other } : null;
 }
 
 function pct(sorted: number[], p: number): number {
@@ -112,6 +117,8 @@ try {
         await new Promise((res) => setTimeout(res, 20));
       }
     })();
+    const cpuBefore = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
+    const clientCpuBefore = selfCpuSeconds();
     const start = performance.now();
     const sends: Array<Promise<void>> = [];
     for (let k = 0; k < plan.length; k++) {
@@ -140,6 +147,9 @@ try {
     watching = false;
     drainDeadline = performance.now() + 30_000;
     await watcher;
+    const cpuAfter = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
+    const clientCpu = selfCpuSeconds() - clientCpuBefore;
+    const wall = (performance.now() - start) / 1000;
     // Block cadence and fill during the window: tells whether time goes to consensus rounds or to block size.
     const blocks: Array<{ tx_count: number; timestamp: number }> = [];
     for (let b = firstHeight; b <= watchedHeight; b++) blocks.push((await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}`)).body as { tx_count: number; timestamp: number });
@@ -154,6 +164,12 @@ try {
     const firstSubmit = Math.min(...submitted.values());
     const lastConfirm = Math.max(...confirmed.values());
     const tps = (confirmed.size * 1000) / (lastConfirm - firstSubmit);
+    // Where the CPU went, per committed transaction summed over validators: main threads (event
+    // loops) versus other threads (verify workers, libuv, GC), and the machine's utilisation.
+    const used = cpuBefore.map((b, i) => delta(b, cpuAfter[i] ?? null));
+    const mainCpu = used.reduce((a, u) => a + (u?.main ?? NaN), 0);
+    const otherCpu = used.reduce((a, u) => a + (u?.other ?? NaN), 0);
+    const perTx = (sec: number): string => ((sec * 1000) / Math.max(1, confirmed.size)).toFixed(2);
     rows.push({
       provider: provider.name,
       'v /s': v.toFixed(0),
@@ -171,15 +187,28 @@ try {
       'txs/busy block': busy.length ? (busy.reduce((a, b) => a + b.tx_count, 0) / busy.length).toFixed(0) : '0',
       'block ms': interval.toFixed(0),
       'heights with round > 0': rounds.filter((e) => e.round > 0).length,
+      'main CPU ms/tx': perTx(mainCpu),
+      'worker CPU ms/tx': perTx(otherCpu),
+      'client CPU ms/tx': perTx(clientCpu),
+      'machine busy %': (((mainCpu + otherCpu + clientCpu) * 100) / (wall * cores)).toFixed(0),
     });
     console.log(rows[rows.length - 1]);
   }
   const loops = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'nodejs_eventloop_lag_p99_seconds')));
   const rss = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'process_resident_memory_bytes')));
+  const verifications = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verifications_total')));
+  const cacheHits = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verification_cache_hits_total')));
+  const preverified = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'consensus_signatures_preverified_total')));
+  const preverifiedHits = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'consensus_preverified_hits_total')));
+  const committedTotal = (await getJson(`${c.nodes[0]!.url}/health`)).body.total_txs as number;
   console.table(rows);
   console.log(`verify v = ${v.toFixed(0)}/s (${provider.name}, single core), C = ${C.toFixed(1)} tx/s`);
   console.log(`event-loop p99 per validator (ms): ${loops.map((x) => (x * 1000).toFixed(1)).join(', ')}`);
   console.log(`resident memory per validator (MiB): ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}`);
+  // Verify-once: each validator verifies a transaction's signature once (at admission); the
+  // block's validation then finds it in the cache.
+  console.log(`consensus signatures verified on a worker per validator: ${preverified.join(', ')}; answered from that memo: ${preverifiedHits.join(', ')}`);
+  console.log(`signature verifications per validator: ${verifications.join(', ')}; cache hits: ${cacheHits.join(', ')}; transactions on chain: ${String(committedTotal)}`);
 } finally {
   for (const n of c.nodes) {
     if (n.proc && n.proc.exitCode !== null) console.error(`validator ${n.index} exited (${n.proc.exitCode}); last log lines:\n${n.logs.slice(-15).join('\n')}`);

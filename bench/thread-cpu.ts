@@ -1,0 +1,41 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * CPU seconds a process has used, split into its main thread (the event loop: consensus, RPC,
+ * execution) and every other thread (verify workers, libuv pool, GC). Read from Linux procfs, so
+ * a benchmark can say where each committed transaction's CPU went; null elsewhere.
+ */
+export interface ThreadCpu {
+  readonly main: number;
+  readonly other: number;
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux ABI Node supports
+
+function ticksOf(statPath: string): number {
+  const stat = readFileSync(statPath, 'utf8');
+  // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the line.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+export function threadCpu(pid: number): ThreadCpu | null {
+  try {
+    let main = 0;
+    let other = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const ticks = ticksOf(`/proc/${pid}/task/${tid}/stat`);
+      if (Number(tid) === pid) main += ticks;
+      else other += ticks;
+    }
+    return { main: main / TICKS_PER_SECOND, other: other / TICKS_PER_SECOND };
+  } catch {
+    return null;
+  }
+}
+
+/** Own process CPU (all threads), in seconds: the load generator's share of the machine. */
+export function selfCpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
