@@ -34,3 +34,11 @@ test('hex parsing is strict', () => {
   assert.ok(isHash0x(toHex0x(new Uint8Array(32))));
   assert.equal(isHash0x('0x' + 'A'.repeat(64)), false);
 });
+
+test('canonical JSON of flat objects matches the general encoder, key order, __proto__ and integer keys included', () => {
+  const body = JSON.parse('{"z":1,"__proto__":"p","a":"x\\"y","m":null,"t":true,"10":1,"9":2}') as Record<string, unknown>;
+  assert.equal(canonicalJson(body), '{"10":1,"9":2,"__proto__":"p","a":"x\\"y","m":null,"t":true,"z":1}');
+  assert.equal(canonicalJson({ b: 'x', a: undefined, c: 2.5 }), '{"b":"x","c":2.5}');
+  assert.throws(() => canonicalJson({ a: Number.NaN }), /non-finite/);
+  assert.equal(canonicalJson({ b: 1n, a: [2n] }), '{"a":[2],"b":1}');
+});

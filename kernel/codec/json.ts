@@ -32,6 +32,7 @@ function encode(value: unknown, canonical: boolean): string {
       if (typeof withToJson.toJSON === 'function') return encode(withToJson.toJSON(), canonical);
       const keys = Object.keys(value);
       if (canonical) keys.sort();
+      if (isFlat(value as Record<string, unknown>, keys)) return stringifyFlat(value as Record<string, unknown>, keys);
       const parts: string[] = [];
       for (const k of keys) {
         const v = (value as Record<string, unknown>)[k];
@@ -43,4 +44,30 @@ function encode(value: unknown, canonical: boolean): string {
     default:
       throw new TypeError(`cannot encode ${typeof value} as JSON`);
   }
+}
+
+/** Only scalars JSON.stringify encodes exactly as `encode` does (no bigint, no nested values). */
+function isFlat(o: Record<string, unknown>, keys: readonly string[]): boolean {
+  for (const k of keys) {
+    // Integer-like keys are enumerated by V8 in numeric order, whatever the insertion order.
+    const c = k.charCodeAt(0);
+    if (c >= 48 && c <= 57) return false;
+    const v = o[k];
+    const t = typeof v;
+    if (t === 'string' || t === 'boolean' || v === null || v === undefined || t === 'function') continue;
+    if (t === 'number' && Number.isFinite(v)) continue;
+    return false;
+  }
+  return true;
+}
+
+/**
+ * A flat object (a transaction body) through V8's native serialiser in one call, keys in the
+ * given order: several times faster than per-field concatenation on 10 KB bodies.
+ */
+function stringifyFlat(o: Record<string, unknown>, keys: readonly string[]): string {
+  // No prototype, so a key named __proto__ is an ordinary property, as in `encode`.
+  const ordered = Object.create(null) as Record<string, unknown>;
+  for (const k of keys) ordered[k] = o[k];
+  return JSON.stringify(ordered);
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 
 export type Hash32 = Uint8Array;
 
@@ -16,7 +16,9 @@ function sha3Raw(parts: readonly Uint8Array[]): Hash32 {
 }
 
 export function sha3(data: Uint8Array | string): Hash32 {
-  return sha3Raw([typeof data === 'string' ? utf8ToBytes(data) : data]);
+  // Strings go to OpenSSL as UTF-8 directly, without an intermediate copy in JavaScript.
+  const d = createHash('sha3-256').update(data).digest();
+  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
 }
 
 export function sha256(data: Uint8Array | string): Hash32 {
@@ -25,7 +27,7 @@ export function sha256(data: Uint8Array | string): Hash32 {
 
 /** `0x` + 64 lowercase hex: the wire form of every hash and root (decisions.md §2). */
 export function sha3Hex0x(data: Uint8Array | string): string {
-  return '0x' + bytesToHex(sha3(data));
+  return '0x' + createHash('sha3-256').update(data).digest('hex');
 }
 
 /** SHA3-256 over the concatenation of parts, without copying them into one buffer first. */
