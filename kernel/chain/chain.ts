@@ -10,15 +10,14 @@ import { accountsReader, accountsWriter } from '../state/accounts.js';
 import type { ChainStore, ChainMeta } from '../store/chain-store.js';
 import { WriteBatch } from '../store/kv.js';
 import { toHex0x, parseHex } from '../codec/hex.js';
-import { canonicalJson } from '../codec/json.js';
 import { isSystemAddress, addressKind } from '../crypto/address.js';
 import { merkleRoot } from '../crypto/merkle.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import { Mempool, MempoolFullError } from '../mempool/mempool.js';
 import { parseSubmission } from '../tx/submission.js';
-import { checkTxSignature } from '../tx/signature.js';
-import { txHash } from '../tx/hash.js';
+import { checkTxSignature, signatureCacheId } from '../tx/signature.js';
+import { hashOfCanonical, txIdentity, type TxIdentity } from '../tx/hash.js';
 import { StateTree, EMPTY_ROOT, stateProofToJson } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
 import { blockHash, evidenceHash, genesisHash } from './block-hash.js';
@@ -173,7 +172,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   sizeOf = (tx: Tx): number => {
     let n = this.sizes.get(tx);
     if (n === undefined) {
-      n = Buffer.byteLength(canonicalJson(tx.body), 'utf8');
+      n = Buffer.byteLength(tx.canonical, 'utf8');
       this.sizes.set(tx, n);
     }
     return n;
@@ -221,8 +220,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
 
   private async admitNow(rawBody: unknown, receivedAt: number, source: 'local' | 'peer'): Promise<SubmissionResult> {
     const f = parseSubmission(rawBody);
-    const hash = txHash(f.body);
-    if (this.mempool.has(hash) || (await this.d.store.getTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
+    const { canonical, hash } = txIdentity(f.body);
+    if (this.mempool.has(hash)) throw badRequest(`duplicate transaction ${hash}`);
     const state = this.d.store.state;
     const baseFee = await this.d.params.reader(state).get('base_fee');
     const gasPrice = f.gas_price ?? baseFee;
@@ -230,10 +229,13 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const accounts = accountsReader(state);
     const sender = await accounts.get(f.from);
     const expected = this.mempool.nextNonce(f.from, sender.nonce);
+    // A committed transaction's nonce is taken, so only a stale nonce needs the store lookup
+    // that tells a resubmission from a new transaction (it stays off the hot path).
+    if (f.nonce <= sender.nonce && (await this.d.store.getTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
     if (f.nonce !== expected) throw badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: expected ${expected} (last confirmed ${sender.nonce} plus pending)`);
     const target = this.targetOf(f.to, f.data);
     const sigVersion = await checkTxSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee, boundKey: sender.public_key }, this.d.verifier);
-    const tx: Tx = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, sigVersion, receivedAt };
+    const tx: Tx = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion, receivedAt };
     const cost = f.value + BigInt(this.gasOf(tx)) * gasPrice;
     const pending = this.mempool.pendingSpend(f.from, this.gasOf);
     if (sender.balance < pending + cost) {
@@ -256,6 +258,20 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return tx;
   }
 
+  /** A pending transaction by id: lets a proposal's decoder reuse what admission already built. */
+  pendingTx(hash: string): Tx | undefined {
+    return this.mempool.get(hash);
+  }
+
+  /**
+   * The transaction as a block with this base fee executes it: a sender who omitted gas_price
+   * pays the block's base_fee, which may differ from the one in force at admission.
+   */
+  forBlock(tx: Tx, baseFee: bigint): Tx {
+    if (tx.origin !== 'signed' || tx.body.gas_price !== undefined || tx.gasPrice === baseFee) return tx;
+    return { ...tx, gasPrice: baseFee };
+  }
+
   /** A transaction relayed by a peer: the same admission checks as a local submission. */
   async admitFromPeer(origin: 'signed' | 'system', body: Record<string, unknown>, receivedAt: number): Promise<void> {
     if (origin === 'signed') {
@@ -272,17 +288,17 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
    * Rebuilds a transaction from its hashed body alone (for blocks received from peers): every
    * field that execution reads is derived from the bytes the hash and signature cover.
    */
-  rebuildTx(origin: 'signed' | 'system', body: Record<string, unknown>, baseFee: bigint, receivedAt: number): Tx {
-    const hash = txHash(body);
+  rebuildTx(origin: 'signed' | 'system', body: Record<string, unknown>, baseFee: bigint, receivedAt: number, identity: TxIdentity = txIdentity(body)): Tx {
+    const { hash, canonical } = identity;
     if (origin === 'signed') {
       const f = parseSubmission(body);
-      return { hash, origin, target: this.targetOf(f.to, f.data), from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice: f.gas_price ?? baseFee, data: f.data, body: f.body, sigVersion: undefined, receivedAt };
+      return { hash, origin, target: this.targetOf(f.to, f.data), from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice: f.gas_price ?? baseFee, data: f.data, body: f.body, canonical, sigVersion: undefined, receivedAt };
     }
     const { type, from, to, value } = body;
     if (typeof type !== 'string' || typeof from !== 'string' || typeof to !== 'string' || typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
       throw badRequest('malformed system transaction: type, from, to and value are required');
     }
-    return { hash, origin, target: type, from, to, value: BigInt(value), nonce: 0n, gasPrice: 0n, data: undefined, body, sigVersion: undefined, receivedAt };
+    return { hash, origin, target: type, from, to, value: BigInt(value), nonce: 0n, gasPrice: 0n, data: undefined, body, canonical, sigVersion: undefined, receivedAt };
   }
 
   private async runCheckTx(tx: Tx): Promise<void> {
@@ -312,7 +328,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const maxGas = Number(await reader.get('max_block_gas'));
     const maxBytes = Number(await reader.get('max_block_bytes'));
     const block: BlockInfo = { chainId: this.d.chainId, height, round, timestamp: time, proposer };
-    const candidates = this.mempool.select(maxGas, this.gasOf, 10_000, maxBytes, this.sizeOf);
+    const baseFee = await reader.get('base_fee');
+    const candidates = this.mempool.select(maxGas, this.gasOf, 10_000, maxBytes, this.sizeOf).map((t) => this.forBlock(t, baseFee));
     const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
     const fresh: EvidenceItem[] = [];
     for (const ev of evidence) if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) === undefined && !fresh.some((f) => f.hash === ev.hash)) fresh.push(ev);
@@ -326,7 +343,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       tx_root: toHex0x(merkleRoot(txs.map((t) => parseHex(t.hash)!))),
       tx_count: txs.length,
       prev_state_root: head.state_root,
-      base_fee: await reader.get('base_fee'),
+      base_fee: baseFee,
       shard: this.d.shard,
       evidence_hash: evidenceHash(fresh.map((e) => e.hash)),
     };
@@ -397,7 +414,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private listsMatchHeader(p: ProposedBlock): string | null {
     const h = p.header;
     if (h.tx_count !== p.txs.length) return 'tx_count does not match the transaction list';
-    for (const tx of p.txs) if (txHash(tx.body) !== tx.hash) return `transaction ${tx.hash} does not hash to its id`;
+    for (const tx of p.txs) if (hashOfCanonical(tx.canonical) !== tx.hash) return `transaction ${tx.hash} does not hash to its id`;
     if (h.tx_root !== toHex0x(merkleRoot(p.txs.map((t) => parseHex(t.hash)!)))) return 'tx_root does not match the transaction list';
     if (h.evidence_hash !== evidenceHash(p.evidence.map((e) => e.hash))) return 'evidence_hash does not match the evidence list';
     return null;
@@ -405,7 +422,13 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
 
   /** A transaction inside someone else's proposal: verified once (cache), checked by plugins. */
   private async checkIncluded(tx: Tx): Promise<string | null> {
-    if (this.mempool.has(tx.hash)) return null;
+    const pending = this.mempool.get(tx.hash);
+    if (pending) {
+      // Admitted here already: plugins checked it then, and a signed one's signature is in the
+      // verify-once cache under the id admission used (a recall is counted as a cache hit).
+      if (pending.origin === 'system') return null;
+      if (pending.sigVersion && this.d.verifier.recall(signatureCacheId(pending.hash, pending.sigVersion, pending.gasPrice))) return null;
+    }
     try {
       if (tx.origin === 'signed') {
         const f = parseSubmission(tx.body);

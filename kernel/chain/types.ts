@@ -20,6 +20,8 @@ export interface Tx {
   readonly data: string | undefined;
   /** The exact body as submitted (signed) or created (system); hashed and stored verbatim. */
   readonly body: Readonly<Record<string, unknown>>;
+  /** Canonical JSON of `body`: the text `hash` is the SHA3-256 of, and what proposals and the store carry. */
+  readonly canonical: string;
   /** Which signed layout verified (signed transactions only). */
   readonly sigVersion: 'v2' | 'v3' | undefined;
   /** Node-local wall-clock ms when first seen: display only, never consensus input. */

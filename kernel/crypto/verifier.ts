@@ -7,6 +7,11 @@ import type { SignatureProvider } from './provider.js';
  */
 export interface SignatureVerifier {
   verify(id: string, signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean>;
+  /**
+   * Whether `id` verified before (counted as a cache hit when it did): lets a block's validation
+   * confirm a pending transaction's signature without decoding its key and signature again.
+   */
+  recall(id: string): boolean;
   readonly stats: { verifications: number; cacheHits: number };
 }
 
@@ -46,16 +51,38 @@ export class VerifyOnce implements SignatureVerifier {
     this.cache = new VerifyOnceCache(capacity);
   }
 
+  recall(id: string): boolean {
+    if (!this.cache.has(id)) return false;
+    this.stats.cacheHits++;
+    return true;
+  }
+
   async verify(id: string, signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
     if (this.cache.has(id)) {
       this.stats.cacheHits++;
       return true;
     }
+    // The same transaction can be checked twice at once (its relayed copy is being admitted when
+    // a proposal carrying it arrives): the second check waits for the first instead of redoing it.
+    const running = this.inFlight.get(id);
+    if (running) {
+      this.stats.cacheHits++;
+      return running;
+    }
     this.stats.verifications++;
-    const ok = await this.check(signature, message, publicKey);
-    if (ok) this.cache.add(id);
-    return ok;
+    const run = Promise.resolve(this.check(signature, message, publicKey)).then((ok) => {
+      if (ok) this.cache.add(id);
+      return ok;
+    });
+    this.inFlight.set(id, run);
+    try {
+      return await run;
+    } finally {
+      this.inFlight.delete(id);
+    }
   }
+
+  private readonly inFlight = new Map<string, Promise<boolean>>();
 }
 
 /** Verify-once on the calling thread. */

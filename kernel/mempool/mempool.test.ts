@@ -4,7 +4,7 @@ import { Mempool, MempoolFullError } from './mempool.js';
 import type { Tx } from '../chain/types.js';
 
 function tx(from: string, nonce: number, hash = `${from}-${nonce}`): Tx {
-  return { hash, origin: 'signed', target: 'transfer', from, to: 'b', value: 1n, nonce: BigInt(nonce), gasPrice: 1n, data: undefined, body: {}, sigVersion: 'v2', receivedAt: 0 };
+  return { hash, origin: 'signed', target: 'transfer', from, to: 'b', value: 1n, nonce: BigInt(nonce), gasPrice: 1n, data: undefined, body: {}, canonical: '{}', sigVersion: 'v2', receivedAt: 0 };
 }
 const gas = (): number => 21;
 

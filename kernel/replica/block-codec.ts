@@ -1,12 +1,14 @@
-import type { JsonValue } from '../codec/json.js';
+import { canonicalJson, type JsonValue } from '../codec/json.js';
+import { hashOfCanonical } from '../tx/hash.js';
 import type { BlockCodec } from '../consensus/wire.js';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
 import type { BlockHeader, EvidenceItem } from '../chain/types.js';
 
 /**
- * Blocks on the consensus wire and in the WAL. Decoding is strict and rebuilds every transaction
- * from its hashed body (Chain.rebuildTx), so a peer cannot pair a signed body with other fields;
- * header and evidence are re-checked by Chain.validate before any vote.
+ * Blocks on the consensus wire and in the WAL. Transactions travel as their canonical JSON text;
+ * decoding hashes that text and takes every field from it (a pending transaction with the same
+ * hash, or Chain.rebuildTx), so a peer cannot pair a signed body with other fields; header and
+ * evidence are re-checked by Chain.validate before any vote.
  */
 type Obj = Record<string, unknown>;
 
@@ -41,7 +43,8 @@ export function proposedBlockCodec(chain: Chain): BlockCodec {
       return {
         header: headerToJson(b.header) as JsonValue,
         hash: b.hash,
-        txs: b.txs.map((t) => ({ origin: t.origin, body: t.body as JsonValue })),
+        // Each body as its canonical text: what the hash covers, never re-serialised field by field.
+        txs: b.txs.map((t) => ({ origin: t.origin, canonical: t.canonical })),
         evidence: b.evidence as unknown as JsonValue,
       };
     },
@@ -52,8 +55,16 @@ export function proposedBlockCodec(chain: Chain): BlockCodec {
       if (!header) return undefined;
       try {
         const txs = json.txs.map((t) => {
-          if (!isObj(t) || (t.origin !== 'signed' && t.origin !== 'system') || !isObj(t.body)) throw new Error('malformed transaction');
-          return chain.rebuildTx(t.origin, t.body, header.base_fee, header.timestamp);
+          if (!isObj(t) || (t.origin !== 'signed' && t.origin !== 'system') || typeof t.canonical !== 'string') throw new Error('malformed transaction');
+          const hash = hashOfCanonical(t.canonical);
+          // Usually already pending here (relayed at submission): same hash, same bytes, so the
+          // admitted transaction is reused instead of parsed and rebuilt.
+          const pending = chain.pendingTx(hash);
+          if (pending && pending.origin === t.origin) return chain.forBlock(pending, header.base_fee);
+          const body: unknown = JSON.parse(t.canonical);
+          // Only canonical text is accepted, so the id is the hash of exactly what was sent.
+          if (!isObj(body) || canonicalJson(body) !== t.canonical) throw new Error('transaction text is not canonical JSON');
+          return chain.rebuildTx(t.origin, body, header.base_fee, header.timestamp, { canonical: t.canonical, hash });
         });
         const evidence = json.evidence.map((e) => {
           const ev = evidenceFromJson(e);

@@ -60,3 +60,24 @@ export function parseSyncRequest(x: unknown): SyncRequest | null {
   const { from, to } = x as Record<string, unknown>;
   return isInt(from) && isInt(to) && from >= 1 && to >= from ? { from, to } : null;
 }
+
+/**
+ * A relayed transaction: one origin byte (0 signed, 1 system), then its canonical JSON text as
+ * UTF-8. Binary rather than JSON, so a 10 KB body is neither escaped nor re-serialised on the way.
+ */
+export function encodeTxRelay(origin: 'signed' | 'system', canonical: string): Uint8Array {
+  const text = utf8.encode(canonical);
+  const out = new Uint8Array(text.length + 1);
+  out[0] = origin === 'signed' ? 0 : 1;
+  out.set(text, 1);
+  return out;
+}
+
+export function decodeTxRelay(body: Uint8Array): { origin: 'signed' | 'system'; canonical: string } | null {
+  if (body.length < 3 || body[0]! > 1) return null;
+  try {
+    return { origin: body[0] === 0 ? 'signed' : 'system', canonical: utf8Decoder.decode(body.subarray(1)) };
+  } catch {
+    return null;
+  }
+}

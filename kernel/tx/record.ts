@@ -11,7 +11,8 @@ export interface TxRecord {
   nonce: bigint;
   gas_price: bigint;
   data?: string;
-  body: Record<string, unknown>;
+  /** The canonical JSON text of the body (what the hash covers), stored as text so it is never re-derived. */
+  body_json: string;
   sig_version?: 'v2' | 'v3';
   received_at: number;
 }
@@ -27,7 +28,7 @@ export function txToRecord(tx: Tx): TxRecord {
     nonce: tx.nonce,
     gas_price: tx.gasPrice,
     ...(tx.data !== undefined ? { data: tx.data } : {}),
-    body: { ...tx.body },
+    body_json: tx.canonical,
     ...(tx.sigVersion ? { sig_version: tx.sigVersion } : {}),
     received_at: tx.receivedAt,
   };
@@ -44,7 +45,8 @@ export function txFromRecord(r: TxRecord): Tx {
     nonce: r.nonce,
     gasPrice: r.gas_price,
     data: r.data,
-    body: r.body,
+    body: JSON.parse(r.body_json) as Record<string, unknown>,
+    canonical: r.body_json,
     sigVersion: r.sig_version,
     receivedAt: r.received_at,
   };

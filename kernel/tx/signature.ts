@@ -26,6 +26,11 @@ export interface SignaturePolicy {
   readonly boundKey: string | undefined;
 }
 
+/** The verify-once id of a transaction's signature: its hash, the layout, and the price v3 covers. */
+export function signatureCacheId(hash: string, version: 'v2' | 'v3', effectiveGasPrice: bigint): string {
+  return `${hash}:${version}:${effectiveGasPrice}`;
+}
+
 /**
  * Checks a plain transaction's signature and key binding; returns the layout that verified.
  * Every failure is 401 (part 2, Authentication §4–5) with a message saying which check failed.
@@ -45,7 +50,7 @@ export async function checkTxSignature(tx: SignedTxFields, policy: SignaturePoli
   // Try the layout the sender most likely used first, so a valid transaction costs one verify.
   const order: Array<['v2' | 'v3', () => Uint8Array]> = carriesExtra ? [['v3', v3], ['v2', v2]] : [['v2', v2], ['v3', v3]];
   for (const [version, message] of order) {
-    if (await verifier.verify(`${tx.hash}:${version}:${tx.gas_price ?? policy.baseFee}`, sig, message(), pk)) {
+    if (await verifier.verify(signatureCacheId(tx.hash, version, tx.gas_price ?? policy.baseFee), sig, message(), pk)) {
       if (version === 'v2' && carriesExtra && policy.requireV3) {
         throw unauthorized('this network requires ch-tx-v3 signatures for transactions that carry gas_price or data', 'sign ch-tx-v3|from|to|value|nonce|gas_price|0x<sha3 of data>');
       }

@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
+import { proposedBlockCodec } from './block-codec.js';
+import { decodeTxRelay, encodeTxRelay } from './envelope.js';
+import type { ProposedBlock } from '../chain/chain.js';
+
+const COIN = 10n ** 12n;
+const alice = wallet(1);
+const bob = wallet(2);
+
+async function proposal(): Promise<{ block: ProposedBlock; encoded: Record<string, unknown> & { txs: Array<{ origin: string; canonical: string }> } }> {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: COIN }] });
+  await f.chain.admit(signTransfer(alice, { to: bob.address, value: 3, nonce: 1 }), 0);
+  const block = await f.chain.propose(0, 'chain:v0.node', 1_800_000_000_000);
+  const encoded = JSON.parse(JSON.stringify(proposedBlockCodec(f.chain).encode(block))) as Record<string, unknown> & { txs: Array<{ origin: string; canonical: string }> };
+  return { block, encoded };
+}
+
+test('a proposal carries each transaction as its canonical text; a node that has it pending reuses it', async () => {
+  const { block, encoded } = await proposal();
+  assert.equal(encoded.txs[0]!.canonical, block.txs[0]!.canonical);
+  // The proposer's own chain has the transaction pending: decoding returns that very object.
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: COIN }] });
+  await f.chain.admit(signTransfer(alice, { to: bob.address, value: 3, nonce: 1 }), 0);
+  const decoded = proposedBlockCodec(f.chain).decode(encoded) as ProposedBlock | undefined;
+  assert.ok(decoded);
+  assert.equal(decoded.txs[0], f.chain.pendingTx(block.txs[0]!.hash));
+});
+
+test('a node without the transaction rebuilds it from the text; non-canonical or malformed text is refused', async () => {
+  const { block, encoded } = await proposal();
+  const empty = await makeChain({ accounts: [{ address: alice.address, balance: COIN }] });
+  const codec = proposedBlockCodec(empty.chain);
+  const decoded = codec.decode(encoded) as ProposedBlock | undefined;
+  assert.ok(decoded);
+  assert.equal(decoded.txs[0]!.hash, block.txs[0]!.hash);
+  assert.equal(decoded.txs[0]!.value, 3n);
+  assert.equal(decoded.txs[0]!.from, alice.address);
+  // Same fields, other key order: not the canonical text, so its hash would not be the id.
+  const body = JSON.parse(block.txs[0]!.canonical) as Record<string, unknown>;
+  const reordered = JSON.stringify(Object.fromEntries(Object.entries(body).reverse()));
+  assert.equal(codec.decode({ ...encoded, txs: [{ origin: 'signed', canonical: reordered }] }), undefined);
+  assert.equal(codec.decode({ ...encoded, txs: [{ origin: 'signed', canonical: '{not json' }] }), undefined);
+  assert.equal(codec.decode({ ...encoded, txs: [{ origin: 'signed', body }] }), undefined);
+  assert.equal(codec.decode({ ...encoded, txs: [{ origin: 'minted', canonical: block.txs[0]!.canonical }] }), undefined);
+});
+
+test('a relayed transaction is its origin byte and canonical text', () => {
+  const text = '{"from":"a","to":"b"}';
+  assert.deepEqual(decodeTxRelay(encodeTxRelay('signed', text)), { origin: 'signed', canonical: text });
+  assert.deepEqual(decodeTxRelay(encodeTxRelay('system', text)), { origin: 'system', canonical: text });
+  assert.equal(decodeTxRelay(new Uint8Array([7, 123, 125])), null);
+  assert.equal(decodeTxRelay(new Uint8Array([0, 0xff, 0xfe])), null, 'invalid UTF-8');
+});
