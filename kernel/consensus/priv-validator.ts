@@ -34,6 +34,12 @@ export interface LocalPrivValidatorOptions {
    * The node writes it durably (fsync); if this throws, the signature is not released.
    */
   readonly persist?: (state: LastSignedState) => Promise<void>;
+  /**
+   * Makes the signature off the calling thread (the node passes a worker pool); the provider's
+   * own sign is used when absent. Must produce what `provider.sign` would: ML-DSA here is
+   * deterministic, and the guard's reuse of a recorded signature relies on it.
+   */
+  readonly signAsync?: (message: Uint8Array, secretKey: Uint8Array) => Promise<Uint8Array>;
 }
 
 /** A key held in this process, behind a `LastSignedGuard`. */
@@ -44,6 +50,7 @@ export class LocalPrivValidator implements PrivValidator {
   private readonly keyPair: KeyPair;
   private readonly provider: SignatureProvider;
   private readonly persist: ((state: LastSignedState) => Promise<void>) | undefined;
+  private readonly signAsync: ((message: Uint8Array, secretKey: Uint8Array) => Promise<Uint8Array>) | undefined;
   // Check-record-persist must be atomic per request: two concurrent requests for one slot
   // could otherwise both pass `check` before either records.
   private queue: Promise<unknown> = Promise.resolve();
@@ -55,6 +62,7 @@ export class LocalPrivValidator implements PrivValidator {
     this.provider = opts.provider;
     this.guard = opts.guard ?? new LastSignedGuard();
     this.persist = opts.persist;
+    this.signAsync = opts.signAsync;
   }
 
   signVote(chainId: string, vote: Vote): Promise<SignedVote> {
@@ -95,7 +103,8 @@ export class LocalPrivValidator implements PrivValidator {
     const decision = this.guard.check(height, round, step, bytes);
     if (decision.kind === 'refuse') throw new DoubleSignRefusedError(decision.reason);
     if (decision.kind === 'reuse') return decision.signature;
-    const signature = this.provider.sign(bytes, this.keyPair.secretKey);
+    // Requests are serialised, so no other check can pass between this one and its record below.
+    const signature = this.signAsync ? await this.signAsync(bytes, this.keyPair.secretKey) : this.provider.sign(bytes, this.keyPair.secretKey);
     // Recorded in memory first: even if persisting fails, this process will not sign a conflict.
     this.guard.record(height, round, step, bytes, target, signature);
     if (this.persist !== undefined) await this.persist(this.guard.toJSON());

@@ -11,10 +11,15 @@ export class NodeMetrics {
   readonly blockCommit = new Histogram({ name: 'chain_block_commit_seconds', help: 'time to execute and durably store a block', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [this.registry] });
   readonly verifications: Gauge;
   readonly cacheHits: Gauge;
+  /** Set by the node once consensus runs: signatures of peers' consensus messages verified on a worker. */
+  consensusSignatures: () => { preverified: number; hits: number } = () => ({ preverified: 0, hits: 0 });
 
   constructor(verifierStats: { verifications: number; cacheHits: number }) {
     collectDefaultMetrics({ register: this.registry });
     this.verifications = new Gauge({ name: 'verifications_total', help: 'ML-DSA-65 signature verifications performed', registers: [this.registry], collect() { this.set(verifierStats.verifications); } });
+    const consensus = (): { preverified: number; hits: number } => this.consensusSignatures();
+    new Gauge({ name: 'consensus_signatures_preverified_total', help: 'signatures of peers\' votes, proposals and commits verified on a worker thread', registers: [this.registry], collect() { this.set(consensus().preverified); } });
+    new Gauge({ name: 'consensus_preverified_hits_total', help: 'consensus signature checks answered from the pre-verified memo instead of in-thread', registers: [this.registry], collect() { this.set(consensus().hits); } });
     this.cacheHits = new Gauge({ name: 'verification_cache_hits_total', help: 'signature checks answered from the verify-once cache', registers: [this.registry], collect() { this.set(verifierStats.cacheHits); } });
   }
 }

@@ -27,6 +27,9 @@ import { TcpTransport } from '../p2p/tcp/index.js';
 import { registerSnapshotRoutes } from '../replica/snapshot-routes.js';
 import { bootstrapFromSnapshot } from '../replica/snapshot-bootstrap.js';
 
+/** Nice value of the transaction verify workers (Linux): below the event loop, which stays at 0. */
+const TX_VERIFY_NICE = 10;
+
 export interface RunningNode {
   readonly chain: Chain;
   readonly server: HttpServer;
@@ -55,7 +58,10 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   for (const p of KERNEL_PARAMS) params.declare('kernel', p);
   const workers = config.crypto.verify_workers ?? availableParallelism();
   // Verification runs off the main thread so the event loop keeps serving votes and RPC under load.
-  const verifier: SignatureVerifier & { close?: () => Promise<void> } = workers > 0 ? new PooledVerifier(new VerifyPool({ provider: provider.name, size: workers })) : new CachingVerifier(provider);
+  // Transaction verification is the bulk of the CPU under load; its workers run niced so the
+  // event loop (consensus steps, RPC) and the consensus signer below always get the CPU first.
+  const verifier: SignatureVerifier & { close?: () => Promise<void> } = workers > 0 ? new PooledVerifier(new VerifyPool({ provider: provider.name, size: workers, nice: TX_VERIFY_NICE })) : new CachingVerifier(provider);
+  let consensusCrypto: VerifyPool | null = null;
   log.info({ workers, provider: provider.name }, workers > 0 ? `signature verification on ${workers} worker thread(s)` : 'signature verification on the main thread');
   const metrics = new NodeMetrics(verifier.stats);
   const loopMonitor = monitorEventLoop(metrics.registry);
@@ -150,6 +156,9 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     const p2pPort = await transport.start();
     log.info({ node_id: transport.selfId, port: p2pPort }, `P2P listening on ${config.p2p.host}:${p2pPort}`);
     const inSet = set.some((v) => v.address === key.file.node_address);
+    // One worker at normal priority for consensus signatures (peers' votes verified, ours
+    // signed), so they never queue behind a burst of transactions.
+    if (workers > 0) consensusCrypto = new VerifyPool({ provider: provider.name, size: 1, batchWindowMs: 0 });
     replica = new Replica({
       chain,
       transport,
@@ -159,8 +168,11 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
       pace: { blockMs: config.consensus.block_ms, emptyBlockMs: config.consensus.empty_block_ms },
       syncHistoryBlocks: config.consensus.sync_history_blocks,
       log: log.child({ component: 'consensus' }),
+      ...(consensusCrypto ? { consensusCrypto } : {}),
     });
     consensus = replica;
+    const replicaForMetrics = replica;
+    metrics.consensusSignatures = () => replicaForMetrics.preverifiedStats;
     chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
     await replica.start();
     log.info({ validators: set.length, voting: inSet }, 'BFT consensus started');
@@ -191,6 +203,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
         await host.close();
         await store.close();
         await verifier.close?.();
+        await consensusCrypto?.close();
         loopMonitor.stop();
         log.info('node stopped');
       })();

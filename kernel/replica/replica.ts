@@ -20,7 +20,9 @@ import {
   evidenceFromJson,
   evidenceId,
   evidenceToJson,
+  proposalSignBytes,
   verifyEvidence,
+  voteSignBytes,
   type BlockCodec,
   type CommitCertificate,
   type ConsensusEffect,
@@ -33,8 +35,9 @@ import {
 import type { ConsensusStatus, PeerView } from '../node/services.js';
 import { nextBlockDue, type BlockPace } from '../node/pace.js';
 import { proposedBlockCodec } from './block-codec.js';
-import { TAG_CONSENSUS, TAG_EVIDENCE, TAG_STATUS, TAG_SYNC_REQUEST, TAG_TX, envelope, openEnvelope, parseJsonBody, parseStatus, parseSyncRequest, type StatusMessage } from './envelope.js';
+import { TAG_CONSENSUS, TAG_EVIDENCE, TAG_STATUS, TAG_SYNC_REQUEST, TAG_TX, decodeTxRelay, encodeTxRelay, envelope, openEnvelope, parseJsonBody, parseStatus, parseSyncRequest, type StatusMessage } from './envelope.js';
 import { Wal } from './wal.js';
+import { PreverifiedSignatures } from './preverified.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
 
 export interface ReplicaOptions {
@@ -55,6 +58,15 @@ export interface ReplicaOptions {
   readonly statusMs?: number;
   /** Heights requested from one peer at a time when catching up. */
   readonly syncBatch?: number;
+  /**
+   * Worker threads for consensus signatures: peers' votes, proposals and commits are verified
+   * there as they arrive, and our own votes are signed there, so the event loop never spends
+   * milliseconds of ML-DSA per message. Absent: everything runs in-thread.
+   */
+  readonly consensusCrypto?: {
+    verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean>;
+    sign(message: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array>;
+  };
 }
 
 const textEncoder = new TextEncoder();
@@ -84,12 +96,20 @@ export class Replica implements ConsensusStatus, ValueHost {
   private lastCommitAt: number;
   private queue: Promise<unknown> = Promise.resolve();
   private startTimer: NodeJS.Timeout | null = null;
+  private readonly preverified: PreverifiedSignatures | null;
 
   constructor(private readonly o: ReplicaOptions) {
     this.chain = o.chain;
     this.codec = proposedBlockCodec(o.chain);
     this.now = o.now ?? Date.now;
     this.lastCommitAt = this.now();
+    const crypto = o.consensusCrypto;
+    this.preverified = crypto ? new PreverifiedSignatures((sig, msg, pk) => crypto.verify(sig, msg, pk)) : null;
+  }
+
+  /** Consensus signatures verified on workers before the machine saw them (for /metrics and tests). */
+  get preverifiedStats(): { preverified: number; hits: number } {
+    return this.preverified?.stats ?? { preverified: 0, hits: 0 };
   }
 
   // ---- ConsensusStatus (for /health and /peers) ----
@@ -123,7 +143,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     const machine = new TendermintMachine({
       chainId: this.chain.chainId,
       selfAddress: this.o.signer?.address ?? null,
-      provider: this.o.provider,
+      provider: this.preverified ? this.preverified.provider(this.o.provider) : this.o.provider,
       // id(v) is recomputed from the header: a block's claimed hash is never trusted.
       hashValue: (block: unknown) => parseHex(blockHash((block as ProposedBlock).header), 32)!,
       timeouts,
@@ -133,10 +153,10 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
       // transactions are not relayed again (the validators' mesh is complete).
-      if (source === 'local') this.o.transport.broadcast(envelope(TAG_TX, { origin: tx.origin, body: tx.body }));
+      if (source === 'local') this.o.transport.broadcast(envelope(TAG_TX, encodeTxRelay(tx.origin, tx.canonical)));
       this.onTxQueued();
     });
-    this.o.transport.onMessage((from, bytes) => this.serial(() => this.onMessage(from, bytes)));
+    this.o.transport.onMessage((from, bytes) => this.receive(from, bytes));
     this.started = true;
     await this.serial(() => this.enterHeight(this.chain.head.height + 1, opened.entries));
     this.every(this.o.gossipMs ?? 1000, () => this.serial(() => this.gossip()));
@@ -157,7 +177,15 @@ export class Replica implements ConsensusStatus, ValueHost {
     const path = join(this.o.dataDir, 'priv_validator_state.json');
     const saved = await readSignState(path);
     const guard = saved === undefined ? new LastSignedGuard() : LastSignedGuard.fromJSON(saved);
-    return new LocalPrivValidator({ address: s.address, keyPair: s.keyPair, provider: this.o.provider, guard, persist: (state) => writeSignState(path, state) });
+    const crypto = this.o.consensusCrypto;
+    return new LocalPrivValidator({
+      address: s.address,
+      keyPair: s.keyPair,
+      provider: this.o.provider,
+      guard,
+      persist: (state) => writeSignState(path, state),
+      ...(crypto ? { signAsync: (message: Uint8Array, secretKey: Uint8Array) => crypto.sign(message, secretKey) } : {}),
+    });
   }
 
   private serial(fn: () => Promise<void> | void): Promise<void> {
@@ -315,27 +343,73 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   // ---- peers ----
 
+  /**
+   * A consensus message is decoded and its signatures start verifying on a worker as soon as it
+   * arrives, outside the input queue, so verification overlaps with the processing of earlier
+   * inputs; its turn in the queue then waits for that verification.
+   */
+  private receive(from: string, bytes: Uint8Array): void {
+    const env = openEnvelope(bytes);
+    if (env?.tag === TAG_CONSENSUS) {
+      const msg = decodeConsensusMessage(env.body, this.codec);
+      const ready = msg ? this.preverify(msg) : null;
+      void this.serial(async () => {
+        if (ready) await ready;
+        await this.onConsensusMessage(from, env.body, msg);
+      });
+      return;
+    }
+    void this.serial(() => this.onMessage(from, bytes));
+  }
+
+  /** Verifies a message's signatures on the consensus workers when they belong to the current height. */
+  private preverify(msg: ConsensusMessage): Promise<unknown> | null {
+    const pre = this.preverified;
+    if (!pre || !this.started || messageHeight(msg) !== this.height) return null;
+    const keyOf = (address: string): Uint8Array | undefined => this.validators.get(address)?.publicKey;
+    const chainId = this.chain.chainId;
+    try {
+      if (msg.kind === 'vote') {
+        const pk = keyOf(msg.vote.vote.validator);
+        return pk ? pre.check(msg.vote.signature, voteSignBytes(chainId, msg.vote.vote), pk) : null;
+      }
+      if (msg.kind === 'proposal') {
+        const pk = keyOf(msg.proposal.proposal.proposer);
+        return pk ? pre.check(msg.proposal.signature, proposalSignBytes(chainId, msg.proposal.proposal), pk) : null;
+      }
+      return Promise.all(
+        msg.certificate.precommits.map((sv) => {
+          const pk = keyOf(sv.vote.validator);
+          return pk ? pre.check(sv.signature, voteSignBytes(chainId, sv.vote), pk) : undefined;
+        }),
+      );
+    } catch {
+      return null; // no canonical encoding: the machine rejects it
+    }
+  }
+
+  private async onConsensusMessage(from: string, body: Uint8Array, msg: ConsensusMessage | null): Promise<void> {
+    if (!msg) {
+      this.misbehaved(from, 'undecodable consensus message');
+      return;
+    }
+    const h = messageHeight(msg);
+    if (msg.kind === 'commit') {
+      if (h === this.height) await this.applyCommit(msg.certificate, msg.block as ProposedBlock);
+      else if (h > this.height && h <= this.height + 1000) this.pendingCommits.set(h, { cert: msg.certificate, block: msg.block as ProposedBlock });
+      this.maybeSync();
+      return;
+    }
+    if (h === this.height) await this.wal.append(body, false);
+    await this.feed(msg, false);
+  }
+
   private async onMessage(from: string, bytes: Uint8Array): Promise<void> {
     const env = openEnvelope(bytes);
     if (!env) return;
     switch (env.tag) {
-      case TAG_CONSENSUS: {
-        const msg = decodeConsensusMessage(env.body, this.codec);
-        if (!msg) {
-          this.misbehaved(from, 'undecodable consensus message');
-          return;
-        }
-        const h = messageHeight(msg);
-        if (msg.kind === 'commit') {
-          if (h === this.height) await this.applyCommit(msg.certificate, msg.block as ProposedBlock);
-          else if (h > this.height && h <= this.height + 1000) this.pendingCommits.set(h, { cert: msg.certificate, block: msg.block as ProposedBlock });
-          this.maybeSync();
-          return;
-        }
-        if (h === this.height) await this.wal.append(env.body, false);
-        await this.feed(msg, false);
-        return;
-      }
+      case TAG_CONSENSUS:
+        return this.onConsensusMessage(from, env.body, decodeConsensusMessage(env.body, this.codec));
       case TAG_STATUS: {
         const s = parseStatus(parseJsonBody(env.body));
         if (!s) return this.misbehaved(from, 'bad status');
@@ -350,10 +424,11 @@ export class Replica implements ConsensusStatus, ValueHost {
         return;
       }
       case TAG_TX: {
-        const t = parseJsonBody(env.body) as { origin?: unknown; body?: unknown } | undefined;
-        if (!t || (t.origin !== 'signed' && t.origin !== 'system') || typeof t.body !== 'object' || t.body === null) return this.misbehaved(from, 'bad transaction relay');
+        const t = decodeTxRelay(env.body);
+        const body = t ? parseJsonText(t.canonical) : undefined;
+        if (!t || typeof body !== 'object' || body === null || Array.isArray(body)) return this.misbehaved(from, 'bad transaction relay');
         // Admission runs outside the consensus queue: a signature check must not delay votes.
-        void this.chain.admitFromPeer(t.origin, t.body as Record<string, unknown>, this.now()).catch((err: unknown) => {
+        void this.chain.admitFromPeer(t.origin, body as Record<string, unknown>, this.now()).catch((err: unknown) => {
           this.o.log.debug({ peer: from, err: err instanceof Error ? err.message : String(err) }, 'relayed transaction not admitted');
         });
         return;
@@ -464,6 +539,14 @@ export class Replica implements ConsensusStatus, ValueHost {
 function toEvidenceItem(ev: Evidence): EvidenceItem {
   const v = ev.voteA.vote;
   return { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: v.validator, height: v.height, round: v.round, raw: evidenceToJson(ev) };
+}
+
+function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function messageHeight(m: ConsensusMessage): number {

@@ -107,6 +107,37 @@ test('close(): resolves after in-flight work, and a closed pool verifies in-thre
   await pool.close(); // idempotent
 });
 
+test('sign(): a worker signs byte-identically to the provider in-thread, and a closed pool signs in-thread', async () => {
+  const pool = new VerifyPool({ provider: 'noble', size: 1 });
+  const message = enc.encode('ch-vote-test|1|0');
+  const local = nobleProvider.sign(message, keys[0]!.secretKey);
+  const [a, b] = await Promise.all([pool.sign(message, keys[0]!.secretKey), pool.sign(enc.encode('other'), keys[1]!.secretKey)]);
+  assert.deepEqual(a, local, 'deterministic ML-DSA: the same signature whichever thread made it');
+  assert.ok(nobleProvider.verify(b, enc.encode('other'), keys[1]!.publicKey));
+  await assert.rejects(pool.sign(message, new Uint8Array(10)), /signing failed in the worker/);
+  await pool.close();
+  assert.deepEqual(await pool.sign(message, keys[0]!.secretKey), local);
+});
+
+test('nice: pool workers run at the given nice value on Linux, the main thread keeps its own', { skip: process.platform !== 'linux' && 'thread nice values are read from Linux procfs' }, async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const niceOf = (tid: string): number => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+  const before = new Set(readdirSync('/proc/self/task'));
+  const base = niceOf(String(process.pid));
+  // An unprivileged thread can only lower its priority: under an already niced runner it stays there.
+  const expectedNice = Math.max(7, base);
+  const pool = new VerifyPool({ provider: 'noble', size: 1, nice: 7 });
+  try {
+    const { items: batch, expected } = items(3, 'nice');
+    assert.deepEqual(await pool.verifyMany(batch), expected);
+    const niced = readdirSync('/proc/self/task').filter((t) => !before.has(t) && niceOf(t) === expectedNice);
+    assert.ok(niced.length >= 1, 'the new worker thread is niced');
+    assert.equal(niceOf(String(process.pid)), base, 'the main thread keeps its priority');
+  } finally {
+    await pool.close();
+  }
+});
+
 test('a dead worker\'s batches are answered in-thread', async () => {
   const pool = new VerifyPool({ provider: 'noble', size: 1, batchWindowMs: 50 });
   try {

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SignatureProvider } from '../provider.js';
 import { loadProvider, type ProviderName } from '../providers/index.js';
-import { packBatch, type VerifyItem, type VerifyRequest, type VerifyResponse } from './protocol.js';
+import { packBatch, type SignRequest, type VerifyItem, type VerifyRequest, type WorkerResponse } from './protocol.js';
 
 export interface VerifyPoolOptions {
   /** The provider each worker loads: the name selectProvider chose in the main thread. */
@@ -13,6 +13,18 @@ export interface VerifyPoolOptions {
   readonly batchWindowMs?: number;
   /** A batch is sent at once when this many requests are waiting. */
   readonly maxBatch?: number;
+  /**
+   * Nice value of the worker threads (Linux): above 0 they yield the CPU to the event loop, so
+   * bulk transaction verification never delays consensus steps or RPC answers. Default 0.
+   */
+  readonly nice?: number;
+}
+
+interface SignJob {
+  readonly message: Uint8Array;
+  readonly secretKey: Uint8Array;
+  readonly resolve: (signature: Uint8Array) => void;
+  readonly reject: (err: Error) => void;
 }
 
 interface Job extends VerifyItem {
@@ -24,6 +36,7 @@ interface Slot {
   alive: boolean;
   inFlight: number;
   readonly batches: Map<number, Job[]>;
+  readonly signs: Map<number, SignJob>;
 }
 
 /**
@@ -59,10 +72,11 @@ export class VerifyPool {
     // Resolved next to this module, so it works from dist/ as compiled (worker.ts -> worker.js).
     const script = new URL('./worker.js', import.meta.url);
     for (let i = 0; i < this.size; i++) {
-      const slot: Slot = { worker: new Worker(script, { workerData: { provider: options.provider }, name: `verify-${i}` }), alive: true, inFlight: 0, batches: new Map() };
+      const workerData = { provider: options.provider, nice: options.nice ?? 0 };
+      const slot: Slot = { worker: new Worker(script, { workerData, name: `verify-${i}` }), alive: true, inFlight: 0, batches: new Map(), signs: new Map() };
       // Idle workers must not keep the process alive; a worker is ref'd only while it has work.
       slot.worker.unref();
-      slot.worker.on('message', (res: VerifyResponse) => this.onResults(slot, res));
+      slot.worker.on('message', (res: WorkerResponse) => this.onResults(slot, res));
       slot.worker.on('error', () => this.onDeath(slot));
       slot.worker.on('exit', () => this.onDeath(slot));
       this.slots.push(slot);
@@ -80,6 +94,30 @@ export class VerifyPool {
       this.queue.push({ signature, message, publicKey, resolve });
       if (this.queue.length >= this.maxBatch) this.flush();
       else this.timer ??= setTimeout(() => this.flush(), this.windowMs);
+    });
+  }
+
+  /**
+   * Signs on a worker (noble's deterministic signing holds a thread for several milliseconds,
+   * which the event loop should not). Goes out at once, to the least-loaded worker.
+   */
+  sign(message: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array> {
+    const live = this.slots.filter((s) => s.alive);
+    if (this.closed || live.length === 0) {
+      try {
+        return Promise.resolve(this.local.sign(message, secretKey));
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    const slot = live.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
+    return new Promise<Uint8Array>((resolve, reject) => {
+      const id = this.nextId++;
+      slot.signs.set(id, { message, secretKey, resolve, reject });
+      if (slot.inFlight === 0) slot.worker.ref();
+      slot.inFlight++;
+      const req: SignRequest = { id, sign: { message, secretKey } };
+      slot.worker.postMessage(req);
     });
   }
 
@@ -148,7 +186,16 @@ export class VerifyPool {
     slot.worker.postMessage(req, [batch]);
   }
 
-  private onResults(slot: Slot, res: VerifyResponse): void {
+  private onResults(slot: Slot, res: WorkerResponse): void {
+    if (!('results' in res)) {
+      const job = slot.signs.get(res.id);
+      if (!job) return;
+      slot.signs.delete(res.id);
+      if (res.signature) job.resolve(res.signature);
+      else job.reject(new Error(`signing failed in the worker: ${res.error ?? 'unknown error'}`));
+      this.settle(slot, [], () => true, 1);
+      return;
+    }
     const jobs = slot.batches.get(res.id);
     if (!jobs) return;
     slot.batches.delete(res.id);
@@ -156,8 +203,17 @@ export class VerifyPool {
   }
 
   private onDeath(slot: Slot): void {
-    if (!slot.alive && slot.batches.size === 0) return;
+    if (!slot.alive && slot.batches.size === 0 && slot.signs.size === 0) return;
     slot.alive = false;
+    for (const [id, job] of slot.signs) {
+      slot.signs.delete(id);
+      try {
+        job.resolve(this.local.sign(job.message, job.secretKey));
+      } catch (err) {
+        job.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+      this.settle(slot, [], () => true, 1);
+    }
     // Answer the dead worker's batches here rather than leave their callers hanging.
     for (const [id, jobs] of slot.batches) {
       slot.batches.delete(id);
@@ -165,9 +221,9 @@ export class VerifyPool {
     }
   }
 
-  private settle(slot: Slot, jobs: Job[], result: (job: Job, index: number) => boolean): void {
+  private settle(slot: Slot, jobs: Job[], result: (job: Job, index: number) => boolean, count = jobs.length): void {
     jobs.forEach((j, i) => j.resolve(result(j, i)));
-    slot.inFlight -= jobs.length;
+    slot.inFlight -= count;
     if (slot.inFlight === 0) slot.worker.unref();
     if (this.inFlight() === 0 && this.drainWaiters.length > 0) {
       const waiters = this.drainWaiters;

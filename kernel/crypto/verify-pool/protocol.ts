@@ -24,6 +24,26 @@ export interface VerifyResponse {
   readonly results: Uint8Array;
 }
 
+/** One signature to make (consensus votes and proposals): the bytes are cloned, never transferred. */
+export interface SignRequest {
+  readonly id: number;
+  readonly sign: { readonly message: Uint8Array; readonly secretKey: Uint8Array };
+}
+
+/** The signature, or why the provider refused (the caller rethrows it). */
+export interface SignResponse {
+  readonly id: number;
+  readonly signature?: Uint8Array;
+  readonly error?: string;
+}
+
+export type WorkerRequest = VerifyRequest | SignRequest;
+export type WorkerResponse = VerifyResponse | SignResponse;
+
+export function isSignRequest(r: WorkerRequest): r is SignRequest {
+  return 'sign' in r;
+}
+
 export function packBatch(items: readonly VerifyItem[]): ArrayBuffer {
   const head = 4 * (1 + 3 * items.length);
   let size = head;

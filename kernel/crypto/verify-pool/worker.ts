@@ -1,21 +1,48 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isProviderName, loadProvider } from '../providers/index.js';
-import { unpackBatch, type VerifyRequest, type VerifyResponse } from './protocol.js';
+import { isSignRequest, unpackBatch, type SignResponse, type VerifyResponse, type WorkerRequest } from './protocol.js';
 
 /*
  * Pool worker: loads the provider the main thread selected (by name: functions do not cross
- * threads) and answers verify batches. A load failure throws here, which the pool sees as an
- * 'error' event and answers that worker's batches in-thread instead.
+ * threads) and answers verify batches and sign requests. A load failure throws here, which the
+ * pool sees as an 'error' event and answers that worker's requests in-thread instead.
  */
-const name: unknown = (workerData as { provider?: unknown } | null)?.provider;
+const data = (workerData ?? {}) as { provider?: unknown; nice?: unknown };
+const name: unknown = data.provider;
 if (!isProviderName(name)) throw new Error(`verify-pool worker: unknown provider ${String(name)}`);
 const load = loadProvider(name);
 if (!load.ok) throw new Error(`verify-pool worker: provider ${name} unavailable: ${load.reason}`);
 const provider = load.provider;
 const port = parentPort;
 if (!port) throw new Error('verify-pool worker must run in a worker thread');
+if (typeof data.nice === 'number' && data.nice > 0) lowerThreadPriority(data.nice);
 
-port.on('message', (req: VerifyRequest) => {
+/**
+ * Bulk verification yields the CPU to the event loop: on Linux a thread has its own nice value,
+ * set through its thread id. Elsewhere the worker keeps the process priority.
+ */
+function lowerThreadPriority(nice: number): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, nice);
+  } catch {
+    // no procfs: not Linux, or a sandbox without it
+  }
+}
+
+port.on('message', (req: WorkerRequest) => {
+  if (isSignRequest(req)) {
+    let res: SignResponse;
+    try {
+      res = { id: req.id, signature: provider.sign(req.sign.message, req.sign.secretKey) };
+    } catch (err) {
+      res = { id: req.id, error: err instanceof Error ? err.message : String(err) };
+    }
+    port.postMessage(res);
+    return;
+  }
   const items = unpackBatch(req.batch);
   const results = new Uint8Array(items.length);
   items.forEach((it, i) => {
