@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
 import { Cluster } from '../test/helpers/cluster.js';
 import { getJson, postJson, until } from '../test/helpers/node-process.js';
-import { signTransfer, wallet, type Wallet } from '../test/helpers/chain-fixture.js';
+import { labelledWallet, signTransfer, wallet, type Wallet } from '../test/helpers/chain-fixture.js';
 import { selectProvider, type ProviderChoice } from '../kernel/crypto/select-provider.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { txMessageV2 } from '../kernel/crypto/signed-message.js';
@@ -70,7 +70,7 @@ console.log(`provider ${provider.name}: single-core ML-DSA-65 verify ${v.toFixed
 const c = await Cluster.start(validators, { CHAIN_BLOCK_MS: args['block-ms']!, CHAIN_EMPTY_BLOCK_MS: '1000', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_CRYPTO_PROVIDER: choice });
 try {
   await c.waitHeight(0, 1);
-  const accounts: Wallet[] = Array.from({ length: nAccounts }, (_, i) => wallet(i + 1));
+  const accounts: Wallet[] = Array.from({ length: nAccounts }, (_, i) => labelledWallet(`load-bench-${i}`));
   const home = (i: number): string => c.nodes[i % validators]!.url;
   // Fund every account, each through its home node (its transfers go there too, so its nonces arrive in order).
   const funding = await Promise.all(accounts.map((w, i) => postJson(`${home(i)}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex, amount: 1_000_000_000 })));
@@ -84,7 +84,7 @@ try {
     Array.from({ length: rate * seconds }, (_, k) => {
       const i = k % accounts.length;
       nonces[i]!++;
-      return { i, body: signTransfer(accounts[i]!, { to: sink, value: 1, nonce: nonces[i]! }) };
+      return { i, body: signTransfer(accounts[i]!, { to: sink, value: 1, nonce: nonces[i]! }, provider) };
     }),
   );
 

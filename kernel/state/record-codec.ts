@@ -1,5 +1,3 @@
-import { utf8ToBytes } from '@noble/hashes/utils.js';
-
 /**
  * JSON for state records that keeps bigints exact: a bigint is stored as {"$big":"<digits>"}.
  * Objects are written with sorted keys so equal records are equal bytes on every node.
@@ -10,6 +8,8 @@ export interface RecordCodec<T> {
 }
 
 const decoder = new TextDecoder();
+// One encoder, no intermediate copy (noble's utf8ToBytes copies the encoder's output again).
+const encoder = new TextEncoder();
 
 function toStorable(value: unknown): unknown {
   if (typeof value === 'bigint') return { $big: value.toString(10) };
@@ -43,12 +43,12 @@ function fromStorable(value: unknown): unknown {
 
 export function jsonRecord<T>(): RecordCodec<T> {
   return {
-    encode: (value: T) => utf8ToBytes(JSON.stringify(toStorable(value))),
+    encode: (value: T) => encoder.encode(JSON.stringify(toStorable(value))),
     decode: (bytes: Uint8Array) => fromStorable(JSON.parse(decoder.decode(bytes))) as T,
   };
 }
 
 export const bigintCodec: RecordCodec<bigint> = {
-  encode: (v) => utf8ToBytes(v.toString(10)),
+  encode: (v) => encoder.encode(v.toString(10)),
   decode: (b) => BigInt(decoder.decode(b)),
 };

@@ -21,7 +21,32 @@ import {
 } from './keys.js';
 
 const blockCodec = jsonRecord<BlockRecord>();
-const storedTxCodec = jsonRecord<{ tx: TxRecord; receipt: Receipt }>();
+const storedTxMetaCodec = jsonRecord<{ tx: Omit<TxRecord, 'body_json'>; receipt: Receipt }>();
+const NEWLINE = 0x0a;
+
+/**
+ * A stored transaction: its record and receipt as JSON, a newline, then the body's canonical
+ * text verbatim. JSON never contains a raw newline, so the first one splits the two, and the
+ * 10 KB body is neither escaped on write nor unescaped on read.
+ */
+const storedTxCodec = {
+  encode({ tx, receipt }: { tx: TxRecord; receipt: Receipt }): Uint8Array {
+    const { body_json, ...rest } = tx;
+    const meta = storedTxMetaCodec.encode({ tx: rest, receipt });
+    const body = encoder.encode(body_json);
+    const out = new Uint8Array(meta.length + 1 + body.length);
+    out.set(meta, 0);
+    out[meta.length] = NEWLINE;
+    out.set(body, meta.length + 1);
+    return out;
+  },
+  decode(bytes: Uint8Array): { tx: TxRecord; receipt: Receipt } {
+    const cut = bytes.indexOf(NEWLINE);
+    if (cut < 0) throw new Error('store integrity: a stored transaction has no body');
+    const { tx, receipt } = storedTxMetaCodec.decode(bytes.subarray(0, cut));
+    return { tx: { ...tx, body_json: decoder.decode(bytes.subarray(cut + 1)) }, receipt };
+  },
+};
 const totalsCodec = jsonRecord<AddressTotals>();
 const metaCodec = jsonRecord<ChainMeta>();
 const decoder = new TextDecoder();
@@ -79,6 +104,8 @@ export class ChainStore {
    * admission, execution and mempool re-checks.
    */
   private readonly stateCache = new LRUCache<string, Uint8Array | typeof ABSENT>({ max: 200_000 });
+  /** Per-address totals, written through on commit like the state cache (read for every transaction a block stores). */
+  private readonly totalsCache = new LRUCache<string, AddressTotals>({ max: 100_000 });
 
   constructor(readonly kv: KvStore) {}
 
@@ -131,9 +158,15 @@ export class ChainStore {
     return { tx: txFromRecord(tx), receipt };
   }
 
+  /** A copy: callers may change it without touching the cache. */
   async getTotals(address: string): Promise<AddressTotals> {
-    const raw = await this.kv.get(totalsKey(address));
-    return raw ? totalsCodec.decode(raw) : { sent: 0n, received: 0n, fees: 0n, sent_count: 0, received_count: 0 };
+    let t = this.totalsCache.get(address);
+    if (!t) {
+      const raw = await this.kv.get(totalsKey(address));
+      t = raw ? totalsCodec.decode(raw) : { sent: 0n, received: 0n, fees: 0n, sent_count: 0, received_count: 0 };
+      this.totalsCache.set(address, t);
+    }
+    return { ...t };
   }
 
   /** Transaction hashes touching `address`, newest first. */
@@ -215,6 +248,7 @@ export class ChainStore {
     await this.kv.write(ops, true);
     this.meta = meta;
     this.cacheWrites(c.stateChanges);
+    for (const [address, t] of totals) this.totalsCache.set(address, t);
     return meta;
   }
 
@@ -252,6 +286,7 @@ export class ChainStore {
     await this.kv.write(ops, true);
     this.meta = meta;
     this.stateCache.clear();
+    this.totalsCache.clear();
   }
 
   async close(): Promise<void> {

@@ -12,11 +12,12 @@ import { KERNEL_PARAMS } from '../../kernel/chain/kernel-params.js';
 import { CachingVerifier } from '../../kernel/crypto/verifier.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { deriveAddress } from '../../kernel/crypto/address.js';
+import { sha3 } from '../../kernel/crypto/hash.js';
 import { txMessageV2, txMessageV3, plainTxPayloadHash } from '../../kernel/crypto/signed-message.js';
 import { toHex } from '../../kernel/codec/hex.js';
 import { validateConfig } from '../../kernel/config/load.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
-import type { KeyPair } from '../../kernel/crypto/provider.js';
+import type { KeyPair, SignatureProvider } from '../../kernel/crypto/provider.js';
 
 export interface Wallet {
   readonly keys: KeyPair;
@@ -26,7 +27,15 @@ export interface Wallet {
 
 /** Deterministic wallets: the seed is the index repeated, so tests need no randomness. */
 export function wallet(index: number): Wallet {
+  // fill() keeps only the low byte: index 256 would silently be wallet 0 again.
+  if (!Number.isInteger(index) || index < 0 || index > 255) throw new RangeError(`wallet index ${index} is outside 0..255; use labelledWallet for more`);
   const keys = nobleProvider.keygen(new Uint8Array(32).fill(index));
+  return { keys, address: deriveAddress(keys.publicKey), publicKeyHex: toHex(keys.publicKey) };
+}
+
+/** As many distinct deterministic wallets as needed: the seed is the SHA3-256 of the label. */
+export function labelledWallet(label: string): Wallet {
+  const keys = nobleProvider.keygen(sha3(label));
   return { keys, address: deriveAddress(keys.publicKey), publicKeyHex: toHex(keys.publicKey) };
 }
 
@@ -40,7 +49,8 @@ export interface TransferSpec {
   baseFee?: bigint;
 }
 
-export function signTransfer(w: Wallet, t: TransferSpec): Record<string, unknown> {
+/** A signed transfer body; `signer` may be any conforming provider (ML-DSA signing here is deterministic). */
+export function signTransfer(w: Wallet, t: TransferSpec, signer: Pick<SignatureProvider, 'sign'> = nobleProvider): Record<string, unknown> {
   const version = t.version ?? 'v2';
   const msg =
     version === 'v2'
@@ -54,7 +64,7 @@ export function signTransfer(w: Wallet, t: TransferSpec): Record<string, unknown
     ...(t.gas_price !== undefined ? { gas_price: t.gas_price } : {}),
     ...(t.data !== undefined ? { data: t.data } : {}),
     public_key: w.publicKeyHex,
-    signature: toHex(nobleProvider.sign(msg, w.keys.secretKey)),
+    signature: toHex(signer.sign(msg, w.keys.secretKey)),
   };
 }
 
