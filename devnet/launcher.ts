@@ -4,6 +4,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { makeKeyFile, readKeyFile, writeKeyFile } from '../kernel/crypto/keyfile.js';
+import { NODE_V8_FLAGS } from '../kernel/node/v8-flags.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import type { GenesisDoc } from '../kernel/config/genesis.js';
 
@@ -105,7 +106,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     const logFile = createWriteStream(join(dir, `validator-${i}.log`), { flags: 'a' });
     const child = spawn(
       process.execPath,
-      [CLI, 'node', '--network', 'devnet', '--data-dir', join(dir, `node-${i}`), '--genesis', genesisFile, '--key', keyFiles[i]!, '--rpc-port', String(port), '--p2p-port', String(p2pPort), ...(seeds ? ['--seeds', seeds] : []), ...(o.enablePlugins ?? []).flatMap((p) => ['--enable-plugin', p]), ...(o.disablePlugins ?? []).flatMap((p) => ['--disable-plugin', p])],
+      [...NODE_V8_FLAGS, CLI, 'node', '--network', 'devnet', '--data-dir', join(dir, `node-${i}`), '--genesis', genesisFile, '--key', keyFiles[i]!, '--rpc-port', String(port), '--p2p-port', String(p2pPort), ...(seeds ? ['--seeds', seeds] : []), ...(o.enablePlugins ?? []).flatMap((p) => ['--enable-plugin', p]), ...(o.disablePlugins ?? []).flatMap((p) => ['--disable-plugin', p])],
       { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.pipe(logFile);

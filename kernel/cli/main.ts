@@ -1,4 +1,5 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
+// The flag is NODE_V8_FLAGS (kernel/node/v8-flags.ts): a shebang cannot import it.
 import { Command, Option } from 'commander';
 import { runNodeCommand } from './node-command.js';
 import { registerKeysCommands } from './keys-command.js';

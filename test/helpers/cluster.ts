@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { prepareDevnet } from '../../devnet/launcher.js';
+import { NODE_V8_FLAGS } from '../../kernel/node/v8-flags.js';
 import { CLI, getJson, until } from './node-process.js';
 
 /** Free loopback ports, reserved by binding them until all are known. */
@@ -104,7 +105,7 @@ export class Cluster {
     const seeds = this.p2pPorts.filter((_, j) => j !== i).map((p) => `127.0.0.1:${p}`).join(',');
     // CLUSTER_NODE_ARGS passes flags to the node processes (e.g. --cpu-prof for profiling a benchmark).
     const nodeArgs = (process.env.CLUSTER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const proc = spawn(process.execPath, [...nodeArgs, CLI, 'node', '--network', 'devnet', '--data-dir', join(this.dir, `node-${i}`), '--genesis', this.files.genesisFile, '--key', this.files.keyFiles[i]!, '--rpc-port', String(this.rpcPorts[i]), '--p2p-port', String(this.p2pPorts[i]), '--seeds', seeds, ...extraArgs], {
+    const proc = spawn(process.execPath, [...NODE_V8_FLAGS, ...nodeArgs, CLI, 'node', '--network', 'devnet', '--data-dir', join(this.dir, `node-${i}`), '--genesis', this.files.genesisFile, '--key', this.files.keyFiles[i]!, '--rpc-port', String(this.rpcPorts[i]), '--p2p-port', String(this.p2pPorts[i]), '--seeds', seeds, ...extraArgs], {
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
