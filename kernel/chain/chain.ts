@@ -160,9 +160,21 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.tree.releasePending();
   }
 
+  /** The active set of committed state; read once per state root (it changes only at commit). */
   validatorSet(): Promise<ValidatorEntry[]> {
-    return readValidatorSet(this.d.store.state);
+    const root = this.head.state_root;
+    if (this.validatorSetAt?.root !== root || root === '') {
+      const set = readValidatorSet(this.d.store.state);
+      this.validatorSetAt = { root, set };
+      // A failed read is not remembered.
+      set.catch(() => {
+        if (this.validatorSetAt?.set === set) this.validatorSetAt = null;
+      });
+    }
+    return this.validatorSetAt.set.then((set) => set.map((v) => ({ ...v })));
   }
+
+  private validatorSetAt: { root: string; set: Promise<ValidatorEntry[]> } | null = null;
 
   async param(key: string): Promise<bigint> {
     return this.d.params.reader(this.d.store.state).get(key);
