@@ -27,6 +27,9 @@ describe('BFT across 4 real validator processes', () => {
     const alice = wallet(41);
     const f = await postJson(`${c.nodes[0]!.url}/api/v1/faucet`, { address: alice.address, public_key: alice.publicKeyHex });
     await waitConfirmed(c.nodes[3]!.url, f.body.tx_hash as string);
+    // Validators commit a height at slightly different moments: the node the transfer goes to
+    // must itself have applied the credit, or it rightly answers "insufficient balance".
+    await waitConfirmed(c.nodes[2]!.url, f.body.tx_hash as string);
     const t = await postJson(`${c.nodes[2]!.url}/api/v1/transactions`, signTransfer(alice, { to: wallet(42).address, value: 5, nonce: 1 }));
     assert.equal(t.status, 200, JSON.stringify(t.body));
     const confirmed = await waitConfirmed(c.nodes[0]!.url, t.body.tx_hash as string);
