@@ -9,17 +9,7 @@ import type { GenesisDoc } from '../../kernel/config/genesis.js';
 
 export const CLI = resolve('dist/kernel/cli/main.js');
 
-export interface NodeHandle {
-  readonly url: string;
-  readonly port: number;
-  readonly dir: string;
-  readonly proc: ChildProcess;
-  readonly logs: string[];
-  /** SIGTERM and wait for exit. */
-  stop(): Promise<void>;
-  /** SIGKILL and wait for exit (crash). */
-  kill(): Promise<void>;
-}
+export type NodeHandle = ChainProcess & { readonly dir: string };
 
 /** A one-validator chain folder: validator key (fixed seed) and genesis. */
 export function makeChainDir(opts: { chainId?: string; dir?: string } = {}): { dir: string; genesis: string; key: string } {
@@ -42,41 +32,65 @@ function exited(proc: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts `chain node` on a free port and resolves once its RPC is listening (read from its log). */
-export async function startNodeProcess(opts: { network?: string; env?: NodeJS.ProcessEnv; dir?: string } = {}): Promise<NodeHandle> {
-  const { dir, genesis, key } = makeChainDir({ ...(opts.dir ? { dir: opts.dir } : {}) });
-  const proc = spawn(process.execPath, [CLI, 'node', '--network', opts.network ?? 'devnet', '--data-dir', join(dir, 'data'), '--genesis', genesis, '--key', key, '--rpc-port', '0'], {
-    env: { ...process.env, CHAIN_LOG_LEVEL: 'info', CHAIN_MIN_VALIDATORS: '1', CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '250', ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** Signals the process and waits for it to exit; with `killAfterMs`, SIGKILL if it has not by then. */
+async function stopProcess(proc: ChildProcess, signal: NodeJS.Signals, killAfterMs?: number): Promise<void> {
+  const done = exited(proc);
+  proc.kill(signal);
+  const timer = killAfterMs === undefined ? undefined : setTimeout(() => proc.kill('SIGKILL'), killAfterMs);
+  await done;
+  clearTimeout(timer);
+}
+
+/** A `chain` child process that has logged the port it listens on. */
+export interface ChainProcess {
+  readonly url: string;
+  readonly port: number;
+  readonly proc: ChildProcess;
+  readonly logs: string[];
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait for exit (crash). */
+  kill(): Promise<void>;
+}
+
+/**
+ * Runs `chain <args>` and resolves once a log line matches `listening` (its first group is the
+ * port); rejects with the process's output if it exits first.
+ */
+export function spawnChainProcess(args: string[], env: NodeJS.ProcessEnv, listening: RegExp, opts: { scheme?: 'http' | 'https'; killAfterMs?: number } = {}): Promise<ChainProcess> {
+  const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
   proc.stderr!.on('data', (d: Buffer) => logs.push(d.toString()));
-  const port = await new Promise<number>((res, rej) => {
+  return new Promise<ChainProcess>((resolve, reject) => {
     const rl = createInterface({ input: proc.stdout! });
     rl.on('line', (line) => {
       logs.push(line);
-      const m = /"port":(\d+).*node RPC listening/.exec(line);
-      if (m) res(Number(m[1]));
+      const m = listening.exec(line);
+      if (m) {
+        const port = Number(m[1]);
+        resolve({
+          url: `${opts.scheme ?? 'http'}://127.0.0.1:${port}`,
+          port,
+          proc,
+          logs,
+          stop: () => stopProcess(proc, 'SIGTERM', opts.killAfterMs),
+          kill: () => stopProcess(proc, 'SIGKILL', opts.killAfterMs),
+        });
+      }
     });
-    proc.once('exit', (code) => rej(new Error(`node exited (${code}) before listening:\n${logs.join('\n')}`)));
+    proc.once('exit', (code) => reject(new Error(`${args[0]} exited (${code}) before listening:\n${logs.join('\n')}`)));
   });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    dir,
-    proc,
-    logs,
-    async stop() {
-      const done = exited(proc);
-      proc.kill('SIGTERM');
-      await done;
-    },
-    async kill() {
-      const done = exited(proc);
-      proc.kill('SIGKILL');
-      await done;
-    },
-  };
+}
+
+/** Starts `chain node` on a free port and resolves once its RPC is listening (read from its log). */
+export async function startNodeProcess(opts: { network?: string; env?: NodeJS.ProcessEnv; dir?: string } = {}): Promise<NodeHandle> {
+  const { dir, genesis, key } = makeChainDir({ ...(opts.dir ? { dir: opts.dir } : {}) });
+  const node = await spawnChainProcess(
+    ['node', '--network', opts.network ?? 'devnet', '--data-dir', join(dir, 'data'), '--genesis', genesis, '--key', key, '--rpc-port', '0'],
+    { CHAIN_LOG_LEVEL: 'info', CHAIN_MIN_VALIDATORS: '1', CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '250', ...opts.env },
+    /"port":(\d+).*node RPC listening/,
+  );
+  return { ...node, dir };
 }
 
 export async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -3,71 +3,24 @@
  * `chain gateway` child process, a node on a fixed port (so it can be restarted where the gateway
  * expects it), and a WebSocket client that awaits messages instead of sleeping.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
-import { CLI, makeChainDir } from '../../../test/helpers/node-process.js';
+import { makeChainDir, spawnChainProcess, type ChainProcess } from '../../../test/helpers/node-process.js';
 import { freePorts } from '../../../test/helpers/cluster.js';
 
-export interface ProcessHandle {
-  readonly url: string;
-  readonly port: number;
-  readonly proc: ChildProcess;
-  readonly logs: string[];
-  stop(): Promise<void>;
-  kill(): Promise<void>;
-}
+export type ProcessHandle = ChainProcess;
 
 export async function freePort(): Promise<number> {
   return (await freePorts(1))[0]!;
 }
 
-function exited(proc: ChildProcess): Promise<void> {
-  return new Promise((res) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return res();
-    proc.once('exit', () => res());
-  });
-}
-
-/** Stops with SIGTERM; SIGKILL after 5 s so a hung shutdown cannot hang the test run. */
-async function stopProcess(proc: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  const done = exited(proc);
-  proc.kill(signal);
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-  await done;
-  clearTimeout(timer);
-}
-
-function spawnAndWait(args: string[], env: NodeJS.ProcessEnv, listening: RegExp, scheme: string): Promise<ProcessHandle> {
-  const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const logs: string[] = [];
-  proc.stderr!.on('data', (d: Buffer) => logs.push(d.toString()));
-  return new Promise<ProcessHandle>((resolve, reject) => {
-    const rl = createInterface({ input: proc.stdout! });
-    rl.on('line', (line) => {
-      logs.push(line);
-      const m = listening.exec(line);
-      if (m) {
-        const port = Number(m[1]);
-        resolve({
-          url: `${scheme}://127.0.0.1:${port}`,
-          port,
-          proc,
-          logs,
-          stop: () => stopProcess(proc, 'SIGTERM'),
-          kill: () => stopProcess(proc, 'SIGKILL'),
-        });
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`${args[0]} exited (${code}) before listening:\n${logs.join('\n')}`)));
-  });
-}
+/** A gateway or a restarted node must not hang a test run: SIGKILL after 5 s of a hung shutdown. */
+const KILL_AFTER_MS = 5000;
 
 /** `chain gateway` with PORT=0 unless given; resolves with the port it logged. */
 export function startGatewayProcess(env: Record<string, string>): Promise<ProcessHandle> {
   const scheme = env.TLS_CERT ? 'https' : 'http';
-  return spawnAndWait(['gateway', '--network', 'devnet'], { CHAIN_LOG_LEVEL: 'info', PORT: '0', POLL_NODE_INTERVAL_MS: '100', FAUCET_COOLDOWN_SECS: '0', ...env }, /"port":(\d+).*gateway listening/, scheme);
+  return spawnChainProcess(['gateway', '--network', 'devnet'], { CHAIN_LOG_LEVEL: 'info', PORT: '0', POLL_NODE_INTERVAL_MS: '100', FAUCET_COOLDOWN_SECS: '0', ...env }, /"port":(\d+).*gateway listening/, { scheme, killAfterMs: KILL_AFTER_MS });
 }
 
 /**
@@ -77,11 +30,11 @@ export function startGatewayProcess(env: Record<string, string>): Promise<Proces
  */
 export function startNodeAt(port: number, dir?: string, env: Record<string, string> = {}): Promise<ProcessHandle & { dir: string }> {
   const chain = makeChainDir(dir ? { dir } : {});
-  return spawnAndWait(
+  return spawnChainProcess(
     ['node', '--network', 'devnet', '--data-dir', join(chain.dir, 'data'), '--genesis', chain.genesis, '--key', chain.key, '--rpc-port', String(port)],
     { CHAIN_LOG_LEVEL: 'info', CHAIN_MIN_VALIDATORS: '1', CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '250', CHAIN_RPC_RATE_LIMIT: '100000', ...env },
     /"port":(\d+).*node RPC listening/,
-    'http',
+    { killAfterMs: KILL_AFTER_MS },
   ).then((h) => ({ ...h, dir: chain.dir }));
 }
 
