@@ -159,7 +159,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     // One worker at normal priority for consensus signatures (peers' votes verified, ours
     // signed), so they never queue behind a burst of transactions.
     if (workers > 0) consensusCrypto = new VerifyPool({ provider: provider.name, size: 1, batchWindowMs: 0 });
-    replica = new Replica({
+    const bft = new Replica({
       chain,
       transport,
       provider,
@@ -170,9 +170,9 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
       log: log.child({ component: 'consensus' }),
       ...(consensusCrypto ? { consensusCrypto } : {}),
     });
-    consensus = replica;
-    const replicaForMetrics = replica;
-    metrics.consensusSignatures = () => replicaForMetrics.preverifiedStats;
+    replica = bft;
+    consensus = bft;
+    metrics.consensusSignatures = () => bft.preverifiedStats;
     chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
     await replica.start();
     log.info({ validators: set.length, voting: inSet }, 'BFT consensus started');

@@ -40,8 +40,19 @@ export function openEnvelope(bytes: Uint8Array): { tag: number; body: Uint8Array
 }
 
 export function parseJsonBody(body: Uint8Array): unknown {
+  let text: string;
   try {
-    return JSON.parse(utf8Decoder.decode(body)) as unknown;
+    text = utf8Decoder.decode(body);
+  } catch {
+    return undefined;
+  }
+  return parseJsonText(text);
+}
+
+/** JSON.parse that answers undefined for anything that is not JSON. */
+export function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }

@@ -35,7 +35,7 @@ import {
 import type { ConsensusStatus, PeerView } from '../node/services.js';
 import { nextBlockDue, type BlockPace } from '../node/pace.js';
 import { proposedBlockCodec } from './block-codec.js';
-import { TAG_CONSENSUS, TAG_EVIDENCE, TAG_STATUS, TAG_SYNC_REQUEST, TAG_TX, decodeTxRelay, encodeTxRelay, envelope, openEnvelope, parseJsonBody, parseStatus, parseSyncRequest, type StatusMessage } from './envelope.js';
+import { TAG_CONSENSUS, TAG_EVIDENCE, TAG_STATUS, TAG_SYNC_REQUEST, TAG_TX, decodeTxRelay, encodeTxRelay, envelope, openEnvelope, parseJsonBody, parseJsonText, parseStatus, parseSyncRequest, type StatusMessage } from './envelope.js';
 import { Wal } from './wal.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
@@ -350,7 +350,8 @@ export class Replica implements ConsensusStatus, ValueHost {
    */
   private receive(from: string, bytes: Uint8Array): void {
     const env = openEnvelope(bytes);
-    if (env?.tag === TAG_CONSENSUS) {
+    if (!env) return;
+    if (env.tag === TAG_CONSENSUS) {
       const msg = decodeConsensusMessage(env.body, this.codec);
       const ready = msg ? this.preverify(msg) : null;
       void this.serial(async () => {
@@ -359,7 +360,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       });
       return;
     }
-    void this.serial(() => this.onMessage(from, bytes));
+    void this.serial(() => this.onMessage(from, env));
   }
 
   /** Verifies a message's signatures on the consensus workers when they belong to the current height. */
@@ -404,12 +405,9 @@ export class Replica implements ConsensusStatus, ValueHost {
     await this.feed(msg, false);
   }
 
-  private async onMessage(from: string, bytes: Uint8Array): Promise<void> {
-    const env = openEnvelope(bytes);
-    if (!env) return;
+  /** Every other replica message, in the input queue (consensus messages go through `receive`). */
+  private async onMessage(from: string, env: { tag: number; body: Uint8Array }): Promise<void> {
     switch (env.tag) {
-      case TAG_CONSENSUS:
-        return this.onConsensusMessage(from, env.body, decodeConsensusMessage(env.body, this.codec));
       case TAG_STATUS: {
         const s = parseStatus(parseJsonBody(env.body));
         if (!s) return this.misbehaved(from, 'bad status');
@@ -539,14 +537,6 @@ export class Replica implements ConsensusStatus, ValueHost {
 function toEvidenceItem(ev: Evidence): EvidenceItem {
   const v = ev.voteA.vote;
   return { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: v.validator, height: v.height, round: v.round, raw: evidenceToJson(ev) };
-}
-
-function parseJsonText(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 function messageHeight(m: ConsensusMessage): number {

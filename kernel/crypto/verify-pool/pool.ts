@@ -114,8 +114,7 @@ export class VerifyPool {
     return new Promise<Uint8Array>((resolve, reject) => {
       const id = this.nextId++;
       slot.signs.set(id, { message, secretKey, resolve, reject });
-      if (slot.inFlight === 0) slot.worker.ref();
-      slot.inFlight++;
+      this.acquire(slot, 1);
       const req: SignRequest = { id, sign: { message, secretKey } };
       slot.worker.postMessage(req);
     });
@@ -178,8 +177,7 @@ export class VerifyPool {
     const id = this.nextId++;
     const batch = packBatch(jobs);
     slot.batches.set(id, jobs);
-    if (slot.inFlight === 0) slot.worker.ref();
-    slot.inFlight += jobs.length;
+    this.acquire(slot, jobs.length);
     this.stats.batches++;
     this.stats.pooled += jobs.length;
     const req: VerifyRequest = { id, batch };
@@ -193,7 +191,7 @@ export class VerifyPool {
       slot.signs.delete(res.id);
       if (res.signature) job.resolve(res.signature);
       else job.reject(new Error(`signing failed in the worker: ${res.error ?? 'unknown error'}`));
-      this.settle(slot, [], () => true, 1);
+      this.release(slot, 1);
       return;
     }
     const jobs = slot.batches.get(res.id);
@@ -212,7 +210,7 @@ export class VerifyPool {
       } catch (err) {
         job.reject(err instanceof Error ? err : new Error(String(err)));
       }
-      this.settle(slot, [], () => true, 1);
+      this.release(slot, 1);
     }
     // Answer the dead worker's batches here rather than leave their callers hanging.
     for (const [id, jobs] of slot.batches) {
@@ -221,8 +219,19 @@ export class VerifyPool {
     }
   }
 
-  private settle(slot: Slot, jobs: Job[], result: (job: Job, index: number) => boolean, count = jobs.length): void {
+  private settle(slot: Slot, jobs: Job[], result: (job: Job, index: number) => boolean): void {
     jobs.forEach((j, i) => j.resolve(result(j, i)));
+    this.release(slot, jobs.length);
+  }
+
+  /** `count` requests sent to the slot: a worker with work keeps the process alive. */
+  private acquire(slot: Slot, count: number): void {
+    if (slot.inFlight === 0) slot.worker.ref();
+    slot.inFlight += count;
+  }
+
+  /** `count` requests of the slot are answered: unref an idle worker, wake close() when all are. */
+  private release(slot: Slot, count: number): void {
     slot.inFlight -= count;
     if (slot.inFlight === 0) slot.worker.unref();
     if (this.inFlight() === 0 && this.drainWaiters.length > 0) {
