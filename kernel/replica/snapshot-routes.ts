@@ -10,17 +10,26 @@ import { checkpointMessage, signSnapshot, type StateSnapshot } from './snapshot.
  * `GET /api/v1/state/snapshot` (node only) and `GET /api/v1/checkpoints`, both signed with this
  * node's validator key. Snapshots are built at most once per height (they cost O(state)).
  */
+/** Builds of a snapshot tried before answering that the head keeps moving. */
+const SNAPSHOT_ATTEMPTS = 5;
+
 export function registerSnapshotRoutes(routes: RouteTable, chain: Chain, signer: { address: string; keys: KeyPair }, provider: SignatureProvider, checkpointInterval: number): void {
   let cached: StateSnapshot | null = null;
   routes.get('/api/v1/state/snapshot', async () => {
-    const height = chain.head.height;
-    if (height < 1) throw notFound('no block committed yet');
-    if (cached?.height === height) return cached;
-    const entries = (await chain.stateEntries()).map(([k, v]) => [k, toHex(v)] as [string, string]);
-    const block = await chain.store.getBlock(height);
-    if (!block || chain.head.height !== height) throw notFound('the head moved while the snapshot was built; retry');
-    cached = signSnapshot({ chain_id: chain.chainId, block, entries }, signer, provider);
-    return cached;
+    // State is read live, so a commit during the read would mix two heights: the build is
+    // discarded and tried again at the new head, and only a chain that keeps moving faster than
+    // a snapshot can be read gets the 404.
+    for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
+      const height = chain.head.height;
+      if (height < 1) throw notFound('no block committed yet');
+      if (cached?.height === height) return cached;
+      const entries = (await chain.stateEntries()).map(([k, v]) => [k, toHex(v)] as [string, string]);
+      const block = await chain.store.getBlock(height);
+      if (!block || chain.head.height !== height) continue;
+      cached = signSnapshot({ chain_id: chain.chainId, block, entries }, signer, provider);
+      return cached;
+    }
+    throw notFound('the head moved while the snapshot was built; retry');
   });
 
   const signatures = new Map<number, string>();
