@@ -27,7 +27,7 @@ function trusted(name: ProviderName): { provider: LoadedProvider } | { reason: s
  * choice (CHAIN_CRYPTO_PROVIDER) that is unavailable or fails the check is an error, never a
  * silent fallback: the operator asked for that provider.
  */
-export function selectProvider(choice: ProviderChoice): { provider: SignatureProvider & { readonly name: ProviderName }; reason: string } {
+export function selectProvider(choice: ProviderChoice): { provider: LoadedProvider; reason: string } {
   if (choice !== 'auto') {
     const t = trusted(choice);
     if ('reason' in t) throw new Error(`CHAIN_CRYPTO_PROVIDER=${choice}: provider unavailable: ${t.reason} (use auto or noble)`);

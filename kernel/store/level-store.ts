@@ -33,10 +33,20 @@ export class LevelStore implements KvStore {
   async write(ops: readonly KvOp[], sync: boolean): Promise<void> {
     if (ops.length === 0) return;
     // One LevelDB batch is atomic: after a crash either every op is there or none is.
-    await this.db.batch(
-      ops.map((op) => (op.type === 'put' ? { type: 'put' as const, key: op.key, value: op.value } : { type: 'del' as const, key: op.key })),
-      { sync },
-    );
+    // A chained batch, not db.batch(array): abstract-level's array path copies and re-validates
+    // every op in JavaScript before handing it over, ~15 µs an op, which held the event loop for
+    // 10 ms on a block of 60 transfers (~660 ops); put() per op costs a quarter of that.
+    const batch = this.db.batch();
+    try {
+      for (const op of ops) {
+        if (op.type === 'put') batch.put(op.key, op.value);
+        else batch.del(op.key);
+      }
+    } catch (e) {
+      await batch.close();
+      throw e;
+    }
+    await batch.write({ sync });
   }
 
   async close(): Promise<void> {

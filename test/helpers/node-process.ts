@@ -94,8 +94,22 @@ export async function startNodeProcess(opts: { network?: string; env?: NodeJS.Pr
 }
 
 export async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url);
+  let res: Response;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    // A pooled keep-alive socket the server closed while this process was busy (the load bench
+    // pre-signing for a minute) fails the request on "other side closed"; a GET is safe to repeat
+    // once on a fresh socket.
+    if (!isStaleSocket(e)) throw e;
+    res = await fetch(url);
+  }
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+function isStaleSocket(e: unknown): boolean {
+  const cause = e instanceof Error ? (e.cause as { code?: unknown } | undefined) : undefined;
+  return cause?.code === 'UND_ERR_SOCKET';
 }
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {

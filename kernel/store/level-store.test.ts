@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LevelStore } from './level-store.js';
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+const text = (b: Uint8Array | undefined): string | undefined => (b ? new TextDecoder().decode(b) : undefined);
+
+test('LevelStore: a batch of puts and deletes lands whole and survives a reopen', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'level-store-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  let db = await LevelStore.open(dir);
+  await db.write(
+    [
+      { type: 'put', key: bytes('a/1'), value: bytes('one') },
+      { type: 'put', key: bytes('a/2'), value: bytes('two') },
+      { type: 'put', key: bytes('a/3'), value: bytes('three') },
+      { type: 'put', key: bytes('b/1'), value: bytes('other') },
+    ],
+    true,
+  );
+  await db.write([{ type: 'del', key: bytes('a/2') }, { type: 'put', key: bytes('a/1'), value: bytes('uno') }], true);
+  await db.write([], true);
+  await db.close();
+
+  db = await LevelStore.open(dir);
+  t.after(() => db.close());
+  assert.equal(text(await db.get(bytes('a/1'))), 'uno', 'a later put in the same batch as a delete wins');
+  assert.equal(await db.get(bytes('a/2')), undefined, 'deleted');
+  const seen: string[] = [];
+  for await (const [k, v] of db.iterate({ gte: bytes('a/'), lt: bytes('a0'), reverse: true, limit: 5 })) seen.push(`${text(k)}=${text(v)}`);
+  assert.deepEqual(seen, ['a/3=three', 'a/1=uno'], 'range is byte-ordered, reversed, and excludes the other prefix');
+});
+
+test('LevelStore: a batch with a bad operation writes nothing', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'level-store-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = await LevelStore.open(dir);
+  t.after(() => db.close());
+  const bad = { type: 'put', key: bytes('k/2'), value: null } as unknown as { type: 'put'; key: Uint8Array; value: Uint8Array };
+  await assert.rejects(db.write([{ type: 'put', key: bytes('k/1'), value: bytes('x') }, bad], true));
+  assert.equal(await db.get(bytes('k/1')), undefined, 'the good op before the bad one was not written');
+  await db.write([{ type: 'put', key: bytes('k/1'), value: bytes('y') }], true);
+  assert.equal(text(await db.get(bytes('k/1'))), 'y', 'the store still takes writes');
+});
