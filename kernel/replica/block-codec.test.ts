@@ -9,11 +9,13 @@ const COIN = 10n ** 12n;
 const alice = wallet(1);
 const bob = wallet(2);
 
-async function proposal(): Promise<{ block: ProposedBlock; encoded: Record<string, unknown> & { txs: Array<{ origin: string; canonical: string }> } }> {
+type EncodedTx = { origin: string; hash?: string; canonical: string };
+
+async function proposal(): Promise<{ block: ProposedBlock; encoded: Record<string, unknown> & { txs: EncodedTx[] } }> {
   const f = await makeChain({ accounts: [{ address: alice.address, balance: COIN }] });
   await f.chain.admit(signTransfer(alice, { to: bob.address, value: 3, nonce: 1 }), 0);
   const block = await f.chain.propose(0, 'chain:v0.node', 1_800_000_000_000);
-  const encoded = JSON.parse(JSON.stringify(proposedBlockCodec(f.chain).encode(block))) as Record<string, unknown> & { txs: Array<{ origin: string; canonical: string }> };
+  const encoded = JSON.parse(JSON.stringify(proposedBlockCodec(f.chain).encode(block))) as Record<string, unknown> & { txs: EncodedTx[] };
   return { block, encoded };
 }
 
@@ -44,6 +46,26 @@ test('a node without the transaction rebuilds it from the text; non-canonical or
   assert.equal(codec.decode({ ...encoded, txs: [{ origin: 'signed', canonical: '{not json' }] }), undefined);
   assert.equal(codec.decode({ ...encoded, txs: [{ origin: 'signed', body }] }), undefined);
   assert.equal(codec.decode({ ...encoded, txs: [{ origin: 'minted', canonical: block.txs[0]!.canonical }] }), undefined);
+});
+
+test('a transaction id must match its text, and a pending copy is only reused for the same text', async () => {
+  const { block, encoded } = await proposal();
+  const tx = encoded.txs[0]!;
+  assert.equal(tx.hash, block.txs[0]!.hash, 'the id travels with the text');
+  const other = '0x' + 'ab'.repeat(32);
+  const empty = await makeChain({ accounts: [{ address: alice.address, balance: COIN }] });
+  const codec = proposedBlockCodec(empty.chain);
+  assert.equal(codec.decode({ ...encoded, txs: [{ ...tx, hash: other }] }), undefined, 'an id that is not the hash of the text');
+  assert.equal(codec.decode({ ...encoded, txs: [{ ...tx, hash: 'nope' }] }), undefined, 'a malformed id');
+  const { hash: _, ...withoutId } = tx;
+  assert.equal((codec.decode({ ...encoded, txs: [withoutId] }) as ProposedBlock | undefined)?.txs[0]!.hash, block.txs[0]!.hash, 'WAL entries from before ids travelled still decode');
+
+  // A node with the transaction pending is sent its id with some other text: not reused, refused.
+  const holder = await makeChain({ accounts: [{ address: alice.address, balance: COIN }] });
+  await holder.chain.admit(signTransfer(alice, { to: bob.address, value: 3, nonce: 1 }), 0);
+  const forged = tx.canonical.replace('"value":3', '"value":4');
+  assert.notEqual(forged, tx.canonical);
+  assert.equal(proposedBlockCodec(holder.chain).decode({ ...encoded, txs: [{ ...tx, canonical: forged }] }), undefined);
 });
 
 test('a relayed transaction is its origin byte and canonical text', () => {

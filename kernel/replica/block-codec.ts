@@ -5,10 +5,11 @@ import type { Chain, ProposedBlock } from '../chain/chain.js';
 import type { BlockHeader, EvidenceItem } from '../chain/types.js';
 
 /**
- * Blocks on the consensus wire and in the WAL. Transactions travel as their canonical JSON text;
- * decoding hashes that text and takes every field from it (a pending transaction with the same
- * hash, or Chain.rebuildTx), so a peer cannot pair a signed body with other fields; header and
- * evidence are re-checked by Chain.validate before any vote.
+ * Blocks on the consensus wire and in the WAL. Transactions travel as their canonical JSON text
+ * and id; decoding takes every field from that text (the pending transaction admission built
+ * from the same text, or Chain.rebuildTx), so a peer cannot pair a signed body with other
+ * fields or an id with another text; header and evidence are re-checked by Chain.validate
+ * before any vote.
  */
 type Obj = Record<string, unknown>;
 
@@ -43,8 +44,9 @@ export function proposedBlockCodec(chain: Chain): BlockCodec {
       return {
         header: headerToJson(b.header) as JsonValue,
         hash: b.hash,
-        // Each body as its canonical text: what the hash covers, never re-serialised field by field.
-        txs: b.txs.map((t) => ({ origin: t.origin, canonical: t.canonical })),
+        // Each body as its canonical text (what the hash covers, never re-serialised field by
+        // field) with its id, so a receiver finds the pending copy without hashing the text again.
+        txs: b.txs.map((t) => ({ origin: t.origin, hash: t.hash, canonical: t.canonical })),
         evidence: b.evidence as unknown as JsonValue,
       };
     },
@@ -56,9 +58,16 @@ export function proposedBlockCodec(chain: Chain): BlockCodec {
       try {
         const txs = json.txs.map((t) => {
           if (!isObj(t) || (t.origin !== 'signed' && t.origin !== 'system') || typeof t.canonical !== 'string') throw new Error('malformed transaction');
+          // Usually already pending here (relayed at submission). The pending copy was hashed at
+          // admission, so the same text under the same id is reused without hashing it again;
+          // anything else is hashed and must match the id it came with (WAL entries written
+          // before ids travelled have none, and are hashed).
+          if (t.hash !== undefined && !isHash(t.hash)) throw new Error('malformed transaction id');
+          const claimed = t.hash as string | undefined;
+          const known = claimed === undefined ? undefined : chain.pendingTx(claimed);
+          if (known && known.origin === t.origin && known.canonical === t.canonical) return chain.forBlock(known, header.base_fee);
           const hash = hashOfCanonical(t.canonical);
-          // Usually already pending here (relayed at submission): same hash, same bytes, so the
-          // admitted transaction is reused instead of parsed and rebuilt.
+          if (claimed !== undefined && claimed !== hash) throw new Error('transaction id does not match its text');
           const pending = chain.pendingTx(hash);
           if (pending && pending.origin === t.origin) return chain.forBlock(pending, header.base_fee);
           const body: unknown = JSON.parse(t.canonical);

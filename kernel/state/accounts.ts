@@ -38,11 +38,28 @@ function key(address: string): string {
   return `${ACCOUNTS_NAMESPACE}/${address}`;
 }
 
+/**
+ * Decoded records by the bytes object they were decoded from. The store's state cache and the
+ * block overlay hand back the same object until the account is rewritten, and state bytes are
+ * never mutated in place, so an account touched several times in a block (admission, nonce,
+ * debit, credit, fee split) is parsed once; a key-bound account's JSON is ~4 KB.
+ */
+const decoded = new WeakMap<Uint8Array, AccountRecord>();
+
+function decodeAccount(raw: Uint8Array): AccountRecord {
+  let record = decoded.get(raw);
+  if (record === undefined) {
+    record = Object.freeze(codec.decode(raw));
+    decoded.set(raw, record);
+  }
+  return { ...record };
+}
+
 export function accountsReader(source: StateSource): AccountsReader {
   return {
     async get(address) {
       const raw = await source.get(key(address));
-      return raw === undefined ? { ...EMPTY } : codec.decode(raw);
+      return raw === undefined ? { ...EMPTY } : decodeAccount(raw);
     },
     async exists(address) {
       return (await source.get(key(address))) !== undefined;
