@@ -59,14 +59,12 @@ export function proposedBlockCodec(chain: Chain): BlockCodec {
         const txs = json.txs.map((t) => {
           if (!isObj(t) || (t.origin !== 'signed' && t.origin !== 'system') || typeof t.canonical !== 'string') throw new Error('malformed transaction');
           // Usually already pending here (relayed at submission). The pending copy was hashed at
-          // admission, so the same text under the same id is reused without hashing it again;
-          // anything else is hashed and must match the id it came with (WAL entries written
-          // before ids travelled have none, and are hashed).
+          // admission, so the same text under the same id needs no hashing again; any other text
+          // is hashed and must match the id it came with (WAL entries written before ids
+          // travelled have none, and are hashed).
           if (t.hash !== undefined && !isHash(t.hash)) throw new Error('malformed transaction id');
           const claimed = t.hash as string | undefined;
-          const known = claimed === undefined ? undefined : chain.pendingTx(claimed);
-          if (known && known.origin === t.origin && known.canonical === t.canonical) return chain.forBlock(known, header.base_fee);
-          const hash = hashOfCanonical(t.canonical);
+          const hash = claimed !== undefined && chain.pendingTx(claimed)?.canonical === t.canonical ? claimed : hashOfCanonical(t.canonical);
           if (claimed !== undefined && claimed !== hash) throw new Error('transaction id does not match its text');
           const pending = chain.pendingTx(hash);
           if (pending && pending.origin === t.origin) return chain.forBlock(pending, header.base_fee);

@@ -17,10 +17,6 @@ export function txIdentity(body: Readonly<Record<string, unknown>>): TxIdentity 
   return { canonical, hash: sha3Hex0x(canonical) };
 }
 
-export function txHash(body: Readonly<Record<string, unknown>>): string {
-  return txIdentity(body).hash;
-}
-
 /** The id of a canonical text received from a peer or read from the store. */
 export function hashOfCanonical(canonical: string): string {
   return sha3Hex0x(canonical);
