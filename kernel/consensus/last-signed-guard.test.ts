@@ -119,4 +119,20 @@ describe('LocalPrivValidator', () => {
     await assert.rejects(restarted.signProposal(CHAIN, { ...proposal, blockHash: B }), DoubleSignRefusedError);
     await restarted.signProposal(CHAIN, proposal);
   });
+  test('a hedged signer (fresh randomness per signature): a restarted validator re-sends the exact bytes it persisted', async () => {
+    let saved: LastSignedState | undefined;
+    let calls = 0;
+    // Stands in for PQClean's hedged signer: every call returns different bytes.
+    const hedged = async (message: Uint8Array): Promise<Uint8Array> => Uint8Array.from([...sha3(message).subarray(0, 8), ++calls]);
+    const first = new LocalPrivValidator({ address: ADDR, keyPair, provider: Sha3MacTestProvider, signAsync: hedged, persist: async (s) => void (saved = s) });
+    const vote = prevote(6, 2, A);
+    const signed = await first.signVote(CHAIN, vote);
+    assert.equal(calls, 1);
+    const restarted = new LocalPrivValidator({ address: ADDR, keyPair, provider: Sha3MacTestProvider, signAsync: hedged, guard: LastSignedGuard.fromJSON(JSON.parse(JSON.stringify(saved)) as unknown) });
+    const again = await restarted.signVote(CHAIN, vote);
+    assert.deepEqual(again.signature, signed.signature, 'the recorded signature, not a new one');
+    assert.equal(calls, 1, 'the signer was not asked again');
+    await restarted.signVote(CHAIN, { ...vote, type: 'precommit' });
+    assert.equal(calls, 2, 'a new step is signed afresh');
+  });
 });

@@ -36,8 +36,9 @@ export interface LocalPrivValidatorOptions {
   readonly persist?: (state: LastSignedState) => Promise<void>;
   /**
    * Makes the signature off the calling thread (the node passes a worker pool); the provider's
-   * own sign is used when absent. Must produce what `provider.sign` would: ML-DSA here is
-   * deterministic, and the guard's reuse of a recorded signature relies on it.
+   * own sign is used when absent. It may sign hedged (fresh randomness per call): a request the
+   * guard has seen is answered with the recorded signature, never signed again, so a restarted
+   * validator re-sends the same bytes either way.
    */
   readonly signAsync?: (message: Uint8Array, secretKey: Uint8Array) => Promise<Uint8Array>;
 }

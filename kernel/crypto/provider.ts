@@ -7,7 +7,10 @@ export interface SignatureProvider {
   readonly name: string;
   /** Deterministic key generation from a 32-byte seed (FIPS 204 ML-DSA.KeyGen_internal(xi)). */
   keygen(seed: Uint8Array): KeyPair;
-  /** Deterministic signing (no extra randomness) so a re-signed vote is identical bytes. */
+  /**
+   * Deterministic signing (FIPS 204 with no extra randomness): the reference every provider
+   * must reproduce byte for byte, checked against a known answer at start.
+   */
   sign(message: Uint8Array, secretKey: Uint8Array): Uint8Array;
   verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
 }

@@ -11,10 +11,11 @@ export function isProviderName(v: unknown): v is ProviderName {
 
 /**
  * A provider plus what the shared vector suite needs to see about it. `signNative` is the
- * library's own signing, when it exists: PQClean and OpenSSL sign hedged (fresh randomness per
- * signature), which the interface forbids (a re-signed vote must be the same bytes), so their
- * `sign` goes through noble's deterministic signer and `signNative` is only used to prove that
- * their signatures from the same secret key bytes verify everywhere.
+ * library's own signing, when it exists: PQClean and OpenSSL sign hedged only (fresh randomness
+ * per signature), so their `sign` (the deterministic reference) goes through noble, and
+ * `signNative` serves callers that keep what they signed instead of signing again: consensus
+ * votes and proposals, behind the double-sign guard. The vector suite proves its signatures
+ * from the same secret key bytes verify everywhere.
  */
 export interface LoadedProvider extends SignatureProvider {
   readonly name: ProviderName;

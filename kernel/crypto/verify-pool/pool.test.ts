@@ -119,6 +119,36 @@ test('sign(): a worker signs byte-identically to the provider in-thread, and a c
   assert.deepEqual(await pool.sign(message, keys[0]!.secretKey), local);
 });
 
+// noble has no signer of its own besides the deterministic one: its case is the test after this.
+for (const name of PROVIDER_NAMES.filter((n) => n !== 'noble')) {
+  const load = loadProvider(name);
+  const skip = !load.ok ? load.reason : load.provider.signNative ? undefined : `${name} has no native signer`;
+  test(`sign() with signing 'native' (${name}): the library's hedged signer, on a worker and in-thread after close; every provider verifies it`, { skip }, async () => {
+    const pool = new VerifyPool({ provider: name, size: 1, signing: 'native' });
+    const message = enc.encode('ch-vote-test|2|1');
+    const [a, b] = await Promise.all([pool.sign(message, keys[0]!.secretKey), pool.sign(message, keys[0]!.secretKey)]);
+    assert.notDeepEqual(a, b, 'hedged: two signatures of one message differ');
+    assert.notDeepEqual(a, nobleProvider.sign(message, keys[0]!.secretKey), 'not the deterministic signature');
+    await pool.close();
+    const c = await pool.sign(message, keys[0]!.secretKey);
+    for (const other of PROVIDER_NAMES) {
+      const o = loadProvider(other);
+      if (!o.ok) continue;
+      for (const sig of [a, b, c]) assert.ok(o.provider.verify(sig, message, keys[0]!.publicKey), `${other} verifies ${name}'s hedged signature`);
+    }
+  });
+}
+
+test("sign() with signing 'native' on noble (no native signer): deterministic, the same bytes as noble in-thread", async () => {
+  const pool = new VerifyPool({ provider: 'noble', size: 1, signing: 'native' });
+  const message = enc.encode('ch-vote-test|3|0');
+  try {
+    assert.deepEqual(await pool.sign(message, keys[1]!.secretKey), nobleProvider.sign(message, keys[1]!.secretKey));
+  } finally {
+    await pool.close();
+  }
+});
+
 test('nice: pool workers run at the given nice value on Linux, the main thread keeps its own', { skip: process.platform !== 'linux' && 'thread nice values are read from Linux procfs' }, async () => {
   const { readdirSync, readFileSync } = await import('node:fs');
   const niceOf = (tid: string): number => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);

@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { SignatureProvider } from '../provider.js';
-import { loadProvider, type ProviderName } from '../providers/index.js';
+import { loadProvider, type LoadedProvider, type ProviderName } from '../providers/index.js';
 import { packBatch, type SignRequest, type VerifyItem, type VerifyRequest, type WorkerResponse } from './protocol.js';
 
 export interface VerifyPoolOptions {
@@ -18,6 +17,15 @@ export interface VerifyPoolOptions {
    * bulk transaction verification never delays consensus steps or RPC answers. Default 0.
    */
   readonly nice?: number;
+  /**
+   * How sign requests are answered. `deterministic` (default): FIPS 204's deterministic variant,
+   * which every provider can make (through noble when its library cannot). `native`: the
+   * provider's own signer where it has one (PQClean, OpenSSL sign hedged, several times faster
+   * than noble), else the deterministic one. Hedged signatures differ at each call; callers that
+   * may be asked to sign the same message twice must keep what they signed (the consensus
+   * double-sign guard does), not re-sign.
+   */
+  readonly signing?: 'deterministic' | 'native';
 }
 
 interface SignJob {
@@ -50,7 +58,8 @@ export class VerifyPool {
   readonly size: number;
   readonly providerName: ProviderName;
   readonly stats = { batches: 0, pooled: 0, inThread: 0 };
-  private readonly local: SignatureProvider;
+  private readonly local: LoadedProvider;
+  private readonly signHere: (message: Uint8Array, secretKey: Uint8Array) => Uint8Array;
   private readonly windowMs: number;
   private readonly maxBatch: number;
   private readonly slots: Slot[] = [];
@@ -65,6 +74,8 @@ export class VerifyPool {
     const load = loadProvider(options.provider);
     if (!load.ok) throw new Error(`verify pool: provider ${options.provider} unavailable: ${load.reason}`);
     this.local = load.provider;
+    const signing = options.signing ?? 'deterministic';
+    this.signHere = signing === 'native' && this.local.signNative ? this.local.signNative : (m, sk) => this.local.sign(m, sk);
     this.providerName = options.provider;
     this.size = Math.max(1, Math.floor(options.size ?? availableParallelism()));
     this.windowMs = Math.max(0, options.batchWindowMs ?? 1);
@@ -72,7 +83,7 @@ export class VerifyPool {
     // Resolved next to this module, so it works from dist/ as compiled (worker.ts -> worker.js).
     const script = new URL('./worker.js', import.meta.url);
     for (let i = 0; i < this.size; i++) {
-      const workerData = { provider: options.provider, nice: options.nice ?? 0 };
+      const workerData = { provider: options.provider, nice: options.nice ?? 0, signing };
       const slot: Slot = { worker: new Worker(script, { workerData, name: `verify-${i}` }), alive: true, inFlight: 0, batches: new Map(), signs: new Map() };
       // Idle workers must not keep the process alive; a worker is ref'd only while it has work.
       slot.worker.unref();
@@ -98,14 +109,14 @@ export class VerifyPool {
   }
 
   /**
-   * Signs on a worker (noble's deterministic signing holds a thread for several milliseconds,
-   * which the event loop should not). Goes out at once, to the least-loaded worker.
+   * Signs on a worker (noble's signing holds a thread for several milliseconds, which the event
+   * loop should not), with the signer `signing` chose. Goes out at once, to the least-loaded worker.
    */
   sign(message: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array> {
     const live = this.slots.filter((s) => s.alive);
     if (this.closed || live.length === 0) {
       try {
-        return Promise.resolve(this.local.sign(message, secretKey));
+        return Promise.resolve(this.signHere(message, secretKey));
       } catch (err) {
         return Promise.reject(err instanceof Error ? err : new Error(String(err)));
       }

@@ -9,12 +9,13 @@ import { isSignRequest, unpackBatch, type SignResponse, type VerifyResponse, typ
  * threads) and answers verify batches and sign requests. A load failure throws here, which the
  * pool sees as an 'error' event and answers that worker's requests in-thread instead.
  */
-const data = (workerData ?? {}) as { provider?: unknown; nice?: unknown };
+const data = (workerData ?? {}) as { provider?: unknown; nice?: unknown; signing?: unknown };
 const name: unknown = data.provider;
 if (!isProviderName(name)) throw new Error(`verify-pool worker: unknown provider ${String(name)}`);
 const load = loadProvider(name);
 if (!load.ok) throw new Error(`verify-pool worker: provider ${name} unavailable: ${load.reason}`);
 const provider = load.provider;
+const sign = data.signing === 'native' && provider.signNative ? provider.signNative : (m: Uint8Array, sk: Uint8Array): Uint8Array => provider.sign(m, sk);
 const port = parentPort;
 if (!port) throw new Error('verify-pool worker must run in a worker thread');
 if (typeof data.nice === 'number' && data.nice > 0) lowerThreadPriority(data.nice);
@@ -36,7 +37,7 @@ port.on('message', (req: WorkerRequest) => {
   if (isSignRequest(req)) {
     let res: SignResponse;
     try {
-      res = { id: req.id, signature: provider.sign(req.sign.message, req.sign.secretKey) };
+      res = { id: req.id, signature: sign(req.sign.message, req.sign.secretKey) };
     } catch (err) {
       res = { id: req.id, error: err instanceof Error ? err.message : String(err) };
     }
