@@ -35,7 +35,7 @@ import {
 import type { ConsensusStatus, PeerView } from '../node/services.js';
 import { nextBlockDue, type BlockPace } from '../node/pace.js';
 import { proposedBlockCodec } from './block-codec.js';
-import { TAG_CONSENSUS, TAG_EVIDENCE, TAG_STATUS, TAG_SYNC_REQUEST, TAG_TX, decodeTxRelay, encodeTxRelay, envelope, openEnvelope, parseJsonBody, parseJsonText, parseStatus, parseSyncRequest, type StatusMessage } from './envelope.js';
+import { TAG_CONSENSUS, TAG_EVIDENCE, TAG_STATUS, TAG_SYNC_REQUEST, TAG_TX, TAG_TX_BATCH, decodeTxBatch, decodeTxRelay, encodeTxBatch, encodeTxRelay, envelope, openEnvelope, parseJsonBody, parseJsonText, parseStatus, parseSyncRequest, type RelayedTx, type StatusMessage } from './envelope.js';
 import { Wal } from './wal.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
@@ -70,6 +70,8 @@ export interface ReplicaOptions {
 }
 
 const textEncoder = new TextEncoder();
+/** A relay message is sent once this much transaction text waits (~24 transfers), whatever the turn. */
+const RELAY_BATCH_BYTES = 256 * 1024;
 
 /**
  * A validator's consensus engine in a real process: the Tendermint driver (kernel/consensus)
@@ -153,7 +155,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
       // transactions are not relayed again (the validators' mesh is complete).
-      if (source === 'local') this.o.transport.broadcast(envelope(TAG_TX, encodeTxRelay(tx.origin, tx.canonical)));
+      if (source === 'local') this.relay({ origin: tx.origin, canonical: tx.canonical });
       this.onTxQueued();
     });
     this.o.transport.onMessage((from, bytes) => this.receive(from, bytes));
@@ -163,6 +165,35 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.every(this.o.statusMs ?? 1000, () => this.serial(async () => this.announceStatus()));
     this.announceStatus();
   }
+
+  /**
+   * Queues a transaction for the peers. Admissions finish in bursts (a verify batch comes back
+   * from the pool at once), so everything admitted in one event-loop turn leaves as one message.
+   */
+  private relay(tx: RelayedTx): void {
+    this.relayOut.push(tx);
+    this.relayBytes += tx.canonical.length;
+    if (this.relayBytes >= RELAY_BATCH_BYTES) this.flushRelay();
+    else if (!this.relayScheduled) {
+      this.relayScheduled = true;
+      setImmediate(() => this.flushRelay());
+    }
+  }
+
+  private flushRelay(): void {
+    this.relayScheduled = false;
+    const txs = this.relayOut;
+    if (txs.length === 0 || this.stopped) return;
+    this.relayOut = [];
+    this.relayBytes = 0;
+    // A lone transaction keeps the single-transaction message.
+    const msg = txs.length === 1 ? envelope(TAG_TX, encodeTxRelay(txs[0]!.origin, txs[0]!.canonical)) : envelope(TAG_TX_BATCH, encodeTxBatch(txs));
+    this.o.transport.broadcast(msg);
+  }
+
+  private relayOut: RelayedTx[] = [];
+  private relayBytes = 0;
+  private relayScheduled = false;
 
   async stop(): Promise<void> {
     this.stopped = true;
@@ -421,13 +452,18 @@ export class Replica implements ConsensusStatus, ValueHost {
         await this.serveSync(from, r.from, Math.min(r.to, r.from + (this.o.syncBatch ?? 20) - 1));
         return;
       }
-      case TAG_TX: {
-        const t = decodeTxRelay(env.body);
-        const body = t ? parseJsonText(t.canonical) : undefined;
-        if (!t || typeof body !== 'object' || body === null || Array.isArray(body)) return this.misbehaved(from, 'bad transaction relay');
+      case TAG_TX:
+      case TAG_TX_BATCH: {
+        const single = env.tag === TAG_TX ? decodeTxRelay(env.body) : null;
+        const txs = single ? [single] : env.tag === TAG_TX_BATCH ? decodeTxBatch(env.body) : null;
+        const bodies = (txs ?? []).map((t) => parseJsonText(t.canonical));
+        if (!txs || bodies.some((b) => typeof b !== 'object' || b === null || Array.isArray(b))) return this.misbehaved(from, 'bad transaction relay');
+        const now = this.now();
         // Admission runs outside the consensus queue: a signature check must not delay votes.
-        void this.chain.admitFromPeer(t.origin, body as Record<string, unknown>, this.now()).catch((err: unknown) => {
-          this.o.log.debug({ peer: from, err: err instanceof Error ? err.message : String(err) }, 'relayed transaction not admitted');
+        txs.forEach((t, i) => {
+          void this.chain.admitFromPeer(t.origin, bodies[i] as Record<string, unknown>, now).catch((err: unknown) => {
+            this.o.log.debug({ peer: from, err: err instanceof Error ? err.message : String(err) }, 'relayed transaction not admitted');
+          });
         });
         return;
       }

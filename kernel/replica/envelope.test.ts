@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeTxBatch, encodeTxBatch } from './envelope.js';
+
+const a = '{"from":"a","to":"b","memo":"snow ☃"}';
+const b = '{"type":"faucet","to":"c"}';
+
+test('a relay batch carries each transaction\'s origin and exact text, in order', () => {
+  const batch = [
+    { origin: 'signed' as const, canonical: a },
+    { origin: 'system' as const, canonical: b },
+    { origin: 'signed' as const, canonical: a },
+  ];
+  assert.deepEqual(decodeTxBatch(encodeTxBatch(batch)), batch);
+  // A view into a larger buffer (how frames arrive) decodes the same.
+  const bytes = encodeTxBatch(batch);
+  const framed = new Uint8Array(bytes.length + 3);
+  framed.set(bytes, 3);
+  assert.deepEqual(decodeTxBatch(framed.subarray(3)), batch);
+});
+
+test('a malformed relay batch is refused whole', () => {
+  const good = encodeTxBatch([{ origin: 'signed', canonical: a }, { origin: 'signed', canonical: b }]);
+  assert.equal(decodeTxBatch(new Uint8Array(0)), null, 'empty');
+  assert.equal(decodeTxBatch(good.subarray(0, good.length - 1)), null, 'last text cut short');
+  assert.equal(decodeTxBatch(good.subarray(0, 3)), null, 'length cut short');
+  const badOrigin = Uint8Array.from(good);
+  badOrigin[0] = 2;
+  assert.equal(decodeTxBatch(badOrigin), null, 'unknown origin byte');
+  const notUtf8 = encodeTxBatch([{ origin: 'signed', canonical: 'xx' }]);
+  notUtf8[5] = 0xff;
+  assert.equal(decodeTxBatch(notUtf8), null, 'text that is not UTF-8');
+  const huge = Uint8Array.from(good);
+  new DataView(huge.buffer).setUint32(1, 0xffff_ffff, false);
+  assert.equal(decodeTxBatch(huge), null, 'length past the end');
+});
