@@ -1,3 +1,4 @@
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
 import { Cluster } from '../test/helpers/cluster.js';
@@ -11,7 +12,8 @@ import { selfCpuSeconds, threadCpu, type ThreadCpu } from './thread-cpu.js';
 /**
  * Throughput and latency of a real devnet: N validator processes on loopback, funded accounts,
  * transfers pre-signed before the timed run (signing in the timed loop would measure the client),
- * sent at rising rates; prints committed TPS and submit-to-confirmed latency per rate, the
+ * a warm-up at the first rate (--warmup seconds, reported but not counted), then sent at rising
+ * rates; prints committed TPS and submit-to-confirmed latency per rate, the
  * single-core ML-DSA-65 verify rate measured in the same run, and each validator's event-loop
  * p99 and resident memory from its /metrics.
  *
@@ -24,12 +26,21 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     accounts: { type: 'string', default: '120' },
     'block-ms': { type: 'string', default: '200' },
+    // Sent at the first rate before the timed rates and not counted: fresh processes run the
+    // signed-transfer path (admission, verify workers, execution) unoptimised for their first
+    // few hundred transactions, which is start-up, not the steady state the latency targets mean.
+    warmup: { type: 'string', default: '5' },
+    // One JSON line per transaction (rate, submit and confirm times, height) and per block
+    // (height, commit seen, tx count): what a latency tail is made of.
+    trace: { type: 'string' },
   },
 });
 const validators = Number(args.validators);
 const rates = args.rates!.split(',').map(Number);
 const seconds = Number(args.seconds);
 const nAccounts = Number(args.accounts);
+const warmup = Number(args.warmup);
+const phases = [...(warmup > 0 ? [{ rate: rates[0]!, seconds: warmup, warm: true }] : []), ...rates.map((rate) => ({ rate, seconds, warm: false }))];
 
 /** Single-core verify rate of the provider the nodes will select (same choice, same machine, same run). */
 function verifyRate(provider: typeof nobleProvider, ms = 2000): number {
@@ -83,8 +94,8 @@ try {
   // so the library's own hedged signer does the pre-signing where there is one: noble's takes
   // ~13 ms a signature, a minute for a few thousand transfers.
   const presigner = { sign: (m: Uint8Array, sk: Uint8Array): Uint8Array => (provider.signNative ?? provider.sign)(m, sk) };
-  console.log(`pre-signing ${rates.reduce((a, r) => a + r * seconds, 0)} transfers...`);
-  const plans = rates.map((rate) =>
+  console.log(`pre-signing ${phases.reduce((a, p) => a + p.rate * p.seconds, 0)} transfers...`);
+  const plans = phases.map(({ rate, seconds }) =>
     Array.from({ length: rate * seconds }, (_, k) => {
       const i = k % accounts.length;
       nonces[i]!++;
@@ -93,11 +104,13 @@ try {
   );
 
   const rows: Array<Record<string, string | number>> = [];
-  for (let r = 0; r < rates.length; r++) {
-    const rate = rates[r]!;
+  for (let r = 0; r < phases.length; r++) {
+    const { rate, warm, seconds } = phases[r]!;
     const plan = plans[r]!;
     const submitted = new Map<string, number>();
     const confirmed = new Map<string, number>();
+    const heightOf = new Map<string, number>();
+    const seenAt: Array<{ height: number; seen: number; txs: number }> = [];
     let rejected = 0;
     let failed = 0;
     let watchedHeight = await c.height(0);
@@ -111,7 +124,13 @@ try {
           for (let b = watchedHeight + 1; b <= h; b++) {
             const txs = (await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}/transactions`)).body.transactions as Array<{ hash: string }>;
             const now = performance.now();
-            for (const t of txs) if (submitted.has(t.hash) && !confirmed.has(t.hash)) confirmed.set(t.hash, now);
+            for (const t of txs) {
+              if (submitted.has(t.hash) && !confirmed.has(t.hash)) {
+                confirmed.set(t.hash, now);
+                heightOf.set(t.hash, b);
+              }
+            }
+            seenAt.push({ height: b, seen: now, txs: txs.length });
             watchedHeight = b;
           }
         } catch (err) {
@@ -121,7 +140,7 @@ try {
         await new Promise((res) => setTimeout(res, 20));
       }
     })();
-    console.log(`offering ${rate} tx/s for ${seconds} s...`);
+    console.log(warm ? `warm-up: ${rate} tx/s for ${seconds} s (not counted)...` : `offering ${rate} tx/s for ${seconds} s...`);
     const cpuBefore = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
     const clientCpuBefore = selfCpuSeconds();
     const start = performance.now();
@@ -165,6 +184,13 @@ try {
       .filter((l) => l.includes('block committed'))
       .map((l) => JSON.parse(l) as { height: number; round: number })
       .filter((e) => e.height >= firstHeight && e.height <= watchedHeight);
+    if (args.trace) {
+      if (r === 0) writeFileSync(args.trace, '');
+      const lines = [...submitted.entries()].map(([h, t]) => JSON.stringify({ rate, warm, hash: h, submit: Math.round(t - start), confirm: confirmed.has(h) ? Math.round(confirmed.get(h)! - start) : null, height: heightOf.get(h) ?? null }));
+      for (const s of seenAt) lines.push(JSON.stringify({ rate, warm, block: s.height, seen: Math.round(s.seen - start), txs: s.txs }));
+      lines.push(JSON.stringify({ rate, startedAtWallMs: Math.round(Date.now() - (performance.now() - start)) }));
+      appendFileSync(args.trace, lines.join('\n') + '\n');
+    }
     const lat = [...confirmed.entries()].map(([h, t]) => t - submitted.get(h)!).sort((a, b) => a - b);
     const firstSubmit = Math.min(...submitted.values());
     const lastConfirm = Math.max(...confirmed.values());
@@ -175,6 +201,10 @@ try {
     const mainCpu = used.reduce((a, u) => a + (u?.main ?? NaN), 0);
     const otherCpu = used.reduce((a, u) => a + (u?.other ?? NaN), 0);
     const perTx = (sec: number): string => ((sec * 1000) / Math.max(1, confirmed.size)).toFixed(2);
+    if (warm) {
+      console.log(`warm-up done: ${confirmed.size}/${plan.length} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms (not counted)`);
+      continue;
+    }
     rows.push({
       provider: provider.name,
       'v /s': v.toFixed(0),
@@ -207,6 +237,7 @@ try {
   const preverifiedHits = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'consensus_preverified_hits_total')));
   const committedTotal = (await getJson(`${c.nodes[0]!.url}/health`)).body.total_txs as number;
   console.table(rows);
+  if (args.trace) c.nodes.forEach((n, i) => writeFileSync(`${args.trace}.node${i}.log`, n.logs.join('\n')));
   console.log(`verify v = ${v.toFixed(0)}/s (${provider.name}, single core), C = ${C.toFixed(1)} tx/s`);
   console.log(`event-loop p99 per validator (ms): ${loops.map((x) => (x * 1000).toFixed(1)).join(', ')}`);
   console.log(`resident memory per validator (MiB): ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}`);
