@@ -5,6 +5,7 @@ import { Cluster } from '../test/helpers/cluster.js';
 import { getJson, postJson, until } from '../test/helpers/node-process.js';
 import { labelledWallet, signTransfer, wallet, type Wallet } from '../test/helpers/chain-fixture.js';
 import { selectProvider, type ProviderChoice } from '../kernel/crypto/select-provider.js';
+import { signerFor } from '../kernel/crypto/providers/index.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { txMessageV2 } from '../kernel/crypto/signed-message.js';
 import { selfCpuSeconds, threadCpu, type ThreadCpu } from './thread-cpu.js';
@@ -90,10 +91,9 @@ try {
 
   const nonces = accounts.map(() => 0);
   const sink = wallet(251).address;
-  // Transfers need not be deterministic signatures (only re-signed votes must be the same bytes),
-  // so the library's own hedged signer does the pre-signing where there is one: noble's takes
-  // ~13 ms a signature, a minute for a few thousand transfers.
-  const presigner = { sign: (m: Uint8Array, sk: Uint8Array): Uint8Array => (provider.signNative ?? provider.sign)(m, sk) };
+  // Transfers need not be deterministic signatures, so the library's own hedged signer does the
+  // pre-signing where there is one: noble's takes ~13 ms a signature, a minute for a few thousand.
+  const presigner = { sign: signerFor(provider, 'native') };
   console.log(`pre-signing ${phases.reduce((a, p) => a + p.rate * p.seconds, 0)} transfers...`);
   const plans = phases.map(({ rate, seconds }) =>
     Array.from({ length: rate * seconds }, (_, k) => {

@@ -455,7 +455,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       case TAG_TX:
       case TAG_TX_BATCH: {
         const single = env.tag === TAG_TX ? decodeTxRelay(env.body) : null;
-        const txs = single ? [single] : env.tag === TAG_TX_BATCH ? decodeTxBatch(env.body) : null;
+        const txs = env.tag === TAG_TX ? single && [single] : decodeTxBatch(env.body);
         const bodies = (txs ?? []).map((t) => parseJsonText(t.canonical));
         if (!txs || bodies.some((b) => typeof b !== 'object' || b === null || Array.isArray(b))) return this.misbehaved(from, 'bad transaction relay');
         const now = this.now();

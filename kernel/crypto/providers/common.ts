@@ -24,6 +24,16 @@ export interface LoadedProvider extends SignatureProvider {
   readonly signNative?: (message: Uint8Array, secretKey: Uint8Array) => Uint8Array;
 }
 
+/**
+ * Which signer a caller wants: `deterministic`, the FIPS 204 reference every provider makes
+ * (through noble where its library cannot); `native`, the library's own where it has one.
+ */
+export type SigningMode = 'deterministic' | 'native';
+
+export function signerFor(provider: LoadedProvider, mode: SigningMode): (message: Uint8Array, secretKey: Uint8Array) => Uint8Array {
+  return mode === 'native' && provider.signNative ? provider.signNative : (message, secretKey) => provider.sign(message, secretKey);
+}
+
 export type ProviderLoad = { readonly ok: true; readonly provider: LoadedProvider } | { readonly ok: false; readonly reason: string };
 
 /** A bad length is an invalid signature, never a throw (native bindings throw TypeErrors on them). */

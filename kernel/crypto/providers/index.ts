@@ -3,7 +3,7 @@ import type { LoadedProvider, ProviderLoad, ProviderName } from './common.js';
 import { loadNodeCryptoProvider } from './node-crypto.js';
 import { loadPqcleanProvider } from './pqclean.js';
 
-export { isProviderName, PROVIDER_NAMES, type LoadedProvider, type ProviderLoad, type ProviderName } from './common.js';
+export { isProviderName, PROVIDER_NAMES, signerFor, type LoadedProvider, type ProviderLoad, type ProviderName, type SigningMode } from './common.js';
 export { knownAnswerFailure } from './known-answer.js';
 
 const noble: LoadedProvider = {

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { loadProvider, type LoadedProvider, type ProviderName } from '../providers/index.js';
+import { loadProvider, signerFor, type LoadedProvider, type ProviderName, type SigningMode } from '../providers/index.js';
 import { packBatch, type SignRequest, type VerifyItem, type VerifyRequest, type WorkerResponse } from './protocol.js';
 
 export interface VerifyPoolOptions {
@@ -25,7 +25,7 @@ export interface VerifyPoolOptions {
    * may be asked to sign the same message twice must keep what they signed (the consensus
    * double-sign guard does), not re-sign.
    */
-  readonly signing?: 'deterministic' | 'native';
+  readonly signing?: SigningMode;
 }
 
 interface SignJob {
@@ -75,7 +75,7 @@ export class VerifyPool {
     if (!load.ok) throw new Error(`verify pool: provider ${options.provider} unavailable: ${load.reason}`);
     this.local = load.provider;
     const signing = options.signing ?? 'deterministic';
-    this.signHere = signing === 'native' && this.local.signNative ? this.local.signNative : (m, sk) => this.local.sign(m, sk);
+    this.signHere = signerFor(this.local, signing);
     this.providerName = options.provider;
     this.size = Math.max(1, Math.floor(options.size ?? availableParallelism()));
     this.windowMs = Math.max(0, options.batchWindowMs ?? 1);

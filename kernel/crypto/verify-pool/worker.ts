@@ -1,7 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { isProviderName, loadProvider } from '../providers/index.js';
+import { isProviderName, loadProvider, signerFor } from '../providers/index.js';
 import { isSignRequest, unpackBatch, type SignResponse, type VerifyResponse, type WorkerRequest } from './protocol.js';
 
 /*
@@ -15,7 +15,7 @@ if (!isProviderName(name)) throw new Error(`verify-pool worker: unknown provider
 const load = loadProvider(name);
 if (!load.ok) throw new Error(`verify-pool worker: provider ${name} unavailable: ${load.reason}`);
 const provider = load.provider;
-const sign = data.signing === 'native' && provider.signNative ? provider.signNative : (m: Uint8Array, sk: Uint8Array): Uint8Array => provider.sign(m, sk);
+const sign = signerFor(provider, data.signing === 'native' ? 'native' : 'deterministic');
 const port = parentPort;
 if (!port) throw new Error('verify-pool worker must run in a worker thread');
 if (typeof data.nice === 'number' && data.nice > 0) lowerThreadPriority(data.nice);
