@@ -16,14 +16,18 @@ export const EVENT_LOOP_METRICS = ['event_loop_delay_p99_seconds', 'event_loop_d
  * than being averaged into the node's whole lifetime.
  */
 export function monitorEventLoop(registry: Registry, options: { resolutionMs?: number } = {}): EventLoopMonitor {
-  const h = monitorEventLoopDelay({ resolution: Math.max(1, options.resolutionMs ?? 10) });
+  const resolutionMs = Math.max(1, options.resolutionMs ?? 10);
+  const h = monitorEventLoopDelay({ resolution: resolutionMs });
   h.enable();
-  const ns = 1e9;
+  // The histogram records the whole gap between two ticks of its sampling timer, so an idle loop
+  // reads as the resolution (10 ms) and a 30 ms stall as 40 ms; the delay is the part beyond it.
+  const resolutionNs = resolutionMs * 1e6;
+  const seconds = (recordedNs: number): number => Math.max(0, recordedNs - resolutionNs) / 1e9;
   const snapshot = (): { p50: number; p99: number; max: number } => ({
     // Before the first sample the histogram reports NaN/huge sentinels; report 0 then.
-    p50: h.count > 0 ? h.percentile(50) / ns : 0,
-    p99: h.count > 0 ? h.percentile(99) / ns : 0,
-    max: h.count > 0 ? h.max / ns : 0,
+    p50: h.count > 0 ? seconds(h.percentile(50)) : 0,
+    p99: h.count > 0 ? seconds(h.percentile(99)) : 0,
+    max: h.count > 0 ? seconds(h.max) : 0,
   });
   const p50 = new Gauge({ name: 'event_loop_delay_p50_seconds', help: 'event-loop delay, median since the last scrape', registers: [] });
   const max = new Gauge({ name: 'event_loop_delay_max_seconds', help: 'event-loop delay, maximum since the last scrape', registers: [] });

@@ -239,3 +239,22 @@ test('event-loop delay gauges are registered, scraped and removed', async () => 
   }
   assert.equal(await registry.getSingleMetric('event_loop_delay_p99_seconds'), undefined);
 });
+
+test('event-loop delay excludes the sampling interval: an idle loop is not reported as 10 ms late', async () => {
+  const mon = monitorEventLoop(new Registry(), { resolutionMs: 20 });
+  try {
+    // Ten idle ticks: each gap is the 20 ms interval plus the timer's lateness, which is small
+    // unless the machine is starved; reporting the raw gap would put the median at >= 20 ms.
+    await new Promise((r) => setTimeout(r, 220));
+    const idle = mon.snapshot();
+    assert.ok(idle.p50 < 0.02, `idle median ${idle.p50} s should be the lateness only`);
+    const until = performance.now() + 60;
+    while (performance.now() < until) {
+      /* a 60 ms stall: the tick after it is at least 40 ms late */
+    }
+    await new Promise((r) => setTimeout(r, 30));
+    assert.ok(mon.snapshot().max >= 0.04, `max ${mon.snapshot().max} s reflects the 60 ms stall`);
+  } finally {
+    mon.stop();
+  }
+});
