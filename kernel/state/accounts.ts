@@ -17,8 +17,15 @@ export interface AccountRecord {
 }
 
 export const ACCOUNTS_NAMESPACE = 'acct';
-const codec = jsonRecord<AccountRecord>();
-const EMPTY: AccountRecord = { balance: 0n, nonce: 0n, tx_count: 0 };
+/**
+ * A bound public key lives under its own key, as raw bytes. Inside the account record its ~3.9 KB
+ * of hex was re-encoded, re-parsed, re-hashed into the state tree and re-written to LevelDB with
+ * every balance change, i.e. several times per transfer, for a value that is written once.
+ */
+export const ACCOUNT_KEYS_NAMESPACE = 'acctkey';
+type StoredAccount = Omit<AccountRecord, 'public_key'>;
+const codec = jsonRecord<StoredAccount>();
+const EMPTY: StoredAccount = { balance: 0n, nonce: 0n, tx_count: 0 };
 
 export interface AccountsReader {
   get(address: string): Promise<AccountRecord>;
@@ -30,12 +37,30 @@ export interface AccountsWriter extends AccountsReader {
   /** Throws a 400 ChainError when the balance is short. */
   debit(address: string, amount: bigint): Promise<void>;
   transfer(from: string, to: string, amount: bigint): Promise<void>;
+  /** Binds (or rebinds) the key that may sign for `address`: lowercase hex ML-DSA-65 public key. */
   bindKey(address: string, publicKeyHex: string): Promise<void>;
+  /** Writes balance, nonce and tx_count; `public_key` is ignored (a binding changes only through bindKey). */
   put(address: string, record: AccountRecord): void;
 }
 
 function key(address: string): string {
   return `${ACCOUNTS_NAMESPACE}/${address}`;
+}
+
+function keyOfKey(address: string): string {
+  return `${ACCOUNT_KEYS_NAMESPACE}/${address}`;
+}
+
+const hexOfKey = new WeakMap<Uint8Array, string>();
+
+/** Hex of stored key bytes, once per bytes object (the state cache hands back the same one). */
+function publicKeyHex(raw: Uint8Array): string {
+  let hex = hexOfKey.get(raw);
+  if (hex === undefined) {
+    hex = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex');
+    hexOfKey.set(raw, hex);
+  }
+  return hex;
 }
 
 /**
@@ -44,32 +69,36 @@ function key(address: string): string {
  * never mutated in place, so an account touched several times in a block (admission, nonce,
  * debit, credit, fee split) is parsed once; a key-bound account's JSON is ~4 KB.
  */
-const decoded = new WeakMap<Uint8Array, AccountRecord>();
+const decoded = new WeakMap<Uint8Array, StoredAccount>();
 
-function decodeAccount(raw: Uint8Array): AccountRecord {
+function decodeAccount(raw: Uint8Array): StoredAccount {
   let record = decoded.get(raw);
   if (record === undefined) {
     record = Object.freeze(codec.decode(raw));
     decoded.set(raw, record);
   }
-  return { ...record };
+  return record;
 }
 
 export function accountsReader(source: StateSource): AccountsReader {
   return {
     async get(address) {
-      const raw = await source.get(key(address));
-      return raw === undefined ? { ...EMPTY } : decodeAccount(raw);
+      const [raw, rawKey] = await Promise.all([source.get(key(address)), source.get(keyOfKey(address))]);
+      const { balance, nonce, tx_count } = raw === undefined ? EMPTY : decodeAccount(raw);
+      return rawKey === undefined ? { balance, nonce, tx_count } : { balance, nonce, tx_count, public_key: publicKeyHex(rawKey) };
     },
     async exists(address) {
-      return (await source.get(key(address))) !== undefined;
+      return (await source.get(key(address))) !== undefined || (await source.get(keyOfKey(address))) !== undefined;
     },
   };
 }
 
 export function accountsWriter(overlay: StateOverlay): AccountsWriter {
   const reader = accountsReader(overlay);
-  const put = (address: string, record: AccountRecord): void => overlay.set(key(address), codec.encode(record));
+  // Only the three fields: a record read with get() carries public_key, and spreading it into
+  // put() must not write it into the account record.
+  const put = (address: string, record: AccountRecord): void =>
+    overlay.set(key(address), codec.encode({ balance: record.balance, nonce: record.nonce, tx_count: record.tx_count }));
   const checkAmount = (amount: bigint): void => {
     if (amount < 0n) throw new ChainError(400, 'amount must not be negative');
   };
@@ -91,9 +120,12 @@ export function accountsWriter(overlay: StateOverlay): AccountsWriter {
       await this.debit(from, amount);
       await this.credit(to, amount);
     },
-    async bindKey(address, publicKeyHex) {
-      const acct = await reader.get(address);
-      put(address, { ...acct, public_key: publicKeyHex });
+    async bindKey(address, hex) {
+      if (!/^[0-9a-f]*$/.test(hex) || hex.length % 2 !== 0) throw new ChainError(400, 'public_key must be lowercase hex');
+      const bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
+      overlay.set(keyOfKey(address), bytes);
+      // The hex is what a later get() returns: remember it for the bytes just written.
+      hexOfKey.set(bytes, hex);
     },
   };
 }
