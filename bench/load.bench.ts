@@ -9,7 +9,7 @@ import { signerFor } from '../kernel/crypto/providers/index.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { txMessageV2 } from '../kernel/crypto/signed-message.js';
 import { BenchHttpClient } from './http-client.js';
-import { selfCpuSeconds, threadCpu, type ThreadCpu } from './thread-cpu.js';
+import { peakRssBytes, selfCpuSeconds, threadCpu, type ThreadCpu } from './thread-cpu.js';
 
 /**
  * Throughput and latency of a real devnet: N validator processes on loopback, funded accounts,
@@ -246,6 +246,7 @@ try {
     console.log(rows[rows.length - 1]);
   }
   const rss = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'process_resident_memory_bytes')));
+  const peakRss = c.nodes.map((n) => (n.proc?.pid ? peakRssBytes(n.proc.pid) : null));
   const verifications = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verifications_total')));
   const cacheHits = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verification_cache_hits_total')));
   const preverified = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'consensus_signatures_preverified_total')));
@@ -256,7 +257,7 @@ try {
   console.log(`verify v = ${v.toFixed(0)}/s (${provider.name}, single core), C = ${C.toFixed(1)} tx/s`);
   // The node's own event_loop_delay gauges: delay beyond the sampling interval, over the phase.
   for (const l of loopsPerRate) console.log(`event-loop delay at ${l.rate} tx/s${l.warm ? ' (warm-up)' : ''}, per validator (ms): p99 ${l.p99.map((x) => x.toFixed(1)).join(', ')}; max ${l.max.map((x) => x.toFixed(1)).join(', ')}`);
-  console.log(`resident memory per validator (MiB): ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}`);
+  console.log(`resident memory per validator (MiB): now ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}; peak ${peakRss.map((x) => (x === null ? 'n/a' : (x / 2 ** 20).toFixed(0))).join(', ')}`);
   // Verify-once: each validator verifies a transaction's signature once (at admission); the
   // block's validation then finds it in the cache.
   console.log(`consensus signatures verified on a worker per validator: ${preverified.join(', ')}; answered from that memo: ${preverifiedHits.join(', ')}`);

@@ -39,3 +39,16 @@ export function selfCpuSeconds(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 }
+
+/**
+ * Peak resident memory of a process in bytes (VmHWM: the kernel's high-water mark, so a spike
+ * between two reads is not missed); null off Linux or once the process is gone.
+ */
+export function peakRssBytes(pid: number): number | null {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
