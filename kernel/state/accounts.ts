@@ -1,4 +1,5 @@
 import { ChainError } from '../errors.js';
+import { parseHex, toHex } from '../codec/hex.js';
 import type { StateOverlay, StateSource } from './overlay.js';
 import { jsonRecord } from './record-codec.js';
 
@@ -57,7 +58,7 @@ const hexOfKey = new WeakMap<Uint8Array, string>();
 function publicKeyHex(raw: Uint8Array): string {
   let hex = hexOfKey.get(raw);
   if (hex === undefined) {
-    hex = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex');
+    hex = toHex(raw);
     hexOfKey.set(raw, hex);
   }
   return hex;
@@ -67,7 +68,7 @@ function publicKeyHex(raw: Uint8Array): string {
  * Decoded records by the bytes object they were decoded from. The store's state cache and the
  * block overlay hand back the same object until the account is rewritten, and state bytes are
  * never mutated in place, so an account touched several times in a block (admission, nonce,
- * debit, credit, fee split) is parsed once; a key-bound account's JSON is ~4 KB.
+ * debit, credit, fee split) is parsed once.
  */
 const decoded = new WeakMap<Uint8Array, StoredAccount>();
 
@@ -121,8 +122,11 @@ export function accountsWriter(overlay: StateOverlay): AccountsWriter {
       await this.credit(to, amount);
     },
     async bindKey(address, hex) {
-      if (!/^[0-9a-f]*$/.test(hex) || hex.length % 2 !== 0) throw new ChainError(400, 'public_key must be lowercase hex');
-      const bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
+      // parseHex also takes uppercase and `0x`; a binding is the lowercase wire form only.
+      const parsed = /^[0-9a-f]*$/.test(hex) ? parseHex(hex) : null;
+      if (!parsed) throw new ChainError(400, 'public_key must be lowercase hex');
+      // A copy: parseHex may return a view into Buffer's shared pool, and state values are cached.
+      const bytes = parsed.slice();
       overlay.set(keyOfKey(address), bytes);
       // The hex is what a later get() returns: remember it for the bytes just written.
       hexOfKey.set(bytes, hex);
