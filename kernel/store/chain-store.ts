@@ -88,6 +88,16 @@ export interface BlockCommit {
 
 const ABSENT = Symbol('absent');
 
+export interface ChainStoreOptions {
+  /** Blocks whose stored bytes stay in memory after their commit (default 64). */
+  readonly recentBlocks?: number;
+  /** Bytes of recently committed transaction records kept in memory (default 16 MiB, ~1 500 transfers). */
+  readonly recentTxBytes?: number;
+}
+
+const DEFAULT_RECENT_BLOCKS = 64;
+const DEFAULT_RECENT_TX_BYTES = 16 * 1024 * 1024;
+
 export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: '', total_txs: 0, total_burned: 0n };
 
 /**
@@ -106,8 +116,22 @@ export class ChainStore {
   private readonly stateCache = new LRUCache<string, Uint8Array | typeof ABSENT>({ max: 200_000 });
   /** Per-address totals, written through on commit like the state cache (read for every transaction a block stores). */
   private readonly totalsCache = new LRUCache<string, AddressTotals>({ max: 100_000 });
+  /**
+   * The bytes just written for recent blocks and transactions, so reads of a new block (the
+   * gateway's poll, explorers, a client confirming its transfers, /health) skip LevelDB. Bytes,
+   * not decoded records: each read still decodes its own copy, exactly what LevelDB would return.
+   * Filled only by a commit that reached disk; a miss reads LevelDB and is not remembered.
+   */
+  private readonly recentBlockBytes: LRUCache<number, Uint8Array>;
+  private readonly recentTxBytes: LRUCache<string, Uint8Array>;
 
-  constructor(readonly kv: KvStore) {}
+  constructor(
+    readonly kv: KvStore,
+    options: ChainStoreOptions = {},
+  ) {
+    this.recentBlockBytes = new LRUCache({ max: options.recentBlocks ?? DEFAULT_RECENT_BLOCKS });
+    this.recentTxBytes = new LRUCache({ maxSize: options.recentTxBytes ?? DEFAULT_RECENT_TX_BYTES, sizeCalculation: (v) => v.length });
+  }
 
   async load(): Promise<ChainMeta> {
     const raw = await this.kv.get(metaKey('chain'));
@@ -138,7 +162,7 @@ export class ChainStore {
   };
 
   async getBlock(height: number): Promise<BlockRecord | undefined> {
-    const raw = await this.kv.get(blockKey(height));
+    const raw = this.recentBlockBytes.get(height) ?? (await this.kv.get(blockKey(height)));
     return raw ? blockCodec.decode(raw) : undefined;
   }
 
@@ -152,7 +176,7 @@ export class ChainStore {
   }
 
   async getTx(hash: string): Promise<StoredTx | undefined> {
-    const raw = await this.kv.get(txKey(hash));
+    const raw = this.recentTxBytes.get(hash) ?? (await this.kv.get(txKey(hash)));
     if (!raw) return undefined;
     const { tx, receipt } = storedTxCodec.decode(raw);
     return { tx: txFromRecord(tx), receipt };
@@ -204,7 +228,8 @@ export class ChainStore {
     if (height !== this.meta.height + 1) throw new Error(`commitBlock: expected height ${this.meta.height + 1}, got ${height}`);
     const ops: KvOp[] = [];
     const put = (key: Uint8Array, value: Uint8Array): void => void ops.push({ type: 'put', key, value });
-    put(blockKey(height), blockCodec.encode(block));
+    const blockBytes = blockCodec.encode(block);
+    put(blockKey(height), blockBytes);
     put(blockByHashKey(block.hash), blockKey(height).slice(PREFIX.block.length));
     if (c.commit) put(commitKey(height), c.commit);
     const totals = new Map<string, AddressTotals>();
@@ -213,10 +238,13 @@ export class ChainStore {
       if (!t) totals.set(address, (t = await this.getTotals(address)));
       return t;
     };
+    const txBytes: Uint8Array[] = [];
     for (let i = 0; i < c.txs.length; i++) {
       const tx = c.txs[i]!;
       const receipt = c.receipts[i]!;
-      put(txKey(tx.hash), storedTxCodec.encode({ tx: txToRecord(tx), receipt }));
+      const stored = storedTxCodec.encode({ tx: txToRecord(tx), receipt });
+      txBytes.push(stored);
+      put(txKey(tx.hash), stored);
       const hashBytes = encoder.encode(tx.hash);
       put(txGlobalKey(height, i), hashBytes);
       put(txByAddressKey(tx.from, height, i), hashBytes);
@@ -249,6 +277,8 @@ export class ChainStore {
     this.meta = meta;
     this.cacheWrites(c.stateChanges);
     for (const [address, t] of totals) this.totalsCache.set(address, t);
+    this.recentBlockBytes.set(height, blockBytes);
+    for (let i = 0; i < c.txs.length; i++) this.recentTxBytes.set(c.txs[i]!.hash, txBytes[i]!);
     return meta;
   }
 
@@ -287,6 +317,8 @@ export class ChainStore {
     this.meta = meta;
     this.stateCache.clear();
     this.totalsCache.clear();
+    this.recentBlockBytes.clear();
+    this.recentTxBytes.clear();
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,189 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BlockRecord, Receipt, Tx } from '../chain/types.js';
+import { txIdentity } from '../tx/hash.js';
+import { ChainStore, type ChainStoreOptions } from './chain-store.js';
+import type { KvIterateOptions, KvOp, KvStore } from './kv.js';
+import { txKey } from './keys.js';
+import { LevelStore, MemoryStore } from './level-store.js';
+
+/** Counts reads, and can fail writes, around another KvStore. */
+class ProbeKv implements KvStore {
+  gets = 0;
+  failWrites = false;
+
+  constructor(readonly inner: KvStore = new MemoryStore()) {}
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    this.gets++;
+    return this.inner.get(key);
+  }
+
+  iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    return this.inner.iterate(options);
+  }
+
+  async write(ops: readonly KvOp[], sync: boolean): Promise<void> {
+    if (this.failWrites) throw new Error('write failed: no space left on device');
+    await this.inner.write(ops, sync);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+const hex64 = (n: number, salt = 0): string => '0x' + (n * 1000 + salt).toString(16).padStart(64, '0');
+
+/** A signed transfer shaped like a real one: ~10 KB of canonical text, mostly signature and key. */
+function transfer(n: number): Tx {
+  const from = `chain:${n.toString(16).padStart(15, '0')}.human`;
+  const to = 'chain:00000000000000f.human';
+  const body = { from, to, value: n, nonce: 1, public_key: 'ab'.repeat(1952), signature: 'cd'.repeat(3309) };
+  const { canonical, hash } = txIdentity(body);
+  return { hash, origin: 'signed', target: 'transfer', from, to, value: BigInt(n), nonce: 1n, gasPrice: 1n, data: undefined, body, canonical, sigVersion: 'v3', receivedAt: 1_700_000_000_000 + n };
+}
+
+function receiptOf(tx: Tx, height: number, index: number): Receipt {
+  return { tx_hash: tx.hash, status: 'confirmed', gas: 21, fee: 21n, fee_burned: 21n, error: null, block: height, index, events: [] };
+}
+
+function blockAt(height: number, txs: readonly Tx[], salt = 0): BlockRecord {
+  return {
+    header: {
+      chain_id: 'test-chain',
+      height,
+      round: 0,
+      parent_hash: hex64(height - 1, salt),
+      proposer: 'chain:v0.node',
+      timestamp: 1_700_000_000_000 + height * 1000,
+      tx_root: hex64(height, 1),
+      tx_count: txs.length,
+      prev_state_root: hex64(height - 1, 2),
+      base_fee: 1n,
+      shard: 0,
+      evidence_hash: hex64(0, 3),
+    },
+    hash: hex64(height, salt),
+    state_root: hex64(height, 2),
+    gas_used: 21 * txs.length,
+    fees_burned: 21n * BigInt(txs.length),
+    tx_hashes: txs.map((t) => t.hash),
+    evidence: [],
+  };
+}
+
+/** Commits `blocks` blocks after the head, each with `perBlock` transfers; returns what was committed. */
+async function commitBlocks(store: ChainStore, blocks: number, perBlock = 2): Promise<Array<{ block: BlockRecord; txs: Tx[]; receipts: Receipt[] }>> {
+  const out = [];
+  for (let b = 0; b < blocks; b++) {
+    const height = store.head.height + 1;
+    const txs = Array.from({ length: perBlock }, (_, i) => transfer(height * 100 + i));
+    const receipts = txs.map((t, i) => receiptOf(t, height, i));
+    const block = blockAt(height, txs);
+    await store.commitBlock({ block, txs, receipts, stateChanges: [], extraOps: [] });
+    out.push({ block, txs, receipts });
+  }
+  return out;
+}
+
+function openStore(options?: ChainStoreOptions): { kv: ProbeKv; store: ChainStore } {
+  const kv = new ProbeKv();
+  return { kv, store: new ChainStore(kv, options) };
+}
+
+test('ChainStore: a new block and its transactions are read back without LevelDB, equal to what LevelDB holds', async () => {
+  const { kv, store } = openStore();
+  const committed = await commitBlocks(store, 3);
+  kv.gets = 0;
+  for (const { block, txs, receipts } of committed) {
+    assert.deepEqual(await store.getBlock(block.header.height), block);
+    for (const [i, tx] of txs.entries()) assert.deepEqual(await store.getTx(tx.hash), { tx, receipt: receipts[i] });
+  }
+  assert.equal(kv.gets, 0, 'every read was served from the bytes the commit wrote');
+
+  const fromDisk = new ChainStore(kv);
+  for (const { block, txs } of committed) {
+    assert.deepEqual(await store.getBlock(block.header.height), await fromDisk.getBlock(block.header.height));
+    for (const tx of txs) assert.deepEqual(await store.getTx(tx.hash), await fromDisk.getTx(tx.hash));
+  }
+  assert.equal(await store.getBlock(4), undefined, 'a height above the head is absent');
+  assert.equal(await store.getTx(hex64(9)), undefined);
+});
+
+test('ChainStore: every read decodes its own copy, so a caller that changes one changes nothing for the next', async () => {
+  const { store } = openStore();
+  const { block, txs, receipts } = (await commitBlocks(store, 1))[0]!;
+  const read = (await store.getBlock(1))!;
+  (read.header as { timestamp: number }).timestamp = 0;
+  (read.tx_hashes as string[]).push(hex64(7));
+  (block.header as { round: number }).round = 9; // nor does the committer's object
+  assert.equal((await store.getBlock(1))?.header.timestamp, 1_700_000_001_000);
+  assert.equal((await store.getBlock(1))?.header.round, 0);
+  assert.equal((await store.getBlock(1))?.tx_hashes.length, 2);
+
+  const stored = (await store.getTx(txs[0]!.hash))!;
+  (stored.receipt as { fee: bigint }).fee = 0n;
+  (stored.tx.body as Record<string, unknown>).value = 0;
+  assert.deepEqual(await store.getTx(txs[0]!.hash), { tx: txs[0], receipt: receipts[0] });
+});
+
+test('ChainStore: past the memory bounds, older blocks and transactions are read from LevelDB', async () => {
+  const probe = openStore();
+  await commitBlocks(probe.store, 1, 1);
+  const recordBytes = (await probe.kv.inner.get(txKey(transfer(100).hash)))!.length;
+  // Room for the records of two transfers (theirs differ by a few bytes) and three blocks.
+  const { kv, store } = openStore({ recentBlocks: 3, recentTxBytes: 2 * recordBytes + 16 });
+  const committed = await commitBlocks(store, 6, 1);
+  kv.gets = 0;
+  for (const { block } of committed.slice(3)) assert.deepEqual(await store.getBlock(block.header.height), block);
+  for (const { txs } of committed.slice(4)) assert.equal((await store.getTx(txs[0]!.hash))?.tx.hash, txs[0]!.hash);
+  assert.equal(kv.gets, 0, 'the newest three blocks and two transactions are in memory');
+
+  const oldest = committed[0]!;
+  assert.deepEqual(await store.getBlock(1), oldest.block);
+  assert.deepEqual(await store.getTx(oldest.txs[0]!.hash), { tx: oldest.txs[0], receipt: oldest.receipts[0] });
+  assert.equal(kv.gets, 2, 'the evicted block and transaction came from LevelDB');
+  assert.deepEqual(await store.getBlock(1), oldest.block);
+  assert.equal(kv.gets, 3, 'a read does not fill the cache: only commits do');
+});
+
+test('ChainStore: a commit whose write fails leaves nothing readable', async () => {
+  const { kv, store } = openStore();
+  const [first] = await commitBlocks(store, 1);
+  const txs = [transfer(201), transfer(202)];
+  const block = blockAt(2, txs);
+  const receipts = txs.map((t, i) => receiptOf(t, 2, i));
+  kv.failWrites = true;
+  await assert.rejects(store.commitBlock({ block, txs, receipts, stateChanges: [], extraOps: [] }), /no space left/);
+  kv.failWrites = false;
+  assert.equal(store.head.height, 1);
+  assert.equal(await store.getBlock(2), undefined);
+  for (const tx of txs) assert.equal(await store.getTx(tx.hash), undefined);
+  assert.deepEqual(await store.getBlock(1), first!.block, 'what was committed before is untouched');
+
+  await store.commitBlock({ block, txs, receipts, stateChanges: [], extraOps: [] });
+  assert.deepEqual(await store.getBlock(2), block, 'the same block commits on retry');
+  assert.deepEqual(await store.getTx(txs[1]!.hash), { tx: txs[1], receipt: receipts[1] });
+});
+
+test('ChainStore: a store reopened over the same LevelDB reads every block and transaction', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'chain-store-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const first = new ChainStore(await LevelStore.open(dir));
+  const committed = await commitBlocks(first, 3);
+  await first.close();
+
+  const kv = new ProbeKv(await LevelStore.open(dir));
+  t.after(() => kv.close());
+  const reopened = new ChainStore(kv);
+  assert.equal((await reopened.load()).height, 3);
+  for (const { block, txs, receipts } of committed) {
+    assert.deepEqual(await reopened.getBlock(block.header.height), block);
+    for (const [i, tx] of txs.entries()) assert.deepEqual(await reopened.getTx(tx.hash), { tx, receipt: receipts[i] });
+  }
+  assert.equal(kv.gets, 1 + 3 + 6, 'meta, then every block and transaction from disk');
+});
