@@ -9,7 +9,7 @@ import { signerFor } from '../kernel/crypto/providers/index.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { txMessageV2 } from '../kernel/crypto/signed-message.js';
 import { BenchHttpClient } from './http-client.js';
-import { peakRssBytes, selfCpuSeconds, threadCpu, type ThreadCpu } from './thread-cpu.js';
+import { mainThreadSched, peakRssBytes, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
 
 /**
  * Throughput and latency of a real devnet: N validator processes on loopback, funded accounts,
@@ -112,7 +112,7 @@ try {
   );
 
   const rows: Array<Record<string, string | number>> = [];
-  const loopsPerRate: Array<{ rate: number; warm: boolean; p99: number[]; max: number[] }> = [];
+  const loopsPerRate: Array<{ rate: number; warm: boolean; p99: number[]; max: number[]; sched: Array<MainThreadSched | null> }> = [];
   for (let r = 0; r < phases.length; r++) {
     const { rate, warm, seconds } = phases[r]!;
     const plan = plans[r]!;
@@ -154,6 +154,7 @@ try {
     // covers this rate alone, not start-up, funding or the previous rate.
     await Promise.all(c.nodes.map((n) => metricOf(n.url, 'event_loop_delay_p99_seconds')));
     const cpuBefore = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
+    const schedBefore = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
     const clientCpuBefore = selfCpuSeconds();
     const start = performance.now();
     const sends: Array<Promise<void>> = [];
@@ -184,11 +185,16 @@ try {
     drainDeadline = performance.now() + 30_000;
     await watcher;
     const cpuAfter = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
+    const schedAfter = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
     // One scrape per validator: p99 and max come from the same window (a scrape resets it).
     const loops = await Promise.all(c.nodes.map((n) => metricsOf(n.url, ['event_loop_delay_p99_seconds', 'event_loop_delay_max_seconds'])));
-    loopsPerRate.push({ rate, warm, p99: loops.map((l) => l[0]! * 1000), max: loops.map((l) => l[1]! * 1000) });
     const clientCpu = selfCpuSeconds() - clientCpuBefore;
     const wall = (performance.now() - start) / 1000;
+    const sched = schedBefore.map((b, i) => {
+      const a = schedAfter[i];
+      return b && a ? { runMs: (a.runMs - b.runMs) / wall, waitMs: (a.waitMs - b.waitMs) / wall } : null;
+    });
+    loopsPerRate.push({ rate, warm, p99: loops.map((l) => l[0]! * 1000), max: loops.map((l) => l[1]! * 1000), sched });
     // Block cadence and fill during the window: tells whether time goes to consensus rounds or to block size.
     const blocks: Array<{ tx_count: number; timestamp: number }> = [];
     for (let b = firstHeight; b <= watchedHeight; b++) blocks.push((await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}`)).body as { tx_count: number; timestamp: number });
@@ -256,7 +262,12 @@ try {
   if (args.trace) c.nodes.forEach((n, i) => writeFileSync(`${args.trace}.node${i}.log`, n.logs.join('\n')));
   console.log(`verify v = ${v.toFixed(0)}/s (${provider.name}, single core), C = ${C.toFixed(1)} tx/s`);
   // The node's own event_loop_delay gauges: delay beyond the sampling interval, over the phase.
-  for (const l of loopsPerRate) console.log(`event-loop delay at ${l.rate} tx/s${l.warm ? ' (warm-up)' : ''}, per validator (ms): p99 ${l.p99.map((x) => x.toFixed(1)).join(', ')}; max ${l.max.map((x) => x.toFixed(1)).join(', ')}`);
+  for (const l of loopsPerRate) {
+    console.log(`event-loop delay at ${l.rate} tx/s${l.warm ? ' (warm-up)' : ''}, per validator (ms): p99 ${l.p99.map((x) => x.toFixed(1)).join(', ')}; max ${l.max.map((x) => x.toFixed(1)).join(', ')}`);
+    // Waiting while runnable is the machine being oversubscribed, not the thread's own work.
+    const s = l.sched.map((x) => (x ? `${x.runMs.toFixed(0)}/${x.waitMs.toFixed(0)}` : 'n/a'));
+    console.log(`  main thread per validator, ms per second running / waiting for a core: ${s.join(', ')}`);
+  }
   console.log(`resident memory per validator (MiB): now ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}; peak ${peakRss.map((x) => (x === null ? 'n/a' : (x / 2 ** 20).toFixed(0))).join(', ')}`);
   // Verify-once: each validator verifies a transaction's signature once (at admission); the
   // block's validation then finds it in the cache.

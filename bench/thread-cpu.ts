@@ -34,6 +34,25 @@ export function threadCpu(pid: number): ThreadCpu | null {
   }
 }
 
+/**
+ * Time a process's main thread has spent running and runnable but waiting for a core, in
+ * milliseconds (Linux schedstat). On an oversubscribed machine the wait, not the thread's own
+ * work, is most of the event-loop delay; null off Linux or without schedstats.
+ */
+export interface MainThreadSched {
+  readonly runMs: number;
+  readonly waitMs: number;
+}
+
+export function mainThreadSched(pid: number): MainThreadSched | null {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return run === undefined || wait === undefined || !Number.isFinite(run) || !Number.isFinite(wait) ? null : { runMs: run / 1e6, waitMs: wait / 1e6 };
+  } catch {
+    return null;
+  }
+}
+
 /** Own process CPU (all threads), in seconds: the load generator's share of the machine. */
 export function selfCpuSeconds(): number {
   const u = process.cpuUsage();
