@@ -91,12 +91,12 @@ const ABSENT = Symbol('absent');
 export interface ChainStoreOptions {
   /** Blocks whose stored bytes stay in memory after their commit (default 64). */
   readonly recentBlocks?: number;
-  /** Bytes of recently committed transaction records kept in memory (default 16 MiB, ~1 500 transfers). */
+  /** Bytes of recently committed transaction records kept in memory (default 8 MiB, ~750 transfers: the last few blocks, which is what polls read). */
   readonly recentTxBytes?: number;
 }
 
 const DEFAULT_RECENT_BLOCKS = 64;
-const DEFAULT_RECENT_TX_BYTES = 16 * 1024 * 1024;
+const DEFAULT_RECENT_TX_BYTES = 8 * 1024 * 1024;
 
 export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: '', total_txs: 0, total_burned: 0n };
 
