@@ -317,8 +317,6 @@ export class ChainStore {
     this.meta = meta;
     this.stateCache.clear();
     this.totalsCache.clear();
-    this.recentBlockBytes.clear();
-    this.recentTxBytes.clear();
   }
 
   async close(): Promise<void> {
