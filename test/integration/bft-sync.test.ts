@@ -8,12 +8,18 @@ import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 /**
  * Peers keep only CHAIN_SYNC_HISTORY_BLOCKS decided blocks for catch-up. A new node further behind
  * stays visibly behind; started from a peer's signed state snapshot, it joins at the head.
+ *
+ * The history is short so the first case is quick, but not shorter than a loaded machine needs:
+ * the snapshot node must fetch the snapshot, open its store, start P2P and ask for the next block
+ * before the peers have moved SYNC_HISTORY blocks past the snapshot, or it is behind for good
+ * (which is the first case again). At 3 blocks that window was ~0.5 s and CI lost the race.
  */
+const SYNC_HISTORY = 20;
 describe('catch-up beyond the sync history', () => {
   let c: Cluster;
   before(async () => {
-    c = await Cluster.start(4, { CHAIN_SYNC_HISTORY_BLOCKS: '3', CHAIN_EMPTY_BLOCK_MS: '150', CHAIN_CHECKPOINT_INTERVAL: '4' });
-    await c.waitHeight(0, 9);
+    c = await Cluster.start(4, { CHAIN_SYNC_HISTORY_BLOCKS: String(SYNC_HISTORY), CHAIN_EMPTY_BLOCK_MS: '150', CHAIN_CHECKPOINT_INTERVAL: '4' });
+    await c.waitHeight(0, SYNC_HISTORY + 4);
   });
   after(async () => c.stop());
 
