@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import WebSocket from 'ws';
 import { startNodeProcess, getJson } from '../test/helpers/node-process.js';
 import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
+import { tempDir } from '../test/helpers/temp-dir.js';
 
 /**
  * Gateway throughput beside a bare server of the same HTTP backend, measured in the same run:
@@ -75,7 +75,7 @@ const node = await startNodeProcess({ env: { CHAIN_RPC_RATE_LIMIT: '0', CHAIN_EM
 const rows: Array<Record<string, string>> = [];
 try {
   const block = (await getJson(`${node.url}/api/v1/blocks/1`)).body;
-  const blockFile = join(mkdtempSync(join(tmpdir(), 'gwbench-')), 'block.json');
+  const blockFile = join(tempDir('gwbench-'), 'block.json');
   writeFileSync(blockFile, JSON.stringify(block));
   for (const backend of ['uws', 'node']) {
     const gw = await startGatewayProcess({ NODE_RPC_URL: node.url, CHAIN_HTTP_BACKEND: backend, GLOBAL_RL_MAX_RPS: '100000000', POLL_NODE_INTERVAL_MS: '200' });

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, validateConfig, ConfigError } from './load.js';
 import { configFromEnv } from './env.js';
+import { tempDir } from '../../test/helpers/temp-dir.js';
 
 function dirWith(network: string, content: unknown): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+  const dir = tempDir('cfg-');
   writeFileSync(join(dir, `${network}.json`), typeof content === 'string' ? content : JSON.stringify(content));
   return dir;
 }

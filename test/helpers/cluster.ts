@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { prepareDevnet } from '../../devnet/launcher.js';
 import { NODE_V8_FLAGS } from '../../kernel/node/v8-flags.js';
 import { CLI, getJson, until } from './node-process.js';
+import { tempDir } from './temp-dir.js';
 
 /** Free loopback ports, reserved by binding them until all are known. */
 export async function freePorts(n: number): Promise<number[]> {
@@ -72,7 +71,7 @@ export class Cluster {
   }
 
   static async start(n: number, env: NodeJS.ProcessEnv = {}): Promise<Cluster> {
-    const dir = mkdtempSync(join(tmpdir(), 'cluster-'));
+    const dir = tempDir('cluster-');
     const files = prepareDevnet({ validators: n, dir, reset: false });
     const ports = await freePorts(2 * n);
     const c = new Cluster(dir, files, ports.slice(0, n), ports.slice(n), { CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_MIN_VALIDATORS: String(n), CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '0', ...env });

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makeKeyFile, writeKeyFile } from '../../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
+import { tempDir } from './temp-dir.js';
 
 export const CLI = resolve('dist/kernel/cli/main.js');
 
@@ -13,7 +13,7 @@ export type NodeHandle = ChainProcess & { readonly dir: string };
 
 /** A one-validator chain folder: validator key (fixed seed) and genesis. */
 export function makeChainDir(opts: { chainId?: string; dir?: string } = {}): { dir: string; genesis: string; key: string } {
-  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'chain-it-'));
+  const dir = opts.dir ?? tempDir('chain-it-');
   const key = join(dir, 'validator.json');
   const genesis = join(dir, 'genesis.json');
   if (!existsSync(key)) {

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, makeChainDir } from '../helpers/node-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function chain(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
@@ -12,7 +12,7 @@ function chain(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | nu
 }
 
 test('chain keys: generate writes a 0600 key file and never overwrites it; show and from-mnemonic agree', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'keys-'));
+  const dir = tempDir('keys-');
   const file = join(dir, 'k.json');
   const gen = chain(['keys', 'generate', '--node', 'alpha', '--out', file]);
   assert.equal(gen.code, 0, gen.err);

@@ -1,15 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CLI, getJson } from '../helpers/node-process.js';
 import { freePortBlock } from '../helpers/cluster.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 test('chain devnet: 4 validators and a gateway on loopback, ready line, clean stop on SIGTERM', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'devnet-'));
+  const dir = tempDir('devnet-');
   // Validator i listens on base + i, so the launcher needs consecutive free ports.
   const base = await freePortBlock(21);
   const rpc = base;
