@@ -64,9 +64,11 @@ export function proposedBlockCodec(chain: Chain): BlockCodec {
           // travelled have none, and are hashed).
           if (t.hash !== undefined && !isHash(t.hash)) throw new Error('malformed transaction id');
           const claimed = t.hash as string | undefined;
-          const hash = claimed !== undefined && chain.pendingTx(claimed)?.canonical === t.canonical ? claimed : hashOfCanonical(t.canonical);
+          const held = claimed !== undefined ? chain.pendingTx(claimed) : undefined;
+          const known = held !== undefined && held.canonical === t.canonical;
+          const hash = known ? claimed! : hashOfCanonical(t.canonical);
           if (claimed !== undefined && claimed !== hash) throw new Error('transaction id does not match its text');
-          const pending = chain.pendingTx(hash);
+          const pending = known ? held : chain.pendingTx(hash);
           if (pending && pending.origin === t.origin) return chain.forBlock(pending, header.base_fee);
           const body: unknown = JSON.parse(t.canonical);
           // Only canonical text is accepted, so the id is the hash of exactly what was sent.
