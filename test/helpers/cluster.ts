@@ -158,8 +158,13 @@ export class Cluster {
     await until(`validator ${i} to reach height ${h}`, async () => ((await this.height(i).catch(() => 0)) >= h ? true : undefined), timeoutMs);
   }
 
-  /** Every running node has the same block hash and state root at every height up to `upTo`. */
+  /**
+   * Every running node has the same block hash and state root at every height up to `upTo`.
+   * Waits for each to reach `upTo` first: a certificate needs 3 of 4, so a node a few hundred ms
+   * behind is lagging, not disagreeing.
+   */
   async assertAgreement(upTo: number, running: number[] = this.nodes.map((n) => n.index).filter((i) => this.nodes[i]!.proc)): Promise<void> {
+    await Promise.all(running.map((i) => this.waitHeight(i, upTo)));
     for (let h = 1; h <= upTo; h++) {
       const seen = new Set<string>();
       for (const i of running) {

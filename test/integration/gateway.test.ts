@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { signTransfer, wallet } from '../helpers/chain-fixture.js';
-import { getJson, postJson, startNodeProcess, type NodeHandle } from '../helpers/node-process.js';
+import { getJson, postJson, startNodeProcess, until, type NodeHandle } from '../helpers/node-process.js';
 import { startGatewayProcess, WsClient, type Msg, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
 
 /**
@@ -18,6 +18,8 @@ for (const backend of ['uws', 'node'] as const) {
     before(async () => {
       node = await startNodeProcess({ env: { CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '100000' } });
       gw = await startGatewayProcess({ NODE_RPC_URL: node.url, CHAIN_HTTP_BACKEND: backend, NETWORK_ID: 'gw-test-net', GLOBAL_RL_MAX_RPS: '100000' });
+      // The tests read block 1; a node descheduled during start-up may not have committed it yet.
+      await until('block 1', async () => (((await getJson(`${node.url}/health`)).body.height as number) >= 1 ? true : undefined));
     });
     after(async () => {
       await gw?.stop();

@@ -194,22 +194,28 @@ test('the event loop stays responsive while 200 verifications run in the pool', 
   const pool = new VerifyPool({ provider: 'noble', size: 2 });
   try {
     await pool.verifyMany(batch); // workers loaded and JIT-warm before measuring
+    // A pool that blocks the loop fails every attempt; a loaded test machine that deschedules
+    // this process once for ~0.2 s fails one, so the bound must hold in any of three.
     const tickMs = 5;
-    let last = performance.now();
-    let maxGap = 0;
+    let maxGap = Infinity;
     let ticks = 0;
-    const timer = setInterval(() => {
-      const now = performance.now();
-      maxGap = Math.max(maxGap, now - last);
-      last = now;
-      ticks++;
-    }, tickMs);
-    const started = performance.now();
-    const results = await pool.verifyMany(batch);
-    const elapsed = performance.now() - started;
-    clearInterval(timer);
-    assert.deepEqual(results, expected);
-    console.log(`# 200 verifications: serial in-thread ~${serialMs.toFixed(0)} ms; pooled ${elapsed.toFixed(0)} ms; max event-loop gap ${maxGap.toFixed(1)} ms over ${ticks} ticks`);
+    for (let attempt = 0; attempt < 3 && !(maxGap < serialMs / 4 && ticks >= 3); attempt++) {
+      let last = performance.now();
+      maxGap = 0;
+      ticks = 0;
+      const timer = setInterval(() => {
+        const now = performance.now();
+        maxGap = Math.max(maxGap, now - last);
+        last = now;
+        ticks++;
+      }, tickMs);
+      const started = performance.now();
+      const results = await pool.verifyMany(batch);
+      const elapsed = performance.now() - started;
+      clearInterval(timer);
+      assert.deepEqual(results, expected);
+      console.log(`# 200 verifications: serial in-thread ~${serialMs.toFixed(0)} ms; pooled ${elapsed.toFixed(0)} ms; max event-loop gap ${maxGap.toFixed(1)} ms over ${ticks} ticks`);
+    }
     assert.ok(ticks >= 3, `the interval kept ticking (${ticks} ticks)`);
     assert.ok(maxGap < serialMs / 4, `max gap ${maxGap.toFixed(1)} ms should be well below the serial ${serialMs.toFixed(0)} ms`);
   } finally {
@@ -243,9 +249,10 @@ test('event-loop delay gauges are registered, scraped and removed', async () => 
 test('event-loop delay excludes the sampling interval: an idle loop is not reported as 10 ms late', async () => {
   const mon = monitorEventLoop(new Registry(), { resolutionMs: 20 });
   try {
-    // Ten idle ticks: each gap is the 20 ms interval plus the timer's lateness, which is small
-    // unless the machine is starved; reporting the raw gap would put the median at >= 20 ms.
-    await new Promise((r) => setTimeout(r, 220));
+    // About fifty idle ticks: each gap is the 20 ms interval plus the timer's lateness, which is
+    // small unless the machine is starved; reporting the raw gap would put the median at >= 20 ms.
+    // Fifty, not ten, so one descheduling of this process on a loaded machine is not the median.
+    await new Promise((r) => setTimeout(r, 1000));
     const idle = mon.snapshot();
     assert.ok(idle.p50 < 0.02, `idle median ${idle.p50} s should be the lateness only`);
     const until = performance.now() + 60;
