@@ -73,30 +73,34 @@ export function parseSyncRequest(x: unknown): SyncRequest | null {
   return isInt(from) && isInt(to) && from >= 1 && to >= from ? { from, to } : null;
 }
 
+export interface RelayedTx {
+  readonly origin: 'signed' | 'system';
+  readonly canonical: string;
+}
+
+/** The origin byte of both relay messages: 0 signed, 1 system; anything else is malformed. */
+const originByte = (origin: RelayedTx['origin']): number => (origin === 'signed' ? 0 : 1);
+const originOf = (byte: number): RelayedTx['origin'] => (byte === 0 ? 'signed' : 'system');
+
 /**
- * A relayed transaction: one origin byte (0 signed, 1 system), then its canonical JSON text as
- * UTF-8. Binary rather than JSON, so a 10 KB body is neither escaped nor re-serialised on the way.
+ * A relayed transaction: one origin byte, then its canonical JSON text as UTF-8. Binary rather
+ * than JSON, so a 10 KB body is neither escaped nor re-serialised on the way.
  */
-export function encodeTxRelay(origin: 'signed' | 'system', canonical: string): Uint8Array {
+export function encodeTxRelay(origin: RelayedTx['origin'], canonical: string): Uint8Array {
   const text = utf8.encode(canonical);
   const out = new Uint8Array(text.length + 1);
-  out[0] = origin === 'signed' ? 0 : 1;
+  out[0] = originByte(origin);
   out.set(text, 1);
   return out;
 }
 
-export function decodeTxRelay(body: Uint8Array): { origin: 'signed' | 'system'; canonical: string } | null {
+export function decodeTxRelay(body: Uint8Array): RelayedTx | null {
   if (body.length < 3 || body[0]! > 1) return null;
   try {
-    return { origin: body[0] === 0 ? 'signed' : 'system', canonical: utf8Decoder.decode(body.subarray(1)) };
+    return { origin: originOf(body[0]!), canonical: utf8Decoder.decode(body.subarray(1)) };
   } catch {
     return null;
   }
-}
-
-export interface RelayedTx {
-  readonly origin: 'signed' | 'system';
-  readonly canonical: string;
 }
 
 /**
@@ -111,7 +115,7 @@ export function encodeTxBatch(txs: readonly RelayedTx[]): Uint8Array {
   let at = 0;
   txs.forEach((t, i) => {
     const text = texts[i]!;
-    out[at] = t.origin === 'signed' ? 0 : 1;
+    out[at] = originByte(t.origin);
     view.setUint32(at + 1, text.length, false);
     out.set(text, at + 5);
     at += 5 + text.length;
@@ -135,7 +139,7 @@ export function decodeTxBatch(body: Uint8Array): RelayedTx[] | null {
     } catch {
       return null;
     }
-    out.push({ origin: body[at] === 0 ? 'signed' : 'system', canonical });
+    out.push({ origin: originOf(body[at]!), canonical });
     at = end;
   }
   return out.length > 0 ? out : null;
