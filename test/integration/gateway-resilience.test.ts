@@ -1,11 +1,9 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { signTransfer, wallet, type Wallet } from '../helpers/chain-fixture.js';
 import { getJson, postJson, startNodeProcess, until, waitConfirmed, type NodeHandle } from '../helpers/node-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { shardOf } from '../../kernel/crypto/fnv.js';
 import { freePort, startGatewayProcess, startNodeAt, WsClient, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
 
@@ -18,8 +16,7 @@ describe('gateway resilience and routing', () => {
 
   test('survives a node restart: 503 while down, serving (and socket events) after', async () => {
     const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), 'gw-restart-'));
-    cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir('gw-restart-');
     let node = await startNodeAt(port, dir);
     cleanup.push(() => node.stop());
     const gw = await startGatewayProcess({ NODE_RPC_URL: node.url });

@@ -1,14 +1,14 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { wallet } from '../helpers/chain-fixture.js';
 import { getJson, postJson, startNodeProcess, until, type NodeHandle } from '../helpers/node-process.js';
 import { freePort, startGatewayProcess, WsClient } from '../../plugins/gateway/testing/process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -49,13 +49,12 @@ async function redisStore(gwUrl: string): Promise<string> {
 
 describe('gateway TLS and the Redis faucet-cooldown store', () => {
   let node: NodeHandle;
-  const dir = mkdtempSync(join(tmpdir(), 'gw-tls-'));
+  const dir = tempDir('gw-tls-');
   before(async () => {
     node = await startNodeProcess({ env: { CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '100000' } });
   });
   after(async () => {
     await node?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   for (const backend of ['uws', 'node'] as const) {
