@@ -75,6 +75,12 @@ async function metricsOf(url: string, names: readonly string[]): Promise<number[
   });
 }
 
+/** The highest VmHWM among the validators, in MiB; 'n/a' where procfs cannot say. */
+function worstPeakRssMiB(): string {
+  const peaks = c.nodes.map((n) => (n.proc?.pid ? peakRssBytes(n.proc.pid) : null));
+  return peaks.some((p) => p === null) ? 'n/a' : (Math.max(...(peaks as number[])) / 2 ** 20).toFixed(0);
+}
+
 async function metricOf(url: string, name: string): Promise<number> {
   return (await metricsOf(url, [name]))[0]!;
 }
@@ -240,6 +246,8 @@ try {
       'p50 ms': pct(lat, 50).toFixed(0),
       'p99 ms': pct(lat, 99).toFixed(0),
       'event-loop p99 ms (worst validator)': Math.max(...loops.map((l) => l[0]! * 1000)).toFixed(1),
+      // VmHWM is a high-water mark: the peak up to the end of this rate, which the bound is on.
+      'peak RSS MiB (worst validator)': worstPeakRssMiB(),
       blocks: blocks.length,
       'txs/busy block': busy.length ? (busy.reduce((a, b) => a + b.tx_count, 0) / busy.length).toFixed(0) : '0',
       'block ms': interval.toFixed(0),
