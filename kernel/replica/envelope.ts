@@ -109,16 +109,16 @@ export function decodeTxRelay(body: Uint8Array): RelayedTx | null {
  * transaction: the origin byte, the text's UTF-8 length (u32, big-endian), the text.
  */
 export function encodeTxBatch(txs: readonly RelayedTx[]): Uint8Array {
-  const texts = txs.map((t) => utf8.encode(t.canonical));
-  const out = new Uint8Array(texts.reduce((n, t) => n + 5 + t.length, 0));
-  const view = new DataView(out.buffer);
+  // Sized first and written in place: no intermediate copy of each 10 KB text.
+  const lengths = txs.map((t) => Buffer.byteLength(t.canonical, 'utf8'));
+  const out = Buffer.allocUnsafeSlow(lengths.reduce((n, len) => n + 5 + len, 0));
   let at = 0;
   txs.forEach((t, i) => {
-    const text = texts[i]!;
+    const len = lengths[i]!;
     out[at] = originByte(t.origin);
-    view.setUint32(at + 1, text.length, false);
-    out.set(text, at + 5);
-    at += 5 + text.length;
+    out.writeUInt32BE(len, at + 1);
+    out.write(t.canonical, at + 5, len, 'utf8');
+    at += 5 + len;
   });
   return out;
 }
