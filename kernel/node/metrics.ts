@@ -13,6 +13,8 @@ export class NodeMetrics {
   readonly cacheHits: Gauge;
   /** Set by the node once consensus runs: signatures of peers' consensus messages verified on a worker. */
   consensusSignatures: () => { preverified: number; hits: number } = () => ({ preverified: 0, hits: 0 });
+  /** Set by the node once consensus runs: transactions of compact proposals that were not held here. */
+  proposalTxFetches: () => { requested: number; received: number } = () => ({ requested: 0, received: 0 });
 
   constructor(verifierStats: { verifications: number; cacheHits: number }) {
     collectDefaultMetrics({ register: this.registry });
@@ -20,6 +22,9 @@ export class NodeMetrics {
     const consensus = (): { preverified: number; hits: number } => this.consensusSignatures();
     new Gauge({ name: 'consensus_signatures_preverified_total', help: 'signatures of peers\' votes, proposals and commits verified on a worker thread', registers: [this.registry], collect() { this.set(consensus().preverified); } });
     new Gauge({ name: 'consensus_preverified_hits_total', help: 'consensus signature checks answered from the pre-verified memo instead of in-thread', registers: [this.registry], collect() { this.set(consensus().hits); } });
+    const fetches = (): { requested: number; received: number } => this.proposalTxFetches();
+    new Gauge({ name: 'consensus_proposal_txs_requested_total', help: 'transactions named by compact proposals that were not held here, asked of the proposal\'s sender', registers: [this.registry], collect() { this.set(fetches().requested); } });
+    new Gauge({ name: 'consensus_proposal_txs_received_total', help: 'transaction texts received in answer to those requests', registers: [this.registry], collect() { this.set(fetches().received); } });
     this.cacheHits = new Gauge({ name: 'verification_cache_hits_total', help: 'signature checks answered from the verify-once cache', registers: [this.registry], collect() { this.set(verifierStats.cacheHits); } });
   }
 }

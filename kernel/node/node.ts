@@ -178,6 +178,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     replica = bft;
     consensus = bft;
     metrics.consensusSignatures = () => bft.preverifiedStats;
+    metrics.proposalTxFetches = () => bft.proposalTxFetches;
     chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
     await replica.start();
     log.info({ validators: set.length, voting: inSet }, 'BFT consensus started');

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
-import { proposedBlockCodec } from './block-codec.js';
-import { decodeTxRelay, encodeTxRelay } from './envelope.js';
+import { MissingTransactions, proposedBlockCodec } from './block-codec.js';
+import { decodeTxRelay, encodeTxRelay, parseTxRequest } from './envelope.js';
+import { FetchedTxs } from './fetched-txs.js';
 import type { ProposedBlock } from '../chain/chain.js';
 
 const COIN = 10n ** 12n;
@@ -66,6 +67,47 @@ test('a transaction id must match its text, and a pending copy is only reused fo
   const forged = tx.canonical.replace('"value":3', '"value":4');
   assert.notEqual(forged, tx.canonical);
   assert.equal(proposedBlockCodec(holder.chain).decode({ ...encoded, txs: [{ ...tx, canonical: forged }] }), undefined);
+});
+
+test('a compact proposal names transactions by id: a holder decodes it from its mempool, anyone else learns which ids it lacks', async () => {
+  const { block, encoded } = await proposal();
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: COIN }] });
+  await f.chain.admit(signTransfer(alice, { to: bob.address, value: 3, nonce: 1 }), 0);
+  const compact = JSON.parse(JSON.stringify(proposedBlockCodec(f.chain, { compact: true }).encode(block))) as typeof encoded;
+  assert.deepEqual(compact.txs, [{ origin: 'signed', hash: block.txs[0]!.hash }]);
+  assert.equal((proposedBlockCodec(f.chain).decode(compact) as ProposedBlock).txs[0], f.chain.pendingTx(block.txs[0]!.hash));
+
+  const fetched = new FetchedTxs();
+  const empty = await makeChain({ accounts: [{ address: alice.address, balance: COIN }] });
+  const codec = proposedBlockCodec(empty.chain, { fetched });
+  const missing = codec.decode(compact);
+  assert.ok(missing instanceof MissingTransactions);
+  assert.deepEqual(missing.hashes, [block.txs[0]!.hash]);
+  // The text, once fetched, is filed under the hash this node computes, and the proposal decodes.
+  assert.equal(fetched.add({ origin: 'signed', canonical: block.txs[0]!.canonical }), block.txs[0]!.hash);
+  const decoded = codec.decode(compact) as ProposedBlock;
+  assert.equal(decoded.txs[0]!.hash, block.txs[0]!.hash);
+  assert.equal(decoded.txs[0]!.value, 3n);
+  // A fetched text of the other origin does not stand in, and a malformed id is refused outright.
+  assert.ok(codec.decode({ ...compact, txs: [{ origin: 'system', hash: block.txs[0]!.hash }] }) instanceof MissingTransactions);
+  assert.equal(codec.decode({ ...compact, txs: [{ origin: 'signed', hash: 'nope' }] }), undefined);
+  assert.equal(codec.decode({ ...compact, txs: [{ origin: 'signed', hash: block.txs[0]!.hash, canonical: 7 }] }), undefined);
+});
+
+test('fetched texts are bounded by size, oldest first; a transaction request is a non-empty list of hashes', () => {
+  const fetched = new FetchedTxs(25);
+  const a = fetched.add({ origin: 'signed', canonical: '{"n":"aaaaaaaaaa"}' });
+  const b = fetched.add({ origin: 'signed', canonical: '{"n":"bbbbbbbbbb"}' });
+  assert.equal(fetched.get(a), undefined, 'evicted to stay within the bound');
+  assert.equal(fetched.get(b)?.canonical, '{"n":"bbbbbbbbbb"}');
+  assert.equal(fetched.size, 1);
+
+  const h = '0x' + 'ab'.repeat(32);
+  assert.deepEqual(parseTxRequest({ hashes: [h] }), [h]);
+  assert.equal(parseTxRequest({ hashes: [] }), null);
+  assert.equal(parseTxRequest({ hashes: ['0xAB'] }), null);
+  assert.equal(parseTxRequest({ hashes: Array.from({ length: 20_001 }, () => h) }), null);
+  assert.equal(parseTxRequest(null), null);
 });
 
 test('a relayed transaction is its origin byte and canonical text', () => {

@@ -3,13 +3,16 @@ import { hashOfCanonical } from '../tx/hash.js';
 import type { BlockCodec } from '../consensus/wire.js';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
 import type { BlockHeader, EvidenceItem } from '../chain/types.js';
+import type { FetchedTxs } from './fetched-txs.js';
 
 /**
- * Blocks on the consensus wire and in the WAL. Transactions travel as their canonical JSON text
- * and id; decoding takes every field from that text (the pending transaction admission built
- * from the same text, or Chain.rebuildTx), so a peer cannot pair a signed body with other
- * fields or an id with another text; header and evidence are re-checked by Chain.validate
- * before any vote.
+ * Blocks on the consensus wire and in the WAL. A transaction travels either as its canonical
+ * JSON text with its id (full form: catch-up, old WAL entries) or as its id alone (compact form:
+ * proposals, whose transactions every validator already holds from the relay at submission).
+ * Decoding takes every field from a text this node hashed itself (the pending transaction
+ * admission built, a text fetched from a peer and hashed on arrival, or Chain.rebuildTx), so a
+ * peer cannot pair a signed body with other fields or an id with another text; header and
+ * evidence are re-checked by Chain.validate before any vote.
  */
 type Obj = Record<string, unknown>;
 
@@ -37,27 +40,58 @@ function evidenceFromJson(x: unknown): EvidenceItem | undefined {
   return { hash: x.hash, kind: 'duplicate-vote', validator: x.validator, height: x.height, round: x.round, raw: x.raw };
 }
 
-export function proposedBlockCodec(chain: Chain): BlockCodec {
+/**
+ * A compact proposal names transactions this node neither holds nor has fetched: the decoder's
+ * answer in place of a block, so the replica can ask the sender for their texts and decode again.
+ */
+export class MissingTransactions {
+  constructor(readonly hashes: readonly string[]) {}
+}
+
+export interface BlockCodecOptions {
+  /** Encode transactions by id only (proposals); decoding accepts both forms either way. */
+  readonly compact?: boolean;
+  /** Texts fetched from peers or replayed from the WAL, for ids not pending here. */
+  readonly fetched?: FetchedTxs;
+}
+
+export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}): BlockCodec {
+  const fetched = options.fetched;
   return {
     encode(block: unknown): JsonValue {
       const b = block as ProposedBlock;
       return {
         header: headerToJson(b.header) as JsonValue,
         hash: b.hash,
-        // Each body as its canonical text (what the hash covers, never re-serialised field by
-        // field) with its id, so a receiver finds the pending copy without hashing the text again.
-        txs: b.txs.map((t) => ({ origin: t.origin, hash: t.hash, canonical: t.canonical })),
+        // Full form: each body as its canonical text (what the hash covers, never re-serialised
+        // field by field) with its id, so a receiver finds the pending copy without hashing the
+        // text again. Compact form: the id alone.
+        txs: options.compact ? b.txs.map((t) => ({ origin: t.origin, hash: t.hash })) : b.txs.map((t) => ({ origin: t.origin, hash: t.hash, canonical: t.canonical })),
         evidence: b.evidence as unknown as JsonValue,
       };
     },
-    decode(json: unknown): ProposedBlock | undefined {
+    decode(json: unknown): ProposedBlock | MissingTransactions | undefined {
       if (!isObj(json) || !isHash(json.hash) || !Array.isArray(json.txs) || !Array.isArray(json.evidence)) return undefined;
       if (json.txs.length > MAX_TXS || json.evidence.length > MAX_EVIDENCE) return undefined;
       const header = headerFromJson(json.header);
       if (!header) return undefined;
+      const missing: string[] = [];
       try {
         const txs = json.txs.map((t) => {
-          if (!isObj(t) || (t.origin !== 'signed' && t.origin !== 'system') || typeof t.canonical !== 'string') throw new Error('malformed transaction');
+          if (!isObj(t) || (t.origin !== 'signed' && t.origin !== 'system')) throw new Error('malformed transaction');
+          if (t.canonical === undefined) {
+            // Compact form: the id must name a text this node hashed itself.
+            if (!isHash(t.hash)) throw new Error('malformed transaction id');
+            const held = chain.pendingTx(t.hash);
+            if (held && held.origin === t.origin) return chain.forBlock(held, header.base_fee);
+            const text = fetched?.get(t.hash);
+            if (!text || text.origin !== t.origin) {
+              missing.push(t.hash);
+              return undefined;
+            }
+            return fromText(chain, t.origin, text.canonical, t.hash, header);
+          }
+          if (typeof t.canonical !== 'string') throw new Error('malformed transaction');
           // Usually already pending here (relayed at submission). The pending copy was hashed at
           // admission, so the same text under the same id needs no hashing again; any other text
           // is hashed and must match the id it came with (WAL entries written before ids
@@ -70,20 +104,25 @@ export function proposedBlockCodec(chain: Chain): BlockCodec {
           if (claimed !== undefined && claimed !== hash) throw new Error('transaction id does not match its text');
           const pending = known ? held : chain.pendingTx(hash);
           if (pending && pending.origin === t.origin) return chain.forBlock(pending, header.base_fee);
-          const body: unknown = JSON.parse(t.canonical);
-          // Only canonical text is accepted, so the id is the hash of exactly what was sent.
-          if (!isObj(body) || canonicalJson(body) !== t.canonical) throw new Error('transaction text is not canonical JSON');
-          return chain.rebuildTx(t.origin, body, header.base_fee, header.timestamp, { canonical: t.canonical, hash });
+          return fromText(chain, t.origin, t.canonical, hash, header);
         });
         const evidence = json.evidence.map((e) => {
           const ev = evidenceFromJson(e);
           if (!ev) throw new Error('malformed evidence');
           return ev;
         });
-        return { header, hash: json.hash, txs, evidence };
+        if (missing.length > 0) return new MissingTransactions(missing);
+        return { header, hash: json.hash, txs: txs as ProposedBlock['txs'], evidence };
       } catch {
         return undefined;
       }
     },
   };
+}
+
+/** A transaction rebuilt from a text whose hash is `hash`; only canonical text is accepted, so the id is the hash of exactly that text. */
+function fromText(chain: Chain, origin: 'signed' | 'system', canonical: string, hash: string, header: BlockHeader): ProposedBlock['txs'][number] {
+  const body: unknown = JSON.parse(canonical);
+  if (!isObj(body) || canonicalJson(body) !== canonical) throw new Error('transaction text is not canonical JSON');
+  return chain.rebuildTx(origin, body, header.base_fee, header.timestamp, { canonical, hash });
 }

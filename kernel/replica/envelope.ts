@@ -11,6 +11,16 @@ export const TAG_SYNC_REQUEST = 3;
 export const TAG_EVIDENCE = 4;
 export const TAG_TX = 5;
 export const TAG_TX_BATCH = 6;
+/** Ids of transactions a compact proposal named that the receiver does not hold: `{"hashes":[…]}`. */
+export const TAG_TX_REQUEST = 7;
+/**
+ * Texts answering a request, in the batch encoding; not admitted, only kept for decoding
+ * proposals. The same byte opens a WAL entry holding a proposal's transaction texts (consensus
+ * messages in the WAL are JSON and open with `{`).
+ */
+export const TAG_TX_TEXTS = 8;
+/** Most ids in one request: a block's transaction bound (block-codec MAX_TXS). */
+export const MAX_TX_REQUEST = 20_000;
 
 export interface StatusMessage {
   /** Last committed height of the sender. */
@@ -71,6 +81,15 @@ export function parseSyncRequest(x: unknown): SyncRequest | null {
   if (typeof x !== 'object' || x === null) return null;
   const { from, to } = x as Record<string, unknown>;
   return isInt(from) && isInt(to) && from >= 1 && to >= from ? { from, to } : null;
+}
+
+const HASH_RE = /^0x[0-9a-f]{64}$/;
+
+export function parseTxRequest(x: unknown): string[] | null {
+  if (typeof x !== 'object' || x === null) return null;
+  const { hashes } = x as Record<string, unknown>;
+  if (!Array.isArray(hashes) || hashes.length === 0 || hashes.length > MAX_TX_REQUEST) return null;
+  return hashes.every((h): h is string => typeof h === 'string' && HASH_RE.test(h)) ? hashes : null;
 }
 
 export interface RelayedTx {

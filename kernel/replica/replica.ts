@@ -34,8 +34,31 @@ import {
 } from '../consensus/index.js';
 import type { ConsensusStatus, PeerView } from '../node/services.js';
 import { nextBlockDue, type BlockPace } from '../node/pace.js';
-import { proposedBlockCodec } from './block-codec.js';
-import { TAG_CONSENSUS, TAG_EVIDENCE, TAG_STATUS, TAG_SYNC_REQUEST, TAG_TX, TAG_TX_BATCH, decodeTxBatch, decodeTxRelay, encodeTxBatch, encodeTxRelay, envelope, openEnvelope, parseJsonBody, parseJsonText, parseStatus, parseSyncRequest, type RelayedTx, type StatusMessage } from './envelope.js';
+import { MissingTransactions, proposedBlockCodec } from './block-codec.js';
+import { FetchedTxs } from './fetched-txs.js';
+import {
+  TAG_CONSENSUS,
+  TAG_EVIDENCE,
+  TAG_STATUS,
+  TAG_SYNC_REQUEST,
+  TAG_TX,
+  TAG_TX_BATCH,
+  TAG_TX_REQUEST,
+  TAG_TX_TEXTS,
+  decodeTxBatch,
+  decodeTxRelay,
+  encodeTxBatch,
+  encodeTxRelay,
+  envelope,
+  openEnvelope,
+  parseJsonBody,
+  parseJsonText,
+  parseStatus,
+  parseSyncRequest,
+  parseTxRequest,
+  type RelayedTx,
+  type StatusMessage,
+} from './envelope.js';
 import { Wal } from './wal.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
@@ -72,6 +95,10 @@ export interface ReplicaOptions {
 const textEncoder = new TextEncoder();
 /** A relay message is sent once this much transaction text waits (~24 transfers), whatever the turn. */
 const RELAY_BATCH_BYTES = 256 * 1024;
+/** Texts sent in one answer to a transaction request: a sealed frame holds at most 4 MiB. */
+const TX_TEXTS_MAX_CHARS = 3 * 1024 * 1024;
+/** Compact proposals kept while their missing texts are fetched (a few rounds' worth). */
+const MAX_AWAITING_PROPOSALS = 8;
 
 /**
  * A validator's consensus engine in a real process: the Tendermint driver (kernel/consensus)
@@ -81,7 +108,14 @@ const RELAY_BATCH_BYTES = 256 * 1024;
  */
 export class Replica implements ConsensusStatus, ValueHost {
   private readonly chain: Chain;
+  /** Decodes both block forms; encodes the full one (catch-up). */
   private readonly codec: BlockCodec;
+  /** Encodes proposals with transaction ids only: peers hold the texts from the relay. */
+  private readonly compactCodec: BlockCodec;
+  private readonly fetched = new FetchedTxs();
+  /** Compact proposals waiting for texts requested from their sender. */
+  private awaiting: Array<{ from: string; body: Uint8Array; height: number }> = [];
+  private readonly fetchCounts = { requested: 0, received: 0 };
   private readonly now: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly peerStatus = new Map<string, StatusMessage>();
@@ -102,7 +136,8 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   constructor(private readonly o: ReplicaOptions) {
     this.chain = o.chain;
-    this.codec = proposedBlockCodec(o.chain);
+    this.codec = proposedBlockCodec(o.chain, { fetched: this.fetched });
+    this.compactCodec = proposedBlockCodec(o.chain, { compact: true, fetched: this.fetched });
     this.now = o.now ?? Date.now;
     this.lastCommitAt = this.now();
     const crypto = o.consensusCrypto;
@@ -112,6 +147,11 @@ export class Replica implements ConsensusStatus, ValueHost {
   /** Consensus signatures verified on workers before the machine saw them (for /metrics and tests). */
   get preverifiedStats(): { preverified: number; hits: number } {
     return this.preverified?.stats ?? { preverified: 0, hits: 0 };
+  }
+
+  /** Transactions of compact proposals this node did not hold: asked of the sender, and texts received (for /metrics). */
+  get proposalTxFetches(): { requested: number; received: number } {
+    return { ...this.fetchCounts };
   }
 
   // ---- ConsensusStatus (for /health and /peers) ----
@@ -286,7 +326,12 @@ export class Replica implements ConsensusStatus, ValueHost {
   private async replayWal(entries: Uint8Array[]): Promise<void> {
     let replayed = 0;
     for (const bytes of entries) {
-      const msg = decodeConsensusMessage(bytes, this.codec);
+      // A proposal's transaction texts precede it, so its compact form decodes without a mempool.
+      if (bytes[0] === TAG_TX_TEXTS) {
+        for (const t of decodeTxBatch(bytes.subarray(1)) ?? []) this.fetched.add(t);
+        continue;
+      }
+      const msg = withoutMissing(decodeConsensusMessage(bytes, this.codec));
       if (!msg) continue;
       const h = messageHeight(msg);
       // Messages of a height already applied are recognised and skipped.
@@ -319,8 +364,8 @@ export class Replica implements ConsensusStatus, ValueHost {
     for (const e of effects) {
       switch (e.type) {
         case 'broadcastProposal': {
-          const bytes = encodeConsensusMessage({ kind: 'proposal', proposal: e.proposal, block: e.block }, this.codec);
-          if (!fromGossip) await this.wal.append(bytes, e.proposal.proposal.proposer === this.o.signer?.address);
+          const bytes = encodeConsensusMessage({ kind: 'proposal', proposal: e.proposal, block: e.block }, this.compactCodec);
+          if (!fromGossip) await this.appendProposal(e.block as ProposedBlock, bytes, e.proposal.proposal.proposer === this.o.signer?.address);
           this.o.transport.broadcast(envelope(TAG_CONSENSUS, bytes));
           break;
         }
@@ -384,14 +429,67 @@ export class Replica implements ConsensusStatus, ValueHost {
     if (!env) return;
     if (env.tag === TAG_CONSENSUS) {
       const msg = decodeConsensusMessage(env.body, this.codec);
-      const ready = msg ? this.preverify(msg) : null;
-      void this.serial(async () => {
-        if (ready) await ready;
-        await this.onConsensusMessage(from, env.body, msg);
-      });
+      if (msg?.kind === 'proposal' && msg.block instanceof MissingTransactions) {
+        this.awaitTexts(from, env.body, msg.proposal.proposal.height, msg.block.hashes);
+        return;
+      }
+      this.consensusInput(from, env.body, withoutMissing(msg));
       return;
     }
     void this.serial(() => this.onMessage(from, env));
+  }
+
+  private consensusInput(from: string, body: Uint8Array, msg: ConsensusMessage | null): void {
+    const ready = msg ? this.preverify(msg) : null;
+    void this.serial(async () => {
+      if (ready) await ready;
+      await this.onConsensusMessage(from, body, msg);
+    });
+  }
+
+  /**
+   * A compact proposal naming transactions this node does not hold (it was down or busy when
+   * they were relayed, or refused them): its sender has them pending, so ask it for the texts
+   * and decode again when they arrive. If they never do, the round's propose timeout prevotes nil.
+   */
+  private awaitTexts(from: string, body: Uint8Array, height: number, hashes: readonly string[]): void {
+    if (height < this.height || height > this.height + 1) return;
+    this.awaiting = this.awaiting.filter((w) => w.height >= this.height);
+    if (this.awaiting.length >= MAX_AWAITING_PROPOSALS) this.awaiting.shift();
+    this.awaiting.push({ from, body, height });
+    this.fetchCounts.requested += hashes.length;
+    this.o.transport.send(from, envelope(TAG_TX_REQUEST, { hashes }));
+  }
+
+  private retryAwaiting(): void {
+    const waiting = this.awaiting;
+    this.awaiting = [];
+    for (const w of waiting) {
+      if (w.height < this.height) continue;
+      const msg = decodeConsensusMessage(w.body, this.codec);
+      if (msg?.kind === 'proposal' && msg.block instanceof MissingTransactions) this.awaiting.push(w);
+      else this.consensusInput(w.from, w.body, withoutMissing(msg));
+    }
+  }
+
+  /** A proposal in the WAL: its transaction texts first, then the (compact) message itself. */
+  private async appendProposal(block: ProposedBlock, bytes: Uint8Array, sync: boolean): Promise<void> {
+    if (block.txs.length > 0) await this.wal.append(envelope(TAG_TX_TEXTS, encodeTxBatch(block.txs)), false);
+    await this.wal.append(bytes, sync);
+  }
+
+  /** Texts a peer asked for: what is pending here or was fetched here, up to one frame. */
+  private answerTxRequest(peer: string, hashes: readonly string[]): void {
+    const found: RelayedTx[] = [];
+    let chars = 0;
+    for (const h of hashes) {
+      const tx = this.chain.pendingTx(h) ?? this.fetched.get(h);
+      if (!tx) continue;
+      chars += tx.canonical.length;
+      if (chars > TX_TEXTS_MAX_CHARS) break;
+      found.push(tx);
+    }
+    if (found.length > 0) this.o.transport.send(peer, envelope(TAG_TX_TEXTS, encodeTxBatch(found)));
   }
 
   /** Verifies a message's signatures on the consensus workers when they belong to the current height. */
@@ -432,7 +530,10 @@ export class Replica implements ConsensusStatus, ValueHost {
       this.maybeSync();
       return;
     }
-    if (h === this.height) await this.wal.append(body, false);
+    if (h === this.height) {
+      if (msg.kind === 'proposal') await this.appendProposal(msg.block as ProposedBlock, body, false);
+      else await this.wal.append(body, false);
+    }
     await this.feed(msg, false);
   }
 
@@ -465,6 +566,22 @@ export class Replica implements ConsensusStatus, ValueHost {
             this.o.log.debug({ peer: from, err: err instanceof Error ? err.message : String(err) }, 'relayed transaction not admitted');
           });
         });
+        return;
+      }
+      case TAG_TX_REQUEST: {
+        const hashes = parseTxRequest(parseJsonBody(env.body));
+        if (!hashes) return this.misbehaved(from, 'bad transaction request');
+        this.answerTxRequest(from, hashes);
+        return;
+      }
+      case TAG_TX_TEXTS: {
+        const txs = decodeTxBatch(env.body);
+        if (!txs) return this.misbehaved(from, 'bad transaction texts');
+        // Only an awaited proposal makes them worth hashing.
+        if (this.awaiting.length === 0) return;
+        for (const t of txs) this.fetched.add(t);
+        this.fetchCounts.received += txs.length;
+        this.retryAwaiting();
         return;
       }
       case TAG_EVIDENCE: {
@@ -573,6 +690,11 @@ export class Replica implements ConsensusStatus, ValueHost {
 function toEvidenceItem(ev: Evidence): EvidenceItem {
   const v = ev.voteA.vote;
   return { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: v.validator, height: v.height, round: v.round, raw: evidenceToJson(ev) };
+}
+
+/** A message whose block names transactions we lack is, outside a fresh proposal, undecodable. */
+function withoutMissing(m: ConsensusMessage | null): ConsensusMessage | null {
+  return m && m.kind !== 'vote' && m.block instanceof MissingTransactions ? null : m;
 }
 
 function messageHeight(m: ConsensusMessage): number {

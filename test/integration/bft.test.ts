@@ -1,7 +1,10 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Cluster } from '../helpers/cluster.js';
-import { getJson, postJson, waitConfirmed } from '../helpers/node-process.js';
+import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { signTransfer, wallet } from '../helpers/chain-fixture.js';
 import { mulberry32, testSeed } from '../helpers/prng.js';
 
@@ -97,5 +100,30 @@ describe('BFT across 4 real validator processes', () => {
     const b = await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${top + 5}`);
     const interval = ((b.body.timestamp as number) - (a.body.timestamp as number)) / 4;
     assert.ok(interval >= 300, `empty blocks every ${interval} ms, expected at least CHAIN_EMPTY_BLOCK_MS=300`);
+  });
+
+  test('a validator that refused relayed transactions fetches their texts for the compact proposal naming them', async () => {
+    // Validator 3 holds one pending transaction at most: the relayed transfers beyond it are
+    // refused (mempool full), so the proposals that carry them name ids it does not hold.
+    const dir = tempDir('cfg-small-mempool-');
+    const devnet = JSON.parse(readFileSync(join('configs', 'devnet.json'), 'utf8')) as { tx?: Record<string, unknown> };
+    writeFileSync(join(dir, 'devnet.json'), JSON.stringify({ ...devnet, tx: { ...devnet.tx, mempool_max_txs: 1 } }));
+    await c.stopNode(3);
+    await c.startNode(3, ['--config-dir', dir]);
+    await until('validator 3 connected to its 3 peers', async () => ((await getJson(`${c.nodes[3]!.url}/health`)).body.peers === 3 ? true : undefined));
+    const alice = wallet(43);
+    const f = await postJson(`${c.nodes[0]!.url}/api/v1/faucet`, { address: alice.address, public_key: alice.publicKeyHex });
+    await waitConfirmed(c.nodes[0]!.url, f.body.tx_hash as string);
+    const hashes: string[] = [];
+    for (let nonce = 1; nonce <= 4; nonce++) {
+      const t = await postJson(`${c.nodes[0]!.url}/api/v1/transactions`, signTransfer(alice, { to: wallet(44).address, value: 1, nonce }));
+      assert.equal(t.status, 200, JSON.stringify(t.body));
+      hashes.push(t.body.tx_hash as string);
+    }
+    for (const h of hashes) assert.equal((await waitConfirmed(c.nodes[3]!.url, h)).status, 'confirmed');
+    const metrics = await (await fetch(`${c.nodes[3]!.url}/metrics`)).text();
+    const received = Number(/^consensus_proposal_txs_received_total (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(received >= 1, `validator 3 received ${received} fetched texts`);
+    await c.assertAgreement(await c.height(0));
   });
 });
