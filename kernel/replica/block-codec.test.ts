@@ -4,6 +4,7 @@ import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixtur
 import { MissingTransactions, proposedBlockCodec } from './block-codec.js';
 import { decodeTxRelay, encodeTxRelay, parseTxRequest } from './envelope.js';
 import { FetchedTxs } from './fetched-txs.js';
+import { hashOfCanonical } from '../tx/hash.js';
 import type { ProposedBlock } from '../chain/chain.js';
 
 const COIN = 10n ** 12n;
@@ -82,9 +83,9 @@ test('a compact proposal names transactions by id: a holder decodes it from its 
   const codec = proposedBlockCodec(empty.chain, { fetched });
   const missing = codec.decode(compact);
   assert.ok(missing instanceof MissingTransactions);
-  assert.deepEqual(missing.hashes, [block.txs[0]!.hash]);
+  assert.deepEqual(missing.missing, [{ origin: 'signed', hash: block.txs[0]!.hash }]);
   // The text, once fetched, is filed under the hash this node computes, and the proposal decodes.
-  assert.equal(fetched.add({ origin: 'signed', canonical: block.txs[0]!.canonical }), block.txs[0]!.hash);
+  fetched.put(hashOfCanonical(block.txs[0]!.canonical), { origin: 'signed', canonical: block.txs[0]!.canonical });
   const decoded = codec.decode(compact) as ProposedBlock;
   assert.equal(decoded.txs[0]!.hash, block.txs[0]!.hash);
   assert.equal(decoded.txs[0]!.value, 3n);
@@ -96,11 +97,18 @@ test('a compact proposal names transactions by id: a holder decodes it from its 
 
 test('fetched texts are bounded by size, oldest first; a transaction request is a non-empty list of hashes', () => {
   const fetched = new FetchedTxs(25);
-  const a = fetched.add({ origin: 'signed', canonical: '{"n":"aaaaaaaaaa"}' });
-  const b = fetched.add({ origin: 'signed', canonical: '{"n":"bbbbbbbbbb"}' });
+  const [a, b] = ['0x' + 'aa'.repeat(32), '0x' + 'bb'.repeat(32)];
+  fetched.put(a, { origin: 'signed', canonical: '{"n":"aaaaaaaaaa"}' });
+  fetched.put(b, { origin: 'signed', canonical: '{"n":"bbbbbbbbbb"}' });
   assert.equal(fetched.get(a), undefined, 'evicted to stay within the bound');
   assert.equal(fetched.get(b)?.canonical, '{"n":"bbbbbbbbbb"}');
   assert.equal(fetched.size, 1);
+  // A wrong origin filed first does not hide the right one.
+  const both = new FetchedTxs();
+  both.put(b, { origin: 'system', canonical: '{"n":"bbbbbbbbbb"}' });
+  both.put(b, { origin: 'signed', canonical: '{"n":"bbbbbbbbbb"}' });
+  assert.equal(both.get(b, 'signed')?.origin, 'signed');
+  assert.equal(both.get(b, 'system')?.origin, 'system');
 
   const h = '0x' + 'ab'.repeat(32);
   assert.deepEqual(parseTxRequest({ hashes: [h] }), [h]);

@@ -45,7 +45,7 @@ function evidenceFromJson(x: unknown): EvidenceItem | undefined {
  * answer in place of a block, so the replica can ask the sender for their texts and decode again.
  */
 export class MissingTransactions {
-  constructor(readonly hashes: readonly string[]) {}
+  constructor(readonly missing: ReadonlyArray<{ readonly origin: 'signed' | 'system'; readonly hash: string }>) {}
 }
 
 export interface BlockCodecOptions {
@@ -75,7 +75,7 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
       if (json.txs.length > MAX_TXS || json.evidence.length > MAX_EVIDENCE) return undefined;
       const header = headerFromJson(json.header);
       if (!header) return undefined;
-      const missing: string[] = [];
+      const missing: Array<{ origin: 'signed' | 'system'; hash: string }> = [];
       try {
         const txs = json.txs.map((t) => {
           if (!isObj(t) || (t.origin !== 'signed' && t.origin !== 'system')) throw new Error('malformed transaction');
@@ -84,9 +84,9 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
             if (!isHash(t.hash)) throw new Error('malformed transaction id');
             const held = chain.pendingTx(t.hash);
             if (held && held.origin === t.origin) return chain.forBlock(held, header.base_fee);
-            const text = fetched?.get(t.hash);
-            if (!text || text.origin !== t.origin) {
-              missing.push(t.hash);
+            const text = fetched?.get(t.hash, t.origin);
+            if (!text) {
+              missing.push({ origin: t.origin, hash: t.hash });
               return undefined;
             }
             return fromText(chain, t.origin, text.canonical, t.hash, header);

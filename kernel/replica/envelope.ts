@@ -14,9 +14,10 @@ export const TAG_TX_BATCH = 6;
 /** Ids of transactions a compact proposal named that the receiver does not hold: `{"hashes":[…]}`. */
 export const TAG_TX_REQUEST = 7;
 /**
- * Texts answering a request, in the batch encoding; not admitted, only kept for decoding
- * proposals. The same byte opens a WAL entry holding a proposal's transaction texts (consensus
- * messages in the WAL are JSON and open with `{`).
+ * Texts answering a request (a cut flag byte, then the batch encoding; proposal-tx-fetch.ts), not
+ * admitted, only kept for decoding proposals. The same byte opens a WAL entry holding a
+ * proposal's transaction texts in the batch encoding (consensus messages in the WAL are JSON and
+ * open with `{`).
  */
 export const TAG_TX_TEXTS = 8;
 /** Most ids in one request: a block's transaction bound (block-codec MAX_TXS). */

@@ -1,11 +1,11 @@
-import { hashOfCanonical } from '../tx/hash.js';
 import type { RelayedTx } from './envelope.js';
 
 /**
  * Transaction texts this node holds for compact proposals without having admitted them: fetched
  * from a peer when a proposal names ids not pending here, or replayed from the WAL after a
- * restart. Each text is filed under the hash this node computed from it, so a peer cannot put a
- * text under another id. Bounded by text length; the oldest entries go first.
+ * restart. Each text is filed under the hash this node computed from it and under its origin, so
+ * a peer can neither put a text under another id nor shadow the right origin with a wrong one.
+ * Bounded by text length; the oldest entries go first.
  */
 export class FetchedTxs {
   private readonly texts = new Map<string, RelayedTx>();
@@ -13,25 +13,30 @@ export class FetchedTxs {
 
   constructor(private readonly maxChars = 64 * 1024 * 1024) {}
 
-  /** Files a text under its own hash and returns that hash. */
-  add(tx: RelayedTx): string {
-    const hash = hashOfCanonical(tx.canonical);
-    if (this.texts.has(hash)) return hash;
-    this.texts.set(hash, { origin: tx.origin, canonical: tx.canonical });
+  /** Files a text under `hash`, which the caller computed from that very text. */
+  put(hash: string, tx: RelayedTx): void {
+    const key = keyOf(hash, tx.origin);
+    if (this.texts.has(key)) return;
+    this.texts.set(key, { origin: tx.origin, canonical: tx.canonical });
     this.chars += tx.canonical.length;
-    for (const [h, t] of this.texts) {
+    for (const [k, t] of this.texts) {
       if (this.chars <= this.maxChars) break;
-      this.texts.delete(h);
+      this.texts.delete(k);
       this.chars -= t.canonical.length;
     }
-    return hash;
   }
 
-  get(hash: string): RelayedTx | undefined {
-    return this.texts.get(hash);
+  /** The text of `hash` with that origin; without one, either. */
+  get(hash: string, origin?: RelayedTx['origin']): RelayedTx | undefined {
+    if (origin) return this.texts.get(keyOf(hash, origin));
+    return this.texts.get(keyOf(hash, 'signed')) ?? this.texts.get(keyOf(hash, 'system'));
   }
 
   get size(): number {
     return this.texts.size;
   }
+}
+
+function keyOf(hash: string, origin: RelayedTx['origin']): string {
+  return `${origin}:${hash}`;
 }

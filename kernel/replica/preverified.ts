@@ -16,16 +16,18 @@ export class PreverifiedSignatures {
 
   constructor(private readonly verifyAsync: AsyncVerify) {}
 
-  /** Verifies on the worker and remembers a success; never rejects. */
-  async check(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<void> {
+  /** Verifies on the worker and remembers a success; answers whether it verified, never rejects. */
+  async check(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
     try {
       if (await this.verifyAsync(signature, message, publicKey)) {
         this.verified.set(signature, { message, publicKey });
         this.stats.preverified++;
+        return true;
       }
     } catch {
       // the machine verifies it in-thread and decides
     }
+    return false;
   }
 
   /** `base` with a verify that consults the memo first (keyed by the signature's bytes object). */

@@ -5,6 +5,7 @@ import type { EvidenceItem } from '../chain/types.js';
 import { blockHash } from '../chain/block-hash.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
 import { sha3Hex0x } from '../crypto/hash.js';
+import { hashOfCanonical } from '../tx/hash.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { Transport } from '../p2p/transport.js';
 import {
@@ -27,6 +28,7 @@ import {
   type CommitCertificate,
   type ConsensusEffect,
   type ConsensusMessage,
+  type SignedProposal,
   type Evidence,
   type TimeoutConfig,
   type ValueHost,
@@ -35,7 +37,7 @@ import {
 import type { ConsensusStatus, PeerView } from '../node/services.js';
 import { nextBlockDue, type BlockPace } from '../node/pace.js';
 import { MissingTransactions, proposedBlockCodec } from './block-codec.js';
-import { FetchedTxs } from './fetched-txs.js';
+import { ProposalTxFetch, decodeTxAnswer } from './proposal-tx-fetch.js';
 import {
   TAG_CONSENSUS,
   TAG_EVIDENCE,
@@ -95,10 +97,6 @@ export interface ReplicaOptions {
 const textEncoder = new TextEncoder();
 /** A relay message is sent once this much transaction text waits (~24 transfers), whatever the turn. */
 const RELAY_BATCH_BYTES = 256 * 1024;
-/** Texts sent in one answer to a transaction request: a sealed frame holds at most 4 MiB. */
-const TX_TEXTS_MAX_CHARS = 3 * 1024 * 1024;
-/** Compact proposals kept while their missing texts are fetched (a few rounds' worth). */
-const MAX_AWAITING_PROPOSALS = 8;
 
 /**
  * A validator's consensus engine in a real process: the Tendermint driver (kernel/consensus)
@@ -112,10 +110,8 @@ export class Replica implements ConsensusStatus, ValueHost {
   private readonly codec: BlockCodec;
   /** Encodes proposals with transaction ids only: peers hold the texts from the relay. */
   private readonly compactCodec: BlockCodec;
-  private readonly fetched = new FetchedTxs();
-  /** Compact proposals waiting for texts requested from their sender. */
-  private awaiting: Array<{ from: string; body: Uint8Array; height: number }> = [];
-  private readonly fetchCounts = { requested: 0, received: 0 };
+  /** Texts of compact proposals' transactions this node does not hold. */
+  private readonly fetch: ProposalTxFetch;
   private readonly now: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly peerStatus = new Map<string, StatusMessage>();
@@ -136,8 +132,16 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   constructor(private readonly o: ReplicaOptions) {
     this.chain = o.chain;
-    this.codec = proposedBlockCodec(o.chain, { fetched: this.fetched });
-    this.compactCodec = proposedBlockCodec(o.chain, { compact: true, fetched: this.fetched });
+    this.fetch = new ProposalTxFetch({
+      send: (peer, bytes) => o.transport.send(peer, bytes),
+      peers: () => o.transport.peers(),
+      pendingTx: (hash) => o.chain.pendingTx(hash),
+      deliver: (from, body) => this.receiveConsensus(from, body),
+      misbehaved: (peer, reason) => this.misbehaved(peer, reason),
+      now: () => this.now(),
+    });
+    this.codec = proposedBlockCodec(o.chain, { fetched: this.fetch.fetched });
+    this.compactCodec = proposedBlockCodec(o.chain, { compact: true, fetched: this.fetch.fetched });
     this.now = o.now ?? Date.now;
     this.lastCommitAt = this.now();
     const crypto = o.consensusCrypto;
@@ -151,7 +155,7 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   /** Transactions of compact proposals this node did not hold: asked of the sender, and texts received (for /metrics). */
   get proposalTxFetches(): { requested: number; received: number } {
-    return { ...this.fetchCounts };
+    return { ...this.fetch.counts };
   }
 
   // ---- ConsensusStatus (for /health and /peers) ----
@@ -196,6 +200,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
       // transactions are not relayed again (the validators' mesh is complete).
       if (source === 'local') this.relay({ origin: tx.origin, canonical: tx.canonical });
+      this.fetch.onPending(tx);
       this.onTxQueued();
     });
     this.o.transport.onMessage((from, bytes) => this.receive(from, bytes));
@@ -282,6 +287,7 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   private async enterHeight(height: number, replay: Uint8Array[] = []): Promise<void> {
     this.height = height;
+    this.fetch.enterHeight(height);
     const set = await this.chain.validatorSet();
     this.validators = new ValidatorSet(set.map((v) => ({ address: v.address, publicKey: parseHex(v.public_key)!, power: v.power })));
     const proposer = this.validators.proposer(height, 0).address;
@@ -328,7 +334,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     for (const bytes of entries) {
       // A proposal's transaction texts precede it, so its compact form decodes without a mempool.
       if (bytes[0] === TAG_TX_TEXTS) {
-        for (const t of decodeTxBatch(bytes.subarray(1)) ?? []) this.fetched.add(t);
+        for (const t of decodeTxBatch(bytes.subarray(1)) ?? []) this.fetch.fetched.put(hashOfCanonical(t.canonical), t);
         continue;
       }
       const msg = withoutMissing(decodeConsensusMessage(bytes, this.codec));
@@ -427,16 +433,21 @@ export class Replica implements ConsensusStatus, ValueHost {
   private receive(from: string, bytes: Uint8Array): void {
     const env = openEnvelope(bytes);
     if (!env) return;
-    if (env.tag === TAG_CONSENSUS) {
-      const msg = decodeConsensusMessage(env.body, this.codec);
-      if (msg?.kind === 'proposal' && msg.block instanceof MissingTransactions) {
-        this.awaitTexts(from, env.body, msg.proposal.proposal.height, msg.block.hashes);
+    if (env.tag === TAG_CONSENSUS) return this.receiveConsensus(from, env.body);
+    void this.serial(() => this.onMessage(from, env));
+  }
+
+  private receiveConsensus(from: string, body: Uint8Array): void {
+    const msg = decodeConsensusMessage(body, this.codec);
+    if (msg?.kind === 'proposal') {
+      const key = proposalKey(msg.proposal);
+      if (msg.block instanceof MissingTransactions) {
+        void this.awaitTexts(from, body, msg.proposal, key, msg.block);
         return;
       }
-      this.consensusInput(from, env.body, withoutMissing(msg));
-      return;
+      this.fetch.settled(key);
     }
-    void this.serial(() => this.onMessage(from, env));
+    this.consensusInput(from, body, withoutMissing(msg));
   }
 
   private consensusInput(from: string, body: Uint8Array, msg: ConsensusMessage | null): void {
@@ -448,48 +459,32 @@ export class Replica implements ConsensusStatus, ValueHost {
   }
 
   /**
-   * A compact proposal naming transactions this node does not hold (it was down or busy when
-   * they were relayed, or refused them): its sender has them pending, so ask it for the texts
-   * and decode again when they arrive. If they never do, the round's propose timeout prevotes nil.
+   * A compact proposal naming transactions this node does not hold. It waits for their texts
+   * only if it is this round's proposer's and its signature verifies: anything else could fill
+   * the wait list with made-up ids. If the texts never come, this node misses the proposal
+   * (nil prevote at the propose timeout) and takes the decided block by catch-up.
    */
-  private awaitTexts(from: string, body: Uint8Array, height: number, hashes: readonly string[]): void {
-    if (height < this.height || height > this.height + 1) return;
-    this.awaiting = this.awaiting.filter((w) => w.height >= this.height);
-    if (this.awaiting.length >= MAX_AWAITING_PROPOSALS) this.awaiting.shift();
-    this.awaiting.push({ from, body, height });
-    this.fetchCounts.requested += hashes.length;
-    this.o.transport.send(from, envelope(TAG_TX_REQUEST, { hashes }));
-  }
-
-  private retryAwaiting(): void {
-    const waiting = this.awaiting;
-    this.awaiting = [];
-    for (const w of waiting) {
-      if (w.height < this.height) continue;
-      const msg = decodeConsensusMessage(w.body, this.codec);
-      if (msg?.kind === 'proposal' && msg.block instanceof MissingTransactions) this.awaiting.push(w);
-      else this.consensusInput(w.from, w.body, withoutMissing(msg));
+  private async awaitTexts(from: string, body: Uint8Array, signed: SignedProposal, key: string, missing: MissingTransactions): Promise<void> {
+    const p = signed.proposal;
+    if ((p.height !== this.height && p.height !== this.height + 1) || this.fetch.isAwaiting(key)) return;
+    // For the next height the set is assumed unchanged; if it changed, catch-up covers it.
+    const proposer = this.validators.get(p.proposer);
+    if (!proposer || this.validators.proposer(p.height, p.round).address !== p.proposer) return;
+    let ok: boolean;
+    try {
+      const message = proposalSignBytes(this.chain.chainId, p);
+      ok = this.preverified ? await this.preverified.check(signed.signature, message, proposer.publicKey) : this.o.provider.verify(signed.signature, message, proposer.publicKey);
+    } catch {
+      ok = false;
     }
+    if (!ok) return this.misbehaved(from, 'proposal signature does not verify');
+    this.fetch.await(from, body, key, p.height, missing.missing);
   }
 
   /** A proposal in the WAL: its transaction texts first, then the (compact) message itself. */
   private async appendProposal(block: ProposedBlock, bytes: Uint8Array, sync: boolean): Promise<void> {
     if (block.txs.length > 0) await this.wal.append(envelope(TAG_TX_TEXTS, encodeTxBatch(block.txs)), false);
     await this.wal.append(bytes, sync);
-  }
-
-  /** Texts a peer asked for: what is pending here or was fetched here, up to one frame. */
-  private answerTxRequest(peer: string, hashes: readonly string[]): void {
-    const found: RelayedTx[] = [];
-    let chars = 0;
-    for (const h of hashes) {
-      const tx = this.chain.pendingTx(h) ?? this.fetched.get(h);
-      if (!tx) continue;
-      chars += tx.canonical.length;
-      if (chars > TX_TEXTS_MAX_CHARS) break;
-      found.push(tx);
-    }
-    if (found.length > 0) this.o.transport.send(peer, envelope(TAG_TX_TEXTS, encodeTxBatch(found)));
   }
 
   /** Verifies a message's signatures on the consensus workers when they belong to the current height. */
@@ -571,17 +566,13 @@ export class Replica implements ConsensusStatus, ValueHost {
       case TAG_TX_REQUEST: {
         const hashes = parseTxRequest(parseJsonBody(env.body));
         if (!hashes) return this.misbehaved(from, 'bad transaction request');
-        this.answerTxRequest(from, hashes);
+        this.fetch.onRequest(from, hashes);
         return;
       }
       case TAG_TX_TEXTS: {
-        const txs = decodeTxBatch(env.body);
-        if (!txs) return this.misbehaved(from, 'bad transaction texts');
-        // Only an awaited proposal makes them worth hashing.
-        if (this.awaiting.length === 0) return;
-        for (const t of txs) this.fetched.add(t);
-        this.fetchCounts.received += txs.length;
-        this.retryAwaiting();
+        const answer = decodeTxAnswer(env.body);
+        if (!answer) return this.misbehaved(from, 'bad transaction texts');
+        this.fetch.onTexts(from, answer);
         return;
       }
       case TAG_EVIDENCE: {
@@ -695,6 +686,12 @@ function toEvidenceItem(ev: Evidence): EvidenceItem {
 /** A message whose block names transactions we lack is, outside a fresh proposal, undecodable. */
 function withoutMissing(m: ConsensusMessage | null): ConsensusMessage | null {
   return m && m.kind !== 'vote' && m.block instanceof MissingTransactions ? null : m;
+}
+
+/** One proposal, whoever relays it: its height, round and block. */
+function proposalKey(sp: SignedProposal): string {
+  const p = sp.proposal;
+  return `${p.height}/${p.round}/${toHex0x(p.blockHash)}`;
 }
 
 function messageHeight(m: ConsensusMessage): number {
