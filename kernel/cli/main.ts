@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env -S node --max-semi-space-size=32
 // The flag is NODE_V8_FLAGS (kernel/node/v8-flags.ts): a shebang cannot import it.
 import { Command, Option } from 'commander';
 import { runNodeCommand } from './node-command.js';
