@@ -84,6 +84,9 @@ test('a compact proposal names transactions by id: a holder decodes it from its 
   const missing = codec.decode(compact);
   assert.ok(missing instanceof MissingTransactions);
   assert.deepEqual(missing.missing, [{ origin: 'signed', hash: block.txs[0]!.hash }]);
+  assert.deepEqual(missing.header, block.header, 'the header, for the replica to match against the signed block hash');
+  // Ids the header does not commit to are not worth waiting for: malformed.
+  assert.equal(codec.decode({ ...compact, txs: [{ origin: 'signed', hash: '0x' + 'cd'.repeat(32) }] }), undefined);
   // The text, once fetched, is filed under the hash this node computes, and the proposal decodes.
   fetched.put(hashOfCanonical(block.txs[0]!.canonical), { origin: 'signed', canonical: block.txs[0]!.canonical });
   const decoded = codec.decode(compact) as ProposedBlock;

@@ -4,6 +4,8 @@ import type { BlockCodec } from '../consensus/wire.js';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
 import type { BlockHeader, EvidenceItem } from '../chain/types.js';
 import type { FetchedTxs } from './fetched-txs.js';
+import { parseHex, toHex0x } from '../codec/hex.js';
+import { merkleRoot } from '../crypto/merkle.js';
 
 /**
  * Blocks on the consensus wire and in the WAL. A transaction travels either as its canonical
@@ -45,7 +47,11 @@ function evidenceFromJson(x: unknown): EvidenceItem | undefined {
  * answer in place of a block, so the replica can ask the sender for their texts and decode again.
  */
 export class MissingTransactions {
-  constructor(readonly missing: ReadonlyArray<{ readonly origin: 'signed' | 'system'; readonly hash: string }>) {}
+  constructor(
+    readonly missing: ReadonlyArray<{ readonly origin: 'signed' | 'system'; readonly hash: string }>,
+    /** The block's header; its transaction ids already match its tx_root and tx_count. */
+    readonly header: BlockHeader,
+  ) {}
 }
 
 export interface BlockCodecOptions {
@@ -111,7 +117,13 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
           if (!ev) throw new Error('malformed evidence');
           return ev;
         });
-        if (missing.length > 0) return new MissingTransactions(missing);
+        if (missing.length > 0) {
+          // Only a list the header commits to is worth waiting for: the replica then checks the
+          // header against the proposer's signed block hash.
+          const ids = txs.map((t, i) => parseHex(t ? t.hash : ((json.txs as Obj[])[i]!.hash as string), 32)!);
+          if (header.tx_count !== ids.length || header.tx_root !== toHex0x(merkleRoot(ids))) return undefined;
+          return new MissingTransactions(missing, header);
+        }
         return { header, hash: json.hash, txs: txs as ProposedBlock['txs'], evidence };
       } catch {
         return undefined;

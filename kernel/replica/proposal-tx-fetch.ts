@@ -2,14 +2,14 @@ import { hashOfCanonical } from '../tx/hash.js';
 import { FetchedTxs } from './fetched-txs.js';
 import { MAX_TX_REQUEST, TAG_TX_REQUEST, TAG_TX_TEXTS, decodeTxBatch, encodeTxBatch, envelope, type RelayedTx } from './envelope.js';
 
-/** Compact proposals kept while their missing texts are fetched (a few rounds' worth). */
-const MAX_AWAITING = 8;
-/** Texts in one answer: a sealed frame holds at most 4 MiB. */
-const ANSWER_MAX_CHARS = 3 * 1024 * 1024;
+/** Waiting proposals: one per proposer and height is allowed, so this is only a backstop. */
+const MAX_AWAITING = 64;
+/** UTF-8 bytes of texts in one answer: a sealed frame holds at most 4 MiB. */
+const ANSWER_MAX_BYTES = 3 * 1024 * 1024;
 /** Requests answered per peer per height: a block's worth in chunks, and a few rounds. */
 const MAX_ANSWERS_PER_PEER = 32;
-/** A request unanswered this long is sent again when a proposal needs that peer. */
-const REQUEST_RETRY_MS = 1000;
+/** A request unanswered this long is given up on, and its ids asked of every other peer. */
+export const REQUEST_TIMEOUT_MS = 1000;
 
 export interface ProposalTxFetchDeps {
   send(peer: string, bytes: Uint8Array): void;
@@ -22,67 +22,112 @@ export interface ProposalTxFetchDeps {
   now(): number;
 }
 
+/** Which proposal: its slot (one per proposer and height), round and block. */
+export interface ProposalSlot {
+  readonly height: number;
+  readonly round: number;
+  readonly proposer: string;
+  /** Height, round and block hash: the same proposal whoever relays it. */
+  readonly key: string;
+}
+
+type Missing = ReadonlyArray<{ readonly origin: RelayedTx['origin']; readonly hash: string }>;
+
 interface Awaited {
+  readonly slot: ProposalSlot;
   readonly from: string;
   readonly body: Uint8Array;
-  readonly height: number;
   /** `origin:hash` of what is still missing. */
   readonly missing: Set<string>;
   askedAll: boolean;
 }
 
+const keyOf = (origin: RelayedTx['origin'], hash: string): string => `${origin}:${hash}`;
+const hashOfKey = (key: string): string => key.slice(key.indexOf(':') + 1);
+
 /**
  * Fetching the transaction texts a compact proposal names and this node does not hold (it was
  * down when they were relayed, or refused them: mempool full, a nonce it had not seen confirmed).
- * Only a proposal whose signature verified and whose signer is the round's proposer is kept
- * (the replica checks both before `await`), one per (height, round, block); its sender, who
- * decoded it and so holds every text, is asked first, then the other peers once if the sender
- * could not supply them. Texts are accepted only from a peer with a request outstanding and only
- * for ids asked of it: anything else ends that request unhashed and counts as misbehaviour.
+ * The replica hands over only a proposal whose signature verified, whose signer is the round's
+ * proposer and whose header commits to the listed ids; one waits per proposer and height (a
+ * later round replaces an earlier one). The peer that sent it, which decoded it and so holds
+ * every text, is asked first. An answer says whether it was cut at the frame bound (the rest is
+ * asked of the same peer) or is whole (what it lacks is asked of every other peer, once); a
+ * request unanswered for REQUEST_TIMEOUT_MS is given up and its ids asked of the others. Texts
+ * are taken only from a peer with a request in flight and only for the ids (and origins) sent
+ * to it: anything else ends that request unhashed and counts as misbehaviour.
  */
 export class ProposalTxFetch {
   readonly fetched = new FetchedTxs();
   readonly counts = { requested: 0, received: 0 };
+  /** By `height/proposer`. */
   private readonly awaiting = new Map<string, Awaited>();
-  /** Ids asked of each peer and not yet received, with when they were last sent. */
-  private readonly asked = new Map<string, { ids: Set<string>; sentAt: number }>();
+  /** The one request in flight per peer: the `origin:hash` keys sent, and when. */
+  private readonly inflight = new Map<string, { sent: Set<string>; sentAt: number }>();
+  /** Keys to ask a peer once its request in flight is answered. */
+  private readonly queued = new Map<string, Set<string>>();
   private readonly answered = new Map<string, number>();
   private height = 0;
 
   constructor(private readonly d: ProposalTxFetchDeps) {}
 
-  /** A new height: what earlier heights waited for and asked is dropped. */
+  /** A new height: earlier heights' waits go; a kept wait for this height asks its sender anew. */
   enterHeight(height: number): void {
     this.height = height;
-    for (const [key, a] of this.awaiting) if (a.height < height) this.awaiting.delete(key);
-    this.asked.clear();
+    this.inflight.clear();
+    this.queued.clear();
     this.answered.clear();
+    for (const [slot, a] of this.awaiting) {
+      if (a.slot.height < height) this.awaiting.delete(slot);
+      else {
+        a.askedAll = false;
+        this.ask(a.from, [...a.missing]);
+      }
+    }
   }
 
   isAwaiting(key: string): boolean {
-    return this.awaiting.has(key);
+    for (const a of this.awaiting.values()) if (a.slot.key === key) return true;
+    return false;
   }
 
   get waiting(): number {
     return this.awaiting.size;
   }
 
-  /** Waits for `missing` (as `{origin, hash}`) before `body` can be decoded; asks `from` for them. */
-  await(from: string, body: Uint8Array, key: string, height: number, missing: ReadonlyArray<{ origin: RelayedTx['origin']; hash: string }>): void {
-    if (height < this.height || this.awaiting.has(key)) return;
-    if (this.awaiting.size >= MAX_AWAITING) this.awaiting.delete(this.awaiting.keys().next().value!);
-    this.awaiting.set(key, { from, body, height, missing: new Set(missing.map((m) => `${m.origin}:${m.hash}`)), askedAll: false });
-    this.ask(from, missing.map((m) => m.hash));
+  /** Waits for `missing` before `body` can be decoded, and asks `from` for them. */
+  await(from: string, body: Uint8Array, slot: ProposalSlot, missing: Missing): void {
+    if (slot.height < this.height) return;
+    const at = `${slot.height}/${slot.proposer}`;
+    const held = this.awaiting.get(at);
+    // The same proposal again, or one of an earlier round (or an equivocating one) of that slot.
+    if (held && (held.slot.key === slot.key || held.slot.round >= slot.round)) return;
+    if (!held && this.awaiting.size >= MAX_AWAITING) return;
+    const keys = missing.map((m) => keyOf(m.origin, m.hash));
+    this.awaiting.set(at, { slot, from, body, missing: new Set(keys), askedAll: false });
+    this.ask(from, keys);
   }
 
   /** The proposal decoded without waiting (a re-send, or the texts came by relay). */
   settled(key: string): void {
-    this.awaiting.delete(key);
+    for (const [at, a] of this.awaiting) if (a.slot.key === key) this.awaiting.delete(at);
   }
 
   /** A transaction was admitted here: a proposal that waited only for such texts can go on. */
   onPending(tx: RelayedTx & { readonly hash: string }): void {
-    if (this.awaiting.size > 0) this.resolve(new Set([`${tx.origin}:${tx.hash}`]));
+    if (this.awaiting.size > 0) this.resolve(new Set([keyOf(tx.origin, tx.hash)]));
+  }
+
+  /** Gives up on requests in flight too long: their ids are asked of every other peer. */
+  tick(): void {
+    const now = this.d.now();
+    for (const [peer, req] of this.inflight) {
+      if (now - req.sentAt < REQUEST_TIMEOUT_MS) continue;
+      this.inflight.delete(peer);
+      const lost = [...req.sent, ...(this.queued.get(peer) ?? [])].filter((k) => this.isMissing(k));
+      this.queued.delete(peer);
+      for (const other of this.d.peers()) if (other !== peer) this.ask(other, lost);
+    }
   }
 
   /** A peer's request: what is pending or fetched here, in answers of at most one frame each. */
@@ -94,77 +139,93 @@ export class ProposalTxFetch {
       return;
     }
     const found: RelayedTx[] = [];
-    let chars = 0;
+    let bytes = 0;
     let cut = false;
     for (const h of new Set(hashes)) {
       const tx = this.d.pendingTx(h) ?? this.fetched.get(h);
       if (!tx) continue;
-      chars += tx.canonical.length;
-      if (chars > ANSWER_MAX_CHARS) {
+      bytes += 5 + Buffer.byteLength(tx.canonical, 'utf8');
+      if (bytes > ANSWER_MAX_BYTES) {
         cut = true;
         break;
       }
       found.push({ origin: tx.origin, canonical: tx.canonical });
     }
-    // Always answered, empty if need be, and saying whether it was cut at the frame bound: the
-    // asker asks again for the rest of a cut answer, and other peers for what a whole one lacks.
+    // Always answered, empty if need be, saying whether it was cut at the frame bound.
     this.d.send(peer, envelope(TAG_TX_TEXTS, encodeTxAnswer(found, cut)));
   }
 
-  /** An answer: ends the request to that peer; texts not asked of it are refused unhashed. */
+  /** An answer: ends the request in flight to that peer; texts not sent for are refused unhashed. */
   onTexts(peer: string, answer: TxAnswer): void {
-    const { txs, cut } = answer;
-    const request = this.asked.get(peer);
-    if (!request) return;
-    this.asked.delete(peer);
+    const req = this.inflight.get(peer);
+    if (!req) return;
+    this.inflight.delete(peer);
+    let cut = answer.cut;
+    if (cut && answer.txs.length === 0) {
+      // "More to come" with nothing in it would have us ask forever.
+      this.d.misbehaved(peer, 'a cut transaction answer with no texts');
+      cut = false;
+    }
     const got = new Set<string>();
-    for (const t of txs) {
-      const hash = hashOfCanonical(t.canonical);
-      if (!request.ids.has(hash)) {
+    for (const t of answer.txs) {
+      const key = keyOf(t.origin, hashOfCanonical(t.canonical));
+      if (!req.sent.has(key)) {
         this.d.misbehaved(peer, 'transaction text that was not asked for');
         break;
       }
-      request.ids.delete(hash);
-      this.fetched.put(hash, t);
-      got.add(`${t.origin}:${hash}`);
+      req.sent.delete(key);
+      this.fetched.put(hashOfKey(key), t);
+      got.add(key);
     }
     this.counts.received += got.size;
     this.resolve(got);
-    // What this peer did not send: the rest of a cut answer is asked of it again; what a whole
-    // answer lacks is asked of every other peer, once per proposal.
-    for (const a of this.awaiting.values()) {
-      const still = [...a.missing].map((m) => m.slice(m.indexOf(':') + 1)).filter((h) => request.ids.has(h));
-      if (still.length === 0) continue;
-      if (cut) this.ask(peer, still);
-      else if (!a.askedAll) {
+    const lacking = [...req.sent].filter((k) => this.isMissing(k));
+    if (cut) this.ask(peer, lacking);
+    else {
+      const lack = new Set(lacking);
+      for (const a of this.awaiting.values()) {
+        const theirs = [...a.missing].filter((k) => lack.has(k));
+        if (theirs.length === 0 || a.askedAll) continue;
         a.askedAll = true;
-        for (const other of this.d.peers()) if (other !== peer) this.ask(other, still);
+        for (const other of this.d.peers()) if (other !== peer) this.ask(other, theirs);
       }
     }
+    const next = this.queued.get(peer);
+    this.queued.delete(peer);
+    if (next) this.ask(peer, [...next].filter((k) => this.isMissing(k)));
   }
 
-  private ask(peer: string, hashes: readonly string[]): void {
-    const now = this.d.now();
-    const open = this.asked.get(peer);
-    const fresh = open && now - open.sentAt < REQUEST_RETRY_MS;
-    const ids = open ? open.ids : new Set<string>();
-    for (const h of hashes) ids.add(h);
-    // One request in flight per peer: ids added meanwhile are covered when its answer comes
-    // back (asked again if still missing), or by a resend once it is overdue.
-    if (fresh) return;
-    const list = [...ids].slice(0, MAX_TX_REQUEST);
-    this.asked.set(peer, { ids, sentAt: now });
-    this.counts.requested += list.length;
-    this.d.send(peer, envelope(TAG_TX_REQUEST, { hashes: list }));
+  private isMissing(key: string): boolean {
+    for (const a of this.awaiting.values()) if (a.missing.has(key)) return true;
+    return false;
+  }
+
+  private ask(peer: string, keys: readonly string[]): void {
+    if (keys.length === 0) return;
+    if (this.inflight.has(peer)) {
+      const q = this.queued.get(peer) ?? new Set<string>();
+      for (const k of keys) q.add(k);
+      this.queued.set(peer, q);
+      return;
+    }
+    const sent = new Set([...new Set(keys)].slice(0, MAX_TX_REQUEST));
+    if (keys.length > sent.size) {
+      const q = this.queued.get(peer) ?? new Set<string>();
+      for (const k of keys) if (!sent.has(k)) q.add(k);
+      this.queued.set(peer, q);
+    }
+    this.inflight.set(peer, { sent, sentAt: this.d.now() });
+    this.counts.requested += sent.size;
+    this.d.send(peer, envelope(TAG_TX_REQUEST, { hashes: [...new Set([...sent].map(hashOfKey))] }));
   }
 
   /** Removes `got` from every waiting proposal; delivers those with nothing left to wait for. */
   private resolve(got: ReadonlySet<string>): void {
     if (got.size === 0) return;
-    for (const [key, a] of this.awaiting) {
-      for (const m of got) a.missing.delete(m);
+    for (const [at, a] of this.awaiting) {
+      for (const k of got) a.missing.delete(k);
       if (a.missing.size === 0) {
-        this.awaiting.delete(key);
+        this.awaiting.delete(at);
         this.d.deliver(a.from, a.body);
       }
     }

@@ -208,6 +208,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     await this.serial(() => this.enterHeight(this.chain.head.height + 1, opened.entries));
     this.every(this.o.gossipMs ?? 1000, () => this.serial(() => this.gossip()));
     this.every(this.o.statusMs ?? 1000, () => this.serial(async () => this.announceStatus()));
+    this.every(250, () => this.fetch.tick());
     this.announceStatus();
   }
 
@@ -467,6 +468,9 @@ export class Replica implements ConsensusStatus, ValueHost {
   private async awaitTexts(from: string, body: Uint8Array, signed: SignedProposal, key: string, missing: MissingTransactions): Promise<void> {
     const p = signed.proposal;
     if ((p.height !== this.height && p.height !== this.height + 1) || this.fetch.isAwaiting(key)) return;
+    // The ids match the header (the decoder checked tx_root); the header must be the signed one,
+    // or a relayer could park a made-up list under a genuine proposal.
+    if (missing.header.height !== p.height || blockHash(missing.header) !== toHex0x(p.blockHash)) return this.misbehaved(from, 'proposal block does not match its signed hash');
     // For the next height the set is assumed unchanged; if it changed, catch-up covers it.
     const proposer = this.validators.get(p.proposer);
     if (!proposer || this.validators.proposer(p.height, p.round).address !== p.proposer) return;
@@ -478,7 +482,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       ok = false;
     }
     if (!ok) return this.misbehaved(from, 'proposal signature does not verify');
-    this.fetch.await(from, body, key, p.height, missing.missing);
+    this.fetch.await(from, body, { height: p.height, round: p.round, proposer: p.proposer, key }, missing.missing);
   }
 
   /** A proposal in the WAL: its transaction texts first, then the (compact) message itself. */
