@@ -11,7 +11,6 @@ import type { ChainStore, ChainMeta } from '../store/chain-store.js';
 import { WriteBatch } from '../store/kv.js';
 import { toHex0x, parseHex } from '../codec/hex.js';
 import { isSystemAddress, addressKind } from '../crypto/address.js';
-import { merkleRoot } from '../crypto/merkle.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import { Mempool, MempoolFullError } from '../mempool/mempool.js';
@@ -20,7 +19,7 @@ import { checkTxSignature, signatureCacheId } from '../tx/signature.js';
 import { txIdentity, type TxIdentity } from '../tx/hash.js';
 import { StateTree, EMPTY_ROOT, stateProofToJson } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
-import { blockHash, evidenceHash, genesisHash } from './block-hash.js';
+import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
 import { genesisContext, proposalContext, readContext } from './contexts.js';
 import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
 import { GAS_TRANSFER } from './kernel-params.js';
@@ -352,7 +351,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       parent_hash: head.height === 0 ? this.genesisParentHash : head.block_hash,
       proposer,
       timestamp: time,
-      tx_root: toHex0x(merkleRoot(txs.map((t) => parseHex(t.hash)!))),
+      tx_root: txRoot(txs.map((t) => t.hash)),
       tx_count: txs.length,
       prev_state_root: head.state_root,
       base_fee: baseFee,
@@ -430,7 +429,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private listsMatchHeader(p: ProposedBlock): string | null {
     const h = p.header;
     if (h.tx_count !== p.txs.length) return 'tx_count does not match the transaction list';
-    if (h.tx_root !== toHex0x(merkleRoot(p.txs.map((t) => parseHex(t.hash)!)))) return 'tx_root does not match the transaction list';
+    if (h.tx_root !== txRoot(p.txs.map((t) => t.hash))) return 'tx_root does not match the transaction list';
     if (h.evidence_hash !== evidenceHash(p.evidence.map((e) => e.hash))) return 'evidence_hash does not match the evidence list';
     return null;
   }

@@ -4,8 +4,8 @@ import type { BlockCodec } from '../consensus/wire.js';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
 import type { BlockHeader, EvidenceItem } from '../chain/types.js';
 import type { FetchedTxs } from './fetched-txs.js';
-import { parseHex, toHex0x } from '../codec/hex.js';
-import { merkleRoot } from '../crypto/merkle.js';
+import { isHash0x } from '../codec/hex.js';
+import { txRoot } from '../chain/block-hash.js';
 
 /**
  * Blocks on the consensus wire and in the WAL. A transaction travels either as its canonical
@@ -20,7 +20,6 @@ type Obj = Record<string, unknown>;
 
 const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
-const isHash = (x: unknown): x is string => typeof x === 'string' && /^0x[0-9a-f]{64}$/.test(x);
 const MAX_TXS = 20_000;
 const MAX_EVIDENCE = 64;
 
@@ -31,14 +30,14 @@ export function headerToJson(h: BlockHeader): Obj {
 export function headerFromJson(x: unknown): BlockHeader | undefined {
   if (!isObj(x)) return undefined;
   const { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee, shard, evidence_hash } = x;
-  if (typeof chain_id !== 'string' || !isInt(height) || !isInt(round) || !isHash(parent_hash) || typeof proposer !== 'string' || !isInt(timestamp)) return undefined;
-  if (!isHash(tx_root) || !isInt(tx_count) || !isHash(prev_state_root) || !isInt(base_fee) || !isInt(shard) || !isHash(evidence_hash)) return undefined;
+  if (typeof chain_id !== 'string' || !isInt(height) || !isInt(round) || !isHash0x(parent_hash) || typeof proposer !== 'string' || !isInt(timestamp)) return undefined;
+  if (!isHash0x(tx_root) || !isInt(tx_count) || !isHash0x(prev_state_root) || !isInt(base_fee) || !isInt(shard) || !isHash0x(evidence_hash)) return undefined;
   if (Object.keys(x).length !== 12) return undefined;
   return { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee: BigInt(base_fee), shard, evidence_hash };
 }
 
 function evidenceFromJson(x: unknown): EvidenceItem | undefined {
-  if (!isObj(x) || !isHash(x.hash) || x.kind !== 'duplicate-vote' || typeof x.validator !== 'string' || !isInt(x.height) || !isInt(x.round)) return undefined;
+  if (!isObj(x) || !isHash0x(x.hash) || x.kind !== 'duplicate-vote' || typeof x.validator !== 'string' || !isInt(x.height) || !isInt(x.round)) return undefined;
   return { hash: x.hash, kind: 'duplicate-vote', validator: x.validator, height: x.height, round: x.round, raw: x.raw };
 }
 
@@ -77,7 +76,7 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
       };
     },
     decode(json: unknown): ProposedBlock | MissingTransactions | undefined {
-      if (!isObj(json) || !isHash(json.hash) || !Array.isArray(json.txs) || !Array.isArray(json.evidence)) return undefined;
+      if (!isObj(json) || !isHash0x(json.hash) || !Array.isArray(json.txs) || !Array.isArray(json.evidence)) return undefined;
       if (json.txs.length > MAX_TXS || json.evidence.length > MAX_EVIDENCE) return undefined;
       const header = headerFromJson(json.header);
       if (!header) return undefined;
@@ -87,7 +86,7 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
           if (!isObj(t) || (t.origin !== 'signed' && t.origin !== 'system')) throw new Error('malformed transaction');
           if (t.canonical === undefined) {
             // Compact form: the id must name a text this node hashed itself.
-            if (!isHash(t.hash)) throw new Error('malformed transaction id');
+            if (!isHash0x(t.hash)) throw new Error('malformed transaction id');
             const held = chain.pendingTx(t.hash);
             if (held && held.origin === t.origin) return chain.forBlock(held, header.base_fee);
             const text = fetched?.get(t.hash, t.origin);
@@ -102,7 +101,7 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
           // admission, so the same text under the same id needs no hashing again; any other text
           // is hashed and must match the id it came with (WAL entries written before ids
           // travelled have none, and are hashed).
-          if (t.hash !== undefined && !isHash(t.hash)) throw new Error('malformed transaction id');
+          if (t.hash !== undefined && !isHash0x(t.hash)) throw new Error('malformed transaction id');
           const claimed = t.hash as string | undefined;
           const held = claimed !== undefined ? chain.pendingTx(claimed) : undefined;
           const known = held !== undefined && held.canonical === t.canonical;
@@ -120,8 +119,8 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
         if (missing.length > 0) {
           // Only a list the header commits to is worth waiting for: the replica then checks the
           // header against the proposer's signed block hash.
-          const ids = txs.map((t, i) => parseHex(t ? t.hash : ((json.txs as Obj[])[i]!.hash as string), 32)!);
-          if (header.tx_count !== ids.length || header.tx_root !== toHex0x(merkleRoot(ids))) return undefined;
+          const ids = txs.map((t, i) => (t ? t.hash : ((json.txs as Obj[])[i]!.hash as string)));
+          if (header.tx_count !== ids.length || header.tx_root !== txRoot(ids)) return undefined;
           return new MissingTransactions(missing, header);
         }
         return { header, hash: json.hash, txs: txs as ProposedBlock['txs'], evidence };

@@ -1,3 +1,4 @@
+import { isHash0x } from '../codec/hex.js';
 import { stringify } from '../codec/json.js';
 
 /**
@@ -84,13 +85,11 @@ export function parseSyncRequest(x: unknown): SyncRequest | null {
   return isInt(from) && isInt(to) && from >= 1 && to >= from ? { from, to } : null;
 }
 
-const HASH_RE = /^0x[0-9a-f]{64}$/;
-
 export function parseTxRequest(x: unknown): string[] | null {
   if (typeof x !== 'object' || x === null) return null;
   const { hashes } = x as Record<string, unknown>;
   if (!Array.isArray(hashes) || hashes.length === 0 || hashes.length > MAX_TX_REQUEST) return null;
-  return hashes.every((h): h is string => typeof h === 'string' && HASH_RE.test(h)) ? hashes : null;
+  return hashes.every(isHash0x) ? hashes : null;
 }
 
 export interface RelayedTx {
