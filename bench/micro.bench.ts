@@ -6,6 +6,7 @@ import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { sha3 } from '../kernel/crypto/hash.js';
 import { txMessageV2 } from '../kernel/crypto/signed-message.js';
 import { LevelStore } from '../kernel/store/level-store.js';
+import { FileTxTextLog } from '../kernel/store/tx-text-log.js';
 import { makeChain, signTransfer, wallet } from '../test/helpers/chain-fixture.js';
 
 /**
@@ -29,13 +30,13 @@ await crypto.run();
 const dir = mkdtempSync(join(tmpdir(), 'bench-commit-'));
 const senders = Array.from({ length: 100 }, (_, i) => wallet(i + 1));
 const recipient = wallet(250).address;
-const f = await makeChain({ kv: await LevelStore.open(dir), accounts: senders.map((w) => ({ address: w.address, balance: 10n ** 12n })) });
+const f = await makeChain({ kv: await LevelStore.open(join(dir, 'chain')), textLog: await FileTxTextLog.open(join(dir, 'txtext')), accounts: senders.map((w) => ({ address: w.address, balance: 10n ** 12n })) });
 const BLOCKS = 12;
 const presigned = Array.from({ length: BLOCKS + 2 }, (_, b) => senders.map((w) => signTransfer(w, { to: recipient, value: 1, nonce: b + 1 })));
 let next = 0;
 const commit = new Bench({ iterations: BLOCKS, time: 0, warmup: false });
 commit.add(
-  'block commit (100 transfers, LevelDB, sync)',
+  'block commit (100 transfers, text log + LevelDB, sync)',
   async () => {
     await f.block();
   },

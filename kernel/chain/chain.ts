@@ -242,7 +242,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const expected = this.mempool.nextNonce(f.from, sender.nonce);
     // A committed transaction's nonce is taken, so only a stale nonce needs the store lookup
     // that tells a resubmission from a new transaction (it stays off the hot path).
-    if (f.nonce <= sender.nonce && (await this.d.store.getTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
+    if (f.nonce <= sender.nonce && (await this.d.store.hasTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
     if (f.nonce !== expected) throw badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: expected ${expected} (last confirmed ${sender.nonce} plus pending)`);
     const target = this.targetOf(f.to, f.data);
     const sigVersion = await checkTxSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee, boundKey: sender.public_key }, this.d.verifier);
@@ -263,7 +263,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     // from/to/value are part of the hashed body, so a peer can never pair a body with other fields.
     const tx = this.rebuildTx('system', { ...body, type: target, from, to, value: Number(value) }, 0n, receivedAt);
     const hash = tx.hash;
-    if (this.mempool.has(hash) || (await this.d.store.getTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
+    if (this.mempool.has(hash) || (await this.d.store.hasTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
     await this.runCheckTx(tx);
     this.queue(tx, 'local');
     return tx;
@@ -290,7 +290,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       return;
     }
     const tx = this.rebuildTx('system', body, 0n, receivedAt);
-    if (this.mempool.has(tx.hash) || (await this.d.store.getTx(tx.hash))) return;
+    if (this.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) return;
     await this.runCheckTx(tx);
     this.queue(tx, 'peer');
   }

@@ -5,6 +5,7 @@ import { PluginHost } from '../host/host.js';
 import type { PluginDefinition } from '../host/plugin.js';
 import { ParamRegistry } from '../state/params.js';
 import { ChainStore } from '../store/chain-store.js';
+import { FileTxTextLog } from '../store/tx-text-log.js';
 import { LevelStore } from '../store/level-store.js';
 import { Chain } from '../chain/chain.js';
 import { KERNEL_PARAMS } from '../chain/kernel-params.js';
@@ -65,7 +66,8 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   log.info({ workers, provider: provider.name }, workers > 0 ? `signature verification on ${workers} worker thread(s)` : 'signature verification on the main thread');
   const metrics = new NodeMetrics(verifier.stats);
   const loopMonitor = monitorEventLoop(metrics.registry);
-  const store = new ChainStore(await LevelStore.open(join(resolve(config.data_dir), 'chain')));
+  const dataDir = resolve(config.data_dir);
+  const store = new ChainStore(await LevelStore.open(join(dataDir, 'chain')), { textLog: await FileTxTextLog.open(join(dataDir, 'txtext')) });
 
   let consensus: ConsensusStatus = { round: () => 0, peers: () => [], behind: () => 0 };
   const services: NodeServices = {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BlockRecord, Receipt, Tx } from '../chain/types.js';
@@ -9,6 +9,7 @@ import { ChainStore, type ChainStoreOptions } from './chain-store.js';
 import type { KvIterateOptions, KvOp, KvStore } from './kv.js';
 import { txKey } from './keys.js';
 import { LevelStore, MemoryStore } from './level-store.js';
+import { FileTxTextLog } from './tx-text-log.js';
 
 /** Counts reads, and can fail writes, around another KvStore. */
 class ProbeKv implements KvStore {
@@ -186,4 +187,74 @@ test('ChainStore: a store reopened over the same LevelDB reads every block and t
     for (const [i, tx] of txs.entries()) assert.deepEqual(await reopened.getTx(tx.hash), { tx, receipt: receipts[i] });
   }
   assert.equal(kv.gets, 1 + 3 + 6, 'meta, then every block and transaction from disk');
+});
+
+test('ChainStore with a text log: texts live in the log, LevelDB records hold pointers, and a reopened store reads both', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'chain-store-log-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const open = async (): Promise<{ kv: ProbeKv; store: ChainStore }> => {
+    const kv = new ProbeKv(await LevelStore.open(join(dir, 'chain')));
+    const store = new ChainStore(kv, { textLog: await FileTxTextLog.open(join(dir, 'txtext')) });
+    await store.load();
+    return { kv, store };
+  };
+  // A store written before the log existed: its texts are inline and must stay readable.
+  const legacy = new ChainStore(await LevelStore.open(join(dir, 'chain')));
+  await legacy.load();
+  const inline = await commitBlocks(legacy, 1);
+  await legacy.close();
+
+  const first = await open();
+  const logged = await commitBlocks(first.store, 2);
+  const record = (await first.kv.inner.get(txKey(logged[0]!.txs[0]!.hash)))!;
+  assert.ok(record.length < 1000, `the LevelDB record is ${record.length} bytes, the text is not in it`);
+  await first.store.close();
+
+  const again = await open();
+  t.after(() => again.store.close());
+  assert.equal(again.store.head.height, 3);
+  for (const { txs, receipts } of [...inline, ...logged]) {
+    for (const [i, tx] of txs.entries()) {
+      assert.deepEqual(await again.store.getTx(tx.hash), { tx, receipt: receipts[i] });
+      assert.equal(await again.store.hasTx(tx.hash), true);
+    }
+  }
+  assert.equal(await again.store.hasTx(hex64(9)), false);
+});
+
+test('ChainStore with a text log: a batch that fails after its texts were appended leaves no trace after reopening', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'chain-store-log-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const kv = new ProbeKv(await LevelStore.open(join(dir, 'chain')));
+  const store = new ChainStore(kv, { textLog: await FileTxTextLog.open(join(dir, 'txtext')) });
+  await store.load();
+  await commitBlocks(store, 1);
+  const sizeAfterCommit = statSync(join(dir, 'txtext', '00000000.txt')).size;
+  kv.failWrites = true; // the process dies between the log's fsync and LevelDB's batch
+  await assert.rejects(commitBlocks(store, 1), /no space left/);
+  assert.ok(statSync(join(dir, 'txtext', '00000000.txt')).size > sizeAfterCommit, 'the texts were appended');
+  await store.close();
+
+  const textLog = await FileTxTextLog.open(join(dir, 'txtext'));
+  const reopened = new ChainStore(new ProbeKv(await LevelStore.open(join(dir, 'chain'))), { textLog });
+  t.after(() => reopened.close());
+  assert.equal((await reopened.load()).height, 1);
+  assert.equal(statSync(join(dir, 'txtext', '00000000.txt')).size, sizeAfterCommit, 'the orphan texts are cut off');
+  const { txs, receipts } = (await commitBlocks(reopened, 1))[0]!;
+  const uncached = new ChainStore(reopened.kv, { textLog });
+  assert.deepEqual(await uncached.getTx(txs[1]!.hash), { tx: txs[1], receipt: receipts[1] }, 'the next block\'s texts follow the committed ones');
+});
+
+test('ChainStore without a text log refuses records that point into one', async () => {
+  const { kv, store } = openStore();
+  const dir = mkdtempSync(join(tmpdir(), 'chain-store-log-'));
+  try {
+    const withLog = new ChainStore(kv, { textLog: await FileTxTextLog.open(dir) });
+    await withLog.load();
+    const { txs } = (await commitBlocks(withLog, 1))[0]!;
+    await assert.rejects(store.getTx(txs[0]!.hash), /points into a text log this store was opened without/);
+    await withLog.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

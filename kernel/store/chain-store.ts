@@ -4,6 +4,7 @@ import { jsonRecord } from '../state/record-codec.js';
 import { txFromRecord, txToRecord, type TxRecord } from '../tx/record.js';
 import type { KvOp, KvStore } from './kv.js';
 import { LRUCache } from 'lru-cache';
+import { LOG_START, POINTER_BYTES, decodePointer, encodePointer, type LogPosition, type TextPointer, type TxTextLog } from './tx-text-log.js';
 import {
   PREFIX,
   blockByHashKey,
@@ -24,29 +25,48 @@ const blockCodec = jsonRecord<BlockRecord>();
 const storedTxMetaCodec = jsonRecord<{ tx: Omit<TxRecord, 'body_json'>; receipt: Receipt }>();
 const NEWLINE = 0x0a;
 
+/** A marker after the newline that JSON text never starts with: the body is in the text log. */
+const IN_TEXT_LOG = 0x00;
+
 /**
- * A stored transaction: its record and receipt as JSON, a newline, then the body's canonical
- * text verbatim. JSON never contains a raw newline, so the first one splits the two, and the
- * 10 KB body is neither escaped on write nor unescaped on read.
+ * A stored transaction: its record and receipt as JSON, a newline, then either the body's
+ * canonical text verbatim (inline) or `IN_TEXT_LOG` and a 12-byte pointer into the text log.
+ * JSON never contains a raw newline, so the first one splits the two, and the 10 KB body is
+ * neither escaped on write nor unescaped on read.
  */
 const storedTxCodec = {
-  encode({ tx, receipt }: { tx: TxRecord; receipt: Receipt }): Uint8Array {
+  split({ tx, receipt }: { tx: TxRecord; receipt: Receipt }): { meta: Uint8Array; body: Uint8Array } {
     const { body_json, ...rest } = tx;
-    const meta = storedTxMetaCodec.encode({ tx: rest, receipt });
-    const body = encoder.encode(body_json);
+    return { meta: storedTxMetaCodec.encode({ tx: rest, receipt }), body: encoder.encode(body_json) };
+  },
+  inline(meta: Uint8Array, body: Uint8Array): Uint8Array {
     const out = new Uint8Array(meta.length + 1 + body.length);
     out.set(meta, 0);
     out[meta.length] = NEWLINE;
     out.set(body, meta.length + 1);
     return out;
   },
-  decode(bytes: Uint8Array): { tx: TxRecord; receipt: Receipt } {
+  pointing(meta: Uint8Array, pointer: TextPointer): Uint8Array {
+    const out = new Uint8Array(meta.length + 2 + POINTER_BYTES);
+    out.set(meta, 0);
+    out[meta.length] = NEWLINE;
+    out[meta.length + 1] = IN_TEXT_LOG;
+    encodePointer(pointer, out, meta.length + 2);
+    return out;
+  },
+  async decode(bytes: Uint8Array, textLog: TxTextLog | undefined): Promise<{ tx: TxRecord; receipt: Receipt }> {
     const cut = bytes.indexOf(NEWLINE);
     if (cut < 0) throw new Error('store integrity: a stored transaction has no body');
     const { tx, receipt } = storedTxMetaCodec.decode(bytes.subarray(0, cut));
-    return { tx: { ...tx, body_json: decoder.decode(bytes.subarray(cut + 1)) }, receipt };
+    let body = bytes.subarray(cut + 1);
+    if (body[0] === IN_TEXT_LOG) {
+      if (!textLog) throw new Error('store integrity: a stored transaction points into a text log this store was opened without');
+      body = await textLog.read(decodePointer(bytes, cut + 2));
+    }
+    return { tx: { ...tx, body_json: decoder.decode(body) }, receipt };
   },
 };
+const positionCodec = jsonRecord<LogPosition>();
 const totalsCodec = jsonRecord<AddressTotals>();
 const metaCodec = jsonRecord<ChainMeta>();
 const decoder = new TextDecoder();
@@ -93,6 +113,11 @@ export interface ChainStoreOptions {
   readonly recentBlocks?: number;
   /** Bytes of recently committed transaction records kept in memory (default 8 MiB, ~750 transfers: the last few blocks, which is what polls read). */
   readonly recentTxBytes?: number;
+  /**
+   * Where transaction texts go (the node's data directory has one). Without it they stay inline
+   * in the LevelDB records, the format stores written before the log still hold and read.
+   */
+  readonly textLog?: TxTextLog;
 }
 
 const DEFAULT_RECENT_BLOCKS = 64;
@@ -103,7 +128,8 @@ export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: 
 /**
  * Blocks, transactions, receipts, per-address indexes and state in one LevelDB, written a block
  * at a time in one atomic, fsynced batch: after a crash the store holds either the old height
- * with its state or the new height with its state, never a mix.
+ * with its state or the new height with its state, never a mix. Transaction texts, when the
+ * store has a text log, go there first (durably) and the batch holds pointers to them.
  */
 export class ChainStore {
   private meta: ChainMeta = GENESIS_META;
@@ -124,6 +150,7 @@ export class ChainStore {
    */
   private readonly recentBlockBytes: LRUCache<number, Uint8Array>;
   private readonly recentTxBytes: LRUCache<string, Uint8Array>;
+  private readonly textLog: TxTextLog | undefined;
 
   constructor(
     readonly kv: KvStore,
@@ -131,11 +158,17 @@ export class ChainStore {
   ) {
     this.recentBlockBytes = new LRUCache({ max: options.recentBlocks ?? DEFAULT_RECENT_BLOCKS });
     this.recentTxBytes = new LRUCache({ maxSize: options.recentTxBytes ?? DEFAULT_RECENT_TX_BYTES, sizeCalculation: (v) => v.length });
+    this.textLog = options.textLog;
   }
 
   async load(): Promise<ChainMeta> {
     const raw = await this.kv.get(metaKey('chain'));
     this.meta = raw ? metaCodec.decode(raw) : GENESIS_META;
+    if (this.textLog) {
+      // Texts appended after the last committed batch belong to a block that never committed.
+      const end = await this.kv.get(metaKey('txtext'));
+      await this.textLog.truncateTo(end ? positionCodec.decode(end) : LOG_START);
+    }
     return this.meta;
   }
 
@@ -175,10 +208,15 @@ export class ChainStore {
     return this.kv.get(commitKey(height));
   }
 
+  /** Whether a transaction is committed: the duplicate check, which needs neither record nor text. */
+  async hasTx(hash: string): Promise<boolean> {
+    return this.recentTxBytes.has(hash) || (await this.kv.get(txKey(hash))) !== undefined;
+  }
+
   async getTx(hash: string): Promise<StoredTx | undefined> {
     const raw = this.recentTxBytes.get(hash) ?? (await this.kv.get(txKey(hash)));
     if (!raw) return undefined;
-    const { tx, receipt } = storedTxCodec.decode(raw);
+    const { tx, receipt } = await storedTxCodec.decode(raw, this.textLog);
     return { tx: txFromRecord(tx), receipt };
   }
 
@@ -238,13 +276,15 @@ export class ChainStore {
       if (!t) totals.set(address, (t = await this.getTotals(address)));
       return t;
     };
-    const txBytes: Uint8Array[] = [];
+    const parts = c.txs.map((tx, i) => storedTxCodec.split({ tx: txToRecord(tx), receipt: c.receipts[i]! }));
+    // The texts are durable before the batch that points at them is written (see TxTextLog).
+    const pointers = this.textLog ? await this.textLog.append(parts.map((p) => p.body)) : undefined;
+    if (this.textLog) put(metaKey('txtext'), positionCodec.encode(this.textLog.end));
     for (let i = 0; i < c.txs.length; i++) {
       const tx = c.txs[i]!;
       const receipt = c.receipts[i]!;
-      const stored = storedTxCodec.encode({ tx: txToRecord(tx), receipt });
-      txBytes.push(stored);
-      put(txKey(tx.hash), stored);
+      const { meta, body } = parts[i]!;
+      put(txKey(tx.hash), pointers ? storedTxCodec.pointing(meta, pointers[i]!) : storedTxCodec.inline(meta, body));
       const hashBytes = encoder.encode(tx.hash);
       put(txGlobalKey(height, i), hashBytes);
       put(txByAddressKey(tx.from, height, i), hashBytes);
@@ -278,7 +318,8 @@ export class ChainStore {
     this.cacheWrites(c.stateChanges);
     for (const [address, t] of totals) this.totalsCache.set(address, t);
     this.recentBlockBytes.set(height, blockBytes);
-    for (let i = 0; i < c.txs.length; i++) this.recentTxBytes.set(c.txs[i]!.hash, txBytes[i]!);
+    // Inline bytes whatever the store holds: a read of a recent transaction touches neither LevelDB nor the log.
+    for (let i = 0; i < c.txs.length; i++) this.recentTxBytes.set(c.txs[i]!.hash, storedTxCodec.inline(parts[i]!.meta, parts[i]!.body));
     return meta;
   }
 
@@ -321,6 +362,7 @@ export class ChainStore {
 
   async close(): Promise<void> {
     await this.kv.close();
+    await this.textLog?.close();
   }
 }
 
