@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BlockRecord, Receipt, Tx } from '../chain/types.js';
@@ -222,27 +222,50 @@ test('ChainStore with a text log: texts live in the log, LevelDB records hold po
   assert.equal(await again.store.hasTx(hex64(9)), false);
 });
 
-test('ChainStore with a text log: a batch that fails after its texts were appended leaves no trace after reopening', async (t) => {
+test('ChainStore with a text log: a batch that fails after its texts were appended gives their space back', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'chain-store-log-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const kv = new ProbeKv(await LevelStore.open(join(dir, 'chain')));
   const store = new ChainStore(kv, { textLog: await FileTxTextLog.open(join(dir, 'txtext')) });
+  t.after(() => store.close());
   await store.load();
   await commitBlocks(store, 1);
   const sizeAfterCommit = statSync(join(dir, 'txtext', '00000000.txt')).size;
-  kv.failWrites = true; // the process dies between the log's fsync and LevelDB's batch
+  kv.failWrites = true;
   await assert.rejects(commitBlocks(store, 1), /no space left/);
-  assert.ok(statSync(join(dir, 'txtext', '00000000.txt')).size > sizeAfterCommit, 'the texts were appended');
+  assert.equal(statSync(join(dir, 'txtext', '00000000.txt')).size, sizeAfterCommit);
+  kv.failWrites = false;
+  const { txs, receipts } = (await commitBlocks(store, 1))[0]!;
+  const readLog = await FileTxTextLog.open(join(dir, 'txtext'));
+  t.after(() => readLog.close());
+  assert.deepEqual(await new ChainStore(kv, { textLog: readLog }).getTx(txs[1]!.hash), { tx: txs[1], receipt: receipts[1] });
+});
+
+test('ChainStore with a text log: texts a crash left past the last batch are cut off when the store opens', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'chain-store-log-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const textLog = await FileTxTextLog.open(join(dir, 'txtext'), { segmentBytes: 70_000 });
+  const store = new ChainStore(await LevelStore.open(join(dir, 'chain')), { textLog });
+  await store.load();
+  await commitBlocks(store, 1);
+  const committedEnd = textLog.end;
+  // The process dies after the log's fsync and before LevelDB's batch: two blocks' worth of
+  // texts, the second rolling into a new segment, that no record points at.
+  await textLog.append([new Uint8Array(30_000).fill(0x7b)]);
+  await textLog.append([new Uint8Array(30_000).fill(0x7b)]);
+  assert.equal(textLog.end.segment, 1);
   await store.close();
 
-  const textLog = await FileTxTextLog.open(join(dir, 'txtext'));
-  const reopened = new ChainStore(new ProbeKv(await LevelStore.open(join(dir, 'chain'))), { textLog });
+  const reopenedLog = await FileTxTextLog.open(join(dir, 'txtext'), { segmentBytes: 70_000 });
+  const reopened = new ChainStore(new ProbeKv(await LevelStore.open(join(dir, 'chain'))), { textLog: reopenedLog });
   t.after(() => reopened.close());
   assert.equal((await reopened.load()).height, 1);
-  assert.equal(statSync(join(dir, 'txtext', '00000000.txt')).size, sizeAfterCommit, 'the orphan texts are cut off');
+  assert.deepEqual(reopenedLog.end, committedEnd);
+  assert.deepEqual(readdirSync(join(dir, 'txtext')), ['00000000.txt']);
+  assert.equal(statSync(join(dir, 'txtext', '00000000.txt')).size, committedEnd.offset);
   const { txs, receipts } = (await commitBlocks(reopened, 1))[0]!;
-  const uncached = new ChainStore(reopened.kv, { textLog });
-  assert.deepEqual(await uncached.getTx(txs[1]!.hash), { tx: txs[1], receipt: receipts[1] }, 'the next block\'s texts follow the committed ones');
+  const uncached = new ChainStore(reopened.kv, { textLog: reopenedLog });
+  assert.deepEqual(await uncached.getTx(txs[1]!.hash), { tx: txs[1], receipt: receipts[1] });
 });
 
 test('ChainStore without a text log refuses records that point into one', async () => {

@@ -277,14 +277,9 @@ export class ChainStore {
       return t;
     };
     const parts = c.txs.map((tx, i) => storedTxCodec.split({ tx: txToRecord(tx), receipt: c.receipts[i]! }));
-    // The texts are durable before the batch that points at them is written (see TxTextLog).
-    const pointers = this.textLog ? await this.textLog.append(parts.map((p) => p.body)) : undefined;
-    if (this.textLog) put(metaKey('txtext'), positionCodec.encode(this.textLog.end));
     for (let i = 0; i < c.txs.length; i++) {
       const tx = c.txs[i]!;
       const receipt = c.receipts[i]!;
-      const { meta, body } = parts[i]!;
-      put(txKey(tx.hash), pointers ? storedTxCodec.pointing(meta, pointers[i]!) : storedTxCodec.inline(meta, body));
       const hashBytes = encoder.encode(tx.hash);
       put(txGlobalKey(height, i), hashBytes);
       put(txByAddressKey(tx.from, height, i), hashBytes);
@@ -313,7 +308,23 @@ export class ChainStore {
       total_burned: this.meta.total_burned + block.fees_burned,
     };
     put(metaKey('chain'), metaCodec.encode(meta));
-    await this.kv.write(ops, true);
+    // The texts are durable before the batch that points at them is written (see TxTextLog);
+    // appended last, so only the batch's own failure can leave them unreferenced.
+    const logEnd = this.textLog?.end;
+    if (this.textLog) {
+      const pointers = await this.textLog.append(parts.map((p) => p.body));
+      for (let i = 0; i < c.txs.length; i++) put(txKey(c.txs[i]!.hash), storedTxCodec.pointing(parts[i]!.meta, pointers[i]!));
+      put(metaKey('txtext'), positionCodec.encode(this.textLog.end));
+    } else {
+      for (let i = 0; i < c.txs.length; i++) put(txKey(c.txs[i]!.hash), storedTxCodec.inline(parts[i]!.meta, parts[i]!.body));
+    }
+    try {
+      await this.kv.write(ops, true);
+    } catch (e) {
+      // The texts just appended belong to no block: give their space back (a restart would too).
+      if (this.textLog && logEnd) await this.textLog.truncateTo(logEnd).catch(() => undefined);
+      throw e;
+    }
     this.meta = meta;
     this.cacheWrites(c.stateChanges);
     for (const [address, t] of totals) this.totalsCache.set(address, t);

@@ -92,3 +92,30 @@ test('TxTextLog: pointers encode to 12 bytes and back', () => {
   assert.deepEqual(decodePointer(out, 3), p);
   assert.throws(() => decodePointer(out, 2), /text pointer of 13 bytes/);
 });
+
+test('TxTextLog: appending before the end is known, or two appends at once, is refused', async (t) => {
+  const dir = tempDir(t);
+  const log = await FileTxTextLog.open(dir);
+  await assert.rejects(log.append([text(1)]), /append before truncateTo/);
+  await log.truncateTo(LOG_START);
+  const first = log.append([text(1)]);
+  await assert.rejects(log.append([text(2)]), /appends must not overlap/);
+  await first;
+  assert.deepEqual(log.end, { segment: 0, offset: 100 });
+  await log.close();
+});
+
+test('TxTextLog: texts in many segments all read back while open descriptors stay bounded', async (t) => {
+  const dir = tempDir(t);
+  const fds = (): number => readdirSync('/proc/self/fd').length;
+  const log = await FileTxTextLog.open(dir, { segmentBytes: 250 });
+  await log.truncateTo(LOG_START);
+  const before = fds();
+  const pointers = [];
+  for (let n = 0; n < 30; n++) pointers.push(...(await log.append([text(n, 200)])));
+  assert.equal(log.end.segment, 29, 'each 200-byte text fills its own 250-byte segment');
+  const reads = await Promise.all(pointers.map((p) => log.read(p)));
+  reads.forEach((r, n) => assert.deepEqual(r, text(n, 200)));
+  assert.ok(fds() - before <= 8, `${fds() - before} descriptors held for 30 segments`);
+  await log.close();
+});

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, unlink, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** Where a transaction's text lies in the log: 12 bytes in the store's transaction record. */
 export interface TextPointer {
@@ -58,13 +58,27 @@ export const DEFAULT_SEGMENT_BYTES = 256 * 1024 * 1024;
 const SEGMENT_NAME = /^(\d{8})\.txt$/;
 const segmentName = (n: number): string => `${String(n).padStart(8, '0')}.txt`;
 
+/** Open segment files beyond the one being appended to (reads of older blocks: catch-up, RPC). */
+const MAX_OPEN_SEGMENTS = 8;
+
+interface OpenSegment {
+  readonly fh: Promise<FileHandle>;
+  /** Reads and writes in flight: a segment is closed only when none is. */
+  users: number;
+}
+
 /**
- * The log on disk: numbered segment files in one directory. A segment's handle stays open once
- * used (one descriptor per 256 MiB of texts), so reads never race a close.
+ * The log on disk: numbered segment files in one directory. The segment being appended to stays
+ * open; older ones are opened for reads and closed least-recently-used beyond
+ * `MAX_OPEN_SEGMENTS`, so descriptors stay bounded however long the chain grows.
  */
 export class FileTxTextLog implements TxTextLog {
-  private readonly handles = new Map<number, FileHandle>();
+  /** In least- to most-recently used order (a Map keeps insertion order; a use re-inserts). */
+  private readonly open = new Map<number, OpenSegment>();
   private position: LogPosition = LOG_START;
+  /** Set once `truncateTo` has found the end; appending before that could overwrite texts. */
+  private positioned = false;
+  private appending = false;
 
   private constructor(
     private readonly dir: string,
@@ -72,7 +86,14 @@ export class FileTxTextLog implements TxTextLog {
   ) {}
 
   static async open(dir: string, options: { segmentBytes?: number } = {}): Promise<FileTxTextLog> {
-    await mkdir(dir, { recursive: true });
+    const made = await mkdir(dir, { recursive: true });
+    // A directory just made needs its entry in the parent durable, as a new segment does.
+    if (made !== undefined) {
+      for (let d = dir; ; d = dirname(d)) {
+        await syncDirectory(dirname(d));
+        if (d === made || dirname(d) === d) break;
+      }
+    }
     return new FileTxTextLog(dir, options.segmentBytes ?? DEFAULT_SEGMENT_BYTES);
   }
 
@@ -81,6 +102,7 @@ export class FileTxTextLog implements TxTextLog {
   }
 
   async truncateTo(position: LogPosition): Promise<void> {
+    if (this.appending) throw new Error('transaction text log: truncateTo during an append');
     const segments = (await readdir(this.dir))
       .map((name) => SEGMENT_NAME.exec(name))
       .filter((m): m is RegExpExecArray => m !== null)
@@ -88,34 +110,45 @@ export class FileTxTextLog implements TxTextLog {
       .sort((a, b) => a - b);
     for (const n of segments) {
       if (n > position.segment) {
-        await this.closeHandle(n);
+        await this.closeSegment(n);
         await unlink(join(this.dir, segmentName(n)));
       }
     }
     if (position.offset > 0 || segments.includes(position.segment)) {
-      const fh = await this.handle(position.segment, true);
-      const { size } = await fh.stat();
-      if (size < position.offset) throw new Error(`store integrity: transaction text segment ${segmentName(position.segment)} holds ${size} bytes, the store points up to ${position.offset}`);
-      if (size > position.offset) {
-        await fh.truncate(position.offset);
-        await fh.datasync();
-      }
+      await this.using(position.segment, false, async (fh) => {
+        const { size } = await fh.stat();
+        if (size < position.offset) throw new Error(`store integrity: transaction text segment ${segmentName(position.segment)} holds ${size} bytes, the store points up to ${position.offset}`);
+        if (size > position.offset) {
+          await fh.truncate(position.offset);
+          await fh.datasync();
+        }
+      });
     }
     this.position = position;
+    this.positioned = true;
   }
 
   async append(texts: readonly Uint8Array[]): Promise<TextPointer[]> {
+    if (!this.positioned) throw new Error('transaction text log: append before truncateTo found the end');
+    if (this.appending) throw new Error('transaction text log: appends must not overlap');
+    this.appending = true;
+    try {
+      return await this.appendNow(texts);
+    } finally {
+      this.appending = false;
+    }
+  }
+
+  private async appendNow(texts: readonly Uint8Array[]): Promise<TextPointer[]> {
     let total = 0;
     for (const t of texts) total += t.length;
     if (total === 0) return texts.map(() => ({ ...this.position, length: 0 }));
     if (total > this.segmentBytes) throw new Error(`transaction texts of ${total} bytes exceed a log segment (${this.segmentBytes})`);
     let { segment, offset } = this.position;
-    const rolling = offset + total > this.segmentBytes;
-    if (rolling) {
+    if (offset + total > this.segmentBytes) {
       segment++;
       offset = 0;
     }
-    const fh = await this.handle(segment, !rolling && offset > 0);
     const buf = Buffer.allocUnsafe(total);
     const pointers: TextPointer[] = [];
     let at = 0;
@@ -124,66 +157,90 @@ export class FileTxTextLog implements TxTextLog {
       pointers.push({ segment, offset: offset + at, length: t.length });
       at += t.length;
     }
-    let written = 0;
-    while (written < total) written += (await fh.write(buf, written, total - written, offset + written)).bytesWritten;
-    await fh.datasync();
+    await this.using(segment, offset === 0, async (fh) => {
+      let written = 0;
+      while (written < total) written += (await fh.write(buf, written, total - written, offset + written)).bytesWritten;
+      await fh.datasync();
+    });
     // A new file's directory entry must be durable too, or a crash could drop the whole segment.
-    if (rolling || (segment === 0 && offset === 0)) await this.syncDir();
-    if (rolling) await this.closeHandle(this.position.segment);
+    if (offset === 0) await syncDirectory(this.dir);
     this.position = { segment, offset: offset + total };
+    await this.closeIdle();
     return pointers;
   }
 
   async read(p: TextPointer): Promise<Uint8Array> {
-    const fh = await this.handle(p.segment, true);
-    const out = new Uint8Array(p.length);
-    let got = 0;
-    while (got < p.length) {
-      const { bytesRead } = await fh.read(out, got, p.length - got, p.offset + got);
-      if (bytesRead === 0) throw new Error(`store integrity: transaction text at ${segmentName(p.segment)}:${p.offset} is cut short`);
-      got += bytesRead;
-    }
-    return out;
+    return this.using(p.segment, false, async (fh) => {
+      const out = new Uint8Array(p.length);
+      let got = 0;
+      while (got < p.length) {
+        const { bytesRead } = await fh.read(out, got, p.length - got, p.offset + got);
+        if (bytesRead === 0) throw new Error(`store integrity: transaction text at ${segmentName(p.segment)}:${p.offset} is cut short`);
+        got += bytesRead;
+      }
+      return out;
+    });
   }
 
   async close(): Promise<void> {
-    for (const n of [...this.handles.keys()]) await this.closeHandle(n);
+    for (const n of [...this.open.keys()]) await this.closeSegment(n);
   }
 
-  private async handle(segment: number, mustExist: boolean): Promise<FileHandle> {
-    let fh = this.handles.get(segment);
-    if (!fh) {
-      try {
-        // Read-write without O_APPEND: Linux ignores a positional write's offset on an O_APPEND file.
-        fh = await open(join(this.dir, segmentName(segment)), mustExist ? constants.O_RDWR : constants.O_RDWR | constants.O_CREAT);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`store integrity: transaction text segment ${segmentName(segment)} is missing from ${this.dir}`);
-        throw e;
-      }
-      // Another open of the same segment may have raced this one.
-      const raced = this.handles.get(segment);
-      if (raced) {
-        await fh.close();
-        return raced;
-      }
-      this.handles.set(segment, fh);
-    }
-    return fh;
-  }
-
-  private async closeHandle(segment: number): Promise<void> {
-    const fh = this.handles.get(segment);
-    if (!fh) return;
-    this.handles.delete(segment);
-    await fh.close();
-  }
-
-  private async syncDir(): Promise<void> {
-    const d = await open(this.dir, 'r');
+  /** Runs `fn` on the segment's handle, opening it (creating it when `create`) if need be. */
+  private async using<T>(segment: number, create: boolean, fn: (fh: FileHandle) => Promise<T>): Promise<T> {
+    let entry = this.open.get(segment);
+    if (entry) this.open.delete(segment);
+    else entry = { fh: this.openSegment(segment, create), users: 0 };
+    this.open.set(segment, entry);
+    entry.users++;
     try {
-      await d.sync();
+      return await fn(await entry.fh);
+    } catch (e) {
+      // A failed open must not stay cached as the segment's handle.
+      if (this.open.get(segment) === entry && (await entry.fh.then(() => false, () => true))) this.open.delete(segment);
+      throw e;
     } finally {
-      await d.close();
+      entry.users--;
+      await this.closeIdle();
     }
+  }
+
+  private async openSegment(segment: number, create: boolean): Promise<FileHandle> {
+    try {
+      // Read-write without O_APPEND: Linux ignores a positional write's offset on an O_APPEND file.
+      return await open(join(this.dir, segmentName(segment)), create ? constants.O_RDWR | constants.O_CREAT : constants.O_RDWR);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`store integrity: transaction text segment ${segmentName(segment)} is missing from ${this.dir}`);
+      throw e;
+    }
+  }
+
+  /** Closes least-recently-used segments beyond the bound, never the one appended to or one in use. */
+  private async closeIdle(): Promise<void> {
+    if (this.open.size <= MAX_OPEN_SEGMENTS) return;
+    const closing: Array<Promise<void>> = [];
+    for (const [n, entry] of this.open) {
+      if (this.open.size <= MAX_OPEN_SEGMENTS) break;
+      if (n === this.position.segment || entry.users > 0) continue;
+      this.open.delete(n);
+      closing.push(entry.fh.then((fh) => fh.close()).catch(() => undefined));
+    }
+    await Promise.all(closing);
+  }
+
+  private async closeSegment(segment: number): Promise<void> {
+    const entry = this.open.get(segment);
+    if (!entry) return;
+    this.open.delete(segment);
+    await entry.fh.then((fh) => fh.close(), () => undefined);
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  const d = await open(dir, 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
   }
 }

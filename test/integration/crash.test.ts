@@ -27,11 +27,18 @@ test('a node killed at any instant restarts at a consistent height, never a part
       const root = await getJson(`${node.url}/api/v1/state/root`);
       assert.equal(head.body.state_root, root.body.global_root, `seed ${seed}: head block and state root agree`);
       let child = head.body;
-      for (let h = height - 1; h >= Math.max(1, height - 30); h--) {
-        const b = await getJson(`${node.url}/api/v1/blocks/${h}`);
+      for (let h = height; h >= Math.max(1, height - 30); h--) {
+        const b = h === height ? head : await getJson(`${node.url}/api/v1/blocks/${h}`);
         assert.equal(b.status, 200, `block ${h} exists below head ${height}`);
-        assert.equal(child.parent_hash, b.body.hash, `block ${h + 1} links to ${h}`);
-        assert.equal(child.prev_state_root, b.body.state_root);
+        if (h < height) {
+          assert.equal(child.parent_hash, b.body.hash, `block ${h + 1} links to ${h}`);
+          assert.equal(child.prev_state_root, b.body.state_root);
+        }
+        // Every transaction of a committed block reads back, text included (it lives in the
+        // text log, written before the block's batch).
+        const txs = await getJson(`${node.url}/api/v1/blocks/${h}/transactions`);
+        assert.equal(txs.status, 200, `seed ${seed}: transactions of block ${h}: ${JSON.stringify(txs.body)}`);
+        assert.equal(txs.body.count, b.body.tx_count, `seed ${seed}: block ${h} lists ${b.body.tx_count} transactions, ${txs.body.count} read back`);
         child = b.body;
       }
     }
