@@ -629,7 +629,7 @@ export class Replica implements ConsensusStatus, ValueHost {
   private announceStatus(): void {
     if (this.stopped) return;
     const head = this.chain.head.height;
-    this.o.transport.broadcast(envelope(TAG_STATUS, { height: head, base: Math.max(1, head - this.o.syncHistoryBlocks + 1) }));
+    this.o.transport.broadcast(envelope(TAG_STATUS, { height: head, base: this.servableBase() }));
   }
 
   /** Asks a peer that has committed our working height for the decided blocks we miss. */
@@ -647,12 +647,16 @@ export class Replica implements ConsensusStatus, ValueHost {
     }
   }
 
+  /** The lowest height served to peers: within the history window, and held in full here. */
+  private servableBase(): number {
+    return Math.max(1, this.chain.head.height - this.o.syncHistoryBlocks + 1, this.chain.store.firstFullHeight);
+  }
+
   private async serveSync(peer: string, from: number, to: number): Promise<void> {
     const head = this.chain.head.height;
-    const base = Math.max(1, head - this.o.syncHistoryBlocks + 1);
-    for (let h = Math.max(from, base); h <= Math.min(to, head); h++) {
-      const block = await this.chain.loadProposedBlock(h);
+    for (let h = Math.max(from, this.servableBase()); h <= Math.min(to, head); h++) {
       const certBytes = await this.chain.store.getCommit(h);
+      const block = certBytes && (await this.chain.loadProposedBlock(h));
       if (!block || !certBytes) break;
       const cert = certificateFromJson(JSON.parse(new TextDecoder().decode(certBytes)));
       if (!cert) break;

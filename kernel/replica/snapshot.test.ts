@@ -34,6 +34,9 @@ test('a signed snapshot verifies and a fresh node installs it at the same root',
   const meta = await store.load();
   assert.equal(meta.height, 2);
   assert.equal(meta.state_root, snap.state_root);
+  // Block 2 came without its transactions or certificate: peers are served from block 3 on.
+  assert.equal(store.firstFullHeight, 3);
+  assert.equal(f2.store.firstFullHeight, 3);
 });
 
 test('a tampered snapshot is refused', async () => {

@@ -182,11 +182,12 @@ test('ChainStore: a store reopened over the same LevelDB reads every block and t
   t.after(() => kv.close());
   const reopened = new ChainStore(kv);
   assert.equal((await reopened.load()).height, 3);
+  assert.equal(reopened.firstFullHeight, 1, 'a store grown from genesis serves every block');
   for (const { block, txs, receipts } of committed) {
     assert.deepEqual(await reopened.getBlock(block.header.height), block);
     for (const [i, tx] of txs.entries()) assert.deepEqual(await reopened.getTx(tx.hash), { tx, receipt: receipts[i] });
   }
-  assert.equal(kv.gets, 1 + 3 + 6, 'meta, then every block and transaction from disk');
+  assert.equal(kv.gets, 2 + 3 + 6, 'the head and first full height, then every block and transaction from disk');
 });
 
 test('ChainStore with a text log: texts live in the log, LevelDB records hold pointers, and a reopened store reads both', async (t) => {

@@ -19,6 +19,7 @@ import {
   txByAddressPrefix,
   txGlobalKey,
   txKey,
+  u64,
 } from './keys.js';
 
 const blockCodec = jsonRecord<BlockRecord>();
@@ -133,6 +134,7 @@ export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: 
  */
 export class ChainStore {
   private meta: ChainMeta = GENESIS_META;
+  private firstFull = 1;
   /**
    * Committed state values by key (`ABSENT` for a key known not to exist). Every write of state
    * goes through this class (block, genesis, snapshot), which updates the cache in the same step,
@@ -164,6 +166,8 @@ export class ChainStore {
   async load(): Promise<ChainMeta> {
     const raw = await this.kv.get(metaKey('chain'));
     this.meta = raw ? metaCodec.decode(raw) : GENESIS_META;
+    const first = await this.kv.get(metaKey('first-full'));
+    this.firstFull = first ? readU64(first) : 1;
     if (this.textLog) {
       // Texts appended after the last committed batch belong to a block that never committed.
       const end = await this.kv.get(metaKey('txtext'));
@@ -174,6 +178,15 @@ export class ChainStore {
 
   get head(): Readonly<ChainMeta> {
     return this.meta;
+  }
+
+  /**
+   * The lowest height held with its transactions and commit certificate: 1, or the height after
+   * the snapshot this store started from (the snapshot's own block has neither), so it is what
+   * the node can serve to a peer catching up.
+   */
+  get firstFullHeight(): number {
+    return this.firstFull;
   }
 
   /** Committed state, as the executor and queries read it. */
@@ -365,8 +378,10 @@ export class ChainStore {
     // Counters before the snapshot are unknown to this node; they count from here.
     const meta: ChainMeta = { height, state_root: block.state_root, block_hash: block.hash, total_txs: 0, total_burned: 0n };
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
+    ops.push({ type: 'put', key: metaKey('first-full'), value: u64(height + 1) });
     await this.kv.write(ops, true);
     this.meta = meta;
+    this.firstFull = height + 1;
     this.stateCache.clear();
     this.totalsCache.clear();
   }
