@@ -246,3 +246,25 @@ test('an update of k keys in a tree of n keys reads and writes O(k log n) nodes'
     }
   }
 });
+
+test('a large update lets the event loop in while it runs, and the root is the same as the model says', async () => {
+  const kv = new MemoryKv();
+  const tree = new StateTree(kv);
+  const base = await commit(tree, kv, EMPTY_ROOT, Array.from({ length: 1_000 }, (_, i) => [utf8(`acct/${i}`), utf8(`v${i}`)] as const));
+  // With every node in memory an update runs in microtasks alone unless it yields: a macrotask
+  // queued before it starts would then run only after it ends.
+  let ticks = 0;
+  let done = false;
+  const tick = (): void => {
+    ticks++;
+    if (!done) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const changes: StateChange[] = Array.from({ length: 400 }, (_, i) => [utf8(`acct/${i * 2}`), utf8(`w${i}`)] as const);
+  const root = await tree.update(base.root, changes, new WriteBatch());
+  done = true;
+  assert.ok(ticks >= 3, `the event loop turned ${ticks} time(s) during a 400-key update`);
+  const model = new Map(Array.from({ length: 1_000 }, (_, i) => [`acct/${i}`, utf8(`v${i}`)] as const));
+  for (let i = 0; i < 400; i++) model.set(`acct/${i * 2}`, utf8(`w${i}`));
+  assert.deepEqual(root, modelRoot(model));
+});

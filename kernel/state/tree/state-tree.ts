@@ -29,6 +29,18 @@ export type StateChange = readonly [key: Uint8Array, value: Uint8Array | null];
 export const DEFAULT_NODE_PREFIX: Uint8Array = new TextEncoder().encode('smt/');
 const DEFAULT_CACHE_NODES = 100_000;
 const DEFAULT_PENDING_NODES = 250_000;
+/**
+ * Nodes visited between two yields to the event loop. With its nodes cached an update runs in
+ * microtasks alone; a block of ~180 transfers (~360 changed keys) hashed 30–60 ms without letting a
+ * timer, vote or RPC in. 128 visits are ~1–2 ms. The result does not depend on where it yields:
+ * an update reads nodes and collects new ones, and publishes them only when it returns.
+ */
+const YIELD_EVERY_NODES = 128;
+
+/** Counts down the visits of one update to its next yield. */
+interface Pace {
+  untilYield: number;
+}
 
 /** A change after hashing its key; `value` is the tree's own copy. */
 interface Entry {
@@ -103,7 +115,7 @@ export class StateTree {
     const entries = normaliseChanges(changes);
     if (entries.length === 0) return root.slice();
     const created: TreeNode[] = [];
-    const result = await this.applyAt(root, 0, entries, 0, entries.length, created);
+    const result = await this.applyAt(root, 0, entries, 0, entries.length, created, { untilYield: YIELD_EVERY_NODES });
     for (const node of created) batch.put(this.nodes.storageKey(node.hash), encodeNode(node));
     this.nodes.addGeneration(created);
     return result.hash.slice();
@@ -147,14 +159,18 @@ export class StateTree {
   }
 
   /** Rewrites the subtree at `hash` (depth `depth`) with entries [lo, hi), all routed to it. */
-  private async applyAt(hash: Uint8Array, depth: number, entries: readonly Entry[], lo: number, hi: number, created: TreeNode[]): Promise<Sub> {
+  private async applyAt(hash: Uint8Array, depth: number, entries: readonly Entry[], lo: number, hi: number, created: TreeNode[], pace: Pace): Promise<Sub> {
+    if (--pace.untilYield <= 0) {
+      pace.untilYield = YIELD_EVERY_NODES;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     if (isEmptyHash(hash)) return buildSubtree(depth, entries, lo, hi, null, created);
     const node = await this.nodes.load(hash);
     if (node.kind === 'leaf') return buildSubtree(depth, entries, lo, hi, node, created);
     if (depth >= KEY_BITS) throw new CorruptNodeError('internal node below depth 255');
     const mid = splitIndex(entries, lo, hi, depth);
-    const left = mid > lo ? await this.applyAt(node.left, depth + 1, entries, lo, mid, created) : untouched(node.left);
-    const right = hi > mid ? await this.applyAt(node.right, depth + 1, entries, mid, hi, created) : untouched(node.right);
+    const left = mid > lo ? await this.applyAt(node.left, depth + 1, entries, lo, mid, created, pace) : untouched(node.left);
+    const right = hi > mid ? await this.applyAt(node.right, depth + 1, entries, mid, hi, created, pace) : untouched(node.right);
     // No-op changes (same value, deleting an absent key) leave the node as it is: no rewrite.
     if (equalHash(left.hash, node.left) && equalHash(right.hash, node.right)) return { hash: node.hash, kind: 'internal' };
     return this.join(left, right, created);
