@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { isChainError } from '../errors.js';
 import type { EndBlockResult, Hooks } from '../hooks.js';
@@ -51,7 +52,7 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     // With state cached, a block runs entirely in microtasks and would hold the event loop for
     // its whole length; yielding now and then lets timers, votes and RPC in. The overlay is
     // private to this run and committed state only changes at commit, so results are the same.
-    if (index > 0 && index % YIELD_EVERY_TXS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (index > 0 && index % YIELD_EVERY_TXS === 0) await yieldToLoop();
     const tx = txs[index]!;
     const txEvents: ChainEvent[] = [];
     const r = await executeTx(deps, overlay, block, baseFee, tx, txEvents);

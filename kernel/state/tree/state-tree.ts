@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { KvBatch, KvReader } from '../../store/kv.js';
 import { CorruptNodeError } from './errors.js';
 import { KEY_BITS, HASH_BYTES, bitAt, emptyHash, equalHash, hashKey, hashKeyString, isEmptyHash } from './hashing.js';
@@ -162,7 +163,7 @@ export class StateTree {
   private async applyAt(hash: Uint8Array, depth: number, entries: readonly Entry[], lo: number, hi: number, created: TreeNode[], pace: Pace): Promise<Sub> {
     if (--pace.untilYield <= 0) {
       pace.untilYield = YIELD_EVERY_NODES;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await yieldToLoop();
     }
     if (isEmptyHash(hash)) return buildSubtree(depth, entries, lo, hi, null, created);
     const node = await this.nodes.load(hash);
