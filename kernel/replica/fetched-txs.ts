@@ -15,7 +15,7 @@ export class FetchedTxs {
 
   /** Files a text under `hash`, which the caller computed from that very text. */
   put(hash: string, tx: RelayedTx): void {
-    const key = keyOf(hash, tx.origin);
+    const key = originKey(tx.origin, hash);
     if (this.texts.has(key)) return;
     this.texts.set(key, { origin: tx.origin, canonical: tx.canonical });
     this.chars += tx.canonical.length;
@@ -28,8 +28,8 @@ export class FetchedTxs {
 
   /** The text of `hash` with that origin; without one, either. */
   get(hash: string, origin?: RelayedTx['origin']): RelayedTx | undefined {
-    if (origin) return this.texts.get(keyOf(hash, origin));
-    return this.texts.get(keyOf(hash, 'signed')) ?? this.texts.get(keyOf(hash, 'system'));
+    if (origin) return this.texts.get(originKey(origin, hash));
+    return this.texts.get(originKey('signed', hash)) ?? this.texts.get(originKey('system', hash));
   }
 
   get size(): number {
@@ -37,6 +37,7 @@ export class FetchedTxs {
   }
 }
 
-function keyOf(hash: string, origin: RelayedTx['origin']): string {
+/** A text's key: its origin and the hash computed from it (the same id under two origins is two texts). */
+export function originKey(origin: RelayedTx['origin'], hash: string): string {
   return `${origin}:${hash}`;
 }

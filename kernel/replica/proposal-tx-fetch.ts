@@ -1,5 +1,5 @@
 import { hashOfCanonical } from '../tx/hash.js';
-import { FetchedTxs } from './fetched-txs.js';
+import { FetchedTxs, originKey as keyOf } from './fetched-txs.js';
 import { MAX_TX_REQUEST, TAG_TX_REQUEST, TAG_TX_TEXTS, decodeTxBatch, encodeTxBatch, envelope, type RelayedTx } from './envelope.js';
 
 /** Waiting proposals: one per proposer and height is allowed, so this is only a backstop. */
@@ -42,7 +42,6 @@ interface Awaited {
   askedAll: boolean;
 }
 
-const keyOf = (origin: RelayedTx['origin'], hash: string): string => `${origin}:${hash}`;
 const hashOfKey = (key: string): string => key.slice(key.indexOf(':') + 1);
 
 /**
@@ -202,21 +201,19 @@ export class ProposalTxFetch {
 
   private ask(peer: string, keys: readonly string[]): void {
     if (keys.length === 0) return;
-    if (this.inflight.has(peer)) {
-      const q = this.queued.get(peer) ?? new Set<string>();
-      for (const k of keys) q.add(k);
-      this.queued.set(peer, q);
-      return;
-    }
+    if (this.inflight.has(peer)) return this.enqueue(peer, keys);
     const sent = new Set([...new Set(keys)].slice(0, MAX_TX_REQUEST));
-    if (keys.length > sent.size) {
-      const q = this.queued.get(peer) ?? new Set<string>();
-      for (const k of keys) if (!sent.has(k)) q.add(k);
-      this.queued.set(peer, q);
-    }
+    if (keys.length > sent.size) this.enqueue(peer, keys.filter((k) => !sent.has(k)));
     this.inflight.set(peer, { sent, sentAt: this.d.now() });
     this.counts.requested += sent.size;
     this.d.send(peer, envelope(TAG_TX_REQUEST, { hashes: [...new Set([...sent].map(hashOfKey))] }));
+  }
+
+  /** Keys to ask `peer` once its request in flight is answered. */
+  private enqueue(peer: string, keys: readonly string[]): void {
+    const q = this.queued.get(peer) ?? new Set<string>();
+    for (const k of keys) q.add(k);
+    this.queued.set(peer, q);
   }
 
   /** Removes `got` from every waiting proposal; delivers those with nothing left to wait for. */

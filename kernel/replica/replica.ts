@@ -656,8 +656,9 @@ export class Replica implements ConsensusStatus, ValueHost {
     const head = this.chain.head.height;
     for (let h = Math.max(from, this.servableBase()); h <= Math.min(to, head); h++) {
       const certBytes = await this.chain.store.getCommit(h);
-      const block = certBytes && (await this.chain.loadProposedBlock(h));
-      if (!block || !certBytes) break;
+      if (!certBytes) break;
+      const block = await this.chain.loadProposedBlock(h);
+      if (!block) break;
       const cert = certificateFromJson(JSON.parse(new TextDecoder().decode(certBytes)));
       if (!cert) break;
       this.o.transport.send(peer, envelope(TAG_CONSENSUS, encodeConsensusMessage({ kind: 'commit', certificate: cert, block }, this.codec)));
