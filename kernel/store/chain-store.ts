@@ -290,6 +290,9 @@ export class ChainStore {
       return t;
     };
     const parts = c.txs.map((tx, i) => storedTxCodec.split({ tx: txToRecord(tx), receipt: c.receipts[i]! }));
+    // Inline bytes whatever the store holds: the recent-transaction cache keeps them, so a read of
+    // a recent transaction touches neither LevelDB nor the log; a store without a log writes them.
+    const inline = parts.map((p) => storedTxCodec.inline(p.meta, p.body));
     for (let i = 0; i < c.txs.length; i++) {
       const tx = c.txs[i]!;
       const receipt = c.receipts[i]!;
@@ -329,7 +332,7 @@ export class ChainStore {
       for (let i = 0; i < c.txs.length; i++) put(txKey(c.txs[i]!.hash), storedTxCodec.pointing(parts[i]!.meta, pointers[i]!));
       put(metaKey('txtext'), positionCodec.encode(this.textLog.end));
     } else {
-      for (let i = 0; i < c.txs.length; i++) put(txKey(c.txs[i]!.hash), storedTxCodec.inline(parts[i]!.meta, parts[i]!.body));
+      for (let i = 0; i < c.txs.length; i++) put(txKey(c.txs[i]!.hash), inline[i]!);
     }
     try {
       await this.kv.write(ops, true);
@@ -342,8 +345,7 @@ export class ChainStore {
     this.cacheWrites(c.stateChanges);
     for (const [address, t] of totals) this.totalsCache.set(address, t);
     this.recentBlockBytes.set(height, blockBytes);
-    // Inline bytes whatever the store holds: a read of a recent transaction touches neither LevelDB nor the log.
-    for (let i = 0; i < c.txs.length; i++) this.recentTxBytes.set(c.txs[i]!.hash, storedTxCodec.inline(parts[i]!.meta, parts[i]!.body));
+    for (let i = 0; i < c.txs.length; i++) this.recentTxBytes.set(c.txs[i]!.hash, inline[i]!);
     return meta;
   }
 

@@ -7,6 +7,13 @@ import { FileTxTextLog, LOG_START, POINTER_BYTES, decodePointer, encodePointer }
 
 const text = (n: number, size = 100): Uint8Array => new TextEncoder().encode(`{"n":${n}}`.padEnd(size, ' '));
 
+/** A log over an empty directory, its end found (as the store's open does), ready to append. */
+async function freshLog(dir: string, segmentBytes?: number): Promise<FileTxTextLog> {
+  const log = await FileTxTextLog.open(dir, segmentBytes === undefined ? {} : { segmentBytes });
+  await log.truncateTo(LOG_START);
+  return log;
+}
+
 function tempDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'txtext-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,8 +22,7 @@ function tempDir(t: { after(fn: () => void): void }): string {
 
 test('TxTextLog: texts appended in batches read back by pointer, also after reopening at the recorded end', async (t) => {
   const dir = tempDir(t);
-  const log = await FileTxTextLog.open(dir);
-  await log.truncateTo(LOG_START);
+  const log = await freshLog(dir);
   const a = await log.append([text(1), text(2, 300)]);
   const b = await log.append([text(3, 7)]);
   assert.deepEqual(a, [{ segment: 0, offset: 0, length: 100 }, { segment: 0, offset: 100, length: 300 }]);
@@ -37,8 +43,7 @@ test('TxTextLog: texts appended in batches read back by pointer, also after reop
 
 test('TxTextLog: texts past the recorded end (a block that never committed) are cut off on open', async (t) => {
   const dir = tempDir(t);
-  const log = await FileTxTextLog.open(dir, { segmentBytes: 1000 });
-  await log.truncateTo(LOG_START);
+  const log = await freshLog(dir, 1000);
   await log.append([text(1, 600)]);
   const committed = log.end;
   await log.append([text(2, 600)]); // rolls into segment 1
@@ -58,8 +63,7 @@ test('TxTextLog: texts past the recorded end (a block that never committed) are 
 
 test('TxTextLog: a log holding less than the store points at is an integrity error, not silent loss', async (t) => {
   const dir = tempDir(t);
-  const log = await FileTxTextLog.open(dir, { segmentBytes: 1000 });
-  await log.truncateTo(LOG_START);
+  const log = await freshLog(dir, 1000);
   await log.append([text(1, 600)]);
   await log.append([text(2, 600)]);
   const end = log.end;
@@ -78,8 +82,7 @@ test('TxTextLog: a log holding less than the store points at is an integrity err
 
 test('TxTextLog: a batch larger than a segment is refused before anything is written', async (t) => {
   const dir = tempDir(t);
-  const log = await FileTxTextLog.open(dir, { segmentBytes: 500 });
-  await log.truncateTo(LOG_START);
+  const log = await freshLog(dir, 500);
   await assert.rejects(log.append([text(1, 300), text(2, 300)]), /600 bytes exceed a log segment \(500\)/);
   assert.deepEqual(log.end, LOG_START);
   await log.close();
@@ -108,8 +111,7 @@ test('TxTextLog: appending before the end is known, or two appends at once, is r
 test('TxTextLog: texts in many segments all read back while open descriptors stay bounded', async (t) => {
   const dir = tempDir(t);
   const fds = (): number => readdirSync('/proc/self/fd').length;
-  const log = await FileTxTextLog.open(dir, { segmentBytes: 250 });
-  await log.truncateTo(LOG_START);
+  const log = await freshLog(dir, 250);
   const before = fds();
   const pointers = [];
   for (let n = 0; n < 30; n++) pointers.push(...(await log.append([text(n, 200)])));
