@@ -1,7 +1,11 @@
 import type { Tx } from '../chain/types.js';
+import { textBackedTx } from './text-backed-tx.js';
 
-/** The stored form of a transaction: exactly what is needed to rebuild the in-memory Tx. */
-export interface TxRecord {
+/**
+ * The stored form of a transaction beside its canonical text (which the store keeps verbatim,
+ * inline or in the text log): exactly what is needed to rebuild the in-memory Tx with it.
+ */
+export interface TxMetaRecord {
   hash: string;
   origin: 'signed' | 'system';
   target: string;
@@ -11,13 +15,11 @@ export interface TxRecord {
   nonce: bigint;
   gas_price: bigint;
   data?: string;
-  /** The canonical JSON text of the body (what the hash covers), stored as text so it is never re-derived. */
-  body_json: string;
   sig_version?: 'v2' | 'v3';
   received_at: number;
 }
 
-export function txToRecord(tx: Tx): TxRecord {
+export function txToMetaRecord(tx: Tx): TxMetaRecord {
   return {
     hash: tx.hash,
     origin: tx.origin,
@@ -28,26 +30,13 @@ export function txToRecord(tx: Tx): TxRecord {
     nonce: tx.nonce,
     gas_price: tx.gasPrice,
     ...(tx.data !== undefined ? { data: tx.data } : {}),
-    body_json: tx.canonical,
     ...(tx.sigVersion ? { sig_version: tx.sigVersion } : {}),
     received_at: tx.receivedAt,
   };
 }
 
-export function txFromRecord(r: TxRecord): Tx {
-  return {
-    hash: r.hash,
-    origin: r.origin,
-    target: r.target,
-    from: r.from,
-    to: r.to,
-    value: r.value,
-    nonce: r.nonce,
-    gasPrice: r.gas_price,
-    data: r.data,
-    body: JSON.parse(r.body_json) as Record<string, unknown>,
-    canonical: r.body_json,
-    sigVersion: r.sig_version,
-    receivedAt: r.received_at,
-  };
+/** A stored transaction, its body parsed from `text` only if something reads it (RPC views do not). */
+export function txFromStored(r: TxMetaRecord, text: Buffer): Tx {
+  const fields = { hash: r.hash, origin: r.origin, target: r.target, from: r.from, to: r.to, value: r.value, nonce: r.nonce, gasPrice: r.gas_price, data: r.data, sigVersion: r.sig_version, receivedAt: r.received_at };
+  return textBackedTx(fields, text, undefined);
 }
