@@ -16,7 +16,6 @@ import type { GenesisDoc } from '../config/genesis.js';
 import { Mempool, MempoolFullError } from '../mempool/mempool.js';
 import { parseSubmission } from '../tx/submission.js';
 import { checkTxSignature, signatureCacheId } from '../tx/signature.js';
-import { setsOwnGasPrice, textBackedTx, txTextBytes, withGasPrice } from '../tx/text-backed-tx.js';
 import { txIdentity, type TxIdentity } from '../tx/hash.js';
 import { StateTree, EMPTY_ROOT, stateProofToJson } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
@@ -184,7 +183,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   sizeOf = (tx: Tx): number => {
     let n = this.sizes.get(tx);
     if (n === undefined) {
-      n = txTextBytes(tx);
+      n = Buffer.byteLength(tx.canonical, 'utf8');
       this.sizes.set(tx, n);
     }
     return n;
@@ -247,9 +246,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (f.nonce !== expected) throw badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: expected ${expected} (last confirmed ${sender.nonce} plus pending)`);
     const target = this.targetOf(f.to, f.data);
     const sigVersion = await checkTxSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee, boundKey: sender.public_key }, this.d.verifier);
-    // Held as bytes while pending: see text-backed-tx.ts (the parsed body is not kept).
-    const fields = { hash, origin: 'signed' as const, target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, sigVersion, receivedAt };
-    const tx = textBackedTx(fields, Buffer.from(canonical, 'utf8'), f.gas_price !== undefined);
+    const tx: Tx = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion, receivedAt };
     const cost = f.value + BigInt(this.gasOf(tx)) * gasPrice;
     const pending = this.mempool.pendingSpend(f.from, this.gasOf);
     if (sender.balance < pending + cost) {
@@ -282,8 +279,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
    * pays the block's base_fee, which may differ from the one in force at admission.
    */
   forBlock(tx: Tx, baseFee: bigint): Tx {
-    if (tx.origin !== 'signed' || tx.gasPrice === baseFee || setsOwnGasPrice(tx)) return tx;
-    return withGasPrice(tx, baseFee);
+    if (tx.origin !== 'signed' || tx.body.gas_price !== undefined || tx.gasPrice === baseFee) return tx;
+    return { ...tx, gasPrice: baseFee };
   }
 
   /** A transaction relayed by a peer: the same admission checks as a local submission. */

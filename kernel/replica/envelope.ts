@@ -1,6 +1,5 @@
 import { isHash0x } from '../codec/hex.js';
 import { stringify } from '../codec/json.js';
-import { heldText } from '../tx/text-backed-tx.js';
 
 /**
  * Replica messages on the P2P link. One tag byte, then JSON: consensus messages (votes,
@@ -106,13 +105,11 @@ const originOf = (byte: number): RelayedTx['origin'] => (byte === 0 ? 'signed' :
  * A relayed transaction: one origin byte, then its canonical JSON text as UTF-8. Binary rather
  * than JSON, so a 10 KB body is neither escaped nor re-serialised on the way.
  */
-export function encodeTxRelay(tx: RelayedTx): Uint8Array {
-  const held = heldText(tx);
-  const len = held ? held.byteLength : Buffer.byteLength(tx.canonical, 'utf8');
-  const out = Buffer.allocUnsafeSlow(len + 1);
-  out[0] = originByte(tx.origin);
-  if (held) out.set(held, 1);
-  else out.write(tx.canonical, 1, len, 'utf8');
+export function encodeTxRelay(origin: RelayedTx['origin'], canonical: string): Uint8Array {
+  const text = utf8.encode(canonical);
+  const out = new Uint8Array(text.length + 1);
+  out[0] = originByte(origin);
+  out.set(text, 1);
   return out;
 }
 
@@ -131,19 +128,15 @@ export function decodeTxRelay(body: Uint8Array): RelayedTx | null {
  * transaction: the origin byte, the text's UTF-8 length (u32, big-endian), the text.
  */
 export function encodeTxBatch(txs: readonly RelayedTx[]): Uint8Array {
-  // Sized first and written in place: no intermediate copy of each 10 KB text. A text-backed
-  // transaction's bytes are copied as they are, without decoding them to a string first.
-  const held = txs.map((t) => heldText(t));
-  const lengths = txs.map((t, i) => held[i]?.byteLength ?? Buffer.byteLength(t.canonical, 'utf8'));
+  // Sized first and written in place: no intermediate copy of each 10 KB text.
+  const lengths = txs.map((t) => Buffer.byteLength(t.canonical, 'utf8'));
   const out = Buffer.allocUnsafeSlow(lengths.reduce((n, len) => n + 5 + len, 0));
   let at = 0;
   txs.forEach((t, i) => {
     const len = lengths[i]!;
     out[at] = originByte(t.origin);
     out.writeUInt32BE(len, at + 1);
-    const bytes = held[i];
-    if (bytes) out.set(bytes, at + 5);
-    else out.write(t.canonical, at + 5, len, 'utf8');
+    out.write(t.canonical, at + 5, len, 'utf8');
     at += 5 + len;
   });
   return out;

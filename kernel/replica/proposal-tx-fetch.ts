@@ -1,6 +1,5 @@
 import { hashOfCanonical } from '../tx/hash.js';
 import { FetchedTxs, originKey as keyOf } from './fetched-txs.js';
-import { txTextBytes } from '../tx/text-backed-tx.js';
 import { MAX_TX_REQUEST, TAG_TX_REQUEST, TAG_TX_TEXTS, decodeTxBatch, encodeTxBatch, envelope, type RelayedTx } from './envelope.js';
 
 /** Waiting proposals: one per proposer and height is allowed, so this is only a backstop. */
@@ -144,12 +143,12 @@ export class ProposalTxFetch {
     for (const h of new Set(hashes)) {
       const tx = this.d.pendingTx(h) ?? this.fetched.get(h);
       if (!tx) continue;
-      bytes += 5 + txTextBytes(tx);
+      bytes += 5 + Buffer.byteLength(tx.canonical, 'utf8');
       if (bytes > ANSWER_MAX_BYTES) {
         cut = true;
         break;
       }
-      found.push(tx);
+      found.push({ origin: tx.origin, canonical: tx.canonical });
     }
     // Always answered, empty if need be, saying whether it was cut at the frame bound.
     this.d.send(peer, envelope(TAG_TX_TEXTS, encodeTxAnswer(found, cut)));

@@ -1,12 +1,11 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
-import type { EvidenceItem, Tx } from '../chain/types.js';
+import type { EvidenceItem } from '../chain/types.js';
 import { blockHash } from '../chain/block-hash.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 import { hashOfCanonical } from '../tx/hash.js';
-import { txTextBytes } from '../tx/text-backed-tx.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { Transport } from '../p2p/transport.js';
 import {
@@ -59,6 +58,7 @@ import {
   parseStatus,
   parseSyncRequest,
   parseTxRequest,
+  type RelayedTx,
   type StatusMessage,
 } from './envelope.js';
 import { Wal } from './wal.js';
@@ -199,7 +199,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
       // transactions are not relayed again (the validators' mesh is complete).
-      if (source === 'local') this.relay(tx);
+      if (source === 'local') this.relay({ origin: tx.origin, canonical: tx.canonical });
       this.fetch.onPending(tx);
       this.onTxQueued();
     });
@@ -216,9 +216,9 @@ export class Replica implements ConsensusStatus, ValueHost {
    * Queues a transaction for the peers. Admissions finish in bursts (a verify batch comes back
    * from the pool at once), so everything admitted in one event-loop turn leaves as one message.
    */
-  private relay(tx: Tx): void {
+  private relay(tx: RelayedTx): void {
     this.relayOut.push(tx);
-    this.relayBytes += txTextBytes(tx);
+    this.relayBytes += tx.canonical.length;
     if (this.relayBytes >= RELAY_BATCH_BYTES) this.flushRelay();
     else if (!this.relayScheduled) {
       this.relayScheduled = true;
@@ -233,11 +233,11 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.relayOut = [];
     this.relayBytes = 0;
     // A lone transaction keeps the single-transaction message.
-    const msg = txs.length === 1 ? envelope(TAG_TX, encodeTxRelay(txs[0]!)) : envelope(TAG_TX_BATCH, encodeTxBatch(txs));
+    const msg = txs.length === 1 ? envelope(TAG_TX, encodeTxRelay(txs[0]!.origin, txs[0]!.canonical)) : envelope(TAG_TX_BATCH, encodeTxBatch(txs));
     this.o.transport.broadcast(msg);
   }
 
-  private relayOut: Tx[] = [];
+  private relayOut: RelayedTx[] = [];
   private relayBytes = 0;
   private relayScheduled = false;
 

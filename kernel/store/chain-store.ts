@@ -1,8 +1,7 @@
 import type { BlockRecord, Receipt, Tx } from '../chain/types.js';
 import type { StateSource } from '../state/overlay.js';
 import { jsonRecord } from '../state/record-codec.js';
-import { txFromStored, txToMetaRecord, type TxMetaRecord } from '../tx/record.js';
-import { txText } from '../tx/text-backed-tx.js';
+import { txFromRecord, txToRecord, type TxRecord } from '../tx/record.js';
 import type { KvOp, KvStore } from './kv.js';
 import { LRUCache } from 'lru-cache';
 import { LOG_START, POINTER_BYTES, decodePointer, encodePointer, type LogPosition, type TextPointer, type TxTextLog } from './tx-text-log.js';
@@ -24,7 +23,7 @@ import {
 } from './keys.js';
 
 const blockCodec = jsonRecord<BlockRecord>();
-const storedTxMetaCodec = jsonRecord<{ tx: TxMetaRecord; receipt: Receipt }>();
+const storedTxMetaCodec = jsonRecord<{ tx: Omit<TxRecord, 'body_json'>; receipt: Receipt }>();
 const NEWLINE = 0x0a;
 
 /** A marker after the newline that JSON text never starts with: the body is in the text log. */
@@ -37,8 +36,9 @@ const IN_TEXT_LOG = 0x00;
  * neither escaped on write nor unescaped on read.
  */
 const storedTxCodec = {
-  split(tx: Tx, receipt: Receipt): { meta: Uint8Array; body: Uint8Array } {
-    return { meta: storedTxMetaCodec.encode({ tx: txToMetaRecord(tx), receipt }), body: txText(tx) };
+  split({ tx, receipt }: { tx: TxRecord; receipt: Receipt }): { meta: Uint8Array; body: Uint8Array } {
+    const { body_json, ...rest } = tx;
+    return { meta: storedTxMetaCodec.encode({ tx: rest, receipt }), body: encoder.encode(body_json) };
   },
   inline(meta: Uint8Array, body: Uint8Array): Uint8Array {
     const out = new Uint8Array(meta.length + 1 + body.length);
@@ -55,7 +55,7 @@ const storedTxCodec = {
     encodePointer(pointer, out, meta.length + 2);
     return out;
   },
-  async decode(bytes: Uint8Array, textLog: TxTextLog | undefined): Promise<{ tx: Tx; receipt: Receipt }> {
+  async decode(bytes: Uint8Array, textLog: TxTextLog | undefined): Promise<{ tx: TxRecord; receipt: Receipt }> {
     const cut = bytes.indexOf(NEWLINE);
     if (cut < 0) throw new Error('store integrity: a stored transaction has no body');
     const { tx, receipt } = storedTxMetaCodec.decode(bytes.subarray(0, cut));
@@ -64,7 +64,7 @@ const storedTxCodec = {
       if (!textLog) throw new Error('store integrity: a stored transaction points into a text log this store was opened without');
       body = await textLog.read(decodePointer(bytes, cut + 2));
     }
-    return { tx: txFromStored(tx, Buffer.from(body.buffer, body.byteOffset, body.byteLength)), receipt };
+    return { tx: { ...tx, body_json: decoder.decode(body) }, receipt };
   },
 };
 const positionCodec = jsonRecord<LogPosition>();
@@ -230,7 +230,7 @@ export class ChainStore {
     const raw = this.recentTxBytes.get(hash) ?? (await this.kv.get(txKey(hash)));
     if (!raw) return undefined;
     const { tx, receipt } = await storedTxCodec.decode(raw, this.textLog);
-    return { tx, receipt };
+    return { tx: txFromRecord(tx), receipt };
   }
 
   /** A copy: callers may change it without touching the cache. */
@@ -289,7 +289,7 @@ export class ChainStore {
       if (!t) totals.set(address, (t = await this.getTotals(address)));
       return t;
     };
-    const parts = c.txs.map((tx, i) => storedTxCodec.split(tx, c.receipts[i]!));
+    const parts = c.txs.map((tx, i) => storedTxCodec.split({ tx: txToRecord(tx), receipt: c.receipts[i]! }));
     // Inline bytes whatever the store holds: the recent-transaction cache keeps them, so a read of
     // a recent transaction touches neither LevelDB nor the log; a store without a log writes them.
     const inline = parts.map((p) => storedTxCodec.inline(p.meta, p.body));

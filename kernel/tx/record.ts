@@ -1,11 +1,7 @@
 import type { Tx } from '../chain/types.js';
-import { textBackedTx } from './text-backed-tx.js';
 
-/**
- * The stored form of a transaction beside its canonical text (which the store keeps verbatim,
- * inline or in the text log): exactly what is needed to rebuild the in-memory Tx with it.
- */
-export interface TxMetaRecord {
+/** The stored form of a transaction: exactly what is needed to rebuild the in-memory Tx. */
+export interface TxRecord {
   hash: string;
   origin: 'signed' | 'system';
   target: string;
@@ -15,11 +11,13 @@ export interface TxMetaRecord {
   nonce: bigint;
   gas_price: bigint;
   data?: string;
+  /** The canonical JSON text of the body (what the hash covers), stored as text so it is never re-derived. */
+  body_json: string;
   sig_version?: 'v2' | 'v3';
   received_at: number;
 }
 
-export function txToMetaRecord(tx: Tx): TxMetaRecord {
+export function txToRecord(tx: Tx): TxRecord {
   return {
     hash: tx.hash,
     origin: tx.origin,
@@ -30,13 +28,26 @@ export function txToMetaRecord(tx: Tx): TxMetaRecord {
     nonce: tx.nonce,
     gas_price: tx.gasPrice,
     ...(tx.data !== undefined ? { data: tx.data } : {}),
+    body_json: tx.canonical,
     ...(tx.sigVersion ? { sig_version: tx.sigVersion } : {}),
     received_at: tx.receivedAt,
   };
 }
 
-/** A stored transaction, its body parsed from `text` only if something reads it (RPC views do not). */
-export function txFromStored(r: TxMetaRecord, text: Buffer): Tx {
-  const fields = { hash: r.hash, origin: r.origin, target: r.target, from: r.from, to: r.to, value: r.value, nonce: r.nonce, gasPrice: r.gas_price, data: r.data, sigVersion: r.sig_version, receivedAt: r.received_at };
-  return textBackedTx(fields, text, undefined);
+export function txFromRecord(r: TxRecord): Tx {
+  return {
+    hash: r.hash,
+    origin: r.origin,
+    target: r.target,
+    from: r.from,
+    to: r.to,
+    value: r.value,
+    nonce: r.nonce,
+    gasPrice: r.gas_price,
+    data: r.data,
+    body: JSON.parse(r.body_json) as Record<string, unknown>,
+    canonical: r.body_json,
+    sigVersion: r.sig_version,
+    receivedAt: r.received_at,
+  };
 }
