@@ -9,6 +9,7 @@ import { signerFor } from '../kernel/crypto/providers/index.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { txMessageV2 } from '../kernel/crypto/signed-message.js';
 import { BenchHttpClient } from './http-client.js';
+import { formatGcPauses, gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
 import { mainThreadSched, peakRssBytes, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
 
 /**
@@ -78,8 +79,11 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function metricsOf(url: string, names: readonly string[]): Promise<number[]> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+async function metricsText(url: string): Promise<string> {
+  return (await fetch(`${url}/metrics`)).text();
+}
+
+function valuesIn(text: string, names: readonly string[]): number[] {
   return names.map((name) => {
     const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
     return m ? Number(m[1]) : NaN;
@@ -90,6 +94,10 @@ async function metricsOf(url: string, names: readonly string[]): Promise<number[
 function worstPeakRssMiB(): string {
   const peaks = c.nodes.map((n) => (n.proc?.pid ? peakRssBytes(n.proc.pid) : null));
   return peaks.some((p) => p === null) ? 'n/a' : (Math.max(...(peaks as number[])) / 2 ** 20).toFixed(0);
+}
+
+async function metricsOf(url: string, names: readonly string[]): Promise<number[]> {
+  return valuesIn(await metricsText(url), names);
 }
 
 async function metricOf(url: string, name: string): Promise<number> {
@@ -130,7 +138,7 @@ try {
   );
 
   const rows: Array<Record<string, string | number>> = [];
-  const loopsPerRate: Array<{ rate: number; warm: boolean; p99: number[]; max: number[]; sched: Array<MainThreadSched | null> }> = [];
+  const loopsPerRate: Array<{ rate: number; warm: boolean; p99: number[]; max: number[]; sched: Array<MainThreadSched | null>; gc: GcPausesByKind[] }> = [];
   for (let r = 0; r < phases.length; r++) {
     const { rate, warm, seconds } = phases[r]!;
     const plan = plans[r]!;
@@ -170,7 +178,7 @@ try {
     console.log(warm ? `warm-up: ${rate} tx/s for ${seconds} s (not counted)...` : `offering ${rate} tx/s for ${seconds} s...`);
     // A scrape restarts each validator's event-loop window, so the figure read after this phase
     // covers this rate alone, not start-up, funding or the previous rate.
-    await Promise.all(c.nodes.map((n) => metricOf(n.url, 'event_loop_delay_p99_seconds')));
+    const gcBefore = (await Promise.all(c.nodes.map((n) => metricsText(n.url)))).map(parseGcPauses);
     const cpuBefore = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
     const schedBefore = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
     const clientCpuBefore = selfCpuSeconds();
@@ -205,14 +213,16 @@ try {
     const cpuAfter = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
     const schedAfter = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
     // One scrape per validator: p99 and max come from the same window (a scrape resets it).
-    const loops = await Promise.all(c.nodes.map((n) => metricsOf(n.url, ['event_loop_delay_p99_seconds', 'event_loop_delay_max_seconds'])));
+    const texts = await Promise.all(c.nodes.map((n) => metricsText(n.url)));
+    const loops = texts.map((t) => valuesIn(t, ['event_loop_delay_p99_seconds', 'event_loop_delay_max_seconds']));
+    const gc = texts.map((t, i) => gcPausesBetween(gcBefore[i]!, parseGcPauses(t)));
     const clientCpu = selfCpuSeconds() - clientCpuBefore;
     const wall = (performance.now() - start) / 1000;
     const sched = schedBefore.map((b, i) => {
       const a = schedAfter[i];
       return b && a ? { runMs: (a.runMs - b.runMs) / wall, waitMs: (a.waitMs - b.waitMs) / wall } : null;
     });
-    loopsPerRate.push({ rate, warm, p99: loops.map((l) => l[0]! * 1000), max: loops.map((l) => l[1]! * 1000), sched });
+    loopsPerRate.push({ rate, warm, p99: loops.map((l) => l[0]! * 1000), max: loops.map((l) => l[1]! * 1000), sched, gc });
     // Block cadence and fill during the window: tells whether time goes to consensus rounds or to block size.
     const blocks: Array<{ tx_count: number; timestamp: number }> = [];
     for (let b = firstHeight; b <= watchedHeight; b++) blocks.push((await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}`)).body as { tx_count: number; timestamp: number });
@@ -287,6 +297,8 @@ try {
     // Waiting while runnable is the machine being oversubscribed, not the thread's own work.
     const s = l.sched.map((x) => (x ? `${x.runMs.toFixed(0)}/${x.waitMs.toFixed(0)}` : 'n/a'));
     console.log(`  main thread per validator, ms per second running / waiting for a core: ${s.join(', ')}`);
+    // The collector's share of that delay: its pauses hold the event loop.
+    l.gc.forEach((g, i) => console.log(`  GC pauses of validator ${i}: ${formatGcPauses(g)}`));
   }
   console.log(`resident memory per validator (MiB): now ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}; peak ${peakRss.map((x) => (x === null ? 'n/a' : (x / 2 ** 20).toFixed(0))).join(', ')}`);
   // Verify-once: each validator verifies a transaction's signature once (at admission); the
