@@ -17,6 +17,7 @@ import { Mempool, MempoolFullError } from '../mempool/mempool.js';
 import { parseSubmission } from '../tx/submission.js';
 import { checkTxSignature, signatureCacheId } from '../tx/signature.js';
 import { txIdentity, type TxIdentity } from '../tx/hash.js';
+import type { TxFields } from '../tx/record.js';
 import { StateTree, EMPTY_ROOT, stateProofToJson } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
 import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
@@ -194,7 +195,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private readonly admitting = new Map<string, Promise<unknown>>();
 
   /** Gas of a transaction: 21 for a transfer, the declared gas of a system address, 0 for system transactions. */
-  gasOf = (tx: Tx): number => {
+  gasOf = (tx: Pick<Tx, 'origin' | 'target'>): number => {
     if (tx.origin === 'system') return 0;
     if (tx.target === 'transfer') return GAS_TRANSFER;
     return this.d.host.systemAddress(tx.target)?.gas ?? GAS_TRANSFER;
@@ -564,10 +565,10 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   }
 
   /** Submission-time view: is a hash pending, committed, or unknown. */
-  async lookupTx(hash: string): Promise<{ tx: Tx; receipt?: Receipt } | undefined> {
+  async lookupTx(hash: string): Promise<{ tx: TxFields; receipt?: Receipt } | undefined> {
     const pending = this.mempool.get(hash);
     if (pending) return { tx: pending };
-    return this.d.store.getTx(hash);
+    return this.d.store.getTxFields(hash);
   }
 }
 

@@ -5,7 +5,7 @@ import { isAddress } from '../crypto/address.js';
 import { merkleProof } from '../crypto/merkle.js';
 import { accountsReader } from '../state/accounts.js';
 import { GAS_CONTRACT_CALL, GAS_TRANSFER, NFT_TRANSFER_FEE } from '../chain/kernel-params.js';
-import type { Tx } from '../chain/types.js';
+import type { TxFields } from '../tx/record.js';
 import type { ParamRegistry } from '../state/params.js';
 import { reply } from '../rpc/index.js';
 import { pageOf } from './pagination.js';
@@ -37,7 +37,7 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   const nShards = s.config.sharding.shards;
   const store = chain.store;
 
-  const viewOf = async (tx: Tx, receipt: import('../chain/types.js').Receipt | undefined): Promise<Record<string, unknown>> => {
+  const viewOf = async (tx: TxFields, receipt: import('../chain/types.js').Receipt | undefined): Promise<Record<string, unknown>> => {
     const block = receipt ? await store.getBlock(receipt.block) : undefined;
     return txView({ tx, receipt, blockTimestamp: block?.header.timestamp, gas: chain.gasOf(tx), nShards });
   };
@@ -149,7 +149,7 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
     if (!b) throw notFound(`block ${h} not found (latest is ${chain.head.height})`);
     const transactions = [];
     for (const hash of b.tx_hashes) {
-      const st = await store.getTx(hash);
+      const st = await store.getTxFields(hash);
       if (st) transactions.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain.gasOf(st.tx), nShards }));
     }
     return { height: h, transactions, count: transactions.length };
@@ -188,7 +188,7 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
     }
     const transactions = [];
     for (const h of hashes) {
-      const st = await store.getTx(h);
+      const st = await store.getTxFields(h);
       if (!st) continue;
       if (type && type !== 'all' && !matchesType(st.tx, type)) continue;
       transactions.push(await viewOf(st.tx, st.receipt));
@@ -205,7 +205,7 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
 
   routes.get('/api/v1/tx/:hash/proof', async (req) => {
     const hash = hashParam(req.params.hash);
-    const st = await store.getTx(hash);
+    const st = await store.getTxFields(hash);
     if (!st) throw notFound(`transaction ${hash} is not in a committed block`);
     const block = await store.getBlock(st.receipt.block);
     if (!block) throw notFound(`block ${st.receipt.block} not found`);
@@ -234,7 +234,7 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
     const total = await store.countAddressTxs(address);
     const transactions = [];
     for (const h of hashes) {
-      const st = await store.getTx(h);
+      const st = await store.getTxFields(h);
       if (st) transactions.push(await viewOf(st.tx, st.receipt));
     }
     return { address, transactions, total, limit, offset, has_more: offset + hashes.length < total };
@@ -295,7 +295,7 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   });
 }
 
-function matchesType(tx: Tx, type: string): boolean {
+function matchesType(tx: TxFields, type: string): boolean {
   if (type === 'staking') return tx.target === 'chain:system.stake' || /stak|delegat/.test(tx.target);
   if (type === 'transfer') return tx.target === 'transfer';
   return tx.target === type || tx.target === `chain:system.${type}`;

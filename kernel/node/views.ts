@@ -3,7 +3,8 @@ import { addressKind } from '../crypto/address.js';
 import { shardOf } from '../crypto/fnv.js';
 import type { AccountRecord } from '../state/accounts.js';
 import type { AddressTotals } from '../store/chain-store.js';
-import type { BlockRecord, Receipt, Tx, TxStatus } from '../chain/types.js';
+import type { BlockRecord, Receipt, TxStatus } from '../chain/types.js';
+import type { TxFields } from '../tx/record.js';
 
 /**
  * The wire shapes of part 1 "Resources and their fields". Amounts stay bigint here and are
@@ -34,7 +35,7 @@ export function blockView(b: BlockRecord): Record<string, unknown> {
 }
 
 export interface TxViewInput {
-  tx: Tx;
+  tx: TxFields;
   receipt: Receipt | undefined;
   /** Timestamp of the block that included it (committed transactions). */
   blockTimestamp: number | undefined;

@@ -282,3 +282,40 @@ test('ChainStore without a text log refuses records that point into one', async 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('ChainStore: a transaction\'s fields and receipt are read without its text, from memory or from LevelDB', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'chain-store-fields-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const fieldsOf = ({ body: _body, canonical: _canonical, ...fields }: Tx): Omit<Tx, 'body' | 'canonical'> => fields;
+  // Recent: answered from the in-memory records.
+  const { store: recent } = openStore();
+  const [fresh] = await commitBlocks(recent, 1);
+  assert.deepEqual(await recent.getTxFields(fresh!.txs[1]!.hash), { tx: fieldsOf(fresh!.txs[1]!), receipt: fresh!.receipts[1] });
+  assert.equal(await recent.getTxFields(hex64(9)), undefined);
+
+  // Older than the memory bound: one LevelDB read each, and the text log is not touched.
+  const log = await FileTxTextLog.open(join(dir, 'txtext'));
+  let textReads = 0;
+  const countingLog = {
+    append: (texts: readonly Uint8Array[]) => log.append(texts),
+    read: (p: Parameters<typeof log.read>[0]) => (textReads++, log.read(p)),
+    get end() {
+      return log.end;
+    },
+    truncateTo: (p: Parameters<typeof log.truncateTo>[0]) => log.truncateTo(p),
+    close: () => log.close(),
+  };
+  const kv = new ProbeKv(await LevelStore.open(join(dir, 'chain')));
+  const store = new ChainStore(kv, { textLog: countingLog, recentBlocks: 1, recentTxBytes: 1 });
+  await store.load();
+  t.after(() => store.close());
+  const [old] = await commitBlocks(store, 3);
+  const gets = kv.gets;
+  for (const [i, tx] of old!.txs.entries()) {
+    assert.deepEqual(await store.getTxFields(tx.hash), { tx: fieldsOf(tx), receipt: old!.receipts[i] });
+  }
+  assert.equal(kv.gets - gets, old!.txs.length, 'one LevelDB read each');
+  assert.equal(textReads, 0, 'no text read');
+  assert.deepEqual((await store.getTx(old!.txs[0]!.hash))?.tx, old!.txs[0], 'the full read still reads the text');
+  assert.equal(textReads, 1);
+});

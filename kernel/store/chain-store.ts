@@ -1,7 +1,7 @@
 import type { BlockRecord, Receipt, Tx } from '../chain/types.js';
 import type { StateSource } from '../state/overlay.js';
 import { jsonRecord } from '../state/record-codec.js';
-import { txFromRecord, txToRecord, type TxRecord } from '../tx/record.js';
+import { txFieldsFromRecord, txFromRecord, txToRecord, type TxFields, type TxRecord } from '../tx/record.js';
 import type { KvOp, KvStore } from './kv.js';
 import { LRUCache } from 'lru-cache';
 import { LOG_START, POINTER_BYTES, decodePointer, encodePointer, type LogPosition, type TextPointer, type TxTextLog } from './tx-text-log.js';
@@ -55,10 +55,14 @@ const storedTxCodec = {
     encodePointer(pointer, out, meta.length + 2);
     return out;
   },
-  async decode(bytes: Uint8Array, textLog: TxTextLog | undefined): Promise<{ tx: TxRecord; receipt: Receipt }> {
+  /** The record and receipt only: neither the text log nor the 10 KB body is read. */
+  decodeMeta(bytes: Uint8Array): { tx: Omit<TxRecord, 'body_json'>; receipt: Receipt; cut: number } {
     const cut = bytes.indexOf(NEWLINE);
     if (cut < 0) throw new Error('store integrity: a stored transaction has no body');
-    const { tx, receipt } = storedTxMetaCodec.decode(bytes.subarray(0, cut));
+    return { ...storedTxMetaCodec.decode(bytes.subarray(0, cut)), cut };
+  },
+  async decode(bytes: Uint8Array, textLog: TxTextLog | undefined): Promise<{ tx: TxRecord; receipt: Receipt }> {
+    const { tx, receipt, cut } = storedTxCodec.decodeMeta(bytes);
     let body = bytes.subarray(cut + 1);
     if (body[0] === IN_TEXT_LOG) {
       if (!textLog) throw new Error('store integrity: a stored transaction points into a text log this store was opened without');
@@ -224,6 +228,17 @@ export class ChainStore {
   /** Whether a transaction is committed: the duplicate check, which needs neither record nor text. */
   async hasTx(hash: string): Promise<boolean> {
     return this.recentTxBytes.has(hash) || (await this.kv.get(txKey(hash))) !== undefined;
+  }
+
+  /**
+   * A committed transaction's fields and receipt, without its text: what the RPC views, lists and
+   * inclusion proofs show. Skips the text-log read and the body's JSON parse of `getTx`.
+   */
+  async getTxFields(hash: string): Promise<{ tx: TxFields; receipt: Receipt } | undefined> {
+    const raw = this.recentTxBytes.get(hash) ?? (await this.kv.get(txKey(hash)));
+    if (!raw) return undefined;
+    const { tx, receipt } = storedTxCodec.decodeMeta(raw);
+    return { tx: txFieldsFromRecord(tx), receipt };
   }
 
   async getTx(hash: string): Promise<StoredTx | undefined> {

@@ -34,7 +34,10 @@ export function txToRecord(tx: Tx): TxRecord {
   };
 }
 
-export function txFromRecord(r: TxRecord): Tx {
+/** A transaction without its body and canonical text: what RPC views and receipts need. */
+export type TxFields = Omit<Tx, 'body' | 'canonical'>;
+
+export function txFieldsFromRecord(r: Omit<TxRecord, 'body_json'>): TxFields {
   return {
     hash: r.hash,
     origin: r.origin,
@@ -45,9 +48,11 @@ export function txFromRecord(r: TxRecord): Tx {
     nonce: r.nonce,
     gasPrice: r.gas_price,
     data: r.data,
-    body: JSON.parse(r.body_json) as Record<string, unknown>,
-    canonical: r.body_json,
     sigVersion: r.sig_version,
     receivedAt: r.received_at,
   };
+}
+
+export function txFromRecord(r: TxRecord): Tx {
+  return { ...txFieldsFromRecord(r), body: JSON.parse(r.body_json) as Record<string, unknown>, canonical: r.body_json };
 }
