@@ -235,17 +235,22 @@ export class ChainStore {
    * inclusion proofs show. Skips the text-log read and the body's JSON parse of `getTx`.
    */
   async getTxFields(hash: string): Promise<{ tx: TxFields; receipt: Receipt } | undefined> {
-    const raw = this.recentTxBytes.get(hash) ?? (await this.kv.get(txKey(hash)));
+    const raw = await this.storedTxBytes(hash);
     if (!raw) return undefined;
     const { tx, receipt } = storedTxCodec.decodeMeta(raw);
     return { tx: txFieldsFromRecord(tx), receipt };
   }
 
   async getTx(hash: string): Promise<StoredTx | undefined> {
-    const raw = this.recentTxBytes.get(hash) ?? (await this.kv.get(txKey(hash)));
+    const raw = await this.storedTxBytes(hash);
     if (!raw) return undefined;
     const { tx, receipt } = await storedTxCodec.decode(raw, this.textLog);
     return { tx: txFromRecord(tx), receipt };
+  }
+
+  /** A committed transaction's stored bytes: the recent ones from memory, older ones from LevelDB. */
+  private async storedTxBytes(hash: string): Promise<Uint8Array | undefined> {
+    return this.recentTxBytes.get(hash) ?? (await this.kv.get(txKey(hash)));
   }
 
   /** A copy: callers may change it without touching the cache. */
