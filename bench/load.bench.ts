@@ -8,6 +8,7 @@ import { selectProvider, type ProviderChoice } from '../kernel/crypto/select-pro
 import { signerFor } from '../kernel/crypto/providers/index.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { txMessageV2 } from '../kernel/crypto/signed-message.js';
+import { canonicalJson } from '../kernel/codec/json.js';
 import { BenchHttpClient } from './http-client.js';
 import { formatGcPauses, gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
 import { mainThreadSched, peakRssBytes, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
@@ -133,7 +134,8 @@ try {
     Array.from({ length: rate * seconds }, (_, k) => {
       const i = k % accounts.length;
       nonces[i]!++;
-      return { i, body: JSON.stringify(signTransfer(accounts[i]!, { to: sink, value: 1, nonce: nonces[i]! }, presigner)) };
+      // Sent as canonical JSON, the text a client hashes to know its transaction's id.
+      return { i, body: canonicalJson(signTransfer(accounts[i]!, { to: sink, value: 1, nonce: nonces[i]! }, presigner)) };
     }),
   );
 
