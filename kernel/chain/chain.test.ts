@@ -5,6 +5,8 @@ import { accountsReader } from '../state/accounts.js';
 import { ChainError } from '../errors.js';
 import { definePlugin } from '../host/plugin.js';
 import { badRequest } from '../errors.js';
+import { canonicalJson } from '../codec/json.js';
+import { sha3Hex0x } from '../crypto/hash.js';
 
 const alice = wallet(1);
 const bob = wallet(2);
@@ -141,6 +143,24 @@ test('consecutive nonces submitted at the same instant are all admitted', async 
   const admitted = await Promise.all(bodies.map((b) => f.chain.admit(b, 0)));
   assert.deepEqual(admitted.map((r) => r.status), ['pending', 'pending', 'pending', 'pending']);
   assert.equal(f.chain.mempool.nextNonce(alice.address, 0n), 5n);
+});
+
+test('a submission sent as canonical text keeps that text; any other spelling gets the canonical form and the same id', async () => {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }] });
+  const [first, second] = [1, 2].map((n) => signTransfer(alice, { to: bob.address, value: n, nonce: n }));
+  const canonicalText = canonicalJson(first);
+  const a = await f.chain.admit(JSON.parse(canonicalText), 0, 'local', canonicalText);
+  // The very string that arrived, not an equal copy of it.
+  assert.equal(f.chain.pendingTx(a.tx_hash)?.canonical, canonicalText);
+  assert.equal(a.tx_hash, sha3Hex0x(canonicalText));
+  const spaced = JSON.stringify(second, null, 1);
+  const b = await f.chain.admit(JSON.parse(spaced), 0, 'local', spaced);
+  assert.equal(f.chain.pendingTx(b.tx_hash)?.canonical, canonicalJson(second));
+  assert.equal(b.tx_hash, sha3Hex0x(canonicalJson(second)));
+  // A text that does not match the parsed body (a caller's mistake) is never trusted as its form.
+  const third = signTransfer(alice, { to: bob.address, value: 3, nonce: 3 });
+  const c = await f.chain.admit(third, 0, 'local', canonicalText);
+  assert.equal(c.tx_hash, sha3Hex0x(canonicalJson(third)));
 });
 
 test('blocks are bounded by max_block_bytes, and validators refuse a larger one', async () => {

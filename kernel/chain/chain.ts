@@ -16,7 +16,7 @@ import type { GenesisDoc } from '../config/genesis.js';
 import { Mempool, MempoolFullError } from '../mempool/mempool.js';
 import { parseSubmission } from '../tx/submission.js';
 import { checkTxSignature, signatureCacheId } from '../tx/signature.js';
-import { txIdentity, type TxIdentity } from '../tx/hash.js';
+import { txIdentity, txIdentityOfText, type TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
 import { StateTree, EMPTY_ROOT, stateProofToJson } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
@@ -213,14 +213,18 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return 'transfer';
   }
 
-  /** CheckTx: validates a submitted transaction against committed state and pending ones, then queues it. */
-  async admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local'): Promise<SubmissionResult> {
+  /**
+   * CheckTx: validates a submitted transaction against committed state and pending ones, then
+   * queues it. `text` is the JSON `rawBody` was parsed from, when there was one: if it is already
+   * canonical it becomes the transaction's canonical text as it is.
+   */
+  async admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local', text?: string): Promise<SubmissionResult> {
     const from = (rawBody as { from?: unknown } | null)?.from;
-    if (typeof from !== 'string') return this.admitNow(rawBody, receivedAt, source);
+    if (typeof from !== 'string') return this.admitNow(rawBody, receivedAt, source, text);
     const prev = this.admitting.get(from) ?? Promise.resolve();
     const run = prev.then(
-      () => this.admitNow(rawBody, receivedAt, source),
-      () => this.admitNow(rawBody, receivedAt, source),
+      () => this.admitNow(rawBody, receivedAt, source, text),
+      () => this.admitNow(rawBody, receivedAt, source, text),
     );
     const settled = run.catch(() => undefined);
     this.admitting.set(from, settled);
@@ -230,9 +234,9 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return run;
   }
 
-  private async admitNow(rawBody: unknown, receivedAt: number, source: 'local' | 'peer'): Promise<SubmissionResult> {
+  private async admitNow(rawBody: unknown, receivedAt: number, source: 'local' | 'peer', text: string | undefined): Promise<SubmissionResult> {
     const f = parseSubmission(rawBody);
-    const { canonical, hash } = txIdentity(f.body);
+    const { canonical, hash } = txIdentityOfText(text, f.body);
     if (this.mempool.has(hash)) throw badRequest(`duplicate transaction ${hash}`);
     const state = this.d.store.state;
     const baseFee = await this.d.params.reader(state).get('base_fee');
@@ -284,13 +288,13 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return { ...tx, gasPrice: baseFee };
   }
 
-  /** A transaction relayed by a peer: the same admission checks as a local submission. */
-  async admitFromPeer(origin: 'signed' | 'system', body: Record<string, unknown>, receivedAt: number): Promise<void> {
+  /** A transaction relayed by a peer (`text` parsed to `body`): the same admission checks as a local submission. */
+  async admitFromPeer(origin: 'signed' | 'system', body: Record<string, unknown>, receivedAt: number, text?: string): Promise<void> {
     if (origin === 'signed') {
-      await this.admit(body, receivedAt, 'peer');
+      await this.admit(body, receivedAt, 'peer', text);
       return;
     }
-    const tx = this.rebuildTx('system', body, 0n, receivedAt);
+    const tx = this.rebuildTx('system', body, 0n, receivedAt, txIdentityOfText(text, body));
     if (this.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) return;
     await this.runCheckTx(tx);
     this.queue(tx, 'peer');

@@ -157,7 +157,7 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
 
   routes.post('/api/v1/transactions', async (req) => {
     try {
-      const result = await chain.admit(req.body, s.now());
+      const result = await chain.admit(req.body, s.now(), 'local', req.bodyText);
       s.metrics.txsSubmitted.inc();
       return result;
     } catch (e) {

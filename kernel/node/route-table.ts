@@ -12,6 +12,8 @@ export interface RpcRequest {
   readonly query: URLSearchParams;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: unknown;
+  /** The text `body` was parsed from, when the request had one. */
+  readonly bodyText?: string | undefined;
   readonly ip: string;
 }
 

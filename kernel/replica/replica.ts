@@ -561,7 +561,7 @@ export class Replica implements ConsensusStatus, ValueHost {
         const now = this.now();
         // Admission runs outside the consensus queue: a signature check must not delay votes.
         txs.forEach((t, i) => {
-          void this.chain.admitFromPeer(t.origin, bodies[i] as Record<string, unknown>, now).catch((err: unknown) => {
+          void this.chain.admitFromPeer(t.origin, bodies[i] as Record<string, unknown>, now, t.canonical).catch((err: unknown) => {
             this.o.log.debug({ peer: from, err: err instanceof Error ? err.message : String(err) }, 'relayed transaction not admitted');
           });
         });

@@ -41,8 +41,14 @@ export function bodyTooLargeError(limit: number): ChainError {
   return new ChainError(413, `request body too large (limit ${limit} bytes)`);
 }
 
+/** A JSON request body and the text it was parsed from. */
+export interface JsonBody {
+  readonly value: unknown;
+  readonly text: string;
+}
+
 /** undefined for an empty (or all-whitespace) body; throws a 400 ChainError for anything not JSON. */
-export function parseJsonBody(bytes: Buffer): unknown {
+export function parseJsonBody(bytes: Buffer): JsonBody | undefined {
   if (bytes.byteLength === 0) return undefined;
   let text: string;
   try {
@@ -54,7 +60,7 @@ export function parseJsonBody(bytes: Buffer): unknown {
   try {
     // Plain JSON.parse: integers beyond 2^53 come out as unsafe numbers, which wireAmount() rejects
     // rather than silently rounding.
-    return JSON.parse(text) as unknown;
+    return { value: JSON.parse(text) as unknown, text };
   } catch {
     throw badRequest('malformed JSON body');
   }

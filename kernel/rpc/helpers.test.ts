@@ -69,7 +69,7 @@ describe('bodies', () => {
   });
 
   it('parses JSON, maps empty to undefined and rejects garbage with 400', () => {
-    assert.deepEqual(parseJsonBody(Buffer.from('{"a":[1,2]}')), { a: [1, 2] });
+    assert.deepEqual(parseJsonBody(Buffer.from('{"a":[1,2]}')), { value: { a: [1, 2] }, text: '{"a":[1,2]}' });
     assert.equal(parseJsonBody(Buffer.alloc(0)), undefined);
     assert.equal(parseJsonBody(Buffer.from(' \n')), undefined);
     for (const bad of [Buffer.from('{'), Buffer.from([0xff, 0x7b])]) {

@@ -10,7 +10,7 @@
  */
 import { ChainError } from '../errors.js';
 import { bodyTooLargeError, declaredLength, hasBody, parseJsonBody } from './body.js';
-import type { BodyResult } from './body.js';
+import type { BodyResult, JsonBody } from './body.js';
 import { clientIp } from './ip.js';
 import type { ResolvedOptions } from './options.js';
 import { errorResponse, mergeHeaders, successResponse } from './respond.js';
@@ -77,7 +77,7 @@ export class RequestPipeline {
         return finish({ ...r, headers: { ...r.headers, Allow: match.allow.join(', ') } });
       }
 
-      let body: unknown;
+      let body: JsonBody | undefined;
       if (withBody) {
         const declared = declaredLength(req.headers);
         if (declared !== undefined && declared > this.opts.maxBodyBytes) throw bodyTooLargeError(this.opts.maxBodyBytes);
@@ -95,7 +95,8 @@ export class RequestPipeline {
         params: match.params,
         headers: req.headers,
         ip,
-        body,
+        body: body?.value,
+        bodyText: body?.text,
       };
       const result: unknown = await match.handler(request);
       return finish(successResponse(result, this.opts.log));

@@ -27,6 +27,8 @@ export interface HttpRequest {
   readonly ip: string;
   /** Parsed JSON, or undefined when the request had no body. */
   readonly body: unknown;
+  /** The text `body` was parsed from (undefined without a body): a transaction's id may be the hash of exactly this text. */
+  readonly bodyText?: string | undefined;
 }
 
 declare const replyBrand: unique symbol;

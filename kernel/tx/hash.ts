@@ -1,4 +1,5 @@
 import { canonicalJson } from '../codec/json.js';
+import { isCanonicalJsonOf } from '../codec/canonical-match.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 
 /**
@@ -15,6 +16,15 @@ export interface TxIdentity {
 export function txIdentity(body: Readonly<Record<string, unknown>>): TxIdentity {
   const canonical = canonicalJson(body);
   return { canonical, hash: sha3Hex0x(canonical) };
+}
+
+/**
+ * The identity of a body parsed from `text`: the text itself when it already is the canonical
+ * form (what clients and peers send), so the 10 KB body is not serialised again; otherwise the
+ * canonical form built from the body.
+ */
+export function txIdentityOfText(text: string | undefined, body: Readonly<Record<string, unknown>>): TxIdentity {
+  return text !== undefined && isCanonicalJsonOf(text, body) ? { canonical: text, hash: sha3Hex0x(text) } : txIdentity(body);
 }
 
 /** The id of a canonical text received from a peer or read from the store. */
