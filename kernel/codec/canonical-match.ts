@@ -1,4 +1,5 @@
 import { canonicalJson } from './json.js';
+import { sortedKeys } from './sorted-keys.js';
 
 /**
  * Whether `text` is exactly `canonicalJson(value)`, found without building that string.
@@ -79,7 +80,7 @@ function matchAt(text: string, at: number, value: unknown): number {
       }
       if (value instanceof Uint8Array || typeof (value as { toJSON?: unknown }).toJSON === 'function') throw UNUSUAL;
       const o = value as Record<string, unknown>;
-      const keys = Object.keys(o).sort();
+      const keys = sortedKeys(o);
       let pos = piece(text, at, '{');
       let first = true;
       for (const k of keys) {

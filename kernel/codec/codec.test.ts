@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { canonicalJson, stringify } from './json.js';
+import { sortedKeys } from './sorted-keys.js';
 import { formatCoin, wireAmount } from './amount.js';
 import { parseHex, toHex0x, isHash0x } from './hex.js';
 
@@ -41,4 +42,13 @@ test('canonical JSON of flat objects matches the general encoder, key order, __p
   assert.equal(canonicalJson({ b: 'x', a: undefined, c: 2.5 }), '{"b":"x","c":2.5}');
   assert.throws(() => canonicalJson({ a: Number.NaN }), /non-finite/);
   assert.equal(canonicalJson({ b: 1n, a: [2n] }), '{"a":[2],"b":1}');
+});
+
+test('sortedKeys gives the order sort() gives, whether or not the keys were in it already', () => {
+  assert.deepEqual(sortedKeys({ a: 1, b: 2, c: 3 }), ['a', 'b', 'c']);
+  assert.deepEqual(sortedKeys({ c: 1, a: 2, b: 3 }), ['a', 'b', 'c']);
+  // Integer-like keys come first in numeric order from Object.keys; sort() orders them as strings.
+  assert.deepEqual(sortedKeys({ x: 1, 10: 1, 9: 1 }), ['10', '9', 'x']);
+  assert.deepEqual(sortedKeys({ Z: 1, a: 1, é: 1, _: 1 }), ['Z', '_', 'a', 'é']);
+  assert.deepEqual(sortedKeys({}), []);
 });

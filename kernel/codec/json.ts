@@ -3,6 +3,8 @@
  * the wire; JSON.stringify cannot emit a bigint as a number, so this encoder does. `canonical`
  * sorts object keys and drops `undefined`, giving the one byte string a value hashes to.
  */
+import { sortedKeys } from './sorted-keys.js';
+
 export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue | undefined };
 
 export function stringify(value: unknown, canonical = false): string {
@@ -30,8 +32,7 @@ function encode(value: unknown, canonical: boolean): string {
       if (value instanceof Uint8Array) throw new TypeError('encode bytes as hex before JSON');
       const withToJson = value as { toJSON?: () => unknown };
       if (typeof withToJson.toJSON === 'function') return encode(withToJson.toJSON(), canonical);
-      const keys = Object.keys(value);
-      if (canonical) keys.sort();
+      const keys = canonical ? sortedKeys(value) : Object.keys(value);
       if (isFlat(value as Record<string, unknown>, keys)) return stringifyFlat(value as Record<string, unknown>, keys);
       const parts: string[] = [];
       for (const k of keys) {

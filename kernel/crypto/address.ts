@@ -1,11 +1,11 @@
-import { bytesToHex } from '@noble/hashes/utils.js';
-import { sha3 } from './hash.js';
+import { sha3Hex0x } from './hash.js';
 
 export const ADDRESS_PREFIX = 'chain:';
 
 /** decisions.md §3: `chain:` + first 15 hex of SHA3-256(public key) + `.human`. */
 export function deriveAddress(publicKey: Uint8Array): string {
-  return ADDRESS_PREFIX + bytesToHex(sha3(publicKey)).slice(0, 15) + '.human';
+  // The digest as hex straight from OpenSSL: admission derives an address for every transaction.
+  return ADDRESS_PREFIX + sha3Hex0x(publicKey).slice(2, 17) + '.human';
 }
 
 export type AddressKind = 'human' | 'node' | 'app' | 'vault' | 'agent' | 'system' | 'ibc-escrow';

@@ -2,6 +2,8 @@
  * JSON for state records that keeps bigints exact: a bigint is stored as {"$big":"<digits>"}.
  * Objects are written with sorted keys so equal records are equal bytes on every node.
  */
+import { sortedKeys } from '../codec/sorted-keys.js';
+
 export interface RecordCodec<T> {
   encode(value: T): Uint8Array;
   decode(bytes: Uint8Array): T;
@@ -16,7 +18,7 @@ function toStorable(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(toStorable);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) {
+    for (const k of sortedKeys(value)) {
       const v = (value as Record<string, unknown>)[k];
       if (v !== undefined) out[k] = toStorable(v);
     }

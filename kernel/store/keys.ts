@@ -17,15 +17,30 @@ export const PREFIX = {
   treeNode: 'n/',
 } as const;
 
+/*
+ * Written byte by byte: a DataView over a small array's `.buffer` moves that array's bytes off
+ * the heap and allocates the view, and several keys are built per transaction at every commit.
+ */
+function putU32(b: Uint8Array, at: number, n: number): void {
+  b[at] = n >>> 24;
+  b[at + 1] = n >>> 16;
+  b[at + 2] = n >>> 8;
+  b[at + 3] = n;
+}
+
+/** Big-endian; `n` is a safe non-negative integer (heights, counts). */
 export function u64(n: number): Uint8Array {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`u64 key part must be a safe non-negative integer, got ${n}`);
   const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, BigInt(n));
+  putU32(b, 0, Math.floor(n / 2 ** 32));
+  putU32(b, 4, n >>> 0);
   return b;
 }
 
 export function u32(n: number): Uint8Array {
+  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new RangeError(`u32 key part must be an integer in [0, 2^32), got ${n}`);
   const b = new Uint8Array(4);
-  new DataView(b.buffer).setUint32(0, n);
+  putU32(b, 0, n);
   return b;
 }
 

@@ -1,6 +1,7 @@
 import { badRequest } from '../errors.js';
 import { wireAmount } from '../codec/amount.js';
 import { isAddress } from '../crypto/address.js';
+import { sortedKeys } from '../codec/sorted-keys.js';
 
 /** Largest `data` payload a transaction may carry (bytes of its JSON string). */
 export const MAX_TX_DATA_BYTES = 128 * 1024;
@@ -52,7 +53,7 @@ export function parseSubmission(raw: unknown): SubmittedFields {
     if (Buffer.byteLength(b.data, 'utf8') > MAX_TX_DATA_BYTES) throw badRequest(`data is larger than ${MAX_TX_DATA_BYTES} bytes`);
   }
   const body: Record<string, unknown> = {};
-  for (const k of Object.keys(b).sort()) body[k] = b[k];
+  for (const k of sortedKeys(b)) body[k] = b[k];
   return {
     from: b.from,
     to: b.to,
