@@ -1,4 +1,4 @@
-import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { utf8Bytes } from '../codec/utf8.js';
 import { canonicalJson } from '../codec/json.js';
 import { sha3Hex0x } from './hash.js';
 
@@ -15,11 +15,11 @@ function uint(n: bigint): string {
 }
 
 export function txMessageV2(from: string, to: string, value: bigint, nonce: bigint): Uint8Array {
-  return utf8ToBytes([TX_V2_TAG, from, to, uint(value), uint(nonce)].join('|'));
+  return utf8Bytes([TX_V2_TAG, from, to, uint(value), uint(nonce)].join('|'));
 }
 
 export function txMessageV3(from: string, to: string, value: bigint, nonce: bigint, gasPrice: bigint, payloadHash0x: string): Uint8Array {
-  return utf8ToBytes([TX_V3_TAG, from, to, uint(value), uint(nonce), uint(gasPrice), payloadHash0x].join('|'));
+  return utf8Bytes([TX_V3_TAG, from, to, uint(value), uint(nonce), uint(gasPrice), payloadHash0x].join('|'));
 }
 
 /** v3 payload hash of a plain transaction: SHA3-256 of its `data` text (empty when absent). */

@@ -1,4 +1,4 @@
-import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 /**
  * The LevelDB key layout. Every record family has a short ASCII prefix; heights are 8-byte
@@ -49,7 +49,7 @@ export function readU64(b: Uint8Array, offset = 0): number {
 }
 
 export function concat(...parts: Array<Uint8Array | string>): Uint8Array {
-  const bytes = parts.map((p) => (typeof p === 'string' ? utf8ToBytes(p) : p));
+  const bytes = parts.map((p) => (typeof p === 'string' ? utf8Bytes(p) : p));
   const out = new Uint8Array(bytes.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of bytes) {
