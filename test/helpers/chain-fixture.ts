@@ -10,7 +10,7 @@ import type { KvStore } from '../../kernel/store/kv.js';
 import type { TxTextLog } from '../../kernel/store/tx-text-log.js';
 import { Chain } from '../../kernel/chain/chain.js';
 import { KERNEL_PARAMS } from '../../kernel/chain/kernel-params.js';
-import { CachingVerifier } from '../../kernel/crypto/verifier.js';
+import { CachingVerifier, type SignatureVerifier } from '../../kernel/crypto/verifier.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { deriveAddress } from '../../kernel/crypto/address.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
@@ -94,7 +94,7 @@ export interface Fixture {
 let clock = 1_700_000_001_000;
 
 /** A chain over an in-memory store with the given plugins, genesis already written. */
-export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string> } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number } } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const plugins = opts.plugins ?? [];
   const config = validateConfig({ network: 'unit', env: opts.env ?? 'testnet', plugins: (opts.pluginConfig ?? plugins.map((p) => ({ name: p.name }))).map((p) => ({ enabled: true, activation_height: 0, options: {}, ...p })) });
   const hooks = createHooks();
@@ -105,7 +105,7 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
   const host = new PluginHost<unknown>({ config, hooks, catalogue: new Map(plugins.map((p) => [p.name, p])), params, log, metrics: new Registry(), services, profile: 'node' });
   const kv = opts.kv ?? new MemoryStore();
   const store = new ChainStore(kv, opts.textLog ? { textLog: opts.textLog } : {});
-  const chain = new Chain({ store, hooks, host, params, verifier: new CachingVerifier(nobleProvider), log, env: config.env, chainId: 'test-chain', shard: 0, requireTxV3: false, mempool: { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {} });
+  const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), log, env: config.env, chainId: 'test-chain', shard: 0, requireTxV3: false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {} });
   services.chain = chain;
   await host.boot();
   await chain.open(genesisDoc(opts.accounts ?? [], opts.genesisParams));

@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { Session } from 'node:inspector/promises';
+import { selectProvider, type ProviderChoice } from '../kernel/crypto/select-provider.js';
+import { signerFor } from '../kernel/crypto/providers/index.js';
+import { VerifyOnce } from '../kernel/crypto/verifier.js';
+import { canonicalJson } from '../kernel/codec/json.js';
+import { decodeTxBatch, encodeTxBatch, parseJsonText } from '../kernel/replica/envelope.js';
+import { LevelStore } from '../kernel/store/level-store.js';
+import { FileTxTextLog } from '../kernel/store/tx-text-log.js';
+import { labelledWallet, makeChain, signTransfer } from '../test/helpers/chain-fixture.js';
+import { mainThreadSched } from './thread-cpu.js';
+
+/**
+ * One validator's own work per transaction, in one process: relayed transfers decoded from batch
+ * messages, parsed and admitted, then proposed, validated, executed and committed in blocks (text
+ * log + LevelDB, fsync), the path bench/load.bench.ts's validators run, without the network,
+ * consensus, HTTP or three other validators competing for the cores. Signatures are verified at
+ * admission on this thread by the provider in use; the time spent inside it is counted and taken
+ * off, so "node work" is what the rest of the pipeline costs. Prints µs, allocated KB, scavenges
+ * and GC pause per transaction: on a shared 2-core VM these move a few percent between runs where
+ * the load bench's figures move tens of percent, so they are how a change to the hot path is
+ * judged before the load bench.
+ *
+ *   node dist/bench/pipeline.bench.js [--senders 200] [--blocks 12] [--batch 20]
+ */
+const { values: args } = parseArgs({
+  options: {
+    senders: { type: 'string', default: '200' },
+    blocks: { type: 'string', default: '12' },
+    batch: { type: 'string', default: '20' },
+  },
+});
+const nSenders = Number(args.senders);
+const nBlocks = Number(args.blocks);
+const batchSize = Number(args.batch);
+
+const { provider } = selectProvider((process.env.CHAIN_CRYPTO_PROVIDER ?? 'auto') as ProviderChoice);
+const sign = { sign: signerFor(provider, 'native') };
+const senders = Array.from({ length: nSenders }, (_, i) => labelledWallet(`pipeline-bench-${i}`));
+const recipient = labelledWallet('pipeline-bench-recipient').address;
+
+// Three phases of nBlocks blocks each: warm-up (JIT), timed, and allocation-sampled (the sampling
+// profiler slows what it watches, so it gets its own phase).
+const phases = ['warm-up', 'timed', 'sampled'] as const;
+console.log(`pre-signing ${phases.length * nBlocks * nSenders} transfers (${provider.name})...`);
+const relayBatches = phases.map((_, p) =>
+  Array.from({ length: nBlocks }, (_, b) => {
+    const texts = senders.map((w) => canonicalJson(signTransfer(w, { to: recipient, value: 1, nonce: p * nBlocks + b + 1 }, sign)));
+    const batches: Uint8Array[] = [];
+    for (let i = 0; i < texts.length; i += batchSize) batches.push(encodeTxBatch(texts.slice(i, i + batchSize).map((canonical) => ({ origin: 'signed' as const, canonical }))));
+    return batches;
+  }),
+);
+
+let verifyMs = 0;
+const dir = mkdtempSync(join(tmpdir(), 'bench-pipeline-'));
+const f = await makeChain({
+  kv: await LevelStore.open(join(dir, 'chain')),
+  textLog: await FileTxTextLog.open(join(dir, 'txtext')),
+  accounts: senders.map((w) => ({ address: w.address, balance: 10n ** 12n })),
+  // Verify-once as in the node, on this thread, with the time spent inside the provider counted.
+  verifier: new VerifyOnce((sig, msg, pk) => {
+    const t = performance.now();
+    const ok = provider.verify(sig, msg, pk);
+    verifyMs += performance.now() - t;
+    return ok;
+  }),
+  mempool: { maxTxs: nSenders * 2, maxPerSender: 64 },
+});
+
+/** As the replica does with a relay message: decode, parse each text, admit each. */
+async function runPhase(batches: Uint8Array[][]): Promise<void> {
+  for (const block of batches) {
+    for (const message of block) {
+      const txs = decodeTxBatch(message);
+      if (!txs) throw new Error('relay batch did not decode');
+      await Promise.all(txs.map((t) => f.chain.admitFromPeer(t.origin, parseJsonText(t.canonical) as Record<string, unknown>, 0, t.canonical)));
+    }
+    const committed = await f.block();
+    if (committed.header.tx_count !== nSenders) throw new Error(`block ${committed.header.height} holds ${committed.header.tx_count} transactions, not ${nSenders}`);
+  }
+}
+
+const gc = { minor: 0, major: 0, pauseMs: 0 };
+const observer = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+    // perf_hooks constants: 1 minor (scavenge), 2 major, 4 incremental, 8 weak callbacks.
+    if (kind === 1) gc.minor++;
+    else if (kind === 2) gc.major++;
+    gc.pauseMs += e.duration;
+  }
+});
+
+try {
+  await runPhase(relayBatches[0]!);
+  const txs = nBlocks * nSenders;
+  observer.observe({ entryTypes: ['gc'] });
+  const cpu0 = process.cpuUsage();
+  const main0 = mainThreadSched(process.pid);
+  verifyMs = 0;
+  const t0 = performance.now();
+  await runPhase(relayBatches[1]!);
+  const wallUs = ((performance.now() - t0) * 1000) / txs;
+  const verifyUs = (verifyMs * 1000) / txs;
+  const cpu = process.cpuUsage(cpu0);
+  const main1 = mainThreadSched(process.pid);
+  const mainUs = main0 && main1 ? ((main1.runMs - main0.runMs) * 1000) / txs : Number.NaN;
+  // Entries arrive asynchronously; let the observer drain before reading.
+  await new Promise((r) => setImmediate(r));
+  observer.disconnect();
+
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await runPhase(relayBatches[2]!);
+  const { profile } = await session.post('HeapProfiler.stopSampling');
+  session.disconnect();
+  type Node = { selfSize: number; children: Node[] };
+  const sum = (n: Node): number => n.children.reduce((a, c) => a + sum(c), n.selfSize);
+  const allocatedKb = sum(profile.head as Node) / 1024 / txs;
+
+  console.table([
+    {
+      provider: provider.name,
+      transactions: txs,
+      'wall µs/tx': wallUs.toFixed(0),
+      'CPU µs/tx, main thread': mainUs.toFixed(0),
+      'CPU µs/tx, all threads': ((cpu.user + cpu.system) / txs).toFixed(0),
+      'verify µs/tx': verifyUs.toFixed(0),
+      'node work µs/tx (main CPU − verify)': (mainUs - verifyUs).toFixed(0),
+      'allocated KB/tx': allocatedKb.toFixed(1),
+      'scavenges /1000 tx': ((gc.minor * 1000) / txs).toFixed(1),
+      'mark-compacts /1000 tx': ((gc.major * 1000) / txs).toFixed(1),
+      'GC pause ms/1000 tx': ((gc.pauseMs * 1000) / txs).toFixed(0),
+    },
+  ]);
+} finally {
+  await f.chain.store.close();
+  rmSync(dir, { recursive: true, force: true });
+}
