@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,13 +25,15 @@ import { mainThreadSched } from './thread-cpu.js';
  * the load bench's figures move tens of percent, so they are how a change to the hot path is
  * judged before the load bench.
  *
- *   node dist/bench/pipeline.bench.js [--senders 200] [--blocks 12] [--batch 20]
+ *   node dist/bench/pipeline.bench.js [--senders 200] [--blocks 12] [--batch 20] [--heap-profile FILE]
  */
 const { values: args } = parseArgs({
   options: {
     senders: { type: 'string', default: '200' },
     blocks: { type: 'string', default: '12' },
     batch: { type: 'string', default: '20' },
+    // Writes the sampled allocation profile (.heapprofile, opens in Chrome DevTools' Memory tab).
+    'heap-profile': { type: 'string' },
   },
 });
 const nSenders = Number(args.senders);
@@ -121,6 +123,7 @@ try {
   await runPhase(relayBatches[2]!);
   const { profile } = await session.post('HeapProfiler.stopSampling');
   session.disconnect();
+  if (args['heap-profile']) writeFileSync(args['heap-profile'], JSON.stringify(profile));
   type Node = { selfSize: number; children: Node[] };
   const sum = (n: Node): number => n.children.reduce((a, c) => a + sum(c), n.selfSize);
   const allocatedKb = sum(profile.head as Node) / 1024 / txs;

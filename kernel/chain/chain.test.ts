@@ -33,6 +33,17 @@ test('a v2 transfer at base fee costs 21 gas, burns it, and moves value', async 
   assert.equal(f.chain.head.total_burned, 21n);
 });
 
+test('a transfer to oneself costs only the fee and counts once', async () => {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }] });
+  await f.chain.admit(signTransfer(alice, { to: alice.address, value: 5000, nonce: 1 }), 0);
+  const block = await f.block();
+  assert.equal(block.header.tx_count, 1);
+  const acct = await accountsReader(f.chain.store.state).get(alice.address);
+  assert.equal(acct.balance, 10n * COIN - 21n);
+  assert.equal(acct.nonce, 1n);
+  assert.equal(acct.tx_count, 1);
+});
+
 test('a v3 transfer at gas price 2 pays 42; the part above base fee goes to the proposer', async () => {
   const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }] });
   await f.chain.admit(signTransfer(alice, { to: bob.address, value: 5, nonce: 1, gas_price: 2, data: 'memo', version: 'v3' }), 0);

@@ -51,4 +51,13 @@ test('sortedKeys gives the order sort() gives, whether or not the keys were in i
   assert.deepEqual(sortedKeys({ x: 1, 10: 1, 9: 1 }), ['10', '9', 'x']);
   assert.deepEqual(sortedKeys({ Z: 1, a: 1, é: 1, _: 1 }), ['Z', '_', 'a', 'é']);
   assert.deepEqual(sortedKeys({}), []);
+  // Longer than the insertion-sort bound, and random orders of every size up to it.
+  const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${(i * 7919) % 40}`, i]));
+  assert.deepEqual(sortedKeys(many), Object.keys(many).sort());
+  let seed = 17;
+  for (let n = 0; n <= 33; n++) {
+    const o: Record<string, number> = {};
+    for (let i = 0; i < n; i++) o[`${String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) >>> 0) % 26))}${i}`] = i;
+    assert.deepEqual(sortedKeys(o), Object.keys(o).sort(), `${n} keys`);
+  }
 });

@@ -330,7 +330,8 @@ export class ChainStore {
         receiver.received_count++;
       }
     }
-    for (const [address, t] of [...totals.entries()].sort()) put(totalsKey(address), totalsCodec.encode(t));
+    // By address with a comparator: the default sort turned each [address, totals] pair into a string per comparison.
+    for (const [address, t] of [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) put(totalsKey(address), totalsCodec.encode(t));
     for (const [key, value] of c.stateChanges) {
       if (value === null) ops.push({ type: 'del', key: stateKey(key) });
       else put(stateKey(key), value);
