@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { canonicalJson } from './json.js';
-import { isCanonicalJsonOf } from './canonical-match.js';
+import { isCanonicalJsonOf, type LongStringInText } from './canonical-match.js';
 import { mulberry32, testSeed } from '../../test/helpers/prng.js';
 
 type Rand = () => number;
@@ -131,4 +131,18 @@ test('a transfer body: canonical text accepted, any other spelling of it refused
   assert.equal(isCanonicalJsonOf(canonical.replace('"nonce"', '"non\\u0063e"'), body), false, 'an escaped key');
   assert.equal(isCanonicalJsonOf(canonical + ' ', body), false, 'trailing whitespace');
   assert.equal(isCanonicalJsonOf(canonical.slice(0, -2) + '"}', body), false, 'a cut signature');
+});
+
+test('long unescaped string values are reported where they stand in the text, escaped or short ones are not', () => {
+  const body = { a: 'x'.repeat(64), b: 'short', c: 'q"'.repeat(40), d: { e: 'y'.repeat(100) }, f: ['z'.repeat(100)] };
+  const text = canonicalJson(body);
+  const found: LongStringInText[] = [];
+  assert.equal(isCanonicalJsonOf(text, body, found), true);
+  assert.deepEqual(found.map((s) => s.key), ['a', 'e'], 'array elements and escaped strings are left alone');
+  for (const s of found) assert.equal(text.substring(s.start, s.end), s.holder[s.key]);
+  // What the walk fell back on (a value it does not mirror) reports nothing.
+  const unusual: LongStringInText[] = [];
+  const withDate = { a: 'x'.repeat(64), t: new Date(0) };
+  assert.equal(isCanonicalJsonOf(canonicalJson(withDate), withDate, unusual), true);
+  assert.deepEqual(unusual, []);
 });

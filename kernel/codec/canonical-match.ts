@@ -15,14 +15,30 @@ import { sortedKeys } from './sorted-keys.js';
  * canonical-match.test.ts pins it): anything this walker does not mirror exactly (a value
  * `canonicalJson` would reject, `toJSON`, bytes) is decided by that comparison itself.
  */
-export function isCanonicalJsonOf(text: string, value: unknown): boolean {
+export function isCanonicalJsonOf(text: string, value: unknown, longStrings?: LongStringInText[]): boolean {
   try {
-    return matchAt(text, 0, value) === text.length;
+    return matchAt(text, 0, value, longStrings) === text.length;
   } catch (e) {
     if (e !== UNUSUAL) throw e;
+    if (longStrings) longStrings.length = 0;
     return canonicalJson(value) === text;
   }
 }
+
+/**
+ * An object property whose string value stands in the text unescaped, at [start, end): the
+ * caller may replace the value with `text.substring(start, end)`, an equal string that V8 keeps
+ * as a slice of the text instead of a copy. Listed only for values of LONG_STRING characters or
+ * more, and only meaningful when the match succeeded.
+ */
+export interface LongStringInText {
+  readonly holder: Record<string, unknown>;
+  readonly key: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+const LONG_STRING = 64;
 
 /** Thrown inside the walk for values it leaves to the full comparison. */
 const UNUSUAL = Symbol('unusual value');
@@ -55,7 +71,7 @@ function matchString(text: string, at: number, s: string): number {
 }
 
 /** Mirrors json.ts `encode(value, true)` piece by piece; -1 as soon as the text differs. */
-function matchAt(text: string, at: number, value: unknown): number {
+function matchAt(text: string, at: number, value: unknown, longStrings?: LongStringInText[]): number {
   if (at < 0) return -1;
   switch (typeof value) {
     case 'string':
@@ -74,7 +90,7 @@ function matchAt(text: string, at: number, value: unknown): number {
         for (let i = 0; i < value.length && pos >= 0; i++) {
           if (i > 0) pos = piece(text, pos, ',');
           const v: unknown = value[i];
-          pos = v === undefined ? piece(text, pos, 'null') : matchAt(text, pos, v);
+          pos = v === undefined ? piece(text, pos, 'null') : matchAt(text, pos, v, longStrings);
         }
         return piece(text, pos, ']');
       }
@@ -89,8 +105,11 @@ function matchAt(text: string, at: number, value: unknown): number {
         if (!first) pos = piece(text, pos, ',');
         first = false;
         pos = piece(text, matchString(text, pos, k), ':');
-        pos = matchAt(text, pos, v);
+        const start = pos;
+        pos = matchAt(text, pos, v, longStrings);
         if (pos < 0) return -1;
+        // Quotes plus exactly its own length: the string stands unescaped in the text.
+        if (longStrings && typeof v === 'string' && v.length >= LONG_STRING && pos - start === v.length + 2) longStrings.push({ holder: o, key: k, start: start + 1, end: pos - 1 });
       }
       return piece(text, pos, '}');
     }
