@@ -8,7 +8,7 @@ import { selectProvider, type ProviderChoice } from '../kernel/crypto/select-pro
 import { signerFor } from '../kernel/crypto/providers/index.js';
 import { VerifyOnce } from '../kernel/crypto/verifier.js';
 import { canonicalJson } from '../kernel/codec/json.js';
-import { decodeTxBatch, encodeTxBatch, parseJsonText } from '../kernel/replica/envelope.js';
+import { decodeTxBatch, encodeTxBatch, parseRelayedTxs } from '../kernel/replica/envelope.js';
 import { LevelStore } from '../kernel/store/level-store.js';
 import { FileTxTextLog } from '../kernel/store/tx-text-log.js';
 import { labelledWallet, makeChain, signTransfer } from '../test/helpers/chain-fixture.js';
@@ -78,9 +78,9 @@ const f = await makeChain({
 async function runPhase(batches: Uint8Array[][]): Promise<void> {
   for (const block of batches) {
     for (const message of block) {
-      const txs = decodeTxBatch(message);
+      const txs = parseRelayedTxs(decodeTxBatch(message));
       if (!txs) throw new Error('relay batch did not decode');
-      await Promise.all(txs.map((t) => f.chain.admitFromPeer(t.origin, parseJsonText(t.canonical) as Record<string, unknown>, 0, t.canonical)));
+      await Promise.all(txs.map((t) => f.chain.admitFromPeer(t.origin, t.body, 0, t.canonical)));
     }
     const committed = await f.block();
     if (committed.header.tx_count !== nSenders) throw new Error(`block ${committed.header.height} holds ${committed.header.tx_count} transactions, not ${nSenders}`);

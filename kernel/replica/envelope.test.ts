@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeTxBatch, encodeTxBatch } from './envelope.js';
+import { decodeTxBatch, encodeTxBatch, parseRelayedTxs } from './envelope.js';
 
 const a = '{"from":"a","to":"b","memo":"snow ☃"}';
 const b = '{"type":"faucet","to":"c"}';
@@ -33,4 +33,14 @@ test('a malformed relay batch is refused whole', () => {
   const huge = Uint8Array.from(good);
   new DataView(huge.buffer).setUint32(1, 0xffff_ffff, false);
   assert.equal(decodeTxBatch(huge), null, 'length past the end');
+});
+
+test('relayed texts are parsed to objects, and a relay with any text that is not a JSON object is refused whole', () => {
+  const ok = parseRelayedTxs([{ origin: 'signed', canonical: '{"a":1}' }, { origin: 'system', canonical: '{"b":"x"}' }]);
+  assert.deepEqual(ok, [
+    { origin: 'signed', canonical: '{"a":1}', body: { a: 1 } },
+    { origin: 'system', canonical: '{"b":"x"}', body: { b: 'x' } },
+  ]);
+  for (const bad of ['[1]', 'null', '"s"', '{"a":', '7']) assert.equal(parseRelayedTxs([{ origin: 'signed', canonical: '{"a":1}' }, { origin: 'signed', canonical: bad }]), null, bad);
+  assert.equal(parseRelayedTxs(null), null, 'a relay that did not decode');
 });

@@ -142,6 +142,26 @@ export function encodeTxBatch(txs: readonly RelayedTx[]): Uint8Array {
   return out;
 }
 
+/** A relayed transaction with the JSON object its text parsed to. */
+export interface ParsedRelayedTx extends RelayedTx {
+  readonly body: Record<string, unknown>;
+}
+
+/**
+ * Each relayed text parsed, or null when any is not a JSON object (or `txs` is null, a relay that
+ * did not decode): the relay is refused whole, as a peer's misbehaviour.
+ */
+export function parseRelayedTxs(txs: readonly RelayedTx[] | null): ParsedRelayedTx[] | null {
+  if (!txs) return null;
+  const out: ParsedRelayedTx[] = [];
+  for (const t of txs) {
+    const body = parseJsonText(t.canonical);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+    out.push({ origin: t.origin, canonical: t.canonical, body: body as Record<string, unknown> });
+  }
+  return out;
+}
+
 /** null for anything malformed: a bad origin, a length past the end, text that is not UTF-8, an empty batch. */
 export function decodeTxBatch(body: Uint8Array): RelayedTx[] | null {
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);

@@ -54,7 +54,7 @@ import {
   envelope,
   openEnvelope,
   parseJsonBody,
-  parseJsonText,
+  parseRelayedTxs,
   parseStatus,
   parseSyncRequest,
   parseTxRequest,
@@ -555,13 +555,12 @@ export class Replica implements ConsensusStatus, ValueHost {
       case TAG_TX:
       case TAG_TX_BATCH: {
         const single = env.tag === TAG_TX ? decodeTxRelay(env.body) : null;
-        const txs = env.tag === TAG_TX ? single && [single] : decodeTxBatch(env.body);
-        const bodies = (txs ?? []).map((t) => parseJsonText(t.canonical));
-        if (!txs || bodies.some((b) => typeof b !== 'object' || b === null || Array.isArray(b))) return this.misbehaved(from, 'bad transaction relay');
+        const txs = parseRelayedTxs(env.tag === TAG_TX ? single && [single] : decodeTxBatch(env.body));
+        if (!txs) return this.misbehaved(from, 'bad transaction relay');
         const now = this.now();
         // Admission runs outside the consensus queue: a signature check must not delay votes.
-        txs.forEach((t, i) => {
-          void this.chain.admitFromPeer(t.origin, bodies[i] as Record<string, unknown>, now, t.canonical).catch((err: unknown) => {
+        txs.forEach((t) => {
+          void this.chain.admitFromPeer(t.origin, t.body, now, t.canonical).catch((err: unknown) => {
             this.o.log.debug({ peer: from, err: err instanceof Error ? err.message : String(err) }, 'relayed transaction not admitted');
           });
         });
