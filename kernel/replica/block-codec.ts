@@ -1,6 +1,5 @@
 import type { JsonValue } from '../codec/json.js';
-import { isCanonicalJsonOf } from '../codec/canonical-match.js';
-import { hashOfCanonical } from '../tx/hash.js';
+import { hashOfCanonical, isCanonicalTextOf } from '../tx/hash.js';
 import type { BlockCodec } from '../consensus/wire.js';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
 import type { BlockHeader, EvidenceItem } from '../chain/types.js';
@@ -135,6 +134,6 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
 /** A transaction rebuilt from a text whose hash is `hash`; only canonical text is accepted, so the id is the hash of exactly that text. */
 function fromText(chain: Chain, origin: 'signed' | 'system', canonical: string, hash: string, header: BlockHeader): ProposedBlock['txs'][number] {
   const body: unknown = JSON.parse(canonical);
-  if (!isObj(body) || !isCanonicalJsonOf(canonical, body)) throw new Error('transaction text is not canonical JSON');
+  if (!isObj(body) || !isCanonicalTextOf(canonical, body)) throw new Error('transaction text is not canonical JSON');
   return chain.rebuildTx(origin, body, header.base_fee, header.timestamp, { canonical, hash });
 }

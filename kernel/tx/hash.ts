@@ -22,17 +22,23 @@ export function txIdentity(body: Readonly<Record<string, unknown>>): TxIdentity 
  * The identity of a body parsed from `text`: the text itself when it already is the canonical
  * form (what clients and peers send), so the 10 KB body is not serialised again; otherwise the
  * canonical form built from the body.
- *
- * When the text is kept, the body's long strings (signature, public key: 10.5 KB of a transfer's
- * 21) are replaced by equal slices of it. A pending transaction then holds its text once instead
- * of twice, and what each young-generation collection copies, the pending transactions alive at
- * that moment, is about halved.
  */
 export function txIdentityOfText(text: string | undefined, body: Record<string, unknown>): TxIdentity {
+  return text !== undefined && isCanonicalTextOf(text, body) ? { canonical: text, hash: sha3Hex0x(text) } : txIdentity(body);
+}
+
+/**
+ * Whether `text` is the canonical form of the `body` parsed from it. When it is, the body's long
+ * strings (signature, public key: 10.5 KB of a transfer's 21) are replaced by equal slices of the
+ * text, which the transaction keeps anyway: it then holds its text once instead of twice, and what
+ * each young-generation collection copies, the pending transactions alive at that moment, is
+ * about halved.
+ */
+export function isCanonicalTextOf(text: string, body: Record<string, unknown>): boolean {
   const longStrings: LongStringInText[] = [];
-  if (text === undefined || !isCanonicalJsonOf(text, body, longStrings)) return txIdentity(body);
+  if (!isCanonicalJsonOf(text, body, longStrings)) return false;
   for (const s of longStrings) s.holder[s.key] = text.substring(s.start, s.end);
-  return { canonical: text, hash: sha3Hex0x(text) };
+  return true;
 }
 
 /** The id of a canonical text received from a peer or read from the store. */
