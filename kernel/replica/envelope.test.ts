@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeTxBatch, encodeTxBatch, parseRelayedTxs } from './envelope.js';
+import { decodeTxBatch, encodeTxBatch, envelope, openEnvelope, parseRelayedTxs } from './envelope.js';
 
 const a = '{"from":"a","to":"b","memo":"snow ☃"}';
 const b = '{"type":"faucet","to":"c"}';
@@ -17,6 +17,19 @@ test('a relay batch carries each transaction\'s origin and exact text, in order'
   const framed = new Uint8Array(bytes.length + 3);
   framed.set(bytes, 3);
   assert.deepEqual(decodeTxBatch(framed.subarray(3)), batch);
+});
+
+test('leading bytes written with the batch give the same bytes as wrapping it afterwards', () => {
+  const batch = [
+    { origin: 'signed' as const, canonical: a },
+    { origin: 'system' as const, canonical: b },
+  ];
+  assert.deepEqual(Uint8Array.from(encodeTxBatch(batch, [7])), envelope(7, encodeTxBatch(batch)));
+  const opened = openEnvelope(encodeTxBatch(batch, [8, 1]))!;
+  assert.equal(opened.tag, 8);
+  assert.equal(opened.body[0], 1);
+  assert.deepEqual(decodeTxBatch(opened.body.subarray(1)), batch);
+  assert.deepEqual(Uint8Array.from(encodeTxBatch([], [8, 0])), Uint8Array.of(8, 0));
 });
 
 test('a malformed relay batch is refused whole', () => {

@@ -151,7 +151,7 @@ export class ProposalTxFetch {
       found.push({ origin: tx.origin, canonical: tx.canonical });
     }
     // Always answered, empty if need be, saying whether it was cut at the frame bound.
-    this.d.send(peer, envelope(TAG_TX_TEXTS, encodeTxAnswer(found, cut)));
+    this.d.send(peer, encodeTxAnswer(found, cut, [TAG_TX_TEXTS]));
   }
 
   /** An answer: ends the request in flight to that peer; texts not sent for are refused unhashed. */
@@ -235,13 +235,9 @@ export interface TxAnswer {
   readonly cut: boolean;
 }
 
-/** An answer on the wire: one byte (1 cut, 0 whole), then the batch encoding (nothing if empty). */
-export function encodeTxAnswer(txs: readonly RelayedTx[], cut: boolean): Uint8Array {
-  const batch = txs.length > 0 ? encodeTxBatch(txs) : new Uint8Array(0);
-  const out = new Uint8Array(batch.length + 1);
-  out[0] = cut ? 1 : 0;
-  out.set(batch, 1);
-  return out;
+/** An answer on the wire: one byte (1 cut, 0 whole), then the batch encoding (nothing if empty); `head` goes before it (the envelope tag). */
+export function encodeTxAnswer(txs: readonly RelayedTx[], cut: boolean, head: readonly number[] = []): Uint8Array {
+  return encodeTxBatch(txs, [...head, cut ? 1 : 0]);
 }
 
 export function decodeTxAnswer(body: Uint8Array): TxAnswer | null {

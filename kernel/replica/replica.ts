@@ -233,7 +233,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.relayOut = [];
     this.relayBytes = 0;
     // A lone transaction keeps the single-transaction message.
-    const msg = txs.length === 1 ? envelope(TAG_TX, encodeTxRelay(txs[0]!.origin, txs[0]!.canonical)) : envelope(TAG_TX_BATCH, encodeTxBatch(txs));
+    const msg = txs.length === 1 ? envelope(TAG_TX, encodeTxRelay(txs[0]!.origin, txs[0]!.canonical)) : encodeTxBatch(txs, [TAG_TX_BATCH]);
     this.o.transport.broadcast(msg);
   }
 
@@ -487,7 +487,7 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   /** A proposal in the WAL: its transaction texts first, then the (compact) message itself. */
   private async appendProposal(block: ProposedBlock, bytes: Uint8Array, sync: boolean): Promise<void> {
-    if (block.txs.length > 0) await this.wal.append(envelope(TAG_TX_TEXTS, encodeTxBatch(block.txs)), false);
+    if (block.txs.length > 0) await this.wal.append(encodeTxBatch(block.txs, [TAG_TX_TEXTS]), false);
     await this.wal.append(bytes, sync);
   }
 

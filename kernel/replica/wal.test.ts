@@ -1,0 +1,98 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MAX_WAL_ENTRY, Wal } from './wal.js';
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'wal-test-'));
+  try {
+    await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Deterministic bytes (a proposal's texts in size), so a copy that drops or shifts any shows. */
+function patterned(length: number, seed: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let x = seed;
+  for (let i = 0; i < length; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    out[i] = x >>> 24;
+  }
+  return out;
+}
+
+test('entries read back after reopening, byte for byte and in order, including a 2 MB one', async () => {
+  await withDir(async (dir) => {
+    const path = join(dir, 'consensus.wal');
+    const entries = [patterned(1, 1), patterned(2_000_000, 2), patterned(300, 3)];
+    const { wal } = await Wal.open(path);
+    for (const [i, e] of entries.entries()) await wal.append(e, i === 1);
+    assert.equal(wal.bytes, entries.reduce((n, e) => n + 8 + e.length, 0));
+    await wal.close();
+    const reopened = await Wal.open(path);
+    assert.equal(reopened.truncatedBytes, 0);
+    assert.deepEqual(reopened.entries, entries);
+    // Appends continue after what is there.
+    await reopened.wal.append(patterned(10, 4), true);
+    await reopened.wal.close();
+    assert.deepEqual((await Wal.open(path)).entries, [...entries, patterned(10, 4)]);
+  });
+});
+
+test('a torn tail (the process died mid-write) is cut off and the entries before it are kept', async () => {
+  await withDir(async (dir) => {
+    const path = join(dir, 'consensus.wal');
+    const { wal } = await Wal.open(path);
+    await wal.append(patterned(100, 1), false);
+    await wal.append(patterned(5_000, 2), true);
+    await wal.close();
+    const full = (await stat(path)).size;
+    await truncate(path, full - 1);
+    const opened = await Wal.open(path);
+    assert.deepEqual(opened.entries, [patterned(100, 1)]);
+    assert.equal(opened.truncatedBytes, 8 + 5_000 - 1);
+    assert.equal((await stat(path)).size, 8 + 100, 'the torn entry is gone from the file');
+    // The next append lands where the torn one was.
+    await opened.wal.append(patterned(7, 3), true);
+    await opened.wal.close();
+    assert.deepEqual((await Wal.open(path)).entries, [patterned(100, 1), patterned(7, 3)]);
+  });
+});
+
+test('an entry whose checksum does not match ends the replay there', async () => {
+  await withDir(async (dir) => {
+    const path = join(dir, 'consensus.wal');
+    const { wal } = await Wal.open(path);
+    await wal.append(patterned(50, 1), false);
+    await wal.append(patterned(50, 2), false);
+    await wal.append(patterned(50, 3), true);
+    await wal.close();
+    const bytes = await readFile(path);
+    const at = 8 + 50 + 8 + 10; // a byte inside the second payload
+    bytes[at] = bytes[at]! ^ 0xff;
+    await writeFile(path, bytes);
+    const opened = await Wal.open(path);
+    assert.deepEqual(opened.entries, [patterned(50, 1)]);
+    assert.equal(opened.truncatedBytes, 2 * (8 + 50));
+    await opened.wal.close();
+  });
+});
+
+test('an entry over the bound is refused before anything is written; reset empties the log', async () => {
+  await withDir(async (dir) => {
+    const path = join(dir, 'consensus.wal');
+    const { wal } = await Wal.open(path);
+    await wal.append(patterned(20, 1), true);
+    await assert.rejects(wal.append(new Uint8Array(MAX_WAL_ENTRY + 1), false), /exceeds/);
+    assert.equal((await stat(path)).size, 28);
+    await wal.reset();
+    assert.equal(wal.bytes, 0);
+    await wal.append(patterned(9, 2), true);
+    await wal.close();
+    assert.deepEqual((await Wal.open(path)).entries, [patterned(9, 2)]);
+  });
+});
