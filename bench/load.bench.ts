@@ -12,6 +12,7 @@ import { canonicalJson } from '../kernel/codec/json.js';
 import { BenchHttpClient } from './http-client.js';
 import { formatGcPauses, gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
 import { mainThreadSched, peakRssBytes, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
+import { evaluateTargets, formatTargets, type RateResult } from './targets.js';
 
 /**
  * Throughput and latency of a real devnet: N validator processes on loopback, funded accounts,
@@ -91,10 +92,10 @@ function valuesIn(text: string, names: readonly string[]): number[] {
   });
 }
 
-/** The highest VmHWM among the validators, in MiB; 'n/a' where procfs cannot say. */
-function worstPeakRssMiB(): string {
+/** The highest VmHWM among the validators, in MiB; null where procfs cannot say. */
+function worstPeakRssMiB(): number | null {
   const peaks = c.nodes.map((n) => (n.proc?.pid ? peakRssBytes(n.proc.pid) : null));
-  return peaks.some((p) => p === null) ? 'n/a' : (Math.max(...(peaks as number[])) / 2 ** 20).toFixed(0);
+  return peaks.some((p) => p === null) ? null : Math.max(...(peaks as number[])) / 2 ** 20;
 }
 
 async function metricsOf(url: string, names: readonly string[]): Promise<number[]> {
@@ -140,6 +141,7 @@ try {
   );
 
   const rows: Array<Record<string, string | number>> = [];
+  const results: RateResult[] = [];
   const loopsPerRate: Array<{ rate: number; warm: boolean; p99: number[]; max: number[]; sched: Array<MainThreadSched | null>; gc: GcPausesByKind[] }> = [];
   for (let r = 0; r < phases.length; r++) {
     const { rate, warm, seconds } = phases[r]!;
@@ -256,6 +258,9 @@ try {
       console.log(`warm-up done: ${confirmed.size}/${plan.length} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms (not counted)`);
       continue;
     }
+    const peakRss = worstPeakRssMiB();
+    const worstLoopP99Ms = Math.max(...loops.map((l) => l[0]! * 1000));
+    results.push({ offered: rate, committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss });
     rows.push({
       provider: provider.name,
       'v /s': v.toFixed(0),
@@ -269,9 +274,9 @@ try {
       'TPS/C': (tps / C).toFixed(2),
       'p50 ms': pct(lat, 50).toFixed(0),
       'p99 ms': pct(lat, 99).toFixed(0),
-      'event-loop p99 ms (worst validator)': Math.max(...loops.map((l) => l[0]! * 1000)).toFixed(1),
+      'event-loop p99 ms (worst validator)': worstLoopP99Ms.toFixed(1),
       // VmHWM is a high-water mark: the peak up to the end of this rate, which the bound is on.
-      'peak RSS MiB (worst validator)': worstPeakRssMiB(),
+      'peak RSS MiB (worst validator)': peakRss === null ? 'n/a' : peakRss.toFixed(0),
       blocks: blocks.length,
       'txs/busy block': busy.length ? (busy.reduce((a, b) => a + b.tx_count, 0) / busy.length).toFixed(0) : '0',
       'block ms': interval.toFixed(0),
@@ -307,6 +312,7 @@ try {
   // block's validation then finds it in the cache.
   console.log(`consensus signatures verified on a worker per validator: ${preverified.join(', ')}; answered from that memo: ${preverifiedHits.join(', ')}`);
   console.log(`signature verifications per validator: ${verifications.join(', ')}; cache hits: ${cacheHits.join(', ')}; transactions on chain: ${String(committedTotal)}`);
+  console.log(`throughput issue's targets, judged from this run (CHAIN_BLOCK_MS ${args['block-ms']!}):\n${formatTargets(evaluateTargets({ provider: provider.name, C, blockMs: Number(args['block-ms']), rates: results }))}`);
 } finally {
   for (const n of c.nodes) {
     if (n.proc && n.proc.exitCode !== null) console.error(`validator ${n.index} exited (${n.proc.exitCode}); last log lines:\n${n.logs.slice(-15).join('\n')}`);

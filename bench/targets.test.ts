@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { evaluateTargets, formatTargets, type RateResult } from './targets.js';
+
+const rate = (offered: number, committedTps: number, p50Ms: number, p99Ms: number, blockIntervalMs: number, eventLoopP99Ms: number, peakRssMiB: number | null): RateResult => ({
+  offered,
+  committedTps,
+  p50Ms,
+  p99Ms,
+  blockIntervalMs,
+  eventLoopP99Ms,
+  peakRssMiB,
+});
+
+// The eighth session's pqclean run (README): 115 / 230 / 260 tx/s offered.
+const pqclean = [rate(115, 113.0, 379, 687, 367, 25.8, 274), rate(230, 223.2, 1195, 1952, 788, 87.8, 372), rate(260, 256.0, 934, 2435, 608, 66.2, 401)];
+
+test('a native run: the half rate is the one nearest half the sustained, full load is the highest offered, TPS/C does not apply', () => {
+  const lines = evaluateTargets({ provider: 'pqclean', C: 1749.2, blockMs: 200, rates: pqclean });
+  assert.deepEqual(
+    lines.map((l) => l.met),
+    [null, true, true, false, true],
+  );
+  assert.match(lines[1]!.measured, /p50 379 ms at 115 tx\/s offered \(half of 256\.0 sustained is 128\.0\); bound 3 × 200 \+ 167 = 767 ms/);
+  assert.match(lines[2]!.measured, /p99\/p50 1\.81/);
+  assert.match(lines[3]!.measured, /66\.2 ms at 260 tx\/s/);
+  assert.match(lines[4]!.measured, /401 MiB/);
+  // 256.0 of 260 offered: it kept up, so the sustained rate may be higher than the run shows.
+  assert.match(lines[0]!.measured, /not saturated: 256\.0 of 260 tx\/s offered/);
+});
+
+test('a run whose top rate committed all it was offered says it did not saturate', () => {
+  const lines = evaluateTargets({ provider: 'pqclean', C: 1735, blockMs: 200, rates: [rate(60, 59.1, 269, 480, 293, 11.3, 219), rate(120, 115.4, 362, 601, 354, 23.9, 244)] });
+  assert.match(lines[0]!.measured, /not saturated: 115\.4 of 120 tx\/s offered/);
+  assert.match(lines[3]!.measured, /not saturated/);
+});
+
+test('the pure-JS run is held to TPS/C ≥ 0.7 on its best committed rate', () => {
+  const noble = [rate(40, 39.3, 645, 1085, 511, 28.5, 204), rate(80, 65.3, 6530, 11345, 2003, 43.3, 303), rate(100, 77.1, 7101, 11094, 1827, 35.1, 336)];
+  const lines = evaluateTargets({ provider: 'noble', C: 216.7, blockMs: 200, rates: noble });
+  assert.equal(lines[0]!.met, false);
+  assert.match(lines[0]!.measured, /77\.1 \/ 216\.7 = 0\.36$/, '77.1 of 100 offered saturated it: no caveat');
+  assert.deepEqual(
+    lines.slice(1).map((l) => l.met),
+    [true, true, true, true],
+  );
+  const fast = evaluateTargets({ provider: 'noble', C: 100, blockMs: 200, rates: [rate(70, 70, 300, 500, 350, 20, 300)] });
+  assert.equal(fast[0]!.met, true, '0.70 is enough');
+});
+
+test('a wide tail, a slow p50, and a run without procfs are reported as such', () => {
+  const [, p50, p99, , rss] = evaluateTargets({ provider: 'noble', C: 100, blockMs: 200, rates: [rate(30, 30, 900, 1800, 400, 20, null)] });
+  assert.equal(p50!.met, false, 'bound is 3 × 200 + 200 = 800 ms');
+  assert.equal(p99!.met, true, '1800 ≤ 2 × 900: at the bound is within it');
+  assert.equal(rss!.met, null);
+  const wide = evaluateTargets({ provider: 'noble', C: 100, blockMs: 200, rates: [rate(30, 30, 400, 801, 400, 20, 100)] });
+  assert.equal(wide[2]!.met, false);
+  assert.match(formatTargets(wide), /NOT  p99 ≤ 2 × p50/);
+  assert.deepEqual(evaluateTargets({ provider: 'noble', C: 1, blockMs: 200, rates: [] }), []);
+});

@@ -1,0 +1,98 @@
+/**
+ * The throughput issue's targets, judged from one load-bench run, so the verdict is printed next
+ * to the table instead of worked out by hand from it. Benchmarks print; tests never assert
+ * timing: this only reads figures the run measured.
+ */
+
+/** One timed rate of a run, as the load bench measured it. */
+export interface RateResult {
+  readonly offered: number;
+  readonly committedTps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Mean interval between the rate's blocks (what a transaction waits for, plus the votes). */
+  readonly blockIntervalMs: number;
+  /** Worst validator's event-loop delay p99 at this rate. */
+  readonly eventLoopP99Ms: number;
+  /** Worst validator's peak RSS up to the end of this rate; null where procfs cannot say. */
+  readonly peakRssMiB: number | null;
+}
+
+export interface TargetInputs {
+  /** The provider the validators ran (`noble` is the pure-JS one the TPS/C bound is on). */
+  readonly provider: string;
+  /** cores × v / validators, with v measured in the same run. */
+  readonly C: number;
+  /** CHAIN_BLOCK_MS the devnet ran with. */
+  readonly blockMs: number;
+  readonly rates: readonly RateResult[];
+}
+
+export interface TargetLine {
+  readonly target: string;
+  readonly measured: string;
+  /** null where the target does not apply to this run (e.g. TPS/C ≥ 0.7 on a native provider). */
+  readonly met: boolean | null;
+}
+
+export const PURE_JS_PROVIDER = 'noble';
+export const MIN_PURE_JS_TPS_PER_C = 0.7;
+export const MAX_EVENT_LOOP_P99_MS = 50;
+export const MAX_PEAK_RSS_MIB = 512;
+/** A top rate that commits less than this share of what it was offered saturated the devnet. */
+export const SATURATED_BELOW = 0.95;
+
+const ms = (x: number): string => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`);
+
+export function evaluateTargets(run: TargetInputs): TargetLine[] {
+  if (run.rates.length === 0) return [];
+  // Sustained: the most the devnet committed at any offered rate (offered beyond it, it commits
+  // about that); full load: the highest rate offered; half: the rate nearest half the sustained.
+  const sustained = Math.max(...run.rates.map((r) => r.committedTps));
+  const full = run.rates.reduce((a, r) => (r.offered > a.offered ? r : a));
+  const half = run.rates.reduce((a, r) => (Math.abs(r.offered - sustained / 2) < Math.abs(a.offered - sustained / 2) ? r : a));
+  // A block interval is the pace (CHAIN_BLOCK_MS) plus propose-to-commit: that remainder is the
+  // round of votes the p50 bound allows for.
+  const voteRoundMs = Math.max(0, half.blockIntervalMs - run.blockMs);
+  const p50Bound = 3 * run.blockMs + voteRoundMs;
+  const tpsPerC = sustained / run.C;
+  const peaks = run.rates.map((r) => r.peakRssMiB);
+  const peak = peaks.some((p) => p === null) ? null : Math.max(...(peaks as number[]));
+  // Committing (nearly) all it was offered at the top rate, the devnet was not saturated: the
+  // sustained rate is at least what it committed, and "full load" was not full.
+  const saturated = full.committedTps < SATURATED_BELOW * full.offered;
+  const caveat = saturated ? '' : ` (not saturated: ${full.committedTps.toFixed(1)} of ${full.offered} tx/s offered committed at the top rate; offer more)`;
+  const at = `at ${half.offered} tx/s offered (half of ${sustained.toFixed(1)} sustained is ${(sustained / 2).toFixed(1)})`;
+  return [
+    {
+      target: `pure-JS sustained TPS/C ≥ ${MIN_PURE_JS_TPS_PER_C}`,
+      measured: `${sustained.toFixed(1)} / ${run.C.toFixed(1)} = ${tpsPerC.toFixed(2)}${run.provider === PURE_JS_PROVIDER ? '' : ` (${run.provider}: its target is ≥ 3 × the ${PURE_JS_PROVIDER} run's TPS)`}${caveat}`,
+      met: run.provider === PURE_JS_PROVIDER ? tpsPerC >= MIN_PURE_JS_TPS_PER_C : null,
+    },
+    {
+      target: 'p50 ≤ 3 × CHAIN_BLOCK_MS + one round of votes, at half the sustained rate',
+      measured: `p50 ${ms(half.p50Ms)} ${at}; bound 3 × ${run.blockMs} + ${voteRoundMs.toFixed(0)} = ${ms(p50Bound)}${caveat}`,
+      met: half.p50Ms <= p50Bound,
+    },
+    {
+      target: 'p99 ≤ 2 × p50, same rate',
+      measured: `p99 ${ms(half.p99Ms)}, p99/p50 ${(half.p99Ms / half.p50Ms).toFixed(2)}`,
+      met: half.p99Ms <= 2 * half.p50Ms,
+    },
+    {
+      target: `event-loop p99 < ${MAX_EVENT_LOOP_P99_MS} ms under full load, every validator`,
+      measured: `worst validator ${full.eventLoopP99Ms.toFixed(1)} ms at ${full.offered} tx/s offered${caveat}`,
+      met: full.eventLoopP99Ms < MAX_EVENT_LOOP_P99_MS,
+    },
+    {
+      target: `peak RSS < ${MAX_PEAK_RSS_MIB} MiB per validator`,
+      measured: peak === null ? 'n/a (no procfs)' : `worst validator ${peak.toFixed(0)} MiB`,
+      met: peak === null ? null : peak < MAX_PEAK_RSS_MIB,
+    },
+  ];
+}
+
+export function formatTargets(lines: readonly TargetLine[]): string {
+  const mark = (met: boolean | null): string => (met === null ? 'n/a ' : met ? 'met ' : 'NOT ');
+  return lines.map((l) => `  ${mark(l.met)} ${l.target}: ${l.measured}`).join('\n');
+}
