@@ -12,7 +12,7 @@ import { canonicalJson } from '../kernel/codec/json.js';
 import { BenchHttpClient } from './http-client.js';
 import { formatGcPauses, gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
 import { mainThreadSched, peakRssBytes, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
-import { evaluateTargets, formatTargets, type RateResult } from './targets.js';
+import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
 
 /**
  * Throughput and latency of a real devnet: N validator processes on loopback, funded accounts,
@@ -38,14 +38,34 @@ const { values: args } = parseArgs({
     // One JSON line per transaction (rate, submit and confirm times, height) and per block
     // (height, commit seen, tx count): what a latency tail is made of.
     trace: { type: 'string' },
+    // One devnet per provider in one command, e.g. --run noble=40,80,100 --run pqclean=130,260,300:
+    // one table for both and the native-over-pure-JS ratio. Without it: CHAIN_CRYPTO_PROVIDER and --rates.
+    run: { type: 'string', multiple: true },
   },
 });
 const validators = Number(args.validators);
-const rates = args.rates!.split(',').map(Number);
 const seconds = Number(args.seconds);
 const nAccounts = Number(args.accounts);
 const warmup = Number(args.warmup);
-const phases = [...(warmup > 0 ? [{ rate: rates[0]!, seconds: warmup, warm: true }] : []), ...rates.map((rate) => ({ rate, seconds, warm: false }))];
+const PROVIDER_CHOICES: readonly ProviderChoice[] = ['auto', 'noble', 'pqclean', 'node'];
+
+function parseRates(text: string, what: string): number[] {
+  const out = text.split(',').map(Number);
+  if (out.length === 0 || out.some((r) => !Number.isInteger(r) || r <= 0)) throw new Error(`${what}: rates must be positive integers separated by commas, got "${text}"`);
+  return out;
+}
+
+/** `provider=r1,r2,...` from --run. */
+function parseRun(text: string): { choice: ProviderChoice; rates: number[] } {
+  const [name, list] = text.split('=');
+  const choice = name as ProviderChoice;
+  if (!PROVIDER_CHOICES.includes(choice) || list === undefined) throw new Error(`--run ${text}: expected <${PROVIDER_CHOICES.join('|')}>=<rates>, e.g. noble=40,80,100`);
+  return { choice, rates: parseRates(list, `--run ${text}`) };
+}
+
+const runs = args.run?.length
+  ? args.run.map(parseRun)
+  : [{ choice: (process.env.CHAIN_CRYPTO_PROVIDER ?? 'auto') as ProviderChoice, rates: parseRates(args.rates!, '--rates') }];
 
 /** Verifications per second of one loop on one core, over `ms`. */
 function verifyRateOnce(provider: typeof nobleProvider, ms: number): number {
@@ -93,7 +113,7 @@ function valuesIn(text: string, names: readonly string[]): number[] {
 }
 
 /** The highest VmHWM among the validators, in MiB; null where procfs cannot say. */
-function worstPeakRssMiB(): number | null {
+function worstPeakRssMiB(c: Cluster): number | null {
   const peaks = c.nodes.map((n) => (n.proc?.pid ? peakRssBytes(n.proc.pid) : null));
   return peaks.some((p) => p === null) ? null : Math.max(...(peaks as number[])) / 2 ** 20;
 }
@@ -106,217 +126,240 @@ async function metricOf(url: string, name: string): Promise<number> {
   return (await metricsOf(url, [name]))[0]!;
 }
 
-const choice = (process.env.CHAIN_CRYPTO_PROVIDER ?? 'auto') as ProviderChoice;
-const { provider } = selectProvider(choice);
-const measured = verifyRate(provider);
-const v = measured.v;
-const cores = availableParallelism();
-const C = (cores * v) / validators;
-console.log(`provider ${provider.name}: single-core ML-DSA-65 verify ${v.toFixed(0)}/s (median of 5 samples, ${measured.min.toFixed(0)}–${measured.max.toFixed(0)}); cores ${cores}; validators ${validators}; C = cores × v / validators = ${C.toFixed(1)} tx/s`);
+interface RunOutcome {
+  readonly provider: string;
+  readonly C: number;
+  readonly rows: Array<Record<string, string | number>>;
+  readonly results: RateResult[];
+}
 
-const http = new BenchHttpClient();
-const c = await Cluster.start(validators, { CHAIN_BLOCK_MS: args['block-ms']!, CHAIN_EMPTY_BLOCK_MS: '1000', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_CRYPTO_PROVIDER: choice });
-try {
-  await c.waitHeight(0, 1);
-  const accounts: Wallet[] = Array.from({ length: nAccounts }, (_, i) => labelledWallet(`load-bench-${i}`));
-  const home = (i: number): string => c.nodes[i % validators]!.url;
-  // Fund every account, each through its home node (its transfers go there too, so its nonces arrive in order).
-  const funding = await Promise.all(accounts.map((w, i) => postJson(`${home(i)}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex, amount: 1_000_000_000 })));
-  const last = funding[funding.length - 1]!.body.tx_hash as string;
-  await until('funding to confirm', async () => ((await getJson(`${c.nodes[0]!.url}/api/v1/transactions/${last}`)).body.status === 'confirmed' ? true : undefined), 120_000);
+/** One devnet with one provider through warm-up and the timed rates; prints its own figures. */
+async function runDevnet(choice: ProviderChoice, rates: readonly number[], traceFile: string | undefined): Promise<RunOutcome> {
+  const phases = [...(warmup > 0 ? [{ rate: rates[0]!, seconds: warmup, warm: true }] : []), ...rates.map((rate) => ({ rate, seconds, warm: false }))];
+  const { provider } = selectProvider(choice);
+  const measured = verifyRate(provider);
+  const v = measured.v;
+  const cores = availableParallelism();
+  const C = (cores * v) / validators;
+  console.log(`provider ${provider.name}: single-core ML-DSA-65 verify ${v.toFixed(0)}/s (median of 5 samples, ${measured.min.toFixed(0)}–${measured.max.toFixed(0)}); cores ${cores}; validators ${validators}; C = cores × v / validators = ${C.toFixed(1)} tx/s`);
 
-  const nonces = accounts.map(() => 0);
-  const sink = wallet(251).address;
-  // Transfers need not be deterministic signatures, so the library's own hedged signer does the
-  // pre-signing where there is one: noble's takes ~13 ms a signature, a minute for a few thousand.
-  const presigner = { sign: signerFor(provider, 'native') };
-  console.log(`pre-signing ${phases.reduce((a, p) => a + p.rate * p.seconds, 0)} transfers...`);
-  const plans = phases.map(({ rate, seconds }) =>
-    Array.from({ length: rate * seconds }, (_, k) => {
-      const i = k % accounts.length;
-      nonces[i]!++;
-      // Sent as canonical JSON, the text a client hashes to know its transaction's id.
-      return { i, body: canonicalJson(signTransfer(accounts[i]!, { to: sink, value: 1, nonce: nonces[i]! }, presigner)) };
-    }),
-  );
+  const http = new BenchHttpClient();
+  const c = await Cluster.start(validators, { CHAIN_BLOCK_MS: args['block-ms']!, CHAIN_EMPTY_BLOCK_MS: '1000', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_CRYPTO_PROVIDER: choice });
+  try {
+    await c.waitHeight(0, 1);
+    const accounts: Wallet[] = Array.from({ length: nAccounts }, (_, i) => labelledWallet(`load-bench-${i}`));
+    const home = (i: number): string => c.nodes[i % validators]!.url;
+    // Fund every account, each through its home node (its transfers go there too, so its nonces arrive in order).
+    const funding = await Promise.all(accounts.map((w, i) => postJson(`${home(i)}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex, amount: 1_000_000_000 })));
+    const last = funding[funding.length - 1]!.body.tx_hash as string;
+    await until('funding to confirm', async () => ((await getJson(`${c.nodes[0]!.url}/api/v1/transactions/${last}`)).body.status === 'confirmed' ? true : undefined), 120_000);
 
-  const rows: Array<Record<string, string | number>> = [];
-  const results: RateResult[] = [];
-  const loopsPerRate: Array<{ rate: number; warm: boolean; p99: number[]; max: number[]; sched: Array<MainThreadSched | null>; gc: GcPausesByKind[] }> = [];
-  for (let r = 0; r < phases.length; r++) {
-    const { rate, warm, seconds } = phases[r]!;
-    const plan = plans[r]!;
-    const submitted = new Map<string, number>();
-    const confirmed = new Map<string, number>();
-    const heightOf = new Map<string, number>();
-    const seenAt: Array<{ height: number; seen: number; txs: number }> = [];
-    let rejected = 0;
-    let failed = 0;
-    let watchedHeight = await c.height(0);
-    const firstHeight = watchedHeight + 1;
-    let watching = true;
-    let drainDeadline = Infinity;
-    const watcher = (async () => {
-      while (watching || confirmed.size < submitted.size) {
-        try {
-          const h = (await http.getJson(`${c.nodes[0]!.url}/health`)).body.height as number;
-          for (let b = watchedHeight + 1; b <= h; b++) {
-            const txs = (await http.getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}/transactions`)).body.transactions as Array<{ hash: string }>;
-            const now = performance.now();
-            for (const t of txs) {
-              if (submitted.has(t.hash) && !confirmed.has(t.hash)) {
-                confirmed.set(t.hash, now);
-                heightOf.set(t.hash, b);
+    const nonces = accounts.map(() => 0);
+    const sink = wallet(251).address;
+    // Transfers need not be deterministic signatures, so the library's own hedged signer does the
+    // pre-signing where there is one: noble's takes ~13 ms a signature, a minute for a few thousand.
+    const presigner = { sign: signerFor(provider, 'native') };
+    console.log(`pre-signing ${phases.reduce((a, p) => a + p.rate * p.seconds, 0)} transfers...`);
+    const plans = phases.map(({ rate, seconds }) =>
+      Array.from({ length: rate * seconds }, (_, k) => {
+        const i = k % accounts.length;
+        nonces[i]!++;
+        // Sent as canonical JSON, the text a client hashes to know its transaction's id.
+        return { i, body: canonicalJson(signTransfer(accounts[i]!, { to: sink, value: 1, nonce: nonces[i]! }, presigner)) };
+      }),
+    );
+
+    const rows: Array<Record<string, string | number>> = [];
+    const results: RateResult[] = [];
+    const loopsPerRate: Array<{ rate: number; warm: boolean; p99: number[]; max: number[]; sched: Array<MainThreadSched | null>; gc: GcPausesByKind[] }> = [];
+    for (let r = 0; r < phases.length; r++) {
+      const { rate, warm, seconds } = phases[r]!;
+      const plan = plans[r]!;
+      const submitted = new Map<string, number>();
+      const confirmed = new Map<string, number>();
+      const heightOf = new Map<string, number>();
+      const seenAt: Array<{ height: number; seen: number; txs: number }> = [];
+      let rejected = 0;
+      let failed = 0;
+      let watchedHeight = await c.height(0);
+      const firstHeight = watchedHeight + 1;
+      let watching = true;
+      let drainDeadline = Infinity;
+      const watcher = (async () => {
+        while (watching || confirmed.size < submitted.size) {
+          try {
+            const h = (await http.getJson(`${c.nodes[0]!.url}/health`)).body.height as number;
+            for (let b = watchedHeight + 1; b <= h; b++) {
+              const txs = (await http.getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}/transactions`)).body.transactions as Array<{ hash: string }>;
+              const now = performance.now();
+              for (const t of txs) {
+                if (submitted.has(t.hash) && !confirmed.has(t.hash)) {
+                  confirmed.set(t.hash, now);
+                  heightOf.set(t.hash, b);
+                }
               }
+              seenAt.push({ height: b, seen: now, txs: txs.length });
+              watchedHeight = b;
             }
-            seenAt.push({ height: b, seen: now, txs: txs.length });
-            watchedHeight = b;
+          } catch (err) {
+            console.error(`watcher poll failed (retrying): ${err instanceof Error ? err.message : String(err)}`);
           }
-        } catch (err) {
-          console.error(`watcher poll failed (retrying): ${err instanceof Error ? err.message : String(err)}`);
+          if (!watching && performance.now() > drainDeadline) break;
+          await new Promise((res) => setTimeout(res, 20));
         }
-        if (!watching && performance.now() > drainDeadline) break;
-        await new Promise((res) => setTimeout(res, 20));
+      })();
+      console.log(warm ? `warm-up: ${rate} tx/s for ${seconds} s (not counted)...` : `offering ${rate} tx/s for ${seconds} s...`);
+      // A scrape restarts each validator's event-loop window, so the figure read after this phase
+      // covers this rate alone, not start-up, funding or the previous rate.
+      const gcBefore = (await Promise.all(c.nodes.map((n) => metricsText(n.url)))).map(parseGcPauses);
+      const cpuBefore = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
+      const schedBefore = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
+      const clientCpuBefore = selfCpuSeconds();
+      const start = performance.now();
+      const sends: Array<Promise<void>> = [];
+      for (let k = 0; k < plan.length; k++) {
+        const due = start + (k * 1000) / rate;
+        const wait = due - performance.now();
+        if (wait > 1) await new Promise((res) => setTimeout(res, wait));
+        const { i, body } = plan[k]!;
+        const t0 = performance.now();
+        sends.push(
+          http.postJsonText(`${home(i)}/api/v1/transactions`, body).then(
+            (res) => {
+              if (res.status === 200) submitted.set(res.body.tx_hash as string, t0);
+              else {
+                rejected++;
+                if (rejected <= 3) console.error(`rejected (${res.status}): ${JSON.stringify(res.body)}`);
+              }
+            },
+            (err: unknown) => {
+              failed++;
+              if (failed <= 3) console.error(`submission failed: ${err instanceof Error ? err.message : String(err)}`);
+            },
+          ),
+        );
       }
-    })();
-    console.log(warm ? `warm-up: ${rate} tx/s for ${seconds} s (not counted)...` : `offering ${rate} tx/s for ${seconds} s...`);
-    // A scrape restarts each validator's event-loop window, so the figure read after this phase
-    // covers this rate alone, not start-up, funding or the previous rate.
-    const gcBefore = (await Promise.all(c.nodes.map((n) => metricsText(n.url)))).map(parseGcPauses);
-    const cpuBefore = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
-    const schedBefore = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
-    const clientCpuBefore = selfCpuSeconds();
-    const start = performance.now();
-    const sends: Array<Promise<void>> = [];
-    for (let k = 0; k < plan.length; k++) {
-      const due = start + (k * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((res) => setTimeout(res, wait));
-      const { i, body } = plan[k]!;
-      const t0 = performance.now();
-      sends.push(
-        http.postJsonText(`${home(i)}/api/v1/transactions`, body).then(
-          (res) => {
-            if (res.status === 200) submitted.set(res.body.tx_hash as string, t0);
-            else {
-              rejected++;
-              if (rejected <= 3) console.error(`rejected (${res.status}): ${JSON.stringify(res.body)}`);
-            }
-          },
-          (err: unknown) => {
-            failed++;
-            if (failed <= 3) console.error(`submission failed: ${err instanceof Error ? err.message : String(err)}`);
-          },
-        ),
-      );
+      await Promise.all(sends);
+      watching = false;
+      drainDeadline = performance.now() + 30_000;
+      await watcher;
+      const cpuAfter = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
+      const schedAfter = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
+      // One scrape per validator: p99 and max come from the same window (a scrape resets it).
+      const texts = await Promise.all(c.nodes.map((n) => metricsText(n.url)));
+      const loops = texts.map((t) => valuesIn(t, ['event_loop_delay_p99_seconds', 'event_loop_delay_max_seconds']));
+      const gc = texts.map((t, i) => gcPausesBetween(gcBefore[i]!, parseGcPauses(t)));
+      const clientCpu = selfCpuSeconds() - clientCpuBefore;
+      const wall = (performance.now() - start) / 1000;
+      const sched = schedBefore.map((b, i) => {
+        const a = schedAfter[i];
+        return b && a ? { runMs: (a.runMs - b.runMs) / wall, waitMs: (a.waitMs - b.waitMs) / wall } : null;
+      });
+      loopsPerRate.push({ rate, warm, p99: loops.map((l) => l[0]! * 1000), max: loops.map((l) => l[1]! * 1000), sched, gc });
+      // Block cadence and fill during the window: tells whether time goes to consensus rounds or to block size.
+      const blocks: Array<{ tx_count: number; timestamp: number }> = [];
+      for (let b = firstHeight; b <= watchedHeight; b++) blocks.push((await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}`)).body as { tx_count: number; timestamp: number });
+      const busy = blocks.filter((b) => b.tx_count > 0);
+      const interval = blocks.length > 1 ? (blocks[blocks.length - 1]!.timestamp - blocks[0]!.timestamp) / (blocks.length - 1) : NaN;
+      // Heights that needed more than one round: the sign of blocks outlasting the vote timeouts.
+      const rounds = c.nodes[0]!.logs
+        .filter((l) => l.includes('block committed'))
+        .map((l) => JSON.parse(l) as { height: number; round: number })
+        .filter((e) => e.height >= firstHeight && e.height <= watchedHeight);
+      if (traceFile) {
+        if (r === 0) writeFileSync(traceFile, '');
+        const lines = [...submitted.entries()].map(([h, t]) => JSON.stringify({ rate, warm, hash: h, submit: Math.round(t - start), confirm: confirmed.has(h) ? Math.round(confirmed.get(h)! - start) : null, height: heightOf.get(h) ?? null }));
+        for (const s of seenAt) lines.push(JSON.stringify({ rate, warm, block: s.height, seen: Math.round(s.seen - start), txs: s.txs }));
+        lines.push(JSON.stringify({ rate, startedAtWallMs: Math.round(Date.now() - (performance.now() - start)) }));
+        appendFileSync(traceFile, lines.join('\n') + '\n');
+      }
+      const lat = [...confirmed.entries()].map(([h, t]) => t - submitted.get(h)!).sort((a, b) => a - b);
+      const firstSubmit = Math.min(...submitted.values());
+      const lastConfirm = Math.max(...confirmed.values());
+      const tps = (confirmed.size * 1000) / (lastConfirm - firstSubmit);
+      // Where the CPU went, per committed transaction summed over validators: main threads (event
+      // loops) versus other threads (verify workers, libuv, GC), and the machine's utilisation.
+      const used = cpuBefore.map((b, i) => delta(b, cpuAfter[i] ?? null));
+      const mainCpu = used.reduce((a, u) => a + (u?.main ?? NaN), 0);
+      const otherCpu = used.reduce((a, u) => a + (u?.other ?? NaN), 0);
+      const perTx = (sec: number): string => ((sec * 1000) / Math.max(1, confirmed.size)).toFixed(2);
+      if (warm) {
+        console.log(`warm-up done: ${confirmed.size}/${plan.length} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms (not counted)`);
+        continue;
+      }
+      const peakRss = worstPeakRssMiB(c);
+      const worstLoopP99Ms = Math.max(...loops.map((l) => l[0]! * 1000));
+      results.push({ offered: rate, committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss });
+      rows.push({
+        provider: provider.name,
+        'v /s': v.toFixed(0),
+        C: C.toFixed(1),
+        'offered tx/s': rate,
+        sent: plan.length,
+        rejected,
+        failed,
+        committed: confirmed.size,
+        'committed tx/s': tps.toFixed(1),
+        'TPS/C': (tps / C).toFixed(2),
+        'p50 ms': pct(lat, 50).toFixed(0),
+        'p99 ms': pct(lat, 99).toFixed(0),
+        'event-loop p99 ms (worst validator)': worstLoopP99Ms.toFixed(1),
+        // VmHWM is a high-water mark: the peak up to the end of this rate, which the bound is on.
+        'peak RSS MiB (worst validator)': peakRss === null ? 'n/a' : peakRss.toFixed(0),
+        blocks: blocks.length,
+        'txs/busy block': busy.length ? (busy.reduce((a, b) => a + b.tx_count, 0) / busy.length).toFixed(0) : '0',
+        'block ms': interval.toFixed(0),
+        'heights with round > 0': rounds.filter((e) => e.round > 0).length,
+        'main CPU ms/tx': perTx(mainCpu),
+        'worker CPU ms/tx': perTx(otherCpu),
+        'client CPU ms/tx': perTx(clientCpu),
+        'machine busy %': (((mainCpu + otherCpu + clientCpu) * 100) / (wall * cores)).toFixed(0),
+      });
+      console.log(rows[rows.length - 1]);
     }
-    await Promise.all(sends);
-    watching = false;
-    drainDeadline = performance.now() + 30_000;
-    await watcher;
-    const cpuAfter = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
-    const schedAfter = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
-    // One scrape per validator: p99 and max come from the same window (a scrape resets it).
-    const texts = await Promise.all(c.nodes.map((n) => metricsText(n.url)));
-    const loops = texts.map((t) => valuesIn(t, ['event_loop_delay_p99_seconds', 'event_loop_delay_max_seconds']));
-    const gc = texts.map((t, i) => gcPausesBetween(gcBefore[i]!, parseGcPauses(t)));
-    const clientCpu = selfCpuSeconds() - clientCpuBefore;
-    const wall = (performance.now() - start) / 1000;
-    const sched = schedBefore.map((b, i) => {
-      const a = schedAfter[i];
-      return b && a ? { runMs: (a.runMs - b.runMs) / wall, waitMs: (a.waitMs - b.waitMs) / wall } : null;
-    });
-    loopsPerRate.push({ rate, warm, p99: loops.map((l) => l[0]! * 1000), max: loops.map((l) => l[1]! * 1000), sched, gc });
-    // Block cadence and fill during the window: tells whether time goes to consensus rounds or to block size.
-    const blocks: Array<{ tx_count: number; timestamp: number }> = [];
-    for (let b = firstHeight; b <= watchedHeight; b++) blocks.push((await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}`)).body as { tx_count: number; timestamp: number });
-    const busy = blocks.filter((b) => b.tx_count > 0);
-    const interval = blocks.length > 1 ? (blocks[blocks.length - 1]!.timestamp - blocks[0]!.timestamp) / (blocks.length - 1) : NaN;
-    // Heights that needed more than one round: the sign of blocks outlasting the vote timeouts.
-    const rounds = c.nodes[0]!.logs
-      .filter((l) => l.includes('block committed'))
-      .map((l) => JSON.parse(l) as { height: number; round: number })
-      .filter((e) => e.height >= firstHeight && e.height <= watchedHeight);
-    if (args.trace) {
-      if (r === 0) writeFileSync(args.trace, '');
-      const lines = [...submitted.entries()].map(([h, t]) => JSON.stringify({ rate, warm, hash: h, submit: Math.round(t - start), confirm: confirmed.has(h) ? Math.round(confirmed.get(h)! - start) : null, height: heightOf.get(h) ?? null }));
-      for (const s of seenAt) lines.push(JSON.stringify({ rate, warm, block: s.height, seen: Math.round(s.seen - start), txs: s.txs }));
-      lines.push(JSON.stringify({ rate, startedAtWallMs: Math.round(Date.now() - (performance.now() - start)) }));
-      appendFileSync(args.trace, lines.join('\n') + '\n');
+    const rss = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'process_resident_memory_bytes')));
+    const peakRss = c.nodes.map((n) => (n.proc?.pid ? peakRssBytes(n.proc.pid) : null));
+    const verifications = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verifications_total')));
+    const cacheHits = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verification_cache_hits_total')));
+    const preverified = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'consensus_signatures_preverified_total')));
+    const preverifiedHits = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'consensus_preverified_hits_total')));
+    const committedTotal = (await getJson(`${c.nodes[0]!.url}/health`)).body.total_txs as number;
+    console.table(rows);
+    if (traceFile) c.nodes.forEach((n, i) => writeFileSync(`${traceFile}.node${i}.log`, n.logs.join('\n')));
+    console.log(`verify v = ${v.toFixed(0)}/s (${provider.name}, single core, median of 5 samples ${measured.min.toFixed(0)}–${measured.max.toFixed(0)}), C = ${C.toFixed(1)} tx/s`);
+    // The node's own event_loop_delay gauges: delay beyond the sampling interval, over the phase.
+    for (const l of loopsPerRate) {
+      console.log(`event-loop delay at ${l.rate} tx/s${l.warm ? ' (warm-up)' : ''}, per validator (ms): p99 ${l.p99.map((x) => x.toFixed(1)).join(', ')}; max ${l.max.map((x) => x.toFixed(1)).join(', ')}`);
+      // Waiting while runnable is the machine being oversubscribed, not the thread's own work.
+      const s = l.sched.map((x) => (x ? `${x.runMs.toFixed(0)}/${x.waitMs.toFixed(0)}` : 'n/a'));
+      console.log(`  main thread per validator, ms per second running / waiting for a core: ${s.join(', ')}`);
+      // The collector's share of that delay: its pauses hold the event loop.
+      l.gc.forEach((g, i) => console.log(`  GC pauses of validator ${i}: ${formatGcPauses(g)}`));
     }
-    const lat = [...confirmed.entries()].map(([h, t]) => t - submitted.get(h)!).sort((a, b) => a - b);
-    const firstSubmit = Math.min(...submitted.values());
-    const lastConfirm = Math.max(...confirmed.values());
-    const tps = (confirmed.size * 1000) / (lastConfirm - firstSubmit);
-    // Where the CPU went, per committed transaction summed over validators: main threads (event
-    // loops) versus other threads (verify workers, libuv, GC), and the machine's utilisation.
-    const used = cpuBefore.map((b, i) => delta(b, cpuAfter[i] ?? null));
-    const mainCpu = used.reduce((a, u) => a + (u?.main ?? NaN), 0);
-    const otherCpu = used.reduce((a, u) => a + (u?.other ?? NaN), 0);
-    const perTx = (sec: number): string => ((sec * 1000) / Math.max(1, confirmed.size)).toFixed(2);
-    if (warm) {
-      console.log(`warm-up done: ${confirmed.size}/${plan.length} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms (not counted)`);
-      continue;
+    console.log(`resident memory per validator (MiB): now ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}; peak ${peakRss.map((x) => (x === null ? 'n/a' : (x / 2 ** 20).toFixed(0))).join(', ')}`);
+    // Verify-once: each validator verifies a transaction's signature once (at admission); the
+    // block's validation then finds it in the cache.
+    console.log(`consensus signatures verified on a worker per validator: ${preverified.join(', ')}; answered from that memo: ${preverifiedHits.join(', ')}`);
+    console.log(`signature verifications per validator: ${verifications.join(', ')}; cache hits: ${cacheHits.join(', ')}; transactions on chain: ${String(committedTotal)}`);
+    console.log(`throughput issue's targets, judged from this run (CHAIN_BLOCK_MS ${args['block-ms']!}):\n${formatTargets(evaluateTargets({ provider: provider.name, C, blockMs: Number(args['block-ms']), rates: results }))}`);
+    return { provider: provider.name, C, rows, results };
+  } finally {
+    for (const n of c.nodes) {
+      if (n.proc && n.proc.exitCode !== null) console.error(`validator ${n.index} exited (${n.proc.exitCode}); last log lines:\n${n.logs.slice(-15).join('\n')}`);
     }
-    const peakRss = worstPeakRssMiB();
-    const worstLoopP99Ms = Math.max(...loops.map((l) => l[0]! * 1000));
-    results.push({ offered: rate, committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss });
-    rows.push({
-      provider: provider.name,
-      'v /s': v.toFixed(0),
-      C: C.toFixed(1),
-      'offered tx/s': rate,
-      sent: plan.length,
-      rejected,
-      failed,
-      committed: confirmed.size,
-      'committed tx/s': tps.toFixed(1),
-      'TPS/C': (tps / C).toFixed(2),
-      'p50 ms': pct(lat, 50).toFixed(0),
-      'p99 ms': pct(lat, 99).toFixed(0),
-      'event-loop p99 ms (worst validator)': worstLoopP99Ms.toFixed(1),
-      // VmHWM is a high-water mark: the peak up to the end of this rate, which the bound is on.
-      'peak RSS MiB (worst validator)': peakRss === null ? 'n/a' : peakRss.toFixed(0),
-      blocks: blocks.length,
-      'txs/busy block': busy.length ? (busy.reduce((a, b) => a + b.tx_count, 0) / busy.length).toFixed(0) : '0',
-      'block ms': interval.toFixed(0),
-      'heights with round > 0': rounds.filter((e) => e.round > 0).length,
-      'main CPU ms/tx': perTx(mainCpu),
-      'worker CPU ms/tx': perTx(otherCpu),
-      'client CPU ms/tx': perTx(clientCpu),
-      'machine busy %': (((mainCpu + otherCpu + clientCpu) * 100) / (wall * cores)).toFixed(0),
-    });
-    console.log(rows[rows.length - 1]);
+    http.close();
+    await c.stop();
   }
-  const rss = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'process_resident_memory_bytes')));
-  const peakRss = c.nodes.map((n) => (n.proc?.pid ? peakRssBytes(n.proc.pid) : null));
-  const verifications = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verifications_total')));
-  const cacheHits = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verification_cache_hits_total')));
-  const preverified = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'consensus_signatures_preverified_total')));
-  const preverifiedHits = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'consensus_preverified_hits_total')));
-  const committedTotal = (await getJson(`${c.nodes[0]!.url}/health`)).body.total_txs as number;
-  console.table(rows);
-  if (args.trace) c.nodes.forEach((n, i) => writeFileSync(`${args.trace}.node${i}.log`, n.logs.join('\n')));
-  console.log(`verify v = ${v.toFixed(0)}/s (${provider.name}, single core, median of 5 samples ${measured.min.toFixed(0)}–${measured.max.toFixed(0)}), C = ${C.toFixed(1)} tx/s`);
-  // The node's own event_loop_delay gauges: delay beyond the sampling interval, over the phase.
-  for (const l of loopsPerRate) {
-    console.log(`event-loop delay at ${l.rate} tx/s${l.warm ? ' (warm-up)' : ''}, per validator (ms): p99 ${l.p99.map((x) => x.toFixed(1)).join(', ')}; max ${l.max.map((x) => x.toFixed(1)).join(', ')}`);
-    // Waiting while runnable is the machine being oversubscribed, not the thread's own work.
-    const s = l.sched.map((x) => (x ? `${x.runMs.toFixed(0)}/${x.waitMs.toFixed(0)}` : 'n/a'));
-    console.log(`  main thread per validator, ms per second running / waiting for a core: ${s.join(', ')}`);
-    // The collector's share of that delay: its pauses hold the event loop.
-    l.gc.forEach((g, i) => console.log(`  GC pauses of validator ${i}: ${formatGcPauses(g)}`));
-  }
-  console.log(`resident memory per validator (MiB): now ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}; peak ${peakRss.map((x) => (x === null ? 'n/a' : (x / 2 ** 20).toFixed(0))).join(', ')}`);
-  // Verify-once: each validator verifies a transaction's signature once (at admission); the
-  // block's validation then finds it in the cache.
-  console.log(`consensus signatures verified on a worker per validator: ${preverified.join(', ')}; answered from that memo: ${preverifiedHits.join(', ')}`);
-  console.log(`signature verifications per validator: ${verifications.join(', ')}; cache hits: ${cacheHits.join(', ')}; transactions on chain: ${String(committedTotal)}`);
-  console.log(`throughput issue's targets, judged from this run (CHAIN_BLOCK_MS ${args['block-ms']!}):\n${formatTargets(evaluateTargets({ provider: provider.name, C, blockMs: Number(args['block-ms']), rates: results }))}`);
-} finally {
-  for (const n of c.nodes) {
-    if (n.proc && n.proc.exitCode !== null) console.error(`validator ${n.index} exited (${n.proc.exitCode}); last log lines:\n${n.logs.slice(-15).join('\n')}`);
-  }
-  http.close();
-  await c.stop();
+}
+
+const outcomes: RunOutcome[] = [];
+for (const [i, run] of runs.entries()) {
+  if (runs.length > 1) console.log(`\n=== devnet ${i + 1} of ${runs.length}: ${run.choice}, ${run.rates.join(' / ')} tx/s ===`);
+  outcomes.push(await runDevnet(run.choice, run.rates, args.trace && runs.length > 1 ? `${args.trace}.${run.choice}` : args.trace));
+}
+if (outcomes.length > 1) {
+  console.log('\nall runs:');
+  console.table(outcomes.flatMap((o) => o.rows));
+  const ratio = nativeOverPureJs(outcomes);
+  if (ratio) console.log(formatTargets([ratio]));
 }

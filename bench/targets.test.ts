@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evaluateTargets, formatTargets, type RateResult } from './targets.js';
+import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
 
 const rate = (offered: number, committedTps: number, p50Ms: number, p99Ms: number, blockIntervalMs: number, eventLoopP99Ms: number, peakRssMiB: number | null): RateResult => ({
   offered,
@@ -57,4 +57,17 @@ test('a wide tail, a slow p50, and a run without procfs are reported as such', (
   assert.equal(wide[2]!.met, false);
   assert.match(formatTargets(wide), /NOT  p99 ≤ 2 × p50/);
   assert.deepEqual(evaluateTargets({ provider: 'noble', C: 1, blockMs: 200, rates: [] }), []);
+});
+
+test('native over pure-JS compares the best committed rates of the two kinds of run, and needs both', () => {
+  const noble = { provider: 'noble', results: [rate(40, 39.3, 645, 1085, 511, 28.5, 204), rate(100, 77.1, 7101, 11094, 1827, 35.1, 336)] };
+  const native = { provider: 'pqclean', results: pqclean };
+  const line = nativeOverPureJs([noble, native])!;
+  assert.equal(line.met, true);
+  assert.match(line.measured, /pqclean 256\.0 \/ noble 77\.1 tx\/s = 3\.32× \(not saturated: pqclean;/, 'the pqclean run kept up with 260 offered');
+  const slow = { provider: 'pqclean', results: [rate(260, 200, 900, 1500, 600, 60, 400)] };
+  assert.equal(nativeOverPureJs([noble, slow])!.met, false, '200 / 77.1 < 3');
+  assert.doesNotMatch(nativeOverPureJs([noble, slow])!.measured, /not saturated/, 'both committed less than offered');
+  assert.equal(nativeOverPureJs([native]), null);
+  assert.equal(nativeOverPureJs([noble]), null);
 });

@@ -44,6 +44,13 @@ export const SATURATED_BELOW = 0.95;
 
 const ms = (x: number): string => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`);
 
+/** Whether the highest rate offered committed less than it was offered: the devnet's capacity was reached. */
+export function isSaturated(rates: readonly RateResult[]): boolean {
+  if (rates.length === 0) return false;
+  const full = rates.reduce((a, r) => (r.offered > a.offered ? r : a));
+  return full.committedTps < SATURATED_BELOW * full.offered;
+}
+
 export function evaluateTargets(run: TargetInputs): TargetLine[] {
   if (run.rates.length === 0) return [];
   // Sustained: the most the devnet committed at any offered rate (offered beyond it, it commits
@@ -60,7 +67,7 @@ export function evaluateTargets(run: TargetInputs): TargetLine[] {
   const peak = peaks.some((p) => p === null) ? null : Math.max(...(peaks as number[]));
   // Committing (nearly) all it was offered at the top rate, the devnet was not saturated: the
   // sustained rate is at least what it committed, and "full load" was not full.
-  const saturated = full.committedTps < SATURATED_BELOW * full.offered;
+  const saturated = isSaturated(run.rates);
   const caveat = saturated ? '' : ` (not saturated: ${full.committedTps.toFixed(1)} of ${full.offered} tx/s offered committed at the top rate; offer more)`;
   const at = `at ${half.offered} tx/s offered (half of ${sustained.toFixed(1)} sustained is ${(sustained / 2).toFixed(1)})`;
   return [
@@ -95,4 +102,29 @@ export function evaluateTargets(run: TargetInputs): TargetLine[] {
 export function formatTargets(lines: readonly TargetLine[]): string {
   const mark = (met: boolean | null): string => (met === null ? 'n/a ' : met ? 'met ' : 'NOT ');
   return lines.map((l) => `  ${mark(l.met)} ${l.target}: ${l.measured}`).join('\n');
+}
+
+export const MIN_NATIVE_OVER_PURE_JS = 3;
+
+/**
+ * "The native provider's run is at least 3 times the pure-JS run": the best committed rate of the
+ * fastest non-noble run over the noble run's; null unless the command ran both kinds.
+ */
+export function nativeOverPureJs(runs: ReadonlyArray<{ readonly provider: string; readonly results: readonly RateResult[] }>): TargetLine | null {
+  const best = (r: { results: readonly RateResult[] }): number => Math.max(0, ...r.results.map((x) => x.committedTps));
+  const pure = runs.filter((r) => r.provider === PURE_JS_PROVIDER);
+  const native = runs.filter((r) => r.provider !== PURE_JS_PROVIDER);
+  if (pure.length === 0 || native.length === 0) return null;
+  const pureTps = Math.max(...pure.map(best));
+  const top = native.reduce((a, r) => (best(r) > best(a) ? r : a));
+  const nativeTps = best(top);
+  if (pureTps === 0) return { target: `native ≥ ${MIN_NATIVE_OVER_PURE_JS} × pure-JS committed throughput`, measured: `the ${PURE_JS_PROVIDER} run committed nothing`, met: null };
+  const ratio = nativeTps / pureTps;
+  const unsaturated = [top, pure.reduce((a, r) => (best(r) > best(a) ? r : a))].filter((r) => !isSaturated(r.results)).map((r) => r.provider);
+  const caveat = unsaturated.length === 0 ? '' : ` (not saturated: ${unsaturated.join(', ')}; the ratio compares what was offered, not capacities)`;
+  return {
+    target: `native ≥ ${MIN_NATIVE_OVER_PURE_JS} × pure-JS committed throughput`,
+    measured: `${top.provider} ${nativeTps.toFixed(1)} / ${PURE_JS_PROVIDER} ${pureTps.toFixed(1)} tx/s = ${ratio.toFixed(2)}×${caveat}`,
+    met: ratio >= MIN_NATIVE_OVER_PURE_JS,
+  };
 }
