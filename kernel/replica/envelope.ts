@@ -143,7 +143,9 @@ export function encodeTxBatch(txs: readonly RelayedTx[], head: readonly number[]
     out.write(t.canonical, at + 5, len, 'utf8');
     at += 5 + len;
   });
-  return out;
+  // A plain Uint8Array, as every other message is: a Buffer's slice() is a view, not the copy the
+  // in-memory network hands each receiver.
+  return new Uint8Array(out.buffer, out.byteOffset, out.length);
 }
 
 /** A relayed transaction with the JSON object its text parsed to. */

@@ -25,6 +25,13 @@ function patterned(length: number, seed: number): Uint8Array {
   return out;
 }
 
+/** The entries a fresh open finds, with the handle closed again. */
+async function entriesAt(path: string): Promise<Uint8Array[]> {
+  const { wal, entries } = await Wal.open(path);
+  await wal.close();
+  return entries;
+}
+
 test('entries read back after reopening, byte for byte and in order, including a 2 MB one', async () => {
   await withDir(async (dir) => {
     const path = join(dir, 'consensus.wal');
@@ -39,7 +46,7 @@ test('entries read back after reopening, byte for byte and in order, including a
     // Appends continue after what is there.
     await reopened.wal.append(patterned(10, 4), true);
     await reopened.wal.close();
-    assert.deepEqual((await Wal.open(path)).entries, [...entries, patterned(10, 4)]);
+    assert.deepEqual(await entriesAt(path), [...entries, patterned(10, 4)]);
   });
 });
 
@@ -59,7 +66,7 @@ test('a torn tail (the process died mid-write) is cut off and the entries before
     // The next append lands where the torn one was.
     await opened.wal.append(patterned(7, 3), true);
     await opened.wal.close();
-    assert.deepEqual((await Wal.open(path)).entries, [patterned(100, 1), patterned(7, 3)]);
+    assert.deepEqual(await entriesAt(path), [patterned(100, 1), patterned(7, 3)]);
   });
 });
 
@@ -93,6 +100,40 @@ test('an entry over the bound is refused before anything is written; reset empti
     assert.equal(wal.bytes, 0);
     await wal.append(patterned(9, 2), true);
     await wal.close();
-    assert.deepEqual((await Wal.open(path)).entries, [patterned(9, 2)]);
+    assert.deepEqual(await entriesAt(path), [patterned(9, 2)]);
+  });
+});
+
+test('a write that fails part-way is cut back, so entries appended after it still replay', async () => {
+  await withDir(async (dir) => {
+    const path = join(dir, 'consensus.wal');
+    const { wal } = await Wal.open(path);
+    await wal.append(patterned(40, 1), true);
+    // The file handle writes the first 100 bytes of the next entry, then fails as a full disk would.
+    type Writev = (buffers: readonly NodeJS.ArrayBufferView[], position?: number) => Promise<{ bytesWritten: number }>;
+    const fh = (wal as unknown as { fh: { writev: Writev } }).fh;
+    const writev = fh.writev.bind(fh);
+    fh.writev = async (buffers: readonly NodeJS.ArrayBufferView[], position?: number) => {
+      const whole = Buffer.concat(buffers.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)));
+      await writev([whole.subarray(0, 100)], position);
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    };
+    await assert.rejects(wal.append(patterned(500, 2), true), /ENOSPC/);
+    assert.equal((await stat(path)).size, 8 + 40, 'the partial frame is gone');
+    // A write that returns short is cut back the same way.
+    fh.writev = async (buffers: readonly NodeJS.ArrayBufferView[], position?: number) => {
+      const whole = Buffer.concat(buffers.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)));
+      return writev([whole.subarray(0, 30)], position);
+    };
+    await assert.rejects(wal.append(patterned(500, 3), true), /stopped after 30; cut back to 48 bytes/);
+    assert.equal((await stat(path)).size, 8 + 40);
+    fh.writev = writev;
+    await wal.append(patterned(60, 4), true);
+    assert.equal(wal.bytes, 8 + 40 + 8 + 60);
+    await wal.close();
+    const reopened = await Wal.open(path);
+    assert.equal(reopened.truncatedBytes, 0);
+    assert.deepEqual(reopened.entries, [patterned(40, 1), patterned(60, 4)]);
+    await reopened.wal.close();
   });
 });

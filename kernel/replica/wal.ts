@@ -49,13 +49,37 @@ export class Wal {
     const header = Buffer.allocUnsafe(8);
     header.writeUInt32BE(payload.length, 0);
     header.writeUInt32BE(crc32(payload), 4);
+    const total = 8 + payload.length;
     // Header and payload go out in one writev: a proposal's texts are ~2 MB, and framing them in a
     // new zero-filled buffer cost a copy and a fill on the event loop of every validator at once.
-    // A write the process dies in the middle of is a torn tail, which open() cuts off.
-    const written = await this.fh.writev([header, payload], this.size);
-    if (written.bytesWritten !== 8 + payload.length) throw new Error(`WAL write of ${8 + payload.length} bytes wrote ${written.bytesWritten}`);
-    this.size += written.bytesWritten;
+    // The file is open for appending, so every write lands at its end whatever position is given;
+    // `size` is where that end must be. A write that fails or stops short (a full disk) is cut
+    // back before the error goes up: left in place, its partial frame would end the replay there
+    // and hide every entry appended after it. A process that dies mid-write leaves a torn tail,
+    // which open() cuts off.
+    let written: number;
+    try {
+      written = (await this.fh.writev([header, payload], this.size)).bytesWritten;
+    } catch (err) {
+      await this.cutBack(err);
+      throw err;
+    }
+    if (written !== total) {
+      const short = new Error(`WAL write of ${total} bytes stopped after ${written}; cut back to ${this.size} bytes`);
+      await this.cutBack(short);
+      throw short;
+    }
+    this.size += total;
     if (sync) await this.fh.sync();
+  }
+
+  /** Drops whatever a failed append left past the last whole entry. */
+  private async cutBack(cause: unknown): Promise<void> {
+    try {
+      await this.fh.truncate(this.size);
+    } catch (err) {
+      throw new Error(`WAL append failed and the log could not be cut back to ${this.size} bytes; entries appended after this would not replay`, { cause: [cause, err] });
+    }
   }
 
   /** Starts the log afresh (a new height began; the previous height is in the block store). */
