@@ -5,7 +5,7 @@ import { Cluster } from '../test/helpers/cluster.js';
 import { getJson, postJson, until } from '../test/helpers/node-process.js';
 import { labelledWallet, signTransfer, wallet, type Wallet } from '../test/helpers/chain-fixture.js';
 import { selectProvider, type ProviderChoice } from '../kernel/crypto/select-provider.js';
-import { signerFor } from '../kernel/crypto/providers/index.js';
+import { PROVIDER_NAMES, signerFor } from '../kernel/crypto/providers/index.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { txMessageV2 } from '../kernel/crypto/signed-message.js';
 import { canonicalJson } from '../kernel/codec/json.js';
@@ -27,7 +27,7 @@ import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } fro
 const { values: args } = parseArgs({
   options: {
     validators: { type: 'string', default: '4' },
-    rates: { type: 'string', default: '20,40,80,160' },
+    rates: { type: 'string' },
     seconds: { type: 'string', default: '10' },
     accounts: { type: 'string', default: '120' },
     'block-ms': { type: 'string', default: '200' },
@@ -47,7 +47,8 @@ const validators = Number(args.validators);
 const seconds = Number(args.seconds);
 const nAccounts = Number(args.accounts);
 const warmup = Number(args.warmup);
-const PROVIDER_CHOICES: readonly ProviderChoice[] = ['auto', 'noble', 'pqclean', 'node'];
+const PROVIDER_CHOICES: readonly ProviderChoice[] = ['auto', ...PROVIDER_NAMES];
+const DEFAULT_RATES = '20,40,80,160';
 
 function parseRates(text: string, what: string): number[] {
   const out = text.split(',').map(Number);
@@ -57,15 +58,28 @@ function parseRates(text: string, what: string): number[] {
 
 /** `provider=r1,r2,...` from --run. */
 function parseRun(text: string): { choice: ProviderChoice; rates: number[] } {
-  const [name, list] = text.split('=');
-  const choice = name as ProviderChoice;
-  if (!PROVIDER_CHOICES.includes(choice) || list === undefined) throw new Error(`--run ${text}: expected <${PROVIDER_CHOICES.join('|')}>=<rates>, e.g. noble=40,80,100`);
-  return { choice, rates: parseRates(list, `--run ${text}`) };
+  const parts = text.split('=');
+  const choice = parts[0] as ProviderChoice;
+  if (parts.length !== 2 || !PROVIDER_CHOICES.includes(choice)) throw new Error(`--run ${text}: expected <${PROVIDER_CHOICES.join('|')}>=<rates>, e.g. noble=40,80,100`);
+  return { choice, rates: parseRates(parts[1]!, `--run ${text}`) };
 }
 
-const runs = args.run?.length
-  ? args.run.map(parseRun)
-  : [{ choice: (process.env.CHAIN_CRYPTO_PROVIDER ?? 'auto') as ProviderChoice, rates: parseRates(args.rates!, '--rates') }];
+function planRuns(): Array<{ choice: ProviderChoice; rates: number[] }> {
+  if (args.run?.length) {
+    if (args.rates !== undefined) throw new Error('--rates and --run both given: with --run, each provider names its own rates (noble=40,80,100)');
+    const planned = args.run.map(parseRun);
+    const twice = planned.find((r, i) => planned.findIndex((o) => o.choice === r.choice) !== i);
+    if (twice) throw new Error(`--run ${twice.choice} given twice: one devnet per provider`);
+    return planned;
+  }
+  const env = process.env.CHAIN_CRYPTO_PROVIDER ?? 'auto';
+  if (!PROVIDER_CHOICES.includes(env as ProviderChoice)) throw new Error(`CHAIN_CRYPTO_PROVIDER=${env}: expected one of ${PROVIDER_CHOICES.join(', ')}`);
+  return [{ choice: env as ProviderChoice, rates: parseRates(args.rates ?? DEFAULT_RATES, '--rates') }];
+}
+
+const runs = planRuns();
+// Every provider asked for must load before the first devnet starts, not minutes into the command.
+for (const run of runs) selectProvider(run.choice);
 
 /** Verifications per second of one loop on one core, over `ms`. */
 function verifyRateOnce(provider: typeof nobleProvider, ms: number): number {
@@ -143,8 +157,8 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
   const C = (cores * v) / validators;
   console.log(`provider ${provider.name}: single-core ML-DSA-65 verify ${v.toFixed(0)}/s (median of 5 samples, ${measured.min.toFixed(0)}–${measured.max.toFixed(0)}); cores ${cores}; validators ${validators}; C = cores × v / validators = ${C.toFixed(1)} tx/s`);
 
-  const http = new BenchHttpClient();
   const c = await Cluster.start(validators, { CHAIN_BLOCK_MS: args['block-ms']!, CHAIN_EMPTY_BLOCK_MS: '1000', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_CRYPTO_PROVIDER: choice });
+  const http = new BenchHttpClient();
   try {
     await c.waitHeight(0, 1);
     const accounts: Wallet[] = Array.from({ length: nAccounts }, (_, i) => labelledWallet(`load-bench-${i}`));
@@ -185,6 +199,14 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
       const firstHeight = watchedHeight + 1;
       let watching = true;
       let drainDeadline = Infinity;
+      console.log(warm ? `warm-up: ${rate} tx/s for ${seconds} s (not counted)...` : `offering ${rate} tx/s for ${seconds} s...`);
+      // A scrape restarts each validator's event-loop window, so the figure read after this phase
+      // covers this rate alone, not start-up, funding or the previous rate.
+      const gcBefore = (await Promise.all(c.nodes.map((n) => metricsText(n.url)))).map(parseGcPauses);
+      const cpuBefore = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
+      const schedBefore = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
+      const clientCpuBefore = selfCpuSeconds();
+      const start = performance.now();
       const watcher = (async () => {
         while (watching || confirmed.size < submitted.size) {
           try {
@@ -208,41 +230,40 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
           await new Promise((res) => setTimeout(res, 20));
         }
       })();
-      console.log(warm ? `warm-up: ${rate} tx/s for ${seconds} s (not counted)...` : `offering ${rate} tx/s for ${seconds} s...`);
-      // A scrape restarts each validator's event-loop window, so the figure read after this phase
-      // covers this rate alone, not start-up, funding or the previous rate.
-      const gcBefore = (await Promise.all(c.nodes.map((n) => metricsText(n.url)))).map(parseGcPauses);
-      const cpuBefore = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
-      const schedBefore = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
-      const clientCpuBefore = selfCpuSeconds();
-      const start = performance.now();
-      const sends: Array<Promise<void>> = [];
-      for (let k = 0; k < plan.length; k++) {
-        const due = start + (k * 1000) / rate;
-        const wait = due - performance.now();
-        if (wait > 1) await new Promise((res) => setTimeout(res, wait));
-        const { i, body } = plan[k]!;
-        const t0 = performance.now();
-        sends.push(
-          http.postJsonText(`${home(i)}/api/v1/transactions`, body).then(
-            (res) => {
-              if (res.status === 200) submitted.set(res.body.tx_hash as string, t0);
-              else {
-                rejected++;
-                if (rejected <= 3) console.error(`rejected (${res.status}): ${JSON.stringify(res.body)}`);
-              }
-            },
-            (err: unknown) => {
-              failed++;
-              if (failed <= 3) console.error(`submission failed: ${err instanceof Error ? err.message : String(err)}`);
-            },
-          ),
-        );
+      // The watcher stops on every path: an error below (a validator gone, a scrape refused) must
+      // not leave it polling a stopped devnet and the process unable to exit.
+      let sent = false;
+      try {
+        const sends: Array<Promise<void>> = [];
+        for (let k = 0; k < plan.length; k++) {
+          const due = start + (k * 1000) / rate;
+          const wait = due - performance.now();
+          if (wait > 1) await new Promise((res) => setTimeout(res, wait));
+          const { i, body } = plan[k]!;
+          const t0 = performance.now();
+          sends.push(
+            http.postJsonText(`${home(i)}/api/v1/transactions`, body).then(
+              (res) => {
+                if (res.status === 200) submitted.set(res.body.tx_hash as string, t0);
+                else {
+                  rejected++;
+                  if (rejected <= 3) console.error(`rejected (${res.status}): ${JSON.stringify(res.body)}`);
+                }
+              },
+              (err: unknown) => {
+                failed++;
+                if (failed <= 3) console.error(`submission failed: ${err instanceof Error ? err.message : String(err)}`);
+              },
+            ),
+          );
+        }
+        await Promise.all(sends);
+        sent = true;
+      } finally {
+        watching = false;
+        drainDeadline = sent ? performance.now() + 30_000 : 0;
+        await watcher;
       }
-      await Promise.all(sends);
-      watching = false;
-      drainDeadline = performance.now() + 30_000;
-      await watcher;
       const cpuAfter = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
       const schedAfter = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
       // One scrape per validator: p99 and max come from the same window (a scrape resets it).

@@ -21,7 +21,7 @@ test('a native run: the half rate is the one nearest half the sustained, full lo
     lines.map((l) => l.met),
     [null, true, true, false, true],
   );
-  assert.match(lines[1]!.measured, /p50 379 ms at 115 tx\/s offered \(half of 256\.0 sustained is 128\.0\); bound 3 × 200 \+ 167 = 767 ms/);
+  assert.match(lines[1]!.measured, /p50 379 ms at 115 tx\/s offered \(half of 256\.0 sustained is 128\.0\); bound 3 × 200 \+ 167 \(block interval − CHAIN_BLOCK_MS: the votes and the block's own processing\) = 767 ms/);
   assert.match(lines[2]!.measured, /p99\/p50 1\.81/);
   assert.match(lines[3]!.measured, /66\.2 ms at 260 tx\/s/);
   assert.match(lines[4]!.measured, /401 MiB/);
@@ -70,4 +70,17 @@ test('native over pure-JS compares the best committed rates of the two kinds of 
   assert.doesNotMatch(nativeOverPureJs([noble, slow])!.measured, /not saturated/, 'both committed less than offered');
   assert.equal(nativeOverPureJs([native]), null);
   assert.equal(nativeOverPureJs([noble]), null);
+});
+
+test('figures the run could not measure give no verdict, and a half rate far from half the sustained is flagged', () => {
+  const lines = evaluateTargets({ provider: 'noble', C: 100, blockMs: 200, rates: [rate(30, 30, Number.NaN, Number.NaN, Number.NaN, Number.NaN, 100)] });
+  assert.deepEqual(
+    lines.map((l) => l.met),
+    [false, null, null, null, true],
+  );
+  // Sustained 200, half 100: 115 is within 20 %, 60 is not.
+  const near = evaluateTargets({ provider: 'pqclean', C: 1000, blockMs: 200, rates: [rate(115, 114, 400, 700, 380, 30, 300), rate(260, 200, 2000, 3000, 700, 90, 400)] });
+  assert.doesNotMatch(near[1]!.measured, /offer a rate nearer/);
+  const far = evaluateTargets({ provider: 'pqclean', C: 1000, blockMs: 200, rates: [rate(60, 60, 300, 500, 300, 20, 300), rate(260, 200, 2000, 3000, 700, 90, 400)] });
+  assert.match(far[1]!.measured, /60 is more than 20 % from half the sustained rate/);
 });

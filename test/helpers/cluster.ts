@@ -75,7 +75,13 @@ export class Cluster {
     const files = prepareDevnet({ validators: n, dir, reset: false });
     const ports = await freePorts(2 * n);
     const c = new Cluster(dir, files, ports.slice(0, n), ports.slice(n), { CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_MIN_VALIDATORS: String(n), CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '0', ...env });
-    await Promise.all(c.nodes.map((_, i) => c.startNode(i)));
+    try {
+      await Promise.all(c.nodes.map((_, i) => c.startNode(i)));
+    } catch (err) {
+      // One validator failed to start: the others are running and nobody else holds them.
+      await c.stop();
+      throw err;
+    }
     return c;
   }
 
