@@ -26,6 +26,7 @@ import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor
 import { GAS_TRANSFER } from './kernel-params.js';
 import type { BlockHeader, BlockInfo, BlockRecord, ChainEvent, EvidenceItem, Receipt, Tx } from './types.js';
 import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 export interface ChainDeps {
   readonly store: ChainStore;
@@ -60,7 +61,6 @@ export interface SubmissionResult {
   receiver_balance: bigint;
 }
 
-const encoder = new TextEncoder();
 const scheduleCodec = jsonRecord<Array<[string, number]>>();
 
 /**
@@ -84,7 +84,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   constructor(private readonly d: ChainDeps) {
     super();
     this.mempool = new Mempool(d.mempool);
-    this.tree = new StateTree(d.store.kv, { prefix: encoder.encode(PREFIX.treeNode) });
+    this.tree = new StateTree(d.store.kv, { prefix: utf8Bytes(PREFIX.treeNode) });
   }
 
   get store(): ChainStore {
@@ -137,8 +137,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
 
   private async writeGenesis(genesis: GenesisDoc): Promise<void> {
     const overlay = new StateOverlay(this.d.store.state);
-    overlay.set('kernel/chain_id', encoder.encode(genesis.chain_id));
-    overlay.set('kernel/genesis_hash', encoder.encode(this.genesisParentHash));
+    overlay.set('kernel/chain_id', utf8Bytes(genesis.chain_id));
+    overlay.set('kernel/genesis_hash', utf8Bytes(this.genesisParentHash));
     // The plugin activation schedule is state, so nodes configured differently diverge visibly.
     overlay.set('kernel/plugins', scheduleCodec.encode(this.d.host.activationSchedule()));
     for (const spec of this.d.params.list()) {
@@ -155,7 +155,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const events: ChainEvent[] = [];
     await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params }, overlay, block, genesis, events));
     const batch = new WriteBatch();
-    const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [encoder.encode(k), v] as const), batch);
+    const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
     await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root));
     this.tree.releasePending();
   }
@@ -467,7 +467,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const result = await executeBlock({ hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf }, this.d.store.state, p.header, p.txs, p.evidence);
     const treeOps = new WriteBatch();
     const prevRoot = parseHex(this.head.state_root, 32)!;
-    const root = await this.tree.update(prevRoot, result.overlay.changes().map(([k, v]) => [encoder.encode(k), v] as const), treeOps);
+    const root = await this.tree.update(prevRoot, result.overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), treeOps);
     this.executed = { hash: p.hash, result, stateRoot: toHex0x(root), treeOps };
     return this.executed;
   }
@@ -527,7 +527,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   async installSnapshot(block: BlockRecord, entries: ReadonlyArray<readonly [string, Uint8Array]>): Promise<void> {
     await this.d.store.load();
     const batch = new WriteBatch();
-    const root = toHex0x(await this.tree.update(EMPTY_ROOT, entries.map(([k, v]) => [encoder.encode(k), v] as const), batch));
+    const root = toHex0x(await this.tree.update(EMPTY_ROOT, entries.map(([k, v]) => [utf8Bytes(k), v] as const), batch));
     if (root !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${root}, not the claimed ${block.state_root}`);
     await this.d.store.installSnapshot(block, entries, batch.ops);
     this.tree.releasePending();
@@ -555,7 +555,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   /** Membership (or non-membership) proof of a state key under the current root. */
   async proveState(key: string): Promise<Record<string, unknown>> {
     const root = parseHex(this.head.state_root, 32)!;
-    const keyBytes = encoder.encode(key);
+    const keyBytes = utf8Bytes(key);
     const proof = await this.tree.prove(root, keyBytes);
     const value = await this.d.store.state.get(key);
     return {

@@ -11,6 +11,7 @@ import type { NetworkEnv } from '../hooks.js';
 import { txContext, writeContext } from './contexts.js';
 import type { BlockHeader, BlockInfo, ChainEvent, EvidenceItem, Receipt, Tx } from './types.js';
 import { writeValidator } from './validator-set.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 export interface ExecutionResult {
   readonly overlay: StateOverlay;
@@ -68,7 +69,7 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     // that carries an id already applied.
     const key = evidenceStateKey(ev.hash);
     if ((await overlay.get(key)) !== undefined) continue;
-    overlay.set(key, new TextEncoder().encode(String(header.height)));
+    overlay.set(key, utf8Bytes(String(header.height)));
     events.push({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round } });
     await deps.hooks.evidence.promise(writeContext(e, overlay, block, events), { kind: ev.kind, validator: ev.validator, height: ev.height, round: ev.round, hash: ev.hash, raw: ev.raw });
   }

@@ -1,6 +1,6 @@
 import { toHex } from '../codec/hex.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
-const utf8 = new TextEncoder();
 
 /** Lexicographic byte order; shorter prefix first. */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
@@ -18,7 +18,7 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
  */
 export function compareAddresses(a: string, b: string): number {
   if (a === b) return 0;
-  return compareBytes(utf8.encode(a), utf8.encode(b));
+  return compareBytes(utf8Bytes(a), utf8Bytes(b));
 }
 
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {

@@ -3,6 +3,7 @@ import type { SignatureProvider } from '../crypto/provider.js';
 import { isSafeNonNegative } from './bytes.js';
 import { isEncodableField } from './validator-set.js';
 import type { Proposal, SignedProposal, SignedVote, Vote } from './types.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 /**
  * Canonical sign bytes (decisions.md §5: UTF-8 of `|`-joined text, integers in base 10). The
@@ -21,7 +22,6 @@ export const VOTE_TAG = 'ch-vote-v1';
 export const PROPOSAL_TAG = 'ch-proposal-v1';
 export const HASH_BYTES = 32;
 
-const utf8 = new TextEncoder();
 
 function checkField(name: string, text: string): void {
   if (!isEncodableField(text)) throw new TypeError(`${name} must be non-empty and free of '|'`);
@@ -43,7 +43,7 @@ export function voteSignBytes(chainId: string, vote: Vote): Uint8Array {
   checkInt('round', vote.round);
   if (vote.blockHash !== null) checkHash(vote.blockHash);
   const hash = vote.blockHash === null ? 'nil' : toHex0x(vote.blockHash);
-  return utf8.encode([VOTE_TAG, chainId, vote.type, vote.height, vote.round, hash, vote.validator].join('|'));
+  return utf8Bytes([VOTE_TAG, chainId, vote.type, vote.height, vote.round, hash, vote.validator].join('|'));
 }
 
 export function proposalSignBytes(chainId: string, p: Proposal): Uint8Array {
@@ -58,7 +58,7 @@ export function proposalSignBytes(chainId: string, p: Proposal): Uint8Array {
   if (p.timestampMs !== undefined) checkInt('timestamp', p.timestampMs);
   const pol = p.polRound === -1 ? 'nil' : String(p.polRound);
   const ts = p.timestampMs === undefined ? 'nil' : String(p.timestampMs);
-  return utf8.encode([PROPOSAL_TAG, chainId, p.height, p.round, pol, toHex0x(p.blockHash), p.proposer, ts].join('|'));
+  return utf8Bytes([PROPOSAL_TAG, chainId, p.height, p.round, pol, toHex0x(p.blockHash), p.proposer, ts].join('|'));
 }
 
 export function signVote(provider: SignatureProvider, secretKey: Uint8Array, chainId: string, vote: Vote): SignedVote {

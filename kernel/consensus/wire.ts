@@ -2,6 +2,7 @@ import { stringify, type JsonValue } from '../codec/json.js';
 import { parseHex, toHex, toHex0x } from '../codec/hex.js';
 import { isSafeNonNegative } from './bytes.js';
 import type { CommitCertificate, Evidence, Proposal, SignedProposal, SignedVote, Vote } from './types.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 /**
  * JSON forms of consensus messages, for the wire, the WAL and RPC. Field names are snake_case
@@ -35,7 +36,6 @@ export interface DecodeLimits {
 const DEFAULT_LIMITS: DecodeLimits = { maxSignatureBytes: 8192, maxPrecommits: 10_000 };
 const HASH_RE = /^0x[0-9a-f]{64}$/;
 const SIG_RE = /^(?:[0-9a-f]{2})+$/;
-const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
 type Obj = Record<string, unknown>;
@@ -163,7 +163,7 @@ export function encodeConsensusMessage(m: ConsensusMessage, codec: BlockCodec): 
       o = { kind: 'commit', certificate: certificateToJson(m.certificate), block: codec.encode(m.block) };
       break;
   }
-  return utf8.encode(stringify(o));
+  return utf8Bytes(stringify(o));
 }
 
 export function decodeConsensusMessage(bytes: Uint8Array, codec: BlockCodec, limits: DecodeLimits = DEFAULT_LIMITS): ConsensusMessage | null {

@@ -1,5 +1,6 @@
 import { isHash0x } from '../codec/hex.js';
 import { stringify } from '../codec/json.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 /**
  * Replica messages on the P2P link. One tag byte, then JSON: consensus messages (votes,
@@ -36,11 +37,10 @@ export interface SyncRequest {
   readonly to: number;
 }
 
-const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
 export function envelope(tag: number, payload: Uint8Array | unknown): Uint8Array {
-  const body = payload instanceof Uint8Array ? payload : utf8.encode(stringify(payload));
+  const body = payload instanceof Uint8Array ? payload : utf8Bytes(stringify(payload));
   const out = new Uint8Array(body.length + 1);
   out[0] = tag;
   out.set(body, 1);
@@ -106,7 +106,7 @@ const originOf = (byte: number): RelayedTx['origin'] => (byte === 0 ? 'signed' :
  * than JSON, so a 10 KB body is neither escaped nor re-serialised on the way.
  */
 export function encodeTxRelay(origin: RelayedTx['origin'], canonical: string): Uint8Array {
-  const text = utf8.encode(canonical);
+  const text = utf8Bytes(canonical);
   const out = new Uint8Array(text.length + 1);
   out[0] = originByte(origin);
   out.set(text, 1);

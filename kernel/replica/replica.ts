@@ -64,6 +64,7 @@ import {
 import { Wal } from './wal.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 export interface ReplicaOptions {
   readonly chain: Chain;
@@ -94,7 +95,6 @@ export interface ReplicaOptions {
   };
 }
 
-const textEncoder = new TextEncoder();
 /** A relay message is sent once this much transaction text waits (~24 transfers), whatever the turn. */
 const RELAY_BATCH_BYTES = 256 * 1024;
 
@@ -413,7 +413,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       this.stopped = true;
       return;
     }
-    const certBytes = textEncoder.encode(JSON.stringify(certificateToJson(cert)));
+    const certBytes = utf8Bytes(JSON.stringify(certificateToJson(cert)));
     const record = await this.chain.finalize(block, certBytes);
     this.lastCommitAt = this.now();
     for (const ev of block.evidence) this.evidencePool.delete(ev.hash);

@@ -3,6 +3,7 @@
  * Objects are written with sorted keys so equal records are equal bytes on every node.
  */
 import { sortedKeys } from '../codec/sorted-keys.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 export interface RecordCodec<T> {
   encode(value: T): Uint8Array;
@@ -10,8 +11,6 @@ export interface RecordCodec<T> {
 }
 
 const decoder = new TextDecoder();
-// One encoder, no intermediate copy (noble's utf8ToBytes copies the encoder's output again).
-const encoder = new TextEncoder();
 
 function toStorable(value: unknown): unknown {
   if (typeof value === 'bigint') return { $big: value.toString(10) };
@@ -45,12 +44,12 @@ function fromStorable(value: unknown): unknown {
 
 export function jsonRecord<T>(): RecordCodec<T> {
   return {
-    encode: (value: T) => encoder.encode(JSON.stringify(toStorable(value))),
+    encode: (value: T) => utf8Bytes(JSON.stringify(toStorable(value))),
     decode: (bytes: Uint8Array) => fromStorable(JSON.parse(decoder.decode(bytes))) as T,
   };
 }
 
 export const bigintCodec: RecordCodec<bigint> = {
-  encode: (v) => encoder.encode(v.toString(10)),
+  encode: (v) => utf8Bytes(v.toString(10)),
   decode: (b) => BigInt(decoder.decode(b)),
 };

@@ -21,6 +21,7 @@ import {
   txKey,
   u64,
 } from './keys.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 const blockCodec = jsonRecord<BlockRecord>();
 const storedTxMetaCodec = jsonRecord<{ tx: Omit<TxRecord, 'body_json'>; receipt: Receipt }>();
@@ -38,7 +39,7 @@ const IN_TEXT_LOG = 0x00;
 const storedTxCodec = {
   split({ tx, receipt }: { tx: TxRecord; receipt: Receipt }): { meta: Uint8Array; body: Uint8Array } {
     const { body_json, ...rest } = tx;
-    return { meta: storedTxMetaCodec.encode({ tx: rest, receipt }), body: encoder.encode(body_json) };
+    return { meta: storedTxMetaCodec.encode({ tx: rest, receipt }), body: utf8Bytes(body_json) };
   },
   inline(meta: Uint8Array, body: Uint8Array): Uint8Array {
     const out = new Uint8Array(meta.length + 1 + body.length);
@@ -75,7 +76,6 @@ const positionCodec = jsonRecord<LogPosition>();
 const totalsCodec = jsonRecord<AddressTotals>();
 const metaCodec = jsonRecord<ChainMeta>();
 const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 export interface AddressTotals {
   sent: bigint;
@@ -279,7 +279,7 @@ export class ChainStore {
 
   /** Every transaction of the chain, newest first. */
   async latestTxHashes(offset: number, limit: number): Promise<string[]> {
-    return this.collectHashes(encoder.encode(PREFIX.txGlobal), offset, limit);
+    return this.collectHashes(utf8Bytes(PREFIX.txGlobal), offset, limit);
   }
 
   private async collectHashes(start: Uint8Array, offset: number, limit: number): Promise<string[]> {
@@ -316,7 +316,7 @@ export class ChainStore {
     for (let i = 0; i < c.txs.length; i++) {
       const tx = c.txs[i]!;
       const receipt = c.receipts[i]!;
-      const hashBytes = encoder.encode(tx.hash);
+      const hashBytes = utf8Bytes(tx.hash);
       put(txGlobalKey(height, i), hashBytes);
       put(txByAddressKey(tx.from, height, i), hashBytes);
       if (tx.to !== tx.from) put(txByAddressKey(tx.to, height, i), hashBytes);
