@@ -126,10 +126,17 @@ function valuesIn(text: string, names: readonly string[]): number[] {
   });
 }
 
-/** The highest VmHWM among the validators, in MiB; null where procfs cannot say. */
-function worstPeakRssMiB(c: Cluster): number | null {
-  const peaks = c.nodes.map((n) => (n.proc?.pid ? peakRssBytes(n.proc.pid) : null));
-  return peaks.some((p) => p === null) ? null : Math.max(...(peaks as number[])) / 2 ** 20;
+/** Each validator's VmHWM so far, in MiB; null where procfs cannot say. */
+function peakRssMiB(c: Cluster): Array<number | null> {
+  return c.nodes.map((n) => {
+    const bytes = n.proc?.pid ? peakRssBytes(n.proc.pid) : null;
+    return bytes === null ? null : bytes / 2 ** 20;
+  });
+}
+
+/** The highest of them; null if any is unknown. */
+function worstOf(peaks: ReadonlyArray<number | null>): number | null {
+  return peaks.some((p) => p === null) ? null : Math.max(...(peaks as number[]));
 }
 
 async function metricsOf(url: string, names: readonly string[]): Promise<number[]> {
@@ -308,7 +315,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
         console.log(`warm-up done: ${confirmed.size}/${plan.length} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms (not counted)`);
         continue;
       }
-      const peakRss = worstPeakRssMiB(c);
+      const peakRss = worstOf(peakRssMiB(c));
       const worstLoopP99Ms = Math.max(...loops.map((l) => l[0]! * 1000));
       results.push({ offered: rate, committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss });
       rows.push({
@@ -339,7 +346,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
       console.log(rows[rows.length - 1]);
     }
     const rss = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'process_resident_memory_bytes')));
-    const peakRss = c.nodes.map((n) => (n.proc?.pid ? peakRssBytes(n.proc.pid) : null));
+    const peakRss = peakRssMiB(c);
     const verifications = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verifications_total')));
     const cacheHits = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verification_cache_hits_total')));
     const preverified = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'consensus_signatures_preverified_total')));
@@ -357,7 +364,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
       // The collector's share of that delay: its pauses hold the event loop.
       l.gc.forEach((g, i) => console.log(`  GC pauses of validator ${i}: ${formatGcPauses(g)}`));
     }
-    console.log(`resident memory per validator (MiB): now ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}; peak ${peakRss.map((x) => (x === null ? 'n/a' : (x / 2 ** 20).toFixed(0))).join(', ')}`);
+    console.log(`resident memory per validator (MiB): now ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}; peak ${peakRss.map((x) => (x === null ? 'n/a' : x.toFixed(0))).join(', ')}`);
     // Verify-once: each validator verifies a transaction's signature once (at admission); the
     // block's validation then finds it in the cache.
     console.log(`consensus signatures verified on a worker per validator: ${preverified.join(', ')}; answered from that memo: ${preverifiedHits.join(', ')}`);

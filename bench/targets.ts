@@ -53,10 +53,15 @@ const ms = (x: number): string => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `$
 /** A figure the run could not measure (one block in a window, no confirmations) is NaN: no verdict, not a failure. */
 const known = (...xs: number[]): boolean => xs.every(Number.isFinite);
 
+/** The highest rate offered: full load. */
+function topRate(rates: readonly RateResult[]): RateResult {
+  return rates.reduce((a, r) => (r.offered > a.offered ? r : a));
+}
+
 /** Whether the highest rate offered committed less than it was offered: the devnet's capacity was reached. */
 export function isSaturated(rates: readonly RateResult[]): boolean {
   if (rates.length === 0) return false;
-  const full = rates.reduce((a, r) => (r.offered > a.offered ? r : a));
+  const full = topRate(rates);
   return full.committedTps < SATURATED_BELOW * full.offered;
 }
 
@@ -65,7 +70,7 @@ export function evaluateTargets(run: TargetInputs): TargetLine[] {
   // Sustained: the most the devnet committed at any offered rate (offered beyond it, it commits
   // about that); full load: the highest rate offered; half: the rate nearest half the sustained.
   const sustained = Math.max(...run.rates.map((r) => r.committedTps));
-  const full = run.rates.reduce((a, r) => (r.offered > a.offered ? r : a));
+  const full = topRate(run.rates);
   const half = run.rates.reduce((a, r) => (Math.abs(r.offered - sustained / 2) < Math.abs(a.offered - sustained / 2) ? r : a));
   // A block interval is the pace (CHAIN_BLOCK_MS) plus propose-to-commit; that remainder stands
   // for the round of votes. It also holds building, validating and executing the block, so the
@@ -122,16 +127,17 @@ export const MIN_NATIVE_OVER_PURE_JS = 3;
  * fastest non-noble run over the noble run's; null unless the command ran both kinds.
  */
 export function nativeOverPureJs(runs: ReadonlyArray<{ readonly provider: string; readonly results: readonly RateResult[] }>): TargetLine | null {
-  const best = (r: { results: readonly RateResult[] }): number => Math.max(0, ...r.results.map((x) => x.committedTps));
-  const pure = runs.filter((r) => r.provider === PURE_JS_PROVIDER);
-  const native = runs.filter((r) => r.provider !== PURE_JS_PROVIDER);
-  if (pure.length === 0 || native.length === 0) return null;
-  const pureTps = Math.max(...pure.map(best));
-  const top = native.reduce((a, r) => (best(r) > best(a) ? r : a));
+  type Run = (typeof runs)[number];
+  const best = (r: Run): number => Math.max(0, ...r.results.map((x) => x.committedTps));
+  const bestRun = (of: Run[]): Run | undefined => of.reduce<Run | undefined>((a, r) => (a === undefined || best(r) > best(a) ? r : a), undefined);
+  const pure = bestRun(runs.filter((r) => r.provider === PURE_JS_PROVIDER));
+  const top = bestRun(runs.filter((r) => r.provider !== PURE_JS_PROVIDER));
+  if (!pure || !top) return null;
+  const pureTps = best(pure);
   const nativeTps = best(top);
   if (pureTps === 0) return { target: `native ≥ ${MIN_NATIVE_OVER_PURE_JS} × pure-JS committed throughput`, measured: `the ${PURE_JS_PROVIDER} run committed nothing`, met: null };
   const ratio = nativeTps / pureTps;
-  const unsaturated = [top, pure.reduce((a, r) => (best(r) > best(a) ? r : a))].filter((r) => !isSaturated(r.results)).map((r) => r.provider);
+  const unsaturated = [top, pure].filter((r) => !isSaturated(r.results)).map((r) => r.provider);
   const caveat = unsaturated.length === 0 ? '' : ` (not saturated: ${unsaturated.join(', ')}; the ratio compares what was offered, not capacities)`;
   return {
     target: `native ≥ ${MIN_NATIVE_OVER_PURE_JS} × pure-JS committed throughput`,

@@ -134,7 +134,7 @@ export function encodeTxBatch(txs: readonly RelayedTx[], head: readonly number[]
   // Sized first and written in place: no intermediate copy of each 10 KB text.
   const lengths = txs.map((t) => Buffer.byteLength(t.canonical, 'utf8'));
   const out = Buffer.allocUnsafeSlow(lengths.reduce((n, len) => n + 5 + len, head.length));
-  head.forEach((byte, i) => (out[i] = byte));
+  out.set(head);
   let at = head.length;
   txs.forEach((t, i) => {
     const len = lengths[i]!;
