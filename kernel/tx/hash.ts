@@ -24,7 +24,7 @@ export function txIdentity(body: Readonly<Record<string, unknown>>): TxIdentity 
  * canonical form built from the body.
  */
 export function txIdentityOfText(text: string | undefined, body: Record<string, unknown>): TxIdentity {
-  return text !== undefined && isCanonicalTextOf(text, body) ? { canonical: text, hash: sha3Hex0x(text) } : txIdentity(body);
+  return text !== undefined && isCanonicalTextOf(text, body) ? { canonical: text, hash: hashOfCanonical(text) } : txIdentity(body);
 }
 
 /**
