@@ -7,7 +7,12 @@ import { Agent, request } from 'node:http';
  * millisecond the client burns is one the validators do not get.
  */
 export class BenchHttpClient {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  private readonly agent: Agent;
+
+  /** `sockets`: connections per host, at least the submissions a flat-out run keeps outstanding. */
+  constructor(sockets = 64) {
+    this.agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  }
 
   /** POSTs text that is already JSON (bodies are serialised before the timed run). */
   postJsonText(url: string, json: string): Promise<{ status: number; body: Record<string, unknown> }> {

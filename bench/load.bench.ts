@@ -13,16 +13,22 @@ import { BenchHttpClient } from './http-client.js';
 import { formatGcPauses, gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
 import { mainThreadSched, peakRssBytes, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
 import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
+import { FLAT_OUT, parsePositiveInt, parseVia, phasesOf, planRuns, rateLabel, transfersFor, type Rate } from './load-plan.js';
+import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
+import type { ChainProcess } from '../test/helpers/node-process.js';
 
 /**
  * Throughput and latency of a real devnet: N validator processes on loopback, funded accounts,
  * transfers pre-signed before the timed run (signing in the timed loop would measure the client),
  * a warm-up at the first rate (--warmup seconds, reported but not counted), then sent at rising
- * rates; prints committed TPS and submit-to-confirmed latency per rate, the
+ * rates, or flat out (`max`: the next transfer leaves as soon as one of `--inflight` outstanding
+ * submissions is answered); prints committed TPS and submit-to-confirmed latency per rate, the
  * single-core ML-DSA-65 verify rate measured in the same run, and each validator's event-loop
- * p99 and resident memory from its /metrics.
+ * p99 and resident memory from its /metrics. Transfers go round-robin straight to the
+ * validators, or with `--via gateway` all through a `chain gateway` process, as wallets send them.
  *
  *   node dist/bench/load.bench.js --validators 4 --rates 20,40,80 --seconds 10 --accounts 100
+ *   node dist/bench/load.bench.js --run noble=40,max --run pqclean=130,max --via gateway
  */
 const { values: args } = parseArgs({
   options: {
@@ -41,45 +47,34 @@ const { values: args } = parseArgs({
     // One devnet per provider in one command, e.g. --run noble=40,80,100 --run pqclean=130,260,300:
     // one table for both and the native-over-pure-JS ratio. Without it: CHAIN_CRYPTO_PROVIDER and --rates.
     run: { type: 'string', multiple: true },
+    via: { type: 'string', default: 'nodes' },
+    // Flat out: submissions outstanding at once (the next leaves when one is answered).
+    inflight: { type: 'string', default: '64' },
+    // Flat out pre-signs C transfers per second of the phase, at most this many (client memory
+    // and pre-signing time where C is far above what the devnet commits, i.e. native providers).
+    'max-pool': { type: 'string', default: '12000' },
   },
 });
-const validators = Number(args.validators);
-const seconds = Number(args.seconds);
-const nAccounts = Number(args.accounts);
-const warmup = Number(args.warmup);
+const validators = parsePositiveInt(args.validators!, '--validators');
+const seconds = parsePositiveInt(args.seconds!, '--seconds');
+const nAccounts = parsePositiveInt(args.accounts!, '--accounts');
+const warmup = args.warmup === '0' ? 0 : parsePositiveInt(args.warmup!, '--warmup (0 for none)');
 const PROVIDER_CHOICES: readonly ProviderChoice[] = ['auto', ...PROVIDER_NAMES];
 const DEFAULT_RATES = '20,40,80,160';
+const via = parseVia(args.via!);
+const inflight = parsePositiveInt(args.inflight!, '--inflight');
+const maxPool = parsePositiveInt(args['max-pool']!, '--max-pool');
 
-function parseRates(text: string, what: string): number[] {
-  const out = text.split(',').map(Number);
-  if (out.length === 0 || out.some((r) => !Number.isInteger(r) || r <= 0)) throw new Error(`${what}: rates must be positive integers separated by commas, got "${text}"`);
-  return out;
-}
-
-/** `provider=r1,r2,...` from --run. */
-function parseRun(text: string): { choice: ProviderChoice; rates: number[] } {
-  const parts = text.split('=');
-  const choice = parts[0] as ProviderChoice;
-  if (parts.length !== 2 || !PROVIDER_CHOICES.includes(choice)) throw new Error(`--run ${text}: expected <${PROVIDER_CHOICES.join('|')}>=<rates>, e.g. noble=40,80,100`);
-  return { choice, rates: parseRates(parts[1]!, `--run ${text}`) };
-}
-
-function planRuns(): Array<{ choice: ProviderChoice; rates: number[] }> {
-  if (args.run?.length) {
-    if (args.rates !== undefined) throw new Error('--rates and --run both given: with --run, each provider names its own rates (noble=40,80,100)');
-    const planned = args.run.map(parseRun);
-    const twice = planned.find((r, i) => planned.findIndex((o) => o.choice === r.choice) !== i);
-    if (twice) throw new Error(`--run ${twice.choice} given twice: one devnet per provider`);
-    return planned;
-  }
-  const env = process.env.CHAIN_CRYPTO_PROVIDER ?? 'auto';
-  if (!PROVIDER_CHOICES.includes(env as ProviderChoice)) throw new Error(`CHAIN_CRYPTO_PROVIDER=${env}: expected one of ${PROVIDER_CHOICES.join(', ')}`);
-  return [{ choice: env as ProviderChoice, rates: parseRates(args.rates ?? DEFAULT_RATES, '--rates') }];
-}
-
-const runs = planRuns();
+const runs = planRuns({ run: args.run, rates: args.rates, envChoice: process.env.CHAIN_CRYPTO_PROVIDER, defaultRates: DEFAULT_RATES, choices: PROVIDER_CHOICES });
 // Every provider asked for must load before the first devnet starts, not minutes into the command.
 for (const run of runs) selectProvider(run.choice);
+// Pre-signing is the client's set-up, not what is measured: the fastest provider that loads signs
+// for every run (the shared vectors prove each provider verifies what the others sign), so a
+// pure-JS devnet does not wait a minute for noble to sign its thousands of transfers.
+const presigning = selectProvider('auto').provider;
+const presigner = { sign: signerFor(presigning, 'native') };
+/** Overload answers (mempool full, rate limited): flat out waits this long and sends the same transfer again. */
+const OVERLOAD_RETRY_MS = 20;
 
 /** Verifications per second of one loop on one core, over `ms`. */
 function verifyRateOnce(provider: typeof nobleProvider, ms: number): number {
@@ -155,8 +150,8 @@ interface RunOutcome {
 }
 
 /** One devnet with one provider through warm-up and the timed rates; prints its own figures. */
-async function runDevnet(choice: ProviderChoice, rates: readonly number[], traceFile: string | undefined): Promise<RunOutcome> {
-  const phases = [...(warmup > 0 ? [{ rate: rates[0]!, seconds: warmup, warm: true }] : []), ...rates.map((rate) => ({ rate, seconds, warm: false }))];
+async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFile: string | undefined): Promise<RunOutcome> {
+  const phases = phasesOf(rates, seconds, warmup);
   const { provider } = selectProvider(choice);
   const measured = verifyRate(provider);
   const v = measured.v;
@@ -165,9 +160,17 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
   console.log(`provider ${provider.name}: single-core ML-DSA-65 verify ${v.toFixed(0)}/s (median of 5 samples, ${measured.min.toFixed(0)}–${measured.max.toFixed(0)}); cores ${cores}; validators ${validators}; C = cores × v / validators = ${C.toFixed(1)} tx/s`);
 
   const c = await Cluster.start(validators, { CHAIN_BLOCK_MS: args['block-ms']!, CHAIN_EMPTY_BLOCK_MS: '1000', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_CRYPTO_PROVIDER: choice });
-  const http = new BenchHttpClient();
+  const http = new BenchHttpClient(Math.max(64, inflight));
+  let gateway: ChainProcess | null = null;
   try {
     await c.waitHeight(0, 1);
+    if (via === 'gateway') {
+      // As the devnet launcher runs it: one shard whose nodes are every validator, in failover
+      // order, so every transfer enters at validator 0 and reaches the others by relay.
+      gateway = await startGatewayProcess({ NODE_RPC_URL: c.nodes[0]!.url, SHARD_NODE_URLS: c.nodes.map((n) => n.url).join('|'), GLOBAL_RL_MAX_RPS: '0', POLL_NODE_INTERVAL_MS: '500' });
+      console.log(`transfers go through the gateway at ${gateway.url}`);
+    }
+    const gatewayUrl = gateway?.url;
     const accounts: Wallet[] = Array.from({ length: nAccounts }, (_, i) => labelledWallet(`load-bench-${i}`));
     const home = (i: number): string => c.nodes[i % validators]!.url;
     // Fund every account, each through its home node (its transfers go there too, so its nonces arrive in order).
@@ -177,12 +180,10 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
 
     const nonces = accounts.map(() => 0);
     const sink = wallet(251).address;
-    // Transfers need not be deterministic signatures, so the library's own hedged signer does the
-    // pre-signing where there is one: noble's takes ~13 ms a signature, a minute for a few thousand.
-    const presigner = { sign: signerFor(provider, 'native') };
-    console.log(`pre-signing ${phases.reduce((a, p) => a + p.rate * p.seconds, 0)} transfers...`);
-    const plans = phases.map(({ rate, seconds }) =>
-      Array.from({ length: rate * seconds }, (_, k) => {
+    const sizes = phases.map((p) => transfersFor(p, C, maxPool));
+    console.log(`pre-signing ${sizes.reduce((a, n) => a + n, 0)} transfers with ${presigning.name}...`);
+    const plans = sizes.map((size) =>
+      Array.from({ length: size }, (_, k) => {
         const i = k % accounts.length;
         nonces[i]!++;
         // Sent as canonical JSON, the text a client hashes to know its transaction's id.
@@ -192,9 +193,9 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
 
     const rows: Array<Record<string, string | number>> = [];
     const results: RateResult[] = [];
-    const loopsPerRate: Array<{ rate: number; warm: boolean; p99: number[]; max: number[]; sched: Array<MainThreadSched | null>; gc: GcPausesByKind[] }> = [];
+    const loopsPerRate: Array<{ rate: Rate; warm: boolean; p99: number[]; max: number[]; sched: Array<MainThreadSched | null>; gc: GcPausesByKind[] }> = [];
     for (let r = 0; r < phases.length; r++) {
-      const { rate, warm, seconds } = phases[r]!;
+      const { rate, warm, seconds: phaseSeconds } = phases[r]!;
       const plan = plans[r]!;
       const submitted = new Map<string, number>();
       const confirmed = new Map<string, number>();
@@ -206,13 +207,14 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
       const firstHeight = watchedHeight + 1;
       let watching = true;
       let drainDeadline = Infinity;
-      console.log(warm ? `warm-up: ${rate} tx/s for ${seconds} s (not counted)...` : `offering ${rate} tx/s for ${seconds} s...`);
+      console.log(warm ? `warm-up: ${rateLabel(rate)} for ${phaseSeconds} s (not counted)...` : `offering ${rateLabel(rate)} for ${phaseSeconds} s${rate === FLAT_OUT ? `, ${inflight} submissions outstanding` : ''}...`);
       // A scrape restarts each validator's event-loop window, so the figure read after this phase
       // covers this rate alone, not start-up, funding or the previous rate.
       const gcBefore = (await Promise.all(c.nodes.map((n) => metricsText(n.url)))).map(parseGcPauses);
       const cpuBefore = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
       const schedBefore = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
       const clientCpuBefore = selfCpuSeconds();
+      const gatewayCpuBefore = gateway?.proc.pid ? threadCpu(gateway.proc.pid) : null;
       const start = performance.now();
       const watcher = (async () => {
         while (watching || confirmed.size < submitted.size) {
@@ -240,31 +242,62 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
       // The watcher stops on every path: an error below (a validator gone, a scrape refused) must
       // not leave it polling a stopped devnet and the process unable to exit.
       let sent = false;
-      try {
-        const sends: Array<Promise<void>> = [];
-        for (let k = 0; k < plan.length; k++) {
-          const due = start + (k * 1000) / rate;
-          const wait = due - performance.now();
-          if (wait > 1) await new Promise((res) => setTimeout(res, wait));
-          const { i, body } = plan[k]!;
+      let sentCount = 0;
+      let overloaded = 0;
+      let lastAnswer = start;
+      /** One transfer: submitted (its id and send time kept), rejected, or failed to reach the server. */
+      const submit = async (k: number, retryOnOverload: boolean): Promise<void> => {
+        const { i, body } = plan[k]!;
+        const url = `${gatewayUrl ?? home(i)}/api/v1/transactions`;
+        for (;;) {
           const t0 = performance.now();
-          sends.push(
-            http.postJsonText(`${home(i)}/api/v1/transactions`, body).then(
-              (res) => {
-                if (res.status === 200) submitted.set(res.body.tx_hash as string, t0);
-                else {
-                  rejected++;
-                  if (rejected <= 3) console.error(`rejected (${res.status}): ${JSON.stringify(res.body)}`);
-                }
-              },
-              (err: unknown) => {
-                failed++;
-                if (failed <= 3) console.error(`submission failed: ${err instanceof Error ? err.message : String(err)}`);
-              },
-            ),
-          );
+          try {
+            const res = await http.postJsonText(url, body);
+            if (res.status === 200) {
+              submitted.set(res.body.tx_hash as string, t0);
+              lastAnswer = performance.now();
+            } else if (retryOnOverload && (res.status === 503 || res.status === 429)) {
+              // Flat out offers only what the devnet takes; dropping it would leave a nonce gap.
+              overloaded++;
+              await new Promise((r) => setTimeout(r, OVERLOAD_RETRY_MS));
+              continue;
+            } else {
+              rejected++;
+              if (rejected <= 3) console.error(`rejected (${res.status}): ${JSON.stringify(res.body)}`);
+            }
+          } catch (err: unknown) {
+            failed++;
+            if (failed <= 3) console.error(`submission failed: ${err instanceof Error ? err.message : String(err)}`);
+          }
+          return;
         }
-        await Promise.all(sends);
+      };
+      try {
+        if (rate === FLAT_OUT) {
+          // Closed loop: `inflight` lanes, each sending the next transfer of the plan when its
+          // last one is answered, until the phase's seconds are up or the plan runs out.
+          const end = start + phaseSeconds * 1000;
+          let next = 0;
+          const lane = async (): Promise<void> => {
+            while (next < plan.length && performance.now() < end) {
+              const k = next++;
+              sentCount++;
+              await submit(k, true);
+            }
+          };
+          await Promise.all(Array.from({ length: inflight }, lane));
+          if (next === plan.length && performance.now() < end) console.log(`flat out: all ${plan.length} pre-signed transfers sent ${((end - performance.now()) / 1000).toFixed(1)} s before the phase's end (raise --max-pool)`);
+        } else {
+          const sends: Array<Promise<void>> = [];
+          for (let k = 0; k < plan.length; k++) {
+            const due = start + (k * 1000) / rate;
+            const wait = due - performance.now();
+            if (wait > 1) await new Promise((res) => setTimeout(res, wait));
+            sentCount++;
+            sends.push(submit(k, false));
+          }
+          await Promise.all(sends);
+        }
         sent = true;
       } finally {
         watching = false;
@@ -278,6 +311,11 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
       const loops = texts.map((t) => valuesIn(t, ['event_loop_delay_p99_seconds', 'event_loop_delay_max_seconds']));
       const gc = texts.map((t, i) => gcPausesBetween(gcBefore[i]!, parseGcPauses(t)));
       const clientCpu = selfCpuSeconds() - clientCpuBefore;
+      const gatewayUsed = delta(gatewayCpuBefore, gateway?.proc.pid ? threadCpu(gateway.proc.pid) : null);
+      const gatewayCpu = gateway ? (gatewayUsed ? gatewayUsed.main + gatewayUsed.other : NaN) : 0;
+      // Flat out offers what the devnet takes: its offered rate is the rate submissions were accepted.
+      const offered = rate === FLAT_OUT ? (submitted.size * 1000) / (lastAnswer - start) : rate;
+      if (rate === FLAT_OUT) console.log(`flat out: ${sentCount} sent, ${submitted.size} accepted at ${offered.toFixed(1)} tx/s; overload answers (503/429) retried: ${overloaded}`);
       const wall = (performance.now() - start) / 1000;
       const sched = schedBefore.map((b, i) => {
         const a = schedAfter[i];
@@ -312,18 +350,19 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
       const otherCpu = used.reduce((a, u) => a + (u?.other ?? NaN), 0);
       const perTx = (sec: number): string => ((sec * 1000) / Math.max(1, confirmed.size)).toFixed(2);
       if (warm) {
-        console.log(`warm-up done: ${confirmed.size}/${plan.length} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms (not counted)`);
+        console.log(`warm-up done: ${confirmed.size}/${sentCount} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms (not counted)`);
         continue;
       }
       const peakRss = worstOf(peakRssMiB(c));
       const worstLoopP99Ms = Math.max(...loops.map((l) => l[0]! * 1000));
-      results.push({ offered: rate, committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss });
+      results.push({ offered, flatOut: rate === FLAT_OUT, committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss });
       rows.push({
         provider: provider.name,
         'v /s': v.toFixed(0),
         C: C.toFixed(1),
-        'offered tx/s': rate,
-        sent: plan.length,
+        via,
+        'offered tx/s': rate === FLAT_OUT ? `max (${offered.toFixed(1)})` : rate,
+        sent: sentCount,
         rejected,
         failed,
         committed: confirmed.size,
@@ -341,7 +380,8 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
         'main CPU ms/tx': perTx(mainCpu),
         'worker CPU ms/tx': perTx(otherCpu),
         'client CPU ms/tx': perTx(clientCpu),
-        'machine busy %': (((mainCpu + otherCpu + clientCpu) * 100) / (wall * cores)).toFixed(0),
+        ...(gateway ? { 'gateway CPU ms/tx': perTx(gatewayCpu) } : {}),
+        'machine busy %': (((mainCpu + otherCpu + clientCpu + gatewayCpu) * 100) / (wall * cores)).toFixed(0),
       });
       console.log(rows[rows.length - 1]);
     }
@@ -357,7 +397,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
     console.log(`verify v = ${v.toFixed(0)}/s (${provider.name}, single core, median of 5 samples ${measured.min.toFixed(0)}–${measured.max.toFixed(0)}), C = ${C.toFixed(1)} tx/s`);
     // The node's own event_loop_delay gauges: delay beyond the sampling interval, over the phase.
     for (const l of loopsPerRate) {
-      console.log(`event-loop delay at ${l.rate} tx/s${l.warm ? ' (warm-up)' : ''}, per validator (ms): p99 ${l.p99.map((x) => x.toFixed(1)).join(', ')}; max ${l.max.map((x) => x.toFixed(1)).join(', ')}`);
+      console.log(`event-loop delay at ${rateLabel(l.rate)}${l.warm ? ' (warm-up)' : ''}, per validator (ms): p99 ${l.p99.map((x) => x.toFixed(1)).join(', ')}; max ${l.max.map((x) => x.toFixed(1)).join(', ')}`);
       // Waiting while runnable is the machine being oversubscribed, not the thread's own work.
       const s = l.sched.map((x) => (x ? `${x.runMs.toFixed(0)}/${x.waitMs.toFixed(0)}` : 'n/a'));
       console.log(`  main thread per validator, ms per second running / waiting for a core: ${s.join(', ')}`);
@@ -376,13 +416,18 @@ async function runDevnet(choice: ProviderChoice, rates: readonly number[], trace
       if (n.proc && n.proc.exitCode !== null) console.error(`validator ${n.index} exited (${n.proc.exitCode}); last log lines:\n${n.logs.slice(-15).join('\n')}`);
     }
     http.close();
-    await c.stop();
+    if (gateway && gateway.proc.exitCode !== null) console.error(`gateway exited (${gateway.proc.exitCode}); last log lines:\n${gateway.logs.slice(-15).join('\n')}`);
+    try {
+      await gateway?.stop();
+    } finally {
+      await c.stop();
+    }
   }
 }
 
 const outcomes: RunOutcome[] = [];
 for (const [i, run] of runs.entries()) {
-  if (runs.length > 1) console.log(`\n=== devnet ${i + 1} of ${runs.length}: ${run.choice}, ${run.rates.join(' / ')} tx/s ===`);
+  if (runs.length > 1) console.log(`\n=== devnet ${i + 1} of ${runs.length}: ${run.choice}, ${run.rates.map(rateLabel).join(' / ')}, via ${via} ===`);
   outcomes.push(await runDevnet(run.choice, run.rates, args.trace && runs.length > 1 ? `${args.trace}.${run.choice}` : args.trace));
 }
 if (outcomes.length > 1) {

@@ -84,3 +84,20 @@ test('figures the run could not measure give no verdict, and a half rate far fro
   const far = evaluateTargets({ provider: 'pqclean', C: 1000, blockMs: 200, rates: [rate(60, 60, 300, 500, 300, 20, 300), rate(260, 200, 2000, 3000, 700, 90, 400)] });
   assert.match(far[1]!.measured, /60 is more than 20 % from half the sustained rate/);
 });
+
+test('flat out is full load and saturated by definition, and never stands for the half rate beside fixed rates', () => {
+  const flat: RateResult = { ...rate(96.4, 74.2, 9000, 14000, 1900, 41.0, 360), flatOut: true };
+  const lines = evaluateTargets({ provider: 'noble', C: 149.2, blockMs: 200, rates: [rate(40, 39.3, 734, 1410, 511, 32.5, 300), flat] });
+  assert.match(lines[0]!.measured, /74\.2 \/ 149\.2 = 0\.50$/, 'committing less than submitted is not the test for flat out: no caveat');
+  assert.match(lines[1]!.measured, /at 40 tx\/s offered \(half of 74\.2 sustained is 37\.1\)/);
+  assert.match(lines[3]!.measured, /worst validator 41\.0 ms at flat out \(96\.4 tx\/s submitted\)$/, 'flat out is full load even though 96.4 < a fixed rate could be');
+  // Flat out as the run's only rate is also its half rate, and says how far off it is.
+  const only = evaluateTargets({ provider: 'noble', C: 149.2, blockMs: 200, rates: [flat] });
+  assert.match(only[1]!.measured, /at flat out \(96\.4 tx\/s submitted\) \(half of 74\.2 sustained is 37\.1; 96\.4 is more than 20 % from half/);
+  // A flat-out run that commits all it submits still counts as saturated for the ratio.
+  const keptUp: RateResult = { ...rate(250, 250, 900, 1500, 600, 90, 420), flatOut: true };
+  assert.doesNotMatch(nativeOverPureJs([{ provider: 'noble', results: [flat] }, { provider: 'pqclean', results: [keptUp] }])!.measured, /not saturated/);
+  // Beside a higher fixed rate, flat out is still the full-load one.
+  const both = evaluateTargets({ provider: 'pqclean', C: 1976, blockMs: 200, rates: [rate(300, 260, 900, 1500, 600, 120, 420), keptUp] });
+  assert.match(both[3]!.measured, /90\.0 ms at flat out/);
+});

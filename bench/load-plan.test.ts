@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parsePositiveInt, parseRates, parseVia, phasesOf, planRuns, rateLabel, transfersFor } from './load-plan.js';
+
+const choices = ['auto', 'noble', 'pqclean', 'node'] as const;
+const plan = (opts: { run?: string[]; rates?: string; envChoice?: string }) => planRuns({ defaultRates: '20,40', choices, ...opts });
+
+test('rates are positive integers, with flat out allowed only last', () => {
+  assert.deepEqual(parseRates('20,40,max', '--rates'), [20, 40, 'max']);
+  assert.deepEqual(parseRates('max', '--rates'), ['max']);
+  for (const bad of ['', '0', '-5', '1.5', '20,,40', '20,x', '010', ' 20']) {
+    assert.throws(() => parseRates(bad, '--rates'), /--rates: rates must be positive integers or "max" \(flat out\)/, bad);
+  }
+  assert.throws(() => parseRates('max,40', '--rates'), /"max" \(flat out\) can only be the last rate, got "max,40"/);
+  assert.throws(() => parseRates('20,max,max', '--rates'), /can only be the last rate/);
+});
+
+test('--run names a provider and its rates; each provider once; not beside --rates', () => {
+  assert.deepEqual(plan({ run: ['noble=40,max', 'pqclean=130'] }), [
+    { choice: 'noble', rates: [40, 'max'] },
+    { choice: 'pqclean', rates: [130] },
+  ]);
+  assert.throws(() => plan({ run: ['rust=40'] }), /--run rust=40: expected <auto\|noble\|pqclean\|node>=<rates>/);
+  assert.throws(() => plan({ run: ['noble'] }), /expected <auto/);
+  assert.throws(() => plan({ run: ['noble=40', 'noble=80'] }), /--run noble given twice/);
+  assert.throws(() => plan({ run: ['noble=40'], rates: '20' }), /--rates and --run both given/);
+  assert.throws(() => plan({ run: ['noble=max,40'] }), /--run noble=max,40: "max" \(flat out\) can only be the last rate/);
+});
+
+test('without --run: CHAIN_CRYPTO_PROVIDER (auto if unset) at --rates or the default rates', () => {
+  assert.deepEqual(plan({}), [{ choice: 'auto', rates: [20, 40] }]);
+  assert.deepEqual(plan({ envChoice: 'noble', rates: '10,max' }), [{ choice: 'noble', rates: [10, 'max'] }]);
+  assert.throws(() => plan({ envChoice: 'fast' }), /CHAIN_CRYPTO_PROVIDER=fast: expected one of auto, noble, pqclean, node/);
+});
+
+test('--via is nodes or gateway; counts are positive integers', () => {
+  assert.equal(parseVia('nodes'), 'nodes');
+  assert.equal(parseVia('gateway'), 'gateway');
+  assert.throws(() => parseVia('ws'), /--via ws: expected nodes or gateway/);
+  assert.equal(parsePositiveInt('64', '--inflight'), 64);
+  for (const bad of ['0', '-1', '2.5', 'x', '']) assert.throws(() => parsePositiveInt(bad, '--inflight'), /--inflight: expected a positive integer/, bad);
+});
+
+test('the warm-up runs at the first rate, then every rate for the timed seconds', () => {
+  assert.deepEqual(phasesOf([40, 'max'], 20, 5), [
+    { rate: 40, seconds: 5, warm: true },
+    { rate: 40, seconds: 20, warm: false },
+    { rate: 'max', seconds: 20, warm: false },
+  ]);
+  assert.deepEqual(phasesOf(['max'], 20, 0), [{ rate: 'max', seconds: 20, warm: false }]);
+  assert.equal(rateLabel(40), '40 tx/s');
+  assert.equal(rateLabel('max'), 'flat out');
+});
+
+test('a fixed rate pre-signs rate × seconds; flat out enough for C per second, within the cap', () => {
+  assert.equal(transfersFor({ rate: 40, seconds: 20, warm: false }, 150, 100), 800, 'the cap is for flat out only');
+  assert.equal(transfersFor({ rate: 'max', seconds: 20, warm: false }, 149.2, 12_000), 2984);
+  assert.equal(transfersFor({ rate: 'max', seconds: 20, warm: false }, 1976, 12_000), 12_000);
+  assert.equal(transfersFor({ rate: 'max', seconds: 1, warm: true }, 0.2, 12_000), 1);
+});

@@ -1,0 +1,92 @@
+/**
+ * What the load bench is asked to run, parsed and checked before the first devnet starts: a bad
+ * flag should fail in a second, not after a minute of pre-signing.
+ */
+
+/** A fixed offered rate in tx/s, or flat out: the next transfer leaves as soon as one is answered. */
+export type Rate = number | 'max';
+
+export const FLAT_OUT = 'max';
+
+/** Where transfers are submitted: round-robin straight to the validators, or all through a gateway. */
+export type Via = 'nodes' | 'gateway';
+export const VIAS: readonly Via[] = ['nodes', 'gateway'];
+
+export interface RunPlan<Choice extends string> {
+  readonly choice: Choice;
+  readonly rates: readonly Rate[];
+}
+
+export interface Phase {
+  readonly rate: Rate;
+  readonly seconds: number;
+  /** Sent before the timed rates and not counted. */
+  readonly warm: boolean;
+}
+
+/**
+ * "20,40,max": positive integers, and `max` (flat out) only last. Flat out leaves gaps in the
+ * accounts' nonces where its window stops, so nothing can be planned after it.
+ */
+export function parseRates(text: string, what: string): Rate[] {
+  const parts = text.split(',');
+  const out = parts.map((p): Rate | null => (p === FLAT_OUT ? FLAT_OUT : /^[1-9][0-9]*$/.test(p) ? Number(p) : null));
+  if (out.some((r) => r === null)) throw new Error(`${what}: rates must be positive integers or "${FLAT_OUT}" (flat out) separated by commas, got "${text}"`);
+  const flat = out.indexOf(FLAT_OUT);
+  if (flat >= 0 && flat !== out.length - 1) throw new Error(`${what}: "${FLAT_OUT}" (flat out) can only be the last rate, got "${text}"`);
+  return out as Rate[];
+}
+
+/** `provider=r1,r2,...` from --run. */
+export function parseRun<Choice extends string>(text: string, choices: readonly Choice[]): RunPlan<Choice> {
+  const parts = text.split('=');
+  const choice = parts[0] as Choice;
+  if (parts.length !== 2 || !choices.includes(choice)) throw new Error(`--run ${text}: expected <${choices.join('|')}>=<rates>, e.g. noble=40,80,${FLAT_OUT}`);
+  return { choice, rates: parseRates(parts[1]!, `--run ${text}`) };
+}
+
+/**
+ * The devnets to run: one per `--run`, or without it one with CHAIN_CRYPTO_PROVIDER's choice
+ * (`auto` if unset) at `--rates` (else `defaultRates`).
+ */
+export function planRuns<Choice extends string>(opts: { run?: readonly string[]; rates?: string; envChoice?: string; defaultRates: string; choices: readonly Choice[] }): Array<RunPlan<Choice>> {
+  if (opts.run?.length) {
+    if (opts.rates !== undefined) throw new Error('--rates and --run both given: with --run, each provider names its own rates (noble=40,80,100)');
+    const planned = opts.run.map((r) => parseRun(r, opts.choices));
+    const twice = planned.find((r, i) => planned.findIndex((o) => o.choice === r.choice) !== i);
+    if (twice) throw new Error(`--run ${twice.choice} given twice: one devnet per provider`);
+    return planned;
+  }
+  const env = opts.envChoice ?? 'auto';
+  if (!opts.choices.includes(env as Choice)) throw new Error(`CHAIN_CRYPTO_PROVIDER=${env}: expected one of ${opts.choices.join(', ')}`);
+  return [{ choice: env as Choice, rates: parseRates(opts.rates ?? opts.defaultRates, '--rates') }];
+}
+
+export function parseVia(text: string): Via {
+  if (!(VIAS as readonly string[]).includes(text)) throw new Error(`--via ${text}: expected ${VIAS.join(' or ')}`);
+  return text as Via;
+}
+
+export function parsePositiveInt(text: string, what: string): number {
+  if (!/^[1-9][0-9]*$/.test(text)) throw new Error(`${what}: expected a positive integer, got "${text}"`);
+  return Number(text);
+}
+
+/** A warm-up at the first rate (if `warmup` > 0), then each rate for `seconds`. */
+export function phasesOf(rates: readonly Rate[], seconds: number, warmup: number): Phase[] {
+  return [...(warmup > 0 ? [{ rate: rates[0]!, seconds: warmup, warm: true }] : []), ...rates.map((rate) => ({ rate, seconds, warm: false }))];
+}
+
+/**
+ * Transfers to pre-sign for a phase. A fixed rate sends exactly rate × seconds. Flat out sends
+ * until its seconds are up, so it needs as many as the devnet could possibly commit: C (every
+ * validator verifying every transfer once on all cores) per second; `cap` bounds the client's
+ * memory and pre-signing time where C is far above what the devnet commits (a native provider).
+ */
+export function transfersFor(phase: Phase, C: number, cap: number): number {
+  return phase.rate === FLAT_OUT ? Math.max(1, Math.min(cap, Math.ceil(phase.seconds * C))) : phase.rate * phase.seconds;
+}
+
+export function rateLabel(rate: Rate): string {
+  return rate === FLAT_OUT ? 'flat out' : `${rate} tx/s`;
+}
