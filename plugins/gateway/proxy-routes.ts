@@ -50,14 +50,14 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
 
   for (const path of PROXIED_GETS) routes.get(path, counted(path, (req) => s.reads.get(pathAndQuery(req))));
 
-  routes.post('/api/v1/transactions', counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body)));
-  routes.post('/api/v1/faucet', counted('/api/v1/faucet', (req) => s.submissions.faucet(req.body, req.ip)));
-  routes.post('/api/v1/wallet/derive-address', counted('/api/v1/wallet/derive-address', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/wallet/derive-address', req.body)));
+  routes.post('/api/v1/transactions', counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText)));
+  routes.post('/api/v1/faucet', counted('/api/v1/faucet', (req) => s.submissions.faucet(req.body, req.ip, req.bodyText)));
+  routes.post('/api/v1/wallet/derive-address', counted('/api/v1/wallet/derive-address', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/wallet/derive-address', req.body, req.bodyText)));
 
   // Gateway-only contract audit: bytecode in, the node's analysis out (part 1, Contracts). An AI
   // endpoint, so it carries the per-minute AI limit on top of the global one.
   routes.post(
     '/api/v1/contracts/audit',
-    aiRateLimited(s.config.aiRlMaxRpm, counted('/api/v1/contracts/audit', (req) => s.client.request([s.config.nodeRpcUrl], 'POST', '/api/v1/contracts/analyze', req.body))),
+    aiRateLimited(s.config.aiRlMaxRpm, counted('/api/v1/contracts/audit', (req) => s.client.request([s.config.nodeRpcUrl], 'POST', '/api/v1/contracts/analyze', req.body, req.bodyText))),
   );
 }

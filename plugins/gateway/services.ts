@@ -59,6 +59,7 @@ export function createGatewayServices(config: GatewayConfig, log: Logger): Gatew
     async close() {
       await poller.stop();
       await cooldown.close();
+      await client.close();
     },
   };
 }

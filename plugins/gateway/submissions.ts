@@ -13,8 +13,8 @@ const GAS_CONTRACT_CALL = 50;
 /**
  * The two writes the gateway forwards itself (transactions and faucet calls). Both go to a node of
  * the shard that owns the sender / credited address; on success the gateway announces them on
- * the socket. The gateway checks nothing the node checks: bodies are passed through as sent, so
- * a bad request gets the node's own message.
+ * the socket. The gateway checks nothing the node checks: bodies are passed through as sent (a
+ * REST body's own text), so a bad request gets the node's own message.
  */
 export class Submissions {
   constructor(
@@ -26,10 +26,11 @@ export class Submissions {
     private readonly log: Logger,
   ) {}
 
-  async transaction(body: unknown): Promise<NodeAnswer> {
+  /** `sentText`: the client's JSON text of `body` where there is one (REST), forwarded as sent. */
+  async transaction(body: unknown, sentText?: string): Promise<NodeAnswer> {
     const from = isObject(body) && typeof body.from === 'string' ? body.from : undefined;
     const nodes = from !== undefined ? this.router.nodesFor(from) : this.router.nodesOfShard(0);
-    const answer = await this.client.request(nodes, 'POST', '/api/v1/transactions', body);
+    const answer = await this.client.request(nodes, 'POST', '/api/v1/transactions', body, sentText);
     if (answer.status < 200 || answer.status >= 300 || !isObject(answer.body) || !isObject(body)) return answer;
     const res = answer.body;
     const to = typeof body.to === 'string' ? body.to : '';
@@ -56,9 +57,9 @@ export class Submissions {
   }
 
   /** `ip` is the requester (REST client or socket peer): the cooldown is per address and per IP. */
-  async faucet(body: unknown, ip: string): Promise<NodeAnswer> {
+  async faucet(body: unknown, ip: string, sentText?: string): Promise<NodeAnswer> {
     const address = isObject(body) && typeof body.address === 'string' ? body.address : undefined;
-    if (address === undefined) return this.client.request(this.router.nodesOfShard(0), 'POST', '/api/v1/faucet', body);
+    if (address === undefined) return this.client.request(this.router.nodesOfShard(0), 'POST', '/api/v1/faucet', body, sentText);
     const keys = [`address:${address}`, `ip:${ip}`];
     const decision = await this.cooldown.acquire(keys);
     if (!decision.ok) {
@@ -66,7 +67,7 @@ export class Submissions {
     }
     let answer: NodeAnswer;
     try {
-      answer = await this.client.request(this.router.nodesFor(address), 'POST', '/api/v1/faucet', body);
+      answer = await this.client.request(this.router.nodesFor(address), 'POST', '/api/v1/faucet', body, sentText);
     } catch (e) {
       await this.cooldown.release(keys);
       throw e;
