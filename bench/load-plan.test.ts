@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePositiveInt, parseRates, parseVia, phasesOf, planRuns, rateLabel, transfersFor } from './load-plan.js';
+import { flatOutLanes, parsePositiveInt, parseRates, parseVia, phasesOf, planRuns, poolsFor, rateLabel, transfersFor } from './load-plan.js';
 
 const choices = ['auto', 'noble', 'pqclean', 'node'] as const;
 const plan = (opts: { run?: string[]; rates?: string; envChoice?: string }) => planRuns({ defaultRates: '20,40', choices, ...opts });
@@ -57,4 +57,34 @@ test('a fixed rate pre-signs rate × seconds; flat out enough for C per second, 
   assert.equal(transfersFor({ rate: 'max', seconds: 20, warm: false }, 149.2, 12_000), 2984);
   assert.equal(transfersFor({ rate: 'max', seconds: 20, warm: false }, 1976, 12_000), 12_000);
   assert.equal(transfersFor({ rate: 'max', seconds: 1, warm: true }, 0.2, 12_000), 1);
+});
+
+test('a flat-out warm-up and the timed flat out after it send from one pool; other phases each from their own', () => {
+  const onlyMax = phasesOf(['max'], 20, 5);
+  assert.deepEqual(poolsFor(onlyMax, 100, 12_000), { sizes: [2500], poolOf: [0, 0] }, '(5 + 20) s × C 100');
+  assert.deepEqual(poolsFor(phasesOf([40, 'max'], 20, 5), 100, 12_000), { sizes: [200, 800, 2000], poolOf: [0, 1, 2] });
+  assert.deepEqual(poolsFor(phasesOf(['max'], 20, 0), 100, 12_000), { sizes: [2000], poolOf: [0] });
+  assert.deepEqual(poolsFor(onlyMax, 1976, 12_000), { sizes: [12_000], poolOf: [0, 0] }, 'the cap holds for the shared pool too');
+});
+
+test('flat-out lanes never share an account, keep each account in nonce order, and cover the pool once', () => {
+  const accounts = 10;
+  for (const inflight of [1, 3, 4, 10, 64]) {
+    const lanes = flatOutLanes(95, accounts, inflight);
+    assert.equal(lanes.length, Math.min(inflight, accounts));
+    assert.deepEqual(
+      lanes.flat().sort((a, b) => a - b),
+      Array.from({ length: 95 }, (_, k) => k),
+      `inflight ${inflight}: every transfer once`,
+    );
+    const laneOfAccount = new Map<number, number>();
+    lanes.forEach((lane, j) => {
+      lane.forEach((k, n) => {
+        const account = k % accounts;
+        assert.equal(laneOfAccount.get(account) ?? j, j, `inflight ${inflight}: account ${account} in one lane`);
+        laneOfAccount.set(account, j);
+        if (n > 0) assert.ok(k > lane[n - 1]!, 'pool order within a lane');
+      });
+    });
+  }
 });

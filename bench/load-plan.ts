@@ -87,6 +87,42 @@ export function transfersFor(phase: Phase, C: number, cap: number): number {
   return phase.rate === FLAT_OUT ? Math.max(1, Math.min(cap, Math.ceil(phase.seconds * C))) : phase.rate * phase.seconds;
 }
 
+/**
+ * Which pre-signed pool each phase sends from, and each pool's size. A fixed-rate phase sends its
+ * whole pool. Flat out stops wherever its seconds run out, so a flat-out warm-up (the run's only
+ * rate is `max`) and the timed phase after it share one pool: the timed phase goes on where the
+ * warm-up stopped, and no account is left with a gap in its nonces.
+ */
+export function poolsFor(phases: readonly Phase[], C: number, cap: number): { sizes: number[]; poolOf: number[] } {
+  const sizes: number[] = [];
+  const poolOf: number[] = [];
+  phases.forEach((p, i) => {
+    const prev = phases[i - 1];
+    if (p.rate === FLAT_OUT && prev?.rate === FLAT_OUT) {
+      const pool = poolOf[i - 1]!;
+      sizes[pool] = transfersFor({ ...p, seconds: p.seconds + prev.seconds }, C, cap);
+      poolOf.push(pool);
+    } else {
+      poolOf.push(sizes.length);
+      sizes.push(transfersFor(p, C, cap));
+    }
+  });
+  return { sizes, poolOf };
+}
+
+/**
+ * Flat out's lanes: pool indices per lane, each account's transfers in one lane only and in pool
+ * order. A pool interleaves accounts (transfer k is account k mod `accounts`'s next nonce), and a
+ * node takes an account's nonces only in order, so two lanes must never hold the same account:
+ * a lane sends one transfer at a time, and whatever it has sent of an account is a prefix of
+ * that account's nonces when the phase stops. At most `accounts` lanes.
+ */
+export function flatOutLanes(poolSize: number, accounts: number, inflight: number): number[][] {
+  const lanes = Array.from({ length: Math.min(inflight, accounts) }, (): number[] => []);
+  for (let k = 0; k < poolSize; k++) lanes[(k % accounts) % lanes.length]!.push(k);
+  return lanes;
+}
+
 export function rateLabel(rate: Rate): string {
   return rate === FLAT_OUT ? 'flat out' : `${rate} tx/s`;
 }

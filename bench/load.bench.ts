@@ -13,7 +13,7 @@ import { BenchHttpClient } from './http-client.js';
 import { formatGcPauses, gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
 import { mainThreadSched, peakRssBytes, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
 import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
-import { FLAT_OUT, parsePositiveInt, parseVia, phasesOf, planRuns, rateLabel, transfersFor, type Rate } from './load-plan.js';
+import { FLAT_OUT, flatOutLanes, parsePositiveInt, parseVia, phasesOf, planRuns, poolsFor, rateLabel, type Rate } from './load-plan.js';
 import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
 import type { ChainProcess } from '../test/helpers/node-process.js';
 
@@ -75,6 +75,8 @@ const presigning = selectProvider('auto').provider;
 const presigner = { sign: signerFor(presigning, 'native') };
 /** Overload answers (mempool full, rate limited): flat out waits this long and sends the same transfer again. */
 const OVERLOAD_RETRY_MS = 20;
+/** ...and for at most this long past the phase's end. */
+const OVERLOAD_RETRY_FOR_MS = 30_000;
 
 /** Verifications per second of one loop on one core, over `ms`. */
 function verifyRateOnce(provider: typeof nobleProvider, ms: number): number {
@@ -180,9 +182,9 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
 
     const nonces = accounts.map(() => 0);
     const sink = wallet(251).address;
-    const sizes = phases.map((p) => transfersFor(p, C, maxPool));
+    const { sizes, poolOf } = poolsFor(phases, C, maxPool);
     console.log(`pre-signing ${sizes.reduce((a, n) => a + n, 0)} transfers with ${presigning.name}...`);
-    const plans = sizes.map((size) =>
+    const pools = sizes.map((size) =>
       Array.from({ length: size }, (_, k) => {
         const i = k % accounts.length;
         nonces[i]!++;
@@ -190,13 +192,17 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         return { i, body: canonicalJson(signTransfer(accounts[i]!, { to: sink, value: 1, nonce: nonces[i]! }, presigner)) };
       }),
     );
+    // Flat out's lanes per pool and how far each got, so a timed phase goes on where a flat-out
+    // warm-up from the same pool stopped.
+    const laneState = new Map<number, { lanes: number[][]; pos: number[] }>();
 
     const rows: Array<Record<string, string | number>> = [];
     const results: RateResult[] = [];
     const loopsPerRate: Array<{ rate: Rate; warm: boolean; p99: number[]; max: number[]; sched: Array<MainThreadSched | null>; gc: GcPausesByKind[] }> = [];
     for (let r = 0; r < phases.length; r++) {
       const { rate, warm, seconds: phaseSeconds } = phases[r]!;
-      const plan = plans[r]!;
+      const pool = poolOf[r]!;
+      const plan = pools[pool]!;
       const submitted = new Map<string, number>();
       const confirmed = new Map<string, number>();
       const heightOf = new Map<string, number>();
@@ -245,7 +251,14 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       let sentCount = 0;
       let overloaded = 0;
       let lastAnswer = start;
-      /** One transfer: submitted (its id and send time kept), rejected, or failed to reach the server. */
+      let exhausted = false;
+      const end = start + phaseSeconds * 1000;
+      /**
+       * One transfer: submitted (its id and send time kept), rejected, or failed to reach the
+       * server. Flat out sends an overload answer's transfer again (dropping it would leave a
+       * nonce gap) until OVERLOAD_RETRY_FOR_MS past the phase's end, then counts it failed: a
+       * devnet that stays overloaded (consensus stalled, no node reachable) ends the phase.
+       */
       const submit = async (k: number, retryOnOverload: boolean): Promise<void> => {
         const { i, body } = plan[k]!;
         const url = `${gatewayUrl ?? home(i)}/api/v1/transactions`;
@@ -256,8 +269,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
             if (res.status === 200) {
               submitted.set(res.body.tx_hash as string, t0);
               lastAnswer = performance.now();
-            } else if (retryOnOverload && (res.status === 503 || res.status === 429)) {
-              // Flat out offers only what the devnet takes; dropping it would leave a nonce gap.
+            } else if (retryOnOverload && (res.status === 503 || res.status === 429) && performance.now() < end + OVERLOAD_RETRY_FOR_MS) {
               overloaded++;
               await new Promise((r) => setTimeout(r, OVERLOAD_RETRY_MS));
               continue;
@@ -274,19 +286,25 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       };
       try {
         if (rate === FLAT_OUT) {
-          // Closed loop: `inflight` lanes, each sending the next transfer of the plan when its
-          // last one is answered, until the phase's seconds are up or the plan runs out.
-          const end = start + phaseSeconds * 1000;
-          let next = 0;
-          const lane = async (): Promise<void> => {
-            while (next < plan.length && performance.now() < end) {
-              const k = next++;
-              sentCount++;
-              await submit(k, true);
-            }
-          };
-          await Promise.all(Array.from({ length: inflight }, lane));
-          if (next === plan.length && performance.now() < end) console.log(`flat out: all ${plan.length} pre-signed transfers sent ${((end - performance.now()) / 1000).toFixed(1)} s before the phase's end (raise --max-pool)`);
+          // Closed loop: up to `inflight` lanes, each sending its next transfer when its last one
+          // is answered, until the phase's seconds are up or the pool runs out.
+          let state = laneState.get(pool);
+          if (!state) {
+            const lanes = flatOutLanes(plan.length, accounts.length, inflight);
+            state = { lanes, pos: lanes.map(() => 0) };
+            laneState.set(pool, state);
+          }
+          const { lanes, pos } = state;
+          await Promise.all(
+            lanes.map(async (lane, j) => {
+              while (pos[j]! < lane.length && performance.now() < end) {
+                sentCount++;
+                await submit(lane[pos[j]!++]!, true);
+              }
+            }),
+          );
+          exhausted = lanes.every((lane, j) => pos[j] === lane.length);
+          if (exhausted && performance.now() < end) console.log(`flat out: the pool's ${plan.length} pre-signed transfers all sent ${((end - performance.now()) / 1000).toFixed(1)} s before the phase's end (raise --max-pool)`);
         } else {
           const sends: Array<Promise<void>> = [];
           for (let k = 0; k < plan.length; k++) {
@@ -314,7 +332,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       const gatewayUsed = delta(gatewayCpuBefore, gateway?.proc.pid ? threadCpu(gateway.proc.pid) : null);
       const gatewayCpu = gateway ? (gatewayUsed ? gatewayUsed.main + gatewayUsed.other : NaN) : 0;
       // Flat out offers what the devnet takes: its offered rate is the rate submissions were accepted.
-      const offered = rate === FLAT_OUT ? (submitted.size * 1000) / (lastAnswer - start) : rate;
+      const offered = rate !== FLAT_OUT ? rate : submitted.size > 0 ? (submitted.size * 1000) / (lastAnswer - start) : 0;
       if (rate === FLAT_OUT) console.log(`flat out: ${sentCount} sent, ${submitted.size} accepted at ${offered.toFixed(1)} tx/s; overload answers (503/429) retried: ${overloaded}`);
       const wall = (performance.now() - start) / 1000;
       const sched = schedBefore.map((b, i) => {
@@ -355,7 +373,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       }
       const peakRss = worstOf(peakRssMiB(c));
       const worstLoopP99Ms = Math.max(...loops.map((l) => l[0]! * 1000));
-      results.push({ offered, flatOut: rate === FLAT_OUT, committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss });
+      results.push({ offered, flatOut: rate === FLAT_OUT, ...(exhausted ? { exhausted } : {}), committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss });
       rows.push({
         provider: provider.name,
         'v /s': v.toFixed(0),

@@ -101,3 +101,11 @@ test('flat out is full load and saturated by definition, and never stands for th
   const both = evaluateTargets({ provider: 'pqclean', C: 1976, blockMs: 200, rates: [rate(300, 260, 900, 1500, 600, 120, 420), keptUp] });
   assert.match(both[3]!.measured, /90\.0 ms at flat out/);
 });
+
+test('flat out that ran out of pre-signed transfers is saturated only if it committed less than it submitted', () => {
+  const ranOut: RateResult = { ...rate(300, 299, 900, 1500, 600, 90, 420), flatOut: true, exhausted: true };
+  const lines = evaluateTargets({ provider: 'pqclean', C: 1976, blockMs: 200, rates: [rate(130, 129, 450, 800, 400, 30, 300), ranOut] });
+  assert.match(lines[3]!.measured, /not saturated: flat out sent its whole pre-signed pool early and committed all of it; raise --max-pool/);
+  const behind: RateResult = { ...ranOut, committedTps: 250 };
+  assert.doesNotMatch(evaluateTargets({ provider: 'pqclean', C: 1976, blockMs: 200, rates: [behind] })[3]!.measured, /not saturated/);
+});

@@ -10,6 +10,8 @@ export interface RateResult {
   readonly offered: number;
   /** Sent flat out (the next transfer as soon as one is answered): full load by definition. */
   readonly flatOut?: boolean;
+  /** Flat out sent its whole pre-signed pool before its time was up: from then on nothing was offered. */
+  readonly exhausted?: boolean;
   readonly committedTps: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -62,13 +64,14 @@ function topRate(rates: readonly RateResult[]): RateResult {
 }
 
 /**
- * Whether full load reached the devnet's capacity: flat out always does (the devnet's own answers
- * set the pace), a fixed rate when it committed less than it was offered.
+ * Whether full load reached the devnet's capacity: flat out does (the devnet's own answers set the
+ * pace) unless it ran out of pre-signed transfers; otherwise, when it committed less than it was
+ * offered.
  */
 export function isSaturated(rates: readonly RateResult[]): boolean {
   if (rates.length === 0) return false;
   const full = topRate(rates);
-  return full.flatOut === true || full.committedTps < SATURATED_BELOW * full.offered;
+  return (full.flatOut === true && full.exhausted !== true) || full.committedTps < SATURATED_BELOW * full.offered;
 }
 
 /** How a rate reads in a verdict: "115 tx/s offered", or "flat out (74.2 tx/s submitted)". */
@@ -96,7 +99,11 @@ export function evaluateTargets(run: TargetInputs): TargetLine[] {
   // Committing (nearly) all it was offered at the top rate, the devnet was not saturated: the
   // sustained rate is at least what it committed, and "full load" was not full.
   const saturated = isSaturated(run.rates);
-  const caveat = saturated ? '' : ` (not saturated: ${full.committedTps.toFixed(1)} of ${full.offered} tx/s offered committed at the top rate; offer more, or flat out)`;
+  const caveat = saturated
+    ? ''
+    : full.flatOut
+      ? ` (not saturated: flat out sent its whole pre-signed pool early and committed all of it; raise --max-pool)`
+      : ` (not saturated: ${full.committedTps.toFixed(1)} of ${full.offered} tx/s offered committed at the top rate; offer more, or flat out)`;
   const offHalf = Math.abs(half.offered - sustained / 2) > HALF_RATE_TOLERANCE * (sustained / 2) ? `; ${half.flatOut ? half.offered.toFixed(1) : half.offered} is more than ${HALF_RATE_TOLERANCE * 100} % from half the sustained rate, offer a rate nearer it` : '';
   const at = `at ${offeredText(half)} (half of ${sustained.toFixed(1)} sustained is ${(sustained / 2).toFixed(1)}${offHalf})`;
   return [
