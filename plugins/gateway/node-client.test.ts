@@ -106,3 +106,23 @@ test('a dead or silent node is skipped for the next in the list; none answering 
     await Promise.all([good, silent, garbage].map((s) => s.close()));
   }
 });
+
+test('the timeout bounds the whole answer: a node that trickles its body is cut off and the next one asked', async () => {
+  const timers: NodeJS.Timeout[] = [];
+  const trickle = await server((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"slow":');
+    // One byte every 100 ms, never finishing within the client's 300 ms: an idle timer alone would not fire.
+    timers.push(setInterval(() => res.write(' '), 100));
+  });
+  const good = await server(json(200, '{"ok":true}'));
+  const client = new NodeClient(300, log);
+  try {
+    assert.deepEqual(await client.request([trickle.url, good.url], 'GET', '/h'), { status: 200, body: { ok: true } });
+    assert.equal(trickle.seen.length, 1);
+  } finally {
+    for (const t of timers) clearInterval(t);
+    await client.close();
+    await Promise.all([trickle, good].map((s) => s.close()));
+  }
+});

@@ -16,8 +16,6 @@ export const nodeAnsweredGarbage = (): ChainError => new ChainError(502, 'the no
 
 /** A node that refused a connection or timed out is skipped for this long unless every node is down. */
 const DOWN_FOR_MS = 3000;
-/** A node that does not accept a TCP connection within this is skipped like one that refused it. */
-const CONNECT_TIMEOUT_MS = 3000;
 
 /**
  * HTTP client to nodes. The gateway never decides chain state, so everything it serves comes
@@ -31,12 +29,15 @@ const CONNECT_TIMEOUT_MS = 3000;
  */
 export class NodeClient {
   private readonly downUntil = new Map<string, number>();
-  private readonly pool = new Agent({ connect: { timeout: CONNECT_TIMEOUT_MS } });
+  private readonly pool: Agent;
 
+  /** `timeoutMs` bounds a whole request to one node: connecting, sending, and the answer in full. */
   constructor(
     private readonly timeoutMs: number,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.pool = new Agent({ connect: { timeout: timeoutMs } });
+  }
 
   /**
    * `sentText`, when given, is the client's own JSON text of `body` and is forwarded byte for
@@ -54,14 +55,14 @@ export class NodeClient {
       let status: number;
       let text: string;
       try {
-        // headersTimeout bounds the wait for the answer, bodyTimeout a stall while it arrives.
+        // One signal for the whole exchange: a node that trickles its answer is cut off too.
+        const signal = AbortSignal.timeout(this.timeoutMs);
         const res = await undiciRequest(base + pathAndQuery, {
           method,
           headers: payload === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
           body: payload,
           dispatcher: this.pool,
-          headersTimeout: this.timeoutMs,
-          bodyTimeout: this.timeoutMs,
+          signal,
         });
         status = res.statusCode;
         text = await res.body.text();

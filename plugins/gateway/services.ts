@@ -57,9 +57,12 @@ export function createGatewayServices(config: GatewayConfig, log: Logger): Gatew
       for (const fn of pending.splice(0)) await fn();
     },
     async close() {
-      await poller.stop();
-      await cooldown.close();
-      await client.close();
+      try {
+        await poller.stop();
+        await cooldown.close();
+      } finally {
+        await client.close();
+      }
     },
   };
 }
