@@ -23,9 +23,9 @@ const DOWN_FOR_MS = 3000;
  * node of a shard does not fail requests another node can answer.
  *
  * undici's `request` over one keep-alive pool, not `fetch()`: every submission the gateway
- * forwards is one of these, and fetch's WHATWG stream layers cost ~750 µs of CPU a 10 KB POST
- * on loopback against ~140 µs here (bench/load.bench.ts --via gateway prints the gateway's CPU
- * per transaction).
+ * forwards is one of these, and fetch's WHATWG stream layers cost 750–1 150 µs of CPU a 10 KB
+ * POST on loopback against 200–260 µs here (bench/load.bench.ts --via gateway prints the
+ * gateway's CPU per transaction).
  */
 export class NodeClient {
   private readonly downUntil = new Map<string, number>();
