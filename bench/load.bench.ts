@@ -13,7 +13,9 @@ import { BenchHttpClient } from './http-client.js';
 import { formatGcPauses, gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
 import { mainThreadSched, peakRssBytes, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
 import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
-import { FLAT_OUT, flatOutLanes, parsePositiveInt, parseVia, phasesOf, planRuns, poolsFor, rateLabel, type Rate } from './load-plan.js';
+import { ConfirmationWatcher } from './confirmation-watcher.js';
+import { FlatOutCursor, Submitter, sendAtRate } from './load-sender.js';
+import { FLAT_OUT, parsePositiveInt, parseVia, phasesOf, planRuns, poolsFor, rateLabel, type Rate } from './load-plan.js';
 import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
 import type { ChainProcess } from '../test/helpers/node-process.js';
 
@@ -73,10 +75,6 @@ for (const run of runs) selectProvider(run.choice);
 // pure-JS devnet does not wait a minute for noble to sign its thousands of transfers.
 const presigning = selectProvider('auto').provider;
 const presigner = { sign: signerFor(presigning, 'native') };
-/** Overload answers (mempool full, rate limited): flat out waits this long and sends the same transfer again. */
-const OVERLOAD_RETRY_MS = 20;
-/** ...and for at most this long past the phase's end. */
-const OVERLOAD_RETRY_FOR_MS = 30_000;
 
 /** Verifications per second of one loop on one core, over `ms`. */
 function verifyRateOnce(provider: typeof nobleProvider, ms: number): number {
@@ -192,9 +190,8 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         return { i, body: canonicalJson(signTransfer(accounts[i]!, { to: sink, value: 1, nonce: nonces[i]! }, presigner)) };
       }),
     );
-    // Flat out's lanes per pool and how far each got, so a timed phase goes on where a flat-out
-    // warm-up from the same pool stopped.
-    const laneState = new Map<number, { lanes: number[][]; pos: number[] }>();
+    // Flat out's lanes per pool, so a timed phase goes on where a flat-out warm-up from the same pool stopped.
+    const cursors = new Map<number, FlatOutCursor>();
 
     const rows: Array<Record<string, string | number>> = [];
     const results: RateResult[] = [];
@@ -203,16 +200,6 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       const { rate, warm, seconds: phaseSeconds } = phases[r]!;
       const pool = poolOf[r]!;
       const plan = pools[pool]!;
-      const submitted = new Map<string, number>();
-      const confirmed = new Map<string, number>();
-      const heightOf = new Map<string, number>();
-      const seenAt: Array<{ height: number; seen: number; txs: number }> = [];
-      let rejected = 0;
-      let failed = 0;
-      let watchedHeight = await c.height(0);
-      const firstHeight = watchedHeight + 1;
-      let watching = true;
-      let drainDeadline = Infinity;
       console.log(warm ? `warm-up: ${rateLabel(rate)} for ${phaseSeconds} s (not counted)...` : `offering ${rateLabel(rate)} for ${phaseSeconds} s${rate === FLAT_OUT ? `, ${inflight} submissions outstanding` : ''}...`);
       // A scrape restarts each validator's event-loop window, so the figure read after this phase
       // covers this rate alone, not start-up, funding or the previous rate.
@@ -221,107 +208,32 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       const schedBefore = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
       const clientCpuBefore = selfCpuSeconds();
       const gatewayCpuBefore = gateway?.proc.pid ? threadCpu(gateway.proc.pid) : null;
+      const fromHeight = await c.height(0);
       const start = performance.now();
-      const watcher = (async () => {
-        while (watching || confirmed.size < submitted.size) {
-          try {
-            const h = (await http.getJson(`${c.nodes[0]!.url}/health`)).body.height as number;
-            for (let b = watchedHeight + 1; b <= h; b++) {
-              const txs = (await http.getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}/transactions`)).body.transactions as Array<{ hash: string }>;
-              const now = performance.now();
-              for (const t of txs) {
-                if (submitted.has(t.hash) && !confirmed.has(t.hash)) {
-                  confirmed.set(t.hash, now);
-                  heightOf.set(t.hash, b);
-                }
-              }
-              seenAt.push({ height: b, seen: now, txs: txs.length });
-              watchedHeight = b;
-            }
-          } catch (err) {
-            console.error(`watcher poll failed (retrying): ${err instanceof Error ? err.message : String(err)}`);
-          }
-          if (!watching && performance.now() > drainDeadline) break;
-          await new Promise((res) => setTimeout(res, 20));
-        }
-      })();
-      // The watcher stops on every path: an error below (a validator gone, a scrape refused) must
-      // not leave it polling a stopped devnet and the process unable to exit.
+      const sender = new Submitter(http, (t) => `${gatewayUrl ?? home(t.i)}/api/v1/transactions`, start);
+      const { submitted } = sender;
+      const watcher = new ConfirmationWatcher(http, c.nodes[0]!.url, fromHeight, submitted);
       let sent = false;
-      let sentCount = 0;
-      let overloaded = 0;
-      let lastAnswer = start;
       let exhausted = false;
-      const end = start + phaseSeconds * 1000;
-      /**
-       * One transfer: submitted (its id and send time kept), rejected, or failed to reach the
-       * server. Flat out sends an overload answer's transfer again (dropping it would leave a
-       * nonce gap) until OVERLOAD_RETRY_FOR_MS past the phase's end, then counts it failed: a
-       * devnet that stays overloaded (consensus stalled, no node reachable) ends the phase.
-       */
-      const submit = async (k: number, retryOnOverload: boolean): Promise<void> => {
-        const { i, body } = plan[k]!;
-        const url = `${gatewayUrl ?? home(i)}/api/v1/transactions`;
-        for (;;) {
-          const t0 = performance.now();
-          try {
-            const res = await http.postJsonText(url, body);
-            if (res.status === 200) {
-              submitted.set(res.body.tx_hash as string, t0);
-              lastAnswer = performance.now();
-            } else if (retryOnOverload && (res.status === 503 || res.status === 429) && performance.now() < end + OVERLOAD_RETRY_FOR_MS) {
-              overloaded++;
-              await new Promise((r) => setTimeout(r, OVERLOAD_RETRY_MS));
-              continue;
-            } else {
-              rejected++;
-              if (rejected <= 3) console.error(`rejected (${res.status}): ${JSON.stringify(res.body)}`);
-            }
-          } catch (err: unknown) {
-            failed++;
-            if (failed <= 3) console.error(`submission failed: ${err instanceof Error ? err.message : String(err)}`);
-          }
-          return;
-        }
-      };
       try {
         if (rate === FLAT_OUT) {
-          // Closed loop: up to `inflight` lanes, each sending its next transfer when its last one
-          // is answered, until the phase's seconds are up or the pool runs out.
-          let state = laneState.get(pool);
-          if (!state) {
-            const lanes = flatOutLanes(plan.length, accounts.length, inflight);
-            state = { lanes, pos: lanes.map(() => 0) };
-            laneState.set(pool, state);
+          let cursor = cursors.get(pool);
+          if (!cursor) {
+            cursor = new FlatOutCursor(plan, accounts.length, inflight);
+            cursors.set(pool, cursor);
           }
-          const { lanes, pos } = state;
-          await Promise.all(
-            lanes.map(async (lane, j) => {
-              while (pos[j]! < lane.length && performance.now() < end) {
-                sentCount++;
-                await submit(lane[pos[j]!++]!, true);
-              }
-            }),
-          );
-          exhausted = lanes.every((lane, j) => pos[j] === lane.length);
+          const end = start + phaseSeconds * 1000;
+          await cursor.send(end, sender);
+          exhausted = cursor.exhausted;
           if (exhausted && performance.now() < end) console.log(`flat out: the pool's ${plan.length} pre-signed transfers all sent ${((end - performance.now()) / 1000).toFixed(1)} s before the phase's end (raise --max-pool)`);
         } else {
-          const sends: Array<Promise<void>> = [];
-          for (let k = 0; k < plan.length; k++) {
-            const due = start + (k * 1000) / rate;
-            const wait = due - performance.now();
-            if (wait > 1) await new Promise((res) => setTimeout(res, wait));
-            sentCount++;
-            sends.push(submit(k, false));
-          }
-          await Promise.all(sends);
+          await sendAtRate(plan, rate, start, sender);
         }
         sent = true;
       } finally {
-        watching = false;
-        drainDeadline = sent ? performance.now() + 30_000 : 0;
-        await watcher;
+        await watcher.stop(sent ? 30_000 : 0);
       }
+      const { confirmed, heightOf, firstHeight, lastHeight } = watcher;
       const cpuAfter = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
       const schedAfter = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
       // One scrape per validator: p99 and max come from the same window (a scrape resets it).
@@ -332,8 +244,8 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       const gatewayUsed = delta(gatewayCpuBefore, gateway?.proc.pid ? threadCpu(gateway.proc.pid) : null);
       const gatewayCpu = gateway ? (gatewayUsed ? gatewayUsed.main + gatewayUsed.other : NaN) : 0;
       // Flat out offers what the devnet takes: its offered rate is the rate submissions were accepted.
-      const offered = rate !== FLAT_OUT ? rate : submitted.size > 0 ? (submitted.size * 1000) / (lastAnswer - start) : 0;
-      if (rate === FLAT_OUT) console.log(`flat out: ${sentCount} sent, ${submitted.size} accepted at ${offered.toFixed(1)} tx/s; overload answers (503/429) retried: ${overloaded}`);
+      const offered = rate === FLAT_OUT ? sender.acceptedRate : rate;
+      if (rate === FLAT_OUT) console.log(`flat out: ${sender.sent} sent, ${submitted.size} accepted at ${offered.toFixed(1)} tx/s; overload answers (503/429) retried: ${sender.overloaded}`);
       const wall = (performance.now() - start) / 1000;
       const sched = schedBefore.map((b, i) => {
         const a = schedAfter[i];
@@ -342,18 +254,18 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       loopsPerRate.push({ rate, warm, p99: loops.map((l) => l[0]! * 1000), max: loops.map((l) => l[1]! * 1000), sched, gc });
       // Block cadence and fill during the window: tells whether time goes to consensus rounds or to block size.
       const blocks: Array<{ tx_count: number; timestamp: number }> = [];
-      for (let b = firstHeight; b <= watchedHeight; b++) blocks.push((await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}`)).body as { tx_count: number; timestamp: number });
+      for (let b = firstHeight; b <= lastHeight; b++) blocks.push((await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}`)).body as { tx_count: number; timestamp: number });
       const busy = blocks.filter((b) => b.tx_count > 0);
       const interval = blocks.length > 1 ? (blocks[blocks.length - 1]!.timestamp - blocks[0]!.timestamp) / (blocks.length - 1) : NaN;
       // Heights that needed more than one round: the sign of blocks outlasting the vote timeouts.
       const rounds = c.nodes[0]!.logs
         .filter((l) => l.includes('block committed'))
         .map((l) => JSON.parse(l) as { height: number; round: number })
-        .filter((e) => e.height >= firstHeight && e.height <= watchedHeight);
+        .filter((e) => e.height >= firstHeight && e.height <= lastHeight);
       if (traceFile) {
         if (r === 0) writeFileSync(traceFile, '');
         const lines = [...submitted.entries()].map(([h, t]) => JSON.stringify({ rate, warm, hash: h, submit: Math.round(t - start), confirm: confirmed.has(h) ? Math.round(confirmed.get(h)! - start) : null, height: heightOf.get(h) ?? null }));
-        for (const s of seenAt) lines.push(JSON.stringify({ rate, warm, block: s.height, seen: Math.round(s.seen - start), txs: s.txs }));
+        for (const s of watcher.blocks) lines.push(JSON.stringify({ rate, warm, block: s.height, seen: Math.round(s.seen - start), txs: s.txs }));
         lines.push(JSON.stringify({ rate, startedAtWallMs: Math.round(Date.now() - (performance.now() - start)) }));
         appendFileSync(traceFile, lines.join('\n') + '\n');
       }
@@ -368,7 +280,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       const otherCpu = used.reduce((a, u) => a + (u?.other ?? NaN), 0);
       const perTx = (sec: number): string => ((sec * 1000) / Math.max(1, confirmed.size)).toFixed(2);
       if (warm) {
-        console.log(`warm-up done: ${confirmed.size}/${sentCount} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms (not counted)`);
+        console.log(`warm-up done: ${confirmed.size}/${sender.sent} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms (not counted)`);
         continue;
       }
       const peakRss = worstOf(peakRssMiB(c));
@@ -380,9 +292,9 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         C: C.toFixed(1),
         via,
         'offered tx/s': rate === FLAT_OUT ? `max (${offered.toFixed(1)})` : rate,
-        sent: sentCount,
-        rejected,
-        failed,
+        sent: sender.sent,
+        rejected: sender.rejected,
+        failed: sender.failed,
         committed: confirmed.size,
         'committed tx/s': tps.toFixed(1),
         'TPS/C': (tps / C).toFixed(2),
