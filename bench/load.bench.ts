@@ -62,7 +62,7 @@ const seconds = parsePositiveInt(args.seconds!, '--seconds');
 const nAccounts = parsePositiveInt(args.accounts!, '--accounts');
 const warmup = args.warmup === '0' ? 0 : parsePositiveInt(args.warmup!, '--warmup (0 for none)');
 const PROVIDER_CHOICES: readonly ProviderChoice[] = ['auto', ...PROVIDER_NAMES];
-const DEFAULT_RATES = '20,40,80,160';
+const DEFAULT_RATES = '20,40,80,max';
 const via = parseVia(args.via!);
 const inflight = parsePositiveInt(args.inflight!, '--inflight');
 const maxPool = parsePositiveInt(args['max-pool']!, '--max-pool');
