@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeTxBatch, encodeTxBatch, envelope, openEnvelope, parseRelayedTxs } from './envelope.js';
+import { decodeTxBatch, decodeTxRelay, encodeTxBatch, encodeTxRelay, envelope, openEnvelope, parseRelayedTxs } from './envelope.js';
 
 const a = '{"from":"a","to":"b","memo":"snow ☃"}';
 const b = '{"type":"faucet","to":"c"}';
@@ -31,6 +31,15 @@ test('leading bytes written with the batch give the same bytes as wrapping it af
   assert.equal(opened.body[0], 1);
   assert.deepEqual(decodeTxBatch(opened.body.subarray(1)), batch);
   assert.deepEqual(encodeTxBatch([], [8, 0]), Uint8Array.of(8, 0));
+});
+
+test('a lone relayed transaction: leading bytes written with it give the same bytes as wrapping it afterwards', () => {
+  assert.deepEqual(encodeTxRelay('system', b, [5]), envelope(5, encodeTxRelay('system', b)));
+  assert.equal(Buffer.isBuffer(encodeTxRelay('signed', a, [5])), false, 'slice() must copy, as for every other message');
+  const opened = openEnvelope(encodeTxRelay('signed', a, [5]))!;
+  assert.equal(opened.tag, 5);
+  assert.deepEqual(decodeTxRelay(opened.body), { origin: 'signed', canonical: a });
+  assert.deepEqual(decodeTxRelay(encodeTxRelay('system', b)), { origin: 'system', canonical: b });
 });
 
 test('a malformed relay batch is refused whole', () => {

@@ -233,7 +233,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.relayOut = [];
     this.relayBytes = 0;
     // A lone transaction keeps the single-transaction message.
-    const msg = txs.length === 1 ? envelope(TAG_TX, encodeTxRelay(txs[0]!.origin, txs[0]!.canonical)) : encodeTxBatch(txs, [TAG_TX_BATCH]);
+    const msg = txs.length === 1 ? encodeTxRelay(txs[0]!.origin, txs[0]!.canonical, [TAG_TX]) : encodeTxBatch(txs, [TAG_TX_BATCH]);
     this.o.transport.broadcast(msg);
   }
 
