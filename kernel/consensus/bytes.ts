@@ -1,7 +1,6 @@
 import { toHex } from '../codec/hex.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
-
 /** Lexicographic byte order; shorter prefix first. */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);

@@ -22,7 +22,6 @@ export const VOTE_TAG = 'ch-vote-v1';
 export const PROPOSAL_TAG = 'ch-proposal-v1';
 export const HASH_BYTES = 32;
 
-
 function checkField(name: string, text: string): void {
   if (!isEncodableField(text)) throw new TypeError(`${name} must be non-empty and free of '|'`);
 }

@@ -1,4 +1,4 @@
-import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -6,7 +6,7 @@ const FNV_PRIME = 0x01000193;
 /** 32-bit FNV-1a over the UTF-8 bytes of `text`. Shard of an address = fnv1a32(address) mod n_shards. */
 export function fnv1a32(text: string): number {
   let h = FNV_OFFSET;
-  for (const b of utf8ToBytes(text)) {
+  for (const b of utf8Bytes(text)) {
     h ^= b;
     h = Math.imul(h, FNV_PRIME) >>> 0;
   }

@@ -1,6 +1,6 @@
 import { createHash, hash as oneShotHash } from 'node:crypto';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 export type Hash32 = Uint8Array;
 
@@ -27,7 +27,7 @@ export function sha3(data: Uint8Array | string): Hash32 {
 }
 
 export function sha256(data: Uint8Array | string): Hash32 {
-  return nobleSha256(typeof data === 'string' ? utf8ToBytes(data) : data);
+  return nobleSha256(typeof data === 'string' ? utf8Bytes(data) : data);
 }
 
 /** `0x` + 64 lowercase hex: the wire form of every hash and root (decisions.md §2). */
