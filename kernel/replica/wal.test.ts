@@ -25,6 +25,13 @@ function patterned(length: number, seed: number): Uint8Array {
   return out;
 }
 
+/** A log holding `entries`, the last one synced, closed again. */
+async function writeLog(path: string, entries: readonly Uint8Array[]): Promise<void> {
+  const { wal } = await Wal.open(path);
+  for (const [i, e] of entries.entries()) await wal.append(e, i === entries.length - 1);
+  await wal.close();
+}
+
 /** The entries a fresh open finds, with the handle closed again. */
 async function entriesAt(path: string): Promise<Uint8Array[]> {
   const { wal, entries } = await Wal.open(path);
@@ -53,10 +60,7 @@ test('entries read back after reopening, byte for byte and in order, including a
 test('a torn tail (the process died mid-write) is cut off and the entries before it are kept', async () => {
   await withDir(async (dir) => {
     const path = join(dir, 'consensus.wal');
-    const { wal } = await Wal.open(path);
-    await wal.append(patterned(100, 1), false);
-    await wal.append(patterned(5_000, 2), true);
-    await wal.close();
+    await writeLog(path, [patterned(100, 1), patterned(5_000, 2)]);
     const full = (await stat(path)).size;
     await truncate(path, full - 1);
     const opened = await Wal.open(path);
@@ -73,11 +77,7 @@ test('a torn tail (the process died mid-write) is cut off and the entries before
 test('an entry whose checksum does not match ends the replay there', async () => {
   await withDir(async (dir) => {
     const path = join(dir, 'consensus.wal');
-    const { wal } = await Wal.open(path);
-    await wal.append(patterned(50, 1), false);
-    await wal.append(patterned(50, 2), false);
-    await wal.append(patterned(50, 3), true);
-    await wal.close();
+    await writeLog(path, [patterned(50, 1), patterned(50, 2), patterned(50, 3)]);
     const bytes = await readFile(path);
     const at = 8 + 50 + 8 + 10; // a byte inside the second payload
     bytes[at] = bytes[at]! ^ 0xff;
@@ -109,22 +109,22 @@ test('a write that fails part-way is cut back, so entries appended after it stil
     const path = join(dir, 'consensus.wal');
     const { wal } = await Wal.open(path);
     await wal.append(patterned(40, 1), true);
-    // The file handle writes the first 100 bytes of the next entry, then fails as a full disk would.
     type Writev = (buffers: readonly NodeJS.ArrayBufferView[], position?: number) => Promise<{ bytesWritten: number }>;
     const fh = (wal as unknown as { fh: { writev: Writev } }).fh;
     const writev = fh.writev.bind(fh);
-    fh.writev = async (buffers: readonly NodeJS.ArrayBufferView[], position?: number) => {
-      const whole = Buffer.concat(buffers.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)));
-      await writev([whole.subarray(0, 100)], position);
-      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    /** The handle writes only the first `bytes` of what it is given, then `after` decides the outcome. */
+    const writeOnly = (bytes: number, after: (written: Promise<{ bytesWritten: number }>) => Promise<{ bytesWritten: number }>): Writev => {
+      return (buffers, position) => after(writev([Buffer.concat(buffers.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength))).subarray(0, bytes)], position));
     };
+    // The first 100 bytes of the next entry, then a failure as a full disk would give.
+    fh.writev = writeOnly(100, async (written) => {
+      await written;
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    });
     await assert.rejects(wal.append(patterned(500, 2), true), /ENOSPC/);
     assert.equal((await stat(path)).size, 8 + 40, 'the partial frame is gone');
     // A write that returns short is cut back the same way.
-    fh.writev = async (buffers: readonly NodeJS.ArrayBufferView[], position?: number) => {
-      const whole = Buffer.concat(buffers.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)));
-      return writev([whole.subarray(0, 30)], position);
-    };
+    fh.writev = writeOnly(30, (written) => written);
     await assert.rejects(wal.append(patterned(500, 3), true), /stopped after 30; cut back to 48 bytes/);
     assert.equal((await stat(path)).size, 8 + 40);
     fh.writev = writev;
