@@ -8,6 +8,9 @@ export type Rate = number | 'max';
 
 export const FLAT_OUT = 'max';
 
+/** A count or rate as written on the command line: no sign, no leading zero, no fraction. */
+const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
+
 /** Where transfers are submitted: round-robin straight to the validators, or all through a gateway. */
 export type Via = 'nodes' | 'gateway';
 export const VIAS: readonly Via[] = ['nodes', 'gateway'];
@@ -30,7 +33,7 @@ export interface Phase {
  */
 export function parseRates(text: string, what: string): Rate[] {
   const parts = text.split(',');
-  const out = parts.map((p): Rate | null => (p === FLAT_OUT ? FLAT_OUT : /^[1-9][0-9]*$/.test(p) ? Number(p) : null));
+  const out = parts.map((p): Rate | null => (p === FLAT_OUT ? FLAT_OUT : POSITIVE_INTEGER.test(p) ? Number(p) : null));
   if (out.some((r) => r === null)) throw new Error(`${what}: rates must be positive integers or "${FLAT_OUT}" (flat out) separated by commas, got "${text}"`);
   const flat = out.indexOf(FLAT_OUT);
   if (flat >= 0 && flat !== out.length - 1) throw new Error(`${what}: "${FLAT_OUT}" (flat out) can only be the last rate, got "${text}"`);
@@ -68,7 +71,7 @@ export function parseVia(text: string): Via {
 }
 
 export function parsePositiveInt(text: string, what: string): number {
-  if (!/^[1-9][0-9]*$/.test(text)) throw new Error(`${what}: expected a positive integer, got "${text}"`);
+  if (!POSITIVE_INTEGER.test(text)) throw new Error(`${what}: expected a positive integer, got "${text}"`);
   return Number(text);
 }
 
