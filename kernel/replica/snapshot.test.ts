@@ -52,6 +52,12 @@ test('a tampered snapshot is refused', async () => {
   assert.match((r as { reason: string }).reason, /signature does not verify/);
   r = checkSnapshot(snap, 'test-chain', [{ address: 'chain:other.node', public_key: snap.public_key }], nobleProvider);
   assert.match((r as { reason: string }).reason, /not a trusted validator/);
+  // The signature covers the block's hash, not its text: a text that is no block, or no text at
+  // all, is caught by decoding it.
+  r = checkSnapshot({ ...snap, block: 42 }, 'test-chain', trusted, nobleProvider);
+  assert.match((r as { reason: string }).reason, /snapshot block is malformed/);
+  r = checkSnapshot({ ...snap, block: '{"header":' }, 'test-chain', trusted, nobleProvider);
+  assert.match((r as { reason: string }).reason, /snapshot block is malformed/);
   // Even a trusted signer cannot make a node accept entries that do not hash to the block's root.
   const malicious = signSnapshot({ chain_id: 'test-chain', block: await decodeBlock(snap), entries }, signer, nobleProvider);
   const ok = checkSnapshot(malicious, 'test-chain', trusted, nobleProvider);

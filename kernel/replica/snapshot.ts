@@ -1,5 +1,5 @@
-import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { canonicalJson } from '../codec/json.js';
+import { utf8Bytes } from '../codec/utf8.js';
 import { parseHex, toHex } from '../codec/hex.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
@@ -34,7 +34,7 @@ const blockCodec = jsonRecord<BlockRecord>();
 const decoder = new TextDecoder();
 
 export function snapshotMessage(s: Pick<StateSnapshot, 'chain_id' | 'height' | 'block_hash' | 'state_root' | 'entries_hash'>): Uint8Array {
-  return utf8ToBytes([SNAPSHOT_TAG, s.chain_id, String(s.height), s.block_hash, s.state_root, s.entries_hash].join('|'));
+  return utf8Bytes([SNAPSHOT_TAG, s.chain_id, String(s.height), s.block_hash, s.state_root, s.entries_hash].join('|'));
 }
 
 export function entriesHash(entries: Array<[string, string]>): string {
@@ -86,9 +86,10 @@ export function checkSnapshot(s: unknown, chainId: string, trusted: readonly Tru
   if (!signer) return { ok: false, reason: `snapshot signer ${String(x.signer)} is not a trusted validator` };
   const sig = typeof x.signature === 'string' ? parseHex(x.signature) : null;
   if (!sig || !provider.verify(sig, snapshotMessage(x), parseHex(x.public_key)!)) return { ok: false, reason: 'snapshot signature does not verify' };
+  if (typeof x.block !== 'string') return { ok: false, reason: 'snapshot block is malformed' };
   let block: BlockRecord;
   try {
-    block = blockCodec.decode(utf8ToBytes(x.block));
+    block = blockCodec.decode(utf8Bytes(x.block));
   } catch {
     return { ok: false, reason: 'snapshot block is malformed' };
   }
@@ -97,5 +98,5 @@ export function checkSnapshot(s: unknown, chainId: string, trusted: readonly Tru
 }
 
 export function checkpointMessage(chainId: string, height: number, blockHash: string, stateRoot: string): Uint8Array {
-  return utf8ToBytes([CHECKPOINT_TAG, chainId, String(height), blockHash, stateRoot].join('|'));
+  return utf8Bytes([CHECKPOINT_TAG, chainId, String(height), blockHash, stateRoot].join('|'));
 }

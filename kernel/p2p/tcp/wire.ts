@@ -6,14 +6,14 @@
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha3_256 } from '@noble/hashes/sha3.js';
-import { utf8ToBytes } from '@noble/hashes/utils.js';
 import { toHex } from '../../codec/hex.js';
+import { utf8Bytes } from '../../codec/utf8.js';
 import { sha3, sha3Concat } from '../../crypto/hash.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES } from '../../crypto/provider.js';
 
 export const PROTOCOL_VERSION = 1;
 /** First bytes of every hello: lets a node tell a stray client (HTTP, a port scanner) from a peer. */
-export const HELLO_MAGIC = utf8ToBytes('PQP2');
+export const HELLO_MAGIC = utf8Bytes('PQP2');
 export const NODE_ID_BYTES = 20;
 export const KEM_PUBLIC_KEY_BYTES = 1184;
 export const KEM_SECRET_KEY_BYTES = 2400;
@@ -38,10 +38,10 @@ export type Role = 'initiator' | 'responder';
 
 const ROLE_BYTE: Record<Role, number> = { initiator: 0, responder: 1 };
 
-const TRANSCRIPT_LABEL = utf8ToBytes('pq-chain/p2p/v1/transcript');
-const AUTH_LABEL = utf8ToBytes('pq-chain/p2p/v1/auth');
-const KEY_I2R_LABEL = utf8ToBytes('pq-chain/p2p/v1/key/initiator->responder');
-const KEY_R2I_LABEL = utf8ToBytes('pq-chain/p2p/v1/key/responder->initiator');
+const TRANSCRIPT_LABEL = utf8Bytes('pq-chain/p2p/v1/transcript');
+const AUTH_LABEL = utf8Bytes('pq-chain/p2p/v1/auth');
+const KEY_I2R_LABEL = utf8Bytes('pq-chain/p2p/v1/key/initiator->responder');
+const KEY_R2I_LABEL = utf8Bytes('pq-chain/p2p/v1/key/responder->initiator');
 
 /** A peer broke the protocol; `reason` is what gets logged and reported to the application. */
 export class P2pProtocolError extends Error {
@@ -116,7 +116,7 @@ class ByteReader {
 }
 
 function boundedUtf8(text: string, max: number, what: string): Uint8Array {
-  const b = utf8ToBytes(text);
+  const b = utf8Bytes(text);
   if (b.length > max) throw new RangeError(`${what} longer than ${max} bytes`);
   return b;
 }
@@ -182,7 +182,7 @@ export function decodeKex(body: Uint8Array): Uint8Array {
 }
 
 export function encodeReject(reason: string): Uint8Array {
-  const b = utf8ToBytes(reason);
+  const b = utf8Bytes(reason);
   return concatBytes([Uint8Array.of(HandshakeType.Reject), b.subarray(0, MAX_REJECT_REASON_BYTES)]);
 }
 
