@@ -32,44 +32,84 @@ import type { ChainProcess } from '../test/helpers/node-process.js';
  *   node dist/bench/load.bench.js --validators 4 --rates 20,40,80 --seconds 10 --accounts 100
  *   node dist/bench/load.bench.js --run noble=40,max --run pqclean=130,max --via gateway
  */
-const { values: args } = parseArgs({
-  options: {
-    validators: { type: 'string', default: '4' },
-    rates: { type: 'string' },
-    seconds: { type: 'string', default: '10' },
-    accounts: { type: 'string', default: '120' },
-    'block-ms': { type: 'string', default: '200' },
-    // Sent at the first rate before the timed rates and not counted: fresh processes run the
-    // signed-transfer path (admission, verify workers, execution) unoptimised for their first
-    // few hundred transactions, which is start-up, not the steady state the latency targets mean.
-    warmup: { type: 'string', default: '5' },
-    // One JSON line per transaction (rate, submit and confirm times, height) and per block
-    // (height, commit seen, tx count): what a latency tail is made of.
-    trace: { type: 'string' },
-    // One devnet per provider in one command, e.g. --run noble=40,80,100 --run pqclean=130,260,300:
-    // one table for both and the native-over-pure-JS ratio. Without it: CHAIN_CRYPTO_PROVIDER and --rates.
-    run: { type: 'string', multiple: true },
-    via: { type: 'string', default: 'nodes' },
-    // Flat out: submissions outstanding at once (the next leaves when one is answered).
-    inflight: { type: 'string', default: '64' },
-    // Flat out pre-signs C transfers per second of the phase, at most this many (client memory
-    // and pre-signing time where C is far above what the devnet commits, i.e. native providers).
-    'max-pool': { type: 'string', default: '12000' },
-  },
-});
-const validators = parsePositiveInt(args.validators!, '--validators');
-const seconds = parsePositiveInt(args.seconds!, '--seconds');
-const nAccounts = parsePositiveInt(args.accounts!, '--accounts');
-const warmup = args.warmup === '0' ? 0 : parsePositiveInt(args.warmup!, '--warmup (0 for none)');
 const PROVIDER_CHOICES: readonly ProviderChoice[] = ['auto', ...PROVIDER_NAMES];
 const DEFAULT_RATES = '20,40,80,max';
-const via = parseVia(args.via!);
-const inflight = parsePositiveInt(args.inflight!, '--inflight');
-const maxPool = parsePositiveInt(args['max-pool']!, '--max-pool');
+const USAGE = `usage: node dist/bench/load.bench.js [options]
+  --validators N        validator processes (default 4)
+  --rates R1,R2,...     offered tx/s per phase, "max" (flat out) only last; default ${DEFAULT_RATES},
+                        provider from CHAIN_CRYPTO_PROVIDER (${PROVIDER_CHOICES.join('|')})
+  --run P=R1,R2,...     one devnet per provider instead, e.g. --run noble=30,max --run pqclean=130,max
+  --via nodes|gateway   straight to the validators (default) or all through a gateway
+  --seconds N           each timed phase (default 10)
+  --warmup N            a phase at the first rate before them, not counted (default 20, 0 for none)
+  --accounts N          funded sending accounts (default 120)
+  --block-ms N          the devnet's CHAIN_BLOCK_MS (default 200)
+  --inflight N          flat out: submissions outstanding at once (default 64)
+  --max-pool N          flat out: at most this many transfers pre-signed for a phase (default 12000)
+  --trace FILE          one JSON line per transaction and per block
+  -h, --help            this text`;
 
-const runs = planRuns({ run: args.run, rates: args.rates, envChoice: process.env.CHAIN_CRYPTO_PROVIDER, defaultRates: DEFAULT_RATES, choices: PROVIDER_CHOICES });
-// Every provider asked for must load before the first devnet starts, not minutes into the command.
-for (const run of runs) selectProvider(run.choice);
+/** The command line, checked before the first devnet starts. */
+function parseCommandLine() {
+  const { values } = parseArgs({
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      validators: { type: 'string', default: '4' },
+      rates: { type: 'string' },
+      seconds: { type: 'string', default: '10' },
+      accounts: { type: 'string', default: '120' },
+      'block-ms': { type: 'string', default: '200' },
+      // Sent at the first rate before the timed rates and not counted: fresh processes run the
+      // signed-transfer path (admission, verify workers, execution) unoptimised for their first
+      // few hundred transactions, which is start-up, not the steady state the latency targets mean.
+      // 5 s was too short: per second of a pqclean devnet at 130 tx/s after it, p50 stayed at
+      // 440–820 ms for the timed phase's first 2–10 s and then held at 300–400 ms, and those
+      // seconds alone set p99 (p99/p50 2.14 and 2.31 in two of four runs); after 20 s the timed
+      // phase held at 270–420 ms from its first second.
+      warmup: { type: 'string', default: '20' },
+      // One JSON line per transaction (rate, submit and confirm times, height) and per block
+      // (height, commit seen, tx count): what a latency tail is made of.
+      trace: { type: 'string' },
+      // One devnet per provider in one command: one table for both and the native-over-pure-JS ratio.
+      run: { type: 'string', multiple: true },
+      via: { type: 'string', default: 'nodes' },
+      inflight: { type: 'string', default: '64' },
+      // Flat out pre-signs C transfers per second of the phase, at most this many (client memory
+      // and pre-signing time where C is far above what the devnet commits, i.e. native providers).
+      'max-pool': { type: 'string', default: '12000' },
+    },
+  });
+  const runs = values.help ? [] : planRuns({ run: values.run, rates: values.rates, envChoice: process.env.CHAIN_CRYPTO_PROVIDER, defaultRates: DEFAULT_RATES, choices: PROVIDER_CHOICES });
+  // Every provider asked for must load before the first devnet starts, not minutes into the command.
+  for (const run of runs) selectProvider(run.choice);
+  return {
+    help: values.help === true,
+    runs,
+    validators: parsePositiveInt(values.validators!, '--validators'),
+    seconds: parsePositiveInt(values.seconds!, '--seconds'),
+    nAccounts: parsePositiveInt(values.accounts!, '--accounts'),
+    warmup: values.warmup === '0' ? 0 : parsePositiveInt(values.warmup!, '--warmup (0 for none)'),
+    blockMs: parsePositiveInt(values['block-ms']!, '--block-ms'),
+    via: parseVia(values.via!),
+    inflight: parsePositiveInt(values.inflight!, '--inflight'),
+    maxPool: parsePositiveInt(values['max-pool']!, '--max-pool'),
+    trace: values.trace,
+  };
+}
+
+let options: ReturnType<typeof parseCommandLine>;
+try {
+  options = parseCommandLine();
+} catch (err) {
+  // A bad flag ends the command with the reason and the usage, not a stack trace.
+  console.error(`load.bench: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+  process.exit(2);
+}
+if (options.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const { runs, validators, seconds, nAccounts, warmup, blockMs, via, inflight, maxPool } = options;
 // Pre-signing is the client's set-up, not what is measured: the fastest provider that loads signs
 // for every run (the shared vectors prove each provider verifies what the others sign), so a
 // pure-JS devnet does not wait a minute for noble to sign its thousands of transfers.
@@ -159,7 +199,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
   const C = (cores * v) / validators;
   console.log(`provider ${provider.name}: single-core ML-DSA-65 verify ${v.toFixed(0)}/s (median of 5 samples, ${measured.min.toFixed(0)}–${measured.max.toFixed(0)}); cores ${cores}; validators ${validators}; C = cores × v / validators = ${C.toFixed(1)} tx/s`);
 
-  const c = await Cluster.start(validators, { CHAIN_BLOCK_MS: args['block-ms']!, CHAIN_EMPTY_BLOCK_MS: '1000', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_CRYPTO_PROVIDER: choice });
+  const c = await Cluster.start(validators, { CHAIN_BLOCK_MS: String(blockMs), CHAIN_EMPTY_BLOCK_MS: '1000', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_CRYPTO_PROVIDER: choice });
   const http = new BenchHttpClient(Math.max(64, inflight));
   let gateway: ChainProcess | null = null;
   try {
@@ -339,7 +379,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
     // block's validation then finds it in the cache.
     console.log(`consensus signatures verified on a worker per validator: ${preverified.join(', ')}; answered from that memo: ${preverifiedHits.join(', ')}`);
     console.log(`signature verifications per validator: ${verifications.join(', ')}; cache hits: ${cacheHits.join(', ')}; transactions on chain: ${String(committedTotal)}`);
-    console.log(`throughput issue's targets, judged from this run (CHAIN_BLOCK_MS ${args['block-ms']!}):\n${formatTargets(evaluateTargets({ provider: provider.name, C, blockMs: Number(args['block-ms']), rates: results }))}`);
+    console.log(`throughput issue's targets, judged from this run (CHAIN_BLOCK_MS ${blockMs}):\n${formatTargets(evaluateTargets({ provider: provider.name, C, blockMs, rates: results }))}`);
     return { provider: provider.name, C, rows, results };
   } finally {
     for (const n of c.nodes) {
@@ -358,7 +398,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
 const outcomes: RunOutcome[] = [];
 for (const [i, run] of runs.entries()) {
   if (runs.length > 1) console.log(`\n=== devnet ${i + 1} of ${runs.length}: ${run.choice}, ${run.rates.map(rateLabel).join(' / ')}, via ${via} ===`);
-  outcomes.push(await runDevnet(run.choice, run.rates, args.trace && runs.length > 1 ? `${args.trace}.${run.choice}` : args.trace));
+  outcomes.push(await runDevnet(run.choice, run.rates, options.trace && runs.length > 1 ? `${options.trace}.${run.choice}` : options.trace));
 }
 if (outcomes.length > 1) {
   console.log('\nall runs:');
