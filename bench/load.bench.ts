@@ -14,6 +14,7 @@ import { formatGcPauses, gcPausesBetween, parseGcPauses, type GcPausesByKind } f
 import { mainThreadSched, peakRssBytes, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
 import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
 import { ConfirmationWatcher } from './confirmation-watcher.js';
+import { latencyBySlice, settlingWarning } from './settling.js';
 import { FlatOutCursor, Submitter, sendAtRate } from './load-sender.js';
 import { FLAT_OUT, parsePositiveInt, parseVia, phasesOf, planRuns, poolsFor, rateLabel, type Rate } from './load-plan.js';
 import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
@@ -319,13 +320,19 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       const mainCpu = used.reduce((a, u) => a + (u?.main ?? NaN), 0);
       const otherCpu = used.reduce((a, u) => a + (u?.other ?? NaN), 0);
       const perTx = (sec: number): string => ((sec * 1000) / Math.max(1, confirmed.size)).toFixed(2);
+      // A fixed rate below capacity should hold one latency from start to end; flat out's grows
+      // with its backlog, so only fixed rates are checked for a devnet still settling.
+      const quarters = latencyBySlice(submitted, confirmed, start, phaseSeconds, 4);
+      const settling = rate === FLAT_OUT ? null : settlingWarning(quarters);
+      const byQuarter = `p50 by quarter of the phase (by submission) ${quarters.map((q) => q.toFixed(0)).join(' / ')} ms`;
       if (warm) {
-        console.log(`warm-up done: ${confirmed.size}/${sender.sent} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms (not counted)`);
+        console.log(`warm-up done: ${confirmed.size}/${sender.sent} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms, ${byQuarter} (not counted)`);
         continue;
       }
+      console.log(settling ? `${byQuarter}; ${settling}` : byQuarter);
       const peakRss = worstOf(peakRssMiB(c));
       const worstLoopP99Ms = Math.max(...loops.map((l) => l[0]! * 1000));
-      results.push({ offered, flatOut: rate === FLAT_OUT, ...(exhausted ? { exhausted } : {}), committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss });
+      results.push({ offered, flatOut: rate === FLAT_OUT, ...(exhausted ? { exhausted } : {}), committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss, ...(settling ? { settling } : {}) });
       rows.push({
         provider: provider.name,
         'v /s': v.toFixed(0),

@@ -109,3 +109,13 @@ test('flat out that ran out of pre-signed transfers is saturated only if it comm
   const behind: RateResult = { ...ranOut, committedTps: 250 };
   assert.doesNotMatch(evaluateTargets({ provider: 'pqclean', C: 1976, blockMs: 200, rates: [behind] })[3]!.measured, /not saturated/);
 });
+
+test('a half-rate phase that was still settling says so beside its p50 and p99', () => {
+  const settling = 'its first quarter ran at p50 700 ms against 350 ms in its last: the devnet was still settling, so p99 is the start-up\'s; raise --warmup';
+  const lines = evaluateTargets({ provider: 'pqclean', C: 1799, blockMs: 200, rates: [{ ...rate(140, 137.4, 450, 1040, 342, 19.6, 314), settling }, { ...rate(400, 335.4, 4100, 6400, 682, 73.8, 454), flatOut: true }] });
+  assert.match(lines[1]!.measured, /still settling/);
+  assert.match(lines[2]!.measured, /p99\/p50 2\.31 \(its first quarter ran at p50 700 ms/);
+  // The verdict is the measured one; the note says why it should not be trusted.
+  assert.equal(lines[2]!.met, false);
+  assert.doesNotMatch(evaluateTargets({ provider: 'pqclean', C: 1799, blockMs: 200, rates: [rate(140, 137.4, 350, 661, 342, 19.6, 314)] })[2]!.measured, /settling/);
+});

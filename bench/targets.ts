@@ -21,6 +21,8 @@ export interface RateResult {
   readonly eventLoopP99Ms: number;
   /** Worst validator's peak RSS up to the end of this rate; null where procfs cannot say. */
   readonly peakRssMiB: number | null;
+  /** Why the phase's latency is not a steady state's (its first part ran slower; settling.ts), if so. */
+  readonly settling?: string;
 }
 
 export interface TargetInputs {
@@ -105,6 +107,7 @@ export function evaluateTargets(run: TargetInputs): TargetLine[] {
       ? ` (not saturated: flat out sent its whole pre-signed pool early and committed all of it; raise --max-pool)`
       : ` (not saturated: ${full.committedTps.toFixed(1)} of ${full.offered} tx/s offered committed at the top rate; offer more, or flat out)`;
   const offHalf = Math.abs(half.offered - sustained / 2) > HALF_RATE_TOLERANCE * (sustained / 2) ? `; ${half.flatOut ? half.offered.toFixed(1) : half.offered} is more than ${HALF_RATE_TOLERANCE * 100} % from half the sustained rate, offer a rate nearer it` : '';
+  const unsettled = half.settling ? ` (${half.settling})` : '';
   const at = `at ${offeredText(half)} (half of ${sustained.toFixed(1)} sustained is ${(sustained / 2).toFixed(1)}${offHalf})`;
   return [
     {
@@ -114,12 +117,12 @@ export function evaluateTargets(run: TargetInputs): TargetLine[] {
     },
     {
       target: 'p50 ≤ 3 × CHAIN_BLOCK_MS + one round of votes, at half the sustained rate',
-      measured: `p50 ${ms(half.p50Ms)} ${at}; bound 3 × ${run.blockMs} + ${voteRoundMs.toFixed(0)} (block interval − CHAIN_BLOCK_MS: the votes and the block's own processing) = ${ms(p50Bound)}${caveat}`,
+      measured: `p50 ${ms(half.p50Ms)} ${at}; bound 3 × ${run.blockMs} + ${voteRoundMs.toFixed(0)} (block interval − CHAIN_BLOCK_MS: the votes and the block's own processing) = ${ms(p50Bound)}${caveat}${unsettled}`,
       met: known(half.p50Ms, p50Bound) ? half.p50Ms <= p50Bound : null,
     },
     {
       target: 'p99 ≤ 2 × p50, same rate',
-      measured: `p99 ${ms(half.p99Ms)}, p99/p50 ${(half.p99Ms / half.p50Ms).toFixed(2)}`,
+      measured: `p99 ${ms(half.p99Ms)}, p99/p50 ${(half.p99Ms / half.p50Ms).toFixed(2)}${unsettled}`,
       met: known(half.p99Ms, half.p50Ms) ? half.p99Ms <= 2 * half.p50Ms : null,
     },
     {
