@@ -10,8 +10,9 @@ import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { txMessageV2 } from '../kernel/crypto/signed-message.js';
 import { canonicalJson } from '../kernel/codec/json.js';
 import { BenchHttpClient } from './http-client.js';
-import { formatGcPauses, gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
-import { mainThreadSched, peakRssBytes, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
+import { formatGcPauses } from './gc-pauses.js';
+import { peakRssBytes } from './thread-cpu.js';
+import { metricsText, PhaseProbe, valuesIn, type PhaseResources } from './phase-probe.js';
 import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
 import { ConfirmationWatcher } from './confirmation-watcher.js';
 import { latencyBySlice, settlingWarning } from './settling.js';
@@ -142,24 +143,9 @@ function verifyRate(provider: typeof nobleProvider): { v: number; min: number; m
   return { v: samples[2]!, min: samples[0]!, max: samples[4]! };
 }
 
-function delta(before: ThreadCpu | null, after: ThreadCpu | null): ThreadCpu | null {
-  return before && after ? { main: after.main - before.main, other: after.other - before.other } : null;
-}
-
 function pct(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function metricsText(url: string): Promise<string> {
-  return (await fetch(`${url}/metrics`)).text();
-}
-
-function valuesIn(text: string, names: readonly string[]): number[] {
-  return names.map((name) => {
-    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
-    return m ? Number(m[1]) : NaN;
-  });
 }
 
 /** Each validator's VmHWM so far, in MiB; null where procfs cannot say. */
@@ -236,19 +222,16 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
 
     const rows: Array<Record<string, string | number>> = [];
     const results: RateResult[] = [];
-    const loopsPerRate: Array<{ rate: Rate; warm: boolean; p99: number[]; max: number[]; sched: Array<MainThreadSched | null>; gc: GcPausesByKind[] }> = [];
+    const loopsPerRate: Array<{ rate: Rate; warm: boolean; spent: PhaseResources }> = [];
     for (let r = 0; r < phases.length; r++) {
       const { rate, warm, seconds: phaseSeconds } = phases[r]!;
       const pool = poolOf[r]!;
       const plan = pools[pool]!;
       console.log(warm ? `warm-up: ${rateLabel(rate)} for ${phaseSeconds} s (not counted)...` : `offering ${rateLabel(rate)} for ${phaseSeconds} s${rate === FLAT_OUT ? `, ${inflight} submissions outstanding` : ''}...`);
-      // A scrape restarts each validator's event-loop window, so the figure read after this phase
-      // covers this rate alone, not start-up, funding or the previous rate.
-      const gcBefore = (await Promise.all(c.nodes.map((n) => metricsText(n.url)))).map(parseGcPauses);
-      const cpuBefore = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
-      const schedBefore = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
-      const clientCpuBefore = selfCpuSeconds();
-      const gatewayCpuBefore = gateway?.proc.pid ? threadCpu(gateway.proc.pid) : null;
+      const probe = await PhaseProbe.start(
+        c.nodes.map((n) => ({ url: n.url, pid: n.proc?.pid })),
+        gateway ? gateway.proc.pid : null,
+      );
       const fromHeight = await c.height(0);
       const start = performance.now();
       const sender = new Submitter(http, (t) => `${gatewayUrl ?? home(t.i)}/api/v1/transactions`, start);
@@ -275,24 +258,11 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         await watcher.stop(sent ? 30_000 : 0);
       }
       const { confirmed, heightOf, firstHeight, lastHeight } = watcher;
-      const cpuAfter = c.nodes.map((n) => (n.proc?.pid ? threadCpu(n.proc.pid) : null));
-      const schedAfter = c.nodes.map((n) => (n.proc?.pid ? mainThreadSched(n.proc.pid) : null));
-      // One scrape per validator: p99 and max come from the same window (a scrape resets it).
-      const texts = await Promise.all(c.nodes.map((n) => metricsText(n.url)));
-      const loops = texts.map((t) => valuesIn(t, ['event_loop_delay_p99_seconds', 'event_loop_delay_max_seconds']));
-      const gc = texts.map((t, i) => gcPausesBetween(gcBefore[i]!, parseGcPauses(t)));
-      const clientCpu = selfCpuSeconds() - clientCpuBefore;
-      const gatewayUsed = delta(gatewayCpuBefore, gateway?.proc.pid ? threadCpu(gateway.proc.pid) : null);
-      const gatewayCpu = gateway ? (gatewayUsed ? gatewayUsed.main + gatewayUsed.other : NaN) : 0;
+      const spent = await probe.finish();
       // Flat out offers what the devnet takes: its offered rate is the rate submissions were accepted.
       const offered = rate === FLAT_OUT ? sender.acceptedRate : rate;
       if (rate === FLAT_OUT) console.log(`flat out: ${sender.sent} sent, ${submitted.size} accepted at ${offered.toFixed(1)} tx/s; overload answers (503/429) retried: ${sender.overloaded}`);
-      const wall = (performance.now() - start) / 1000;
-      const sched = schedBefore.map((b, i) => {
-        const a = schedAfter[i];
-        return b && a ? { runMs: (a.runMs - b.runMs) / wall, waitMs: (a.waitMs - b.waitMs) / wall } : null;
-      });
-      loopsPerRate.push({ rate, warm, p99: loops.map((l) => l[0]! * 1000), max: loops.map((l) => l[1]! * 1000), sched, gc });
+      loopsPerRate.push({ rate, warm, spent });
       // Block cadence and fill during the window: tells whether time goes to consensus rounds or to block size.
       const blocks: Array<{ tx_count: number; timestamp: number }> = [];
       for (let b = firstHeight; b <= lastHeight; b++) blocks.push((await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${b}`)).body as { tx_count: number; timestamp: number });
@@ -316,9 +286,6 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       const tps = (confirmed.size * 1000) / (lastConfirm - firstSubmit);
       // Where the CPU went, per committed transaction summed over validators: main threads (event
       // loops) versus other threads (verify workers, libuv, GC), and the machine's utilisation.
-      const used = cpuBefore.map((b, i) => delta(b, cpuAfter[i] ?? null));
-      const mainCpu = used.reduce((a, u) => a + (u?.main ?? NaN), 0);
-      const otherCpu = used.reduce((a, u) => a + (u?.other ?? NaN), 0);
       const perTx = (sec: number): string => ((sec * 1000) / Math.max(1, confirmed.size)).toFixed(2);
       // A fixed rate below capacity should hold one latency from start to end; flat out's grows
       // with its backlog, so only fixed rates are checked for a devnet still settling.
@@ -331,7 +298,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       }
       console.log(settling ? `${byQuarter}; ${settling}` : byQuarter);
       const peakRss = worstOf(peakRssMiB(c));
-      const worstLoopP99Ms = Math.max(...loops.map((l) => l[0]! * 1000));
+      const worstLoopP99Ms = Math.max(...spent.loopP99Ms);
       results.push({ offered, flatOut: rate === FLAT_OUT, ...(exhausted ? { exhausted } : {}), committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss, ...(settling ? { settling } : {}) });
       rows.push({
         provider: provider.name,
@@ -354,11 +321,11 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         'txs/busy block': busy.length ? (busy.reduce((a, b) => a + b.tx_count, 0) / busy.length).toFixed(0) : '0',
         'block ms': interval.toFixed(0),
         'heights with round > 0': rounds.filter((e) => e.round > 0).length,
-        'main CPU ms/tx': perTx(mainCpu),
-        'worker CPU ms/tx': perTx(otherCpu),
-        'client CPU ms/tx': perTx(clientCpu),
-        ...(gateway ? { 'gateway CPU ms/tx': perTx(gatewayCpu) } : {}),
-        'machine busy %': (((mainCpu + otherCpu + clientCpu + gatewayCpu) * 100) / (wall * cores)).toFixed(0),
+        'main CPU ms/tx': perTx(spent.mainCpuSeconds),
+        'worker CPU ms/tx': perTx(spent.otherCpuSeconds),
+        'client CPU ms/tx': perTx(spent.clientCpuSeconds),
+        ...(gateway ? { 'gateway CPU ms/tx': perTx(spent.gatewayCpuSeconds) } : {}),
+        'machine busy %': (((spent.mainCpuSeconds + spent.otherCpuSeconds + spent.clientCpuSeconds + spent.gatewayCpuSeconds) * 100) / (spent.wallSeconds * cores)).toFixed(0),
       });
       console.log(rows[rows.length - 1]);
     }
@@ -374,12 +341,12 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
     console.log(`verify v = ${v.toFixed(0)}/s (${provider.name}, single core, median of 5 samples ${measured.min.toFixed(0)}–${measured.max.toFixed(0)}), C = ${C.toFixed(1)} tx/s`);
     // The node's own event_loop_delay gauges: delay beyond the sampling interval, over the phase.
     for (const l of loopsPerRate) {
-      console.log(`event-loop delay at ${rateLabel(l.rate)}${l.warm ? ' (warm-up)' : ''}, per validator (ms): p99 ${l.p99.map((x) => x.toFixed(1)).join(', ')}; max ${l.max.map((x) => x.toFixed(1)).join(', ')}`);
+      console.log(`event-loop delay at ${rateLabel(l.rate)}${l.warm ? ' (warm-up)' : ''}, per validator (ms): p99 ${l.spent.loopP99Ms.map((x) => x.toFixed(1)).join(', ')}; max ${l.spent.loopMaxMs.map((x) => x.toFixed(1)).join(', ')}`);
       // Waiting while runnable is the machine being oversubscribed, not the thread's own work.
-      const s = l.sched.map((x) => (x ? `${x.runMs.toFixed(0)}/${x.waitMs.toFixed(0)}` : 'n/a'));
+      const s = l.spent.sched.map((x) => (x ? `${x.runMs.toFixed(0)}/${x.waitMs.toFixed(0)}` : 'n/a'));
       console.log(`  main thread per validator, ms per second running / waiting for a core: ${s.join(', ')}`);
       // The collector's share of that delay: its pauses hold the event loop.
-      l.gc.forEach((g, i) => console.log(`  GC pauses of validator ${i}: ${formatGcPauses(g)}`));
+      l.spent.gc.forEach((g, i) => console.log(`  GC pauses of validator ${i}: ${formatGcPauses(g)}`));
     }
     console.log(`resident memory per validator (MiB): now ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}; peak ${peakRss.map((x) => (x === null ? 'n/a' : x.toFixed(0))).join(', ')}`);
     // Verify-once: each validator verifies a transaction's signature once (at admission); the

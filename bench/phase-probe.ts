@@ -1,0 +1,107 @@
+import { gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
+import { mainThreadSched, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
+
+/** A process the load bench watches: its RPC URL for /metrics (validators only) and its pid for procfs. */
+export interface ProbedProcess {
+  readonly url: string;
+  readonly pid: number | undefined;
+}
+
+/** What the validators, the gateway and the bench itself spent over one phase. */
+export interface PhaseResources {
+  readonly wallSeconds: number;
+  /** CPU seconds summed over the validators' main threads (event loops); NaN where procfs cannot say. */
+  readonly mainCpuSeconds: number;
+  /** CPU seconds summed over the validators' other threads: verify workers, libuv, GC helpers, LevelDB. */
+  readonly otherCpuSeconds: number;
+  /** This process (load generator, confirmation watcher). */
+  readonly clientCpuSeconds: number;
+  /** The gateway's, all threads; 0 without one, NaN where procfs cannot say. */
+  readonly gatewayCpuSeconds: number;
+  /** Per validator, ms per second its main thread ran and waited for a core. */
+  readonly sched: ReadonlyArray<MainThreadSched | null>;
+  /** Per validator, event-loop delay over the phase (beyond the sampling interval). */
+  readonly loopP99Ms: readonly number[];
+  readonly loopMaxMs: readonly number[];
+  readonly gc: readonly GcPausesByKind[];
+}
+
+/** Prometheus text of a node's /metrics. */
+export async function metricsText(url: string): Promise<string> {
+  return (await fetch(`${url}/metrics`)).text();
+}
+
+/** The named samples' values in a /metrics text (the first series of each), NaN where absent. */
+export function valuesIn(text: string, names: readonly string[]): number[] {
+  return names.map((name) => {
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text);
+    return m ? Number(m[1]) : NaN;
+  });
+}
+
+function cpuOf(pid: number | undefined): ThreadCpu | null {
+  return pid ? threadCpu(pid) : null;
+}
+
+function used(before: ThreadCpu | null, after: ThreadCpu | null): ThreadCpu | null {
+  return before && after ? { main: after.main - before.main, other: after.other - before.other } : null;
+}
+
+/**
+ * Readings taken before a phase and again after it. Starting one scrapes every validator's
+ * /metrics, which restarts its event-loop window, so the delay read at the end covers this phase
+ * alone, not start-up, funding or the previous rate.
+ */
+export class PhaseProbe {
+  private constructor(
+    private readonly validators: readonly ProbedProcess[],
+    private readonly gatewayPid: number | null,
+    private readonly startedAt: number,
+    private readonly gcBefore: readonly GcPausesByKind[],
+    private readonly cpuBefore: ReadonlyArray<ThreadCpu | null>,
+    private readonly schedBefore: ReadonlyArray<MainThreadSched | null>,
+    private readonly clientCpuBefore: number,
+    private readonly gatewayCpuBefore: ThreadCpu | null,
+  ) {}
+
+  /** `gatewayPid` null without a gateway, undefined for one whose pid is unknown. */
+  static async start(validators: readonly ProbedProcess[], gatewayPid: number | null | undefined): Promise<PhaseProbe> {
+    const gcBefore = (await Promise.all(validators.map((n) => metricsText(n.url)))).map(parseGcPauses);
+    const gateway = gatewayPid === null ? null : (gatewayPid ?? 0);
+    return new PhaseProbe(
+      validators,
+      gateway,
+      performance.now(),
+      gcBefore,
+      validators.map((n) => cpuOf(n.pid)),
+      validators.map((n) => (n.pid ? mainThreadSched(n.pid) : null)),
+      selfCpuSeconds(),
+      gateway === null ? null : cpuOf(gateway),
+    );
+  }
+
+  async finish(): Promise<PhaseResources> {
+    const cpu = this.validators.map((n, i) => used(this.cpuBefore[i] ?? null, cpuOf(n.pid)));
+    const schedAfter = this.validators.map((n) => (n.pid ? mainThreadSched(n.pid) : null));
+    // One scrape per validator: p99, max and the GC counters come from the same window.
+    const texts = await Promise.all(this.validators.map((n) => metricsText(n.url)));
+    const loops = texts.map((t) => valuesIn(t, ['event_loop_delay_p99_seconds', 'event_loop_delay_max_seconds']));
+    const clientCpuSeconds = selfCpuSeconds() - this.clientCpuBefore;
+    const gatewayUsed = this.gatewayPid === null ? null : used(this.gatewayCpuBefore, cpuOf(this.gatewayPid));
+    const wallSeconds = (performance.now() - this.startedAt) / 1000;
+    return {
+      wallSeconds,
+      mainCpuSeconds: cpu.reduce((a, u) => a + (u?.main ?? NaN), 0),
+      otherCpuSeconds: cpu.reduce((a, u) => a + (u?.other ?? NaN), 0),
+      clientCpuSeconds,
+      gatewayCpuSeconds: this.gatewayPid === null ? 0 : gatewayUsed ? gatewayUsed.main + gatewayUsed.other : NaN,
+      sched: this.schedBefore.map((b, i) => {
+        const a = schedAfter[i];
+        return b && a ? { runMs: (a.runMs - b.runMs) / wallSeconds, waitMs: (a.waitMs - b.waitMs) / wallSeconds } : null;
+      }),
+      loopP99Ms: loops.map((l) => l[0]! * 1000),
+      loopMaxMs: loops.map((l) => l[1]! * 1000),
+      gc: texts.map((t, i) => gcPausesBetween(this.gcBefore[i]!, parseGcPauses(t))),
+    };
+  }
+}
