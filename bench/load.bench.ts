@@ -16,6 +16,7 @@ import { metricsText, PhaseProbe, valuesIn, type PhaseResources } from './phase-
 import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
 import { ConfirmationWatcher } from './confirmation-watcher.js';
 import { latencyBySlice, settlingWarning } from './settling.js';
+import { percentile } from './percentile.js';
 import { FlatOutCursor, Submitter, sendAtRate } from './load-sender.js';
 import { FLAT_OUT, parsePositiveInt, parseVia, phasesOf, planRuns, poolsFor, rateLabel, type Rate } from './load-plan.js';
 import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
@@ -141,11 +142,6 @@ function verifyRate(provider: typeof nobleProvider): { v: number; min: number; m
   verifyRateOnce(provider, 300); // JIT warm-up, not counted
   const samples = Array.from({ length: 5 }, () => verifyRateOnce(provider, 600)).sort((a, b) => a - b);
   return { v: samples[2]!, min: samples[0]!, max: samples[4]! };
-}
-
-function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** Each validator's VmHWM so far, in MiB; null where procfs cannot say. */
@@ -293,13 +289,13 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       const settling = rate === FLAT_OUT ? null : settlingWarning(quarters);
       const byQuarter = `p50 by quarter of the phase (by submission) ${quarters.map((q) => q.toFixed(0)).join(' / ')} ms`;
       if (warm) {
-        console.log(`warm-up done: ${confirmed.size}/${sender.sent} committed, p50 ${pct(lat, 50).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms, ${byQuarter} (not counted)`);
+        console.log(`warm-up done: ${confirmed.size}/${sender.sent} committed, p50 ${percentile(lat, 50).toFixed(0)} ms, p99 ${percentile(lat, 99).toFixed(0)} ms, ${byQuarter} (not counted)`);
         continue;
       }
       console.log(settling ? `${byQuarter}; ${settling}` : byQuarter);
       const peakRss = worstOf(peakRssMiB(c));
       const worstLoopP99Ms = Math.max(...spent.loopP99Ms);
-      results.push({ offered, flatOut: rate === FLAT_OUT, ...(exhausted ? { exhausted } : {}), committedTps: tps, p50Ms: pct(lat, 50), p99Ms: pct(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss, ...(settling ? { settling } : {}) });
+      results.push({ offered, flatOut: rate === FLAT_OUT, ...(exhausted ? { exhausted } : {}), committedTps: tps, p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss, ...(settling ? { settling } : {}) });
       rows.push({
         provider: provider.name,
         'v /s': v.toFixed(0),
@@ -312,8 +308,8 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         committed: confirmed.size,
         'committed tx/s': tps.toFixed(1),
         'TPS/C': (tps / C).toFixed(2),
-        'p50 ms': pct(lat, 50).toFixed(0),
-        'p99 ms': pct(lat, 99).toFixed(0),
+        'p50 ms': percentile(lat, 50).toFixed(0),
+        'p99 ms': percentile(lat, 99).toFixed(0),
         'event-loop p99 ms (worst validator)': worstLoopP99Ms.toFixed(1),
         // VmHWM is a high-water mark: the peak up to the end of this rate, which the bound is on.
         'peak RSS MiB (worst validator)': peakRss === null ? 'n/a' : peakRss.toFixed(0),

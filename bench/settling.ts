@@ -1,3 +1,5 @@
+import { percentile } from './percentile.js';
+
 /**
  * Whether a fixed-rate phase measured a steady state. A devnet runs slow for its first 10–20 s
  * under load (JIT, heap growth; docs/architecture.md, "What makes the latency tail"), and if the
@@ -16,11 +18,7 @@ export function latencyBySlice(submitted: ReadonlyMap<string, number>, confirmed
     const slice = Math.min(parts - 1, Math.max(0, Math.floor((sentAt - start) / sliceMs)));
     slices[slice]!.push(seenAt - sentAt);
   }
-  return slices.map((lat) => {
-    if (lat.length === 0) return NaN;
-    lat.sort((a, b) => a - b);
-    return lat[Math.floor(lat.length / 2)]!;
-  });
+  return slices.map((lat) => percentile(lat.sort((a, b) => a - b), 50));
 }
 
 /** How much slower the first slice ran than the last before the phase counts as still settling. */
