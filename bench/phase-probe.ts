@@ -43,6 +43,10 @@ function cpuOf(pid: number | undefined): ThreadCpu | null {
   return pid ? threadCpu(pid) : null;
 }
 
+function schedOf(pid: number | undefined): MainThreadSched | null {
+  return pid ? mainThreadSched(pid) : null;
+}
+
 function used(before: ThreadCpu | null, after: ThreadCpu | null): ThreadCpu | null {
   return before && after ? { main: after.main - before.main, other: after.other - before.other } : null;
 }
@@ -55,7 +59,8 @@ function used(before: ThreadCpu | null, after: ThreadCpu | null): ThreadCpu | nu
 export class PhaseProbe {
   private constructor(
     private readonly validators: readonly ProbedProcess[],
-    private readonly gatewayPid: number | null,
+    /** null without a gateway, undefined for one whose pid is unknown. */
+    private readonly gatewayPid: number | null | undefined,
     private readonly startedAt: number,
     private readonly gcBefore: readonly GcPausesByKind[],
     private readonly cpuBefore: ReadonlyArray<ThreadCpu | null>,
@@ -67,22 +72,21 @@ export class PhaseProbe {
   /** `gatewayPid` null without a gateway, undefined for one whose pid is unknown. */
   static async start(validators: readonly ProbedProcess[], gatewayPid: number | null | undefined): Promise<PhaseProbe> {
     const gcBefore = (await Promise.all(validators.map((n) => metricsText(n.url)))).map(parseGcPauses);
-    const gateway = gatewayPid === null ? null : (gatewayPid ?? 0);
     return new PhaseProbe(
       validators,
-      gateway,
+      gatewayPid,
       performance.now(),
       gcBefore,
       validators.map((n) => cpuOf(n.pid)),
-      validators.map((n) => (n.pid ? mainThreadSched(n.pid) : null)),
+      validators.map((n) => schedOf(n.pid)),
       selfCpuSeconds(),
-      gateway === null ? null : cpuOf(gateway),
+      gatewayPid === null ? null : cpuOf(gatewayPid),
     );
   }
 
   async finish(): Promise<PhaseResources> {
     const cpu = this.validators.map((n, i) => used(this.cpuBefore[i] ?? null, cpuOf(n.pid)));
-    const schedAfter = this.validators.map((n) => (n.pid ? mainThreadSched(n.pid) : null));
+    const schedAfter = this.validators.map((n) => schedOf(n.pid));
     // One scrape per validator: p99, max and the GC counters come from the same window.
     const texts = await Promise.all(this.validators.map((n) => metricsText(n.url)));
     const loops = texts.map((t) => valuesIn(t, ['event_loop_delay_p99_seconds', 'event_loop_delay_max_seconds']));
