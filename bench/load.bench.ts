@@ -157,14 +157,6 @@ function worstOf(peaks: ReadonlyArray<number | null>): number | null {
   return peaks.some((p) => p === null) ? null : Math.max(...(peaks as number[]));
 }
 
-async function metricsOf(url: string, names: readonly string[]): Promise<number[]> {
-  return valuesIn(await metricsText(url), names);
-}
-
-async function metricOf(url: string, name: string): Promise<number> {
-  return (await metricsOf(url, [name]))[0]!;
-}
-
 interface RunOutcome {
   readonly provider: string;
   readonly C: number;
@@ -325,12 +317,14 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       });
       console.log(rows[rows.length - 1]);
     }
-    const rss = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'process_resident_memory_bytes')));
+    // One scrape per validator for all of its end-of-run figures.
+    const finals = await Promise.all(
+      c.nodes.map(async (n) => {
+        const [rss, verifications, cacheHits, preverified, preverifiedHits] = valuesIn(await metricsText(n.url), ['process_resident_memory_bytes', 'verifications_total', 'verification_cache_hits_total', 'consensus_signatures_preverified_total', 'consensus_preverified_hits_total']);
+        return { rss: rss!, verifications: verifications!, cacheHits: cacheHits!, preverified: preverified!, preverifiedHits: preverifiedHits! };
+      }),
+    );
     const peakRss = peakRssMiB(c);
-    const verifications = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verifications_total')));
-    const cacheHits = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'verification_cache_hits_total')));
-    const preverified = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'consensus_signatures_preverified_total')));
-    const preverifiedHits = await Promise.all(c.nodes.map((n) => metricOf(n.url, 'consensus_preverified_hits_total')));
     const committedTotal = (await getJson(`${c.nodes[0]!.url}/health`)).body.total_txs as number;
     console.table(rows);
     if (traceFile) c.nodes.forEach((n, i) => writeFileSync(`${traceFile}.node${i}.log`, n.logs.join('\n')));
@@ -344,11 +338,11 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       // The collector's share of that delay: its pauses hold the event loop.
       l.spent.gc.forEach((g, i) => console.log(`  GC pauses of validator ${i}: ${formatGcPauses(g)}`));
     }
-    console.log(`resident memory per validator (MiB): now ${rss.map((x) => (x / 2 ** 20).toFixed(0)).join(', ')}; peak ${peakRss.map((x) => (x === null ? 'n/a' : x.toFixed(0))).join(', ')}`);
+    console.log(`resident memory per validator (MiB): now ${finals.map((f) => (f.rss / 2 ** 20).toFixed(0)).join(', ')}; peak ${peakRss.map((x) => (x === null ? 'n/a' : x.toFixed(0))).join(', ')}`);
     // Verify-once: each validator verifies a transaction's signature once (at admission); the
     // block's validation then finds it in the cache.
-    console.log(`consensus signatures verified on a worker per validator: ${preverified.join(', ')}; answered from that memo: ${preverifiedHits.join(', ')}`);
-    console.log(`signature verifications per validator: ${verifications.join(', ')}; cache hits: ${cacheHits.join(', ')}; transactions on chain: ${String(committedTotal)}`);
+    console.log(`consensus signatures verified on a worker per validator: ${finals.map((f) => f.preverified).join(', ')}; answered from that memo: ${finals.map((f) => f.preverifiedHits).join(', ')}`);
+    console.log(`signature verifications per validator: ${finals.map((f) => f.verifications).join(', ')}; cache hits: ${finals.map((f) => f.cacheHits).join(', ')}; transactions on chain: ${String(committedTotal)}`);
     console.log(`throughput issue's targets, judged from this run (CHAIN_BLOCK_MS ${blockMs}):\n${formatTargets(evaluateTargets({ provider: provider.name, C, blockMs, rates: results }))}`);
     return { provider: provider.name, C, rows, results };
   } finally {
