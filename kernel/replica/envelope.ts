@@ -113,8 +113,7 @@ export function encodeTxRelay(origin: RelayedTx['origin'], canonical: string, he
   out.set(head);
   out[head.length] = originByte(origin);
   out.write(canonical, head.length + 1, len, 'utf8');
-  // A plain Uint8Array, as every other message is (see encodeTxBatch).
-  return new Uint8Array(out.buffer, out.byteOffset, out.length);
+  return plainBytes(out);
 }
 
 export function decodeTxRelay(body: Uint8Array): RelayedTx | null {
@@ -147,8 +146,14 @@ export function encodeTxBatch(txs: readonly RelayedTx[], head: readonly number[]
     out.write(t.canonical, at + 5, len, 'utf8');
     at += 5 + len;
   });
-  // A plain Uint8Array, as every other message is: a Buffer's slice() is a view, not the copy the
-  // in-memory network hands each receiver.
+  return plainBytes(out);
+}
+
+/**
+ * The same bytes as a plain Uint8Array, as every other message is: a Buffer's slice() is a view,
+ * not the copy the in-memory network hands each receiver.
+ */
+function plainBytes(out: Buffer): Uint8Array {
   return new Uint8Array(out.buffer, out.byteOffset, out.length);
 }
 
