@@ -2,7 +2,7 @@ import { percentile } from './percentile.js';
 
 /**
  * Whether a fixed-rate phase measured a steady state. A devnet runs slow for its first 10–20 s
- * under load (JIT, heap growth; docs/architecture.md, "What makes the latency tail"), and if the
+ * under load (JIT, heap growth; docs/performance.md, "What makes the latency tail"), and if the
  * warm-up ends before that, the timed phase's first seconds set its p99 on their own. The bench
  * splits each phase by submission time and compares the first part's median latency with the
  * last's, so a run says when its own warm-up was too short instead of quoting a skewed ratio.
