@@ -103,12 +103,27 @@ export class LocalPrivValidator implements PrivValidator {
   private async guarded(height: number, round: number, step: SignStep, bytes: Uint8Array, target: string): Promise<Uint8Array> {
     const decision = this.guard.check(height, round, step, bytes);
     if (decision.kind === 'refuse') throw new DoubleSignRefusedError(decision.reason);
-    if (decision.kind === 'reuse') return decision.signature;
+    if (decision.kind === 'reuse') {
+      // A record whose persisting failed is written before its signature is handed out at last:
+      // after a restart the guard on disk must know every signature that left this process.
+      await this.persistIfNeeded();
+      return decision.signature;
+    }
     // Requests are serialised, so no other check can pass between this one and its record below.
     const signature = this.signAsync ? await this.signAsync(bytes, this.keyPair.secretKey) : this.provider.sign(bytes, this.keyPair.secretKey);
     // Recorded in memory first: even if persisting fails, this process will not sign a conflict.
     this.guard.record(height, round, step, bytes, target, signature);
-    if (this.persist !== undefined) await this.persist(this.guard.toJSON());
+    this.unpersisted = true;
+    await this.persistIfNeeded();
     return signature;
   }
+
+  private async persistIfNeeded(): Promise<void> {
+    if (!this.unpersisted || this.persist === undefined) return;
+    await this.persist(this.guard.toJSON());
+    this.unpersisted = false;
+  }
+
+  /** The in-memory guard holds a record the persisted state does not (its write failed). */
+  private unpersisted = false;
 }
