@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { block, CHAIN, fixture, hashTestBlock, machineFor, proposal, type Fixture } from '../../test/simulation/consensus-fixtures.js';
+import { block, CHAIN, fixture, hashTestBlock, machineFor, proposal, vote, type Fixture } from '../../test/simulation/consensus-fixtures.js';
 import { hashKey } from './bytes.js';
 import { voteSignBytes } from './encoding.js';
 import { ConsensusDriver, type ConsensusEffect, type ValueHost } from './driver.js';
@@ -102,6 +102,54 @@ describe('ConsensusDriver', () => {
     await started;
     assert.deepEqual(kinds(await proposed), ['broadcastVote:prevote']);
     assert.deepEqual(await timedOut, [], 'the proposal was fully handled first, so the timeout finds step prevote');
+  });
+
+  test('a validateValue that throws leaves the block unvalidated, not invalid: a later answer can still decide it', async () => {
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const self = f.addresses.find((a) => a !== f.set.proposer(1, 0).address) as string;
+    const a = block('a');
+    let calls = 0;
+    const d = driverFor(f, self, host(async () => {
+      calls++;
+      if (calls === 1) throw new Error('disk read failed');
+      return true;
+    }));
+    await d.start(1, f.set);
+    const first = await d.onProposal(proposal(f, 1, 0, -1, a.hash), a.block);
+    assert.deepEqual(kinds(first).filter((k) => k.startsWith('broadcast')), ['broadcastVote:prevote']);
+    const others = f.addresses.filter((x) => x !== self);
+    for (const v of others) await d.onVote(vote(f, 'precommit', 1, 0, a.hash, v));
+    const out = await d.onTimeout('precommit', 1, 0);
+    assert.equal(calls, 2);
+    assert.ok(out.some((e) => e.type === 'decide'), 'decided once the application answered');
+  });
+
+  test('a signature whose persisting failed is persisted before it is handed out again', async () => {
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const self = f.addresses[0] as string;
+    const writes: LastSignedState[] = [];
+    let failNext = true;
+    const signer = new LocalPrivValidator({
+      address: self,
+      keyPair: f.keys.get(self)!,
+      provider: f.provider,
+      persist: async (s) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('disk full');
+        }
+        writes.push(s);
+      },
+    });
+    const v = { type: 'prevote' as const, height: 1, round: 0, blockHash: null, validator: self };
+    await assert.rejects(signer.signVote(CHAIN, v), /disk full/);
+    assert.equal(writes.length, 0);
+    const again = await signer.signVote(CHAIN, v);
+    assert.equal(writes.length, 1, 'persisted before the reused signature left');
+    assert.equal(writes[0]!.entries.length, 1);
+    assert.ok(f.provider.verify(again.signature, voteSignBytes(CHAIN, v), f.keys.get(self)!.publicKey));
+    await signer.signVote(CHAIN, v);
+    assert.equal(writes.length, 1, 'nothing more to persist');
   });
 
   test('a signer for another address is refused at construction', () => {

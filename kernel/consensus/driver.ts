@@ -181,9 +181,11 @@ export class ConsensusDriver {
           try {
             valid = await this.host.validateValue(e.height, e.round, e.block, e.blockHash);
           } catch (err) {
-            // A crash in the application must not make us vote for the block.
-            out.push(logError('validateValue threw; treating the block as invalid', err, e.height, e.round));
-            valid = false;
+            // A failure in the application must not make us vote for the block, nor brand it
+            // invalid for the whole height: the machine asks again later.
+            out.push(logError('validateValue threw; the block stays unvalidated for now', err, e.height, e.round));
+            pending.push(...this.machine.onValidationError(e.height, e.blockHash));
+            break;
           }
           pending.push(...this.machine.onValidation(e.height, e.blockHash, valid));
           break;

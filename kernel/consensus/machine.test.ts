@@ -462,6 +462,29 @@ describe('vote intake', () => {
     assert.equal(d?.height, H + 1);
   });
 
+  test('next-height messages are kept only when a current validator signed them, a bounded number per validator', () => {
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const self = quietValidator(f);
+    const m = machineFor(f, self, { maxFutureHeightMessages: 64 });
+    m.start(H, f.set);
+    const [x] = others(f, self) as [string];
+    const genuine = vote(f, 'prevote', H + 1, 0, null, x);
+    // Junk under every validator's name (bad signatures) fills nothing.
+    for (let i = 0; i < 200; i++) {
+      for (const v of f.addresses) m.onVote({ vote: { type: 'prevote', height: H + 1, round: i, blockHash: null, validator: v }, signature: new Uint8Array(genuine.signature.length) });
+    }
+    const a = block('next');
+    const p2 = proposal(f, H + 1, 0, -1, a.hash);
+    m.onProposal(p2, a.block);
+    m.onVote(genuine);
+    assert.deepEqual(m.bufferedFor(H + 1).map((b) => b.kind), ['proposal', 'vote'], 'the real proposal and vote still found room');
+    // One validator's own signed messages: capped, so it cannot take the whole buffer.
+    for (let r = 0; r < 60; r++) m.onVote(vote(f, 'precommit', H + 1, r, null, x));
+    const fromX = m.bufferedFor(H + 1).filter((b) => b.kind === 'vote' && b.signed.vote.validator === x).length;
+    assert.ok(fromX < 60 && fromX > 8, `validator ${x} kept ${fromX} messages`);
+    assert.equal(m.bufferedFor(H + 2).length, 0);
+  });
+
   test('a Byzantine proposer\'s second proposal is kept for line 36 but does not drive line 22', () => {
     const f = fixture([1n, 1n, 1n, 1n]);
     const self = quietValidator(f);
@@ -474,6 +497,69 @@ describe('vote intake', () => {
     assert.equal(signedVotes(second).length, 0);
     const out = prevotes(f, m, 0, b.hash, others(f, self));
     assert.deepEqual(signedVotes(out), [{ type: 'precommit', round: 0, hash: hashKey(b.hash) }]);
+  });
+});
+
+describe('restart and failure paths', () => {
+  test('replayed from the WAL, our own precommit restores the lock it came from', () => {
+    // After a crash the WAL may hold our precommit without the proposal and prevotes behind it
+    // (they arrived while we were still at the previous height). Without the lock the node
+    // would prevote another value in a later round: with one Byzantine peer, a fork.
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const self = quietValidator(f);
+    const [a, b, m] = [block('a'), block('b'), machineFor(f, self)];
+    m.start(H, f.set);
+    m.onVote(vote(f, 'precommit', H, 0, a.hash, self));
+    assert.equal(m.state().lockedRound, 0);
+    assert.equal(m.state().lockedValue, hashKey(a.hash));
+    m.onTimeout('propose', H, 0);
+    m.onTimeout('prevote', H, 0);
+    m.onTimeout('precommit', H, 0);
+    assert.deepEqual(signedVotes(propose(f, m, 1, -1, b)), [{ type: 'prevote', round: 1, hash: 'nil' }], 'locked on a: b gets nil');
+  });
+
+  test('a polka for another value in a later round still unlocks a restored lock (line 28)', () => {
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const self = quietValidator(f);
+    const [a, b] = [block('a'), block('b')];
+    const m = machineFor(f, self);
+    m.start(H, f.set);
+    m.onVote(vote(f, 'precommit', H, 0, a.hash, self));
+    for (const kind of ['propose', 'prevote', 'precommit'] as const) m.onTimeout(kind, H, 0);
+    prevotes(f, m, 1, b.hash, others(f, self));
+    for (const kind of ['propose', 'prevote', 'precommit'] as const) m.onTimeout(kind, H, 1);
+    for (const kind of ['propose', 'prevote', 'precommit'] as const) m.onTimeout(kind, H, 2);
+    assert.deepEqual(signedVotes(propose(f, m, 3, 1, b)), [{ type: 'prevote', round: 3, hash: hashKey(b.hash) }]);
+  });
+
+  test('forged far-round votes take none of a validator\'s far-round slots (line 55 still fires)', () => {
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const self = f.addresses[0] as string;
+    const m = machineFor(f, self);
+    m.start(H, f.set);
+    const template = vote(f, 'prevote', H, 0, null, self);
+    for (const v of f.addresses) {
+      for (const r of [1_000_000, 1_000_001]) m.onVote({ vote: { type: 'prevote', height: H, round: r, blockHash: null, validator: v }, signature: new Uint8Array(template.signature.length) });
+    }
+    for (const v of f.addresses.slice(1, 3)) m.onVote(vote(f, 'prevote', H, 20, null, v));
+    assert.equal(m.state().round, 20);
+  });
+
+  test('a validation the application failed to answer is asked again, and the height can still decide', () => {
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const self = quietValidator(f);
+    const a = block('a');
+    const m = machineFor(f, self);
+    m.start(H, f.set);
+    const asked = ofType(m.onProposal(proposal(f, H, 0, -1, a.hash), a.block), 'requestValidation');
+    assert.equal(asked.length, 1);
+    assert.deepEqual(signedVotes(m.onValidationError(H, a.hash)), [{ type: 'prevote', round: 0, hash: 'nil' }], 'never a vote for an unchecked block');
+    const decidedEarly = ofType(precommits(f, m, 0, a.hash, others(f, self)), 'decide');
+    assert.equal(decidedEarly.length, 0, 'not decided while unvalidated');
+    const again = ofType(m.onTimeout('precommit', H, 0), 'requestValidation');
+    assert.equal(again.length, 1, 'asked again at the next timeout');
+    const [d] = ofType(m.onValidation(H, a.hash, true), 'decide');
+    assert.equal(d?.height, H);
   });
 });
 

@@ -105,7 +105,12 @@ export interface MachineState {
   readonly validValue: string | null;
 }
 
-type ValueStatus = 'pending' | 'valid' | 'invalid';
+/**
+ * `unanswered`: the application failed to answer valid(v) (an I/O error, say). Not final: the
+ * value is validated again at the next timeout of the height or when it is seen again (a commit
+ * certificate for it), so one failed read does not keep a certified block from ever deciding.
+ */
+type ValueStatus = 'pending' | 'valid' | 'invalid' | 'unanswered';
 
 interface ValueEntry {
   readonly hash: Uint8Array;
@@ -123,7 +128,7 @@ interface RoundVotes {
   readonly precommit: VoteSet;
 }
 
-type FutureMessage =
+export type FutureMessage =
   | { readonly kind: 'vote'; readonly signed: SignedVote }
   | { readonly kind: 'proposal'; readonly signed: SignedProposal; readonly block: unknown };
 
@@ -139,6 +144,7 @@ export class TendermintMachine {
   private readonly maxProposalsPerRound: number;
   private readonly futureRoundWindow: number;
   private readonly maxFutureHeightMessages: number;
+  private readonly perSenderFuture: number;
   private readonly debug: boolean;
 
   // Algorithm 1 state (h_p, round_p, step_p, decision_p[h_p], locked*/valid*).
@@ -172,6 +178,7 @@ export class TendermintMachine {
   private polkaRounds = new Set<number>();
   private awaitingValueRound: number | null = null;
   private future: FutureMessage[] = [];
+  private futureBySender = new Map<string, number>();
 
   private out: MachineEffect[] = [];
 
@@ -185,6 +192,8 @@ export class TendermintMachine {
     this.maxProposalsPerRound = cfg.maxProposalsPerRound ?? 4;
     this.futureRoundWindow = cfg.futureRoundWindow ?? 8;
     this.maxFutureHeightMessages = cfg.maxFutureHeightMessages ?? 4096;
+    // A validator sends a proposal and two votes per round; room for every round of the window, twice.
+    this.perSenderFuture = 6 * (this.futureRoundWindow + 1);
     this.debug = cfg.debug ?? false;
   }
 
@@ -196,6 +205,7 @@ export class TendermintMachine {
     return this.run(() => {
       const replay = this.future.filter((m) => (m.kind === 'vote' ? m.signed.vote.height : m.signed.proposal.height) === height);
       this.future = [];
+      this.futureBySender = new Map();
       this.validators = validators;
       this.height = height;
       this.decided = false;
@@ -273,10 +283,25 @@ export class TendermintMachine {
     });
   }
 
+  /** The host could not answer `requestValidation` (it threw): neither valid nor invalid yet. */
+  onValidationError(height: number, blockHash: Uint8Array): MachineEffect[] {
+    return this.run(() => {
+      if (height !== this.height || this.decided) return false;
+      const entry = this.values.get(hashKey(blockHash));
+      if (entry === undefined || entry.status !== 'pending') return false;
+      entry.status = 'unanswered';
+      this.log('warn', 'could not validate a proposed block; will try again', { height, hash: hashKey(blockHash) });
+      // Line 22 reads an unanswered value like an invalid one (nil prevote), so rules may fire.
+      return true;
+    });
+  }
+
   /** Lines 57-66: OnTimeoutPropose / OnTimeoutPrevote / OnTimeoutPrecommit. */
   onTimeout(kind: TimeoutKind, height: number, round: number): MachineEffect[] {
     return this.run(() => {
-      if (height !== this.height || round !== this.round || this.decided) return false;
+      if (height !== this.height || this.decided) return false;
+      this.retryUnanswered();
+      if (round !== this.round) return false;
       if (kind === 'propose' && this.step === 'propose') {
         this.broadcastVote('prevote', null);
         this.step = 'prevote';
@@ -339,6 +364,15 @@ export class TendermintMachine {
     };
   }
 
+  /**
+   * The messages buffered for `height` (the next one), in arrival order. The host writes them to
+   * its WAL before `start` acts on them: they can lead to our votes, and after a crash the replay
+   * must rebuild the state (the lock above all) those votes came from.
+   */
+  bufferedFor(height: number): readonly FutureMessage[] {
+    return this.future.filter((m) => (m.kind === 'vote' ? m.signed.vote.height : m.signed.proposal.height) === height);
+  }
+
   get validatorSet(): ValidatorSet | null {
     return this.validators;
   }
@@ -372,7 +406,7 @@ export class TendermintMachine {
     const v = signed.vote;
     if (this.validators === null) return false;
     if (v.height !== this.height) {
-      if (!trusted && v.height === this.height + 1) this.buffer({ kind: 'vote', signed });
+      if (!trusted && v.height === this.height + 1) this.bufferVote(signed);
       return false;
     }
     if (this.decided) return false;
@@ -383,11 +417,11 @@ export class TendermintMachine {
       this.log('debug', 'vote from a non-validator ignored', { validator: v.validator });
       return false;
     }
-    if (!this.admitRound(v.validator, v.round)) return false;
-    const set = this.roundVotes(v.round)[v.type];
     const key = hashKey(v.blockHash);
-    if (set.has(v.validator, key)) return false;
-    const existing = set.peek(v.validator);
+    // Looked up without allocating: nothing is stored for a round before its vote verifies.
+    const held = this.votes.get(v.round)?.[v.type];
+    if (held?.has(v.validator, key)) return false;
+    const existing = held?.peek(v.validator);
     // A second target from the same validator is equivocation. It also counts toward its own
     // target when that is nil or a block we hold a proposal for (see VoteSet); anything else is
     // verified once for the evidence and then ignored, so junk hashes cost us nothing.
@@ -398,6 +432,10 @@ export class TendermintMachine {
       this.log('warn', 'vote with a bad signature ignored', { validator: v.validator, round: v.round, type: v.type });
       return false;
     }
+    // Only after the signature: a forged vote must not take one of the validator's far-round
+    // slots, or anyone could fill them and keep line 55 from ever seeing the real ones.
+    if (!this.admitRound(v.validator, v.round)) return false;
+    const set = this.roundVotes(v.round)[v.type];
     const res = set.add(signed, admit);
     if (res.kind === 'conflict' && !this.evidenceSlots.has(slot)) {
       this.evidenceSlots.add(slot);
@@ -406,6 +444,7 @@ export class TendermintMachine {
     }
     if (res.kind === 'added' || (res.kind === 'conflict' && res.counted)) {
       if (v.type === 'precommit' && key !== NIL_KEY && set.hasTwoThirdsFor(key)) this.commitRounds.add(v.round);
+      if (v.validator === this.selfAddress && v.type === 'precommit' && key !== NIL_KEY) this.restoreLock(v.round, key);
       this.noteSender(v.round, v.validator);
       return true;
     }
@@ -416,7 +455,7 @@ export class TendermintMachine {
     const p = signed.proposal;
     if (this.validators === null) return false;
     if (p.height !== this.height) {
-      if (!trusted && p.height === this.height + 1) this.buffer({ kind: 'proposal', signed, block });
+      if (!trusted && p.height === this.height + 1) this.bufferProposal(signed, block);
       return false;
     }
     if (this.decided) return false;
@@ -428,7 +467,6 @@ export class TendermintMachine {
       this.log('warn', 'proposal from a validator that is not the proposer of its round', { proposer: p.proposer, round: p.round });
       return false;
     }
-    if (!this.admitRound(p.proposer, p.round)) return false;
     const key = hashKey(p.blockHash);
     const list = this.proposals.get(p.round) ?? [];
     if (list.some((e) => e.key === key)) return false;
@@ -445,6 +483,8 @@ export class TendermintMachine {
         return false;
       }
     }
+    // After the signature, as for votes: a forged proposal takes no far-round slot.
+    if (!this.admitRound(p.proposer, p.round)) return false;
     if (list.length > 0) this.log('warn', 'proposer sent conflicting proposals', { proposer: p.proposer, round: p.round });
     list.push({ signed, key });
     this.proposals.set(p.round, list);
@@ -459,14 +499,71 @@ export class TendermintMachine {
       // A value we produced ourselves is valid by construction (the proposer does not run
       // ProcessProposal on its own block).
       if (own) existing.status = 'valid';
+      else if (existing.status === 'unanswered') this.requestValidation(existing, round);
       return;
     }
     this.values.set(key, { hash, block, status: own ? 'valid' : 'pending' });
     if (!own) this.out.push({ type: 'requestValidation', height: this.height, round, blockHash: hash, block });
   }
 
-  private buffer(m: FutureMessage): void {
-    if (this.future.length < this.maxFutureHeightMessages) this.future.push(m);
+  private requestValidation(entry: ValueEntry, round: number): void {
+    entry.status = 'pending';
+    this.out.push({ type: 'requestValidation', height: this.height, round, blockHash: entry.hash, block: entry.block });
+  }
+
+  private retryUnanswered(): void {
+    for (const entry of this.values.values()) if (entry.status === 'unanswered') this.requestValidation(entry, this.round);
+  }
+
+  /**
+   * A message for the next height, kept for `start`. Only what a validator of the current set
+   * signed is kept (the set rarely changes between heights; a message from a new validator is
+   * gossiped again once we are there), at most `perSenderFuture` per validator: junk cannot crowd
+   * out real messages, and one validator cannot fill the buffer with 4 MB blocks.
+   */
+  private bufferVote(signed: SignedVote): void {
+    const v = signed.vote;
+    const validator = (this.validators as ValidatorSet).get(v.validator);
+    if (validator === undefined || !this.futureRoom(v.validator) || !isSafeNonNegative(v.round)) return;
+    if (!verifyVoteSignature(this.provider, this.chainId, signed, validator.publicKey)) return;
+    this.keepFuture(v.validator, { kind: 'vote', signed });
+  }
+
+  private bufferProposal(signed: SignedProposal, block: unknown): void {
+    const p = signed.proposal;
+    const set = this.validators as ValidatorSet;
+    if (!isSafeNonNegative(p.round) || p.round > this.futureRoundWindow || p.blockHash.length !== HASH_BYTES || !this.futureRoom(p.proposer)) return;
+    const proposer = set.proposer(p.height, p.round);
+    if (proposer.address !== p.proposer || !bytesEqual(this.hashValue(block), p.blockHash)) return;
+    if (!verifyProposalSignature(this.provider, this.chainId, signed, proposer.publicKey)) return;
+    this.keepFuture(p.proposer, { kind: 'proposal', signed, block });
+  }
+
+  private futureRoom(sender: string): boolean {
+    return this.future.length < this.maxFutureHeightMessages && (this.futureBySender.get(sender) ?? 0) < this.perSenderFuture;
+  }
+
+  private keepFuture(sender: string, m: FutureMessage): void {
+    this.future.push(m);
+    this.futureBySender.set(sender, (this.futureBySender.get(sender) ?? 0) + 1);
+  }
+
+  /**
+   * Our own precommit for a value in round r means we locked on it in r: line 36 is the only
+   * way we precommit a value. Normally the lock is set before the vote comes back. After a
+   * restart, though, the WAL can hold our precommit without the proposal and prevotes behind it,
+   * so the lock is rebuilt from the vote itself; without this the node could prevote another
+   * value in a later round. Restoring can only narrow what we prevote.
+   */
+  private restoreLock(round: number, key: HashKey): void {
+    if (round > this.lockedRound) {
+      this.lockedRound = round;
+      this.lockedValue = key;
+    }
+    if (round > this.validRound && this.values.get(key)?.status === 'valid') {
+      this.validRound = round;
+      this.validValue = key;
+    }
   }
 
   /**
