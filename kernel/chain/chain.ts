@@ -50,6 +50,12 @@ export interface ProposedBlock {
   readonly evidence: readonly EvidenceItem[];
 }
 
+/**
+ * Evidence a block may carry. Each piece costs every validator two signature checks before it can
+ * prevote, and a block must stay well inside what the P2P frame and the block codec accept.
+ */
+export const MAX_EVIDENCE_PER_BLOCK = 16;
+
 /** Checks a piece of evidence's signatures against the validator set; null when it does not hold. */
 export type EvidenceVerifier = (raw: unknown) => Promise<EvidenceItem | null>;
 
@@ -348,7 +354,10 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const candidates = this.mempool.select(maxGas, this.gasOf, 10_000, maxBytes, this.sizeOf).map((t) => this.forBlock(t, baseFee));
     const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
     const fresh: EvidenceItem[] = [];
-    for (const ev of evidence) if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) === undefined && !fresh.some((f) => f.hash === ev.hash)) fresh.push(ev);
+    for (const ev of evidence) {
+      if (fresh.length === MAX_EVIDENCE_PER_BLOCK) break;
+      if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) === undefined && !fresh.some((f) => f.hash === ev.hash)) fresh.push(ev);
+    }
     const header: BlockHeader = {
       chain_id: this.d.chainId,
       height,
@@ -410,6 +419,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const problem = problems.find((x) => x !== null);
     if (problem) return problem;
     if (gas > maxGas) return `block gas ${gas} exceeds max_block_gas ${maxGas}`;
+    if (p.evidence.length > MAX_EVIDENCE_PER_BLOCK) return `block carries ${p.evidence.length} pieces of evidence, more than ${MAX_EVIDENCE_PER_BLOCK}`;
     const seenEvidence = new Set<string>();
     for (const ev of p.evidence) {
       if (seenEvidence.has(ev.hash)) return `evidence ${ev.hash} appears twice`;

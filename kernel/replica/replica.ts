@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Chain, ProposedBlock } from '../chain/chain.js';
+import { MAX_EVIDENCE_PER_BLOCK, type Chain, type ProposedBlock } from '../chain/chain.js';
 import type { EvidenceItem } from '../chain/types.js';
 import { blockHash } from '../chain/block-hash.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
@@ -65,6 +65,7 @@ import { Wal } from './wal.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
 import { utf8Bytes } from '../codec/utf8.js';
+import { bytesEqual } from '../consensus/bytes.js';
 
 export interface ReplicaOptions {
   readonly chain: Chain;
@@ -95,6 +96,13 @@ export interface ReplicaOptions {
   };
 }
 
+/** Equivocations held per validator, and in all, until a block includes them. */
+const EVIDENCE_PER_VALIDATOR = 4;
+const EVIDENCE_POOL_MAX = 256;
+
+/** How long a catch-up request may go unanswered before another peer is asked. */
+const SYNC_TIMEOUT_MS = 15_000;
+
 /** A relay message is sent once this much transaction text waits (~24 transfers), whatever the turn. */
 const RELAY_BATCH_BYTES = 256 * 1024;
 
@@ -116,9 +124,11 @@ export class Replica implements ConsensusStatus, ValueHost {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly peerStatus = new Map<string, StatusMessage>();
   /** Decided blocks received from peers for heights we have not reached yet. */
-  private readonly pendingCommits = new Map<number, { cert: CommitCertificate; block: ProposedBlock }>();
-  private readonly evidencePool = new Map<string, EvidenceItem>();
-  private readonly syncInFlight = new Map<string, number>();
+  private readonly pendingCommits = new Map<number, { cert: CommitCertificate; block: ProposedBlock; from: string }>();
+  /** Verified evidence not yet in a block, with the key of the validator it was verified against. */
+  private readonly evidencePool = new Map<string, { readonly item: EvidenceItem; readonly publicKey: Uint8Array }>();
+  /** Per peer: the last height asked for, and when to give up on the answer. */
+  private readonly syncInFlight = new Map<string, { to: number; deadline: number }>();
   private driver!: ConsensusDriver;
   private wal!: Wal;
   private validators!: ValidatorSet;
@@ -300,7 +310,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     }
     if (replaying) await this.replayWal(replay);
     const ready = this.pendingCommits.get(height);
-    if (ready) await this.applyCommit(ready.cert, ready.block);
+    if (ready) await this.applyCommit(ready.cert, ready.block, ready.from);
   }
 
   /**
@@ -353,7 +363,7 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   async getValue(height: number, round: number): Promise<Value> {
     if (height !== this.chain.head.height + 1) throw new Error(`asked to propose for ${height} while the chain is at ${this.chain.head.height}`);
-    const block = await this.chain.propose(round, this.o.signer!.address, this.now(), [...this.evidencePool.values()]);
+    const block = await this.chain.propose(round, this.o.signer!.address, this.now(), this.proposableEvidence());
     return { hash: parseHex(block.hash, 32)!, block };
   }
 
@@ -419,9 +429,22 @@ export class Replica implements ConsensusStatus, ValueHost {
     for (const ev of block.evidence) this.evidencePool.delete(ev.hash);
     this.pendingCommits.delete(record.header.height);
     await this.wal.reset();
+    await this.logBuffered(record.header.height + 1);
     this.o.log.info({ height: record.header.height, round: cert.round, txs: record.header.tx_count, hash: record.hash }, 'block committed');
     this.announceStatus();
     await this.enterHeight(record.header.height + 1);
+  }
+
+  /**
+   * The messages the machine buffered for the height we are entering go into the fresh WAL before
+   * the machine acts on them: a polka seen early locks us as soon as the height starts, and after
+   * a crash the replay must rebuild what our votes rested on, or the node would forget its lock.
+   */
+  private async logBuffered(height: number): Promise<void> {
+    for (const m of this.driver.machine.bufferedFor(height)) {
+      if (m.kind === 'vote') await this.wal.append(encodeConsensusMessage({ kind: 'vote', vote: m.signed }, this.codec), false);
+      else await this.appendProposal(m.block as ProposedBlock, encodeConsensusMessage({ kind: 'proposal', proposal: m.signed, block: m.block }, this.compactCodec), false);
+    }
   }
 
   // ---- peers ----
@@ -491,10 +514,12 @@ export class Replica implements ConsensusStatus, ValueHost {
     await this.wal.append(bytes, sync);
   }
 
-  /** Verifies a message's signatures on the consensus workers when they belong to the current height. */
+  /** Verifies a message's signatures on the consensus workers when they belong to the current or next height. */
   private preverify(msg: ConsensusMessage): Promise<unknown> | null {
     const pre = this.preverified;
-    if (!pre || !this.started || messageHeight(msg) !== this.height) return null;
+    const h = messageHeight(msg);
+    // The next height's messages too: the machine buffers only what verifies (against this set).
+    if (!pre || !this.started || (h !== this.height && h !== this.height + 1)) return null;
     const keyOf = (address: string): Uint8Array | undefined => this.validators.get(address)?.publicKey;
     const chainId = this.chain.chainId;
     try {
@@ -524,8 +549,12 @@ export class Replica implements ConsensusStatus, ValueHost {
     }
     const h = messageHeight(msg);
     if (msg.kind === 'commit') {
-      if (h === this.height) await this.applyCommit(msg.certificate, msg.block as ProposedBlock);
-      else if (h > this.height && h <= this.height + 1000) this.pendingCommits.set(h, { cert: msg.certificate, block: msg.block as ProposedBlock });
+      // Decided blocks come only in answer to our sync requests: a block for a height we did not
+      // ask that peer for is dropped, and a held one is never replaced, so a peer cannot park
+      // junk in place of a block another peer sent.
+      const asked = this.syncInFlight.get(from);
+      if (h === this.height) await this.applyCommit(msg.certificate, msg.block as ProposedBlock, from);
+      else if (h > this.height && asked !== undefined && h <= asked.to && !this.pendingCommits.has(h)) this.pendingCommits.set(h, { cert: msg.certificate, block: msg.block as ProposedBlock, from });
       this.maybeSync();
       return;
     }
@@ -592,13 +621,20 @@ export class Replica implements ConsensusStatus, ValueHost {
   private async feed(msg: ConsensusMessage, fromGossip: boolean): Promise<void> {
     if (msg.kind === 'vote') await this.handle(await this.driver.onVote(msg.vote), fromGossip);
     else if (msg.kind === 'proposal') await this.handle(await this.driver.onProposal(msg.proposal, msg.block), fromGossip);
-    else await this.applyCommit(msg.certificate, msg.block as ProposedBlock);
+    else await this.applyCommit(msg.certificate, msg.block as ProposedBlock, null);
   }
 
-  private async applyCommit(cert: CommitCertificate, block: ProposedBlock): Promise<void> {
-    if (cert.height !== this.height) return;
-    if (this.driver.state().height !== this.height) await this.handle(await this.driver.start(this.height, this.validators), false);
+  /** A decided block from `from`; one that does not decide (bad certificate, invalid block) is dropped and asked of another peer. */
+  private async applyCommit(cert: CommitCertificate, block: ProposedBlock, from: string | null): Promise<void> {
+    const height = this.height;
+    if (cert.height !== height) return;
+    if (this.driver.state().height !== height) await this.handle(await this.driver.start(height, this.validators), false);
     await this.handle(await this.driver.onCommit(cert, block), false);
+    if (from === null || this.height !== height || this.driver.state().decided) return;
+    this.pendingCommits.delete(height);
+    this.syncInFlight.delete(from);
+    this.syncAvoid.set(from, this.now() + SYNC_TIMEOUT_MS);
+    this.maybeSync();
   }
 
   private misbehaved(peer: string, reason: string): void {
@@ -631,20 +667,35 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.o.transport.broadcast(envelope(TAG_STATUS, { height: head, base: this.servableBase() }));
   }
 
-  /** Asks a peer that has committed our working height for the decided blocks we miss. */
+  /**
+   * Asks a peer that has committed our working height for the decided blocks we miss. A request
+   * not answered in full by its deadline (a peer gone, a frame dropped, a block it sent that did
+   * not decide) is given up, and that peer is passed over for a while, so one silent or lying
+   * peer cannot hold catch-up forever.
+   */
   private maybeSync(): void {
     const head = this.chain.head.height;
+    const now = this.now();
     for (const [peer, s] of [...this.peerStatus.entries()].sort((a, b) => b[1].height - a[1].height)) {
       if (s.height <= head) continue;
       if (s.base > head + 1) continue; // that peer no longer serves what we need
+      if ((this.syncAvoid.get(peer) ?? 0) > now) continue;
       const inFlight = this.syncInFlight.get(peer);
-      if (inFlight !== undefined && inFlight > head) return;
+      if (inFlight !== undefined && inFlight.to > head) {
+        if (now < inFlight.deadline) return;
+        this.syncInFlight.delete(peer);
+        this.syncAvoid.set(peer, now + SYNC_TIMEOUT_MS);
+        continue;
+      }
       const to = Math.min(s.height, head + (this.o.syncBatch ?? 20));
-      this.syncInFlight.set(peer, to);
+      this.syncInFlight.set(peer, { to, deadline: now + SYNC_TIMEOUT_MS });
       this.o.transport.send(peer, envelope(TAG_SYNC_REQUEST, { from: head + 1, to }));
       return;
     }
   }
+
+  /** Peers passed over for catch-up until the given time (a request of theirs timed out or failed). */
+  private readonly syncAvoid = new Map<string, number>();
 
   /** The lowest height served to peers: within the history window, and held in full here. */
   private servableBase(): number {
@@ -667,16 +718,44 @@ export class Replica implements ConsensusStatus, ValueHost {
   // ---- evidence ----
 
   private addEvidence(ev: Evidence, gossip: boolean): void {
+    const item = toEvidenceItem(ev);
+    if (this.evidencePool.has(item.hash)) return;
+    // One validator's equivocations are kept a few at a time: each is signed by it, so it could
+    // otherwise mint evidence for every round it cares to sign in.
+    let fromValidator = 0;
+    for (const held of this.evidencePool.values()) if (held.item.validator === item.validator) fromValidator++;
+    if (fromValidator >= EVIDENCE_PER_VALIDATOR || this.evidencePool.size >= EVIDENCE_POOL_MAX) return;
     const check = verifyEvidence(ev, this.validators, this.chain.chainId, this.o.provider);
     if (!check.ok) {
       this.o.log.warn({ reason: check.reason }, 'evidence does not verify; ignored');
       return;
     }
-    const item = toEvidenceItem(ev);
-    if (this.evidencePool.has(item.hash)) return;
-    this.evidencePool.set(item.hash, item);
+    this.evidencePool.set(item.hash, { item, publicKey: this.validators.get(item.validator)!.publicKey });
     this.o.log.warn({ validator: item.validator, height: item.height, round: item.round, evidence: item.hash }, 'double-sign evidence recorded');
     if (gossip) this.o.transport.broadcast(envelope(TAG_EVIDENCE, evidenceToJson(ev)));
+  }
+
+  /**
+   * The pool's evidence that still verifies against this height's validator set, which is what
+   * every validator checks a proposal's evidence against. Evidence of a validator that has since
+   * left the set (jailed, unbonded) would make every proposal carrying it invalid on every node,
+   * round after round, so it leaves the pool instead of the chain stalling on it.
+   */
+  private proposableEvidence(): EvidenceItem[] {
+    const out: EvidenceItem[] = [];
+    for (const [hash, { item, publicKey }] of [...this.evidencePool.entries()]) {
+      // Its signatures verified against this key when it entered the pool; the same key still in
+      // the set means they still do, without paying for two verifications per proposal.
+      const now = this.validators.get(item.validator)?.publicKey;
+      if (now === undefined || !bytesEqual(now, publicKey)) {
+        this.evidencePool.delete(hash);
+        this.o.log.info({ evidence: hash, validator: item.validator }, 'evidence no longer verifies against the validator set; dropped');
+        continue;
+      }
+      out.push(item);
+      if (out.length === MAX_EVIDENCE_PER_BLOCK) break;
+    }
+    return out;
   }
 
   private async verifyEvidenceRaw(raw: unknown): Promise<EvidenceItem | null> {

@@ -71,11 +71,17 @@ export function signTransfer(w: Wallet, t: TransferSpec, signer: Pick<SignatureP
 
 export const VALIDATOR_KEY = nobleProvider.keygen(new Uint8Array(32).fill(200));
 
-export function genesisDoc(accounts: Array<{ address: string; balance: bigint }>, params: Record<string, string> = {}): GenesisDoc {
+export interface GenesisValidator {
+  readonly address: string;
+  readonly public_key: string;
+  readonly stake: string;
+}
+
+export function genesisDoc(accounts: Array<{ address: string; balance: bigint }>, params: Record<string, string> = {}, validators?: readonly GenesisValidator[]): GenesisDoc {
   return {
     chain_id: 'test-chain',
     genesis_time: 1_700_000_000_000,
-    validators: [{ address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), stake: '10000000000' }],
+    validators: validators ? [...validators] : [{ address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), stake: '10000000000' }],
     accounts: accounts.map((a) => ({ address: a.address, balance: a.balance.toString() })),
     params,
   };
@@ -94,7 +100,7 @@ export interface Fixture {
 let clock = 1_700_000_001_000;
 
 /** A chain over an in-memory store with the given plugins, genesis already written. */
-export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number } } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; validators?: readonly GenesisValidator[]; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number } } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const plugins = opts.plugins ?? [];
   const config = validateConfig({ network: 'unit', env: opts.env ?? 'testnet', plugins: (opts.pluginConfig ?? plugins.map((p) => ({ name: p.name }))).map((p) => ({ enabled: true, activation_height: 0, options: {}, ...p })) });
   const hooks = createHooks();
@@ -108,7 +114,7 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
   const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), log, env: config.env, chainId: 'test-chain', shard: 0, requireTxV3: false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {} });
   services.chain = chain;
   await host.boot();
-  await chain.open(genesisDoc(opts.accounts ?? [], opts.genesisParams));
+  await chain.open(genesisDoc(opts.accounts ?? [], opts.genesisParams, opts.validators));
   return {
     chain,
     hooks,

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pino from 'pino';
+import { makeChain } from '../../test/helpers/chain-fixture.js';
+import { ScriptedTransport } from '../../test/helpers/scripted-transport.js';
+import { tempDir } from '../../test/helpers/temp-dir.js';
+import { toHex } from '../codec/hex.js';
+import { decodeConsensusMessage } from '../consensus/index.js';
+import { nobleProvider } from '../crypto/noble-provider.js';
+import { proposedBlockCodec } from './block-codec.js';
+import { TAG_STATUS, TAG_SYNC_REQUEST } from './envelope.js';
+import { Replica } from './replica.js';
+
+const keys = [1, 2, 3].map((i) => nobleProvider.keygen(new Uint8Array(32).fill(120 + i)));
+const validators = keys.map((k, i) => ({ address: `chain:s${i}.node`, public_key: toHex(k.publicKey), stake: '10000000000' }));
+
+/** Lets the replica's input queue run until `done` holds (each turn yields to the event loop once). */
+async function until(done: () => boolean, turns = 1000): Promise<void> {
+  for (let i = 0; i < turns && !done(); i++) await new Promise((r) => setImmediate(r));
+  assert.ok(done(), 'condition not reached');
+}
+
+test('a catch-up request left unanswered is given up after its deadline and another peer is asked', async () => {
+  const { chain } = await makeChain({ validators });
+  const [x, y] = [validators[1]!.address, validators[2]!.address];
+  let now = 1_700_000_000_000;
+  const transport = new ScriptedTransport('chain:observer.node', validators.map((v) => v.address), (body) => decodeConsensusMessage(body, proposedBlockCodec(chain)));
+  const replica = new Replica({
+    chain,
+    transport,
+    provider: nobleProvider,
+    signer: null,
+    dataDir: tempDir('replica-sync-'),
+    pace: { blockMs: 200, emptyBlockMs: 600_000 },
+    syncHistoryBlocks: 100,
+    log: pino({ level: 'silent' }),
+    timeouts: { proposeBaseMs: 600_000, prevoteBaseMs: 600_000, precommitBaseMs: 600_000 },
+    gossipMs: 600_000,
+    statusMs: 600_000,
+    now: () => now,
+  });
+  await replica.start();
+  const requests = (): { peer: string }[] => transport.sent.filter((s) => s.tag === TAG_SYNC_REQUEST);
+  try {
+    await transport.inject(x, TAG_STATUS, { height: 5, base: 1 });
+    await until(() => requests().length === 1);
+    assert.equal(requests()[0]!.peer, x);
+    await transport.inject(y, TAG_STATUS, { height: 5, base: 1 });
+    await transport.inject(x, TAG_STATUS, { height: 5, base: 1 });
+    await until(() => true);
+    assert.equal(requests().length, 1, 'one request at a time while the first may still be answered');
+    now += 16_000; // x never answers
+    await transport.inject(y, TAG_STATUS, { height: 5, base: 1 });
+    await until(() => requests().length === 2);
+    assert.equal(requests()[1]!.peer, y, 'the silent peer is passed over');
+  } finally {
+    await replica.stop();
+  }
+});
