@@ -85,6 +85,11 @@ export class ConsensusDriver {
     return this.serialised(() => this.machine.onTimeout(kind, height, round));
   }
 
+  /** Validations the application failed to answer, asked again (see `TendermintMachine.retryValidations`). */
+  retryValidations(): Promise<ConsensusEffect[]> {
+    return this.serialised(() => this.machine.retryValidations());
+  }
+
   /** A decided block with its commit certificate from a peer (catch-up). */
   onCommit(certificate: CommitCertificate, block: unknown): Promise<ConsensusEffect[]> {
     return this.serialised(() => this.machine.onCommit(certificate, block));

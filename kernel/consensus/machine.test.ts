@@ -532,6 +532,23 @@ describe('restart and failure paths', () => {
     assert.deepEqual(signedVotes(propose(f, m, 3, 1, b)), [{ type: 'prevote', round: 3, hash: hashKey(b.hash) }]);
   });
 
+  test('a restored lock above the current round is not replaced by a lower round\'s polka', () => {
+    // Our precommit for a in round 2 comes back (old WAL, a peer relaying it) while the machine
+    // is still in round 0; a round-0 polka for b must neither re-lock nor make us precommit b.
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const self = quietValidator(f);
+    const [a, b, m] = [block('a'), block('b'), machineFor(f, self)];
+    m.start(H, f.set);
+    m.onVote(vote(f, 'precommit', H, 2, a.hash, self));
+    propose(f, m, 0, -1, b);
+    const out = prevotes(f, m, 0, b.hash, others(f, self));
+    assert.deepEqual(signedVotes(out), [], 'no precommit behind the round we already signed in');
+    assert.equal(m.state().lockedRound, 2);
+    assert.equal(m.state().lockedValue, hashKey(a.hash));
+    for (const r of [0, 1, 2]) for (const kind of ['propose', 'prevote', 'precommit'] as const) m.onTimeout(kind, H, r);
+    assert.deepEqual(signedVotes(propose(f, m, 3, -1, b)), [{ type: 'prevote', round: 3, hash: 'nil' }]);
+  });
+
   test('forged far-round votes take none of a validator\'s far-round slots (line 55 still fires)', () => {
     const f = fixture([1n, 1n, 1n, 1n]);
     const self = f.addresses[0] as string;
@@ -560,6 +577,39 @@ describe('restart and failure paths', () => {
     assert.equal(again.length, 1, 'asked again at the next timeout');
     const [d] = ofType(m.onValidation(H, a.hash, true), 'decide');
     assert.equal(d?.height, H);
+  });
+
+  test('catching up in step prevote with no timeout armed, an unanswered validation is retried and the certificate decides', () => {
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const self = quietValidator(f);
+    const a = block('a');
+    const m = machineFor(f, self);
+    m.start(H, f.set);
+    m.onTimeout('propose', H, 0);
+    const cert: CommitCertificate = { height: H, round: 0, blockHash: a.hash, precommits: others(f, self).map((v) => vote(f, 'precommit', H, 0, a.hash, v)) };
+    assert.equal(ofType(m.onCommit(cert, a.block), 'requestValidation').length, 1);
+    m.onValidationError(H, a.hash);
+    assert.equal(m.valueStatus(a.hash), 'unanswered');
+    assert.equal(ofType(m.onCommit(cert, a.block), 'requestValidation').length, 1, 'the certificate seen again asks again');
+    m.onValidationError(H, a.hash);
+    assert.equal(ofType(m.retryValidations(), 'requestValidation').length, 1, 'and so does the host\'s periodic retry');
+    const [d] = ofType(m.onValidation(H, a.hash, true), 'decide');
+    assert.equal(d?.height, H);
+  });
+
+  test('replayed copies of a genuine next-height message do not use up its sender\'s room', () => {
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const self = quietValidator(f);
+    const m = machineFor(f, self);
+    m.start(H, f.set);
+    const [x] = others(f, self) as [string];
+    const copy = vote(f, 'prevote', H + 1, 0, null, x);
+    for (let i = 0; i < 100; i++) m.onVote(copy);
+    const a = block('next');
+    for (let i = 0; i < 10; i++) m.onProposal(proposal(f, H + 1, 0, -1, a.hash), a.block);
+    m.onProposal(proposal(f, H + 1, 0, -1, block('other').hash), block('other').block);
+    m.onVote(vote(f, 'precommit', H + 1, 0, null, x));
+    assert.deepEqual(m.bufferedFor(H + 1).map((b) => b.kind), ['vote', 'proposal', 'vote'], 'one of each: copies and a second proposal of the round are not kept');
   });
 });
 

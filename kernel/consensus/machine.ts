@@ -110,7 +110,7 @@ export interface MachineState {
  * value is validated again at the next timeout of the height or when it is seen again (a commit
  * certificate for it), so one failed read does not keep a certified block from ever deciding.
  */
-type ValueStatus = 'pending' | 'valid' | 'invalid' | 'unanswered';
+export type ValueStatus = 'pending' | 'valid' | 'invalid' | 'unanswered';
 
 interface ValueEntry {
   readonly hash: Uint8Array;
@@ -179,6 +179,7 @@ export class TendermintMachine {
   private awaitingValueRound: number | null = null;
   private future: FutureMessage[] = [];
   private futureBySender = new Map<string, number>();
+  private futureSeen = new Set<string>();
 
   private out: MachineEffect[] = [];
 
@@ -206,6 +207,7 @@ export class TendermintMachine {
       const replay = this.future.filter((m) => (m.kind === 'vote' ? m.signed.vote.height : m.signed.proposal.height) === height);
       this.future = [];
       this.futureBySender = new Map();
+      this.futureSeen = new Set();
       this.validators = validators;
       this.height = height;
       this.decided = false;
@@ -279,6 +281,13 @@ export class TendermintMachine {
       if (entry === undefined || entry.status !== 'pending') return false;
       entry.status = valid ? 'valid' : 'invalid';
       if (!valid) this.log('info', 'proposed block rejected by the application', { height, hash: hashKey(blockHash) });
+      // A lock restored before its block was held: now that it is, it is also the value to
+      // re-propose, as it was when the lock was first taken.
+      const key = hashKey(blockHash);
+      if (valid && key === this.lockedValue && this.lockedRound > this.validRound) {
+        this.validValue = key;
+        this.validRound = this.lockedRound;
+      }
       return true;
     });
   }
@@ -293,6 +302,17 @@ export class TendermintMachine {
       this.log('warn', 'could not validate a proposed block; will try again', { height, hash: hashKey(blockHash) });
       // Line 22 reads an unanswered value like an invalid one (nil prevote), so rules may fire.
       return true;
+    });
+  }
+
+  /**
+   * Asks again for every validation the application failed to answer. Timeouts do this too; a
+   * host calls it periodically because a node waiting in step prevote may have no timeout armed.
+   */
+  retryValidations(): MachineEffect[] {
+    return this.run(() => {
+      if (this.validators !== null && !this.decided) this.retryUnanswered();
+      return false;
     });
   }
 
@@ -333,7 +353,11 @@ export class TendermintMachine {
       if (this.validators === null || cert.height !== this.height || this.decided) return false;
       if (cert.blockHash.length !== HASH_BYTES) return false;
       const key = hashKey(cert.blockHash);
-      if (this.externalCommits.has(key)) return false;
+      if (this.externalCommits.has(key)) {
+        const held = this.values.get(key);
+        if (held?.status === 'unanswered') this.requestValidation(held, cert.round);
+        return false;
+      }
       if (!this.values.has(key) && !bytesEqual(this.hashValue(block), cert.blockHash)) {
         this.log('warn', 'commit certificate carries a block that does not match its hash', { height: cert.height });
         return false;
@@ -371,6 +395,11 @@ export class TendermintMachine {
    */
   bufferedFor(height: number): readonly FutureMessage[] {
     return this.future.filter((m) => (m.kind === 'vote' ? m.signed.vote.height : m.signed.proposal.height) === height);
+  }
+
+  /** Where valid(v) stands for the block with this hash at the current height; undefined if not held. */
+  valueStatus(blockHash: Uint8Array): ValueStatus | undefined {
+    return this.values.get(hashKey(blockHash))?.status;
   }
 
   get validatorSet(): ValidatorSet | null {
@@ -524,9 +553,11 @@ export class TendermintMachine {
   private bufferVote(signed: SignedVote): void {
     const v = signed.vote;
     const validator = (this.validators as ValidatorSet).get(v.validator);
-    if (validator === undefined || !this.futureRoom(v.validator) || !isSafeNonNegative(v.round)) return;
+    if (validator === undefined || !isSafeNonNegative(v.round) || (v.blockHash !== null && v.blockHash.length !== HASH_BYTES)) return;
+    const seen = `vote|${v.validator}|${v.round}|${v.type}|${hashKey(v.blockHash)}`;
+    if (this.futureSeen.has(seen) || !this.futureRoom(v.validator)) return;
     if (!verifyVoteSignature(this.provider, this.chainId, signed, validator.publicKey)) return;
-    this.keepFuture(v.validator, { kind: 'vote', signed });
+    this.keepFuture(v.validator, seen, { kind: 'vote', signed });
   }
 
   private bufferProposal(signed: SignedProposal, block: unknown): void {
@@ -534,16 +565,21 @@ export class TendermintMachine {
     const set = this.validators as ValidatorSet;
     if (!isSafeNonNegative(p.round) || p.round > this.futureRoundWindow || p.blockHash.length !== HASH_BYTES || !this.futureRoom(p.proposer)) return;
     const proposer = set.proposer(p.height, p.round);
-    if (proposer.address !== p.proposer || !bytesEqual(this.hashValue(block), p.blockHash)) return;
+    // The first signed proposal of a round only: it alone drives line 22, and a second (an
+    // equivocating proposer's) can come by relay once we are at that height.
+    const seen = `proposal|${p.round}`;
+    if (this.futureSeen.has(seen) || proposer.address !== p.proposer || !bytesEqual(this.hashValue(block), p.blockHash)) return;
     if (!verifyProposalSignature(this.provider, this.chainId, signed, proposer.publicKey)) return;
-    this.keepFuture(p.proposer, { kind: 'proposal', signed, block });
+    this.keepFuture(p.proposer, seen, { kind: 'proposal', signed, block });
   }
 
   private futureRoom(sender: string): boolean {
     return this.future.length < this.maxFutureHeightMessages && (this.futureBySender.get(sender) ?? 0) < this.perSenderFuture;
   }
 
-  private keepFuture(sender: string, m: FutureMessage): void {
+  /** Kept under `seen`, so a replayed copy of a genuine message cannot use up its sender's room. */
+  private keepFuture(sender: string, seen: string, m: FutureMessage): void {
+    this.futureSeen.add(seen);
     this.future.push(m);
     this.futureBySender.set(sender, (this.futureBySender.get(sender) ?? 0) + 1);
   }
@@ -677,14 +713,19 @@ export class TendermintMachine {
       const value = this.values.get(key);
       if (value === undefined || value.status !== 'valid') continue;
       this.polkaRounds.add(this.round);
-      if (this.step === 'prevote') {
+      // In the paper lockedRound <= round_p always. A lock restored from our own precommit can be
+      // above it; a polka of a lower round must not replace it (nor would the signer precommit
+      // behind a round it already signed in).
+      if (this.step === 'prevote' && this.round >= this.lockedRound) {
         this.lockedValue = key;
         this.lockedRound = this.round;
         this.broadcastVote('precommit', value.hash);
         this.step = 'precommit';
       }
-      this.validValue = key;
-      this.validRound = this.round;
+      if (this.round >= this.validRound) {
+        this.validValue = key;
+        this.validRound = this.round;
+      }
       return true;
     }
     return false;
