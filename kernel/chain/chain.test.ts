@@ -193,11 +193,11 @@ test('blocks are bounded by max_block_bytes, and validators refuse a larger one'
   assert.match((await f.chain.validate({ ...p, header, hash: blockHash(header), txs: all })) ?? '', /exceeds max_block_bytes/);
 });
 
-test('a block carries at most MAX_EVIDENCE_PER_BLOCK pieces of evidence; validators refuse more', async () => {
-  const { MAX_EVIDENCE_PER_BLOCK } = await import('./chain.js');
+test('a proposer puts at most EVIDENCE_PER_PROPOSAL pieces of evidence in a block; validators refuse more than MAX_EVIDENCE_PER_BLOCK', async () => {
+  const { EVIDENCE_PER_PROPOSAL, MAX_EVIDENCE_PER_BLOCK } = await import('./chain.js');
   const { blockHash, evidenceHash } = await import('./block-hash.js');
   const f = await makeChain();
-  const items = Array.from({ length: MAX_EVIDENCE_PER_BLOCK + 4 }, (_, i) => ({
+  const items = Array.from({ length: MAX_EVIDENCE_PER_BLOCK + 1 }, (_, i) => ({
     hash: sha3Hex0x(`evidence ${i}`),
     kind: 'duplicate-vote' as const,
     validator: 'chain:v0.node',
@@ -206,10 +206,9 @@ test('a block carries at most MAX_EVIDENCE_PER_BLOCK pieces of evidence; validat
     raw: {},
   }));
   const p = await f.chain.propose(0, 'chain:v0.node', 1_800_000_000_000, items);
-  assert.equal(p.evidence.length, MAX_EVIDENCE_PER_BLOCK, 'the proposer leaves the rest for later blocks');
-  const over = items.slice(0, MAX_EVIDENCE_PER_BLOCK + 1);
-  const header = { ...p.header, evidence_hash: evidenceHash(over.map((e) => e.hash)) };
-  assert.match((await f.chain.validate({ ...p, header, hash: blockHash(header), evidence: over })) ?? '', /more than 16/);
+  assert.equal(p.evidence.length, EVIDENCE_PER_PROPOSAL, 'the proposer leaves the rest for later blocks');
+  const header = { ...p.header, evidence_hash: evidenceHash(items.map((e) => e.hash)) };
+  assert.match((await f.chain.validate({ ...p, header, hash: blockHash(header), evidence: items })) ?? '', new RegExp(`more than ${MAX_EVIDENCE_PER_BLOCK}`));
 });
 
 test('a block validated once is not re-checked in full, but its lists still must match its header', async () => {

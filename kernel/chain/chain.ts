@@ -51,10 +51,16 @@ export interface ProposedBlock {
 }
 
 /**
- * Evidence a block may carry. Each piece costs every validator two signature checks before it can
- * prevote, and a block must stay well inside what the P2P frame and the block codec accept.
+ * Evidence a valid block may carry: what the block codec has always decoded, so no block
+ * committed before this rule was written breaks it.
  */
-export const MAX_EVIDENCE_PER_BLOCK = 16;
+export const MAX_EVIDENCE_PER_BLOCK = 64;
+
+/**
+ * Evidence a proposer puts in one block. Each piece costs every validator two signature checks
+ * before it can prevote; the rest waits for the next block.
+ */
+export const EVIDENCE_PER_PROPOSAL = 16;
 
 /** Checks a piece of evidence's signatures against the validator set; null when it does not hold. */
 export type EvidenceVerifier = (raw: unknown) => Promise<EvidenceItem | null>;
@@ -339,6 +345,11 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.emit('queued', tx, source);
   }
 
+  /** Whether a block already applied this piece of evidence (each applies once). */
+  async evidenceApplied(hash: string): Promise<boolean> {
+    return (await this.d.store.state.get(evidenceStateKey(hash))) !== undefined;
+  }
+
   /** PrepareProposal: the proposer's block for (height, round). */
   async propose(round: number, proposer: string, timestamp: number, evidence: readonly EvidenceItem[] = []): Promise<ProposedBlock> {
     const head = this.head;
@@ -355,7 +366,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
     const fresh: EvidenceItem[] = [];
     for (const ev of evidence) {
-      if (fresh.length === MAX_EVIDENCE_PER_BLOCK) break;
+      if (fresh.length === EVIDENCE_PER_PROPOSAL) break;
       if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) === undefined && !fresh.some((f) => f.hash === ev.hash)) fresh.push(ev);
     }
     const header: BlockHeader = {

@@ -1,7 +1,7 @@
 import type { JsonValue } from '../codec/json.js';
 import { hashOfCanonical, isCanonicalTextOf } from '../tx/hash.js';
 import type { BlockCodec } from '../consensus/wire.js';
-import type { Chain, ProposedBlock } from '../chain/chain.js';
+import { MAX_EVIDENCE_PER_BLOCK, type Chain, type ProposedBlock } from '../chain/chain.js';
 import type { BlockHeader, EvidenceItem } from '../chain/types.js';
 import type { FetchedTxs } from './fetched-txs.js';
 import { isHash0x } from '../codec/hex.js';
@@ -21,7 +21,6 @@ type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
 const MAX_TXS = 20_000;
-const MAX_EVIDENCE = 64;
 
 export function headerToJson(h: BlockHeader): Obj {
   return { ...h, base_fee: Number(h.base_fee) };
@@ -77,7 +76,7 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
     },
     decode(json: unknown): ProposedBlock | MissingTransactions | undefined {
       if (!isObj(json) || !isHash0x(json.hash) || !Array.isArray(json.txs) || !Array.isArray(json.evidence)) return undefined;
-      if (json.txs.length > MAX_TXS || json.evidence.length > MAX_EVIDENCE) return undefined;
+      if (json.txs.length > MAX_TXS || json.evidence.length > MAX_EVIDENCE_PER_BLOCK) return undefined;
       const header = headerFromJson(json.header);
       if (!header) return undefined;
       const missing: Array<{ origin: 'signed' | 'system'; hash: string }> = [];

@@ -4,11 +4,12 @@ import pino from 'pino';
 import { makeChain } from '../../test/helpers/chain-fixture.js';
 import { ScriptedTransport } from '../../test/helpers/scripted-transport.js';
 import { tempDir } from '../../test/helpers/temp-dir.js';
-import { toHex } from '../codec/hex.js';
-import { decodeConsensusMessage } from '../consensus/index.js';
+import { parseHex, toHex } from '../codec/hex.js';
+import type { Chain } from '../chain/chain.js';
+import { decodeConsensusMessage, encodeConsensusMessage } from '../consensus/index.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { proposedBlockCodec } from './block-codec.js';
-import { TAG_STATUS, TAG_SYNC_REQUEST } from './envelope.js';
+import { TAG_CONSENSUS, TAG_STATUS, TAG_SYNC_REQUEST } from './envelope.js';
 import { Replica } from './replica.js';
 
 const keys = [1, 2, 3].map((i) => nobleProvider.keygen(new Uint8Array(32).fill(120 + i)));
@@ -20,10 +21,7 @@ async function until(done: () => boolean, turns = 1000): Promise<void> {
   assert.ok(done(), 'condition not reached');
 }
 
-test('a catch-up request left unanswered is given up after its deadline and another peer is asked', async () => {
-  const { chain } = await makeChain({ validators });
-  const [x, y] = [validators[1]!.address, validators[2]!.address];
-  let now = 1_700_000_000_000;
+async function observer(chain: Chain, clock: () => number): Promise<{ replica: Replica; transport: ScriptedTransport }> {
   const transport = new ScriptedTransport('chain:observer.node', validators.map((v) => v.address), (body) => decodeConsensusMessage(body, proposedBlockCodec(chain)));
   const replica = new Replica({
     chain,
@@ -37,10 +35,40 @@ test('a catch-up request left unanswered is given up after its deadline and anot
     timeouts: { proposeBaseMs: 600_000, prevoteBaseMs: 600_000, precommitBaseMs: 600_000 },
     gossipMs: 600_000,
     statusMs: 600_000,
-    now: () => now,
+    now: clock,
   });
   await replica.start();
-  const requests = (): { peer: string }[] => transport.sent.filter((s) => s.tag === TAG_SYNC_REQUEST);
+  return { replica, transport };
+}
+
+const syncRequests = (t: ScriptedTransport): { peer: string }[] => t.sent.filter((s) => s.tag === TAG_SYNC_REQUEST);
+
+test('a peer answering a catch-up request with a block whose certificate does not verify is passed over', async () => {
+  const { chain } = await makeChain({ validators });
+  const peer = await makeChain({ validators });
+  const [x, y] = [validators[1]!.address, validators[2]!.address];
+  const { replica, transport } = await observer(chain, () => 1_700_000_000_000);
+  try {
+    await transport.inject(x, TAG_STATUS, { height: 5, base: 1 });
+    await until(() => syncRequests(transport).length === 1);
+    await transport.inject(y, TAG_STATUS, { height: 5, base: 1 });
+    const block = await peer.chain.propose(0, validators[0]!.address, 1_700_000_010_000);
+    const forged = { height: 1, round: 0, blockHash: parseHex(block.hash, 32)!, precommits: [] };
+    await transport.inject(x, TAG_CONSENSUS, encodeConsensusMessage({ kind: 'commit', certificate: forged, block }, proposedBlockCodec(peer.chain)));
+    await until(() => syncRequests(transport).length === 2);
+    assert.equal(syncRequests(transport)[1]!.peer, y);
+    assert.equal(chain.head.height, 0, 'nothing was committed on the forged certificate');
+  } finally {
+    await replica.stop();
+  }
+});
+
+test('a catch-up request left unanswered is given up after its deadline and another peer is asked', async () => {
+  const { chain } = await makeChain({ validators });
+  const [x, y] = [validators[1]!.address, validators[2]!.address];
+  let now = 1_700_000_000_000;
+  const { replica, transport } = await observer(chain, () => now);
+  const requests = (): { peer: string }[] => syncRequests(transport);
   try {
     await transport.inject(x, TAG_STATUS, { height: 5, base: 1 });
     await until(() => requests().length === 1);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { MAX_EVIDENCE_PER_BLOCK, type Chain, type ProposedBlock } from '../chain/chain.js';
+import { EVIDENCE_PER_PROPOSAL, type Chain, type ProposedBlock } from '../chain/chain.js';
 import type { EvidenceItem } from '../chain/types.js';
 import { blockHash } from '../chain/block-hash.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
@@ -363,7 +363,7 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   async getValue(height: number, round: number): Promise<Value> {
     if (height !== this.chain.head.height + 1) throw new Error(`asked to propose for ${height} while the chain is at ${this.chain.head.height}`);
-    const block = await this.chain.propose(round, this.o.signer!.address, this.now(), this.proposableEvidence());
+    const block = await this.chain.propose(round, this.o.signer!.address, this.now(), await this.proposableEvidence());
     return { hash: parseHex(block.hash, 32)!, block };
   }
 
@@ -405,7 +405,7 @@ export class Replica implements ConsensusStatus, ValueHost {
           await this.commit(e.value.block as ProposedBlock, e.certificate);
           break;
         case 'evidence':
-          this.addEvidence(e.evidence, true);
+          await this.addEvidence(e.evidence, true);
           break;
         case 'log':
           this.o.log[e.level === 'debug' ? 'debug' : e.level]({ ...(e.fields ?? {}) }, e.message);
@@ -553,8 +553,10 @@ export class Replica implements ConsensusStatus, ValueHost {
       // ask that peer for is dropped, and a held one is never replaced, so a peer cannot park
       // junk in place of a block another peer sent.
       const asked = this.syncInFlight.get(from);
+      // Progress keeps a request alive: a slow peer sending a batch of large blocks is not given up on.
+      if (asked !== undefined && h <= asked.to) asked.deadline = this.now() + SYNC_TIMEOUT_MS;
       if (h === this.height) await this.applyCommit(msg.certificate, msg.block as ProposedBlock, from);
-      else if (h > this.height && asked !== undefined && h <= asked.to && !this.pendingCommits.has(h)) this.pendingCommits.set(h, { cert: msg.certificate, block: msg.block as ProposedBlock, from });
+      else if (h > this.height && asked !== undefined && h <= asked.to && this.mayPark(h)) this.pendingCommits.set(h, { cert: msg.certificate, block: msg.block as ProposedBlock, from });
       this.maybeSync();
       return;
     }
@@ -610,7 +612,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       case TAG_EVIDENCE: {
         const ev = evidenceFromJson(parseJsonBody(env.body));
         if (!ev) return this.misbehaved(from, 'bad evidence');
-        this.addEvidence(ev, false);
+        await this.addEvidence(ev, false);
         return;
       }
       default:
@@ -631,8 +633,23 @@ export class Replica implements ConsensusStatus, ValueHost {
     if (this.driver.state().height !== height) await this.handle(await this.driver.start(height, this.validators), false);
     await this.handle(await this.driver.onCommit(cert, block), false);
     if (from === null || this.height !== height || this.driver.state().decided) return;
-    this.pendingCommits.delete(height);
-    this.syncInFlight.delete(from);
+    const status = this.driver.machine.valueStatus(cert.blockHash);
+    // Our own failure to validate (retried) says nothing about the peer.
+    if (status === 'pending' || status === 'unanswered') return;
+    // A certificate that does not verify is the peer's doing; a verified one for a block that
+    // does not apply here is ours (state divergence, logged at validation), so no report then.
+    if (status === undefined) this.misbehaved(from, 'decided block with a commit certificate that does not verify');
+    this.failedSyncFrom(from);
+  }
+
+  /**
+   * Everything `from` sent for catch-up is dropped and it is passed over for a while; every
+   * request in flight is forgotten too, since answers from other peers for the heights it had
+   * taken were dropped, and the next status asks afresh.
+   */
+  private failedSyncFrom(from: string): void {
+    for (const [h, entry] of [...this.pendingCommits]) if (entry.from === from) this.pendingCommits.delete(h);
+    this.syncInFlight.clear();
     this.syncAvoid.set(from, this.now() + SYNC_TIMEOUT_MS);
     this.maybeSync();
   }
@@ -651,6 +668,7 @@ export class Replica implements ConsensusStatus, ValueHost {
   private async gossip(): Promise<void> {
     const s = this.driver.state();
     if (s.height !== this.height) return;
+    await this.handle(await this.driver.retryValidations(), false);
     const mark = `${s.height}/${s.round}/${s.step}`;
     if (mark !== this.progressMark) {
       this.progressMark = mark;
@@ -694,6 +712,12 @@ export class Replica implements ConsensusStatus, ValueHost {
     }
   }
 
+  /** A decided block for `h` may be held: none is, or the one held came from a peer since passed over. */
+  private mayPark(h: number): boolean {
+    const held = this.pendingCommits.get(h);
+    return held === undefined || (this.syncAvoid.get(held.from) ?? 0) > this.now();
+  }
+
   /** Peers passed over for catch-up until the given time (a request of theirs timed out or failed). */
   private readonly syncAvoid = new Map<string, number>();
 
@@ -717,9 +741,9 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   // ---- evidence ----
 
-  private addEvidence(ev: Evidence, gossip: boolean): void {
+  private async addEvidence(ev: Evidence, gossip: boolean): Promise<void> {
     const item = toEvidenceItem(ev);
-    if (this.evidencePool.has(item.hash)) return;
+    if (this.evidencePool.has(item.hash) || (await this.chain.evidenceApplied(item.hash))) return;
     // One validator's equivocations are kept a few at a time: each is signed by it, so it could
     // otherwise mint evidence for every round it cares to sign in.
     let fromValidator = 0;
@@ -741,9 +765,14 @@ export class Replica implements ConsensusStatus, ValueHost {
    * left the set (jailed, unbonded) would make every proposal carrying it invalid on every node,
    * round after round, so it leaves the pool instead of the chain stalling on it.
    */
-  private proposableEvidence(): EvidenceItem[] {
+  private async proposableEvidence(): Promise<EvidenceItem[]> {
     const out: EvidenceItem[] = [];
     for (const [hash, { item, publicKey }] of [...this.evidencePool.entries()]) {
+      // Applied already (a peer gossiped it again after its block): it would never leave.
+      if (await this.chain.evidenceApplied(hash)) {
+        this.evidencePool.delete(hash);
+        continue;
+      }
       // Its signatures verified against this key when it entered the pool; the same key still in
       // the set means they still do, without paying for two verifications per proposal.
       const now = this.validators.get(item.validator)?.publicKey;
@@ -753,7 +782,7 @@ export class Replica implements ConsensusStatus, ValueHost {
         continue;
       }
       out.push(item);
-      if (out.length === MAX_EVIDENCE_PER_BLOCK) break;
+      if (out.length === EVIDENCE_PER_PROPOSAL) break;
     }
     return out;
   }
