@@ -7,12 +7,13 @@ import { isValidMnemonic, seedFromMnemonic } from '../../kernel/crypto/mnemonic.
 import { accountsReader } from '../../kernel/state/accounts.js';
 import type { RouteTable } from '../../kernel/node/route-table.js';
 import type { NodeServices } from '../../kernel/node/services.js';
+import { TEST_NETWORK_ONLY } from '../../kernel/node/test-network-routes.js';
 import { DeriveRequestSchema, FaucetRequestSchema } from './schemas.js';
 import { FAUCET_SENDER, FAUCET_TX, checkCredit } from './credit.js';
 
 export function faucetRoutes(routes: RouteTable, s: NodeServices, opts: { defaultAmount: bigint; maxAmount: bigint }): void {
-  routes.post('/api/v1/faucet', async (req) => {
-    if (s.config.env !== 'testnet') throw forbidden('the faucet is available on test networks only (CHAIN_ENV=testnet)');
+  routes.post(TEST_NETWORK_ONLY.faucet.path, async (req) => {
+    if (s.config.env !== 'testnet') throw forbidden(TEST_NETWORK_ONLY.faucet.message);
     const body = req.body;
     if (!Value.Check(FaucetRequestSchema, body)) {
       const first = Value.Errors(FaucetRequestSchema, body).First();
@@ -36,8 +37,8 @@ export function faucetRoutes(routes: RouteTable, s: NodeServices, opts: { defaul
     };
   });
 
-  routes.post('/api/v1/wallet/derive-address', (req) => {
-    if (s.config.env === 'mainnet') throw forbidden('server-side phrase derivation is off on mainnet: derive addresses on the client');
+  routes.post(TEST_NETWORK_ONLY.derive.path, (req) => {
+    if (s.config.env === 'mainnet') throw forbidden(TEST_NETWORK_ONLY.derive.message);
     if (!s.config.wallet.allow_server_derive) throw forbidden('server-side phrase derivation is off; a test network enables it with CHAIN_ALLOW_SERVER_DERIVE=true');
     const body = req.body;
     if (!Value.Check(DeriveRequestSchema, body)) throw badRequest('body must be {"words": "<24-word recovery phrase>"}');

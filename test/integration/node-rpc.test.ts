@@ -178,10 +178,13 @@ describe('network modes and limits', () => {
   test('faucet and server-side derivation are refused on mainnet (403)', async () => {
     const node = await startNodeProcess({ network: 'mainnet', env: { CHAIN_HTTP_BACKEND: 'node' } });
     try {
+      // configs/mainnet.json lists no faucet plugin; the kernel still answers part 2's 403.
       const r = await postJson(`${node.url}/api/v1/faucet`, { address: alice.address, public_key: alice.publicKeyHex });
-      assert.equal(r.status, 404, 'mainnet does not enable the faucet plugin at all');
+      assert.equal(r.status, 403);
+      assert.match(r.body.error as string, /test networks only/);
       const d = await postJson(`${node.url}/api/v1/wallet/derive-address`, { words: 'abandon' });
-      assert.equal(d.status, 404);
+      assert.equal(d.status, 403);
+      assert.match(d.body.error as string, /off on mainnet/);
     } finally {
       await node.stop();
     }
