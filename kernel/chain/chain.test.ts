@@ -70,6 +70,12 @@ test('admission refuses bad input with the spec statuses', async () => {
   assert.deepEqual((await status({ ...good, value: '1' }))[0], 400);
   assert.match((await status({ ...good, value: '1' }))[1], /from\/to\/value/);
   assert.equal((await status({ ...good, signature: (good.signature as string).replace(/^../, '00') }))[0], 401);
+  // Part 2, Authentication §4: a missing signature is 401 like an invalid one, and so is a missing key.
+  const { signature: _sig, public_key: _pk, ...unsigned } = good;
+  assert.deepEqual(await status(unsigned), [401, 'signature is required (hex ML-DSA-65 signature)']);
+  assert.deepEqual(await status({ ...good, signature: '' }), [401, 'signature is required (hex ML-DSA-65 signature)']);
+  assert.deepEqual(await status({ ...good, public_key: undefined }), [401, 'public_key is required (hex ML-DSA-65 public key)']);
+  assert.deepEqual(await status({ ...good, public_key: '' }), [401, 'public_key is required (hex ML-DSA-65 public key)']);
   assert.match((await status({ ...signTransfer(bob, { to: bob.address, value: 1, nonce: 1 }), from: alice.address }))[1], /not bound/);
   assert.match((await status(signTransfer(alice, { to: bob.address, value: 1, nonce: 1, gas_price: 0, version: 'v3' })))[1], /below base_fee/);
   assert.match((await status(signTransfer(alice, { to: bob.address, value: 1, nonce: 2 })))[1], /expected 1/);
