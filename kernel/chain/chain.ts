@@ -250,13 +250,15 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (f.nonce <= sender.nonce && (await this.d.store.hasTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
     if (f.nonce !== expected) throw badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: expected ${expected} (last confirmed ${sender.nonce} plus pending)`);
     const target = this.targetOf(f.to, f.data);
-    const sigVersion = await checkTxSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee, boundKey: sender.public_key }, this.d.verifier);
-    const tx: Tx = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion, receivedAt };
-    const cost = f.value + BigInt(this.gasOf(tx)) * gasPrice;
+    // Every check that costs nothing runs before the 2-5 ms ML-DSA-65 verification, so a
+    // submission that could not apply anyway (replayed, out of order, unfunded) never buys one.
+    const cost = f.value + BigInt(this.gasOf({ origin: 'signed', target })) * gasPrice;
     const pending = this.mempool.pendingSpend(f.from, this.gasOf);
     if (sender.balance < pending + cost) {
       throw badRequest(`insufficient balance: ${f.from} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);
     }
+    const sigVersion = await checkTxSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee, boundKey: sender.public_key }, this.d.verifier);
+    const tx: Tx = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion, receivedAt };
     await this.runCheckTx(tx);
     this.queue(tx, source);
     const receiver = await accounts.get(f.to);
