@@ -9,6 +9,7 @@ import type { TxFields } from '../tx/record.js';
 import type { ParamRegistry } from '../state/params.js';
 import { reply } from '../rpc/index.js';
 import { pageOf } from './pagination.js';
+import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
 import type { RouteTable } from './route-table.js';
 import type { NodeServices } from './services.js';
 import { accountView, blockView, totalsView, txView } from './views.js';
@@ -70,8 +71,8 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
    * /health is polled often (gateways, dashboards, load generators) and this reads 21 blocks, so
    * the answer is kept until the head moves.
    */
-  let activity: { height: number; value: Promise<{ tps: number; blockMs: number }> } | null = null;
-  const recentActivity = (): Promise<{ tps: number; blockMs: number }> => {
+  let activity: { height: number; value: Promise<Activity> } | null = null;
+  const recentActivity = (): Promise<Activity> => {
     const top = chain.head.height;
     if (activity?.height !== top) {
       const value = activityAt(top);
@@ -84,17 +85,15 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   };
 
   /** Throughput over the last blocks, from block timestamps (measured, not a constant). */
-  const activityAt = async (top: number): Promise<{ tps: number; blockMs: number }> => {
-    if (top < 2) return { tps: 0, blockMs: 0 };
+  const activityAt = async (top: number): Promise<Activity> => {
+    if (top < 2) return NO_ACTIVITY;
     const from = Math.max(1, top - 20);
     const first = await store.getBlock(from);
     const last = await store.getBlock(top);
-    if (!first || !last) return { tps: 0, blockMs: 0 };
+    if (!first || !last) return NO_ACTIVITY;
     let txs = 0;
     for (let h = from + 1; h <= top; h++) txs += (await store.getBlock(h))?.header.tx_count ?? 0;
-    const spanMs = last.header.timestamp - first.header.timestamp;
-    if (spanMs <= 0) return { tps: 0, blockMs: 0 };
-    return { tps: Math.round((txs * 1000 * 100) / spanMs) / 100, blockMs: Math.round(spanMs / (top - from)) };
+    return activityOf(txs, last.header.timestamp - first.header.timestamp, top - from);
   };
 
   routes.get('/health', health);

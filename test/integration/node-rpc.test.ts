@@ -28,6 +28,7 @@ for (const backend of ['uws', 'node'] as const) {
       for (const f of ['status', 'height', 'round', 'mempool', 'peers', 'tps', 'total_txs', 'validator_count', 'bft_quorum', 'bft_ready', 'finality_ms']) assert.ok(f in h.body, `health has ${f}`);
       assert.equal(h.body.validator_count, 1);
       assert.equal(h.body.bft_quorum, 1);
+      for (const f of ['height', 'round', 'mempool', 'peers', 'tps', 'total_txs', 'validator_count', 'bft_quorum']) assert.ok(Number.isInteger(h.body[f]), `${f} is an integer`);
       const s = await getJson(`${node.url}/api/v1/status`);
       assert.equal(s.body.network, 'devnet');
       const m = await fetch(`${node.url}/metrics`);
