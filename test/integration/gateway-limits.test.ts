@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { wallet } from '../helpers/chain-fixture.js';
 import { CLI, getJson, postJson, startNodeProcess, type NodeHandle } from '../helpers/node-process.js';
-import { startGatewayProcess, WsClient, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
+import { startGatewayProcess, WsClient, type Msg, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
 
 /**
  * Every gateway limit with the spec's message (part 2, Socket errors and Limits), and that the
@@ -64,6 +64,37 @@ describe('gateway limits', () => {
       ws.send({ type: 'subscribe_balance', address: 'garbage' });
       assert.equal((await ws.nextNew('error', (m) => m.type === 'error')).type, 'error', 'a bad address is refused');
       await ws.nextNew('balance pushed after a block', (m) => m.type === 'balance' && m.address === wallet(52).address);
+    } finally {
+      ws.close();
+    }
+  });
+
+  test('a burst of subscriptions cannot pass the limit; a refused address gives its slot back', async () => {
+    const ws = await WsClient.connect(wsUrl());
+    try {
+      await ws.next('init', (m) => m.type === 'init');
+      const from = ws.received.length;
+      // Sent without waiting: every balance read is in flight while the later ones are checked.
+      const burst = [71, 72, 73, 74, 75, 76].map((i) => wallet(i).address);
+      for (const address of burst) ws.send({ type: 'subscribe_balance', address });
+      const answered = (): Msg[] => ws.received.slice(from).filter((m) => (m.type === 'balance' || m.type === 'error') && burst.includes(m.address as string));
+      await ws.next('an answer per subscription', () => new Set(answered().map((m) => m.address)).size === burst.length, 10_000, from);
+      const firstAnswers = burst.map((a) => answered().find((m) => m.address === a)!);
+      assert.equal(firstAnswers.filter((m) => m.type === 'balance').length, 2, JSON.stringify(firstAnswers));
+      assert.deepEqual(firstAnswers.filter((m) => m.type === 'error').map((m) => m.error), Array(4).fill('subscription limit exceeded'));
+
+      const other = await WsClient.connect(wsUrl());
+      try {
+        await other.next('init', (m) => m.type === 'init');
+        other.send({ type: 'subscribe_balance', address: 'chain:not-an-address' });
+        assert.notEqual((await other.nextNew('error', (m) => m.type === 'error')).error, 'subscription limit exceeded');
+        for (const i of [77, 78]) {
+          other.send({ type: 'subscribe_balance', address: wallet(i).address });
+          await other.nextNew('balance', (m) => m.type === 'balance' && m.address === wallet(i).address);
+        }
+      } finally {
+        other.close();
+      }
     } finally {
       ws.close();
     }
