@@ -12,6 +12,7 @@ import { pageOf } from './pagination.js';
 import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
 import type { RouteTable } from './route-table.js';
 import type { NodeServices } from './services.js';
+import type { TxPage } from '../store/chain-store.js';
 import { accountView, blockView, totalsView, txView } from './views.js';
 
 function heightParam(raw: string | undefined): number {
@@ -175,24 +176,17 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
       const transactions = found ? [await viewOf(found.tx, found.receipt)] : [];
       return { transactions, total: transactions.length, limit, offset: 0, has_more: false };
     }
-    let hashes: string[];
-    let total: number;
-    if (address) {
-      const a = addressParam(address);
-      hashes = await store.addressTxHashes(a, offset, limit);
-      total = await store.countAddressTxs(a);
-    } else {
-      hashes = await store.latestTxHashes(offset, limit);
-      total = chain.head.total_txs;
-    }
+    const a = address ? addressParam(address) : undefined;
+    let page: TxPage;
+    if (type && type !== 'all') page = await store.matchingTxHashes(a, (target) => matchesType(target, type), offset, limit);
+    else if (a !== undefined) page = { hashes: await store.addressTxHashes(a, offset, limit), total: await store.countAddressTxs(a) };
+    else page = { hashes: await store.latestTxHashes(offset, limit), total: chain.head.total_txs };
     const transactions = [];
-    for (const h of hashes) {
+    for (const h of page.hashes) {
       const st = await store.getTxFields(h);
-      if (!st) continue;
-      if (type && type !== 'all' && !matchesType(st.tx, type)) continue;
-      transactions.push(await viewOf(st.tx, st.receipt));
+      if (st) transactions.push(await viewOf(st.tx, st.receipt));
     }
-    return { transactions, total, limit, offset, has_more: offset + hashes.length < total };
+    return { transactions, total: page.total, limit, offset, has_more: offset + page.hashes.length < page.total };
   });
 
   routes.get('/api/v1/transactions/:hash', async (req) => {
@@ -294,8 +288,9 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   });
 }
 
-function matchesType(tx: TxFields, type: string): boolean {
-  if (type === 'staking') return tx.target === 'chain:system.stake' || /stak|delegat/.test(tx.target);
-  if (type === 'transfer') return tx.target === 'transfer';
-  return tx.target === type || tx.target === `chain:system.${type}`;
+/** Whether a transaction of this type (`Tx.target`) is listed for the `type` query parameter. */
+function matchesType(target: string, type: string): boolean {
+  if (type === 'staking') return target === 'chain:system.stake' || /stak|delegat/.test(target);
+  if (type === 'transfer') return target === 'transfer';
+  return target === type || target === `chain:system.${type}`;
 }

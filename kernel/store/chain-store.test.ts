@@ -319,3 +319,28 @@ test('ChainStore: a transaction\'s fields and receipt are read without its text,
   assert.deepEqual((await store.getTx(old!.txs[0]!.hash))?.tx, old!.txs[0], 'the full read still reads the text');
   assert.equal(textReads, 1);
 });
+
+test('ChainStore: a type-filtered transaction list is filtered before it is paged, and counts the matches', async () => {
+  const { kv, store } = openStore();
+  // Newest first the chain holds: credit 3, transfers 301 and 300, credit 2, transfers 201 and 200, credit 1.
+  const credit = (n: number): Tx => ({ ...transfer(n), origin: 'system', target: 'faucet', nonce: 0n });
+  for (const height of [1, 2, 3]) {
+    const txs = [credit(height), ...Array.from({ length: height === 1 ? 0 : 2 }, (_, i) => transfer(height * 100 + i))];
+    await store.commitBlock({ block: blockAt(height, txs), txs, receipts: txs.map((t, i) => receiptOf(t, height, i)), stateChanges: [], extraOps: [] });
+  }
+  const isCredit = (target: string): boolean => target === 'faucet';
+  assert.deepEqual(await store.matchingTxHashes(undefined, isCredit, 0, 2), { hashes: [credit(3).hash, credit(2).hash], total: 3 });
+  assert.deepEqual(await store.matchingTxHashes(undefined, isCredit, 2, 2), { hashes: [credit(1).hash], total: 3 });
+  assert.deepEqual(await store.matchingTxHashes(undefined, isCredit, 3, 2), { hashes: [], total: 3 });
+  const sender = transfer(300).from;
+  assert.deepEqual(await store.matchingTxHashes(sender, (t) => t === 'transfer', 0, 5), { hashes: [transfer(300).hash], total: 1 });
+  assert.deepEqual(await store.matchingTxHashes(sender, isCredit, 0, 5), { hashes: [], total: 0 });
+  // The unfiltered lists read the same index.
+  assert.deepEqual(await store.latestTxHashes(0, 3), [transfer(301).hash, transfer(300).hash, credit(3).hash]);
+
+  // An index entry written before entries carried the type (the hash alone) is typed from its record.
+  const { txGlobalKey } = await import('./keys.js');
+  await kv.write([{ type: 'put', key: txGlobalKey(3, 0), value: new TextEncoder().encode(credit(3).hash) }], true);
+  assert.deepEqual(await store.matchingTxHashes(undefined, isCredit, 0, 1), { hashes: [credit(3).hash], total: 3 });
+  assert.deepEqual(await store.latestTxHashes(2, 1), [credit(3).hash]);
+});

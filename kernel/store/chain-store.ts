@@ -72,6 +72,21 @@ const storedTxCodec = {
     return { tx: { ...tx, body_json: decoder.decode(body) }, receipt };
   },
 };
+/**
+ * An entry of the global and per-address transaction indexes: the `0x` hash, then a space and the
+ * transaction's type (`Tx.target`), so a list filtered by type reads the index alone. Entries
+ * written before the type was added hold the hash only.
+ */
+const txIndexEntry = {
+  encode(hash: string, target: string): Uint8Array {
+    return utf8Bytes(`${hash} ${target}`);
+  },
+  decode(v: Uint8Array): { hash: string; target: string | undefined } {
+    const text = decoder.decode(v);
+    const cut = text.indexOf(' ');
+    return cut < 0 ? { hash: text, target: undefined } : { hash: text.slice(0, cut), target: text.slice(cut + 1) };
+  },
+};
 const positionCodec = jsonRecord<LogPosition>();
 const totalsCodec = jsonRecord<AddressTotals>();
 const metaCodec = jsonRecord<ChainMeta>();
@@ -92,6 +107,12 @@ export interface ChainMeta {
   block_hash: string;
   total_txs: number;
   total_burned: bigint;
+}
+
+/** One page of a transaction list, newest first, and how many transactions the list holds in all. */
+export interface TxPage {
+  readonly hashes: string[];
+  readonly total: number;
 }
 
 export interface StoredTx {
@@ -282,12 +303,31 @@ export class ChainStore {
     return this.collectHashes(utf8Bytes(PREFIX.txGlobal), offset, limit);
   }
 
+  /**
+   * The transactions touching `address` (every transaction when undefined) whose type `matches`,
+   * newest first: filtered before the page is cut, so pages are full and `total` counts matches.
+   * Walks the whole index range, reading a record only for an entry written without its type.
+   */
+  async matchingTxHashes(address: string | undefined, matches: (target: string) => boolean, offset: number, limit: number): Promise<TxPage> {
+    const start = address === undefined ? utf8Bytes(PREFIX.txGlobal) : txByAddressPrefix(address);
+    const hashes: string[] = [];
+    let total = 0;
+    for await (const [, v] of this.kv.iterate({ gte: start, lt: prefixEnd(start), reverse: true })) {
+      const entry = txIndexEntry.decode(v);
+      const target = entry.target ?? (await this.getTxFields(entry.hash))?.tx.target;
+      if (target === undefined || !matches(target)) continue;
+      if (total >= offset && hashes.length < limit) hashes.push(entry.hash);
+      total++;
+    }
+    return { hashes, total };
+  }
+
   private async collectHashes(start: Uint8Array, offset: number, limit: number): Promise<string[]> {
     const out: string[] = [];
     let skipped = 0;
     for await (const [, v] of this.kv.iterate({ gte: start, lt: prefixEnd(start), reverse: true, limit: offset + limit })) {
       if (skipped++ < offset) continue;
-      out.push(decoder.decode(v));
+      out.push(txIndexEntry.decode(v).hash);
     }
     return out;
   }
@@ -316,10 +356,10 @@ export class ChainStore {
     for (let i = 0; i < c.txs.length; i++) {
       const tx = c.txs[i]!;
       const receipt = c.receipts[i]!;
-      const hashBytes = utf8Bytes(tx.hash);
-      put(txGlobalKey(height, i), hashBytes);
-      put(txByAddressKey(tx.from, height, i), hashBytes);
-      if (tx.to !== tx.from) put(txByAddressKey(tx.to, height, i), hashBytes);
+      const entry = txIndexEntry.encode(tx.hash, tx.target);
+      put(txGlobalKey(height, i), entry);
+      put(txByAddressKey(tx.from, height, i), entry);
+      if (tx.to !== tx.from) put(txByAddressKey(tx.to, height, i), entry);
       const sender = await totalsOf(tx.from);
       sender.fees += receipt.fee;
       if (receipt.status === 'confirmed' && tx.value > 0n) {

@@ -89,6 +89,15 @@ for (const backend of ['uws', 'node'] as const) {
       const history = await getJson(`${node.url}/api/v1/accounts/${alice.address}/transactions`);
       assert.equal((history.body.transactions as unknown[]).length, 3);
       assert.equal((history.body.transactions as Array<{ hash: string }>)[0]!.hash, v3.body.tx_hash, 'newest first');
+      // A type filter applies before the page is cut, and total counts what matches.
+      const credits = await getJson(`${node.url}/api/v1/transactions?address=${alice.address}&type=faucet&limit=1`);
+      assert.deepEqual((credits.body.transactions as Array<{ hash: string; type: string }>).map((t) => [t.hash, t.type]), [[f.body.tx_hash, 'faucet']]);
+      assert.equal(credits.body.total, 1);
+      assert.equal(credits.body.has_more, false);
+      const older = await getJson(`${node.url}/api/v1/transactions?address=${alice.address}&type=transfer&limit=1&offset=1`);
+      assert.deepEqual((older.body.transactions as Array<{ hash: string }>).map((t) => t.hash), [v2.body.tx_hash]);
+      assert.equal(older.body.total, 2);
+      assert.equal(older.body.has_more, false);
 
       const block = await getJson(`${node.url}/api/v1/blocks/${t2.block}`);
       for (const field of ['height', 'hash', 'parent_hash', 'proposer', 'tx_root', 'state_root', 'tx_count', 'gas_used', 'base_fee', 'fees_burned', 'shard', 'round', 'timestamp']) assert.ok(field in block.body, `block has ${field}`);
