@@ -26,6 +26,7 @@ import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor
 import { GAS_TRANSFER } from './kernel-params.js';
 import type { BlockHeader, BlockInfo, BlockRecord, ChainEvent, EvidenceItem, Receipt, Tx } from './types.js';
 import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
+import { precommitSigners } from './commit-signers.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
 export interface ChainDeps {
@@ -497,7 +498,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       tx_hashes: p.txs.map((t) => t.hash),
       evidence: p.evidence,
     };
-    await this.d.store.commitBlock({ block: record, txs: p.txs, receipts: result.receipts, stateChanges: result.overlay.changes(), extraOps: treeOps.ops, ...(commit ? { commit } : {}) });
+    await this.d.store.commitBlock({ block: record, txs: p.txs, receipts: result.receipts, stateChanges: result.overlay.changes(), extraOps: treeOps.ops, ...(commit ? { commit } : {}), precommitters: precommitSigners(commit) });
     this.executed = null;
     this.validatedHash = null;
     this.tree.releasePending();

@@ -13,7 +13,7 @@ import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
 import type { RouteTable } from './route-table.js';
 import type { NodeServices } from './services.js';
 import type { TxPage } from '../store/chain-store.js';
-import { accountView, blockView, totalsView, txView } from './views.js';
+import { accountView, blockView, totalsView, txView, validatorView } from './views.js';
 
 function heightParam(raw: string | undefined): number {
   if (raw === undefined || !/^\d{1,15}$/.test(raw)) throw badRequest(`block height must be a positive integer, got "${raw}"`);
@@ -117,6 +117,26 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   };
   routes.get('/status', status);
   routes.get('/api/v1/status', status);
+
+  routes.get('/api/v1/validators', async () => {
+    const height = chain.head.height;
+    const windowBlocks = store.trustWindowBlocks;
+    const validators = [];
+    let total = 0n;
+    for (const v of await chain.validatorSet()) {
+      validators.push(validatorView(v, await store.validatorActivity(v.address), windowBlocks));
+      total += v.power;
+    }
+    return {
+      validators,
+      count: validators.length,
+      total_staked: total,
+      total_staked_human: formatCoin(total),
+      height,
+      trust_window_blocks: windowBlocks,
+      counted_from: store.activityCountedFrom,
+    };
+  });
 
   routes.get('/metrics', async () => reply(200, await s.registry.metrics(), { contentType: s.registry.contentType }));
 

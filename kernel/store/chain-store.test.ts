@@ -6,36 +6,10 @@ import { join } from 'node:path';
 import type { BlockRecord, Receipt, Tx } from '../chain/types.js';
 import { txIdentity } from '../tx/hash.js';
 import { ChainStore, type ChainStoreOptions } from './chain-store.js';
-import type { KvIterateOptions, KvOp, KvStore } from './kv.js';
 import { txKey } from './keys.js';
-import { LevelStore, MemoryStore } from './level-store.js';
+import { LevelStore } from './level-store.js';
 import { FileTxTextLog } from './tx-text-log.js';
-
-/** Counts reads, and can fail writes, around another KvStore. */
-class ProbeKv implements KvStore {
-  gets = 0;
-  failWrites = false;
-
-  constructor(readonly inner: KvStore = new MemoryStore()) {}
-
-  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    this.gets++;
-    return this.inner.get(key);
-  }
-
-  iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
-    return this.inner.iterate(options);
-  }
-
-  async write(ops: readonly KvOp[], sync: boolean): Promise<void> {
-    if (this.failWrites) throw new Error('write failed: no space left on device');
-    await this.inner.write(ops, sync);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
+import { ProbeKv } from '../../test/helpers/probe-kv.js';
 
 const hex64 = (n: number, salt = 0): string => '0x' + (n * 1000 + salt).toString(16).padStart(64, '0');
 
@@ -187,7 +161,7 @@ test('ChainStore: a store reopened over the same LevelDB reads every block and t
     assert.deepEqual(await reopened.getBlock(block.header.height), block);
     for (const [i, tx] of txs.entries()) assert.deepEqual(await reopened.getTx(tx.hash), { tx, receipt: receipts[i] });
   }
-  assert.equal(kv.gets, 2 + 3 + 6, 'the head and first full height, then every block and transaction from disk');
+  assert.equal(kv.gets, 3 + 3 + 6, 'the head, first full height and validator-activity mark, then every block and transaction from disk');
 });
 
 test('ChainStore with a text log: texts live in the log, LevelDB records hold pointers, and a reopened store reads both', async (t) => {

@@ -22,6 +22,7 @@ import {
   u64,
 } from './keys.js';
 import { utf8Bytes } from '../codec/utf8.js';
+import { ValidatorActivityIndex, type ValidatorActivity } from './validator-activity.js';
 
 const blockCodec = jsonRecord<BlockRecord>();
 const storedTxMetaCodec = jsonRecord<{ tx: Omit<TxRecord, 'body_json'>; receipt: Receipt }>();
@@ -130,6 +131,8 @@ export interface BlockCommit {
   readonly extraOps: readonly KvOp[];
   /** Commit certificate (consensus layer's encoding), when there is one. */
   readonly commit?: Uint8Array;
+  /** Validators whose precommit that certificate carries (none without one): for the activity index. */
+  readonly precommitters?: readonly string[];
 }
 
 const ABSENT = Symbol('absent');
@@ -152,10 +155,11 @@ const DEFAULT_RECENT_TX_BYTES = 8 * 1024 * 1024;
 export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: '', total_txs: 0, total_burned: 0n };
 
 /**
- * Blocks, transactions, receipts, per-address indexes and state in one LevelDB, written a block
- * at a time in one atomic, fsynced batch: after a crash the store holds either the old height
- * with its state or the new height with its state, never a mix. Transaction texts, when the
- * store has a text log, go there first (durably) and the batch holds pointers to them.
+ * Blocks, transactions, receipts, per-address indexes, validator activity and state in one
+ * LevelDB, written a block at a time in one atomic, fsynced batch: after a crash the store holds
+ * either the old height with its state or the new height with its state, never a mix.
+ * Transaction texts, when the store has a text log, go there first (durably) and the batch holds
+ * pointers to them.
  */
 export class ChainStore {
   private meta: ChainMeta = GENESIS_META;
@@ -178,6 +182,7 @@ export class ChainStore {
   private readonly recentBlockBytes: LRUCache<number, Uint8Array>;
   private readonly recentTxBytes: LRUCache<string, Uint8Array>;
   private readonly textLog: TxTextLog | undefined;
+  private readonly activity: ValidatorActivityIndex;
 
   constructor(
     readonly kv: KvStore,
@@ -186,6 +191,7 @@ export class ChainStore {
     this.recentBlockBytes = new LRUCache({ max: options.recentBlocks ?? DEFAULT_RECENT_BLOCKS });
     this.recentTxBytes = new LRUCache({ maxSize: options.recentTxBytes ?? DEFAULT_RECENT_TX_BYTES, sizeCalculation: (v) => v.length });
     this.textLog = options.textLog;
+    this.activity = new ValidatorActivityIndex(kv);
   }
 
   async load(): Promise<ChainMeta> {
@@ -193,6 +199,7 @@ export class ChainStore {
     this.meta = raw ? metaCodec.decode(raw) : GENESIS_META;
     const first = await this.kv.get(metaKey('first-full'));
     this.firstFull = first ? readU64(first) : 1;
+    await this.activity.load(this.meta.height);
     if (this.textLog) {
       // Texts appended after the last committed batch belong to a block that never committed.
       const end = await this.kv.get(metaKey('txtext'));
@@ -283,6 +290,21 @@ export class ChainStore {
       this.totalsCache.set(address, t);
     }
     return { ...t };
+  }
+
+  /** What this node counted of a validator's blocks and votes (node-local, not state). */
+  validatorActivity(address: string): Promise<ValidatorActivity> {
+    return this.activity.get(address);
+  }
+
+  /** Committed blocks `trust_score` is a fraction of: the last 100, or fewer since counting began. */
+  get trustWindowBlocks(): number {
+    return this.activity.windowBlocks(this.meta.height);
+  }
+
+  /** The first height the validator activity figures count (1, or after a snapshot or upgrade). */
+  get activityCountedFrom(): number {
+    return this.activity.countedFrom;
   }
 
   /** Transaction hashes touching `address`, newest first. */
@@ -377,6 +399,8 @@ export class ChainStore {
       else put(stateKey(key), value);
     }
     ops.push(...c.extraOps);
+    const activity = await this.activity.update(height, block.header.proposer, c.precommitters ?? []);
+    ops.push(...activity.ops);
     const meta: ChainMeta = {
       height,
       state_root: block.state_root,
@@ -404,6 +428,7 @@ export class ChainStore {
     }
     this.meta = meta;
     this.cacheWrites(c.stateChanges);
+    this.activity.applied(activity);
     for (const [address, t] of totals) this.totalsCache.set(address, t);
     this.recentBlockBytes.set(height, blockBytes);
     for (let i = 0; i < c.txs.length; i++) this.recentTxBytes.set(c.txs[i]!.hash, inline[i]!);
@@ -442,11 +467,13 @@ export class ChainStore {
     const meta: ChainMeta = { height, state_root: block.state_root, block_hash: block.hash, total_txs: 0, total_burned: 0n };
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     ops.push({ type: 'put', key: metaKey('first-full'), value: u64(height + 1) });
+    ops.push(this.activity.startAfterSnapshot(height));
     await this.kv.write(ops, true);
     this.meta = meta;
     this.firstFull = height + 1;
     this.stateCache.clear();
     this.totalsCache.clear();
+    await this.activity.load(height);
   }
 
   async close(): Promise<void> {
