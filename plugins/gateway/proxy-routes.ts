@@ -3,6 +3,7 @@ import type { RouteTable, RpcRequest } from '../../kernel/node/route-table.js';
 import type { NodeAnswer } from './node-client.js';
 import { aiRateLimited } from './rate-limits.js';
 import type { GatewayServices } from './services.js';
+import { VALIDATORS_PATH } from './validators.js';
 
 /** Node REST reads the gateway serves (part 1, every path not marked Node only), cached. */
 export const PROXIED_GETS = [
@@ -18,6 +19,7 @@ export const PROXIED_GETS = [
   '/api/v1/state/root',
   '/api/v1/governance/params',
   '/api/v1/checkpoints',
+  VALIDATORS_PATH,
 ] as const;
 
 function pathAndQuery(req: RpcRequest): string {

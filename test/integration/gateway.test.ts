@@ -101,6 +101,10 @@ for (const backend of ['uws', 'node'] as const) {
           assert.equal(d.nodes.length, 1);
           assert.equal(d.nodes[0]!.address, 'chain:validator-0.node');
           assert.equal(d.total_staked, 10_000_000_000);
+          // The node's own list: stake and its count of the validator's blocks, not a gateway copy of power.
+          assert.equal(d.nodes[0]!.stake, 10_000_000_000);
+          assert.ok((d.nodes[0]!.blocks_proposed as number) >= d.height - 1, JSON.stringify(d.nodes[0]));
+          for (const f of ['trust_score', 'votes_cast', 'last_active']) assert.equal(typeof d.nodes[0]![f], 'number', f);
         }
       } finally {
         ws.close();
@@ -167,6 +171,23 @@ for (const backend of ['uws', 'node'] as const) {
           const r = await ws.rpc(method, params);
           assert.equal(r.error, null, `${method}: ${JSON.stringify(r)}`);
         }
+        // GET /api/v1/validators is proxied, and the socket methods return the same list and entry.
+        // A block between two reads changes the list (height, counts): retried until they agree.
+        for (let attempt = 1; ; attempt++) {
+          const rest = await getJson(`${gw.url}/api/v1/validators`);
+          const direct = await getJson(`${node.url}/api/v1/validators`);
+          const viaRpc = await ws.rpc('get_validators');
+          const one = await ws.rpc('get_validator', { address: 'chain:validator-0.node' });
+          const same = JSON.stringify(rest.body) === JSON.stringify(direct.body) && JSON.stringify(viaRpc.result) === JSON.stringify(rest.body);
+          if (!same && attempt < 20) continue;
+          assert.equal(rest.status, 200);
+          assert.deepEqual(rest.body, direct.body);
+          assert.deepEqual(viaRpc.result, rest.body);
+          assert.deepEqual(one.result, (rest.body.validators as unknown[])[0]);
+          for (const f of ['stake', 'trust_score', 'blocks_proposed', 'votes_cast', 'last_active']) assert.ok(f in (one.result as Record<string, unknown>), `get_validator has ${f}`);
+          break;
+        }
+        assert.match((await ws.rpc('get_validator', { address: 'chain:nobody.node' })).error as string, /not in the active set/);
         const missing = await ws.rpc('search_tx', { hash: `0x${'ab'.repeat(32)}` });
         assert.match(missing.error as string, /not found/);
         const unknown = await ws.rpc('no_such_method');
