@@ -8,17 +8,13 @@ import { accountsReader } from '../../kernel/state/accounts.js';
 import type { RouteTable } from '../../kernel/node/route-table.js';
 import type { NodeServices } from '../../kernel/node/services.js';
 import { TEST_NETWORK_ONLY } from '../../kernel/node/test-network-routes.js';
-import { DeriveRequestSchema, FaucetRequestSchema } from './schemas.js';
+import { DeriveRequestSchema, parseFaucetRequest } from './schemas.js';
 import { FAUCET_SENDER, FAUCET_TX, checkCredit } from './credit.js';
 
 export function faucetRoutes(routes: RouteTable, s: NodeServices, opts: { defaultAmount: bigint; maxAmount: bigint }): void {
   routes.post(TEST_NETWORK_ONLY.faucet.path, async (req) => {
     if (s.config.env !== 'testnet') throw forbidden(TEST_NETWORK_ONLY.faucet.message);
-    const body = req.body;
-    if (!Value.Check(FaucetRequestSchema, body)) {
-      const first = Value.Errors(FaucetRequestSchema, body).First();
-      throw badRequest(`faucet request: ${first ? `${first.path.replace(/^\//, '') || 'body'} ${first.message}` : 'invalid body'}`, 'send {"address", "public_key", "amount"?}');
-    }
+    const body = parseFaucetRequest(req.body);
     const amount = body.amount === undefined ? opts.defaultAmount : BigInt(body.amount);
     const credit = { address: body.address, publicKey: body.public_key.toLowerCase(), amount };
     const problem = await checkCredit({ env: s.config.env, accounts: accountsReader(s.chain.store.state) }, credit, opts.maxAmount);

@@ -194,7 +194,8 @@ for (const backend of ['uws', 'node'] as const) {
         assert.equal(unknown.type, 'rpc_reply');
         assert.equal(unknown.result, null);
         assert.match(unknown.error as string, /unknown method/);
-        const faucet = await ws.rpc('faucet', { address: bob.address, public_key: bob.publicKeyHex });
+        // Write methods carry signature, public_key and nonce inside params (part 2): the faucet takes them.
+        const faucet = await ws.rpc('faucet', { address: bob.address, public_key: bob.publicKeyHex, signature: 'ab'.repeat(3309), nonce: Date.now() });
         assert.equal(faucet.error, null, JSON.stringify(faucet));
         await ws.next('faucet event from rpc', (m) => m.type === 'faucet' && (m.data as Record<string, unknown>).address === bob.address);
 
