@@ -210,6 +210,18 @@ describe('network modes and limits', () => {
     }
   });
 
+  test('FAUCET_AMOUNT is the amount of a faucet request that names none', async () => {
+    const node = await startNodeProcess({ env: { FAUCET_AMOUNT: '7 COIN' } });
+    try {
+      const r = await postJson(`${node.url}/api/v1/faucet`, { address: carol.address, public_key: carol.publicKeyHex });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.amount, 7_000_000);
+      assert.equal(r.body.amount_human, '7 COIN');
+    } finally {
+      await node.stop();
+    }
+  });
+
   test('a burst above CHAIN_RPC_RATE_LIMIT gets 429', async () => {
     const node = await startNodeProcess({ env: { CHAIN_RPC_RATE_LIMIT: '20' } });
     try {
