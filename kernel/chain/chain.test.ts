@@ -23,6 +23,7 @@ test('a v2 transfer at base fee costs 21 gas, burns it, and moves value', async 
   const res = await f.chain.admit(signTransfer(alice, { to: bob.address, value: 1000, nonce: 1 }), 0);
   assert.equal(res.status, 'pending');
   assert.equal(res.estimated_block, 1);
+  assert.equal(res.gas_price, 1n, 'gas_price omitted: base_fee');
   const block = await f.block();
   assert.equal(block.header.tx_count, 1);
   assert.equal(block.gas_used, 21);

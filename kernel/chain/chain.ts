@@ -60,6 +60,8 @@ export interface SubmissionResult {
   estimated_block: number;
   sender_balance: bigint;
   receiver_balance: bigint;
+  /** The price admission charged for: the sender's, or base_fee when omitted (decisions.md §9). */
+  gas_price: bigint;
 }
 
 const scheduleCodec = jsonRecord<Array<[string, number]>>();
@@ -263,7 +265,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     await this.runCheckTx(tx);
     this.queue(tx, source);
     const receiver = await accounts.get(f.to);
-    return { tx_hash: hash, status: 'pending', estimated_block: this.head.height + 1, sender_balance: sender.balance, receiver_balance: receiver.balance };
+    return { tx_hash: hash, status: 'pending', estimated_block: this.head.height + 1, sender_balance: sender.balance, receiver_balance: receiver.balance, gas_price: gasPrice };
   }
 
   /** Queues a transaction a plugin creates (e.g. a faucet credit); plugins validate it in checkTx. */

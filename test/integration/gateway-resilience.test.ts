@@ -74,6 +74,7 @@ describe('gateway resilience and routing', () => {
         return res.end(JSON.stringify({ tx_hash: hash, status: 'pending', estimated_block: 2, sender_balance: 10, receiver_balance: 0, sentinel_score: 0.91, sentinel_category: 'drain', sentinel_warning: 'unusual transfer' }));
       }
       if (req.url === '/health') return res.end(JSON.stringify({ status: 'ok', height: 1, round: 0, mempool: 0, peers: 0, tps: 0, total_txs: 0, validator_count: 1, finality_ms: 0 }));
+      if (req.url === '/api/v1/gas/estimate') return res.end(JSON.stringify({ base_fee: 3 }));
       res.end(JSON.stringify({ blocks: [], transactions: [] }));
     });
     await new Promise<void>((r) => fake.listen(0, '127.0.0.1', () => r()));
@@ -91,6 +92,7 @@ describe('gateway resilience and routing', () => {
     const tx = await ws.next('tx', (m) => m.type === 'tx');
     assert.equal((tx.data as Record<string, unknown>).hash, hash);
     assert.equal((tx.data as Record<string, unknown>).block, 2);
+    assert.equal((tx.data as Record<string, unknown>).gas_price, 3, 'a node answer without gas_price: the base_fee the gateway reads');
     const anomaly = await ws.next('tx_anomaly', (m) => m.type === 'tx_anomaly');
     assert.deepEqual(anomaly.data, { tx_hash: hash, score: 0.91, category: 'drain', warning: 'unusual transfer' });
   });

@@ -139,6 +139,8 @@ for (const backend of ['uws', 'node'] as const) {
         assert.equal(td.to, bob.address);
         assert.equal(td.value, 1_000_000);
         for (const k of ['gas', 'gas_price', 'shard', 'timestamp', 'block']) assert.ok(k in td, `tx event has ${k}`);
+        assert.equal(sent.body.gas_price, 1, 'the node names the price it admitted at');
+        assert.equal(td.gas_price, 1, 'omitted gas_price: the event carries base_fee (decisions.md §9), not null');
         const after = await ws.next('balance after transfer', (m) => m.type === 'balance' && m.balance === 50_000_000 - 1_000_000 - 21);
         assert.equal(after.nonce, 1);
         assert.equal(after.balance_human, '48.999979 COIN');
