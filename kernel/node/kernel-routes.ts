@@ -285,6 +285,14 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
     n_shards: nShards,
   }));
 
+  // Part 1, "per-shard heights and roots". A node runs one shard (CHAIN_SHARD_ID) and sees no
+  // other, so it lists the one it serves; the gateway assembles every shard from their nodes.
+  routes.get('/api/v1/shards', () => ({
+    n_shards: nShards,
+    shard_id: s.config.sharding.shard_id ?? 0,
+    shards: [{ shard: s.config.sharding.shard_id ?? 0, height: chain.head.height, state_root: chain.head.state_root, block_hash: chain.head.block_hash }],
+  }));
+
   routes.get('/api/v1/state/proof', async (req) => {
     const key = req.query.get('key');
     if (!key) throw badRequest('query parameter key is required, e.g. key=acct/chain:0123456789abcde.human');

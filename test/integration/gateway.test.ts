@@ -42,7 +42,7 @@ for (const backend of ['uws', 'node'] as const) {
       const direct = await getJson(`${node.url}/api/v1/blocks/1`);
       const via = await getJson(`${gw.url}/api/v1/blocks/1`);
       assert.deepEqual(via, direct, 'a proxied read carries the node status and body unchanged');
-      for (const p of ['/api/v1/gas/estimate', '/api/v1/state/root', '/api/v1/governance/params', `/api/v1/accounts/${alice.address}`, '/api/v1/blocks/1/transactions', '/api/v1/transactions?limit=5', `/api/v1/accounts/${alice.address}/transactions`, '/api/v1/checkpoints']) {
+      for (const p of ['/api/v1/gas/estimate', '/api/v1/state/root', '/api/v1/governance/params', `/api/v1/accounts/${alice.address}`, '/api/v1/blocks/1/transactions', '/api/v1/transactions?limit=5', `/api/v1/accounts/${alice.address}/transactions`, '/api/v1/checkpoints', '/api/v1/shards']) {
         assert.equal((await getJson(`${gw.url}${p}`)).status, 200, p);
       }
       // The 404 names the latest height, which moves every 250 ms: the gateway's answer is

@@ -31,6 +31,15 @@ for (const backend of ['uws', 'node'] as const) {
       for (const f of ['height', 'round', 'mempool', 'peers', 'tps', 'total_txs', 'validator_count', 'bft_quorum']) assert.ok(Number.isInteger(h.body[f]), `${f} is an integer`);
       const s = await getJson(`${node.url}/api/v1/status`);
       assert.equal(s.body.network, 'devnet');
+      const shards = await getJson(`${node.url}/api/v1/shards`);
+      assert.equal(shards.status, 200);
+      assert.equal(shards.body.n_shards, 1);
+      assert.equal(shards.body.shard_id, 0);
+      const [own, ...others] = shards.body.shards as Array<Record<string, unknown>>;
+      assert.equal(others.length, 0, 'a node lists the one shard it serves');
+      assert.equal(own!.shard, 0);
+      assert.ok(Number.isInteger(own!.height) && (own!.height as number) >= (h.body.height as number));
+      for (const f of ['state_root', 'block_hash']) assert.match(own![f] as string, /^(0x[0-9a-f]{64})?$/, f);
       const m = await fetch(`${node.url}/metrics`);
       assert.match(m.headers.get('content-type') ?? '', /text\/plain/);
       const text = await m.text();
