@@ -7,6 +7,8 @@ import { definePlugin } from '../host/plugin.js';
 import { badRequest } from '../errors.js';
 import { canonicalJson } from '../codec/json.js';
 import { sha3Hex0x } from '../crypto/hash.js';
+import { CachingVerifier, type SignatureVerifier } from '../crypto/verifier.js';
+import { nobleProvider } from '../crypto/noble-provider.js';
 
 const alice = wallet(1);
 const bob = wallet(2);
@@ -21,6 +23,7 @@ test('a v2 transfer at base fee costs 21 gas, burns it, and moves value', async 
   const res = await f.chain.admit(signTransfer(alice, { to: bob.address, value: 1000, nonce: 1 }), 0);
   assert.equal(res.status, 'pending');
   assert.equal(res.estimated_block, 1);
+  assert.equal(res.gas_price, 1n, 'gas_price omitted: base_fee');
   const block = await f.block();
   assert.equal(block.header.tx_count, 1);
   assert.equal(block.gas_used, 21);
@@ -70,6 +73,12 @@ test('admission refuses bad input with the spec statuses', async () => {
   assert.deepEqual((await status({ ...good, value: '1' }))[0], 400);
   assert.match((await status({ ...good, value: '1' }))[1], /from\/to\/value/);
   assert.equal((await status({ ...good, signature: (good.signature as string).replace(/^../, '00') }))[0], 401);
+  // Part 2, Authentication §4: a missing signature is 401 like an invalid one, and so is a missing key.
+  const { signature: _sig, public_key: _pk, ...unsigned } = good;
+  assert.deepEqual(await status(unsigned), [401, 'signature is required (hex ML-DSA-65 signature)']);
+  assert.deepEqual(await status({ ...good, signature: '' }), [401, 'signature is required (hex ML-DSA-65 signature)']);
+  assert.deepEqual(await status({ ...good, public_key: undefined }), [401, 'public_key is required (hex ML-DSA-65 public key)']);
+  assert.deepEqual(await status({ ...good, public_key: '' }), [401, 'public_key is required (hex ML-DSA-65 public key)']);
   assert.match((await status({ ...signTransfer(bob, { to: bob.address, value: 1, nonce: 1 }), from: alice.address }))[1], /not bound/);
   assert.match((await status(signTransfer(alice, { to: bob.address, value: 1, nonce: 1, gas_price: 0, version: 'v3' })))[1], /below base_fee/);
   assert.match((await status(signTransfer(alice, { to: bob.address, value: 1, nonce: 2 })))[1], /expected 1/);
@@ -78,6 +87,31 @@ test('admission refuses bad input with the spec statuses', async () => {
   assert.match((await status(good))[1], /duplicate/);
   await f.block();
   assert.match((await status(signTransfer(alice, { to: bob.address, value: 2, nonce: 1 })))[1], /expected 2/, 'a reused nonce is refused');
+});
+
+test('nonce and balance are checked before the signature: a submission that cannot apply costs no verification', async () => {
+  const inner = new CachingVerifier(nobleProvider);
+  let verifications = 0;
+  const verifier: SignatureVerifier = {
+    verify: (id, signature, message, publicKey) => {
+      verifications++;
+      return inner.verify(id, signature, message, publicKey);
+    },
+    recall: (id) => inner.recall(id),
+    stats: inner.stats,
+  };
+  const f = await makeChain({ verifier, accounts: [{ address: alice.address, balance: 10n * COIN }] });
+  const forged = (body: Record<string, unknown>): Record<string, unknown> => ({ ...body, signature: (body.signature as string).replace(/^../, '00') });
+  const refusal = async (body: unknown): Promise<string> => {
+    const e = await f.chain.admit(body, 0).then(() => undefined, (err: unknown) => err);
+    assert.ok(e instanceof ChainError, String(e));
+    return `${e.status} ${e.message}`;
+  };
+  assert.match(await refusal(forged(signTransfer(bob, { to: alice.address, value: 1, nonce: 1 }))), /^400 insufficient balance/, 'an unfunded sender');
+  assert.match(await refusal(forged(signTransfer(alice, { to: bob.address, value: 1, nonce: 5 }))), /^400 nonce 5 is not the next nonce/);
+  assert.equal(verifications, 0, 'neither reached the signature check');
+  assert.match(await refusal(forged(signTransfer(alice, { to: bob.address, value: 1, nonce: 1 }))), /^401 invalid signature/, 'a submission that could apply is verified');
+  assert.ok(verifications > 0);
 });
 
 test('pending nonces chain: next nonce counts the mempool', async () => {

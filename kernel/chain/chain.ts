@@ -26,6 +26,7 @@ import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor
 import { GAS_TRANSFER } from './kernel-params.js';
 import type { BlockHeader, BlockInfo, BlockRecord, ChainEvent, EvidenceItem, Receipt, Tx } from './types.js';
 import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
+import { precommitSigners } from './commit-signers.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
 export interface ChainDeps {
@@ -71,6 +72,8 @@ export interface SubmissionResult {
   estimated_block: number;
   sender_balance: bigint;
   receiver_balance: bigint;
+  /** The price admission charged for: the sender's, or base_fee when omitted (decisions.md §9). */
+  gas_price: bigint;
 }
 
 const scheduleCodec = jsonRecord<Array<[string, number]>>();
@@ -262,17 +265,19 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (f.nonce <= sender.nonce && (await this.d.store.hasTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
     if (f.nonce !== expected) throw badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: expected ${expected} (last confirmed ${sender.nonce} plus pending)`);
     const target = this.targetOf(f.to, f.data);
-    const sigVersion = await checkTxSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee, boundKey: sender.public_key }, this.d.verifier);
-    const tx: Tx = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion, receivedAt };
-    const cost = f.value + BigInt(this.gasOf(tx)) * gasPrice;
+    // Every check that costs nothing runs before the 2-5 ms ML-DSA-65 verification, so a
+    // submission that could not apply anyway (replayed, out of order, unfunded) never buys one.
+    const cost = f.value + BigInt(this.gasOf({ origin: 'signed', target })) * gasPrice;
     const pending = this.mempool.pendingSpend(f.from, this.gasOf);
     if (sender.balance < pending + cost) {
       throw badRequest(`insufficient balance: ${f.from} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);
     }
+    const sigVersion = await checkTxSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee, boundKey: sender.public_key }, this.d.verifier);
+    const tx: Tx = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion, receivedAt };
     await this.runCheckTx(tx);
     this.queue(tx, source);
     const receiver = await accounts.get(f.to);
-    return { tx_hash: hash, status: 'pending', estimated_block: this.head.height + 1, sender_balance: sender.balance, receiver_balance: receiver.balance };
+    return { tx_hash: hash, status: 'pending', estimated_block: this.head.height + 1, sender_balance: sender.balance, receiver_balance: receiver.balance, gas_price: gasPrice };
   }
 
   /** Queues a transaction a plugin creates (e.g. a faucet credit); plugins validate it in checkTx. */
@@ -516,7 +521,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       tx_hashes: p.txs.map((t) => t.hash),
       evidence: p.evidence,
     };
-    await this.d.store.commitBlock({ block: record, txs: p.txs, receipts: result.receipts, stateChanges: result.overlay.changes(), extraOps: treeOps.ops, ...(commit ? { commit } : {}) });
+    await this.d.store.commitBlock({ block: record, txs: p.txs, receipts: result.receipts, stateChanges: result.overlay.changes(), extraOps: treeOps.ops, ...(commit ? { commit } : {}), precommitters: precommitSigners(commit) });
     this.executed = null;
     this.validatedHash = null;
     this.tree.releasePending();

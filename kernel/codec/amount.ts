@@ -16,3 +16,15 @@ export function wireAmount(value: unknown): bigint | null {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) return null;
   return BigInt(value);
 }
+
+/**
+ * An amount written by a person (an environment variable): whole ucoin (`50000000`) or COIN with
+ * up to six decimals and the unit (`50 COIN`, `0.5 COIN`). Null for anything else.
+ */
+export function parseAmountText(text: string): bigint | null {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) return BigInt(t);
+  const m = /^(\d+)(?:\.(\d{1,6}))?\s*COIN$/i.exec(t);
+  if (!m) return null;
+  return BigInt(m[1]!) * UCOIN_PER_COIN + BigInt((m[2] ?? '').padEnd(6, '0'));
+}

@@ -50,3 +50,16 @@ test('spec variables map onto the config', () => {
   const c = configFromEnv({ CHAIN_ENV: 'testnet', CORS_ALLOWED_ORIGINS: 'https://a.example', CHAIN_REQUIRE_TX_V3: '1', CHAIN_JAIL_BLOCKS: '50', CHAIN_P2P_SEEDS: 'a:1, b:2' });
   assert.deepEqual(c, { env: 'testnet', rpc: { cors_allowed_origins: 'https://a.example' }, tx: { require_v3: true }, param_overrides: { jail_blocks: '50' }, p2p: { seeds: ['a:1', 'b:2'] } });
 });
+
+test('FAUCET_AMOUNT sets the faucet\'s default amount, in ucoin or COIN; a bad value is named', () => {
+  const faucetOf = (env: NodeJS.ProcessEnv, network = 'testnet'): unknown => loadConfig({ network, configDir: 'configs', env }).plugins.find((p) => p.name === 'faucet')?.options;
+  assert.deepEqual(faucetOf({}), { default_amount: 50_000_000 }, 'the network file\'s 50 COIN');
+  assert.deepEqual(faucetOf({ FAUCET_AMOUNT: '7000000' }), { default_amount: 7_000_000 });
+  assert.deepEqual(faucetOf({ FAUCET_AMOUNT: '2.5 COIN' }), { default_amount: 2_500_000 });
+  assert.deepEqual(faucetOf({ FAUCET_AMOUNT: '12COIN' }), { default_amount: 12_000_000 });
+  assert.equal(faucetOf({ FAUCET_AMOUNT: '7000000' }, 'mainnet'), undefined, 'mainnet lists no faucet: nothing to set');
+  for (const bad of ['', 'lots', '0', '-5', '1.5', '0.0000001 COIN', '9007199254740992']) {
+    assert.throws(() => loadConfig({ network: 'testnet', configDir: 'configs', env: { FAUCET_AMOUNT: bad } }), (e: Error) => e instanceof ConfigError && e.message.startsWith(`FAUCET_AMOUNT="${bad}": expected a positive amount`), bad);
+  }
+  assert.throws(() => loadConfig({ network: 'mainnet', configDir: 'configs', env: { FAUCET_AMOUNT: 'lots' } }), /FAUCET_AMOUNT="lots"/, 'checked where no plugin takes it too');
+});

@@ -1,3 +1,5 @@
+import { parseAmountText } from '../codec/amount.js';
+
 /**
  * Environment variables of the interface spec mapped onto config paths. Each entry names the
  * variable, where it lands, and how its text is read; a bad value is reported with its name.
@@ -45,6 +47,23 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_SLASH_EVIDENCE_WINDOW', path: ['param_overrides', 'slash_evidence_window'], kind: 'amount' },
 ];
 
+/**
+ * Variables that set an option of a plugin: plugins are an ordered list in the config, so these
+ * cannot be config paths. They apply to the plugin's entry in the network's list; a network that
+ * does not list the plugin ignores them (mainnet has no faucet), but a bad value always stops
+ * start-up.
+ */
+interface PluginOptionBinding {
+  readonly variable: string;
+  readonly plugin: string;
+  readonly option: string;
+}
+
+export const PLUGIN_OPTION_BINDINGS: readonly PluginOptionBinding[] = [
+  // Part 2, "Gateway configuration": the amount per faucet request; the node's faucet decides it.
+  { variable: 'FAUCET_AMOUNT', plugin: 'faucet', option: 'default_amount' },
+];
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -83,6 +102,32 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> {
     setPath(out, b.path, parse(b, raw));
   }
   return out;
+}
+
+/** A positive amount of ucoin, as the plugin options hold it (a JSON integer). */
+function parseUcoin(variable: string, text: string): number {
+  const v = parseAmountText(text);
+  if (v === null || v < 1n || v > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new ConfigError(`${variable}="${text}": expected a positive amount in ucoin (e.g. 50000000) or in COIN (e.g. "50 COIN")`);
+  }
+  return Number(v);
+}
+
+/** `plugins` (the network's list) with the options the environment sets on the plugins it lists. */
+export function pluginOptionsFromEnv(plugins: unknown, env: NodeJS.ProcessEnv): unknown {
+  const values = PLUGIN_OPTION_BINDINGS.flatMap((b) => {
+    const raw = env[b.variable];
+    return raw === undefined ? [] : [{ ...b, value: parseUcoin(b.variable, raw) }];
+  });
+  if (values.length === 0 || !Array.isArray(plugins)) return plugins;
+  return plugins.map((entry: unknown) => {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry;
+    const e = entry as Record<string, unknown>;
+    const mine = values.filter((v) => v.plugin === e.name);
+    if (mine.length === 0) return e;
+    const options = e.options !== null && typeof e.options === 'object' && !Array.isArray(e.options) ? (e.options as Record<string, unknown>) : {};
+    return { ...e, options: { ...options, ...Object.fromEntries(mine.map((v) => [v.option, v.value])) } };
+  });
 }
 
 export function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {

@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigSchema, type NodeConfig } from './schema.js';
-import { ConfigError, configFromEnv } from './env.js';
+import { ConfigError, configFromEnv, pluginOptionsFromEnv } from './env.js';
 
 export { ConfigError } from './env.js';
 
@@ -48,7 +48,11 @@ export function loadConfig(opts: LoadOptions): NodeConfig {
   }
   if (!isPlainObject(fromFile)) throw new ConfigError(`${file}: the top level must be an object`);
   let merged = deepMerge({ network: opts.network }, fromFile);
-  merged = deepMerge(merged, configFromEnv(opts.env ?? process.env));
+  const env = opts.env ?? process.env;
+  merged = deepMerge(merged, configFromEnv(env));
+  // Parsed whatever the list holds, so a bad value stops start-up even where no plugin takes it.
+  const plugins = pluginOptionsFromEnv(merged.plugins, env);
+  if (plugins !== undefined) merged = { ...merged, plugins };
   merged = deepMerge(merged, opts.flags ?? {});
   return validateConfig(merged, file);
 }

@@ -9,9 +9,11 @@ import type { TxFields } from '../tx/record.js';
 import type { ParamRegistry } from '../state/params.js';
 import { reply } from '../rpc/index.js';
 import { pageOf } from './pagination.js';
+import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
 import type { RouteTable } from './route-table.js';
 import type { NodeServices } from './services.js';
-import { accountView, blockView, totalsView, txView } from './views.js';
+import type { TxPage } from '../store/chain-store.js';
+import { accountView, blockView, totalsView, txView, validatorView } from './views.js';
 
 function heightParam(raw: string | undefined): number {
   if (raw === undefined || !/^\d{1,15}$/.test(raw)) throw badRequest(`block height must be a positive integer, got "${raw}"`);
@@ -70,8 +72,8 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
    * /health is polled often (gateways, dashboards, load generators) and this reads 21 blocks, so
    * the answer is kept until the head moves.
    */
-  let activity: { height: number; value: Promise<{ tps: number; blockMs: number }> } | null = null;
-  const recentActivity = (): Promise<{ tps: number; blockMs: number }> => {
+  let activity: { height: number; value: Promise<Activity> } | null = null;
+  const recentActivity = (): Promise<Activity> => {
     const top = chain.head.height;
     if (activity?.height !== top) {
       const value = activityAt(top);
@@ -84,17 +86,15 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   };
 
   /** Throughput over the last blocks, from block timestamps (measured, not a constant). */
-  const activityAt = async (top: number): Promise<{ tps: number; blockMs: number }> => {
-    if (top < 2) return { tps: 0, blockMs: 0 };
+  const activityAt = async (top: number): Promise<Activity> => {
+    if (top < 2) return NO_ACTIVITY;
     const from = Math.max(1, top - 20);
     const first = await store.getBlock(from);
     const last = await store.getBlock(top);
-    if (!first || !last) return { tps: 0, blockMs: 0 };
+    if (!first || !last) return NO_ACTIVITY;
     let txs = 0;
     for (let h = from + 1; h <= top; h++) txs += (await store.getBlock(h))?.header.tx_count ?? 0;
-    const spanMs = last.header.timestamp - first.header.timestamp;
-    if (spanMs <= 0) return { tps: 0, blockMs: 0 };
-    return { tps: Math.round((txs * 1000 * 100) / spanMs) / 100, blockMs: Math.round(spanMs / (top - from)) };
+    return activityOf(txs, last.header.timestamp - first.header.timestamp, top - from);
   };
 
   routes.get('/health', health);
@@ -117,6 +117,26 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   };
   routes.get('/status', status);
   routes.get('/api/v1/status', status);
+
+  routes.get('/api/v1/validators', async () => {
+    const height = chain.head.height;
+    const windowBlocks = store.trustWindowBlocks;
+    const validators = [];
+    let total = 0n;
+    for (const v of await chain.validatorSet()) {
+      validators.push(validatorView(v, await store.validatorActivity(v.address), windowBlocks));
+      total += v.power;
+    }
+    return {
+      validators,
+      count: validators.length,
+      total_staked: total,
+      total_staked_human: formatCoin(total),
+      height,
+      trust_window_blocks: windowBlocks,
+      counted_from: store.activityCountedFrom,
+    };
+  });
 
   routes.get('/metrics', async () => reply(200, await s.registry.metrics(), { contentType: s.registry.contentType }));
 
@@ -176,24 +196,17 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
       const transactions = found ? [await viewOf(found.tx, found.receipt)] : [];
       return { transactions, total: transactions.length, limit, offset: 0, has_more: false };
     }
-    let hashes: string[];
-    let total: number;
-    if (address) {
-      const a = addressParam(address);
-      hashes = await store.addressTxHashes(a, offset, limit);
-      total = await store.countAddressTxs(a);
-    } else {
-      hashes = await store.latestTxHashes(offset, limit);
-      total = chain.head.total_txs;
-    }
+    const a = address ? addressParam(address) : undefined;
+    let page: TxPage;
+    if (type && type !== 'all') page = await store.matchingTxHashes(a, (target) => matchesType(target, type), offset, limit);
+    else if (a !== undefined) page = { hashes: await store.addressTxHashes(a, offset, limit), total: await store.countAddressTxs(a) };
+    else page = { hashes: await store.latestTxHashes(offset, limit), total: chain.head.total_txs };
     const transactions = [];
-    for (const h of hashes) {
+    for (const h of page.hashes) {
       const st = await store.getTxFields(h);
-      if (!st) continue;
-      if (type && type !== 'all' && !matchesType(st.tx, type)) continue;
-      transactions.push(await viewOf(st.tx, st.receipt));
+      if (st) transactions.push(await viewOf(st.tx, st.receipt));
     }
-    return { transactions, total, limit, offset, has_more: offset + hashes.length < total };
+    return { transactions, total: page.total, limit, offset, has_more: offset + page.hashes.length < page.total };
   });
 
   routes.get('/api/v1/transactions/:hash', async (req) => {
@@ -272,6 +285,14 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
     n_shards: nShards,
   }));
 
+  // Part 1, "per-shard heights and roots". A node runs one shard (CHAIN_SHARD_ID) and sees no
+  // other, so it lists the one it serves; the gateway assembles every shard from their nodes.
+  routes.get('/api/v1/shards', () => ({
+    n_shards: nShards,
+    shard_id: s.config.sharding.shard_id ?? 0,
+    shards: [{ shard: s.config.sharding.shard_id ?? 0, height: chain.head.height, state_root: chain.head.state_root, block_hash: chain.head.block_hash }],
+  }));
+
   routes.get('/api/v1/state/proof', async (req) => {
     const key = req.query.get('key');
     if (!key) throw badRequest('query parameter key is required, e.g. key=acct/chain:0123456789abcde.human');
@@ -295,8 +316,9 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   });
 }
 
-function matchesType(tx: TxFields, type: string): boolean {
-  if (type === 'staking') return tx.target === 'chain:system.stake' || /stak|delegat/.test(tx.target);
-  if (type === 'transfer') return tx.target === 'transfer';
-  return tx.target === type || tx.target === `chain:system.${type}`;
+/** Whether a transaction of this type (`Tx.target`) is listed for the `type` query parameter. */
+function matchesType(target: string, type: string): boolean {
+  if (type === 'staking') return target === 'chain:system.stake' || /stak|delegat/.test(target);
+  if (type === 'transfer') return target === 'transfer';
+  return target === type || target === `chain:system.${type}`;
 }

@@ -20,6 +20,7 @@ import type { NodeConfig } from '../config/schema.js';
 import { createHttpServer, type HttpServer } from '../rpc/index.js';
 import { RouteTable } from './route-table.js';
 import { registerKernelRoutes } from './kernel-routes.js';
+import { registerMainnetRefusals } from './test-network-routes.js';
 import { NodeMetrics } from './metrics.js';
 import type { ConsensusStatus, NodeServices } from './services.js';
 import { SoloProducer } from './solo-producer.js';
@@ -127,6 +128,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   registerKernelRoutes(routes, services, params);
   registerSnapshotRoutes(routes, chain, { address: key.file.node_address, keys: key.keys }, provider, config.consensus.checkpoint_interval);
   hooks.routes.call(routes);
+  registerMainnetRefusals(routes, config.env);
 
   const server = await createHttpServer({
     host: config.rpc.host,

@@ -55,6 +55,10 @@ export class RouteTable {
     this.add('POST', path, handler);
   }
 
+  has(method: HttpMethod, path: string): boolean {
+    return this.entries.some((e) => e.method === method && e.path === path);
+  }
+
   list(): readonly RouteEntry[] {
     return this.entries;
   }

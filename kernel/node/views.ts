@@ -3,6 +3,8 @@ import { addressKind } from '../crypto/address.js';
 import { shardOf } from '../crypto/fnv.js';
 import type { AccountRecord } from '../state/accounts.js';
 import type { AddressTotals } from '../store/chain-store.js';
+import type { ValidatorActivity } from '../store/validator-activity.js';
+import type { ValidatorEntry } from '../chain/validator-set.js';
 import type { BlockRecord, Receipt, TxStatus } from '../chain/types.js';
 import type { TxFields } from '../tx/record.js';
 
@@ -100,5 +102,25 @@ export function totalsView(address: string, t: AddressTotals): Record<string, un
     fees_paid_human: formatCoin(t.fees),
     sent_count: t.sent_count,
     received_count: t.received_count,
+  };
+}
+
+/**
+ * A validator of the active set (part 1, Validator): `stake` is its self-stake in ucoin, which is
+ * its voting power (part 1, Consensus 2); the activity figures are this node's count
+ * (`store/validator-activity.ts`). `trust_score` is the share of the last `windowBlocks` committed
+ * blocks whose certificate carries its precommit, to four decimals.
+ */
+export function validatorView(v: ValidatorEntry, a: ValidatorActivity, windowBlocks: number): Record<string, unknown> {
+  return {
+    address: v.address,
+    public_key: v.public_key,
+    power: v.power,
+    stake: v.power,
+    stake_human: formatCoin(v.power),
+    trust_score: windowBlocks === 0 ? 0 : Math.round((a.window_votes * 10_000) / windowBlocks) / 10_000,
+    blocks_proposed: a.blocks_proposed,
+    votes_cast: a.votes_cast,
+    last_active: a.last_active,
   };
 }

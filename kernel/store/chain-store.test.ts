@@ -6,36 +6,10 @@ import { join } from 'node:path';
 import type { BlockRecord, Receipt, Tx } from '../chain/types.js';
 import { txIdentity } from '../tx/hash.js';
 import { ChainStore, type ChainStoreOptions } from './chain-store.js';
-import type { KvIterateOptions, KvOp, KvStore } from './kv.js';
 import { txKey } from './keys.js';
-import { LevelStore, MemoryStore } from './level-store.js';
+import { LevelStore } from './level-store.js';
 import { FileTxTextLog } from './tx-text-log.js';
-
-/** Counts reads, and can fail writes, around another KvStore. */
-class ProbeKv implements KvStore {
-  gets = 0;
-  failWrites = false;
-
-  constructor(readonly inner: KvStore = new MemoryStore()) {}
-
-  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    this.gets++;
-    return this.inner.get(key);
-  }
-
-  iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
-    return this.inner.iterate(options);
-  }
-
-  async write(ops: readonly KvOp[], sync: boolean): Promise<void> {
-    if (this.failWrites) throw new Error('write failed: no space left on device');
-    await this.inner.write(ops, sync);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-}
+import { ProbeKv } from '../../test/helpers/probe-kv.js';
 
 const hex64 = (n: number, salt = 0): string => '0x' + (n * 1000 + salt).toString(16).padStart(64, '0');
 
@@ -187,7 +161,7 @@ test('ChainStore: a store reopened over the same LevelDB reads every block and t
     assert.deepEqual(await reopened.getBlock(block.header.height), block);
     for (const [i, tx] of txs.entries()) assert.deepEqual(await reopened.getTx(tx.hash), { tx, receipt: receipts[i] });
   }
-  assert.equal(kv.gets, 2 + 3 + 6, 'the head and first full height, then every block and transaction from disk');
+  assert.equal(kv.gets, 3 + 3 + 6, 'the head, first full height and validator-activity mark, then every block and transaction from disk');
 });
 
 test('ChainStore with a text log: texts live in the log, LevelDB records hold pointers, and a reopened store reads both', async (t) => {
@@ -318,4 +292,29 @@ test('ChainStore: a transaction\'s fields and receipt are read without its text,
   assert.equal(textReads, 0, 'no text read');
   assert.deepEqual((await store.getTx(old!.txs[0]!.hash))?.tx, old!.txs[0], 'the full read still reads the text');
   assert.equal(textReads, 1);
+});
+
+test('ChainStore: a type-filtered transaction list is filtered before it is paged, and counts the matches', async () => {
+  const { kv, store } = openStore();
+  // Newest first the chain holds: credit 3, transfers 301 and 300, credit 2, transfers 201 and 200, credit 1.
+  const credit = (n: number): Tx => ({ ...transfer(n), origin: 'system', target: 'faucet', nonce: 0n });
+  for (const height of [1, 2, 3]) {
+    const txs = [credit(height), ...Array.from({ length: height === 1 ? 0 : 2 }, (_, i) => transfer(height * 100 + i))];
+    await store.commitBlock({ block: blockAt(height, txs), txs, receipts: txs.map((t, i) => receiptOf(t, height, i)), stateChanges: [], extraOps: [] });
+  }
+  const isCredit = (target: string): boolean => target === 'faucet';
+  assert.deepEqual(await store.matchingTxHashes(undefined, isCredit, 0, 2), { hashes: [credit(3).hash, credit(2).hash], total: 3 });
+  assert.deepEqual(await store.matchingTxHashes(undefined, isCredit, 2, 2), { hashes: [credit(1).hash], total: 3 });
+  assert.deepEqual(await store.matchingTxHashes(undefined, isCredit, 3, 2), { hashes: [], total: 3 });
+  const sender = transfer(300).from;
+  assert.deepEqual(await store.matchingTxHashes(sender, (t) => t === 'transfer', 0, 5), { hashes: [transfer(300).hash], total: 1 });
+  assert.deepEqual(await store.matchingTxHashes(sender, isCredit, 0, 5), { hashes: [], total: 0 });
+  // The unfiltered lists read the same index.
+  assert.deepEqual(await store.latestTxHashes(0, 3), [transfer(301).hash, transfer(300).hash, credit(3).hash]);
+
+  // An index entry written before entries carried the type (the hash alone) is typed from its record.
+  const { txGlobalKey } = await import('./keys.js');
+  await kv.write([{ type: 'put', key: txGlobalKey(3, 0), value: new TextEncoder().encode(credit(3).hash) }], true);
+  assert.deepEqual(await store.matchingTxHashes(undefined, isCredit, 0, 1), { hashes: [credit(3).hash], total: 3 });
+  assert.deepEqual(await store.latestTxHashes(2, 1), [credit(3).hash]);
 });

@@ -22,6 +22,7 @@ import {
   u64,
 } from './keys.js';
 import { utf8Bytes } from '../codec/utf8.js';
+import { ValidatorActivityIndex, type ValidatorActivity } from './validator-activity.js';
 
 const blockCodec = jsonRecord<BlockRecord>();
 const storedTxMetaCodec = jsonRecord<{ tx: Omit<TxRecord, 'body_json'>; receipt: Receipt }>();
@@ -72,6 +73,21 @@ const storedTxCodec = {
     return { tx: { ...tx, body_json: decoder.decode(body) }, receipt };
   },
 };
+/**
+ * An entry of the global and per-address transaction indexes: the `0x` hash, then a space and the
+ * transaction's type (`Tx.target`), so a list filtered by type reads the index alone. Entries
+ * written before the type was added hold the hash only.
+ */
+const txIndexEntry = {
+  encode(hash: string, target: string): Uint8Array {
+    return utf8Bytes(`${hash} ${target}`);
+  },
+  decode(v: Uint8Array): { hash: string; target: string | undefined } {
+    const text = decoder.decode(v);
+    const cut = text.indexOf(' ');
+    return cut < 0 ? { hash: text, target: undefined } : { hash: text.slice(0, cut), target: text.slice(cut + 1) };
+  },
+};
 const positionCodec = jsonRecord<LogPosition>();
 const totalsCodec = jsonRecord<AddressTotals>();
 const metaCodec = jsonRecord<ChainMeta>();
@@ -94,6 +110,12 @@ export interface ChainMeta {
   total_burned: bigint;
 }
 
+/** One page of a transaction list, newest first, and how many transactions the list holds in all. */
+export interface TxPage {
+  readonly hashes: string[];
+  readonly total: number;
+}
+
 export interface StoredTx {
   tx: Tx;
   receipt: Receipt;
@@ -109,6 +131,8 @@ export interface BlockCommit {
   readonly extraOps: readonly KvOp[];
   /** Commit certificate (consensus layer's encoding), when there is one. */
   readonly commit?: Uint8Array;
+  /** Validators whose precommit that certificate carries (none without one): for the activity index. */
+  readonly precommitters?: readonly string[];
 }
 
 const ABSENT = Symbol('absent');
@@ -131,10 +155,11 @@ const DEFAULT_RECENT_TX_BYTES = 8 * 1024 * 1024;
 export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: '', total_txs: 0, total_burned: 0n };
 
 /**
- * Blocks, transactions, receipts, per-address indexes and state in one LevelDB, written a block
- * at a time in one atomic, fsynced batch: after a crash the store holds either the old height
- * with its state or the new height with its state, never a mix. Transaction texts, when the
- * store has a text log, go there first (durably) and the batch holds pointers to them.
+ * Blocks, transactions, receipts, per-address indexes, validator activity and state in one
+ * LevelDB, written a block at a time in one atomic, fsynced batch: after a crash the store holds
+ * either the old height with its state or the new height with its state, never a mix.
+ * Transaction texts, when the store has a text log, go there first (durably) and the batch holds
+ * pointers to them.
  */
 export class ChainStore {
   private meta: ChainMeta = GENESIS_META;
@@ -157,6 +182,7 @@ export class ChainStore {
   private readonly recentBlockBytes: LRUCache<number, Uint8Array>;
   private readonly recentTxBytes: LRUCache<string, Uint8Array>;
   private readonly textLog: TxTextLog | undefined;
+  private readonly activity: ValidatorActivityIndex;
 
   constructor(
     readonly kv: KvStore,
@@ -165,6 +191,7 @@ export class ChainStore {
     this.recentBlockBytes = new LRUCache({ max: options.recentBlocks ?? DEFAULT_RECENT_BLOCKS });
     this.recentTxBytes = new LRUCache({ maxSize: options.recentTxBytes ?? DEFAULT_RECENT_TX_BYTES, sizeCalculation: (v) => v.length });
     this.textLog = options.textLog;
+    this.activity = new ValidatorActivityIndex(kv);
   }
 
   async load(): Promise<ChainMeta> {
@@ -172,6 +199,7 @@ export class ChainStore {
     this.meta = raw ? metaCodec.decode(raw) : GENESIS_META;
     const first = await this.kv.get(metaKey('first-full'));
     this.firstFull = first ? readU64(first) : 1;
+    await this.activity.load(this.meta.height);
     if (this.textLog) {
       // Texts appended after the last committed batch belong to a block that never committed.
       const end = await this.kv.get(metaKey('txtext'));
@@ -264,6 +292,21 @@ export class ChainStore {
     return { ...t };
   }
 
+  /** What this node counted of a validator's blocks and votes (node-local, not state). */
+  validatorActivity(address: string): Promise<ValidatorActivity> {
+    return this.activity.get(address);
+  }
+
+  /** Committed blocks `trust_score` is a fraction of: the last 100, or fewer since counting began. */
+  get trustWindowBlocks(): number {
+    return this.activity.windowBlocks(this.meta.height);
+  }
+
+  /** The first height the validator activity figures count (1, or after a snapshot or upgrade). */
+  get activityCountedFrom(): number {
+    return this.activity.countedFrom;
+  }
+
   /** Transaction hashes touching `address`, newest first. */
   async addressTxHashes(address: string, offset: number, limit: number): Promise<string[]> {
     const start = txByAddressPrefix(address);
@@ -282,12 +325,31 @@ export class ChainStore {
     return this.collectHashes(utf8Bytes(PREFIX.txGlobal), offset, limit);
   }
 
+  /**
+   * The transactions touching `address` (every transaction when undefined) whose type `matches`,
+   * newest first: filtered before the page is cut, so pages are full and `total` counts matches.
+   * Walks the whole index range, reading a record only for an entry written without its type.
+   */
+  async matchingTxHashes(address: string | undefined, matches: (target: string) => boolean, offset: number, limit: number): Promise<TxPage> {
+    const start = address === undefined ? utf8Bytes(PREFIX.txGlobal) : txByAddressPrefix(address);
+    const hashes: string[] = [];
+    let total = 0;
+    for await (const [, v] of this.kv.iterate({ gte: start, lt: prefixEnd(start), reverse: true })) {
+      const entry = txIndexEntry.decode(v);
+      const target = entry.target ?? (await this.getTxFields(entry.hash))?.tx.target;
+      if (target === undefined || !matches(target)) continue;
+      if (total >= offset && hashes.length < limit) hashes.push(entry.hash);
+      total++;
+    }
+    return { hashes, total };
+  }
+
   private async collectHashes(start: Uint8Array, offset: number, limit: number): Promise<string[]> {
     const out: string[] = [];
     let skipped = 0;
     for await (const [, v] of this.kv.iterate({ gte: start, lt: prefixEnd(start), reverse: true, limit: offset + limit })) {
       if (skipped++ < offset) continue;
-      out.push(decoder.decode(v));
+      out.push(txIndexEntry.decode(v).hash);
     }
     return out;
   }
@@ -316,10 +378,10 @@ export class ChainStore {
     for (let i = 0; i < c.txs.length; i++) {
       const tx = c.txs[i]!;
       const receipt = c.receipts[i]!;
-      const hashBytes = utf8Bytes(tx.hash);
-      put(txGlobalKey(height, i), hashBytes);
-      put(txByAddressKey(tx.from, height, i), hashBytes);
-      if (tx.to !== tx.from) put(txByAddressKey(tx.to, height, i), hashBytes);
+      const entry = txIndexEntry.encode(tx.hash, tx.target);
+      put(txGlobalKey(height, i), entry);
+      put(txByAddressKey(tx.from, height, i), entry);
+      if (tx.to !== tx.from) put(txByAddressKey(tx.to, height, i), entry);
       const sender = await totalsOf(tx.from);
       sender.fees += receipt.fee;
       if (receipt.status === 'confirmed' && tx.value > 0n) {
@@ -337,6 +399,8 @@ export class ChainStore {
       else put(stateKey(key), value);
     }
     ops.push(...c.extraOps);
+    const activity = await this.activity.update(height, block.header.proposer, c.precommitters ?? []);
+    ops.push(...activity.ops);
     const meta: ChainMeta = {
       height,
       state_root: block.state_root,
@@ -364,6 +428,7 @@ export class ChainStore {
     }
     this.meta = meta;
     this.cacheWrites(c.stateChanges);
+    this.activity.applied(activity);
     for (const [address, t] of totals) this.totalsCache.set(address, t);
     this.recentBlockBytes.set(height, blockBytes);
     for (let i = 0; i < c.txs.length; i++) this.recentTxBytes.set(c.txs[i]!.hash, inline[i]!);
@@ -402,11 +467,13 @@ export class ChainStore {
     const meta: ChainMeta = { height, state_root: block.state_root, block_hash: block.hash, total_txs: 0, total_burned: 0n };
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     ops.push({ type: 'put', key: metaKey('first-full'), value: u64(height + 1) });
+    ops.push(this.activity.startAfterSnapshot(height));
     await this.kv.write(ops, true);
     this.meta = meta;
     this.firstFull = height + 1;
     this.stateCache.clear();
     this.totalsCache.clear();
+    await this.activity.load(height);
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,8 @@ export const PREFIX = {
   totals: 'at/',
   state: 's/',
   treeNode: 'n/',
+  validatorActivity: 'va/',
+  validatorWindow: 'vw/',
 } as const;
 
 /*
@@ -82,3 +84,7 @@ export const stateKey = (key: string): Uint8Array => concat(PREFIX.state, key);
 export const txByAddressPrefix = (address: string): Uint8Array => concat(PREFIX.txByAddress, address, new Uint8Array([0]));
 export const txByAddressKey = (address: string, height: number, index: number): Uint8Array => concat(txByAddressPrefix(address), u64(height), u32(index));
 export const txGlobalKey = (height: number, index: number): Uint8Array => concat(PREFIX.txGlobal, u64(height), u32(index));
+/** A validator's node-local activity figures (`store/validator-activity.ts`); not state. */
+export const validatorActivityKey = (address: string): Uint8Array => concat(PREFIX.validatorActivity, address);
+/** The validators whose precommit the certificate of block `height` carries, kept for the trust window. */
+export const validatorWindowKey = (height: number): Uint8Array => concat(PREFIX.validatorWindow, u64(height));

@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js';
+import { badRequest, unauthorized } from '../errors.js';
 import { wireAmount } from '../codec/amount.js';
 import { isAddress } from '../crypto/address.js';
 import { sortedKeys } from '../codec/sorted-keys.js';
@@ -23,7 +23,8 @@ export interface SubmittedFields {
 /**
  * Shape checks of `POST /api/v1/transactions` (part 1, "Body of POST /api/v1/transactions").
  * The order is deliberate: a transfer whose from/to/value are missing or not of their type is
- * answered with the one message the spec names, before anything else is looked at.
+ * answered with the one message the spec names, before anything else is looked at. Every
+ * failure is 400 but an absent signature or public key, which is 401.
  */
 export function parseSubmission(raw: unknown): SubmittedFields {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('transaction body must be a JSON object');
@@ -40,8 +41,10 @@ export function parseSubmission(raw: unknown): SubmittedFields {
   if (typeof b.nonce !== 'number') throw badRequest('nonce is required and must be a JSON number');
   const nonce = wireAmount(b.nonce);
   if (nonce === null || nonce < 1n) throw badRequest('nonce must be a positive integer');
-  if (typeof b.signature !== 'string' || b.signature.length === 0) throw badRequest('signature is required (hex ML-DSA-65 signature)');
-  if (typeof b.public_key !== 'string' || b.public_key.length === 0) throw badRequest('public_key is required (hex ML-DSA-65 public key)');
+  // A missing or empty signature or key is a missing signature (part 2, Authentication §4: 401),
+  // not a malformed body; it costs nothing to see, unlike the verification it would need.
+  if (typeof b.signature !== 'string' || b.signature.length === 0) throw unauthorized('signature is required (hex ML-DSA-65 signature)');
+  if (typeof b.public_key !== 'string' || b.public_key.length === 0) throw unauthorized('public_key is required (hex ML-DSA-65 public key)');
   let gasPrice: bigint | undefined;
   if (b.gas_price !== undefined) {
     const g = wireAmount(b.gas_price);

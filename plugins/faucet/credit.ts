@@ -4,6 +4,7 @@ import type { Tx } from '../../kernel/chain/types.js';
 import { parseHex } from '../../kernel/codec/hex.js';
 import { isAddress } from '../../kernel/crypto/address.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES } from '../../kernel/crypto/provider.js';
+import { TEST_NETWORK_ONLY } from '../../kernel/node/test-network-routes.js';
 
 /** The system transaction a faucet request becomes; validated identically by every validator. */
 export const FAUCET_TX = 'faucet';
@@ -23,7 +24,7 @@ export function readCredit(tx: Tx): FaucetCredit {
 
 /** The checks of a faucet credit, shared by the REST endpoint (early answer) and checkTx (consensus). */
 export async function checkCredit(ctx: Pick<ReadContext, 'env' | 'accounts'>, credit: FaucetCredit, maxAmount: bigint): Promise<ChainError | undefined> {
-  if (ctx.env !== 'testnet') return new ChainError(403, 'the faucet is available on test networks only (CHAIN_ENV=testnet)');
+  if (ctx.env !== 'testnet') return new ChainError(403, TEST_NETWORK_ONLY.faucet.message);
   if (!isAddress(credit.address)) return badRequest(`address: "${credit.address}" is not a chain address`);
   if (!parseHex(credit.publicKey, ML_DSA65_PUBLIC_KEY_BYTES)) return badRequest(`public_key must be ${ML_DSA65_PUBLIC_KEY_BYTES * 2} lowercase hex characters (ML-DSA-65)`);
   if (credit.publicKey !== credit.publicKey.toLowerCase()) return badRequest('public_key must be lowercase hex');

@@ -1,4 +1,5 @@
 import { definePlugin } from '../../kernel/host/plugin.js';
+import { ConfigError } from '../../kernel/config/env.js';
 import type { NodeServices } from '../../kernel/node/services.js';
 import { FaucetOptionsSchema } from './schemas.js';
 import { FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
@@ -21,6 +22,10 @@ export const faucetPlugin = definePlugin<FaucetOptions, NodeServices>({
   optionsSchema: FaucetOptionsSchema,
   register(api) {
     const maxAmount = BigInt(api.options.max_amount);
+    if (api.options.default_amount > api.options.max_amount) {
+      // Every request without an amount would be refused: stop at start-up instead.
+      throw new ConfigError(`plugins.faucet.options.default_amount (FAUCET_AMOUNT) ${api.options.default_amount} is above max_amount ${api.options.max_amount} ucoin`);
+    }
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
       if (tx.origin !== 'system' || tx.target !== FAUCET_TX) return undefined;
       return checkCredit(ctx, readCredit(tx), maxAmount);

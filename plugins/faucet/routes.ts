@@ -7,17 +7,14 @@ import { isValidMnemonic, seedFromMnemonic } from '../../kernel/crypto/mnemonic.
 import { accountsReader } from '../../kernel/state/accounts.js';
 import type { RouteTable } from '../../kernel/node/route-table.js';
 import type { NodeServices } from '../../kernel/node/services.js';
-import { DeriveRequestSchema, FaucetRequestSchema } from './schemas.js';
+import { TEST_NETWORK_ONLY } from '../../kernel/node/test-network-routes.js';
+import { DeriveRequestSchema, parseFaucetRequest } from './schemas.js';
 import { FAUCET_SENDER, FAUCET_TX, checkCredit } from './credit.js';
 
 export function faucetRoutes(routes: RouteTable, s: NodeServices, opts: { defaultAmount: bigint; maxAmount: bigint }): void {
-  routes.post('/api/v1/faucet', async (req) => {
-    if (s.config.env !== 'testnet') throw forbidden('the faucet is available on test networks only (CHAIN_ENV=testnet)');
-    const body = req.body;
-    if (!Value.Check(FaucetRequestSchema, body)) {
-      const first = Value.Errors(FaucetRequestSchema, body).First();
-      throw badRequest(`faucet request: ${first ? `${first.path.replace(/^\//, '') || 'body'} ${first.message}` : 'invalid body'}`, 'send {"address", "public_key", "amount"?}');
-    }
+  routes.post(TEST_NETWORK_ONLY.faucet.path, async (req) => {
+    if (s.config.env !== 'testnet') throw forbidden(TEST_NETWORK_ONLY.faucet.message);
+    const body = parseFaucetRequest(req.body);
     const amount = body.amount === undefined ? opts.defaultAmount : BigInt(body.amount);
     const credit = { address: body.address, publicKey: body.public_key.toLowerCase(), amount };
     const problem = await checkCredit({ env: s.config.env, accounts: accountsReader(s.chain.store.state) }, credit, opts.maxAmount);
@@ -36,8 +33,8 @@ export function faucetRoutes(routes: RouteTable, s: NodeServices, opts: { defaul
     };
   });
 
-  routes.post('/api/v1/wallet/derive-address', (req) => {
-    if (s.config.env === 'mainnet') throw forbidden('server-side phrase derivation is off on mainnet: derive addresses on the client');
+  routes.post(TEST_NETWORK_ONLY.derive.path, (req) => {
+    if (s.config.env === 'mainnet') throw forbidden(TEST_NETWORK_ONLY.derive.message);
     if (!s.config.wallet.allow_server_derive) throw forbidden('server-side phrase derivation is off; a test network enables it with CHAIN_ALLOW_SERVER_DERIVE=true');
     const body = req.body;
     if (!Value.Check(DeriveRequestSchema, body)) throw badRequest('body must be {"words": "<24-word recovery phrase>"}');

@@ -96,6 +96,13 @@ export function errorMessageOf(answer: NodeAnswer): string {
   return `node answered ${answer.status}`;
 }
 
+/** A node answer as a result: 2xx gives the body, anything else the node's status and message. */
+export function resultOf(answer: NodeAnswer): unknown {
+  if (answer.status >= 200 && answer.status < 300) return answer.body;
+  const extra = isObject(answer.body) ? answer.body : undefined;
+  throw new ChainError(answer.status, errorMessageOf(answer), typeof extra?.hint === 'string' ? extra.hint : undefined);
+}
+
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -21,18 +21,27 @@ export class NodeReads {
 
   /** `pathAndQuery` as the client sent it (still percent-encoded). */
   get(pathAndQuery: string): Promise<NodeAnswer> {
-    const hit = this.cache.get(pathAndQuery);
+    return this.cached(pathAndQuery, pathAndQuery, this.nodesForPath(pathAndQuery));
+  }
+
+  /** The same read from the nodes of one shard (what only that shard's nodes know, e.g. its height). */
+  getOnShard(shard: number, pathAndQuery: string): Promise<NodeAnswer> {
+    return this.cached(`${pathAndQuery}#shard=${shard}`, pathAndQuery, this.router.nodesOfShard(shard));
+  }
+
+  private cached(key: string, pathAndQuery: string, nodes: readonly string[]): Promise<NodeAnswer> {
+    const hit = this.cache.get(key);
     if (hit) return Promise.resolve(hit);
-    const running = this.inFlight.get(pathAndQuery);
+    const running = this.inFlight.get(key);
     if (running) return running;
     const p = this.client
-      .request(this.nodesForPath(pathAndQuery), 'GET', pathAndQuery)
+      .request(nodes, 'GET', pathAndQuery)
       .then((answer) => {
-        this.cache.put(pathAndQuery, answer);
+        this.cache.put(key, answer);
         return answer;
       })
-      .finally(() => this.inFlight.delete(pathAndQuery));
-    this.inFlight.set(pathAndQuery, p);
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, p);
     return p;
   }
 

@@ -132,7 +132,7 @@ export class NodePoller {
       if (height % VALIDATOR_UPDATE_EVERY === 0) {
         try {
           const v = await fetchValidators(this.reads);
-          this.events.emit('validator_update', { nodes: v.nodes, total_staked: v.total_staked, height });
+          this.events.emit('validator_update', { nodes: v.validators, total_staked: v.body.total_staked ?? null, height });
         } catch (err: unknown) {
           this.log.warn({ err: err instanceof Error ? err.message : String(err), height }, 'validator_update skipped');
         }

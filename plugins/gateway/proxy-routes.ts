@@ -1,8 +1,9 @@
 import { reply } from '../../kernel/rpc/index.js';
 import type { RouteTable, RpcRequest } from '../../kernel/node/route-table.js';
 import type { NodeAnswer } from './node-client.js';
-import { aiRateLimited } from './rate-limits.js';
+import { unavailable } from '../../kernel/errors.js';
 import type { GatewayServices } from './services.js';
+import { VALIDATORS_PATH } from './validators.js';
 
 /** Node REST reads the gateway serves (part 1, every path not marked Node only), cached. */
 export const PROXIED_GETS = [
@@ -18,6 +19,7 @@ export const PROXIED_GETS = [
   '/api/v1/state/root',
   '/api/v1/governance/params',
   '/api/v1/checkpoints',
+  VALIDATORS_PATH,
 ] as const;
 
 function pathAndQuery(req: RpcRequest): string {
@@ -54,10 +56,13 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   routes.post('/api/v1/faucet', counted('/api/v1/faucet', (req) => s.submissions.faucet(req.body, req.ip, req.bodyText)));
   routes.post('/api/v1/wallet/derive-address', counted('/api/v1/wallet/derive-address', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/wallet/derive-address', req.body, req.bodyText)));
 
-  // Gateway-only contract audit: bytecode in, the node's analysis out (part 1, Contracts). An AI
-  // endpoint, so it carries the per-minute AI limit on top of the global one.
-  routes.post(
-    '/api/v1/contracts/audit',
-    aiRateLimited(s.config.aiRlMaxRpm, counted('/api/v1/contracts/audit', (req) => s.client.request([s.config.nodeRpcUrl], 'POST', '/api/v1/contracts/analyze', req.body, req.bodyText))),
-  );
+  // Gateway-only contract audit (part 1, Contracts: bytecode in, the node's analysis out). No
+  // build runs a contract analyzer (no node serves /api/v1/contracts/analyze), so the audit is
+  // refused at once: nothing is forwarded, and the per-minute AI budget (AI_RL_MAX_RPM) is not
+  // spent on a request that cannot be served.
+  routes.post('/api/v1/contracts/audit', () => {
+    throw unavailable(CONTRACT_ANALYSIS_OFF, 'no contract analyzer runs on this network; the audit endpoint answers once one does');
+  });
 }
+
+export const CONTRACT_ANALYSIS_OFF = 'contract analysis is not enabled on this network';

@@ -1,6 +1,6 @@
-import { ChainError, badRequest, notFound } from '../../kernel/errors.js';
+import { badRequest, notFound } from '../../kernel/errors.js';
 import type { Hooks } from '../../kernel/hooks.js';
-import { errorMessageOf, isObject, type NodeAnswer } from './node-client.js';
+import { resultOf } from './node-client.js';
 import type { GatewayServices } from './services.js';
 import { fetchValidators } from './validators.js';
 
@@ -17,13 +17,6 @@ export function withCaller(params: Record<string, unknown>, ip: string): Record<
 export function callerIp(params: Record<string, unknown>): string {
   const ip = (params as Record<symbol, unknown>)[CALLER_IP];
   return typeof ip === 'string' ? ip : 'unknown';
-}
-
-/** A node answer as a method result: 2xx gives the body, anything else the node's message. */
-export function resultOf(answer: NodeAnswer): unknown {
-  if (answer.status >= 200 && answer.status < 300) return answer.body;
-  const extra = isObject(answer.body) ? answer.body : undefined;
-  throw new ChainError(answer.status, errorMessageOf(answer), typeof extra?.hint === 'string' ? extra.hint : undefined);
 }
 
 /** A path segment from a param: plain address/hash characters as they are, anything else encoded. */
@@ -63,15 +56,11 @@ export function registerCoreRpcMethods(hooks: Hooks, plugin: string, s: GatewayS
   method('search_tx', (p) => read(`/api/v1/transactions/${seg('hash', p.hash)}`));
   method('get_account', (p) => read(`/api/v1/accounts/${seg('address', p.address)}`));
   method('get_governance_params', () => read('/api/v1/governance/params'));
-  method('get_validators', async () => {
-    const v = await fetchValidators(s.reads);
-    return { validators: v.nodes, total_staked: v.total_staked, count: v.nodes.length };
-  });
+  method('get_validators', async () => (await fetchValidators(s.reads)).body);
   method('get_validator', async (p) => {
     const address = seg('address', p.address);
-    const v = await fetchValidators(s.reads);
-    const found = v.nodes.find((n) => n.address === address);
-    if (!found) throw notFound(`validator ${address} not found`);
+    const found = (await fetchValidators(s.reads)).validators.find((v) => v.address === address);
+    if (!found) throw notFound(`validator ${address} is not in the active set`);
     return found;
   });
   method('faucet', async (p) => resultOf(await s.submissions.faucet(stripCaller(p), callerIp(p))));

@@ -170,10 +170,18 @@ export class SocketHub {
 
   private async subscribe(s: Session, address: unknown): Promise<void> {
     if (typeof address !== 'string' || address.length === 0 || address.length > 128) return this.sendError(s.conn, 'subscribe_balance needs "address" (a chain address)');
-    if (!s.subs.has(address) && s.subs.size >= this.config.wsMaxSubsPerClient) return this.sendError(s.conn, SOCKET_ERRORS.subscriptionLimit, { address, limit: this.config.wsMaxSubsPerClient });
+    const fresh = !s.subs.has(address);
+    if (fresh) {
+      if (s.subs.size >= this.config.wsMaxSubsPerClient) return this.sendError(s.conn, SOCKET_ERRORS.subscriptionLimit, { address, limit: this.config.wsMaxSubsPerClient });
+      // The slot is taken before the balance read is awaited: a burst of subscriptions all
+      // passing the size check while their reads were in flight would exceed the limit.
+      s.subs.add(address);
+    }
     const balance = await this.balanceOf(address);
-    if ('error' in balance) return this.sendError(s.conn, balance.error, { address });
-    s.subs.add(address);
+    if ('error' in balance) {
+      if (fresh) s.subs.delete(address);
+      return this.sendError(s.conn, balance.error, { address });
+    }
     s.conn.send(stringify(balance.message));
   }
 

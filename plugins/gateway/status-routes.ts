@@ -4,6 +4,7 @@ import { isObject } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
 import { networkStatus } from './status.js';
+import { SHARDS_PATH, shardsOverview } from './shards.js';
 
 /** The gateway's own endpoints: /health, /metrics, latest block, network summary. */
 export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: () => Promise<{ healthy: boolean; body: Record<string, unknown> }>): void {
@@ -25,4 +26,6 @@ export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, hea
   });
 
   routes.get('/api/v1/network/status', async () => networkStatus(s.config, await s.poller.current(), s.router));
+
+  routes.get(SHARDS_PATH, async () => passThrough(await shardsOverview(s.reads, s.router)));
 }

@@ -9,6 +9,7 @@ import type { ShardRouter } from './shard-router.js';
 /** Base gas of part 1 "Amounts": only for the `tx` notice; the node's receipt is authoritative. */
 const GAS_TRANSFER = 21;
 const GAS_CONTRACT_CALL = 50;
+const GAS_ESTIMATE_PATH = '/api/v1/gas/estimate';
 
 /**
  * The two writes the gateway forwards itself (transactions and faucet calls). Both go to a node of
@@ -43,7 +44,7 @@ export class Submissions {
       to,
       value: body.value,
       gas: typeof body.data === 'string' && body.data.length > 0 && to.endsWith('.app') ? GAS_CONTRACT_CALL : GAS_TRANSFER,
-      gas_price: body.gas_price ?? null,
+      gas_price: await this.effectiveGasPrice(body, res),
       shard: from !== undefined ? this.router.shardOf(from) : 0,
       timestamp: Date.now(),
       block: res.estimated_block ?? null,
@@ -54,6 +55,18 @@ export class Submissions {
       this.events.emit('tx_anomaly', { tx_hash: hash, score: res.sentinel_score ?? null, category: res.sentinel_category ?? null, warning: res.sentinel_warning ?? null });
     }
     return answer;
+  }
+
+  /**
+   * The gas price a forwarded transaction pays: the sender's, or base_fee when omitted
+   * (decisions.md §9). The node's answer names it; a node that does not is covered by the
+   * base_fee of the gas estimate the gateway serves (cached per height).
+   */
+  private async effectiveGasPrice(body: Record<string, unknown>, res: Record<string, unknown>): Promise<unknown> {
+    if (res.gas_price !== undefined) return res.gas_price;
+    if (body.gas_price !== undefined) return body.gas_price;
+    const estimate = await this.reads.get(GAS_ESTIMATE_PATH).catch(() => undefined);
+    return estimate?.status === 200 && isObject(estimate.body) && estimate.body.base_fee !== undefined ? estimate.body.base_fee : null;
   }
 
   /** `ip` is the requester (REST client or socket peer): the cooldown is per address and per IP. */

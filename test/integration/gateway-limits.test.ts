@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { wallet } from '../helpers/chain-fixture.js';
 import { CLI, getJson, postJson, startNodeProcess, type NodeHandle } from '../helpers/node-process.js';
-import { startGatewayProcess, WsClient, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
+import { startGatewayProcess, WsClient, type Msg, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
 
 /**
  * Every gateway limit with the spec's message (part 2, Socket errors and Limits), and that the
@@ -69,6 +69,37 @@ describe('gateway limits', () => {
     }
   });
 
+  test('a burst of subscriptions cannot pass the limit; a refused address gives its slot back', async () => {
+    const ws = await WsClient.connect(wsUrl());
+    try {
+      await ws.next('init', (m) => m.type === 'init');
+      const from = ws.received.length;
+      // Sent without waiting: every balance read is in flight while the later ones are checked.
+      const burst = [71, 72, 73, 74, 75, 76].map((i) => wallet(i).address);
+      for (const address of burst) ws.send({ type: 'subscribe_balance', address });
+      const answered = (): Msg[] => ws.received.slice(from).filter((m) => (m.type === 'balance' || m.type === 'error') && burst.includes(m.address as string));
+      await ws.next('an answer per subscription', () => new Set(answered().map((m) => m.address)).size === burst.length, 10_000, from);
+      const firstAnswers = burst.map((a) => answered().find((m) => m.address === a)!);
+      assert.equal(firstAnswers.filter((m) => m.type === 'balance').length, 2, JSON.stringify(firstAnswers));
+      assert.deepEqual(firstAnswers.filter((m) => m.type === 'error').map((m) => m.error), Array(4).fill('subscription limit exceeded'));
+
+      const other = await WsClient.connect(wsUrl());
+      try {
+        await other.next('init', (m) => m.type === 'init');
+        other.send({ type: 'subscribe_balance', address: 'chain:not-an-address' });
+        assert.notEqual((await other.nextNew('error', (m) => m.type === 'error')).error, 'subscription limit exceeded');
+        for (const i of [77, 78]) {
+          other.send({ type: 'subscribe_balance', address: wallet(i).address });
+          await other.nextNew('balance', (m) => m.type === 'balance' && m.address === wallet(i).address);
+        }
+      } finally {
+        other.close();
+      }
+    } finally {
+      ws.close();
+    }
+  });
+
   test('rpc rate limit exceeded, then served again', async () => {
     const ws = await WsClient.connect(wsUrl());
     try {
@@ -114,21 +145,14 @@ describe('gateway limits', () => {
     }
   });
 
-  test('AI endpoints: AI_RL_MAX_RPM per IP, then 429 with Retry-After', async () => {
-    const statuses: number[] = [];
-    let retryAfter: string | null = null;
+  test('contract audit: 503, contract analysis not enabled, and the AI budget is not spent', async () => {
+    // AI_RL_MAX_RPM is 2 here: three audits answered 503 show none of them counted.
     for (let i = 0; i < 3; i++) {
-      const r = await fetch(`${gw.url}/api/v1/contracts/audit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ bytecode_hex: '00' }) });
-      statuses.push(r.status);
-      if (r.status === 429) {
-        retryAfter = r.headers.get('retry-after');
-        assert.equal(((await r.json()) as { error: string }).error, 'rate limit exceeded');
-      } else await r.text();
+      const r = await postJson(`${gw.url}/api/v1/contracts/audit`, { bytecode_hex: '00' });
+      assert.equal(r.status, 503, JSON.stringify(r.body));
+      assert.equal(r.body.error, 'contract analysis is not enabled on this network');
+      assert.equal(typeof r.body.hint, 'string');
     }
-    assert.notEqual(statuses[0], 429);
-    assert.notEqual(statuses[1], 429);
-    assert.equal(statuses[2], 429);
-    assert.ok(Number(retryAfter) >= 1);
   });
 
   test('faucet cooldown per address and per IP (memory store)', async () => {

@@ -7,6 +7,7 @@ import { loadGatewayConfig } from '../../plugins/gateway/config.js';
 import { startGateway } from '../../plugins/gateway/start.js';
 import { ShardRouter } from '../../plugins/gateway/shard-router.js';
 import { parseJsonLossless } from '../../plugins/gateway/lossless-json.js';
+import { aiRateLimited } from '../../plugins/gateway/rate-limits.js';
 import { stringify } from '../../kernel/codec/json.js';
 import type { GatewayServices } from '../../plugins/gateway/index.js';
 import { freePort, WsClient } from '../../plugins/gateway/testing/process.js';
@@ -22,7 +23,11 @@ const echoPlugin = definePlugin<Record<string, unknown>, GatewayServices>({
       api.services.events.emit('echo_event', { text: params.text });
       return { echo: params.text };
     });
-    api.hooks.routes.tap(api.name, (routes) => routes.get('/api/v1/echo', (req) => ({ echo: req.query.get('text') })));
+    api.hooks.routes.tap(api.name, (routes) => {
+      routes.get('/api/v1/echo', (req) => ({ echo: req.query.get('text') }));
+      // An AI endpoint a plugin adds carries the per-minute AI limit (AI_RL_MAX_RPM) on top of the global one.
+      routes.post('/api/v1/echo/ai', aiRateLimited(api.services.config.aiRlMaxRpm, () => ({ answered: true })));
+    });
   },
 });
 
@@ -41,7 +46,7 @@ describe('gateway extension by another service plugin', () => {
     const port = await freePort();
     const nodeConfig = validateConfig({ network: 'devnet', env: 'testnet', log_level: 'silent', plugins: [{ name: 'stateful' }, { name: 'echo' }] });
     // No node at all: the gateway must still start, greet sockets and serve plugin routes.
-    const config = loadGatewayConfig({ PORT: String(port), NODE_RPC_URL: `http://127.0.0.1:${await freePort()}`, POLL_NODE_INTERVAL_MS: '200', NODE_TIMEOUT_MS: '500' });
+    const config = loadGatewayConfig({ PORT: String(port), NODE_RPC_URL: `http://127.0.0.1:${await freePort()}`, POLL_NODE_INTERVAL_MS: '200', NODE_TIMEOUT_MS: '500', AI_RL_MAX_RPM: '2' });
     const gw = await startGateway(nodeConfig, config, new Map<string, typeof echoPlugin | typeof statePlugin>([['echo', echoPlugin], ['stateful', statePlugin]]));
     try {
       assert.ok(gw.services.events.has('echo_event'));
@@ -59,6 +64,14 @@ describe('gateway extension by another service plugin', () => {
       }
       const rest = await getJson(`http://127.0.0.1:${port}/api/v1/echo?text=hi`);
       assert.deepEqual(rest.body, { echo: 'hi' });
+      const ai: Array<{ status: number; retryAfter: string | null; body: unknown }> = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(`http://127.0.0.1:${port}/api/v1/echo/ai`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        ai.push({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.json() });
+      }
+      assert.deepEqual(ai.map((r) => r.status), [200, 200, 429], 'AI_RL_MAX_RPM=2 per IP');
+      assert.equal((ai[2]!.body as { error: string }).error, 'rate limit exceeded');
+      assert.ok(Number(ai[2]!.retryAfter) >= 1);
       assert.equal((await getJson(`http://127.0.0.1:${port}/health`)).status, 503, 'no node: unhealthy but serving');
       assert.throws(() => gw.services.events.emit('never_defined', {}), /not defined/);
       assert.throws(() => gw.services.events.define({ type: 'new_block', description: 'dup', fields: [] }), /already defined/);

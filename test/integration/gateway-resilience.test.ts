@@ -74,6 +74,7 @@ describe('gateway resilience and routing', () => {
         return res.end(JSON.stringify({ tx_hash: hash, status: 'pending', estimated_block: 2, sender_balance: 10, receiver_balance: 0, sentinel_score: 0.91, sentinel_category: 'drain', sentinel_warning: 'unusual transfer' }));
       }
       if (req.url === '/health') return res.end(JSON.stringify({ status: 'ok', height: 1, round: 0, mempool: 0, peers: 0, tps: 0, total_txs: 0, validator_count: 1, finality_ms: 0 }));
+      if (req.url === '/api/v1/gas/estimate') return res.end(JSON.stringify({ base_fee: 3 }));
       res.end(JSON.stringify({ blocks: [], transactions: [] }));
     });
     await new Promise<void>((r) => fake.listen(0, '127.0.0.1', () => r()));
@@ -91,8 +92,38 @@ describe('gateway resilience and routing', () => {
     const tx = await ws.next('tx', (m) => m.type === 'tx');
     assert.equal((tx.data as Record<string, unknown>).hash, hash);
     assert.equal((tx.data as Record<string, unknown>).block, 2);
+    assert.equal((tx.data as Record<string, unknown>).gas_price, 3, 'a node answer without gas_price: the base_fee the gateway reads');
     const anomaly = await ws.next('tx_anomaly', (m) => m.type === 'tx_anomaly');
     assert.deepEqual(anomaly.data, { tx_hash: hash, score: 0.91, category: 'drain', warning: 'unusual transfer' });
+  });
+
+  test('GET /api/v1/shards lists every shard\'s height and root from its own node; a dead shard is marked', async () => {
+    const nodeEnv = (shard: number): NodeJS.ProcessEnv => ({ CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '100000', CHAIN_SHARDS: '2', CHAIN_SHARD_ID: String(shard) });
+    const [a, b] = await Promise.all([startNodeProcess({ env: nodeEnv(0) }), startNodeProcess({ env: nodeEnv(1) })]);
+    cleanup.push(() => a.stop(), () => b.stop());
+    const gw = await startGatewayProcess({ NODE_RPC_URL: a.url, CHAIN_SHARD_NODES: `0=${a.url},1=${b.url}` });
+    cleanup.push(() => gw.stop());
+    const own = async (n: NodeHandle): Promise<Record<string, unknown>> => ((await getJson(`${n.url}/api/v1/shards`)).body.shards as Array<Record<string, unknown>>)[0]!;
+    assert.equal((await own(b)).shard, 1, 'CHAIN_SHARD_ID is the shard a node serves');
+    const r = await getJson(`${gw.url}/api/v1/shards`);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.n_shards, 2);
+    const listed = r.body.shards as Array<Record<string, unknown>>;
+    assert.deepEqual(listed.map((e) => [e.shard, e.reachable]), [[0, true], [1, true]]);
+    // Each entry is what that shard's node reports (at most one poll interval old).
+    for (const [i, n] of [a, b].entries()) {
+      const now = await own(n);
+      assert.ok((listed[i]!.height as number) <= (now.height as number) && (listed[i]!.height as number) > 0);
+      assert.match(listed[i]!.state_root as string, /^0x[0-9a-f]{64}$/);
+    }
+    await b.stop();
+    const down = await until('shard 1 reported unreachable', async () => {
+      const d = await getJson(`${gw.url}/api/v1/shards`);
+      return (d.body.shards as Array<Record<string, unknown>>)[1]!.reachable === false ? d : undefined;
+    });
+    assert.equal(down.status, 200);
+    assert.equal((down.body.shards as Array<Record<string, unknown>>)[0]!.reachable, true, 'the other shard is still listed');
+    assert.equal((down.body.shards as Array<Record<string, unknown>>)[1]!.error, 'no node reachable');
   });
 
   test('submissions go to the node of the sender\'s shard; a dead node of a shard fails over', async () => {

@@ -42,7 +42,7 @@ for (const backend of ['uws', 'node'] as const) {
       const direct = await getJson(`${node.url}/api/v1/blocks/1`);
       const via = await getJson(`${gw.url}/api/v1/blocks/1`);
       assert.deepEqual(via, direct, 'a proxied read carries the node status and body unchanged');
-      for (const p of ['/api/v1/gas/estimate', '/api/v1/state/root', '/api/v1/governance/params', `/api/v1/accounts/${alice.address}`, '/api/v1/blocks/1/transactions', '/api/v1/transactions?limit=5', `/api/v1/accounts/${alice.address}/transactions`, '/api/v1/checkpoints']) {
+      for (const p of ['/api/v1/gas/estimate', '/api/v1/state/root', '/api/v1/governance/params', `/api/v1/accounts/${alice.address}`, '/api/v1/blocks/1/transactions', '/api/v1/transactions?limit=5', `/api/v1/accounts/${alice.address}/transactions`, '/api/v1/checkpoints', '/api/v1/shards']) {
         assert.equal((await getJson(`${gw.url}${p}`)).status, 200, p);
       }
       // The 404 names the latest height, which moves every 250 ms: the gateway's answer is
@@ -101,6 +101,10 @@ for (const backend of ['uws', 'node'] as const) {
           assert.equal(d.nodes.length, 1);
           assert.equal(d.nodes[0]!.address, 'chain:validator-0.node');
           assert.equal(d.total_staked, 10_000_000_000);
+          // The node's own list: stake and its count of the validator's blocks, not a gateway copy of power.
+          assert.equal(d.nodes[0]!.stake, 10_000_000_000);
+          assert.ok((d.nodes[0]!.blocks_proposed as number) >= d.height - 1, JSON.stringify(d.nodes[0]));
+          for (const f of ['trust_score', 'votes_cast', 'last_active']) assert.equal(typeof d.nodes[0]![f], 'number', f);
         }
       } finally {
         ws.close();
@@ -135,6 +139,8 @@ for (const backend of ['uws', 'node'] as const) {
         assert.equal(td.to, bob.address);
         assert.equal(td.value, 1_000_000);
         for (const k of ['gas', 'gas_price', 'shard', 'timestamp', 'block']) assert.ok(k in td, `tx event has ${k}`);
+        assert.equal(sent.body.gas_price, 1, 'the node names the price it admitted at');
+        assert.equal(td.gas_price, 1, 'omitted gas_price: the event carries base_fee (decisions.md §9), not null');
         const after = await ws.next('balance after transfer', (m) => m.type === 'balance' && m.balance === 50_000_000 - 1_000_000 - 21);
         assert.equal(after.nonce, 1);
         assert.equal(after.balance_human, '48.999979 COIN');
@@ -167,13 +173,31 @@ for (const backend of ['uws', 'node'] as const) {
           const r = await ws.rpc(method, params);
           assert.equal(r.error, null, `${method}: ${JSON.stringify(r)}`);
         }
+        // GET /api/v1/validators is proxied, and the socket methods return the same list and entry.
+        // A block between two reads changes the list (height, counts): retried until they agree.
+        for (let attempt = 1; ; attempt++) {
+          const rest = await getJson(`${gw.url}/api/v1/validators`);
+          const direct = await getJson(`${node.url}/api/v1/validators`);
+          const viaRpc = await ws.rpc('get_validators');
+          const one = await ws.rpc('get_validator', { address: 'chain:validator-0.node' });
+          const same = JSON.stringify(rest.body) === JSON.stringify(direct.body) && JSON.stringify(viaRpc.result) === JSON.stringify(rest.body);
+          if (!same && attempt < 20) continue;
+          assert.equal(rest.status, 200);
+          assert.deepEqual(rest.body, direct.body);
+          assert.deepEqual(viaRpc.result, rest.body);
+          assert.deepEqual(one.result, (rest.body.validators as unknown[])[0]);
+          for (const f of ['stake', 'trust_score', 'blocks_proposed', 'votes_cast', 'last_active']) assert.ok(f in (one.result as Record<string, unknown>), `get_validator has ${f}`);
+          break;
+        }
+        assert.match((await ws.rpc('get_validator', { address: 'chain:nobody.node' })).error as string, /not in the active set/);
         const missing = await ws.rpc('search_tx', { hash: `0x${'ab'.repeat(32)}` });
         assert.match(missing.error as string, /not found/);
         const unknown = await ws.rpc('no_such_method');
         assert.equal(unknown.type, 'rpc_reply');
         assert.equal(unknown.result, null);
         assert.match(unknown.error as string, /unknown method/);
-        const faucet = await ws.rpc('faucet', { address: bob.address, public_key: bob.publicKeyHex });
+        // Write methods carry signature, public_key and nonce inside params (part 2): the faucet takes them.
+        const faucet = await ws.rpc('faucet', { address: bob.address, public_key: bob.publicKeyHex, signature: 'ab'.repeat(3309), nonce: Date.now() });
         assert.equal(faucet.error, null, JSON.stringify(faucet));
         await ws.next('faucet event from rpc', (m) => m.type === 'faucet' && (m.data as Record<string, unknown>).address === bob.address);
 

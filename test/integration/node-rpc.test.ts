@@ -28,8 +28,18 @@ for (const backend of ['uws', 'node'] as const) {
       for (const f of ['status', 'height', 'round', 'mempool', 'peers', 'tps', 'total_txs', 'validator_count', 'bft_quorum', 'bft_ready', 'finality_ms']) assert.ok(f in h.body, `health has ${f}`);
       assert.equal(h.body.validator_count, 1);
       assert.equal(h.body.bft_quorum, 1);
+      for (const f of ['height', 'round', 'mempool', 'peers', 'tps', 'total_txs', 'validator_count', 'bft_quorum']) assert.ok(Number.isInteger(h.body[f]), `${f} is an integer`);
       const s = await getJson(`${node.url}/api/v1/status`);
       assert.equal(s.body.network, 'devnet');
+      const shards = await getJson(`${node.url}/api/v1/shards`);
+      assert.equal(shards.status, 200);
+      assert.equal(shards.body.n_shards, 1);
+      assert.equal(shards.body.shard_id, 0);
+      const [own, ...others] = shards.body.shards as Array<Record<string, unknown>>;
+      assert.equal(others.length, 0, 'a node lists the one shard it serves');
+      assert.equal(own!.shard, 0);
+      assert.ok(Number.isInteger(own!.height) && (own!.height as number) >= (h.body.height as number));
+      for (const f of ['state_root', 'block_hash']) assert.match(own![f] as string, /^(0x[0-9a-f]{64})?$/, f);
       const m = await fetch(`${node.url}/metrics`);
       assert.match(m.headers.get('content-type') ?? '', /text\/plain/);
       const text = await m.text();
@@ -88,6 +98,15 @@ for (const backend of ['uws', 'node'] as const) {
       const history = await getJson(`${node.url}/api/v1/accounts/${alice.address}/transactions`);
       assert.equal((history.body.transactions as unknown[]).length, 3);
       assert.equal((history.body.transactions as Array<{ hash: string }>)[0]!.hash, v3.body.tx_hash, 'newest first');
+      // A type filter applies before the page is cut, and total counts what matches.
+      const credits = await getJson(`${node.url}/api/v1/transactions?address=${alice.address}&type=faucet&limit=1`);
+      assert.deepEqual((credits.body.transactions as Array<{ hash: string; type: string }>).map((t) => [t.hash, t.type]), [[f.body.tx_hash, 'faucet']]);
+      assert.equal(credits.body.total, 1);
+      assert.equal(credits.body.has_more, false);
+      const older = await getJson(`${node.url}/api/v1/transactions?address=${alice.address}&type=transfer&limit=1&offset=1`);
+      assert.deepEqual((older.body.transactions as Array<{ hash: string }>).map((t) => t.hash), [v2.body.tx_hash]);
+      assert.equal(older.body.total, 2);
+      assert.equal(older.body.has_more, false);
 
       const block = await getJson(`${node.url}/api/v1/blocks/${t2.block}`);
       for (const field of ['height', 'hash', 'parent_hash', 'proposer', 'tx_root', 'state_root', 'tx_count', 'gas_used', 'base_fee', 'fees_burned', 'shard', 'round', 'timestamp']) assert.ok(field in block.body, `block has ${field}`);
@@ -178,10 +197,13 @@ describe('network modes and limits', () => {
   test('faucet and server-side derivation are refused on mainnet (403)', async () => {
     const node = await startNodeProcess({ network: 'mainnet', env: { CHAIN_HTTP_BACKEND: 'node' } });
     try {
+      // configs/mainnet.json lists no faucet plugin; the kernel still answers part 2's 403.
       const r = await postJson(`${node.url}/api/v1/faucet`, { address: alice.address, public_key: alice.publicKeyHex });
-      assert.equal(r.status, 404, 'mainnet does not enable the faucet plugin at all');
+      assert.equal(r.status, 403);
+      assert.match(r.body.error as string, /test networks only/);
       const d = await postJson(`${node.url}/api/v1/wallet/derive-address`, { words: 'abandon' });
-      assert.equal(d.status, 404);
+      assert.equal(d.status, 403);
+      assert.match(d.body.error as string, /off on mainnet/);
     } finally {
       await node.stop();
     }
@@ -194,6 +216,18 @@ describe('network modes and limits', () => {
       assert.equal(d.status, 403);
     } finally {
       await forced.stop();
+    }
+  });
+
+  test('FAUCET_AMOUNT is the amount of a faucet request that names none', async () => {
+    const node = await startNodeProcess({ env: { FAUCET_AMOUNT: '7 COIN' } });
+    try {
+      const r = await postJson(`${node.url}/api/v1/faucet`, { address: carol.address, public_key: carol.publicKeyHex });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.amount, 7_000_000);
+      assert.equal(r.body.amount_human, '7 COIN');
+    } finally {
+      await node.stop();
     }
   });
 
