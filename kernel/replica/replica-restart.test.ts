@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import pino from 'pino';
 import { makeChain } from '../../test/helpers/chain-fixture.js';
 import { tempDir } from '../../test/helpers/temp-dir.js';
 import type { ProposedBlock } from '../chain/chain.js';
@@ -21,7 +20,8 @@ import { nobleProvider } from '../crypto/noble-provider.js';
 import type { KeyPair } from '../crypto/provider.js';
 import { proposedBlockCodec } from './block-codec.js';
 import { ScriptedTransport } from '../../test/helpers/scripted-transport.js';
-import { Replica } from './replica.js';
+import type { Replica } from './replica.js';
+import { testReplica } from '../../test/helpers/test-replica.js';
 import { Wal } from './wal.js';
 import { join } from 'node:path';
 
@@ -49,21 +49,7 @@ test('a validator that locked on a block seen a height early keeps that lock acr
   const codec = proposedBlockCodec(peer.chain);
   const encode = (m: ConsensusMessage): Uint8Array => encodeConsensusMessage(m, codec);
   const dataDir = tempDir('replica-restart-');
-  const slow = { proposeBaseMs: 600_000, prevoteBaseMs: 600_000, precommitBaseMs: 600_000 };
-  const replicaOn = (transport: ScriptedTransport): Replica =>
-    new Replica({
-      chain: mine.chain,
-      transport,
-      provider: nobleProvider,
-      signer: { address: self, keyPair: keyOf(self) },
-      dataDir,
-      pace: { blockMs: 200, emptyBlockMs: 600_000 },
-      syncHistoryBlocks: 100,
-      log: pino({ level: 'silent' }),
-      timeouts: slow,
-      gossipMs: 600_000,
-      statusMs: 600_000,
-    });
+  const replicaOn = (transport: ScriptedTransport): Replica => testReplica({ chain: mine.chain, transport, signer: { address: self, keyPair: keyOf(self) }, dataDir });
 
   // Height 1 as the other three decide it, and the block proposed for height 2 on top of it.
   const p1 = await peer.chain.propose(0, set.proposer(1, 0).address, 1_700_000_010_000);

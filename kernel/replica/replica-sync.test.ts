@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import pino from 'pino';
 import { makeChain } from '../../test/helpers/chain-fixture.js';
 import { ScriptedTransport } from '../../test/helpers/scripted-transport.js';
-import { tempDir } from '../../test/helpers/temp-dir.js';
+import { testReplica } from '../../test/helpers/test-replica.js';
 import { parseHex, toHex } from '../codec/hex.js';
 import type { Chain } from '../chain/chain.js';
 import { decodeConsensusMessage, encodeConsensusMessage } from '../consensus/index.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { proposedBlockCodec } from './block-codec.js';
 import { TAG_CONSENSUS, TAG_STATUS, TAG_SYNC_REQUEST } from './envelope.js';
-import { Replica } from './replica.js';
+import type { Replica } from './replica.js';
 
 const keys = [1, 2, 3].map((i) => nobleProvider.keygen(new Uint8Array(32).fill(120 + i)));
 const validators = keys.map((k, i) => ({ address: `chain:s${i}.node`, public_key: toHex(k.publicKey), stake: '10000000000' }));
@@ -23,20 +22,7 @@ async function until(done: () => boolean, turns = 1000): Promise<void> {
 
 async function observer(chain: Chain, clock: () => number): Promise<{ replica: Replica; transport: ScriptedTransport }> {
   const transport = new ScriptedTransport('chain:observer.node', validators.map((v) => v.address), (body) => decodeConsensusMessage(body, proposedBlockCodec(chain)));
-  const replica = new Replica({
-    chain,
-    transport,
-    provider: nobleProvider,
-    signer: null,
-    dataDir: tempDir('replica-sync-'),
-    pace: { blockMs: 200, emptyBlockMs: 600_000 },
-    syncHistoryBlocks: 100,
-    log: pino({ level: 'silent' }),
-    timeouts: { proposeBaseMs: 600_000, prevoteBaseMs: 600_000, precommitBaseMs: 600_000 },
-    gossipMs: 600_000,
-    statusMs: 600_000,
-    now: clock,
-  });
+  const replica = testReplica({ chain, transport, signer: null, now: clock });
   await replica.start();
   return { replica, transport };
 }

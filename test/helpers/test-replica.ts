@@ -1,0 +1,40 @@
+import pino from 'pino';
+import type { Chain } from '../../kernel/chain/chain.js';
+import type { KeyPair } from '../../kernel/crypto/provider.js';
+import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
+import type { BlockPace } from '../../kernel/node/pace.js';
+import type { Transport } from '../../kernel/p2p/transport.js';
+import { Replica } from '../../kernel/replica/replica.js';
+import { tempDir } from './temp-dir.js';
+
+export interface TestReplicaOptions {
+  readonly chain: Chain;
+  readonly transport: Transport;
+  readonly signer: { readonly address: string; readonly keyPair: KeyPair } | null;
+  /** Default: a fresh temp dir. Pass the same one to restart a node on its WAL. */
+  readonly dataDir?: string;
+  /** Default: an idle chain proposes after 600 s, i.e. only when a test says so. */
+  readonly pace?: BlockPace;
+  readonly now?: () => number;
+}
+
+/**
+ * A Replica driven by a test: consensus timeouts, gossip and status announcements are all 600 s
+ * away, so nothing happens that the test did not inject (real ML-DSA signatures, silent logs).
+ */
+export function testReplica(o: TestReplicaOptions): Replica {
+  return new Replica({
+    chain: o.chain,
+    transport: o.transport,
+    provider: nobleProvider,
+    signer: o.signer,
+    dataDir: o.dataDir ?? tempDir('replica-'),
+    pace: o.pace ?? { blockMs: 200, emptyBlockMs: 600_000 },
+    syncHistoryBlocks: 100,
+    log: pino({ level: 'silent' }),
+    timeouts: { proposeBaseMs: 600_000, prevoteBaseMs: 600_000, precommitBaseMs: 600_000 },
+    gossipMs: 600_000,
+    statusMs: 600_000,
+    ...(o.now ? { now: o.now } : {}),
+  });
+}
