@@ -119,14 +119,23 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   routes.get('/api/v1/status', status);
 
   routes.get('/api/v1/validators', async () => {
-    const height = chain.head.height;
-    const windowBlocks = store.trustWindowBlocks;
-    const validators = [];
-    let total = 0n;
-    for (const v of await chain.validatorSet()) {
-      validators.push(validatorView(v, await store.validatorActivity(v.address), windowBlocks));
-      total += v.power;
-    }
+    // The figures are read one validator at a time; a block committed meanwhile would mix two
+    // heights in one answer (a trust share over the wrong window), so the read is taken again.
+    let height: number;
+    let windowBlocks: number;
+    let validators: ReturnType<typeof validatorView>[];
+    let total: bigint;
+    let attempts = 0;
+    do {
+      height = chain.head.height;
+      windowBlocks = store.trustWindowBlocks;
+      validators = [];
+      total = 0n;
+      for (const v of await chain.validatorSet()) {
+        validators.push(validatorView(v, await store.validatorActivity(v.address), windowBlocks));
+        total += v.power;
+      }
+    } while (chain.head.height !== height && ++attempts < 3);
     return {
       validators,
       count: validators.length,
@@ -191,6 +200,9 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
     const hash = req.query.get('hash');
     const address = req.query.get('address');
     const type = req.query.get('type');
+    if (type !== null && !TX_TYPE_FILTER.test(type)) {
+      throw badRequest(`type "${type.slice(0, 64)}" is not a transaction type: use transfer, staking, all, or a system address name such as faucet`);
+    }
     if (hash) {
       const found = await chain.lookupTx(hashParam(hash));
       const transactions = found ? [await viewOf(found.tx, found.receipt)] : [];
@@ -206,6 +218,8 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
       const st = await store.getTxFields(h);
       if (st) transactions.push(await viewOf(st.tx, st.receipt));
     }
+    // A filtered walk that hit its bound: total is a lower bound and more may follow.
+    if (page.exact === false) return { transactions, total: page.total, total_exact: false, limit, offset, has_more: true };
     return { transactions, total: page.total, limit, offset, has_more: offset + page.hashes.length < page.total };
   });
 
@@ -317,6 +331,9 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
 }
 
 /** Whether a transaction of this type (`Tx.target`) is listed for the `type` query parameter. */
+/** What a `type` filter may be: a kind, or a system address with or without its `chain:system.` prefix. */
+const TX_TYPE_FILTER = /^(chain:system\.)?[a-z0-9][a-z0-9_.-]{0,63}$/;
+
 function matchesType(target: string, type: string): boolean {
   if (type === 'staking') return target === 'chain:system.stake' || /stak|delegat/.test(target);
   if (type === 'transfer') return target === 'transfer';

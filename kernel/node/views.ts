@@ -118,7 +118,8 @@ export function validatorView(v: ValidatorEntry, a: ValidatorActivity, windowBlo
     power: v.power,
     stake: v.power,
     stake_human: formatCoin(v.power),
-    trust_score: windowBlocks === 0 ? 0 : Math.round((a.window_votes * 10_000) / windowBlocks) / 10_000,
+    // A share: clamped to [0, 1] so no read overlapping a commit can ever show more than all.
+    trust_score: windowBlocks === 0 ? 0 : Math.min(1, Math.max(0, Math.round((a.window_votes * 10_000) / windowBlocks) / 10_000)),
     blocks_proposed: a.blocks_proposed,
     votes_cast: a.votes_cast,
     last_active: a.last_active,

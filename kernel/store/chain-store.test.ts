@@ -309,6 +309,9 @@ test('ChainStore: a type-filtered transaction list is filtered before it is page
   const sender = transfer(300).from;
   assert.deepEqual(await store.matchingTxHashes(sender, (t) => t === 'transfer', 0, 5), { hashes: [transfer(300).hash], total: 1 });
   assert.deepEqual(await store.matchingTxHashes(sender, isCredit, 0, 5), { hashes: [], total: 0 });
+  // The walk is bounded: stopped after four entries (block 3's three and one of block 2's), the
+  // total is what it saw, marked inexact.
+  assert.deepEqual(await store.matchingTxHashes(undefined, isCredit, 0, 5, 4), { hashes: [credit(3).hash], total: 1, exact: false });
   // The unfiltered lists read the same index.
   assert.deepEqual(await store.latestTxHashes(0, 3), [transfer(301).hash, transfer(300).hash, credit(3).hash]);
 

@@ -114,7 +114,17 @@ export interface ChainMeta {
 export interface TxPage {
   readonly hashes: string[];
   readonly total: number;
+  /** False when the walk stopped at its bound: `total` then counts only the entries walked. */
+  readonly exact?: boolean;
 }
+
+/**
+ * Index entries one filtered list request may walk. Without a type index, a filter reads the
+ * whole range (and a record per entry an older build wrote without its type): 1.3 s per request
+ * over 200 000 transactions, 34-41 s over old-format entries. Bounded, a request costs at most
+ * this many reads, and the answer says when its total is a lower bound.
+ */
+export const MAX_FILTER_SCAN = 20_000;
 
 export interface StoredTx {
   tx: Tx;
@@ -330,11 +340,13 @@ export class ChainStore {
    * newest first: filtered before the page is cut, so pages are full and `total` counts matches.
    * Walks the whole index range, reading a record only for an entry written without its type.
    */
-  async matchingTxHashes(address: string | undefined, matches: (target: string) => boolean, offset: number, limit: number): Promise<TxPage> {
+  async matchingTxHashes(address: string | undefined, matches: (target: string) => boolean, offset: number, limit: number, maxScan = MAX_FILTER_SCAN): Promise<TxPage> {
     const start = address === undefined ? utf8Bytes(PREFIX.txGlobal) : txByAddressPrefix(address);
     const hashes: string[] = [];
     let total = 0;
+    let walked = 0;
     for await (const [, v] of this.kv.iterate({ gte: start, lt: prefixEnd(start), reverse: true })) {
+      if (walked++ === maxScan) return { hashes, total, exact: false };
       const entry = txIndexEntry.decode(v);
       const target = entry.target ?? (await this.getTxFields(entry.hash))?.tx.target;
       if (target === undefined || !matches(target)) continue;

@@ -43,6 +43,34 @@ test('validator activity: proposals, precommits and the last height of either ar
   assert.equal(store.activityCountedFrom, 1);
 });
 
+test('validator activity: a read that overlaps a commit does not leave the older figures in the cache', async () => {
+  // A /validators read misses the cache, its LevelDB read is slow, and a block commits meanwhile:
+  // the record it read is the one before that block. Cached, the next commit built on it.
+  class SlowKv extends ProbeKv {
+    hold: Promise<void> | null = null;
+    override async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+      const hold = this.hold;
+      const value = await this.inner.get(key);
+      if (hold) await hold;
+      return value;
+    }
+  }
+  const kv = new SlowKv();
+  let store = await open(kv);
+  await commit(store, A, [A, B]);
+  store = await open(kv); // restarted: the cache is empty
+  let release!: () => void;
+  kv.hold = new Promise((r) => (release = r));
+  const stale = store.validatorActivity(A);
+  kv.hold = null;
+  await commit(store, B, [A, B]);
+  release();
+  assert.equal((await stale).votes_cast, 1, 'the overlapping read saw the record before block 2');
+  await commit(store, B, [A, B]);
+  assert.equal((await store.validatorActivity(A)).votes_cast, 3, 'block 2 was not lost');
+  assert.equal((await open(kv).then((s) => s.validatorActivity(A))).votes_cast, 3, 'nor on disk');
+});
+
 test('validator activity: the trust window holds the last 100 committed blocks, across a restart', async () => {
   const kv: KvStore = new MemoryStore();
   let store = await open(kv);

@@ -77,11 +77,17 @@ export class ValidatorActivityIndex {
   async get(address: string): Promise<ValidatorActivity> {
     const cached = this.records.get(address);
     if (cached) return cached;
+    const generation = this.generation;
     const raw = await this.kv.get(validatorActivityKey(address));
     const record = raw ? activityCodec.decode(raw) : NO_VALIDATOR_ACTIVITY;
-    this.records.set(address, record);
+    // A read that began before a block's batch and ended after it may hold the older record:
+    // cached, the next block would build on it and store counts that lost that block for good.
+    if (generation === this.generation) this.records.set(address, record);
     return record;
   }
+
+  /** Counts the batches applied, so a read can tell whether one landed while it was in flight. */
+  private generation = 0;
 
   /** The ops that count block `height`, proposed by `proposer` and certified by `signers`. */
   async update(height: number, proposer: string, signers: readonly string[]): Promise<ActivityUpdate> {
@@ -108,6 +114,7 @@ export class ValidatorActivityIndex {
 
   /** After the batch holding `u` reached disk: the caches follow it. */
   applied(u: ActivityUpdate): void {
+    this.generation++;
     for (const [address, record] of u.records) this.records.set(address, record);
     this.windows.set(u.height, u.signers);
     this.windows.delete(u.height - TRUST_WINDOW_BLOCKS);

@@ -107,6 +107,9 @@ for (const backend of ['uws', 'node'] as const) {
       assert.deepEqual((older.body.transactions as Array<{ hash: string }>).map((t) => t.hash), [v2.body.tx_hash]);
       assert.equal(older.body.total, 2);
       assert.equal(older.body.has_more, false);
+      const junk = await getJson(`${node.url}/api/v1/transactions?type=${encodeURIComponent('<script>')}`);
+      assert.equal(junk.status, 400, 'a type that names no transaction type is refused before any walk');
+      assert.match(String(junk.body.error), /is not a transaction type/);
 
       const block = await getJson(`${node.url}/api/v1/blocks/${t2.block}`);
       for (const field of ['height', 'hash', 'parent_hash', 'proposer', 'tx_root', 'state_root', 'tx_count', 'gas_used', 'base_fee', 'fees_burned', 'shard', 'round', 'timestamp']) assert.ok(field in block.body, `block has ${field}`);
