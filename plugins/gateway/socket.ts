@@ -19,6 +19,12 @@ interface Session {
   ready: boolean;
   readonly initSent: Promise<void>;
   readonly subs: Set<string>;
+  /**
+   * Subscriptions whose first balance read is in flight, each with the token of the request that
+   * reserved it: if that read fails, only the same reservation is given back, never a later
+   * subscribe of the same address made after an unsubscribe.
+   */
+  readonly reserving: Map<string, symbol>;
   lastActivity: number;
   /** Bytes still queued at the previous sweep; a queue that never drains marks a dead peer. */
   lastBuffered: number;
@@ -92,7 +98,7 @@ export class SocketHub {
   private open(conn: WsConnection): void {
     let resolveInit!: () => void;
     const initSent = new Promise<void>((r) => (resolveInit = r));
-    const session: Session = { conn, ready: false, initSent, subs: new Set(), lastActivity: Date.now(), lastBuffered: 0 };
+    const session: Session = { conn, ready: false, initSent, subs: new Set(), reserving: new Map(), lastActivity: Date.now(), lastBuffered: 0 };
     this.sessions.set(conn.id, session);
     this.metrics.wsConnections.set(this.sessions.size);
     void this.initData()
@@ -154,7 +160,10 @@ export class SocketHub {
         return this.subscribe(s, msg.address);
       case 'unsubscribe_balance':
         this.metrics.wsMessages.inc({ kind: 'unsubscribe_balance' });
-        if (typeof msg.address === 'string') s.subs.delete(msg.address);
+        if (typeof msg.address === 'string') {
+          s.subs.delete(msg.address);
+          s.reserving.delete(msg.address);
+        }
         return;
       case 'rpc':
         this.metrics.wsMessages.inc({ kind: 'rpc' });
@@ -171,15 +180,19 @@ export class SocketHub {
   private async subscribe(s: Session, address: unknown): Promise<void> {
     if (typeof address !== 'string' || address.length === 0 || address.length > 128) return this.sendError(s.conn, 'subscribe_balance needs "address" (a chain address)');
     const fresh = !s.subs.has(address);
+    const token = Symbol(address);
     if (fresh) {
       if (s.subs.size >= this.config.wsMaxSubsPerClient) return this.sendError(s.conn, SOCKET_ERRORS.subscriptionLimit, { address, limit: this.config.wsMaxSubsPerClient });
       // The slot is taken before the balance read is awaited: a burst of subscriptions all
       // passing the size check while their reads were in flight would exceed the limit.
       s.subs.add(address);
+      s.reserving.set(address, token);
     }
     const balance = await this.balanceOf(address);
+    const mine = s.reserving.get(address) === token;
+    if (mine) s.reserving.delete(address);
     if ('error' in balance) {
-      if (fresh) s.subs.delete(address);
+      if (mine) s.subs.delete(address);
       return this.sendError(s.conn, balance.error, { address });
     }
     s.conn.send(stringify(balance.message));
