@@ -26,7 +26,6 @@ import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor
 import { GAS_TRANSFER } from './kernel-params.js';
 import type { BlockHeader, BlockInfo, BlockRecord, ChainEvent, EvidenceItem, Receipt, Tx } from './types.js';
 import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
-import { precommitSigners } from './commit-signers.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
 export interface ChainDeps {
@@ -65,6 +64,16 @@ export const EVIDENCE_PER_PROPOSAL = 16;
 
 /** Checks a piece of evidence's signatures against the validator set; null when it does not hold. */
 export type EvidenceVerifier = (raw: unknown) => Promise<EvidenceItem | null>;
+
+/**
+ * The commit certificate of a decided block: its bytes as stored, and the validators whose
+ * precommits it carries (for the node-local activity figures), which the consensus engine that
+ * decoded it already knows, so the commit path does not parse the certificate back.
+ */
+export interface DecidedCommit {
+  readonly bytes: Uint8Array;
+  readonly signers: readonly string[];
+}
 
 export interface SubmissionResult {
   tx_hash: string;
@@ -499,13 +508,13 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   }
 
   /** FinalizeBlock + Commit: executes (or reuses the validated execution) and stores atomically. */
-  finalize(p: ProposedBlock, commit?: Uint8Array): Promise<BlockRecord> {
+  finalize(p: ProposedBlock, commit?: DecidedCommit): Promise<BlockRecord> {
     const run = this.commitLock.then(() => this.finalizeNow(p, commit));
     this.commitLock = run.catch(() => undefined);
     return run;
   }
 
-  private async finalizeNow(p: ProposedBlock, commit?: Uint8Array): Promise<BlockRecord> {
+  private async finalizeNow(p: ProposedBlock, commit?: DecidedCommit): Promise<BlockRecord> {
     if (p.header.height <= this.head.height) {
       const existing = await this.d.store.getBlock(p.header.height);
       if (existing?.hash === p.hash) return existing; // already applied (WAL replay)
@@ -521,7 +530,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       tx_hashes: p.txs.map((t) => t.hash),
       evidence: p.evidence,
     };
-    await this.d.store.commitBlock({ block: record, txs: p.txs, receipts: result.receipts, stateChanges: result.overlay.changes(), extraOps: treeOps.ops, ...(commit ? { commit } : {}), precommitters: precommitSigners(commit) });
+    await this.d.store.commitBlock({ block: record, txs: p.txs, receipts: result.receipts, stateChanges: result.overlay.changes(), extraOps: treeOps.ops, ...(commit ? { commit: commit.bytes } : {}), precommitters: commit?.signers ?? [] });
     this.executed = null;
     this.validatedHash = null;
     this.tree.releasePending();

@@ -57,6 +57,21 @@ function signedVotes(effects: readonly MachineEffect[]): { type: string; round: 
   return ofType(effects, 'signVote').map((e) => ({ type: e.vote.type, round: e.vote.round, hash: hashKey(e.vote.blockHash) }));
 }
 
+/** Times out every step of each round in turn: the machine ends in the round after the last. */
+function timeOutRounds(m: TendermintMachine, ...rounds: number[]): void {
+  for (const r of rounds) for (const kind of ['propose', 'prevote', 'precommit'] as const) m.onTimeout(kind, H, r);
+}
+
+/** A quiet validator's machine that has just taken in its own precommit for `a` in `round`, as a WAL replay gives it. */
+function replayedOwnPrecommit(round: number): { f: Fixture; self: string; a: ReturnType<typeof block>; b: ReturnType<typeof block>; m: TendermintMachine } {
+  const f = fixture([1n, 1n, 1n, 1n]);
+  const self = quietValidator(f);
+  const [a, b, m] = [block('a'), block('b'), machineFor(f, self)];
+  m.start(H, f.set);
+  m.onVote(vote(f, 'precommit', H, round, a.hash, self));
+  return { f, self, a, b, m };
+}
+
 /** Brings a quiet validator to lock on `a` in round 0: proposal, prevote, polka, precommit. */
 function lockInRound0(f: Fixture, m: TendermintMachine, self: string, a: { block: unknown; hash: Uint8Array }): void {
   m.start(H, f.set);
@@ -505,47 +520,31 @@ describe('restart and failure paths', () => {
     // After a crash the WAL may hold our precommit without the proposal and prevotes behind it
     // (they arrived while we were still at the previous height). Without the lock the node
     // would prevote another value in a later round: with one Byzantine peer, a fork.
-    const f = fixture([1n, 1n, 1n, 1n]);
-    const self = quietValidator(f);
-    const [a, b, m] = [block('a'), block('b'), machineFor(f, self)];
-    m.start(H, f.set);
-    m.onVote(vote(f, 'precommit', H, 0, a.hash, self));
+    const { f, a, b, m } = replayedOwnPrecommit(0);
     assert.equal(m.state().lockedRound, 0);
     assert.equal(m.state().lockedValue, hashKey(a.hash));
-    m.onTimeout('propose', H, 0);
-    m.onTimeout('prevote', H, 0);
-    m.onTimeout('precommit', H, 0);
+    timeOutRounds(m, 0);
     assert.deepEqual(signedVotes(propose(f, m, 1, -1, b)), [{ type: 'prevote', round: 1, hash: 'nil' }], 'locked on a: b gets nil');
   });
 
   test('a polka for another value in a later round still unlocks a restored lock (line 28)', () => {
-    const f = fixture([1n, 1n, 1n, 1n]);
-    const self = quietValidator(f);
-    const [a, b] = [block('a'), block('b')];
-    const m = machineFor(f, self);
-    m.start(H, f.set);
-    m.onVote(vote(f, 'precommit', H, 0, a.hash, self));
-    for (const kind of ['propose', 'prevote', 'precommit'] as const) m.onTimeout(kind, H, 0);
+    const { f, self, b, m } = replayedOwnPrecommit(0);
+    timeOutRounds(m, 0);
     prevotes(f, m, 1, b.hash, others(f, self));
-    for (const kind of ['propose', 'prevote', 'precommit'] as const) m.onTimeout(kind, H, 1);
-    for (const kind of ['propose', 'prevote', 'precommit'] as const) m.onTimeout(kind, H, 2);
+    timeOutRounds(m, 1, 2);
     assert.deepEqual(signedVotes(propose(f, m, 3, 1, b)), [{ type: 'prevote', round: 3, hash: hashKey(b.hash) }]);
   });
 
   test('a restored lock above the current round is not replaced by a lower round\'s polka', () => {
     // Our precommit for a in round 2 comes back (old WAL, a peer relaying it) while the machine
     // is still in round 0; a round-0 polka for b must neither re-lock nor make us precommit b.
-    const f = fixture([1n, 1n, 1n, 1n]);
-    const self = quietValidator(f);
-    const [a, b, m] = [block('a'), block('b'), machineFor(f, self)];
-    m.start(H, f.set);
-    m.onVote(vote(f, 'precommit', H, 2, a.hash, self));
+    const { f, self, a, b, m } = replayedOwnPrecommit(2);
     propose(f, m, 0, -1, b);
     const out = prevotes(f, m, 0, b.hash, others(f, self));
     assert.deepEqual(signedVotes(out), [], 'no precommit behind the round we already signed in');
     assert.equal(m.state().lockedRound, 2);
     assert.equal(m.state().lockedValue, hashKey(a.hash));
-    for (const r of [0, 1, 2]) for (const kind of ['propose', 'prevote', 'precommit'] as const) m.onTimeout(kind, H, r);
+    timeOutRounds(m, 0, 1, 2);
     assert.deepEqual(signedVotes(propose(f, m, 3, -1, b)), [{ type: 'prevote', round: 3, hash: 'nil' }]);
   });
 

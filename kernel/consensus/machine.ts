@@ -204,7 +204,7 @@ export class TendermintMachine {
   start(height: number, validators: ValidatorSet): MachineEffect[] {
     if (!isSafeNonNegative(height)) throw new RangeError('height must be a non-negative safe integer');
     return this.run(() => {
-      const replay = this.future.filter((m) => (m.kind === 'vote' ? m.signed.vote.height : m.signed.proposal.height) === height);
+      const replay = this.bufferedFor(height);
       this.future = [];
       this.futureBySender = new Map();
       this.futureSeen = new Set();

@@ -37,6 +37,7 @@ function addressParam(raw: string | undefined): string {
 export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params: ParamRegistry): void {
   const { chain } = s;
   const nShards = s.config.sharding.shards;
+  const shardId = s.config.sharding.shard_id ?? 0;
   const store = chain.store;
 
   const viewOf = async (tx: TxFields, receipt: import('../chain/types.js').Receipt | undefined): Promise<Record<string, unknown>> => {
@@ -111,7 +112,7 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
       validators: set.map((v) => ({ address: v.address, power: v.power })),
       validator_count: set.length,
       shards: nShards,
-      shard_id: s.config.sharding.shard_id ?? 0,
+      shard_id: shardId,
       total_txs: chain.head.total_txs,
     };
   };
@@ -303,8 +304,8 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   // other, so it lists the one it serves; the gateway assembles every shard from their nodes.
   routes.get('/api/v1/shards', () => ({
     n_shards: nShards,
-    shard_id: s.config.sharding.shard_id ?? 0,
-    shards: [{ shard: s.config.sharding.shard_id ?? 0, height: chain.head.height, state_root: chain.head.state_root, block_hash: chain.head.block_hash }],
+    shard_id: shardId,
+    shards: [{ shard: shardId, height: chain.head.height, state_root: chain.head.state_root, block_hash: chain.head.block_hash }],
   }));
 
   routes.get('/api/v1/state/proof', async (req) => {
@@ -330,10 +331,10 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   });
 }
 
-/** Whether a transaction of this type (`Tx.target`) is listed for the `type` query parameter. */
 /** What a `type` filter may be: a kind, or a system address with or without its `chain:system.` prefix. */
 const TX_TYPE_FILTER = /^(chain:system\.)?[a-z0-9][a-z0-9_.-]{0,63}$/;
 
+/** Whether a transaction of this type (`Tx.target`) is listed for the `type` query parameter. */
 function matchesType(target: string, type: string): boolean {
   if (type === 'staking') return target === 'chain:system.stake' || /stak|delegat/.test(target);
   if (type === 'transfer') return target === 'transfer';

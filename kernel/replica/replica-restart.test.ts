@@ -56,7 +56,7 @@ test('a validator that locked on a block seen a height early keeps that lock acr
   assert.equal(await peer.chain.validate(p1), null);
   const h1 = parseHex(p1.hash, 32)!;
   const precommits1 = others.map((v) => vote('precommit', 1, 0, h1, v));
-  await peer.chain.finalize(p1, utf8Bytes(JSON.stringify(certificateToJson({ height: 1, round: 0, blockHash: h1, precommits: precommits1 }))));
+  await peer.chain.finalize(p1, { bytes: utf8Bytes(JSON.stringify(certificateToJson({ height: 1, round: 0, blockHash: h1, precommits: precommits1 }))), signers: others });
   const a = await peer.chain.propose(0, set.proposer(2, 0).address, 1_700_000_011_000);
   const hashA = parseHex(a.hash, 32)!;
   const b = await peer.chain.propose(1, set.proposer(2, 1).address, 1_700_000_012_000);

@@ -424,7 +424,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       return;
     }
     const certBytes = utf8Bytes(JSON.stringify(certificateToJson(cert)));
-    const record = await this.chain.finalize(block, certBytes);
+    const record = await this.chain.finalize(block, { bytes: certBytes, signers: cert.precommits.map((p) => p.vote.validator) });
     this.lastCommitAt = this.now();
     for (const ev of block.evidence) this.evidencePool.delete(ev.hash);
     this.pendingCommits.delete(record.header.height);
