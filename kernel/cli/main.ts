@@ -25,7 +25,7 @@ program
   .option('--rpc-port <port>', 'RPC port (default 9933)')
   .option('--p2p-port <port>', 'P2P port')
   .option('--seeds <list>', 'comma-separated P2P seed addresses')
-  .option('--snapshot-from <url>', 'start an empty node from the signed state snapshot of this node RPC URL')
+  .option('--snapshot-from <url>', 'start an empty node from the state snapshot of this node RPC URL (verified by the certificate of the block after it against the genesis validators)')
   .option('--enable-plugin <name>', 'enable a plugin of the catalogue (repeatable); appended to the network\'s list if absent', collect, [])
   .option('--disable-plugin <name>', 'disable a plugin of the network\'s list (repeatable)', collect, [])
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))

@@ -126,7 +126,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
 
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, params);
-  registerSnapshotRoutes(routes, chain, { address: key.file.node_address, keys: key.keys }, provider, config.consensus.checkpoint_interval);
+  registerSnapshotRoutes(routes, chain, { address: key.file.node_address, keys: key.keys }, provider, config.consensus.checkpoint_interval, config.consensus.sync_history_blocks);
   hooks.routes.call(routes);
   registerMainnetRefusals(routes, config.env);
 

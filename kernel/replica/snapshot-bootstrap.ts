@@ -4,20 +4,33 @@ import type { GenesisDoc } from '../config/genesis.js';
 import type { SignatureProvider } from '../crypto/provider.js';
 import { parseHex } from '../codec/hex.js';
 import { checkSnapshot } from './snapshot.js';
+import { genesisTrust, verifySnapshotTrust } from './snapshot-trust.js';
 
 /**
- * Fetches a peer's signed snapshot and installs it into this node's empty store. Trusted signers
- * are the genesis validators; the state root is recomputed from the entries on install. Any
- * defect stops start-up: a node must not run on state it cannot verify.
+ * Fetches a peer's snapshot and installs it into this node's empty store. The state is trusted
+ * only through block h + 1's commit certificate, checked against the genesis validators as a
+ * light client would (`verifySnapshotTrust`); the state root is recomputed from the entries on
+ * install. Any defect stops start-up: a node must not run on state it cannot verify.
  */
 export async function bootstrapFromSnapshot(chain: Chain, url: string, genesis: GenesisDoc, provider: SignatureProvider, log: Logger): Promise<void> {
   const res = await fetch(`${url.replace(/\/$/, '')}/api/v1/state/snapshot`);
-  if (!res.ok) throw new Error(`snapshot from ${url}: HTTP ${res.status}`);
+  if (!res.ok) throw new Error(`snapshot from ${url}: HTTP ${res.status}${await reasonOf(res)}`);
   const body = (await res.json()) as unknown;
-  const trusted = genesis.validators.map((v) => ({ address: v.address, public_key: v.public_key }));
-  const checked = checkSnapshot(body, genesis.chain_id, trusted, provider);
+  const checked = checkSnapshot(body, genesis.chain_id, provider);
   if (!checked.ok) throw new Error(`snapshot from ${url} refused: ${checked.reason}`);
+  const trust = await verifySnapshotTrust(checked.snapshot, checked.block, genesisTrust(genesis), provider);
+  if (!trust.ok) throw new Error(`snapshot from ${url} refused: ${trust.reason}`);
   const entries = checked.snapshot.entries.map(([k, v]) => [k, parseHex(v)!] as const);
   await chain.installSnapshot(checked.block, entries);
-  log.info({ url, height: checked.snapshot.height, signer: checked.snapshot.signer }, 'started from a signed state snapshot');
+  log.info({ url, height: checked.snapshot.height, signer: checked.snapshot.signer, certified: checked.snapshot.certifying_commit !== undefined }, 'started from a signed state snapshot');
+}
+
+/** The `error` of a JSON error answer, for the start-up message. */
+async function reasonOf(res: Response): Promise<string> {
+  try {
+    const b = (await res.json()) as { error?: unknown };
+    return typeof b.error === 'string' ? `: ${b.error}` : '';
+  } catch {
+    return '';
+  }
 }

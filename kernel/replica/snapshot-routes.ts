@@ -1,6 +1,7 @@
-import { notFound } from '../errors.js';
+import { notFound, unavailable } from '../errors.js';
 import { toHex, parseHex } from '../codec/hex.js';
 import type { Chain } from '../chain/chain.js';
+import type { CommittedBlock } from '../hooks.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { RouteTable } from '../node/route-table.js';
 import { pageOf } from '../node/pagination.js';
@@ -8,28 +9,30 @@ import { checkpointMessage, signSnapshot, type StateSnapshot } from './snapshot.
 
 /**
  * `GET /api/v1/state/snapshot` (node only) and `GET /api/v1/checkpoints`, both signed with this
- * node's validator key. Snapshots are built at most once per height (they cost O(state)).
+ * node's key. A snapshot of height h waits for block h + 1, whose certificate is what makes it
+ * trustworthy, and is then served to every request until it is too old for a follower to fetch
+ * the blocks after it from its peers' history (snapshots cost O(state) to build).
  */
 /** Builds of a snapshot tried before answering that the head keeps moving. */
 const SNAPSHOT_ATTEMPTS = 5;
+/** How long a snapshot request waits for the block that certifies it. */
+const CERTIFY_WAIT_MS = 30_000;
+/** The most blocks a served snapshot may be behind the head: well inside the peers' history, and small enough that a follower replays little. */
+export function snapshotMaxLag(syncHistoryBlocks: number): number {
+  return Math.max(1, Math.min(100, Math.floor(syncHistoryBlocks / 2)));
+}
 
-export function registerSnapshotRoutes(routes: RouteTable, chain: Chain, signer: { address: string; keys: KeyPair }, provider: SignatureProvider, checkpointInterval: number): void {
+export function registerSnapshotRoutes(routes: RouteTable, chain: Chain, signer: { address: string; keys: KeyPair }, provider: SignatureProvider, checkpointInterval: number, syncHistoryBlocks: number): void {
   let cached: StateSnapshot | null = null;
+  let building: Promise<StateSnapshot> | null = null;
+  const maxLag = snapshotMaxLag(syncHistoryBlocks);
   routes.get('/api/v1/state/snapshot', async () => {
-    // State is read live, so a commit during the read would mix two heights: the build is
-    // discarded and tried again at the new head, and only a chain that keeps moving faster than
-    // a snapshot can be read gets the 404.
-    for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
-      const height = chain.head.height;
-      if (height < 1) throw notFound('no block committed yet');
-      if (cached?.height === height) return cached;
-      const entries = (await chain.stateEntries()).map(([k, v]) => [k, toHex(v)] as [string, string]);
-      const block = await chain.store.getBlock(height);
-      if (!block || chain.head.height !== height) continue;
-      cached = signSnapshot({ chain_id: chain.chainId, block, entries }, signer, provider);
-      return cached;
-    }
-    throw notFound('the head moved while the snapshot was built; retry');
+    if (cached && chain.head.height - cached.height <= maxLag) return cached;
+    // One build at a time: concurrent requests share it.
+    building ??= buildSnapshot(chain, signer, provider)
+      .then((s) => (cached = s))
+      .finally(() => (building = null));
+    return building;
   });
 
   const signatures = new Map<number, string>();
@@ -49,6 +52,44 @@ export function registerSnapshotRoutes(routes: RouteTable, chain: Chain, signer:
     }
     const total = Math.floor(newest / checkpointInterval);
     return { checkpoints, interval: checkpointInterval, total, limit, offset, has_more: offset + checkpoints.length < total };
+  });
+}
+
+async function buildSnapshot(chain: Chain, signer: { address: string; keys: KeyPair }, provider: SignatureProvider): Promise<StateSnapshot> {
+  // State is read live, so a commit during the read would mix two heights: the build is
+  // discarded and tried again at the new head, and only a chain that keeps moving faster than
+  // a snapshot can be read gets the 404.
+  for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
+    const height = chain.head.height;
+    if (height < 1) throw notFound('no block committed yet');
+    const entries = (await chain.stateEntries()).map(([k, v]) => [k, toHex(v)] as [string, string]);
+    const block = await chain.store.getBlock(height);
+    if (!block || chain.head.height !== height) continue;
+    if (!(await committedPast(chain, height, CERTIFY_WAIT_MS))) {
+      throw unavailable(`block ${height + 1}, whose certificate vouches for the snapshot of height ${height}, is not committed yet`, 'retry when the chain makes progress');
+    }
+    const next = await chain.store.getBlock(height + 1);
+    if (!next) throw new Error(`store integrity: block ${height + 1} is committed but cannot be read`);
+    const commit = await chain.store.getCommit(height + 1);
+    return signSnapshot({ chain_id: chain.chainId, block, entries, certifying: { block: next, commit } }, signer, provider);
+  }
+  throw notFound('the head moved while the snapshot was built; retry');
+}
+
+/** Resolves true once a block above `height` is committed, false after `ms` without one. */
+function committedPast(chain: Chain, height: number, ms: number): Promise<boolean> {
+  if (chain.head.height > height) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      chain.off('committed', onCommitted);
+      resolve(ok);
+    };
+    const onCommitted = (c: CommittedBlock): void => {
+      if (c.block.header.height > height) done(true);
+    };
+    const timer = setTimeout(() => done(false), ms);
+    chain.on('committed', onCommitted);
   });
 }
 

@@ -1,35 +1,90 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeChain, signTransfer, wallet, VALIDATOR_KEY } from '../../test/helpers/chain-fixture.js';
+import { makeChain, signTransfer, wallet, genesisDoc, VALIDATOR_KEY } from '../../test/helpers/chain-fixture.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { toHex, parseHex } from '../codec/hex.js';
+import { utf8Bytes } from '../codec/utf8.js';
 import { MemoryStore } from '../store/level-store.js';
+import { blockHash } from '../chain/block-hash.js';
+import type { BlockRecord } from '../chain/types.js';
+import { signVote } from '../consensus/encoding.js';
+import { ValidatorSet } from '../consensus/validator-set.js';
+import { certificateToJson } from '../consensus/wire.js';
+import { jsonRecord } from '../state/record-codec.js';
 import { checkSnapshot, entriesHash, signSnapshot, type StateSnapshot } from './snapshot.js';
+import { genesisTrust, verifySnapshotTrust } from './snapshot-trust.js';
 import { verifyCheckpoint } from './snapshot-routes.js';
 import { checkpointMessage } from './snapshot.js';
 
 const alice = wallet(31);
-const trusted = [{ address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey) }];
 const signer = { address: 'chain:v0.node', keys: VALIDATOR_KEY };
+/** The fixture chain's genesis set: chain:v0.node alone. */
+const trustedSolo = genesisTrust(genesisDoc([]));
+const EVIL = { address: 'chain:evil.node', keys: nobleProvider.keygen(new Uint8Array(32).fill(66)) };
+const blockCodec = jsonRecord<BlockRecord>();
 
-async function snapshotOfBusyChain(): Promise<StateSnapshot> {
+/** A certificate of `block` with precommits by `signers` (sorted by address, as certificates are). */
+function certificateOf(block: BlockRecord, signers: ReadonlyArray<{ address: string; keys: { secretKey: Uint8Array } }>): Uint8Array {
+  const precommits = [...signers]
+    .sort((a, b) => (a.address < b.address ? -1 : 1))
+    .map((v) => signVote(nobleProvider, v.keys.secretKey, 'test-chain', { type: 'precommit', height: block.header.height, round: 0, blockHash: parseHex(block.hash)!, validator: v.address }));
+  return utf8Bytes(JSON.stringify(certificateToJson({ height: block.header.height, round: 0, blockHash: parseHex(block.hash)!, precommits })));
+}
+
+interface Busy {
+  snap: StateSnapshot;
+  block2: BlockRecord;
+  block3: BlockRecord;
+  entries: Array<[string, string]>;
+}
+
+/** A snapshot of height 2 of a chain with a transfer in it, certified by block 3 and chain:v0.node's precommit. */
+async function certifiedSnapshotOfBusyChain(): Promise<Busy> {
   const f = await makeChain({ accounts: [{ address: alice.address, balance: 10_000_000n }] });
   await f.chain.admit(signTransfer(alice, { to: wallet(32).address, value: 77, nonce: 1 }), 0);
   await f.block();
-  await f.block();
+  const block2 = await f.block();
   const entries = (await f.chain.stateEntries()).map(([k, v]) => [k, toHex(v)] as [string, string]);
-  return signSnapshot({ chain_id: 'test-chain', block: (await f.chain.store.getBlock(2))!, entries }, signer, nobleProvider);
+  const block3 = await f.block();
+  const snap = signSnapshot({ chain_id: 'test-chain', block: block2, entries, certifying: { block: block3, commit: certificateOf(block3, [signer]) } }, signer, nobleProvider);
+  return { snap, block2, block3, entries };
 }
 
-test('a signed snapshot verifies and a fresh node installs it at the same root', async () => {
-  const snap = await snapshotOfBusyChain();
-  const checked = checkSnapshot(JSON.parse(JSON.stringify(snap)), 'test-chain', trusted, nobleProvider);
-  assert.ok(checked.ok, checked.ok ? '' : checked.reason);
+/** chain:v0.node and three others of equal power. */
+function fourEqual(): ValidatorSet {
+  return new ValidatorSet([
+    { address: 'chain:v0.node', publicKey: VALIDATOR_KEY.publicKey, power: 10n },
+    ...[1, 2, 3].map((i) => ({ address: `chain:v${i}.node`, publicKey: nobleProvider.keygen(new Uint8Array(32).fill(90 + i)).publicKey, power: 10n })),
+  ]);
+}
+
+/** A validator's state record, hex, as the kernel stores it. */
+function validatorRecord(publicKey: Uint8Array): string {
+  return toHex(jsonRecord<{ public_key: string; power: bigint }>().encode({ public_key: toHex(publicKey), power: 10_000_000_000n }));
+}
+
+/** A snapshot passed through JSON as a client receives it, then both checks. */
+async function verdict(s: unknown, trusted: ValidatorSet = trustedSolo): Promise<{ ok: true; block: BlockRecord } | { ok: false; reason: string }> {
+  const checked = checkSnapshot(JSON.parse(JSON.stringify(s)), 'test-chain', nobleProvider);
+  if (!checked.ok) return checked;
+  const trust = await verifySnapshotTrust(checked.snapshot, checked.block, trusted, nobleProvider);
+  return trust.ok ? { ok: true, block: checked.block } : trust;
+}
+
+function reasonOf(v: { ok: boolean; reason?: string }): string {
+  assert.equal(v.ok, false, 'expected a refusal');
+  return v.reason ?? '';
+}
+
+test('a certified snapshot verifies and a fresh node installs it at the same root', async () => {
+  const { snap } = await certifiedSnapshotOfBusyChain();
+  const v = await verdict(snap);
+  assert.ok(v.ok, v.ok ? '' : v.reason);
   // A fresh store (no genesis yet) takes the snapshot and opens at its height.
   const { ChainStore } = await import('../store/chain-store.js');
   const kv = new MemoryStore();
   const f2 = await makeChainWithoutGenesis(kv);
-  await f2.installSnapshot(checked.block, snap.entries.map(([k, v]) => [k, parseHex(v)!] as const));
+  await f2.installSnapshot(v.block, snap.entries.map(([k, v]) => [k, parseHex(v)!] as const));
   const store = new ChainStore(kv);
   const meta = await store.load();
   assert.equal(meta.height, 2);
@@ -40,30 +95,90 @@ test('a signed snapshot verifies and a fresh node installs it at the same root',
 });
 
 test('a tampered snapshot is refused', async () => {
-  const snap = await snapshotOfBusyChain();
-  const entries = snap.entries.map(([k, v]) => [k, v] as [string, string]);
+  const { snap, block2, entries: real } = await certifiedSnapshotOfBusyChain();
+  const entries = real.map(([k, v]) => [k, v] as [string, string]);
   const idx = entries.findIndex(([k]) => k === `acct/${alice.address}`);
   entries[idx] = [entries[idx]![0], toHex(new TextEncoder().encode('{"balance":{"$big":"999999999999"},"nonce":{"$big":"1"},"tx_count":1}'))];
   const altered = { ...snap, entries };
-  let r = checkSnapshot(altered, 'test-chain', trusted, nobleProvider);
-  assert.equal(r.ok, false);
-  assert.match((r as { reason: string }).reason, /entries_hash/);
-  r = checkSnapshot({ ...altered, entries_hash: entriesHash(entries) }, 'test-chain', trusted, nobleProvider);
-  assert.match((r as { reason: string }).reason, /signature does not verify/);
-  r = checkSnapshot(snap, 'test-chain', [{ address: 'chain:other.node', public_key: snap.public_key }], nobleProvider);
-  assert.match((r as { reason: string }).reason, /not a trusted validator/);
+  assert.match(reasonOf(await verdict(altered)), /entries_hash/);
+  assert.match(reasonOf(await verdict({ ...altered, entries_hash: entriesHash(entries) })), /signature does not verify/);
   // The signature covers the block's hash, not its text: a text that is no block, or no text at
   // all, is caught by decoding it.
-  r = checkSnapshot({ ...snap, block: 42 }, 'test-chain', trusted, nobleProvider);
-  assert.match((r as { reason: string }).reason, /snapshot block is malformed/);
-  r = checkSnapshot({ ...snap, block: '{"header":' }, 'test-chain', trusted, nobleProvider);
-  assert.match((r as { reason: string }).reason, /snapshot block is malformed/);
-  // Even a trusted signer cannot make a node accept entries that do not hash to the block's root.
-  const malicious = signSnapshot({ chain_id: 'test-chain', block: await decodeBlock(snap), entries }, signer, nobleProvider);
-  const ok = checkSnapshot(malicious, 'test-chain', trusted, nobleProvider);
-  assert.ok(ok.ok);
+  assert.match(reasonOf(await verdict({ ...snap, block: 42 })), /snapshot block is malformed/);
+  assert.match(reasonOf(await verdict({ ...snap, block: '{"header":' })), /snapshot block is malformed/);
+  // Re-signed by the validator itself, the altered entries pass both checks (block 3 vouches for
+  // the claimed root, which is the real one) but do not hash to that root on install.
+  const resigned = signSnapshot({ chain_id: 'test-chain', block: block2, entries, certifying: { block: blockCodec.decode(utf8Bytes(snap.certifying_block!)), commit: utf8Bytes(JSON.stringify(snap.certifying_commit)) } }, signer, nobleProvider);
+  const v = await verdict(resigned);
+  assert.ok(v.ok, v.ok ? '' : v.reason);
   const f2 = await makeChainWithoutGenesis(new MemoryStore());
-  await assert.rejects(f2.installSnapshot((ok as { block: import('../chain/types.js').BlockRecord }).block, entries.map(([k, v]) => [k, parseHex(v)!] as const)), /hash to state root/);
+  await assert.rejects(f2.installSnapshot(v.block, entries.map(([k, val]) => [k, parseHex(val)!] as const)), /hash to state root/);
+});
+
+test('a fabricated state is refused even when its own validators certify it', async () => {
+  const { block2, block3, entries: real } = await certifiedSnapshotOfBusyChain();
+  // The attacker's state names the attacker as the only validator, at a root of its own, and the
+  // attacker signs a block 3 that vouches for that root: self-consistent, but no trusted
+  // validator signed it.
+  const entries = real.filter(([k]) => !k.startsWith('vset/'));
+  entries.push([`vset/${EVIL.address}`, validatorRecord(EVIL.keys.publicKey)]);
+  entries.sort(([a], [b]) => (a < b ? -1 : 1));
+  const fakeRoot = '0x' + 'ab'.repeat(32);
+  const fake2: BlockRecord = { ...block2, state_root: fakeRoot };
+  const header3 = { ...block3.header, prev_state_root: fakeRoot };
+  const fake3: BlockRecord = { ...block3, header: header3, hash: blockHash(header3) };
+  const forged = signSnapshot({ chain_id: 'test-chain', block: fake2, entries, certifying: { block: fake3, commit: certificateOf(fake3, [EVIL]) } }, EVIL, nobleProvider);
+  assert.match(reasonOf(await verdict(forged)), /no more than 1\/3 of the trusted validators' power/);
+  // The attack this closes: one genesis validator's key, compromised, signs both the snapshot and
+  // a block 3 under a state that names it the only validator. Among four equal trusted
+  // validators its quarter of the power does not vouch for the block.
+  const v0only = real.filter(([k]) => !k.startsWith('vset/'));
+  v0only.push([`vset/chain:v0.node`, validatorRecord(VALIDATOR_KEY.publicKey)]);
+  v0only.sort(([a], [b]) => (a < b ? -1 : 1));
+  const compromised = signSnapshot({ chain_id: 'test-chain', block: fake2, entries: v0only, certifying: { block: fake3, commit: certificateOf(fake3, [signer]) } }, signer, nobleProvider);
+  assert.match(reasonOf(await verdict(compromised, fourEqual())), /no more than 1\/3 of the trusted validators' power/);
+  // The trusted validator's key under the attacker's name does not count either.
+  const borrowed = { address: 'chain:v0.node', keys: EVIL.keys };
+  const entries2 = real.filter(([k]) => !k.startsWith('vset/'));
+  entries2.push([`vset/chain:v0.node`, validatorRecord(EVIL.keys.publicKey)]);
+  entries2.sort(([a], [b]) => (a < b ? -1 : 1));
+  const forged2 = signSnapshot({ chain_id: 'test-chain', block: fake2, entries: entries2, certifying: { block: fake3, commit: certificateOf(fake3, [borrowed]) } }, EVIL, nobleProvider);
+  assert.match(reasonOf(await verdict(forged2)), /no more than 1\/3 of the trusted validators' power/);
+});
+
+test('the certifying block and certificate must be block h + 1, link to the snapshot and carry a quorum', async () => {
+  const { snap, block3 } = await certifiedSnapshotOfBusyChain();
+  // A block 3 that names another root, re-certified: the link to the snapshot's root is checked.
+  const otherRoot = { ...block3.header, prev_state_root: '0x' + 'cd'.repeat(32) };
+  const other3: BlockRecord = { ...block3, header: otherRoot, hash: blockHash(otherRoot) };
+  const withCert = (b: BlockRecord, commit: Uint8Array): StateSnapshot => ({ ...snap, certifying_block: new TextDecoder().decode(blockCodec.encode(b)), certifying_commit: JSON.parse(new TextDecoder().decode(commit)) as unknown });
+  assert.match(reasonOf(await verdict(withCert(other3, certificateOf(other3, [signer])))), /names state root/);
+  // A block whose text was edited without its hash.
+  assert.match(reasonOf(await verdict(withCert({ ...block3, header: otherRoot }, certificateOf(block3, [signer])))), /does not match its hash/);
+  // The real block 3 with a certificate of another block.
+  assert.match(reasonOf(await verdict(withCert(block3, certificateOf(other3, [signer])))), /certificate is not for block 3/);
+  // A forged precommit signature.
+  const cert = snap.certifying_commit as { precommits: Array<{ signature: string }> };
+  const bad = { ...cert, precommits: cert.precommits.map((p) => ({ ...p, signature: p.signature.slice(0, -2) + (p.signature.endsWith('00') ? '01' : '00') })) };
+  assert.match(reasonOf(await verdict({ ...snap, certifying_commit: bad })), /does not verify against the snapshot's validators: bad signature/);
+  assert.match(reasonOf(await verdict({ ...snap, certifying_commit: { height: 3 } })), /certificate of block 3 is malformed/);
+  assert.match(reasonOf(await verdict({ ...snap, certifying_block: undefined })), /carries a certificate but no block 3/);
+});
+
+test('without a certificate only a signer holding more than 2/3 of the trusted power is enough', async () => {
+  const { snap } = await certifiedSnapshotOfBusyChain();
+  const uncertified = { ...snap, certifying_block: undefined, certifying_commit: undefined };
+  // One validator: its signature is the whole quorum (a single-validator network commits no certificates).
+  const solo = await verdict(uncertified);
+  assert.ok(solo.ok, solo.ok ? '' : solo.reason);
+  // Four equal validators: one signature is a quarter of the power.
+  const four = fourEqual();
+  assert.match(reasonOf(await verdict(uncertified, four)), /no commit certificate for block 3/);
+  // With the certificate too: v0's quarter of the trusted power is not more than a third.
+  assert.match(reasonOf(await verdict(snap, four)), /no more than 1\/3 of the trusted validators' power/);
+  // An unknown signer without a certificate.
+  const stranger = signSnapshot({ chain_id: 'test-chain', block: blockCodec.decode(utf8Bytes(snap.block)), entries: snap.entries }, EVIL, nobleProvider);
+  assert.match(reasonOf(await verdict(stranger)), /no commit certificate for block 3/);
 });
 
 test('checkpoint signatures verify and bind height, hash and root', () => {

@@ -7,10 +7,13 @@ import type { BlockRecord } from '../chain/types.js';
 import { jsonRecord } from '../state/record-codec.js';
 
 /**
- * A signed, self-verifying copy of the whole state at one height, for a node too far behind to
- * replay blocks. The signature covers `ch-snapshot-v1|chain_id|height|block_hash|state_root|
- * <sha3 of the canonical entries>`; the receiver also recomputes the state root from the entries,
- * so a snapshot whose entries were altered is refused even with a valid signature elsewhere.
+ * A copy of the whole state at one height, for a node too far behind to replay blocks. Its trust
+ * does not rest on the node that serves it: block h's own header cannot name the state after h,
+ * but block h + 1's header does (`prev_state_root`), so the snapshot carries block h + 1 and that
+ * block's commit certificate, and the receiver checks the certificate as a light client would
+ * (`snapshot-trust.ts`). The serving node's signature over `ch-snapshot-v1|chain_id|height|
+ * block_hash|state_root|<sha3 of the canonical entries>` only says who served it; the receiver
+ * also recomputes the state root from the entries on install.
  */
 export const SNAPSHOT_TAG = 'ch-snapshot-v1';
 export const CHECKPOINT_TAG = 'ch-checkpoint-v1';
@@ -28,6 +31,16 @@ export interface StateSnapshot {
   signer: string;
   public_key: string;
   signature: string;
+  /** Block h + 1 as the store keeps it: its header's `prev_state_root` is `state_root`. Absent only where blocks carry no certificate (one validator). */
+  certifying_block?: string;
+  /** Block h + 1's commit certificate in the consensus wire form (`certificateToJson`). */
+  certifying_commit?: unknown;
+}
+
+/** Block h + 1 and its stored certificate (the consensus layer's JSON bytes), when it has one. */
+export interface CertifyingBlock {
+  readonly block: BlockRecord;
+  readonly commit: Uint8Array | undefined;
 }
 
 const blockCodec = jsonRecord<BlockRecord>();
@@ -42,10 +55,11 @@ export function entriesHash(entries: Array<[string, string]>): string {
 }
 
 export function signSnapshot(
-  base: { chain_id: string; block: BlockRecord; entries: Array<[string, string]> },
+  base: { chain_id: string; block: BlockRecord; entries: Array<[string, string]>; certifying?: CertifyingBlock },
   signer: { address: string; keys: KeyPair },
   provider: SignatureProvider,
 ): StateSnapshot {
+  const certifying = base.certifying;
   const partial = {
     chain_id: base.chain_id,
     height: base.block.header.height,
@@ -60,19 +74,18 @@ export function signSnapshot(
     signer: signer.address,
     public_key: toHex(signer.keys.publicKey),
     signature: toHex(provider.sign(snapshotMessage(partial), signer.keys.secretKey)),
+    ...(certifying ? { certifying_block: decoder.decode(blockCodec.encode(certifying.block)) } : {}),
+    ...(certifying?.commit ? { certifying_commit: JSON.parse(decoder.decode(certifying.commit)) as unknown } : {}),
   };
 }
 
-export interface TrustedSigner {
-  readonly address: string;
-  readonly public_key: string;
-}
-
 /**
- * Checks everything but the state root (which needs the tree): shape, entries hash, block
- * identity, and a signature by a trusted validator. Returns the decoded block or a reason.
+ * Checks the snapshot's own consistency: shape, entries hash, block identity, and the serving
+ * node's signature. Whether the state is the chain's is `verifySnapshotTrust`'s question, and
+ * the state root is checked against the entries on install (it needs the tree). Returns the
+ * decoded block or a reason.
  */
-export function checkSnapshot(s: unknown, chainId: string, trusted: readonly TrustedSigner[], provider: SignatureProvider): { ok: true; snapshot: StateSnapshot; block: BlockRecord } | { ok: false; reason: string } {
+export function checkSnapshot(s: unknown, chainId: string, provider: SignatureProvider): { ok: true; snapshot: StateSnapshot; block: BlockRecord } | { ok: false; reason: string } {
   if (typeof s !== 'object' || s === null) return { ok: false, reason: 'snapshot is not an object' };
   const x = s as StateSnapshot;
   if (x.chain_id !== chainId) return { ok: false, reason: `snapshot is for chain ${String(x.chain_id)}, not ${chainId}` };
@@ -82,10 +95,10 @@ export function checkSnapshot(s: unknown, chainId: string, trusted: readonly Tru
   }
   for (let i = 1; i < x.entries.length; i++) if (!(x.entries[i - 1]![0] < x.entries[i]![0])) return { ok: false, reason: 'snapshot entries are not strictly ascending' };
   if (entriesHash(x.entries) !== x.entries_hash) return { ok: false, reason: 'entries_hash does not match the entries' };
-  const signer = trusted.find((t) => t.address === x.signer && t.public_key === x.public_key);
-  if (!signer) return { ok: false, reason: `snapshot signer ${String(x.signer)} is not a trusted validator` };
+  if (typeof x.signer !== 'string') return { ok: false, reason: 'snapshot signer is missing' };
   const sig = typeof x.signature === 'string' ? parseHex(x.signature) : null;
-  if (!sig || !provider.verify(sig, snapshotMessage(x), parseHex(x.public_key)!)) return { ok: false, reason: 'snapshot signature does not verify' };
+  const publicKey = typeof x.public_key === 'string' ? parseHex(x.public_key) : null;
+  if (!sig || !publicKey || !provider.verify(sig, snapshotMessage(x), publicKey)) return { ok: false, reason: 'snapshot signature does not verify' };
   if (typeof x.block !== 'string') return { ok: false, reason: 'snapshot block is malformed' };
   let block: BlockRecord;
   try {

@@ -33,9 +33,16 @@ describe('catch-up beyond the sync history', () => {
     assert.equal(h.height, 0);
   });
 
-  test('started from a signed snapshot, a new node catches up to the head', async () => {
-    // Two of four validators stopped: no quorum, so the head and the peers' history stand still
-    // while the new node fetches the snapshot, opens its store and starts P2P, however slowly.
+  test('started from a snapshot certified by the next block, a new node catches up to the head', async () => {
+    // The serving node builds the snapshot while the chain runs (it waits for the block after it,
+    // whose certificate vouches for it) and keeps serving it. Then two of four validators stop:
+    // no quorum, so the head and the peers' history stand still while the new node fetches that
+    // snapshot, opens its store and starts P2P, however slowly.
+    const served = await getJson(`${c.nodes[1]!.url}/api/v1/state/snapshot`);
+    assert.equal(served.status, 200);
+    const certificate = served.body.certifying_commit as { height: number; precommits: unknown[] };
+    assert.equal(certificate.height, (served.body.height as number) + 1);
+    assert.ok(certificate.precommits.length >= 3, 'more than 2/3 of 4 equal validators precommitted');
     c.pause(2);
     c.pause(3);
     const f = await c.addFollower(['--snapshot-from', c.nodes[1]!.url]).finally(() => {
@@ -48,7 +55,9 @@ describe('catch-up beyond the sync history', () => {
     const mine = await getJson(`${f.url}/api/v1/blocks/${target}`);
     const theirs = await getJson(`${c.nodes[0]!.url}/api/v1/blocks/${target}`);
     assert.equal(mine.body.state_root, theirs.body.state_root);
-    assert.ok(f.logs.some((l) => l.includes('started from a signed state snapshot')));
+    const started = f.logs.find((l) => l.includes('started from a signed state snapshot'));
+    assert.ok(started?.includes('"certified":true'), started);
+    assert.ok(started?.includes(`"height":${served.body.height as number}`), started);
   });
 
   test('checkpoints are signed by the serving validator', async () => {
