@@ -73,8 +73,9 @@ export class ConsensusDriver {
     });
   }
 
-  onProposal(proposal: SignedProposal, block: unknown): Promise<ConsensusEffect[]> {
-    return this.serialised(() => this.machine.onProposal(proposal, block));
+  /** `timely`: see `TendermintMachine.onProposal`. */
+  onProposal(proposal: SignedProposal, block: unknown, timely = true): Promise<ConsensusEffect[]> {
+    return this.serialised(() => this.machine.onProposal(proposal, block, timely));
   }
 
   onVote(vote: SignedVote): Promise<ConsensusEffect[]> {

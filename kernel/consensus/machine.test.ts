@@ -138,6 +138,42 @@ describe('proposal rules (lines 22-33)', () => {
     }
   });
 
+  test('a fresh proposal the host judged untimely gets a nil prevote, however valid (proposer-based timestamps)', () => {
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const a = block('a');
+    const m = machineFor(f, quietValidator(f));
+    m.start(H, f.set);
+    m.onProposal(proposal(f, H, 0, -1, a.hash), a.block, false);
+    assert.deepEqual(signedVotes(m.onValidation(H, a.hash, true)), [{ type: 'prevote', round: 0, hash: 'nil' }]);
+    // A second copy judged timely (a relay) does not replace the first arrival's judgement.
+    const again = m.onProposal(proposal(f, H, 0, -1, a.hash), a.block, true);
+    assert.deepEqual(signedVotes(again), []);
+  });
+
+  test('an untimely proposal of the next height is buffered with its judgement', () => {
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const a = block('a');
+    const self = quietValidator(f);
+    const m = machineFor(f, self);
+    m.start(H - 1, f.set);
+    m.onProposal(proposal(f, H, 0, -1, a.hash), a.block, false);
+    m.start(H, f.set);
+    assert.deepEqual(signedVotes(m.onValidation(H, a.hash, true)), [{ type: 'prevote', round: 0, hash: 'nil' }]);
+  });
+
+  test('a re-proposal with a polka is prevoted even if untimely: the polka shows 2/3 took it when fresh (line 28)', () => {
+    const f = fixture([1n, 1n, 1n, 1n]);
+    const self = quietValidator(f);
+    const m = machineFor(f, self);
+    const a = block('a');
+    m.start(H, f.set);
+    m.onTimeout('precommit', H, 0);
+    m.onProposal(proposal(f, H, 1, 0, a.hash), a.block, false);
+    m.onValidation(H, a.hash, true);
+    const out = prevotes(f, m, 0, a.hash, others(f, self).slice(0, 3));
+    assert.deepEqual(signedVotes(out), [{ type: 'prevote', round: 1, hash: hashKey(a.hash) }]);
+  });
+
   test('timeoutPropose prevotes nil; stale timeouts are ignored (line 57)', () => {
     const f = fixture([1n, 1n, 1n, 1n]);
     const m = machineFor(f, quietValidator(f));

@@ -33,6 +33,9 @@ import { VoteSet } from './vote-set.js';
  *  - Messages for rounds far ahead are admitted per validator only for a couple of rounds at a
  *    time (bounded memory against a Byzantine validator inventing rounds), enough for line 55.
  *  - Messages for the next height are buffered (bounded) and replayed by `start`.
+ *  - Line 22 also needs timely(v) (CometBFT's proposer-based timestamps): the host says, per
+ *    proposal, whether the block's time was ahead of its clock on arrival. It is the only input
+ *    that may differ between correct nodes, so it gates that prevote alone, never valid(v).
  */
 
 export interface MachineConfig {
@@ -121,6 +124,8 @@ interface ValueEntry {
 interface ProposalEntry {
   readonly signed: SignedProposal;
   readonly key: HashKey;
+  /** The host's word that the block's time was not ahead of its clock when the proposal arrived. */
+  readonly timely: boolean;
 }
 
 interface RoundVotes {
@@ -130,7 +135,7 @@ interface RoundVotes {
 
 export type FutureMessage =
   | { readonly kind: 'vote'; readonly signed: SignedVote }
-  | { readonly kind: 'proposal'; readonly signed: SignedProposal; readonly block: unknown };
+  | { readonly kind: 'proposal'; readonly signed: SignedProposal; readonly block: unknown; readonly timely: boolean };
 
 /** Far rounds a single validator may occupy at once (CometBFT allows a peer 2 catch-up rounds). */
 const FAR_ROUND_SLOTS = 2;
@@ -230,15 +235,21 @@ export class TendermintMachine {
       this.startRound(0);
       this.evaluate();
       for (const m of replay) {
-        const changed = m.kind === 'vote' ? this.intakeVote(m.signed, false) : this.intakeProposal(m.signed, m.block, false);
+        const changed = m.kind === 'vote' ? this.intakeVote(m.signed, false) : this.intakeProposal(m.signed, m.block, false, m.timely);
         if (changed) this.evaluate();
       }
       return false;
     });
   }
 
-  onProposal(signed: SignedProposal, block: unknown): MachineEffect[] {
-    return this.run(() => this.intakeProposal(signed, block, false));
+  /**
+   * A proposal from the network. `timely` is the host's judgement, made when the message arrived,
+   * that the block's time was not ahead of the host's clock (proposer-based timestamps): it is
+   * the one input that may differ between correct nodes, so it decides only a fresh proposal's
+   * prevote (line 22), never valid(v).
+   */
+  onProposal(signed: SignedProposal, block: unknown, timely = true): MachineEffect[] {
+    return this.run(() => this.intakeProposal(signed, block, false, timely));
   }
 
   onVote(signed: SignedVote): MachineEffect[] {
@@ -247,7 +258,7 @@ export class TendermintMachine {
 
   /** Our own proposal, as signed by the signer after a `signProposal` effect: not re-verified. */
   onOwnProposal(signed: SignedProposal, block: unknown): MachineEffect[] {
-    return this.run(() => this.intakeProposal(signed, block, true));
+    return this.run(() => this.intakeProposal(signed, block, true, true));
   }
 
   /** Our own vote, as signed by the signer after a `signVote` effect: not re-verified. */
@@ -480,11 +491,11 @@ export class TendermintMachine {
     return false;
   }
 
-  private intakeProposal(signed: SignedProposal, block: unknown, trusted: boolean): boolean {
+  private intakeProposal(signed: SignedProposal, block: unknown, trusted: boolean, timely: boolean): boolean {
     const p = signed.proposal;
     if (this.validators === null) return false;
     if (p.height !== this.height) {
-      if (!trusted && p.height === this.height + 1) this.bufferProposal(signed, block);
+      if (!trusted && p.height === this.height + 1) this.bufferProposal(signed, block, timely);
       return false;
     }
     if (this.decided) return false;
@@ -515,7 +526,7 @@ export class TendermintMachine {
     // After the signature, as for votes: a forged proposal takes no far-round slot.
     if (!this.admitRound(p.proposer, p.round)) return false;
     if (list.length > 0) this.log('warn', 'proposer sent conflicting proposals', { proposer: p.proposer, round: p.round });
-    list.push({ signed, key });
+    list.push({ signed, key, timely });
     this.proposals.set(p.round, list);
     this.registerValue(key, p.blockHash, block, p.round, trusted);
     this.noteSender(p.round, p.proposer);
@@ -560,7 +571,7 @@ export class TendermintMachine {
     this.keepFuture(v.validator, seen, { kind: 'vote', signed });
   }
 
-  private bufferProposal(signed: SignedProposal, block: unknown): void {
+  private bufferProposal(signed: SignedProposal, block: unknown, timely: boolean): void {
     const p = signed.proposal;
     const set = this.validators as ValidatorSet;
     if (!isSafeNonNegative(p.round) || p.round > this.futureRoundWindow || p.blockHash.length !== HASH_BYTES || !this.futureRoom(p.proposer)) return;
@@ -570,7 +581,7 @@ export class TendermintMachine {
     const seen = `proposal|${p.round}`;
     if (this.futureSeen.has(seen) || proposer.address !== p.proposer || !bytesEqual(this.hashValue(block), p.blockHash)) return;
     if (!verifyProposalSignature(this.provider, this.chainId, signed, proposer.publicKey)) return;
-    this.keepFuture(p.proposer, seen, { kind: 'proposal', signed, block });
+    this.keepFuture(p.proposer, seen, { kind: 'proposal', signed, block, timely });
   }
 
   private futureRoom(sender: string): boolean {
@@ -682,8 +693,10 @@ export class TendermintMachine {
     const vr = first.signed.proposal.polRound;
     let prevoteFor: HashKey | null;
     if (vr === -1) {
-      // Line 22.
-      prevoteFor = valid && (this.lockedRound === -1 || this.lockedValue === first.key) ? first.key : null;
+      // Line 22, with proposer-based timestamps' timely(v): a block whose time is ahead of our
+      // clock gets a nil prevote. A re-proposal (line 28) is not judged again: its polka shows
+      // that more than 2/3 took it when it was fresh.
+      prevoteFor = valid && first.timely && (this.lockedRound === -1 || this.lockedValue === first.key) ? first.key : null;
     } else {
       // Line 28: needs 2f+1 prevotes for id(v) in round vr < round_p (vr < round checked at intake).
       if (!this.votes.get(vr)?.prevote.hasTwoThirdsFor(first.key)) return false;

@@ -176,6 +176,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
       dataDir: resolve(config.data_dir),
       pace: { blockMs: config.consensus.block_ms, emptyBlockMs: config.consensus.empty_block_ms },
       syncHistoryBlocks: config.consensus.sync_history_blocks,
+      timestampPrecisionMs: config.consensus.timestamp_precision_ms,
       log: log.child({ component: 'consensus' }),
       ...(consensusCrypto ? { consensusCrypto } : {}),
     });

@@ -62,6 +62,7 @@ import {
   type StatusMessage,
 } from './envelope.js';
 import { Wal } from './wal.js';
+import { DEFAULT_TIMESTAMP_PRECISION_MS, isTimely } from './block-time.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
 import { utf8Bytes } from '../codec/utf8.js';
@@ -79,6 +80,8 @@ export interface ReplicaOptions {
   readonly log: Logger;
   readonly timeouts?: Partial<TimeoutConfig>;
   readonly now?: () => number;
+  /** How far ahead of this node's clock a proposed block's time may be (`block-time.ts`). Default 500 ms. */
+  readonly timestampPrecisionMs?: number;
   /** How often our round's messages are re-sent (lossy links). */
   readonly gossipMs?: number;
   /** How often our height is announced (catch-up trigger). */
@@ -95,6 +98,9 @@ export interface ReplicaOptions {
     sign(message: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array>;
   };
 }
+
+/** Proposal arrival times kept for the current and next height; beyond this a late proposal is timed when it is fed. */
+const MAX_PROPOSAL_ARRIVALS = 256;
 
 /** Equivocations held per validator, and in all, until a block includes them. */
 const EVIDENCE_PER_VALIDATOR = 4;
@@ -129,6 +135,9 @@ export class Replica implements ConsensusStatus, ValueHost {
   private readonly evidencePool = new Map<string, { readonly item: EvidenceItem; readonly publicKey: Uint8Array }>();
   /** Per peer: the last height asked for, and when to give up on the answer. */
   private readonly syncInFlight = new Map<string, { to: number; deadline: number }>();
+  /** When each proposal of the current and next height first arrived, for `isTimely`. */
+  private readonly proposalArrivals = new Map<string, { readonly height: number; readonly at: number }>();
+  private readonly timestampPrecisionMs: number;
   private driver!: ConsensusDriver;
   private wal!: Wal;
   private validators!: ValidatorSet;
@@ -153,6 +162,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.codec = proposedBlockCodec(o.chain, { fetched: this.fetch.fetched });
     this.compactCodec = proposedBlockCodec(o.chain, { compact: true, fetched: this.fetch.fetched });
     this.now = o.now ?? Date.now;
+    this.timestampPrecisionMs = o.timestampPrecisionMs ?? DEFAULT_TIMESTAMP_PRECISION_MS;
     this.lastCommitAt = this.now();
     const crypto = o.consensusCrypto;
     this.preverified = crypto ? new PreverifiedSignatures((sig, msg, pk) => crypto.verify(sig, msg, pk)) : null;
@@ -298,6 +308,7 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   private async enterHeight(height: number, replay: Uint8Array[] = []): Promise<void> {
     this.height = height;
+    for (const [key, a] of this.proposalArrivals) if (a.height < height) this.proposalArrivals.delete(key);
     this.fetch.enterHeight(height);
     const set = await this.chain.validatorSet();
     this.validators = new ValidatorSet(set.map((v) => ({ address: v.address, publicKey: parseHex(v.public_key)!, power: v.power })));
@@ -465,6 +476,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     const msg = decodeConsensusMessage(body, this.codec);
     if (msg?.kind === 'proposal') {
       const key = proposalKey(msg.proposal);
+      this.noteArrival(msg.proposal.proposal.height, key);
       if (msg.block instanceof MissingTransactions) {
         void this.awaitTexts(from, body, msg.proposal, key, msg.block);
         return;
@@ -506,6 +518,25 @@ export class Replica implements ConsensusStatus, ValueHost {
     }
     if (!ok) return this.misbehaved(from, 'proposal signature does not verify');
     this.fetch.await(from, body, { height: p.height, round: p.round, proposer: p.proposer, key }, missing.missing);
+  }
+
+  /**
+   * The arrival, not the turn in the input queue, is what timeliness measures: a node busy with a
+   * block must not hold a proposal against its proposer. Only the first arrival counts (relays and
+   * the compact form's completion come later), and only for heights this node is about to vote on.
+   */
+  private noteArrival(height: number, key: string): void {
+    if ((height !== this.height && height !== this.height + 1) || this.proposalArrivals.has(key) || this.proposalArrivals.size >= MAX_PROPOSAL_ARRIVALS) return;
+    this.proposalArrivals.set(key, { height, at: this.now() });
+  }
+
+  /** Proposer-based timestamps (`block-time.ts`); a proposal replayed from the WAL is timed now. */
+  private isTimely(sp: SignedProposal, block: ProposedBlock): boolean {
+    const arrived = this.proposalArrivals.get(proposalKey(sp))?.at ?? this.now();
+    if (isTimely(block.header.timestamp, arrived, this.timestampPrecisionMs)) return true;
+    const p = sp.proposal;
+    this.o.log.warn({ height: p.height, round: p.round, proposer: p.proposer, block_time: block.header.timestamp, arrived, precision_ms: this.timestampPrecisionMs }, "a proposed block's time is ahead of this node's clock: prevoting nil");
+    return false;
   }
 
   /** A proposal in the WAL: its transaction texts first, then the (compact) message itself. */
@@ -622,7 +653,7 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   private async feed(msg: ConsensusMessage, fromGossip: boolean): Promise<void> {
     if (msg.kind === 'vote') await this.handle(await this.driver.onVote(msg.vote), fromGossip);
-    else if (msg.kind === 'proposal') await this.handle(await this.driver.onProposal(msg.proposal, msg.block), fromGossip);
+    else if (msg.kind === 'proposal') await this.handle(await this.driver.onProposal(msg.proposal, msg.block, this.isTimely(msg.proposal, msg.block as ProposedBlock)), fromGossip);
     else await this.applyCommit(msg.certificate, msg.block as ProposedBlock, null);
   }
 
