@@ -65,11 +65,9 @@ export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, 
   if (cert === null) return { ok: false, reason: `snapshot's certificate of block ${next} is malformed` };
   if (cert.height !== next || toHex0x(cert.blockHash) !== certified.hash) return { ok: false, reason: `snapshot's certificate is not for block ${next}` };
 
-  const entries = await readValidatorSet(entriesSource(s.entries));
-  if (entries.length === 0) return { ok: false, reason: "snapshot's state has no validators" };
   let signing: ValidatorSet;
   try {
-    signing = new ValidatorSet(entries.map((v) => ({ address: v.address, publicKey: parseHex(v.public_key) ?? new Uint8Array(), power: v.power })));
+    signing = await signingSet(s.entries);
   } catch (e) {
     return { ok: false, reason: `snapshot's validator set is malformed: ${(e as Error).message}` };
   }
@@ -85,6 +83,24 @@ export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, 
   }
   if (!trusted.hasOneThird(vouched)) return { ok: false, reason: `the signers of block ${next} hold no more than 1/3 of the trusted validators' power` };
   return { ok: true };
+}
+
+/**
+ * The validator set the snapshot's state names for height h + 1. The entries are a stranger's
+ * bytes, so every record is checked for the types the kernel would have written before any
+ * arithmetic touches it; anything else throws, and the caller refuses the snapshot.
+ */
+async function signingSet(entries: ReadonlyArray<readonly [string, string]>): Promise<ValidatorSet> {
+  const rows = await readValidatorSet(entriesSource(entries));
+  if (rows.length === 0) throw new Error('it has no validators');
+  return new ValidatorSet(
+    rows.map((v) => {
+      if (typeof v.power !== 'bigint') throw new TypeError(`power of ${v.address} is not an integer`);
+      const publicKey = typeof v.public_key === 'string' ? parseHex(v.public_key) : null;
+      if (publicKey === null || publicKey.length === 0) throw new TypeError(`public key of ${v.address} is not hex`);
+      return { address: v.address, publicKey, power: v.power };
+    }),
+  );
 }
 
 /** The snapshot's entries as a read-only state, for the kernel's own readers. */

@@ -115,6 +115,35 @@ test('a tampered snapshot is refused', async () => {
   await assert.rejects(f2.installSnapshot(v.block, entries.map(([k, val]) => [k, parseHex(val)!] as const)), /hash to state root/);
 });
 
+test("block h's header must hash to the block's hash and belong to the chain", async () => {
+  const { snap, block2, block3 } = await certifiedSnapshotOfBusyChain();
+  const certifying = { block: block3, commit: certificateOf(block3, [signer]) };
+  // A forged header under block 2's real hash: block 3's parent_hash and certificate are genuine,
+  // so only recomputing the hash catches it.
+  const forgedHeader: BlockRecord = { ...block2, header: { ...block2.header, proposer: EVIL.address } };
+  const forged = signSnapshot({ chain_id: 'test-chain', block: forgedHeader, entries: snap.entries, certifying }, signer, nobleProvider);
+  assert.match(reasonOf(await verdict(forged)), /snapshot block does not match its hash/);
+  // A consistent block of another chain.
+  const elsewhere = { ...block2.header, chain_id: 'other-chain' };
+  const foreign = signSnapshot({ chain_id: 'test-chain', block: { ...block2, header: elsewhere, hash: blockHash(elsewhere) }, entries: snap.entries, certifying }, signer, nobleProvider);
+  assert.match(reasonOf(await verdict(foreign)), /does not match its chain, height, hash and root/);
+  // Texts that decode but are no block are refused, not thrown on.
+  for (const text of ['null', '7', '{"hash":"0x00"}', '{"header":null}']) assert.match(reasonOf(await verdict({ ...snap, block: text })), /snapshot block is malformed/, text);
+});
+
+test("a validator record of the wrong type in the snapshot's state is refused, not thrown on", async () => {
+  const { block2, block3, entries: real } = await certifiedSnapshotOfBusyChain();
+  const withRecord = (json: string): StateSnapshot => {
+    const entries = real.map(([k, v]): [string, string] => (k === 'vset/chain:v0.node' ? [k, toHex(utf8Bytes(json))] : [k, v]));
+    return signSnapshot({ chain_id: 'test-chain', block: block2, entries, certifying: { block: block3, commit: certificateOf(block3, [signer]) } }, signer, nobleProvider);
+  };
+  const key = toHex(VALIDATOR_KEY.publicKey);
+  assert.ok(real.some(([k]) => k === 'vset/chain:v0.node'));
+  assert.match(reasonOf(await verdict(withRecord(`{"public_key":"${key}","power":"10"}`))), /validator set is malformed: power of chain:v0.node is not an integer/);
+  assert.match(reasonOf(await verdict(withRecord('{"public_key":"zz","power":{"$big":"10"}}'))), /validator set is malformed: public key of chain:v0.node is not hex/);
+  assert.match(reasonOf(await verdict(withRecord('{"public_key":'))), /validator set is malformed/);
+});
+
 test('a fabricated state is refused even when its own validators certify it', async () => {
   const { block2, block3, entries: real } = await certifiedSnapshotOfBusyChain();
   // The attacker's state names the attacker as the only validator, at a root of its own, and the

@@ -1,3 +1,4 @@
+import { blockHash } from '../chain/block-hash.js';
 import { canonicalJson } from '../codec/json.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { parseHex, toHex } from '../codec/hex.js';
@@ -101,12 +102,20 @@ export function checkSnapshot(s: unknown, chainId: string, provider: SignaturePr
   if (!sig || !publicKey || !provider.verify(sig, snapshotMessage(x), publicKey)) return { ok: false, reason: 'snapshot signature does not verify' };
   if (typeof x.block !== 'string') return { ok: false, reason: 'snapshot block is malformed' };
   let block: BlockRecord;
+  let hash: string;
   try {
     block = blockCodec.decode(utf8Bytes(x.block));
+    if (typeof block !== 'object' || block === null || typeof block.header !== 'object' || block.header === null) throw new TypeError('no header');
+    hash = blockHash(block.header);
   } catch {
     return { ok: false, reason: 'snapshot block is malformed' };
   }
-  if (block.hash !== x.block_hash || block.header.height !== x.height || block.state_root !== x.state_root) return { ok: false, reason: 'snapshot block does not match its height, hash and root' };
+  // The header is what the next block's parent_hash binds; a hash field that is not the
+  // header's own would let a forged header ride on a genuine certificate.
+  if (hash !== block.hash) return { ok: false, reason: 'snapshot block does not match its hash' };
+  if (block.header.chain_id !== chainId || block.hash !== x.block_hash || block.header.height !== x.height || block.state_root !== x.state_root) {
+    return { ok: false, reason: 'snapshot block does not match its chain, height, hash and root' };
+  }
   return { ok: true, snapshot: x, block };
 }
 
