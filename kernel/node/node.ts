@@ -28,6 +28,7 @@ import { Replica } from '../replica/replica.js';
 import { TcpTransport } from '../p2p/tcp/index.js';
 import { registerSnapshotRoutes } from '../replica/snapshot-routes.js';
 import { bootstrapFromSnapshot } from '../replica/snapshot-bootstrap.js';
+import { genesisTrust } from '../replica/snapshot-trust.js';
 
 /** Nice value of the transaction verify workers (Linux): below the event loop, which stays at 0. */
 const TX_VERIFY_NICE = 10;
@@ -126,7 +127,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
 
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, params);
-  registerSnapshotRoutes(routes, chain, { address: key.file.node_address, keys: key.keys }, provider, config.consensus.checkpoint_interval, config.consensus.sync_history_blocks);
+  registerSnapshotRoutes(routes, chain, { address: key.file.node_address, keys: key.keys }, provider, genesisTrust(genesis), config.consensus.checkpoint_interval, config.consensus.sync_history_blocks);
   hooks.routes.call(routes);
   registerMainnetRefusals(routes, config.env);
 

@@ -5,7 +5,9 @@ import type { CommittedBlock } from '../hooks.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { RouteTable } from '../node/route-table.js';
 import { pageOf } from '../node/pagination.js';
+import type { ValidatorSet } from '../consensus/validator-set.js';
 import { checkpointMessage, signSnapshot, type StateSnapshot } from './snapshot.js';
+import { verifySnapshotTrust } from './snapshot-trust.js';
 
 /**
  * `GET /api/v1/state/snapshot` (node only) and `GET /api/v1/checkpoints`, both signed with this
@@ -22,14 +24,22 @@ export function snapshotMaxLag(syncHistoryBlocks: number): number {
   return Math.max(1, Math.min(100, Math.floor(syncHistoryBlocks / 2)));
 }
 
-export function registerSnapshotRoutes(routes: RouteTable, chain: Chain, signer: { address: string; keys: KeyPair }, provider: SignatureProvider, checkpointInterval: number, syncHistoryBlocks: number): void {
+export function registerSnapshotRoutes(
+  routes: RouteTable,
+  chain: Chain,
+  signer: { address: string; keys: KeyPair },
+  provider: SignatureProvider,
+  trusted: ValidatorSet,
+  checkpointInterval: number,
+  syncHistoryBlocks: number,
+): void {
   let cached: StateSnapshot | null = null;
   let building: Promise<StateSnapshot> | null = null;
   const maxLag = snapshotMaxLag(syncHistoryBlocks);
   routes.get('/api/v1/state/snapshot', async () => {
     if (cached && chain.head.height - cached.height <= maxLag) return cached;
     // One build at a time: concurrent requests share it.
-    building ??= buildSnapshot(chain, signer, provider)
+    building ??= buildSnapshot(chain, signer, provider, trusted)
       .then((s) => (cached = s))
       .finally(() => (building = null));
     return building;
@@ -55,7 +65,7 @@ export function registerSnapshotRoutes(routes: RouteTable, chain: Chain, signer:
   });
 }
 
-async function buildSnapshot(chain: Chain, signer: { address: string; keys: KeyPair }, provider: SignatureProvider): Promise<StateSnapshot> {
+async function buildSnapshot(chain: Chain, signer: { address: string; keys: KeyPair }, provider: SignatureProvider, trusted: ValidatorSet): Promise<StateSnapshot> {
   // State is read live, so a commit during the read would mix two heights: the build is
   // discarded and tried again at the new head, and only a chain that keeps moving faster than
   // a snapshot can be read gets the 404.
@@ -71,7 +81,13 @@ async function buildSnapshot(chain: Chain, signer: { address: string; keys: KeyP
     const next = await chain.store.getBlock(height + 1);
     if (!next) throw new Error(`store integrity: block ${height + 1} is committed but cannot be read`);
     const commit = await chain.store.getCommit(height + 1);
-    return signSnapshot({ chain_id: chain.chainId, block, entries, certifying: { block: next, commit } }, signer, provider);
+    const snapshot = signSnapshot({ chain_id: chain.chainId, block, entries, certifying: { block: next, commit } }, signer, provider);
+    // A certificate holds the first > 2/3 of precommits this node collected; once the set has
+    // moved on from genesis, those may hold too little genesis power for a follower to trust.
+    // Saying so here is better than serving megabytes the follower must refuse.
+    const trust = await verifySnapshotTrust(snapshot, block, trusted, provider);
+    if (!trust.ok) throw unavailable(`a node that trusts the genesis validators would refuse this snapshot: ${trust.reason}`, 'start the node without --snapshot-from and let it replay blocks from its peers');
+    return snapshot;
   }
   throw notFound('the head moved while the snapshot was built; retry');
 }

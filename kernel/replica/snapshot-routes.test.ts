@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeChain, genesisDoc, VALIDATOR_KEY } from '../../test/helpers/chain-fixture.js';
+import { nobleProvider } from '../crypto/noble-provider.js';
+import { ChainError } from '../errors.js';
+import { ValidatorSet } from '../consensus/validator-set.js';
+import { RouteTable, type RpcRequest } from '../node/route-table.js';
+import { checkSnapshot, type StateSnapshot } from './snapshot.js';
+import { genesisTrust } from './snapshot-trust.js';
+import { registerSnapshotRoutes } from './snapshot-routes.js';
+
+const signer = { address: 'chain:v0.node', keys: VALIDATOR_KEY };
+
+async function snapshotRoute(trusted: ValidatorSet): Promise<{ get: () => Promise<unknown>; block: () => Promise<unknown> }> {
+  const f = await makeChain();
+  await f.block();
+  await f.block();
+  const routes = new RouteTable();
+  registerSnapshotRoutes(routes, f.chain, signer, nobleProvider, trusted, 100, 200);
+  const route = routes.list().find((r) => r.path === '/api/v1/state/snapshot')!;
+  const req: RpcRequest = { method: 'GET', path: route.path, params: {}, query: new URLSearchParams(), headers: {}, body: undefined, ip: '127.0.0.1' };
+  return { get: async () => route.handler(req), block: () => f.block() };
+}
+
+test('a node serves a snapshot that a follower trusting genesis would accept', async () => {
+  const r = await snapshotRoute(genesisTrust(genesisDoc([])));
+  // The snapshot of height 2 waits for block 3, whose certificate (here: none) vouches for it.
+  const pending = r.get();
+  await r.block();
+  const s = (await pending) as StateSnapshot;
+  assert.equal(s.height, 2);
+  assert.equal(JSON.parse(s.certifying_block!).header.height, 3);
+  assert.ok(checkSnapshot(JSON.parse(JSON.stringify(s)), 'test-chain', nobleProvider).ok);
+  // Served again from the cache while the head is within the lag.
+  assert.equal(await r.get(), s);
+});
+
+test('a node answers 503 instead of serving a snapshot its followers would refuse', async () => {
+  // The single validator's uncertified snapshot is a quarter of what these four trust.
+  const four = new ValidatorSet([
+    { address: 'chain:v0.node', publicKey: VALIDATOR_KEY.publicKey, power: 10n },
+    ...[1, 2, 3].map((i) => ({ address: `chain:v${i}.node`, publicKey: nobleProvider.keygen(new Uint8Array(32).fill(90 + i)).publicKey, power: 10n })),
+  ]);
+  const r = await snapshotRoute(four);
+  const pending = r.get();
+  await r.block();
+  await assert.rejects(pending, (e: unknown) => {
+    assert.ok(e instanceof ChainError);
+    assert.equal(e.status, 503);
+    assert.match(e.message, /would refuse this snapshot: snapshot carries no commit certificate/);
+    return true;
+  });
+});
