@@ -144,21 +144,23 @@ describe('proposal rules (lines 22-33)', () => {
     const m = machineFor(f, quietValidator(f));
     m.start(H, f.set);
     m.onProposal(proposal(f, H, 0, -1, a.hash), a.block, false);
+    // A second copy judged timely (a relay) arriving before validation does not replace the
+    // first arrival's judgement.
+    assert.deepEqual(signedVotes(m.onProposal(proposal(f, H, 0, -1, a.hash), a.block, true)), []);
     assert.deepEqual(signedVotes(m.onValidation(H, a.hash, true)), [{ type: 'prevote', round: 0, hash: 'nil' }]);
-    // A second copy judged timely (a relay) does not replace the first arrival's judgement.
-    const again = m.onProposal(proposal(f, H, 0, -1, a.hash), a.block, true);
-    assert.deepEqual(signedVotes(again), []);
   });
 
-  test('an untimely proposal of the next height is buffered with its judgement', () => {
-    const f = fixture([1n, 1n, 1n, 1n]);
-    const a = block('a');
-    const self = quietValidator(f);
-    const m = machineFor(f, self);
-    m.start(H - 1, f.set);
-    m.onProposal(proposal(f, H, 0, -1, a.hash), a.block, false);
-    m.start(H, f.set);
-    assert.deepEqual(signedVotes(m.onValidation(H, a.hash, true)), [{ type: 'prevote', round: 0, hash: 'nil' }]);
+  test('a proposal of the next height is buffered with its judgement', () => {
+    for (const timely of [true, false]) {
+      const f = fixture([1n, 1n, 1n, 1n]);
+      const a = block('a');
+      const self = quietValidator(f);
+      const m = machineFor(f, self);
+      m.start(H - 1, f.set);
+      m.onProposal(proposal(f, H, 0, -1, a.hash), a.block, timely);
+      m.start(H, f.set);
+      assert.deepEqual(signedVotes(m.onValidation(H, a.hash, true)), [{ type: 'prevote', round: 0, hash: timely ? hashKey(a.hash) : 'nil' }], `timely ${timely}`);
+    }
   });
 
   test('timeoutPropose prevotes nil; stale timeouts are ignored (line 57)', () => {

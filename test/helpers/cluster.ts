@@ -70,6 +70,11 @@ export class Cluster {
     this.nodes = rpcPorts.map((p, index) => ({ index, url: `http://127.0.0.1:${p}`, proc: null, logs: [] }));
   }
 
+  /** The genesis document every node of the cluster was started with. */
+  get genesisFile(): string {
+    return this.files.genesisFile;
+  }
+
   static async start(n: number, env: NodeJS.ProcessEnv = {}): Promise<Cluster> {
     const dir = tempDir('cluster-');
     const files = prepareDevnet({ validators: n, dir, reset: false });

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { Cluster } from '../helpers/cluster.js';
 import { getJson, until } from '../helpers/node-process.js';
 import { verifyCheckpoint } from '../../kernel/replica/snapshot-routes.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
+import { readGenesis } from '../../kernel/config/genesis-file.js';
+import { toHex } from '../../kernel/codec/hex.js';
+import { utf8Bytes } from '../../kernel/codec/utf8.js';
+import { checkSnapshot, entriesHash, snapshotMessage, type StateSnapshot } from '../../kernel/replica/snapshot.js';
+import { genesisTrust, verifySnapshotTrust } from '../../kernel/replica/snapshot-trust.js';
 
 /**
  * Peers keep only CHAIN_SYNC_HISTORY_BLOCKS decided blocks for catch-up. A new node further behind
@@ -43,6 +50,11 @@ describe('catch-up beyond the sync history', () => {
     const certificate = served.body.certifying_commit as { height: number; precommits: unknown[] };
     assert.equal(certificate.height, (served.body.height as number) + 1);
     assert.ok(certificate.precommits.length >= 3, 'more than 2/3 of 4 equal validators precommitted');
+    // What the follower will check, checked here against the cluster's genesis.
+    const checked = checkSnapshot(served.body, (await getJson(`${c.nodes[1]!.url}/api/v1/status`)).body.chain_id as string, nobleProvider);
+    assert.ok(checked.ok, checked.ok ? '' : checked.reason);
+    const trust = await verifySnapshotTrust(checked.snapshot, checked.block, genesisTrust(readGenesis(c.genesisFile)), nobleProvider);
+    assert.ok(trust.ok, trust.ok ? '' : trust.reason);
     c.pause(2);
     c.pause(3);
     const f = await c.addFollower(['--snapshot-from', c.nodes[1]!.url]).finally(() => {
@@ -58,6 +70,26 @@ describe('catch-up beyond the sync history', () => {
     const started = f.logs.find((l) => l.includes('started from a signed state snapshot'));
     assert.ok(started?.includes('"certified":true'), started);
     assert.ok(started?.includes(`"height":${served.body.height as number}`), started);
+  });
+
+  test('a node refuses to start from a snapshot whose state is not the one block h + 1 certifies', async () => {
+    // A genuine snapshot with the base fee lowered, re-hashed and signed by the serving impostor:
+    // every signature and the certificate still verify, but the entries no longer hash to the
+    // root block h + 1 names.
+    const real = (await getJson(`${c.nodes[0]!.url}/api/v1/state/snapshot`)).body as unknown as StateSnapshot;
+    const entries = real.entries.map(([k, v]): [string, string] => (k === 'params/base_fee' ? [k, toHex(utf8Bytes('{"$big":"1"}'))] : [k, v]));
+    assert.notDeepEqual(entries, real.entries, 'the state holds params/base_fee');
+    const impostor = nobleProvider.keygen(new Uint8Array(32).fill(77));
+    const forged = { ...real, entries, entries_hash: entriesHash(entries), signer: 'chain:impostor.node', public_key: toHex(impostor.publicKey) };
+    forged.signature = toHex(nobleProvider.sign(snapshotMessage(forged), impostor.secretKey));
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(forged)));
+    await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await assert.rejects(c.addFollower(['--snapshot-from', url]), /exited[\s\S]*entries hash to state root/);
+    } finally {
+      server.close();
+    }
   });
 
   test('checkpoints are signed by the serving validator', async () => {
