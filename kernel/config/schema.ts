@@ -42,7 +42,7 @@ export const ConfigSchema = Type.Object(
         min_validators: Type.Integer({ minimum: 1, default: 7 }),
         sync_history_blocks: Type.Integer({ minimum: 1, default: 10000 }),
         checkpoint_interval: Type.Integer({ minimum: 1, default: 100, description: 'blocks between signed checkpoints' }),
-        timestamp_precision_ms: Type.Integer({ minimum: 0, default: 500, description: "how far ahead of this validator's clock a proposed block's time may be before it prevotes nil (proposer-based timestamps); keep validators' clocks closer than this" }),
+        timestamp_precision_ms: Type.Integer({ minimum: 0, default: 500, description: "how far ahead of this validator's clock a proposed block's time may be before it prevotes nil (proposer-based timestamps); keep validators' clocks closer than this; 0 accepts only block times at or before arrival, which suits validators sharing one clock" }),
         /** A fresh node too far behind its peers starts from this node's state snapshot, verified by the certificate of the block after it. */
         snapshot_url: Type.Optional(Type.String({ minLength: 1 })),
       },

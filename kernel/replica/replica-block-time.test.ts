@@ -54,3 +54,46 @@ test('a block time within the precision of the clock, or behind it, is prevoted'
   const behind = await prevoteFor(NOW - 5_000);
   assert.equal(behind.prevoted, behind.proposed);
 });
+
+/**
+ * Forged proposals for the round (the proposer's name, another key's signature) arrive first and
+ * in numbers; then the real one, whose time is ahead of the clock at its arrival; then the clock
+ * jumps before the node gets to it. Were the forgeries to fill the arrival table, the real one
+ * would be timed at the later clock and prevoted.
+ */
+async function prevoteAfterForgeries(withWorkers: boolean): Promise<string | null> {
+  const proposer = set.proposer(1, 0).address;
+  const self = validators.map((v) => v.address).find((a) => a !== proposer)!;
+  const forger = validators.map((v) => v.address).find((a) => a !== proposer && a !== self)!;
+  const peer = await makeChain({ validators });
+  const mine = await makeChain({ validators });
+  const codec = proposedBlockCodec(peer.chain);
+  let clock = NOW;
+  const block = await peer.chain.propose(0, proposer, NOW + 2 * DEFAULT_TIMESTAMP_PRECISION_MS);
+  const transport = new ScriptedTransport(self, validators.map((v) => v.address), (body) => decodeConsensusMessage(body, codec));
+  const consensusCrypto = { verify: async (sig: Uint8Array, msg: Uint8Array, pk: Uint8Array) => nobleProvider.verify(sig, msg, pk), sign: async (msg: Uint8Array, sk: Uint8Array) => nobleProvider.sign(msg, sk) };
+  const replica = testReplica({ chain: mine.chain, transport, signer: { address: self, keyPair: keyOf(self) }, now: () => clock, ...(withWorkers ? { consensusCrypto } : {}) });
+  await replica.start();
+  try {
+    const prevote = transport.next((m: ConsensusMessage) => m.kind === 'vote' && m.vote.vote.validator === self && m.vote.vote.type === 'prevote' && m.vote.vote.height === 1);
+    for (let i = 0; i < 260; i++) {
+      const blockHash = new Uint8Array(32).fill(i % 256);
+      blockHash[0] = Math.floor(i / 256);
+      const forged = signProposal(nobleProvider, keyOf(forger).secretKey, CHAIN_ID, { height: 1, round: 0, polRound: -1, blockHash, proposer });
+      transport.deliver(forger, { kind: 'proposal', proposal: forged, block }, (m) => encodeConsensusMessage(m, codec));
+    }
+    const signed = signProposal(nobleProvider, keyOf(proposer).secretKey, CHAIN_ID, { height: 1, round: 0, polRound: -1, blockHash: parseHex(block.hash, 32)!, proposer });
+    transport.deliver(proposer, { kind: 'proposal', proposal: signed, block }, (m) => encodeConsensusMessage(m, codec));
+    clock = NOW + 10 * 60_000;
+    const answer = await prevote;
+    assert.ok(answer.kind === 'vote');
+    return answer.vote.vote.blockHash === null ? null : toHex(answer.vote.vote.blockHash);
+  } finally {
+    await replica.stop();
+  }
+}
+
+test('forged proposals do not use up the arrival table: the real one is timed when it arrived', async () => {
+  assert.equal(await prevoteAfterForgeries(false), null, 'signatures checked in-thread');
+  assert.equal(await prevoteAfterForgeries(true), null, 'signatures checked on a worker');
+});

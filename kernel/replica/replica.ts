@@ -102,6 +102,12 @@ export interface ReplicaOptions {
 /** Proposal arrival times kept for the current and next height; beyond this a late proposal is timed when it is fed. */
 const MAX_PROPOSAL_ARRIVALS = 256;
 
+/** When a proposal (`proposalKey`) reached this node, before it waited in the input queue. */
+interface ProposalArrival {
+  readonly key: string;
+  readonly at: number;
+}
+
 /** Equivocations held per validator, and in all, until a block includes them. */
 const EVIDENCE_PER_VALIDATOR = 4;
 const EVIDENCE_POOL_MAX = 256;
@@ -475,21 +481,22 @@ export class Replica implements ConsensusStatus, ValueHost {
   private receiveConsensus(from: string, body: Uint8Array): void {
     const msg = decodeConsensusMessage(body, this.codec);
     if (msg?.kind === 'proposal') {
-      const key = proposalKey(msg.proposal);
-      this.noteArrival(msg.proposal.proposal.height, key);
+      const arrival = { key: proposalKey(msg.proposal), at: this.now() };
       if (msg.block instanceof MissingTransactions) {
-        void this.awaitTexts(from, body, msg.proposal, key, msg.block);
+        void this.awaitTexts(from, body, msg.proposal, arrival, msg.block);
         return;
       }
-      this.fetch.settled(key);
+      this.fetch.settled(arrival.key);
+      return this.consensusInput(from, body, msg, arrival);
     }
     this.consensusInput(from, body, withoutMissing(msg));
   }
 
-  private consensusInput(from: string, body: Uint8Array, msg: ConsensusMessage | null): void {
+  private consensusInput(from: string, body: Uint8Array, msg: ConsensusMessage | null, arrival?: ProposalArrival): void {
     const ready = msg ? this.preverify(msg) : null;
     void this.serial(async () => {
-      if (ready) await ready;
+      const verified = ready ? await ready : undefined;
+      if (arrival && msg?.kind === 'proposal') this.noteArrival(msg.proposal, arrival, verified === true);
       await this.onConsensusMessage(from, body, msg);
     });
   }
@@ -500,8 +507,9 @@ export class Replica implements ConsensusStatus, ValueHost {
    * the wait list with made-up ids. If the texts never come, this node misses the proposal
    * (nil prevote at the propose timeout) and takes the decided block by catch-up.
    */
-  private async awaitTexts(from: string, body: Uint8Array, signed: SignedProposal, key: string, missing: MissingTransactions): Promise<void> {
+  private async awaitTexts(from: string, body: Uint8Array, signed: SignedProposal, arrival: ProposalArrival, missing: MissingTransactions): Promise<void> {
     const p = signed.proposal;
+    const key = arrival.key;
     if ((p.height !== this.height && p.height !== this.height + 1) || this.fetch.isAwaiting(key)) return;
     // The ids match the header (the decoder checked tx_root); the header must be the signed one,
     // or a relayer could park a made-up list under a genuine proposal.
@@ -517,17 +525,30 @@ export class Replica implements ConsensusStatus, ValueHost {
       ok = false;
     }
     if (!ok) return this.misbehaved(from, 'proposal signature does not verify');
+    this.noteArrival(signed, arrival, true);
     this.fetch.await(from, body, { height: p.height, round: p.round, proposer: p.proposer, key }, missing.missing);
   }
 
   /**
    * The arrival, not the turn in the input queue, is what timeliness measures: a node busy with a
    * block must not hold a proposal against its proposer. Only the first arrival counts (relays and
-   * the compact form's completion come later), and only for heights this node is about to vote on.
+   * the compact form's completion come later), only for heights this node is about to vote on,
+   * and only once the round's proposer's signature has verified (`verified`: on a worker, or here
+   * when the node has none), so forged proposals cannot use up the table and leave genuine ones
+   * to be timed later, when they are fed.
    */
-  private noteArrival(height: number, key: string): void {
-    if ((height !== this.height && height !== this.height + 1) || this.proposalArrivals.has(key) || this.proposalArrivals.size >= MAX_PROPOSAL_ARRIVALS) return;
-    this.proposalArrivals.set(key, { height, at: this.now() });
+  private noteArrival(sp: SignedProposal, arrival: ProposalArrival, verified: boolean): void {
+    const p = sp.proposal;
+    if ((p.height !== this.height && p.height !== this.height + 1) || this.proposalArrivals.has(arrival.key) || this.proposalArrivals.size >= MAX_PROPOSAL_ARRIVALS) return;
+    // For the next height the set is assumed unchanged, as the machine's buffer assumes.
+    const proposer = this.validators.get(p.proposer);
+    if (!proposer || this.validators.proposer(p.height, p.round).address !== p.proposer) return;
+    if (!verified) {
+      // With a worker pool the worker's refusal stands; without one the check is made here, once per proposal.
+      if (this.preverified) return;
+      if (!this.o.provider.verify(sp.signature, proposalSignBytes(this.chain.chainId, p), proposer.publicKey)) return;
+    }
+    this.proposalArrivals.set(arrival.key, { height: p.height, at: arrival.at });
   }
 
   /** Proposer-based timestamps (`block-time.ts`); a proposal replayed from the WAL is timed now. */

@@ -4,7 +4,7 @@ import type { KeyPair } from '../../kernel/crypto/provider.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import type { BlockPace } from '../../kernel/node/pace.js';
 import type { Transport } from '../../kernel/p2p/transport.js';
-import { Replica } from '../../kernel/replica/replica.js';
+import { Replica, type ReplicaOptions } from '../../kernel/replica/replica.js';
 import { tempDir } from './temp-dir.js';
 
 export interface TestReplicaOptions {
@@ -16,6 +16,8 @@ export interface TestReplicaOptions {
   /** Default: an idle chain proposes after 600 s, i.e. only when a test says so. */
   readonly pace?: BlockPace;
   readonly now?: () => number;
+  /** Consensus signatures off the event loop, as a node with workers has them. */
+  readonly consensusCrypto?: ReplicaOptions['consensusCrypto'];
 }
 
 /**
@@ -36,5 +38,6 @@ export function testReplica(o: TestReplicaOptions): Replica {
     gossipMs: 600_000,
     statusMs: 600_000,
     ...(o.now ? { now: o.now } : {}),
+    ...(o.consensusCrypto ? { consensusCrypto: o.consensusCrypto } : {}),
   });
 }
