@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { makeChain } from '../../test/helpers/chain-fixture.js';
+import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
 import { ScriptedTransport } from '../../test/helpers/scripted-transport.js';
 import { testReplica } from '../../test/helpers/test-replica.js';
 import { parseHex, toHex } from '../codec/hex.js';
@@ -9,6 +9,8 @@ import { nobleProvider } from '../crypto/noble-provider.js';
 import type { KeyPair } from '../crypto/provider.js';
 import { proposedBlockCodec } from './block-codec.js';
 import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
+import { TAG_TX_REQUEST, TAG_TX_TEXTS } from './envelope.js';
+import { encodeTxAnswer } from './proposal-tx-fetch.js';
 
 const CHAIN_ID = 'test-chain';
 const keys: KeyPair[] = [1, 2, 3, 4].map((i) => nobleProvider.keygen(new Uint8Array(32).fill(140 + i)));
@@ -96,4 +98,77 @@ async function prevoteAfterForgeries(withWorkers: boolean): Promise<string | nul
 test('forged proposals do not use up the arrival table: the real one is timed when it arrived', async () => {
   assert.equal(await prevoteAfterForgeries(false), null, 'signatures checked in-thread');
   assert.equal(await prevoteAfterForgeries(true), null, 'signatures checked on a worker');
+});
+
+test("a validator's genuine proposals for its far rounds do not use up the arrival table", async () => {
+  // Another validator signs proposals for 260 rounds it proposes, far beyond the window; then
+  // the round-0 proposal arrives, ahead of the clock, and the clock jumps before it is fed.
+  const proposer = set.proposer(1, 0).address;
+  const self = validators.map((v) => v.address).find((a) => a !== proposer)!;
+  const flooder = validators.map((v) => v.address).find((a) => a !== proposer && a !== self)!;
+  const peer = await makeChain({ validators });
+  const mine = await makeChain({ validators });
+  const codec = proposedBlockCodec(peer.chain);
+  let clock = NOW;
+  const block = await peer.chain.propose(0, proposer, NOW + 2 * DEFAULT_TIMESTAMP_PRECISION_MS);
+  const transport = new ScriptedTransport(self, validators.map((v) => v.address), (body) => decodeConsensusMessage(body, codec));
+  const replica = testReplica({ chain: mine.chain, transport, signer: { address: self, keyPair: keyOf(self) }, now: () => clock });
+  await replica.start();
+  try {
+    const prevote = transport.next((m: ConsensusMessage) => m.kind === 'vote' && m.vote.vote.validator === self && m.vote.vote.type === 'prevote' && m.vote.vote.height === 1);
+    const rounds: number[] = [];
+    for (let r = 1; rounds.length < 260; r++) if (set.proposer(1, r).address === flooder) rounds.push(r);
+    for (const round of rounds) {
+      const own = signProposal(nobleProvider, keyOf(flooder).secretKey, CHAIN_ID, { height: 1, round, polRound: -1, blockHash: parseHex(block.hash, 32)!, proposer: flooder });
+      transport.deliver(flooder, { kind: 'proposal', proposal: own, block }, (m) => encodeConsensusMessage(m, codec));
+    }
+    const signed = signProposal(nobleProvider, keyOf(proposer).secretKey, CHAIN_ID, { height: 1, round: 0, polRound: -1, blockHash: parseHex(block.hash, 32)!, proposer });
+    transport.deliver(proposer, { kind: 'proposal', proposal: signed, block }, (m) => encodeConsensusMessage(m, codec));
+    clock = NOW + 10 * 60_000;
+    const answer = await prevote;
+    assert.ok(answer.kind === 'vote');
+    assert.equal(answer.vote.vote.blockHash, null);
+  } finally {
+    await replica.stop();
+  }
+});
+
+/** What the node prevotes for a compact proposal whose one transfer it must fetch, with its clock moved 10 min on before the text comes. */
+async function compactPrevote(blockTime: number): Promise<{ prevoted: string | null; proposed: string }> {
+  const alice = wallet(61);
+  const accounts = [{ address: alice.address, balance: 10_000_000n }];
+  const proposer = set.proposer(1, 0).address;
+  const self = validators.map((v) => v.address).find((a) => a !== proposer)!;
+  const peer = await makeChain({ validators, accounts });
+  const mine = await makeChain({ validators, accounts });
+  await peer.chain.admit(signTransfer(alice, { to: wallet(62).address, value: 5, nonce: 1 }), 0);
+  let clock = NOW;
+  const block = await peer.chain.propose(0, proposer, blockTime);
+  assert.equal(block.txs.length, 1);
+  const compact = proposedBlockCodec(peer.chain, { compact: true });
+  const transport = new ScriptedTransport(self, validators.map((v) => v.address), (body) => decodeConsensusMessage(body, proposedBlockCodec(peer.chain)));
+  const replica = testReplica({ chain: mine.chain, transport, signer: { address: self, keyPair: keyOf(self) }, now: () => clock });
+  await replica.start();
+  try {
+    const prevote = transport.next((m: ConsensusMessage) => m.kind === 'vote' && m.vote.vote.validator === self && m.vote.vote.type === 'prevote' && m.vote.vote.height === 1);
+    const signed = signProposal(nobleProvider, keyOf(proposer).secretKey, CHAIN_ID, { height: 1, round: 0, polRound: -1, blockHash: parseHex(block.hash, 32)!, proposer });
+    transport.deliver(proposer, { kind: 'proposal', proposal: signed, block }, (m) => encodeConsensusMessage(m, compact));
+    // The request goes out once the proposal's signature has verified.
+    while (!transport.sent.some((m) => m.tag === TAG_TX_REQUEST && m.peer === proposer)) await new Promise(setImmediate);
+    clock = NOW + 10 * 60_000;
+    await transport.inject(proposer, TAG_TX_TEXTS, encodeTxAnswer([{ origin: 'signed', canonical: block.txs[0]!.canonical }], false));
+    const answer = await prevote;
+    assert.ok(answer.kind === 'vote');
+    return { prevoted: answer.vote.vote.blockHash === null ? null : toHex(answer.vote.vote.blockHash), proposed: toHex(parseHex(block.hash, 32)!) };
+  } finally {
+    await replica.stop();
+  }
+}
+
+test('a compact proposal is timed when it arrived, not when its missing transactions came', async () => {
+  // Judged at the arrival, a block 1 s ahead of the clock is from the node's future, though the
+  // clock has passed it by the time the text comes; a block of the arrival's time is prevoted.
+  assert.equal((await compactPrevote(NOW + 2 * DEFAULT_TIMESTAMP_PRECISION_MS)).prevoted, null);
+  const timely = await compactPrevote(NOW);
+  assert.equal(timely.prevoted, timely.proposed);
 });

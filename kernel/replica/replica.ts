@@ -102,6 +102,9 @@ export interface ReplicaOptions {
 /** Proposal arrival times kept for the current and next height; beyond this a late proposal is timed when it is fed. */
 const MAX_PROPOSAL_ARRIVALS = 256;
 
+/** Rounds past the current one whose proposals' arrivals are kept: the machine's future-round window. */
+const ARRIVAL_ROUND_WINDOW = 8;
+
 /** When a proposal (`proposalKey`) reached this node, before it waited in the input queue. */
 interface ProposalArrival {
   readonly key: string;
@@ -141,8 +144,8 @@ export class Replica implements ConsensusStatus, ValueHost {
   private readonly evidencePool = new Map<string, { readonly item: EvidenceItem; readonly publicKey: Uint8Array }>();
   /** Per peer: the last height asked for, and when to give up on the answer. */
   private readonly syncInFlight = new Map<string, { to: number; deadline: number }>();
-  /** When each proposal of the current and next height first arrived, for `isTimely`. */
-  private readonly proposalArrivals = new Map<string, { readonly height: number; readonly at: number }>();
+  /** When the first verified proposal of each round of the current and next height arrived (`roundKey`), for `isTimely`. */
+  private readonly proposalArrivals = new Map<string, { readonly height: number; readonly at: number; warned: boolean }>();
   private readonly timestampPrecisionMs: number;
   private driver!: ConsensusDriver;
   private wal!: Wal;
@@ -531,15 +534,21 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   /**
    * The arrival, not the turn in the input queue, is what timeliness measures: a node busy with a
-   * block must not hold a proposal against its proposer. Only the first arrival counts (relays and
-   * the compact form's completion come later), only for heights this node is about to vote on,
-   * and only once the round's proposer's signature has verified (`verified`: on a worker, or here
-   * when the node has none), so forged proposals cannot use up the table and leave genuine ones
-   * to be timed later, when they are fed.
+   * block must not hold a proposal against its proposer. The table keeps one time per round (line
+   * 22 judges the round's proposal, and a proposer that sends two is timed by its first), taken
+   * when the first proposal of the round reached this node, before relays and the compact form's
+   * completion. It is kept only for heights this node is about to vote on, for rounds within the
+   * machine's window, and once the round's proposer's signature has verified (`verified`: on a
+   * worker, or here when the node has none), so neither forged proposals nor a validator signing
+   * proposals for its far rounds can use up the table and leave the real one to be timed when
+   * it is fed.
    */
   private noteArrival(sp: SignedProposal, arrival: ProposalArrival, verified: boolean): void {
     const p = sp.proposal;
-    if ((p.height !== this.height && p.height !== this.height + 1) || this.proposalArrivals.has(arrival.key) || this.proposalArrivals.size >= MAX_PROPOSAL_ARRIVALS) return;
+    if (p.height !== this.height && p.height !== this.height + 1) return;
+    const key = roundKey(p.height, p.round);
+    if (this.proposalArrivals.has(key) || this.proposalArrivals.size >= MAX_PROPOSAL_ARRIVALS) return;
+    if (p.round > (p.height === this.height ? this.round() : 0) + ARRIVAL_ROUND_WINDOW) return;
     // For the next height the set is assumed unchanged, as the machine's buffer assumes.
     const proposer = this.validators.get(p.proposer);
     if (!proposer || this.validators.proposer(p.height, p.round).address !== p.proposer) return;
@@ -548,15 +557,21 @@ export class Replica implements ConsensusStatus, ValueHost {
       if (this.preverified) return;
       if (!this.o.provider.verify(sp.signature, proposalSignBytes(this.chain.chainId, p), proposer.publicKey)) return;
     }
-    this.proposalArrivals.set(arrival.key, { height: p.height, at: arrival.at });
+    this.proposalArrivals.set(key, { height: p.height, at: arrival.at, warned: false });
   }
 
   /** Proposer-based timestamps (`block-time.ts`); a proposal replayed from the WAL is timed now. */
   private isTimely(sp: SignedProposal, block: ProposedBlock): boolean {
-    const arrived = this.proposalArrivals.get(proposalKey(sp))?.at ?? this.now();
-    if (isTimely(block.header.timestamp, arrived, this.timestampPrecisionMs)) return true;
     const p = sp.proposal;
-    this.o.log.warn({ height: p.height, round: p.round, proposer: p.proposer, block_time: block.header.timestamp, arrived, precision_ms: this.timestampPrecisionMs }, "a proposed block's time is ahead of this node's clock: prevoting nil");
+    const entry = this.proposalArrivals.get(roundKey(p.height, p.round));
+    const arrived = entry?.at ?? this.now();
+    if (isTimely(block.header.timestamp, arrived, this.timestampPrecisionMs)) return true;
+    // Said once per round, and only where the machine judges (a fresh proposal of a height it is
+    // about to vote on): relayed copies must not flood the log.
+    if (p.polRound === -1 && p.height >= this.height && !entry?.warned) {
+      if (entry) entry.warned = true;
+      this.o.log.warn({ height: p.height, round: p.round, proposer: p.proposer, block_time: block.header.timestamp, arrived, precision_ms: this.timestampPrecisionMs }, "a proposed block's time is ahead of this node's clock: prevoting nil");
+    }
     return false;
   }
 
@@ -854,6 +869,10 @@ function toEvidenceItem(ev: Evidence): EvidenceItem {
 /** A message whose block names transactions we lack is, outside a fresh proposal, undecodable. */
 function withoutMissing(m: ConsensusMessage | null): ConsensusMessage | null {
   return m && m.kind !== 'vote' && m.block instanceof MissingTransactions ? null : m;
+}
+
+function roundKey(height: number, round: number): string {
+  return `${height}/${round}`;
 }
 
 /** One proposal, whoever relays it: its height, round and block. */
