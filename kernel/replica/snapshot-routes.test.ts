@@ -11,15 +11,21 @@ import { registerSnapshotRoutes } from './snapshot-routes.js';
 
 const signer = { address: 'chain:v0.node', keys: VALIDATOR_KEY };
 
-async function snapshotRoute(trusted: ValidatorSet): Promise<{ get: () => Promise<unknown>; block: () => Promise<unknown> }> {
+async function snapshotRoute(trusted: ValidatorSet): Promise<{ get: () => Promise<unknown>; block: () => Promise<unknown>; stateReads: () => number }> {
   const f = await makeChain();
   await f.block();
   await f.block();
+  let reads = 0;
+  const stateEntries = f.chain.stateEntries.bind(f.chain);
+  f.chain.stateEntries = async () => {
+    reads++;
+    return stateEntries();
+  };
   const routes = new RouteTable();
   registerSnapshotRoutes(routes, f.chain, signer, nobleProvider, trusted, 100, 200);
   const route = routes.list().find((r) => r.path === '/api/v1/state/snapshot')!;
   const req: RpcRequest = { method: 'GET', path: route.path, params: {}, query: new URLSearchParams(), headers: {}, body: undefined, ip: '127.0.0.1' };
-  return { get: async () => route.handler(req), block: () => f.block() };
+  return { get: async () => route.handler(req), block: () => f.block(), stateReads: () => reads };
 }
 
 test('a node serves a snapshot that a follower trusting genesis would accept', async () => {
@@ -44,10 +50,21 @@ test('a node answers 503 instead of serving a snapshot its followers would refus
   const r = await snapshotRoute(four);
   const pending = r.get();
   await r.block();
+  let first: unknown;
   await assert.rejects(pending, (e: unknown) => {
     assert.ok(e instanceof ChainError);
     assert.equal(e.status, 503);
     assert.match(e.message, /would refuse this snapshot: snapshot carries no commit certificate/);
+    first = e;
     return true;
   });
+  // Asked again at the same head, the node answers the same without reading the state again.
+  await assert.rejects(r.get(), (e: unknown) => e === first);
+  assert.equal(r.stateReads(), 1);
+  // Once the head moves it builds again (and waits for the block after it).
+  await r.block();
+  const again = r.get();
+  await r.block();
+  await assert.rejects(again, (e: unknown) => e instanceof ChainError && e.status === 503);
+  assert.equal(r.stateReads(), 2);
 });

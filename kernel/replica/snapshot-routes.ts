@@ -1,4 +1,4 @@
-import { notFound, unavailable } from '../errors.js';
+import { ChainError, notFound, unavailable } from '../errors.js';
 import { toHex, parseHex } from '../codec/hex.js';
 import type { Chain } from '../chain/chain.js';
 import type { CommittedBlock } from '../hooks.js';
@@ -35,12 +35,20 @@ export function registerSnapshotRoutes(
 ): void {
   let cached: StateSnapshot | null = null;
   let building: Promise<StateSnapshot> | null = null;
+  // A 503 stands until the head moves: a build reads the whole state, and asking again at the
+  // same head would read it again to reach the same answer.
+  let refused: { readonly head: number; readonly error: ChainError } | null = null;
   const maxLag = snapshotMaxLag(syncHistoryBlocks);
   routes.get('/api/v1/state/snapshot', async () => {
     if (cached && chain.head.height - cached.height <= maxLag) return cached;
+    if (refused && refused.head === chain.head.height) throw refused.error;
     // One build at a time: concurrent requests share it.
     building ??= buildSnapshot(chain, signer, provider, trusted)
       .then((s) => (cached = s))
+      .catch((e: unknown) => {
+        if (e instanceof ChainError && e.status === 503) refused = { head: chain.head.height, error: e };
+        throw e;
+      })
       .finally(() => (building = null));
     return building;
   });
