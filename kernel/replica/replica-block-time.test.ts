@@ -4,7 +4,7 @@ import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixtur
 import { ScriptedTransport } from '../../test/helpers/scripted-transport.js';
 import { testReplica } from '../../test/helpers/test-replica.js';
 import { parseHex, toHex } from '../codec/hex.js';
-import { decodeConsensusMessage, encodeConsensusMessage, signProposal, ValidatorSet, type ConsensusMessage } from '../consensus/index.js';
+import { decodeConsensusMessage, encodeConsensusMessage, signProposal, ValidatorSet, type ConsensusMessage, type SignedProposal } from '../consensus/index.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import type { KeyPair } from '../crypto/provider.js';
 import { proposedBlockCodec } from './block-codec.js';
@@ -58,15 +58,15 @@ test('a block time within the precision of the clock, or behind it, is prevoted'
 });
 
 /**
- * Forged proposals for the round (the proposer's name, another key's signature) arrive first and
- * in numbers; then the real one, whose time is ahead of the clock at its arrival; then the clock
- * jumps before the node gets to it. Were the forgeries to fill the arrival table, the real one
- * would be timed at the later clock and prevoted.
+ * Proposals from another validator arrive first and in numbers (`flood`); then the round-0
+ * proposal, whose time is ahead of the clock at its arrival; then the clock jumps before the node
+ * gets to it. Were the flood to fill the arrival table, the real one would be timed at the later
+ * clock and prevoted. Returns the prevote's block hash.
  */
-async function prevoteAfterForgeries(withWorkers: boolean): Promise<string | null> {
+async function prevoteAfterFlood(flood: (block: { hash: string }, proposer: string, other: string) => SignedProposal[], withWorkers = false): Promise<string | null> {
   const proposer = set.proposer(1, 0).address;
   const self = validators.map((v) => v.address).find((a) => a !== proposer)!;
-  const forger = validators.map((v) => v.address).find((a) => a !== proposer && a !== self)!;
+  const other = validators.map((v) => v.address).find((a) => a !== proposer && a !== self)!;
   const peer = await makeChain({ validators });
   const mine = await makeChain({ validators });
   const codec = proposedBlockCodec(peer.chain);
@@ -78,12 +78,7 @@ async function prevoteAfterForgeries(withWorkers: boolean): Promise<string | nul
   await replica.start();
   try {
     const prevote = transport.next((m: ConsensusMessage) => m.kind === 'vote' && m.vote.vote.validator === self && m.vote.vote.type === 'prevote' && m.vote.vote.height === 1);
-    for (let i = 0; i < 260; i++) {
-      const blockHash = new Uint8Array(32).fill(i % 256);
-      blockHash[0] = Math.floor(i / 256);
-      const forged = signProposal(nobleProvider, keyOf(forger).secretKey, CHAIN_ID, { height: 1, round: 0, polRound: -1, blockHash, proposer });
-      transport.deliver(forger, { kind: 'proposal', proposal: forged, block }, (m) => encodeConsensusMessage(m, codec));
-    }
+    for (const p of flood(block, proposer, other)) transport.deliver(other, { kind: 'proposal', proposal: p, block }, (m) => encodeConsensusMessage(m, codec));
     const signed = signProposal(nobleProvider, keyOf(proposer).secretKey, CHAIN_ID, { height: 1, round: 0, polRound: -1, blockHash: parseHex(block.hash, 32)!, proposer });
     transport.deliver(proposer, { kind: 'proposal', proposal: signed, block }, (m) => encodeConsensusMessage(m, codec));
     clock = NOW + 10 * 60_000;
@@ -95,42 +90,27 @@ async function prevoteAfterForgeries(withWorkers: boolean): Promise<string | nul
   }
 }
 
+/** 260 proposals for round 0 under the proposer's name with another validator's signatures. */
+function forgeries(_block: { hash: string }, proposer: string, other: string): SignedProposal[] {
+  return Array.from({ length: 260 }, (_, i) => {
+    const blockHash = new Uint8Array(32).fill(i % 256);
+    blockHash[0] = Math.floor(i / 256);
+    return signProposal(nobleProvider, keyOf(other).secretKey, CHAIN_ID, { height: 1, round: 0, polRound: -1, blockHash, proposer });
+  });
+}
+
 test('forged proposals do not use up the arrival table: the real one is timed when it arrived', async () => {
-  assert.equal(await prevoteAfterForgeries(false), null, 'signatures checked in-thread');
-  assert.equal(await prevoteAfterForgeries(true), null, 'signatures checked on a worker');
+  assert.equal(await prevoteAfterFlood(forgeries), null, 'signatures checked in-thread');
+  assert.equal(await prevoteAfterFlood(forgeries, true), null, 'signatures checked on a worker');
 });
 
 test("a validator's genuine proposals for its far rounds do not use up the arrival table", async () => {
-  // Another validator signs proposals for 260 rounds it proposes, far beyond the window; then
-  // the round-0 proposal arrives, ahead of the clock, and the clock jumps before it is fed.
-  const proposer = set.proposer(1, 0).address;
-  const self = validators.map((v) => v.address).find((a) => a !== proposer)!;
-  const flooder = validators.map((v) => v.address).find((a) => a !== proposer && a !== self)!;
-  const peer = await makeChain({ validators });
-  const mine = await makeChain({ validators });
-  const codec = proposedBlockCodec(peer.chain);
-  let clock = NOW;
-  const block = await peer.chain.propose(0, proposer, NOW + 2 * DEFAULT_TIMESTAMP_PRECISION_MS);
-  const transport = new ScriptedTransport(self, validators.map((v) => v.address), (body) => decodeConsensusMessage(body, codec));
-  const replica = testReplica({ chain: mine.chain, transport, signer: { address: self, keyPair: keyOf(self) }, now: () => clock });
-  await replica.start();
-  try {
-    const prevote = transport.next((m: ConsensusMessage) => m.kind === 'vote' && m.vote.vote.validator === self && m.vote.vote.type === 'prevote' && m.vote.vote.height === 1);
+  const farRounds = (block: { hash: string }, _proposer: string, other: string): SignedProposal[] => {
     const rounds: number[] = [];
-    for (let r = 1; rounds.length < 260; r++) if (set.proposer(1, r).address === flooder) rounds.push(r);
-    for (const round of rounds) {
-      const own = signProposal(nobleProvider, keyOf(flooder).secretKey, CHAIN_ID, { height: 1, round, polRound: -1, blockHash: parseHex(block.hash, 32)!, proposer: flooder });
-      transport.deliver(flooder, { kind: 'proposal', proposal: own, block }, (m) => encodeConsensusMessage(m, codec));
-    }
-    const signed = signProposal(nobleProvider, keyOf(proposer).secretKey, CHAIN_ID, { height: 1, round: 0, polRound: -1, blockHash: parseHex(block.hash, 32)!, proposer });
-    transport.deliver(proposer, { kind: 'proposal', proposal: signed, block }, (m) => encodeConsensusMessage(m, codec));
-    clock = NOW + 10 * 60_000;
-    const answer = await prevote;
-    assert.ok(answer.kind === 'vote');
-    assert.equal(answer.vote.vote.blockHash, null);
-  } finally {
-    await replica.stop();
-  }
+    for (let r = 1; rounds.length < 260; r++) if (set.proposer(1, r).address === other) rounds.push(r);
+    return rounds.map((round) => signProposal(nobleProvider, keyOf(other).secretKey, CHAIN_ID, { height: 1, round, polRound: -1, blockHash: parseHex(block.hash, 32)!, proposer: other }));
+  };
+  assert.equal(await prevoteAfterFlood(farRounds), null);
 });
 
 /** What the node prevotes for a compact proposal whose one transfer it must fetch, with its clock moved 10 min on before the text comes. */
