@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeChain, genesisDoc, VALIDATOR_KEY } from '../../test/helpers/chain-fixture.js';
+import { makeChain, genesisDoc, VALIDATOR_KEY, fourEqualValidators } from '../../test/helpers/chain-fixture.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { ChainError } from '../errors.js';
-import { ValidatorSet } from '../consensus/validator-set.js';
+import type { ValidatorSet } from '../consensus/validator-set.js';
 import { RouteTable, type RpcRequest } from '../node/route-table.js';
 import { checkSnapshot, type StateSnapshot } from './snapshot.js';
 import { genesisTrust } from './snapshot-trust.js';
@@ -43,11 +43,7 @@ test('a node serves a snapshot that a follower trusting genesis would accept', a
 
 test('a node answers 503 instead of serving a snapshot its followers would refuse', async () => {
   // The single validator's uncertified snapshot is a quarter of what these four trust.
-  const four = new ValidatorSet([
-    { address: 'chain:v0.node', publicKey: VALIDATOR_KEY.publicKey, power: 10n },
-    ...[1, 2, 3].map((i) => ({ address: `chain:v${i}.node`, publicKey: nobleProvider.keygen(new Uint8Array(32).fill(90 + i)).publicKey, power: 10n })),
-  ]);
-  const r = await snapshotRoute(four);
+  const r = await snapshotRoute(fourEqualValidators());
   const pending = r.get();
   await r.block();
   let first: unknown;

@@ -1,4 +1,3 @@
-import { blockHash } from '../chain/block-hash.js';
 import type { BlockRecord } from '../chain/types.js';
 import { readValidatorSet } from '../chain/validator-set.js';
 import { bytesEqual } from '../consensus/bytes.js';
@@ -7,14 +6,10 @@ import type { VerifyResult } from '../consensus/types.js';
 import { ValidatorSet } from '../consensus/validator-set.js';
 import { certificateFromJson } from '../consensus/wire.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
-import { utf8Bytes } from '../codec/utf8.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import type { SignatureProvider } from '../crypto/provider.js';
 import type { StateSource } from '../state/overlay.js';
-import { jsonRecord } from '../state/record-codec.js';
-import type { StateSnapshot } from './snapshot.js';
-
-const blockCodec = jsonRecord<BlockRecord>();
+import { decodeStoredBlock, type StateSnapshot } from './snapshot.js';
 
 /** The validators a node trusts before it has any state: the genesis set, power = stake. */
 export function genesisTrust(genesis: GenesisDoc): ValidatorSet {
@@ -47,14 +42,9 @@ export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, 
     return { ok: false, reason: `snapshot carries no commit certificate for block ${next}, and its signer does not hold more than 2/3 of the trusted validators' power` };
   }
   if (typeof s.certifying_block !== 'string') return { ok: false, reason: `snapshot carries a certificate but no block ${next}` };
-  let certified: BlockRecord;
-  let hash: string;
-  try {
-    certified = blockCodec.decode(utf8Bytes(s.certifying_block));
-    hash = blockHash(certified.header);
-  } catch {
-    return { ok: false, reason: `snapshot's block ${next} is malformed` };
-  }
+  const decoded = decodeStoredBlock(s.certifying_block);
+  if (decoded === null) return { ok: false, reason: `snapshot's block ${next} is malformed` };
+  const { block: certified, hash } = decoded;
   const h = certified.header;
   if (hash !== certified.hash) return { ok: false, reason: `snapshot's block ${next} does not match its hash` };
   if (h.chain_id !== s.chain_id || h.height !== next) return { ok: false, reason: `snapshot's certifying block is not block ${next} of chain ${s.chain_id}` };

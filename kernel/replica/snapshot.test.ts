@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeChain, signTransfer, wallet, genesisDoc, VALIDATOR_KEY } from '../../test/helpers/chain-fixture.js';
+import { makeChain, signTransfer, wallet, genesisDoc, VALIDATOR_KEY, fourEqualValidators } from '../../test/helpers/chain-fixture.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { toHex, parseHex } from '../codec/hex.js';
 import { utf8Bytes } from '../codec/utf8.js';
@@ -8,7 +8,7 @@ import { MemoryStore } from '../store/level-store.js';
 import { blockHash } from '../chain/block-hash.js';
 import type { BlockRecord } from '../chain/types.js';
 import { signVote } from '../consensus/encoding.js';
-import { ValidatorSet } from '../consensus/validator-set.js';
+import type { ValidatorSet } from '../consensus/validator-set.js';
 import { certificateToJson } from '../consensus/wire.js';
 import { jsonRecord } from '../state/record-codec.js';
 import { checkSnapshot, entriesHash, signSnapshot, type StateSnapshot } from './snapshot.js';
@@ -49,14 +49,6 @@ async function certifiedSnapshotOfBusyChain(): Promise<Busy> {
   const block3 = await f.block();
   const snap = signSnapshot({ chain_id: 'test-chain', block: block2, entries, certifying: { block: block3, commit: certificateOf(block3, [signer]) } }, signer, nobleProvider);
   return { snap, block2, block3, entries };
-}
-
-/** chain:v0.node and three others of equal power. */
-function fourEqual(): ValidatorSet {
-  return new ValidatorSet([
-    { address: 'chain:v0.node', publicKey: VALIDATOR_KEY.publicKey, power: 10n },
-    ...[1, 2, 3].map((i) => ({ address: `chain:v${i}.node`, publicKey: nobleProvider.keygen(new Uint8Array(32).fill(90 + i)).publicKey, power: 10n })),
-  ]);
 }
 
 /** A validator's state record, hex, as the kernel stores it. */
@@ -170,7 +162,7 @@ test('a fabricated state is refused even when its own validators certify it', as
   v0only.push([`vset/chain:v0.node`, validatorRecord(VALIDATOR_KEY.publicKey)]);
   v0only.sort(([a], [b]) => (a < b ? -1 : 1));
   const compromised = signSnapshot({ chain_id: 'test-chain', block: fake2, entries: v0only, certifying: { block: fake3, commit: certificateOf(fake3, [signer]) } }, signer, nobleProvider);
-  assert.match(reasonOf(await verdict(compromised, fourEqual())), /no more than 1\/3 of the trusted validators' power/);
+  assert.match(reasonOf(await verdict(compromised, fourEqualValidators())), /no more than 1\/3 of the trusted validators' power/);
   // The trusted validator's key under the attacker's name does not count either.
   const borrowed = { address: 'chain:v0.node', keys: EVIL.keys };
   const entries2 = real.filter(([k]) => !k.startsWith('vset/'));
@@ -206,7 +198,7 @@ test('without a certificate only a signer holding more than 2/3 of the trusted p
   const solo = await verdict(uncertified);
   assert.ok(solo.ok, solo.ok ? '' : solo.reason);
   // Four equal validators: one signature is a quarter of the power.
-  const four = fourEqual();
+  const four = fourEqualValidators();
   assert.match(reasonOf(await verdict(uncertified, four)), /no commit certificate for block 3/);
   // With the certificate too: v0's quarter of the trusted power is not more than a third.
   assert.match(reasonOf(await verdict(snap, four)), /no more than 1\/3 of the trusted validators' power/);

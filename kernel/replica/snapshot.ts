@@ -100,16 +100,9 @@ export function checkSnapshot(s: unknown, chainId: string, provider: SignaturePr
   const sig = typeof x.signature === 'string' ? parseHex(x.signature) : null;
   const publicKey = typeof x.public_key === 'string' ? parseHex(x.public_key) : null;
   if (!sig || !publicKey || !provider.verify(sig, snapshotMessage(x), publicKey)) return { ok: false, reason: 'snapshot signature does not verify' };
-  if (typeof x.block !== 'string') return { ok: false, reason: 'snapshot block is malformed' };
-  let block: BlockRecord;
-  let hash: string;
-  try {
-    block = blockCodec.decode(utf8Bytes(x.block));
-    if (typeof block !== 'object' || block === null || typeof block.header !== 'object' || block.header === null) throw new TypeError('no header');
-    hash = blockHash(block.header);
-  } catch {
-    return { ok: false, reason: 'snapshot block is malformed' };
-  }
+  const decoded = decodeStoredBlock(x.block);
+  if (decoded === null) return { ok: false, reason: 'snapshot block is malformed' };
+  const { block, hash } = decoded;
   // The header is what the next block's parent_hash binds; a hash field that is not the
   // header's own would let a forged header ride on a genuine certificate.
   if (hash !== block.hash) return { ok: false, reason: 'snapshot block does not match its hash' };
@@ -117,6 +110,21 @@ export function checkSnapshot(s: unknown, chainId: string, provider: SignaturePr
     return { ok: false, reason: 'snapshot block does not match its chain, height, hash and root' };
   }
   return { ok: true, snapshot: x, block };
+}
+
+/**
+ * A block in the store's text form, as a snapshot carries it, with the hash its header actually
+ * has (the caller compares it with the `hash` field); null for a text that is no block.
+ */
+export function decodeStoredBlock(text: unknown): { block: BlockRecord; hash: string } | null {
+  if (typeof text !== 'string') return null;
+  try {
+    const block = blockCodec.decode(utf8Bytes(text));
+    if (typeof block !== 'object' || block === null || typeof block.header !== 'object' || block.header === null) return null;
+    return { block, hash: blockHash(block.header) };
+  } catch {
+    return null;
+  }
 }
 
 export function checkpointMessage(chainId: string, height: number, blockHash: string, stateRoot: string): Uint8Array {

@@ -16,6 +16,7 @@ import { deriveAddress } from '../../kernel/crypto/address.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
 import { txMessageV2, txMessageV3, plainTxPayloadHash } from '../../kernel/crypto/signed-message.js';
 import { toHex } from '../../kernel/codec/hex.js';
+import { ValidatorSet } from '../../kernel/consensus/validator-set.js';
 import { validateConfig } from '../../kernel/config/load.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import type { KeyPair, SignatureProvider } from '../../kernel/crypto/provider.js';
@@ -70,6 +71,14 @@ export function signTransfer(w: Wallet, t: TransferSpec, signer: Pick<SignatureP
 }
 
 export const VALIDATOR_KEY = nobleProvider.keygen(new Uint8Array(32).fill(200));
+
+/** The fixture validator (chain:v0.node) and three others of equal power: a set where its key is a quarter of the power. */
+export function fourEqualValidators(): ValidatorSet {
+  return new ValidatorSet([
+    { address: 'chain:v0.node', publicKey: VALIDATOR_KEY.publicKey, power: 10n },
+    ...[1, 2, 3].map((i) => ({ address: `chain:v${i}.node`, publicKey: nobleProvider.keygen(new Uint8Array(32).fill(90 + i)).publicKey, power: 10n })),
+  ]);
+}
 
 export interface GenesisValidator {
   readonly address: string;
