@@ -9,12 +9,6 @@ import type { ValidatorSet } from '../consensus/validator-set.js';
 import { checkpointMessage, signSnapshot, type StateSnapshot } from './snapshot.js';
 import { verifySnapshotTrust } from './snapshot-trust.js';
 
-/**
- * `GET /api/v1/state/snapshot` (node only) and `GET /api/v1/checkpoints`, both signed with this
- * node's key. A snapshot of height h waits for block h + 1, whose certificate is what makes it
- * trustworthy, and is then served to every request until it is too old for a follower to fetch
- * the blocks after it from its peers' history (snapshots cost O(state) to build).
- */
 /** Builds of a snapshot tried before answering that the head keeps moving. */
 const SNAPSHOT_ATTEMPTS = 5;
 /** How long a snapshot request waits for the block that certifies it. */
@@ -24,6 +18,12 @@ export function snapshotMaxLag(syncHistoryBlocks: number): number {
   return Math.max(1, Math.min(100, Math.floor(syncHistoryBlocks / 2)));
 }
 
+/**
+ * `GET /api/v1/state/snapshot` (node only) and `GET /api/v1/checkpoints`, both signed with this
+ * node's key. A snapshot of height h waits for block h + 1, whose certificate is what makes it
+ * trustworthy, and is then served to every request until it is too old for a follower to fetch
+ * the blocks after it from its peers' history (snapshots cost O(state) to build).
+ */
 export function registerSnapshotRoutes(
   routes: RouteTable,
   chain: Chain,
