@@ -3,8 +3,7 @@ import type { Chain } from '../chain/chain.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import type { SignatureProvider } from '../crypto/provider.js';
 import { parseHex } from '../codec/hex.js';
-import { checkSnapshot } from './snapshot.js';
-import { genesisTrust, verifySnapshotTrust } from './snapshot-trust.js';
+import { acceptSnapshot, genesisTrust } from './snapshot-trust.js';
 
 /**
  * Fetches a peer's snapshot and installs it into this node's empty store. The state is trusted
@@ -16,10 +15,8 @@ export async function bootstrapFromSnapshot(chain: Chain, url: string, genesis: 
   const res = await fetch(`${url.replace(/\/$/, '')}/api/v1/state/snapshot`);
   if (!res.ok) throw new Error(`snapshot from ${url}: HTTP ${res.status}${await reasonOf(res)}`);
   const body = (await res.json()) as unknown;
-  const checked = checkSnapshot(body, genesis.chain_id, provider);
+  const checked = await acceptSnapshot(body, genesis.chain_id, genesisTrust(genesis), provider);
   if (!checked.ok) throw new Error(`snapshot from ${url} refused: ${checked.reason}`);
-  const trust = await verifySnapshotTrust(checked.snapshot, checked.block, genesisTrust(genesis), provider);
-  if (!trust.ok) throw new Error(`snapshot from ${url} refused: ${trust.reason}`);
   const entries = checked.snapshot.entries.map(([k, v]) => [k, parseHex(v)!] as const);
   await chain.installSnapshot(checked.block, entries);
   log.info({ url, height: checked.snapshot.height, signer: checked.snapshot.signer, certified: checked.snapshot.certifying_commit !== undefined }, 'started from a signed state snapshot');

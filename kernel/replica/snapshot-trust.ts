@@ -9,7 +9,7 @@ import { parseHex, toHex0x } from '../codec/hex.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import type { SignatureProvider } from '../crypto/provider.js';
 import type { StateSource } from '../state/overlay.js';
-import { decodeStoredBlock, type StateSnapshot } from './snapshot.js';
+import { checkSnapshot, decodeStoredBlock, type StateSnapshot } from './snapshot.js';
 
 /** The validators a node trusts before it has any state: the genesis set, power = stake. */
 export function genesisTrust(genesis: GenesisDoc): ValidatorSet {
@@ -73,6 +73,17 @@ export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, 
   }
   if (!trusted.hasOneThird(vouched)) return { ok: false, reason: `the signers of block ${next} hold no more than 1/3 of the trusted validators' power` };
   return { ok: true };
+}
+
+/**
+ * A snapshot as a stranger sent it, taken only if it is consistent in itself (`checkSnapshot`)
+ * and its state is the chain's (`verifySnapshotTrust`): what a node starting from it checks.
+ */
+export async function acceptSnapshot(body: unknown, chainId: string, trusted: ValidatorSet, provider: SignatureProvider): Promise<{ ok: true; snapshot: StateSnapshot; block: BlockRecord } | { ok: false; reason: string }> {
+  const checked = checkSnapshot(body, chainId, provider);
+  if (!checked.ok) return checked;
+  const trust = await verifySnapshotTrust(checked.snapshot, checked.block, trusted, provider);
+  return trust.ok ? checked : { ok: false, reason: trust.reason };
 }
 
 /**

@@ -11,8 +11,8 @@ import { signVote } from '../consensus/encoding.js';
 import type { ValidatorSet } from '../consensus/validator-set.js';
 import { certificateToJson } from '../consensus/wire.js';
 import { jsonRecord } from '../state/record-codec.js';
-import { checkSnapshot, entriesHash, signSnapshot, type StateSnapshot } from './snapshot.js';
-import { genesisTrust, verifySnapshotTrust } from './snapshot-trust.js';
+import { entriesHash, signSnapshot, type StateSnapshot } from './snapshot.js';
+import { acceptSnapshot, genesisTrust } from './snapshot-trust.js';
 import { verifyCheckpoint } from './snapshot-routes.js';
 import { bootstrapFromSnapshot } from './snapshot-bootstrap.js';
 import { checkpointMessage } from './snapshot.js';
@@ -58,10 +58,7 @@ function validatorRecord(publicKey: Uint8Array): string {
 
 /** A snapshot passed through JSON as a client receives it, then both checks. */
 async function verdict(s: unknown, trusted: ValidatorSet = trustedSolo): Promise<{ ok: true; block: BlockRecord } | { ok: false; reason: string }> {
-  const checked = checkSnapshot(JSON.parse(JSON.stringify(s)), 'test-chain', nobleProvider);
-  if (!checked.ok) return checked;
-  const trust = await verifySnapshotTrust(checked.snapshot, checked.block, trusted, nobleProvider);
-  return trust.ok ? { ok: true, block: checked.block } : trust;
+  return acceptSnapshot(JSON.parse(JSON.stringify(s)), 'test-chain', trusted, nobleProvider);
 }
 
 function reasonOf(v: { ok: boolean; reason?: string }): string {
