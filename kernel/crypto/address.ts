@@ -26,6 +26,17 @@ export function isAddress(address: unknown): address is string {
   return typeof address === 'string' && address.length <= 128 && addressKind(address) !== null;
 }
 
+const KEY_DERIVED_RE = /^chain:[0-9a-f]{15}\.human$/;
+
+/**
+ * Whether the address has the key-derived form of decisions.md §3. Such an address belongs to the
+ * one key whose hash it is, so nothing may bind another key to it, and coins sent to it are
+ * always reachable by that key.
+ */
+export function isKeyDerivedAddress(address: string): boolean {
+  return KEY_DERIVED_RE.test(address);
+}
+
 export function isSystemAddress(address: string): boolean {
   return SYSTEM_RE.test(address);
 }

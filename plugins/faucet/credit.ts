@@ -1,8 +1,8 @@
-import { badRequest, ChainError } from '../../kernel/errors.js';
+import { badRequest, ChainError, conflict } from '../../kernel/errors.js';
 import type { ReadContext, TxContext } from '../../kernel/hooks.js';
 import type { Tx } from '../../kernel/chain/types.js';
 import { parseHex } from '../../kernel/codec/hex.js';
-import { isAddress } from '../../kernel/crypto/address.js';
+import { deriveAddress, isAddress, isKeyDerivedAddress } from '../../kernel/crypto/address.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES } from '../../kernel/crypto/provider.js';
 import { TEST_NETWORK_ONLY } from '../../kernel/node/test-network-routes.js';
 
@@ -22,19 +22,35 @@ export function readCredit(tx: Tx): FaucetCredit {
   return { address: b.address, publicKey: b.public_key, amount: BigInt(b.amount) };
 }
 
-/** The checks of a faucet credit, shared by the REST endpoint (early answer) and checkTx (consensus). */
+/**
+ * The checks of a faucet credit, shared by the REST endpoint (early answer), checkTx and the
+ * block's execution (a proposer may skip checkTx).
+ *
+ * The faucet binds a key only to the address derived from it (decisions.md §3): binding a
+ * stranger's key to any other address would hand that address to the stranger. An address
+ * already bound to the same key (a name its owner registered) is credited without rebinding;
+ * every other binding comes from the operation that owns it (names, nodes, rotation).
+ */
 export async function checkCredit(ctx: Pick<ReadContext, 'env' | 'accounts'>, credit: FaucetCredit, maxAmount: bigint): Promise<ChainError | undefined> {
   if (ctx.env !== 'testnet') return new ChainError(403, TEST_NETWORK_ONLY.faucet.message);
   if (!isAddress(credit.address)) return badRequest(`address: "${credit.address}" is not a chain address`);
-  if (!parseHex(credit.publicKey, ML_DSA65_PUBLIC_KEY_BYTES)) return badRequest(`public_key must be ${ML_DSA65_PUBLIC_KEY_BYTES * 2} lowercase hex characters (ML-DSA-65)`);
+  const key = parseHex(credit.publicKey, ML_DSA65_PUBLIC_KEY_BYTES);
+  if (!key) return badRequest(`public_key must be ${ML_DSA65_PUBLIC_KEY_BYTES * 2} lowercase hex characters (ML-DSA-65)`);
   if (credit.publicKey !== credit.publicKey.toLowerCase()) return badRequest('public_key must be lowercase hex');
   if (credit.amount < 1n || credit.amount > maxAmount) return badRequest(`amount must be between 1 and ${maxAmount} ucoin`);
-  const acct = await ctx.accounts.get(credit.address);
-  if (acct.public_key !== undefined && acct.public_key !== credit.publicKey) return new ChainError(409, `${credit.address} is already bound to another public key`);
-  return undefined;
+  const derived = deriveAddress(key);
+  const bound = (await ctx.accounts.get(credit.address)).public_key;
+  if (bound !== undefined && bound !== credit.publicKey) return conflict(`${credit.address} is already bound to another public key`);
+  if (credit.address === derived || bound === credit.publicKey) return undefined;
+  if (isKeyDerivedAddress(credit.address)) {
+    return conflict(`${credit.address} is derived from another public key; this public_key's address is ${derived}`);
+  }
+  return badRequest(`the faucet binds a public key only to the address derived from it: ${derived}, not ${credit.address}`);
 }
 
-export async function applyCredit(ctx: TxContext, credit: FaucetCredit): Promise<void> {
+export async function applyCredit(ctx: TxContext, credit: FaucetCredit, maxAmount: bigint): Promise<void> {
+  const problem = await checkCredit(ctx, credit, maxAmount);
+  if (problem) throw problem;
   await ctx.accounts.credit(credit.address, credit.amount);
   // Recorded even for a key-derived address: the account then shows as verified, and no other
   // key can be bound to it later.

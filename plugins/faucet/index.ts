@@ -31,7 +31,7 @@ export const faucetPlugin = definePlugin<FaucetOptions, NodeServices>({
       return checkCredit(ctx, readCredit(tx), maxAmount);
     });
     api.hooks.executeTx.for(FAUCET_TX).tapPromise(api.name, async (ctx, tx) => {
-      await applyCredit(ctx, readCredit(tx));
+      await applyCredit(ctx, readCredit(tx), maxAmount);
       return undefined;
     });
     api.hooks.routes.tap(api.name, (routes) => {
