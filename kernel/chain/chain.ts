@@ -15,7 +15,8 @@ import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import { Mempool, MempoolFullError } from '../mempool/mempool.js';
 import { parseSubmission } from '../tx/submission.js';
-import { checkTxSignature, signatureCacheId } from '../tx/signature.js';
+import { checkKeyBinding, checkTxSignature, signatureCacheId } from '../tx/signature.js';
+import { recipientProblem } from './recipient.js';
 import { txIdentity, txIdentityOfText, type TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
 import { StateTree, EMPTY_ROOT, stateProofToJson } from '../state/tree/index.js';
@@ -232,7 +233,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     }
     const kind = addressKind(to);
     if (kind === 'app' || (data !== undefined && data.length > 0 && kind !== 'human' && kind !== 'node')) {
-      throw badRequest('contract calls are not enabled on this network (no contracts plugin)');
+      throw badRequest(`${to}: contract calls are not enabled on this network (no contracts plugin)`);
     }
     return 'transfer';
   }
@@ -268,12 +269,19 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (gasPrice < baseFee) throw badRequest(`gas_price ${gasPrice} is below base_fee ${baseFee}`, 'omit gas_price to pay base_fee');
     const accounts = accountsReader(state);
     const sender = await accounts.get(f.from);
+    // An outsider signing for an address its key is not bound to is told so (401), not that the
+    // address lacks coins or that its nonce is off.
+    checkKeyBinding(f, sender.public_key);
     const expected = this.mempool.nextNonce(f.from, sender.nonce);
     // A committed transaction's nonce is taken, so only a stale nonce needs the store lookup
     // that tells a resubmission from a new transaction (it stays off the hot path).
     if (f.nonce <= sender.nonce && (await this.d.store.hasTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
     if (f.nonce !== expected) throw badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: expected ${expected} (last confirmed ${sender.nonce} plus pending)`);
     const target = this.targetOf(f.to, f.data);
+    if (target === 'transfer') {
+      const problem = await recipientProblem(state, f.to);
+      if (problem) throw problem;
+    }
     // Every check that costs nothing runs before the 2-5 ms ML-DSA-65 verification, so a
     // submission that could not apply anyway (replayed, out of order, unfunded) never buys one.
     const cost = f.value + BigInt(this.gasOf({ origin: 'signed', target })) * gasPrice;

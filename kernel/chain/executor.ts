@@ -11,6 +11,7 @@ import type { NetworkEnv } from '../hooks.js';
 import { txContext, writeContext } from './contexts.js';
 import type { BlockHeader, BlockInfo, ChainEvent, EvidenceItem, Receipt, Tx } from './types.js';
 import { writeValidator } from './validator-set.js';
+import { recipientProblem } from './recipient.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
 export interface ExecutionResult {
@@ -118,6 +119,8 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   const child = overlay.child();
   try {
     if (tx.target === 'transfer') {
+      const refused = await recipientProblem(child, tx.to);
+      if (refused) throw refused;
       const childAccounts = accountsWriter(child);
       await childAccounts.debit(tx.from, tx.value);
       // The credit and the receiver's count in one read and one write (read after the debit, so

@@ -35,15 +35,25 @@ export function signatureCacheId(hash: string, version: 'v2' | 'v3', effectiveGa
  * Checks a plain transaction's signature and key binding; returns the layout that verified.
  * Every failure is 401 (part 2, Authentication §4–5) with a message saying which check failed.
  */
-export async function checkTxSignature(tx: SignedTxFields, policy: SignaturePolicy, verifier: SignatureVerifier): Promise<'v2' | 'v3'> {
+/**
+ * The key-binding half of the check, which costs one hash and no signature verification, so that
+ * admission can answer an outsider 401 before it looks at balances or buys a verify. Returns the
+ * parsed public key.
+ */
+export function checkKeyBinding(tx: Pick<SignedTxFields, 'from' | 'public_key'>, boundKey: string | undefined): Uint8Array {
   const pk = parseHex(tx.public_key, ML_DSA65_PUBLIC_KEY_BYTES);
   if (!pk) throw unauthorized(`public_key must be ${ML_DSA65_PUBLIC_KEY_BYTES * 2} hex characters (ML-DSA-65)`);
-  const sig = parseHex(tx.signature, ML_DSA65_SIGNATURE_BYTES);
-  if (!sig) throw unauthorized(`signature must be ${ML_DSA65_SIGNATURE_BYTES * 2} hex characters (ML-DSA-65)`);
   // Lower-cased only when needed: it copies the 3.9 KB of hex.
-  if (deriveAddress(pk) !== tx.from && policy.boundKey !== tx.public_key.toLowerCase()) {
+  if (deriveAddress(pk) !== tx.from && boundKey !== tx.public_key.toLowerCase()) {
     throw unauthorized(`public key is not bound to ${tx.from}`, 'sign with the key the address was derived from, or bind it first (faucet on test networks)');
   }
+  return pk;
+}
+
+export async function checkTxSignature(tx: SignedTxFields, policy: SignaturePolicy, verifier: SignatureVerifier): Promise<'v2' | 'v3'> {
+  const pk = checkKeyBinding(tx, policy.boundKey);
+  const sig = parseHex(tx.signature, ML_DSA65_SIGNATURE_BYTES);
+  if (!sig) throw unauthorized(`signature must be ${ML_DSA65_SIGNATURE_BYTES * 2} hex characters (ML-DSA-65)`);
   const carriesExtra = tx.gas_price !== undefined || tx.data !== undefined;
   const v3 = (): Uint8Array => txMessageV3(tx.from, tx.to, tx.value, tx.nonce, tx.gas_price ?? policy.baseFee, plainTxPayloadHash(tx.data));
   const v2 = (): Uint8Array => txMessageV2(tx.from, tx.to, tx.value, tx.nonce);

@@ -42,6 +42,8 @@ export function labelledWallet(label: string): Wallet {
 }
 
 export interface TransferSpec {
+  /** Signs as this address instead of the wallet's own (an outsider's attempt). */
+  from?: string;
   to: string;
   value: number;
   nonce: number;
@@ -54,12 +56,13 @@ export interface TransferSpec {
 /** A signed transfer body; `signer` may be any conforming provider (ML-DSA signing here is deterministic). */
 export function signTransfer(w: Wallet, t: TransferSpec, signer: Pick<SignatureProvider, 'sign'> = nobleProvider): Record<string, unknown> {
   const version = t.version ?? 'v2';
+  const from = t.from ?? w.address;
   const msg =
     version === 'v2'
-      ? txMessageV2(w.address, t.to, BigInt(t.value), BigInt(t.nonce))
-      : txMessageV3(w.address, t.to, BigInt(t.value), BigInt(t.nonce), BigInt(t.gas_price ?? Number(t.baseFee ?? 1n)), plainTxPayloadHash(t.data));
+      ? txMessageV2(from, t.to, BigInt(t.value), BigInt(t.nonce))
+      : txMessageV3(from, t.to, BigInt(t.value), BigInt(t.nonce), BigInt(t.gas_price ?? Number(t.baseFee ?? 1n)), plainTxPayloadHash(t.data));
   return {
-    from: w.address,
+    from,
     to: t.to,
     value: t.value,
     nonce: t.nonce,
