@@ -36,6 +36,7 @@ export interface Devnet {
 const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../kernel/cli/main.js');
 /** 10 000 COIN: the default min_stake, so genesis validators hold real voting power. */
 const GENESIS_STAKE = '10000000000';
+const OWNER_FUNDS = '1000000000';
 
 /** Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain. */
 export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset'>): { genesisFile: string; keyFiles: string[] } {
@@ -52,9 +53,12 @@ export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'res
   const validators = keyFiles.map((file, i) => {
     const k = existsSync(file) ? readKeyFile(file, nobleProvider) : makeKeyFile(nobleProvider, new Uint8Array(randomBytes(32)), `validator-${i}`);
     if (!existsSync(file)) writeKeyFile(file, k.file);
-    return { address: k.file.node_address ?? `chain:validator-${i}.node`, public_key: k.file.public_key, stake: GENESIS_STAKE };
+    return { address: k.file.node_address ?? `chain:validator-${i}.node`, public_key: k.file.public_key, stake: GENESIS_STAKE, owner: k.file.address };
   });
-  const genesis: GenesisDoc = { chain_id: `devnet-${randomBytes(3).toString('hex')}`, genesis_time: Date.now(), validators, accounts: [], params: {} };
+  // decisions.md §14: each validator's owner gets 1 000 COIN, so validators can pay the fees of
+  // their own operations; clients get coins from the faucet.
+  const accounts = validators.map((v) => ({ address: v.owner, balance: OWNER_FUNDS }));
+  const genesis: GenesisDoc = { chain_id: `devnet-${randomBytes(3).toString('hex')}`, genesis_time: Date.now(), validators: validators.map(({ owner: _owner, ...v }) => v), accounts, params: {} };
   writeFileSync(genesisFile, JSON.stringify(genesis, null, 2) + '\n');
   return { genesisFile, keyFiles };
 }
