@@ -1,0 +1,122 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { wallet } from '../helpers/chain-fixture.js';
+import { getJson, startNodeProcess, until, type NodeHandle } from '../helpers/node-process.js';
+import { startGatewayProcess, WsClient, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
+import { FlakyUpstream } from '../../plugins/gateway/testing/flaky-upstream.js';
+
+/**
+ * Findings of the gateway's security review, each reproduced as a client meets it: one real node
+ * shared by every scenario, behind a relay that records what reaches the node and can make it
+ * answer 429 / 500 for a while, and one real `chain gateway` per HTTP backend in front of that.
+ */
+
+/** Request targets that reached node-only routes through a path parameter (all sent raw, unnormalised). */
+const TRAVERSALS = [
+  '/api/v1/accounts/..\\..\\..\\peers',
+  '/api/v1/accounts/..\\..\\..\\status',
+  '/api/v1/accounts/..\\..\\..\\api\\v1\\state\\snapshot',
+  '/api/v1/blocks/..\\..\\..\\peers',
+  '/api/v1/accounts/..\\..\\..\\peers/transactions',
+  '/api/v1/transactions/..\\..\\..\\peers',
+  '/api/v1/tx/..\\..\\..\\peers/proof',
+  '/api/v1/accounts/%2e%2e%5c%2e%2e%5c%2e%2e%5cpeers',
+  '/api/v1/accounts/%2E%2E%5C%2E%2E%5C%2E%2E%5Cstatus',
+  '/api/v1/accounts/..%2f..%2f..%2fpeers',
+  '/api/v1/accounts/%2e%2e%2f%2e%2e%2f%2e%2e%2fpeers',
+  '/api/v1/accounts/%2e%2e/transactions',
+  '/api/v1/blocks/../transactions',
+  '/api/v1/blocks/%2e/transactions',
+  '/api/v1/accounts/./transactions',
+  '/api/v1/blocks/1/..\\..\\..\\peers',
+  '/api/v1/accounts/../../../peers',
+];
+
+/** What the gateway's own poller reads from the node; anything else upstream came from a client. */
+const POLLER_READ = /^\/(health|api\/v1\/blocks\/\d+|api\/v1\/validators|api\/v1\/blocks\?limit=\d+|api\/v1\/transactions\?limit=\d+)$/;
+
+/** GET with the request target exactly as given: fetch() would resolve dot segments and backslashes first. */
+function rawGet(base: string, target: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path: target, method: 'GET' }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('gateway against hostile clients and a struggling node', () => {
+  let node: NodeHandle;
+  let upstream: FlakyUpstream;
+
+  before(async () => {
+    node = await startNodeProcess({ env: { CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '100000' } });
+    upstream = await FlakyUpstream.start(node.url);
+    await until('block 1', async () => (((await getJson(`${node.url}/health`)).body.height as number) >= 1 ? true : undefined));
+  });
+  after(async () => {
+    await upstream?.close();
+    await node?.stop();
+  });
+
+  for (const backend of ['uws', 'node'] as const) {
+    describe(`${backend} backend`, () => {
+      let gw: ProcessHandle;
+      const ws = (): Promise<WsClient> => WsClient.connect(`${gw.url.replace('http', 'ws')}/ws`);
+      const alice = wallet(backend === 'uws' ? 150 : 160);
+
+      before(async () => {
+        gw = await startGatewayProcess({ NODE_RPC_URL: upstream.url, CHAIN_HTTP_BACKEND: backend, GLOBAL_RL_MAX_RPS: '100000' });
+      });
+      after(async () => {
+        await gw?.stop();
+      });
+
+      test('path parameters cannot reach node-only routes (backslashes, dot segments, encoded separators)', async () => {
+        const from = upstream.relayed.length;
+        for (const target of TRAVERSALS) {
+          const r = await rawGet(gw.url, target);
+          assert.ok(r.status === 400 || r.status === 404, `${target} is refused, got ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+          assert.equal(typeof r.body.error, 'string', `${target}: the project's error shape`);
+        }
+        const client = await ws();
+        try {
+          await client.next('init', (m) => m.type === 'init');
+          for (const [method, params] of [
+            ['get_block_txs', { height: '..' }],
+            ['get_block', { height: '..\\..\\..\\peers' }],
+            ['get_account', { address: '..\\..\\..\\status' }],
+            ['get_account', { address: '../../../peers' }],
+            ['search_tx', { hash: '..' }],
+          ] as const) {
+            const r = await client.rpc(method, params);
+            assert.equal(r.result, null, `${method} ${JSON.stringify(params)}: ${JSON.stringify(r).slice(0, 200)}`);
+            assert.equal(typeof r.error, 'string');
+          }
+          client.send({ type: 'subscribe_balance', address: '..\\..\\..\\peers' });
+          assert.equal((await client.nextNew('subscription refused', (m) => m.type === 'error' || m.type === 'balance')).type, 'error');
+        } finally {
+          client.close();
+        }
+        const fromClients = upstream.relayed.slice(from).filter((p) => !POLLER_READ.test(p));
+        assert.deepEqual(fromClients, [], 'nothing a hostile client sent reached the node');
+
+        // A parameter is one path segment upstream whatever it contains: '?', '#' and '%' stay encoded.
+        const odd = await rawGet(gw.url, '/api/v1/accounts/x%3Fy%23z%25');
+        assert.equal(odd.status, 400);
+        assert.match(odd.body.error as string, /"x\?y#z%" is not a chain address/, 'the node saw the whole parameter');
+        assert.ok(upstream.relayed.includes('/api/v1/accounts/x%3Fy%23z%25'), upstream.relayed.slice(-5).join(' '));
+        // Ordinary reads are unaffected.
+        assert.deepEqual(await rawGet(gw.url, `/api/v1/accounts/${alice.address}`), await getJson(`${node.url}/api/v1/accounts/${alice.address}`));
+        assert.deepEqual(await rawGet(gw.url, '/api/v1/blocks/1'), await getJson(`${node.url}/api/v1/blocks/1`));
+        assert.equal((await rawGet(gw.url, `/api/v1/accounts/${encodeURIComponent(alice.address)}/transactions`)).status, 200);
+      });
+    });
+  }
+});
