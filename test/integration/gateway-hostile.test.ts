@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { wallet } from '../helpers/chain-fixture.js';
 import { getJson, startNodeProcess, until, type NodeHandle } from '../helpers/node-process.js';
-import { startGatewayProcess, WsClient, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
+import { startGatewayProcess, WsClient, type Msg, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
 import { FlakyUpstream } from '../../plugins/gateway/testing/flaky-upstream.js';
 
 /**
@@ -50,6 +50,14 @@ function rawGet(base: string, target: string): Promise<{ status: number; body: R
     req.end();
   });
 }
+
+async function metricValue(gwUrl: string, name: string): Promise<number> {
+  const m = new RegExp(`^${name} (\\d+)`, 'm').exec(await (await fetch(`${gwUrl}/metrics`)).text());
+  assert.ok(m, `${name} is exported`);
+  return Number(m[1]);
+}
+
+const heightOf = (m: Msg): number => (m.data as { height: number }).height;
 
 describe('gateway against hostile clients and a struggling node', () => {
   let node: NodeHandle;
@@ -116,6 +124,40 @@ describe('gateway against hostile clients and a struggling node', () => {
         assert.deepEqual(await rawGet(gw.url, `/api/v1/accounts/${alice.address}`), await getJson(`${node.url}/api/v1/accounts/${alice.address}`));
         assert.deepEqual(await rawGet(gw.url, '/api/v1/blocks/1'), await getJson(`${node.url}/api/v1/blocks/1`));
         assert.equal((await rawGet(gw.url, `/api/v1/accounts/${encodeURIComponent(alice.address)}/transactions`)).status, 200);
+      });
+
+      test('a node answering 429, then 500: the gateway keeps its height, says the node is not answering, and announces each block once', async () => {
+        const client = await ws();
+        try {
+          await client.next('init', (m) => m.type === 'init');
+          const seen = heightOf(await client.nextNew('a new_block', (m) => m.type === 'new_block'));
+          for (const status of [429, 500] as const) {
+            upstream.refuseWith(status);
+            await upstream.healthRefusals(3);
+            const h = await getJson(`${gw.url}/health`);
+            assert.equal(h.body.node_reachable, false, `${status}: ${JSON.stringify(h.body)}`);
+            assert.equal(h.body.status, 'node_unreachable');
+            assert.equal(h.status, 503);
+            assert.ok((h.body.height as number) >= seen, `${status}: /health keeps height ${h.body.height} >= ${seen}`);
+            for (const f of ['network', 'peers', 'round', 'mempool']) assert.ok(f in h.body, `health keeps ${f}`);
+            assert.ok((await metricValue(gw.url, 'gateway_node_height')) >= seen, `${status}: gateway_node_height is not lowered`);
+            assert.equal(await metricValue(gw.url, 'gateway_node_up'), 0);
+          }
+          upstream.pass();
+          await until('health to report the node back', async () => {
+            const h = await getJson(`${gw.url}/health`);
+            return h.status === 200 && h.body.node_reachable === true ? h : undefined;
+          });
+          const tip = ((await getJson(`${node.url}/health`)).body.height as number);
+          await client.next(`new_block ${tip}`, (m) => m.type === 'new_block' && heightOf(m) >= tip);
+          const heights = client.received.filter((m) => m.type === 'new_block').map(heightOf);
+          heights.forEach((h, i) => i > 0 && assert.equal(h, heights[i - 1]! + 1, `every height once, in order: ${heights.join(',')}`));
+          const metricHeights = client.received.filter((m) => m.type === 'metrics').map(heightOf);
+          metricHeights.forEach((h, i) => i > 0 && assert.ok(h >= metricHeights[i - 1]!, `metrics heights never drop: ${metricHeights.join(',')}`));
+        } finally {
+          upstream.pass();
+          client.close();
+        }
       });
     });
   }
