@@ -60,7 +60,7 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   for (const path of PROXIED_GETS) routes.get(path, counted(path, (req) => s.reads.get(upstreamRead(path, req))));
 
   routes.post('/api/v1/transactions', counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText)));
-  routes.post('/api/v1/faucet', counted('/api/v1/faucet', (req) => s.submissions.faucet(req.body, req.ip, req.bodyText)));
+  routes.post('/api/v1/faucet', counted('/api/v1/faucet', (req) => s.submissions.faucet(req.body, req.ip)));
   routes.post('/api/v1/wallet/derive-address', counted('/api/v1/wallet/derive-address', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/wallet/derive-address', req.body, req.bodyText)));
 
   // Gateway-only contract audit (part 1, Contracts: bytecode in, the node's analysis out). No

@@ -1,8 +1,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { wallet } from '../helpers/chain-fixture.js';
-import { getJson, startNodeProcess, until, type NodeHandle } from '../helpers/node-process.js';
+import { wallet, type Wallet } from '../helpers/chain-fixture.js';
+import { getJson, postJson, startNodeProcess, until, waitConfirmed, type NodeHandle } from '../helpers/node-process.js';
 import { startGatewayProcess, WsClient, type Msg, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
 import { FlakyUpstream } from '../../plugins/gateway/testing/flaky-upstream.js';
 
@@ -77,10 +77,11 @@ describe('gateway against hostile clients and a struggling node', () => {
     describe(`${backend} backend`, () => {
       let gw: ProcessHandle;
       const ws = (): Promise<WsClient> => WsClient.connect(`${gw.url.replace('http', 'ws')}/ws`);
-      const alice = wallet(backend === 'uws' ? 150 : 160);
+      const base = backend === 'uws' ? 150 : 160;
+      const [alice, bob, carol, dave] = [wallet(base), wallet(base + 1), wallet(base + 2), wallet(base + 3)];
 
       before(async () => {
-        gw = await startGatewayProcess({ NODE_RPC_URL: upstream.url, CHAIN_HTTP_BACKEND: backend, GLOBAL_RL_MAX_RPS: '100000' });
+        gw = await startGatewayProcess({ NODE_RPC_URL: upstream.url, CHAIN_HTTP_BACKEND: backend, GLOBAL_RL_MAX_RPS: '100000', FAUCET_AMOUNT: '20 COIN' });
       });
       after(async () => {
         await gw?.stop();
@@ -158,6 +159,33 @@ describe('gateway against hostile clients and a struggling node', () => {
           upstream.pass();
           client.close();
         }
+      });
+
+      test('faucet: FAUCET_AMOUNT caps every request and is the amount when none is asked', async () => {
+        const ask = (w: Wallet, amount?: number) => postJson(`${gw.url}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex, ...(amount === undefined ? {} : { amount }) });
+        for (const amount of [500_000_000, 20_000_001]) {
+          const over = await ask(alice, amount);
+          assert.equal(over.status, 400, `${amount}: ${JSON.stringify(over.body)}`);
+          assert.match(over.body.error as string, /20000000 ucoin \(20 COIN, FAUCET_AMOUNT\)/);
+        }
+        const none = await ask(alice);
+        assert.equal(none.status, 200, JSON.stringify(none.body));
+        assert.equal(none.body.amount, 20_000_000, 'no amount asked: FAUCET_AMOUNT');
+        const less = await ask(bob, 5_000_000);
+        assert.equal(less.body.amount, 5_000_000, 'a smaller amount is served as asked');
+        assert.equal((await ask(carol, 20_000_000)).body.amount, 20_000_000, 'exactly the cap is allowed');
+
+        const client = await ws();
+        try {
+          await client.next('init', (m) => m.type === 'init');
+          const r = await client.rpc('faucet', { address: dave.address, public_key: dave.publicKeyHex, amount: 500_000_000 });
+          assert.match(r.error as string, /FAUCET_AMOUNT/, 'the socket faucet has the same cap');
+        } finally {
+          client.close();
+        }
+        await waitConfirmed(gw.url, none.body.tx_hash as string);
+        assert.equal((await getJson(`${node.url}/api/v1/accounts/${alice.address}`)).body.balance, 20_000_000, 'only the capped amount was ever credited');
+        assert.equal((await getJson(`${node.url}/api/v1/accounts/${dave.address}`)).body.balance, 0);
       });
     });
   }
