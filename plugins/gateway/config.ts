@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { existsSync } from 'node:fs';
 import { ConfigError } from '../../kernel/config/env.js';
+import { parseAmountText } from '../../kernel/codec/amount.js';
 
 /**
  * The one schema of the gateway's configuration. Keys are the environment variable names of the
@@ -26,6 +27,7 @@ export const GatewayEnvSchema = Type.Object({
   TLS_CERT: Type.Optional(Type.String({ minLength: 1 })),
   TLS_KEY: Type.Optional(Type.String({ minLength: 1 })),
   FAUCET_COOLDOWN_SECS: Type.Integer({ minimum: 0, default: 86400, description: '0 = no cooldown' }),
+  FAUCET_AMOUNT: Type.String({ minLength: 1, default: '50 COIN', description: 'amount per faucet request and the most one may ask: ucoin (50000000) or COIN (50 COIN)' }),
   KV_STORE_URL: Type.Optional(Type.String({ pattern: '^rediss?://[^\\s]+$' })),
   CHAIN_SHARD_NODES: Type.Optional(Type.String({ minLength: 1, description: '"0=http://a,1=http://b" (repeat a shard for failover)' })),
   SHARD_NODE_URLS: Type.Optional(Type.String({ minLength: 1, description: 'positional "urlShard0,urlShard1"; "a|b" lists failover nodes' })),
@@ -51,6 +53,8 @@ export interface GatewayConfig {
   readonly corsAllowedOrigins: string;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly faucetCooldownSecs: number;
+  /** Ucoin per faucet request, and the most a request may name (part 2, FAUCET_AMOUNT). */
+  readonly faucetAmount: bigint;
   readonly kvStoreUrl: string | undefined;
   readonly shardNodes: string | undefined;
   readonly shardNodeUrls: string | undefined;
@@ -90,6 +94,11 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     const file = e[name];
     if (file !== undefined && !existsSync(file)) throw new ConfigError(`${name}="${file}": no such file`);
   }
+  const faucetAmount = parseAmountText(e.FAUCET_AMOUNT);
+  // A safe integer, because a request naming no amount is forwarded with this one as a JSON number.
+  if (faucetAmount === null || faucetAmount < 1n || faucetAmount > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new ConfigError(`FAUCET_AMOUNT=${JSON.stringify(e.FAUCET_AMOUNT)}: expected a positive amount in ucoin (50000000) or COIN (50 COIN)`);
+  }
   return {
     port: e.PORT,
     host: e.GATEWAY_HOST,
@@ -106,6 +115,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,
     tls: e.TLS_CERT !== undefined && e.TLS_KEY !== undefined ? { certFile: e.TLS_CERT, keyFile: e.TLS_KEY } : undefined,
     faucetCooldownSecs: e.FAUCET_COOLDOWN_SECS,
+    faucetAmount,
     kvStoreUrl: e.KV_STORE_URL,
     shardNodes: e.CHAIN_SHARD_NODES,
     shardNodeUrls: e.SHARD_NODE_URLS,

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { Agent, request as undiciRequest } from 'undici';
 import { ChainError } from '../../kernel/errors.js';
 import { parseJsonLossless } from './lossless-json.js';
+import { assertForwardable } from './upstream-path.js';
 
 /** What a node answered: its status and its parsed JSON body, passed through unchanged. */
 export interface NodeAnswer {
@@ -45,6 +46,7 @@ export class NodeClient {
    * client signed (an integer beyond 2^53 parses to a nearby double).
    */
   async request(urls: readonly string[], method: 'GET' | 'POST', pathAndQuery: string, body?: unknown, sentText?: string): Promise<NodeAnswer> {
+    assertForwardable(pathAndQuery);
     const now = Date.now();
     const up = urls.filter((u) => (this.downUntil.get(u) ?? 0) <= now);
     // When all are marked down, try them all anyway: the mark is a hint, not a verdict.

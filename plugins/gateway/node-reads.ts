@@ -1,6 +1,7 @@
 import type { NodeAnswer, NodeClient } from './node-client.js';
 import type { ResponseCache } from './response-cache.js';
 import type { ShardRouter } from './shard-router.js';
+import { pathSegment, segmentProblem } from './upstream-path.js';
 
 const ACCOUNT_PATH = /^\/api\/v1\/accounts\/([^/?]+)/;
 
@@ -59,15 +60,17 @@ export class NodeReads {
     return this.router.shardCount === 1 ? this.router.nodesOfShard(0) : [this.primary];
   }
 
-  /** The path the gateway itself reads an account with (balance pushes, get_account). */
+  /**
+   * The path an account is read with (balance pushes, get_account, the REST proxy: all build it
+   * with pathSegment, so one spelling is cached). Throws 400 for an address that is no segment.
+   */
   accountPath(address: string): string {
-    return `/api/v1/accounts/${address}`;
+    return `/api/v1/accounts/${pathSegment('address', address)}`;
   }
 
-  /** Drops an account's cached answer in both spellings a client may use for its path. */
+  /** Drops an account's cached answer; an address that cannot be a segment was never cached. */
   forgetAccount(address: string): void {
-    this.cache.forget(`/api/v1/accounts/${address}`);
-    this.cache.forget(`/api/v1/accounts/${encodeURIComponent(address)}`);
+    if (segmentProblem(address) === undefined) this.cache.forget(this.accountPath(address));
   }
 }
 

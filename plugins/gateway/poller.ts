@@ -19,7 +19,11 @@ export interface NodeView {
   readonly validator_count: number;
   readonly total_txs: number;
   readonly last_poll_at: number;
+  /** Why the last poll failed; null after a good one. */
+  readonly error: string | null;
 }
+
+const RATE_LIMITED_HINT = ' (the node rate-limits this gateway: list the gateway\'s address in CHAIN_RPC_TRUSTED_IPS on the node)';
 
 const VALIDATOR_UPDATE_EVERY = 10;
 
@@ -31,7 +35,9 @@ const VALIDATOR_UPDATE_EVERY = 10;
  */
 export class NodePoller {
   private view: NodeView | undefined;
+  /** The last height announced with new_block; never lowered. */
   private lastHeight: number | undefined;
+  private behindLogged = false;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -56,9 +62,13 @@ export class NodePoller {
     await this.running;
   }
 
-  /** The last view, polling once now if none succeeded yet (a client connecting at start-up). */
+  /**
+   * The last view; polls once now when the node was not answering and the view is older than one
+   * interval (a client connecting at start-up or just after an outage). Bounded like that, clients
+   * arriving while a node rate-limits the gateway do not each add a poll to its load.
+   */
   async current(): Promise<NodeView | undefined> {
-    if (this.view?.reachable) return this.view;
+    if (this.view?.reachable || (this.view !== undefined && Date.now() - this.view.last_poll_at < this.intervalMs)) return this.view;
     await this.pollOnce();
     return this.view;
   }
@@ -74,14 +84,18 @@ export class NodePoller {
     }, delay);
   }
 
-  /** One poll; concurrent callers share it. Never throws. */
+  /**
+   * One poll; concurrent callers share it. Never throws. A failed poll keeps everything the last
+   * one learnt (height included) and only marks the node as not answering.
+   */
   pollOnce(): Promise<void> {
     this.running ??= this.poll()
       .catch((err: unknown) => {
+        const error = err instanceof Error ? err.message : String(err);
         this.metrics.pollErrors.inc();
         this.metrics.nodeUp.set(0);
-        if (this.view?.reachable !== false) this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'node poll failed');
-        this.view = { ...(this.view ?? emptyView()), reachable: false, status: 'node_unreachable', last_poll_at: Date.now() };
+        if (this.view?.reachable !== false) this.log.warn({ err: error }, 'node poll failed');
+        this.view = { ...(this.view ?? emptyView()), reachable: false, status: 'node_unreachable', last_poll_at: Date.now(), error };
       })
       .finally(() => {
         this.running = undefined;
@@ -91,9 +105,16 @@ export class NodePoller {
 
   private async poll(): Promise<void> {
     const health = await this.reads.fresh('/health');
-    if (!isObject(health.body)) throw new Error(`node /health answered ${health.status} without a JSON object`);
+    // A node that rate-limits the gateway (429) or fails (5xx) still answers a JSON object,
+    // `{error}`: read as a view it would say height 0, and the next good poll would announce the
+    // whole chain again.
+    if (health.status < 200 || health.status >= 300 || !isObject(health.body)) throw new Error(`node /health answered ${health.status}${health.status === 429 ? RATE_LIMITED_HINT : ''}`);
     const h = health.body;
-    const height = num(h.height);
+    const reported = h.height;
+    if (typeof reported !== 'number' || !Number.isSafeInteger(reported) || reported < 0) throw new Error('node /health answered without a height');
+    // Heights only move forward: a node behind what was already announced (a lagging failover
+    // node, a chain reset under a running gateway) is followed again once it passes that height.
+    const height = Math.max(reported, this.view?.height ?? 0);
     this.view = {
       reachable: true,
       status: typeof h.status === 'string' ? h.status : 'ok',
@@ -106,18 +127,20 @@ export class NodePoller {
       validator_count: num(h.validator_count),
       total_txs: num(h.total_txs),
       last_poll_at: Date.now(),
+      error: null,
     };
     this.metrics.nodeUp.set(1);
     this.metrics.nodeHeight.set(height);
-    if (this.lastHeight === undefined || height < this.lastHeight) {
-      // First poll, or the node was replaced by one with a shorter chain: start from here.
-      if (this.lastHeight !== undefined) this.log.warn({ was: this.lastHeight, now: height }, 'node height went backwards; following the node');
-      this.lastHeight = height;
+    if (this.lastHeight === undefined) {
+      this.lastHeight = reported;
       this.cache.newHeight();
-    } else if (height > this.lastHeight) {
+    } else if (reported > this.lastHeight) {
       this.cache.newHeight();
-      await this.announceBlocks(this.lastHeight + 1, height);
+      await this.announceBlocks(this.lastHeight + 1, reported);
+    } else if (reported < this.lastHeight && !this.behindLogged) {
+      this.log.warn({ announced: this.lastHeight, node: reported }, 'node is behind the height already announced; waiting for it to pass that height');
     }
+    this.behindLogged = reported < this.lastHeight;
     this.events.emit('metrics', { tps: this.view.tps, height: this.lastHeight, finality_ms: this.view.finality_ms, mempool: this.view.mempool, peers: this.view.peers });
   }
 
@@ -149,5 +172,5 @@ function num(v: unknown): number {
 }
 
 function emptyView(): NodeView {
-  return { reachable: false, status: 'node_unreachable', height: 0, peers: 0, round: 0, mempool: 0, tps: 0, finality_ms: 0, validator_count: 0, total_txs: 0, last_poll_at: 0 };
+  return { reachable: false, status: 'node_unreachable', height: 0, peers: 0, round: 0, mempool: 0, tps: 0, finality_ms: 0, validator_count: 0, total_txs: 0, last_poll_at: 0, error: null };
 }

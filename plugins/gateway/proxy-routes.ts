@@ -3,6 +3,7 @@ import type { RouteTable, RpcRequest } from '../../kernel/node/route-table.js';
 import type { NodeAnswer } from './node-client.js';
 import { unavailable } from '../../kernel/errors.js';
 import type { GatewayServices } from './services.js';
+import { upstreamPath } from './upstream-path.js';
 import { VALIDATORS_PATH } from './validators.js';
 
 /** Node REST reads the gateway serves (part 1, every path not marked Node only), cached. */
@@ -22,9 +23,15 @@ export const PROXIED_GETS = [
   VALIDATORS_PATH,
 ] as const;
 
-function pathAndQuery(req: RpcRequest): string {
+/**
+ * The node URL of a proxied read: built from the route's pattern and the decoded, checked params,
+ * not from the client's raw path, which undici would resolve (`..\`, `%2e%2e`) into another
+ * route, node-only ones included.
+ */
+function upstreamRead(pattern: string, req: RpcRequest): string {
+  const path = upstreamPath(pattern, req.params);
   const q = req.query.toString();
-  return q ? `${req.path}?${q}` : req.path;
+  return q ? `${path}?${q}` : path;
 }
 
 /** The node's status and body, unchanged. */
@@ -50,10 +57,10 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
     }
   };
 
-  for (const path of PROXIED_GETS) routes.get(path, counted(path, (req) => s.reads.get(pathAndQuery(req))));
+  for (const path of PROXIED_GETS) routes.get(path, counted(path, (req) => s.reads.get(upstreamRead(path, req))));
 
   routes.post('/api/v1/transactions', counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText)));
-  routes.post('/api/v1/faucet', counted('/api/v1/faucet', (req) => s.submissions.faucet(req.body, req.ip, req.bodyText)));
+  routes.post('/api/v1/faucet', counted('/api/v1/faucet', (req) => s.submissions.faucet(req.body, req.ip)));
   routes.post('/api/v1/wallet/derive-address', counted('/api/v1/wallet/derive-address', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/wallet/derive-address', req.body, req.bodyText)));
 
   // Gateway-only contract audit (part 1, Contracts: bytecode in, the node's analysis out). No

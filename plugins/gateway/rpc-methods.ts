@@ -2,6 +2,7 @@ import { badRequest, notFound } from '../../kernel/errors.js';
 import type { Hooks } from '../../kernel/hooks.js';
 import { resultOf } from './node-client.js';
 import type { GatewayServices } from './services.js';
+import { pathSegment } from './upstream-path.js';
 import { fetchValidators } from './validators.js';
 
 const CALLER_IP = Symbol.for('chain.gateway.callerIp');
@@ -19,11 +20,11 @@ export function callerIp(params: Record<string, unknown>): string {
   return typeof ip === 'string' ? ip : 'unknown';
 }
 
-/** A path segment from a param: plain address/hash characters as they are, anything else encoded. */
+/** A path segment from a param, checked and encoded as the REST proxy does its path parameters. */
 function seg(name: string, v: unknown): string {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
   if (typeof v !== 'string' || v.length === 0) throw badRequest(`params.${name} is required`);
-  return /^[A-Za-z0-9:._-]+$/.test(v) ? v : encodeURIComponent(v);
+  return pathSegment(`params.${name}`, v);
 }
 
 function query(params: Record<string, unknown>, keys: readonly string[]): string {

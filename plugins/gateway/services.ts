@@ -45,7 +45,7 @@ export function createGatewayServices(config: GatewayConfig, log: Logger): Gatew
   const events = new EventBus(log.child({ part: 'events' }));
   const metrics = new GatewayMetrics(events, cache);
   const cooldown = new FaucetCooldown(config.faucetCooldownSecs, config.kvStoreUrl, log.child({ part: 'faucet-cooldown' }));
-  const submissions = new Submissions(client, router, reads, events, cooldown, log.child({ part: 'submissions' }));
+  const submissions = new Submissions(client, router, reads, events, cooldown, config.faucetAmount, log.child({ part: 'submissions' }));
   const poller = new NodePoller(reads, cache, events, metrics, config.pollIntervalMs, log.child({ part: 'poller' }));
   const pending: Array<() => Promise<void>> = [];
   return {

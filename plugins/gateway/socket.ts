@@ -200,7 +200,7 @@ export class SocketHub {
 
   private async balanceOf(address: string): Promise<{ message: Record<string, unknown> } | { error: string }> {
     try {
-      const a = await this.reads.get(this.reads.accountPath(/^[A-Za-z0-9:._-]+$/.test(address) ? address : encodeURIComponent(address)));
+      const a = await this.reads.get(this.reads.accountPath(address));
       if (a.status !== 200 || !isObject(a.body)) return { error: errorMessageOf(a) };
       return { message: { type: 'balance', address, balance: a.body.balance ?? 0, balance_human: a.body.balance_human ?? '0 COIN', nonce: a.body.nonce ?? 0 } };
     } catch (e: unknown) {

@@ -6,7 +6,9 @@ import type { ShardRouter } from './shard-router.js';
 /**
  * The gateway's own health (part 1: `status`, `network`, `height`, `peers`, `round`, `mempool`),
  * from the poller's last view; re-polls when that view is older than two intervals, so a node
- * that just died is reported promptly.
+ * that just died is reported promptly. While the node is not answering (down, rate-limiting the
+ * gateway, failing) the figures are the last ones it gave, `node_reachable` is false and
+ * `node_error` says why.
  */
 export async function gatewayHealth(config: GatewayConfig, poller: NodePoller, cooldown: FaucetCooldown, wsClients: () => number): Promise<{ healthy: boolean; body: Record<string, unknown> }> {
   let view: NodeView | undefined = poller.last;
@@ -29,6 +31,7 @@ export async function gatewayHealth(config: GatewayConfig, poller: NodePoller, c
       node_reachable: reachable,
       node_status: view?.status ?? 'unknown',
       last_poll_at: view?.last_poll_at ?? 0,
+      ...(view?.error ? { node_error: view.error } : {}),
       faucet_cooldown_store: store,
       ...(degraded ? { warning: 'KV_STORE_URL is set but Redis is unreachable: faucet cooldowns are kept in memory' } : {}),
       ws_clients: wsClients(),

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { ChainError } from '../../kernel/errors.js';
+import { formatCoin } from '../../kernel/codec/amount.js';
+import { ChainError, badRequest } from '../../kernel/errors.js';
 import type { EventBus } from './event-bus.js';
 import type { FaucetCooldown } from './faucet-cooldown.js';
 import { isObject, type NodeAnswer, type NodeClient } from './node-client.js';
@@ -24,6 +25,7 @@ export class Submissions {
     private readonly reads: NodeReads,
     private readonly events: EventBus,
     private readonly cooldown: FaucetCooldown,
+    private readonly faucetAmount: bigint,
     private readonly log: Logger,
   ) {}
 
@@ -69,10 +71,15 @@ export class Submissions {
     return estimate?.status === 200 && isObject(estimate.body) && estimate.body.base_fee !== undefined ? estimate.body.base_fee : null;
   }
 
-  /** `ip` is the requester (REST client or socket peer): the cooldown is per address and per IP. */
-  async faucet(body: unknown, ip: string, sentText?: string): Promise<NodeAnswer> {
+  /**
+   * `ip` is the requester (REST client or socket peer): the cooldown is per address and per IP.
+   * The amount is checked against FAUCET_AMOUNT before the cooldown is taken, so a refused amount
+   * costs nothing.
+   */
+  async faucet(request: unknown, ip: string): Promise<NodeAnswer> {
+    const body = this.cappedFaucetBody(request);
     const address = isObject(body) && typeof body.address === 'string' ? body.address : undefined;
-    if (address === undefined) return this.client.request(this.router.nodesOfShard(0), 'POST', '/api/v1/faucet', body, sentText);
+    if (address === undefined) return this.client.request(this.router.nodesOfShard(0), 'POST', '/api/v1/faucet', body);
     const keys = [`address:${address}`, `ip:${ip}`];
     const decision = await this.cooldown.acquire(keys);
     if (!decision.ok) {
@@ -80,7 +87,7 @@ export class Submissions {
     }
     let answer: NodeAnswer;
     try {
-      answer = await this.client.request(this.router.nodesFor(address), 'POST', '/api/v1/faucet', body, sentText);
+      answer = await this.client.request(this.router.nodesFor(address), 'POST', '/api/v1/faucet', body);
     } catch (e) {
       await this.cooldown.release(keys);
       throw e;
@@ -94,4 +101,32 @@ export class Submissions {
     this.log.debug({ address }, 'faucet call forwarded');
     return answer;
   }
+
+  /**
+   * Part 2 makes FAUCET_AMOUNT the amount per request: a larger ask is refused here, and a request
+   * naming none asks the node for exactly FAUCET_AMOUNT (whatever the node's own default). The
+   * parsed body is what goes on, never the client's text, so the node reads the amount that was
+   * checked even if that text repeats the key.
+   */
+  private cappedFaucetBody(body: unknown): unknown {
+    if (!isObject(body)) return body;
+    if (body.amount === undefined) return { ...body, amount: Number(this.faucetAmount) };
+    const asked = askedAmount(body.amount);
+    if (asked !== undefined && asked > this.faucetAmount) {
+      throw badRequest(`faucet amount ${asked} ucoin is above this gateway's limit of ${this.faucetAmount} ucoin (${formatCoin(this.faucetAmount)}, FAUCET_AMOUNT)`, 'ask for at most FAUCET_AMOUNT, or leave amount out to receive it');
+    }
+    return body;
+  }
+}
+
+/**
+ * The amount a faucet body names, as a whole number of ucoin (a fraction rounded up, so 20000000.5
+ * counts as above a 20000000 cap); undefined for a shape the node refuses by itself. Digit strings
+ * count, so the cap holds even against a node that would read them as numbers.
+ */
+function askedAmount(v: unknown): bigint | undefined {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return BigInt(Math.ceil(v));
+  if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) return BigInt(v.trim());
+  return undefined;
 }

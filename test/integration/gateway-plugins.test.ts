@@ -88,6 +88,9 @@ describe('gateway extension by another service plugin', () => {
     assert.throws(() => loadGatewayConfig({ POLL_NODE_INTERVAL_MS: '2s' }), /POLL_NODE_INTERVAL_MS/);
     assert.throws(() => loadGatewayConfig({ WS_MAX_MSG_BYTES: '-1' }), /WS_MAX_MSG_BYTES/);
     assert.throws(() => loadGatewayConfig({ NODE_RPC_URL: 'ftp://x' }), /NODE_RPC_URL/);
+    for (const bad of ['lots', '0', '-5 COIN', '1.0000001 COIN', '99999999999999999999']) assert.throws(() => loadGatewayConfig({ FAUCET_AMOUNT: bad }), /FAUCET_AMOUNT/, bad);
+    assert.equal(loadGatewayConfig({ FAUCET_AMOUNT: '0.5 COIN' }).faucetAmount, 500_000n);
+    assert.equal(loadGatewayConfig({ FAUCET_AMOUNT: '7000000' }).faucetAmount, 7_000_000n);
     // Shard maps are checked when the gateway starts (ShardRouter), naming the variable too.
     assert.throws(() => ShardRouter.fromConfig('http://n', '1=http://a', undefined), /CHAIN_SHARD_NODES: shard 0 has no node/);
     assert.throws(() => ShardRouter.fromConfig('http://n', undefined, 'ftp://a'), /SHARD_NODE_URLS/);
@@ -106,6 +109,7 @@ describe('gateway extension by another service plugin', () => {
     assert.equal(c.globalRlMaxRps, 200);
     assert.equal(c.aiRlMaxRpm, 10);
     assert.equal(c.faucetCooldownSecs, 86400);
+    assert.equal(c.faucetAmount, 50_000_000n, 'FAUCET_AMOUNT: 50 COIN');
     assert.equal(c.pollIntervalMs, 2000);
   });
 
