@@ -6,6 +6,8 @@ import type { ReadonlyStore, Store } from './state/prefixed-store.js';
 import type { AccountsReader, AccountsWriter } from './state/accounts.js';
 import type { RouteTable } from './node/route-table.js';
 import type { GenesisDoc } from './config/genesis.js';
+import type { Signer, SignerAnswer, SignRequest } from './auth/signer.js';
+import type { PluginScheduleChange } from './host/schedule.js';
 
 /**
  * Every hook point between the kernel and its plugins, declared once and frozen (the shape of
@@ -49,6 +51,15 @@ export interface GenesisContext extends WriteContext {
   readonly genesis: GenesisDoc;
 }
 
+/**
+ * checkTx's context: committed state, plus a way to add fields to the submission response (the
+ * sentinel's `sentinel_score`, `held`). Fields added when re-checking a peer's transaction or a
+ * block are dropped: only the node that answers the client uses them.
+ */
+export interface AdmissionContext extends ReadContext {
+  respond(fields: Readonly<Record<string, unknown>>): void;
+}
+
 export interface ProposalContext extends ReadContext {
   readonly block: BlockInfo;
 }
@@ -68,6 +79,8 @@ export interface ValidatorUpdate {
 export interface EndBlockResult {
   readonly validatorUpdates: readonly ValidatorUpdate[];
   readonly paramUpdates: ReadonlyArray<readonly [key: string, value: bigint]>;
+  /** Changes to the plugin schedule (a passed `plugin:<name>` governance change, decisions.md §26). */
+  readonly pluginUpdates?: readonly PluginScheduleChange[];
 }
 
 /** Verified misbehaviour included in a block. `raw` is the consensus layer's evidence object. */
@@ -90,10 +103,26 @@ export interface CommittedBlock {
 
 export interface QueryContext extends ReadContext {}
 
+/** A plain transfer about to move coins: the kernel's default handler moves them unless a plugin takes over. */
+export interface TransferIntent {
+  readonly from: string;
+  readonly to: string;
+  readonly value: bigint;
+  readonly signer: Signer;
+}
+
+/**
+ * A plugin's verdict on a transfer it intercepted: it moved (or withheld) the coins itself, e.g. a
+ * hold that parks them in escrow; `fields` are recorded as the transfer's outcome.
+ */
+export interface TransferTakeover {
+  readonly handledBy: string;
+}
+
 export type RpcMethodHandler = (params: Record<string, unknown>) => Promise<unknown>;
 
 /** The consensus hooks: tapped only by state plugins, in the network's ordered plugin list. */
-export const CONSENSUS_HOOKS = ['initGenesis', 'checkTx', 'prepareProposal', 'processProposal', 'beginBlock', 'executeTx', 'endBlock', 'evidence'] as const;
+export const CONSENSUS_HOOKS = ['initGenesis', 'checkTx', 'prepareProposal', 'processProposal', 'beginBlock', 'executeTx', 'endBlock', 'evidence', 'resolveSigner', 'ownerOf', 'recordExists', 'feePayer', 'beforeTransfer'] as const;
 /** The hooks a service plugin may tap. */
 export const SERVICE_HOOKS = ['committed', 'routes', 'rpcMethods', 'query'] as const;
 export type HookName = (typeof CONSENSUS_HOOKS)[number] | (typeof SERVICE_HOOKS)[number];
@@ -101,7 +130,7 @@ export type HookName = (typeof CONSENSUS_HOOKS)[number] | (typeof SERVICE_HOOKS)
 export function createHooks() {
   return Object.freeze({
     initGenesis: new AsyncSeriesHook<[GenesisContext]>(['ctx'], 'initGenesis'),
-    checkTx: new AsyncSeriesBailHook<[ReadContext, Tx], ChainError | undefined>(['ctx', 'tx'], 'checkTx'),
+    checkTx: new AsyncSeriesBailHook<[AdmissionContext, Tx], ChainError | undefined>(['ctx', 'tx'], 'checkTx'),
     prepareProposal: new AsyncSeriesWaterfallHook<[Tx[], ProposalContext]>(['txs', 'ctx'], 'prepareProposal'),
     processProposal: new AsyncSeriesBailHook<[ProposalContext, readonly Tx[]], string | undefined>(['ctx', 'txs'], 'processProposal'),
     beginBlock: new AsyncSeriesHook<[WriteContext]>(['ctx'], 'beginBlock'),
@@ -111,6 +140,26 @@ export function createHooks() {
     ),
     endBlock: new AsyncSeriesWaterfallHook<[EndBlockResult, WriteContext]>(['result', 'ctx'], 'endBlock'),
     evidence: new AsyncSeriesHook<[WriteContext, Evidence]>(['ctx', 'evidence'], 'evidence'),
+    /**
+     * Authorization (Lisk's auth module as an extension point): asked when a key is not a main
+     * key of the actor or its owner; the first plugin that grants or refuses decides. Runs at
+     * admission and again in the block, so a grant revoked in between does not apply.
+     */
+    resolveSigner: new AsyncSeriesBailHook<[ReadContext, SignRequest], SignerAnswer>(['ctx', 'req'], 'resolveSigner'),
+    /** The `.human` owner a record address of this kind acts through (decisions.md §19), by address kind. */
+    ownerOf: new HookMap<AsyncSeriesBailHook<[ReadContext, string], string | undefined>>(
+      (kind: string) => new AsyncSeriesBailHook<[ReadContext, string], string | undefined>(['ctx', 'address'], `ownerOf:${kind}`),
+      'ownerOf',
+    ),
+    /** Whether a record of this kind exists at the address, which makes it a valid transfer recipient. */
+    recordExists: new HookMap<AsyncSeriesBailHook<[ReadContext, string], boolean | undefined>>(
+      (kind: string) => new AsyncSeriesBailHook<[ReadContext, string], boolean | undefined>(['ctx', 'address'], `recordExists:${kind}`),
+      'recordExists',
+    ),
+    /** Who pays a transaction's fee when not the signing account (sponsors); the first answer wins. */
+    feePayer: new AsyncSeriesBailHook<[ReadContext, Tx, Signer], string | undefined>(['ctx', 'tx', 'signer'], 'feePayer'),
+    /** Before a plain transfer moves coins: a plugin that answers takes it over (holds). */
+    beforeTransfer: new AsyncSeriesBailHook<[TxContext, TransferIntent], TransferTakeover | undefined>(['ctx', 'transfer'], 'beforeTransfer'),
     committed: new AsyncParallelHook<[CommittedBlock]>(['committed'], 'committed'),
     routes: new SyncHook<[RouteTable]>(['routes'], 'routes'),
     rpcMethods: new HookMap<AsyncSeriesBailHook<[Record<string, unknown>], unknown>>(

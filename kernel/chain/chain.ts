@@ -1,30 +1,28 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { badRequest, unavailable } from '../errors.js';
 import type { CommittedBlock, Hooks, NetworkEnv } from '../hooks.js';
 import type { PluginHost } from '../host/host.js';
 import { StateOverlay } from '../state/overlay.js';
 import { ParamRegistry, paramStateKey } from '../state/params.js';
-import { bigintCodec, jsonRecord } from '../state/record-codec.js';
+import { bigintCodec } from '../state/record-codec.js';
 import { accountsReader, accountsWriter } from '../state/accounts.js';
 import type { ChainStore, ChainMeta } from '../store/chain-store.js';
 import { WriteBatch } from '../store/kv.js';
 import { toHex0x, parseHex } from '../codec/hex.js';
-import { isSystemAddress, addressKind } from '../crypto/address.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { GenesisDoc } from '../config/genesis.js';
-import { Mempool, MempoolFullError } from '../mempool/mempool.js';
-import { parseSubmission } from '../tx/submission.js';
-import { checkKeyBinding, checkTxSignature, signatureCacheId } from '../tx/signature.js';
-import { recipientProblem } from './recipient.js';
-import { txIdentity, txIdentityOfText, type TxIdentity } from '../tx/hash.js';
+import { Mempool } from '../mempool/mempool.js';
+import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
 import { StateTree, EMPTY_ROOT, stateProofToJson } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
+import { lastOperationNonce } from '../auth/nonce.js';
+import type { OperationRegistry } from '../ops/registry.js';
+import { readSchedule, writeSchedule } from '../host/schedule-state.js';
 import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
-import { genesisContext, proposalContext, readContext } from './contexts.js';
+import { genesisContext, proposalContext } from './contexts.js';
 import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
-import { GAS_TRANSFER } from './kernel-params.js';
+import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
 import type { BlockHeader, BlockInfo, BlockRecord, ChainEvent, EvidenceItem, Receipt, Tx } from './types.js';
 import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
 import { utf8Bytes } from '../codec/utf8.js';
@@ -42,6 +40,7 @@ export interface ChainDeps {
   readonly requireTxV3: boolean;
   readonly mempool: { maxTxs: number; maxPerSender: number };
   readonly paramOverrides: Readonly<Record<string, string>>;
+  readonly operations: OperationRegistry;
 }
 
 export interface ProposedBlock {
@@ -76,17 +75,7 @@ export interface DecidedCommit {
   readonly signers: readonly string[];
 }
 
-export interface SubmissionResult {
-  tx_hash: string;
-  status: 'pending';
-  estimated_block: number;
-  sender_balance: bigint;
-  receiver_balance: bigint;
-  /** The price admission charged for: the sender's, or base_fee when omitted (decisions.md §9). */
-  gas_price: bigint;
-}
-
-const scheduleCodec = jsonRecord<Array<[string, number]>>();
+export type { SubmissionResult, OperationSubmission } from './admission.js';
 
 /**
  * The chain core a consensus engine drives, shaped like ABCI++: `admit` (CheckTx), `propose`
@@ -96,6 +85,7 @@ const scheduleCodec = jsonRecord<Array<[string, number]>>();
  */
 export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [Tx, 'local' | 'peer'] }> {
   readonly mempool: Mempool;
+  private readonly admission: Admission;
   private readonly tree: StateTree;
   private genesisParentHash = '';
   /** Memoised execution of a validated proposal, so commit does not execute it twice. */
@@ -109,6 +99,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   constructor(private readonly d: ChainDeps) {
     super();
     this.mempool = new Mempool(d.mempool);
+    this.admission = new Admission({ store: d.store, hooks: d.hooks, host: d.host, params: d.params, verifier: d.verifier, env: d.env, requireTxV3: d.requireTxV3, mempool: this.mempool, operations: d.operations, head: () => this.head });
     this.tree = new StateTree(d.store.kv, { prefix: utf8Bytes(PREFIX.treeNode) });
   }
 
@@ -136,6 +127,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (meta.state_root === '') {
       await this.writeGenesis(genesis);
       this.d.log.info({ chain_id: genesis.chain_id, state_root: this.d.store.head.state_root }, 'genesis state written');
+      await this.loadSchedule();
       return;
     }
     const recorded = await this.d.store.state.get('kernel/genesis_hash');
@@ -143,6 +135,16 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       throw new Error('the data directory holds a chain with a different genesis; use another data_dir or reset it');
     }
     await this.checkIntegrity(meta);
+    await this.loadSchedule();
+  }
+
+  /**
+   * The plugin schedule of committed state becomes the host's: what decides which taps run in the
+   * next block is the chain's, never this node's config file, which only seeds genesis.
+   */
+  private async loadSchedule(): Promise<void> {
+    const entries = await readSchedule(this.d.store.state);
+    if (entries) this.d.host.applySchedule(entries);
   }
 
   /**
@@ -165,7 +167,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     overlay.set('kernel/chain_id', utf8Bytes(genesis.chain_id));
     overlay.set('kernel/genesis_hash', utf8Bytes(this.genesisParentHash));
     // The plugin activation schedule is state, so nodes configured differently diverge visibly.
-    overlay.set('kernel/plugins', scheduleCodec.encode(this.d.host.activationSchedule()));
+    writeSchedule(overlay, this.d.host.genesisSchedule());
     for (const spec of this.d.params.list()) {
       const raw = genesis.params[spec.key] ?? this.d.paramOverrides[spec.key];
       const value = raw === undefined ? spec.default : BigInt(raw);
@@ -216,96 +218,22 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   };
 
   private readonly sizes = new WeakMap<Tx, number>();
-  /** One admission at a time per sender, so consecutive nonces sent together are not refused. */
-  private readonly admitting = new Map<string, Promise<unknown>>();
+  /** Gas of a transaction before its handler reports more (Admission.gasOf). */
+  gasOf = (tx: Pick<Tx, 'origin' | 'target'>): number => this.admission.gasOf(tx);
 
-  /** Gas of a transaction: 21 for a transfer, the declared gas of a system address, 0 for system transactions. */
-  gasOf = (tx: Pick<Tx, 'origin' | 'target'>): number => {
-    if (tx.origin === 'system') return 0;
-    if (tx.target === 'transfer') return GAS_TRANSFER;
-    return this.d.host.systemAddress(tx.target)?.gas ?? GAS_TRANSFER;
-  };
-
-  private targetOf(to: string, data: string | undefined): string {
-    if (isSystemAddress(to)) {
-      if (!this.d.host.systemAddress(to)) throw badRequest(`${to} is not served on this network (its plugin is not enabled)`);
-      return to;
-    }
-    const kind = addressKind(to);
-    if (kind === 'app' || (data !== undefined && data.length > 0 && kind !== 'human' && kind !== 'node')) {
-      throw badRequest(`${to}: contract calls are not enabled on this network (no contracts plugin)`);
-    }
-    return 'transfer';
+  /** CheckTx of a plain transaction (`POST /api/v1/transactions`); see admission.ts for the steps. */
+  admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local', text?: string): Promise<SubmissionResult> {
+    return this.admission.admitTransfer(rawBody, receivedAt, text, this.queueFrom(source));
   }
 
-  /**
-   * CheckTx: validates a submitted transaction against committed state and pending ones, then
-   * queues it. `text` is the JSON `rawBody` was parsed from, when there was one: if it is already
-   * canonical it becomes the transaction's canonical text as it is.
-   */
-  async admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local', text?: string): Promise<SubmissionResult> {
-    const from = (rawBody as { from?: unknown } | null)?.from;
-    if (typeof from !== 'string') return this.admitNow(rawBody, receivedAt, source, text);
-    const prev = this.admitting.get(from) ?? Promise.resolve();
-    const run = prev.then(
-      () => this.admitNow(rawBody, receivedAt, source, text),
-      () => this.admitNow(rawBody, receivedAt, source, text),
-    );
-    const settled = run.catch(() => undefined);
-    this.admitting.set(from, settled);
-    void settled.then(() => {
-      if (this.admitting.get(from) === settled) this.admitting.delete(from);
-    });
-    return run;
-  }
-
-  private async admitNow(rawBody: unknown, receivedAt: number, source: 'local' | 'peer', text: string | undefined): Promise<SubmissionResult> {
-    const f = parseSubmission(rawBody);
-    const { canonical, hash } = txIdentityOfText(text, f.body);
-    if (this.mempool.has(hash)) throw badRequest(`duplicate transaction ${hash}`);
-    const state = this.d.store.state;
-    const baseFee = await this.d.params.reader(state).get('base_fee');
-    const gasPrice = f.gas_price ?? baseFee;
-    if (gasPrice < baseFee) throw badRequest(`gas_price ${gasPrice} is below base_fee ${baseFee}`, 'omit gas_price to pay base_fee');
-    const accounts = accountsReader(state);
-    const sender = await accounts.get(f.from);
-    // An outsider signing for an address its key is not bound to is told so (401), not that the
-    // address lacks coins or that its nonce is off.
-    checkKeyBinding(f, sender.public_key);
-    const expected = this.mempool.nextNonce(f.from, sender.nonce);
-    // A committed transaction's nonce is taken, so only a stale nonce needs the store lookup
-    // that tells a resubmission from a new transaction (it stays off the hot path).
-    if (f.nonce <= sender.nonce && (await this.d.store.hasTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
-    if (f.nonce !== expected) throw badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: expected ${expected} (last confirmed ${sender.nonce} plus pending)`);
-    const target = this.targetOf(f.to, f.data);
-    if (target === 'transfer') {
-      const problem = await recipientProblem(state, f.to);
-      if (problem) throw problem;
-    }
-    // Every check that costs nothing runs before the 2-5 ms ML-DSA-65 verification, so a
-    // submission that could not apply anyway (replayed, out of order, unfunded) never buys one.
-    const cost = f.value + BigInt(this.gasOf({ origin: 'signed', target })) * gasPrice;
-    const pending = this.mempool.pendingSpend(f.from, this.gasOf);
-    if (sender.balance < pending + cost) {
-      throw badRequest(`insufficient balance: ${f.from} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);
-    }
-    const sigVersion = await checkTxSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee, boundKey: sender.public_key }, this.d.verifier);
-    const tx: Tx = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion, receivedAt };
-    await this.runCheckTx(tx);
-    this.queue(tx, source);
-    const receiver = await accounts.get(f.to);
-    return { tx_hash: hash, status: 'pending', estimated_block: this.head.height + 1, sender_balance: sender.balance, receiver_balance: receiver.balance, gas_price: gasPrice };
+  /** CheckTx of a signed operation submitted through its route or socket method (decisions.md §16). */
+  admitOperation(name: string, body: unknown, pathParams: Readonly<Record<string, string>>, receivedAt: number): Promise<OperationSubmission> {
+    return this.admission.admitOperation(this.d.operations.envelope(name, body, pathParams), receivedAt, undefined, this.queueFrom('local'));
   }
 
   /** Queues a transaction a plugin creates (e.g. a faucet credit); plugins validate it in checkTx. */
-  async admitSystem(target: string, from: string, to: string, value: bigint, body: Record<string, unknown>, receivedAt: number): Promise<Tx> {
-    // from/to/value are part of the hashed body, so a peer can never pair a body with other fields.
-    const tx = this.rebuildTx('system', { ...body, type: target, from, to, value: Number(value) }, 0n, receivedAt);
-    const hash = tx.hash;
-    if (this.mempool.has(hash) || (await this.d.store.hasTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
-    await this.runCheckTx(tx);
-    this.queue(tx, 'local');
-    return tx;
+  admitSystem(target: string, from: string, to: string, value: bigint, body: Record<string, unknown>, receivedAt: number): Promise<Tx> {
+    return this.admission.admitSystem(target, from, to, value, body, receivedAt, this.queueFrom('local'));
   }
 
   /** A pending transaction by id: lets a proposal's decoder reuse what admission already built. */
@@ -323,48 +251,17 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   }
 
   /** A transaction relayed by a peer (`text` parsed to `body`): the same admission checks as a local submission. */
-  async admitFromPeer(origin: 'signed' | 'system', body: Record<string, unknown>, receivedAt: number, text?: string): Promise<void> {
-    if (origin === 'signed') {
-      await this.admit(body, receivedAt, 'peer', text);
-      return;
-    }
-    const tx = this.rebuildTx('system', body, 0n, receivedAt, txIdentityOfText(text, body));
-    if (this.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) return;
-    await this.runCheckTx(tx);
-    this.queue(tx, 'peer');
+  admitFromPeer(origin: 'signed' | 'system', body: Record<string, unknown>, receivedAt: number, text?: string): Promise<void> {
+    return this.admission.admitFromPeer(origin, body, receivedAt, text, this.queueFrom('peer'));
   }
 
-  /**
-   * Rebuilds a transaction from its hashed body alone (for blocks received from peers): every
-   * field that execution reads is derived from the bytes the hash and signature cover.
-   */
-  rebuildTx(origin: 'signed' | 'system', body: Record<string, unknown>, baseFee: bigint, receivedAt: number, identity: TxIdentity = txIdentity(body)): Tx {
-    const { hash, canonical } = identity;
-    if (origin === 'signed') {
-      const f = parseSubmission(body);
-      return { hash, origin, target: this.targetOf(f.to, f.data), from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice: f.gas_price ?? baseFee, data: f.data, body: f.body, canonical, sigVersion: undefined, receivedAt };
-    }
-    const { type, from, to, value } = body;
-    if (typeof type !== 'string' || typeof from !== 'string' || typeof to !== 'string' || typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-      throw badRequest('malformed system transaction: type, from, to and value are required');
-    }
-    return { hash, origin, target: type, from, to, value: BigInt(value), nonce: 0n, gasPrice: 0n, data: undefined, body, canonical, sigVersion: undefined, receivedAt };
+  /** Rebuilds a transaction from its hashed body alone (blocks received from peers). */
+  rebuildTx(origin: 'signed' | 'system', body: Record<string, unknown>, baseFee: bigint, receivedAt: number, identity?: TxIdentity): Tx {
+    return this.admission.rebuildTx(origin, body, baseFee, receivedAt, identity);
   }
 
-  private async runCheckTx(tx: Tx): Promise<void> {
-    const rejection = await this.d.hooks.checkTx.promise(readContext({ env: this.d.env, params: this.d.params }, this.d.store.state, this.head.height + 1), tx);
-    if (rejection) throw rejection;
-    if (tx.origin === 'system' && !this.d.hooks.executeTx.get(tx.target)?.isUsed()) throw badRequest(`no handler for system transaction ${tx.target}`);
-  }
-
-  private queue(tx: Tx, source: 'local' | 'peer'): void {
-    try {
-      this.mempool.add(tx);
-    } catch (e) {
-      if (e instanceof MempoolFullError) throw unavailable(e.message);
-      throw e;
-    }
-    this.emit('queued', tx, source);
+  private queueFrom(source: 'local' | 'peer'): (tx: Tx) => void {
+    return queueInto(this.mempool, (tx) => this.emit('queued', tx, source));
   }
 
   /** Whether a block already applied this piece of evidence (each applies once). */
@@ -448,7 +345,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (bytes > maxBytes) return `block size ${bytes} bytes exceeds max_block_bytes ${maxBytes}`;
     // Transactions this node has not verified yet are checked at once, so the verify pool's
     // workers share them instead of verifying one after another before the prevote.
-    const problems = await Promise.all(p.txs.map((tx) => this.checkIncluded(tx)));
+    const problems = await Promise.all(p.txs.map((tx) => this.admission.checkIncluded(tx, h.base_fee)));
     const problem = problems.find((x) => x !== null);
     if (problem) return problem;
     if (gas > maxGas) return `block gas ${gas} exceeds max_block_gas ${maxGas}`;
@@ -482,32 +379,15 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return null;
   }
 
-  /** A transaction inside someone else's proposal: verified once (cache), checked by plugins. */
-  private async checkIncluded(tx: Tx): Promise<string | null> {
-    const pending = this.mempool.get(tx.hash);
-    if (pending) {
-      // Admitted here already: plugins checked it then, and a signed one's signature is in the
-      // verify-once cache under the id admission used (a recall is counted as a cache hit).
-      if (pending.origin === 'system') return null;
-      if (pending.sigVersion && this.d.verifier.recall(signatureCacheId(pending.hash, pending.sigVersion, pending.gasPrice))) return null;
-    }
-    try {
-      if (tx.origin === 'signed') {
-        const f = parseSubmission(tx.body);
-        const sender = await accountsReader(this.d.store.state).get(f.from);
-        await checkTxSignature({ ...f, hash: tx.hash }, { requireV3: this.d.requireTxV3, baseFee: await this.param('base_fee'), boundKey: sender.public_key }, this.d.verifier);
-      } else {
-        await this.runCheckTx(tx);
-      }
-      return null;
-    } catch (e) {
-      return `transaction ${tx.hash} is invalid: ${e instanceof Error ? e.message : String(e)}`;
-    }
-  }
-
   private async executeMemo(p: ProposedBlock): Promise<{ result: ExecutionResult; stateRoot: string; treeOps: WriteBatch }> {
     if (this.executed?.hash === p.hash) return this.executed;
-    const result = await executeBlock({ hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf }, this.d.store.state, p.header, p.txs, p.evidence);
+    const result = await executeBlock(
+      { hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf, operations: this.d.operations, inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height), scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin) },
+      this.d.store.state,
+      p.header,
+      p.txs,
+      p.evidence,
+    );
     const treeOps = new WriteBatch();
     const prevRoot = parseHex(this.head.state_root, 32)!;
     const root = await this.tree.update(prevRoot, result.overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), treeOps);
@@ -543,6 +423,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.validatedHash = null;
     this.tree.releasePending();
     this.mempool.removeCommitted(record.tx_hashes);
+    if (result.scheduleChanged) await this.loadSchedule();
     await this.recheckMempool();
     const committed: CommittedBlock = { block: record, txs: p.txs, receipts: result.receipts, events: result.events };
     this.emit('committed', committed);
@@ -560,6 +441,10 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
         const dropped = this.mempool.evict(first.hash);
         this.d.log.warn({ sender, dropped: dropped.length }, 'dropped pending transactions whose nonce no longer follows the chain');
       }
+    }
+    for (const actor of this.mempool.actors()) {
+      const last = await lastOperationNonce(this.d.store.state, actor);
+      for (const op of this.mempool.pendingOperationsOf(actor).filter((t) => t.nonce <= last)) this.mempool.evict(op.hash);
     }
   }
 

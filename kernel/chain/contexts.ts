@@ -1,4 +1,4 @@
-import type { GenesisContext, NetworkEnv, ProposalContext, ReadContext, TxContext, WriteContext } from '../hooks.js';
+import type { AdmissionContext, GenesisContext, NetworkEnv, ProposalContext, ReadContext, TxContext, WriteContext } from '../hooks.js';
 import { SCOPE } from '../host/scoping.js';
 import type { StateOverlay, StateSource } from '../state/overlay.js';
 import type { ParamRegistry } from '../state/params.js';
@@ -26,6 +26,12 @@ export function readContext(e: ContextEnv, source: StateSource, height: number):
     read: (other: string) => readonlyStore(source, other),
     [SCOPE]: (plugin: string) => make(plugin),
   } as ReadContext);
+  return make('kernel');
+}
+
+/** checkTx's context: `respond` collects fields for the submission response (dropped when nobody is answered). */
+export function admissionContext(e: ContextEnv, source: StateSource, height: number, respond: (fields: Readonly<Record<string, unknown>>) => void = () => undefined): AdmissionContext {
+  const make = (ns: string): AdmissionContext => ({ ...readContext(e, source, height), store: readonlyStore(source, ns), respond, [SCOPE]: (p: string) => make(p) } as AdmissionContext);
   return make('kernel');
 }
 

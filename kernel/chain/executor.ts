@@ -1,16 +1,25 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { isChainError } from '../errors.js';
-import type { EndBlockResult, Hooks } from '../hooks.js';
+import { ChainError, isChainError } from '../errors.js';
+import type { EndBlockResult, Hooks, ValidatorUpdate } from '../hooks.js';
 import { StateOverlay, type StateSource } from '../state/overlay.js';
 import type { ParamRegistry } from '../state/params.js';
 import { paramStateKey } from '../state/params.js';
 import { bigintCodec } from '../state/record-codec.js';
 import { accountsWriter, type AccountsWriter } from '../state/accounts.js';
 import type { NetworkEnv } from '../hooks.js';
-import { txContext, writeContext } from './contexts.js';
-import type { BlockHeader, BlockInfo, ChainEvent, EvidenceItem, Receipt, Tx } from './types.js';
-import { writeValidator } from './validator-set.js';
+import { readContext, txContext, writeContext } from './contexts.js';
+import { operationOf, type BlockHeader, type BlockInfo, type ChainEvent, type EvidenceItem, type Receipt, type Tx } from './types.js';
+import { authorize, type Authorized } from '../auth/authorize.js';
+import { presentedKey } from '../auth/presented-key.js';
+import type { PresentedKey } from '../auth/key-set.js';
+import type { Signer, SignerGrant } from '../auth/signer.js';
+import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
+import type { OperationRegistry, ParsedOperation } from '../ops/registry.js';
+import { readValidatorSet, writeValidator } from './validator-set.js';
+import { resultingSetProblem, validatorUpdateProblem } from './validator-update-rules.js';
+import { changeSchedule, type PluginScheduleChange } from '../host/schedule.js';
+import { readSchedule, writeSchedule } from '../host/schedule-state.js';
 import { recipientProblem } from './recipient.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
@@ -21,6 +30,8 @@ export interface ExecutionResult {
   readonly gasUsed: number;
   readonly feesBurned: bigint;
   readonly endBlock: EndBlockResult;
+  /** The block changed the plugin schedule: the host reloads it after commit. */
+  readonly scheduleChanged: boolean;
 }
 
 /** Transactions executed between two yields to the event loop. */
@@ -32,6 +43,11 @@ export interface ExecutorDeps {
   readonly env: NetworkEnv;
   readonly log: Logger;
   readonly gasOf: (tx: Tx) => number;
+  readonly operations: OperationRegistry;
+  /** 403 naming the plugin when the plugin serving a target is not active at the height. */
+  readonly inactiveProblem: (target: string, height: number) => ChainError | undefined;
+  /** A context re-scoped to a plugin's namespace (host/scoping.ts). */
+  readonly scoped: <C>(ctx: C, plugin: string) => C;
 }
 
 /**
@@ -74,9 +90,9 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     events.push({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round } });
     await deps.hooks.evidence.promise(writeContext(e, overlay, block, events), { kind: ev.kind, validator: ev.validator, height: ev.height, round: ev.round, hash: ev.hash, raw: ev.raw });
   }
-  const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [] };
+  const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [], pluginUpdates: [] };
   const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(e, overlay, block, events));
-  for (const u of endBlock.validatorUpdates) writeValidator(overlay, { address: u.address, public_key: u.public_key, power: u.power });
+  await applyValidatorUpdates(deps, overlay, block, endBlock.validatorUpdates, events);
   for (const [key, value] of endBlock.paramUpdates) {
     const problem = deps.params.checkValue(key, value);
     if (problem) {
@@ -87,7 +103,44 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     overlay.set(paramStateKey(key), bigintCodec.encode(value));
     events.push({ type: 'param_changed', data: { key, value: value.toString() } });
   }
-  return { overlay, receipts, events, gasUsed, feesBurned, endBlock };
+  const scheduleChanged = await applyScheduleChanges(overlay, block, endBlock.pluginUpdates ?? [], events);
+  return { overlay, receipts, events, gasUsed, feesBurned, endBlock, scheduleChanged };
+}
+
+/**
+ * Validator updates from endBlock are checked before they touch the set, as CometBFT checks
+ * ABCI's: each update well formed, and the resulting set non-empty and bounded. A batch with any
+ * bad update is refused whole (applying part of it could leave a set nobody intended), the set
+ * stays as it was, and the refusal is logged and emitted as an event, identically on every node.
+ */
+async function applyValidatorUpdates(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo, updates: readonly ValidatorUpdate[], events: ChainEvent[]): Promise<void> {
+  if (updates.length === 0) return;
+  const problem = validatorUpdateProblem(updates) ?? resultingSetProblem(await readValidatorSet(overlay), updates);
+  if (problem) {
+    deps.log.error({ height: block.height, reason: problem, updates: updates.length }, 'validator updates refused: the set stays as it was');
+    events.push({ type: 'validator_update_refused', data: { height: block.height, reason: problem } });
+    return;
+  }
+  for (const u of updates) writeValidator(overlay, { address: u.address, public_key: u.public_key, power: u.power });
+  events.push({ type: 'validator_update', data: { height: block.height, validators: updates.map((u) => ({ address: u.address, power: u.power.toString() })) } });
+}
+
+async function applyScheduleChanges(overlay: StateOverlay, block: BlockInfo, changes: readonly PluginScheduleChange[], events: ChainEvent[]): Promise<boolean> {
+  if (changes.length === 0) return false;
+  let entries = (await readSchedule(overlay)) ?? [];
+  let changed = false;
+  for (const c of changes) {
+    const next = changeSchedule(entries, c, block.height);
+    if (typeof next === 'string') {
+      events.push({ type: 'plugin_schedule_refused', data: { plugin: c.name, change: c.change, height: c.height, reason: next } });
+      continue;
+    }
+    entries = next;
+    changed = true;
+    events.push({ type: 'plugin_scheduled', data: { plugin: c.name, change: c.change, height: c.height } });
+  }
+  if (changed) writeSchedule(overlay, entries);
+  return changed;
 }
 
 export function evidenceStateKey(hash: string): string {
@@ -101,45 +154,75 @@ interface TxRun {
   error: string | null;
 }
 
+const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n } as const;
+
+/**
+ * One transaction in the block, every rule admission checked asked again on the block's state
+ * (a proposer may have skipped admission): who may sign, the nonce, the fee, the serving plugin's
+ * state, the recipient, the operation's own checks. A transaction whose signer may not sign, whose
+ * nonce is taken or whose payer cannot pay the fee fails with nothing charged (charging the
+ * account would let a revoked key burn its coins); any later failure keeps fee and nonce and rolls
+ * back the transaction's own writes.
+ */
 async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: AccountsWriter, block: BlockInfo, baseFee: bigint, tx: Tx, events: ChainEvent[]): Promise<TxRun> {
+  const e = { env: deps.env, params: deps.params };
   let gas = 0;
   let fee = 0n;
   let burned = 0n;
+  let signer: Signer | undefined;
+  let grant: SignerGrant | undefined;
+  const op = operationOf(tx);
+  const parsed = op === undefined || tx.origin !== 'signed' ? undefined : deps.operations.parse(tx.body);
   if (tx.origin === 'signed') {
+    const key = presentedKey(tx.body, typeof tx.body.public_key === 'string' ? tx.body.public_key : '');
+    const authorized = await authorizeInBlock(deps, overlay, block, tx, key, parsed);
+    if (authorized instanceof ChainError) return { ...NOTHING_CHARGED, error: authorized.message };
+    ({ signer, grant } = authorized);
     const sender = await accounts.get(tx.from);
-    if (tx.nonce !== sender.nonce + 1n) return { gas: 0, fee: 0n, burned: 0n, error: `nonce ${tx.nonce} is not the next nonce for ${tx.from} (expected ${sender.nonce + 1n})` };
+    if (parsed === undefined) {
+      if (tx.nonce !== sender.nonce + 1n) return { ...NOTHING_CHARGED, error: `nonce ${tx.nonce} is not the next nonce for ${tx.from} (expected ${sender.nonce + 1n})` };
+    } else {
+      const last = await lastOperationNonce(overlay, tx.from);
+      if (tx.nonce <= last) return { ...NOTHING_CHARGED, error: `nonce ${tx.nonce} is not above ${last}, the last nonce accepted from ${tx.from}` };
+    }
     gas = deps.gasOf(tx);
     fee = BigInt(gas) * tx.gasPrice;
-    if (sender.balance < fee) return { gas: 0, fee: 0n, burned: 0n, error: 'insufficient balance for the fee' };
+    const payer = signer.payer === tx.from ? sender : await accounts.get(signer.payer);
+    if (payer.balance < fee) return { ...NOTHING_CHARGED, error: `insufficient balance for the fee: ${signer.payer} has ${payer.balance} ucoin, needs ${fee}` };
     // Fee and nonce are consumed whatever the transaction's own outcome (part 1, states).
-    accounts.put(tx.from, { ...sender, balance: sender.balance - fee, nonce: tx.nonce, tx_count: sender.tx_count + 1 });
+    if (parsed === undefined) {
+      accounts.put(tx.from, { ...sender, balance: sender.balance - (signer.payer === tx.from ? fee : 0n), nonce: tx.nonce, tx_count: sender.tx_count + 1 });
+      if (signer.payer !== tx.from) await accounts.debit(signer.payer, fee);
+    } else {
+      recordOperationNonce(overlay, tx.from, tx.nonce);
+      await accounts.debit(signer.payer, fee);
+    }
     burned = BigInt(gas) * baseFee;
     if (fee > burned) await accounts.credit(block.proposer, fee - burned);
   }
   const child = overlay.child();
   try {
-    if (tx.target === 'transfer') {
-      const refused = await recipientProblem(child, tx.to);
-      if (refused) throw refused;
-      const childAccounts = accountsWriter(child);
-      await childAccounts.debit(tx.from, tx.value);
-      // The credit and the receiver's count in one read and one write (read after the debit, so
-      // a transfer to oneself sees it).
-      const receiver = await childAccounts.get(tx.to);
-      childAccounts.put(tx.to, { ...receiver, balance: receiver.balance + tx.value, tx_count: receiver.tx_count + (tx.to === tx.from ? 0 : 1) });
+    const inactive = deps.inactiveProblem(tx.target, block.height);
+    if (inactive) throw inactive;
+    let reported: number | undefined;
+    if (parsed !== undefined) {
+      reported = await runOperation(deps, child, block, events, tx, parsed, signer!);
+    } else if (tx.target === 'transfer') {
+      await transfer(deps, child, block, events, tx, signer!);
     } else {
       const hook = deps.hooks.executeTx.get(tx.target);
       if (!hook || !hook.isUsed()) throw new Error(`no handler for ${tx.target} on this network`);
-      const outcome = await hook.promise(txContext({ env: deps.env, params: deps.params }, child, block, events, tx), tx);
-      if (outcome?.gas !== undefined && tx.origin === 'signed' && outcome.gas > gas) {
-        // Handlers may report more gas than the base (contracts); the extra is charged now.
-        const extra = BigInt(outcome.gas - gas) * tx.gasPrice;
-        await accountsWriter(child).debit(tx.from, extra);
-        fee += extra;
-        burned += BigInt(outcome.gas - gas) * baseFee;
-        gas = outcome.gas;
-      }
+      reported = (await hook.promise(txContext(e, child, block, events, tx), tx))?.gas;
     }
+    if (reported !== undefined && tx.origin === 'signed' && reported > gas) {
+      // Handlers may report more gas than the base (contracts); the extra is charged now.
+      const extra = BigInt(reported - gas) * tx.gasPrice;
+      await accountsWriter(child).debit(signer!.payer, extra);
+      fee += extra;
+      burned += BigInt(reported - gas) * baseFee;
+      gas = reported;
+    }
+    if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(e, child, block, events, tx), grant.plugin));
     overlay.absorb(child);
     return { gas, fee, burned, error: null };
   } catch (err) {
@@ -148,4 +231,43 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     if (!isChainError(err)) deps.log.debug({ tx: tx.hash, err }, 'transaction failed');
     return { gas, fee, burned, error: message };
   }
+}
+
+async function authorizeInBlock(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo, tx: Tx, key: PresentedKey, parsed: ParsedOperation | undefined): Promise<Authorized | ChainError> {
+  const ctx = readContext({ env: deps.env, params: deps.params }, overlay, block.height);
+  const operators = parsed?.op.spec.signing?.operatorKeys;
+  if (operators) {
+    if (!(await operators(ctx)).includes(key.hex)) return new ChainError(403, `${parsed!.op.spec.name}: the signing key is not an operator key of this network`);
+    return { signer: { kind: 'operator', publicKey: key.hex, account: key.derived, payer: key.derived, grantedBy: parsed!.op.plugin }, grant: undefined };
+  }
+  return authorize(deps.hooks, ctx, overlay, { actor: tx.from, publicKey: key.hex, tx, operation: parsed?.op.spec.name }, key);
+}
+
+/** The operation's own checks again, on the block's state, then its handler, with the owning plugin's context. */
+async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, events: ChainEvent[], tx: Tx, p: ParsedOperation, signer: Signer): Promise<number | undefined> {
+  const e = { env: deps.env, params: deps.params };
+  const input = { name: p.op.spec.name, body: p.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer };
+  if (p.op.spec.check) {
+    const refused = await p.op.spec.check(deps.scoped(readContext(e, child, block.height), p.op.plugin), input as never);
+    if (refused) throw refused;
+  }
+  const result = await p.op.spec.execute(deps.scoped(txContext(e, child, block, events, tx), p.op.plugin), input as never);
+  return result ? result.gas : undefined;
+}
+
+/** The kernel's plain transfer: to a recipient someone can own, unless a plugin takes it over first (holds). */
+async function transfer(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, events: ChainEvent[], tx: Tx, signer: Signer): Promise<void> {
+  const e = { env: deps.env, params: deps.params };
+  const refused = await recipientProblem(deps.hooks, readContext(e, child, block.height), child, tx.to);
+  if (refused) throw refused;
+  if (deps.hooks.beforeTransfer.isUsed()) {
+    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(e, child, block, events, tx), { from: tx.from, to: tx.to, value: tx.value, signer });
+    if (takenOver) return;
+  }
+  const childAccounts = accountsWriter(child);
+  await childAccounts.debit(tx.from, tx.value);
+  // The credit and the receiver's count in one read and one write (read after the debit, so
+  // a transfer to oneself sees it).
+  const receiver = await childAccounts.get(tx.to);
+  childAccounts.put(tx.to, { ...receiver, balance: receiver.balance + tx.value, tx_count: receiver.tx_count + (tx.to === tx.from ? 0 : 1) });
 }

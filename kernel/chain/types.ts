@@ -3,6 +3,17 @@
  * are safe integers. Wire encoding (JSON with `*_human`) lives in node/views.ts.
  */
 
+/** The layout a signature verified under: `ch-tx-v2`, `ch-tx-v3`, or an operation's own (identity). */
+export type SignatureLayout = 'v2' | 'v3' | 'own';
+
+/** Dispatch key prefix of a signed operation's transaction: `op:<name>`. */
+export const OPERATION_TARGET_PREFIX = 'op:';
+
+/** The operation a transaction carries, or undefined for transfers and system transactions. */
+export function operationOf(tx: Pick<Tx, 'target'>): string | undefined {
+  return tx.target.startsWith(OPERATION_TARGET_PREFIX) ? tx.target.slice(OPERATION_TARGET_PREFIX.length) : undefined;
+}
+
 /** A transaction as it travels through mempool, proposal and execution. */
 export interface Tx {
   /** `0x` SHA3-256 of the canonical JSON of the fields the sender set (decisions.md §12). */
@@ -23,7 +34,7 @@ export interface Tx {
   /** Canonical JSON of `body`: the text `hash` is the SHA3-256 of, and what proposals and the store carry. */
   readonly canonical: string;
   /** Which signed layout verified (signed transactions only). */
-  readonly sigVersion: 'v2' | 'v3' | undefined;
+  readonly sigVersion: SignatureLayout | undefined;
   /** Node-local wall-clock ms when first seen: display only, never consensus input. */
   readonly receivedAt: number;
 }

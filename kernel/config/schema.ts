@@ -11,6 +11,8 @@ export const PluginEntrySchema = Type.Object(
     enabled: Type.Boolean({ default: true }),
     /** A state plugin's taps run from this height on, on every validator alike. */
     activation_height: Type.Integer({ minimum: 0, default: 0 }),
+    /** A state plugin's taps stop from this height on (its state stays readable). */
+    retire_height: Type.Optional(Type.Integer({ minimum: 1 })),
     options: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
   },
   { additionalProperties: false },

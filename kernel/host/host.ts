@@ -6,8 +6,12 @@ import { CONSENSUS_HOOKS, type Hooks } from '../hooks.js';
 import type { NodeConfig, PluginEntry } from '../config/schema.js';
 import { ConfigError } from '../config/env.js';
 import type { ParamRegistry } from '../state/params.js';
-import type { PluginApi, PluginDefinition, SystemAddressSpec } from './plugin.js';
+import type { AddressKindSpec, PluginApi, PluginDefinition, SystemAddressSpec } from './plugin.js';
 import { scopeFor } from './scoping.js';
+import { ChainError } from '../errors.js';
+import type { OperationRegistry } from '../ops/registry.js';
+import { KERNEL_NAMESPACES } from './kernel-namespaces.js';
+import { pluginState, type PluginScheduleEntry, type PluginState } from './schedule.js';
 
 type AnyPlugin = PluginDefinition<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- catalogue holds plugins of every option type; each checks its own
 
@@ -27,6 +31,11 @@ const CONTEXT_ARG: Record<string, { ctx: number; passThrough: boolean }> = {
   executeTx: { ctx: 0, passThrough: false },
   endBlock: { ctx: 1, passThrough: true },
   evidence: { ctx: 0, passThrough: false },
+  resolveSigner: { ctx: 0, passThrough: false },
+  ownerOf: { ctx: 0, passThrough: false },
+  recordExists: { ctx: 0, passThrough: false },
+  feePayer: { ctx: 0, passThrough: false },
+  beforeTransfer: { ctx: 0, passThrough: false },
   committed: { ctx: -1, passThrough: false },
   routes: { ctx: -1, passThrough: false },
   rpcMethods: { ctx: -1, passThrough: false },
@@ -45,6 +54,8 @@ export interface HostOptions<Services> {
   readonly services: Services;
   /** A gateway process boots service plugins only. */
   readonly profile: 'node' | 'gateway';
+  /** Where the operations state plugins declare are registered (a node's; absent in a gateway). */
+  readonly operations?: OperationRegistry;
 }
 
 /**
@@ -56,6 +67,13 @@ export interface HostOptions<Services> {
 export class PluginHost<Services> {
   private readonly loaded = new Map<string, Loaded>();
   private readonly systemAddrs = new Map<string, SystemAddressSpec & { plugin: string }>();
+  private readonly kinds = new Map<string, AddressKindSpec & { plugin: string }>();
+  /**
+   * When each state plugin runs. Seeded from the network config for genesis, then replaced by
+   * what committed state says (`applySchedule`), so a change made in consensus takes effect on
+   * every node at the same height whatever its config file says.
+   */
+  private schedule = new Map<string, PluginScheduleEntry>();
   private registering: string | null = null;
   private booted = false;
   private readonly app = avvio({}, { autostart: false, timeout: 0 });
@@ -64,38 +82,77 @@ export class PluginHost<Services> {
     this.installInterceptors();
   }
 
-  /** Plugins enabled for this process, in list order. */
+  /** Plugins loaded in this process (every listed state plugin, scheduled or not; enabled service plugins), in list order. */
   enabled(): readonly Loaded[] {
-    return [...this.loaded.values()].sort((a, b) => a.order - b.order);
+    return [...this.loaded.values()].sort((a, b) => (a.order - b.order));
   }
 
   isLoaded(name: string): boolean {
     return this.loaded.has(name);
   }
 
-  /** Every validator agrees on this because it comes from the network config at a fixed height. */
+  /** Whether a plugin's taps run at `height`: a service plugin whenever loaded, a state plugin by the schedule in state. */
   isActive(name: string, height: number): boolean {
     const l = this.loaded.get(name);
     if (!l) return false;
-    return l.def.kind === 'service' || height >= l.entry.activation_height;
+    if (l.def.kind === 'service') return true;
+    return pluginState(this.schedule.get(name), height) === 'active';
   }
 
-  /** `[plugin, activation height]` in list order: written into state at genesis so it is part of the state root. */
-  activationSchedule(): Array<[string, number]> {
+  /** A plugin's state at `height` (decisions.md §26, §37). */
+  stateOf(name: string, height: number): PluginState {
+    const l = this.loaded.get(name);
+    if (l?.def.kind === 'service') return 'active';
+    return pluginState(this.schedule.get(name), height);
+  }
+
+  /** 403 naming the plugin and its state when it is not active at `height` (decisions.md §37). */
+  inactiveProblem(name: string, height: number): ChainError | undefined {
+    const state = this.stateOf(name, height);
+    if (state === 'active') return undefined;
+    const e = this.schedule.get(name);
+    const when = state === 'scheduled' ? ` (it activates at height ${e?.activation_height})` : state === 'retired' ? ` (it retired at height ${e?.retire_height})` : ' (it is not switched on on this network)';
+    return new ChainError(403, `plugin "${name}" is ${state}, not active, at height ${height}${when}`);
+  }
+
+  /** The schedule written into genesis state: every loaded state plugin, in list order. */
+  genesisSchedule(): PluginScheduleEntry[] {
     return this.enabled()
       .filter((l) => l.def.kind === 'state')
-      .map((l) => [l.def.name, l.entry.activation_height]);
+      .map((l) => ({ name: l.def.name, activation_height: l.entry.enabled ? l.entry.activation_height : null, retire_height: l.entry.enabled ? (l.entry.retire_height ?? null) : null }));
+  }
+
+  /** Replaces the schedule with committed state's; entries of plugins this build does not load are kept for listing. */
+  applySchedule(entries: readonly PluginScheduleEntry[]): void {
+    this.schedule = new Map(entries.map((e) => [e.name, e]));
+  }
+
+  scheduleEntries(): PluginScheduleEntry[] {
+    return [...this.schedule.values()];
   }
 
   systemAddress(address: string): (SystemAddressSpec & { plugin: string }) | undefined {
     return this.systemAddrs.get(address);
   }
 
+  /** The plugin that claims an address kind, if any. */
+  addressKind(kind: string): (AddressKindSpec & { plugin: string }) | undefined {
+    return this.kinds.get(kind);
+  }
+
+  /** A context re-scoped to a plugin's namespace, as the plugin's own taps receive it. */
+  scoped<C>(ctx: C, plugin: string): C {
+    return scopeFor(ctx, plugin);
+  }
+
   async boot(): Promise<void> {
-    const entries = this.opts.config.plugins.filter((e) => e.enabled);
+    // A listed state plugin is loaded even when not enabled: its code is registered on every node,
+    // so a change made in consensus can switch it on at an agreed height (decisions.md §26).
+    const entries = this.opts.config.plugins.filter((e) => e.enabled || (this.opts.profile === 'node' && this.opts.catalogue.get(e.name)?.kind === 'state'));
     entries.forEach((entry, order) => {
       const def = this.opts.catalogue.get(entry.name);
       if (!def) throw new ConfigError(`plugins: unknown plugin "${entry.name}" (known: ${[...this.opts.catalogue.keys()].sort().join(', ')})`);
+      if (KERNEL_NAMESPACES.includes(def.name)) throw new ConfigError(`plugins: "${def.name}" is a kernel state namespace (${KERNEL_NAMESPACES.join(', ')}); a plugin may not take that name`);
       if (this.opts.profile === 'gateway' && def.kind !== 'service') return;
       this.loaded.set(def.name, { def, entry, order });
     });
@@ -111,7 +168,15 @@ export class PluginHost<Services> {
         if (prev) throw new ConfigError(`plugins: system address ${s.address} is claimed by both "${prev.plugin}" and "${def.name}"`);
         this.systemAddrs.set(s.address, { ...s, plugin: def.name });
       }
+      for (const k of def.addressKinds ?? []) {
+        const prev = this.kinds.get(k.kind);
+        if (prev) throw new ConfigError(`plugins: address kind .${k.kind} is claimed by both "${prev.plugin}" and "${def.name}"`);
+        this.kinds.set(k.kind, { ...k, plugin: def.name });
+      }
+      if (def.kind !== 'state' && (def.operations?.length ?? 0) > 0) throw new ConfigError(`plugins: "${def.name}" is a service plugin and may not declare operations (they change state)`);
+      for (const op of def.operations ?? []) this.opts.operations?.add(def.name, op);
     }
+    this.applySchedule(this.genesisSchedule());
     for (const l of this.enabled()) {
       const options = this.validateOptions(l);
       this.app.use(async () => {

@@ -4,6 +4,8 @@ import type { Registry } from 'prom-client';
 import type { Hooks } from '../hooks.js';
 import type { ParamSpec } from '../state/params.js';
 import type { NodeConfig } from '../config/schema.js';
+import type { OperationSpec } from '../ops/operation.js';
+import type { AddressKind } from '../crypto/address.js';
 
 /**
  * What a plugin is. `state` plugins change chain state and may tap the consensus hooks; `service`
@@ -19,6 +21,18 @@ export interface SystemAddressSpec {
   readonly gas: number;
 }
 
+/**
+ * A kind of address a plugin owns (`.app`, `.vault`, `chain:ibc.escrow.*`): plain transactions to
+ * such an address dispatch to the plugin's `executeTx.for('kind:<kind>')` handler instead of the
+ * kernel's transfer, and the plugin answers `ownerOf` and `recordExists` for it.
+ */
+export interface AddressKindSpec {
+  readonly kind: Exclude<AddressKind, 'human' | 'system'>;
+  /** Gas charged for one transaction to an address of this kind, before the handler reports more. */
+  readonly gas: number;
+  readonly description: string;
+}
+
 export interface PluginDefinition<Options = Record<string, unknown>, Services = unknown> {
   readonly name: string;
   readonly kind: PluginKind;
@@ -27,6 +41,10 @@ export interface PluginDefinition<Options = Record<string, unknown>, Services = 
   readonly dependencies?: readonly string[];
   readonly params?: readonly ParamSpec[];
   readonly systemAddresses?: readonly SystemAddressSpec[];
+  /** Signed operations (decisions.md §16): the kernel serves, authorises, verifies and dispatches them. */
+  readonly operations?: readonly OperationSpec<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- each spec checks its own body type
+  /** Address kinds whose transactions this plugin handles. */
+  readonly addressKinds?: readonly AddressKindSpec[];
   /** Schema of `options` in the network config; defaults are applied before register runs. */
   readonly optionsSchema?: TSchema;
   register(api: PluginApi<Options, Services>): void | Promise<void>;

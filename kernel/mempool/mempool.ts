@@ -1,4 +1,9 @@
-import type { Tx } from '../chain/types.js';
+import { operationOf, type Tx } from '../chain/types.js';
+
+/** A plain signed transfer: kept per sender in account-nonce order. Operations carry millisecond nonces instead. */
+function isSequential(tx: Tx): boolean {
+  return tx.origin === 'signed' && operationOf(tx) === undefined;
+}
 
 export class MempoolFullError extends Error {}
 
@@ -8,14 +13,16 @@ export interface MempoolLimits {
 }
 
 /**
- * Pending transactions. Signed transactions are kept per sender in nonce order (a sender's
- * nonces are contiguous, so `next nonce` = confirmed + pending + 1); system transactions
+ * Pending transactions. Signed transfers are kept per sender in nonce order (a sender's nonces
+ * are contiguous, so `next nonce` = confirmed + pending + 1); operations are kept per actor in
+ * arrival order, which admission makes their millisecond-nonce order; system transactions
  * (faucet credits) queue first-in first-out. Selection for a block walks arrival order and never
  * takes a sender's nonce N+1 without N.
  */
 export class Mempool {
   private readonly byHash = new Map<string, Tx>();
   private readonly bySender = new Map<string, Tx[]>();
+  private readonly opsByActor = new Map<string, Tx[]>();
   /** Arrival order; entries removed lazily. */
   private readonly arrival: string[] = [];
   private arrivalHead = 0;
@@ -38,10 +45,16 @@ export class Mempool {
     return this.bySender.get(sender) ?? [];
   }
 
-  /** Value plus maximum fee of a sender's pending transactions, for the admission balance check. */
+  /** An actor's pending operations, oldest (lowest nonce) first. */
+  pendingOperationsOf(actor: string): readonly Tx[] {
+    return this.opsByActor.get(actor) ?? [];
+  }
+
+  /** Value plus maximum fee of a sender's pending transfers and operations, for the admission balance check. */
   pendingSpend(sender: string, gasOf: (tx: Tx) => number): bigint {
     let total = 0n;
     for (const tx of this.pendingOf(sender)) total += tx.value + BigInt(gasOf(tx)) * tx.gasPrice;
+    for (const tx of this.pendingOperationsOf(sender)) total += tx.value + BigInt(gasOf(tx)) * tx.gasPrice;
     return total;
   }
 
@@ -53,13 +66,20 @@ export class Mempool {
   add(tx: Tx): void {
     if (this.byHash.has(tx.hash)) return;
     if (this.byHash.size >= this.limits.maxTxs) throw new MempoolFullError(`mempool is full (${this.limits.maxTxs} transactions); try again shortly`);
-    if (tx.origin === 'signed') {
+    if (isSequential(tx)) {
       const list = this.bySender.get(tx.from) ?? [];
       if (list.length >= this.limits.maxPerSender) throw new MempoolFullError(`too many pending transactions from ${tx.from} (limit ${this.limits.maxPerSender})`);
       const last = list[list.length - 1];
       if (last && tx.nonce !== last.nonce + 1n) throw new Error(`mempool: nonce ${tx.nonce} does not follow ${last.nonce} for ${tx.from}`);
       list.push(tx);
       this.bySender.set(tx.from, list);
+    } else if (tx.origin === 'signed') {
+      const list = this.opsByActor.get(tx.from) ?? [];
+      if (list.length >= this.limits.maxPerSender) throw new MempoolFullError(`too many pending operations from ${tx.from} (limit ${this.limits.maxPerSender})`);
+      const last = list[list.length - 1];
+      if (last && tx.nonce <= last.nonce) throw new Error(`mempool: operation nonce ${tx.nonce} is not above ${last.nonce} for ${tx.from}`);
+      list.push(tx);
+      this.opsByActor.set(tx.from, list);
     }
     this.byHash.set(tx.hash, tx);
     this.arrival.push(tx.hash);
@@ -81,7 +101,7 @@ export class Mempool {
       }
       const size = sizeOf(tx);
       if (bytes + size > maxBytes) break;
-      if (tx.origin === 'signed') {
+      if (isSequential(tx)) {
         // Arrival order matches nonce order per sender because admission enforces it.
         const idx = taken.get(tx.from) ?? 0;
         if (this.bySender.get(tx.from)?.[idx] !== tx) continue;
@@ -105,7 +125,7 @@ export class Mempool {
     const tx = this.byHash.get(hash);
     if (!tx) return [];
     const dropped: Tx[] = [];
-    if (tx.origin === 'signed') {
+    if (isSequential(tx)) {
       const list = this.bySender.get(tx.from) ?? [];
       for (const t of list.filter((t) => t.nonce >= tx.nonce)) {
         this.remove(t.hash);
@@ -123,14 +143,20 @@ export class Mempool {
     return [...this.bySender.keys()].sort();
   }
 
+  /** Actors with pending operations, sorted. */
+  actors(): string[] {
+    return [...this.opsByActor.keys()].sort();
+  }
+
   private remove(hash: string): void {
     const tx = this.byHash.get(hash);
     if (!tx) return;
     this.byHash.delete(hash);
     if (tx.origin === 'signed') {
-      const list = (this.bySender.get(tx.from) ?? []).filter((t) => t.hash !== hash);
-      if (list.length === 0) this.bySender.delete(tx.from);
-      else this.bySender.set(tx.from, list);
+      const lists = isSequential(tx) ? this.bySender : this.opsByActor;
+      const list = (lists.get(tx.from) ?? []).filter((t) => t.hash !== hash);
+      if (list.length === 0) lists.delete(tx.from);
+      else lists.set(tx.from, list);
     }
   }
 

@@ -13,7 +13,10 @@ import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
 import type { RouteTable } from './route-table.js';
 import type { NodeServices } from './services.js';
 import type { TxPage } from '../store/chain-store.js';
-import { accountView, blockView, totalsView, txView, validatorView } from './views.js';
+import { accountView, blockView, pluginsView, totalsView, txView, validatorView } from './views.js';
+import type { OperationRegistry } from '../ops/registry.js';
+import type { PluginHost } from '../host/host.js';
+import { OPERATION_TARGET_PREFIX } from '../chain/types.js';
 
 function heightParam(raw: string | undefined): number {
   if (raw === undefined || !/^\d{1,15}$/.test(raw)) throw badRequest(`block height must be a positive integer, got "${raw}"`);
@@ -34,7 +37,7 @@ function addressParam(raw: string | undefined): string {
 }
 
 /** The node RPC endpoints the kernel itself answers (part 1, endpoint tables, node side). */
-export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params: ParamRegistry): void {
+export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params: ParamRegistry, operations: OperationRegistry, host: PluginHost<unknown>): void {
   const { chain } = s;
   const nShards = s.config.sharding.shards;
   const shardId = s.config.sharding.shard_id ?? 0;
@@ -289,7 +292,16 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
       nft_transfer_fee_human: formatCoin(NFT_TRANSFER_FEE),
       total_burned: chain.head.total_burned,
       total_burned_human: formatCoin(chain.head.total_burned),
+      // decisions.md §18: every operation's gas, by name.
+      operations: Object.fromEntries(operations.list().map((o) => [o.spec.name, o.spec.gas])),
     };
+  });
+
+  routes.get('/api/v1/plugins', (req) => {
+    const { limit, offset } = pageOf(req.query, 100, 100);
+    const all = pluginsView(host, chain.head.height + 1);
+    const plugins = all.slice(offset, offset + limit);
+    return { plugins, total: all.length, limit, offset, has_more: offset + plugins.length < all.length };
   });
 
   routes.get('/api/v1/state/root', () => ({
@@ -331,12 +343,15 @@ export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params
   });
 }
 
+const STAKING_OPERATIONS = new Set(['stake', 'unstake', 'delegate', 'undelegate'].map((n) => OPERATION_TARGET_PREFIX + n));
+
 /** What a `type` filter may be: a kind, or a system address with or without its `chain:system.` prefix. */
 const TX_TYPE_FILTER = /^(chain:system\.)?[a-z0-9][a-z0-9_.-]{0,63}$/;
 
 /** Whether a transaction of this type (`Tx.target`) is listed for the `type` query parameter. */
 function matchesType(target: string, type: string): boolean {
-  if (type === 'staking') return target === 'chain:system.stake' || /stak|delegat/.test(target);
+  // decisions.md §34: `staking` lists stake, unstake, delegate and undelegate.
+  if (type === 'staking') return STAKING_OPERATIONS.has(target) || target === 'chain:system.stake';
   if (type === 'transfer') return target === 'transfer';
-  return target === type || target === `chain:system.${type}`;
+  return target === type || target === `${OPERATION_TARGET_PREFIX}${type}` || target === `chain:system.${type}`;
 }

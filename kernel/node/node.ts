@@ -20,6 +20,8 @@ import type { NodeConfig } from '../config/schema.js';
 import { createHttpServer, type HttpServer } from '../rpc/index.js';
 import { RouteTable } from './route-table.js';
 import { registerKernelRoutes } from './kernel-routes.js';
+import { registerOperationRoutes } from './operation-routes.js';
+import { OperationRegistry } from '../ops/registry.js';
 import { registerMainnetRefusals } from './test-network-routes.js';
 import { NodeMetrics } from './metrics.js';
 import type { ConsensusStatus, NodeServices } from './services.js';
@@ -83,7 +85,8 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     provider,
     now: () => Date.now(),
   };
-  const host = new PluginHost<NodeServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node' });
+  const operations = new OperationRegistry();
+  const host = new PluginHost<NodeServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node', operations });
   const chain = new Chain({
     store,
     hooks,
@@ -97,6 +100,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     requireTxV3: config.tx.require_v3,
     mempool: { maxTxs: config.tx.mempool_max_txs, maxPerSender: config.tx.mempool_max_per_sender },
     paramOverrides: config.param_overrides,
+    operations,
   });
   (services as { chain: Chain }).chain = chain;
 
@@ -126,9 +130,10 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   }
 
   const routes = new RouteTable();
-  registerKernelRoutes(routes, services, params);
+  registerKernelRoutes(routes, services, params, operations, host as PluginHost<unknown>);
   registerSnapshotRoutes(routes, chain, { address: key.file.node_address, keys: key.keys }, provider, genesisTrust(genesis), config.consensus.checkpoint_interval, config.consensus.sync_history_blocks);
   hooks.routes.call(routes);
+  registerOperationRoutes(routes, services, operations);
   registerMainnetRefusals(routes, config.env);
 
   const server = await createHttpServer({

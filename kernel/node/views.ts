@@ -1,5 +1,7 @@
 import { formatCoin } from '../codec/amount.js';
 import { addressKind } from '../crypto/address.js';
+import type { PluginHost } from '../host/host.js';
+import { operationOf } from '../chain/types.js';
 import { shardOf } from '../crypto/fnv.js';
 import type { AccountRecord } from '../state/accounts.js';
 import type { AddressTotals } from '../store/chain-store.js';
@@ -52,7 +54,8 @@ export function txView(i: TxViewInput): Record<string, unknown> {
   const fee = receipt ? receipt.fee : BigInt(gas) * tx.gasPrice;
   return {
     hash: tx.hash,
-    type: tx.origin === 'system' ? tx.target : tx.target === 'transfer' ? 'transfer' : tx.target,
+    // decisions.md §17: an operation's type is its name; a system transaction's, its kind.
+    type: operationOf(tx) ?? tx.target,
     status,
     from: tx.from,
     to: tx.to,
@@ -124,4 +127,20 @@ export function validatorView(v: ValidatorEntry, a: ValidatorActivity, windowBlo
     votes_cast: a.votes_cast,
     last_active: a.last_active,
   };
+}
+
+/** `GET /api/v1/plugins` (decisions.md §26, §37): every plugin this node has, with its state at `height`. */
+export function pluginsView(host: PluginHost<unknown>, height: number): Array<Record<string, unknown>> {
+  const entries = new Map(host.scheduleEntries().map((e) => [e.name, e]));
+  return host.enabled().map((l) => {
+    const e = entries.get(l.def.name);
+    return {
+      name: l.def.name,
+      kind: l.def.kind,
+      description: l.def.description,
+      status: host.stateOf(l.def.name, height),
+      activation_height: l.def.kind === 'service' ? null : (e?.activation_height ?? null),
+      retire_height: l.def.kind === 'service' ? null : (e?.retire_height ?? null),
+    };
+  });
 }

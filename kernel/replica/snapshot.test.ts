@@ -1,3 +1,4 @@
+import { OperationRegistry } from '../ops/registry.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, signTransfer, wallet, genesisDoc, VALIDATOR_KEY, fourEqualValidators } from '../../test/helpers/chain-fixture.js';
@@ -269,5 +270,5 @@ async function makeChainWithoutGenesis(kv: MemoryStore): Promise<import('../chai
   const params = new ParamRegistry();
   const log = pino({ level: 'silent' });
   const host = new PluginHost<unknown>({ config, hooks, catalogue: new Map(), params, log, metrics: new Registry(), services: {}, profile: 'node' });
-  return new Chain({ store: new ChainStore(kv), hooks, host, params, verifier: new CachingVerifier(nobleProvider), log, env: 'testnet', chainId: 'test-chain', shard: 0, requireTxV3: false, mempool: { maxTxs: 10, maxPerSender: 10 }, paramOverrides: {} });
+  return new Chain({ store: new ChainStore(kv), hooks, host, params, verifier: new CachingVerifier(nobleProvider), log, env: 'testnet', chainId: 'test-chain', shard: 0, requireTxV3: false, mempool: { maxTxs: 10, maxPerSender: 10 }, paramOverrides: {}, operations: new OperationRegistry() });
 }

@@ -1,4 +1,4 @@
-import type { Tx } from '../chain/types.js';
+import type { SignatureLayout, Tx } from '../chain/types.js';
 
 /** The stored form of a transaction: exactly what is needed to rebuild the in-memory Tx. */
 export interface TxRecord {
@@ -13,7 +13,7 @@ export interface TxRecord {
   data?: string;
   /** The canonical JSON text of the body (what the hash covers), stored as text so it is never re-derived. */
   body_json: string;
-  sig_version?: 'v2' | 'v3';
+  sig_version?: SignatureLayout;
   received_at: number;
 }
 

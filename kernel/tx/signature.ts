@@ -1,4 +1,5 @@
 import { unauthorized } from '../errors.js';
+import type { SignatureLayout } from '../chain/types.js';
 import { parseHex } from '../codec/hex.js';
 import { deriveAddress } from '../crypto/address.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES } from '../crypto/provider.js';
@@ -22,13 +23,12 @@ export interface SignaturePolicy {
   /** CHAIN_REQUIRE_TX_V3: refuse v2 when the transaction carries gas_price or data (which v2 does not cover). */
   readonly requireV3: boolean;
   readonly baseFee: bigint;
-  /** Hex public key recorded for `from` (faucet binding, registration); undefined when none. */
-  readonly boundKey: string | undefined;
 }
 
 /** The verify-once id of a transaction's signature: its hash, the layout, and the price v3 covers. */
-export function signatureCacheId(hash: string, version: 'v2' | 'v3', effectiveGasPrice: bigint): string {
-  return `${hash}:${version}:${effectiveGasPrice}`;
+export function signatureCacheId(hash: string, version: SignatureLayout, effectiveGasPrice: bigint): string {
+  // An operation's own layout covers no price: its id is the same whatever the block's base fee.
+  return version === 'own' ? `${hash}:own` : `${hash}:${version}:${effectiveGasPrice}`;
 }
 
 /**
@@ -36,22 +36,13 @@ export function signatureCacheId(hash: string, version: 'v2' | 'v3', effectiveGa
  * Every failure is 401 (part 2, Authentication §4–5) with a message saying which check failed.
  */
 /**
- * The key-binding half of the check, which costs one hash and no signature verification, so that
- * admission can answer an outsider 401 before it looks at balances or buys a verify. Returns the
- * parsed public key.
+ * Checks a plain transaction's signature over `ch-tx-v2` or `ch-tx-v3`; returns the layout that
+ * verified. Which keys may sign for `from` is authorization's question (kernel/auth), asked
+ * before this one so an outsider never buys a verification. Every failure is 401 (part 2,
+ * Authentication §4–5) with a message saying which check failed.
  */
-export function checkKeyBinding(tx: Pick<SignedTxFields, 'from' | 'public_key'>, boundKey: string | undefined): Uint8Array {
-  const pk = parseHex(tx.public_key, ML_DSA65_PUBLIC_KEY_BYTES);
-  if (!pk) throw unauthorized(`public_key must be ${ML_DSA65_PUBLIC_KEY_BYTES * 2} hex characters (ML-DSA-65)`);
-  // Lower-cased only when needed: it copies the 3.9 KB of hex.
-  if (deriveAddress(pk) !== tx.from && boundKey !== tx.public_key.toLowerCase()) {
-    throw unauthorized(`public key is not bound to ${tx.from}`, 'sign with the key the address was derived from, or bind it first (faucet on test networks)');
-  }
-  return pk;
-}
-
-export async function checkTxSignature(tx: SignedTxFields, policy: SignaturePolicy, verifier: SignatureVerifier): Promise<'v2' | 'v3'> {
-  const pk = checkKeyBinding(tx, policy.boundKey);
+export async function verifyTransferSignature(tx: SignedTxFields, policy: SignaturePolicy, publicKey: Uint8Array, verifier: SignatureVerifier): Promise<'v2' | 'v3'> {
+  const pk = publicKey;
   const sig = parseHex(tx.signature, ML_DSA65_SIGNATURE_BYTES);
   if (!sig) throw unauthorized(`signature must be ${ML_DSA65_SIGNATURE_BYTES * 2} hex characters (ML-DSA-65)`);
   const carriesExtra = tx.gas_price !== undefined || tx.data !== undefined;

@@ -18,6 +18,7 @@ import { txMessageV2, txMessageV3, plainTxPayloadHash } from '../../kernel/crypt
 import { toHex } from '../../kernel/codec/hex.js';
 import { ValidatorSet } from '../../kernel/consensus/validator-set.js';
 import { validateConfig } from '../../kernel/config/load.js';
+import { OperationRegistry } from '../../kernel/ops/registry.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import type { KeyPair, SignatureProvider } from '../../kernel/crypto/provider.js';
 
@@ -101,6 +102,7 @@ export function genesisDoc(accounts: Array<{ address: string; balance: bigint }>
 
 export interface Fixture {
   chain: Chain;
+  operations: OperationRegistry;
   hooks: Hooks;
   host: PluginHost<unknown>;
   kv: KvStore;
@@ -112,7 +114,7 @@ export interface Fixture {
 let clock = 1_700_000_001_000;
 
 /** A chain over an in-memory store with the given plugins, genesis already written. */
-export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; validators?: readonly GenesisValidator[]; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number } } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; validators?: readonly GenesisValidator[]; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number }; requireTxV3?: boolean } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const plugins = opts.plugins ?? [];
   const config = validateConfig({ network: 'unit', env: opts.env ?? 'testnet', plugins: (opts.pluginConfig ?? plugins.map((p) => ({ name: p.name }))).map((p) => ({ enabled: true, activation_height: 0, options: {}, ...p })) });
   const hooks = createHooks();
@@ -120,15 +122,17 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
   for (const p of KERNEL_PARAMS) params.declare('kernel', p);
   const log = pino({ level: 'silent' });
   const services: { chain?: Chain } = (opts.services as { chain?: Chain }) ?? {};
-  const host = new PluginHost<unknown>({ config, hooks, catalogue: new Map(plugins.map((p) => [p.name, p])), params, log, metrics: new Registry(), services, profile: 'node' });
+  const operations = new OperationRegistry();
+  const host = new PluginHost<unknown>({ config, hooks, catalogue: new Map(plugins.map((p) => [p.name, p])), params, log, metrics: new Registry(), services, profile: 'node', operations });
   const kv = opts.kv ?? new MemoryStore();
   const store = new ChainStore(kv, opts.textLog ? { textLog: opts.textLog } : {});
-  const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), log, env: config.env, chainId: 'test-chain', shard: 0, requireTxV3: false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {} });
+  const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), log, env: config.env, chainId: 'test-chain', shard: 0, requireTxV3: opts.requireTxV3 ?? false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {}, operations });
   services.chain = chain;
   await host.boot();
   await chain.open(genesisDoc(opts.accounts ?? [], opts.genesisParams, opts.validators));
   return {
     chain,
+    operations,
     hooks,
     host,
     kv,

@@ -1,0 +1,49 @@
+import type { ChainError } from '../errors.js';
+import type { Tx } from '../chain/types.js';
+import type { TxContext } from '../hooks.js';
+
+/**
+ * Who signed a transaction or operation, as authorization decided it. Handlers and plugins read
+ * `kind` to refuse what only a main key may do (decisions.md §31: a session key may not grant
+ * keys, rotate, manage the trust list or confirm a held transfer).
+ */
+export type SignerKind = 'main' | 'session' | 'member' | 'operator' | 'guardian';
+
+export interface Signer {
+  readonly kind: SignerKind;
+  /** Lowercase hex public key that signed. */
+  readonly publicKey: string;
+  /** The account acting: the actor, or the `.human` owner a record address acts through (§19). */
+  readonly account: string;
+  /** Who pays the fee: the signing account, or a sponsor a plugin named. */
+  readonly payer: string;
+  /** The plugin that granted a signer other than a main key. */
+  readonly grantedBy: string | undefined;
+}
+
+/** What authorization is asked: may `publicKey` sign this for `actor`? */
+export interface SignRequest {
+  readonly actor: string;
+  readonly publicKey: string;
+  readonly tx: Tx;
+  /** The operation's name, or undefined for a plain transfer. */
+  readonly operation: string | undefined;
+}
+
+/**
+ * A plugin's answer to a key that is not a main key of the actor: a grant with its kind (a
+ * session key within scope, a vault member), or a refusal naming the limit (401, §31). A grant
+ * may record its use once the transaction has applied (a session key's spent amount), inside the
+ * transaction's own rollback scope.
+ */
+export interface SignerGrant {
+  readonly kind: Exclude<SignerKind, 'main'>;
+  /** The granting plugin (the SDK's `api.auth.signers` fills it in). */
+  readonly plugin: string;
+  /** Who pays the fee when not the actor (a vault member's operation is paid by the vault). */
+  readonly payer?: string;
+  /** Runs in the block after the transaction applied, on its rollback scope, with the granting plugin's context. */
+  readonly onApplied?: (ctx: TxContext) => Promise<void>;
+}
+
+export type SignerAnswer = SignerGrant | ChainError | undefined;

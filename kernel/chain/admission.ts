@@ -1,0 +1,362 @@
+import { badRequest, ChainError, unavailable } from '../errors.js';
+import type { Hooks, NetworkEnv } from '../hooks.js';
+import type { PluginHost } from '../host/host.js';
+import type { ParamRegistry } from '../state/params.js';
+import { accountsReader } from '../state/accounts.js';
+import type { StateSource } from '../state/overlay.js';
+import type { ChainMeta, ChainStore } from '../store/chain-store.js';
+import { addressKind, isSystemAddress } from '../crypto/address.js';
+import type { SignatureVerifier } from '../crypto/verifier.js';
+import { Mempool, MempoolFullError } from '../mempool/mempool.js';
+import { parseSubmission } from '../tx/submission.js';
+import { signatureCacheId, verifyTransferSignature } from '../tx/signature.js';
+import { txIdentity, txIdentityOfText, type TxIdentity } from '../tx/hash.js';
+import { authorize, type Authorized } from '../auth/authorize.js';
+import { presentedKey } from '../auth/presented-key.js';
+import { lastOperationNonce } from '../auth/nonce.js';
+import { OP_FIELD, type OperationRegistry, type ParsedOperation } from '../ops/registry.js';
+import { verifyOperationSignatures } from '../ops/signature.js';
+import { admissionContext, readContext } from './contexts.js';
+import { GAS_TRANSFER } from './kernel-params.js';
+import { recipientProblem } from './recipient.js';
+import { OPERATION_TARGET_PREFIX, operationOf, type Tx } from './types.js';
+
+export interface AdmissionDeps {
+  readonly store: ChainStore;
+  readonly hooks: Hooks;
+  readonly host: PluginHost<unknown>;
+  readonly params: ParamRegistry;
+  readonly verifier: SignatureVerifier;
+  readonly env: NetworkEnv;
+  readonly requireTxV3: boolean;
+  readonly mempool: Mempool;
+  readonly operations: OperationRegistry;
+  head(): Readonly<ChainMeta>;
+}
+
+export interface SubmissionResult {
+  tx_hash: string;
+  status: 'pending';
+  estimated_block: number;
+  sender_balance: bigint;
+  receiver_balance: bigint;
+  /** The price admission charged for: the sender's, or base_fee when omitted (decisions.md §9). */
+  gas_price: bigint;
+  /** Fields plugins added in checkTx (the sentinel's score, a hold). */
+  [field: string]: unknown;
+}
+
+/** decisions.md §17: the answer to an admitted operation. */
+export interface OperationSubmission {
+  success: true;
+  status: 'pending';
+  tx_hash: string;
+  estimated_block: number;
+  [field: string]: unknown;
+}
+
+/** Dispatch key of transfers to an address kind a plugin claims (`.app` calls, `.vault` deposits). */
+export function kindTarget(kind: string): string {
+  return `kind:${kind}`;
+}
+
+/**
+ * CheckTx: everything a node checks before it queues a transaction, in the order a client is
+ * answered. Cheap checks that tell an outsider what is wrong (shape, who may sign, nonce,
+ * recipient, balance) come before the 2–5 ms ML-DSA-65 verification, so a submission that could
+ * not apply never buys one. Admission is a courtesy to the client: the block re-checks every
+ * rule that decides state (executor.ts), because a proposer may skip this.
+ */
+export class Admission {
+  /** One admission at a time per sender, so consecutive nonces sent together are not refused. */
+  private readonly admitting = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly d: AdmissionDeps) {}
+
+  private get height(): number {
+    return this.d.head().height + 1;
+  }
+
+  /** Gas a transaction is charged before its handler reports more: 21 for a transfer, an operation's or address's declared gas, 0 for system transactions. */
+  gasOf = (tx: Pick<Tx, 'origin' | 'target'>): number => {
+    if (tx.origin === 'system') return 0;
+    if (tx.target === 'transfer') return GAS_TRANSFER;
+    const op = operationOf(tx);
+    if (op !== undefined) return this.d.operations.get(op)?.spec.gas ?? GAS_TRANSFER;
+    if (tx.target.startsWith('kind:')) return this.d.host.addressKind(tx.target.slice(5))?.gas ?? GAS_TRANSFER;
+    return this.d.host.systemAddress(tx.target)?.gas ?? GAS_TRANSFER;
+  };
+
+  /** Where a plain transaction to `to` dispatches: a system address, an address kind a plugin claims, or the kernel's transfer. */
+  targetOf(to: string, data: string | undefined): string {
+    if (isSystemAddress(to)) {
+      if (!this.d.host.systemAddress(to)) throw badRequest(`${to} is not served on this network (its plugin is not enabled)`);
+      return to;
+    }
+    const kind = addressKind(to);
+    if (kind !== null && this.d.host.addressKind(kind)) return kindTarget(kind);
+    if (kind === 'app' || (data !== undefined && data.length > 0 && kind !== 'human' && kind !== 'node')) {
+      throw badRequest(`${to}: contract calls are not enabled on this network (no contracts plugin)`);
+    }
+    return 'transfer';
+  }
+
+  /** The plugin that serves a target, when one does; its state decides whether the target is open. */
+  private pluginOf(target: string): string | undefined {
+    const op = operationOf({ target });
+    if (op !== undefined) return this.d.operations.get(op)?.plugin;
+    if (target.startsWith('kind:')) return this.d.host.addressKind(target.slice(5))?.plugin;
+    return this.d.host.systemAddress(target)?.plugin;
+  }
+
+  /** 403 naming the plugin and its state when the plugin serving `target` is not active at `height` (decisions.md §37). */
+  inactiveProblem(target: string, height: number): ChainError | undefined {
+    const plugin = this.pluginOf(target);
+    return plugin === undefined ? undefined : this.d.host.inactiveProblem(plugin, height);
+  }
+
+  /** Serialises admissions per sender (or actor): a burst of consecutive nonces is checked in order. */
+  private serialised<T>(key: unknown, run: () => Promise<T>): Promise<T> {
+    if (typeof key !== 'string') return run();
+    const prev = this.admitting.get(key) ?? Promise.resolve();
+    const next = prev.then(run, run);
+    const settled = next.catch(() => undefined);
+    this.admitting.set(key, settled);
+    void settled.then(() => {
+      if (this.admitting.get(key) === settled) this.admitting.delete(key);
+    });
+    return next;
+  }
+
+  /**
+   * A plain transaction (`POST /api/v1/transactions`). `text` is the JSON `rawBody` was parsed
+   * from, when there was one: if it is already canonical it becomes the transaction's canonical
+   * text as it is.
+   */
+  admitTransfer(rawBody: unknown, receivedAt: number, text: string | undefined, queue: (tx: Tx) => void): Promise<SubmissionResult> {
+    const from = (rawBody as { from?: unknown } | null)?.from;
+    return this.serialised(from, () => this.admitTransferNow(rawBody, receivedAt, text, queue));
+  }
+
+  private async admitTransferNow(rawBody: unknown, receivedAt: number, text: string | undefined, queue: (tx: Tx) => void): Promise<SubmissionResult> {
+    // 1. Shape.
+    const f = parseSubmission(rawBody);
+    const { canonical, hash } = txIdentityOfText(text, f.body);
+    if (this.d.mempool.has(hash)) throw badRequest(`duplicate transaction ${hash}`);
+    const state = this.d.store.state;
+    const height = this.height;
+    const baseFee = await this.d.params.reader(state).get('base_fee');
+    const gasPrice = f.gas_price ?? baseFee;
+    if (gasPrice < baseFee) throw badRequest(`gas_price ${gasPrice} is below base_fee ${baseFee}`, 'omit gas_price to pay base_fee');
+    const target = this.targetOf(f.to, f.data);
+    const tx: Tx = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion: undefined, receivedAt };
+    // 2. Who may sign: an outsider is told 401 before anything about the account (balance, nonce).
+    const key = presentedKey(f.body, f.public_key);
+    const authorized = await this.authorizeAt(state, height, tx, key, undefined);
+    // 3. The account nonce.
+    const accounts = accountsReader(state);
+    const sender = await accounts.get(f.from);
+    const expected = this.d.mempool.nextNonce(f.from, sender.nonce);
+    // A committed transaction's nonce is taken, so only a stale nonce needs the store lookup
+    // that tells a resubmission from a new transaction (it stays off the hot path).
+    if (f.nonce <= sender.nonce && (await this.d.store.hasTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
+    if (f.nonce !== expected) throw badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: expected ${expected} (last confirmed ${sender.nonce} plus pending)`);
+    // 4. Where it goes: the serving plugin is active, the recipient can be owned.
+    const inactive = this.inactiveProblem(target, height);
+    if (inactive) throw inactive;
+    if (target === 'transfer') {
+      const problem = await recipientProblem(this.d.hooks, readContext(this.ctxEnv, state, height), state, f.to);
+      if (problem) throw problem;
+    }
+    // 5. Funds: value from the sender, the fee from whoever pays it.
+    await this.checkFunds(state, tx, authorized.signer.payer, gasPrice);
+    // 6. The signature, once per node, on the verify pool.
+    const sigVersion = await verifyTransferSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee }, key.bytes, this.d.verifier);
+    const admitted: Tx = { ...tx, sigVersion };
+    // 7. Every plugin's checkTx, which may add fields to the answer.
+    const fields = await this.runCheckTx(admitted, height);
+    queue(admitted);
+    const receiver = await accounts.get(f.to);
+    return { ...fields, tx_hash: hash, status: 'pending', estimated_block: height, sender_balance: sender.balance, receiver_balance: receiver.balance, gas_price: gasPrice };
+  }
+
+  /**
+   * A signed operation (decisions.md §16), from its route, its socket method or a peer: body
+   * shape, the plugin's state, who may sign and the signature, the actor's millisecond nonce,
+   * funds, the owning plugin's own checks, every plugin's checkTx, the mempool.
+   */
+  admitOperation(envelope: Record<string, unknown>, receivedAt: number, text: string | undefined, queue: (tx: Tx) => void): Promise<OperationSubmission> {
+    let actor: string | undefined;
+    try {
+      actor = this.d.operations.parse(envelope).actor;
+    } catch {
+      actor = undefined; // admitted alone, and refused with the parse error below
+    }
+    return this.serialised(actor, () => this.admitOperationNow(envelope, receivedAt, text, queue));
+  }
+
+  private async admitOperationNow(envelope: Record<string, unknown>, receivedAt: number, text: string | undefined, queue: (tx: Tx) => void): Promise<OperationSubmission> {
+    const state = this.d.store.state;
+    const height = this.height;
+    const baseFee = await this.d.params.reader(state).get('base_fee');
+    // 1. Shape, and the plugin that owns the operation is active.
+    const p = this.d.operations.parse(envelope);
+    const identity = txIdentityOfText(text, envelope);
+    const tx = this.operationTx(p, envelope, identity, baseFee, receivedAt);
+    if (this.d.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) throw badRequest(`duplicate transaction ${tx.hash}`);
+    const inactive = this.d.host.inactiveProblem(p.op.plugin, height);
+    if (inactive) throw inactive;
+    if (tx.gasPrice < baseFee) throw badRequest(`gas_price ${tx.gasPrice} is below base_fee ${baseFee}`, 'omit gas_price to pay base_fee');
+    // 2. Who may sign, then the signature(s).
+    const key = presentedKey(envelope, p.publicKey);
+    const authorized = await this.authorizeAt(state, height, tx, key, p);
+    const sigVersion = await verifyOperationSignatures(p, tx.hash, key.bytes, { env: this.d.env, requireV3: this.d.requireTxV3, baseFee }, this.d.verifier);
+    // 3. The actor's millisecond nonce, above the last accepted and every pending one.
+    const pending = this.d.mempool.pendingOperationsOf(p.actor);
+    const last = pending.length > 0 ? pending[pending.length - 1]!.nonce : await lastOperationNonce(state, p.actor);
+    if (p.nonce <= last) throw badRequest(`nonce ${p.nonce} is not above ${last}, the last nonce accepted from ${p.actor}: operation nonces are millisecond timestamps that only increase`);
+    // 4. Funds, then the owning plugin's own rules.
+    await this.checkFunds(state, tx, authorized.signer.payer, tx.gasPrice);
+    const input = { name: p.op.spec.name, body: p.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer: authorized.signer };
+    const ctx = this.d.host.scoped(readContext(this.ctxEnv, state, height), p.op.plugin);
+    const refused = p.op.spec.check ? await p.op.spec.check(ctx, input as never) : undefined;
+    if (refused) throw refused;
+    const admitted: Tx = { ...tx, sigVersion };
+    const fields = await this.runCheckTx(admitted, height);
+    queue(admitted);
+    return { ...fields, success: true, status: 'pending', tx_hash: tx.hash, estimated_block: height };
+  }
+
+  /** The transaction an operation travels as: `to` is its Signs-for address, `from` its actor (§16). */
+  private operationTx(p: ParsedOperation, body: Record<string, unknown>, identity: TxIdentity, baseFee: bigint, receivedAt: number): Tx {
+    return { hash: identity.hash, origin: 'signed', target: OPERATION_TARGET_PREFIX + p.op.spec.name, from: p.actor, to: p.target, value: p.value, nonce: p.nonce, gasPrice: p.gasPrice ?? baseFee, data: undefined, body, canonical: identity.canonical, sigVersion: undefined, receivedAt };
+  }
+
+  private get ctxEnv(): { env: NetworkEnv; params: ParamRegistry } {
+    return { env: this.d.env, params: this.d.params };
+  }
+
+  /** Authorization against committed state (kernel/auth); the block asks again against its own. */
+  private async authorizeAt(state: StateSource, height: number, tx: Tx, key: ReturnType<typeof presentedKey>, p: ParsedOperation | undefined): Promise<Authorized> {
+    const req = { actor: tx.from, publicKey: key.hex, tx, operation: p?.op.spec.name };
+    const operators = p?.op.spec.signing?.operatorKeys;
+    if (operators) {
+      const allowed = await operators(readContext(this.ctxEnv, state, height));
+      if (!allowed.includes(key.hex)) throw new ChainError(403, `${p!.op.spec.name}: the signing key is not an operator key of this network`);
+      return { signer: { kind: 'operator', publicKey: key.hex, account: key.derived, payer: key.derived, grantedBy: p!.op.plugin }, grant: undefined };
+    }
+    const answer = await authorize(this.d.hooks, readContext(this.ctxEnv, state, height), state, req, key);
+    if (answer instanceof ChainError) throw answer;
+    return answer;
+  }
+
+  private async checkFunds(state: StateSource, tx: Tx, payer: string, gasPrice: bigint): Promise<void> {
+    const accounts = accountsReader(state);
+    const fee = BigInt(this.gasOf(tx)) * gasPrice;
+    if (payer === tx.from) {
+      const sender = await accounts.get(tx.from);
+      const pending = this.d.mempool.pendingSpend(tx.from, this.gasOf);
+      const cost = tx.value + fee;
+      if (sender.balance < pending + cost) throw badRequest(`insufficient balance: ${tx.from} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);
+      return;
+    }
+    const [sender, paying] = await Promise.all([accounts.get(tx.from), accounts.get(payer)]);
+    if (sender.balance < this.d.mempool.pendingSpend(tx.from, this.gasOf) + tx.value) throw badRequest(`insufficient balance: ${tx.from} has ${sender.balance} ucoin, needs ${tx.value}`);
+    if (paying.balance < this.d.mempool.pendingSpend(payer, this.gasOf) + fee) throw badRequest(`insufficient balance: the fee payer ${payer} has ${paying.balance} ucoin, needs ${fee}`);
+  }
+
+  /** A transaction a plugin creates (a faucet credit); plugins validate it in checkTx. */
+  async admitSystem(target: string, from: string, to: string, value: bigint, body: Record<string, unknown>, receivedAt: number, queue: (tx: Tx) => void): Promise<Tx> {
+    // from/to/value are part of the hashed body, so a peer can never pair a body with other fields.
+    const tx = this.rebuildTx('system', { ...body, type: target, from, to, value: Number(value) }, 0n, receivedAt);
+    if (this.d.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) throw badRequest(`duplicate transaction ${tx.hash}`);
+    await this.runCheckTx(tx, this.height);
+    queue(tx);
+    return tx;
+  }
+
+  /** A transaction relayed by a peer (`text` parsed to `body`): the same admission as a local submission. */
+  async admitFromPeer(origin: 'signed' | 'system', body: Record<string, unknown>, receivedAt: number, text: string | undefined, queue: (tx: Tx) => void): Promise<void> {
+    if (origin === 'signed') {
+      if (OP_FIELD in body) await this.admitOperation(body, receivedAt, text, queue);
+      else await this.admitTransfer(body, receivedAt, text, queue);
+      return;
+    }
+    const tx = this.rebuildTx('system', body, 0n, receivedAt, txIdentityOfText(text, body));
+    if (this.d.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) return;
+    await this.runCheckTx(tx, this.height);
+    queue(tx);
+  }
+
+  /**
+   * Rebuilds a transaction from its hashed body alone (for blocks received from peers): every
+   * field that execution reads is derived from the bytes the hash and signature cover.
+   */
+  rebuildTx(origin: 'signed' | 'system', body: Record<string, unknown>, baseFee: bigint, receivedAt: number, identity: TxIdentity = txIdentity(body)): Tx {
+    const { hash, canonical } = identity;
+    if (origin === 'signed') {
+      if (OP_FIELD in body) return this.operationTx(this.d.operations.parse(body), body, identity, baseFee, receivedAt);
+      const f = parseSubmission(body);
+      return { hash, origin, target: this.targetOf(f.to, f.data), from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice: f.gas_price ?? baseFee, data: f.data, body: f.body, canonical, sigVersion: undefined, receivedAt };
+    }
+    const { type, from, to, value } = body;
+    if (typeof type !== 'string' || typeof from !== 'string' || typeof to !== 'string' || typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      throw badRequest('malformed system transaction: type, from, to and value are required');
+    }
+    return { hash, origin, target: type, from, to, value: BigInt(value), nonce: 0n, gasPrice: 0n, data: undefined, body, canonical, sigVersion: undefined, receivedAt };
+  }
+
+  /** Every plugin's checkTx on committed state; returns the fields they add to the answer. */
+  async runCheckTx(tx: Tx, height: number): Promise<Record<string, unknown>> {
+    const fields: Record<string, unknown> = {};
+    const ctx = admissionContext(this.ctxEnv, this.d.store.state, height, (f) => Object.assign(fields, f));
+    const rejection = await this.d.hooks.checkTx.promise(ctx, tx);
+    if (rejection) throw rejection;
+    if (tx.origin === 'system' && !this.d.hooks.executeTx.get(tx.target)?.isUsed()) throw badRequest(`no handler for system transaction ${tx.target}`);
+    return fields;
+  }
+
+  /**
+   * A transaction inside someone else's proposal (ProcessProposal): its signature verified once
+   * (cache), a system transaction checked by plugins. Who may sign is the block's question, asked
+   * when it executes, because an earlier transaction of the same block may change it.
+   */
+  async checkIncluded(tx: Tx, baseFee: bigint): Promise<string | null> {
+    const pending = this.d.mempool.get(tx.hash);
+    if (pending) {
+      // Admitted here already: plugins checked it then, and a signed one's signature is in the
+      // verify-once cache under the id admission used (a recall is counted as a cache hit).
+      if (pending.origin === 'system') return null;
+      if (pending.sigVersion && operationOf(pending) === undefined && this.d.verifier.recall(signatureCacheId(pending.hash, pending.sigVersion, pending.gasPrice))) return null;
+    }
+    try {
+      if (tx.origin === 'signed') {
+        if (OP_FIELD in tx.body) {
+          const p = this.d.operations.parse(tx.body);
+          await verifyOperationSignatures(p, tx.hash, presentedKey(tx.body, p.publicKey).bytes, { env: this.d.env, requireV3: this.d.requireTxV3, baseFee }, this.d.verifier);
+        } else {
+          const f = parseSubmission(tx.body);
+          await verifyTransferSignature({ ...f, hash: tx.hash }, { requireV3: this.d.requireTxV3, baseFee }, presentedKey(tx.body, f.public_key).bytes, this.d.verifier);
+        }
+      } else {
+        await this.runCheckTx(tx, this.height);
+      }
+      return null;
+    } catch (e) {
+      return `transaction ${tx.hash} is invalid: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+}
+
+/** The mempool's refusal when full is a 503 to the client. */
+export function queueInto(mempool: Mempool, onQueued: (tx: Tx) => void): (tx: Tx) => void {
+  return (tx) => {
+    try {
+      mempool.add(tx);
+    } catch (e) {
+      if (e instanceof MempoolFullError) throw unavailable(e.message);
+      throw e;
+    }
+    onQueued(tx);
+  };
+}

@@ -1,0 +1,90 @@
+import type { Static, TObject } from '@sinclair/typebox';
+import type { ChainError } from '../errors.js';
+import type { NetworkEnv, ReadContext, TxContext } from '../hooks.js';
+import type { Signer } from '../auth/signer.js';
+
+/**
+ * A signed operation (decisions.md §16–19), declared by the plugin that owns it the way a Lisk
+ * SDK module declares a command: its wire form (routes, socket method, body schema, who acts,
+ * what it signs for, what amount it moves, its gas) and its two handlers. The kernel does the
+ * rest once for every plugin: route, body validation, who may sign, the signature through the
+ * verify-once pool, the actor's millisecond nonce, the fee, relay, inclusion, execution with
+ * rollback, `type`/`status`/`error` on the stored transaction, and the gas estimate's entry.
+ */
+export interface OperationSpec<S extends TObject = TObject> {
+  /** The transaction `type` in snake case (`stake`, `register_node`); unique in the build. */
+  readonly name: string;
+  readonly description: string;
+  /** REST routes of part 1 that submit it; `:param`s of the path join the body under their names. */
+  readonly routes: ReadonlyArray<{ readonly method: 'POST' | 'PUT'; readonly path: string }>;
+  /** The gateway socket method of part 1 that submits it, if any (its params are the body and path params). */
+  readonly socketMethod?: string;
+  /** The body without the signed fields (`signature`, `public_key`, `nonce`, `gas_price`, a second signature's field), which the kernel checks itself. */
+  readonly schema: S;
+  /** The Signs-for address: fixed (`chain:system.stake`) or read from the body (a delegation signs for its validator). */
+  readonly signsFor: string | ((body: Static<S>) => string);
+  /** The body field naming who acts; by default the first of decisions.md §6's list that the schema has. */
+  readonly actor?: string;
+  /** The amount field signed as `<value>`; by default the first of `amount`, `value`, `initial`, `amount_in` the schema has; null for none. */
+  readonly value?: string | null;
+  readonly gas: number;
+  /** How the signer is authorised and what it signs; the default is the actor's key binding and `ch-tx-v2`/`ch-tx-v3`. */
+  readonly signing?: OperationSigning<Static<S>>;
+  /**
+   * The owning plugin's own checks, against committed state at admission and again against the
+   * block's state before `execute` (a proposer may have skipped admission). The refusal's status
+   * follows decisions.md §31.
+   */
+  check?(ctx: ReadContext, op: OperationInput<Static<S>>): Promise<ChainError | undefined>;
+  /** Applies the operation in the block; a throw fails it with its writes rolled back, fee and nonce kept. */
+  execute(ctx: TxContext, op: OperationInput<Static<S>>): Promise<OperationResult | void>;
+}
+
+/** The three variations of signing that operations still to come need; every signature goes through the one verifier. */
+export interface OperationSigning<B> {
+  /**
+   * The operation signs its own layout instead of `ch-tx-v2`/`ch-tx-v3` (identity:
+   * `ch-rotate|<addr>|<add>|<remove>|<nonce>`).
+   */
+  readonly message?: (op: SignedFields<B>) => string;
+  /** A second signature over a layout the operation defines (assets on mainnet: `_psig` over `ch-asset-op-v1|…`). */
+  readonly secondSignature?: {
+    readonly field: string;
+    readonly message: (op: SignedFields<B>) => string;
+    /** Whether the network requires it (absent: optional, checked when present). */
+    readonly required: (env: NetworkEnv) => boolean;
+  };
+  /**
+   * Authorised by the signer's public key being in a configured set rather than by an address
+   * binding (IBC operators, `CHAIN_IBC_OPERATOR_PUBKEYS`); the signer is then of kind `operator`
+   * and pays its fee from the address its key derives.
+   */
+  readonly operatorKeys?: (ctx: ReadContext) => Promise<readonly string[]> | readonly string[];
+}
+
+/** What a signed layout may cover: the operation as the kernel parsed it. */
+export interface SignedFields<B> {
+  readonly body: B;
+  readonly actor: string;
+  readonly target: string;
+  readonly value: bigint;
+  readonly nonce: bigint;
+}
+
+/** An operation as its handlers see it. */
+export interface OperationInput<B> extends SignedFields<B> {
+  readonly name: string;
+  readonly txHash: string;
+  /** Who signed, as authorization decided in this block (or at admission, in `check` there). */
+  readonly signer: Signer;
+}
+
+/** What `execute` may report: more gas than the declared base (metered work), bounded by the transaction's gas limit. */
+export interface OperationResult {
+  readonly gas?: number;
+}
+
+/** Keeps the body type of a spec checked where it is written. */
+export function defineOperation<S extends TObject>(spec: OperationSpec<S>): OperationSpec<S> {
+  return spec;
+}

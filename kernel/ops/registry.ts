@@ -1,0 +1,135 @@
+import { Value } from '@sinclair/typebox/value';
+import type { TObject } from '@sinclair/typebox';
+import { badRequest, unauthorized } from '../errors.js';
+import { wireAmount } from '../codec/amount.js';
+import { isAddress } from '../crypto/address.js';
+import type { OperationSpec } from './operation.js';
+
+/** decisions.md §6: the body fields that may name who acts, in order of preference. */
+export const ACTOR_FIELDS = ['address', 'owner', 'from', 'proposer', 'voter', 'delegator', 'requester', 'signer', 'author', 'account', 'guardian'] as const;
+/** decisions.md §6: the amount fields signed as `<value>`, in order of preference. */
+export const VALUE_FIELDS = ['amount', 'value', 'initial', 'amount_in'] as const;
+/** Fields of an operation's transaction body that the kernel owns: the envelope and the signed fields. */
+export const OP_FIELD = '_op';
+export const PATH_FIELD = '_path';
+const SIGNED_FIELDS = new Set(['signature', 'public_key', 'nonce', 'gas_price']);
+const NAME_RE = /^[a-z][a-z0-9_]{0,47}$/;
+
+export interface RegisteredOperation {
+  readonly spec: OperationSpec<TObject>;
+  readonly plugin: string;
+  readonly actorField: string;
+  readonly valueField: string | null;
+}
+
+/** An operation read from its transaction body: what admission, the signature and the handlers need. */
+export interface ParsedOperation {
+  readonly op: RegisteredOperation;
+  /** The body as the handlers see it: the client's fields and the path's, without the signed fields. */
+  readonly body: Record<string, unknown>;
+  /** The body as the client sent it (what `ch-tx-v3` and a second signature cover). */
+  readonly clientBody: Record<string, unknown>;
+  readonly actor: string;
+  readonly target: string;
+  readonly value: bigint;
+  readonly nonce: bigint;
+  readonly gasPrice: bigint | undefined;
+  readonly signature: string;
+  readonly publicKey: string;
+  readonly secondSignature: string | undefined;
+}
+
+/**
+ * Every operation the enabled plugins declare, by name. Filled while the host boots; the kernel
+ * serves routes, parses submissions and dispatches execution from it.
+ */
+export class OperationRegistry {
+  private readonly byName = new Map<string, RegisteredOperation>();
+
+  add(plugin: string, spec: OperationSpec<TObject>): void {
+    if (!NAME_RE.test(spec.name)) throw new Error(`operation "${spec.name}" of ${plugin}: names are snake_case`);
+    const prev = this.byName.get(spec.name);
+    if (prev) throw new Error(`operation "${spec.name}" is declared by both ${prev.plugin} and ${plugin}`);
+    if (!Number.isSafeInteger(spec.gas) || spec.gas < 0) throw new Error(`operation "${spec.name}" of ${plugin}: gas must be a non-negative integer`);
+    const props = Object.keys(spec.schema.properties);
+    const actorField = spec.actor ?? ACTOR_FIELDS.find((f) => props.includes(f));
+    if (actorField === undefined || !props.includes(actorField)) throw new Error(`operation "${spec.name}" of ${plugin}: no actor field (one of ${ACTOR_FIELDS.join(', ')}, or name it with "actor")`);
+    const valueField = spec.value === null ? null : (spec.value ?? VALUE_FIELDS.find((f) => props.includes(f)) ?? null);
+    for (const f of props) {
+      if (SIGNED_FIELDS.has(f) || f === OP_FIELD || f === PATH_FIELD || f === spec.signing?.secondSignature?.field) throw new Error(`operation "${spec.name}" of ${plugin}: body field "${f}" is one the kernel owns`);
+    }
+    this.byName.set(spec.name, { spec, plugin, actorField, valueField });
+  }
+
+  get(name: string): RegisteredOperation | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Sorted by name: listings must not depend on boot order. */
+  list(): RegisteredOperation[] {
+    return [...this.byName.values()].sort((a, b) => (a.spec.name < b.spec.name ? -1 : 1));
+  }
+
+  /** The transaction body an operation travels as: the client's body, the operation's name and the path's params. */
+  envelope(name: string, clientBody: unknown, pathParams: Readonly<Record<string, string>>): Record<string, unknown> {
+    if (clientBody === null || typeof clientBody !== 'object' || Array.isArray(clientBody)) throw badRequest('operation body must be a JSON object');
+    const b = clientBody as Record<string, unknown>;
+    if (OP_FIELD in b || PATH_FIELD in b) throw badRequest(`fields ${OP_FIELD} and ${PATH_FIELD} are reserved`);
+    return { ...b, [OP_FIELD]: name, ...(Object.keys(pathParams).length > 0 ? { [PATH_FIELD]: { ...pathParams } } : {}) };
+  }
+
+  /**
+   * Reads an operation from its transaction body: the same checks at admission and for a block
+   * from a peer. A missing signature or key is 401 (part 2, Authentication §4); every other
+   * malformed field is 400 naming it.
+   */
+  parse(envelope: Readonly<Record<string, unknown>>): ParsedOperation {
+    const name = envelope[OP_FIELD];
+    const op = typeof name === 'string' ? this.byName.get(name) : undefined;
+    if (!op) throw badRequest(`unknown operation ${JSON.stringify(name)}`);
+    const clientBody: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(envelope)) if (k !== OP_FIELD && k !== PATH_FIELD) clientBody[k] = v;
+    const path = envelope[PATH_FIELD] ?? {};
+    if (path === null || typeof path !== 'object' || Array.isArray(path)) throw badRequest('malformed operation path parameters');
+    const second = op.spec.signing?.secondSignature?.field;
+    const body: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(clientBody)) if (!SIGNED_FIELDS.has(k) && k !== second) body[k] = v;
+    for (const [k, v] of Object.entries(path as Record<string, unknown>)) {
+      if (typeof v !== 'string') throw badRequest('malformed operation path parameters');
+      if (k in body && body[k] !== v) throw badRequest(`${k}: the body says ${JSON.stringify(body[k])} but the path says ${JSON.stringify(v)}`);
+      body[k] = v;
+    }
+    const schema = op.spec.schema;
+    if (!Value.Check(schema, body)) {
+      const first = Value.Errors(schema, body).First();
+      const field = first?.path.replace(/^\//, '').replace(/\//g, '.') ?? '';
+      throw badRequest(`${op.spec.name}: ${field ? `${field}: ` : ''}${first?.message ?? 'invalid body'}`);
+    }
+    if (typeof clientBody.signature !== 'string' || clientBody.signature.length === 0) throw unauthorized('signature is required (hex ML-DSA-65 signature)');
+    if (typeof clientBody.public_key !== 'string' || clientBody.public_key.length === 0) throw unauthorized('public_key is required (hex ML-DSA-65 public key)');
+    const nonce = wireAmount(clientBody.nonce);
+    if (nonce === null || nonce < 1n) throw badRequest('nonce is required: a millisecond timestamp, strictly greater than the last one accepted from this actor');
+    let gasPrice: bigint | undefined;
+    if (clientBody.gas_price !== undefined) {
+      const g = wireAmount(clientBody.gas_price);
+      if (g === null) throw badRequest('gas_price must be a non-negative integer number of ucoin per gas');
+      gasPrice = g;
+    }
+    let secondSignature: string | undefined;
+    if (second !== undefined && clientBody[second] !== undefined) {
+      if (typeof clientBody[second] !== 'string') throw unauthorized(`${second} must be a hex ML-DSA-65 signature`);
+      secondSignature = clientBody[second] as string;
+    }
+    const actor = body[op.actorField];
+    if (!isAddress(actor)) throw badRequest(`${op.actorField}: ${JSON.stringify(actor)} is not a chain address`);
+    const target = typeof op.spec.signsFor === 'string' ? op.spec.signsFor : op.spec.signsFor(body as never);
+    if (!isAddress(target)) throw badRequest(`${op.spec.name}: the address it signs for, ${JSON.stringify(target)}, is not a chain address`);
+    let value = 0n;
+    if (op.valueField !== null && body[op.valueField] !== undefined) {
+      const v = wireAmount(body[op.valueField]);
+      if (v === null) throw badRequest(`${op.valueField} must be a non-negative integer number of ucoin`);
+      value = v;
+    }
+    return { op, body, clientBody, actor, target, value, nonce, gasPrice, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature };
+  }
+}
