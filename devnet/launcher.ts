@@ -33,7 +33,7 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
-const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../kernel/cli/main.js');
+const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../cli/main.js');
 /** 10 000 COIN: the default min_stake, so genesis validators hold real voting power. */
 const GENESIS_STAKE = '10000000000';
 const OWNER_FUNDS = '1000000000';

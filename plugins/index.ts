@@ -1,4 +1,4 @@
-import type { PluginDefinition } from '../kernel/host/plugin.js';
+import type { PluginDefinition } from '../kernel/sdk.js';
 import { faucetPlugin } from './faucet/index.js';
 
 /**

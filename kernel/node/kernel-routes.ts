@@ -11,7 +11,7 @@ import { reply } from '../rpc/index.js';
 import { pageOf } from './pagination.js';
 import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
 import type { RouteTable } from './route-table.js';
-import type { NodeServices } from './services.js';
+import type { KernelServices } from './services.js';
 import type { TxPage } from '../store/chain-store.js';
 import { accountView, blockView, pluginsView, totalsView, txView, validatorView } from './views.js';
 import type { OperationRegistry } from '../ops/registry.js';
@@ -37,7 +37,7 @@ function addressParam(raw: string | undefined): string {
 }
 
 /** The node RPC endpoints the kernel itself answers (part 1, endpoint tables, node side). */
-export function registerKernelRoutes(routes: RouteTable, s: NodeServices, params: ParamRegistry, operations: OperationRegistry, host: PluginHost<unknown>): void {
+export function registerKernelRoutes(routes: RouteTable, s: KernelServices, params: ParamRegistry, operations: OperationRegistry, host: PluginHost<unknown>): void {
   const { chain } = s;
   const nShards = s.config.sharding.shards;
   const shardId = s.config.sharding.shard_id ?? 0;

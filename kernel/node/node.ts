@@ -24,7 +24,8 @@ import { registerOperationRoutes } from './operation-routes.js';
 import { OperationRegistry } from '../ops/registry.js';
 import { registerMainnetRefusals } from './test-network-routes.js';
 import { NodeMetrics } from './metrics.js';
-import type { ConsensusStatus, NodeServices } from './services.js';
+import type { ConsensusStatus, KernelServices } from './services.js';
+import { QueryService } from './queries.js';
 import { SoloProducer } from './solo-producer.js';
 import { Replica } from '../replica/replica.js';
 import { TcpTransport } from '../p2p/tcp/index.js';
@@ -74,8 +75,9 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   const store = new ChainStore(await LevelStore.open(join(dataDir, 'chain')), { textLog: await FileTxTextLog.open(join(dataDir, 'txtext')) });
 
   let consensus: ConsensusStatus = { round: () => 0, peers: () => [], behind: () => 0 };
-  const services: NodeServices = {
+  const services: KernelServices = {
     chain: undefined as unknown as Chain, // set below, before any plugin registers
+    query: new QueryService({ state: store.state, height: () => store.head.height }, hooks, { env: config.env, params }),
     config,
     get consensus() {
       return consensus;
@@ -86,7 +88,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     now: () => Date.now(),
   };
   const operations = new OperationRegistry();
-  const host = new PluginHost<NodeServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node', operations });
+  const host = new PluginHost<KernelServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node', operations });
   const chain = new Chain({
     store,
     hooks,

@@ -1,13 +1,13 @@
 import type { OperationRegistry } from '../ops/registry.js';
 import type { RouteTable } from './route-table.js';
-import type { NodeServices } from './services.js';
+import type { KernelServices } from './services.js';
 
 /**
  * The REST routes of every declared operation, served by the kernel for the plugin that owns it:
  * the body (and the path's `:params`) becomes the operation's transaction, admitted as
  * decisions.md §16 orders, answered as §17 says.
  */
-export function registerOperationRoutes(routes: RouteTable, s: NodeServices, operations: OperationRegistry): void {
+export function registerOperationRoutes(routes: RouteTable, s: KernelServices, operations: OperationRegistry): void {
   for (const { spec, plugin } of operations.list()) {
     for (const r of spec.routes) {
       routes.withOwner(plugin, () =>

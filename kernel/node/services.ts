@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Chain } from '../chain/chain.js';
+import type { QueryService } from './queries.js';
 import type { NodeConfig } from '../config/schema.js';
 import type { NodeMetrics } from './metrics.js';
 import type { SignatureProvider } from '../crypto/provider.js';
@@ -19,9 +20,21 @@ export interface PeerView {
   connected_since: number;
 }
 
+/**
+ * What a plugin may ask of the chain beyond its hooks: the head, and queueing a transaction it
+ * creates (a faucet credit), which every validator re-checks in checkTx.
+ */
+export interface ChainAccess {
+  readonly chainId: string;
+  readonly head: Readonly<{ height: number; state_root: string; block_hash: string }>;
+  admitSystem(target: string, from: string, to: string, value: bigint, body: Record<string, unknown>, receivedAt: number): Promise<{ readonly hash: string }>;
+}
+
 /** The services a node offers its plugins through `api.services`. */
 export interface NodeServices {
-  readonly chain: Chain;
+  readonly chain: ChainAccess;
+  /** Reads of committed state pinned to one height, with the calling plugin's context. */
+  readonly query: QueryService;
   readonly config: Readonly<NodeConfig>;
   readonly consensus: ConsensusStatus;
   readonly metrics: NodeMetrics;
@@ -29,4 +42,9 @@ export interface NodeServices {
   readonly provider: SignatureProvider;
   /** Wall clock for display fields and rate limits only; never consensus input. */
   now(): number;
+}
+
+/** The kernel's own routes see the whole chain; plugins see `NodeServices`. */
+export interface KernelServices extends NodeServices {
+  readonly chain: Chain;
 }

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, wallet } from '../../test/helpers/chain-fixture.js';
-import { accountsReader } from '../../kernel/state/accounts.js';
 import { faucetPlugin } from './index.js';
 import { checkCredit, FAUCET_SENDER, FAUCET_TX } from './credit.js';
 
@@ -15,7 +14,7 @@ async function faucetChain() {
 
 test('the faucet binds a key only to its own derived address: another key\'s address is 409, record and system addresses 400', async () => {
   const f = await faucetChain();
-  const ctx = { env: 'testnet' as const, accounts: accountsReader(f.chain.store.state) };
+  const ctx = { env: 'testnet' as const, accounts: { get: f.account, exists: async (a: string) => (await f.account(a)).balance > 0n } };
   const ask = (address: string, w = attacker) => checkCredit(ctx, { address, publicKey: w.publicKeyHex, amount: 1n }, MAX);
   assert.equal(await ask(attacker.address), undefined);
   const stolen = await ask(owner.address);
@@ -37,13 +36,12 @@ test('a faucet credit that steals an address fails in a block whose proposer ski
   const stored = await f.chain.store.getTx(theft.hash);
   assert.equal(stored?.receipt.status, 'failed');
   assert.match(stored?.receipt.error ?? '', /derived from another public key/);
-  const accounts = accountsReader(f.chain.store.state);
-  assert.equal((await accounts.get(owner.address)).public_key, undefined, 'no key was bound');
-  assert.equal((await accounts.get(owner.address)).balance, 0n);
+  assert.equal((await f.account(owner.address)).public_key, undefined, 'no key was bound');
+  assert.equal((await f.account(owner.address)).balance, 0n);
 
   const tx = await f.chain.admitSystem(FAUCET_TX, FAUCET_SENDER, owner.address, 5n, { address: owner.address, public_key: owner.publicKeyHex, amount: 5, requested_at: 2 }, 2);
   await f.block();
   assert.equal((await f.chain.store.getTx(tx.hash))?.receipt.status, 'confirmed');
-  assert.equal((await accounts.get(owner.address)).balance, 5n);
-  assert.equal((await accounts.get(owner.address)).public_key, owner.publicKeyHex);
+  assert.equal((await f.account(owner.address)).balance, 5n);
+  assert.equal((await f.account(owner.address)).public_key, owner.publicKeyHex);
 });

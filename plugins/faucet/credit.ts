@@ -1,10 +1,10 @@
-import { badRequest, ChainError, conflict } from '../../kernel/errors.js';
-import type { ReadContext, TxContext } from '../../kernel/hooks.js';
-import type { Tx } from '../../kernel/chain/types.js';
-import { parseHex } from '../../kernel/codec/hex.js';
-import { deriveAddress, isAddress, isKeyDerivedAddress } from '../../kernel/crypto/address.js';
-import { ML_DSA65_PUBLIC_KEY_BYTES } from '../../kernel/crypto/provider.js';
-import { TEST_NETWORK_ONLY } from '../../kernel/node/test-network-routes.js';
+import { badRequest, ChainError, conflict } from '../../kernel/sdk.js';
+import type { ReadContext, TxContext } from '../../kernel/sdk.js';
+import type { Tx } from '../../kernel/sdk.js';
+import { parseHex } from '../../kernel/sdk.js';
+import { deriveAddress, isAddress, isKeyDerivedAddress } from '../../kernel/sdk.js';
+import { ML_DSA65_PUBLIC_KEY_BYTES } from '../../kernel/sdk.js';
+import { TEST_NETWORK_ONLY } from '../../kernel/sdk.js';
 
 /** The system transaction a faucet request becomes; validated identically by every validator. */
 export const FAUCET_TX = 'faucet';

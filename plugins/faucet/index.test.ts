@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain } from '../../test/helpers/chain-fixture.js';
-import { ConfigError } from '../../kernel/config/env.js';
+import { ConfigError } from '../../kernel/sdk.js';
 import { faucetPlugin } from './index.js';
 
 test('a default amount above the faucet\'s max_amount stops start-up instead of refusing every request', async () => {

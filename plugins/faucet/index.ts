@@ -1,6 +1,6 @@
-import { definePlugin } from '../../kernel/host/plugin.js';
-import { ConfigError } from '../../kernel/config/env.js';
-import type { NodeServices } from '../../kernel/node/services.js';
+import { definePlugin } from '../../kernel/sdk.js';
+import { ConfigError } from '../../kernel/sdk.js';
+import type { NodeServices } from '../../kernel/sdk.js';
 import { FaucetOptionsSchema } from './schemas.js';
 import { FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
 import { faucetRoutes } from './routes.js';

@@ -1,13 +1,12 @@
 import { Value } from '@sinclair/typebox/value';
-import { badRequest, forbidden } from '../../kernel/errors.js';
-import { formatCoin } from '../../kernel/codec/amount.js';
-import { toHex } from '../../kernel/codec/hex.js';
-import { deriveAddress } from '../../kernel/crypto/address.js';
-import { isValidMnemonic, seedFromMnemonic } from '../../kernel/crypto/mnemonic.js';
-import { accountsReader } from '../../kernel/state/accounts.js';
-import type { RouteTable } from '../../kernel/node/route-table.js';
-import type { NodeServices } from '../../kernel/node/services.js';
-import { TEST_NETWORK_ONLY } from '../../kernel/node/test-network-routes.js';
+import { badRequest, forbidden } from '../../kernel/sdk.js';
+import { formatCoin } from '../../kernel/sdk.js';
+import { toHex } from '../../kernel/sdk.js';
+import { deriveAddress } from '../../kernel/sdk.js';
+import { isValidMnemonic, seedFromMnemonic } from '../../kernel/sdk.js';
+import type { RouteTable } from '../../kernel/sdk.js';
+import type { NodeServices } from '../../kernel/sdk.js';
+import { TEST_NETWORK_ONLY } from '../../kernel/sdk.js';
 import { DeriveRequestSchema, parseFaucetRequest } from './schemas.js';
 import { FAUCET_SENDER, FAUCET_TX, checkCredit } from './credit.js';
 
@@ -17,7 +16,7 @@ export function faucetRoutes(routes: RouteTable, s: NodeServices, opts: { defaul
     const body = parseFaucetRequest(req.body);
     const amount = body.amount === undefined ? opts.defaultAmount : BigInt(body.amount);
     const credit = { address: body.address, publicKey: body.public_key.toLowerCase(), amount };
-    const problem = await checkCredit({ env: s.config.env, accounts: accountsReader(s.chain.store.state) }, credit, opts.maxAmount);
+    const problem = await s.query.run('faucet', (ctx) => checkCredit(ctx, credit, opts.maxAmount));
     if (problem) throw problem;
     const requestedAt = s.now();
     const tx = await s.chain.admitSystem(FAUCET_TX, FAUCET_SENDER, credit.address, amount, { address: credit.address, public_key: credit.publicKey, amount: Number(amount), requested_at: requestedAt }, requestedAt);

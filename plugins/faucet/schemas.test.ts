@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isChainError } from '../../kernel/errors.js';
+import { isChainError } from '../../kernel/sdk.js';
 import { parseFaucetRequest } from './schemas.js';
 
 const address = 'chain:307f4559431e680.human';

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { badRequest } from '../../kernel/errors.js';
+import { badRequest } from '../../kernel/sdk.js';
 
 export const FaucetOptionsSchema = Type.Object(
   {

@@ -1,5 +1,5 @@
-import { definePlugin } from '../../kernel/host/plugin.js';
-import type { HttpServer } from '../../kernel/rpc/index.js';
+import { definePlugin } from '../../kernel/sdk.js';
+import type { HttpServer } from '../../kernel/sdk.js';
 import { CORE_EVENTS } from './event-bus.js';
 import { listenGateway } from './listen.js';
 import { registerProxyRoutes } from './proxy-routes.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { createHttpServer, type HttpServer, type WsHandlers } from '../../kernel/rpc/index.js';
-import { RouteTable } from '../../kernel/node/route-table.js';
-import type { Hooks } from '../../kernel/hooks.js';
+import { createHttpServer, type HttpServer, type WsHandlers } from '../../kernel/sdk.js';
+import { RouteTable } from '../../kernel/sdk.js';
+import type { Hooks } from '../../kernel/sdk.js';
 import type { GatewayConfig } from './config.js';
 import { globalRateLimiter } from './rate-limits.js';
 

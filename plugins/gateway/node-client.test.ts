@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { ChainError } from '../../kernel/errors.js';
+import { ChainError } from '../../kernel/sdk.js';
 import { NodeClient } from './node-client.js';
 
 interface Seen {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { Agent, request as undiciRequest } from 'undici';
-import { ChainError } from '../../kernel/errors.js';
+import { ChainError } from '../../kernel/sdk.js';
 import { parseJsonLossless } from './lossless-json.js';
 import { assertForwardable } from './upstream-path.js';
 

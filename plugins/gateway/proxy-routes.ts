@@ -1,7 +1,7 @@
-import { reply } from '../../kernel/rpc/index.js';
-import type { RouteTable, RpcRequest } from '../../kernel/node/route-table.js';
+import { reply } from '../../kernel/sdk.js';
+import type { RouteTable, RpcRequest } from '../../kernel/sdk.js';
 import type { NodeAnswer } from './node-client.js';
-import { unavailable } from '../../kernel/errors.js';
+import { unavailable } from '../../kernel/sdk.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
 import { VALIDATORS_PATH } from './validators.js';

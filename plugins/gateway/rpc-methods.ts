@@ -1,5 +1,5 @@
-import { badRequest, notFound } from '../../kernel/errors.js';
-import type { Hooks } from '../../kernel/hooks.js';
+import { badRequest, notFound } from '../../kernel/sdk.js';
+import type { Hooks } from '../../kernel/sdk.js';
 import { resultOf } from './node-client.js';
 import type { GatewayServices } from './services.js';
 import { pathSegment } from './upstream-path.js';

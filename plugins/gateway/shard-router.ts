@@ -1,5 +1,5 @@
-import { shardOf } from '../../kernel/crypto/fnv.js';
-import { ConfigError } from '../../kernel/config/env.js';
+import { shardOf } from '../../kernel/sdk.js';
+import { ConfigError } from '../../kernel/sdk.js';
 
 /**
  * Which node(s) serve which shard. A transaction goes to a node of its sender's shard

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { isChainError } from '../../kernel/errors.js';
-import { stringify } from '../../kernel/codec/json.js';
-import type { Hooks } from '../../kernel/hooks.js';
-import type { RateLimiter, WsConnection, WsHandlers } from '../../kernel/rpc/index.js';
+import { isChainError } from '../../kernel/sdk.js';
+import { stringify } from '../../kernel/sdk.js';
+import type { Hooks } from '../../kernel/sdk.js';
+import type { RateLimiter, WsConnection, WsHandlers } from '../../kernel/sdk.js';
 import type { GatewayConfig } from './config.js';
 import type { EventBus, EventMessage } from './event-bus.js';
 import type { GatewayMetrics } from './metrics.js';

@@ -1,5 +1,5 @@
-import { reply } from '../../kernel/rpc/index.js';
-import type { RouteTable } from '../../kernel/node/route-table.js';
+import { reply } from '../../kernel/sdk.js';
+import type { RouteTable } from '../../kernel/sdk.js';
 import { isObject } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { formatCoin } from '../../kernel/codec/amount.js';
-import { ChainError, badRequest } from '../../kernel/errors.js';
+import { formatCoin } from '../../kernel/sdk.js';
+import { ChainError, badRequest } from '../../kernel/sdk.js';
 import type { EventBus } from './event-bus.js';
 import type { FaucetCooldown } from './faucet-cooldown.js';
 import { isObject, type NodeAnswer, type NodeClient } from './node-client.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChainError } from '../../kernel/errors.js';
+import { ChainError } from '../../kernel/sdk.js';
 import { assertForwardable, pathSegment, upstreamPath } from './upstream-path.js';
 
 const refused = (pattern: RegExp) => (e: unknown): boolean => e instanceof ChainError && e.status === 400 && pattern.test(e.message);

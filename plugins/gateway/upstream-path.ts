@@ -1,4 +1,4 @@
-import { badRequest } from '../../kernel/errors.js';
+import { badRequest } from '../../kernel/sdk.js';
 
 /** Characters a segment keeps as they are, so cache keys stay readable (`chain:….human`). */
 const PLAIN = /^[A-Za-z0-9:._-]+$/;

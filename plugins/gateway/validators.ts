@@ -1,4 +1,4 @@
-import { ChainError } from '../../kernel/errors.js';
+import { ChainError } from '../../kernel/sdk.js';
 import { isObject, resultOf } from './node-client.js';
 import type { NodeReads } from './node-reads.js';
 

@@ -19,6 +19,7 @@ import { toHex } from '../../kernel/codec/hex.js';
 import { ValidatorSet } from '../../kernel/consensus/validator-set.js';
 import { validateConfig } from '../../kernel/config/load.js';
 import { OperationRegistry } from '../../kernel/ops/registry.js';
+import { accountsReader, type AccountRecord } from '../../kernel/state/accounts.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import type { KeyPair, SignatureProvider } from '../../kernel/crypto/provider.js';
 
@@ -107,6 +108,8 @@ export interface Fixture {
   host: PluginHost<unknown>;
   kv: KvStore;
   params: ParamRegistry;
+  /** An account as committed state has it (balance, nonce, bound key). */
+  account(address: string): Promise<AccountRecord>;
   /** Proposes, validates and commits one block at the given time. */
   block(timestamp?: number): Promise<import('../../kernel/chain/types.js').BlockRecord>;
 }
@@ -137,6 +140,7 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
     host,
     kv,
     params,
+    account: (address) => accountsReader(store.state).get(address),
     async block(timestamp?: number) {
       clock += 1000;
       const p = await chain.propose(0, 'chain:v0.node', timestamp ?? clock);

@@ -7,7 +7,7 @@ import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import { tempDir } from './temp-dir.js';
 
-export const CLI = resolve('dist/kernel/cli/main.js');
+export const CLI = resolve('dist/cli/main.js');
 
 export type NodeHandle = ChainProcess & { readonly dir: string };
 

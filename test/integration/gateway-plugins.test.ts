@@ -4,7 +4,7 @@ import { definePlugin } from '../../kernel/host/plugin.js';
 import { validateConfig } from '../../kernel/config/load.js';
 import { getJson } from '../helpers/node-process.js';
 import { loadGatewayConfig } from '../../plugins/gateway/config.js';
-import { startGateway } from '../../plugins/gateway/start.js';
+import { startGateway } from '../../cli/gateway-process.js';
 import { ShardRouter } from '../../plugins/gateway/shard-router.js';
 import { parseJsonLossless } from '../../plugins/gateway/lossless-json.js';
 import { aiRateLimited } from '../../plugins/gateway/rate-limits.js';

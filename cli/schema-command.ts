@@ -1,4 +1,4 @@
-import { ConfigSchema } from '../config/schema.js';
+import { ConfigSchema } from '../kernel/config/schema.js';
 
 /** TypeBox schemas are JSON Schema already: print it for editors and operators. */
 export function printConfigSchema(): void {

@@ -1,8 +1,8 @@
-import { loadConfig } from '../config/load.js';
+import { loadConfig } from '../kernel/config/load.js';
 import { runService } from './run-service.js';
-import { loadGatewayConfig } from '../../plugins/gateway/config.js';
-import { startGateway } from '../../plugins/gateway/start.js';
-import { PLUGIN_CATALOGUE } from '../../plugins/index.js';
+import { loadGatewayConfig } from '../plugins/gateway/config.js';
+import { startGateway } from './gateway-process.js';
+import { PLUGIN_CATALOGUE } from '../plugins/index.js';
 
 export interface GatewayFlags {
   network: string;

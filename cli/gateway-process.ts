@@ -1,12 +1,12 @@
 import pino, { type Logger } from 'pino';
-import { createHooks } from '../../kernel/hooks.js';
-import { PluginHost } from '../../kernel/host/host.js';
-import type { PluginDefinition } from '../../kernel/host/plugin.js';
-import { ParamRegistry } from '../../kernel/state/params.js';
-import type { NodeConfig } from '../../kernel/config/schema.js';
-import type { GatewayConfig } from './config.js';
-import { gatewayPlugin } from './index.js';
-import { createGatewayServices, type GatewayServices } from './services.js';
+import { createHooks } from '../kernel/hooks.js';
+import { PluginHost } from '../kernel/host/host.js';
+import type { PluginDefinition } from '../kernel/host/plugin.js';
+import { ParamRegistry } from '../kernel/state/params.js';
+import type { NodeConfig } from '../kernel/config/schema.js';
+import type { GatewayConfig } from '../plugins/gateway/config.js';
+import { gatewayPlugin } from '../plugins/gateway/index.js';
+import { createGatewayServices, type GatewayServices } from '../plugins/gateway/services.js';
 
 export interface RunningGateway {
   readonly log: Logger;

@@ -1,9 +1,9 @@
-import { ConfigError, loadConfig } from '../config/load.js';
-import { setPath } from '../config/env.js';
-import { startNode } from '../node/node.js';
+import { ConfigError, loadConfig } from '../kernel/config/load.js';
+import { setPath } from '../kernel/config/env.js';
+import { startNode } from '../kernel/node/node.js';
 import { runService } from './run-service.js';
-import type { NodeConfig } from '../config/schema.js';
-import { PLUGIN_CATALOGUE } from '../../plugins/index.js';
+import type { NodeConfig } from '../kernel/config/schema.js';
+import { PLUGIN_CATALOGUE } from '../plugins/index.js';
 
 interface NodeFlags {
   network: string;

@@ -1,4 +1,4 @@
-import { ConfigError } from '../config/env.js';
+import { ConfigError } from '../kernel/config/env.js';
 
 export interface RunningService {
   readonly log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };

@@ -1,4 +1,4 @@
-import { startDevnet } from '../../devnet/launcher.js';
+import { startDevnet } from '../devnet/launcher.js';
 
 export async function runDevnetCommand(o: { validators: string; dir: string; reset: boolean; basePort: string; p2pBasePort: string; gatewayPort: string; gateway: boolean; enablePlugin: string[]; disablePlugin: string[] }): Promise<void> {
   const validators = Number(o.validators);

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { makeKeyFile, readKeyFile, writeKeyFile } from '../crypto/keyfile.js';
-import { newMnemonic, seedFromMnemonic } from '../crypto/mnemonic.js';
-import { nobleProvider } from '../crypto/noble-provider.js';
+import { makeKeyFile, readKeyFile, writeKeyFile } from '../kernel/crypto/keyfile.js';
+import { newMnemonic, seedFromMnemonic } from '../kernel/crypto/mnemonic.js';
+import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 
 function print(obj: Record<string, unknown>): void {
   process.stdout.write(JSON.stringify(obj, null, 2) + '\n');

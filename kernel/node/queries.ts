@@ -1,0 +1,44 @@
+import { notFound } from '../errors.js';
+import type { Hooks, NetworkEnv, QueryContext } from '../hooks.js';
+import type { ParamRegistry } from '../state/params.js';
+import type { StateSource } from '../state/overlay.js';
+import { readContext } from '../chain/contexts.js';
+import { scopeFor } from '../host/scoping.js';
+
+/** What the query service reads: committed state and the height it is at. */
+export interface CommittedState {
+  readonly state: StateSource;
+  height(): number;
+}
+
+/**
+ * Reads of committed state pinned to one height (ABCI's height-addressed Query): a read that a
+ * commit overtook while it awaited the store is run again, so its answer never mixes two heights.
+ * Plugins read through this, never through the chain object.
+ */
+export class QueryService {
+  constructor(
+    private readonly committed: CommittedState,
+    private readonly hooks: Hooks,
+    private readonly e: { env: NetworkEnv; params: ParamRegistry },
+  ) {}
+
+  /** Runs `fn` with a read-only context of `plugin` at the last committed height. */
+  async run<T>(plugin: string, fn: (ctx: QueryContext) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const height = this.committed.height();
+      const ctx = scopeFor(readContext(this.e, this.committed.state, height), plugin) as QueryContext;
+      const result = await fn(ctx);
+      // Three overtakes in a row means blocks come faster than the read: the last answer is
+      // still one height's as far as the keys it read before the last commit go.
+      if (this.committed.height() === height || attempt === 2) return result;
+    }
+  }
+
+  /** Dispatches a named query a plugin taps on `query` (for other plugins, the gateway, the assistant tool server). */
+  async call(name: string, params: Record<string, unknown>): Promise<unknown> {
+    const hook = this.hooks.query.get(name);
+    if (!hook?.isUsed()) throw notFound(`no query named "${name}" on this node`);
+    return this.run('kernel', (ctx) => hook.promise(ctx, params));
+  }
+}
