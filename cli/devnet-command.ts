@@ -1,9 +1,29 @@
+import { resolve } from 'node:path';
+import { ConfigError } from '../kernel/config/env.js';
 import { startDevnet } from '../devnet/launcher.js';
+import type { Catalogue } from './catalogue.js';
 
-export async function runDevnetCommand(o: { validators: string; dir: string; reset: boolean; basePort: string; p2pBasePort: string; gatewayPort: string; gateway: boolean; enablePlugin: string[]; disablePlugin: string[] }): Promise<void> {
+export interface DevnetFlags {
+  validators: string;
+  dir: string;
+  reset: boolean;
+  basePort: string;
+  p2pBasePort: string;
+  gatewayPort: string;
+  gateway: boolean;
+  enablePlugin: string[];
+  disablePlugin: string[];
+}
+
+export async function runDevnetCommand(o: DevnetFlags, catalogue: Catalogue): Promise<void> {
+  for (const name of o.enablePlugin) {
+    if (!catalogue.has(name)) throw new ConfigError(`--enable-plugin ${name}: no such plugin (known: ${[...catalogue.keys()].sort().join(', ')})`);
+  }
   const validators = Number(o.validators);
   if (!Number.isInteger(validators) || validators < 1 || validators > 64) throw new Error('--validators must be an integer from 1 to 64');
-  const devnet = await startDevnet({ validators, dir: o.dir, reset: o.reset, basePort: Number(o.basePort), p2pBasePort: Number(o.p2pBasePort), gatewayPort: o.gateway ? Number(o.gatewayPort) : null, enablePlugins: o.enablePlugin, disablePlugins: o.disablePlugin });
+  // The processes run the binary this command runs, so a build with another catalogue (a test
+  // build's) gets validators and a gateway that have the same plugins.
+  const devnet = await startDevnet({ validators, dir: o.dir, reset: o.reset, basePort: Number(o.basePort), p2pBasePort: Number(o.p2pBasePort), gatewayPort: o.gateway ? Number(o.gatewayPort) : null, enablePlugins: o.enablePlugin, disablePlugins: o.disablePlugin, cli: resolve(process.argv[1]!) });
   const stop = (): void => {
     process.stdout.write('stopping devnet...\n');
     devnet.stop().then(() => process.exit(0));

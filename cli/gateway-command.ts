@@ -2,7 +2,7 @@ import { loadConfig } from '../kernel/config/load.js';
 import { runService } from './run-service.js';
 import { loadGatewayConfig } from '../plugins/gateway/config.js';
 import { startGateway } from './gateway-process.js';
-import { PLUGIN_CATALOGUE } from '../plugins/index.js';
+import type { Catalogue } from './catalogue.js';
 
 export interface GatewayFlags {
   network: string;
@@ -14,12 +14,12 @@ export interface GatewayFlags {
  * gateway variables of part 2 (PORT, NODE_RPC_URL, ...); the network config supplies the log
  * level and the list of service plugins to load beside the gateway.
  */
-export async function runGatewayCommand(flags: GatewayFlags): Promise<void> {
+export async function runGatewayCommand(flags: GatewayFlags, catalogue: Catalogue): Promise<void> {
   await runService('gateway', () => {
     // Gateway variables first: several (CHAIN_HTTP_BACKEND, CORS_ALLOWED_ORIGINS) are also read
     // by the node config loader, and an error should name the variable, not a node config path.
     const config = loadGatewayConfig(process.env);
     const nodeConfig = loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env });
-    return startGateway(nodeConfig, config, PLUGIN_CATALOGUE);
+    return startGateway(nodeConfig, config, catalogue);
   });
 }

@@ -7,6 +7,7 @@ import type { NodeConfig } from '../kernel/config/schema.js';
 import type { GatewayConfig } from '../plugins/gateway/config.js';
 import { gatewayPlugin } from '../plugins/gateway/index.js';
 import { createGatewayServices, type GatewayServices } from '../plugins/gateway/services.js';
+import { forwardedOperations } from '../plugins/gateway/operation-routes.js';
 
 export interface RunningGateway {
   readonly log: Logger;
@@ -27,7 +28,7 @@ export async function startGateway(nodeConfig: NodeConfig, config: GatewayConfig
   const plugins = nodeConfig.plugins.some((p) => p.name === gatewayPlugin.name) ? nodeConfig.plugins : [...nodeConfig.plugins, { name: gatewayPlugin.name, enabled: true, activation_height: 0, options: {} }];
   const hostConfig: NodeConfig = { ...nodeConfig, plugins };
 
-  const core = createGatewayServices(config, log);
+  const core = createGatewayServices(config, log, forwardedOperations(catalogue));
   const host = new PluginHost<GatewayServices>({ config: hostConfig, hooks: createHooks(), catalogue: withGateway, params: new ParamRegistry(), log, metrics: core.services.metrics.registry, services: core.services, profile: 'gateway' });
   try {
     await host.boot();

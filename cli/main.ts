@@ -1,57 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=32
 // The flag is NODE_V8_FLAGS (kernel/node/v8-flags.ts): a shebang cannot import it.
-import { Command, Option } from 'commander';
-import { runNodeCommand } from './node-command.js';
-import { registerKeysCommands } from './keys-command.js';
-import { runDevnetCommand } from './devnet-command.js';
-import { printConfigSchema } from './schema-command.js';
+import { runChain } from './program.js';
+import { PLUGIN_CATALOGUE } from '../plugins/index.js';
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-/** `chain`: one binary, one verb per process profile (design.md "Processes"). */
-const program = new Command('chain').description('post-quantum proof-of-stake ledger node').showHelpAfterError();
-
-program
-  .command('node')
-  .description('run a validator / full node')
-  .option('--network <name>', 'network config to load from configs/<name>.json', process.env.CHAIN_NETWORK ?? 'devnet')
-  .option('--config-dir <dir>', 'folder of network configs', 'configs')
-  .option('--data-dir <dir>', 'where blocks and state are stored')
-  .option('--genesis <file>', 'genesis document')
-  .option('--key <file>', 'validator key file (chain keys generate --node <name>)')
-  .option('--rpc-host <host>', 'RPC listen address')
-  .option('--rpc-port <port>', 'RPC port (default 9933)')
-  .option('--p2p-port <port>', 'P2P port')
-  .option('--seeds <list>', 'comma-separated P2P seed addresses')
-  .option('--snapshot-from <url>', 'start an empty node from the state snapshot of this node RPC URL (verified by the certificate of the block after it against the genesis validators)')
-  .option('--enable-plugin <name>', 'enable a plugin of the catalogue (repeatable); appended to the network\'s list if absent', collect, [])
-  .option('--disable-plugin <name>', 'disable a plugin of the network\'s list (repeatable)', collect, [])
-  .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
-  .action(runNodeCommand);
-
-registerKeysCommands(program.command('keys').description('create and inspect ML-DSA-65 keys'));
-
-program
-  .command('devnet')
-  .description('run a local test network of N validators on loopback')
-  .option('--validators <n>', 'number of validators', '4')
-  .option('--dir <dir>', 'folder holding every node\'s keys and data', '.devnet')
-  .option('--reset', 'delete the folder first and start a new chain', false)
-  .option('--base-port <port>', 'RPC port of validator 0 (validator i listens on base + i)', '9933')
-  .option('--p2p-base-port <port>', 'P2P port of validator 0 (validator i listens on base + i)', '26656')
-  .option('--gateway-port <port>', 'gateway port', '3000')
-  .option('--no-gateway', 'start the validators only')
-  .option('--enable-plugin <name>', 'switch a plugin on for this devnet (repeatable)', collect, [])
-  .option('--disable-plugin <name>', 'switch a plugin off for this devnet (repeatable)', collect, [])
-  .action(runDevnetCommand);
-
-program.command('gateway').description('run the public gateway (REST proxy, /ws events) in front of a node; configured by PORT, NODE_RPC_URL, ... (plugins/gateway/README.md)').option('--network <name>', 'network config whose service plugins to load', process.env.CHAIN_NETWORK ?? 'devnet').option('--config-dir <dir>', 'folder of network configs', 'configs').action(async (f: { network: string; configDir: string }) => (await import('./gateway-command.js')).runGatewayCommand(f));
-
-program.command('config-schema').description('print the node configuration JSON Schema (for editors)').action(printConfigSchema);
-
-program.parseAsync(process.argv).catch((err: unknown) => {
-  process.stderr.write(`chain: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+runChain(process.argv, PLUGIN_CATALOGUE);

@@ -3,9 +3,9 @@ import { setPath } from '../kernel/config/env.js';
 import { startNode } from '../kernel/node/node.js';
 import { runService } from './run-service.js';
 import type { NodeConfig } from '../kernel/config/schema.js';
-import { PLUGIN_CATALOGUE } from '../plugins/index.js';
+import type { Catalogue } from './catalogue.js';
 
-interface NodeFlags {
+export interface NodeFlags {
   network: string;
   configDir: string;
   dataDir?: string;
@@ -45,10 +45,10 @@ export function flagsToConfig(f: NodeFlags): Record<string, unknown> {
  * --enable-plugin / --disable-plugin: switch plugins of the catalogue on or off for this process
  * (devnet users trying experimental features). A plugin not in the network's list is appended.
  */
-export function togglePlugins(config: NodeConfig, enable: string[], disable: string[]): NodeConfig {
+export function togglePlugins(config: NodeConfig, enable: string[], disable: string[], catalogue: Catalogue): NodeConfig {
   const plugins = config.plugins.map((p) => ({ ...p }));
   for (const name of enable) {
-    if (!PLUGIN_CATALOGUE.has(name)) throw new ConfigError(`--enable-plugin ${name}: no such plugin (known: ${[...PLUGIN_CATALOGUE.keys()].sort().join(', ')})`);
+    if (!catalogue.has(name)) throw new ConfigError(`--enable-plugin ${name}: no such plugin (known: ${[...catalogue.keys()].sort().join(', ')})`);
     const p = plugins.find((x) => x.name === name);
     if (p) p.enabled = true;
     else plugins.push({ name, enabled: true, activation_height: 0, options: {} });
@@ -61,9 +61,9 @@ export function togglePlugins(config: NodeConfig, enable: string[], disable: str
   return { ...config, plugins };
 }
 
-export async function runNodeCommand(flags: NodeFlags): Promise<void> {
+export async function runNodeCommand(flags: NodeFlags, catalogue: Catalogue): Promise<void> {
   await runService('node', () => {
-    const config = togglePlugins(loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env, flags: flagsToConfig(flags) }), flags.enablePlugin ?? [], flags.disablePlugin ?? []);
-    return startNode(config, PLUGIN_CATALOGUE);
+    const config = togglePlugins(loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env, flags: flagsToConfig(flags) }), flags.enablePlugin ?? [], flags.disablePlugin ?? [], catalogue);
+    return startNode(config, catalogue);
   });
 }

@@ -20,6 +20,8 @@ export interface DevnetOptions {
   /** Plugins switched on or off for this devnet (experimental features such as IBC or vaults). */
   enablePlugins?: string[];
   disablePlugins?: string[];
+  /** The `chain` binary the processes run (a test build's has its test plugins); the shipped one by default. */
+  cli?: string;
   /** Extra environment for every node (tests shorten block times this way). */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
@@ -110,7 +112,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     const logFile = createWriteStream(join(dir, `validator-${i}.log`), { flags: 'a' });
     const child = spawn(
       process.execPath,
-      [...NODE_V8_FLAGS, CLI, 'node', '--network', 'devnet', '--data-dir', join(dir, `node-${i}`), '--genesis', genesisFile, '--key', keyFiles[i]!, '--rpc-port', String(port), '--p2p-port', String(p2pPort), ...(seeds ? ['--seeds', seeds] : []), ...(o.enablePlugins ?? []).flatMap((p) => ['--enable-plugin', p]), ...(o.disablePlugins ?? []).flatMap((p) => ['--disable-plugin', p])],
+      [...NODE_V8_FLAGS, o.cli ?? CLI, 'node', '--network', 'devnet', '--data-dir', join(dir, `node-${i}`), '--genesis', genesisFile, '--key', keyFiles[i]!, '--rpc-port', String(port), '--p2p-port', String(p2pPort), ...(seeds ? ['--seeds', seeds] : []), ...(o.enablePlugins ?? []).flatMap((p) => ['--enable-plugin', p]), ...(o.disablePlugins ?? []).flatMap((p) => ['--disable-plugin', p])],
       { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.pipe(logFile);
@@ -136,7 +138,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     if (o.gatewayPort !== null) {
       // The gateway fails over across every validator (one shard, several nodes).
       const logFile = createWriteStream(join(dir, 'gateway.log'), { flags: 'a' });
-      const gw = spawn(process.execPath, [CLI, 'gateway', '--network', 'devnet'], {
+      const gw = spawn(process.execPath, [o.cli ?? CLI, 'gateway', '--network', 'devnet'], {
         env: { ...process.env, PORT: String(o.gatewayPort), NODE_RPC_URL: rpcUrls[0]!, SHARD_NODE_URLS: rpcUrls.join('|'), NETWORK_ID: 'devnet-local', POLL_NODE_INTERVAL_MS: '500', ...o.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -16,6 +16,7 @@ export type { PluginScheduleChange, PluginScheduleEntry, PluginState } from './h
 
 // Signed operations (decisions.md §16–19).
 export { defineOperation } from './ops/operation.js';
+export { ACTOR_FIELDS, VALUE_FIELDS } from './ops/registry.js';
 export type { OperationInput, OperationResult, OperationSigning, OperationSpec, SignedFields } from './ops/operation.js';
 
 // Who signed, and the authorization extension point.

@@ -3,6 +3,7 @@ import type { HttpServer } from '../../kernel/sdk.js';
 import { CORE_EVENTS } from './event-bus.js';
 import { listenGateway } from './listen.js';
 import { registerProxyRoutes } from './proxy-routes.js';
+import { registerOperationMethods, registerOperationRoutes } from './operation-routes.js';
 import { registerCoreRpcMethods } from './rpc-methods.js';
 import type { GatewayServices } from './services.js';
 import { SocketHub } from './socket.js';
@@ -27,10 +28,12 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
     const health = () => gatewayHealth(s.config, s.poller, s.cooldown, () => hub.clientCount);
 
     registerCoreRpcMethods(api.hooks, api.name, s, async () => (await health()).body);
+    registerOperationMethods(api.hooks, api.name, s);
     api.hooks.routes.tap(api.name, (routes) => {
       routes.withOwner(api.name, () => {
         registerProxyRoutes(routes, s);
         registerStatusRoutes(routes, s, health);
+        registerOperationRoutes(routes, s);
       });
     });
 

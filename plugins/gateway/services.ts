@@ -9,6 +9,7 @@ import { NodePoller } from './poller.js';
 import { ResponseCache } from './response-cache.js';
 import { ShardRouter } from './shard-router.js';
 import { Submissions } from './submissions.js';
+import type { ForwardedOperation } from './operation-routes.js';
 
 /**
  * What a gateway process offers its service plugins through `api.services` (the node offers its
@@ -26,6 +27,8 @@ export interface GatewayServices {
   readonly cooldown: FaucetCooldown;
   readonly submissions: Submissions;
   readonly poller: NodePoller;
+  /** The signed operations of the build's state plugins, forwarded to the nodes (operation-routes.ts). */
+  readonly operations: readonly ForwardedOperation[];
   /** Runs once every plugin has registered (so all routes are known): the gateway plugin listens here. */
   whenBooted(fn: () => Promise<void>): void;
 }
@@ -37,7 +40,7 @@ export interface GatewayCore {
   close(): Promise<void>;
 }
 
-export function createGatewayServices(config: GatewayConfig, log: Logger): GatewayCore {
+export function createGatewayServices(config: GatewayConfig, log: Logger, operations: readonly ForwardedOperation[] = []): GatewayCore {
   const router = ShardRouter.fromConfig(config.nodeRpcUrl, config.shardNodes, config.shardNodeUrls);
   const client = new NodeClient(config.nodeTimeoutMs, log.child({ part: 'node-client' }));
   const cache = new ResponseCache(config.cacheMaxEntries, config.pollIntervalMs);
@@ -49,7 +52,7 @@ export function createGatewayServices(config: GatewayConfig, log: Logger): Gatew
   const poller = new NodePoller(reads, cache, events, metrics, config.pollIntervalMs, log.child({ part: 'poller' }));
   const pending: Array<() => Promise<void>> = [];
   return {
-    services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, whenBooted: (fn) => pending.push(fn) },
+    services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, operations, whenBooted: (fn) => pending.push(fn) },
     async booted() {
       if (config.kvStoreUrl !== undefined && config.faucetCooldownSecs > 0 && !(await cooldown.connected())) {
         log.warn({ kv_store_url: config.kvStoreUrl.replace(/\/\/[^@/]*@/, '//***@') }, 'KV_STORE_URL is set but Redis did not answer at start-up: faucet cooldowns are kept in memory until it does');

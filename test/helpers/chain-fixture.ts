@@ -14,7 +14,7 @@ import { CachingVerifier, type SignatureVerifier } from '../../kernel/crypto/ver
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { deriveAddress } from '../../kernel/crypto/address.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
-import { txMessageV2, txMessageV3, plainTxPayloadHash } from '../../kernel/crypto/signed-message.js';
+import { txMessageV2, txMessageV3, plainTxPayloadHash, operationPayloadHash } from '../../kernel/crypto/signed-message.js';
 import { toHex } from '../../kernel/codec/hex.js';
 import { ValidatorSet } from '../../kernel/consensus/validator-set.js';
 import { validateConfig } from '../../kernel/config/load.js';
@@ -73,6 +73,20 @@ export function signTransfer(w: Wallet, t: TransferSpec, signer: Pick<SignatureP
     public_key: w.publicKeyHex,
     signature: toHex(signer.sign(msg, w.keys.secretKey)),
   };
+}
+
+/**
+ * A signed operation body (decisions.md §6–7): `ch-tx-v2|<actor>|<target>|<value>|<nonce>`, or
+ * v3 over the body without signature and public key; `nonce` is a millisecond timestamp.
+ */
+export function signOperation(w: Pick<Wallet, 'keys' | 'publicKeyHex'>, o: { actor: string; target: string; value?: number; nonce: number; body: Record<string, unknown>; version?: 'v2' | 'v3'; gas_price?: number; baseFee?: bigint }): Record<string, unknown> {
+  const unsigned: Record<string, unknown> = { ...o.body, nonce: o.nonce, ...(o.gas_price !== undefined ? { gas_price: o.gas_price } : {}) };
+  const value = BigInt(o.value ?? 0);
+  const msg =
+    (o.version ?? 'v2') === 'v2'
+      ? txMessageV2(o.actor, o.target, value, BigInt(o.nonce))
+      : txMessageV3(o.actor, o.target, value, BigInt(o.nonce), BigInt(o.gas_price ?? Number(o.baseFee ?? 1n)), operationPayloadHash(unsigned));
+  return { ...unsigned, public_key: w.publicKeyHex, signature: toHex(nobleProvider.sign(msg, w.keys.secretKey)) };
 }
 
 export const VALIDATOR_KEY = nobleProvider.keygen(new Uint8Array(32).fill(200));

@@ -1,0 +1,200 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { labelledWallet, signOperation, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
+import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
+import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
+
+/**
+ * The plugin SDK end to end, on a real 4-validator devnet run by the test build's `chain`
+ * (test/fixtures/test-chain.ts: the shipped plugins plus the SDK test plugins `memo` and
+ * `beacon`), through the RPC as a client would. One devnet serves every scenario.
+ */
+const MEMO = 'chain:system.memo';
+let clock = Date.now();
+/** Operation nonces: millisecond timestamps that only increase. */
+const nextNonce = (): number => ++clock;
+
+describe('plugin SDK on a real devnet', () => {
+  let net: TestDevnet;
+  const alice = labelledWallet('sdk-alice');
+  const bob = labelledWallet('sdk-bob');
+  const helper = labelledWallet('sdk-helper');
+
+  const rpc = (i = 0): string => net.rpcUrls[i]!;
+  const balanceOf = async (w: Wallet): Promise<number> => (await getJson(`${rpc()}/api/v1/accounts/${w.address}`)).body.balance as number;
+  const memoOp = (w: Wallet, text: string, nonce = nextNonce()) => signOperation(w, { actor: w.address, target: MEMO, nonce, body: { address: w.address, text } });
+  /** Every validator at the same height reports the same state root. */
+  async function sameRootEverywhere(): Promise<void> {
+    const h = Math.min(...(await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/health`)).body.height as number))));
+    const roots = await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/api/v1/blocks/${h}`)).body.state_root));
+    assert.equal(new Set(roots).size, 1, `state roots at height ${h}: ${roots.join(', ')}`);
+  }
+
+  before(async () => {
+    net = await startTestDevnet({ cli: resolve('dist/test/fixtures/test-chain.js'), enablePlugins: ['memo', 'beacon'], disablePlugins: ['beacon'] });
+    for (const w of [alice, bob]) {
+      const f = await postJson(`${net.gatewayUrl}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex });
+      assert.equal(f.status, 200, JSON.stringify(f.body));
+      await waitConfirmed(rpc(), f.body.tx_hash as string);
+    }
+  });
+  after(async () => net?.stop());
+
+  test('an operation end to end: signature, nonce, fee, type and status; replay refused; a failed handler rolls back and keeps fee and nonce', async () => {
+    const estimate = await getJson(`${rpc()}/api/v1/gas/estimate`);
+    assert.deepEqual(estimate.body.operations, { grant_helper: 40, request_update: 10, set_memo: 30 });
+    const before = await balanceOf(alice);
+    const body = memoOp(alice, 'hello');
+    const r = await postJson(`${net.gatewayUrl}/api/v1/memo/set`, body);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(Object.keys(r.body).sort(), ['estimated_block', 'status', 'success', 'tx_hash']);
+    assert.equal(r.body.status, 'pending');
+    const tx = await waitConfirmed(rpc(1), r.body.tx_hash as string);
+    assert.equal(tx.type, 'set_memo');
+    assert.equal(tx.status, 'confirmed');
+    assert.equal(tx.from, alice.address);
+    assert.equal(tx.to, MEMO);
+    assert.equal(tx.fee, 30);
+    assert.equal(await balanceOf(alice), before - 30, 'the fee, 30 gas at base fee 1, and nothing else');
+    for (const url of net.rpcUrls) {
+      await until(`memo on ${url}`, async () => ((await getJson(`${url}/api/v1/memo/${alice.address}`)).body.text === 'hello' ? true : undefined));
+    }
+
+    const replay = await postJson(`${rpc(2)}/api/v1/memo/set`, body);
+    assert.equal(replay.status, 400);
+    assert.match(replay.body.error as string, /duplicate|nonce/);
+    const staleNonce = await postJson(`${rpc()}/api/v1/memo/set`, memoOp(alice, 'again', body.nonce as number));
+    assert.equal(staleNonce.status, 400);
+    assert.match(staleNonce.body.error as string, /nonce/);
+
+    const tooLong = await postJson(`${rpc()}/api/v1/memo/set`, memoOp(alice, 'x'.repeat(65)));
+    assert.equal(tooLong.status, 400);
+    assert.match(tooLong.body.error as string, /memo_max_len/);
+    const refused = await postJson(`${rpc()}/api/v1/memo/set`, memoOp(alice, 'forbidden'));
+    assert.equal(refused.status, 403);
+    // ch-tx-v3 covers the body: a text changed after signing no longer verifies.
+    const v3 = signOperation(alice, { actor: alice.address, target: MEMO, nonce: nextNonce(), body: { address: alice.address, text: 'signed' }, version: 'v3' });
+    const badSig = await postJson(`${rpc()}/api/v1/memo/set`, { ...v3, text: 'changed after signing' });
+    assert.equal(badSig.status, 401, JSON.stringify(badSig.body));
+    const unknownField = await postJson(`${rpc()}/api/v1/memo/set`, { ...memoOp(alice, 'x'), colour: 'red' });
+    assert.equal(unknownField.status, 400);
+    const outsider = await postJson(`${rpc()}/api/v1/memo/set`, signOperation(bob, { actor: alice.address, target: MEMO, nonce: nextNonce(), body: { address: alice.address, text: 'not yours' } }));
+    assert.equal(outsider.status, 401);
+    assert.match(outsider.body.error as string, /not bound to/);
+    const unsigned = await postJson(`${rpc()}/api/v1/memo/set`, { address: alice.address, text: 'no signature', nonce: nextNonce() });
+    assert.equal(unsigned.status, 401);
+
+    const beforeFail = await balanceOf(alice);
+    const failNonce = nextNonce();
+    const failed = await postJson(`${rpc()}/api/v1/memo/set`, memoOp(alice, 'fail on purpose', failNonce));
+    assert.equal(failed.status, 200, JSON.stringify(failed.body));
+    const ft = await waitConfirmed(rpc(3), failed.body.tx_hash as string);
+    assert.equal(ft.status, 'failed');
+    assert.equal(ft.type, 'set_memo');
+    assert.match(ft.error as string, /failed on purpose/);
+    assert.equal(await balanceOf(alice), beforeFail - 30, 'the fee is kept');
+    assert.equal((await getJson(`${rpc()}/api/v1/memo/${alice.address}`)).body.text, 'hello', 'the handler\'s write was rolled back');
+    const reuse = await postJson(`${rpc()}/api/v1/memo/set`, memoOp(alice, 'same nonce', failNonce));
+    assert.equal(reuse.status, 400, 'the failed operation consumed its nonce');
+    const listed = await getJson(`${rpc()}/api/v1/transactions?type=set_memo&address=${alice.address}`);
+    assert.ok((listed.body.total as number) >= 2);
+    await sameRootEverywhere();
+  });
+
+  test('a second signer added by a plugin: accepted within its cap, refused beyond it at admission and in a block whose proposer skipped checkTx', async () => {
+    const grant = await postJson(`${rpc()}/api/v1/memo/helpers`, signOperation(alice, { actor: alice.address, target: MEMO, nonce: nextNonce(), body: { address: alice.address, helper_key: helper.publicKeyHex, cap: 1000 } }));
+    assert.equal(grant.status, 200, JSON.stringify(grant.body));
+    assert.equal((await waitConfirmed(rpc(), grant.body.tx_hash as string)).status, 'confirmed');
+    // The helper signs for alice: `from` is alice, the key is the helper's.
+    const nonceOf = async (): Promise<number> => (await getJson(`${rpc()}/api/v1/accounts/${alice.address}`)).body.next_nonce as number;
+    const asHelper = (value: number, nonce: number) => signTransfer(helper, { from: alice.address, to: bob.address, value, nonce });
+    const bobBefore = await balanceOf(bob);
+    const within = await postJson(`${rpc(1)}/api/v1/transactions`, asHelper(600, await nonceOf()));
+    assert.equal(within.status, 200, JSON.stringify(within.body));
+    assert.equal((await waitConfirmed(rpc(), within.body.tx_hash as string)).status, 'confirmed');
+    assert.equal(await balanceOf(bob), bobBefore + 600);
+
+    const beyond = await postJson(`${rpc()}/api/v1/transactions`, asHelper(600, await nonceOf()));
+    assert.equal(beyond.status, 401);
+    assert.match(beyond.body.error as string, /helper spend cap exceeded/);
+    const opByHelper = await postJson(`${rpc()}/api/v1/memo/set`, signOperation(helper, { actor: alice.address, target: MEMO, nonce: nextNonce(), body: { address: alice.address, text: 'helper' } }));
+    assert.equal(opByHelper.status, 401);
+    assert.match(opByHelper.body.error as string, /only send transfers/);
+
+    // The same over-cap transfer put straight into every validator's pool, as a proposer that
+    // skipped checkTx would: it is included, and fails in the block with nothing charged.
+    const aliceBefore = await balanceOf(alice);
+    const injected = asHelper(600, await nonceOf());
+    let hash = '';
+    for (const url of net.rpcUrls) hash = (await postJson(`${url}/test/inject`, injected)).body.injected as string;
+    const inBlock = await waitConfirmed(rpc(2), hash);
+    assert.equal(inBlock.status, 'failed');
+    assert.match(inBlock.error as string, /helper spend cap exceeded/);
+    assert.equal(await balanceOf(alice), aliceBefore, 'no value and no fee moved');
+    assert.equal(await balanceOf(bob), bobBefore + 600);
+    await sameRootEverywhere();
+  });
+
+  test('a malformed validator update is refused on every validator alike: the set stays, the refusal is logged', async () => {
+    for (const kind of ['bad_key', 'empty_set'] as const) {
+      const r = await postJson(`${rpc()}/api/v1/memo/request-update`, signOperation(alice, { actor: alice.address, target: MEMO, nonce: nextNonce(), body: { address: alice.address, kind } }));
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal((await waitConfirmed(rpc(), r.body.tx_hash as string)).status, 'confirmed');
+    }
+    // A block or two later every validator still signs with the same four.
+    const h = ((await getJson(`${rpc()}/health`)).body.height as number) + 2;
+    for (const url of net.rpcUrls) {
+      await until(`height ${h} on ${url}`, async () => (((await getJson(`${url}/health`)).body.height as number) >= h ? true : undefined));
+      assert.equal((await getJson(`${url}/health`)).body.validator_count, 4);
+    }
+    for (let i = 0; i < 4; i++) {
+      const log = readFileSync(join(net.dir, `validator-${i}.log`), 'utf8');
+      assert.match(log, /validator updates refused/, `validator-${i} logged the refusal`);
+      assert.match(log, /public_key must be 3904 lowercase hex/);
+      assert.match(log, /leave the set empty/);
+    }
+    await sameRootEverywhere();
+  });
+
+  test('a state plugin switched on by a state change at height H runs on every validator from H, and retires the same way', async () => {
+    const listed = await getJson(`${rpc()}/api/v1/plugins`);
+    const beacon = (listed.body.plugins as Array<Record<string, unknown>>).find((p) => p.name === 'beacon');
+    assert.deepEqual(beacon, { name: 'beacon', kind: 'state', description: 'test plugin: counts the blocks it is active in', status: 'available', activation_height: null, retire_height: null });
+    const head = (await getJson(`${rpc()}/health`)).body.height as number;
+    const at = head + 8;
+    const r = await postJson(`${rpc()}/api/v1/memo/request-update`, signOperation(alice, { actor: alice.address, target: MEMO, nonce: nextNonce(), body: { address: alice.address, kind: 'activate', plugin: 'beacon', height: at } }));
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal((await waitConfirmed(rpc(), r.body.tx_hash as string)).status, 'confirmed');
+    for (const url of net.rpcUrls) {
+      const p = (await getJson(`${url}/api/v1/plugins`)).body.plugins as Array<Record<string, unknown>>;
+      const b = p.find((x) => x.name === 'beacon')!;
+      if ((await getJson(`${url}/health`)).body.height as number < at - 1) assert.equal(b.status, 'scheduled');
+      assert.equal(b.activation_height, at);
+    }
+    for (const url of net.rpcUrls) {
+      const beats = await until(`beacon running on ${url}`, async () => {
+        const b = (await getJson(`${url}/api/v1/beacon`)).body;
+        return (b.beats as number) >= 2 ? b : undefined;
+      });
+      assert.equal(beats.first, at, `${url} ran the beacon from height ${at} exactly`);
+      assert.equal(((await getJson(`${url}/api/v1/plugins`)).body.plugins as Array<Record<string, unknown>>).find((x) => x.name === 'beacon')!.status, 'active');
+    }
+    await sameRootEverywhere();
+
+    const now = (await getJson(`${rpc()}/health`)).body.height as number;
+    const retireAt = now + 6;
+    const retire = await postJson(`${rpc()}/api/v1/memo/request-update`, signOperation(alice, { actor: alice.address, target: MEMO, nonce: nextNonce(), body: { address: alice.address, kind: 'retire', plugin: 'beacon', height: retireAt } }));
+    assert.equal(retire.status, 200, JSON.stringify(retire.body));
+    for (const url of net.rpcUrls) {
+      await until(`beacon retired on ${url}`, async () => (((await getJson(`${url}/health`)).body.height as number) > retireAt + 1 ? true : undefined));
+      const b = (await getJson(`${url}/api/v1/beacon`)).body;
+      assert.equal(b.beats, retireAt - at, `${url} ran the beacon in heights ${at} to ${retireAt - 1}`);
+      const p = ((await getJson(`${url}/api/v1/plugins`)).body.plugins as Array<Record<string, unknown>>).find((x) => x.name === 'beacon')!;
+      assert.equal(p.status, 'retired');
+      assert.equal(p.retire_height, retireAt);
+    }
+    await sameRootEverywhere();
+  });
+});
