@@ -16,6 +16,7 @@ import {
   ValidatorSet,
   certificateFromJson,
   certificateToJson,
+  consensusMessageHeight,
   decodeConsensusMessage,
   encodeConsensusMessage,
   evidenceFromJson,
@@ -23,7 +24,6 @@ import {
   evidenceToJson,
   proposalSignBytes,
   verifyEvidence,
-  voteSignBytes,
   type BlockCodec,
   type CommitCertificate,
   type ConsensusEffect,
@@ -36,7 +36,7 @@ import {
 } from '../consensus/index.js';
 import type { ConsensusStatus, PeerView } from '../node/services.js';
 import { nextBlockDue, type BlockPace } from '../node/pace.js';
-import { MissingTransactions, proposedBlockCodec } from './block-codec.js';
+import { MissingTransactions, proposedBlockCodec, withoutMissing } from './block-codec.js';
 import { ProposalTxFetch, decodeTxAnswer } from './proposal-tx-fetch.js';
 import {
   TAG_CONSENSUS,
@@ -370,7 +370,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       }
       const msg = withoutMissing(decodeConsensusMessage(bytes, this.codec));
       if (!msg) continue;
-      const h = messageHeight(msg);
+      const h = consensusMessageHeight(msg);
       // Messages of a height already applied are recognised and skipped.
       if (h < this.height) continue;
       await this.feed(msg, false);
@@ -583,30 +583,10 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   /** Verifies a message's signatures on the consensus workers when they belong to the current or next height. */
   private preverify(msg: ConsensusMessage): Promise<unknown> | null {
-    const pre = this.preverified;
-    const h = messageHeight(msg);
+    const h = consensusMessageHeight(msg);
     // The next height's messages too: the machine buffers only what verifies (against this set).
-    if (!pre || !this.started || (h !== this.height && h !== this.height + 1)) return null;
-    const keyOf = (address: string): Uint8Array | undefined => this.validators.get(address)?.publicKey;
-    const chainId = this.chain.chainId;
-    try {
-      if (msg.kind === 'vote') {
-        const pk = keyOf(msg.vote.vote.validator);
-        return pk ? pre.check(msg.vote.signature, voteSignBytes(chainId, msg.vote.vote), pk) : null;
-      }
-      if (msg.kind === 'proposal') {
-        const pk = keyOf(msg.proposal.proposal.proposer);
-        return pk ? pre.check(msg.proposal.signature, proposalSignBytes(chainId, msg.proposal.proposal), pk) : null;
-      }
-      return Promise.all(
-        msg.certificate.precommits.map((sv) => {
-          const pk = keyOf(sv.vote.validator);
-          return pk ? pre.check(sv.signature, voteSignBytes(chainId, sv.vote), pk) : undefined;
-        }),
-      );
-    } catch {
-      return null; // no canonical encoding: the machine rejects it
-    }
+    if (!this.preverified || !this.started || (h !== this.height && h !== this.height + 1)) return null;
+    return this.preverified.checkMessage(msg, this.chain.chainId, (address) => this.validators.get(address)?.publicKey);
   }
 
   private async onConsensusMessage(from: string, body: Uint8Array, msg: ConsensusMessage | null): Promise<void> {
@@ -614,7 +594,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       this.misbehaved(from, 'undecodable consensus message');
       return;
     }
-    const h = messageHeight(msg);
+    const h = consensusMessageHeight(msg);
     if (msg.kind === 'commit') {
       // Decided blocks come only in answer to our sync requests: a block for a height we did not
       // ask that peer for is dropped, and a held one is never replaced, so a peer cannot park
@@ -866,11 +846,6 @@ function toEvidenceItem(ev: Evidence): EvidenceItem {
   return { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: v.validator, height: v.height, round: v.round, raw: evidenceToJson(ev) };
 }
 
-/** A message whose block names transactions we lack is, outside a fresh proposal, undecodable. */
-function withoutMissing(m: ConsensusMessage | null): ConsensusMessage | null {
-  return m && m.kind !== 'vote' && m.block instanceof MissingTransactions ? null : m;
-}
-
 function roundKey(height: number, round: number): string {
   return `${height}/${round}`;
 }
@@ -879,10 +854,4 @@ function roundKey(height: number, round: number): string {
 function proposalKey(sp: SignedProposal): string {
   const p = sp.proposal;
   return `${p.height}/${p.round}/${toHex0x(p.blockHash)}`;
-}
-
-function messageHeight(m: ConsensusMessage): number {
-  if (m.kind === 'vote') return m.vote.vote.height;
-  if (m.kind === 'proposal') return m.proposal.proposal.height;
-  return m.certificate.height;
 }
