@@ -48,23 +48,20 @@ import {
   TAG_TX_REQUEST,
   TAG_TX_TEXTS,
   decodeTxBatch,
-  decodeTxRelay,
   encodeTxBatch,
-  encodeTxRelay,
   envelope,
   openEnvelope,
   parseJsonBody,
-  parseRelayedTxs,
   parseStatus,
   parseSyncRequest,
   parseTxRequest,
-  type RelayedTx,
   type StatusMessage,
 } from './envelope.js';
 import { Wal } from './wal.js';
 import { DEFAULT_TIMESTAMP_PRECISION_MS, isTimely } from './block-time.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
+import { TxRelay } from './tx-relay.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { bytesEqual } from '../consensus/bytes.js';
 
@@ -118,9 +115,6 @@ const EVIDENCE_POOL_MAX = 256;
 /** How long a catch-up request may go unanswered before another peer is asked. */
 const SYNC_TIMEOUT_MS = 15_000;
 
-/** A relay message is sent once this much transaction text waits (~24 transfers), whatever the turn. */
-const RELAY_BATCH_BYTES = 256 * 1024;
-
 /**
  * A validator's consensus engine in a real process: the Tendermint driver (kernel/consensus)
  * wired to the chain (ABCI++-style ValueHost), the P2P transport, timers, a write-ahead log, the
@@ -135,6 +129,7 @@ export class Replica implements ConsensusStatus, ValueHost {
   private readonly compactCodec: BlockCodec;
   /** Texts of compact proposals' transactions this node does not hold. */
   private readonly fetch: ProposalTxFetch;
+  private readonly relay: TxRelay;
   private readonly now: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly peerStatus = new Map<string, StatusMessage>();
@@ -160,21 +155,26 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   constructor(private readonly o: ReplicaOptions) {
     this.chain = o.chain;
-    this.fetch = new ProposalTxFetch({
-      send: (peer, bytes) => o.transport.send(peer, bytes),
-      peers: () => o.transport.peers(),
-      pendingTx: (hash) => o.chain.pendingTx(hash),
-      deliver: (from, body) => this.receiveConsensus(from, body),
-      misbehaved: (peer, reason) => this.misbehaved(peer, reason),
-      now: () => this.now(),
-    });
-    this.codec = proposedBlockCodec(o.chain, { fetched: this.fetch.fetched });
-    this.compactCodec = proposedBlockCodec(o.chain, { compact: true, fetched: this.fetch.fetched });
     this.now = o.now ?? Date.now;
     this.timestampPrecisionMs = o.timestampPrecisionMs ?? DEFAULT_TIMESTAMP_PRECISION_MS;
     this.lastCommitAt = this.now();
     const crypto = o.consensusCrypto;
     this.preverified = crypto ? new PreverifiedSignatures((sig, msg, pk) => crypto.verify(sig, msg, pk)) : null;
+    const now = (): number => this.now();
+    const stopped = (): boolean => this.stopped;
+    const send = (peer: string, bytes: Uint8Array): void => o.transport.send(peer, bytes);
+    const broadcast = (bytes: Uint8Array): void => o.transport.broadcast(bytes);
+    this.fetch = new ProposalTxFetch({
+      send,
+      peers: () => o.transport.peers(),
+      pendingTx: (hash) => o.chain.pendingTx(hash),
+      deliver: (from, body) => this.receiveConsensus(from, body),
+      misbehaved: (peer, reason) => this.misbehaved(peer, reason),
+      now,
+    });
+    this.codec = proposedBlockCodec(o.chain, { fetched: this.fetch.fetched });
+    this.compactCodec = proposedBlockCodec(o.chain, { compact: true, fetched: this.fetch.fetched });
+    this.relay = new TxRelay({ chain: o.chain, log: o.log, broadcast, stopped, now });
   }
 
   /** Consensus signatures verified on workers before the machine saw them (for /metrics and tests). */
@@ -228,7 +228,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
       // transactions are not relayed again (the validators' mesh is complete).
-      if (source === 'local') this.relay({ origin: tx.origin, canonical: tx.canonical });
+      if (source === 'local') this.relay.send({ origin: tx.origin, canonical: tx.canonical });
       this.fetch.onPending(tx);
       this.onTxQueued();
     });
@@ -240,35 +240,6 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.every(250, () => this.fetch.tick());
     this.announceStatus();
   }
-
-  /**
-   * Queues a transaction for the peers. Admissions finish in bursts (a verify batch comes back
-   * from the pool at once), so everything admitted in one event-loop turn leaves as one message.
-   */
-  private relay(tx: RelayedTx): void {
-    this.relayOut.push(tx);
-    this.relayBytes += tx.canonical.length;
-    if (this.relayBytes >= RELAY_BATCH_BYTES) this.flushRelay();
-    else if (!this.relayScheduled) {
-      this.relayScheduled = true;
-      setImmediate(() => this.flushRelay());
-    }
-  }
-
-  private flushRelay(): void {
-    this.relayScheduled = false;
-    const txs = this.relayOut;
-    if (txs.length === 0 || this.stopped) return;
-    this.relayOut = [];
-    this.relayBytes = 0;
-    // A lone transaction keeps the single-transaction message.
-    const msg = txs.length === 1 ? encodeTxRelay(txs[0]!.origin, txs[0]!.canonical, [TAG_TX]) : encodeTxBatch(txs, [TAG_TX_BATCH]);
-    this.o.transport.broadcast(msg);
-  }
-
-  private relayOut: RelayedTx[] = [];
-  private relayBytes = 0;
-  private relayScheduled = false;
 
   async stop(): Promise<void> {
     this.stopped = true;
@@ -631,19 +602,9 @@ export class Replica implements ConsensusStatus, ValueHost {
         return;
       }
       case TAG_TX:
-      case TAG_TX_BATCH: {
-        const single = env.tag === TAG_TX ? decodeTxRelay(env.body) : null;
-        const txs = parseRelayedTxs(env.tag === TAG_TX ? single && [single] : decodeTxBatch(env.body));
-        if (!txs) return this.misbehaved(from, 'bad transaction relay');
-        const now = this.now();
-        // Admission runs outside the consensus queue: a signature check must not delay votes.
-        txs.forEach((t) => {
-          void this.chain.admitFromPeer(t.origin, t.body, now, t.canonical).catch((err: unknown) => {
-            this.o.log.debug({ peer: from, err: err instanceof Error ? err.message : String(err) }, 'relayed transaction not admitted');
-          });
-        });
+      case TAG_TX_BATCH:
+        if (!this.relay.receive(from, env.tag, env.body)) this.misbehaved(from, 'bad transaction relay');
         return;
-      }
       case TAG_TX_REQUEST: {
         const hashes = parseTxRequest(parseJsonBody(env.body));
         if (!hashes) return this.misbehaved(from, 'bad transaction request');
