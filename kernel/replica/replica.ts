@@ -1,10 +1,8 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { EVIDENCE_PER_PROPOSAL, type Chain, type ProposedBlock } from '../chain/chain.js';
-import type { EvidenceItem } from '../chain/types.js';
+import type { Chain, ProposedBlock } from '../chain/chain.js';
 import { blockHash } from '../chain/block-hash.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
-import { sha3Hex0x } from '../crypto/hash.js';
 import { hashOfCanonical } from '../tx/hash.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { Transport } from '../p2p/transport.js';
@@ -20,16 +18,12 @@ import {
   decodeConsensusMessage,
   encodeConsensusMessage,
   evidenceFromJson,
-  evidenceId,
-  evidenceToJson,
   proposalSignBytes,
-  verifyEvidence,
   type BlockCodec,
   type CommitCertificate,
   type ConsensusEffect,
   type ConsensusMessage,
   type SignedProposal,
-  type Evidence,
   type TimeoutConfig,
   type ValueHost,
   type Value,
@@ -59,11 +53,11 @@ import {
 } from './envelope.js';
 import { Wal } from './wal.js';
 import { DEFAULT_TIMESTAMP_PRECISION_MS, isTimely } from './block-time.js';
+import { EvidencePool } from './evidence-pool.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
 import { TxRelay } from './tx-relay.js';
 import { utf8Bytes } from '../codec/utf8.js';
-import { bytesEqual } from '../consensus/bytes.js';
 
 export interface ReplicaOptions {
   readonly chain: Chain;
@@ -108,10 +102,6 @@ interface ProposalArrival {
   readonly at: number;
 }
 
-/** Equivocations held per validator, and in all, until a block includes them. */
-const EVIDENCE_PER_VALIDATOR = 4;
-const EVIDENCE_POOL_MAX = 256;
-
 /** How long a catch-up request may go unanswered before another peer is asked. */
 const SYNC_TIMEOUT_MS = 15_000;
 
@@ -130,13 +120,12 @@ export class Replica implements ConsensusStatus, ValueHost {
   /** Texts of compact proposals' transactions this node does not hold. */
   private readonly fetch: ProposalTxFetch;
   private readonly relay: TxRelay;
+  private readonly evidence: EvidencePool;
   private readonly now: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly peerStatus = new Map<string, StatusMessage>();
   /** Decided blocks received from peers for heights we have not reached yet. */
   private readonly pendingCommits = new Map<number, { cert: CommitCertificate; block: ProposedBlock; from: string }>();
-  /** Verified evidence not yet in a block, with the key of the validator it was verified against. */
-  private readonly evidencePool = new Map<string, { readonly item: EvidenceItem; readonly publicKey: Uint8Array }>();
   /** Per peer: the last height asked for, and when to give up on the answer. */
   private readonly syncInFlight = new Map<string, { to: number; deadline: number }>();
   /** When the first verified proposal of each round of the current and next height arrived (`roundKey`), for `isTimely`. */
@@ -162,6 +151,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.preverified = crypto ? new PreverifiedSignatures((sig, msg, pk) => crypto.verify(sig, msg, pk)) : null;
     const now = (): number => this.now();
     const stopped = (): boolean => this.stopped;
+    const validators = (): ValidatorSet => this.validators;
     const send = (peer: string, bytes: Uint8Array): void => o.transport.send(peer, bytes);
     const broadcast = (bytes: Uint8Array): void => o.transport.broadcast(bytes);
     this.fetch = new ProposalTxFetch({
@@ -175,6 +165,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.codec = proposedBlockCodec(o.chain, { fetched: this.fetch.fetched });
     this.compactCodec = proposedBlockCodec(o.chain, { compact: true, fetched: this.fetch.fetched });
     this.relay = new TxRelay({ chain: o.chain, log: o.log, broadcast, stopped, now });
+    this.evidence = new EvidencePool({ chain: o.chain, provider: o.provider, log: o.log, validators, broadcast });
   }
 
   /** Consensus signatures verified on workers before the machine saw them (for /metrics and tests). */
@@ -224,7 +215,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       timeouts,
     });
     this.driver = new ConsensusDriver({ machine, signer, host: this, clock: this.now });
-    this.chain.evidenceVerifier = (raw) => this.verifyEvidenceRaw(raw);
+    this.chain.evidenceVerifier = (raw) => this.evidence.verify(raw);
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
       // transactions are not relayed again (the validators' mesh is complete).
@@ -354,7 +345,7 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   async getValue(height: number, round: number): Promise<Value> {
     if (height !== this.chain.head.height + 1) throw new Error(`asked to propose for ${height} while the chain is at ${this.chain.head.height}`);
-    const block = await this.chain.propose(round, this.o.signer!.address, this.now(), await this.proposableEvidence());
+    const block = await this.chain.propose(round, this.o.signer!.address, this.now(), await this.evidence.proposable());
     return { hash: parseHex(block.hash, 32)!, block };
   }
 
@@ -396,7 +387,7 @@ export class Replica implements ConsensusStatus, ValueHost {
           await this.commit(e.value.block as ProposedBlock, e.certificate);
           break;
         case 'evidence':
-          await this.addEvidence(e.evidence, true);
+          await this.evidence.add(e.evidence, true);
           break;
         case 'log':
           this.o.log[e.level === 'debug' ? 'debug' : e.level]({ ...(e.fields ?? {}) }, e.message);
@@ -417,7 +408,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     const certBytes = utf8Bytes(JSON.stringify(certificateToJson(cert)));
     const record = await this.chain.finalize(block, { bytes: certBytes, signers: cert.precommits.map((p) => p.vote.validator) });
     this.lastCommitAt = this.now();
-    for (const ev of block.evidence) this.evidencePool.delete(ev.hash);
+    this.evidence.committed(block.evidence);
     this.pendingCommits.delete(record.header.height);
     await this.wal.reset();
     await this.logBuffered(record.header.height + 1);
@@ -620,7 +611,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       case TAG_EVIDENCE: {
         const ev = evidenceFromJson(parseJsonBody(env.body));
         if (!ev) return this.misbehaved(from, 'bad evidence');
-        await this.addEvidence(ev, false);
+        await this.evidence.add(ev, false);
         return;
       }
       default:
@@ -746,65 +737,6 @@ export class Replica implements ConsensusStatus, ValueHost {
       this.o.transport.send(peer, envelope(TAG_CONSENSUS, encodeConsensusMessage({ kind: 'commit', certificate: cert, block }, this.codec)));
     }
   }
-
-  // ---- evidence ----
-
-  private async addEvidence(ev: Evidence, gossip: boolean): Promise<void> {
-    const item = toEvidenceItem(ev);
-    if (this.evidencePool.has(item.hash) || (await this.chain.evidenceApplied(item.hash))) return;
-    // One validator's equivocations are kept a few at a time: each is signed by it, so it could
-    // otherwise mint evidence for every round it cares to sign in.
-    let fromValidator = 0;
-    for (const held of this.evidencePool.values()) if (held.item.validator === item.validator) fromValidator++;
-    if (fromValidator >= EVIDENCE_PER_VALIDATOR || this.evidencePool.size >= EVIDENCE_POOL_MAX) return;
-    const check = verifyEvidence(ev, this.validators, this.chain.chainId, this.o.provider);
-    if (!check.ok) {
-      this.o.log.warn({ reason: check.reason }, 'evidence does not verify; ignored');
-      return;
-    }
-    this.evidencePool.set(item.hash, { item, publicKey: this.validators.get(item.validator)!.publicKey });
-    this.o.log.warn({ validator: item.validator, height: item.height, round: item.round, evidence: item.hash }, 'double-sign evidence recorded');
-    if (gossip) this.o.transport.broadcast(envelope(TAG_EVIDENCE, evidenceToJson(ev)));
-  }
-
-  /**
-   * The pool's evidence that still verifies against this height's validator set, which is what
-   * every validator checks a proposal's evidence against. Evidence of a validator that has since
-   * left the set (jailed, unbonded) would make every proposal carrying it invalid on every node,
-   * round after round, so it leaves the pool instead of the chain stalling on it.
-   */
-  private async proposableEvidence(): Promise<EvidenceItem[]> {
-    const out: EvidenceItem[] = [];
-    for (const [hash, { item, publicKey }] of [...this.evidencePool.entries()]) {
-      // Applied already (a peer gossiped it again after its block): it would never leave.
-      if (await this.chain.evidenceApplied(hash)) {
-        this.evidencePool.delete(hash);
-        continue;
-      }
-      // Its signatures verified against this key when it entered the pool; the same key still in
-      // the set means they still do, without paying for two verifications per proposal.
-      const now = this.validators.get(item.validator)?.publicKey;
-      if (now === undefined || !bytesEqual(now, publicKey)) {
-        this.evidencePool.delete(hash);
-        this.o.log.info({ evidence: hash, validator: item.validator }, 'evidence no longer verifies against the validator set; dropped');
-        continue;
-      }
-      out.push(item);
-      if (out.length === EVIDENCE_PER_PROPOSAL) break;
-    }
-    return out;
-  }
-
-  private async verifyEvidenceRaw(raw: unknown): Promise<EvidenceItem | null> {
-    const ev = evidenceFromJson(raw);
-    if (!ev) return null;
-    return verifyEvidence(ev, this.validators, this.chain.chainId, this.o.provider).ok ? toEvidenceItem(ev) : null;
-  }
-}
-
-function toEvidenceItem(ev: Evidence): EvidenceItem {
-  const v = ev.voteA.vote;
-  return { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: v.validator, height: v.height, round: v.round, raw: evidenceToJson(ev) };
 }
 
 function roundKey(height: number, round: number): string {
