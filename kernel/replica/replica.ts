@@ -52,9 +52,10 @@ import {
   type StatusMessage,
 } from './envelope.js';
 import { Wal } from './wal.js';
-import { DEFAULT_TIMESTAMP_PRECISION_MS, isTimely } from './block-time.js';
+import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
 import { EvidencePool } from './evidence-pool.js';
 import { PreverifiedSignatures } from './preverified.js';
+import { ProposalArrivals, type ProposalArrival } from './proposal-arrivals.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
 import { TxRelay } from './tx-relay.js';
 import { utf8Bytes } from '../codec/utf8.js';
@@ -90,18 +91,6 @@ export interface ReplicaOptions {
   };
 }
 
-/** Proposal arrival times kept for the current and next height; beyond this a late proposal is timed when it is fed. */
-const MAX_PROPOSAL_ARRIVALS = 256;
-
-/** Rounds past the current one whose proposals' arrivals are kept: the machine's future-round window. */
-const ARRIVAL_ROUND_WINDOW = 8;
-
-/** When a proposal (`proposalKey`) reached this node, before it waited in the input queue. */
-interface ProposalArrival {
-  readonly key: string;
-  readonly at: number;
-}
-
 /** How long a catch-up request may go unanswered before another peer is asked. */
 const SYNC_TIMEOUT_MS = 15_000;
 
@@ -121,6 +110,7 @@ export class Replica implements ConsensusStatus, ValueHost {
   private readonly fetch: ProposalTxFetch;
   private readonly relay: TxRelay;
   private readonly evidence: EvidencePool;
+  private readonly arrivals: ProposalArrivals;
   private readonly now: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly peerStatus = new Map<string, StatusMessage>();
@@ -128,9 +118,6 @@ export class Replica implements ConsensusStatus, ValueHost {
   private readonly pendingCommits = new Map<number, { cert: CommitCertificate; block: ProposedBlock; from: string }>();
   /** Per peer: the last height asked for, and when to give up on the answer. */
   private readonly syncInFlight = new Map<string, { to: number; deadline: number }>();
-  /** When the first verified proposal of each round of the current and next height arrived (`roundKey`), for `isTimely`. */
-  private readonly proposalArrivals = new Map<string, { readonly height: number; readonly at: number; warned: boolean }>();
-  private readonly timestampPrecisionMs: number;
   private driver!: ConsensusDriver;
   private wal!: Wal;
   private validators!: ValidatorSet;
@@ -145,7 +132,6 @@ export class Replica implements ConsensusStatus, ValueHost {
   constructor(private readonly o: ReplicaOptions) {
     this.chain = o.chain;
     this.now = o.now ?? Date.now;
-    this.timestampPrecisionMs = o.timestampPrecisionMs ?? DEFAULT_TIMESTAMP_PRECISION_MS;
     this.lastCommitAt = this.now();
     const crypto = o.consensusCrypto;
     this.preverified = crypto ? new PreverifiedSignatures((sig, msg, pk) => crypto.verify(sig, msg, pk)) : null;
@@ -166,6 +152,17 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.compactCodec = proposedBlockCodec(o.chain, { compact: true, fetched: this.fetch.fetched });
     this.relay = new TxRelay({ chain: o.chain, log: o.log, broadcast, stopped, now });
     this.evidence = new EvidencePool({ chain: o.chain, provider: o.provider, log: o.log, validators, broadcast });
+    this.arrivals = new ProposalArrivals({
+      chainId: o.chain.chainId,
+      provider: o.provider,
+      workerVerified: this.preverified !== null,
+      precisionMs: o.timestampPrecisionMs ?? DEFAULT_TIMESTAMP_PRECISION_MS,
+      log: o.log,
+      now,
+      height: () => this.height,
+      round: () => this.round(),
+      validators,
+    });
   }
 
   /** Consensus signatures verified on workers before the machine saw them (for /metrics and tests). */
@@ -279,7 +276,7 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   private async enterHeight(height: number, replay: Uint8Array[] = []): Promise<void> {
     this.height = height;
-    for (const [key, a] of this.proposalArrivals) if (a.height < height) this.proposalArrivals.delete(key);
+    this.arrivals.enterHeight(height);
     this.fetch.enterHeight(height);
     const set = await this.chain.validatorSet();
     this.validators = new ValidatorSet(set.map((v) => ({ address: v.address, publicKey: parseHex(v.public_key)!, power: v.power })));
@@ -446,7 +443,7 @@ export class Replica implements ConsensusStatus, ValueHost {
   private receiveConsensus(from: string, body: Uint8Array): void {
     const msg = decodeConsensusMessage(body, this.codec);
     if (msg?.kind === 'proposal') {
-      const arrival = { key: proposalKey(msg.proposal), at: this.now() };
+      const arrival = this.arrivals.arrival(msg.proposal);
       if (msg.block instanceof MissingTransactions) {
         void this.awaitTexts(from, body, msg.proposal, arrival, msg.block);
         return;
@@ -461,7 +458,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     const ready = msg ? this.preverify(msg) : null;
     void this.serial(async () => {
       const verified = ready ? await ready : undefined;
-      if (arrival && msg?.kind === 'proposal') this.noteArrival(msg.proposal, arrival, verified === true);
+      if (arrival && msg?.kind === 'proposal') this.arrivals.note(msg.proposal, arrival, verified === true);
       await this.onConsensusMessage(from, body, msg);
     });
   }
@@ -490,51 +487,8 @@ export class Replica implements ConsensusStatus, ValueHost {
       ok = false;
     }
     if (!ok) return this.misbehaved(from, 'proposal signature does not verify');
-    this.noteArrival(signed, arrival, true);
+    this.arrivals.note(signed, arrival, true);
     this.fetch.await(from, body, { height: p.height, round: p.round, proposer: p.proposer, key }, missing.missing);
-  }
-
-  /**
-   * The arrival, not the turn in the input queue, is what timeliness measures: a node busy with a
-   * block must not hold a proposal against its proposer. The table keeps one time per round (line
-   * 22 judges the round's proposal, and a proposer that sends two is timed by its first), taken
-   * when the first proposal of the round reached this node, before relays and the compact form's
-   * completion. It is kept only for heights this node is about to vote on, for rounds within the
-   * machine's window, and once the round's proposer's signature has verified (`verified`: on a
-   * worker, or here when the node has none), so neither forged proposals nor a validator signing
-   * proposals for its far rounds can use up the table and leave the real one to be timed when
-   * it is fed.
-   */
-  private noteArrival(sp: SignedProposal, arrival: ProposalArrival, verified: boolean): void {
-    const p = sp.proposal;
-    if (p.height !== this.height && p.height !== this.height + 1) return;
-    const key = roundKey(p.height, p.round);
-    if (this.proposalArrivals.has(key) || this.proposalArrivals.size >= MAX_PROPOSAL_ARRIVALS) return;
-    if (p.round > (p.height === this.height ? this.round() : 0) + ARRIVAL_ROUND_WINDOW) return;
-    // For the next height the set is assumed unchanged, as the machine's buffer assumes.
-    const proposer = this.validators.get(p.proposer);
-    if (!proposer || this.validators.proposer(p.height, p.round).address !== p.proposer) return;
-    if (!verified) {
-      // With a worker pool the worker's refusal stands; without one the check is made here, once per proposal.
-      if (this.preverified) return;
-      if (!this.o.provider.verify(sp.signature, proposalSignBytes(this.chain.chainId, p), proposer.publicKey)) return;
-    }
-    this.proposalArrivals.set(key, { height: p.height, at: arrival.at, warned: false });
-  }
-
-  /** Proposer-based timestamps (`block-time.ts`); a proposal replayed from the WAL is timed now. */
-  private isTimely(sp: SignedProposal, block: ProposedBlock): boolean {
-    const p = sp.proposal;
-    const entry = this.proposalArrivals.get(roundKey(p.height, p.round));
-    const arrived = entry?.at ?? this.now();
-    if (isTimely(block.header.timestamp, arrived, this.timestampPrecisionMs)) return true;
-    // Said once per round, and only where the machine judges (a fresh proposal of a height it is
-    // about to vote on): relayed copies must not flood the log.
-    if (p.polRound === -1 && p.height >= this.height && !entry?.warned) {
-      if (entry) entry.warned = true;
-      this.o.log.warn({ height: p.height, round: p.round, proposer: p.proposer, block_time: block.header.timestamp, arrived, precision_ms: this.timestampPrecisionMs }, "a proposed block's time is ahead of this node's clock: prevoting nil");
-    }
-    return false;
   }
 
   /** A proposal in the WAL: its transaction texts first, then the (compact) message itself. */
@@ -621,7 +575,7 @@ export class Replica implements ConsensusStatus, ValueHost {
 
   private async feed(msg: ConsensusMessage, fromGossip: boolean): Promise<void> {
     if (msg.kind === 'vote') await this.handle(await this.driver.onVote(msg.vote), fromGossip);
-    else if (msg.kind === 'proposal') await this.handle(await this.driver.onProposal(msg.proposal, msg.block, this.isTimely(msg.proposal, msg.block as ProposedBlock)), fromGossip);
+    else if (msg.kind === 'proposal') await this.handle(await this.driver.onProposal(msg.proposal, msg.block, this.arrivals.isTimely(msg.proposal, msg.block as ProposedBlock)), fromGossip);
     else await this.applyCommit(msg.certificate, msg.block as ProposedBlock, null);
   }
 
@@ -737,14 +691,4 @@ export class Replica implements ConsensusStatus, ValueHost {
       this.o.transport.send(peer, envelope(TAG_CONSENSUS, encodeConsensusMessage({ kind: 'commit', certificate: cert, block }, this.codec)));
     }
   }
-}
-
-function roundKey(height: number, round: number): string {
-  return `${height}/${round}`;
-}
-
-/** One proposal, whoever relays it: its height, round and block. */
-function proposalKey(sp: SignedProposal): string {
-  const p = sp.proposal;
-  return `${p.height}/${p.round}/${toHex0x(p.blockHash)}`;
 }
