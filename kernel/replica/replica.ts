@@ -12,7 +12,6 @@ import {
   LocalPrivValidator,
   TendermintMachine,
   ValidatorSet,
-  certificateFromJson,
   certificateToJson,
   consensusMessageHeight,
   decodeConsensusMessage,
@@ -49,10 +48,10 @@ import {
   parseStatus,
   parseSyncRequest,
   parseTxRequest,
-  type StatusMessage,
 } from './envelope.js';
 import { Wal } from './wal.js';
 import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
+import { CatchUp } from './catch-up.js';
 import { EvidencePool } from './evidence-pool.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { ProposalArrivals, type ProposalArrival } from './proposal-arrivals.js';
@@ -91,9 +90,6 @@ export interface ReplicaOptions {
   };
 }
 
-/** How long a catch-up request may go unanswered before another peer is asked. */
-const SYNC_TIMEOUT_MS = 15_000;
-
 /**
  * A validator's consensus engine in a real process: the Tendermint driver (kernel/consensus)
  * wired to the chain (ABCI++-style ValueHost), the P2P transport, timers, a write-ahead log, the
@@ -109,15 +105,11 @@ export class Replica implements ConsensusStatus, ValueHost {
   /** Texts of compact proposals' transactions this node does not hold. */
   private readonly fetch: ProposalTxFetch;
   private readonly relay: TxRelay;
+  private readonly catchUp: CatchUp;
   private readonly evidence: EvidencePool;
   private readonly arrivals: ProposalArrivals;
   private readonly now: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly peerStatus = new Map<string, StatusMessage>();
-  /** Decided blocks received from peers for heights we have not reached yet. */
-  private readonly pendingCommits = new Map<number, { cert: CommitCertificate; block: ProposedBlock; from: string }>();
-  /** Per peer: the last height asked for, and when to give up on the answer. */
-  private readonly syncInFlight = new Map<string, { to: number; deadline: number }>();
   private driver!: ConsensusDriver;
   private wal!: Wal;
   private validators!: ValidatorSet;
@@ -151,6 +143,17 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.codec = proposedBlockCodec(o.chain, { fetched: this.fetch.fetched });
     this.compactCodec = proposedBlockCodec(o.chain, { compact: true, fetched: this.fetch.fetched });
     this.relay = new TxRelay({ chain: o.chain, log: o.log, broadcast, stopped, now });
+    this.catchUp = new CatchUp({
+      chain: o.chain,
+      codec: this.codec,
+      syncHistoryBlocks: o.syncHistoryBlocks,
+      syncBatch: o.syncBatch ?? 20,
+      send,
+      broadcast,
+      now,
+      stopped,
+      apply: (d) => this.applyCommit(d.cert, d.block, d.from),
+    });
     this.evidence = new EvidencePool({ chain: o.chain, provider: o.provider, log: o.log, validators, broadcast });
     this.arrivals = new ProposalArrivals({
       chainId: o.chain.chainId,
@@ -188,9 +191,7 @@ export class Replica implements ConsensusStatus, ValueHost {
   }
 
   behind(): number {
-    let best = 0;
-    for (const s of this.peerStatus.values()) best = Math.max(best, s.height);
-    return Math.max(0, best - this.chain.head.height);
+    return this.catchUp.behind();
   }
 
   // ---- lifecycle ----
@@ -224,9 +225,9 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.started = true;
     await this.serial(() => this.enterHeight(this.chain.head.height + 1, opened.entries));
     this.every(this.o.gossipMs ?? 1000, () => this.serial(() => this.gossip()));
-    this.every(this.o.statusMs ?? 1000, () => this.serial(async () => this.announceStatus()));
+    this.every(this.o.statusMs ?? 1000, () => this.serial(async () => this.catchUp.announceStatus()));
     this.every(250, () => this.fetch.tick());
-    this.announceStatus();
+    this.catchUp.announceStatus();
   }
 
   async stop(): Promise<void> {
@@ -288,7 +289,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       await this.handle(await this.driver.start(height, this.validators), false);
     }
     if (replaying) await this.replayWal(replay);
-    const ready = this.pendingCommits.get(height);
+    const ready = this.catchUp.parked(height);
     if (ready) await this.applyCommit(ready.cert, ready.block, ready.from);
   }
 
@@ -406,11 +407,11 @@ export class Replica implements ConsensusStatus, ValueHost {
     const record = await this.chain.finalize(block, { bytes: certBytes, signers: cert.precommits.map((p) => p.vote.validator) });
     this.lastCommitAt = this.now();
     this.evidence.committed(block.evidence);
-    this.pendingCommits.delete(record.header.height);
+    this.catchUp.committed(record.header.height);
     await this.wal.reset();
     await this.logBuffered(record.header.height + 1);
     this.o.log.info({ height: record.header.height, round: cert.round, txs: record.header.tx_count, hash: record.hash }, 'block committed');
-    this.announceStatus();
+    this.catchUp.announceStatus();
     await this.enterHeight(record.header.height + 1);
   }
 
@@ -510,20 +511,11 @@ export class Replica implements ConsensusStatus, ValueHost {
       this.misbehaved(from, 'undecodable consensus message');
       return;
     }
-    const h = consensusMessageHeight(msg);
     if (msg.kind === 'commit') {
-      // Decided blocks come only in answer to our sync requests: a block for a height we did not
-      // ask that peer for is dropped, and a held one is never replaced, so a peer cannot park
-      // junk in place of a block another peer sent.
-      const asked = this.syncInFlight.get(from);
-      // Progress keeps a request alive: a slow peer sending a batch of large blocks is not given up on.
-      if (asked !== undefined && h <= asked.to) asked.deadline = this.now() + SYNC_TIMEOUT_MS;
-      if (h === this.height) await this.applyCommit(msg.certificate, msg.block as ProposedBlock, from);
-      else if (h > this.height && asked !== undefined && h <= asked.to && this.mayPark(h)) this.pendingCommits.set(h, { cert: msg.certificate, block: msg.block as ProposedBlock, from });
-      this.maybeSync();
+      await this.catchUp.onDecided({ cert: msg.certificate, block: msg.block as ProposedBlock, from }, this.height);
       return;
     }
-    if (h === this.height) {
+    if (consensusMessageHeight(msg) === this.height) {
       if (msg.kind === 'proposal') await this.appendProposal(msg.block as ProposedBlock, body, false);
       else await this.wal.append(body, false);
     }
@@ -536,14 +528,13 @@ export class Replica implements ConsensusStatus, ValueHost {
       case TAG_STATUS: {
         const s = parseStatus(parseJsonBody(env.body));
         if (!s) return this.misbehaved(from, 'bad status');
-        this.peerStatus.set(from, s);
-        this.maybeSync();
+        this.catchUp.onStatus(from, s);
         return;
       }
       case TAG_SYNC_REQUEST: {
         const r = parseSyncRequest(parseJsonBody(env.body));
         if (!r) return this.misbehaved(from, 'bad sync request');
-        await this.serveSync(from, r.from, Math.min(r.to, r.from + (this.o.syncBatch ?? 20) - 1));
+        await this.catchUp.serve(from, r);
         return;
       }
       case TAG_TX:
@@ -592,19 +583,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     // A certificate that does not verify is the peer's doing; a verified one for a block that
     // does not apply here is ours (state divergence, logged at validation), so no report then.
     if (status === undefined) this.misbehaved(from, 'decided block with a commit certificate that does not verify');
-    this.failedSyncFrom(from);
-  }
-
-  /**
-   * Everything `from` sent for catch-up is dropped and it is passed over for a while; every
-   * request in flight is forgotten too, since answers from other peers for the heights it had
-   * taken were dropped, and the next status asks afresh.
-   */
-  private failedSyncFrom(from: string): void {
-    for (const [h, entry] of [...this.pendingCommits]) if (entry.from === from) this.pendingCommits.delete(h);
-    this.syncInFlight.clear();
-    this.syncAvoid.set(from, this.now() + SYNC_TIMEOUT_MS);
-    this.maybeSync();
+    this.catchUp.failedFrom(from);
   }
 
   private misbehaved(peer: string, reason: string): void {
@@ -631,64 +610,4 @@ export class Replica implements ConsensusStatus, ValueHost {
   }
 
   private progressMark = '';
-
-  private announceStatus(): void {
-    if (this.stopped) return;
-    const head = this.chain.head.height;
-    this.o.transport.broadcast(envelope(TAG_STATUS, { height: head, base: this.servableBase() }));
-  }
-
-  /**
-   * Asks a peer that has committed our working height for the decided blocks we miss. A request
-   * not answered in full by its deadline (a peer gone, a frame dropped, a block it sent that did
-   * not decide) is given up, and that peer is passed over for a while, so one silent or lying
-   * peer cannot hold catch-up forever.
-   */
-  private maybeSync(): void {
-    const head = this.chain.head.height;
-    const now = this.now();
-    for (const [peer, s] of [...this.peerStatus.entries()].sort((a, b) => b[1].height - a[1].height)) {
-      if (s.height <= head) continue;
-      if (s.base > head + 1) continue; // that peer no longer serves what we need
-      if ((this.syncAvoid.get(peer) ?? 0) > now) continue;
-      const inFlight = this.syncInFlight.get(peer);
-      if (inFlight !== undefined && inFlight.to > head) {
-        if (now < inFlight.deadline) return;
-        this.syncInFlight.delete(peer);
-        this.syncAvoid.set(peer, now + SYNC_TIMEOUT_MS);
-        continue;
-      }
-      const to = Math.min(s.height, head + (this.o.syncBatch ?? 20));
-      this.syncInFlight.set(peer, { to, deadline: now + SYNC_TIMEOUT_MS });
-      this.o.transport.send(peer, envelope(TAG_SYNC_REQUEST, { from: head + 1, to }));
-      return;
-    }
-  }
-
-  /** A decided block for `h` may be held: none is, or the one held came from a peer since passed over. */
-  private mayPark(h: number): boolean {
-    const held = this.pendingCommits.get(h);
-    return held === undefined || (this.syncAvoid.get(held.from) ?? 0) > this.now();
-  }
-
-  /** Peers passed over for catch-up until the given time (a request of theirs timed out or failed). */
-  private readonly syncAvoid = new Map<string, number>();
-
-  /** The lowest height served to peers: within the history window, and held in full here. */
-  private servableBase(): number {
-    return Math.max(1, this.chain.head.height - this.o.syncHistoryBlocks + 1, this.chain.store.firstFullHeight);
-  }
-
-  private async serveSync(peer: string, from: number, to: number): Promise<void> {
-    const head = this.chain.head.height;
-    for (let h = Math.max(from, this.servableBase()); h <= Math.min(to, head); h++) {
-      const certBytes = await this.chain.store.getCommit(h);
-      if (!certBytes) break;
-      const block = await this.chain.loadProposedBlock(h);
-      if (!block) break;
-      const cert = certificateFromJson(JSON.parse(new TextDecoder().decode(certBytes)));
-      if (!cert) break;
-      this.o.transport.send(peer, envelope(TAG_CONSENSUS, encodeConsensusMessage({ kind: 'commit', certificate: cert, block }, this.codec)));
-    }
-  }
 }
