@@ -24,8 +24,6 @@ import {
   type ConsensusMessage,
   type SignedProposal,
   type TimeoutConfig,
-  type ValueHost,
-  type Value,
 } from '../consensus/index.js';
 import type { ConsensusStatus, PeerView } from '../node/services.js';
 import { nextBlockDue, type BlockPace } from '../node/pace.js';
@@ -52,6 +50,7 @@ import {
 import { Wal } from './wal.js';
 import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
 import { CatchUp } from './catch-up.js';
+import { ChainValueHost } from './chain-value-host.js';
 import { EvidencePool } from './evidence-pool.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { ProposalArrivals, type ProposalArrival } from './proposal-arrivals.js';
@@ -96,7 +95,7 @@ export interface ReplicaOptions {
  * durable last-signed record, an evidence pool and block catch-up. Every input (peer message,
  * timer, commit) runs through one queue, so effects apply in order.
  */
-export class Replica implements ConsensusStatus, ValueHost {
+export class Replica implements ConsensusStatus {
   private readonly chain: Chain;
   /** Decodes both block forms; encodes the full one (catch-up). */
   private readonly codec: BlockCodec;
@@ -212,7 +211,8 @@ export class Replica implements ConsensusStatus, ValueHost {
       hashValue: (block: unknown) => parseHex(blockHash((block as ProposedBlock).header), 32)!,
       timeouts,
     });
-    this.driver = new ConsensusDriver({ machine, signer, host: this, clock: this.now });
+    const host = new ChainValueHost({ chain: this.chain, signer: this.o.signer, log: this.o.log, now: () => this.now(), evidence: () => this.evidence.proposable() });
+    this.driver = new ConsensusDriver({ machine, signer, host, clock: this.now });
     this.chain.evidenceVerifier = (raw) => this.evidence.verify(raw);
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
@@ -337,22 +337,6 @@ export class Replica implements ConsensusStatus, ValueHost {
       replayed++;
     }
     this.o.log.info({ height: this.height, entries: entries.length, replayed }, 'WAL replayed');
-  }
-
-  // ---- ValueHost (ABCI++ PrepareProposal / ProcessProposal) ----
-
-  async getValue(height: number, round: number): Promise<Value> {
-    if (height !== this.chain.head.height + 1) throw new Error(`asked to propose for ${height} while the chain is at ${this.chain.head.height}`);
-    const block = await this.chain.propose(round, this.o.signer!.address, this.now(), await this.evidence.proposable());
-    return { hash: parseHex(block.hash, 32)!, block };
-  }
-
-  async validateValue(height: number, _round: number, block: unknown, hash: Uint8Array): Promise<boolean> {
-    const b = block as ProposedBlock;
-    if (b.header.height !== height || toHex0x(hash) !== b.hash) return false;
-    const reason = await this.chain.validate(b);
-    if (reason) this.o.log.warn({ height, reason }, 'refusing to prevote for an invalid proposal');
-    return reason === null;
   }
 
   // ---- effects ----
