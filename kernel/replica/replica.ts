@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
 import { blockHash } from '../chain/block-hash.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
-import { hashOfCanonical } from '../tx/hash.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { Transport } from '../p2p/transport.js';
 import {
@@ -38,8 +37,6 @@ import {
   TAG_TX_BATCH,
   TAG_TX_REQUEST,
   TAG_TX_TEXTS,
-  decodeTxBatch,
-  encodeTxBatch,
   envelope,
   openEnvelope,
   parseJsonBody,
@@ -47,10 +44,10 @@ import {
   parseSyncRequest,
   parseTxRequest,
 } from './envelope.js';
-import { Wal } from './wal.js';
 import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
 import { CatchUp } from './catch-up.js';
 import { ChainValueHost } from './chain-value-host.js';
+import { ConsensusWal } from './consensus-wal.js';
 import { EvidencePool } from './evidence-pool.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { ProposalArrivals, type ProposalArrival } from './proposal-arrivals.js';
@@ -110,7 +107,7 @@ export class Replica implements ConsensusStatus {
   private readonly now: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
   private driver!: ConsensusDriver;
-  private wal!: Wal;
+  private wal!: ConsensusWal;
   private validators!: ValidatorSet;
   private height = 0;
   private started = false;
@@ -197,9 +194,8 @@ export class Replica implements ConsensusStatus {
 
   async start(): Promise<void> {
     const signer = this.o.signer ? await this.makeSigner(this.o.signer) : null;
-    const opened = await Wal.open(join(this.o.dataDir, 'consensus.wal'));
+    const opened = await ConsensusWal.open(join(this.o.dataDir, 'consensus.wal'), { codec: this.codec, compactCodec: this.compactCodec, fetched: this.fetch.fetched, log: this.o.log });
     this.wal = opened.wal;
-    if (opened.truncatedBytes > 0) this.o.log.warn({ bytes: opened.truncatedBytes }, 'WAL had a torn tail (crash mid-write); cut it off');
     // timeoutPropose must outlast the proposer's pacing (it waits up to CHAIN_EMPTY_BLOCK_MS
     // before proposing an empty block), or idle networks would skip rounds.
     const timeouts: Partial<TimeoutConfig> = { proposeBaseMs: this.o.pace.emptyBlockMs + 1500, ...this.o.timeouts };
@@ -288,7 +284,7 @@ export class Replica implements ConsensusStatus {
     } else {
       await this.handle(await this.driver.start(height, this.validators), false);
     }
-    if (replaying) await this.replayWal(replay);
+    if (replaying) await this.wal.replay(replay, { height: () => this.height, feed: (msg) => this.feed(msg, false) });
     const ready = this.catchUp.parked(height);
     if (ready) await this.applyCommit(ready.cert, ready.block, ready.from);
   }
@@ -320,25 +316,6 @@ export class Replica implements ConsensusStatus {
     if (this.startTimer && this.rearmStart) this.rearmStart();
   }
 
-  private async replayWal(entries: Uint8Array[]): Promise<void> {
-    let replayed = 0;
-    for (const bytes of entries) {
-      // A proposal's transaction texts precede it, so its compact form decodes without a mempool.
-      if (bytes[0] === TAG_TX_TEXTS) {
-        for (const t of decodeTxBatch(bytes.subarray(1)) ?? []) this.fetch.fetched.put(hashOfCanonical(t.canonical), t);
-        continue;
-      }
-      const msg = withoutMissing(decodeConsensusMessage(bytes, this.codec));
-      if (!msg) continue;
-      const h = consensusMessageHeight(msg);
-      // Messages of a height already applied are recognised and skipped.
-      if (h < this.height) continue;
-      await this.feed(msg, false);
-      replayed++;
-    }
-    this.o.log.info({ height: this.height, entries: entries.length, replayed }, 'WAL replayed');
-  }
-
   // ---- effects ----
 
   private async handle(effects: ConsensusEffect[], fromGossip: boolean): Promise<void> {
@@ -346,7 +323,7 @@ export class Replica implements ConsensusStatus {
       switch (e.type) {
         case 'broadcastProposal': {
           const bytes = encodeConsensusMessage({ kind: 'proposal', proposal: e.proposal, block: e.block }, this.compactCodec);
-          if (!fromGossip) await this.appendProposal(e.block as ProposedBlock, bytes, e.proposal.proposal.proposer === this.o.signer?.address);
+          if (!fromGossip) await this.wal.appendProposal(e.block as ProposedBlock, bytes, e.proposal.proposal.proposer === this.o.signer?.address);
           this.o.transport.broadcast(envelope(TAG_CONSENSUS, bytes));
           break;
         }
@@ -393,22 +370,10 @@ export class Replica implements ConsensusStatus {
     this.evidence.committed(block.evidence);
     this.catchUp.committed(record.header.height);
     await this.wal.reset();
-    await this.logBuffered(record.header.height + 1);
+    await this.wal.appendBuffered(this.driver.machine.bufferedFor(record.header.height + 1));
     this.o.log.info({ height: record.header.height, round: cert.round, txs: record.header.tx_count, hash: record.hash }, 'block committed');
     this.catchUp.announceStatus();
     await this.enterHeight(record.header.height + 1);
-  }
-
-  /**
-   * The messages the machine buffered for the height we are entering go into the fresh WAL before
-   * the machine acts on them: a polka seen early locks us as soon as the height starts, and after
-   * a crash the replay must rebuild what our votes rested on, or the node would forget its lock.
-   */
-  private async logBuffered(height: number): Promise<void> {
-    for (const m of this.driver.machine.bufferedFor(height)) {
-      if (m.kind === 'vote') await this.wal.append(encodeConsensusMessage({ kind: 'vote', vote: m.signed }, this.codec), false);
-      else await this.appendProposal(m.block as ProposedBlock, encodeConsensusMessage({ kind: 'proposal', proposal: m.signed, block: m.block }, this.compactCodec), false);
-    }
   }
 
   // ---- peers ----
@@ -476,12 +441,6 @@ export class Replica implements ConsensusStatus {
     this.fetch.await(from, body, { height: p.height, round: p.round, proposer: p.proposer, key }, missing.missing);
   }
 
-  /** A proposal in the WAL: its transaction texts first, then the (compact) message itself. */
-  private async appendProposal(block: ProposedBlock, bytes: Uint8Array, sync: boolean): Promise<void> {
-    if (block.txs.length > 0) await this.wal.append(encodeTxBatch(block.txs, [TAG_TX_TEXTS]), false);
-    await this.wal.append(bytes, sync);
-  }
-
   /** Verifies a message's signatures on the consensus workers when they belong to the current or next height. */
   private preverify(msg: ConsensusMessage): Promise<unknown> | null {
     const h = consensusMessageHeight(msg);
@@ -500,7 +459,7 @@ export class Replica implements ConsensusStatus {
       return;
     }
     if (consensusMessageHeight(msg) === this.height) {
-      if (msg.kind === 'proposal') await this.appendProposal(msg.block as ProposedBlock, body, false);
+      if (msg.kind === 'proposal') await this.wal.appendProposal(msg.block as ProposedBlock, body, false);
       else await this.wal.append(body, false);
     }
     await this.feed(msg, false);
