@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
 import { blockHash } from '../chain/block-hash.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
+import { utf8Bytes } from '../codec/utf8.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { Transport } from '../p2p/transport.js';
 import {
@@ -27,7 +28,10 @@ import {
 import type { ConsensusStatus, PeerView } from '../node/services.js';
 import { nextBlockDue, type BlockPace } from '../node/pace.js';
 import { MissingTransactions, proposedBlockCodec, withoutMissing } from './block-codec.js';
-import { ProposalTxFetch, decodeTxAnswer } from './proposal-tx-fetch.js';
+import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
+import { CatchUp } from './catch-up.js';
+import { ChainValueHost } from './chain-value-host.js';
+import { ConsensusWal } from './consensus-wal.js';
 import {
   TAG_CONSENSUS,
   TAG_EVIDENCE,
@@ -44,16 +48,12 @@ import {
   parseSyncRequest,
   parseTxRequest,
 } from './envelope.js';
-import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
-import { CatchUp } from './catch-up.js';
-import { ChainValueHost } from './chain-value-host.js';
-import { ConsensusWal } from './consensus-wal.js';
 import { EvidencePool } from './evidence-pool.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { ProposalArrivals, type ProposalArrival } from './proposal-arrivals.js';
+import { ProposalTxFetch, decodeTxAnswer } from './proposal-tx-fetch.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
 import { TxRelay } from './tx-relay.js';
-import { utf8Bytes } from '../codec/utf8.js';
 
 export interface ReplicaOptions {
   readonly chain: Chain;
@@ -106,6 +106,7 @@ export class Replica implements ConsensusStatus {
   private readonly arrivals: ProposalArrivals;
   private readonly now: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly preverified: PreverifiedSignatures | null;
   private driver!: ConsensusDriver;
   private wal!: ConsensusWal;
   private validators!: ValidatorSet;
@@ -115,7 +116,8 @@ export class Replica implements ConsensusStatus {
   private lastCommitAt: number;
   private queue: Promise<unknown> = Promise.resolve();
   private startTimer: NodeJS.Timeout | null = null;
-  private readonly preverified: PreverifiedSignatures | null;
+  private rearmStart: (() => void) | null = null;
+  private progressMark = '';
 
   constructor(private readonly o: ReplicaOptions) {
     this.chain = o.chain;
@@ -309,8 +311,6 @@ export class Replica implements ConsensusStatus {
     this.rearmStart = arm;
     arm();
   }
-
-  private rearmStart: (() => void) | null = null;
 
   private onTxQueued(): void {
     if (this.startTimer && this.rearmStart) this.rearmStart();
@@ -551,6 +551,4 @@ export class Replica implements ConsensusStatus {
     }
     await this.handle(await this.driver.gossip(), true);
   }
-
-  private progressMark = '';
 }
