@@ -15,13 +15,12 @@ import {
   certificateToJson,
   consensusMessageHeight,
   decodeConsensusMessage,
-  encodeConsensusMessage,
   evidenceFromJson,
   proposalSignBytes,
   type BlockCodec,
   type CommitCertificate,
-  type ConsensusEffect,
   type ConsensusMessage,
+  type ScheduleTimeoutEffect,
   type SignedProposal,
   type TimeoutConfig,
 } from '../consensus/index.js';
@@ -32,6 +31,7 @@ import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
 import { CatchUp } from './catch-up.js';
 import { ChainValueHost } from './chain-value-host.js';
 import { ConsensusWal } from './consensus-wal.js';
+import { EffectDispatcher } from './effect-dispatcher.js';
 import {
   TAG_CONSENSUS,
   TAG_EVIDENCE,
@@ -41,7 +41,6 @@ import {
   TAG_TX_BATCH,
   TAG_TX_REQUEST,
   TAG_TX_TEXTS,
-  envelope,
   openEnvelope,
   parseJsonBody,
   parseStatus,
@@ -109,6 +108,7 @@ export class Replica implements ConsensusStatus {
   private readonly preverified: PreverifiedSignatures | null;
   private driver!: ConsensusDriver;
   private wal!: ConsensusWal;
+  private effects!: EffectDispatcher;
   private validators!: ValidatorSet;
   private height = 0;
   private started = false;
@@ -211,6 +211,17 @@ export class Replica implements ConsensusStatus {
     });
     const host = new ChainValueHost({ chain: this.chain, signer: this.o.signer, log: this.o.log, now: () => this.now(), evidence: () => this.evidence.proposable() });
     this.driver = new ConsensusDriver({ machine, signer, host, clock: this.now });
+    this.effects = new EffectDispatcher({
+      wal: this.wal,
+      codec: this.codec,
+      compactCodec: this.compactCodec,
+      self: this.o.signer?.address ?? null,
+      log: this.o.log,
+      broadcast: (bytes) => this.o.transport.broadcast(bytes),
+      scheduleTimeout: (e) => this.scheduleTimeout(e),
+      decide: (block, cert) => this.commit(block, cert),
+      evidence: (ev) => this.evidence.add(ev, true),
+    });
     this.chain.evidenceVerifier = (raw) => this.evidence.verify(raw);
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
@@ -271,6 +282,14 @@ export class Replica implements ConsensusStatus {
     this.timers.add(t);
   }
 
+  private scheduleTimeout(e: ScheduleTimeoutEffect): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      void this.serial(async () => this.effects.dispatch(await this.driver.onTimeout(e.kind, e.height, e.round), false));
+    }, e.durationMs);
+    this.timers.add(t);
+  }
+
   // ---- heights ----
 
   private async enterHeight(height: number, replay: Uint8Array[] = []): Promise<void> {
@@ -284,7 +303,7 @@ export class Replica implements ConsensusStatus {
     if (!replaying && proposer === this.o.signer?.address) {
       this.scheduleOwnStart(height);
     } else {
-      await this.handle(await this.driver.start(height, this.validators), false);
+      await this.effects.dispatch(await this.driver.start(height, this.validators), false);
     }
     if (replaying) await this.wal.replay(replay, { height: () => this.height, feed: (msg) => this.feed(msg, false) });
     const ready = this.catchUp.parked(height);
@@ -304,7 +323,7 @@ export class Replica implements ConsensusStatus {
         this.startTimer = null;
         void this.serial(async () => {
           if (this.height !== height || this.driver.state().height === height) return;
-          await this.handle(await this.driver.start(height, this.validators), false);
+          await this.effects.dispatch(await this.driver.start(height, this.validators), false);
         });
       }, Math.max(0, due() - this.now()));
     };
@@ -314,45 +333,6 @@ export class Replica implements ConsensusStatus {
 
   private onTxQueued(): void {
     if (this.startTimer && this.rearmStart) this.rearmStart();
-  }
-
-  // ---- effects ----
-
-  private async handle(effects: ConsensusEffect[], fromGossip: boolean): Promise<void> {
-    for (const e of effects) {
-      switch (e.type) {
-        case 'broadcastProposal': {
-          const bytes = encodeConsensusMessage({ kind: 'proposal', proposal: e.proposal, block: e.block }, this.compactCodec);
-          if (!fromGossip) await this.wal.appendProposal(e.block as ProposedBlock, bytes, e.proposal.proposal.proposer === this.o.signer?.address);
-          this.o.transport.broadcast(envelope(TAG_CONSENSUS, bytes));
-          break;
-        }
-        case 'broadcastVote': {
-          const bytes = encodeConsensusMessage({ kind: 'vote', vote: e.vote }, this.codec);
-          // Our own vote is on disk (fsync) before it leaves the process.
-          if (!fromGossip) await this.wal.append(bytes, e.vote.vote.validator === this.o.signer?.address);
-          this.o.transport.broadcast(envelope(TAG_CONSENSUS, bytes));
-          break;
-        }
-        case 'scheduleTimeout': {
-          const t = setTimeout(() => {
-            this.timers.delete(t);
-            void this.serial(async () => this.handle(await this.driver.onTimeout(e.kind, e.height, e.round), false));
-          }, e.durationMs);
-          this.timers.add(t);
-          break;
-        }
-        case 'decide':
-          await this.commit(e.value.block as ProposedBlock, e.certificate);
-          break;
-        case 'evidence':
-          await this.evidence.add(e.evidence, true);
-          break;
-        case 'log':
-          this.o.log[e.level === 'debug' ? 'debug' : e.level]({ ...(e.fields ?? {}) }, e.message);
-          break;
-      }
-    }
   }
 
   private async commit(block: ProposedBlock, cert: CommitCertificate): Promise<void> {
@@ -508,8 +488,8 @@ export class Replica implements ConsensusStatus {
   }
 
   private async feed(msg: ConsensusMessage, fromGossip: boolean): Promise<void> {
-    if (msg.kind === 'vote') await this.handle(await this.driver.onVote(msg.vote), fromGossip);
-    else if (msg.kind === 'proposal') await this.handle(await this.driver.onProposal(msg.proposal, msg.block, this.arrivals.isTimely(msg.proposal, msg.block as ProposedBlock)), fromGossip);
+    if (msg.kind === 'vote') await this.effects.dispatch(await this.driver.onVote(msg.vote), fromGossip);
+    else if (msg.kind === 'proposal') await this.effects.dispatch(await this.driver.onProposal(msg.proposal, msg.block, this.arrivals.isTimely(msg.proposal, msg.block as ProposedBlock)), fromGossip);
     else await this.applyCommit(msg.certificate, msg.block as ProposedBlock, null);
   }
 
@@ -517,8 +497,8 @@ export class Replica implements ConsensusStatus {
   private async applyCommit(cert: CommitCertificate, block: ProposedBlock, from: string | null): Promise<void> {
     const height = this.height;
     if (cert.height !== height) return;
-    if (this.driver.state().height !== height) await this.handle(await this.driver.start(height, this.validators), false);
-    await this.handle(await this.driver.onCommit(cert, block), false);
+    if (this.driver.state().height !== height) await this.effects.dispatch(await this.driver.start(height, this.validators), false);
+    await this.effects.dispatch(await this.driver.onCommit(cert, block), false);
     if (from === null || this.height !== height || this.driver.state().decided) return;
     const status = this.driver.machine.valueStatus(cert.blockHash);
     // Our own failure to validate (retried) says nothing about the peer.
@@ -543,12 +523,12 @@ export class Replica implements ConsensusStatus {
   private async gossip(): Promise<void> {
     const s = this.driver.state();
     if (s.height !== this.height) return;
-    await this.handle(await this.driver.retryValidations(), false);
+    await this.effects.dispatch(await this.driver.retryValidations(), false);
     const mark = `${s.height}/${s.round}/${s.step}`;
     if (mark !== this.progressMark) {
       this.progressMark = mark;
       return;
     }
-    await this.handle(await this.driver.gossip(), true);
+    await this.effects.dispatch(await this.driver.gossip(), true);
   }
 }
