@@ -28,6 +28,12 @@ export type ConsensusMessage =
   | { readonly kind: 'proposal'; readonly proposal: SignedProposal; readonly block: unknown }
   | { readonly kind: 'commit'; readonly certificate: CommitCertificate; readonly block: unknown };
 
+export function consensusMessageHeight(m: ConsensusMessage): number {
+  if (m.kind === 'vote') return m.vote.vote.height;
+  if (m.kind === 'proposal') return m.proposal.proposal.height;
+  return m.certificate.height;
+}
+
 export interface DecodeLimits {
   readonly maxSignatureBytes: number;
   readonly maxPrecommits: number;

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../codec/json.js';
 import { hashOfCanonical, isCanonicalTextOf } from '../tx/hash.js';
-import type { BlockCodec } from '../consensus/wire.js';
+import type { BlockCodec, ConsensusMessage } from '../consensus/wire.js';
 import { MAX_EVIDENCE_PER_BLOCK, type Chain, type ProposedBlock } from '../chain/chain.js';
 import type { BlockHeader, EvidenceItem } from '../chain/types.js';
 import type { FetchedTxs } from './fetched-txs.js';
@@ -50,6 +50,11 @@ export class MissingTransactions {
     /** The block's header; its transaction ids already match its tx_root and tx_count. */
     readonly header: BlockHeader,
   ) {}
+}
+
+/** A message whose block names transactions we lack is, outside a fresh proposal, undecodable. */
+export function withoutMissing(m: ConsensusMessage | null): ConsensusMessage | null {
+  return m && m.kind !== 'vote' && m.block instanceof MissingTransactions ? null : m;
 }
 
 export interface BlockCodecOptions {

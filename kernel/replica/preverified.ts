@@ -1,4 +1,5 @@
 import { bytesEqual } from '../consensus/bytes.js';
+import { proposalSignBytes, voteSignBytes, type ConsensusMessage } from '../consensus/index.js';
 import type { SignatureProvider } from '../crypto/provider.js';
 
 type AsyncVerify = (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array) => Promise<boolean>;
@@ -28,6 +29,28 @@ export class PreverifiedSignatures {
       // the machine verifies it in-thread and decides
     }
     return false;
+  }
+
+  /** Starts verifying every signature a consensus message carries; null when none can start. */
+  checkMessage(msg: ConsensusMessage, chainId: string, keyOf: (address: string) => Uint8Array | undefined): Promise<unknown> | null {
+    try {
+      if (msg.kind === 'vote') {
+        const pk = keyOf(msg.vote.vote.validator);
+        return pk ? this.check(msg.vote.signature, voteSignBytes(chainId, msg.vote.vote), pk) : null;
+      }
+      if (msg.kind === 'proposal') {
+        const pk = keyOf(msg.proposal.proposal.proposer);
+        return pk ? this.check(msg.proposal.signature, proposalSignBytes(chainId, msg.proposal.proposal), pk) : null;
+      }
+      return Promise.all(
+        msg.certificate.precommits.map((sv) => {
+          const pk = keyOf(sv.vote.validator);
+          return pk ? this.check(sv.signature, voteSignBytes(chainId, sv.vote), pk) : undefined;
+        }),
+      );
+    } catch {
+      return null; // no canonical encoding: the machine rejects it
+    }
   }
 
   /** `base` with a verify that consults the memo first (keyed by the signature's bytes object). */

@@ -1,11 +1,9 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { EVIDENCE_PER_PROPOSAL, type Chain, type ProposedBlock } from '../chain/chain.js';
-import type { EvidenceItem } from '../chain/types.js';
+import type { Chain, ProposedBlock } from '../chain/chain.js';
 import { blockHash } from '../chain/block-hash.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
-import { sha3Hex0x } from '../crypto/hash.js';
-import { hashOfCanonical } from '../tx/hash.js';
+import { utf8Bytes } from '../codec/utf8.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { Transport } from '../p2p/transport.js';
 import {
@@ -14,30 +12,26 @@ import {
   LocalPrivValidator,
   TendermintMachine,
   ValidatorSet,
-  certificateFromJson,
   certificateToJson,
+  consensusMessageHeight,
   decodeConsensusMessage,
-  encodeConsensusMessage,
   evidenceFromJson,
-  evidenceId,
-  evidenceToJson,
   proposalSignBytes,
-  verifyEvidence,
-  voteSignBytes,
   type BlockCodec,
   type CommitCertificate,
-  type ConsensusEffect,
   type ConsensusMessage,
+  type ScheduleTimeoutEffect,
   type SignedProposal,
-  type Evidence,
   type TimeoutConfig,
-  type ValueHost,
-  type Value,
 } from '../consensus/index.js';
 import type { ConsensusStatus, PeerView } from '../node/services.js';
 import { nextBlockDue, type BlockPace } from '../node/pace.js';
-import { MissingTransactions, proposedBlockCodec } from './block-codec.js';
-import { ProposalTxFetch, decodeTxAnswer } from './proposal-tx-fetch.js';
+import { MissingTransactions, proposedBlockCodec, withoutMissing } from './block-codec.js';
+import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
+import { CatchUp } from './catch-up.js';
+import { ChainValueHost } from './chain-value-host.js';
+import { ConsensusWal } from './consensus-wal.js';
+import { EffectDispatcher } from './effect-dispatcher.js';
 import {
   TAG_CONSENSUS,
   TAG_EVIDENCE,
@@ -47,26 +41,18 @@ import {
   TAG_TX_BATCH,
   TAG_TX_REQUEST,
   TAG_TX_TEXTS,
-  decodeTxBatch,
-  decodeTxRelay,
-  encodeTxBatch,
-  encodeTxRelay,
-  envelope,
   openEnvelope,
   parseJsonBody,
-  parseRelayedTxs,
   parseStatus,
   parseSyncRequest,
   parseTxRequest,
-  type RelayedTx,
-  type StatusMessage,
 } from './envelope.js';
-import { Wal } from './wal.js';
-import { DEFAULT_TIMESTAMP_PRECISION_MS, isTimely } from './block-time.js';
+import { EvidencePool } from './evidence-pool.js';
 import { PreverifiedSignatures } from './preverified.js';
+import { ProposalArrivals, type ProposalArrival } from './proposal-arrivals.js';
+import { ProposalTxFetch, decodeTxAnswer } from './proposal-tx-fetch.js';
 import { readSignState, writeSignState } from './sign-state-file.js';
-import { utf8Bytes } from '../codec/utf8.js';
-import { bytesEqual } from '../consensus/bytes.js';
+import { TxRelay } from './tx-relay.js';
 
 export interface ReplicaOptions {
   readonly chain: Chain;
@@ -99,35 +85,13 @@ export interface ReplicaOptions {
   };
 }
 
-/** Proposal arrival times kept for the current and next height; beyond this a late proposal is timed when it is fed. */
-const MAX_PROPOSAL_ARRIVALS = 256;
-
-/** Rounds past the current one whose proposals' arrivals are kept: the machine's future-round window. */
-const ARRIVAL_ROUND_WINDOW = 8;
-
-/** When a proposal (`proposalKey`) reached this node, before it waited in the input queue. */
-interface ProposalArrival {
-  readonly key: string;
-  readonly at: number;
-}
-
-/** Equivocations held per validator, and in all, until a block includes them. */
-const EVIDENCE_PER_VALIDATOR = 4;
-const EVIDENCE_POOL_MAX = 256;
-
-/** How long a catch-up request may go unanswered before another peer is asked. */
-const SYNC_TIMEOUT_MS = 15_000;
-
-/** A relay message is sent once this much transaction text waits (~24 transfers), whatever the turn. */
-const RELAY_BATCH_BYTES = 256 * 1024;
-
 /**
  * A validator's consensus engine in a real process: the Tendermint driver (kernel/consensus)
  * wired to the chain (ABCI++-style ValueHost), the P2P transport, timers, a write-ahead log, the
  * durable last-signed record, an evidence pool and block catch-up. Every input (peer message,
  * timer, commit) runs through one queue, so effects apply in order.
  */
-export class Replica implements ConsensusStatus, ValueHost {
+export class Replica implements ConsensusStatus {
   private readonly chain: Chain;
   /** Decodes both block forms; encodes the full one (catch-up). */
   private readonly codec: BlockCodec;
@@ -135,20 +99,16 @@ export class Replica implements ConsensusStatus, ValueHost {
   private readonly compactCodec: BlockCodec;
   /** Texts of compact proposals' transactions this node does not hold. */
   private readonly fetch: ProposalTxFetch;
+  private readonly relay: TxRelay;
+  private readonly catchUp: CatchUp;
+  private readonly evidence: EvidencePool;
+  private readonly arrivals: ProposalArrivals;
   private readonly now: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly peerStatus = new Map<string, StatusMessage>();
-  /** Decided blocks received from peers for heights we have not reached yet. */
-  private readonly pendingCommits = new Map<number, { cert: CommitCertificate; block: ProposedBlock; from: string }>();
-  /** Verified evidence not yet in a block, with the key of the validator it was verified against. */
-  private readonly evidencePool = new Map<string, { readonly item: EvidenceItem; readonly publicKey: Uint8Array }>();
-  /** Per peer: the last height asked for, and when to give up on the answer. */
-  private readonly syncInFlight = new Map<string, { to: number; deadline: number }>();
-  /** When the first verified proposal of each round of the current and next height arrived (`roundKey`), for `isTimely`. */
-  private readonly proposalArrivals = new Map<string, { readonly height: number; readonly at: number; warned: boolean }>();
-  private readonly timestampPrecisionMs: number;
+  private readonly preverified: PreverifiedSignatures | null;
   private driver!: ConsensusDriver;
-  private wal!: Wal;
+  private wal!: ConsensusWal;
+  private effects!: EffectDispatcher;
   private validators!: ValidatorSet;
   private height = 0;
   private started = false;
@@ -156,25 +116,54 @@ export class Replica implements ConsensusStatus, ValueHost {
   private lastCommitAt: number;
   private queue: Promise<unknown> = Promise.resolve();
   private startTimer: NodeJS.Timeout | null = null;
-  private readonly preverified: PreverifiedSignatures | null;
+  private rearmStart: (() => void) | null = null;
+  private progressMark = '';
 
   constructor(private readonly o: ReplicaOptions) {
     this.chain = o.chain;
+    this.now = o.now ?? Date.now;
+    this.lastCommitAt = this.now();
+    const crypto = o.consensusCrypto;
+    this.preverified = crypto ? new PreverifiedSignatures((sig, msg, pk) => crypto.verify(sig, msg, pk)) : null;
+    const now = (): number => this.now();
+    const stopped = (): boolean => this.stopped;
+    const validators = (): ValidatorSet => this.validators;
+    const send = (peer: string, bytes: Uint8Array): void => o.transport.send(peer, bytes);
+    const broadcast = (bytes: Uint8Array): void => o.transport.broadcast(bytes);
     this.fetch = new ProposalTxFetch({
-      send: (peer, bytes) => o.transport.send(peer, bytes),
+      send,
       peers: () => o.transport.peers(),
       pendingTx: (hash) => o.chain.pendingTx(hash),
       deliver: (from, body) => this.receiveConsensus(from, body),
       misbehaved: (peer, reason) => this.misbehaved(peer, reason),
-      now: () => this.now(),
+      now,
     });
     this.codec = proposedBlockCodec(o.chain, { fetched: this.fetch.fetched });
     this.compactCodec = proposedBlockCodec(o.chain, { compact: true, fetched: this.fetch.fetched });
-    this.now = o.now ?? Date.now;
-    this.timestampPrecisionMs = o.timestampPrecisionMs ?? DEFAULT_TIMESTAMP_PRECISION_MS;
-    this.lastCommitAt = this.now();
-    const crypto = o.consensusCrypto;
-    this.preverified = crypto ? new PreverifiedSignatures((sig, msg, pk) => crypto.verify(sig, msg, pk)) : null;
+    this.relay = new TxRelay({ chain: o.chain, log: o.log, broadcast, stopped, now });
+    this.catchUp = new CatchUp({
+      chain: o.chain,
+      codec: this.codec,
+      syncHistoryBlocks: o.syncHistoryBlocks,
+      syncBatch: o.syncBatch ?? 20,
+      send,
+      broadcast,
+      now,
+      stopped,
+      apply: (d) => this.applyCommit(d.cert, d.block, d.from),
+    });
+    this.evidence = new EvidencePool({ chain: o.chain, provider: o.provider, log: o.log, validators, broadcast });
+    this.arrivals = new ProposalArrivals({
+      chainId: o.chain.chainId,
+      provider: o.provider,
+      workerVerified: this.preverified !== null,
+      precisionMs: o.timestampPrecisionMs ?? DEFAULT_TIMESTAMP_PRECISION_MS,
+      log: o.log,
+      now,
+      height: () => this.height,
+      round: () => this.round(),
+      validators,
+    });
   }
 
   /** Consensus signatures verified on workers before the machine saw them (for /metrics and tests). */
@@ -200,18 +189,15 @@ export class Replica implements ConsensusStatus, ValueHost {
   }
 
   behind(): number {
-    let best = 0;
-    for (const s of this.peerStatus.values()) best = Math.max(best, s.height);
-    return Math.max(0, best - this.chain.head.height);
+    return this.catchUp.behind();
   }
 
   // ---- lifecycle ----
 
   async start(): Promise<void> {
     const signer = this.o.signer ? await this.makeSigner(this.o.signer) : null;
-    const opened = await Wal.open(join(this.o.dataDir, 'consensus.wal'));
+    const opened = await ConsensusWal.open(join(this.o.dataDir, 'consensus.wal'), { codec: this.codec, compactCodec: this.compactCodec, fetched: this.fetch.fetched, log: this.o.log });
     this.wal = opened.wal;
-    if (opened.truncatedBytes > 0) this.o.log.warn({ bytes: opened.truncatedBytes }, 'WAL had a torn tail (crash mid-write); cut it off');
     // timeoutPropose must outlast the proposer's pacing (it waits up to CHAIN_EMPTY_BLOCK_MS
     // before proposing an empty block), or idle networks would skip rounds.
     const timeouts: Partial<TimeoutConfig> = { proposeBaseMs: this.o.pace.emptyBlockMs + 1500, ...this.o.timeouts };
@@ -223,12 +209,24 @@ export class Replica implements ConsensusStatus, ValueHost {
       hashValue: (block: unknown) => parseHex(blockHash((block as ProposedBlock).header), 32)!,
       timeouts,
     });
-    this.driver = new ConsensusDriver({ machine, signer, host: this, clock: this.now });
-    this.chain.evidenceVerifier = (raw) => this.verifyEvidenceRaw(raw);
+    const host = new ChainValueHost({ chain: this.chain, signer: this.o.signer, log: this.o.log, now: () => this.now(), evidence: () => this.evidence.proposable() });
+    this.driver = new ConsensusDriver({ machine, signer, host, clock: this.now });
+    this.effects = new EffectDispatcher({
+      wal: this.wal,
+      codec: this.codec,
+      compactCodec: this.compactCodec,
+      self: this.o.signer?.address ?? null,
+      log: this.o.log,
+      broadcast: (bytes) => this.o.transport.broadcast(bytes),
+      scheduleTimeout: (e) => this.scheduleTimeout(e),
+      decide: (block, cert) => this.commit(block, cert),
+      evidence: (ev) => this.evidence.add(ev, true),
+    });
+    this.chain.evidenceVerifier = (raw) => this.evidence.verify(raw);
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
       // transactions are not relayed again (the validators' mesh is complete).
-      if (source === 'local') this.relay({ origin: tx.origin, canonical: tx.canonical });
+      if (source === 'local') this.relay.send({ origin: tx.origin, canonical: tx.canonical });
       this.fetch.onPending(tx);
       this.onTxQueued();
     });
@@ -236,39 +234,10 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.started = true;
     await this.serial(() => this.enterHeight(this.chain.head.height + 1, opened.entries));
     this.every(this.o.gossipMs ?? 1000, () => this.serial(() => this.gossip()));
-    this.every(this.o.statusMs ?? 1000, () => this.serial(async () => this.announceStatus()));
+    this.every(this.o.statusMs ?? 1000, () => this.serial(async () => this.catchUp.announceStatus()));
     this.every(250, () => this.fetch.tick());
-    this.announceStatus();
+    this.catchUp.announceStatus();
   }
-
-  /**
-   * Queues a transaction for the peers. Admissions finish in bursts (a verify batch comes back
-   * from the pool at once), so everything admitted in one event-loop turn leaves as one message.
-   */
-  private relay(tx: RelayedTx): void {
-    this.relayOut.push(tx);
-    this.relayBytes += tx.canonical.length;
-    if (this.relayBytes >= RELAY_BATCH_BYTES) this.flushRelay();
-    else if (!this.relayScheduled) {
-      this.relayScheduled = true;
-      setImmediate(() => this.flushRelay());
-    }
-  }
-
-  private flushRelay(): void {
-    this.relayScheduled = false;
-    const txs = this.relayOut;
-    if (txs.length === 0 || this.stopped) return;
-    this.relayOut = [];
-    this.relayBytes = 0;
-    // A lone transaction keeps the single-transaction message.
-    const msg = txs.length === 1 ? encodeTxRelay(txs[0]!.origin, txs[0]!.canonical, [TAG_TX]) : encodeTxBatch(txs, [TAG_TX_BATCH]);
-    this.o.transport.broadcast(msg);
-  }
-
-  private relayOut: RelayedTx[] = [];
-  private relayBytes = 0;
-  private relayScheduled = false;
 
   async stop(): Promise<void> {
     this.stopped = true;
@@ -313,11 +282,19 @@ export class Replica implements ConsensusStatus, ValueHost {
     this.timers.add(t);
   }
 
+  private scheduleTimeout(e: ScheduleTimeoutEffect): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      void this.serial(async () => this.effects.dispatch(await this.driver.onTimeout(e.kind, e.height, e.round), false));
+    }, e.durationMs);
+    this.timers.add(t);
+  }
+
   // ---- heights ----
 
   private async enterHeight(height: number, replay: Uint8Array[] = []): Promise<void> {
     this.height = height;
-    for (const [key, a] of this.proposalArrivals) if (a.height < height) this.proposalArrivals.delete(key);
+    this.arrivals.enterHeight(height);
     this.fetch.enterHeight(height);
     const set = await this.chain.validatorSet();
     this.validators = new ValidatorSet(set.map((v) => ({ address: v.address, publicKey: parseHex(v.public_key)!, power: v.power })));
@@ -326,10 +303,10 @@ export class Replica implements ConsensusStatus, ValueHost {
     if (!replaying && proposer === this.o.signer?.address) {
       this.scheduleOwnStart(height);
     } else {
-      await this.handle(await this.driver.start(height, this.validators), false);
+      await this.effects.dispatch(await this.driver.start(height, this.validators), false);
     }
-    if (replaying) await this.replayWal(replay);
-    const ready = this.pendingCommits.get(height);
+    if (replaying) await this.wal.replay(replay, { height: () => this.height, feed: (msg) => this.feed(msg, false) });
+    const ready = this.catchUp.parked(height);
     if (ready) await this.applyCommit(ready.cert, ready.block, ready.from);
   }
 
@@ -346,7 +323,7 @@ export class Replica implements ConsensusStatus, ValueHost {
         this.startTimer = null;
         void this.serial(async () => {
           if (this.height !== height || this.driver.state().height === height) return;
-          await this.handle(await this.driver.start(height, this.validators), false);
+          await this.effects.dispatch(await this.driver.start(height, this.validators), false);
         });
       }, Math.max(0, due() - this.now()));
     };
@@ -354,84 +331,8 @@ export class Replica implements ConsensusStatus, ValueHost {
     arm();
   }
 
-  private rearmStart: (() => void) | null = null;
-
   private onTxQueued(): void {
     if (this.startTimer && this.rearmStart) this.rearmStart();
-  }
-
-  private async replayWal(entries: Uint8Array[]): Promise<void> {
-    let replayed = 0;
-    for (const bytes of entries) {
-      // A proposal's transaction texts precede it, so its compact form decodes without a mempool.
-      if (bytes[0] === TAG_TX_TEXTS) {
-        for (const t of decodeTxBatch(bytes.subarray(1)) ?? []) this.fetch.fetched.put(hashOfCanonical(t.canonical), t);
-        continue;
-      }
-      const msg = withoutMissing(decodeConsensusMessage(bytes, this.codec));
-      if (!msg) continue;
-      const h = messageHeight(msg);
-      // Messages of a height already applied are recognised and skipped.
-      if (h < this.height) continue;
-      await this.feed(msg, false);
-      replayed++;
-    }
-    this.o.log.info({ height: this.height, entries: entries.length, replayed }, 'WAL replayed');
-  }
-
-  // ---- ValueHost (ABCI++ PrepareProposal / ProcessProposal) ----
-
-  async getValue(height: number, round: number): Promise<Value> {
-    if (height !== this.chain.head.height + 1) throw new Error(`asked to propose for ${height} while the chain is at ${this.chain.head.height}`);
-    const block = await this.chain.propose(round, this.o.signer!.address, this.now(), await this.proposableEvidence());
-    return { hash: parseHex(block.hash, 32)!, block };
-  }
-
-  async validateValue(height: number, _round: number, block: unknown, hash: Uint8Array): Promise<boolean> {
-    const b = block as ProposedBlock;
-    if (b.header.height !== height || toHex0x(hash) !== b.hash) return false;
-    const reason = await this.chain.validate(b);
-    if (reason) this.o.log.warn({ height, reason }, 'refusing to prevote for an invalid proposal');
-    return reason === null;
-  }
-
-  // ---- effects ----
-
-  private async handle(effects: ConsensusEffect[], fromGossip: boolean): Promise<void> {
-    for (const e of effects) {
-      switch (e.type) {
-        case 'broadcastProposal': {
-          const bytes = encodeConsensusMessage({ kind: 'proposal', proposal: e.proposal, block: e.block }, this.compactCodec);
-          if (!fromGossip) await this.appendProposal(e.block as ProposedBlock, bytes, e.proposal.proposal.proposer === this.o.signer?.address);
-          this.o.transport.broadcast(envelope(TAG_CONSENSUS, bytes));
-          break;
-        }
-        case 'broadcastVote': {
-          const bytes = encodeConsensusMessage({ kind: 'vote', vote: e.vote }, this.codec);
-          // Our own vote is on disk (fsync) before it leaves the process.
-          if (!fromGossip) await this.wal.append(bytes, e.vote.vote.validator === this.o.signer?.address);
-          this.o.transport.broadcast(envelope(TAG_CONSENSUS, bytes));
-          break;
-        }
-        case 'scheduleTimeout': {
-          const t = setTimeout(() => {
-            this.timers.delete(t);
-            void this.serial(async () => this.handle(await this.driver.onTimeout(e.kind, e.height, e.round), false));
-          }, e.durationMs);
-          this.timers.add(t);
-          break;
-        }
-        case 'decide':
-          await this.commit(e.value.block as ProposedBlock, e.certificate);
-          break;
-        case 'evidence':
-          await this.addEvidence(e.evidence, true);
-          break;
-        case 'log':
-          this.o.log[e.level === 'debug' ? 'debug' : e.level]({ ...(e.fields ?? {}) }, e.message);
-          break;
-      }
-    }
   }
 
   private async commit(block: ProposedBlock, cert: CommitCertificate): Promise<void> {
@@ -446,25 +347,13 @@ export class Replica implements ConsensusStatus, ValueHost {
     const certBytes = utf8Bytes(JSON.stringify(certificateToJson(cert)));
     const record = await this.chain.finalize(block, { bytes: certBytes, signers: cert.precommits.map((p) => p.vote.validator) });
     this.lastCommitAt = this.now();
-    for (const ev of block.evidence) this.evidencePool.delete(ev.hash);
-    this.pendingCommits.delete(record.header.height);
+    this.evidence.committed(block.evidence);
+    this.catchUp.committed(record.header.height);
     await this.wal.reset();
-    await this.logBuffered(record.header.height + 1);
+    await this.wal.appendBuffered(this.driver.machine.bufferedFor(record.header.height + 1));
     this.o.log.info({ height: record.header.height, round: cert.round, txs: record.header.tx_count, hash: record.hash }, 'block committed');
-    this.announceStatus();
+    this.catchUp.announceStatus();
     await this.enterHeight(record.header.height + 1);
-  }
-
-  /**
-   * The messages the machine buffered for the height we are entering go into the fresh WAL before
-   * the machine acts on them: a polka seen early locks us as soon as the height starts, and after
-   * a crash the replay must rebuild what our votes rested on, or the node would forget its lock.
-   */
-  private async logBuffered(height: number): Promise<void> {
-    for (const m of this.driver.machine.bufferedFor(height)) {
-      if (m.kind === 'vote') await this.wal.append(encodeConsensusMessage({ kind: 'vote', vote: m.signed }, this.codec), false);
-      else await this.appendProposal(m.block as ProposedBlock, encodeConsensusMessage({ kind: 'proposal', proposal: m.signed, block: m.block }, this.compactCodec), false);
-    }
   }
 
   // ---- peers ----
@@ -484,7 +373,7 @@ export class Replica implements ConsensusStatus, ValueHost {
   private receiveConsensus(from: string, body: Uint8Array): void {
     const msg = decodeConsensusMessage(body, this.codec);
     if (msg?.kind === 'proposal') {
-      const arrival = { key: proposalKey(msg.proposal), at: this.now() };
+      const arrival = this.arrivals.arrival(msg.proposal);
       if (msg.block instanceof MissingTransactions) {
         void this.awaitTexts(from, body, msg.proposal, arrival, msg.block);
         return;
@@ -499,7 +388,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     const ready = msg ? this.preverify(msg) : null;
     void this.serial(async () => {
       const verified = ready ? await ready : undefined;
-      if (arrival && msg?.kind === 'proposal') this.noteArrival(msg.proposal, arrival, verified === true);
+      if (arrival && msg?.kind === 'proposal') this.arrivals.note(msg.proposal, arrival, verified === true);
       await this.onConsensusMessage(from, body, msg);
     });
   }
@@ -528,85 +417,16 @@ export class Replica implements ConsensusStatus, ValueHost {
       ok = false;
     }
     if (!ok) return this.misbehaved(from, 'proposal signature does not verify');
-    this.noteArrival(signed, arrival, true);
+    this.arrivals.note(signed, arrival, true);
     this.fetch.await(from, body, { height: p.height, round: p.round, proposer: p.proposer, key }, missing.missing);
-  }
-
-  /**
-   * The arrival, not the turn in the input queue, is what timeliness measures: a node busy with a
-   * block must not hold a proposal against its proposer. The table keeps one time per round (line
-   * 22 judges the round's proposal, and a proposer that sends two is timed by its first), taken
-   * when the first proposal of the round reached this node, before relays and the compact form's
-   * completion. It is kept only for heights this node is about to vote on, for rounds within the
-   * machine's window, and once the round's proposer's signature has verified (`verified`: on a
-   * worker, or here when the node has none), so neither forged proposals nor a validator signing
-   * proposals for its far rounds can use up the table and leave the real one to be timed when
-   * it is fed.
-   */
-  private noteArrival(sp: SignedProposal, arrival: ProposalArrival, verified: boolean): void {
-    const p = sp.proposal;
-    if (p.height !== this.height && p.height !== this.height + 1) return;
-    const key = roundKey(p.height, p.round);
-    if (this.proposalArrivals.has(key) || this.proposalArrivals.size >= MAX_PROPOSAL_ARRIVALS) return;
-    if (p.round > (p.height === this.height ? this.round() : 0) + ARRIVAL_ROUND_WINDOW) return;
-    // For the next height the set is assumed unchanged, as the machine's buffer assumes.
-    const proposer = this.validators.get(p.proposer);
-    if (!proposer || this.validators.proposer(p.height, p.round).address !== p.proposer) return;
-    if (!verified) {
-      // With a worker pool the worker's refusal stands; without one the check is made here, once per proposal.
-      if (this.preverified) return;
-      if (!this.o.provider.verify(sp.signature, proposalSignBytes(this.chain.chainId, p), proposer.publicKey)) return;
-    }
-    this.proposalArrivals.set(key, { height: p.height, at: arrival.at, warned: false });
-  }
-
-  /** Proposer-based timestamps (`block-time.ts`); a proposal replayed from the WAL is timed now. */
-  private isTimely(sp: SignedProposal, block: ProposedBlock): boolean {
-    const p = sp.proposal;
-    const entry = this.proposalArrivals.get(roundKey(p.height, p.round));
-    const arrived = entry?.at ?? this.now();
-    if (isTimely(block.header.timestamp, arrived, this.timestampPrecisionMs)) return true;
-    // Said once per round, and only where the machine judges (a fresh proposal of a height it is
-    // about to vote on): relayed copies must not flood the log.
-    if (p.polRound === -1 && p.height >= this.height && !entry?.warned) {
-      if (entry) entry.warned = true;
-      this.o.log.warn({ height: p.height, round: p.round, proposer: p.proposer, block_time: block.header.timestamp, arrived, precision_ms: this.timestampPrecisionMs }, "a proposed block's time is ahead of this node's clock: prevoting nil");
-    }
-    return false;
-  }
-
-  /** A proposal in the WAL: its transaction texts first, then the (compact) message itself. */
-  private async appendProposal(block: ProposedBlock, bytes: Uint8Array, sync: boolean): Promise<void> {
-    if (block.txs.length > 0) await this.wal.append(encodeTxBatch(block.txs, [TAG_TX_TEXTS]), false);
-    await this.wal.append(bytes, sync);
   }
 
   /** Verifies a message's signatures on the consensus workers when they belong to the current or next height. */
   private preverify(msg: ConsensusMessage): Promise<unknown> | null {
-    const pre = this.preverified;
-    const h = messageHeight(msg);
+    const h = consensusMessageHeight(msg);
     // The next height's messages too: the machine buffers only what verifies (against this set).
-    if (!pre || !this.started || (h !== this.height && h !== this.height + 1)) return null;
-    const keyOf = (address: string): Uint8Array | undefined => this.validators.get(address)?.publicKey;
-    const chainId = this.chain.chainId;
-    try {
-      if (msg.kind === 'vote') {
-        const pk = keyOf(msg.vote.vote.validator);
-        return pk ? pre.check(msg.vote.signature, voteSignBytes(chainId, msg.vote.vote), pk) : null;
-      }
-      if (msg.kind === 'proposal') {
-        const pk = keyOf(msg.proposal.proposal.proposer);
-        return pk ? pre.check(msg.proposal.signature, proposalSignBytes(chainId, msg.proposal.proposal), pk) : null;
-      }
-      return Promise.all(
-        msg.certificate.precommits.map((sv) => {
-          const pk = keyOf(sv.vote.validator);
-          return pk ? pre.check(sv.signature, voteSignBytes(chainId, sv.vote), pk) : undefined;
-        }),
-      );
-    } catch {
-      return null; // no canonical encoding: the machine rejects it
-    }
+    if (!this.preverified || !this.started || (h !== this.height && h !== this.height + 1)) return null;
+    return this.preverified.checkMessage(msg, this.chain.chainId, (address) => this.validators.get(address)?.publicKey);
   }
 
   private async onConsensusMessage(from: string, body: Uint8Array, msg: ConsensusMessage | null): Promise<void> {
@@ -614,21 +434,12 @@ export class Replica implements ConsensusStatus, ValueHost {
       this.misbehaved(from, 'undecodable consensus message');
       return;
     }
-    const h = messageHeight(msg);
     if (msg.kind === 'commit') {
-      // Decided blocks come only in answer to our sync requests: a block for a height we did not
-      // ask that peer for is dropped, and a held one is never replaced, so a peer cannot park
-      // junk in place of a block another peer sent.
-      const asked = this.syncInFlight.get(from);
-      // Progress keeps a request alive: a slow peer sending a batch of large blocks is not given up on.
-      if (asked !== undefined && h <= asked.to) asked.deadline = this.now() + SYNC_TIMEOUT_MS;
-      if (h === this.height) await this.applyCommit(msg.certificate, msg.block as ProposedBlock, from);
-      else if (h > this.height && asked !== undefined && h <= asked.to && this.mayPark(h)) this.pendingCommits.set(h, { cert: msg.certificate, block: msg.block as ProposedBlock, from });
-      this.maybeSync();
+      await this.catchUp.onDecided({ cert: msg.certificate, block: msg.block as ProposedBlock, from }, this.height);
       return;
     }
-    if (h === this.height) {
-      if (msg.kind === 'proposal') await this.appendProposal(msg.block as ProposedBlock, body, false);
+    if (consensusMessageHeight(msg) === this.height) {
+      if (msg.kind === 'proposal') await this.wal.appendProposal(msg.block as ProposedBlock, body, false);
       else await this.wal.append(body, false);
     }
     await this.feed(msg, false);
@@ -640,30 +451,19 @@ export class Replica implements ConsensusStatus, ValueHost {
       case TAG_STATUS: {
         const s = parseStatus(parseJsonBody(env.body));
         if (!s) return this.misbehaved(from, 'bad status');
-        this.peerStatus.set(from, s);
-        this.maybeSync();
+        this.catchUp.onStatus(from, s);
         return;
       }
       case TAG_SYNC_REQUEST: {
         const r = parseSyncRequest(parseJsonBody(env.body));
         if (!r) return this.misbehaved(from, 'bad sync request');
-        await this.serveSync(from, r.from, Math.min(r.to, r.from + (this.o.syncBatch ?? 20) - 1));
+        await this.catchUp.serve(from, r);
         return;
       }
       case TAG_TX:
-      case TAG_TX_BATCH: {
-        const single = env.tag === TAG_TX ? decodeTxRelay(env.body) : null;
-        const txs = parseRelayedTxs(env.tag === TAG_TX ? single && [single] : decodeTxBatch(env.body));
-        if (!txs) return this.misbehaved(from, 'bad transaction relay');
-        const now = this.now();
-        // Admission runs outside the consensus queue: a signature check must not delay votes.
-        txs.forEach((t) => {
-          void this.chain.admitFromPeer(t.origin, t.body, now, t.canonical).catch((err: unknown) => {
-            this.o.log.debug({ peer: from, err: err instanceof Error ? err.message : String(err) }, 'relayed transaction not admitted');
-          });
-        });
+      case TAG_TX_BATCH:
+        if (!this.relay.receive(from, env.tag, env.body)) this.misbehaved(from, 'bad transaction relay');
         return;
-      }
       case TAG_TX_REQUEST: {
         const hashes = parseTxRequest(parseJsonBody(env.body));
         if (!hashes) return this.misbehaved(from, 'bad transaction request');
@@ -679,7 +479,7 @@ export class Replica implements ConsensusStatus, ValueHost {
       case TAG_EVIDENCE: {
         const ev = evidenceFromJson(parseJsonBody(env.body));
         if (!ev) return this.misbehaved(from, 'bad evidence');
-        await this.addEvidence(ev, false);
+        await this.evidence.add(ev, false);
         return;
       }
       default:
@@ -688,8 +488,8 @@ export class Replica implements ConsensusStatus, ValueHost {
   }
 
   private async feed(msg: ConsensusMessage, fromGossip: boolean): Promise<void> {
-    if (msg.kind === 'vote') await this.handle(await this.driver.onVote(msg.vote), fromGossip);
-    else if (msg.kind === 'proposal') await this.handle(await this.driver.onProposal(msg.proposal, msg.block, this.isTimely(msg.proposal, msg.block as ProposedBlock)), fromGossip);
+    if (msg.kind === 'vote') await this.effects.dispatch(await this.driver.onVote(msg.vote), fromGossip);
+    else if (msg.kind === 'proposal') await this.effects.dispatch(await this.driver.onProposal(msg.proposal, msg.block, this.arrivals.isTimely(msg.proposal, msg.block as ProposedBlock)), fromGossip);
     else await this.applyCommit(msg.certificate, msg.block as ProposedBlock, null);
   }
 
@@ -697,8 +497,8 @@ export class Replica implements ConsensusStatus, ValueHost {
   private async applyCommit(cert: CommitCertificate, block: ProposedBlock, from: string | null): Promise<void> {
     const height = this.height;
     if (cert.height !== height) return;
-    if (this.driver.state().height !== height) await this.handle(await this.driver.start(height, this.validators), false);
-    await this.handle(await this.driver.onCommit(cert, block), false);
+    if (this.driver.state().height !== height) await this.effects.dispatch(await this.driver.start(height, this.validators), false);
+    await this.effects.dispatch(await this.driver.onCommit(cert, block), false);
     if (from === null || this.height !== height || this.driver.state().decided) return;
     const status = this.driver.machine.valueStatus(cert.blockHash);
     // Our own failure to validate (retried) says nothing about the peer.
@@ -706,19 +506,7 @@ export class Replica implements ConsensusStatus, ValueHost {
     // A certificate that does not verify is the peer's doing; a verified one for a block that
     // does not apply here is ours (state divergence, logged at validation), so no report then.
     if (status === undefined) this.misbehaved(from, 'decided block with a commit certificate that does not verify');
-    this.failedSyncFrom(from);
-  }
-
-  /**
-   * Everything `from` sent for catch-up is dropped and it is passed over for a while; every
-   * request in flight is forgotten too, since answers from other peers for the heights it had
-   * taken were dropped, and the next status asks afresh.
-   */
-  private failedSyncFrom(from: string): void {
-    for (const [h, entry] of [...this.pendingCommits]) if (entry.from === from) this.pendingCommits.delete(h);
-    this.syncInFlight.clear();
-    this.syncAvoid.set(from, this.now() + SYNC_TIMEOUT_MS);
-    this.maybeSync();
+    this.catchUp.failedFrom(from);
   }
 
   private misbehaved(peer: string, reason: string): void {
@@ -735,154 +523,12 @@ export class Replica implements ConsensusStatus, ValueHost {
   private async gossip(): Promise<void> {
     const s = this.driver.state();
     if (s.height !== this.height) return;
-    await this.handle(await this.driver.retryValidations(), false);
+    await this.effects.dispatch(await this.driver.retryValidations(), false);
     const mark = `${s.height}/${s.round}/${s.step}`;
     if (mark !== this.progressMark) {
       this.progressMark = mark;
       return;
     }
-    await this.handle(await this.driver.gossip(), true);
+    await this.effects.dispatch(await this.driver.gossip(), true);
   }
-
-  private progressMark = '';
-
-  private announceStatus(): void {
-    if (this.stopped) return;
-    const head = this.chain.head.height;
-    this.o.transport.broadcast(envelope(TAG_STATUS, { height: head, base: this.servableBase() }));
-  }
-
-  /**
-   * Asks a peer that has committed our working height for the decided blocks we miss. A request
-   * not answered in full by its deadline (a peer gone, a frame dropped, a block it sent that did
-   * not decide) is given up, and that peer is passed over for a while, so one silent or lying
-   * peer cannot hold catch-up forever.
-   */
-  private maybeSync(): void {
-    const head = this.chain.head.height;
-    const now = this.now();
-    for (const [peer, s] of [...this.peerStatus.entries()].sort((a, b) => b[1].height - a[1].height)) {
-      if (s.height <= head) continue;
-      if (s.base > head + 1) continue; // that peer no longer serves what we need
-      if ((this.syncAvoid.get(peer) ?? 0) > now) continue;
-      const inFlight = this.syncInFlight.get(peer);
-      if (inFlight !== undefined && inFlight.to > head) {
-        if (now < inFlight.deadline) return;
-        this.syncInFlight.delete(peer);
-        this.syncAvoid.set(peer, now + SYNC_TIMEOUT_MS);
-        continue;
-      }
-      const to = Math.min(s.height, head + (this.o.syncBatch ?? 20));
-      this.syncInFlight.set(peer, { to, deadline: now + SYNC_TIMEOUT_MS });
-      this.o.transport.send(peer, envelope(TAG_SYNC_REQUEST, { from: head + 1, to }));
-      return;
-    }
-  }
-
-  /** A decided block for `h` may be held: none is, or the one held came from a peer since passed over. */
-  private mayPark(h: number): boolean {
-    const held = this.pendingCommits.get(h);
-    return held === undefined || (this.syncAvoid.get(held.from) ?? 0) > this.now();
-  }
-
-  /** Peers passed over for catch-up until the given time (a request of theirs timed out or failed). */
-  private readonly syncAvoid = new Map<string, number>();
-
-  /** The lowest height served to peers: within the history window, and held in full here. */
-  private servableBase(): number {
-    return Math.max(1, this.chain.head.height - this.o.syncHistoryBlocks + 1, this.chain.store.firstFullHeight);
-  }
-
-  private async serveSync(peer: string, from: number, to: number): Promise<void> {
-    const head = this.chain.head.height;
-    for (let h = Math.max(from, this.servableBase()); h <= Math.min(to, head); h++) {
-      const certBytes = await this.chain.store.getCommit(h);
-      if (!certBytes) break;
-      const block = await this.chain.loadProposedBlock(h);
-      if (!block) break;
-      const cert = certificateFromJson(JSON.parse(new TextDecoder().decode(certBytes)));
-      if (!cert) break;
-      this.o.transport.send(peer, envelope(TAG_CONSENSUS, encodeConsensusMessage({ kind: 'commit', certificate: cert, block }, this.codec)));
-    }
-  }
-
-  // ---- evidence ----
-
-  private async addEvidence(ev: Evidence, gossip: boolean): Promise<void> {
-    const item = toEvidenceItem(ev);
-    if (this.evidencePool.has(item.hash) || (await this.chain.evidenceApplied(item.hash))) return;
-    // One validator's equivocations are kept a few at a time: each is signed by it, so it could
-    // otherwise mint evidence for every round it cares to sign in.
-    let fromValidator = 0;
-    for (const held of this.evidencePool.values()) if (held.item.validator === item.validator) fromValidator++;
-    if (fromValidator >= EVIDENCE_PER_VALIDATOR || this.evidencePool.size >= EVIDENCE_POOL_MAX) return;
-    const check = verifyEvidence(ev, this.validators, this.chain.chainId, this.o.provider);
-    if (!check.ok) {
-      this.o.log.warn({ reason: check.reason }, 'evidence does not verify; ignored');
-      return;
-    }
-    this.evidencePool.set(item.hash, { item, publicKey: this.validators.get(item.validator)!.publicKey });
-    this.o.log.warn({ validator: item.validator, height: item.height, round: item.round, evidence: item.hash }, 'double-sign evidence recorded');
-    if (gossip) this.o.transport.broadcast(envelope(TAG_EVIDENCE, evidenceToJson(ev)));
-  }
-
-  /**
-   * The pool's evidence that still verifies against this height's validator set, which is what
-   * every validator checks a proposal's evidence against. Evidence of a validator that has since
-   * left the set (jailed, unbonded) would make every proposal carrying it invalid on every node,
-   * round after round, so it leaves the pool instead of the chain stalling on it.
-   */
-  private async proposableEvidence(): Promise<EvidenceItem[]> {
-    const out: EvidenceItem[] = [];
-    for (const [hash, { item, publicKey }] of [...this.evidencePool.entries()]) {
-      // Applied already (a peer gossiped it again after its block): it would never leave.
-      if (await this.chain.evidenceApplied(hash)) {
-        this.evidencePool.delete(hash);
-        continue;
-      }
-      // Its signatures verified against this key when it entered the pool; the same key still in
-      // the set means they still do, without paying for two verifications per proposal.
-      const now = this.validators.get(item.validator)?.publicKey;
-      if (now === undefined || !bytesEqual(now, publicKey)) {
-        this.evidencePool.delete(hash);
-        this.o.log.info({ evidence: hash, validator: item.validator }, 'evidence no longer verifies against the validator set; dropped');
-        continue;
-      }
-      out.push(item);
-      if (out.length === EVIDENCE_PER_PROPOSAL) break;
-    }
-    return out;
-  }
-
-  private async verifyEvidenceRaw(raw: unknown): Promise<EvidenceItem | null> {
-    const ev = evidenceFromJson(raw);
-    if (!ev) return null;
-    return verifyEvidence(ev, this.validators, this.chain.chainId, this.o.provider).ok ? toEvidenceItem(ev) : null;
-  }
-}
-
-function toEvidenceItem(ev: Evidence): EvidenceItem {
-  const v = ev.voteA.vote;
-  return { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: v.validator, height: v.height, round: v.round, raw: evidenceToJson(ev) };
-}
-
-/** A message whose block names transactions we lack is, outside a fresh proposal, undecodable. */
-function withoutMissing(m: ConsensusMessage | null): ConsensusMessage | null {
-  return m && m.kind !== 'vote' && m.block instanceof MissingTransactions ? null : m;
-}
-
-function roundKey(height: number, round: number): string {
-  return `${height}/${round}`;
-}
-
-/** One proposal, whoever relays it: its height, round and block. */
-function proposalKey(sp: SignedProposal): string {
-  const p = sp.proposal;
-  return `${p.height}/${p.round}/${toHex0x(p.blockHash)}`;
-}
-
-function messageHeight(m: ConsensusMessage): number {
-  if (m.kind === 'vote') return m.vote.vote.height;
-  if (m.kind === 'proposal') return m.proposal.proposal.height;
-  return m.certificate.height;
 }
