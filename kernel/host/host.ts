@@ -8,6 +8,7 @@ import { ConfigError } from '../config/env.js';
 import type { ParamRegistry } from '../state/params.js';
 import type { PluginApi, PluginDefinition, SystemAddressSpec } from './plugin.js';
 import { scopeFor } from './scoping.js';
+import { declaredEvents } from './plugin-events.js';
 
 type AnyPlugin = PluginDefinition<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- catalogue holds plugins of every option type; each checks its own
 
@@ -112,6 +113,7 @@ export class PluginHost<Services> {
         this.systemAddrs.set(s.address, { ...s, plugin: def.name });
       }
     }
+    declaredEvents(this.enabled().map((l) => l.def));
     for (const l of this.enabled()) {
       const options = this.validateOptions(l);
       this.app.use(async () => {
