@@ -1,41 +1,39 @@
-import { assertNamespace } from '../state/prefixed-store.js';
-import { jsonRecord, type RecordCodec } from '../state/record-codec.js';
 import type { IndexWrite } from '../chain/index-stage.js';
+import { readonlyStore, type ReadonlyStore } from '../state/prefixed-store.js';
 import type { KvOp, KvStore } from './kv.js';
 import { PREFIX, pluginIndexKey, prefixEnd } from './keys.js';
 
+export interface ScanOptions {
+  readonly reverse?: boolean;
+  readonly limit?: number;
+}
+
 /**
- * What a plugin's routes read of the node-local index its consensus taps wrote (`ctx.index`).
- * It describes exactly the committed blocks this node stored: the writes of a block went into
- * that block's batch.
+ * What a plugin's routes read of the node-local index its consensus taps wrote (`ctx.index`):
+ * the reads of its state namespace, and scans that run backwards and stop early, since an index
+ * is often a list read newest first a page at a time. It describes exactly the blocks this node
+ * committed: each block's index writes went into that block's batch.
  */
-export interface IndexReader {
-  readonly namespace: string;
-  get(key: string): Promise<Uint8Array | undefined>;
-  getRecord<T>(key: string, codec?: RecordCodec<T>): Promise<T | undefined>;
+export interface IndexReader extends ReadonlyStore {
   /** Keys (without the namespace) and values under `prefix`, ascending unless `reverse`. */
-  scan(prefix?: string, options?: { reverse?: boolean; limit?: number }): Promise<Array<[string, Uint8Array]>>;
+  scan(prefix?: string, options?: ScanOptions): Promise<Array<[string, Uint8Array]>>;
 }
 
 const decoder = new TextDecoder();
 
 export function pluginIndexReader(kv: KvStore, namespace: string): IndexReader {
-  assertNamespace(namespace);
-  const full = (key: string): Uint8Array => pluginIndexKey(`${namespace}/${key}`);
-  const cut = PREFIX.pluginIndex.length + namespace.length + 1;
+  /** Full index keys (`<namespace>/<key>`) under `prefix`. */
+  const scan = async (prefix: string, options: ScanOptions = {}): Promise<Array<[string, Uint8Array]>> => {
+    const start = pluginIndexKey(prefix);
+    const out: Array<[string, Uint8Array]> = [];
+    for await (const [k, v] of kv.iterate({ gte: start, lt: prefixEnd(start), ...options })) out.push([decoder.decode(k).slice(PREFIX.pluginIndex.length), v]);
+    return out;
+  };
+  const store = readonlyStore({ get: (key) => kv.get(pluginIndexKey(key)), scan }, namespace);
+  const cut = namespace.length + 1;
   return {
-    namespace,
-    get: (key) => kv.get(full(key)),
-    async getRecord<T>(key: string, codec: RecordCodec<T> = jsonRecord<T>()): Promise<T | undefined> {
-      const bytes = await kv.get(full(key));
-      return bytes === undefined ? undefined : codec.decode(bytes);
-    },
-    async scan(prefix = '', options = {}) {
-      const start = full(prefix);
-      const out: Array<[string, Uint8Array]> = [];
-      for await (const [k, v] of kv.iterate({ gte: start, lt: prefixEnd(start), ...options })) out.push([decoder.decode(k).slice(cut), v]);
-      return out;
-    },
+    ...store,
+    scan: async (prefix = '', options = {}) => (await scan(`${namespace}/${prefix}`, options)).map(([k, v]) => [k.slice(cut), v] as [string, Uint8Array]),
   };
 }
 
