@@ -447,8 +447,12 @@ export class ChainStore {
       if (value === null) ops.push({ type: 'del', key: stateKey(key) });
       else put(stateKey(key), value);
     }
-    const eventBytes = (c.events ?? []).map((e) => eventCodec.encode(e));
-    for (let i = 0; i < eventBytes.length; i++) put(eventKey(height, c.events![i]!.index), eventBytes[i]!);
+    const eventBytes: Uint8Array[] = [];
+    for (const e of c.events ?? []) {
+      const bytes = eventCodec.encode(e);
+      eventBytes.push(bytes);
+      put(eventKey(height, e.index), bytes);
+    }
     ops.push(...indexWriteOps(c.indexWrites ?? []));
     ops.push(...c.extraOps);
     const activity = await this.activity.update(height, block.header.proposer, c.precommitters ?? []);
