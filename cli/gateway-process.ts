@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import { createHooks } from '../kernel/hooks.js';
 import { PluginHost } from '../kernel/host/host.js';
 import type { PluginDefinition } from '../kernel/host/plugin.js';
+import { declaredEvents } from '../kernel/host/plugin-events.js';
 import { ParamRegistry } from '../kernel/state/params.js';
 import type { NodeConfig } from '../kernel/config/schema.js';
 import type { GatewayConfig } from '../plugins/gateway/config.js';
@@ -28,7 +29,9 @@ export async function startGateway(nodeConfig: NodeConfig, config: GatewayConfig
   const plugins = nodeConfig.plugins.some((p) => p.name === gatewayPlugin.name) ? nodeConfig.plugins : [...nodeConfig.plugins, { name: gatewayPlugin.name, enabled: true, activation_height: 0, options: {} }];
   const hostConfig: NodeConfig = { ...nodeConfig, plugins };
 
-  const core = createGatewayServices(config, log, forwardedOperations(catalogue));
+  // Every plugin of the build, enabled here or not: state plugins emit on the nodes, never in a gateway.
+  const socketEvents = declaredEvents(catalogue.values()).filter((e) => e.socket === true);
+  const core = createGatewayServices(config, log, socketEvents, forwardedOperations(catalogue));
   const host = new PluginHost<GatewayServices>({ config: hostConfig, hooks: createHooks(), catalogue: withGateway, params: new ParamRegistry(), log, metrics: core.services.metrics.registry, services: core.services, profile: 'gateway' });
   try {
     await host.boot();

@@ -1,6 +1,7 @@
 import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncHook } from 'tapable';
 import type { ChainError } from './errors.js';
-import type { BlockInfo, BlockRecord, ChainEvent, Receipt, Tx } from './chain/types.js';
+import type { BlockEvent, BlockInfo, BlockRecord, ChainEvent, Receipt, Tx } from './chain/types.js';
+import type { IndexWriter } from './chain/index-stage.js';
 import type { ParamReader } from './state/params.js';
 import type { ReadonlyStore, Store } from './state/prefixed-store.js';
 import type { AccountsReader, AccountsWriter } from './state/accounts.js';
@@ -39,8 +40,19 @@ export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts'> {
   readonly block: BlockInfo;
   readonly store: Store;
   readonly accounts: AccountsWriter;
-  /** Recorded in the receipt / block events for observers; consensus never reads it back. */
+  /**
+   * Stored with the block (its height, index, phase and, in executeTx, the transaction's hash)
+   * and served by `GET /api/v1/blocks/:height/events`; consensus never reads it back. A failed
+   * transaction's events are dropped. Throws for a type that is not lower_snake_case or data the
+   * store cannot hold (floats), which fails the handler that emitted it.
+   */
   emit(event: ChainEvent): void;
+  /**
+   * This plugin's node-local index (`IndexWriter`): written in the block's own atomic batch,
+   * outside the state root, dropped with a failed transaction. Write-only: consensus must not
+   * depend on what a node indexed. Routes read it through `chain.store.pluginIndex(name)`.
+   */
+  readonly index: IndexWriter;
 }
 
 export interface TxContext extends WriteContext {
@@ -98,7 +110,8 @@ export interface CommittedBlock {
   readonly block: BlockRecord;
   readonly txs: readonly Tx[];
   readonly receipts: readonly Receipt[];
-  readonly events: readonly ChainEvent[];
+  /** Every event of the block, as stored (execution order). */
+  readonly events: readonly BlockEvent[];
 }
 
 export interface QueryContext extends ReadContext {}

@@ -11,7 +11,7 @@
 
 // Defining a plugin.
 export { definePlugin } from './host/plugin.js';
-export type { AddressKindSpec, PluginApi, PluginDefinition, PluginKind, SystemAddressSpec } from './host/plugin.js';
+export type { AddressKindSpec, PluginApi, PluginDefinition, PluginEventSpec, PluginKind, SystemAddressSpec } from './host/plugin.js';
 export type { PluginScheduleChange, PluginScheduleEntry, PluginState } from './host/schedule.js';
 
 // Signed operations (decisions.md §16–19).
@@ -43,7 +43,9 @@ export type {
   ValidatorUpdate,
   WriteContext,
 } from './hooks.js';
-export type { BlockInfo, BlockRecord, ChainEvent, Receipt, Tx } from './chain/types.js';
+export type { BlockEvent, BlockInfo, BlockRecord, ChainEvent, EventPhase, Receipt, Tx } from './chain/types.js';
+export type { IndexWriter } from './chain/index-stage.js';
+export type { IndexReader } from './store/plugin-index.js';
 export { operationOf } from './chain/types.js';
 export type { ReadonlyStore, Store } from './state/prefixed-store.js';
 export { jsonRecord, bigintCodec, type RecordCodec } from './state/record-codec.js';

@@ -23,7 +23,8 @@ import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
 import { genesisContext, proposalContext } from './contexts.js';
 import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
-import type { BlockHeader, BlockInfo, BlockRecord, ChainEvent, EvidenceItem, Receipt, Tx } from './types.js';
+import type { BlockHeader, BlockInfo, BlockRecord, EvidenceItem, Receipt, Tx } from './types.js';
+import { IndexStage } from './index-stage.js';
 import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
@@ -179,11 +180,12 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     for (const a of genesis.accounts) await accounts.credit(a.address, BigInt(a.balance));
     for (const v of genesis.validators) writeValidator(overlay, { address: v.address, public_key: v.public_key, power: BigInt(v.stake) });
     const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
-    const events: ChainEvent[] = [];
-    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params }, overlay, block, genesis, events));
+    const index = new IndexStage();
+    // Genesis is no block: there is no height to store its events under, so they are dropped.
+    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params }, overlay, block, genesis, { emit: () => undefined, index }));
     const batch = new WriteBatch();
     const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
-    await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root));
+    await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
     this.tree.releasePending();
   }
 
@@ -418,7 +420,17 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       tx_hashes: p.txs.map((t) => t.hash),
       evidence: p.evidence,
     };
-    await this.d.store.commitBlock({ block: record, txs: p.txs, receipts: result.receipts, stateChanges: result.overlay.changes(), extraOps: treeOps.ops, ...(commit ? { commit: commit.bytes } : {}), precommitters: commit?.signers ?? [] });
+    await this.d.store.commitBlock({
+      block: record,
+      txs: p.txs,
+      receipts: result.receipts,
+      events: result.events,
+      stateChanges: result.overlay.changes(),
+      indexWrites: result.indexWrites,
+      extraOps: treeOps.ops,
+      ...(commit ? { commit: commit.bytes } : {}),
+      precommitters: commit?.signers ?? [],
+    });
     this.executed = null;
     this.validatedHash = null;
     this.tree.releasePending();

@@ -5,7 +5,9 @@ import type { ParamRegistry } from '../state/params.js';
 import { readonlyStore, writableStore } from '../state/prefixed-store.js';
 import { accountsReader, accountsWriter } from '../state/accounts.js';
 import type { GenesisDoc } from '../config/genesis.js';
-import type { BlockInfo, ChainEvent, Tx } from './types.js';
+import type { BlockInfo, Tx } from './types.js';
+import { checkEvent, type EventSink } from './block-events.js';
+import type { IndexStage } from './index-stage.js';
 
 /**
  * Builders of the contexts hooks receive. The kernel builds one unscoped context per call; the
@@ -40,7 +42,13 @@ export function proposalContext(e: ContextEnv, source: StateSource, block: Block
   return make('kernel');
 }
 
-export function writeContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, events: ChainEvent[]): WriteContext {
+/** Where a write context's output goes besides state: its events and its plugins' index writes. */
+export interface WriteOutputs {
+  readonly emit: EventSink;
+  readonly index: IndexStage;
+}
+
+export function writeContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs): WriteContext {
   const make = (ns: string): WriteContext => ({
     height: block.height,
     env: e.env,
@@ -49,24 +57,28 @@ export function writeContext(e: ContextEnv, overlay: StateOverlay, block: BlockI
     accounts: accountsWriter(overlay),
     store: writableStore(overlay, ns),
     read: (other: string) => readonlyStore(overlay, other),
-    emit: (event: ChainEvent) => void events.push(event),
+    emit: (event) => {
+      checkEvent(event);
+      out.emit(event);
+    },
+    index: out.index.writer(ns),
     [SCOPE]: (plugin: string) => make(plugin),
   } as WriteContext);
   return make('kernel');
 }
 
-export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, events: ChainEvent[], tx: Tx): TxContext {
+export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx): TxContext {
   const make = (ns: string): TxContext => {
-    const base = writeContext(e, overlay, block, events);
-    return { ...base, store: writableStore(overlay, ns), tx, [SCOPE]: (p: string) => make(p) } as TxContext;
+    const base = writeContext(e, overlay, block, out);
+    return { ...base, store: writableStore(overlay, ns), index: out.index.writer(ns), tx, [SCOPE]: (p: string) => make(p) } as TxContext;
   };
   return make('kernel');
 }
 
-export function genesisContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, genesis: GenesisDoc, events: ChainEvent[]): GenesisContext {
+export function genesisContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, genesis: GenesisDoc, out: WriteOutputs): GenesisContext {
   const make = (ns: string): GenesisContext => {
-    const base = writeContext(e, overlay, block, events);
-    return { ...base, store: writableStore(overlay, ns), genesis, [SCOPE]: (p: string) => make(p) } as GenesisContext;
+    const base = writeContext(e, overlay, block, out);
+    return { ...base, store: writableStore(overlay, ns), index: out.index.writer(ns), genesis, [SCOPE]: (p: string) => make(p) } as GenesisContext;
   };
   return make('kernel');
 }

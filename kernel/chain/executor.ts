@@ -8,8 +8,10 @@ import { paramStateKey } from '../state/params.js';
 import { bigintCodec } from '../state/record-codec.js';
 import { accountsWriter, type AccountsWriter } from '../state/accounts.js';
 import type { NetworkEnv } from '../hooks.js';
-import { readContext, txContext, writeContext } from './contexts.js';
-import { operationOf, type BlockHeader, type BlockInfo, type ChainEvent, type EvidenceItem, type Receipt, type Tx } from './types.js';
+import { readContext, txContext, writeContext, type WriteOutputs } from './contexts.js';
+import { operationOf, type BlockEvent, type BlockHeader, type BlockInfo, type ChainEvent, type EvidenceItem, type Receipt, type Tx } from './types.js';
+import { BlockEventLog, type EventSink } from './block-events.js';
+import { IndexStage, type IndexWrite } from './index-stage.js';
 import { authorize, type Authorized } from '../auth/authorize.js';
 import { presentedKey } from '../auth/presented-key.js';
 import type { PresentedKey } from '../auth/key-set.js';
@@ -26,7 +28,9 @@ import { utf8Bytes } from '../codec/utf8.js';
 export interface ExecutionResult {
   readonly overlay: StateOverlay;
   readonly receipts: Receipt[];
-  readonly events: ChainEvent[];
+  readonly events: readonly BlockEvent[];
+  /** Plugins' node-local index writes (outside the state root), for the block's batch. */
+  readonly indexWrites: readonly IndexWrite[];
   readonly gasUsed: number;
   readonly feesBurned: bigint;
   readonly endBlock: EndBlockResult;
@@ -58,28 +62,31 @@ export interface ExecutorDeps {
  */
 export async function executeBlock(deps: ExecutorDeps, base: StateSource, header: BlockHeader, txs: readonly Tx[], evidence: readonly EvidenceItem[] = []): Promise<ExecutionResult> {
   const overlay = new StateOverlay(base);
-  const events: ChainEvent[] = [];
+  const events = new BlockEventLog(header.height);
+  const index = new IndexStage();
   const block: BlockInfo = { chainId: header.chain_id, height: header.height, round: header.round, timestamp: header.timestamp, proposer: header.proposer };
   const e = { env: deps.env, params: deps.params };
-  await deps.hooks.beginBlock.promise(writeContext(e, overlay, block, events));
+  await deps.hooks.beginBlock.promise(writeContext(e, overlay, block, { emit: events.sink('begin_block'), index }));
   const baseFee = header.base_fee;
   const receipts: Receipt[] = [];
   let gasUsed = 0;
   let feesBurned = 0n;
   // One writer per overlay, not one per use: each is a handful of closures, and a transfer used five.
   const blockAccounts = accountsWriter(overlay);
-  for (let index = 0; index < txs.length; index++) {
+  for (let i = 0; i < txs.length; i++) {
     // With state cached, a block runs entirely in microtasks and would hold the event loop for
     // its whole length; yielding now and then lets timers, votes and RPC in. The overlay is
     // private to this run and committed state only changes at commit, so results are the same.
-    if (index > 0 && index % YIELD_EVERY_TXS === 0) await yieldToLoop();
-    const tx = txs[index]!;
-    const txEvents: ChainEvent[] = [];
-    const r = await executeTx(deps, overlay, blockAccounts, block, baseFee, tx, txEvents);
+    if (i > 0 && i % YIELD_EVERY_TXS === 0) await yieldToLoop();
+    const tx = txs[i]!;
+    const r = await executeTx(deps, overlay, blockAccounts, block, baseFee, tx);
     gasUsed += r.gas;
     feesBurned += r.burned;
-    events.push(...txEvents);
-    receipts.push({ tx_hash: tx.hash, status: r.error === null ? 'confirmed' : 'failed', gas: r.gas, fee: r.fee, fee_burned: r.burned, error: r.error, block: header.height, index, events: txEvents });
+    if (r.error === null) {
+      events.add('tx', tx.hash, r.events);
+      index.absorb(r.indexWrites);
+    }
+    receipts.push({ tx_hash: tx.hash, status: r.error === null ? 'confirmed' : 'failed', gas: r.gas, fee: r.fee, fee_burned: r.burned, error: r.error, block: header.height, index: i });
   }
   for (const ev of evidence) {
     // Each offence applies once: the id is recorded in state, and validation refuses a block
@@ -87,24 +94,26 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     const key = evidenceStateKey(ev.hash);
     if ((await overlay.get(key)) !== undefined) continue;
     overlay.set(key, utf8Bytes(String(header.height)));
-    events.push({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round } });
-    await deps.hooks.evidence.promise(writeContext(e, overlay, block, events), { kind: ev.kind, validator: ev.validator, height: ev.height, round: ev.round, hash: ev.hash, raw: ev.raw });
+    const emit = events.sink('evidence');
+    emit({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round } });
+    await deps.hooks.evidence.promise(writeContext(e, overlay, block, { emit, index }), { kind: ev.kind, validator: ev.validator, height: ev.height, round: ev.round, hash: ev.hash, raw: ev.raw });
   }
   const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [], pluginUpdates: [] };
-  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(e, overlay, block, events));
-  await applyValidatorUpdates(deps, overlay, block, endBlock.validatorUpdates, events);
+  const endEvents = events.sink('end_block');
+  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(e, overlay, block, { emit: endEvents, index }));
+  await applyValidatorUpdates(deps, overlay, block, endBlock.validatorUpdates, endEvents);
   for (const [key, value] of endBlock.paramUpdates) {
     const problem = deps.params.checkValue(key, value);
     if (problem) {
       // Part 2, Errors §5: an out-of-range change is refused and the old value stays.
-      events.push({ type: 'param_change_refused', data: { key, value: value.toString(), reason: problem } });
+      endEvents({ type: 'param_change_refused', data: { key, value: value.toString(), reason: problem } });
       continue;
     }
     overlay.set(paramStateKey(key), bigintCodec.encode(value));
-    events.push({ type: 'param_changed', data: { key, value: value.toString() } });
+    endEvents({ type: 'param_changed', data: { key, value: value.toString() } });
   }
-  const scheduleChanged = await applyScheduleChanges(overlay, block, endBlock.pluginUpdates ?? [], events);
-  return { overlay, receipts, events, gasUsed, feesBurned, endBlock, scheduleChanged };
+  const scheduleChanged = await applyScheduleChanges(overlay, block, endBlock.pluginUpdates ?? [], endEvents);
+  return { overlay, receipts, events: events.events, indexWrites: index.staged, gasUsed, feesBurned, endBlock, scheduleChanged };
 }
 
 /**
@@ -113,31 +122,31 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
  * bad update is refused whole (applying part of it could leave a set nobody intended), the set
  * stays as it was, and the refusal is logged and emitted as an event, identically on every node.
  */
-async function applyValidatorUpdates(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo, updates: readonly ValidatorUpdate[], events: ChainEvent[]): Promise<void> {
+async function applyValidatorUpdates(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo, updates: readonly ValidatorUpdate[], emit: EventSink): Promise<void> {
   if (updates.length === 0) return;
   const problem = validatorUpdateProblem(updates) ?? resultingSetProblem(await readValidatorSet(overlay), updates);
   if (problem) {
     deps.log.error({ height: block.height, reason: problem, updates: updates.length }, 'validator updates refused: the set stays as it was');
-    events.push({ type: 'validator_update_refused', data: { height: block.height, reason: problem } });
+    emit({ type: 'validator_update_refused', data: { height: block.height, reason: problem } });
     return;
   }
   for (const u of updates) writeValidator(overlay, { address: u.address, public_key: u.public_key, power: u.power });
-  events.push({ type: 'validator_update', data: { height: block.height, validators: updates.map((u) => ({ address: u.address, power: u.power.toString() })) } });
+  emit({ type: 'validator_update', data: { height: block.height, validators: updates.map((u) => ({ address: u.address, power: u.power.toString() })) } });
 }
 
-async function applyScheduleChanges(overlay: StateOverlay, block: BlockInfo, changes: readonly PluginScheduleChange[], events: ChainEvent[]): Promise<boolean> {
+async function applyScheduleChanges(overlay: StateOverlay, block: BlockInfo, changes: readonly PluginScheduleChange[], emit: EventSink): Promise<boolean> {
   if (changes.length === 0) return false;
   let entries = (await readSchedule(overlay)) ?? [];
   let changed = false;
   for (const c of changes) {
     const next = changeSchedule(entries, c, block.height);
     if (typeof next === 'string') {
-      events.push({ type: 'plugin_schedule_refused', data: { plugin: c.name, change: c.change, height: c.height, reason: next } });
+      emit({ type: 'plugin_schedule_refused', data: { plugin: c.name, change: c.change, height: c.height, reason: next } });
       continue;
     }
     entries = next;
     changed = true;
-    events.push({ type: 'plugin_scheduled', data: { plugin: c.name, change: c.change, height: c.height } });
+    emit({ type: 'plugin_scheduled', data: { plugin: c.name, change: c.change, height: c.height } });
   }
   if (changed) writeSchedule(overlay, entries);
   return changed;
@@ -152,9 +161,14 @@ interface TxRun {
   fee: bigint;
   burned: bigint;
   error: string | null;
+  /** What the transaction emitted and staged; kept by the block only when `error` is null. */
+  events: readonly ChainEvent[];
+  indexWrites: readonly IndexWrite[];
 }
 
-const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n } as const;
+/** A transaction that failed before its effect has no output but its receipt: nothing allocated. */
+const NONE: Pick<TxRun, 'events' | 'indexWrites'> = Object.freeze({ events: Object.freeze([]), indexWrites: Object.freeze([]) });
+const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, ...NONE } as const;
 
 /**
  * One transaction in the block, every rule admission checked asked again on the block's state
@@ -164,7 +178,7 @@ const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n } as const;
  * account would let a revoked key burn its coins); any later failure keeps fee and nonce and rolls
  * back the transaction's own writes.
  */
-async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: AccountsWriter, block: BlockInfo, baseFee: bigint, tx: Tx, events: ChainEvent[]): Promise<TxRun> {
+async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: AccountsWriter, block: BlockInfo, baseFee: bigint, tx: Tx): Promise<TxRun> {
   const e = { env: deps.env, params: deps.params };
   let gas = 0;
   let fee = 0n;
@@ -201,18 +215,20 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     if (fee > burned) await accounts.credit(block.proposer, fee - burned);
   }
   const child = overlay.child();
+  const txEvents: ChainEvent[] = [];
+  const out: WriteOutputs = { emit: (ev) => void txEvents.push(ev), index: new IndexStage() };
   try {
     const inactive = deps.inactiveProblem(tx.target, block.height);
     if (inactive) throw inactive;
     let reported: number | undefined;
     if (parsed !== undefined) {
-      reported = await runOperation(deps, child, block, events, tx, parsed, signer!);
+      reported = await runOperation(deps, child, block, out, tx, parsed, signer!);
     } else if (tx.target === 'transfer') {
-      await transfer(deps, child, block, events, tx, signer!);
+      await transfer(deps, child, block, out, tx, signer!);
     } else {
       const hook = deps.hooks.executeTx.get(tx.target);
       if (!hook || !hook.isUsed()) throw new Error(`no handler for ${tx.target} on this network`);
-      reported = (await hook.promise(txContext(e, child, block, events, tx), tx))?.gas;
+      reported = (await hook.promise(txContext(e, child, block, out, tx), tx))?.gas;
     }
     if (reported !== undefined && tx.origin === 'signed' && reported > gas) {
       // Handlers may report more gas than the base (contracts); the extra is charged now.
@@ -222,14 +238,13 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       burned += BigInt(reported - gas) * baseFee;
       gas = reported;
     }
-    if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(e, child, block, events, tx), grant.plugin));
+    if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(e, child, block, out, tx), grant.plugin));
     overlay.absorb(child);
-    return { gas, fee, burned, error: null };
+    return { gas, fee, burned, error: null, events: txEvents, indexWrites: out.index.staged };
   } catch (err) {
-    events.length = 0;
     const message = isChainError(err) || err instanceof Error ? err.message : String(err);
     if (!isChainError(err)) deps.log.debug({ tx: tx.hash, err }, 'transaction failed');
-    return { gas, fee, burned, error: message };
+    return { gas, fee, burned, error: message, ...NONE };
   }
 }
 
@@ -244,24 +259,24 @@ async function authorizeInBlock(deps: ExecutorDeps, overlay: StateOverlay, block
 }
 
 /** The operation's own checks again, on the block's state, then its handler, with the owning plugin's context. */
-async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, events: ChainEvent[], tx: Tx, p: ParsedOperation, signer: Signer): Promise<number | undefined> {
+async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, p: ParsedOperation, signer: Signer): Promise<number | undefined> {
   const e = { env: deps.env, params: deps.params };
   const input = { name: p.op.spec.name, body: p.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer };
   if (p.op.spec.check) {
     const refused = await p.op.spec.check(deps.scoped(readContext(e, child, block.height), p.op.plugin), input as never);
     if (refused) throw refused;
   }
-  const result = await p.op.spec.execute(deps.scoped(txContext(e, child, block, events, tx), p.op.plugin), input as never);
+  const result = await p.op.spec.execute(deps.scoped(txContext(e, child, block, out, tx), p.op.plugin), input as never);
   return result ? result.gas : undefined;
 }
 
 /** The kernel's plain transfer: to a recipient someone can own, unless a plugin takes it over first (holds). */
-async function transfer(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, events: ChainEvent[], tx: Tx, signer: Signer): Promise<void> {
+async function transfer(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, signer: Signer): Promise<void> {
   const e = { env: deps.env, params: deps.params };
   const refused = await recipientProblem(deps.hooks, readContext(e, child, block.height), child, tx.to);
   if (refused) throw refused;
   if (deps.hooks.beforeTransfer.isUsed()) {
-    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(e, child, block, events, tx), { from: tx.from, to: tx.to, value: tx.value, signer });
+    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(e, child, block, out, tx), { from: tx.from, to: tx.to, value: tx.value, signer });
     if (takenOver) return;
   }
   const childAccounts = accountsWriter(child);

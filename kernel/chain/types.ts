@@ -91,13 +91,27 @@ export interface Receipt {
   readonly error: string | null;
   readonly block: number;
   readonly index: number;
-  readonly events: readonly ChainEvent[];
 }
 
 /** Something a plugin wants observers (gateway, indexers) to see; never read back by consensus. */
 export interface ChainEvent {
   readonly type: string;
   readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** The part of block execution an event was emitted in (ABCI++ keeps the same split). */
+export type EventPhase = 'begin_block' | 'tx' | 'end_block' | 'evidence';
+
+/**
+ * An event as the block stores it: where it came from, and its place in the block's event list
+ * (execution order: begin_block, each successful transaction, evidence, end_block).
+ */
+export interface BlockEvent extends ChainEvent {
+  readonly height: number;
+  readonly index: number;
+  /** The transaction that emitted it; null outside the transaction phase. */
+  readonly tx_hash: string | null;
+  readonly phase: EventPhase;
 }
 
 export interface BlockInfo {

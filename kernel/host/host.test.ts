@@ -73,6 +73,13 @@ test('two handlers for one executeTx key are refused', async () => {
   await assert.rejects(makeChain({ plugins: [mk('one'), mk('two')] }), /cannot add a second handler/);
 });
 
+test('event declarations: a malformed type, or a type two plugins declare, stops start-up naming them', async () => {
+  const declaring = (name: string, type: string) => definePlugin({ name, kind: 'state', description: 'declares an event', events: [{ type, description: 'x', fields: ['a'] }], register() {} });
+  await assert.rejects(makeChain({ plugins: [declaring('one', 'Not-Snake')] }), /"one" declares event type "Not-Snake", which is not lower_snake_case/);
+  await assert.rejects(makeChain({ plugins: [declaring('one', 'credited'), declaring('two', 'credited')] }), /event type "credited" is declared by both "one" and "two"/);
+  await makeChain({ plugins: [declaring('one', 'credited'), declaring('two', 'debited')] });
+});
+
 test('plugin options are validated with the field named', async () => {
   const { Type } = await import('@sinclair/typebox');
   const p = definePlugin<{ n: number }>({ name: 'opt', kind: 'state', description: 'x', optionsSchema: Type.Object({ n: Type.Integer({ minimum: 1, default: 3 }) }), register() {} });

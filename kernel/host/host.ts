@@ -12,6 +12,7 @@ import { ChainError } from '../errors.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import { KERNEL_NAMESPACES } from './kernel-namespaces.js';
 import { pluginState, type PluginScheduleEntry, type PluginState } from './schedule.js';
+import { declaredEvents } from './plugin-events.js';
 
 type AnyPlugin = PluginDefinition<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- catalogue holds plugins of every option type; each checks its own
 
@@ -177,6 +178,7 @@ export class PluginHost<Services> {
       for (const op of def.operations ?? []) this.opts.operations?.add(def.name, op);
     }
     this.applySchedule(this.genesisSchedule());
+    declaredEvents(this.enabled().map((l) => l.def));
     for (const l of this.enabled()) {
       const options = this.validateOptions(l);
       this.app.use(async () => {

@@ -33,6 +33,21 @@ export interface AddressKindSpec {
   readonly description: string;
 }
 
+/**
+ * An event type a plugin emits (`ctx.emit`), declared so that observers know it without reading
+ * the plugin: the gateway relays every `socket` event it finds in a block to its WebSocket
+ * clients as `{type, data}`. A declaration describes; it does not limit what `emit` accepts.
+ */
+export interface PluginEventSpec {
+  /** lower_snake_case, at most 48 characters (EVENT_TYPE_PATTERN). */
+  readonly type: string;
+  readonly description: string;
+  /** Keys of `data`. */
+  readonly fields: readonly string[];
+  /** Pushed to the gateway's socket clients when a block carrying it is committed. */
+  readonly socket?: boolean;
+}
+
 export interface PluginDefinition<Options = Record<string, unknown>, Services = unknown> {
   readonly name: string;
   readonly kind: PluginKind;
@@ -45,6 +60,8 @@ export interface PluginDefinition<Options = Record<string, unknown>, Services = 
   readonly operations?: readonly OperationSpec<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- each spec checks its own body type
   /** Address kinds whose transactions this plugin handles. */
   readonly addressKinds?: readonly AddressKindSpec[];
+  /** The events this plugin emits. */
+  readonly events?: readonly PluginEventSpec[];
   /** Schema of `options` in the network config; defaults are applied before register runs. */
   readonly optionsSchema?: TSchema;
   register(api: PluginApi<Options, Services>): void | Promise<void>;

@@ -13,7 +13,8 @@ import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
 import type { RouteTable } from './route-table.js';
 import type { KernelServices } from './services.js';
 import type { TxPage } from '../store/chain-store.js';
-import { accountView, blockView, pluginsView, totalsView, txView, validatorView } from './views.js';
+import { accountView, blockView, eventView, pluginsView, totalsView, txView, validatorView } from './views.js';
+import type { BlockRecord } from '../chain/types.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import type { PluginHost } from '../host/host.js';
 import { OPERATION_TARGET_PREFIX } from '../chain/types.js';
@@ -169,23 +170,32 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return { blocks, total: top, limit, offset, has_more: top - offset - blocks.length >= 1 };
   });
 
-  routes.get('/api/v1/blocks/:height', async (req) => {
-    const h = heightParam(req.params.height);
+  /** The committed block a `:height` names: 400 for a bad height, 404 for one not committed yet. */
+  const committedBlock = async (raw: string | undefined): Promise<BlockRecord> => {
+    const h = heightParam(raw);
     const b = await store.getBlock(h);
     if (!b) throw notFound(`block ${h} not found (latest is ${chain.head.height})`);
-    return blockView(b);
-  });
+    return b;
+  };
+
+  routes.get('/api/v1/blocks/:height', async (req) => blockView(await committedBlock(req.params.height)));
 
   routes.get('/api/v1/blocks/:height/transactions', async (req) => {
-    const h = heightParam(req.params.height);
-    const b = await store.getBlock(h);
-    if (!b) throw notFound(`block ${h} not found (latest is ${chain.head.height})`);
+    const b = await committedBlock(req.params.height);
+    const h = b.header.height;
     const transactions = [];
     for (const hash of b.tx_hashes) {
       const st = await store.getTxFields(hash);
       if (st) transactions.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain.gasOf(st.tx), nShards }));
     }
     return { height: h, transactions, count: transactions.length };
+  });
+
+  // Events are stored in the block's own batch, so a block that reads back has its events.
+  routes.get('/api/v1/blocks/:height/events', async (req) => {
+    const b = await committedBlock(req.params.height);
+    const events = await store.getBlockEvents(b.header.height);
+    return { height: b.header.height, events: events.map(eventView), total: events.length };
   });
 
   routes.post('/api/v1/transactions', async (req) => {
@@ -231,7 +241,9 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     const hash = hashParam(req.params.hash);
     const found = await chain.lookupTx(hash);
     if (!found) throw notFound(`transaction ${hash} not found`);
-    return viewOf(found.tx, found.receipt);
+    // Only this view carries events: lists stay one record read per transaction.
+    const events = found.receipt ? await store.getTxEvents(found.receipt.block, hash) : [];
+    return { ...(await viewOf(found.tx, found.receipt)), events: events.map(eventView) };
   });
 
   routes.get('/api/v1/tx/:hash/proof', async (req) => {

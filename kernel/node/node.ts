@@ -77,6 +77,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   let consensus: ConsensusStatus = { round: () => 0, peers: () => [], behind: () => 0 };
   const services: KernelServices = {
     chain: undefined as unknown as Chain, // set below, before any plugin registers
+    index: (plugin: string) => store.pluginIndex(plugin),
     query: new QueryService({ state: store.state, height: () => store.head.height }, hooks, { env: config.env, params }),
     config,
     get consensus() {

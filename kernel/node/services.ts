@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { Chain } from '../chain/chain.js';
 import type { QueryService } from './queries.js';
+import type { IndexReader } from '../store/plugin-index.js';
 import type { NodeConfig } from '../config/schema.js';
 import type { NodeMetrics } from './metrics.js';
 import type { SignatureProvider } from '../crypto/provider.js';
@@ -35,6 +36,8 @@ export interface NodeServices {
   readonly chain: ChainAccess;
   /** Reads of committed state pinned to one height, with the calling plugin's context. */
   readonly query: QueryService;
+  /** A plugin's node-local index (what it staged with `ctx.index` in consensus hooks), read only. */
+  index(plugin: string): IndexReader;
   readonly config: Readonly<NodeConfig>;
   readonly consensus: ConsensusStatus;
   readonly metrics: NodeMetrics;

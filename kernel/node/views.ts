@@ -7,7 +7,7 @@ import type { AccountRecord } from '../state/accounts.js';
 import type { AddressTotals } from '../store/chain-store.js';
 import type { ValidatorActivity } from '../store/validator-activity.js';
 import type { ValidatorEntry } from '../chain/validator-set.js';
-import type { BlockRecord, Receipt, TxStatus } from '../chain/types.js';
+import type { BlockEvent, BlockRecord, Receipt, TxStatus } from '../chain/types.js';
 import type { TxFields } from '../tx/record.js';
 
 /**
@@ -36,6 +36,11 @@ export function blockView(b: BlockRecord): Record<string, unknown> {
     evidence_count: b.evidence?.length ?? 0,
     evidence: (b.evidence ?? []).map((e) => ({ hash: e.hash, kind: e.kind, validator: e.validator, height: e.height, round: e.round })),
   };
+}
+
+/** An event of a committed block: where it came from, then what its plugin emitted. */
+export function eventView(e: BlockEvent): Record<string, unknown> {
+  return { height: e.height, index: e.index, tx_hash: e.tx_hash, phase: e.phase, type: e.type, data: e.data };
 }
 
 export interface TxViewInput {

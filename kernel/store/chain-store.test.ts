@@ -3,14 +3,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BlockRecord, Receipt, Tx } from '../chain/types.js';
+import type { BlockEvent, BlockRecord, Receipt, Tx } from '../chain/types.js';
 import { txIdentity } from '../tx/hash.js';
-import { ChainStore, type ChainStoreOptions } from './chain-store.js';
+import { ChainStore, type BlockCommit, type ChainStoreOptions } from './chain-store.js';
+import { utf8Bytes } from '../codec/utf8.js';
 import { txKey } from './keys.js';
 import { LevelStore } from './level-store.js';
 import { FileTxTextLog } from './tx-text-log.js';
 import { ProbeKv } from '../../test/helpers/probe-kv.js';
 
+const text = (bytes: Uint8Array | undefined): string | undefined => (bytes === undefined ? undefined : new TextDecoder().decode(bytes));
 const hex64 = (n: number, salt = 0): string => '0x' + (n * 1000 + salt).toString(16).padStart(64, '0');
 
 /** A signed transfer shaped like a real one: ~10 KB of canonical text, mostly signature and key. */
@@ -23,7 +25,7 @@ function transfer(n: number): Tx {
 }
 
 function receiptOf(tx: Tx, height: number, index: number): Receipt {
-  return { tx_hash: tx.hash, status: 'confirmed', gas: 21, fee: 21n, fee_burned: 21n, error: null, block: height, index, events: [] };
+  return { tx_hash: tx.hash, status: 'confirmed', gas: 21, fee: 21n, fee_burned: 21n, error: null, block: height, index };
 }
 
 function blockAt(height: number, txs: readonly Tx[], salt = 0): BlockRecord {
@@ -143,6 +145,56 @@ test('ChainStore: a commit whose write fails leaves nothing readable', async () 
   await store.commitBlock({ block, txs, receipts, stateChanges: [], extraOps: [] });
   assert.deepEqual(await store.getBlock(2), block, 'the same block commits on retry');
   assert.deepEqual(await store.getTx(txs[1]!.hash), { tx: txs[1], receipt: receipts[1] });
+});
+
+test('ChainStore: a block, its events and its plugin index writes are one batch: a crash before it leaves none, a reopened store reads all', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'chain-store-events-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const kv = new ProbeKv(await LevelStore.open(dir));
+  const store = new ChainStore(kv);
+  await commitBlocks(store, 1);
+  await store.commitBlock({ block: blockAt(2, []), txs: [], receipts: [], stateChanges: [], extraOps: [], indexWrites: [['recorder/gone', utf8Bytes('soon deleted')]] });
+  const txs = [transfer(301)];
+  const events: BlockEvent[] = [
+    { type: 'noted', data: { amount: 10n ** 20n, from: txs[0]!.from }, height: 3, index: 0, tx_hash: txs[0]!.hash, phase: 'tx' },
+    { type: 'block_closed', data: {}, height: 3, index: 1, tx_hash: null, phase: 'end_block' },
+  ];
+  const commit: BlockCommit = {
+    block: blockAt(3, txs),
+    txs,
+    receipts: [receiptOf(txs[0]!, 3, 0)],
+    events,
+    stateChanges: [['recorder/note', utf8Bytes('state')]],
+    indexWrites: [['recorder/note/a', utf8Bytes('indexed')], ['recorder/gone', null]],
+    extraOps: [],
+  };
+  // The process dies before the batch reaches LevelDB (which applies a batch whole or not at all).
+  kv.failWrites = true;
+  await assert.rejects(store.commitBlock(commit), /no space left/);
+  await kv.close();
+  const restarted = new ChainStore(await LevelStore.open(dir));
+  assert.equal((await restarted.load()).height, 2);
+  assert.equal(await restarted.getBlock(3), undefined);
+  assert.deepEqual(await restarted.getBlockEvents(3), []);
+  assert.equal(await restarted.pluginIndex('recorder').get('note/a'), undefined);
+  assert.equal(text(await restarted.pluginIndex('recorder').get('gone')), 'soon deleted');
+  assert.equal(await restarted.state.get('recorder/note'), undefined);
+
+  const probe = new ProbeKv(restarted.kv);
+  const again = new ChainStore(probe);
+  await again.load();
+  await again.commitBlock(commit);
+  assert.equal(probe.writes, 1, 'block, events, index writes and state: one write');
+  assert.deepEqual(await again.getBlockEvents(3), events, 'read back from memory');
+  await again.close();
+  const reopened = new ChainStore(await LevelStore.open(dir));
+  t.after(() => reopened.close());
+  await reopened.load();
+  assert.deepEqual(await reopened.getBlock(3), commit.block);
+  assert.deepEqual(await reopened.getBlockEvents(3), events, 'read back from LevelDB, the bigint exact');
+  assert.deepEqual(await reopened.getTxEvents(3, txs[0]!.hash), [events[0]]);
+  assert.deepEqual((await reopened.pluginIndex('recorder').scan()).map(([k, v]) => [k, text(v)]), [['note/a', 'indexed']], 'the put applied and the delete too');
+  assert.equal(text(await reopened.state.get('recorder/note')), 'state');
 });
 
 test('ChainStore: a store reopened over the same LevelDB reads every block and transaction', async (t) => {

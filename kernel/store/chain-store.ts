@@ -1,4 +1,5 @@
-import type { BlockRecord, Receipt, Tx } from '../chain/types.js';
+import type { BlockEvent, BlockRecord, Receipt, Tx } from '../chain/types.js';
+import type { IndexWrite } from '../chain/index-stage.js';
 import type { StateSource } from '../state/overlay.js';
 import { jsonRecord } from '../state/record-codec.js';
 import { txFieldsFromRecord, txFromRecord, txToRecord, type TxFields, type TxRecord } from '../tx/record.js';
@@ -8,8 +9,10 @@ import { LOG_START, POINTER_BYTES, decodePointer, encodePointer, type LogPositio
 import {
   PREFIX,
   blockByHashKey,
+  blockEventsPrefix,
   blockKey,
   commitKey,
+  eventKey,
   metaKey,
   prefixEnd,
   readU64,
@@ -23,8 +26,10 @@ import {
 } from './keys.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { ValidatorActivityIndex, type ValidatorActivity } from './validator-activity.js';
+import { indexWriteOps, pluginIndexReader, type IndexReader } from './plugin-index.js';
 
 const blockCodec = jsonRecord<BlockRecord>();
+const eventCodec = jsonRecord<BlockEvent>();
 const storedTxMetaCodec = jsonRecord<{ tx: Omit<TxRecord, 'body_json'>; receipt: Receipt }>();
 const NEWLINE = 0x0a;
 
@@ -135,8 +140,12 @@ export interface BlockCommit {
   readonly block: BlockRecord;
   readonly txs: readonly Tx[];
   readonly receipts: readonly Receipt[];
+  /** The block's events in order, each `index` its place in this list. */
+  readonly events?: readonly BlockEvent[];
   /** Sorted state writes of the block (null = delete). */
   readonly stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>;
+  /** Plugins' node-local index writes in the order staged: outside the state root, inside this batch. */
+  readonly indexWrites?: readonly IndexWrite[];
   /** Extra ops computed for the block (state tree nodes, plugin indexes). */
   readonly extraOps: readonly KvOp[];
   /** Commit certificate (consensus layer's encoding), when there is one. */
@@ -165,8 +174,8 @@ const DEFAULT_RECENT_TX_BYTES = 8 * 1024 * 1024;
 export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: '', total_txs: 0, total_burned: 0n };
 
 /**
- * Blocks, transactions, receipts, per-address indexes, validator activity and state in one
- * LevelDB, written a block at a time in one atomic, fsynced batch: after a crash the store holds
+ * Blocks, transactions, receipts, events, per-address indexes, validator activity, plugins'
+ * indexes and state in one LevelDB, written a block at a time in one atomic, fsynced batch: after a crash the store holds
  * either the old height with its state or the new height with its state, never a mix.
  * Transaction texts, when the store has a text log, go there first (durably) and the batch holds
  * pointers to them.
@@ -191,6 +200,8 @@ export class ChainStore {
    */
   private readonly recentBlockBytes: LRUCache<number, Uint8Array>;
   private readonly recentTxBytes: LRUCache<string, Uint8Array>;
+  /** Each recent block's event records as written (empty for most), read by the gateway's poll of every block. */
+  private readonly recentEventBytes: LRUCache<number, readonly Uint8Array[]>;
   private readonly textLog: TxTextLog | undefined;
   private readonly activity: ValidatorActivityIndex;
 
@@ -200,6 +211,7 @@ export class ChainStore {
   ) {
     this.recentBlockBytes = new LRUCache({ max: options.recentBlocks ?? DEFAULT_RECENT_BLOCKS });
     this.recentTxBytes = new LRUCache({ maxSize: options.recentTxBytes ?? DEFAULT_RECENT_TX_BYTES, sizeCalculation: (v) => v.length });
+    this.recentEventBytes = new LRUCache({ max: options.recentBlocks ?? DEFAULT_RECENT_BLOCKS });
     this.textLog = options.textLog;
     this.activity = new ValidatorActivityIndex(kv);
   }
@@ -289,6 +301,31 @@ export class ChainStore {
   /** A committed transaction's stored bytes: the recent ones from memory, older ones from LevelDB. */
   private async storedTxBytes(hash: string): Promise<Uint8Array | undefined> {
     return this.recentTxBytes.get(hash) ?? (await this.kv.get(txKey(hash)));
+  }
+
+  /**
+   * A committed block's events in order (empty for a height not committed, and for blocks an
+   * earlier build stored or a snapshot carried: their events were not kept).
+   */
+  async getBlockEvents(height: number): Promise<BlockEvent[]> {
+    let raw = this.recentEventBytes.get(height);
+    if (!raw) {
+      const start = blockEventsPrefix(height);
+      const read: Uint8Array[] = [];
+      for await (const [, v] of this.kv.iterate({ gte: start, lt: prefixEnd(start) })) read.push(v);
+      raw = read;
+    }
+    return raw.map((v) => eventCodec.decode(v));
+  }
+
+  /** The events a transaction of block `height` emitted (none for a failed one). */
+  async getTxEvents(height: number, txHash: string): Promise<BlockEvent[]> {
+    return (await this.getBlockEvents(height)).filter((e) => e.tx_hash === txHash);
+  }
+
+  /** A plugin's node-local index, as its consensus taps wrote it through `ctx.index`. */
+  pluginIndex(namespace: string): IndexReader {
+    return pluginIndexReader(this.kv, namespace);
   }
 
   /** A copy: callers may change it without touching the cache. */
@@ -410,6 +447,13 @@ export class ChainStore {
       if (value === null) ops.push({ type: 'del', key: stateKey(key) });
       else put(stateKey(key), value);
     }
+    const eventBytes: Uint8Array[] = [];
+    for (const e of c.events ?? []) {
+      const bytes = eventCodec.encode(e);
+      eventBytes.push(bytes);
+      put(eventKey(height, e.index), bytes);
+    }
+    ops.push(...indexWriteOps(c.indexWrites ?? []));
     ops.push(...c.extraOps);
     const activity = await this.activity.update(height, block.header.proposer, c.precommitters ?? []);
     ops.push(...activity.ops);
@@ -443,6 +487,7 @@ export class ChainStore {
     this.activity.applied(activity);
     for (const [address, t] of totals) this.totalsCache.set(address, t);
     this.recentBlockBytes.set(height, blockBytes);
+    this.recentEventBytes.set(height, eventBytes);
     for (let i = 0; i < c.txs.length; i++) this.recentTxBytes.set(c.txs[i]!.hash, inline[i]!);
     return meta;
   }
@@ -451,13 +496,14 @@ export class ChainStore {
     for (const [key, value] of changes) this.stateCache.set(key, value ?? ABSENT);
   }
 
-  /** Genesis state (height 0): state writes and tree nodes, with the genesis root in meta. */
-  async commitGenesis(stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>, extraOps: readonly KvOp[], stateRoot: string): Promise<void> {
+  /** Genesis state (height 0): state writes, tree nodes and plugins' index writes, with the genesis root in meta. */
+  async commitGenesis(stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>, extraOps: readonly KvOp[], stateRoot: string, indexWrites: readonly IndexWrite[] = []): Promise<void> {
     if (this.meta.state_root !== '') throw new Error('genesis already committed');
     const ops: KvOp[] = [];
     for (const [key, value] of stateChanges) {
       if (value !== null) ops.push({ type: 'put', key: stateKey(key), value });
     }
+    ops.push(...indexWriteOps(indexWrites));
     ops.push(...extraOps);
     const meta: ChainMeta = { ...GENESIS_META, state_root: stateRoot };
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });

@@ -17,6 +17,8 @@ export const PREFIX = {
   treeNode: 'n/',
   validatorActivity: 'va/',
   validatorWindow: 'vw/',
+  event: 'ev/',
+  pluginIndex: 'x/',
 } as const;
 
 /*
@@ -88,3 +90,8 @@ export const txGlobalKey = (height: number, index: number): Uint8Array => concat
 export const validatorActivityKey = (address: string): Uint8Array => concat(PREFIX.validatorActivity, address);
 /** The validators whose precommit the certificate of block `height` carries, kept for the trust window. */
 export const validatorWindowKey = (height: number): Uint8Array => concat(PREFIX.validatorWindow, u64(height));
+/** A block's events in order: `ev/<height><index>`, so one range scan reads a block's list. */
+export const blockEventsPrefix = (height: number): Uint8Array => concat(PREFIX.event, u64(height));
+export const eventKey = (height: number, index: number): Uint8Array => concat(blockEventsPrefix(height), u32(index));
+/** A plugin's node-local index entry; `key` is `<plugin>/<its key>` (plugin names hold no `/`). */
+export const pluginIndexKey = (key: string): Uint8Array => concat(PREFIX.pluginIndex, key);

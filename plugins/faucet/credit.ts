@@ -5,10 +5,22 @@ import { parseHex } from '../../kernel/sdk.js';
 import { deriveAddress, isAddress, isKeyDerivedAddress } from '../../kernel/sdk.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES } from '../../kernel/sdk.js';
 import { TEST_NETWORK_ONLY } from '../../kernel/sdk.js';
+import type { PluginEventSpec } from '../../kernel/sdk.js';
 
 /** The system transaction a faucet request becomes; validated identically by every validator. */
 export const FAUCET_TX = 'faucet';
 export const FAUCET_SENDER = 'chain:system.faucet';
+
+/**
+ * Part 2's `faucet` event, emitted when the credit is applied in a block (so a credit that fails
+ * there announces nothing) and relayed by the gateway from the block's events.
+ */
+export const FAUCET_EVENT: PluginEventSpec = {
+  type: 'faucet',
+  description: 'the faucet credited an address (the credit was applied in a committed block)',
+  fields: ['address', 'amount', 'tx_hash'],
+  socket: true,
+};
 
 export interface FaucetCredit {
   readonly address: string;
@@ -56,5 +68,6 @@ export async function applyCredit(ctx: TxContext, credit: FaucetCredit, maxAmoun
   // key can be bound to it later.
   const acct = await ctx.accounts.get(credit.address);
   if (acct.public_key === undefined) await ctx.accounts.bindKey(credit.address, credit.publicKey);
-  ctx.emit({ type: 'faucet', data: { address: credit.address, amount: credit.amount.toString(), tx_hash: ctx.tx.hash } });
+  // The amount as a bigint: served as a JSON integer, like every amount on the wire.
+  ctx.emit({ type: FAUCET_EVENT.type, data: { address: credit.address, amount: credit.amount, tx_hash: ctx.tx.hash } });
 }

@@ -2,7 +2,7 @@ import { definePlugin } from '../../kernel/sdk.js';
 import { ConfigError } from '../../kernel/sdk.js';
 import type { NodeServices } from '../../kernel/sdk.js';
 import { FaucetOptionsSchema } from './schemas.js';
-import { FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
+import { FAUCET_EVENT, FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
 import { faucetRoutes } from './routes.js';
 
 interface FaucetOptions {
@@ -20,6 +20,7 @@ export const faucetPlugin = definePlugin<FaucetOptions, NodeServices>({
   kind: 'state',
   description: 'test-network coins and key binding; server-side phrase derivation where allowed',
   optionsSchema: FaucetOptionsSchema,
+  events: [FAUCET_EVENT],
   register(api) {
     const maxAmount = BigInt(api.options.max_amount);
     if (api.options.default_amount > api.options.max_amount) {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { EVENT_TYPE_PATTERN } from '../../kernel/host/plugin-events.js';
 
 /** One event type the socket can carry; `fields` documents (and loosely checks) its `data`. */
 export interface EventSpec {
@@ -30,7 +31,7 @@ export class EventBus {
 
   define(spec: EventSpec): void {
     if (this.specs.has(spec.type)) throw new Error(`event type "${spec.type}" is already defined`);
-    if (!/^[a-z][a-z0-9_]{0,47}$/.test(spec.type)) throw new Error(`event type "${spec.type}" must be lower_snake_case`);
+    if (!EVENT_TYPE_PATTERN.test(spec.type)) throw new Error(`event type "${spec.type}" must be lower_snake_case`);
     this.specs.set(spec.type, spec);
   }
 
@@ -67,13 +68,15 @@ export class EventBus {
   }
 }
 
-/** The event types of part 2 "Events from the gateway" that this gateway produces itself. */
+/**
+ * The event types of part 2 "Events from the gateway" that this gateway produces itself. Those a
+ * plugin emits in a block (`faucet`) are declared by that plugin and relayed (block-events.ts).
+ */
 export const CORE_EVENTS: readonly EventSpec[] = [
   { type: 'init', description: 'sent to each client right after it connects', fields: ['height', 'tps', 'finality_ms', 'shard_count', 'validator_count', 'blocks', 'txs', 'total_blocks', 'total_txs'] },
   { type: 'metrics', description: 'every poll of the node', fields: ['tps', 'height', 'finality_ms'] },
   { type: 'new_block', description: 'every new height, in order; the block as GET /api/v1/blocks/:height returns it', fields: [] },
   { type: 'validator_update', description: 'every 10 blocks', fields: ['nodes', 'total_staked', 'height'] },
   { type: 'tx', description: 'the gateway forwarded a transaction (a submission notice; status not authoritative)', fields: ['hash', 'from', 'to', 'value', 'gas', 'gas_price', 'shard', 'timestamp', 'block'] },
-  { type: 'faucet', description: 'the faucet credited an address (after a successful forwarded faucet call)', fields: ['address', 'amount', 'tx_hash'] },
   { type: 'tx_anomaly', description: 'a submission response carried sentinel fields', fields: ['tx_hash', 'score', 'category'] },
 ];

@@ -23,7 +23,7 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
   description: 'public REST proxy, WebSocket events and socket RPC in front of the node RPC',
   register(api) {
     const s = api.services;
-    for (const e of CORE_EVENTS) s.events.define(e);
+    for (const e of [...CORE_EVENTS, ...s.blockEvents.events]) s.events.define(e);
     const hub = new SocketHub(s.config, api.hooks, s.events, s.reads, s.poller, s.router, s.metrics, api.log.child({ part: 'socket' }));
     const health = () => gatewayHealth(s.config, s.poller, s.cooldown, () => hub.clientCount);
 

@@ -49,6 +49,8 @@ export class NodePoller {
     private readonly metrics: GatewayMetrics,
     private readonly intervalMs: number,
     private readonly log: Logger,
+    /** Runs after each `new_block`, before the next height is announced (the block's own events). */
+    private readonly afterBlock: (height: number) => Promise<void> = async () => undefined,
   ) {}
 
   start(): void {
@@ -152,6 +154,7 @@ export class NodePoller {
       if (block.status !== 200 || !isObject(block.body)) return;
       this.lastHeight = height;
       this.events.emit('new_block', block.body);
+      await this.afterBlock(height);
       if (height % VALIDATOR_UPDATE_EVERY === 0) {
         try {
           const v = await fetchValidators(this.reads);

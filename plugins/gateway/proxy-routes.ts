@@ -11,6 +11,7 @@ export const PROXIED_GETS = [
   '/api/v1/blocks',
   '/api/v1/blocks/:height',
   '/api/v1/blocks/:height/transactions',
+  '/api/v1/blocks/:height/events',
   '/api/v1/transactions',
   '/api/v1/transactions/:hash',
   '/api/v1/tx/:hash/proof',

@@ -47,7 +47,7 @@ export class ResponseCache {
   }
 }
 
-const BLOCK = /^\/api\/v1\/blocks\/\d+(\/transactions)?$/;
+const BLOCK = /^\/api\/v1\/blocks\/\d+(\/transactions|\/events)?$/;
 const PROOF = /^\/api\/v1\/tx\/0x[0-9a-fA-F]{64}\/proof$/;
 const TX = /^\/api\/v1\/transactions\/0x[0-9a-fA-F]{64}$/;
 

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { PluginEventSpec } from '../../kernel/sdk.js';
+import { BlockEventRelay } from './block-events.js';
 import type { GatewayConfig } from './config.js';
 import { EventBus } from './event-bus.js';
 import { FaucetCooldown } from './faucet-cooldown.js';
@@ -29,6 +31,8 @@ export interface GatewayServices {
   readonly poller: NodePoller;
   /** The signed operations of the build's state plugins, forwarded to the nodes (operation-routes.ts). */
   readonly operations: readonly ForwardedOperation[];
+  /** Relays the socket events plugins declare from each new block (the gateway plugin defines their types). */
+  readonly blockEvents: BlockEventRelay;
   /** Runs once every plugin has registered (so all routes are known): the gateway plugin listens here. */
   whenBooted(fn: () => Promise<void>): void;
 }
@@ -40,7 +44,11 @@ export interface GatewayCore {
   close(): Promise<void>;
 }
 
-export function createGatewayServices(config: GatewayConfig, log: Logger, operations: readonly ForwardedOperation[] = []): GatewayCore {
+/**
+ * `socketEvents`: what the build's plugins declare with `socket: true` (relayed from blocks);
+ * `operations`: the signed operations they declare (forwarded to the nodes).
+ */
+export function createGatewayServices(config: GatewayConfig, log: Logger, socketEvents: readonly PluginEventSpec[], operations: readonly ForwardedOperation[] = []): GatewayCore {
   const router = ShardRouter.fromConfig(config.nodeRpcUrl, config.shardNodes, config.shardNodeUrls);
   const client = new NodeClient(config.nodeTimeoutMs, log.child({ part: 'node-client' }));
   const cache = new ResponseCache(config.cacheMaxEntries, config.pollIntervalMs);
@@ -49,10 +57,11 @@ export function createGatewayServices(config: GatewayConfig, log: Logger, operat
   const metrics = new GatewayMetrics(events, cache);
   const cooldown = new FaucetCooldown(config.faucetCooldownSecs, config.kvStoreUrl, log.child({ part: 'faucet-cooldown' }));
   const submissions = new Submissions(client, router, reads, events, cooldown, config.faucetAmount, log.child({ part: 'submissions' }));
-  const poller = new NodePoller(reads, cache, events, metrics, config.pollIntervalMs, log.child({ part: 'poller' }));
+  const blockEvents = new BlockEventRelay(socketEvents, reads, events, log.child({ part: 'block-events' }));
+  const poller = new NodePoller(reads, cache, events, metrics, config.pollIntervalMs, log.child({ part: 'poller' }), (height) => blockEvents.relayUpTo(height));
   const pending: Array<() => Promise<void>> = [];
   return {
-    services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, operations, whenBooted: (fn) => pending.push(fn) },
+    services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, blockEvents, operations, whenBooted: (fn) => pending.push(fn) },
     async booted() {
       if (config.kvStoreUrl !== undefined && config.faucetCooldownSecs > 0 && !(await cooldown.connected())) {
         log.warn({ kv_store_url: config.kvStoreUrl.replace(/\/\/[^@/]*@/, '//***@') }, 'KV_STORE_URL is set but Redis did not answer at start-up: faucet cooldowns are kept in memory until it does');

@@ -14,9 +14,10 @@ const GAS_ESTIMATE_PATH = '/api/v1/gas/estimate';
 
 /**
  * The two writes the gateway forwards itself (transactions and faucet calls). Both go to a node of
- * the shard that owns the sender / credited address; on success the gateway announces them on
- * the socket. The gateway checks nothing the node checks: bodies are passed through as sent (a
- * REST body's own text), so a bad request gets the node's own message.
+ * the shard that owns the sender / credited address. A forwarded transaction is announced on the
+ * socket at once (`tx`); a faucet credit when its block applies it (`faucet`, block-events.ts).
+ * The gateway checks nothing the node checks: bodies are passed through as sent (a REST body's
+ * own text), so a bad request gets the node's own message.
  */
 export class Submissions {
   constructor(
@@ -97,7 +98,8 @@ export class Submissions {
       return answer;
     }
     this.reads.forgetAccount(address);
-    this.events.emit('faucet', { address, amount: answer.body.amount ?? null, tx_hash: answer.body.tx_hash ?? null });
+    // No `faucet` event here: the node only queued the credit. The event comes from the block that
+    // applies it (block-events.ts), so a credit that fails there is never announced.
     this.log.debug({ address }, 'faucet call forwarded');
     return answer;
   }

@@ -1,9 +1,11 @@
 import type { KvIterateOptions, KvOp, KvStore } from '../../kernel/store/kv.js';
 import { MemoryStore } from '../../kernel/store/level-store.js';
 
-/** Counts reads, and can fail writes, around another KvStore. */
+/** Counts reads and batches, and can fail writes, around another KvStore. */
 export class ProbeKv implements KvStore {
   gets = 0;
+  /** Batches written: a block's commit is one. */
+  writes = 0;
   failWrites = false;
 
   constructor(readonly inner: KvStore = new MemoryStore()) {}
@@ -20,6 +22,7 @@ export class ProbeKv implements KvStore {
   async write(ops: readonly KvOp[], sync: boolean): Promise<void> {
     if (this.failWrites) throw new Error('write failed: no space left on device');
     await this.inner.write(ops, sync);
+    this.writes++;
   }
 
   close(): Promise<void> {

@@ -39,6 +39,10 @@ test('a node killed at any instant restarts at a consistent height, never a part
         const txs = await getJson(`${node.url}/api/v1/blocks/${h}/transactions`);
         assert.equal(txs.status, 200, `seed ${seed}: transactions of block ${h}: ${JSON.stringify(txs.body)}`);
         assert.equal(txs.body.count, b.body.tx_count, `seed ${seed}: block ${h} lists ${b.body.tx_count} transactions, ${txs.body.count} read back`);
+        // Its events were in the same batch: one per faucet credit it applied, never missing.
+        const credits = (txs.body.transactions as Array<{ type: string; status: string }>).filter((t) => t.type === 'faucet' && t.status === 'confirmed').length;
+        const events = await getJson(`${node.url}/api/v1/blocks/${h}/events`);
+        assert.equal(events.body.total, credits, `seed ${seed}: block ${h} applied ${credits} faucet credits and holds ${events.body.total} events`);
         child = b.body;
       }
     }

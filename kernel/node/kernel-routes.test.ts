@@ -1,0 +1,90 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Registry } from 'prom-client';
+import { makeChain, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
+import { NOTE_ADDRESS, eventRecorder } from '../../test/helpers/event-recorder.js';
+import { validateConfig } from '../config/load.js';
+import { nobleProvider } from '../crypto/noble-provider.js';
+import { isChainError } from '../errors.js';
+import { registerKernelRoutes } from './kernel-routes.js';
+import { NodeMetrics } from './metrics.js';
+import { RouteTable } from './route-table.js';
+import type { KernelServices } from './services.js';
+import { QueryService } from './queries.js';
+
+const alice = wallet(23);
+
+/** The kernel's routes over a fixture chain, called as the HTTP server would call them. */
+function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>) => Promise<Record<string, unknown>> {
+  const services: KernelServices = {
+    chain: f.chain,
+    index: (plugin: string) => f.chain.store.pluginIndex(plugin),
+    query: new QueryService({ state: f.chain.store.state, height: () => f.chain.head.height }, f.hooks, { env: 'testnet', params: f.params }),
+    config: validateConfig({ network: 'unit', env: 'testnet', plugins: [] }),
+    consensus: { round: () => 0, peers: () => [], behind: () => 0 },
+    metrics: new NodeMetrics({ verifications: 0, cacheHits: 0 }),
+    registry: new Registry(),
+    provider: nobleProvider,
+    now: () => 0,
+  };
+  const routes = new RouteTable();
+  registerKernelRoutes(routes, services, f.params, f.operations, f.host);
+  return async (path, params) => {
+    const route = routes.list().find((r) => r.method === 'GET' && r.path === path);
+    assert.ok(route, `GET ${path} is served`);
+    return (await route.handler({ method: 'GET', path, params, query: new URLSearchParams(), headers: {}, body: undefined, ip: '127.0.0.1' })) as Record<string, unknown>;
+  };
+}
+
+async function statusOf(p: Promise<unknown>): Promise<number> {
+  try {
+    await p;
+    return 200;
+  } catch (e) {
+    assert.ok(isChainError(e), String(e));
+    return e.status;
+  }
+}
+
+test('GET /api/v1/blocks/:height/events lists the block\'s events; heights are refused exactly as /blocks/:height refuses them', async () => {
+  const f = await makeChain({ plugins: [eventRecorder()], accounts: [{ address: alice.address, balance: 1_000_000n }] });
+  const get = kernelRoutes(f);
+  const ok = (await f.chain.admit(signTransfer(alice, { to: NOTE_ADDRESS, value: 0, nonce: 1, data: 'hi' }), 0)).tx_hash;
+  await f.block();
+  const answer = await get('/api/v1/blocks/:height/events', { height: '1' });
+  assert.deepEqual(answer, {
+    height: 1,
+    events: [
+      { height: 1, index: 0, tx_hash: null, phase: 'begin_block', type: 'block_opened', data: { height: 1 } },
+      { height: 1, index: 1, tx_hash: ok, phase: 'tx', type: 'noted', data: { from: alice.address, note: 'hi' } },
+      { height: 1, index: 2, tx_hash: null, phase: 'end_block', type: 'block_closed', data: { height: 1 } },
+    ],
+    total: 3,
+  });
+  for (const height of ['2', '0', 'x', '1e3', '-1']) {
+    const events = await statusOf(get('/api/v1/blocks/:height/events', { height }));
+    assert.equal(events, await statusOf(get('/api/v1/blocks/:height', { height })), `height "${height}"`);
+    assert.equal(events, height === '2' ? 404 : 400, `height "${height}"`);
+  }
+  await assert.rejects(get('/api/v1/blocks/:height/events', { height: '2' }), /block 2 not found \(latest is 1\)/);
+});
+
+test('GET /api/v1/transactions/:hash carries the transaction\'s own events: none while pending or after failing', async () => {
+  const f = await makeChain({ plugins: [eventRecorder()], accounts: [{ address: alice.address, balance: 1_000_000n }] });
+  const get = kernelRoutes(f);
+  const ok = (await f.chain.admit(signTransfer(alice, { to: NOTE_ADDRESS, value: 0, nonce: 1, data: 'hi' }), 0)).tx_hash;
+  const failed = (await f.chain.admit(signTransfer(alice, { to: NOTE_ADDRESS, value: 0, nonce: 2, data: 'fail' }), 0)).tx_hash;
+  const pending = await get('/api/v1/transactions/:hash', { hash: ok });
+  assert.equal(pending.status, 'pending');
+  assert.deepEqual(pending.events, []);
+  await f.block();
+  const confirmed = await get('/api/v1/transactions/:hash', { hash: ok });
+  assert.equal(confirmed.status, 'confirmed');
+  assert.deepEqual(confirmed.events, [{ height: 1, index: 1, tx_hash: ok, phase: 'tx', type: 'noted', data: { from: alice.address, note: 'hi' } }]);
+  const { events: _events, ...rest } = confirmed;
+  const listed = (await get('/api/v1/blocks/:height/transactions', { height: '1' })).transactions as Array<Record<string, unknown>>;
+  assert.deepEqual(rest, listed[0], 'every other field as the list shows it');
+  const refused = await get('/api/v1/transactions/:hash', { hash: failed });
+  assert.equal(refused.status, 'failed');
+  assert.deepEqual(refused.events, []);
+});

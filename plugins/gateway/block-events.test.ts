@@ -1,0 +1,79 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import pino from 'pino';
+import type { PluginEventSpec } from '../../kernel/host/plugin.js';
+import { BlockEventRelay } from './block-events.js';
+import { EventBus, type EventMessage } from './event-bus.js';
+import type { NodeAnswer } from './node-client.js';
+
+const FAUCET: PluginEventSpec = { type: 'faucet', description: 'credited', fields: ['address', 'amount', 'tx_hash'], socket: true };
+
+/** A node whose block events are `stored`; a height in `down` fails to read (until removed). */
+function fakeNode(stored: (height: number) => unknown[] | undefined) {
+  const read: number[] = [];
+  const down = new Set<number>();
+  return {
+    read,
+    down,
+    async get(path: string): Promise<NodeAnswer> {
+      const height = Number(/^\/api\/v1\/blocks\/(\d+)\/events$/.exec(path)?.[1]);
+      read.push(height);
+      if (down.has(height)) throw new Error('no node reachable');
+      const events = stored(height);
+      return events ? { status: 200, body: { height, events, total: events.length } } : { status: 404, body: { error: `block ${height} not found` } };
+    },
+  };
+}
+
+function relayOver(node: ReturnType<typeof fakeNode>, declared: readonly PluginEventSpec[] = [FAUCET]): { relay: BlockEventRelay; heard: EventMessage[] } {
+  const log = pino({ level: 'silent' });
+  const bus = new EventBus(log);
+  for (const e of declared) bus.define(e);
+  const heard: EventMessage[] = [];
+  bus.subscribe((e) => heard.push(e));
+  return { relay: new BlockEventRelay(declared, node, bus, log), heard };
+}
+
+const credit = (height: number) => ({ height, index: 0, tx_hash: `0x${height}`, phase: 'tx', type: 'faucet', data: { address: `chain:${height}`, amount: 5, tx_hash: `0x${height}` } });
+
+test('only declared socket events are relayed, as {type, data} with the data the plugin emitted', async () => {
+  const node = fakeNode((h) => [
+    { height: h, index: 0, tx_hash: null, phase: 'begin_block', type: 'block_opened', data: { height: h } },
+    credit(h),
+    { height: h, index: 2, tx_hash: null, phase: 'evidence', type: 'evidence', data: { hash: '0x1' } },
+  ]);
+  const { relay, heard } = relayOver(node);
+  await relay.relayUpTo(5);
+  assert.deepEqual(heard, [{ type: 'faucet', data: credit(5).data }]);
+});
+
+test('heights go out in order and none twice; a failed read is retried at the next block', async () => {
+  const node = fakeNode((h) => [credit(h)]);
+  const { relay, heard } = relayOver(node);
+  await relay.relayUpTo(5);
+  node.down.add(6);
+  await relay.relayUpTo(6);
+  assert.equal(heard.length, 1, 'nothing of block 6 yet');
+  node.down.delete(6);
+  await relay.relayUpTo(7);
+  assert.deepEqual(heard.map((e) => e.data.address), ['chain:5', 'chain:6', 'chain:7']);
+  assert.deepEqual(node.read, [5, 6, 6, 7]);
+});
+
+test('a relay far behind skips the oldest heights; a node with a shorter chain is followed', async () => {
+  const node = fakeNode((h) => [credit(h)]);
+  const { relay, heard } = relayOver(node);
+  await relay.relayUpTo(10);
+  await relay.relayUpTo(200);
+  assert.equal(node.read[1], 200 - 63, 'catches up the last 64 heights only');
+  assert.equal(heard.length, 1 + 64);
+  await relay.relayUpTo(150);
+  assert.equal(heard.at(-1)?.data.address, 'chain:150');
+});
+
+test('without declared socket events the node is not asked', async () => {
+  const node = fakeNode((h) => [credit(h)]);
+  const { relay } = relayOver(node, []);
+  await relay.relayUpTo(3);
+  assert.deepEqual(node.read, []);
+});

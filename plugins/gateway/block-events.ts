@@ -1,0 +1,69 @@
+import type { Logger } from 'pino';
+import type { PluginEventSpec } from '../../kernel/host/plugin.js';
+import type { EventBus } from './event-bus.js';
+import { isObject } from './node-client.js';
+import type { NodeReads } from './node-reads.js';
+
+/** Heights the relay still catches up after falling behind; older ones are skipped. */
+const MAX_CATCH_UP = 64;
+
+/**
+ * Pushes to socket clients the events plugins declare with `socket: true`, read from each new
+ * block's stored events (`GET /api/v1/blocks/:height/events`, cached like the block): a client
+ * hears of a faucet credit once a block applied it, whichever node or gateway it was sent through.
+ *
+ * Heights go out in order and none twice. A read that fails is retried from that height when the
+ * next block is announced; a gateway more than MAX_CATCH_UP heights behind skips the oldest (and
+ * says so), since a client wants the present sooner than a flood of the past.
+ */
+export class BlockEventRelay {
+  private next: number | undefined;
+  private readonly socketTypes: ReadonlySet<string>;
+  private failing = false;
+
+  /** `events`: the socket events the build's plugins declare; the gateway defines them on its bus. */
+  constructor(
+    readonly events: readonly PluginEventSpec[],
+    private readonly reads: Pick<NodeReads, 'get'>,
+    private readonly bus: EventBus,
+    private readonly log: Logger,
+  ) {
+    this.socketTypes = new Set(events.map((e) => e.type));
+  }
+
+  /** After the poller announced `height`: relays every height not yet relayed up to it. Never throws. */
+  async relayUpTo(height: number): Promise<void> {
+    if (this.socketTypes.size === 0) return;
+    // The first block seen, or a node whose chain is shorter than the last one's: follow it.
+    if (this.next === undefined || height < this.next) this.next = height;
+    if (height - this.next >= MAX_CATCH_UP) {
+      this.log.warn({ from: this.next, to: height - MAX_CATCH_UP }, 'block events of these heights were not relayed (too far behind)');
+      this.next = height - MAX_CATCH_UP + 1;
+    }
+    while (this.next <= height) {
+      if (!(await this.relay(this.next))) return;
+      this.next++;
+    }
+  }
+
+  private async relay(height: number): Promise<boolean> {
+    let problem: string;
+    try {
+      const answer = await this.reads.get(`/api/v1/blocks/${height}/events`);
+      if (answer.status === 200 && isObject(answer.body) && Array.isArray(answer.body.events)) {
+        for (const e of answer.body.events as unknown[]) {
+          if (isObject(e) && typeof e.type === 'string' && this.socketTypes.has(e.type) && isObject(e.data)) this.bus.emit(e.type, e.data);
+        }
+        this.failing = false;
+        return true;
+      }
+      problem = `the node answered ${answer.status}`;
+    } catch (err: unknown) {
+      problem = err instanceof Error ? err.message : String(err);
+    }
+    // Once per outage, not once per poll.
+    if (!this.failing) this.log.warn({ height, problem }, 'block events unavailable; retrying from this height at the next block');
+    this.failing = true;
+    return false;
+  }
+}
