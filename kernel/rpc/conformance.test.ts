@@ -18,6 +18,8 @@ import { ChainError } from '../errors.js';
 import { createHttpServer, reply } from './index.js';
 import type { BackendName, HttpServer, RateLimiter, ServerOptions, WsConnection, WsHandlers } from './index.js';
 import { loadUws } from './uws-native.js';
+import { TRAVERSAL_TARGETS, assertJsonError, rawRequest, requestHead } from '../../test/helpers/raw-http.js';
+import type { RawAnswer } from '../../test/helpers/raw-http.js';
 
 const ALLOWED_ORIGIN = 'https://wallet.example';
 const OTHER_ORIGIN = 'https://evil.example';
@@ -167,6 +169,10 @@ for (const backend of ['node', 'uws'] as const satisfies readonly BackendName[])
       server.route({ method: 'GET', path: '/metrics', handler: () => reply(200, 'up 1\n', { contentType: 'text/plain; version=0.0.4' }) });
       server.route({ method: 'GET', path: '/created', handler: () => reply(201, { ok: true }, { headers: { 'X-Request-Id': 'abc' } }) });
       server.route({ method: 'DELETE', path: '/items/:id', handler: () => undefined });
+      // The shapes of the node's routes that the security review walked out of with '..\\'.
+      server.route({ method: 'GET', path: '/api/v1/accounts/:address', handler: (req) => ({ route: 'account', address: req.params['address'] }) });
+      server.route({ method: 'GET', path: '/api/v1/blocks/:height', handler: (req) => ({ route: 'block', height: req.params['height'] }) });
+      server.route({ method: 'GET', path: '/peers', handler: () => ({ route: 'peers' }) });
       const { port } = await server.listen();
       assert.notEqual(port, 0);
       assert.equal(server.backend, backend);
@@ -405,6 +411,26 @@ for (const backend of ['node', 'uws'] as const satisfies readonly BackendName[])
         } finally {
           await proxied.close();
         }
+      });
+    });
+
+    describe('hostile requests', () => {
+      const send = (method: string, target: string): Promise<RawAnswer> => rawRequest(Number(new URL(base).port), requestHead(method, target));
+
+      it('refuses backslashes, encoded slashes and dot segments with 400 before any route sees them', async () => {
+        for (const target of TRAVERSAL_TARGETS) {
+          const body = assertJsonError(await send('GET', target), 400, 'malformed request path', target);
+          assert.equal(typeof body['hint'], 'string', target);
+        }
+      });
+
+      it('still serves dots inside a segment and backslashes in the query', async () => {
+        const address = 'chain:0123456789abcde.human';
+        const a = await send('GET', `/api/v1/accounts/${address}`);
+        assert.equal(a.status, 200, a.body);
+        assert.deepEqual(JSON.parse(a.body), { route: 'account', address });
+        assert.deepEqual(JSON.parse((await send('GET', '/api/v1/accounts/...')).body), { route: 'account', address: '...' });
+        assert.deepEqual(JSON.parse((await send('GET', '/peers?from=..\\..%5c')).body), { route: 'peers' });
       });
     });
 

@@ -4,9 +4,10 @@
  * into an IncomingRequest and writes the WireResponse back, so every observable decision is made
  * here, once.
  *
- * Order matters: preflights are answered before rate limiting (browsers send them on their own
- * and they cost nothing), and the limiter and router run before the body is awaited so an abusive
- * or misrouted request is refused without reading its upload.
+ * Order matters: a path that could be read as another path is refused first (request-line.ts),
+ * before anything else reads it; preflights are answered before rate limiting (browsers send them
+ * on their own and they cost nothing); and the limiter and router run before the body is awaited
+ * so an abusive or misrouted request is refused without reading its upload.
  */
 import { ChainError } from '../errors.js';
 import { bodyTooLargeError, declaredLength, hasBody, parseJsonBody } from './body.js';
@@ -16,6 +17,7 @@ import type { ResolvedOptions } from './options.js';
 import { errorResponse, mergeHeaders, successResponse } from './respond.js';
 import type { WireResponse } from './respond.js';
 import { retryAfterSeconds } from './rate-limit.js';
+import { checkPath } from './request-line.js';
 import { Router, methodNotAllowedError, notFoundError } from './router.js';
 import type { HttpMethod, HttpRequest } from './server.js';
 
@@ -59,6 +61,7 @@ export class RequestPipeline {
     const fail = (e: unknown): WireResponse => finish(errorResponse(e, this.opts.log));
 
     try {
+      checkPath(path);
       if (req.method === 'OPTIONS') {
         const headers = this.opts.cors.preflightHeaders(origin, req.headers['access-control-request-headers']);
         return { status: 204, headers, body: Buffer.alloc(0), closeConnection: withBody, omitBody: true };
@@ -113,6 +116,7 @@ export class RequestPipeline {
       response: { ...r, closeConnection: true, omitBody: false },
     });
     try {
+      checkPath(path);
       if (req.method !== 'GET' || !isValidHandshake(req.headers)) throw badHandshakeError();
       const origin = req.headers['origin'];
       // Browsers do not apply CORS to WebSockets, so the server must: a page on a foreign origin

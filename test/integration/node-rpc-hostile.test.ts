@@ -1,0 +1,49 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startNodeProcess, type NodeHandle } from '../helpers/node-process.js';
+import { TRAVERSAL_TARGETS, assertJsonError, rawRequest, requestHead, type RawAnswer } from '../helpers/raw-http.js';
+import { startGatewayProcess, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
+
+/**
+ * The findings of the security review of the HTTP layer, replayed as a client would send them to
+ * a real `chain node` (and to a gateway in front of one) on loopback, once per HTTP backend. The
+ * requests go out on a bare socket: fetch and undici would normalise the very paths under test.
+ */
+
+function assertRefusedPath(answer: RawAnswer, what: string): void {
+  const body = assertJsonError(answer, 400, 'malformed request path', what);
+  assert.ok(!('peers' in body) && !('transactions' in body), `${what}: answered by another route: ${answer.body.slice(0, 200)}`);
+}
+
+for (const backend of ['uws', 'node'] as const) {
+  describe(`node RPC under hostile requests (${backend} backend)`, () => {
+    let node: NodeHandle;
+    before(async () => {
+      node = await startNodeProcess({ env: { CHAIN_HTTP_BACKEND: backend, CHAIN_RPC_RATE_LIMIT: '100000' } });
+    });
+    after(async () => node.stop());
+
+    test('backslashes, encoded slashes and dot segments are refused before any route', async () => {
+      for (const target of TRAVERSAL_TARGETS) assertRefusedPath(await rawRequest(node.port, requestHead('GET', target)), target);
+    });
+  });
+
+  describe(`gateway in front of a node under hostile requests (${backend} backend)`, () => {
+    let node: NodeHandle;
+    let gw: ProcessHandle;
+    before(async () => {
+      node = await startNodeProcess({ env: { CHAIN_HTTP_BACKEND: backend, CHAIN_RPC_RATE_LIMIT: '100000' } });
+      gw = await startGatewayProcess({ NODE_RPC_URL: node.url, GLOBAL_RL_MAX_RPS: '100000', CHAIN_HTTP_BACKEND: backend });
+    });
+    after(async () => {
+      await gw?.stop();
+      await node?.stop();
+    });
+
+    // The gateway forwards a read's path as it came, and undici's URL parser turns '\' into '/'
+    // and resolves '..': without the refusal, the first target returned the node-only `/peers`.
+    test('a traversal sent to the gateway never reaches another route of the node', async () => {
+      for (const target of TRAVERSAL_TARGETS) assertRefusedPath(await rawRequest(gw.port, requestHead('GET', target)), `gateway ${target}`);
+    });
+  });
+}
