@@ -18,7 +18,7 @@ import { ChainError } from '../errors.js';
 import { createHttpServer, reply } from './index.js';
 import type { BackendName, HttpServer, RateLimiter, ServerOptions, WsConnection, WsHandlers } from './index.js';
 import { loadUws } from './uws-native.js';
-import { TRAVERSAL_TARGETS, assertJsonError, rawRequest, requestHead } from '../../test/helpers/raw-http.js';
+import { TRAVERSAL_TARGETS, UNKNOWN_METHODS, assertJsonError, rawRequest, requestHead, UWS_DROPS_AUTHORITY, uwsDropsMethod } from '../../test/helpers/raw-http.js';
 import type { RawAnswer } from '../../test/helpers/raw-http.js';
 
 const ALLOWED_ORIGIN = 'https://wallet.example';
@@ -431,6 +431,22 @@ for (const backend of ['node', 'uws'] as const satisfies readonly BackendName[])
         assert.deepEqual(JSON.parse(a.body), { route: 'account', address });
         assert.deepEqual(JSON.parse((await send('GET', '/api/v1/accounts/...')).body), { route: 'account', address: '...' });
         assert.deepEqual(JSON.parse((await send('GET', '/peers?from=..\\..%5c')).body), { route: 'peers' });
+      });
+
+      for (const method of UNKNOWN_METHODS) {
+        const todo = backend === 'uws' ? uwsDropsMethod(method) : undefined;
+        it(`answers ${method} with 501 JSON, with Allow where the path exists`, { todo }, async () => {
+          const known = await send(method, '/peers');
+          assertJsonError(known, 501, `method not implemented: ${method}`, `${method} /peers`);
+          assert.equal(known.headers['allow'], 'GET, HEAD, OPTIONS');
+          const unknown = await send(method, '/no/such/thing');
+          assertJsonError(unknown, 501, `method not implemented: ${method}`, `${method} /no/such/thing`);
+          assert.equal(unknown.headers['allow'], undefined);
+        });
+      }
+
+      it('answers CONNECT to an authority (the form proxies get) with 501 JSON', { todo: backend === 'uws' ? UWS_DROPS_AUTHORITY : undefined }, async () => {
+        assertJsonError(await send('CONNECT', '127.0.0.1:443'), 501, 'method not implemented: CONNECT', 'CONNECT 127.0.0.1:443');
       });
     });
 

@@ -1,6 +1,6 @@
 /**
  * What a request line must be before the router sees it, decided here once so that both backends
- * give the same JSON refusal.
+ * (and the node backend's answers to requests its parser refused) give the same JSON refusal.
  *
  * Paths: the router compares segments as sent, but whatever sits in front of or behind this server
  * may not. A WHATWG URL parser, which undici and fetch use, treats '\' as '/' and resolves '..' and
@@ -10,8 +10,23 @@
  * ('%2f', which would turn one parameter into several segments once decoded) and a '.' or '..'
  * segment (raw or percent-encoded).
  */
-import { badRequest } from '../errors.js';
-import type { ChainError } from '../errors.js';
+import { ChainError, badRequest } from '../errors.js';
+
+/**
+ * The methods this server implements: those a route can be registered for, HEAD (served by the
+ * GET route) and OPTIONS (CORS preflight). Any other is answered 501 whatever the path.
+ */
+export const IMPLEMENTED_METHODS: readonly string[] = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
+const IMPLEMENTED = new Set(IMPLEMENTED_METHODS);
+
+export function isImplementedMethod(method: string): boolean {
+  return IMPLEMENTED.has(method);
+}
+
+/** `method` is left out where it could not be read (node's parser refused the request line). */
+export function notImplementedError(method?: string): ChainError {
+  return new ChainError(501, method === undefined ? 'method not implemented' : `method not implemented: ${method}`, `this server implements ${IMPLEMENTED_METHODS.join(', ')}`);
+}
 
 /** Throws a 400 ChainError for a path that does not start with '/' or that another parser could read as a different path. */
 export function checkPath(path: string): void {

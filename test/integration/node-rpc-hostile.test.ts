@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startNodeProcess, type NodeHandle } from '../helpers/node-process.js';
-import { TRAVERSAL_TARGETS, assertJsonError, rawRequest, requestHead, type RawAnswer } from '../helpers/raw-http.js';
+import { TRAVERSAL_TARGETS, UNKNOWN_METHODS, assertJsonError, rawRequest, requestHead, uwsDropsMethod, type RawAnswer } from '../helpers/raw-http.js';
 import { startGatewayProcess, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
 
 /**
@@ -26,6 +26,18 @@ for (const backend of ['uws', 'node'] as const) {
     test('backslashes, encoded slashes and dot segments are refused before any route', async () => {
       for (const target of TRAVERSAL_TARGETS) assertRefusedPath(await rawRequest(node.port, requestHead('GET', target)), target);
     });
+
+    for (const method of UNKNOWN_METHODS) {
+      test(`${method} is answered 501 JSON, with Allow where the path exists`, { todo: backend === 'uws' ? uwsDropsMethod(method) : undefined }, async () => {
+        const known = await rawRequest(node.port, requestHead(method, '/peers'));
+        assertJsonError(known, 501, `method not implemented: ${method}`, `${method} /peers`);
+        assert.equal(known.headers['allow'], 'GET, HEAD, OPTIONS');
+        const posted = await rawRequest(node.port, requestHead(method, '/api/v1/transactions'));
+        assertJsonError(posted, 501, `method not implemented: ${method}`, `${method} /api/v1/transactions`);
+        assert.equal(posted.headers['allow'], 'GET, HEAD, OPTIONS, POST');
+        assertJsonError(await rawRequest(node.port, requestHead(method, '/api/v1/nothing-here')), 501, `method not implemented: ${method}`, `${method} /api/v1/nothing-here`);
+      });
+    }
   });
 
   describe(`gateway in front of a node under hostile requests (${backend} backend)`, () => {
