@@ -18,7 +18,7 @@ import { ChainError } from '../errors.js';
 import { createHttpServer, reply } from './index.js';
 import type { BackendName, HttpServer, RateLimiter, ServerOptions, WsConnection, WsHandlers } from './index.js';
 import { loadUws } from './uws-native.js';
-import { TRAVERSAL_TARGETS, UNKNOWN_METHODS, assertJsonError, rawRequest, requestHead, UWS_DROPS_AUTHORITY, uwsDropsMethod } from '../../test/helpers/raw-http.js';
+import { TRAVERSAL_TARGETS, UNKNOWN_METHODS, assertJsonError, rawRequest, requestHead, UWS_DROPS_AUTHORITY, UWS_DROPS_LONG_HEAD, uwsDropsMethod } from '../../test/helpers/raw-http.js';
 import type { RawAnswer } from '../../test/helpers/raw-http.js';
 
 const ALLOWED_ORIGIN = 'https://wallet.example';
@@ -447,6 +447,45 @@ for (const backend of ['node', 'uws'] as const satisfies readonly BackendName[])
 
       it('answers CONNECT to an authority (the form proxies get) with 501 JSON', { todo: backend === 'uws' ? UWS_DROPS_AUTHORITY : undefined }, async () => {
         assertJsonError(await send('CONNECT', '127.0.0.1:443'), 501, 'method not implemented: CONNECT', 'CONNECT 127.0.0.1:443');
+      });
+
+      describe('sizes', () => {
+        const URL_TOO_LONG = 'request URL too long (limit 8192 bytes)';
+        const HEAD_TOO_LARGE = 'request header fields too large (limit 16384 bytes)';
+        const account = (length: number): string => '/api/v1/accounts/' + 'a'.repeat(length - '/api/v1/accounts/'.length);
+        const port = (): number => Number(new URL(base).port);
+
+        it('serves a request target of exactly 8 KiB', async () => {
+          const a = await send('GET', account(8 * 1024));
+          assert.equal(a.status, 200, a.body.slice(0, 200));
+        });
+
+        // 64 KB and less leaves the client in one write and reaches the server in one read on loopback.
+        for (const length of [8 * 1024 + 1, 100_000, 1_000_000]) {
+          it(`answers a ${length}-byte request target with 414 JSON on every try`, { todo: backend === 'uws' && length > 64 * 1024 ? UWS_DROPS_LONG_HEAD : undefined }, async () => {
+            for (let attempt = 1; attempt <= 3; attempt++) assertJsonError(await send('GET', account(length)), 414, URL_TOO_LONG, `${length} bytes, try ${attempt}`);
+          });
+        }
+
+        it('answers a 100 kB request target sent in pieces with 414 JSON', { todo: backend === 'uws' ? UWS_DROPS_LONG_HEAD : undefined }, async () => {
+          const answer = await rawRequest(port(), requestHead('GET', account(100_000)), { pieceBytes: 1400, pieceDelayMs: 2 });
+          assertJsonError(answer, 414, URL_TOO_LONG, '100 kB in 1400-byte pieces');
+        });
+
+        it('judges the target before the head: 9 KiB of target and 10 KiB of headers is 414', async () => {
+          const both = await rawRequest(port(), requestHead('GET', account(9 * 1024), { 'X-Pad': 'p '.repeat(5 * 1024) }));
+          assertJsonError(both, 414, URL_TOO_LONG, '9 KiB target, 10 KiB header');
+        });
+
+        it('answers 20 kB of headers with 431 JSON', async () => {
+          const answer = await rawRequest(port(), requestHead('GET', '/peers', { 'X-Pad': 'p '.repeat(10_000) }));
+          assertJsonError(answer, 431, HEAD_TOO_LARGE, '20 kB header');
+        });
+
+        it('answers 20 kB of headers sent in pieces with 431 JSON', { todo: backend === 'uws' ? UWS_DROPS_LONG_HEAD : undefined }, async () => {
+          const answer = await rawRequest(port(), requestHead('GET', '/peers', { 'X-Pad': 'p '.repeat(10_000) }), { pieceBytes: 1400, pieceDelayMs: 2 });
+          assertJsonError(answer, 431, HEAD_TOO_LARGE, '20 kB header in 1400-byte pieces');
+        });
       });
     });
 

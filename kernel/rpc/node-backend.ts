@@ -16,7 +16,7 @@ import type { BodyResult } from './body.js';
 import type { ResolvedOptions, ResolvedWsOptions } from './options.js';
 import { RequestPipeline, splitUrl } from './pipeline.js';
 import type { IncomingRequest } from './pipeline.js';
-import { isImplementedMethod, notImplementedError } from './request-line.js';
+import { MAX_HEAD_BYTES, MAX_URL_LENGTH, headTooLargeError, isImplementedMethod, notImplementedError, urlTooLongError } from './request-line.js';
 import { errorResponse } from './respond.js';
 import type { WireResponse } from './respond.js';
 import type { HttpServer, RouteDef, WsConnection } from './server.js';
@@ -27,12 +27,6 @@ import type { WsPeerInfo } from './websocket.js';
 const WS_CLOSE_GRACE_MS = 1000;
 
 const KEEP_ALIVE_MS = 65_000;
-
-/**
- * Longest request head (request line and headers) node's parser accepts: node's own default,
- * set here so that a `--max-http-header-size` flag cannot move it and the 431 message names it.
- */
-const MAX_HEAD_BYTES = 16 * 1024;
 
 /**
  * After answering a request its parser refused, the connection is drained (read and discarded) for
@@ -48,6 +42,8 @@ interface ParserError {
   readonly code: string;
   /** The chunk being parsed when it failed. */
   readonly rawPacket: Buffer;
+  /** Where in rawPacket it failed. */
+  readonly bytesParsed: number;
 }
 
 export function createNodeBackend(opts: ResolvedOptions, backendReason: string): HttpServer {
@@ -199,7 +195,8 @@ class NodeHttpServer implements HttpServer {
   /**
    * The client's answer to a request node's parser refused, read back from the chunk that failed
    * where it starts the request. An unknown method goes through the pipeline, which answers it
-   * before routing, so it gets the same 501 (with Allow) as from uWS.
+   * before routing, so it gets the same 501 (with Allow) as from uWS; an oversize head gets the
+   * pipeline's 414 or 431, by which part of it was too long.
    */
   private async parserRefusal(err: ParserError, socket: Duplex): Promise<WireResponse | null> {
     const line = requestLineAt(err.rawPacket);
@@ -207,7 +204,7 @@ class NodeHttpServer implements HttpServer {
       const socketIp = socket instanceof Socket ? (socket.remoteAddress ?? '') : '';
       return this.pipeline.handle({ method: line.method, url: line.target, headers: {}, socketIp, readBody: () => Promise.resolve({ kind: 'aborted' }) });
     }
-    const r = errorResponse(refusalOf(err), this.opts.log);
+    const r = errorResponse(refusalOf(err, line), this.opts.log);
     return { ...r, closeConnection: true, omitBody: false };
   }
 
@@ -303,9 +300,10 @@ function requestBase(req: IncomingMessage): Omit<IncomingRequest, 'readBody'> {
 
 /** The parser's error, or undefined for anything else node reports through 'clientError' (socket errors). */
 function parserError(e: Error): ParserError | undefined {
-  const { code, rawPacket } = e as Error & { code?: unknown; rawPacket?: unknown };
+  const { code, rawPacket, bytesParsed } = e as Error & { code?: unknown; rawPacket?: unknown; bytesParsed?: unknown };
   if (typeof code !== 'string' || !(code.startsWith('HPE_') || code === 'ERR_HTTP_REQUEST_TIMEOUT')) return undefined;
-  return { code, rawPacket: Buffer.isBuffer(rawPacket) ? rawPacket : Buffer.alloc(0) };
+  const raw = Buffer.isBuffer(rawPacket) ? rawPacket : Buffer.alloc(0);
+  return { code, rawPacket: raw, bytesParsed: typeof bytesParsed === 'number' ? bytesParsed : raw.byteLength };
 }
 
 function bytesRead(socket: Duplex): number {
@@ -331,10 +329,10 @@ function requestLineAt(chunk: Buffer): RequestLine | undefined {
 }
 
 /** What node's own handler would answer (status), with the pipeline's JSON body. */
-function refusalOf(err: ParserError): ChainError {
+function refusalOf(err: ParserError, line: RequestLine | undefined): ChainError {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new ChainError(431, `request header fields too large (limit ${MAX_HEAD_BYTES} bytes)`);
+      return targetTooLong(err, line) ? urlTooLongError() : headTooLargeError();
     case 'HPE_INVALID_METHOD':
       return notImplementedError();
     case 'ERR_HTTP_REQUEST_TIMEOUT':
@@ -342,6 +340,18 @@ function refusalOf(err: ParserError): ChainError {
     default:
       return new ChainError(400, 'malformed HTTP request', err.code);
   }
+}
+
+/**
+ * node reports one overflow for the whole head; the pipeline checks the target first. When the
+ * failed chunk starts the request, it shows the target (all of it, or more than the limit). When
+ * it does not (the head came in several reads), which part overflowed is a guess: a run of
+ * request-target characters with no line break or space is taken for a target that never ends,
+ * so a long header value of the same characters gets 414 too.
+ */
+function targetTooLong(err: ParserError, line: RequestLine | undefined): boolean {
+  if (line !== undefined) return line.target.length > MAX_URL_LENGTH;
+  return /^[\x21-\x7e]*$/.test(err.rawPacket.toString('latin1', 0, err.bytesParsed));
 }
 
 function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {

@@ -4,8 +4,8 @@
  * into an IncomingRequest and writes the WireResponse back, so every observable decision is made
  * here, once.
  *
- * Order matters: the request line is judged first (request-line.ts: the method, then a path that
- * could be read as another path), before anything else reads it; preflights are answered before
+ * Order matters: the request line is judged first (request-line.ts: its size and the head's, the
+ * method, then a path that could be read as another path), before anything else reads it; preflights are answered before
  * rate limiting (browsers send them on their own and they cost nothing); and the limiter and
  * router run before the body is awaited so an abusive or misrouted request is refused without
  * reading its upload.
@@ -18,7 +18,7 @@ import type { ResolvedOptions } from './options.js';
 import { errorResponse, mergeHeaders, successResponse } from './respond.js';
 import type { WireResponse } from './respond.js';
 import { retryAfterSeconds } from './rate-limit.js';
-import { checkPath, isImplementedMethod, notImplementedError } from './request-line.js';
+import { checkPath, checkRequestSize, isImplementedMethod, notImplementedError } from './request-line.js';
 import { Router, methodNotAllowedError, notFoundError } from './router.js';
 import type { HttpMethod, HttpRequest } from './server.js';
 
@@ -62,6 +62,7 @@ export class RequestPipeline {
     const fail = (e: unknown): WireResponse => finish(errorResponse(e, this.opts.log));
 
     try {
+      checkRequestSize(req.url, req.headers);
       if (!isImplementedMethod(req.method)) return finish(this.refusal(req.method, path));
       checkPath(path);
       if (req.method === 'OPTIONS') {
@@ -114,6 +115,7 @@ export class RequestPipeline {
       response: { ...r, closeConnection: true, omitBody: false },
     });
     try {
+      checkRequestSize(req.url, req.headers);
       checkPath(path);
       if (req.method !== 'GET' || !isValidHandshake(req.headers)) throw badHandshakeError();
       const origin = req.headers['origin'];

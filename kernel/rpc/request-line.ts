@@ -13,6 +13,37 @@
 import { ChainError, badRequest } from '../errors.js';
 
 /**
+ * Longest request target (path plus query) served. Part 2 names no limit; 8 KiB is what common
+ * servers and proxies accept on a request line (nginx's 8k header buffers, Apache's 8190), far
+ * above any URL of this API, whose parameters are addresses, hashes and small numbers.
+ */
+export const MAX_URL_LENGTH = 8 * 1024;
+
+/**
+ * Request heads are refused from this size on, counted as node's parser counts them (target,
+ * header names and values; no separators), so that uWS, which hands over any head that arrived in
+ * one read, refuses the same heads as node. It is node's default, set on its parser as well so
+ * that a `--max-http-header-size` flag cannot move one backend's limit alone.
+ */
+export const MAX_HEAD_BYTES = 16 * 1024;
+
+export function urlTooLongError(): ChainError {
+  return new ChainError(414, `request URL too long (limit ${MAX_URL_LENGTH} bytes)`);
+}
+
+export function headTooLargeError(): ChainError {
+  return new ChainError(431, `request header fields too large (limit ${MAX_HEAD_BYTES} bytes)`);
+}
+
+/** Throws 414, then 431; first of all checks, so that nothing else walks a megabyte of target. */
+export function checkRequestSize(url: string, headers: Readonly<Record<string, string>>): void {
+  if (url.length > MAX_URL_LENGTH) throw urlTooLongError();
+  let head = url.length;
+  for (const [name, value] of Object.entries(headers)) head += name.length + value.length;
+  if (head >= MAX_HEAD_BYTES) throw headTooLargeError();
+}
+
+/**
  * The methods this server implements: those a route can be registered for, HEAD (served by the
  * GET route) and OPTIONS (CORS preflight). Any other is answered 501 whatever the path.
  */

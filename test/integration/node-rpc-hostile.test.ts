@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startNodeProcess, type NodeHandle } from '../helpers/node-process.js';
-import { TRAVERSAL_TARGETS, UNKNOWN_METHODS, assertJsonError, rawRequest, requestHead, uwsDropsMethod, type RawAnswer } from '../helpers/raw-http.js';
+import { TRAVERSAL_TARGETS, UNKNOWN_METHODS, UWS_DROPS_LONG_HEAD, assertJsonError, rawRequest, requestHead, uwsDropsMethod, type RawAnswer } from '../helpers/raw-http.js';
 import { startGatewayProcess, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
 
 /**
@@ -36,6 +36,24 @@ for (const backend of ['uws', 'node'] as const) {
         assertJsonError(posted, 501, `method not implemented: ${method}`, `${method} /api/v1/transactions`);
         assert.equal(posted.headers['allow'], 'GET, HEAD, OPTIONS, POST');
         assertJsonError(await rawRequest(node.port, requestHead(method, '/api/v1/nothing-here')), 501, `method not implemented: ${method}`, `${method} /api/v1/nothing-here`);
+      });
+    }
+
+    const account = (length: number): string => '/api/v1/accounts/' + 'a'.repeat(length - '/api/v1/accounts/'.length);
+
+    test('a request target of exactly 8 KiB reaches its route', async () => {
+      const a = await rawRequest(node.port, requestHead('GET', account(8 * 1024)));
+      assert.equal(a.status, 400, a.body.slice(0, 200));
+      assert.match(String((JSON.parse(a.body) as Record<string, unknown>).error), /is not a chain address/);
+    });
+
+    // One write of 64 KB or less reaches the server in one read on loopback; more may not, and uWS
+    // then drops the connection natively.
+    for (const length of [8 * 1024 + 1, 100_000, 1_000_000]) {
+      test(`a ${length}-byte request target is answered 414 JSON on every try`, { todo: backend === 'uws' && length > 64 * 1024 ? UWS_DROPS_LONG_HEAD : undefined }, async () => {
+        for (let attempt = 1; attempt <= 3; attempt++) {
+          assertJsonError(await rawRequest(node.port, requestHead('GET', account(length))), 414, 'request URL too long (limit 8192 bytes)', `${length} bytes, try ${attempt}`);
+        }
       });
     }
   });
