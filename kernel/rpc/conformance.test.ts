@@ -401,6 +401,22 @@ for (const backend of ['node', 'uws'] as const satisfies readonly BackendName[])
         }
       });
 
+      it('does not count clients in rateLimitExempt, and still limits everyone else', async () => {
+        const limited = await make({ rateLimitPerSecond: 3, rateLimitExempt: ['127.0.0.1/32'] });
+        limited.route({ method: 'GET', path: '/x', handler: () => 1 });
+        const { port } = await limited.listen();
+        const burst = async (localAddress: string): Promise<number[]> =>
+          (await Promise.all(Array.from({ length: 20 }, () => rawRequest(port, requestHead('GET', '/x'), { localAddress })))).map((a) => a.status);
+        try {
+          const trusted = await burst('127.0.0.1');
+          assert.deepEqual(trusted, Array(20).fill(200), `trusted: ${trusted.join(',')}`);
+          const other = await burst('127.0.0.2');
+          assert.ok(other.includes(429) && other.includes(200), `untrusted: ${other.join(',')}`);
+        } finally {
+          await limited.close();
+        }
+      });
+
       it('takes the client IP from X-Forwarded-For only with trustProxy', async () => {
         const proxied = await make({ trustProxy: true });
         proxied.route({ method: 'GET', path: '/ip', handler: (req) => req.ip });

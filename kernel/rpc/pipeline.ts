@@ -148,7 +148,7 @@ export class RequestPipeline {
 
   private async rateLimit(ip: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer } | null> {
     const limiter = this.opts.rateLimiter;
-    if (limiter === undefined) return null;
+    if (limiter === undefined || this.opts.rateLimitExempt(ip)) return null;
     let decision;
     try {
       decision = await limiter.consume(ip);

@@ -77,3 +77,34 @@ for (const backend of ['uws', 'node'] as const) {
     });
   });
 }
+
+/**
+ * In production every gateway request reaches the node from the gateway's one address, so the
+ * node's per-IP limit (CHAIN_RPC_RATE_LIMIT) would answer 429 to the gateway under normal load.
+ * 127.0.0.2 is a second client on loopback, outside the trusted range.
+ */
+for (const backend of ['uws', 'node'] as const) {
+  describe(`CHAIN_RPC_TRUSTED_IPS (${backend} backend)`, () => {
+    let node: NodeHandle;
+    before(async () => {
+      node = await startNodeProcess({ env: { CHAIN_HTTP_BACKEND: backend, CHAIN_RPC_RATE_LIMIT: '5', CHAIN_RPC_TRUSTED_IPS: '127.0.0.1/32, fd00::/8' } });
+    });
+    after(async () => node.stop());
+
+    const burst = async (localAddress: string): Promise<number[]> =>
+      (await Promise.all(Array.from({ length: 40 }, () => rawRequest(node.port, requestHead('GET', '/health'), { localAddress })))).map((a) => a.status);
+
+    test('a trusted client is not limited; an untrusted one still is', async () => {
+      const trusted = await burst('127.0.0.1');
+      assert.deepEqual(trusted, Array(40).fill(200), `trusted: ${trusted.join(',')}`);
+      const other = await burst('127.0.0.2');
+      assert.ok(other.includes(429), `untrusted: ${other.join(',')}`);
+    });
+  });
+}
+
+test('a bad CHAIN_RPC_TRUSTED_IPS stops the node with a message naming the variable', async () => {
+  // A node that starts anyway is stopped, so the failed assertion does not leave it running.
+  const started = startNodeProcess({ env: { CHAIN_RPC_TRUSTED_IPS: '127.0.0.1, gateway.internal' } }).then((n) => n.stop());
+  await assert.rejects(started, /CHAIN_RPC_TRUSTED_IPS="127\.0\.0\.1, gateway\.internal": "gateway\.internal" is not an IP address or CIDR range/);
+});
