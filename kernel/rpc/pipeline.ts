@@ -5,10 +5,10 @@
  * here, once.
  *
  * Order matters: the request line is judged first (request-line.ts: its size and the head's, the
- * method, then a path that could be read as another path), before anything else reads it; preflights are answered before
- * rate limiting (browsers send them on their own and they cost nothing); and the limiter and
- * router run before the body is awaited so an abusive or misrouted request is refused without
- * reading its upload.
+ * method, then a path that could be read as another path), before anything else reads it;
+ * preflights are answered before rate limiting (browsers send them on their own and they cost
+ * nothing); and the limiter and router run before the body is awaited so an abusive or misrouted
+ * request is refused without reading its upload.
  */
 import { ChainError } from '../errors.js';
 import { bodyTooLargeError, declaredLength, hasBody, parseJsonBody } from './body.js';
