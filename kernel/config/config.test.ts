@@ -63,3 +63,13 @@ test('FAUCET_AMOUNT sets the faucet\'s default amount, in ucoin or COIN; a bad v
   }
   assert.throws(() => loadConfig({ network: 'mainnet', configDir: 'configs', env: { FAUCET_AMOUNT: 'lots' } }), /FAUCET_AMOUNT="lots"/, 'checked where no plugin takes it too');
 });
+
+test('CHAIN_RPC_TRUSTED_IPS lists the clients rate_limit does not count; a bad entry is named', () => {
+  assert.deepEqual(loadConfig({ network: 'devnet', configDir: 'configs', env: {} }).rpc.trusted_ips, [], 'nobody by default');
+  const c = loadConfig({ network: 'devnet', configDir: 'configs', env: { CHAIN_RPC_TRUSTED_IPS: ' 10.0.0.5, 10.1.0.0/16 ,fd00::/8,' } });
+  assert.deepEqual(c.rpc.trusted_ips, ['10.0.0.5', '10.1.0.0/16', 'fd00::/8']);
+  for (const bad of ['gateway', '10.0.0.0/33', '10.0.0.5, 300.1.1.1']) {
+    assert.throws(() => configFromEnv({ CHAIN_RPC_TRUSTED_IPS: bad }), (e: Error) => e instanceof ConfigError && e.message.startsWith(`CHAIN_RPC_TRUSTED_IPS="${bad}": "`) && /is not an IP address or CIDR range/.test(e.message), bad);
+  }
+  assert.throws(() => loadConfig({ network: 'x', configDir: dirWith('x', { rpc: { trusted_ips: ['10.0.0.1', 'nope'] } }), env: {} }), (e: Error) => e instanceof ConfigError && /rpc\.trusted_ips: "nope" is not an IP address or CIDR range/.test(e.message));
+});

@@ -1,10 +1,11 @@
 import { parseAmountText } from '../codec/amount.js';
+import { parseAddressRange } from '../rpc/ip.js';
 
 /**
  * Environment variables of the interface spec mapped onto config paths. Each entry names the
  * variable, where it lands, and how its text is read; a bad value is reported with its name.
  */
-type Kind = 'int' | 'bool' | 'string' | 'list' | 'amount';
+type Kind = 'int' | 'bool' | 'string' | 'list' | 'addresses' | 'amount';
 
 interface EnvBinding {
   readonly variable: string;
@@ -22,6 +23,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_RPC_HOST', path: ['rpc', 'host'], kind: 'string' },
   { variable: 'CHAIN_RPC_PORT', path: ['rpc', 'port'], kind: 'int' },
   { variable: 'CHAIN_RPC_RATE_LIMIT', path: ['rpc', 'rate_limit'], kind: 'int' },
+  { variable: 'CHAIN_RPC_TRUSTED_IPS', path: ['rpc', 'trusted_ips'], kind: 'addresses' },
   { variable: 'CORS_ALLOWED_ORIGINS', path: ['rpc', 'cors_allowed_origins'], kind: 'string' },
   { variable: 'CHAIN_HTTP_BACKEND', path: ['rpc', 'http_backend'], kind: 'string' },
   { variable: 'CHAIN_BLOCK_MS', path: ['consensus', 'block_ms'], kind: 'int' },
@@ -84,13 +86,28 @@ function parse(binding: EnvBinding, text: string): unknown {
       throw new ConfigError(`${binding.variable}="${text}": expected 1/0/true/false`);
     }
     case 'list':
-      return text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+      return listOf(text);
+    case 'addresses': {
+      const entries = listOf(text);
+      const bad = badAddress(entries);
+      if (bad !== undefined) throw new ConfigError(`${binding.variable}="${text}": "${bad}" is not an IP address or CIDR range (e.g. 10.0.0.5, 10.0.0.0/24, fd00::/8)`);
+      return entries;
+    }
     case 'amount':
       if (!/^(0|[1-9]\d*)$/.test(text.trim())) throw new ConfigError(`${binding.variable}="${text}": expected a non-negative integer`);
       return text.trim();
     case 'string':
       return text;
   }
+}
+
+function listOf(text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+/** The first entry that is not an IP or CIDR range, if any. */
+export function badAddress(entries: readonly string[]): string | undefined {
+  return entries.find((e) => parseAddressRange(e) === undefined);
 }
 
 /** The config fragment the environment contributes. */

@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigSchema, type NodeConfig } from './schema.js';
-import { ConfigError, configFromEnv, pluginOptionsFromEnv } from './env.js';
+import { ConfigError, badAddress, configFromEnv, pluginOptionsFromEnv } from './env.js';
 
 export { ConfigError } from './env.js';
 
@@ -65,6 +65,9 @@ export function validateConfig(raw: unknown, source = 'config'): NodeConfig {
     throw new ConfigError(`invalid configuration (${source}):\n${lines.join('\n')}`);
   }
   const config = withDefaults as NodeConfig;
+  // A string array to the schema; whether each is an address is checked here, naming the field.
+  const badTrusted = badAddress(config.rpc.trusted_ips);
+  if (badTrusted !== undefined) throw new ConfigError(`invalid configuration (${source}):\n  rpc.trusted_ips: "${badTrusted}" is not an IP address or CIDR range`);
   const names = new Set<string>();
   for (const p of config.plugins) {
     if (names.has(p.name)) throw new ConfigError(`invalid configuration (${source}):\n  plugins: "${p.name}" is listed twice`);

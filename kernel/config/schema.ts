@@ -31,6 +31,10 @@ export const ConfigSchema = Type.Object(
         host: Type.String({ default: '127.0.0.1' }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 9933 }),
         rate_limit: Type.Integer({ minimum: 0, default: 100, description: 'requests per second per IP; 0 = off' }),
+        trusted_ips: Type.Array(Type.String(), {
+          default: [],
+          description: 'IPs and CIDR ranges (e.g. the gateway: 10.0.0.5, 10.0.0.0/24, fd00::/8) whose requests rate_limit does not count; they limit their own clients',
+        }),
         cors_allowed_origins: Type.String({ default: '*' }),
         http_backend: Type.Union([Type.Literal('auto'), Type.Literal('uws'), Type.Literal('node')], { default: 'auto' }),
         max_body_bytes: Type.Integer({ minimum: 1024, default: 1048576 }),

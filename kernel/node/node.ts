@@ -144,13 +144,14 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     port: config.rpc.port,
     corsAllowedOrigins: config.rpc.cors_allowed_origins,
     rateLimitPerSecond: config.rpc.rate_limit,
+    rateLimitExempt: config.rpc.trusted_ips,
     maxBodyBytes: config.rpc.max_body_bytes,
     backend: config.rpc.http_backend,
     logger: log,
   });
   for (const r of routes.list()) server.route({ method: r.method, path: r.path, handler: r.handler });
   const { port } = await server.listen();
-  log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
+  log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host, rate_limit: config.rpc.rate_limit, trusted_ips: config.rpc.trusted_ips }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 
   let producer: SoloProducer | null = null;
   let replica: Replica | null = null;

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { ChainError, isChainError } from '../errors.js';
 import { BodyCollector, bodyTooLargeError, hasBody, parseJsonBody } from './body.js';
 import { CorsPolicy } from './cors.js';
-import { clientIp, normalizeIp } from './ip.js';
+import { addressMatcher, clientIp, normalizeIp, parseAddressRange } from './ip.js';
 import { resolveOptions } from './options.js';
 import { flexibleRateLimiter, retryAfterSeconds } from './rate-limit.js';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
@@ -53,6 +53,26 @@ describe('client IP', () => {
     assert.equal(clientIp('10.0.0.1', xff, 2), '2.2.2.2');
     assert.equal(clientIp('10.0.0.1', xff, 9), '1.1.1.1');
     assert.equal(clientIp('10.0.0.1', 'garbage', true), '10.0.0.1');
+  });
+});
+
+describe('address lists (rateLimitExempt)', () => {
+  it('reads IPs and CIDR ranges of both families, in the spelling clientIp() produces', () => {
+    assert.deepEqual(parseAddressRange(' 10.0.0.5 '), { address: '10.0.0.5', prefix: 32, family: 'ipv4' });
+    assert.deepEqual(parseAddressRange('10.0.0.0/8'), { address: '10.0.0.0', prefix: 8, family: 'ipv4' });
+    assert.deepEqual(parseAddressRange('FD00::/8'), { address: 'fd00::', prefix: 8, family: 'ipv6' });
+    assert.deepEqual(parseAddressRange('::ffff:127.0.0.1'), { address: '127.0.0.1', prefix: 32, family: 'ipv4' });
+    for (const bad of ['', 'gateway', '10.0.0.0/33', '::/129', '10.0.0.0/', '10.0.0.0/8/8', '10.0.0.0/-1', '10.0.0.0/8x', '10.0.0.256', 'localhost']) {
+      assert.equal(parseAddressRange(bad), undefined, bad);
+    }
+  });
+
+  it('matches client IPs against the list and names a bad entry', () => {
+    const trusted = addressMatcher('rateLimitExempt', ['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
+    for (const ip of ['127.0.0.1', '10.200.3.4', 'fd12::1']) assert.equal(trusted(ip), true, ip);
+    for (const ip of ['127.0.0.2', '11.0.0.1', 'fe80::1', '::1', 'not-an-ip', '']) assert.equal(trusted(ip), false, ip);
+    assert.equal(addressMatcher('rateLimitExempt', [])('127.0.0.1'), false);
+    assert.throws(() => addressMatcher('rateLimitExempt', ['10.0.0.1', '10.0.0.0/40']), /rateLimitExempt: "10\.0\.0\.0\/40" is not an IP address or CIDR range/);
   });
 });
 
@@ -157,6 +177,7 @@ describe('options and backend choice', () => {
     assert.throws(() => resolveOptions({ ...base, ws: { path: '/ws', maxMessageBytes: 1000, idleTimeoutSeconds: 5, handlers } }), /idleTimeoutSeconds/);
     assert.throws(() => resolveOptions({ ...base, ws: { path: 'ws', maxMessageBytes: 1000, handlers } }), /must start/);
     assert.throws(() => resolveOptions({ ...base, maxBodyBytes: 0 }), /maxBodyBytes/);
+    assert.throws(() => resolveOptions({ ...base, rateLimitExempt: ['gateway'] }), /rateLimitExempt: "gateway"/);
     assert.throws(() => resolveOptions({ ...base, tls: { certFile: '/nonexistent/cert.pem', keyFile: '/nonexistent/key.pem' } }), /ENOENT/);
   });
 });

@@ -3,7 +3,7 @@
  * '::ffff:127.0.0.1' on dual-stack sockets and uWS reports fully expanded IPv6 text, and the
  * rate limiter keys on this string, so both must become '127.0.0.1' / '::1'.
  */
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 // RFC 5952 form of an IPv4-mapped address once the URL parser has canonicalised it.
 const V4_MAPPED_HEX = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
@@ -37,4 +37,41 @@ export function clientIp(socketIp: string, forwardedFor: string | undefined, tru
     if (picked !== undefined && isIP(picked) !== 0) return normalizeIp(picked);
   }
   return normalizeIp(socketIp);
+}
+
+/** One entry of an address list: an IP, or a CIDR range `address/prefix`. */
+export interface AddressRange {
+  readonly address: string;
+  readonly prefix: number;
+  readonly family: 'ipv4' | 'ipv6';
+}
+
+/** `10.0.0.5`, `10.0.0.0/8`, `fd00::/8`, `::1`; undefined for anything else (a prefix too long for its family included). */
+export function parseAddressRange(entry: string): AddressRange | undefined {
+  const [rawAddress = '', rawPrefix, ...rest] = entry.trim().split('/');
+  if (rest.length > 0) return undefined;
+  // Written as the socket reports it (an IPv4-mapped IPv6 becomes IPv4), so a rule matches the
+  // spelling clientIp() produces.
+  const address = isIP(rawAddress) === 0 ? rawAddress : normalizeIp(rawAddress);
+  const version = isIP(address);
+  if (version === 0) return undefined;
+  const bits = version === 4 ? 32 : 128;
+  if (rawPrefix !== undefined && !/^\d{1,3}$/.test(rawPrefix)) return undefined;
+  const prefix = rawPrefix === undefined ? bits : Number(rawPrefix);
+  if (prefix > bits) return undefined;
+  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
+}
+
+/** Whether a client IP (as clientIp() spells it) falls in any of `entries`; a bad entry throws a RangeError naming `setting` and the entry. */
+export function addressMatcher(setting: string, entries: readonly string[]): (ip: string) => boolean {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const range = parseAddressRange(entry);
+    if (range === undefined) throw new RangeError(`${setting}: "${entry}" is not an IP address or CIDR range`);
+    list.addSubnet(range.address, range.prefix, range.family);
+  }
+  return (ip) => {
+    const version = isIP(ip);
+    return version !== 0 && list.check(ip, version === 4 ? 'ipv4' : 'ipv6');
+  };
 }

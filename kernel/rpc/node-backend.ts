@@ -5,15 +5,19 @@
 import { STATUS_CODES, createServer as createHttp } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
+import { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
+import { ChainError } from '../errors.js';
 import { BodyCollector } from './body.js';
 import type { BodyResult } from './body.js';
 import type { ResolvedOptions, ResolvedWsOptions } from './options.js';
 import { RequestPipeline, splitUrl } from './pipeline.js';
 import type { IncomingRequest } from './pipeline.js';
+import { MAX_HEAD_BYTES, MAX_URL_LENGTH, headTooLargeError, isImplementedMethod, notImplementedError, urlTooLongError } from './request-line.js';
+import { errorResponse } from './respond.js';
 import type { WireResponse } from './respond.js';
 import type { HttpServer, RouteDef, WsConnection } from './server.js';
 import { WsHub } from './websocket.js';
@@ -23,6 +27,24 @@ import type { WsPeerInfo } from './websocket.js';
 const WS_CLOSE_GRACE_MS = 1000;
 
 const KEEP_ALIVE_MS = 65_000;
+
+/**
+ * After answering a request its parser refused, the connection is drained (read and discarded) for
+ * at most this long and this many bytes before it is cut: closing on a client that is still
+ * sending (a megabyte request line) makes the kernel reset the connection, and the client loses
+ * the answer with it.
+ */
+const REFUSAL_DRAIN_MS = 5000;
+const REFUSAL_DRAIN_BYTES = 4 * 1024 * 1024;
+
+/** What node's parser attaches to the error it reports through 'clientError'. */
+interface ParserError {
+  readonly code: string;
+  /** The chunk being parsed when it failed. */
+  readonly rawPacket: Buffer;
+  /** Where in rawPacket it failed. */
+  readonly bytesParsed: number;
+}
 
 export function createNodeBackend(opts: ResolvedOptions, backendReason: string): HttpServer {
   return new NodeHttpServer(opts, backendReason);
@@ -36,6 +58,10 @@ class NodeHttpServer implements HttpServer {
   private readonly hub: WsHub | undefined;
   private readonly sockets = new Map<WsConnection, WebSocket>();
   private readonly alive = new WeakMap<WebSocket, boolean>();
+  /** Responses being written per connection: a refusal must not interleave with one of them. */
+  private readonly inFlight = new WeakMap<object, number>();
+  /** Connections whose parser error was answered, with their byte count then, for the drain budget. */
+  private readonly refused = new WeakMap<object, number>();
   private heartbeat: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
 
@@ -44,7 +70,7 @@ class NodeHttpServer implements HttpServer {
     readonly backendReason: string,
   ) {
     this.pipeline = new RequestPipeline(opts);
-    this.server = opts.tls !== undefined ? createHttps({ cert: opts.tls.cert, key: opts.tls.key }) : createHttp();
+    this.server = opts.tls !== undefined ? createHttps({ cert: opts.tls.cert, key: opts.tls.key, maxHeaderSize: MAX_HEAD_BYTES }) : createHttp({ maxHeaderSize: MAX_HEAD_BYTES });
     // Keep idle connections longer than HTTP clients' pools do (undici: 4 s), so a client never
     // reuses a socket the server is closing at that instant; headersTimeout must exceed it.
     this.server.keepAliveTimeout = KEEP_ALIVE_MS;
@@ -53,6 +79,12 @@ class NodeHttpServer implements HttpServer {
     // Always listened for: with no 'upgrade' listener node would treat an upgrade request as an
     // ordinary one, while uWS answers it through the router; this keeps both on the router's 404.
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.onUpgrade(req, socket, head));
+    // node hands CONNECT to this event and, with no listener, drops the connection unanswered;
+    // uWS routes it like any request. Both then get the pipeline's 501.
+    this.server.on('connect', (req: IncomingMessage, socket: Duplex) => void this.answerRaw(requestBase(req), socket));
+    // Without a listener node answers what its parser refuses (an unknown method, an oversize
+    // head) with a bare status line and no body; the pipeline gives the JSON uWS clients get.
+    this.server.on('clientError', (e: Error, socket: Duplex) => void this.onClientError(e, socket));
     if (opts.ws !== undefined) {
       this.hub = new WsHub(opts.ws, opts.log);
       this.wss = new WebSocketServer({
@@ -101,13 +133,10 @@ class NodeHttpServer implements HttpServer {
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const incoming: IncomingRequest = {
-      method: (req.method ?? 'GET').toUpperCase(),
-      url: req.url ?? '/',
-      headers: flattenHeaders(req.headers),
-      socketIp: req.socket.remoteAddress ?? '',
-      readBody: () => readBody(req, this.opts.maxBodyBytes),
-    };
+    const socket = req.socket;
+    this.inFlight.set(socket, (this.inFlight.get(socket) ?? 0) + 1);
+    res.once('close', () => this.inFlight.set(socket, (this.inFlight.get(socket) ?? 1) - 1));
+    const incoming: IncomingRequest = { ...requestBase(req), readBody: () => readBody(req, this.opts.maxBodyBytes) };
     const wire = await this.pipeline.handle(incoming);
     if (wire === null || res.destroyed) return;
     try {
@@ -127,18 +156,56 @@ class NodeHttpServer implements HttpServer {
 
   private async onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', (e: Error) => this.opts.log.debug({ err: e }, 'upgrade socket error'));
-    const headers = flattenHeaders(req.headers);
-    const base = { method: (req.method ?? 'GET').toUpperCase(), url: req.url ?? '/', headers, socketIp: req.socket.remoteAddress ?? '' };
+    const base = requestBase(req);
     const ws = this.opts.ws;
-    if (ws === undefined || this.wss === undefined || splitUrl(base.url).path !== ws.path) {
-      const wire = await this.pipeline.handle({ ...base, readBody: () => Promise.resolve({ kind: 'aborted' }) });
-      if (wire !== null) writeRaw(socket, wire);
-      return;
-    }
+    if (ws === undefined || this.wss === undefined || splitUrl(base.url).path !== ws.path) return this.answerRaw(base, socket);
     const decision = await this.pipeline.admitUpgrade(base);
     if (!decision.accept) return writeRaw(socket, decision.response);
     if (socket.destroyed || this.closing !== undefined) return void socket.destroy();
-    this.wss.handleUpgrade(req, socket, head, (client) => this.onOpen(client, ws, { ip: decision.ip, query: decision.query, headers }));
+    this.wss.handleUpgrade(req, socket, head, (client) => this.onOpen(client, ws, { ip: decision.ip, query: decision.query, headers: base.headers }));
+  }
+
+  /** The pipeline's answer to a request that owns its socket (an upgrade or CONNECT), written raw; the body is never read. */
+  private async answerRaw(base: Omit<IncomingRequest, 'readBody'>, socket: Duplex): Promise<void> {
+    const wire = await this.pipeline.handle({ ...base, readBody: () => Promise.resolve({ kind: 'aborted' }) });
+    if (wire !== null) writeRaw(socket, wire);
+  }
+
+  private async onClientError(e: Error, socket: Duplex): Promise<void> {
+    const err = parserError(e);
+    const answeredAt = this.refused.get(socket);
+    // The parser stays failed and reports again for every chunk that follows, which is how the
+    // drain below sees the bytes go by.
+    if (answeredAt !== undefined) {
+      if (bytesRead(socket) - answeredAt > REFUSAL_DRAIN_BYTES) socket.destroy();
+      return;
+    }
+    // A socket error (ECONNRESET, EPIPE), not the request: nobody is left to answer. And with a
+    // response being written, a second one would interleave with it.
+    if (err === undefined || !socket.writable || (this.inFlight.get(socket) ?? 0) > 0) return void socket.destroy();
+    this.refused.set(socket, bytesRead(socket));
+    const wire = await this.parserRefusal(err, socket);
+    if (wire === null) return void socket.destroy();
+    writeRaw(socket, wire);
+    const cut = setTimeout(() => socket.destroy(), REFUSAL_DRAIN_MS);
+    cut.unref();
+    socket.once('close', () => clearTimeout(cut));
+  }
+
+  /**
+   * The client's answer to a request node's parser refused, read back from the chunk that failed
+   * where it starts the request. An unknown method goes through the pipeline, which answers it
+   * before routing, so it gets the same 501 (with Allow) as from uWS; an oversize head gets the
+   * pipeline's 414 or 431, by which part of it was too long.
+   */
+  private async parserRefusal(err: ParserError, socket: Duplex): Promise<WireResponse | null> {
+    const line = requestLineAt(err.rawPacket);
+    if (err.code === 'HPE_INVALID_METHOD' && line !== undefined && !isImplementedMethod(line.method)) {
+      const socketIp = socket instanceof Socket ? (socket.remoteAddress ?? '') : '';
+      return this.pipeline.handle({ method: line.method, url: line.target, headers: {}, socketIp, readBody: () => Promise.resolve({ kind: 'aborted' }) });
+    }
+    const r = errorResponse(refusalOf(err, line), this.opts.log);
+    return { ...r, closeConnection: true, omitBody: false };
   }
 
   private onOpen(ws: WebSocket, opts: ResolvedWsOptions, peer: WsPeerInfo): void {
@@ -225,6 +292,66 @@ function writeRaw(socket: Duplex, wire: WireResponse): void {
   for (const [name, value] of Object.entries(wire.headers)) lines.push(`${name}: ${value}`);
   lines.push(`Content-Length: ${wire.body.byteLength}`, 'Connection: close', '', '');
   socket.end(Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), wire.omitBody ? Buffer.alloc(0) : wire.body]));
+}
+
+function requestBase(req: IncomingMessage): Omit<IncomingRequest, 'readBody'> {
+  return { method: (req.method ?? 'GET').toUpperCase(), url: req.url ?? '/', headers: flattenHeaders(req.headers), socketIp: req.socket.remoteAddress ?? '' };
+}
+
+/** The parser's error, or undefined for anything else node reports through 'clientError' (socket errors). */
+function parserError(e: Error): ParserError | undefined {
+  const { code, rawPacket, bytesParsed } = e as Error & { code?: unknown; rawPacket?: unknown; bytesParsed?: unknown };
+  if (typeof code !== 'string' || !(code.startsWith('HPE_') || code === 'ERR_HTTP_REQUEST_TIMEOUT')) return undefined;
+  const raw = Buffer.isBuffer(rawPacket) ? rawPacket : Buffer.alloc(0);
+  return { code, rawPacket: raw, bytesParsed: typeof bytesParsed === 'number' ? bytesParsed : raw.byteLength };
+}
+
+function bytesRead(socket: Duplex): number {
+  return socket instanceof Socket ? socket.bytesRead : 0;
+}
+
+const TOKEN_THEN_SPACE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}) /;
+
+interface RequestLine {
+  readonly method: string;
+  /** As much of the target as the chunk holds. */
+  readonly target: string;
+}
+
+/** The request line at the start of `chunk`; undefined when the chunk does not start a request. */
+function requestLineAt(chunk: Buffer): RequestLine | undefined {
+  const method = TOKEN_THEN_SPACE.exec(chunk.toString('latin1', 0, 34))?.[1];
+  if (method === undefined) return undefined;
+  const end = chunk.indexOf('\r\n');
+  const line = chunk.toString('latin1', method.length + 1, end < 0 ? chunk.byteLength : end);
+  const target = line.replace(/ HTTP\/\d\.\d$/, '');
+  return { method, target };
+}
+
+/** What node's own handler would answer (status), with the pipeline's JSON body. */
+function refusalOf(err: ParserError, line: RequestLine | undefined): ChainError {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return targetTooLong(err, line) ? urlTooLongError() : headTooLargeError();
+    case 'HPE_INVALID_METHOD':
+      return notImplementedError();
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ChainError(408, 'request timeout', 'send the whole request head within the time the server allows');
+    default:
+      return new ChainError(400, 'malformed HTTP request', err.code);
+  }
+}
+
+/**
+ * node reports one overflow for the whole head; the pipeline checks the target first. When the
+ * failed chunk starts the request, it shows the target (all of it, or more than the limit). When
+ * it does not (the head came in several reads), which part overflowed is a guess: a run of
+ * request-target characters with no line break or space is taken for a target that never ends,
+ * so a long header value of the same characters gets 414 too.
+ */
+function targetTooLong(err: ParserError, line: RequestLine | undefined): boolean {
+  if (line !== undefined) return line.target.length > MAX_URL_LENGTH;
+  return /^[\x21-\x7e]*$/.test(err.rawPacket.toString('latin1', 0, err.bytesParsed));
 }
 
 function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {

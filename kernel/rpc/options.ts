@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { CorsPolicy } from './cors.js';
+import { addressMatcher } from './ip.js';
 import { memoryRateLimiter } from './rate-limit.js';
 import type { RateLimiter } from './rate-limit.js';
 import { DEFAULT_MAX_BODY_BYTES } from './server.js';
@@ -33,6 +34,8 @@ export interface ResolvedOptions {
   readonly port: number;
   readonly cors: CorsPolicy;
   readonly rateLimiter: RateLimiter | undefined;
+  /** Whether a client IP skips the rate limiter. */
+  readonly rateLimitExempt: (ip: string) => boolean;
   readonly maxBodyBytes: number;
   readonly trustProxy: boolean | number;
   readonly tls: ResolvedTls | undefined;
@@ -57,6 +60,7 @@ export function resolveOptions(opts: ServerOptions): ResolvedOptions {
     throw new RangeError(`trustProxy must be a boolean or a non-negative hop count, got ${trustProxy}`);
   }
   const rateLimiter = opts.rateLimiter ?? (opts.rateLimitPerSecond > 0 ? memoryRateLimiter(opts.rateLimitPerSecond) : undefined);
+  const rateLimitExempt = addressMatcher('rateLimitExempt', opts.rateLimitExempt ?? []);
   const tls = opts.tls === undefined ? undefined : { ...opts.tls, cert: readFileSync(opts.tls.certFile), key: readFileSync(opts.tls.keyFile) };
 
   let ws: ResolvedWsOptions | undefined;
@@ -83,6 +87,7 @@ export function resolveOptions(opts: ServerOptions): ResolvedOptions {
     port: opts.port,
     cors: new CorsPolicy(opts.corsAllowedOrigins),
     rateLimiter,
+    rateLimitExempt,
     maxBodyBytes,
     trustProxy,
     tls,

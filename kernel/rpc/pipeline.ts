@@ -4,9 +4,11 @@
  * into an IncomingRequest and writes the WireResponse back, so every observable decision is made
  * here, once.
  *
- * Order matters: preflights are answered before rate limiting (browsers send them on their own
- * and they cost nothing), and the limiter and router run before the body is awaited so an abusive
- * or misrouted request is refused without reading its upload.
+ * Order matters: the request line is judged first (request-line.ts: its size and the head's, the
+ * method, then a path that could be read as another path), before anything else reads it;
+ * preflights are answered before rate limiting (browsers send them on their own and they cost
+ * nothing); and the limiter and router run before the body is awaited so an abusive or misrouted
+ * request is refused without reading its upload.
  */
 import { ChainError } from '../errors.js';
 import { bodyTooLargeError, declaredLength, hasBody, parseJsonBody } from './body.js';
@@ -16,6 +18,7 @@ import type { ResolvedOptions } from './options.js';
 import { errorResponse, mergeHeaders, successResponse } from './respond.js';
 import type { WireResponse } from './respond.js';
 import { retryAfterSeconds } from './rate-limit.js';
+import { checkPath, checkRequestSize, isImplementedMethod, notImplementedError } from './request-line.js';
 import { Router, methodNotAllowedError, notFoundError } from './router.js';
 import type { HttpMethod, HttpRequest } from './server.js';
 
@@ -59,6 +62,9 @@ export class RequestPipeline {
     const fail = (e: unknown): WireResponse => finish(errorResponse(e, this.opts.log));
 
     try {
+      checkRequestSize(req.url, req.headers);
+      if (!isImplementedMethod(req.method)) return finish(this.refusal(req.method, path));
+      checkPath(path);
       if (req.method === 'OPTIONS') {
         const headers = this.opts.cors.preflightHeaders(origin, req.headers['access-control-request-headers']);
         return { status: 204, headers, body: Buffer.alloc(0), closeConnection: withBody, omitBody: true };
@@ -71,11 +77,7 @@ export class RequestPipeline {
       // either there is none at this path, or (uWS) the handshake was not one it could accept.
       if (isWebSocketUpgrade(req.headers)) throw path === this.opts.ws?.path ? badHandshakeError() : notFoundError(req.method, path);
       const match = this.router.match(req.method, path);
-      if (match.kind === 'not-found') throw notFoundError(req.method, path);
-      if (match.kind === 'method-not-allowed') {
-        const r = errorResponse(methodNotAllowedError(req.method, path, match.allow), this.opts.log);
-        return finish({ ...r, headers: { ...r.headers, Allow: match.allow.join(', ') } });
-      }
+      if (match.kind !== 'found') return finish(this.refusal(req.method, path));
 
       let body: JsonBody | undefined;
       if (withBody) {
@@ -113,6 +115,8 @@ export class RequestPipeline {
       response: { ...r, closeConnection: true, omitBody: false },
     });
     try {
+      checkRequestSize(req.url, req.headers);
+      checkPath(path);
       if (req.method !== 'GET' || !isValidHandshake(req.headers)) throw badHandshakeError();
       const origin = req.headers['origin'];
       // Browsers do not apply CORS to WebSockets, so the server must: a page on a foreign origin
@@ -129,9 +133,22 @@ export class RequestPipeline {
     }
   }
 
+  /**
+   * The answer for a method no route at `path` serves: 501 for a method this server does not
+   * implement, whatever the path (RFC 9110 §15.6.2), else 405, or 404 where no route has the
+   * path. Allow goes with both 501 and 405 where the path exists, so the client learns what works.
+   */
+  private refusal(method: string, path: string): { status: number; headers: Record<string, string>; body: Buffer } {
+    const match = this.router.match(method, path);
+    const allow = match.kind === 'method-not-allowed' ? match.allow : undefined;
+    const error = !isImplementedMethod(method) ? notImplementedError(method) : allow === undefined ? notFoundError(method, path) : methodNotAllowedError(method, path, allow);
+    const r = errorResponse(error, this.opts.log);
+    return allow === undefined ? r : { ...r, headers: { ...r.headers, Allow: allow.join(', ') } };
+  }
+
   private async rateLimit(ip: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer } | null> {
     const limiter = this.opts.rateLimiter;
-    if (limiter === undefined) return null;
+    if (limiter === undefined || this.opts.rateLimitExempt(ip)) return null;
     let decision;
     try {
       decision = await limiter.consume(ip);

@@ -121,6 +121,12 @@ export interface ServerOptions {
   rateLimitPerSecond: number;
   /** Replaces the built-in in-memory limiter (e.g. a Redis-backed one via `flexibleRateLimiter`). */
   rateLimiter?: RateLimiter;
+  /**
+   * IPs and CIDR ranges (`10.0.0.5`, `10.0.0.0/8`, `fd00::/8`) whose clients no rate limiter counts:
+   * a proxy in front (the gateway) sends every user's traffic from one address and limits each
+   * user itself. Matched against the client IP (the socket peer, or X-Forwarded-For with trustProxy).
+   */
+  rateLimitExempt?: readonly string[];
   /** Default DEFAULT_MAX_BODY_BYTES. */
   maxBodyBytes?: number;
   /**
