@@ -13,6 +13,7 @@
 export { definePlugin } from './host/plugin.js';
 export type { AddressKindSpec, PluginApi, PluginDefinition, PluginEventSpec, PluginKind, SystemAddressSpec } from './host/plugin.js';
 export type { PluginScheduleChange, PluginScheduleEntry, PluginState } from './host/schedule.js';
+export { EVENT_TYPE_PATTERN, declaredEvents, type DeclaredEvent } from './host/plugin-events.js';
 
 // Signed operations (decisions.md §16–19).
 export { defineOperation } from './ops/operation.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import type { PluginEventSpec } from '../../kernel/host/plugin.js';
+import type { PluginEventSpec } from '../../kernel/sdk.js';
 import { BlockEventRelay } from './block-events.js';
 import { EventBus, type EventMessage } from './event-bus.js';
 import type { NodeAnswer } from './node-client.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PluginEventSpec } from '../../kernel/host/plugin.js';
+import type { PluginEventSpec } from '../../kernel/sdk.js';
 import type { EventBus } from './event-bus.js';
 import { isObject } from './node-client.js';
 import type { NodeReads } from './node-reads.js';

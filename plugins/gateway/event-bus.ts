@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { EVENT_TYPE_PATTERN } from '../../kernel/host/plugin-events.js';
+import { EVENT_TYPE_PATTERN } from '../../kernel/sdk.js';
 
 /** One event type the socket can carry; `fields` documents (and loosely checks) its `data`. */
 export interface EventSpec {
