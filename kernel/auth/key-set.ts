@@ -3,16 +3,18 @@ import type { StateOverlay, StateSource } from '../state/overlay.js';
 import { jsonRecord } from '../state/record-codec.js';
 import { ACCOUNT_KEYS_NAMESPACE } from '../state/accounts.js';
 import { toHex } from '../codec/hex.js';
+import { ML_DSA65_PUBLIC_KEY_BYTES } from '../crypto/provider.js';
 
 /**
  * The main keys of an address: the keys that sign for it as its owner (Lisk's auth module keeps
- * the same per-account key list). Three sources, most explicit first:
- * 1. an explicit key set (`auth/keys/<address>`), written by a plugin that manages keys
- *    (rotation, recovery); once present it is the whole truth, so a removed derived key is
- *    refused like any unknown key;
- * 2. a single bound key (`acctkey/<address>`, the faucet's or a registration's binding); it
- *    replaces the derived key of a key-derived address when it differs from it;
- * 3. the derived key of a key-derived address (decisions.md §3), bound without registration.
+ * the same per-account key list). One state key holds them, `acctkey/<address>`, so checking a
+ * signer costs one read, the one admission makes for the account anyway:
+ * 1. absent: the derived key of a key-derived address (decisions.md §3), bound without
+ *    registration, and nothing else;
+ * 2. the 1 952 bytes of one public key: a single bound key (the faucet's binding, a
+ *    registration's); it replaces the derived key when it differs from it;
+ * 3. a key set (JSON `{keys, version}`), written by a plugin that manages keys (rotation,
+ *    recovery): the whole truth, so a removed derived key is refused like any unknown key.
  */
 export const AUTH_NAMESPACE = 'auth';
 
@@ -25,17 +27,24 @@ export interface KeySet {
 
 const codec = jsonRecord<KeySet>();
 
-export function keySetKey(address: string): string {
-  return `${AUTH_NAMESPACE}/keys/${address}`;
+function keysKey(address: string): string {
+  return `${ACCOUNT_KEYS_NAMESPACE}/${address}`;
 }
 
+/** A stored value is one raw key (a binding) or, in any other length, a key set. */
+function isSingleKey(raw: Uint8Array): boolean {
+  return raw.length === ML_DSA65_PUBLIC_KEY_BYTES;
+}
+
+/** The explicit key set of `address`, if a plugin wrote one. */
 export async function readKeySet(source: StateSource, address: string): Promise<KeySet | undefined> {
-  const raw = await source.get(keySetKey(address));
-  return raw === undefined ? undefined : codec.decode(raw);
+  const raw = await source.get(keysKey(address));
+  return raw === undefined || isSingleKey(raw) ? undefined : codec.decode(raw);
 }
 
+/** Replaces the main keys of `address` with an explicit set (key rotation, recovery). */
 export function writeKeySet(overlay: StateOverlay, address: string, set: KeySet): void {
-  overlay.set(keySetKey(address), codec.encode({ keys: [...set.keys], version: set.version }));
+  overlay.set(keysKey(address), codec.encode({ keys: [...set.keys], version: set.version }));
 }
 
 /** A public key presented with a signature, with the address it derives (computed once per transaction). */
@@ -47,11 +56,10 @@ export interface PresentedKey {
 
 /** Whether `key` is a main key of `address` (the three sources above); the hot path of every signed transaction. */
 export async function isMainKey(source: StateSource, address: string, key: PresentedKey): Promise<boolean> {
-  const explicit = await readKeySet(source, address);
-  if (explicit) return explicit.keys.includes(key.hex);
-  const bound = await source.get(`${ACCOUNT_KEYS_NAMESPACE}/${address}`);
-  if (bound !== undefined) return Buffer.from(bound.buffer, bound.byteOffset, bound.byteLength).equals(key.bytes);
-  return key.derived === address && isKeyDerivedAddress(address);
+  const raw = await source.get(keysKey(address));
+  if (raw === undefined) return key.derived === address && isKeyDerivedAddress(address);
+  if (isSingleKey(raw)) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).equals(key.bytes);
+  return codec.decode(raw).keys.includes(key.hex);
 }
 
 /**
@@ -59,9 +67,7 @@ export async function isMainKey(source: StateSource, address: string, key: Prese
  * key, else the derived key when `derivedKey` (the key of a used key-derived address) is known.
  */
 export async function listMainKeys(source: StateSource, address: string, derivedKey?: string): Promise<KeySet> {
-  const explicit = await readKeySet(source, address);
-  if (explicit) return explicit;
-  const bound = await source.get(`${ACCOUNT_KEYS_NAMESPACE}/${address}`);
-  if (bound !== undefined) return { keys: [toHex(bound)], version: 0 };
-  return { keys: derivedKey !== undefined ? [derivedKey] : [], version: 0 };
+  const raw = await source.get(keysKey(address));
+  if (raw === undefined) return { keys: derivedKey !== undefined ? [derivedKey] : [], version: 0 };
+  return isSingleKey(raw) ? { keys: [toHex(raw)], version: 0 } : codec.decode(raw);
 }

@@ -2,7 +2,7 @@ import { badRequest, ChainError, unavailable } from '../errors.js';
 import type { Hooks, NetworkEnv } from '../hooks.js';
 import type { PluginHost } from '../host/host.js';
 import type { ParamRegistry } from '../state/params.js';
-import { accountsReader } from '../state/accounts.js';
+import { accountsReader, type AccountRecord } from '../state/accounts.js';
 import type { StateSource } from '../state/overlay.js';
 import type { ChainMeta, ChainStore } from '../store/chain-store.js';
 import { addressKind, isSystemAddress } from '../crypto/address.js';
@@ -149,7 +149,9 @@ export class Admission {
     const gasPrice = f.gas_price ?? baseFee;
     if (gasPrice < baseFee) throw badRequest(`gas_price ${gasPrice} is below base_fee ${baseFee}`, 'omit gas_price to pay base_fee');
     const target = this.targetOf(f.to, f.data);
-    const tx: Tx = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion: undefined, receivedAt };
+    // Built once and completed in place once the signature verifies: admission runs for every
+    // transaction, and a second copy of the record was a measurable share of what it allocated.
+    const tx: { -readonly [K in keyof Tx]: Tx[K] } = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion: undefined, receivedAt };
     // 2. Who may sign: an outsider is told 401 before anything about the account (balance, nonce).
     const key = presentedKey(f.body, f.public_key);
     const authorized = await this.authorizeAt(state, height, tx, key, undefined);
@@ -165,17 +167,16 @@ export class Admission {
     const inactive = this.inactiveProblem(target, height);
     if (inactive) throw inactive;
     if (target === 'transfer') {
-      const problem = await recipientProblem(this.d.hooks, readContext(this.ctxEnv, state, height), state, f.to);
+      const problem = await recipientProblem(this.d.hooks, () => readContext(this.ctxEnv, state, height), state, f.to);
       if (problem) throw problem;
     }
     // 5. Funds: value from the sender, the fee from whoever pays it.
-    await this.checkFunds(state, tx, authorized.signer.payer, gasPrice);
+    await this.checkFunds(state, tx, authorized.signer.payer, gasPrice, sender);
     // 6. The signature, once per node, on the verify pool.
-    const sigVersion = await verifyTransferSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee }, key.bytes, this.d.verifier);
-    const admitted: Tx = { ...tx, sigVersion };
+    tx.sigVersion = await verifyTransferSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee }, key.bytes, this.d.verifier);
     // 7. Every plugin's checkTx, which may add fields to the answer.
-    const fields = await this.runCheckTx(admitted, height);
-    queue(admitted);
+    const fields = await this.runCheckTx(tx, height);
+    queue(tx);
     const receiver = await accounts.get(f.to);
     return { ...fields, tx_hash: hash, status: 'pending', estimated_block: height, sender_balance: sender.balance, receiver_balance: receiver.balance, gas_price: gasPrice };
   }
@@ -245,16 +246,17 @@ export class Admission {
       if (!allowed.includes(key.hex)) throw new ChainError(403, `${p!.op.spec.name}: the signing key is not an operator key of this network`);
       return { signer: { kind: 'operator', publicKey: key.hex, account: key.derived, payer: key.derived, grantedBy: p!.op.plugin }, grant: undefined };
     }
-    const answer = await authorize(this.d.hooks, readContext(this.ctxEnv, state, height), state, req, key);
+    const answer = await authorize(this.d.hooks, () => readContext(this.ctxEnv, state, height), state, req, key);
     if (answer instanceof ChainError) throw answer;
     return answer;
   }
 
-  private async checkFunds(state: StateSource, tx: Tx, payer: string, gasPrice: bigint): Promise<void> {
+  /** `sender`: the sender's account when the caller has read it already. */
+  private async checkFunds(state: StateSource, tx: Tx, payer: string, gasPrice: bigint, known?: AccountRecord): Promise<void> {
     const accounts = accountsReader(state);
     const fee = BigInt(this.gasOf(tx)) * gasPrice;
     if (payer === tx.from) {
-      const sender = await accounts.get(tx.from);
+      const sender = known ?? (await accounts.get(tx.from));
       const pending = this.d.mempool.pendingSpend(tx.from, this.gasOf);
       const cost = tx.value + fee;
       if (sender.balance < pending + cost) throw badRequest(`insufficient balance: ${tx.from} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);

@@ -1,45 +1,83 @@
 import type { AdmissionContext, GenesisContext, NetworkEnv, ProposalContext, ReadContext, TxContext, WriteContext } from '../hooks.js';
 import { SCOPE } from '../host/scoping.js';
 import type { StateOverlay, StateSource } from '../state/overlay.js';
-import type { ParamRegistry } from '../state/params.js';
-import { readonlyStore, writableStore } from '../state/prefixed-store.js';
-import { accountsReader, accountsWriter } from '../state/accounts.js';
+import type { ParamReader, ParamRegistry } from '../state/params.js';
+import { readonlyStore, writableStore, type ReadonlyStore, type Store } from '../state/prefixed-store.js';
+import { accountsReader, accountsWriter, type AccountsReader, type AccountsWriter } from '../state/accounts.js';
 import type { GenesisDoc } from '../config/genesis.js';
-import type { BlockInfo, Tx } from './types.js';
+import type { BlockInfo, ChainEvent, Tx } from './types.js';
 import { checkEvent, type EventSink } from './block-events.js';
-import type { IndexStage } from './index-stage.js';
+import type { IndexStage, IndexWriter } from './index-stage.js';
 
 /**
- * Builders of the contexts hooks receive. The kernel builds one unscoped context per call; the
- * host re-scopes it per plugin through SCOPE, so `store` is always the tapping plugin's own.
+ * The contexts hooks receive. The kernel builds one unscoped context per call; the host re-scopes
+ * it per plugin through SCOPE, so `store` is always the tapping plugin's own.
+ *
+ * Classes with lazily made members, not object literals: every transaction is checked and
+ * executed with a context, re-scoped for each plugin that taps the hook, and most taps read one
+ * member or none (a plugin whose checkTx only looks at `tx.target`); building each reader up
+ * front cost several kilobytes per transaction.
  */
 export interface ContextEnv {
   readonly env: NetworkEnv;
   readonly params: ParamRegistry;
 }
 
-export function readContext(e: ContextEnv, source: StateSource, height: number): ReadContext {
-  const make = (ns: string): ReadContext => ({
-    height,
-    env: e.env,
-    params: e.params.reader(source),
-    accounts: accountsReader(source),
-    store: readonlyStore(source, ns),
-    read: (other: string) => readonlyStore(source, other),
-    [SCOPE]: (plugin: string) => make(plugin),
-  } as ReadContext);
-  return make('kernel');
+class ReadCtx implements ReadContext {
+  private paramsOf: ParamReader | undefined;
+  private accountsOf: AccountsReader | undefined;
+  private storeOf: ReadonlyStore | undefined;
+
+  constructor(
+    protected readonly e: ContextEnv,
+    protected readonly source: StateSource,
+    readonly height: number,
+    protected readonly ns: string,
+  ) {}
+
+  get env(): NetworkEnv {
+    return this.e.env;
+  }
+
+  get params(): ParamReader {
+    return (this.paramsOf ??= this.e.params.reader(this.source));
+  }
+
+  get accounts(): AccountsReader {
+    return (this.accountsOf ??= accountsReader(this.source));
+  }
+
+  get store(): ReadonlyStore {
+    return (this.storeOf ??= readonlyStore(this.source, this.ns));
+  }
+
+  read(other: string): ReadonlyStore {
+    return readonlyStore(this.source, other);
+  }
+
+  [SCOPE](plugin: string): ReadContext {
+    return new ReadCtx(this.e, this.source, this.height, plugin);
+  }
 }
 
-/** checkTx's context: `respond` collects fields for the submission response (dropped when nobody is answered). */
-export function admissionContext(e: ContextEnv, source: StateSource, height: number, respond: (fields: Readonly<Record<string, unknown>>) => void = () => undefined): AdmissionContext {
-  const make = (ns: string): AdmissionContext => ({ ...readContext(e, source, height), store: readonlyStore(source, ns), respond, [SCOPE]: (p: string) => make(p) } as AdmissionContext);
-  return make('kernel');
+class AdmissionCtx extends ReadCtx implements AdmissionContext {
+  constructor(e: ContextEnv, source: StateSource, height: number, ns: string, readonly respond: (fields: Readonly<Record<string, unknown>>) => void) {
+    super(e, source, height, ns);
+  }
+
+  override [SCOPE](plugin: string): AdmissionContext {
+    return new AdmissionCtx(this.e, this.source, this.height, plugin, this.respond);
+  }
 }
 
-export function proposalContext(e: ContextEnv, source: StateSource, block: BlockInfo): ProposalContext {
-  const make = (ns: string): ProposalContext => ({ ...readContext(e, source, block.height), store: readonlyStore(source, ns), block, [SCOPE]: (p: string) => make(p) } as ProposalContext);
-  return make('kernel');
+class ProposalCtx extends ReadCtx implements ProposalContext {
+  constructor(e: ContextEnv, source: StateSource, ns: string, readonly block: BlockInfo) {
+    super(e, source, block.height, ns);
+  }
+
+  override [SCOPE](plugin: string): ProposalContext {
+    return new ProposalCtx(this.e, this.source, plugin, this.block);
+  }
 }
 
 /** Where a write context's output goes besides state: its events and its plugins' index writes. */
@@ -48,37 +86,100 @@ export interface WriteOutputs {
   readonly index: IndexStage;
 }
 
+class WriteCtx implements WriteContext {
+  private paramsOf: ParamReader | undefined;
+  private accountsOf: AccountsWriter | undefined;
+  private storeOf: Store | undefined;
+  private indexOf: IndexWriter | undefined;
+
+  constructor(
+    protected readonly e: ContextEnv,
+    protected readonly overlay: StateOverlay,
+    readonly block: BlockInfo,
+    protected readonly out: WriteOutputs,
+    protected readonly ns: string,
+  ) {}
+
+  get height(): number {
+    return this.block.height;
+  }
+
+  get env(): NetworkEnv {
+    return this.e.env;
+  }
+
+  get params(): ParamReader {
+    return (this.paramsOf ??= this.e.params.reader(this.overlay));
+  }
+
+  get accounts(): AccountsWriter {
+    return (this.accountsOf ??= accountsWriter(this.overlay));
+  }
+
+  get store(): Store {
+    return (this.storeOf ??= writableStore(this.overlay, this.ns));
+  }
+
+  get index(): IndexWriter {
+    return (this.indexOf ??= this.out.index.writer(this.ns));
+  }
+
+  read(other: string): ReadonlyStore {
+    return readonlyStore(this.overlay, other);
+  }
+
+  /** A property, not a method: handlers pass `ctx.emit` around on its own. */
+  readonly emit = (event: ChainEvent): void => {
+    checkEvent(event);
+    this.out.emit(event);
+  };
+
+  [SCOPE](plugin: string): WriteContext {
+    return new WriteCtx(this.e, this.overlay, this.block, this.out, plugin);
+  }
+}
+
+class TxCtx extends WriteCtx implements TxContext {
+  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly tx: Tx) {
+    super(e, overlay, block, out, ns);
+  }
+
+  override [SCOPE](plugin: string): TxContext {
+    return new TxCtx(this.e, this.overlay, this.block, this.out, plugin, this.tx);
+  }
+}
+
+class GenesisCtx extends WriteCtx implements GenesisContext {
+  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly genesis: GenesisDoc) {
+    super(e, overlay, block, out, ns);
+  }
+
+  override [SCOPE](plugin: string): GenesisContext {
+    return new GenesisCtx(this.e, this.overlay, this.block, this.out, plugin, this.genesis);
+  }
+}
+
+export function readContext(e: ContextEnv, source: StateSource, height: number): ReadContext {
+  return new ReadCtx(e, source, height, 'kernel');
+}
+
+/** checkTx's context: `respond` collects fields for the submission response (dropped when nobody is answered). */
+export function admissionContext(e: ContextEnv, source: StateSource, height: number, respond: (fields: Readonly<Record<string, unknown>>) => void = () => undefined): AdmissionContext {
+  return new AdmissionCtx(e, source, height, 'kernel', respond);
+}
+
+export function proposalContext(e: ContextEnv, source: StateSource, block: BlockInfo): ProposalContext {
+  return new ProposalCtx(e, source, 'kernel', block);
+}
+
 export function writeContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs): WriteContext {
-  const make = (ns: string): WriteContext => ({
-    height: block.height,
-    env: e.env,
-    block,
-    params: e.params.reader(overlay),
-    accounts: accountsWriter(overlay),
-    store: writableStore(overlay, ns),
-    read: (other: string) => readonlyStore(overlay, other),
-    emit: (event) => {
-      checkEvent(event);
-      out.emit(event);
-    },
-    index: out.index.writer(ns),
-    [SCOPE]: (plugin: string) => make(plugin),
-  } as WriteContext);
-  return make('kernel');
+  return new WriteCtx(e, overlay, block, out, 'kernel');
 }
 
 export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx): TxContext {
-  const make = (ns: string): TxContext => {
-    const base = writeContext(e, overlay, block, out);
-    return { ...base, store: writableStore(overlay, ns), index: out.index.writer(ns), tx, [SCOPE]: (p: string) => make(p) } as TxContext;
-  };
-  return make('kernel');
+  return new TxCtx(e, overlay, block, out, 'kernel', tx);
 }
 
 export function genesisContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, genesis: GenesisDoc, out: WriteOutputs): GenesisContext {
-  const make = (ns: string): GenesisContext => {
-    const base = writeContext(e, overlay, block, out);
-    return { ...base, store: writableStore(overlay, ns), index: out.index.writer(ns), genesis, [SCOPE]: (p: string) => make(p) } as GenesisContext;
-  };
-  return make('kernel');
+  return new GenesisCtx(e, overlay, block, out, 'kernel', genesis);
 }

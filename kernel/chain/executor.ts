@@ -215,20 +215,25 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     if (fee > burned) await accounts.credit(block.proposer, fee - burned);
   }
   const child = overlay.child();
-  const txEvents: ChainEvent[] = [];
-  const out: WriteOutputs = { emit: (ev) => void txEvents.push(ev), index: new IndexStage() };
+  // Made when a handler runs: a plain transfer, the bulk of a block, allocates none.
+  let txEvents: ChainEvent[] | undefined;
+  let stage: IndexStage | undefined;
+  const outputs = (): WriteOutputs => {
+    const events: ChainEvent[] = (txEvents ??= []);
+    return { emit: (ev) => void events.push(ev), index: (stage ??= new IndexStage()) };
+  };
   try {
     const inactive = deps.inactiveProblem(tx.target, block.height);
     if (inactive) throw inactive;
     let reported: number | undefined;
     if (parsed !== undefined) {
-      reported = await runOperation(deps, child, block, out, tx, parsed, signer!);
+      reported = await runOperation(deps, child, block, outputs(), tx, parsed, signer!);
     } else if (tx.target === 'transfer') {
-      await transfer(deps, child, block, out, tx, signer!);
+      await transfer(deps, child, block, outputs, tx, signer!);
     } else {
       const hook = deps.hooks.executeTx.get(tx.target);
       if (!hook || !hook.isUsed()) throw new Error(`no handler for ${tx.target} on this network`);
-      reported = (await hook.promise(txContext(e, child, block, out, tx), tx))?.gas;
+      reported = (await hook.promise(txContext(e, child, block, outputs(), tx), tx))?.gas;
     }
     if (reported !== undefined && tx.origin === 'signed' && reported > gas) {
       // Handlers may report more gas than the base (contracts); the extra is charged now.
@@ -238,9 +243,9 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       burned += BigInt(reported - gas) * baseFee;
       gas = reported;
     }
-    if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(e, child, block, out, tx), grant.plugin));
+    if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(e, child, block, outputs(), tx), grant.plugin));
     overlay.absorb(child);
-    return { gas, fee, burned, error: null, events: txEvents, indexWrites: out.index.staged };
+    return { gas, fee, burned, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
   } catch (err) {
     const message = isChainError(err) || err instanceof Error ? err.message : String(err);
     if (!isChainError(err)) deps.log.debug({ tx: tx.hash, err }, 'transaction failed');
@@ -249,10 +254,10 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
 }
 
 async function authorizeInBlock(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo, tx: Tx, key: PresentedKey, parsed: ParsedOperation | undefined): Promise<Authorized | ChainError> {
-  const ctx = readContext({ env: deps.env, params: deps.params }, overlay, block.height);
+  const ctx = (): ReturnType<typeof readContext> => readContext({ env: deps.env, params: deps.params }, overlay, block.height);
   const operators = parsed?.op.spec.signing?.operatorKeys;
   if (operators) {
-    if (!(await operators(ctx)).includes(key.hex)) return new ChainError(403, `${parsed!.op.spec.name}: the signing key is not an operator key of this network`);
+    if (!(await operators(ctx())).includes(key.hex)) return new ChainError(403, `${parsed!.op.spec.name}: the signing key is not an operator key of this network`);
     return { signer: { kind: 'operator', publicKey: key.hex, account: key.derived, payer: key.derived, grantedBy: parsed!.op.plugin }, grant: undefined };
   }
   return authorize(deps.hooks, ctx, overlay, { actor: tx.from, publicKey: key.hex, tx, operation: parsed?.op.spec.name }, key);
@@ -271,12 +276,12 @@ async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: Bloc
 }
 
 /** The kernel's plain transfer: to a recipient someone can own, unless a plugin takes it over first (holds). */
-async function transfer(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, signer: Signer): Promise<void> {
+async function transfer(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, outputs: () => WriteOutputs, tx: Tx, signer: Signer): Promise<void> {
   const e = { env: deps.env, params: deps.params };
-  const refused = await recipientProblem(deps.hooks, readContext(e, child, block.height), child, tx.to);
+  const refused = await recipientProblem(deps.hooks, () => readContext(e, child, block.height), child, tx.to);
   if (refused) throw refused;
   if (deps.hooks.beforeTransfer.isUsed()) {
-    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(e, child, block, out, tx), { from: tx.from, to: tx.to, value: tx.value, signer });
+    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(e, child, block, outputs(), tx), { from: tx.from, to: tx.to, value: tx.value, signer });
     if (takenOver) return;
   }
   const childAccounts = accountsWriter(child);

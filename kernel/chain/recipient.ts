@@ -12,13 +12,13 @@ import { VALIDATORS_NAMESPACE } from './validator-set.js';
  * name are lost, or go to whoever binds that name first. Checked at admission and again when the
  * block executes, because a proposer may skip admission.
  */
-export async function recipientProblem(hooks: Hooks, ctx: ReadContext, source: StateSource, to: string): Promise<ChainError | null> {
+export async function recipientProblem(hooks: Hooks, ctx: () => ReadContext, source: StateSource, to: string): Promise<ChainError | null> {
   if (isKeyDerivedAddress(to)) return null;
   if (await accountsReader(source).exists(to)) return null;
   if ((await source.get(`${VALIDATORS_NAMESPACE}/${to}`)) !== undefined) return null;
   // A plugin that keeps records of this kind (names, nodes, vaults, agents, channels) says whether one exists.
   const kind = addressKind(to);
   const hook = kind === null ? undefined : hooks.recordExists.get(kind);
-  if (hook?.isUsed() && (await hook.promise(ctx, to)) === true) return null;
+  if (hook?.isUsed() && (await hook.promise(ctx(), to)) === true) return null;
   return badRequest(`${to} is not a valid recipient: it is neither a key-derived address (chain:<15 hex>.human) nor a record that exists on this chain`);
 }

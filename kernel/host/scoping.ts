@@ -12,5 +12,5 @@ export interface Scopable {
 
 export function scopeFor<T>(ctx: T, plugin: string): T {
   const fn = (ctx as Scopable | null | undefined)?.[SCOPE];
-  return fn ? (fn(plugin) as T) : ctx;
+  return fn ? (fn.call(ctx, plugin) as T) : ctx;
 }

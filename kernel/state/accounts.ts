@@ -2,6 +2,7 @@ import { ChainError } from '../errors.js';
 import { parseHex, toHex } from '../codec/hex.js';
 import type { StateOverlay, StateSource } from './overlay.js';
 import { jsonRecord } from './record-codec.js';
+import { ML_DSA65_PUBLIC_KEY_BYTES } from '../crypto/provider.js';
 
 /**
  * Balances, nonces and key bindings: the one piece of state the kernel itself owns, because fees
@@ -81,12 +82,24 @@ function decodeAccount(raw: Uint8Array): StoredAccount {
   return record;
 }
 
+const keySetCodec = jsonRecord<{ keys: string[] }>();
+
+/**
+ * The key shown as an account's `public_key`: the bound key, or the first of a key set a plugin
+ * wrote in its place (kernel/auth/key-set.ts keeps both under this one state key).
+ */
+function boundKeyHex(raw: Uint8Array): string | undefined {
+  return raw.length === ML_DSA65_PUBLIC_KEY_BYTES ? publicKeyHex(raw) : keySetCodec.decode(raw).keys[0];
+}
+
 export function accountsReader(source: StateSource): AccountsReader {
   return {
     async get(address) {
       const [raw, rawKey] = await Promise.all([source.get(key(address)), source.get(keyOfKey(address))]);
       const { balance, nonce, tx_count } = raw === undefined ? EMPTY : decodeAccount(raw);
-      return rawKey === undefined ? { balance, nonce, tx_count } : { balance, nonce, tx_count, public_key: publicKeyHex(rawKey) };
+      if (rawKey === undefined) return { balance, nonce, tx_count };
+      const first = boundKeyHex(rawKey);
+      return first === undefined ? { balance, nonce, tx_count } : { balance, nonce, tx_count, public_key: first };
     },
     async exists(address) {
       return (await source.get(key(address))) !== undefined || (await source.get(keyOfKey(address))) !== undefined;
