@@ -1,7 +1,11 @@
 /**
- * Picks the backend at startup: `options.backend`, else CHAIN_HTTP_BACKEND (uws | node | auto),
- * else auto = uWebSockets.js when its native binary loads, node:http otherwise. A forced backend
- * that cannot start is an error, not a silent fallback: whoever forced it wants to know.
+ * Picks the backend at startup: `options.backend`, else CHAIN_HTTP_BACKEND (uws | node | auto);
+ * auto is node:http. uWebSockets.js is opt-in: the registry's build (20.30) closes a connection
+ * without an answer on a method outside its nine and on a long request head arriving in pieces
+ * (kernel/rpc/README.md, "Known differences"), and a public endpoint must answer every client;
+ * the load bench measured no throughput difference between the two (docs/benchmarks.md). A
+ * forced backend that cannot start is an error, not a silent fallback: whoever forced it wants
+ * to know.
  */
 import { createNodeBackend } from './node-backend.js';
 import { resolveOptions } from './options.js';
@@ -24,10 +28,8 @@ export async function createHttpServer(options: ServerOptions): Promise<HttpServ
   const { choice, source } = requestedBackend(options);
   const resolved = resolveOptions(options);
   if (choice === 'node') return createNodeBackend(resolved, `node:http + ws (forced by ${source})`);
+  if (choice === 'auto') return createNodeBackend(resolved, 'node:http + ws (auto; CHAIN_HTTP_BACKEND=uws opts into uWebSockets.js)');
   const loaded = loadUws();
-  if (loaded.ok) {
-    return createUwsBackend(loaded.uws, resolved, `uWebSockets.js from ${loaded.file} (${choice === 'auto' ? 'auto: binary loaded' : `forced by ${source}`})`);
-  }
-  if (choice === 'uws') throw new Error(`uWebSockets.js backend forced by ${source} but unavailable: ${loaded.reason}`);
-  return createNodeBackend(resolved, `node:http + ws (auto: uWebSockets.js unavailable: ${loaded.reason})`);
+  if (loaded.ok) return createUwsBackend(loaded.uws, resolved, `uWebSockets.js from ${loaded.file} (forced by ${source})`);
+  throw new Error(`uWebSockets.js backend forced by ${source} but unavailable: ${loaded.reason}`);
 }

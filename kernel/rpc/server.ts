@@ -139,7 +139,7 @@ export interface ServerOptions {
   tls?: TlsOptions;
   ws?: WsOptions;
   logger?: Logger;
-  /** Overrides CHAIN_HTTP_BACKEND. 'auto' (the default) = uws when its binary loads, else node. */
+  /** Overrides CHAIN_HTTP_BACKEND. 'auto' (the default) = node:http; uws is opt-in. */
   backend?: BackendName | 'auto';
 }
 
