@@ -62,7 +62,9 @@ interface PluginOptionBinding {
 }
 
 export const PLUGIN_OPTION_BINDINGS: readonly PluginOptionBinding[] = [
-  // Part 2, "Gateway configuration": the amount per faucet request; the node's faucet decides it.
+  // Part 2, "Gateway configuration": the amount per faucet request. The gateway reads the same
+  // variable as its cap and default (plugins/gateway/config.ts); a node's faucet uses it as the
+  // amount of a request that names none.
   { variable: 'FAUCET_AMOUNT', plugin: 'faucet', option: 'default_amount' },
 ];
 

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { labelledWallet, signOperation, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
 import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
+import { WsClient } from '../../plugins/gateway/testing/process.js';
 
 /**
  * The plugin SDK end to end, on a real 4-validator devnet run by the test build's `chain`
@@ -101,6 +102,28 @@ describe('plugin SDK on a real devnet', () => {
     const listed = await getJson(`${rpc()}/api/v1/transactions?type=set_memo&address=${alice.address}`);
     assert.ok((listed.body.total as number) >= 2);
     await sameRootEverywhere();
+  });
+
+  test('a plugin\'s event: in the block\'s events, on its transaction, and as the socket event it declares through the gateway', async () => {
+    const ws = await WsClient.connect(`${net.gatewayUrl.replace('http', 'ws')}/ws`);
+    try {
+      await ws.next('init', (m) => m.type === 'init');
+      const sent = await postJson(`${net.gatewayUrl}/api/v1/memo/set`, memoOp(alice, 'heard'));
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      const tx = await waitConfirmed(rpc(2), sent.body.tx_hash as string);
+      const own = tx.events as Array<Record<string, unknown>>;
+      assert.equal(own.length, 1);
+      assert.deepEqual({ type: own[0]!.type, phase: own[0]!.phase, height: own[0]!.height, data: own[0]!.data }, { type: 'memo_set', phase: 'tx', height: tx.block, data: { address: alice.address, text: 'heard', tx_hash: sent.body.tx_hash } });
+      const inBlock = (await getJson(`${rpc(1)}/api/v1/blocks/${tx.block}/events`)).body.events as Array<Record<string, unknown>>;
+      const mine = inBlock.filter((e) => e.tx_hash === sent.body.tx_hash);
+      assert.equal(mine.length, 1);
+      assert.equal(mine[0]!.type, 'memo_set');
+      assert.equal(mine[0]!.phase, 'tx');
+      const heard = await ws.next('memo_set on the socket', (m) => m.type === 'memo_set' && (m.data as { tx_hash?: string }).tx_hash === sent.body.tx_hash);
+      assert.deepEqual(heard.data, { address: alice.address, text: 'heard', tx_hash: sent.body.tx_hash });
+    } finally {
+      ws.close();
+    }
   });
 
   test('a second signer added by a plugin: accepted within its cap, refused beyond it at admission and in a block whose proposer skipped checkTx', async () => {
