@@ -1,11 +1,4 @@
-import { badRequest, ChainError, conflict } from '../../kernel/sdk.js';
-import type { ReadContext, TxContext } from '../../kernel/sdk.js';
-import type { Tx } from '../../kernel/sdk.js';
-import { parseHex } from '../../kernel/sdk.js';
-import { deriveAddress, isAddress, isKeyDerivedAddress } from '../../kernel/sdk.js';
-import { ML_DSA65_PUBLIC_KEY_BYTES } from '../../kernel/sdk.js';
-import { TEST_NETWORK_ONLY } from '../../kernel/sdk.js';
-import type { PluginEventSpec } from '../../kernel/sdk.js';
+import { badRequest, ChainError, conflict, deriveAddress, isAddress, isKeyDerivedAddress, ML_DSA65_PUBLIC_KEY_BYTES, parseHex, TEST_NETWORK_ONLY, type PluginEventSpec, type ReadContext, type Tx, type TxContext } from '../../kernel/sdk.js';
 
 /** The system transaction a faucet request becomes; validated identically by every validator. */
 export const FAUCET_TX = 'faucet';

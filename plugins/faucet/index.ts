@@ -1,6 +1,4 @@
-import { definePlugin } from '../../kernel/sdk.js';
-import { ConfigError } from '../../kernel/sdk.js';
-import type { NodeServices } from '../../kernel/sdk.js';
+import { ConfigError, definePlugin, type NodeServices } from '../../kernel/sdk.js';
 import { FaucetOptionsSchema } from './schemas.js';
 import { FAUCET_EVENT, FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
 import { faucetRoutes } from './routes.js';

@@ -1,12 +1,5 @@
 import { Value } from '@sinclair/typebox/value';
-import { badRequest, forbidden } from '../../kernel/sdk.js';
-import { formatCoin } from '../../kernel/sdk.js';
-import { toHex } from '../../kernel/sdk.js';
-import { deriveAddress } from '../../kernel/sdk.js';
-import { isValidMnemonic, seedFromMnemonic } from '../../kernel/sdk.js';
-import type { RouteTable } from '../../kernel/sdk.js';
-import type { NodeServices } from '../../kernel/sdk.js';
-import { TEST_NETWORK_ONLY } from '../../kernel/sdk.js';
+import { badRequest, deriveAddress, forbidden, formatCoin, isValidMnemonic, seedFromMnemonic, TEST_NETWORK_ONLY, toHex, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { DeriveRequestSchema, parseFaucetRequest } from './schemas.js';
 import { FAUCET_SENDER, FAUCET_TX, checkCredit } from './credit.js';
 

@@ -1,8 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { existsSync } from 'node:fs';
-import { ConfigError } from '../../kernel/sdk.js';
-import { parseAmountText } from '../../kernel/sdk.js';
+import { ConfigError, parseAmountText } from '../../kernel/sdk.js';
 
 /**
  * The one schema of the gateway's configuration. Keys are the environment variable names of the

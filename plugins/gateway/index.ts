@@ -1,5 +1,4 @@
-import { definePlugin } from '../../kernel/sdk.js';
-import type { HttpServer } from '../../kernel/sdk.js';
+import { definePlugin, type HttpServer } from '../../kernel/sdk.js';
 import { CORE_EVENTS } from './event-bus.js';
 import { listenGateway } from './listen.js';
 import { registerProxyRoutes } from './proxy-routes.js';

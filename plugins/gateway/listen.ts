@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
-import { createHttpServer, type HttpServer, type WsHandlers } from '../../kernel/sdk.js';
-import { RouteTable } from '../../kernel/sdk.js';
-import type { Hooks } from '../../kernel/sdk.js';
+import { createHttpServer, RouteTable, type Hooks, type HttpServer, type WsHandlers } from '../../kernel/sdk.js';
 import type { GatewayConfig } from './config.js';
 import { globalRateLimiter } from './rate-limits.js';
 

@@ -1,7 +1,5 @@
-import { reply } from '../../kernel/sdk.js';
-import type { RouteTable, RpcRequest } from '../../kernel/sdk.js';
+import { reply, unavailable, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import type { NodeAnswer } from './node-client.js';
-import { unavailable } from '../../kernel/sdk.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
 import { VALIDATORS_PATH } from './validators.js';

@@ -1,6 +1,5 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { flexibleRateLimiter, reply, type RateLimiter } from '../../kernel/sdk.js';
-import type { RpcHandler, RpcRequest } from '../../kernel/sdk.js';
+import { flexibleRateLimiter, reply, type RateLimiter, type RpcHandler, type RpcRequest } from '../../kernel/sdk.js';
 
 /**
  * The gateway's request-rate tiers (part 2, Limits → Request rates), all on rate-limiter-flexible:

@@ -1,5 +1,4 @@
-import { badRequest, notFound } from '../../kernel/sdk.js';
-import type { Hooks } from '../../kernel/sdk.js';
+import { badRequest, notFound, type Hooks } from '../../kernel/sdk.js';
 import { resultOf } from './node-client.js';
 import type { GatewayServices } from './services.js';
 import { pathSegment } from './upstream-path.js';

@@ -1,5 +1,4 @@
-import { shardOf } from '../../kernel/sdk.js';
-import { ConfigError } from '../../kernel/sdk.js';
+import { ConfigError, shardOf } from '../../kernel/sdk.js';
 
 /**
  * Which node(s) serve which shard. A transaction goes to a node of its sender's shard

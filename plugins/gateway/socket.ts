@@ -1,8 +1,5 @@
 import type { Logger } from 'pino';
-import { isChainError } from '../../kernel/sdk.js';
-import { stringify } from '../../kernel/sdk.js';
-import type { Hooks } from '../../kernel/sdk.js';
-import type { RateLimiter, WsConnection, WsHandlers } from '../../kernel/sdk.js';
+import { isChainError, stringify, type Hooks, type RateLimiter, type WsConnection, type WsHandlers } from '../../kernel/sdk.js';
 import type { GatewayConfig } from './config.js';
 import type { EventBus, EventMessage } from './event-bus.js';
 import type { GatewayMetrics } from './metrics.js';

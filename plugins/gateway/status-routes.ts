@@ -1,5 +1,4 @@
-import { reply } from '../../kernel/sdk.js';
-import type { RouteTable } from '../../kernel/sdk.js';
+import { reply, type RouteTable } from '../../kernel/sdk.js';
 import { isObject } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';

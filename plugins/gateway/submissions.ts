@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { formatCoin } from '../../kernel/sdk.js';
-import { ChainError, badRequest } from '../../kernel/sdk.js';
+import { badRequest, ChainError, formatCoin } from '../../kernel/sdk.js';
 import type { EventBus } from './event-bus.js';
 import type { FaucetCooldown } from './faucet-cooldown.js';
 import { isObject, type NodeAnswer, type NodeClient } from './node-client.js';
