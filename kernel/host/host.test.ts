@@ -123,3 +123,30 @@ test('a plugin switched on at height H behaves identically on every node', async
   }
   assert.equal((await accountsReader(n1.chain.store.state).get(alice.address)).nonce, 2n);
 });
+
+test('a plugin named after a kernel state namespace is refused at start', async () => {
+  for (const name of ['acct', 'acctkey', 'params', 'vset', 'auth', 'kernel']) {
+    await assert.rejects(makeChain({ plugins: [recorder(name, [])] }), (e: Error) => {
+      assert.match(e.message, new RegExp(`"${name}" is a kernel state namespace`));
+      return true;
+    });
+  }
+});
+
+test('a listed but disabled state plugin is registered, available, and runs only once the schedule in state says so', async () => {
+  const log: string[] = [];
+  const f = await makeChain({ plugins: [recorder('alpha', log)], pluginConfig: [{ name: 'alpha', enabled: false } as never] });
+  assert.equal(f.host.stateOf('alpha', 1), 'available');
+  await f.block();
+  assert.deepEqual(log, []);
+  assert.equal(f.host.inactiveProblem('alpha', 2)?.status, 403);
+  assert.match(f.host.inactiveProblem('alpha', 2)!.message, /plugin "alpha" is available, not active/);
+  f.host.applySchedule([{ name: 'alpha', activation_height: 3, retire_height: 5 }]);
+  assert.equal(f.host.stateOf('alpha', 2), 'scheduled');
+  await f.block();
+  await f.block();
+  await f.block();
+  await f.block();
+  assert.deepEqual(log, ['alpha@3', 'alpha@4'], 'runs from its activation height up to, not including, its retirement');
+  assert.equal(f.host.stateOf('alpha', 5), 'retired');
+});
