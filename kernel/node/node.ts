@@ -16,6 +16,7 @@ import { selectProvider } from '../crypto/select-provider.js';
 import { readKeyFile } from '../crypto/keyfile.js';
 import { readGenesis } from '../config/genesis-file.js';
 import { ConfigError } from '../config/env.js';
+import { checkParamOverrides } from '../config/param-overrides.js';
 import type { NodeConfig } from '../config/schema.js';
 import { createHttpServer, type HttpServer } from '../rpc/index.js';
 import { RouteTable } from './route-table.js';
@@ -109,6 +110,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
 
   try {
     await host.boot();
+    checkParamOverrides(config.param_overrides, params);
     if (config.consensus.snapshot_url && (await store.load()).state_root === '') {
       await bootstrapFromSnapshot(chain, config.consensus.snapshot_url, genesis, provider, log);
     }
