@@ -68,6 +68,7 @@ export { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES, type SignatureProv
 export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
 
 // Node-side services and routes (state plugins' read endpoints, the faucet's test-network routes).
+export { pageOf, type Page } from './node/pagination.js';
 export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
 export { RouteTable, type HttpMethod, type RpcHandler, type RpcRequest } from './node/route-table.js';
 export { TEST_NETWORK_ONLY } from './node/test-network-routes.js';

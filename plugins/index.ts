@@ -1,10 +1,11 @@
 import type { PluginDefinition } from '../kernel/sdk.js';
 import { faucetPlugin } from './faucet/index.js';
+import { stakingPlugin } from './staking/index.js';
 
 /**
  * Every plugin this build knows. A network enables and orders them in configs/<network>.json;
  * static imports keep the catalogue identical on every node (no discovery from the file system).
  */
-export const PLUGIN_CATALOGUE: ReadonlyMap<string, PluginDefinition<any, any>> = new Map([ // eslint-disable-line @typescript-eslint/no-explicit-any
-  [faucetPlugin.name, faucetPlugin],
-]);
+const PLUGINS: ReadonlyArray<PluginDefinition<any, any>> = [stakingPlugin, faucetPlugin]; // eslint-disable-line @typescript-eslint/no-explicit-any -- plugins of every option type
+
+export const PLUGIN_CATALOGUE: ReadonlyMap<string, PluginDefinition<any, any>> = new Map(PLUGINS.map((p) => [p.name, p])); // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -166,12 +166,12 @@ export class Admission {
     // 4. Where it goes: the serving plugin is active, the recipient can be owned.
     const inactive = this.inactiveProblem(target, height);
     if (inactive) throw inactive;
-    if (target === 'transfer') {
+    if (target === 'transfer' || target.startsWith('kind:')) {
       const problem = await recipientProblem(this.d.hooks, () => readContext(this.ctxEnv, state, height), state, f.to);
       if (problem) throw problem;
     }
     // 5. Funds: value from the sender, the fee from whoever pays it.
-    await this.checkFunds(state, tx, authorized.signer.payer, gasPrice, sender);
+    await this.checkFunds(state, tx, tx.from, authorized.signer.payer, gasPrice, sender);
     // 6. The signature, once per node, on the verify pool.
     tx.sigVersion = await verifyTransferSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee }, key.bytes, this.d.verifier);
     // 7. Every plugin's checkTx, which may add fields to the answer.
@@ -217,7 +217,7 @@ export class Admission {
     const last = pending.length > 0 ? pending[pending.length - 1]!.nonce : await lastOperationNonce(state, p.actor);
     if (p.nonce <= last) throw badRequest(`nonce ${p.nonce} is not above ${last}, the last nonce accepted from ${p.actor}: operation nonces are millisecond timestamps that only increase`);
     // 4. Funds, then the owning plugin's own rules.
-    await this.checkFunds(state, tx, authorized.signer.payer, tx.gasPrice);
+    await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, tx.gasPrice);
     const input = { name: p.op.spec.name, body: p.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer: authorized.signer };
     const ctx = this.d.host.scoped(readContext(this.ctxEnv, state, height), p.op.plugin);
     const refused = p.op.spec.check ? await p.op.spec.check(ctx, input as never) : undefined;
@@ -251,19 +251,23 @@ export class Admission {
     return answer;
   }
 
-  /** `sender`: the sender's account when the caller has read it already. */
-  private async checkFunds(state: StateSource, tx: Tx, payer: string, gasPrice: bigint, known?: AccountRecord): Promise<void> {
+  /**
+   * Funds for the value and the fee: the value from `valueFrom` (a transfer's sender; an
+   * operation's signing account, the owner for a record address), the fee from `payer`, both net
+   * of what their pending transactions reserve. `known`: `valueFrom`'s account, when read already.
+   */
+  private async checkFunds(state: StateSource, tx: Tx, valueFrom: string, payer: string, gasPrice: bigint, known?: AccountRecord): Promise<void> {
     const accounts = accountsReader(state);
     const fee = BigInt(this.gasOf(tx)) * gasPrice;
-    if (payer === tx.from) {
-      const sender = known ?? (await accounts.get(tx.from));
-      const pending = this.d.mempool.pendingSpend(tx.from, this.gasOf);
+    if (payer === valueFrom) {
+      const sender = known ?? (await accounts.get(valueFrom));
+      const pending = this.d.mempool.pendingSpend(valueFrom, this.gasOf);
       const cost = tx.value + fee;
-      if (sender.balance < pending + cost) throw badRequest(`insufficient balance: ${tx.from} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);
+      if (sender.balance < pending + cost) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);
       return;
     }
-    const [sender, paying] = await Promise.all([accounts.get(tx.from), accounts.get(payer)]);
-    if (sender.balance < this.d.mempool.pendingSpend(tx.from, this.gasOf) + tx.value) throw badRequest(`insufficient balance: ${tx.from} has ${sender.balance} ucoin, needs ${tx.value}`);
+    const [sender, paying] = await Promise.all([known ?? accounts.get(valueFrom), accounts.get(payer)]);
+    if (sender.balance < this.d.mempool.pendingSpend(valueFrom, this.gasOf) + tx.value) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin, needs ${tx.value}`);
     if (paying.balance < this.d.mempool.pendingSpend(payer, this.gasOf) + fee) throw badRequest(`insufficient balance: the fee payer ${payer} has ${paying.balance} ucoin, needs ${fee}`);
   }
 

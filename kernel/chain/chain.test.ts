@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
+import { makeChain, signTransfer, VALIDATOR_KEY, wallet } from '../../test/helpers/chain-fixture.js';
+import { deriveAddress } from '../crypto/address.js';
 import { accountsReader } from '../state/accounts.js';
 import { ChainError } from '../errors.js';
 import { definePlugin } from '../host/plugin.js';
@@ -47,13 +48,16 @@ test('a transfer to oneself costs only the fee and counts once', async () => {
   assert.equal(acct.tx_count, 1);
 });
 
-test('a v3 transfer at gas price 2 pays 42; the part above base fee goes to the proposer', async () => {
+test('a v3 transfer at gas price 2 pays 42; the part above base fee goes to the proposer\'s owner', async () => {
   const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }] });
   await f.chain.admit(signTransfer(alice, { to: bob.address, value: 5, nonce: 1, gas_price: 2, data: 'memo', version: 'v3' }), 0);
   const block = await f.block();
   assert.equal(block.fees_burned, 21n);
   assert.equal(await balance(f.chain, alice.address), 10n * COIN - 5n - 42n);
-  assert.equal(await balance(f.chain, 'chain:v0.node'), 21n);
+  // decisions.md §30: a .node holds no spendable balance; the proposer's share goes to its owner,
+  // for a genesis validator the address its key derives.
+  assert.equal(await balance(f.chain, 'chain:v0.node'), 0n);
+  assert.equal(await balance(f.chain, deriveAddress(VALIDATOR_KEY.publicKey)), 21n);
   const stored = await f.chain.store.getTx(block.tx_hashes[0]!);
   assert.equal(stored?.tx.sigVersion, 'v3');
 });

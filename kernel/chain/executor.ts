@@ -12,7 +12,7 @@ import { readContext, txContext, writeContext, type WriteOutputs } from './conte
 import { operationOf, type BlockEvent, type BlockHeader, type BlockInfo, type ChainEvent, type EvidenceItem, type Receipt, type Tx } from './types.js';
 import { BlockEventLog, type EventSink } from './block-events.js';
 import { IndexStage, type IndexWrite } from './index-stage.js';
-import { authorize, type Authorized } from '../auth/authorize.js';
+import { authorize, ownerOf, type Authorized } from '../auth/authorize.js';
 import { presentedKey } from '../auth/presented-key.js';
 import type { PresentedKey } from '../auth/key-set.js';
 import type { Signer, SignerGrant } from '../auth/signer.js';
@@ -212,7 +212,7 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       await accounts.debit(signer.payer, fee);
     }
     burned = BigInt(gas) * baseFee;
-    if (fee > burned) await accounts.credit(block.proposer, fee - burned);
+    if (fee > burned) await accounts.credit(await proposerPayee(deps, overlay, block), fee - burned);
   }
   const child = overlay.child();
   // Made when a handler runs: a plain transfer, the bulk of a block, allocates none.
@@ -251,6 +251,20 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     if (!isChainError(err)) deps.log.debug({ tx: tx.hash, err }, 'transaction failed');
     return { gas, fee, burned, error: message, ...NONE };
   }
+}
+
+/**
+ * Who receives the proposer's share of fees: the owner of a `.node` proposer (decisions.md §30,
+ * §37), asked once per block and remembered for its transactions.
+ */
+const payees = new WeakMap<BlockInfo, Promise<string>>();
+function proposerPayee(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo): Promise<string> {
+  let payee = payees.get(block);
+  if (payee === undefined) {
+    payee = ownerOf(deps.hooks, () => readContext({ env: deps.env, params: deps.params }, overlay, block.height), overlay, block.proposer).then((owner) => owner ?? block.proposer);
+    payees.set(block, payee);
+  }
+  return payee;
 }
 
 async function authorizeInBlock(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo, tx: Tx, key: PresentedKey, parsed: ParsedOperation | undefined): Promise<Authorized | ChainError> {

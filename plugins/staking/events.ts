@@ -1,0 +1,11 @@
+import type { PluginEventSpec } from '../../kernel/sdk.js';
+
+/** The events staking emits; the gateway relays none of them as socket events yet (`validator_update` comes from the kernel). */
+export const STAKING_EVENTS: readonly PluginEventSpec[] = [
+  { type: 'node_registered', description: 'a .node was registered and bonded min_stake', fields: ['address', 'owner', 'stake'] },
+  { type: 'staked', description: 'self-stake was added; the whole stake is locked until unlock_height', fields: ['address', 'amount', 'unlock_height'] },
+  { type: 'unstaked', description: 'a whole self-stake was returned', fields: ['address', 'amount', 'paid_to'] },
+  { type: 'delegated', description: 'a delegation was added', fields: ['delegator', 'validator', 'amount', 'unlock_height'] },
+  { type: 'undelegated', description: 'a whole delegation was returned', fields: ['delegator', 'validator', 'amount', 'paid_to'] },
+  { type: 'reward_paid', description: 'a staking reward was paid', fields: ['height', 'source', 'staker', 'paid_to', 'amount'] },
+];

@@ -1,0 +1,53 @@
+import { definePlugin, deriveAddress, parseHex, type NodeServices } from '../../kernel/sdk.js';
+import { activeSetUpdates } from './active-set.js';
+import { payeeOf, payRewardsIfDue } from './ledger.js';
+import { delegate } from './operations/delegate.js';
+import { nodeProfile } from './operations/node-profile.js';
+import { registerNode } from './operations/register-node.js';
+import { stake } from './operations/stake.js';
+import { undelegate } from './operations/undelegate.js';
+import { unjail } from './operations/unjail.js';
+import { unstake } from './operations/unstake.js';
+import { DEFAULT_COMMISSION_BPS, STAKING_PARAMS } from './params.js';
+import { stakingRoutes } from './routes.js';
+import { readNode, writeNode, writeStake } from './store.js';
+import { STAKING_EVENTS } from './events.js';
+
+/**
+ * Staking (part 1, "Staking and delegation", Consensus 2, 5, 7): nodes, self-stake, delegation,
+ * rewards, and the active set re-derived from them every block and handed to consensus through
+ * endBlock validator updates. Slashing comes with the evidence hook's reporter (plugins/staking/README.md).
+ */
+export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>({
+  name: 'staking',
+  kind: 'state',
+  description: 'validators from stake: nodes, stake, delegation, rewards, the active set',
+  params: STAKING_PARAMS,
+  operations: [registerNode, nodeProfile, unjail, stake, unstake, delegate, undelegate],
+  // A plain transfer to a `.node` credits its owner (decisions.md §30).
+  addressKinds: [{ kind: 'node', gas: 21, description: 'a plain transfer to a .node credits its owner' }],
+  events: STAKING_EVENTS,
+  register(api) {
+    // Genesis validators are nodes owned by the address their key derives (decisions.md §19), with
+    // their genesis stake as self-stake at the genesis rate.
+    api.hooks.initGenesis.tapPromise(api.name, async (ctx) => {
+      for (const v of ctx.genesis.validators) {
+        writeNode(ctx.store, { address: v.address, owner: deriveAddress(parseHex(v.public_key)!), consensus_public_key: v.public_key, commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: '', rpc_endpoint: '', registered_height: 0, jailed_until: 0 });
+        writeStake(ctx.store, v.address, { amount: BigInt(v.stake), unlock_height: 0, paid_to: 0, genesis: true });
+      }
+    });
+    api.hooks.ownerOf.for('node').tapPromise(api.name, async (ctx, address) => (await readNode(ctx.store, address))?.owner);
+    api.hooks.recordExists.for('node').tapPromise(api.name, async (ctx, address) => (await readNode(ctx.store, address)) !== undefined);
+    api.hooks.executeTx.for('kind:node').tapPromise(api.name, async (ctx, tx) => {
+      const owner = await payeeOf(ctx.store, tx.to);
+      await ctx.accounts.transfer(tx.from, owner, tx.value);
+      return undefined;
+    });
+    api.hooks.beginBlock.tapPromise(api.name, (ctx) => payRewardsIfDue(ctx));
+    api.hooks.endBlock.tapPromise(api.name, async (result, ctx) => {
+      const updates = await activeSetUpdates(ctx, ctx.read('vset'));
+      return updates.length === 0 ? result : { ...result, validatorUpdates: [...result.validatorUpdates, ...updates] };
+    });
+    api.hooks.routes.tap(api.name, (routes) => routes.withOwner(api.name, () => stakingRoutes(routes, api.services, api.name)));
+  },
+});

@@ -1,0 +1,30 @@
+import { Type } from '@sinclair/typebox';
+import { badRequest, defineOperation } from '../../../kernel/sdk.js';
+import { payDelegation, payeeOf } from '../ledger.js';
+import { delegationKey, readDelegation } from '../store.js';
+
+/** `POST /api/v1/staking/undelegate`: the whole delegation, after its lock; accrued rewards first. */
+export const undelegate = defineOperation({
+  name: 'undelegate',
+  description: 'returns a whole delegation after the lock',
+  routes: [{ method: 'POST', path: '/api/v1/staking/undelegate' }],
+  socketMethod: 'undelegate',
+  schema: Type.Object({ delegator: Type.String(), validator: Type.String() }, { additionalProperties: false }),
+  signsFor: (body) => body.validator,
+  value: null,
+  gas: 50,
+  async check(ctx, op) {
+    const d = await readDelegation(ctx.store, op.body.validator, op.actor);
+    if (!d) return badRequest(`${op.actor} has no delegation to ${op.body.validator}`);
+    if (ctx.height < d.unlock_height) return badRequest(`delegation of ${op.actor} to ${op.body.validator} is locked until height ${d.unlock_height}; this is height ${ctx.height}`);
+    return undefined;
+  },
+  async execute(ctx, op) {
+    const validator = op.body.validator;
+    const d = await payDelegation(ctx, validator, op.actor, (await readDelegation(ctx.store, validator, op.actor))!);
+    const to = await payeeOf(ctx.store, op.actor);
+    ctx.store.delete(delegationKey(validator, op.actor));
+    await ctx.accounts.credit(to, d.amount);
+    ctx.emit({ type: 'undelegated', data: { delegator: op.actor, validator, amount: d.amount, paid_to: to } });
+  },
+});

@@ -1,0 +1,37 @@
+import { formatCoin } from '../../kernel/sdk.js';
+import type { RewardRecord } from './ledger.js';
+import type { DelegationRecord, NodeRecord, StakeRecord } from './store.js';
+
+/** Wire forms: ucoin integers with `*_human` beside each amount (decisions.md §21). */
+export function nodeView(n: NodeRecord, stake: StakeRecord | undefined): Record<string, unknown> {
+  const amount = stake?.amount ?? 0n;
+  return {
+    address: n.address,
+    owner: n.owner,
+    commission_bps: n.commission_bps,
+    consensus_public_key: n.consensus_public_key,
+    stake: amount,
+    stake_human: formatCoin(amount),
+    description: n.description,
+    website: n.website,
+    p2p_endpoint: n.p2p_endpoint,
+    rpc_endpoint: n.rpc_endpoint,
+    registered_height: n.registered_height,
+    jailed: n.jailed_until > 0,
+    jailed_until: n.jailed_until,
+  };
+}
+
+export function delegationView(validator: string, delegator: string, d: DelegationRecord): Record<string, unknown> {
+  return { validator, delegator, amount: d.amount, amount_human: formatCoin(d.amount), unlock_height: d.unlock_height };
+}
+
+export function rewardView(r: RewardRecord): Record<string, unknown> {
+  return { height: r.height, source: r.source, staker: r.staker, paid_to: r.paid_to, amount: r.amount, amount_human: formatCoin(r.amount) };
+}
+
+/** decisions.md §20: the records under their plural, with the block list's paging fields. */
+export function page<T>(key: string, all: readonly T[], limit: number, offset: number): Record<string, unknown> {
+  const items = all.slice(offset, offset + limit);
+  return { [key]: items, total: all.length, limit, offset, has_more: offset + items.length < all.length };
+}
