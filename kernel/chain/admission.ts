@@ -242,7 +242,7 @@ export class Admission {
     const req = { actor: tx.from, publicKey: key.hex, tx, operation: p?.op.spec.name };
     const operators = p?.op.spec.signing?.operatorKeys;
     if (operators) {
-      const allowed = await operators(readContext(this.ctxEnv, state, height));
+      const allowed = await operators(this.d.host.scoped(readContext(this.ctxEnv, state, height), p!.op.plugin));
       if (!allowed.includes(key.hex)) throw new ChainError(403, `${p!.op.spec.name}: the signing key is not an operator key of this network`);
       return { signer: { kind: 'operator', publicKey: key.hex, account: key.derived, payer: key.derived, grantedBy: p!.op.plugin }, grant: undefined };
     }
@@ -312,13 +312,27 @@ export class Admission {
     return { hash, origin, target: type, from, to, value: BigInt(value), nonce: 0n, gasPrice: 0n, data: undefined, body, canonical, sigVersion: undefined, receivedAt };
   }
 
+  /**
+   * Why an unsigned system transaction of `type` may not apply at `height`: only a type a plugin
+   * declares (`systemTransactions`) is one, and only while that plugin is active. Asked at
+   * admission, when validating a block and again when executing it.
+   */
+  systemTxProblem(type: string, height: number): ChainError | undefined {
+    const plugin = this.d.host.systemTransactionPlugin(type);
+    if (plugin === undefined || !this.d.hooks.executeTx.get(type)?.isUsed()) return badRequest(`${type} is not a system transaction type of this network`);
+    return this.d.host.inactiveProblem(plugin, height);
+  }
+
   /** Every plugin's checkTx on committed state; returns the fields they add to the answer. */
   async runCheckTx(tx: Tx, height: number): Promise<Record<string, unknown>> {
     const fields: Record<string, unknown> = {};
     const ctx = admissionContext(this.ctxEnv, this.d.store.state, height, (f) => Object.assign(fields, f));
     const rejection = await this.d.hooks.checkTx.promise(ctx, tx);
     if (rejection) throw rejection;
-    if (tx.origin === 'system' && !this.d.hooks.executeTx.get(tx.target)?.isUsed()) throw badRequest(`no handler for system transaction ${tx.target}`);
+    if (tx.origin === 'system') {
+      const problem = this.systemTxProblem(tx.target, height);
+      if (problem) throw problem;
+    }
     return fields;
   }
 
@@ -329,11 +343,13 @@ export class Admission {
    */
   async checkIncluded(tx: Tx, baseFee: bigint): Promise<string | null> {
     const pending = this.d.mempool.get(tx.hash);
-    if (pending) {
+    if (pending && pending.origin === tx.origin) {
       // Admitted here already: plugins checked it then, and a signed one's signature is in the
-      // verify-once cache under the id admission used (a recall is counted as a cache hit).
+      // verify-once cache under the id admission used (a recall is counted as a cache hit). The
+      // id carries the price the block charges: a v3 signature over an older base fee is not
+      // taken for one over the block's.
       if (pending.origin === 'system') return null;
-      if (pending.sigVersion && operationOf(pending) === undefined && this.d.verifier.recall(signatureCacheId(pending.hash, pending.sigVersion, pending.gasPrice))) return null;
+      if (pending.sigVersion && operationOf(pending) === undefined && this.d.verifier.recall(signatureCacheId(pending.hash, pending.sigVersion, tx.gasPrice))) return null;
     }
     try {
       if (tx.origin === 'signed') {

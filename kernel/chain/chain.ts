@@ -347,6 +347,12 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (bytes > maxBytes) return `block size ${bytes} bytes exceeds max_block_bytes ${maxBytes}`;
     // Transactions this node has not verified yet are checked at once, so the verify pool's
     // workers share them instead of verifying one after another before the prevote.
+    // A committed id never enters again: a system transaction has no nonce to stop it applying
+    // twice, and a signed one would overwrite its confirmed receipt with a failed one. A pending
+    // transaction cannot be committed (commit removes it from the pool), so only others are looked up.
+    const again = await Promise.all(p.txs.map((tx) => (this.mempool.has(tx.hash) ? false : this.d.store.hasTx(tx.hash))));
+    const repeated = again.indexOf(true);
+    if (repeated >= 0) return `transaction ${p.txs[repeated]!.hash} is already committed`;
     const problems = await Promise.all(p.txs.map((tx) => this.admission.checkIncluded(tx, h.base_fee)));
     const problem = problems.find((x) => x !== null);
     if (problem) return problem;
@@ -384,7 +390,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private async executeMemo(p: ProposedBlock): Promise<{ result: ExecutionResult; stateRoot: string; treeOps: WriteBatch }> {
     if (this.executed?.hash === p.hash) return this.executed;
     const result = await executeBlock(
-      { hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf, operations: this.d.operations, inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height), scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin) },
+      { hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf, operations: this.d.operations, inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height), scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin), systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height) },
       this.d.store.state,
       p.header,
       p.txs,

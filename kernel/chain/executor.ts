@@ -52,6 +52,8 @@ export interface ExecutorDeps {
   readonly inactiveProblem: (target: string, height: number) => ChainError | undefined;
   /** A context re-scoped to a plugin's namespace (host/scoping.ts). */
   readonly scoped: <C>(ctx: C, plugin: string) => C;
+  /** Why an unsigned system transaction of this type may not apply at the height (Admission.systemTxProblem). */
+  readonly systemTxProblem: (type: string, height: number) => ChainError | undefined;
 }
 
 /**
@@ -188,6 +190,9 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   const op = operationOf(tx);
   const parsed = op === undefined || tx.origin !== 'signed' ? undefined : deps.operations.parse(tx.body);
   if (tx.origin === 'signed') {
+    // Admission's price floor, asked again: a proposer could include a transaction priced below
+    // the block's base fee, and its fee would not even cover what is burned.
+    if (tx.gasPrice < baseFee) return { ...NOTHING_CHARGED, error: `gas_price ${tx.gasPrice} is below base_fee ${baseFee}` };
     const key = presentedKey(tx.body, typeof tx.body.public_key === 'string' ? tx.body.public_key : '');
     const authorized = await authorizeInBlock(deps, overlay, block, tx, key, parsed);
     if (authorized instanceof ChainError) return { ...NOTHING_CHARGED, error: authorized.message };
@@ -231,6 +236,10 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     } else if (tx.target === 'transfer') {
       await transfer(deps, child, block, outputs, tx, signer!);
     } else {
+      if (tx.origin === 'system') {
+        const problem = deps.systemTxProblem(tx.target, block.height);
+        if (problem) throw problem;
+      }
       const hook = deps.hooks.executeTx.get(tx.target);
       if (!hook || !hook.isUsed()) throw new Error(`no handler for ${tx.target} on this network`);
       reported = (await hook.promise(txContext(e, child, block, outputs(), tx), tx))?.gas;
@@ -271,7 +280,7 @@ async function authorizeInBlock(deps: ExecutorDeps, overlay: StateOverlay, block
   const ctx = (): ReturnType<typeof readContext> => readContext({ env: deps.env, params: deps.params }, overlay, block.height);
   const operators = parsed?.op.spec.signing?.operatorKeys;
   if (operators) {
-    if (!(await operators(ctx())).includes(key.hex)) return new ChainError(403, `${parsed!.op.spec.name}: the signing key is not an operator key of this network`);
+    if (!(await operators(deps.scoped(ctx(), parsed!.op.plugin))).includes(key.hex)) return new ChainError(403, `${parsed!.op.spec.name}: the signing key is not an operator key of this network`);
     return { signer: { kind: 'operator', publicKey: key.hex, account: key.derived, payer: key.derived, grantedBy: parsed!.op.plugin }, grant: undefined };
   }
   return authorize(deps.hooks, ctx, overlay, { actor: tx.from, publicKey: key.hex, tx, operation: parsed?.op.spec.name }, key);

@@ -69,6 +69,7 @@ export class PluginHost<Services> {
   private readonly loaded = new Map<string, Loaded>();
   private readonly systemAddrs = new Map<string, SystemAddressSpec & { plugin: string }>();
   private readonly kinds = new Map<string, AddressKindSpec & { plugin: string }>();
+  private readonly systemTxTypes = new Map<string, string>();
   /**
    * When each state plugin runs. Seeded from the network config for genesis, then replaced by
    * what committed state says (`applySchedule`), so a change made in consensus takes effect on
@@ -132,6 +133,11 @@ export class PluginHost<Services> {
     return [...this.schedule.values()];
   }
 
+  /** The plugin that declares a system transaction type, if any. */
+  systemTransactionPlugin(type: string): string | undefined {
+    return this.systemTxTypes.get(type);
+  }
+
   systemAddress(address: string): (SystemAddressSpec & { plugin: string }) | undefined {
     return this.systemAddrs.get(address);
   }
@@ -168,6 +174,12 @@ export class PluginHost<Services> {
         const prev = this.systemAddrs.get(s.address);
         if (prev) throw new ConfigError(`plugins: system address ${s.address} is claimed by both "${prev.plugin}" and "${def.name}"`);
         this.systemAddrs.set(s.address, { ...s, plugin: def.name });
+      }
+      for (const type of def.systemTransactions ?? []) {
+        if (!/^[a-z][a-z0-9_]{0,47}$/.test(type)) throw new ConfigError(`plugins: "${def.name}" declares system transaction type "${type}": types are lower_snake_case (never a transfer, an address kind, an operation or a system address)`);
+        const prev = this.systemTxTypes.get(type);
+        if (prev) throw new ConfigError(`plugins: system transaction type ${type} is declared by both "${prev}" and "${def.name}"`);
+        this.systemTxTypes.set(type, def.name);
       }
       for (const k of def.addressKinds ?? []) {
         const prev = this.kinds.get(k.kind);

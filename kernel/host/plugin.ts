@@ -56,6 +56,13 @@ export interface PluginDefinition<Options = Record<string, unknown>, Services = 
   readonly dependencies?: readonly string[];
   readonly params?: readonly ParamSpec[];
   readonly systemAddresses?: readonly SystemAddressSpec[];
+  /**
+   * Types of the unsigned system transactions this plugin creates (the faucet's `faucet`). Only a
+   * declared type is admitted, relayed or executed as a system transaction: anything else a peer
+   * or a proposer sends unsigned is refused, so no handler meant for signed transactions (a
+   * transfer to an address kind, an operation) can be reached without a signature.
+   */
+  readonly systemTransactions?: readonly string[];
   /** Signed operations (decisions.md §16): the kernel serves, authorises, verifies and dispatches them. */
   readonly operations?: readonly OperationSpec<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- each spec checks its own body type
   /** Address kinds whose transactions this plugin handles. */

@@ -37,6 +37,9 @@ export function changeSchedule(entries: readonly PluginScheduleEntry[], c: Plugi
   if (i < 0) return `plugin "${c.name}" is not a state plugin of this network`;
   if (!Number.isSafeInteger(c.height) || c.height <= blockHeight) return `${c.change}@${c.height}: the height must be after the block that schedules it (${blockHeight})`;
   const e = entries[i]!;
+  if (c.change === 'activate' && pluginState(e, blockHeight) === 'active') {
+    return `plugin "${c.name}" is already active; activate@${c.height} would switch it off until then`;
+  }
   const next: PluginScheduleEntry =
     c.change === 'activate'
       ? { name: e.name, activation_height: c.height, retire_height: e.retire_height !== null && e.retire_height > c.height ? e.retire_height : null }

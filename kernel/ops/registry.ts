@@ -14,6 +14,8 @@ export const OP_FIELD = '_op';
 export const PATH_FIELD = '_path';
 const SIGNED_FIELDS = new Set(['signature', 'public_key', 'nonce', 'gas_price']);
 const NAME_RE = /^[a-z][a-z0-9_]{0,47}$/;
+/** The least operation nonce: 10^12 ms, September 2001. */
+export const MIN_OPERATION_NONCE = 1_000_000_000_000n;
 
 export interface RegisteredOperation {
   readonly spec: OperationSpec<TObject>;
@@ -96,6 +98,10 @@ export class OperationRegistry {
     for (const [k, v] of Object.entries(clientBody)) if (!SIGNED_FIELDS.has(k) && k !== second) body[k] = v;
     for (const [k, v] of Object.entries(path as Record<string, unknown>)) {
       if (typeof v !== 'string') throw badRequest('malformed operation path parameters');
+      // Neither ch-tx-v2 nor ch-tx-v3 covers the path: only the actor, which the message names,
+      // may come from it, unless the operation signs its own layout (which can cover the rest).
+      // Anything else would let a relayer add fields to a signed operation.
+      if (k !== op.actorField && !op.spec.signing?.message) throw badRequest(`${k}: not a path parameter of ${op.spec.name}`);
       if (k in body && body[k] !== v) throw badRequest(`${k}: the body says ${JSON.stringify(body[k])} but the path says ${JSON.stringify(v)}`);
       body[k] = v;
     }
@@ -108,7 +114,10 @@ export class OperationRegistry {
     if (typeof clientBody.signature !== 'string' || clientBody.signature.length === 0) throw unauthorized('signature is required (hex ML-DSA-65 signature)');
     if (typeof clientBody.public_key !== 'string' || clientBody.public_key.length === 0) throw unauthorized('public_key is required (hex ML-DSA-65 public key)');
     const nonce = wireAmount(clientBody.nonce);
-    if (nonce === null || nonce < 1n) throw badRequest('nonce is required: a millisecond timestamp, strictly greater than the last one accepted from this actor');
+    // A millisecond timestamp (decisions.md §6) is at least 10^12 (2001): an account's transfer
+    // nonces are never that large, so a ch-tx-v2 transfer signature can never pass for an
+    // operation's with the same actor, target and value, nor the other way round.
+    if (nonce === null || nonce < MIN_OPERATION_NONCE) throw badRequest(`nonce is required: a millisecond timestamp (at least ${MIN_OPERATION_NONCE}), strictly greater than the last one accepted from this actor`);
     let gasPrice: bigint | undefined;
     if (clientBody.gas_price !== undefined) {
       const g = wireAmount(clientBody.gas_price);

@@ -21,15 +21,20 @@ export interface FaucetCredit {
   readonly amount: bigint;
 }
 
+/** The chain's bound on one credit: the block enforces it, whatever a node's own `max_amount` option says. */
+export const FAUCET_MAX_PARAM = 'faucet_max_amount';
+
 export function readCredit(tx: Tx): FaucetCredit {
   const b = tx.body;
-  if (typeof b.address !== 'string' || typeof b.public_key !== 'string' || typeof b.amount !== 'number') throw badRequest('malformed faucet transaction');
+  if (typeof b.address !== 'string' || typeof b.public_key !== 'string' || typeof b.amount !== 'number' || !Number.isSafeInteger(b.amount)) throw badRequest('malformed faucet transaction');
+  // The transaction's own to/value are what lists and totals show: they must be the credit's.
+  if (tx.to !== b.address || tx.value !== BigInt(b.amount)) throw badRequest('malformed faucet transaction: to and value must be the credited address and amount');
   return { address: b.address, publicKey: b.public_key, amount: BigInt(b.amount) };
 }
 
 /**
- * The checks of a faucet credit, shared by the REST endpoint (early answer), checkTx and the
- * block's execution (a proposer may skip checkTx).
+ * The checks of a faucet credit at admission (the REST endpoint's early answer and checkTx): the
+ * network is a test network, the amount within this node's `max_amount`, and the rules below.
  *
  * The faucet binds a key only to the address derived from it (decisions.md §3): binding a
  * stranger's key to any other address would hand that address to the stranger. An address
@@ -38,6 +43,11 @@ export function readCredit(tx: Tx): FaucetCredit {
  */
 export async function checkCredit(ctx: Pick<ReadContext, 'env' | 'accounts'>, credit: FaucetCredit, maxAmount: bigint): Promise<ChainError | undefined> {
   if (ctx.env !== 'testnet') return new ChainError(403, TEST_NETWORK_ONLY.faucet.message);
+  return creditProblem(ctx, credit, maxAmount);
+}
+
+/** The rules every validator judges alike from the chain alone (no node configuration). */
+async function creditProblem(ctx: Pick<ReadContext, 'accounts'>, credit: FaucetCredit, maxAmount: bigint): Promise<ChainError | undefined> {
   if (!isAddress(credit.address)) return badRequest(`address: "${credit.address}" is not a chain address`);
   const key = parseHex(credit.publicKey, ML_DSA65_PUBLIC_KEY_BYTES);
   if (!key) return badRequest(`public_key must be ${ML_DSA65_PUBLIC_KEY_BYTES * 2} lowercase hex characters (ML-DSA-65)`);
@@ -53,8 +63,13 @@ export async function checkCredit(ctx: Pick<ReadContext, 'env' | 'accounts'>, cr
   return badRequest(`the faucet binds a public key only to the address derived from it: ${derived}, not ${credit.address}`);
 }
 
-export async function applyCredit(ctx: TxContext, credit: FaucetCredit, maxAmount: bigint): Promise<void> {
-  const problem = await checkCredit(ctx, credit, maxAmount);
+/**
+ * The credit in the block: the rules again (a proposer may skip checkTx), judged from the chain
+ * alone: the bound is the chain's `faucet_max_amount`, not a node's option, so validators
+ * configured differently never judge one block differently.
+ */
+export async function applyCredit(ctx: TxContext, credit: FaucetCredit): Promise<void> {
+  const problem = await creditProblem(ctx, credit, await ctx.params.get(FAUCET_MAX_PARAM));
   if (problem) throw problem;
   await ctx.accounts.credit(credit.address, credit.amount);
   // Recorded even for a key-derived address: the account then shows as verified, and no other

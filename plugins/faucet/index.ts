@@ -1,6 +1,6 @@
 import { ConfigError, definePlugin, type NodeServices } from '../../kernel/sdk.js';
 import { FaucetOptionsSchema } from './schemas.js';
-import { FAUCET_EVENT, FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
+import { FAUCET_EVENT, FAUCET_MAX_PARAM, FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
 import { faucetRoutes } from './routes.js';
 
 interface FaucetOptions {
@@ -19,6 +19,8 @@ export const faucetPlugin = definePlugin<FaucetOptions, NodeServices>({
   description: 'test-network coins and key binding; server-side phrase derivation where allowed',
   optionsSchema: FaucetOptionsSchema,
   events: [FAUCET_EVENT],
+  systemTransactions: [FAUCET_TX],
+  params: [{ key: FAUCET_MAX_PARAM, default: 1_000_000_000n, min: 1n, max: 1_000_000_000_000_000n, description: 'the most one faucet credit may be, in ucoin; every validator enforces it in the block' }],
   register(api) {
     const maxAmount = BigInt(api.options.max_amount);
     if (api.options.default_amount > api.options.max_amount) {
@@ -30,7 +32,7 @@ export const faucetPlugin = definePlugin<FaucetOptions, NodeServices>({
       return checkCredit(ctx, readCredit(tx), maxAmount);
     });
     api.hooks.executeTx.for(FAUCET_TX).tapPromise(api.name, async (ctx, tx) => {
-      await applyCredit(ctx, readCredit(tx), maxAmount);
+      await applyCredit(ctx, readCredit(tx));
       return undefined;
     });
     api.hooks.routes.tap(api.name, (routes) => {

@@ -9,6 +9,8 @@ export interface ForwardedOperation {
   readonly name: string;
   readonly routes: OperationSpec['routes'];
   readonly socketMethod: string | undefined;
+  /** The body or path field naming who acts, whose shard serves the operation. */
+  readonly actorField: string | undefined;
 }
 
 /**
@@ -19,20 +21,23 @@ export interface ForwardedOperation {
 export function forwardedOperations(catalogue: ReadonlyMap<string, PluginDefinition<unknown, unknown>>): ForwardedOperation[] {
   const out: ForwardedOperation[] = [];
   for (const def of catalogue.values()) {
-    for (const op of def.operations ?? []) out.push({ name: op.name, routes: op.routes, socketMethod: op.socketMethod });
+    for (const op of def.operations ?? []) {
+      const fields = Object.keys(op.schema.properties);
+      out.push({ name: op.name, routes: op.routes, socketMethod: op.socketMethod, actorField: op.actor ?? ACTOR_FIELDS.find((f) => fields.includes(f)) });
+    }
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
-/** The node of the actor's shard: the first actor field of decisions.md §6 that the body has. */
-function nodesOf(s: GatewayServices, body: unknown): readonly string[] {
+/** The nodes of the actor's shard: the operation's actor field, from the path or the body. */
+function nodesOf(s: GatewayServices, op: ForwardedOperation, params: Readonly<Record<string, string>>, body: unknown): readonly string[] {
   const b = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  const actor = ACTOR_FIELDS.map((f) => b[f]).find(isAddress);
-  return actor === undefined ? s.router.nodesOfShard(0) : s.router.nodesFor(actor);
+  const actor = op.actorField === undefined ? undefined : (params[op.actorField] ?? b[op.actorField]);
+  return isAddress(actor) ? s.router.nodesFor(actor) : s.router.nodesOfShard(0);
 }
 
-function forward(s: GatewayServices, method: 'POST' | 'PUT', pattern: string, params: Readonly<Record<string, string>>, body: unknown, text?: string): Promise<NodeAnswer> {
-  return s.client.request(nodesOf(s, body), method, upstreamPath(pattern, params), body, text);
+function forward(s: GatewayServices, op: ForwardedOperation, method: 'POST' | 'PUT', pattern: string, params: Readonly<Record<string, string>>, body: unknown, text?: string): Promise<NodeAnswer> {
+  return s.client.request(nodesOf(s, op, params, body), method, upstreamPath(pattern, params), body, text);
 }
 
 /** Each operation's REST routes forwarded to a node, the path rebuilt from the route's pattern with checked params, as every proxied route is. */
@@ -40,7 +45,7 @@ export function registerOperationRoutes(routes: RouteTable, s: GatewayServices):
   for (const op of s.operations) {
     for (const r of op.routes) {
       routes.add(r.method, r.path, async (req: RpcRequest) => {
-        const answer = await forward(s, r.method, r.path, req.params, req.body, req.bodyText);
+        const answer = await forward(s, op, r.method, r.path, req.params, req.body, req.bodyText);
         s.metrics.proxied.inc({ route: r.path, status: String(answer.status) });
         return passThrough(answer);
       });
@@ -64,7 +69,7 @@ export function registerOperationMethods(hooks: Hooks, plugin: string, s: Gatewa
         if (names.includes(k)) params[k] = String(v);
         else body[k] = v;
       }
-      return resultOf(await forward(s, first.method, first.path, params, body));
+      return resultOf(await forward(s, op, first.method, first.path, params, body));
     });
   }
 }

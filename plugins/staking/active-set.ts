@@ -19,7 +19,10 @@ export async function activeSetUpdates(ctx: WriteContext, vset: ReadonlyStore): 
   const current = new Map<string, { public_key: string; power: bigint }>();
   for (const [address, raw] of await vset.scan('')) current.set(address, vsetCodec.decode(raw));
   const updates: ValidatorUpdate[] = [];
-  const addresses = [...new Set([...wanted.keys(), ...current.keys()])].sort();
+  // Only nodes staking keeps records of: a validator it never recorded (the plugin switched on
+  // after genesis, whose initGenesis never ran) is not removed because staking does not know it.
+  const managed = new Set((await allNodes(ctx.store)).map((n) => n.address));
+  const addresses = [...new Set([...wanted.keys(), ...current.keys()])].filter((a) => managed.has(a)).sort();
   for (const address of addresses) {
     const want = wanted.get(address);
     const have = current.get(address);

@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeChain, signTransfer, VALIDATOR_KEY, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
+import { deriveAddress } from '../crypto/address.js';
+import { canonicalJson } from '../codec/json.js';
+import { stakingPlugin } from '../../plugins/staking/index.js';
+import { faucetPlugin } from '../../plugins/faucet/index.js';
+
+/**
+ * What a peer that relays, or a proposer that builds blocks, can try without a valid signature
+ * or past admission (found by review; each was reproduced before its fix).
+ */
+const alice = wallet(111);
+const mallory = wallet(112);
+const COIN = 1_000_000n;
+
+/**
+ * A block a byzantine proposer built with `tx` in it, judged by another validator (which never
+ * admitted `tx`): the reason it refuses the block, or null.
+ */
+async function judgedByAnotherValidator(f: Fixture, tx: ReturnType<Fixture['chain']['rebuildTx']>): Promise<string | null> {
+  f.chain.mempool.add(tx);
+  const p = await f.chain.propose(0, 'chain:v0.node', Date.now());
+  f.chain.mempool.evict(tx.hash);
+  return f.chain.validate(p);
+}
+
+async function chain(genesisParams: Record<string, string> = {}): Promise<Fixture> {
+  return makeChain({ plugins: [stakingPlugin], accounts: [alice, mallory].map((w) => ({ address: w.address, balance: 1_000n * COIN })), genesisParams: { min_stake: String(10n * COIN), ...genesisParams } });
+}
+
+test('an unsigned system transaction may only be of a type a plugin declares: kind:node relayed unsigned moves nothing', async () => {
+  const f = await chain();
+  const owner = deriveAddress(VALIDATOR_KEY.publicKey);
+  const body = { type: 'kind:node', from: alice.address, to: 'chain:v0.node', value: 500_000_000 };
+  await assert.rejects(f.chain.admitFromPeer('system', body, 0, canonicalJson(body)), /kind:node is not a system transaction type/);
+  const tx = f.chain.rebuildTx('system', body, 0n, 0);
+  assert.match((await judgedByAnotherValidator(f, tx)) ?? '', /kind:node is not a system transaction type/, 'validators refuse the block');
+  // And executed anyway (the proposer's own view), it fails and moves nothing.
+  f.chain.mempool.add(tx);
+  const b = await f.block();
+  assert.equal((await f.chain.store.getTx(b.tx_hashes[0]!))?.receipt.status, 'failed');
+  assert.equal((await f.account(alice.address)).balance, 1_000n * COIN);
+  assert.equal((await f.account(owner)).balance, 0n);
+});
+
+test('a transaction priced below base_fee fails in the block with nothing charged', async () => {
+  const f = await chain({ base_fee: '10' });
+  const body = signTransfer(alice, { to: mallory.address, value: 5, nonce: 1, gas_price: 0, version: 'v3', baseFee: 10n });
+  await assert.rejects(f.chain.admit(body, 0), /below base_fee/);
+  f.chain.mempool.add(f.chain.rebuildTx('signed', body, 10n, 0));
+  const b = await f.block();
+  const rec = await f.chain.store.getTx(b.tx_hashes[0]!);
+  assert.equal(rec?.receipt.status, 'failed');
+  assert.equal(rec?.receipt.fee, 0n);
+  assert.equal(b.fees_burned, 0n);
+  assert.equal((await f.account(alice.address)).balance, 1_000n * COIN);
+});
+
+test('a committed transaction included again is refused: a faucet credit does not apply twice, a receipt does not flip', async () => {
+  const f = await makeChain({ plugins: [faucetPlugin], pluginConfig: [{ name: 'faucet', options: { default_amount: 1000, max_amount: 1000 } }], accounts: [{ address: alice.address, balance: 1_000n * COIN }] });
+  const w = wallet(120);
+  const credit = await f.chain.admitSystem('faucet', 'chain:system.faucet', w.address, 1000n, { address: w.address, public_key: w.publicKeyHex, amount: 1000, requested_at: 1 }, 0);
+  const sent = await f.chain.admit(signTransfer(alice, { to: mallory.address, value: 5, nonce: 1 }), 0);
+  await f.block();
+  const transfer = await f.chain.store.getTx(sent.tx_hash);
+  assert.match((await judgedByAnotherValidator(f, credit)) ?? '', /is already committed/);
+  assert.match((await judgedByAnotherValidator(f, f.chain.rebuildTx('signed', transfer!.tx.body as Record<string, unknown>, 1n, 0))) ?? '', /is already committed/);
+  assert.equal((await f.account(w.address)).balance, 1000n);
+  assert.equal((await f.chain.store.getTx(sent.tx_hash))?.receipt.status, 'confirmed');
+});
