@@ -12,6 +12,7 @@ import { DEFAULT_COMMISSION_BPS, STAKING_PARAMS } from './params.js';
 import { stakingRoutes } from './routes.js';
 import { readNode, writeNode, writeStake } from './store.js';
 import { STAKING_EVENTS } from './events.js';
+import { slashDoubleSign } from './slashing.js';
 
 /**
  * Staking (part 1, "Staking and delegation", Consensus 2, 5, 7): nodes, self-stake, delegation,
@@ -44,6 +45,7 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
       return undefined;
     });
     api.hooks.beginBlock.tapPromise(api.name, (ctx) => payRewardsIfDue(ctx));
+    api.hooks.evidence.tapPromise(api.name, (ctx, ev) => slashDoubleSign(ctx, ev));
     api.hooks.endBlock.tapPromise(api.name, async (result, ctx) => {
       const updates = await activeSetUpdates(ctx, ctx.read('vset'));
       return updates.length === 0 ? result : { ...result, validatorUpdates: [...result.validatorUpdates, ...updates] };

@@ -2,6 +2,7 @@ import { badRequest, formatCoin, isAddress, notFound, pageOf, type NodeServices,
 import { rewardsOf, type RewardSource } from './ledger.js';
 import { allDelegations, allNodes, delegationsTo, readNode, readStake } from './store.js';
 import { delegationView, nodeView, page, rewardView } from './views.js';
+import { slashHistory, slashView } from './slashing.js';
 
 function address(raw: string | undefined): string {
   if (!isAddress(raw)) throw badRequest(`"${raw}" is not a chain address`);
@@ -75,6 +76,14 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
       // Newest first, as the block and transaction lists are.
       const all = (await rewardsOf(ctx.store, a)).filter((r) => source === null || r.source === source).reverse();
       return { address: a, ...page('rewards', all.map(rewardView), limit, offset) };
+    }),
+  );
+
+  // Node only (part 1): every slash, newest first; `limit` as the other lists.
+  routes.get('/api/v1/slashing/history', (req) =>
+    at(async (ctx) => {
+      const { limit, offset } = pageOf(req.query, 100, 100);
+      return page('slashes', (await slashHistory(ctx.store)).reverse().map(slashView), limit, offset);
     }),
   );
 
