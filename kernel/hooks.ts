@@ -9,6 +9,7 @@ import type { RouteTable } from './node/route-table.js';
 import type { GenesisDoc } from './config/genesis.js';
 import type { Signer, SignerAnswer, SignRequest } from './auth/signer.js';
 import type { PluginScheduleChange } from './host/schedule.js';
+import type { ReadMethodCalls, WriteMethodCalls } from './host/methods.js';
 
 /**
  * Every hook point between the kernel and its plugins, declared once and frozen (the shape of
@@ -33,13 +34,24 @@ export interface ReadContext {
   readonly store: ReadonlyStore;
   /** Another namespace, read only. */
   read(namespace: string): ReadonlyStore;
+  /**
+   * Other plugins' read methods, run on their own namespace over the state this context reads,
+   * when the offering plugin is active at `height`: `ctx.methods.of(stakingMethods).selfStake(a)`.
+   */
+  readonly methods: ReadMethodCalls;
 }
 
 /** Deterministic execution contexts: beginBlock, executeTx, endBlock, evidence, initGenesis. */
-export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts'> {
+export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts' | 'methods'> {
   readonly block: BlockInfo;
   readonly store: Store;
   readonly accounts: AccountsWriter;
+  /**
+   * Read methods as in a read context (over this block's overlay), and the write methods of a
+   * plugin this one lists in its `dependencies`, run in this context: their writes, events and
+   * index writes roll back with this transaction.
+   */
+  readonly methods: WriteMethodCalls;
   /**
    * Stored with the block (its height, index, phase and, in executeTx, the transaction's hash)
    * and served by `GET /api/v1/blocks/:height/events`; consensus never reads it back. A failed

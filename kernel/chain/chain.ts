@@ -182,7 +182,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
     const index = new IndexStage();
     // Genesis is no block: there is no height to store its events under, so they are dropped.
-    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params }, overlay, block, genesis, { emit: () => undefined, index }));
+    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods }, overlay, block, genesis, { emit: () => undefined, index }));
     const batch = new WriteBatch();
     const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
     await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
@@ -384,7 +384,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private async executeMemo(p: ProposedBlock): Promise<{ result: ExecutionResult; stateRoot: string; treeOps: WriteBatch }> {
     if (this.executed?.hash === p.hash) return this.executed;
     const result = await executeBlock(
-      { hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf, operations: this.d.operations, inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height), scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin) },
+      { hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf, operations: this.d.operations, inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height), scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin), methods: this.d.host.methods },
       this.d.store.state,
       p.header,
       p.txs,

@@ -8,6 +8,8 @@ import type { GenesisDoc } from '../config/genesis.js';
 import type { BlockInfo, ChainEvent, Tx } from './types.js';
 import { checkEvent, type EventSink } from './block-events.js';
 import type { IndexStage, IndexWriter } from './index-stage.js';
+import { readMethodCalls, writeMethodCalls, type MethodDirectory } from '../host/method-calls.js';
+import type { ReadMethodCalls, WriteMethodCalls } from '../host/methods.js';
 
 /**
  * The contexts hooks receive. The kernel builds one unscoped context per call; the host re-scopes
@@ -21,12 +23,15 @@ import type { IndexStage, IndexWriter } from './index-stage.js';
 export interface ContextEnv {
   readonly env: NetworkEnv;
   readonly params: ParamRegistry;
+  /** The host's, where write contexts are made: a write method call is checked against it. */
+  readonly methods?: MethodDirectory;
 }
 
 class ReadCtx implements ReadContext {
   private paramsOf: ParamReader | undefined;
   private accountsOf: AccountsReader | undefined;
   private storeOf: ReadonlyStore | undefined;
+  private methodsOf: ReadMethodCalls | undefined;
 
   constructor(
     protected readonly e: ContextEnv,
@@ -53,6 +58,10 @@ class ReadCtx implements ReadContext {
 
   read(other: string): ReadonlyStore {
     return readonlyStore(this.source, other);
+  }
+
+  get methods(): ReadMethodCalls {
+    return (this.methodsOf ??= readMethodCalls({ caller: this.ns, height: this.height, state: this.source, readScope: (plugin) => new ReadCtx(this.e, this.source, this.height, plugin) }));
   }
 
   [SCOPE](plugin: string): ReadContext {
@@ -91,6 +100,7 @@ class WriteCtx implements WriteContext {
   private accountsOf: AccountsWriter | undefined;
   private storeOf: Store | undefined;
   private indexOf: IndexWriter | undefined;
+  private methodsOf: WriteMethodCalls | undefined;
 
   constructor(
     protected readonly e: ContextEnv,
@@ -126,6 +136,18 @@ class WriteCtx implements WriteContext {
 
   read(other: string): ReadonlyStore {
     return readonlyStore(this.overlay, other);
+  }
+
+  /** Read methods read this overlay, so they see what the caller wrote so far; write methods write it. */
+  get methods(): WriteMethodCalls {
+    return (this.methodsOf ??= writeMethodCalls({
+      caller: this.ns,
+      height: this.block.height,
+      state: this.overlay,
+      readScope: (plugin) => new ReadCtx(this.e, this.overlay, this.block.height, plugin),
+      writeScope: (plugin) => this[SCOPE](plugin),
+      directory: this.e.methods,
+    }));
   }
 
   /** A property, not a method: handlers pass `ctx.emit` around on its own. */

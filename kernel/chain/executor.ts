@@ -18,6 +18,7 @@ import type { PresentedKey } from '../auth/key-set.js';
 import type { Signer, SignerGrant } from '../auth/signer.js';
 import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry, ParsedOperation } from '../ops/registry.js';
+import type { MethodDirectory } from '../host/method-calls.js';
 import { readValidatorSet, writeValidator } from './validator-set.js';
 import { resultingSetProblem, validatorUpdateProblem } from './validator-update-rules.js';
 import { changeSchedule, type PluginScheduleChange } from '../host/schedule.js';
@@ -41,6 +42,7 @@ export interface ExecutionResult {
 /** Transactions executed between two yields to the event loop. */
 const YIELD_EVERY_TXS = 32;
 
+/** Also the env of every context the block's execution makes (chain/contexts.ts), so none is built per transaction. */
 export interface ExecutorDeps {
   readonly hooks: Hooks;
   readonly params: ParamRegistry;
@@ -52,6 +54,8 @@ export interface ExecutorDeps {
   readonly inactiveProblem: (target: string, height: number) => ChainError | undefined;
   /** A context re-scoped to a plugin's namespace (host/scoping.ts). */
   readonly scoped: <C>(ctx: C, plugin: string) => C;
+  /** The methods plugins offer one another (the host's): write contexts check write calls against it. */
+  readonly methods: MethodDirectory;
 }
 
 /**
@@ -65,8 +69,7 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
   const events = new BlockEventLog(header.height);
   const index = new IndexStage();
   const block: BlockInfo = { chainId: header.chain_id, height: header.height, round: header.round, timestamp: header.timestamp, proposer: header.proposer };
-  const e = { env: deps.env, params: deps.params };
-  await deps.hooks.beginBlock.promise(writeContext(e, overlay, block, { emit: events.sink('begin_block'), index }));
+  await deps.hooks.beginBlock.promise(writeContext(deps, overlay, block, { emit: events.sink('begin_block'), index }));
   const baseFee = header.base_fee;
   const receipts: Receipt[] = [];
   let gasUsed = 0;
@@ -96,11 +99,11 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     overlay.set(key, utf8Bytes(String(header.height)));
     const emit = events.sink('evidence');
     emit({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round } });
-    await deps.hooks.evidence.promise(writeContext(e, overlay, block, { emit, index }), { kind: ev.kind, validator: ev.validator, height: ev.height, round: ev.round, hash: ev.hash, raw: ev.raw });
+    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index }), { kind: ev.kind, validator: ev.validator, height: ev.height, round: ev.round, hash: ev.hash, raw: ev.raw });
   }
   const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [], pluginUpdates: [] };
   const endEvents = events.sink('end_block');
-  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(e, overlay, block, { emit: endEvents, index }));
+  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(deps, overlay, block, { emit: endEvents, index }));
   await applyValidatorUpdates(deps, overlay, block, endBlock.validatorUpdates, endEvents);
   for (const [key, value] of endBlock.paramUpdates) {
     const problem = deps.params.checkValue(key, value);
@@ -179,7 +182,6 @@ const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, ...NONE } as const;
  * back the transaction's own writes.
  */
 async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: AccountsWriter, block: BlockInfo, baseFee: bigint, tx: Tx): Promise<TxRun> {
-  const e = { env: deps.env, params: deps.params };
   let gas = 0;
   let fee = 0n;
   let burned = 0n;
@@ -233,7 +235,7 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     } else {
       const hook = deps.hooks.executeTx.get(tx.target);
       if (!hook || !hook.isUsed()) throw new Error(`no handler for ${tx.target} on this network`);
-      reported = (await hook.promise(txContext(e, child, block, outputs(), tx), tx))?.gas;
+      reported = (await hook.promise(txContext(deps, child, block, outputs(), tx), tx))?.gas;
     }
     if (reported !== undefined && tx.origin === 'signed' && reported > gas) {
       // Handlers may report more gas than the base (contracts); the extra is charged now.
@@ -243,7 +245,7 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       burned += BigInt(reported - gas) * baseFee;
       gas = reported;
     }
-    if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(e, child, block, outputs(), tx), grant.plugin));
+    if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(deps, child, block, outputs(), tx), grant.plugin));
     overlay.absorb(child);
     return { gas, fee, burned, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
   } catch (err) {
@@ -254,7 +256,7 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
 }
 
 async function authorizeInBlock(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo, tx: Tx, key: PresentedKey, parsed: ParsedOperation | undefined): Promise<Authorized | ChainError> {
-  const ctx = (): ReturnType<typeof readContext> => readContext({ env: deps.env, params: deps.params }, overlay, block.height);
+  const ctx = (): ReturnType<typeof readContext> => readContext(deps, overlay, block.height);
   const operators = parsed?.op.spec.signing?.operatorKeys;
   if (operators) {
     if (!(await operators(ctx())).includes(key.hex)) return new ChainError(403, `${parsed!.op.spec.name}: the signing key is not an operator key of this network`);
@@ -265,23 +267,21 @@ async function authorizeInBlock(deps: ExecutorDeps, overlay: StateOverlay, block
 
 /** The operation's own checks again, on the block's state, then its handler, with the owning plugin's context. */
 async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, p: ParsedOperation, signer: Signer): Promise<number | undefined> {
-  const e = { env: deps.env, params: deps.params };
   const input = { name: p.op.spec.name, body: p.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer };
   if (p.op.spec.check) {
-    const refused = await p.op.spec.check(deps.scoped(readContext(e, child, block.height), p.op.plugin), input as never);
+    const refused = await p.op.spec.check(deps.scoped(readContext(deps, child, block.height), p.op.plugin), input as never);
     if (refused) throw refused;
   }
-  const result = await p.op.spec.execute(deps.scoped(txContext(e, child, block, out, tx), p.op.plugin), input as never);
+  const result = await p.op.spec.execute(deps.scoped(txContext(deps, child, block, out, tx), p.op.plugin), input as never);
   return result ? result.gas : undefined;
 }
 
 /** The kernel's plain transfer: to a recipient someone can own, unless a plugin takes it over first (holds). */
 async function transfer(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, outputs: () => WriteOutputs, tx: Tx, signer: Signer): Promise<void> {
-  const e = { env: deps.env, params: deps.params };
-  const refused = await recipientProblem(deps.hooks, () => readContext(e, child, block.height), child, tx.to);
+  const refused = await recipientProblem(deps.hooks, () => readContext(deps, child, block.height), child, tx.to);
   if (refused) throw refused;
   if (deps.hooks.beforeTransfer.isUsed()) {
-    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(e, child, block, outputs(), tx), { from: tx.from, to: tx.to, value: tx.value, signer });
+    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(deps, child, block, outputs(), tx), { from: tx.from, to: tx.to, value: tx.value, signer });
     if (takenOver) return;
   }
   const childAccounts = accountsWriter(child);
