@@ -69,6 +69,12 @@ export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts' | '
 
 export interface TxContext extends WriteContext {
   readonly tx: Tx;
+  /**
+   * The most gas the transaction may use: its declared `gas_limit`, else its base gas. A handler
+   * doing metered work stops within it; reporting more fails the transaction out of gas. 0 for a
+   * system transaction, which pays no gas (what its handler reports is not counted).
+   */
+  readonly gasLimit: number;
 }
 
 export interface GenesisContext extends WriteContext {
@@ -88,7 +94,11 @@ export interface ProposalContext extends ReadContext {
   readonly block: BlockInfo;
 }
 
-/** What a tx handler reports; gas defaults to the base gas declared for its target. */
+/**
+ * What a tx handler reports: the gas it really used, counted from the base gas declared for its
+ * target up (less counts as the base). Above `ctx.gasLimit` the transaction fails out of gas: its
+ * writes roll back and the fee of the whole limit is charged.
+ */
 export interface TxOutcome {
   readonly gas?: number;
 }

@@ -27,6 +27,7 @@ import type { BlockHeader, BlockInfo, BlockRecord, EvidenceItem, Receipt, Tx } f
 import { IndexStage } from './index-stage.js';
 import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
 import { utf8Bytes } from '../codec/utf8.js';
+import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 
 export interface ChainDeps {
   readonly store: ChainStore;
@@ -222,6 +223,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private readonly sizes = new WeakMap<Tx, number>();
   /** Gas of a transaction before its handler reports more (Admission.gasOf). */
   gasOf = (tx: Pick<Tx, 'origin' | 'target'>): number => this.admission.gasOf(tx);
+  /** The most gas a transaction may use: its declared gas_limit, else its base gas (Admission.gasLimitOf). */
+  gasLimitOf = (tx: Pick<Tx, 'origin' | 'target' | 'body'>): number => this.admission.gasLimitOf(tx);
 
   /** CheckTx of a plain transaction (`POST /api/v1/transactions`); see admission.ts for the steps. */
   admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local', text?: string): Promise<SubmissionResult> {
@@ -283,7 +286,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const maxBytes = Number(await reader.get('max_block_bytes'));
     const block: BlockInfo = { chainId: this.d.chainId, height, round, timestamp: time, proposer };
     const baseFee = await reader.get('base_fee');
-    const candidates = this.mempool.select(maxGas, this.gasOf, 10_000, maxBytes, this.sizeOf).map((t) => this.forBlock(t, baseFee));
+    const candidates = this.mempool.select(maxGas, this.gasLimitOf, 10_000, maxBytes, this.sizeOf).map((t) => this.forBlock(t, baseFee));
     const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
     const fresh: EvidenceItem[] = [];
     for (const ev of evidence) {
@@ -341,7 +344,11 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     for (const tx of p.txs) {
       if (seen.has(tx.hash)) return `transaction ${tx.hash} appears twice`;
       seen.add(tx.hash);
-      gas += BigInt(this.gasOf(tx));
+      const declared = declaredGasLimit(tx);
+      const below = declared === undefined ? undefined : gasLimitBelowBase(declared, this.gasOf(tx));
+      if (below !== undefined) return `transaction ${tx.hash}: ${below}`;
+      // Bounded by what the transactions may use, so what they do use (the block's gas_used) is too.
+      gas += BigInt(declared ?? this.gasOf(tx));
       bytes += BigInt(this.sizeOf(tx));
     }
     if (bytes > maxBytes) return `block size ${bytes} bytes exceeds max_block_bytes ${maxBytes}`;
@@ -350,7 +357,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const problems = await Promise.all(p.txs.map((tx) => this.admission.checkIncluded(tx, h.base_fee)));
     const problem = problems.find((x) => x !== null);
     if (problem) return problem;
-    if (gas > maxGas) return `block gas ${gas} exceeds max_block_gas ${maxGas}`;
+    if (gas > maxGas) return `block gas ${gas} (the sum of its transactions' gas limits) exceeds max_block_gas ${maxGas}`;
     if (p.evidence.length > MAX_EVIDENCE_PER_BLOCK) return `block carries ${p.evidence.length} pieces of evidence, more than ${MAX_EVIDENCE_PER_BLOCK}`;
     const seenEvidence = new Set<string>();
     for (const ev of p.evidence) {

@@ -162,12 +162,12 @@ class WriteCtx implements WriteContext {
 }
 
 class TxCtx extends WriteCtx implements TxContext {
-  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly tx: Tx) {
+  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly tx: Tx, readonly gasLimit: number) {
     super(e, overlay, block, out, ns);
   }
 
   override [SCOPE](plugin: string): TxContext {
-    return new TxCtx(this.e, this.overlay, this.block, this.out, plugin, this.tx);
+    return new TxCtx(this.e, this.overlay, this.block, this.out, plugin, this.tx, this.gasLimit);
   }
 }
 
@@ -198,8 +198,8 @@ export function writeContext(e: ContextEnv, overlay: StateOverlay, block: BlockI
   return new WriteCtx(e, overlay, block, out, 'kernel');
 }
 
-export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx): TxContext {
-  return new TxCtx(e, overlay, block, out, 'kernel', tx);
+export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, gasLimit: number): TxContext {
+  return new TxCtx(e, overlay, block, out, 'kernel', tx, gasLimit);
 }
 
 export function genesisContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, genesis: GenesisDoc, out: WriteOutputs): GenesisContext {
