@@ -99,6 +99,9 @@ export class Mempool {
       const tx = this.byHash.get(this.arrival[i]!);
       if (!tx) continue;
       const g = gasLimitOf(tx);
+      // A limit no block can hold (max_block_gas lowered since admission) would otherwise stop
+      // every transaction behind it for good; it and its sender's later nonces are passed over.
+      if (g > maxGas) continue;
       if (gas + g > maxGas) {
         if (g === 0) continue;
         break;
