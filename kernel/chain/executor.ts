@@ -253,6 +253,9 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       if (!hook || !hook.isUsed()) throw new Error(`no handler for ${tx.target} on this network`);
       reported = (await hook.promise(txContext(deps, child, block, outputs(), tx, limit), tx))?.gas;
     }
+    // Checked here, inside the transaction, so a plugin's bad count fails its transaction rather
+    // than the settlement below, which would fail the whole block on every validator.
+    if (reported !== undefined && !Number.isSafeInteger(reported)) throw new Error(`the handler reported ${reported} gas, not a whole number`);
     // Handlers count from the base up (contracts, metered operations); a system transaction pays no gas.
     if (reported !== undefined && tx.origin === 'signed' && reported > gas) used = reported;
     if (used > limit) {

@@ -42,7 +42,7 @@ test('a transaction pays for the gas its handler used, up to its gas_limit; the 
   const stored = await f.chain.store.state.get(`meter/ran/${r.tx_hash}`);
   assert.ok(stored, 'the handler\'s write is kept');
   assert.match(new TextDecoder().decode(stored), /"limit":100/, 'the handler saw its limit as ctx.gasLimit');
-  assert.deepEqual((await f.chain.store.getTxEvents(b.header.height, r.tx_hash)).map((e) => e.data), [{ gas: 70, limit: 100 }]);
+  assert.deepEqual((await f.chain.store.getTxEvents(b.header.height, r.tx_hash)).map((e) => e.data), [{ limit: 100 }]);
 });
 
 test('beyond its gas_limit a transaction fails out of gas: the fee of the whole limit is charged, its writes and events roll back', async () => {
@@ -75,14 +75,17 @@ test('without a gas_limit a transaction may use its base gas: less counts as the
   assert.equal(b.gas_used, 2 * METER_BASE_GAS);
 });
 
-test('a failing handler is charged the base gas; the rest of its limit comes back', async () => {
+test('a failing handler, or one reporting gas that is not a whole number, is charged the base gas; the rest of its limit comes back', async () => {
   const f = await chainOf();
   const before = (await f.account(alice.address)).balance;
   const r = await f.chain.admit(metered(1, { gas: 50, fail: true }, { gas_limit: 100 }), 0);
+  const odd = await f.chain.admit(metered(2, { gas: 50.5 }, { gas_limit: 100 }), 0);
   await f.block();
   const receipt = await receiptOf(f, r.tx_hash);
   assert.deepEqual([receipt.status, receipt.error, receipt.gas, receipt.fee], ['failed', 'the meter failed on purpose', METER_BASE_GAS, BigInt(METER_BASE_GAS)]);
-  assert.equal((await f.account(alice.address)).balance, before - BigInt(METER_BASE_GAS));
+  const o = await receiptOf(f, odd.tx_hash);
+  assert.deepEqual([o.status, o.error, o.gas], ['failed', 'the handler reported 50.5 gas, not a whole number', METER_BASE_GAS]);
+  assert.equal((await f.account(alice.address)).balance, before - 2n * BigInt(METER_BASE_GAS));
 });
 
 test('an operation\'s reported gas is bounded by the gas_limit in its body (which ch-tx-v3 covers)', async () => {
