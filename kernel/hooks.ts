@@ -9,6 +9,7 @@ import type { RouteTable } from './node/route-table.js';
 import type { GenesisDoc } from './config/genesis.js';
 import type { Signer, SignerAnswer, SignRequest } from './auth/signer.js';
 import type { PluginScheduleChange } from './host/schedule.js';
+import type { ReadMethodCalls, WriteMethodCalls } from './host/methods.js';
 
 /**
  * Every hook point between the kernel and its plugins, declared once and frozen (the shape of
@@ -33,13 +34,24 @@ export interface ReadContext {
   readonly store: ReadonlyStore;
   /** Another namespace, read only. */
   read(namespace: string): ReadonlyStore;
+  /**
+   * Other plugins' read methods, run on their own namespace over the state this context reads,
+   * when the offering plugin is active at `height`: `ctx.methods.of(stakingMethods).selfStake(a)`.
+   */
+  readonly methods: ReadMethodCalls;
 }
 
 /** Deterministic execution contexts: beginBlock, executeTx, endBlock, evidence, initGenesis. */
-export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts'> {
+export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts' | 'methods'> {
   readonly block: BlockInfo;
   readonly store: Store;
   readonly accounts: AccountsWriter;
+  /**
+   * Read methods as in a read context (over this block's overlay), and the write methods of a
+   * plugin this one lists in its `dependencies`, run in this context: their writes, events and
+   * index writes roll back with this transaction.
+   */
+  readonly methods: WriteMethodCalls;
   /**
    * Stored with the block (its height, index, phase and, in executeTx, the transaction's hash)
    * and served by `GET /api/v1/blocks/:height/events`; consensus never reads it back. A failed
@@ -57,6 +69,12 @@ export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts'> {
 
 export interface TxContext extends WriteContext {
   readonly tx: Tx;
+  /**
+   * The most gas the transaction may use: its declared `gas_limit`, else its base gas. A handler
+   * doing metered work stops within it; reporting more fails the transaction out of gas. 0 for a
+   * system transaction, which pays no gas (what its handler reports is not counted).
+   */
+  readonly gasLimit: number;
 }
 
 export interface GenesisContext extends WriteContext {
@@ -76,7 +94,11 @@ export interface ProposalContext extends ReadContext {
   readonly block: BlockInfo;
 }
 
-/** What a tx handler reports; gas defaults to the base gas declared for its target. */
+/**
+ * What a tx handler reports: the gas it really used, counted from the base gas declared for its
+ * target up (less counts as the base). Above `ctx.gasLimit` the transaction fails out of gas: its
+ * writes roll back and the fee of the whole limit is charged.
+ */
 export interface TxOutcome {
   readonly gas?: number;
 }

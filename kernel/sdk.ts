@@ -4,9 +4,9 @@
  * is the kernel's to change without telling plugin authors.
  *
  * A plugin is modelled on a Lisk SDK module: operations (commands) with schemas, its store (a
- * namespace of state), its events, its read routes, the hooks it taps (ABCI++-shaped: checkTx,
- * beginBlock, executeTx, endBlock, evidence, committed, query), and the authorization and
- * address-kind extension points. Start at docs/architecture.md, "Writing a plugin".
+ * namespace of state), its events, its read routes, the methods it offers other plugins, the hooks
+ * it taps (ABCI++-shaped: checkTx, beginBlock, executeTx, endBlock, evidence, committed, query),
+ * and the authorization and address-kind extension points. Start at docs/architecture.md, "Writing a plugin".
  */
 
 // Defining a plugin.
@@ -14,6 +14,10 @@ export { definePlugin } from './host/plugin.js';
 export type { AddressKindSpec, PluginApi, PluginDefinition, PluginEventSpec, PluginKind, SystemAddressSpec } from './host/plugin.js';
 export type { PluginScheduleChange, PluginScheduleEntry, PluginState } from './host/schedule.js';
 export { EVENT_TYPE_PATTERN, declaredEvents, type DeclaredEvent } from './host/plugin-events.js';
+
+// Methods plugins offer one another (read: any plugin; write: plugins that depend on the offerer).
+export { defineMethods } from './host/methods.js';
+export type { PluginMethods, ReadMethod, ReadMethodCalls, ReadMethodsOf, WriteMethod, WriteMethodCalls, WriteMethodsOf } from './host/methods.js';
 
 // Signed operations (decisions.md §16–19).
 export { defineOperation } from './ops/operation.js';

@@ -19,6 +19,7 @@ import { verifyOperationSignatures } from '../ops/signature.js';
 import { admissionContext, readContext } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
 import { recipientProblem } from './recipient.js';
+import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 import { OPERATION_TARGET_PREFIX, operationOf, type Tx } from './types.js';
 
 export interface AdmissionDeps {
@@ -87,6 +88,17 @@ export class Admission {
     return this.d.host.systemAddress(tx.target)?.gas ?? GAS_TRANSFER;
   };
 
+  /** The most gas a transaction may use, and what blocks are packed and bounded by: its declared gas_limit, else its base gas. */
+  gasLimitOf = (tx: Pick<Tx, 'origin' | 'target' | 'body'>): number => declaredGasLimit(tx) ?? this.gasOf(tx);
+
+  /** Why a declared gas_limit can never apply: below the transaction's base gas, or above what a block may hold. */
+  private async gasLimitProblem(tx: Tx, declared: number, state: StateSource): Promise<ChainError | undefined> {
+    const below = gasLimitBelowBase(declared, this.gasOf(tx));
+    if (below !== undefined) return badRequest(below);
+    const max = await this.d.params.reader(state).get('max_block_gas');
+    return BigInt(declared) > max ? badRequest(`gas_limit ${declared} exceeds max_block_gas ${max}: no block could include the transaction`) : undefined;
+  }
+
   /** Where a plain transaction to `to` dispatches: a system address, an address kind a plugin claims, or the kernel's transfer. */
   targetOf(to: string, data: string | undefined): string {
     if (isSystemAddress(to)) {
@@ -152,6 +164,10 @@ export class Admission {
     // Built once and completed in place once the signature verifies: admission runs for every
     // transaction, and a second copy of the record was a measurable share of what it allocated.
     const tx: { -readonly [K in keyof Tx]: Tx[K] } = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion: undefined, receivedAt };
+    if (f.gas_limit !== undefined) {
+      const problem = await this.gasLimitProblem(tx, f.gas_limit, state);
+      if (problem) throw problem;
+    }
     // 2. Who may sign: an outsider is told 401 before anything about the account (balance, nonce).
     const key = presentedKey(f.body, f.public_key);
     const authorized = await this.authorizeAt(state, height, tx, key, undefined);
@@ -208,6 +224,10 @@ export class Admission {
     const inactive = this.d.host.inactiveProblem(p.op.plugin, height);
     if (inactive) throw inactive;
     if (tx.gasPrice < baseFee) throw badRequest(`gas_price ${tx.gasPrice} is below base_fee ${baseFee}`, 'omit gas_price to pay base_fee');
+    if (p.gasLimit !== undefined) {
+      const problem = await this.gasLimitProblem(tx, p.gasLimit, state);
+      if (problem) throw problem;
+    }
     // 2. Who may sign, then the signature(s).
     const key = presentedKey(envelope, p.publicKey);
     const authorized = await this.authorizeAt(state, height, tx, key, p);
@@ -258,17 +278,18 @@ export class Admission {
    */
   private async checkFunds(state: StateSource, tx: Tx, valueFrom: string, payer: string, gasPrice: bigint, known?: AccountRecord): Promise<void> {
     const accounts = accountsReader(state);
-    const fee = BigInt(this.gasOf(tx)) * gasPrice;
+    // The block takes the fee of the whole limit before the handler runs.
+    const fee = BigInt(this.gasLimitOf(tx)) * gasPrice;
     if (payer === valueFrom) {
       const sender = known ?? (await accounts.get(valueFrom));
-      const pending = this.d.mempool.pendingSpend(valueFrom, this.gasOf);
+      const pending = this.d.mempool.pendingSpend(valueFrom, this.gasLimitOf);
       const cost = tx.value + fee;
       if (sender.balance < pending + cost) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);
       return;
     }
     const [sender, paying] = await Promise.all([known ?? accounts.get(valueFrom), accounts.get(payer)]);
-    if (sender.balance < this.d.mempool.pendingSpend(valueFrom, this.gasOf) + tx.value) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin, needs ${tx.value}`);
-    if (paying.balance < this.d.mempool.pendingSpend(payer, this.gasOf) + fee) throw badRequest(`insufficient balance: the fee payer ${payer} has ${paying.balance} ucoin, needs ${fee}`);
+    if (sender.balance < this.d.mempool.pendingSpend(valueFrom, this.gasLimitOf) + tx.value) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin, needs ${tx.value}`);
+    if (paying.balance < this.d.mempool.pendingSpend(payer, this.gasLimitOf) + fee) throw badRequest(`insufficient balance: the fee payer ${payer} has ${paying.balance} ucoin, needs ${fee}`);
   }
 
   /** A transaction a plugin creates (a faucet credit); plugins validate it in checkTx. */

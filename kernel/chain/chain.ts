@@ -27,6 +27,7 @@ import type { BlockHeader, BlockInfo, BlockRecord, EvidenceItem, Receipt, Tx } f
 import { IndexStage } from './index-stage.js';
 import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
 import { utf8Bytes } from '../codec/utf8.js';
+import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 
 export interface ChainDeps {
   readonly store: ChainStore;
@@ -182,7 +183,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
     const index = new IndexStage();
     // Genesis is no block: there is no height to store its events under, so they are dropped.
-    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params }, overlay, block, genesis, { emit: () => undefined, index }));
+    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods }, overlay, block, genesis, { emit: () => undefined, index }));
     const batch = new WriteBatch();
     const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
     await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
@@ -222,6 +223,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private readonly sizes = new WeakMap<Tx, number>();
   /** Gas of a transaction before its handler reports more (Admission.gasOf). */
   gasOf = (tx: Pick<Tx, 'origin' | 'target'>): number => this.admission.gasOf(tx);
+  /** The most gas a transaction may use: its declared gas_limit, else its base gas (Admission.gasLimitOf). */
+  gasLimitOf = (tx: Pick<Tx, 'origin' | 'target' | 'body'>): number => this.admission.gasLimitOf(tx);
 
   /** CheckTx of a plain transaction (`POST /api/v1/transactions`); see admission.ts for the steps. */
   admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local', text?: string): Promise<SubmissionResult> {
@@ -283,7 +286,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const maxBytes = Number(await reader.get('max_block_bytes'));
     const block: BlockInfo = { chainId: this.d.chainId, height, round, timestamp: time, proposer };
     const baseFee = await reader.get('base_fee');
-    const candidates = this.mempool.select(maxGas, this.gasOf, 10_000, maxBytes, this.sizeOf).map((t) => this.forBlock(t, baseFee));
+    const candidates = this.mempool.select(maxGas, this.gasLimitOf, 10_000, maxBytes, this.sizeOf).map((t) => this.forBlock(t, baseFee));
     const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
     const fresh: EvidenceItem[] = [];
     for (const ev of evidence) {
@@ -341,7 +344,11 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     for (const tx of p.txs) {
       if (seen.has(tx.hash)) return `transaction ${tx.hash} appears twice`;
       seen.add(tx.hash);
-      gas += BigInt(this.gasOf(tx));
+      const declared = declaredGasLimit(tx);
+      const below = declared === undefined ? undefined : gasLimitBelowBase(declared, this.gasOf(tx));
+      if (below !== undefined) return `transaction ${tx.hash}: ${below}`;
+      // Bounded by what the transactions may use, so what they do use (the block's gas_used) is too.
+      gas += BigInt(declared ?? this.gasOf(tx));
       bytes += BigInt(this.sizeOf(tx));
     }
     if (bytes > maxBytes) return `block size ${bytes} bytes exceeds max_block_bytes ${maxBytes}`;
@@ -356,7 +363,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const problems = await Promise.all(p.txs.map((tx) => this.admission.checkIncluded(tx, h.base_fee)));
     const problem = problems.find((x) => x !== null);
     if (problem) return problem;
-    if (gas > maxGas) return `block gas ${gas} exceeds max_block_gas ${maxGas}`;
+    if (gas > maxGas) return `block gas ${gas} (the sum of its transactions' gas limits) exceeds max_block_gas ${maxGas}`;
     if (p.evidence.length > MAX_EVIDENCE_PER_BLOCK) return `block carries ${p.evidence.length} pieces of evidence, more than ${MAX_EVIDENCE_PER_BLOCK}`;
     const seenEvidence = new Set<string>();
     for (const ev of p.evidence) {
@@ -390,7 +397,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private async executeMemo(p: ProposedBlock): Promise<{ result: ExecutionResult; stateRoot: string; treeOps: WriteBatch }> {
     if (this.executed?.hash === p.hash) return this.executed;
     const result = await executeBlock(
-      { hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf, operations: this.d.operations, inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height), scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin), systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height) },
+      { hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf, operations: this.d.operations, inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height), scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin), systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height), methods: this.d.host.methods },
       this.d.store.state,
       p.header,
       p.txs,

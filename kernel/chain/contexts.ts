@@ -8,6 +8,8 @@ import type { GenesisDoc } from '../config/genesis.js';
 import type { BlockInfo, ChainEvent, Tx } from './types.js';
 import { checkEvent, type EventSink } from './block-events.js';
 import type { IndexStage, IndexWriter } from './index-stage.js';
+import { readMethodCalls, writeMethodCalls, type MethodDirectory } from '../host/method-calls.js';
+import type { ReadMethodCalls, WriteMethodCalls } from '../host/methods.js';
 
 /**
  * The contexts hooks receive. The kernel builds one unscoped context per call; the host re-scopes
@@ -21,12 +23,15 @@ import type { IndexStage, IndexWriter } from './index-stage.js';
 export interface ContextEnv {
   readonly env: NetworkEnv;
   readonly params: ParamRegistry;
+  /** The host's, where write contexts are made: a write method call is checked against it. */
+  readonly methods?: MethodDirectory;
 }
 
 class ReadCtx implements ReadContext {
   private paramsOf: ParamReader | undefined;
   private accountsOf: AccountsReader | undefined;
   private storeOf: ReadonlyStore | undefined;
+  private methodsOf: ReadMethodCalls | undefined;
 
   constructor(
     protected readonly e: ContextEnv,
@@ -53,6 +58,10 @@ class ReadCtx implements ReadContext {
 
   read(other: string): ReadonlyStore {
     return readonlyStore(this.source, other);
+  }
+
+  get methods(): ReadMethodCalls {
+    return (this.methodsOf ??= readMethodCalls({ caller: this.ns, height: this.height, state: this.source, readScope: (plugin) => new ReadCtx(this.e, this.source, this.height, plugin) }));
   }
 
   [SCOPE](plugin: string): ReadContext {
@@ -91,6 +100,7 @@ class WriteCtx implements WriteContext {
   private accountsOf: AccountsWriter | undefined;
   private storeOf: Store | undefined;
   private indexOf: IndexWriter | undefined;
+  private methodsOf: WriteMethodCalls | undefined;
 
   constructor(
     protected readonly e: ContextEnv,
@@ -128,6 +138,18 @@ class WriteCtx implements WriteContext {
     return readonlyStore(this.overlay, other);
   }
 
+  /** Read methods read this overlay, so they see what the caller wrote so far; write methods write it. */
+  get methods(): WriteMethodCalls {
+    return (this.methodsOf ??= writeMethodCalls({
+      caller: this.ns,
+      height: this.block.height,
+      state: this.overlay,
+      readScope: (plugin) => new ReadCtx(this.e, this.overlay, this.block.height, plugin),
+      writeScope: (plugin) => this[SCOPE](plugin),
+      directory: this.e.methods,
+    }));
+  }
+
   /** A property, not a method: handlers pass `ctx.emit` around on its own. */
   readonly emit = (event: ChainEvent): void => {
     checkEvent(event);
@@ -140,12 +162,12 @@ class WriteCtx implements WriteContext {
 }
 
 class TxCtx extends WriteCtx implements TxContext {
-  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly tx: Tx) {
+  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly tx: Tx, readonly gasLimit: number) {
     super(e, overlay, block, out, ns);
   }
 
   override [SCOPE](plugin: string): TxContext {
-    return new TxCtx(this.e, this.overlay, this.block, this.out, plugin, this.tx);
+    return new TxCtx(this.e, this.overlay, this.block, this.out, plugin, this.tx, this.gasLimit);
   }
 }
 
@@ -176,8 +198,8 @@ export function writeContext(e: ContextEnv, overlay: StateOverlay, block: BlockI
   return new WriteCtx(e, overlay, block, out, 'kernel');
 }
 
-export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx): TxContext {
-  return new TxCtx(e, overlay, block, out, 'kernel', tx);
+export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, gasLimit: number): TxContext {
+  return new TxCtx(e, overlay, block, out, 'kernel', tx, gasLimit);
 }
 
 export function genesisContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, genesis: GenesisDoc, out: WriteOutputs): GenesisContext {

@@ -18,12 +18,14 @@ import type { PresentedKey } from '../auth/key-set.js';
 import type { Signer, SignerGrant } from '../auth/signer.js';
 import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry, ParsedOperation } from '../ops/registry.js';
+import type { MethodDirectory } from '../host/method-calls.js';
 import { readValidatorSet, writeValidator } from './validator-set.js';
 import { resultingSetProblem, validatorUpdateProblem } from './validator-update-rules.js';
 import { changeSchedule, type PluginScheduleChange } from '../host/schedule.js';
 import { readSchedule, writeSchedule } from '../host/schedule-state.js';
 import { recipientProblem } from './recipient.js';
 import { utf8Bytes } from '../codec/utf8.js';
+import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 
 export interface ExecutionResult {
   readonly overlay: StateOverlay;
@@ -41,6 +43,7 @@ export interface ExecutionResult {
 /** Transactions executed between two yields to the event loop. */
 const YIELD_EVERY_TXS = 32;
 
+/** Also the env of every context the block's execution makes (chain/contexts.ts), so none is built per transaction. */
 export interface ExecutorDeps {
   readonly hooks: Hooks;
   readonly params: ParamRegistry;
@@ -54,6 +57,8 @@ export interface ExecutorDeps {
   readonly scoped: <C>(ctx: C, plugin: string) => C;
   /** Why an unsigned system transaction of this type may not apply at the height (Admission.systemTxProblem). */
   readonly systemTxProblem: (type: string, height: number) => ChainError | undefined;
+  /** The methods plugins offer one another (the host's): write contexts check write calls against it. */
+  readonly methods: MethodDirectory;
 }
 
 /**
@@ -67,8 +72,7 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
   const events = new BlockEventLog(header.height);
   const index = new IndexStage();
   const block: BlockInfo = { chainId: header.chain_id, height: header.height, round: header.round, timestamp: header.timestamp, proposer: header.proposer };
-  const e = { env: deps.env, params: deps.params };
-  await deps.hooks.beginBlock.promise(writeContext(e, overlay, block, { emit: events.sink('begin_block'), index }));
+  await deps.hooks.beginBlock.promise(writeContext(deps, overlay, block, { emit: events.sink('begin_block'), index }));
   const baseFee = header.base_fee;
   const receipts: Receipt[] = [];
   let gasUsed = 0;
@@ -98,11 +102,11 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     overlay.set(key, utf8Bytes(String(header.height)));
     const emit = events.sink('evidence');
     emit({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round } });
-    await deps.hooks.evidence.promise(writeContext(e, overlay, block, { emit, index }), { kind: ev.kind, validator: ev.validator, height: ev.height, round: ev.round, hash: ev.hash, raw: ev.raw });
+    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index }), { kind: ev.kind, validator: ev.validator, height: ev.height, round: ev.round, hash: ev.hash, raw: ev.raw });
   }
   const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [], pluginUpdates: [] };
   const endEvents = events.sink('end_block');
-  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(e, overlay, block, { emit: endEvents, index }));
+  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(deps, overlay, block, { emit: endEvents, index }));
   await applyValidatorUpdates(deps, overlay, block, endBlock.validatorUpdates, endEvents);
   for (const [key, value] of endBlock.paramUpdates) {
     const problem = deps.params.checkValue(key, value);
@@ -174,15 +178,20 @@ const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, ...NONE } as const;
 
 /**
  * One transaction in the block, every rule admission checked asked again on the block's state
- * (a proposer may have skipped admission): who may sign, the nonce, the fee, the serving plugin's
- * state, the recipient, the operation's own checks. A transaction whose signer may not sign, whose
- * nonce is taken or whose payer cannot pay the fee fails with nothing charged (charging the
- * account would let a revoked key burn its coins); any later failure keeps fee and nonce and rolls
- * back the transaction's own writes.
+ * (a proposer may have skipped admission): who may sign, the nonce, the gas limit, the fee, the
+ * serving plugin's state, the recipient, the operation's own checks. A transaction whose signer
+ * may not sign, whose nonce is taken, whose limit is below its base gas or whose payer cannot pay
+ * the fee of its limit fails with nothing charged (charging the account would let a revoked key
+ * burn its coins); any later failure keeps fee and nonce and rolls back the transaction's own
+ * writes. Gas: the base gas is charged and shared out before the handler runs, the fee of the
+ * rest of the limit is held; once the handler is done the gas it used beyond the base is charged
+ * from what was held and the remainder refunded (settleGas). A handler that reports more than
+ * the limit fails out of gas and is charged the whole limit.
  */
 async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: AccountsWriter, block: BlockInfo, baseFee: bigint, tx: Tx): Promise<TxRun> {
-  const e = { env: deps.env, params: deps.params };
+  /** Gas charged: the base until the handler is done, then what it used. */
   let gas = 0;
+  let limit = 0;
   let fee = 0n;
   let burned = 0n;
   let signer: Signer | undefined;
@@ -205,16 +214,23 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       if (tx.nonce <= last) return { ...NOTHING_CHARGED, error: `nonce ${tx.nonce} is not above ${last}, the last nonce accepted from ${tx.from}` };
     }
     gas = deps.gasOf(tx);
+    const declared = declaredGasLimit(tx);
+    const below = declared === undefined ? undefined : gasLimitBelowBase(declared, gas);
+    if (below !== undefined) return { ...NOTHING_CHARGED, error: below };
+    limit = declared ?? gas;
     fee = BigInt(gas) * tx.gasPrice;
+    // The fee of the whole limit is taken before the handler runs, so nothing the handler does
+    // with the payer's coins can leave the gas it uses unpaid.
+    const held = limit === gas ? fee : BigInt(limit) * tx.gasPrice;
     const payer = signer.payer === tx.from ? sender : await accounts.get(signer.payer);
-    if (payer.balance < fee) return { ...NOTHING_CHARGED, error: `insufficient balance for the fee: ${signer.payer} has ${payer.balance} ucoin, needs ${fee}` };
+    if (payer.balance < held) return { ...NOTHING_CHARGED, error: `insufficient balance for the fee: ${signer.payer} has ${payer.balance} ucoin, needs ${held}` };
     // Fee and nonce are consumed whatever the transaction's own outcome (part 1, states).
     if (parsed === undefined) {
-      accounts.put(tx.from, { ...sender, balance: sender.balance - (signer.payer === tx.from ? fee : 0n), nonce: tx.nonce, tx_count: sender.tx_count + 1 });
-      if (signer.payer !== tx.from) await accounts.debit(signer.payer, fee);
+      accounts.put(tx.from, { ...sender, balance: sender.balance - (signer.payer === tx.from ? held : 0n), nonce: tx.nonce, tx_count: sender.tx_count + 1 });
+      if (signer.payer !== tx.from) await accounts.debit(signer.payer, held);
     } else {
       recordOperationNonce(overlay, tx.from, tx.nonce);
-      await accounts.debit(signer.payer, fee);
+      await accounts.debit(signer.payer, held);
     }
     burned = BigInt(gas) * baseFee;
     if (fee > burned) await accounts.credit(await proposerPayee(deps, overlay, block), fee - burned);
@@ -227,14 +243,16 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     const events: ChainEvent[] = (txEvents ??= []);
     return { emit: (ev) => void events.push(ev), index: (stage ??= new IndexStage()) };
   };
+  let used = gas;
+  let error: string | null = null;
   try {
     const inactive = deps.inactiveProblem(tx.target, block.height);
     if (inactive) throw inactive;
     let reported: number | undefined;
     if (parsed !== undefined) {
-      reported = await runOperation(deps, child, block, outputs(), tx, parsed, signer!);
+      reported = await runOperation(deps, child, block, outputs(), tx, limit, parsed, signer!);
     } else if (tx.target === 'transfer') {
-      await transfer(deps, child, block, outputs, tx, signer!);
+      await transfer(deps, child, block, outputs, tx, limit, signer!);
     } else {
       if (tx.origin === 'system') {
         const problem = deps.systemTxProblem(tx.target, block.height);
@@ -242,24 +260,41 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       }
       const hook = deps.hooks.executeTx.get(tx.target);
       if (!hook || !hook.isUsed()) throw new Error(`no handler for ${tx.target} on this network`);
-      reported = (await hook.promise(txContext(e, child, block, outputs(), tx), tx))?.gas;
+      reported = (await hook.promise(txContext(deps, child, block, outputs(), tx, limit), tx))?.gas;
     }
-    if (reported !== undefined && tx.origin === 'signed' && reported > gas) {
-      // Handlers may report more gas than the base (contracts); the extra is charged now.
-      const extra = BigInt(reported - gas) * tx.gasPrice;
-      await accountsWriter(child).debit(signer!.payer, extra);
-      fee += extra;
-      burned += BigInt(reported - gas) * baseFee;
-      gas = reported;
+    // Checked here, inside the transaction, so a plugin's bad count fails its transaction rather
+    // than the settlement below, which would fail the whole block on every validator.
+    if (reported !== undefined && !Number.isSafeInteger(reported)) throw new Error(`the handler reported ${reported} gas, not a whole number`);
+    // Handlers count from the base up (contracts, metered operations); a system transaction pays no gas.
+    if (reported !== undefined && tx.origin === 'signed' && reported > gas) used = reported;
+    if (used > limit) {
+      error = `out of gas: the handler used ${used} gas, above the transaction's gas limit ${limit}`;
+      used = limit;
+    } else {
+      if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(deps, child, block, outputs(), tx, limit), grant.plugin));
+      overlay.absorb(child);
     }
-    if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(e, child, block, outputs(), tx), grant.plugin));
-    overlay.absorb(child);
-    return { gas, fee, burned, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
   } catch (err) {
-    const message = isChainError(err) || err instanceof Error ? err.message : String(err);
+    error = isChainError(err) || err instanceof Error ? err.message : String(err);
     if (!isChainError(err)) deps.log.debug({ tx: tx.hash, err }, 'transaction failed');
-    return { gas, fee, burned, error: message, ...NONE };
+    used = gas;
   }
+  if (tx.origin === 'signed' && (limit !== gas || used !== gas)) ({ gas, fee, burned } = await settleGas(accounts, () => proposerPayee(deps, overlay, block), signer!.payer, tx, baseFee, gas, limit, used));
+  if (error !== null) return { gas, fee, burned, error, ...NONE };
+  return { gas, fee, burned, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
+}
+
+/**
+ * After the handler: the proposer's share of the gas used beyond the base (the base's was paid
+ * before the handler ran), and the fee of the limit not used back to the payer. `used` lies
+ * between the base and the limit: a failed handler used the base, one out of gas the limit.
+ */
+async function settleGas(accounts: AccountsWriter, proposerPayee: () => Promise<string>, payer: string, tx: Tx, baseFee: bigint, base: number, limit: number, used: number): Promise<{ gas: number; fee: bigint; burned: bigint }> {
+  const share = BigInt(used - base) * (tx.gasPrice - baseFee);
+  if (share > 0n) await accounts.credit(await proposerPayee(), share);
+  const refund = BigInt(limit - used) * tx.gasPrice;
+  if (refund > 0n) await accounts.credit(payer, refund);
+  return { gas: used, fee: BigInt(used) * tx.gasPrice, burned: BigInt(used) * baseFee };
 }
 
 /**
@@ -270,14 +305,14 @@ const payees = new WeakMap<BlockInfo, Promise<string>>();
 function proposerPayee(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo): Promise<string> {
   let payee = payees.get(block);
   if (payee === undefined) {
-    payee = ownerOf(deps.hooks, () => readContext({ env: deps.env, params: deps.params }, overlay, block.height), overlay, block.proposer).then((owner) => owner ?? block.proposer);
+    payee = ownerOf(deps.hooks, () => readContext(deps, overlay, block.height), overlay, block.proposer).then((owner) => owner ?? block.proposer);
     payees.set(block, payee);
   }
   return payee;
 }
 
 async function authorizeInBlock(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo, tx: Tx, key: PresentedKey, parsed: ParsedOperation | undefined): Promise<Authorized | ChainError> {
-  const ctx = (): ReturnType<typeof readContext> => readContext({ env: deps.env, params: deps.params }, overlay, block.height);
+  const ctx = (): ReturnType<typeof readContext> => readContext(deps, overlay, block.height);
   const operators = parsed?.op.spec.signing?.operatorKeys;
   if (operators) {
     if (!(await operators(deps.scoped(ctx(), parsed!.op.plugin))).includes(key.hex)) return new ChainError(403, `${parsed!.op.spec.name}: the signing key is not an operator key of this network`);
@@ -287,24 +322,22 @@ async function authorizeInBlock(deps: ExecutorDeps, overlay: StateOverlay, block
 }
 
 /** The operation's own checks again, on the block's state, then its handler, with the owning plugin's context. */
-async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, p: ParsedOperation, signer: Signer): Promise<number | undefined> {
-  const e = { env: deps.env, params: deps.params };
+async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, gasLimit: number, p: ParsedOperation, signer: Signer): Promise<number | undefined> {
   const input = { name: p.op.spec.name, body: p.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer };
   if (p.op.spec.check) {
-    const refused = await p.op.spec.check(deps.scoped(readContext(e, child, block.height), p.op.plugin), input as never);
+    const refused = await p.op.spec.check(deps.scoped(readContext(deps, child, block.height), p.op.plugin), input as never);
     if (refused) throw refused;
   }
-  const result = await p.op.spec.execute(deps.scoped(txContext(e, child, block, out, tx), p.op.plugin), input as never);
+  const result = await p.op.spec.execute(deps.scoped(txContext(deps, child, block, out, tx, gasLimit), p.op.plugin), input as never);
   return result ? result.gas : undefined;
 }
 
 /** The kernel's plain transfer: to a recipient someone can own, unless a plugin takes it over first (holds). */
-async function transfer(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, outputs: () => WriteOutputs, tx: Tx, signer: Signer): Promise<void> {
-  const e = { env: deps.env, params: deps.params };
-  const refused = await recipientProblem(deps.hooks, () => readContext(e, child, block.height), child, tx.to);
+async function transfer(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, outputs: () => WriteOutputs, tx: Tx, gasLimit: number, signer: Signer): Promise<void> {
+  const refused = await recipientProblem(deps.hooks, () => readContext(deps, child, block.height), child, tx.to);
   if (refused) throw refused;
   if (deps.hooks.beforeTransfer.isUsed()) {
-    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(e, child, block, outputs(), tx), { from: tx.from, to: tx.to, value: tx.value, signer });
+    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(deps, child, block, outputs(), tx, gasLimit), { from: tx.from, to: tx.to, value: tx.value, signer });
     if (takenOver) return;
   }
   const childAccounts = accountsWriter(child);

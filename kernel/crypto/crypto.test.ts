@@ -6,7 +6,7 @@ import { sha3, sha3Hex0x } from './hash.js';
 import { deriveAddress, addressKind, isAddress } from './address.js';
 import { fnv1a32, shardOf } from './fnv.js';
 import { nobleProvider } from './noble-provider.js';
-import { txMessageV2, txMessageV3, plainTxPayloadHash, operationPayloadHash } from './signed-message.js';
+import { txMessageV2, txMessageV3, plainTxPayloadHash, plainTxV3PayloadHash, operationPayloadHash } from './signed-message.js';
 import { merkleRoot, merkleProof, verifyMerkleProof, EMPTY_TX_ROOT } from './merkle.js';
 import { seedFromMnemonic, isValidMnemonic } from './mnemonic.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES } from './provider.js';
@@ -47,6 +47,16 @@ test('signed message layouts are byte-exact (decisions.md §5, §7)', () => {
   assert.equal(plainTxPayloadHash(undefined), sha3Hex0x(''));
   assert.equal(operationPayloadHash({ b: 1, a: 'x', signature: 's', public_key: 'p', _psig: 'q' }), sha3Hex0x('{"a":"x","b":1}'));
   assert.throws(() => txMessageV2('a', 'b', -1n, 1n));
+});
+
+test('a plain transaction\'s v3 payload is its data, or, once it declares gas_limit, its body without signature and public key', () => {
+  const plain = { from: 'chain:a.human', to: 'chain:b.human', value: 1, nonce: 2, data: '{"x":1}', signature: 's', public_key: 'p' };
+  assert.equal(plainTxV3PayloadHash(plain), sha3Hex0x('{"x":1}'), 'decisions.md §7, unchanged for a body without gas_limit');
+  assert.equal(plainTxV3PayloadHash({ ...plain, data: undefined }), sha3Hex0x(''));
+  assert.equal(
+    plainTxV3PayloadHash({ ...plain, gas_limit: 90 }),
+    sha3Hex0x('{"data":"{\\"x\\":1}","from":"chain:a.human","gas_limit":90,"nonce":2,"to":"chain:b.human","value":1}'),
+  );
 });
 
 test('FNV-1a 32 matches the reference vectors and maps shards', () => {

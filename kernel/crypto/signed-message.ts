@@ -31,11 +31,21 @@ export function plainTxPayloadHash(data: string | undefined): string {
  * v3 payload hash of an operation: the body without `signature`, `public_key` and `_psig`, keys
  * sorted, compact JSON.
  */
-export function operationPayloadHash(body: Record<string, unknown>): string {
+export function operationPayloadHash(body: Readonly<Record<string, unknown>>): string {
   const rest: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) {
     if (k === 'signature' || k === 'public_key' || k === '_psig') continue;
     rest[k] = v;
   }
   return sha3Hex0x(canonicalJson(rest));
+}
+
+/**
+ * v3 payload hash of a plain transaction body: its `data` as §7 says, or, when the body declares
+ * `gas_limit` (a field part 1 does not list), the body as an operation's is taken, so the limit
+ * is signed too. A relay that could change an unsigned limit could make the transaction fail out
+ * of gas at its sender's expense; a client that sends no limit signs exactly what §7 says.
+ */
+export function plainTxV3PayloadHash(body: Readonly<Record<string, unknown>>): string {
+  return body.gas_limit === undefined ? plainTxPayloadHash(typeof body.data === 'string' ? body.data : undefined) : operationPayloadHash(body);
 }

@@ -8,11 +8,12 @@ import { ConfigError } from '../config/env.js';
 import type { ParamRegistry } from '../state/params.js';
 import type { AddressKindSpec, PluginApi, PluginDefinition, SystemAddressSpec } from './plugin.js';
 import { scopeFor } from './scoping.js';
-import { ChainError } from '../errors.js';
+import type { ChainError } from '../errors.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import { KERNEL_NAMESPACES } from './kernel-namespaces.js';
-import { pluginState, type PluginScheduleEntry, type PluginState } from './schedule.js';
+import { inactivePluginProblem, pluginState, type PluginScheduleEntry, type PluginState } from './schedule.js';
 import { declaredEvents } from './plugin-events.js';
+import { MethodDirectory } from './method-calls.js';
 
 type AnyPlugin = PluginDefinition<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- catalogue holds plugins of every option type; each checks its own
 
@@ -78,6 +79,8 @@ export class PluginHost<Services> {
   private schedule = new Map<string, PluginScheduleEntry>();
   private registering: string | null = null;
   private booted = false;
+  /** The methods plugins offer one another; write contexts carry it. */
+  readonly methods = new MethodDirectory();
   private readonly app = avvio({}, { autostart: false, timeout: 0 });
 
   constructor(private readonly opts: HostOptions<Services>) {
@@ -110,11 +113,7 @@ export class PluginHost<Services> {
 
   /** 403 naming the plugin and its state when it is not active at `height` (decisions.md §37). */
   inactiveProblem(name: string, height: number): ChainError | undefined {
-    const state = this.stateOf(name, height);
-    if (state === 'active') return undefined;
-    const e = this.schedule.get(name);
-    const when = state === 'scheduled' ? ` (it activates at height ${e?.activation_height})` : state === 'retired' ? ` (it retired at height ${e?.retire_height})` : ' (it is not switched on on this network)';
-    return new ChainError(403, `plugin "${name}" is ${state}, not active, at height ${height}${when}`);
+    return inactivePluginProblem(name, this.stateOf(name, height), this.schedule.get(name), height);
   }
 
   /** The schedule written into genesis state: every loaded state plugin, in list order. */
@@ -188,6 +187,7 @@ export class PluginHost<Services> {
       }
       if (def.kind !== 'state' && (def.operations?.length ?? 0) > 0) throw new ConfigError(`plugins: "${def.name}" is a service plugin and may not declare operations (they change state)`);
       for (const op of def.operations ?? []) this.opts.operations?.add(def.name, op);
+      this.methods.load(def);
     }
     this.applySchedule(this.genesisSchedule());
     declaredEvents(this.enabled().map((l) => l.def));

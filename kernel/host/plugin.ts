@@ -6,6 +6,7 @@ import type { ParamSpec } from '../state/params.js';
 import type { NodeConfig } from '../config/schema.js';
 import type { OperationSpec } from '../ops/operation.js';
 import type { AddressKind } from '../crypto/address.js';
+import type { PluginMethods } from './methods.js';
 
 /**
  * What a plugin is. `state` plugins change chain state and may tap the consensus hooks; `service`
@@ -69,6 +70,8 @@ export interface PluginDefinition<Options = Record<string, unknown>, Services = 
   readonly addressKinds?: readonly AddressKindSpec[];
   /** The events this plugin emits. */
   readonly events?: readonly PluginEventSpec[];
+  /** Methods this plugin offers other plugins (`defineMethods`; state plugins only). */
+  readonly methods?: PluginMethods;
   /** Schema of `options` in the network config; defaults are applied before register runs. */
   readonly optionsSchema?: TSchema;
   register(api: PluginApi<Options, Services>): void | Promise<void>;

@@ -1,3 +1,5 @@
+import { ChainError } from '../errors.js';
+
 /**
  * The activation schedule of state plugins, kept in state (`kernel/plugins`) so it is part of the
  * state root and changes only in consensus: every validator starts and stops running a plugin's
@@ -18,6 +20,16 @@ export function pluginState(e: PluginScheduleEntry | undefined, height: number):
   if (!e || e.activation_height === null) return 'available';
   if (e.retire_height !== null && height >= e.retire_height) return 'retired';
   return height >= e.activation_height ? 'active' : 'scheduled';
+}
+
+/**
+ * 403 naming the plugin and its state when it is not active at `height` (decisions.md §37): the
+ * one answer for an operation of an inactive plugin and for a call of its methods.
+ */
+export function inactivePluginProblem(name: string, state: PluginState, e: PluginScheduleEntry | undefined, height: number): ChainError | undefined {
+  if (state === 'active') return undefined;
+  const when = state === 'scheduled' ? ` (it activates at height ${e?.activation_height})` : state === 'retired' ? ` (it retired at height ${e?.retire_height})` : ' (it is not switched on on this network)';
+  return new ChainError(403, `plugin "${name}" is ${state}, not active, at height ${height}${when}`);
 }
 
 /** A change to one plugin's schedule, made in consensus (a passed `plugin:<name>` governance change). */

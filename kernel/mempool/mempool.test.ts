@@ -40,3 +40,12 @@ test('selection stops at the byte budget', () => {
   m.add(tx('c', 1));
   assert.deepEqual(m.select(1000, gas, 100, 25, () => 10).map((t) => t.hash), ['a-1', 'b-1']);
 });
+
+test('a gas limit no block can hold is passed over with its sender\'s later nonces, not in front of everyone else', () => {
+  const m = new Mempool({ maxTxs: 100, maxPerSender: 10 });
+  m.add(tx('a', 1));
+  m.add(tx('a', 2));
+  m.add(tx('b', 1));
+  const limits = (t: Tx): number => (t.hash === 'a-1' ? 500 : 21);
+  assert.deepEqual(m.select(100, limits).map((t) => t.hash), ['b-1']);
+});

@@ -50,11 +50,11 @@ export class Mempool {
     return this.opsByActor.get(actor) ?? [];
   }
 
-  /** Value plus maximum fee of a sender's pending transfers and operations, for the admission balance check. */
-  pendingSpend(sender: string, gasOf: (tx: Tx) => number): bigint {
+  /** Value plus maximum fee (the fee of each gas limit) of a sender's pending transfers and operations, for the admission balance check. */
+  pendingSpend(sender: string, gasLimitOf: (tx: Tx) => number): bigint {
     let total = 0n;
-    for (const tx of this.pendingOf(sender)) total += tx.value + BigInt(gasOf(tx)) * tx.gasPrice;
-    for (const tx of this.pendingOperationsOf(sender)) total += tx.value + BigInt(gasOf(tx)) * tx.gasPrice;
+    for (const tx of this.pendingOf(sender)) total += tx.value + BigInt(gasLimitOf(tx)) * tx.gasPrice;
+    for (const tx of this.pendingOperationsOf(sender)) total += tx.value + BigInt(gasLimitOf(tx)) * tx.gasPrice;
     return total;
   }
 
@@ -85,8 +85,12 @@ export class Mempool {
     this.arrival.push(tx.hash);
   }
 
-  /** Transactions for the next block, within the gas budget, each sender's in nonce order. */
-  select(maxGas: number, gasOf: (tx: Tx) => number, maxCount = Number.MAX_SAFE_INTEGER, maxBytes = Number.MAX_SAFE_INTEGER, sizeOf: (tx: Tx) => number = () => 0): Tx[] {
+  /**
+   * Transactions for the next block, each sender's in nonce order, within the gas budget counted
+   * in gas limits (what validators bound a block by: what the transactions may use, since what
+   * they will use is known only once they ran).
+   */
+  select(maxGas: number, gasLimitOf: (tx: Tx) => number, maxCount = Number.MAX_SAFE_INTEGER, maxBytes = Number.MAX_SAFE_INTEGER, sizeOf: (tx: Tx) => number = () => 0): Tx[] {
     const out: Tx[] = [];
     const taken = new Map<string, number>();
     let gas = 0;
@@ -94,7 +98,10 @@ export class Mempool {
     for (let i = this.arrivalHead; i < this.arrival.length && out.length < maxCount; i++) {
       const tx = this.byHash.get(this.arrival[i]!);
       if (!tx) continue;
-      const g = gasOf(tx);
+      const g = gasLimitOf(tx);
+      // A limit no block can hold (max_block_gas lowered since admission) would otherwise stop
+      // every transaction behind it for good; it and its sender's later nonces are passed over.
+      if (g > maxGas) continue;
       if (gas + g > maxGas) {
         if (g === 0) continue;
         break;

@@ -19,7 +19,7 @@ export interface OperationSpec<S extends TObject = TObject> {
   readonly routes: ReadonlyArray<{ readonly method: 'POST' | 'PUT'; readonly path: string }>;
   /** The gateway socket method of part 1 that submits it, if any (its params are the body and path params). */
   readonly socketMethod?: string;
-  /** The body without the signed fields (`signature`, `public_key`, `nonce`, `gas_price`, a second signature's field), which the kernel checks itself. */
+  /** The body without the signed fields (`signature`, `public_key`, `nonce`, `gas_price`, `gas_limit`, a second signature's field), which the kernel checks itself. */
   readonly schema: S;
   /** The Signs-for address: fixed (`chain:system.stake`) or read from the body (a delegation signs for its validator). */
   readonly signsFor: string | ((body: Static<S>) => string);
@@ -27,6 +27,7 @@ export interface OperationSpec<S extends TObject = TObject> {
   readonly actor?: string;
   /** The amount field signed as `<value>`; by default the first of `amount`, `value`, `initial`, `amount_in` the schema has; null for none. */
   readonly value?: string | null;
+  /** Base gas: charged before `execute` runs, and the limit of an operation that declares no `gas_limit`. */
   readonly gas: number;
   /** How the signer is authorised and what it signs; the default is the actor's key binding and `ch-tx-v2`/`ch-tx-v3`. */
   readonly signing?: OperationSigning<Static<S>>;
@@ -79,7 +80,11 @@ export interface OperationInput<B> extends SignedFields<B> {
   readonly signer: Signer;
 }
 
-/** What `execute` may report: more gas than the declared base (metered work), bounded by the transaction's gas limit. */
+/**
+ * What `execute` may report: the gas it really used (metered work), counted from the declared
+ * base up. Above the transaction's gas limit (`ctx.gasLimit`) the operation fails out of gas:
+ * its writes roll back and the fee of the whole limit is charged.
+ */
 export interface OperationResult {
   readonly gas?: number;
 }

@@ -4,6 +4,7 @@ import { badRequest, unauthorized } from '../errors.js';
 import { wireAmount } from '../codec/amount.js';
 import { isAddress } from '../crypto/address.js';
 import type { OperationSpec } from './operation.js';
+import { GAS_LIMIT_FIELD, parseGasLimit } from '../tx/gas-limit.js';
 
 /** decisions.md §6: the body fields that may name who acts, in order of preference. */
 export const ACTOR_FIELDS = ['address', 'owner', 'from', 'proposer', 'voter', 'delegator', 'requester', 'signer', 'author', 'account', 'guardian'] as const;
@@ -12,7 +13,7 @@ export const VALUE_FIELDS = ['amount', 'value', 'initial', 'amount_in'] as const
 /** Fields of an operation's transaction body that the kernel owns: the envelope and the signed fields. */
 export const OP_FIELD = '_op';
 export const PATH_FIELD = '_path';
-const SIGNED_FIELDS = new Set(['signature', 'public_key', 'nonce', 'gas_price']);
+const SIGNED_FIELDS = new Set(['signature', 'public_key', 'nonce', 'gas_price', GAS_LIMIT_FIELD]);
 const NAME_RE = /^[a-z][a-z0-9_]{0,47}$/;
 /** The least operation nonce: 10^12 ms, September 2001. */
 export const MIN_OPERATION_NONCE = 1_000_000_000_000n;
@@ -36,6 +37,8 @@ export interface ParsedOperation {
   readonly value: bigint;
   readonly nonce: bigint;
   readonly gasPrice: bigint | undefined;
+  /** Declared by the client (kernel/tx/gas-limit.ts); ch-tx-v3 covers it with the rest of the body. */
+  readonly gasLimit: number | undefined;
   readonly signature: string;
   readonly publicKey: string;
   readonly secondSignature: string | undefined;
@@ -124,6 +127,7 @@ export class OperationRegistry {
       if (g === null) throw badRequest('gas_price must be a non-negative integer number of ucoin per gas');
       gasPrice = g;
     }
+    const gasLimit = parseGasLimit(clientBody[GAS_LIMIT_FIELD]);
     let secondSignature: string | undefined;
     if (second !== undefined && clientBody[second] !== undefined) {
       if (typeof clientBody[second] !== 'string') throw unauthorized(`${second} must be a hex ML-DSA-65 signature`);
@@ -139,6 +143,6 @@ export class OperationRegistry {
       if (v === null) throw badRequest(`${op.valueField} must be a non-negative integer number of ucoin`);
       value = v;
     }
-    return { op, body, clientBody, actor, target, value, nonce, gasPrice, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature };
+    return { op, body, clientBody, actor, target, value, nonce, gasPrice, gasLimit, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature };
   }
 }

@@ -2,10 +2,11 @@ import { badRequest, unauthorized } from '../errors.js';
 import { wireAmount } from '../codec/amount.js';
 import { isAddress } from '../crypto/address.js';
 import { sortedKeys } from '../codec/sorted-keys.js';
+import { parseGasLimit } from './gas-limit.js';
 
 /** Largest `data` payload a transaction may carry (bytes of its JSON string). */
 export const MAX_TX_DATA_BYTES = 128 * 1024;
-const ALLOWED_FIELDS = new Set(['from', 'to', 'value', 'nonce', 'signature', 'public_key', 'gas_price', 'data']);
+const ALLOWED_FIELDS = new Set(['from', 'to', 'value', 'nonce', 'signature', 'public_key', 'gas_price', 'data', 'gas_limit']);
 
 export interface SubmittedFields {
   from: string;
@@ -16,6 +17,8 @@ export interface SubmittedFields {
   public_key: string;
   gas_price: bigint | undefined;
   data: string | undefined;
+  /** Not in part 1's table: optional, and absent for every client that does not know it (kernel/tx/gas-limit.ts). */
+  gas_limit: number | undefined;
   /** The body exactly as sent (only the allowed fields), for hashing and storage. */
   body: Record<string, unknown>;
 }
@@ -55,6 +58,7 @@ export function parseSubmission(raw: unknown): SubmittedFields {
     if (typeof b.data !== 'string') throw badRequest('data must be a string (JSON text or hex)');
     if (Buffer.byteLength(b.data, 'utf8') > MAX_TX_DATA_BYTES) throw badRequest(`data is larger than ${MAX_TX_DATA_BYTES} bytes`);
   }
+  const gasLimit = parseGasLimit(b.gas_limit);
   const body: Record<string, unknown> = {};
   for (const k of sortedKeys(b)) body[k] = b[k];
   return {
@@ -66,6 +70,7 @@ export function parseSubmission(raw: unknown): SubmittedFields {
     public_key: b.public_key,
     gas_price: gasPrice,
     data: b.data as string | undefined,
+    gas_limit: gasLimit,
     body,
   };
 }

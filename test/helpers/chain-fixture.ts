@@ -14,7 +14,7 @@ import { CachingVerifier, type SignatureVerifier } from '../../kernel/crypto/ver
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { deriveAddress } from '../../kernel/crypto/address.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
-import { txMessageV2, txMessageV3, plainTxPayloadHash, operationPayloadHash } from '../../kernel/crypto/signed-message.js';
+import { txMessageV2, txMessageV3, plainTxV3PayloadHash, operationPayloadHash } from '../../kernel/crypto/signed-message.js';
 import { toHex } from '../../kernel/codec/hex.js';
 import { ValidatorSet } from '../../kernel/consensus/validator-set.js';
 import { validateConfig } from '../../kernel/config/load.js';
@@ -51,6 +51,7 @@ export interface TransferSpec {
   nonce: number;
   gas_price?: number;
   data?: string;
+  gas_limit?: number;
   version?: 'v2' | 'v3';
   baseFee?: bigint;
 }
@@ -59,20 +60,20 @@ export interface TransferSpec {
 export function signTransfer(w: Wallet, t: TransferSpec, signer: Pick<SignatureProvider, 'sign'> = nobleProvider): Record<string, unknown> {
   const version = t.version ?? 'v2';
   const from = t.from ?? w.address;
-  const msg =
-    version === 'v2'
-      ? txMessageV2(from, t.to, BigInt(t.value), BigInt(t.nonce))
-      : txMessageV3(from, t.to, BigInt(t.value), BigInt(t.nonce), BigInt(t.gas_price ?? Number(t.baseFee ?? 1n)), plainTxPayloadHash(t.data));
-  return {
+  const unsigned: Record<string, unknown> = {
     from,
     to: t.to,
     value: t.value,
     nonce: t.nonce,
     ...(t.gas_price !== undefined ? { gas_price: t.gas_price } : {}),
     ...(t.data !== undefined ? { data: t.data } : {}),
-    public_key: w.publicKeyHex,
-    signature: toHex(signer.sign(msg, w.keys.secretKey)),
+    ...(t.gas_limit !== undefined ? { gas_limit: t.gas_limit } : {}),
   };
+  const msg =
+    version === 'v2'
+      ? txMessageV2(from, t.to, BigInt(t.value), BigInt(t.nonce))
+      : txMessageV3(from, t.to, BigInt(t.value), BigInt(t.nonce), BigInt(t.gas_price ?? Number(t.baseFee ?? 1n)), plainTxV3PayloadHash(unsigned));
+  return { ...unsigned, public_key: w.publicKeyHex, signature: toHex(signer.sign(msg, w.keys.secretKey)) };
 }
 
 /**

@@ -6,11 +6,14 @@ import { labelledWallet, signOperation, signTransfer, type Wallet } from '../hel
 import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { WsClient } from '../../plugins/gateway/testing/process.js';
+import { LEDGER_TARGET, SWAP_TARGET } from '../fixtures/method-test-plugins.js';
+import { METER_ADDRESS } from '../fixtures/gas-test-plugins.js';
 
 /**
  * The plugin SDK end to end, on a real 4-validator devnet run by the test build's `chain`
- * (test/fixtures/test-chain.ts: the shipped plugins plus the SDK test plugins `memo` and
- * `beacon`), through the RPC as a client would. One devnet serves every scenario.
+ * (test/fixtures/test-chain.ts: the shipped plugins plus the SDK test plugins `memo`, `beacon`,
+ * `ledger`, `swap` and `meter`), through the RPC as a client would. One devnet serves every
+ * scenario.
  */
 const MEMO = 'chain:system.memo';
 let clock = Date.now();
@@ -34,7 +37,7 @@ describe('plugin SDK on a real devnet', () => {
   }
 
   before(async () => {
-    net = await startTestDevnet({ cli: resolve('dist/test/fixtures/test-chain.js'), enablePlugins: ['memo', 'beacon'], disablePlugins: ['beacon'] });
+    net = await startTestDevnet({ cli: resolve('dist/test/fixtures/test-chain.js'), enablePlugins: ['memo', 'beacon', 'ledger', 'swap', 'meter'], disablePlugins: ['beacon'] });
     for (const w of [alice, bob]) {
       const f = await postJson(`${net.gatewayUrl}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex });
       assert.equal(f.status, 200, JSON.stringify(f.body));
@@ -46,7 +49,10 @@ describe('plugin SDK on a real devnet', () => {
   test('an operation end to end: signature, nonce, fee, type and status; replay refused; a failed handler rolls back and keeps fee and nonce', async () => {
     const estimate = await getJson(`${rpc()}/api/v1/gas/estimate`);
     const gas = estimate.body.operations as Record<string, number>;
-    assert.deepEqual({ grant_helper: gas.grant_helper, request_update: gas.request_update, set_memo: gas.set_memo }, { grant_helper: 40, request_update: 10, set_memo: 30 });
+    assert.deepEqual(
+      { grant_helper: gas.grant_helper, metered_work: gas.metered_work, mint_tokens: gas.mint_tokens, request_update: gas.request_update, set_memo: gas.set_memo, swap_pay: gas.swap_pay },
+      { grant_helper: 40, metered_work: 25, mint_tokens: 10, request_update: 10, set_memo: 30, swap_pay: 20 },
+    );
     const before = await balanceOf(alice);
     const body = memoOp(alice, 'hello');
     const r = await postJson(`${net.gatewayUrl}/api/v1/memo/set`, body);
@@ -158,6 +164,34 @@ describe('plugin SDK on a real devnet', () => {
     assert.match(inBlock.error as string, /helper spend cap exceeded/);
     assert.equal(await balanceOf(alice), aliceBefore, 'no value and no fee moved');
     assert.equal(await balanceOf(bob), bobBefore + 600);
+    await sameRootEverywhere();
+  });
+
+  test('plugin methods and gas limits on every validator: a payment through another plugin\'s write methods, a metered transaction charged the gas it used, one out of gas charged its limit', async () => {
+    const op = (target: string, body: Record<string, unknown>) => signOperation(alice, { actor: alice.address, target, nonce: nextNonce(), body: { address: alice.address, ...body } });
+    const mint = await postJson(`${rpc()}/api/v1/ledger/mint`, op(LEDGER_TARGET, { tokens: 300 }));
+    assert.equal(mint.status, 200, JSON.stringify(mint.body));
+    assert.equal((await waitConfirmed(rpc(), mint.body.tx_hash as string)).status, 'confirmed');
+    const pay = await postJson(`${net.gatewayUrl}/api/v1/swap/pay`, op(SWAP_TARGET, { to: bob.address, tokens: 120 }));
+    assert.equal(pay.status, 200, JSON.stringify(pay.body));
+    assert.equal((await waitConfirmed(rpc(1), pay.body.tx_hash as string)).status, 'confirmed');
+    // Another validator's admission reads the ledger through swap's check: the payment applied there too.
+    const tooMuch = await postJson(`${rpc(3)}/api/v1/swap/pay`, op(SWAP_TARGET, { to: bob.address, tokens: 1000 }));
+    assert.equal(tooMuch.status, 400);
+    assert.equal(tooMuch.body.error, `swap: ${alice.address} holds 180 tokens`);
+
+    // A gas_limit travels through the gateway untouched, covered by the v3 signature.
+    const nonce = (await getJson(`${rpc()}/api/v1/accounts/${alice.address}`)).body.next_nonce as number;
+    const metered = (n: number, gas: number) => signTransfer(alice, { to: METER_ADDRESS, value: 0, nonce: n, data: JSON.stringify({ gas }), gas_limit: 100, version: 'v3' });
+    const used = await postJson(`${net.gatewayUrl}/api/v1/transactions`, metered(nonce, 70));
+    assert.equal(used.status, 200, JSON.stringify(used.body));
+    const oog = await postJson(`${net.gatewayUrl}/api/v1/transactions`, metered(nonce + 1, 150));
+    assert.equal(oog.status, 200, JSON.stringify(oog.body));
+    const u = await waitConfirmed(rpc(2), used.body.tx_hash as string);
+    assert.deepEqual([u.status, u.gas, u.fee], ['confirmed', 70, 70]);
+    const o = await waitConfirmed(rpc(3), oog.body.tx_hash as string);
+    assert.deepEqual([o.status, o.gas, o.fee], ['failed', 100, 100]);
+    assert.match(o.error as string, /out of gas/);
     await sameRootEverywhere();
   });
 
