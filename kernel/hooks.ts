@@ -1,6 +1,7 @@
 import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncHook } from 'tapable';
 import type { ChainError } from './errors.js';
-import type { BlockEvent, BlockInfo, BlockRecord, ChainEvent, Receipt, Tx } from './chain/types.js';
+import type { BlockInfo, ChainEvent, CommittedBlock, Evidence, Tx } from './chain/types.js';
+import type { Validator } from './consensus/types.js';
 import type { IndexWriter } from './chain/index-stage.js';
 import type { ParamReader } from './state/params.js';
 import type { ReadonlyStore, Store } from './state/prefixed-store.js';
@@ -81,37 +82,17 @@ export interface TxOutcome {
   readonly gas?: number;
 }
 
-export interface ValidatorUpdate {
-  readonly address: string;
-  readonly public_key: string;
-  /** 0 removes the validator from the active set. */
-  readonly power: bigint;
-}
+/**
+ * A change to the validator set, as endBlock returns it: the validator's record from now on, the
+ * same record the set holds. Power 0 takes the validator out (its key is then not read).
+ */
+export type ValidatorUpdate = Validator;
 
 export interface EndBlockResult {
   readonly validatorUpdates: readonly ValidatorUpdate[];
   readonly paramUpdates: ReadonlyArray<readonly [key: string, value: bigint]>;
   /** Changes to the plugin schedule (a passed `plugin:<name>` governance change, decisions.md §26). */
   readonly pluginUpdates?: readonly PluginScheduleChange[];
-}
-
-/** Verified misbehaviour included in a block. `raw` is the consensus layer's evidence object. */
-export interface Evidence {
-  readonly kind: 'duplicate-vote';
-  readonly validator: string;
-  readonly height: number;
-  readonly round: number;
-  /** `0x` hash identifying the evidence, so each piece applies once. */
-  readonly hash: string;
-  readonly raw: unknown;
-}
-
-export interface CommittedBlock {
-  readonly block: BlockRecord;
-  readonly txs: readonly Tx[];
-  readonly receipts: readonly Receipt[];
-  /** Every event of the block, as stored (execution order). */
-  readonly events: readonly BlockEvent[];
 }
 
 export interface QueryContext extends ReadContext {}

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { CommittedBlock, Hooks, NetworkEnv } from '../hooks.js';
+import type { Hooks, NetworkEnv } from '../hooks.js';
 import type { PluginHost } from '../host/host.js';
 import { StateOverlay } from '../state/overlay.js';
 import { ParamRegistry, paramStateKey } from '../state/params.js';
@@ -23,9 +23,10 @@ import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
 import { genesisContext, proposalContext } from './contexts.js';
 import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
-import type { BlockHeader, BlockInfo, BlockRecord, EvidenceItem, Receipt, Tx } from './types.js';
+import type { Validator } from '../consensus/types.js';
+import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, Tx } from './types.js';
 import { IndexStage } from './index-stage.js';
-import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
+import { readValidatorSet, writeValidator } from './validator-set.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
 export interface ChainDeps {
@@ -48,7 +49,7 @@ export interface ProposedBlock {
   readonly header: BlockHeader;
   readonly hash: string;
   readonly txs: readonly Tx[];
-  readonly evidence: readonly EvidenceItem[];
+  readonly evidence: readonly Evidence[];
 }
 
 /**
@@ -64,17 +65,7 @@ export const MAX_EVIDENCE_PER_BLOCK = 64;
 export const EVIDENCE_PER_PROPOSAL = 16;
 
 /** Checks a piece of evidence's signatures against the validator set; null when it does not hold. */
-export type EvidenceVerifier = (raw: unknown) => Promise<EvidenceItem | null>;
-
-/**
- * The commit certificate of a decided block: its bytes as stored, and the validators whose
- * precommits it carries (for the node-local activity figures), which the consensus engine that
- * decoded it already knows, so the commit path does not parse the certificate back.
- */
-export interface DecidedCommit {
-  readonly bytes: Uint8Array;
-  readonly signers: readonly string[];
-}
+export type EvidenceVerifier = (raw: unknown) => Promise<Evidence | null>;
 
 export type { SubmissionResult, OperationSubmission } from './admission.js';
 
@@ -190,7 +181,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   }
 
   /** The active set of committed state; read once per state root (it changes only at commit). */
-  validatorSet(): Promise<ValidatorEntry[]> {
+  validatorSet(): Promise<Validator[]> {
     const root = this.head.state_root;
     if (this.validatorSetAt?.root !== root || root === '') {
       const set = readValidatorSet(this.d.store.state);
@@ -203,7 +194,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return this.validatorSetAt.set.then((set) => set.map((v) => ({ ...v })));
   }
 
-  private validatorSetAt: { root: string; set: Promise<ValidatorEntry[]> } | null = null;
+  private validatorSetAt: { root: string; set: Promise<Validator[]> } | null = null;
 
   async param(key: string): Promise<bigint> {
     return this.d.params.reader(this.d.store.state).get(key);
@@ -272,7 +263,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   }
 
   /** PrepareProposal: the proposer's block for (height, round). */
-  async propose(round: number, proposer: string, timestamp: number, evidence: readonly EvidenceItem[] = []): Promise<ProposedBlock> {
+  async propose(round: number, proposer: string, timestamp: number, evidence: readonly Evidence[] = []): Promise<ProposedBlock> {
     const head = this.head;
     const height = head.height + 1;
     const parent = head.height === 0 ? null : await this.d.store.getBlock(head.height);
@@ -285,7 +276,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const baseFee = await reader.get('base_fee');
     const candidates = this.mempool.select(maxGas, this.gasOf, 10_000, maxBytes, this.sizeOf).map((t) => this.forBlock(t, baseFee));
     const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
-    const fresh: EvidenceItem[] = [];
+    const fresh: Evidence[] = [];
     for (const ev of evidence) {
       if (fresh.length === EVIDENCE_PER_PROPOSAL) break;
       if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) === undefined && !fresh.some((f) => f.hash === ev.hash)) fresh.push(ev);
@@ -428,8 +419,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       stateChanges: result.overlay.changes(),
       indexWrites: result.indexWrites,
       extraOps: treeOps.ops,
-      ...(commit ? { commit: commit.bytes } : {}),
-      precommitters: commit?.signers ?? [],
+      ...(commit ? { certificate: commit } : {}),
     });
     this.executed = null;
     this.validatedHash = null;

@@ -9,7 +9,7 @@ import { bigintCodec } from '../state/record-codec.js';
 import { accountsWriter, type AccountsWriter } from '../state/accounts.js';
 import type { NetworkEnv } from '../hooks.js';
 import { readContext, txContext, writeContext, type WriteOutputs } from './contexts.js';
-import { operationOf, type BlockEvent, type BlockHeader, type BlockInfo, type ChainEvent, type EvidenceItem, type Receipt, type Tx } from './types.js';
+import { operationOf, type BlockEvent, type BlockHeader, type BlockInfo, type ChainEvent, type Evidence, type Receipt, type Tx } from './types.js';
 import { BlockEventLog, type EventSink } from './block-events.js';
 import { IndexStage, type IndexWrite } from './index-stage.js';
 import { authorize, type Authorized } from '../auth/authorize.js';
@@ -60,7 +60,7 @@ export interface ExecutorDeps {
  * randomness, no unordered iteration. A transaction's fee and nonce are applied on the block
  * overlay; its effect runs on a child overlay that is merged only if the handler succeeds.
  */
-export async function executeBlock(deps: ExecutorDeps, base: StateSource, header: BlockHeader, txs: readonly Tx[], evidence: readonly EvidenceItem[] = []): Promise<ExecutionResult> {
+export async function executeBlock(deps: ExecutorDeps, base: StateSource, header: BlockHeader, txs: readonly Tx[], evidence: readonly Evidence[] = []): Promise<ExecutionResult> {
   const overlay = new StateOverlay(base);
   const events = new BlockEventLog(header.height);
   const index = new IndexStage();

@@ -4,7 +4,7 @@ import { verifyCommit } from './commit.js';
 import { HASH_BYTES, verifyProposalSignature, verifyVoteSignature } from './encoding.js';
 import { makeEvidence } from './evidence.js';
 import { resolveTimeouts, timeoutDuration, type TimeoutConfig } from './timeouts.js';
-import type { CommitCertificate, Evidence, Proposal, SignedProposal, SignedVote, Step, TimeoutKind, Value, Vote, VoteType } from './types.js';
+import type { CommitCertificate, ConsensusEvidence, Proposal, SignedProposal, SignedVote, Step, TimeoutKind, Value, Vote, VoteType } from './types.js';
 import type { ValidatorSet } from './validator-set.js';
 import { isEncodableField } from './validator-set.js';
 import { VoteSet } from './vote-set.js';
@@ -86,7 +86,7 @@ export interface DecideEffect {
 
 export interface EvidenceEffect {
   readonly type: 'evidence';
-  readonly evidence: Evidence;
+  readonly evidence: ConsensusEvidence;
 }
 
 export interface LogEffect {
@@ -452,8 +452,8 @@ export class TendermintMachine {
     if (this.decided) return false;
     if ((v.type !== 'prevote' && v.type !== 'precommit') || !isSafeNonNegative(v.round)) return false;
     if (v.blockHash !== null && v.blockHash.length !== HASH_BYTES) return false;
-    const validator = this.validators.get(v.validator);
-    if (validator === undefined) {
+    const publicKey = this.validators.publicKeyOf(v.validator);
+    if (publicKey === undefined) {
       this.log('debug', 'vote from a non-validator ignored', { validator: v.validator });
       return false;
     }
@@ -468,7 +468,7 @@ export class TendermintMachine {
     const admit = existing !== undefined && (key === NIL_KEY || this.values.has(key));
     const slot = this.slotKey(v);
     if (existing !== undefined && !admit && this.evidenceSlots.has(slot)) return false;
-    if (!trusted && !verifyVoteSignature(this.provider, this.chainId, signed, validator.publicKey)) {
+    if (!trusted && !verifyVoteSignature(this.provider, this.chainId, signed, publicKey)) {
       this.log('warn', 'vote with a bad signature ignored', { validator: v.validator, round: v.round, type: v.type });
       return false;
     }
@@ -518,7 +518,7 @@ export class TendermintMachine {
         this.log('warn', 'proposal block does not match the signed hash', { round: p.round });
         return false;
       }
-      if (!verifyProposalSignature(this.provider, this.chainId, signed, proposer.publicKey)) {
+      if (!verifyProposalSignature(this.provider, this.chainId, signed, this.validators.publicKeyOf(proposer.address)!)) {
         this.log('warn', 'proposal with a bad signature ignored', { round: p.round });
         return false;
       }
@@ -563,11 +563,11 @@ export class TendermintMachine {
    */
   private bufferVote(signed: SignedVote): void {
     const v = signed.vote;
-    const validator = (this.validators as ValidatorSet).get(v.validator);
-    if (validator === undefined || !isSafeNonNegative(v.round) || (v.blockHash !== null && v.blockHash.length !== HASH_BYTES)) return;
+    const publicKey = (this.validators as ValidatorSet).publicKeyOf(v.validator);
+    if (publicKey === undefined || !isSafeNonNegative(v.round) || (v.blockHash !== null && v.blockHash.length !== HASH_BYTES)) return;
     const seen = `vote|${v.validator}|${v.round}|${v.type}|${hashKey(v.blockHash)}`;
     if (this.futureSeen.has(seen) || !this.futureRoom(v.validator)) return;
-    if (!verifyVoteSignature(this.provider, this.chainId, signed, validator.publicKey)) return;
+    if (!verifyVoteSignature(this.provider, this.chainId, signed, publicKey)) return;
     this.keepFuture(v.validator, seen, { kind: 'vote', signed });
   }
 
@@ -580,7 +580,7 @@ export class TendermintMachine {
     // equivocating proposer's) can come by relay once we are at that height.
     const seen = `proposal|${p.round}`;
     if (this.futureSeen.has(seen) || proposer.address !== p.proposer || !bytesEqual(this.hashValue(block), p.blockHash)) return;
-    if (!verifyProposalSignature(this.provider, this.chainId, signed, proposer.publicKey)) return;
+    if (!verifyProposalSignature(this.provider, this.chainId, signed, set.publicKeyOf(proposer.address)!)) return;
     this.keepFuture(p.proposer, seen, { kind: 'proposal', signed, block, timely });
   }
 

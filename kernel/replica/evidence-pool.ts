@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { EVIDENCE_PER_PROPOSAL, type Chain } from '../chain/chain.js';
-import type { EvidenceItem } from '../chain/types.js';
+import type { Evidence } from '../chain/types.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 import type { SignatureProvider } from '../crypto/provider.js';
 import { bytesEqual } from '../consensus/bytes.js';
-import { evidenceFromJson, evidenceId, evidenceToJson, verifyEvidence, type Evidence, type ValidatorSet } from '../consensus/index.js';
+import { evidenceFromJson, evidenceId, evidenceToJson, verifyEvidence, type ConsensusEvidence, type ValidatorSet } from '../consensus/index.js';
 import { TAG_EVIDENCE, envelope } from './envelope.js';
 
 /** Equivocations held per validator, and in all, until a block includes them. */
@@ -23,13 +23,13 @@ export interface EvidencePoolDeps {
 /** Double-sign evidence this node verified and no block has carried yet, for its own proposals. */
 export class EvidencePool {
   /** Verified evidence not yet in a block, with the key of the validator it was verified against. */
-  private readonly pool = new Map<string, { readonly item: EvidenceItem; readonly publicKey: Uint8Array }>();
+  private readonly pool = new Map<string, { readonly item: Evidence; readonly publicKey: Uint8Array }>();
 
   constructor(private readonly d: EvidencePoolDeps) {}
 
   /** Evidence seen by the machine here (`gossip`: passed on to the peers) or received from a peer. */
-  async add(ev: Evidence, gossip: boolean): Promise<void> {
-    const item = toEvidenceItem(ev);
+  async add(ev: ConsensusEvidence, gossip: boolean): Promise<void> {
+    const item = toChainEvidence(ev);
     if (this.pool.has(item.hash) || (await this.d.chain.evidenceApplied(item.hash))) return;
     // One validator's equivocations are kept a few at a time: each is signed by it, so it could
     // otherwise mint evidence for every round it cares to sign in.
@@ -42,7 +42,7 @@ export class EvidencePool {
       this.d.log.warn({ reason: check.reason }, 'evidence does not verify; ignored');
       return;
     }
-    this.pool.set(item.hash, { item, publicKey: validators.get(item.validator)!.publicKey });
+    this.pool.set(item.hash, { item, publicKey: validators.publicKeyOf(item.validator)! });
     this.d.log.warn({ validator: item.validator, height: item.height, round: item.round, evidence: item.hash }, 'double-sign evidence recorded');
     if (gossip) this.d.broadcast(envelope(TAG_EVIDENCE, evidenceToJson(ev)));
   }
@@ -53,8 +53,8 @@ export class EvidencePool {
    * left the set (jailed, unbonded) would make every proposal carrying it invalid on every node,
    * round after round, so it leaves the pool instead of the chain stalling on it.
    */
-  async proposable(): Promise<EvidenceItem[]> {
-    const out: EvidenceItem[] = [];
+  async proposable(): Promise<Evidence[]> {
+    const out: Evidence[] = [];
     for (const [hash, { item, publicKey }] of [...this.pool.entries()]) {
       // Applied already (a peer gossiped it again after its block): it would never leave.
       if (await this.d.chain.evidenceApplied(hash)) {
@@ -63,7 +63,7 @@ export class EvidencePool {
       }
       // Its signatures verified against this key when it entered the pool; the same key still in
       // the set means they still do, without paying for two verifications per proposal.
-      const now = this.d.validators().get(item.validator)?.publicKey;
+      const now = this.d.validators().publicKeyOf(item.validator);
       if (now === undefined || !bytesEqual(now, publicKey)) {
         this.pool.delete(hash);
         this.d.log.info({ evidence: hash, validator: item.validator }, 'evidence no longer verifies against the validator set; dropped');
@@ -76,19 +76,19 @@ export class EvidencePool {
   }
 
   /** A committed block's evidence leaves the pool. */
-  committed(items: readonly EvidenceItem[]): void {
+  committed(items: readonly Evidence[]): void {
     for (const ev of items) this.pool.delete(ev.hash);
   }
 
   /** The chain's check of evidence in someone else's proposal (`Chain.evidenceVerifier`). */
-  async verify(raw: unknown): Promise<EvidenceItem | null> {
+  async verify(raw: unknown): Promise<Evidence | null> {
     const ev = evidenceFromJson(raw);
     if (!ev) return null;
-    return verifyEvidence(ev, this.d.validators(), this.d.chain.chainId, this.d.provider).ok ? toEvidenceItem(ev) : null;
+    return verifyEvidence(ev, this.d.validators(), this.d.chain.chainId, this.d.provider).ok ? toChainEvidence(ev) : null;
   }
 }
 
-function toEvidenceItem(ev: Evidence): EvidenceItem {
+function toChainEvidence(ev: ConsensusEvidence): Evidence {
   const v = ev.voteA.vote;
   return { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: v.validator, height: v.height, round: v.round, raw: evidenceToJson(ev) };
 }

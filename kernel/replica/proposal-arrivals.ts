@@ -70,12 +70,12 @@ export class ProposalArrivals {
     if (p.round > (p.height === height ? this.d.round() : 0) + ARRIVAL_ROUND_WINDOW) return;
     // For the next height the set is assumed unchanged, as the machine's buffer assumes.
     const validators = this.d.validators();
-    const proposer = validators.get(p.proposer);
-    if (!proposer || validators.proposer(p.height, p.round).address !== p.proposer) return;
+    const publicKey = validators.publicKeyOf(p.proposer);
+    if (!publicKey || validators.proposer(p.height, p.round).address !== p.proposer) return;
     if (!verified) {
       // With a worker pool the worker's refusal stands; without one the check is made here, once per proposal.
       if (this.d.workerVerified) return;
-      if (!this.d.provider.verify(sp.signature, proposalSignBytes(this.d.chainId, p), proposer.publicKey)) return;
+      if (!this.d.provider.verify(sp.signature, proposalSignBytes(this.d.chainId, p), publicKey)) return;
     }
     this.byRound.set(key, { height: p.height, at: arrival.at, warned: false });
   }

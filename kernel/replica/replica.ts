@@ -297,7 +297,7 @@ export class Replica implements ConsensusStatus {
     this.arrivals.enterHeight(height);
     this.fetch.enterHeight(height);
     const set = await this.chain.validatorSet();
-    this.validators = new ValidatorSet(set.map((v) => ({ address: v.address, publicKey: parseHex(v.public_key)!, power: v.power })));
+    this.validators = new ValidatorSet(set);
     const proposer = this.validators.proposer(height, 0).address;
     const replaying = replay.length > 0;
     if (!replaying && proposer === this.o.signer?.address) {
@@ -407,12 +407,12 @@ export class Replica implements ConsensusStatus {
     // or a relayer could park a made-up list under a genuine proposal.
     if (missing.header.height !== p.height || blockHash(missing.header) !== toHex0x(p.blockHash)) return this.misbehaved(from, 'proposal block does not match its signed hash');
     // For the next height the set is assumed unchanged; if it changed, catch-up covers it.
-    const proposer = this.validators.get(p.proposer);
-    if (!proposer || this.validators.proposer(p.height, p.round).address !== p.proposer) return;
+    const publicKey = this.validators.publicKeyOf(p.proposer);
+    if (!publicKey || this.validators.proposer(p.height, p.round).address !== p.proposer) return;
     let ok: boolean;
     try {
       const message = proposalSignBytes(this.chain.chainId, p);
-      ok = this.preverified ? await this.preverified.check(signed.signature, message, proposer.publicKey) : this.o.provider.verify(signed.signature, message, proposer.publicKey);
+      ok = this.preverified ? await this.preverified.check(signed.signature, message, publicKey) : this.o.provider.verify(signed.signature, message, publicKey);
     } catch {
       ok = false;
     }
@@ -426,7 +426,7 @@ export class Replica implements ConsensusStatus {
     const h = consensusMessageHeight(msg);
     // The next height's messages too: the machine buffers only what verifies (against this set).
     if (!this.preverified || !this.started || (h !== this.height && h !== this.height + 1)) return null;
-    return this.preverified.checkMessage(msg, this.chain.chainId, (address) => this.validators.get(address)?.publicKey);
+    return this.preverified.checkMessage(msg, this.chain.chainId, (address) => this.validators.publicKeyOf(address));
   }
 
   private async onConsensusMessage(from: string, body: Uint8Array, msg: ConsensusMessage | null): Promise<void> {

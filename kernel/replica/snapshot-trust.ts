@@ -13,7 +13,7 @@ import { checkSnapshot, decodeStoredBlock, type StateSnapshot } from './snapshot
 
 /** The validators a node trusts before it has any state: the genesis set, power = stake. */
 export function genesisTrust(genesis: GenesisDoc): ValidatorSet {
-  return new ValidatorSet(genesis.validators.map((v) => ({ address: v.address, publicKey: parseHex(v.public_key)!, power: BigInt(v.stake) })));
+  return new ValidatorSet(genesis.validators.map((v) => ({ address: v.address, public_key: v.public_key, power: BigInt(v.stake) })));
 }
 
 /**
@@ -36,9 +36,9 @@ export function genesisTrust(genesis: GenesisDoc): ValidatorSet {
 export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, trusted: ValidatorSet, provider: SignatureProvider): Promise<VerifyResult> {
   const next = s.height + 1;
   if (s.certifying_commit === undefined) {
-    const signer = trusted.get(s.signer);
+    const signerKey = trusted.publicKeyOf(s.signer);
     const key = parseHex(s.public_key);
-    if (signer !== undefined && key !== null && bytesEqual(signer.publicKey, key) && trusted.hasTwoThirds(trusted.votingPower(s.signer))) return { ok: true };
+    if (signerKey !== undefined && key !== null && bytesEqual(signerKey, key) && trusted.hasTwoThirds(trusted.votingPower(s.signer))) return { ok: true };
     return { ok: false, reason: `snapshot carries no commit certificate for block ${next}, and its signer does not hold more than 2/3 of the trusted validators' power` };
   }
   if (typeof s.certifying_block !== 'string') return { ok: false, reason: `snapshot carries a certificate but no block ${next}` };
@@ -68,8 +68,8 @@ export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, 
   // power only where that key is the one the node trusts for that address.
   let vouched = 0n;
   for (const p of cert.precommits) {
-    const mine = trusted.get(p.vote.validator);
-    if (mine !== undefined && bytesEqual(mine.publicKey, signing.get(p.vote.validator)!.publicKey)) vouched += trusted.votingPower(p.vote.validator);
+    const mine = trusted.publicKeyOf(p.vote.validator);
+    if (mine !== undefined && bytesEqual(mine, signing.publicKeyOf(p.vote.validator)!)) vouched += trusted.votingPower(p.vote.validator);
   }
   if (!trusted.hasOneThird(vouched)) return { ok: false, reason: `the signers of block ${next} hold no more than 1/3 of the trusted validators' power` };
   return { ok: true };
@@ -94,14 +94,9 @@ export async function acceptSnapshot(body: unknown, chainId: string, trusted: Va
 async function signingSet(entries: ReadonlyArray<readonly [string, string]>): Promise<ValidatorSet> {
   const rows = await readValidatorSet(entriesSource(entries));
   if (rows.length === 0) throw new Error('it has no validators');
-  return new ValidatorSet(
-    rows.map((v) => {
-      if (typeof v.power !== 'bigint') throw new TypeError(`power of ${v.address} is not an integer`);
-      const publicKey = typeof v.public_key === 'string' ? parseHex(v.public_key) : null;
-      if (publicKey === null || publicKey.length === 0) throw new TypeError(`public key of ${v.address} is not hex`);
-      return { address: v.address, publicKey, power: v.power };
-    }),
-  );
+  for (const v of rows) if (typeof v.power !== 'bigint') throw new TypeError(`power of ${v.address} is not an integer`);
+  // The set's constructor refuses a key that is not hex.
+  return new ValidatorSet(rows);
 }
 
 /** The snapshot's entries as a read-only state, for the kernel's own readers. */
