@@ -88,6 +88,18 @@ export interface TxOutcome {
  */
 export type ValidatorUpdate = Validator;
 
+/**
+ * Evidence as the `evidence` hook receives it: verified against the validator set of its own
+ * height, within `slash_evidence_window`, applied once.
+ */
+export interface ReportedEvidence extends Evidence {
+  /**
+   * Who reported it (decisions.md §24): the proposer of the block that includes it, whose owner
+   * the slashing plugin pays the reporter's share.
+   */
+  readonly reporter: string;
+}
+
 export interface EndBlockResult {
   readonly validatorUpdates: readonly ValidatorUpdate[];
   readonly paramUpdates: ReadonlyArray<readonly [key: string, value: bigint]>;
@@ -133,7 +145,7 @@ export function createHooks() {
       'executeTx',
     ),
     endBlock: new AsyncSeriesWaterfallHook<[EndBlockResult, WriteContext]>(['result', 'ctx'], 'endBlock'),
-    evidence: new AsyncSeriesHook<[WriteContext, Evidence]>(['ctx', 'evidence'], 'evidence'),
+    evidence: new AsyncSeriesHook<[WriteContext, ReportedEvidence]>(['ctx', 'evidence'], 'evidence'),
     /**
      * Authorization (Lisk's auth module as an extension point): asked when a key is not a main
      * key of the actor or its owner; the first plugin that grants or refuses decides. Runs at

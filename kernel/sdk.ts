@@ -34,6 +34,7 @@ export type {
   ProposalContext,
   QueryContext,
   ReadContext,
+  ReportedEvidence,
   RpcMethodHandler,
   TransferIntent,
   TransferTakeover,

@@ -18,7 +18,9 @@ import type { PresentedKey } from '../auth/key-set.js';
 import type { Signer, SignerGrant } from '../auth/signer.js';
 import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry, ParsedOperation } from '../ops/registry.js';
-import { readValidatorSet, writeValidator } from './validator-set.js';
+import { readValidatorSet } from './validator-set.js';
+import { writeValidatorUpdates } from './validator-history.js';
+import { EVIDENCE_WINDOW_PARAM } from './evidence-window.js';
 import { resultingSetProblem, validatorUpdateProblem } from './validator-update-rules.js';
 import { changeSchedule, type PluginScheduleChange } from '../host/schedule.js';
 import { readSchedule, writeSchedule } from '../host/schedule-state.js';
@@ -95,8 +97,9 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     if ((await overlay.get(key)) !== undefined) continue;
     overlay.set(key, utf8Bytes(String(header.height)));
     const emit = events.sink('evidence');
-    emit({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round } });
-    await deps.hooks.evidence.promise(writeContext(e, overlay, block, { emit, index }), { kind: ev.kind, validator: ev.validator, height: ev.height, round: ev.round, hash: ev.hash, raw: ev.raw });
+    // The reporter is the block's proposer (decisions.md §24): it put the evidence in.
+    emit({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round, reporter: block.proposer } });
+    await deps.hooks.evidence.promise(writeContext(e, overlay, block, { emit, index }), { ...ev, reporter: block.proposer });
   }
   const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [], pluginUpdates: [] };
   const endEvents = events.sink('end_block');
@@ -130,7 +133,7 @@ async function applyValidatorUpdates(deps: ExecutorDeps, overlay: StateOverlay, 
     emit({ type: 'validator_update_refused', data: { height: block.height, reason: problem } });
     return;
   }
-  for (const u of updates) writeValidator(overlay, { address: u.address, public_key: u.public_key, power: u.power });
+  await writeValidatorUpdates(overlay, block.height, updates, await deps.params.reader(overlay).get(EVIDENCE_WINDOW_PARAM));
   emit({ type: 'validator_update', data: { height: block.height, validators: updates.map((u) => ({ address: u.address, power: u.power.toString() })) } });
 }
 

@@ -152,7 +152,7 @@ export class Replica implements ConsensusStatus {
       stopped,
       apply: (d) => this.applyCommit(d.cert, d.block, d.from),
     });
-    this.evidence = new EvidencePool({ chain: o.chain, provider: o.provider, log: o.log, validators, broadcast });
+    this.evidence = new EvidencePool({ chain: o.chain, provider: o.provider, log: o.log, broadcast });
     this.arrivals = new ProposalArrivals({
       chainId: o.chain.chainId,
       provider: o.provider,
@@ -222,7 +222,7 @@ export class Replica implements ConsensusStatus {
       decide: (block, cert) => this.commit(block, cert),
       evidence: (ev) => this.evidence.add(ev, true),
     });
-    this.chain.evidenceVerifier = (raw) => this.evidence.verify(raw);
+    this.chain.evidenceVerifier = (raw, signer) => this.evidence.verify(raw, signer);
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
       // transactions are not relayed again (the validators' mesh is complete).

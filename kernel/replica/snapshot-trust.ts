@@ -1,5 +1,5 @@
 import type { BlockRecord } from '../chain/types.js';
-import { readValidatorSet } from '../chain/validator-set.js';
+import { ValidatorHistory } from '../chain/validator-history.js';
 import { bytesEqual } from '../consensus/bytes.js';
 import { verifyCommit } from '../consensus/commit.js';
 import type { VerifyResult } from '../consensus/types.js';
@@ -57,7 +57,7 @@ export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, 
 
   let signing: ValidatorSet;
   try {
-    signing = await signingSet(s.entries);
+    signing = await signingSet(s.entries, next);
   } catch (e) {
     return { ok: false, reason: `snapshot's validator set is malformed: ${(e as Error).message}` };
   }
@@ -87,12 +87,12 @@ export async function acceptSnapshot(body: unknown, chainId: string, trusted: Va
 }
 
 /**
- * The validator set the snapshot's state names for height h + 1. The entries are a stranger's
+ * The validator set the snapshot's state names for `height` (h + 1). The entries are a stranger's
  * bytes, so every record is checked for the types the kernel would have written before any
  * arithmetic touches it; anything else throws, and the caller refuses the snapshot.
  */
-async function signingSet(entries: ReadonlyArray<readonly [string, string]>): Promise<ValidatorSet> {
-  const rows = await readValidatorSet(entriesSource(entries));
+async function signingSet(entries: ReadonlyArray<readonly [string, string]>, height: number): Promise<ValidatorSet> {
+  const rows = (await ValidatorHistory.read(entriesSource(entries))).setAt(height);
   if (rows.length === 0) throw new Error('it has no validators');
   for (const v of rows) if (typeof v.power !== 'bigint') throw new TypeError(`power of ${v.address} is not an integer`);
   // The set's constructor refuses a key that is not hex.
