@@ -58,7 +58,7 @@ async function blocks(f: Fixture, n: number): Promise<void> {
 }
 
 test('a validator removed from the set after height h is still slashed for a double-sign at h, also after a restart', async () => {
-  // Block 3 takes V1 out: it signs no height after 3.
+  // Block 3 takes V1 out: it signs up to height 4 (changes count two heights on, SET_CHANGE_DELAY).
   const script = new Map([[3, [{ address: V1, public_key: toHex(K1.publicKey), power: 0n }]]]);
   const first = await chainWith(script, 10);
   await blocks(first.f, 4);
@@ -66,10 +66,11 @@ test('a validator removed from the set after height h is still slashed for a dou
 
   // The node restarts on its data: the history is state, not memory.
   const { f, pool, seen } = await chainWith(script, 10, first.f.kv);
-  assert.equal((await f.chain.validatorAt(V1, 2))?.public_key, toHex(K1.publicKey));
-  assert.equal(await f.chain.validatorAt(V1, 4), undefined);
+  assert.equal((await f.chain.validatorAt(V1, 4))?.public_key, toHex(K1.publicKey));
+  assert.equal(await f.chain.validatorAt(V1, 5), undefined);
 
-  const ev = doubleSign(K1, V1, 2);
+  // A double-sign at its last height, judged in the block after it left.
+  const ev = doubleSign(K1, V1, 4);
   await pool.add(ev, false);
   assert.deepEqual((await pool.proposable()).map((e) => e.hash), [chainEvidence(ev).hash], 'the pool holds it');
   const p = await f.chain.propose(0, V0, 0, await pool.proposable());
@@ -78,7 +79,7 @@ test('a validator removed from the set after height h is still slashed for a dou
   await f.chain.finalize(p);
   assert.deepEqual(
     seen.map((e) => [e.validator, e.height, e.reporter]),
-    [[V1, 2, V0]],
+    [[V1, 4, V0]],
     'the evidence hook sees it once, with the proposer that included it as reporter',
   );
   const events = await f.chain.store.getBlockEvents(5);
@@ -105,7 +106,7 @@ test('evidence older than slash_evidence_window is refused by the proposer, by v
 });
 
 test('evidence signed by a key that was not in the set at its height is refused', async () => {
-  // Block 2 adds V2 and rotates V1's key: both from height 3 on.
+  // Block 2 adds V2 and rotates V1's key: both from height 4 on.
   const script = new Map([
     [
       2,
@@ -119,32 +120,33 @@ test('evidence signed by a key that was not in the set at its height is refused'
   await blocks(f, 4);
   const verdict = async (ev: ConsensusEvidence): Promise<string | null> => f.chain.validate(await carrying(f, [chainEvidence(ev)]));
 
-  // V2 joined at height 3: at height 2 its key signed nothing that counts.
-  assert.match((await verdict(doubleSign(K2, V2, 2))) ?? '', /names chain:v2\.node, which was not a validator at height 2/);
-  assert.equal((await f.chain.propose(0, V0, 0, [chainEvidence(doubleSign(K2, V2, 2))])).evidence.length, 0);
-  assert.equal(await verdict(doubleSign(K2, V2, 3)), null);
+  // V2 joined at height 4: before, its key signed nothing that counts.
+  assert.match((await verdict(doubleSign(K2, V2, 3))) ?? '', /names chain:v2\.node, which was not a validator at height 3/);
+  assert.equal((await f.chain.propose(0, V0, 0, [chainEvidence(doubleSign(K2, V2, 3))])).evidence.length, 0);
+  assert.equal(await verdict(doubleSign(K2, V2, 4)), null);
 
-  // V1's key at height 2 was K1; K1_ROTATED only from height 3.
-  assert.match((await verdict(doubleSign(K1_ROTATED, V1, 2))) ?? '', /does not verify/);
-  assert.equal(await verdict(doubleSign(K1, V1, 2)), null);
+  // V1's key up to height 3 was K1; K1_ROTATED from height 4.
+  assert.match((await verdict(doubleSign(K1_ROTATED, V1, 3))) ?? '', /does not verify/);
+  assert.equal(await verdict(doubleSign(K1, V1, 3)), null);
   assert.match((await verdict(doubleSign(K1, V1, 4))) ?? '', /does not verify/);
 
-  for (const ev of [doubleSign(K2, V2, 2), doubleSign(K1_ROTATED, V1, 2), doubleSign(K1, V1, 4)]) await pool.add(ev, false);
+  for (const ev of [doubleSign(K2, V2, 3), doubleSign(K1_ROTATED, V1, 3), doubleSign(K1, V1, 4)]) await pool.add(ev, false);
   assert.deepEqual(await pool.proposable(), [], 'the pool refuses all three');
 });
 
 test('the history keeps what the window can still ask about, and drops older entries of a validator as it changes again', async () => {
   const power = (n: bigint): ValidatorUpdate[] => [{ address: V1, public_key: toHex(K1.publicKey), power: n }];
-  // V1's power changes in blocks 2, 4 and 6: 11 from height 3, 12 from 5, 13 from 7.
+  // V1's power changes in blocks 2, 4 and 6: 11 from height 4, 12 from 6, 13 from 8.
   const { f } = await chainWith(new Map([[2, power(11n)], [4, power(12n)], [6, power(13n)]]), 2);
   await blocks(f, 6);
   // After block 6 the next block may judge heights 5 and on: the genesis record (in force up to
-  // height 2) and the one of heights 3-4 are gone; 12 (heights 5-6) and 13 remain.
+  // height 3) is gone; 11 (heights 4-5), 12 (6-7) and 13 remain.
   const entries = await f.chain.store.state.scan(`${VALIDATOR_HISTORY_PREFIX}${V1}/`);
-  assert.equal(entries.length, 2);
-  assert.equal((await f.chain.validatorAt(V1, 5))?.power, 12n);
-  assert.equal((await f.chain.validatorAt(V1, 7))?.power, 13n);
-  assert.deepEqual((await f.chain.validatorSet()).map((v) => [v.address, v.power]), [[V0, 10n], [V1, 13n]]);
-  assert.deepEqual((await f.chain.validatorSetAt(6)).map((v) => [v.address, v.power]), [[V0, 10n], [V1, 12n]]);
-  await assert.rejects(f.chain.validatorSetAt(8), /not known before block 7 is committed/);
+  assert.equal(entries.length, 3);
+  assert.equal(await f.chain.validatorAt(V1, 3), undefined, 'forgotten: no block may judge height 3 any more');
+  assert.equal((await f.chain.validatorAt(V1, 5))?.power, 11n);
+  assert.equal((await f.chain.validatorAt(V1, 7))?.power, 12n);
+  assert.deepEqual((await f.chain.validatorSet()).map((v) => [v.address, v.power]), [[V0, 10n], [V1, 12n]], 'block 7 is signed by the set block 5 left');
+  assert.deepEqual((await f.chain.validatorSetAt(8)).map((v) => [v.address, v.power]), [[V0, 10n], [V1, 13n]], 'and block 8 by the one block 6 left');
+  await assert.rejects(f.chain.validatorSetAt(9), /not known before block 7 is committed/);
 });

@@ -19,7 +19,7 @@ import type { Signer, SignerGrant } from '../auth/signer.js';
 import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry, ParsedOperation } from '../ops/registry.js';
 import { readValidatorSet } from './validator-set.js';
-import { writeValidatorUpdates } from './validator-history.js';
+import { SET_CHANGE_DELAY, writeValidatorUpdates } from './validator-history.js';
 import { EVIDENCE_WINDOW_PARAM } from './evidence-window.js';
 import { resultingSetProblem, validatorUpdateProblem } from './validator-update-rules.js';
 import { changeSchedule, type PluginScheduleChange } from '../host/schedule.js';
@@ -134,7 +134,7 @@ async function applyValidatorUpdates(deps: ExecutorDeps, overlay: StateOverlay, 
     return;
   }
   await writeValidatorUpdates(overlay, block.height, updates, await deps.params.reader(overlay).get(EVIDENCE_WINDOW_PARAM));
-  emit({ type: 'validator_update', data: { height: block.height, validators: updates.map((u) => ({ address: u.address, power: u.power.toString() })) } });
+  emit({ type: 'validator_update', data: { height: block.height, effective_height: block.height + SET_CHANGE_DELAY, validators: updates.map((u) => ({ address: u.address, power: u.power.toString() })) } });
 }
 
 async function applyScheduleChanges(overlay: StateOverlay, block: BlockInfo, changes: readonly PluginScheduleChange[], emit: EventSink): Promise<boolean> {

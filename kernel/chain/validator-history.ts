@@ -20,9 +20,12 @@ export const VALIDATOR_HISTORY_PREFIX = 'kernel/vset_history/';
 
 /**
  * Heights between the block whose endBlock changes the set and the first height the new set
- * signs: the set of height h is what blocks up to h - SET_CHANGE_DELAY made it.
+ * signs: the set of height h is what blocks up to h - SET_CHANGE_DELAY made it (decisions.md §22;
+ * CometBFT's H + 2). Two, not one: while a node works on height h, the set of h + 1 is already
+ * fixed by committed state, so messages for h + 1 that arrive early are checked against the set
+ * that will count them, and a node whose key joins learns it a whole height before it must sign.
  */
-export const SET_CHANGE_DELAY = 1;
+export const SET_CHANGE_DELAY = 2;
 
 /** Digits of Number.MAX_SAFE_INTEGER: every height pads to the same width. */
 const HEIGHT_DIGITS = 16;

@@ -154,6 +154,8 @@ export class TendermintMachine {
 
   // Algorithm 1 state (h_p, round_p, step_p, decision_p[h_p], locked*/valid*).
   private validators: ValidatorSet | null = null;
+  /** The set of height + 1, which next-height messages are checked against before they are kept. */
+  private nextValidators: ValidatorSet | null = null;
   private height = -1;
   private round = 0;
   private step: Step = 'propose';
@@ -205,8 +207,13 @@ export class TendermintMachine {
 
   // ---------------------------------------------------------------- inputs
 
-  /** Begins `height` with its validator set (line 11: StartRound(0)); replays buffered messages of that height. */
-  start(height: number, validators: ValidatorSet): MachineEffect[] {
+  /**
+   * Begins `height` with its validator set (line 11: StartRound(0)); replays buffered messages of
+   * that height, checked again against this set. `next` is the set of height + 1 when the host
+   * already knows it (a chain whose set changes take effect two heights on); without it the next
+   * height is assumed to keep this set.
+   */
+  start(height: number, validators: ValidatorSet, next: ValidatorSet = validators): MachineEffect[] {
     if (!isSafeNonNegative(height)) throw new RangeError('height must be a non-negative safe integer');
     return this.run(() => {
       const replay = this.bufferedFor(height);
@@ -214,6 +221,7 @@ export class TendermintMachine {
       this.futureBySender = new Map();
       this.futureSeen = new Set();
       this.validators = validators;
+      this.nextValidators = next;
       this.height = height;
       this.decided = false;
       this.lockedValue = null;
@@ -556,14 +564,13 @@ export class TendermintMachine {
   }
 
   /**
-   * A message for the next height, kept for `start`. Only what a validator of the current set
-   * signed is kept (the set rarely changes between heights; a message from a new validator is
-   * gossiped again once we are there), at most `perSenderFuture` per validator: junk cannot crowd
-   * out real messages, and one validator cannot fill the buffer with 4 MB blocks.
+   * A message for the next height, kept for `start`. Only what a validator of the next height's
+   * set signed is kept, at most `perSenderFuture` per validator: junk cannot crowd out real
+   * messages, and one validator cannot fill the buffer with 4 MB blocks.
    */
   private bufferVote(signed: SignedVote): void {
     const v = signed.vote;
-    const publicKey = (this.validators as ValidatorSet).publicKeyOf(v.validator);
+    const publicKey = (this.nextValidators as ValidatorSet).publicKeyOf(v.validator);
     if (publicKey === undefined || !isSafeNonNegative(v.round) || (v.blockHash !== null && v.blockHash.length !== HASH_BYTES)) return;
     const seen = `vote|${v.validator}|${v.round}|${v.type}|${hashKey(v.blockHash)}`;
     if (this.futureSeen.has(seen) || !this.futureRoom(v.validator)) return;
@@ -573,7 +580,7 @@ export class TendermintMachine {
 
   private bufferProposal(signed: SignedProposal, block: unknown, timely: boolean): void {
     const p = signed.proposal;
-    const set = this.validators as ValidatorSet;
+    const set = this.nextValidators as ValidatorSet;
     if (!isSafeNonNegative(p.round) || p.round > this.futureRoundWindow || p.blockHash.length !== HASH_BYTES || !this.futureRoom(p.proposer)) return;
     const proposer = set.proposer(p.height, p.round);
     // The first signed proposal of a round only: it alone drives line 22, and a second (an

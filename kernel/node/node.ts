@@ -129,7 +129,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     log.warn({ validators: set.length, min_validators: config.consensus.min_validators }, `only ${set.length} validator(s): BFT fault tolerance needs at least ${config.consensus.min_validators} (CHAIN_MIN_VALIDATORS)`);
   }
   if (!set.some((v) => v.address === key.file.node_address)) {
-    log.warn({ node_address: key.file.node_address }, 'this key is not in the validator set; running without producing blocks');
+    log.warn({ node_address: key.file.node_address }, 'this key is not in the validator set; following without voting until a validator update adds it');
   }
 
   const routes = new RouteTable();
@@ -169,7 +169,6 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     });
     const p2pPort = await transport.start();
     log.info({ node_id: transport.selfId, port: p2pPort }, `P2P listening on ${config.p2p.host}:${p2pPort}`);
-    const inSet = set.some((v) => v.address === key.file.node_address);
     // One worker at normal priority for consensus signatures (peers' votes verified, ours
     // signed), so they never queue behind a burst of transactions. Ours are signed with the
     // provider's own signer (PQClean's is ~4x faster than noble's): hedged signatures are safe
@@ -182,7 +181,8 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
       chain,
       transport,
       provider,
-      signer: inSet ? { address: key.file.node_address, keyPair: key.keys } : null,
+      // Held whether or not the key is in the set: the machine signs at the heights whose set has it.
+      signer: { address: key.file.node_address, keyPair: key.keys },
       dataDir: resolve(config.data_dir),
       pace: { blockMs: config.consensus.block_ms, emptyBlockMs: config.consensus.empty_block_ms },
       syncHistoryBlocks: config.consensus.sync_history_blocks,
@@ -196,7 +196,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     metrics.proposalTxFetches = () => bft.proposalTxFetches;
     chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
     await replica.start();
-    log.info({ validators: set.length, voting: inSet }, 'BFT consensus started');
+    log.info({ validators: set.length, voting: set.some((v) => v.address === key.file.node_address) }, 'BFT consensus started');
   } else if (set.length === 1 && set[0]!.address === key.file.node_address) {
     producer = new SoloProducer(chain, key.file.node_address, { blockMs: config.consensus.block_ms, emptyBlockMs: config.consensus.empty_block_ms }, log);
     consensus = producer;

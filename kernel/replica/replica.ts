@@ -58,7 +58,11 @@ export interface ReplicaOptions {
   readonly chain: Chain;
   readonly transport: Transport & { peerInfo?(): Array<{ id: string; address: string; direction: 'inbound' | 'outbound'; connectedSince: number }> };
   readonly provider: SignatureProvider;
-  /** The validator key; null for a node that follows without voting. */
+  /**
+   * The node's validator key: the node signs at the heights whose set holds it and follows
+   * without voting at the others, so a validator update moves it between the two. Null for a node
+   * with no validator key.
+   */
   readonly signer: { readonly address: string; readonly keyPair: KeyPair } | null;
   readonly dataDir: string;
   readonly pace: BlockPace;
@@ -109,7 +113,9 @@ export class Replica implements ConsensusStatus {
   private driver!: ConsensusDriver;
   private wal!: ConsensusWal;
   private effects!: EffectDispatcher;
+  /** The set of the working height, and of the one after (known a height ahead: SET_CHANGE_DELAY). */
   private validators!: ValidatorSet;
+  private nextValidators!: ValidatorSet;
   private height = 0;
   private started = false;
   private stopped = false;
@@ -127,7 +133,6 @@ export class Replica implements ConsensusStatus {
     this.preverified = crypto ? new PreverifiedSignatures((sig, msg, pk) => crypto.verify(sig, msg, pk)) : null;
     const now = (): number => this.now();
     const stopped = (): boolean => this.stopped;
-    const validators = (): ValidatorSet => this.validators;
     const send = (peer: string, bytes: Uint8Array): void => o.transport.send(peer, bytes);
     const broadcast = (bytes: Uint8Array): void => o.transport.broadcast(bytes);
     this.fetch = new ProposalTxFetch({
@@ -162,7 +167,7 @@ export class Replica implements ConsensusStatus {
       now,
       height: () => this.height,
       round: () => this.round(),
-      validators,
+      validatorsAt: (height) => this.validatorsAt(height),
     });
   }
 
@@ -293,17 +298,23 @@ export class Replica implements ConsensusStatus {
   // ---- heights ----
 
   private async enterHeight(height: number, replay: Uint8Array[] = []): Promise<void> {
+    const signedBefore = this.started && this.height > 0 && this.signs(this.validators);
     this.height = height;
     this.arrivals.enterHeight(height);
     this.fetch.enterHeight(height);
-    const set = await this.chain.validatorSet();
-    this.validators = new ValidatorSet(set);
+    // Both from committed state: every node derives the same set for each height.
+    this.validators = new ValidatorSet(await this.chain.validatorSetAt(height));
+    this.nextValidators = new ValidatorSet(await this.chain.validatorSetAt(height + 1));
+    const signs = this.signs(this.validators);
+    if (signs !== signedBefore && this.o.signer) {
+      this.o.log.info({ height, validator: this.o.signer.address }, signs ? 'this node is in the validator set from this height: signing' : 'this node is not in the validator set at this height: following without voting');
+    }
     const proposer = this.validators.proposer(height, 0).address;
     const replaying = replay.length > 0;
     if (!replaying && proposer === this.o.signer?.address) {
       this.scheduleOwnStart(height);
     } else {
-      await this.effects.dispatch(await this.driver.start(height, this.validators), false);
+      await this.startMachine(height);
     }
     if (replaying) await this.wal.replay(replay, { height: () => this.height, feed: (msg) => this.feed(msg, false) });
     const ready = this.catchUp.parked(height);
@@ -323,12 +334,26 @@ export class Replica implements ConsensusStatus {
         this.startTimer = null;
         void this.serial(async () => {
           if (this.height !== height || this.driver.state().height === height) return;
-          await this.effects.dispatch(await this.driver.start(height, this.validators), false);
+          await this.startMachine(height);
         });
       }, Math.max(0, due() - this.now()));
     };
     this.rearmStart = arm;
     arm();
+  }
+
+  private async startMachine(height: number): Promise<void> {
+    await this.effects.dispatch(await this.driver.start(height, this.validators, this.nextValidators), false);
+  }
+
+  /** Whether this node's key is in `set` (the machine votes only then). */
+  private signs(set: ValidatorSet): boolean {
+    return this.o.signer !== null && set.has(this.o.signer.address);
+  }
+
+  /** The set of the working height or the next one; undefined for any other. */
+  private validatorsAt(height: number): ValidatorSet | undefined {
+    return height === this.height ? this.validators : height === this.height + 1 ? this.nextValidators : undefined;
   }
 
   private onTxQueued(): void {
@@ -406,9 +431,9 @@ export class Replica implements ConsensusStatus {
     // The ids match the header (the decoder checked tx_root); the header must be the signed one,
     // or a relayer could park a made-up list under a genuine proposal.
     if (missing.header.height !== p.height || blockHash(missing.header) !== toHex0x(p.blockHash)) return this.misbehaved(from, 'proposal block does not match its signed hash');
-    // For the next height the set is assumed unchanged; if it changed, catch-up covers it.
-    const publicKey = this.validators.publicKeyOf(p.proposer);
-    if (!publicKey || this.validators.proposer(p.height, p.round).address !== p.proposer) return;
+    const validators = this.validatorsAt(p.height);
+    const publicKey = validators?.publicKeyOf(p.proposer);
+    if (!validators || !publicKey || validators.proposer(p.height, p.round).address !== p.proposer) return;
     let ok: boolean;
     try {
       const message = proposalSignBytes(this.chain.chainId, p);
@@ -424,9 +449,10 @@ export class Replica implements ConsensusStatus {
   /** Verifies a message's signatures on the consensus workers when they belong to the current or next height. */
   private preverify(msg: ConsensusMessage): Promise<unknown> | null {
     const h = consensusMessageHeight(msg);
-    // The next height's messages too: the machine buffers only what verifies (against this set).
-    if (!this.preverified || !this.started || (h !== this.height && h !== this.height + 1)) return null;
-    return this.preverified.checkMessage(msg, this.chain.chainId, (address) => this.validators.publicKeyOf(address));
+    // The next height's messages too: the machine buffers only what verifies against that height's set.
+    const validators = this.started ? this.validatorsAt(h) : undefined;
+    if (!this.preverified || !validators) return null;
+    return this.preverified.checkMessage(msg, this.chain.chainId, (address) => validators.publicKeyOf(address));
   }
 
   private async onConsensusMessage(from: string, body: Uint8Array, msg: ConsensusMessage | null): Promise<void> {
@@ -497,7 +523,7 @@ export class Replica implements ConsensusStatus {
   private async applyCommit(cert: CommitCertificate, block: ProposedBlock, from: string | null): Promise<void> {
     const height = this.height;
     if (cert.height !== height) return;
-    if (this.driver.state().height !== height) await this.effects.dispatch(await this.driver.start(height, this.validators), false);
+    if (this.driver.state().height !== height) await this.startMachine(height);
     await this.effects.dispatch(await this.driver.onCommit(cert, block), false);
     if (from === null || this.height !== height || this.driver.state().decided) return;
     const status = this.driver.machine.valueStatus(cert.blockHash);
