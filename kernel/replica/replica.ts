@@ -3,16 +3,13 @@ import type { Logger } from 'pino';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
 import { blockHash } from '../chain/block-hash.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
-import { utf8Bytes } from '../codec/utf8.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { Transport } from '../p2p/transport.js';
 import {
   ConsensusDriver,
-  LastSignedGuard,
   LocalPrivValidator,
   TendermintMachine,
   ValidatorSet,
-  certificateToJson,
   consensusMessageHeight,
   decodeConsensusMessage,
   evidenceFromJson,
@@ -29,6 +26,7 @@ import { nextBlockDue, type BlockPace } from '../node/pace.js';
 import { MissingTransactions, proposedBlockCodec, withoutMissing } from './block-codec.js';
 import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
 import { CatchUp } from './catch-up.js';
+import { decidedCommit } from './decided-commit.js';
 import { ChainValueHost } from './chain-value-host.js';
 import { ConsensusWal } from './consensus-wal.js';
 import { EffectDispatcher } from './effect-dispatcher.js';
@@ -51,7 +49,7 @@ import { EvidencePool } from './evidence-pool.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { ProposalArrivals, type ProposalArrival } from './proposal-arrivals.js';
 import { ProposalTxFetch, decodeTxAnswer } from './proposal-tx-fetch.js';
-import { readSignState, writeSignState } from './sign-state-file.js';
+import { openPrivValidator } from './sign-state-file.js';
 import { TxRelay } from './tx-relay.js';
 
 export interface ReplicaOptions {
@@ -253,19 +251,9 @@ export class Replica implements ConsensusStatus {
     await this.wal?.close();
   }
 
-  private async makeSigner(s: { address: string; keyPair: KeyPair }): Promise<LocalPrivValidator> {
-    const path = join(this.o.dataDir, 'priv_validator_state.json');
-    const saved = await readSignState(path);
-    const guard = saved === undefined ? new LastSignedGuard() : LastSignedGuard.fromJSON(saved);
+  private makeSigner(s: { address: string; keyPair: KeyPair }): Promise<LocalPrivValidator> {
     const crypto = this.o.consensusCrypto;
-    return new LocalPrivValidator({
-      address: s.address,
-      keyPair: s.keyPair,
-      provider: this.o.provider,
-      guard,
-      persist: (state) => writeSignState(path, state),
-      ...(crypto ? { signAsync: (message: Uint8Array, secretKey: Uint8Array) => crypto.sign(message, secretKey) } : {}),
-    });
+    return openPrivValidator({ dataDir: this.o.dataDir, address: s.address, keyPair: s.keyPair, provider: this.o.provider, ...(crypto ? { signAsync: (message: Uint8Array, secretKey: Uint8Array) => crypto.sign(message, secretKey) } : {}) });
   }
 
   private serial(fn: () => Promise<void> | void): Promise<void> {
@@ -369,8 +357,7 @@ export class Replica implements ConsensusStatus {
       this.stopped = true;
       return;
     }
-    const certBytes = utf8Bytes(JSON.stringify(certificateToJson(cert)));
-    const record = await this.chain.finalize(block, { bytes: certBytes, signers: cert.precommits.map((p) => p.vote.validator) });
+    const record = await this.chain.finalize(block, decidedCommit(cert));
     this.lastCommitAt = this.now();
     this.evidence.committed(block.evidence);
     this.catchUp.committed(record.header.height);

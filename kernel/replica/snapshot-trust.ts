@@ -29,9 +29,9 @@ export function genesisTrust(genesis: GenesisDoc): ValidatorSet {
  *   fewer than a third of the trusted set is faulty. A set that has turned over more than that
  *   since the trust anchor is refused rather than guessed at.
  *
- * A network of one validator commits blocks without certificates; its snapshot is accepted on
- * that validator's own signature only when it alone holds more than 2/3 of the trusted power,
- * which is what a certificate would have proved.
+ * A block of a one-validator network stored by a build whose producer signed no certificate has
+ * none; a snapshot it certifies is accepted on that validator's own signature only when it alone
+ * holds more than 2/3 of the trusted power, which is what a certificate would have proved.
  */
 export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, trusted: ValidatorSet, provider: SignatureProvider): Promise<VerifyResult> {
   const next = s.height + 1;
