@@ -322,7 +322,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
     // Only what every validator will accept: a block carrying anything else could not be decided.
     const fresh: Evidence[] = [];
-    const windowBlocks = await reader.get(EVIDENCE_WINDOW_PARAM);
+    const windowBlocks = evidence.length === 0 ? 0n : await reader.get(EVIDENCE_WINDOW_PARAM);
     for (const ev of evidence) {
       if (fresh.length === EVIDENCE_PER_PROPOSAL) break;
       if (!fresh.some((f) => f.hash === ev.hash) && (await this.evidenceRefusal(ev, height, windowBlocks)) === null) fresh.push(ev);
@@ -390,7 +390,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (gas > maxGas) return `block gas ${gas} exceeds max_block_gas ${maxGas}`;
     if (p.evidence.length > MAX_EVIDENCE_PER_BLOCK) return `block carries ${p.evidence.length} pieces of evidence, more than ${MAX_EVIDENCE_PER_BLOCK}`;
     const seenEvidence = new Set<string>();
-    const windowBlocks = await reader.get(EVIDENCE_WINDOW_PARAM);
+    const windowBlocks = p.evidence.length === 0 ? 0n : await reader.get(EVIDENCE_WINDOW_PARAM);
     for (const ev of p.evidence) {
       if (seenEvidence.has(ev.hash)) return `evidence ${ev.hash} appears twice`;
       seenEvidence.add(ev.hash);
