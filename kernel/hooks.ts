@@ -1,6 +1,7 @@
 import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncHook } from 'tapable';
 import type { ChainError } from './errors.js';
-import type { BlockEvent, BlockInfo, BlockRecord, ChainEvent, Receipt, Tx } from './chain/types.js';
+import type { BlockInfo, ChainEvent, CommittedBlock, Evidence, Tx } from './chain/types.js';
+import type { Validator } from './consensus/types.js';
 import type { IndexWriter } from './chain/index-stage.js';
 import type { ParamReader } from './state/params.js';
 import type { ReadonlyStore, Store } from './state/prefixed-store.js';
@@ -103,11 +104,22 @@ export interface TxOutcome {
   readonly gas?: number;
 }
 
-export interface ValidatorUpdate {
-  readonly address: string;
-  readonly public_key: string;
-  /** 0 removes the validator from the active set. */
-  readonly power: bigint;
+/**
+ * A change to the validator set, as endBlock returns it: the validator's record from now on, the
+ * same record the set holds. Power 0 takes the validator out (its key is then not read).
+ */
+export type ValidatorUpdate = Validator;
+
+/**
+ * Evidence as the `evidence` hook receives it: verified against the validator set of its own
+ * height, within `slash_evidence_window`, applied once.
+ */
+export interface ReportedEvidence extends Evidence {
+  /**
+   * Who reported it (decisions.md §24): the proposer of the block that includes it, whose owner
+   * the slashing plugin pays the reporter's share.
+   */
+  readonly reporter: string;
 }
 
 export interface EndBlockResult {
@@ -115,25 +127,6 @@ export interface EndBlockResult {
   readonly paramUpdates: ReadonlyArray<readonly [key: string, value: bigint]>;
   /** Changes to the plugin schedule (a passed `plugin:<name>` governance change, decisions.md §26). */
   readonly pluginUpdates?: readonly PluginScheduleChange[];
-}
-
-/** Verified misbehaviour included in a block. `raw` is the consensus layer's evidence object. */
-export interface Evidence {
-  readonly kind: 'duplicate-vote';
-  readonly validator: string;
-  readonly height: number;
-  readonly round: number;
-  /** `0x` hash identifying the evidence, so each piece applies once. */
-  readonly hash: string;
-  readonly raw: unknown;
-}
-
-export interface CommittedBlock {
-  readonly block: BlockRecord;
-  readonly txs: readonly Tx[];
-  readonly receipts: readonly Receipt[];
-  /** Every event of the block, as stored (execution order). */
-  readonly events: readonly BlockEvent[];
 }
 
 export interface QueryContext extends ReadContext {}
@@ -174,7 +167,7 @@ export function createHooks() {
       'executeTx',
     ),
     endBlock: new AsyncSeriesWaterfallHook<[EndBlockResult, WriteContext]>(['result', 'ctx'], 'endBlock'),
-    evidence: new AsyncSeriesHook<[WriteContext, Evidence]>(['ctx', 'evidence'], 'evidence'),
+    evidence: new AsyncSeriesHook<[WriteContext, ReportedEvidence]>(['ctx', 'evidence'], 'evidence'),
     /**
      * Authorization (Lisk's auth module as an extension point): asked when a key is not a main
      * key of the actor or its owner; the first plugin that grants or refuses decides. Runs at

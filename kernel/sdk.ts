@@ -31,15 +31,14 @@ export { listMainKeys, readKeySet, writeKeySet, type KeySet } from './auth/key-s
 // Hooks and the contexts they receive.
 export type {
   AdmissionContext,
-  CommittedBlock,
   EndBlockResult,
-  Evidence,
   GenesisContext,
   Hooks,
   NetworkEnv,
   ProposalContext,
   QueryContext,
   ReadContext,
+  ReportedEvidence,
   RpcMethodHandler,
   TransferIntent,
   TransferTakeover,
@@ -48,7 +47,8 @@ export type {
   ValidatorUpdate,
   WriteContext,
 } from './hooks.js';
-export type { BlockEvent, BlockInfo, BlockRecord, ChainEvent, EventPhase, Receipt, Tx } from './chain/types.js';
+export type { BlockEvent, BlockInfo, BlockRecord, ChainEvent, CommittedBlock, EventPhase, Evidence, Receipt, Tx } from './chain/types.js';
+export type { Validator } from './consensus/types.js';
 export type { IndexWriter } from './chain/index-stage.js';
 export type { IndexReader } from './store/plugin-index.js';
 export { operationOf } from './chain/types.js';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { CommittedBlock, Hooks, NetworkEnv } from '../hooks.js';
+import type { Hooks, NetworkEnv } from '../hooks.js';
 import type { PluginHost } from '../host/host.js';
 import { StateOverlay } from '../state/overlay.js';
 import { ParamRegistry, paramStateKey } from '../state/params.js';
@@ -23,9 +23,12 @@ import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
 import { genesisContext, proposalContext } from './contexts.js';
 import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
-import type { BlockHeader, BlockInfo, BlockRecord, EvidenceItem, Receipt, Tx } from './types.js';
+import type { Validator } from '../consensus/types.js';
+import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, Tx } from './types.js';
 import { IndexStage } from './index-stage.js';
-import { readValidatorSet, writeValidator, type ValidatorEntry } from './validator-set.js';
+import { writeValidator } from './validator-set.js';
+import { SET_CHANGE_DELAY, ValidatorHistory, isValidatorSetKey } from './validator-history.js';
+import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from './evidence-window.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 
@@ -49,7 +52,7 @@ export interface ProposedBlock {
   readonly header: BlockHeader;
   readonly hash: string;
   readonly txs: readonly Tx[];
-  readonly evidence: readonly EvidenceItem[];
+  readonly evidence: readonly Evidence[];
 }
 
 /**
@@ -64,18 +67,11 @@ export const MAX_EVIDENCE_PER_BLOCK = 64;
  */
 export const EVIDENCE_PER_PROPOSAL = 16;
 
-/** Checks a piece of evidence's signatures against the validator set; null when it does not hold. */
-export type EvidenceVerifier = (raw: unknown) => Promise<EvidenceItem | null>;
-
 /**
- * The commit certificate of a decided block: its bytes as stored, and the validators whose
- * precommits it carries (for the node-local activity figures), which the consensus engine that
- * decoded it already knows, so the commit path does not parse the certificate back.
+ * Checks a piece of evidence's signatures against `signer`, the record the accused validator had
+ * at the evidence's height; null when they do not hold.
  */
-export interface DecidedCommit {
-  readonly bytes: Uint8Array;
-  readonly signers: readonly string[];
-}
+export type EvidenceVerifier = (raw: unknown, signer: Validator) => Promise<Evidence | null>;
 
 export type { SubmissionResult, OperationSubmission } from './admission.js';
 
@@ -190,21 +186,47 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.tree.releasePending();
   }
 
-  /** The active set of committed state; read once per state root (it changes only at commit). */
-  validatorSet(): Promise<ValidatorEntry[]> {
-    const root = this.head.state_root;
-    if (this.validatorSetAt?.root !== root || root === '') {
-      const set = readValidatorSet(this.d.store.state);
-      this.validatorSetAt = { root, set };
-      // A failed read is not remembered.
-      set.catch(() => {
-        if (this.validatorSetAt?.set === set) this.validatorSetAt = null;
-      });
-    }
-    return this.validatorSetAt.set.then((set) => set.map((v) => ({ ...v })));
+  /** The set that signs the next block (height head + 1). */
+  validatorSet(): Promise<Validator[]> {
+    return this.validatorSetAt(this.head.height + 1);
   }
 
-  private validatorSetAt: { root: string; set: Promise<ValidatorEntry[]> } | null = null;
+  /**
+   * The set in force at `height`, as committed state derives it: known up to
+   * head + SET_CHANGE_DELAY, and back as far as the history is kept (`slash_evidence_window`).
+   */
+  async validatorSetAt(height: number): Promise<Validator[]> {
+    this.checkDerivable(height);
+    return (await this.validatorHistory()).setAt(height);
+  }
+
+  /** The record `address` held at `height`; undefined when it was not in that height's set. */
+  async validatorAt(address: string, height: number): Promise<Validator | undefined> {
+    this.checkDerivable(height);
+    return (await this.validatorHistory()).validatorAt(address, height);
+  }
+
+  private checkDerivable(height: number): void {
+    if (height > this.head.height + SET_CHANGE_DELAY) throw new RangeError(`the validator set of height ${height} is not known before block ${height - SET_CHANGE_DELAY} is committed`);
+  }
+
+  /**
+   * The validator set history of committed state. Read again only after a block (or a snapshot)
+   * that wrote the set or its history, not once per block: with 150 validators a read is ~600 KB.
+   */
+  private validatorHistory(): Promise<ValidatorHistory> {
+    if (this.history === null) {
+      const read = ValidatorHistory.read(this.d.store.state);
+      this.history = read;
+      // A failed read is not remembered.
+      read.catch(() => {
+        if (this.history === read) this.history = null;
+      });
+    }
+    return this.history;
+  }
+
+  private history: Promise<ValidatorHistory> | null = null;
 
   async param(key: string): Promise<bigint> {
     return this.d.params.reader(this.d.store.state).get(key);
@@ -274,8 +296,21 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return (await this.d.store.state.get(evidenceStateKey(hash))) !== undefined;
   }
 
+  /**
+   * Why the block at `blockHeight` may not carry this evidence, signatures aside: applied already,
+   * outside `slash_evidence_window`, or naming a validator that was not in the set of the
+   * evidence's height. Its signatures are then checked against that height's key (`validate`).
+   */
+  private async evidenceRefusal(ev: Evidence, blockHeight: number, windowBlocks: bigint): Promise<string | null> {
+    if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) !== undefined) return 'was already applied';
+    const outside = evidenceWindowProblem(ev.height, blockHeight, windowBlocks);
+    if (outside) return outside;
+    if ((await this.validatorAt(ev.validator, ev.height)) === undefined) return `names ${ev.validator}, which was not a validator at height ${ev.height}`;
+    return null;
+  }
+
   /** PrepareProposal: the proposer's block for (height, round). */
-  async propose(round: number, proposer: string, timestamp: number, evidence: readonly EvidenceItem[] = []): Promise<ProposedBlock> {
+  async propose(round: number, proposer: string, timestamp: number, evidence: readonly Evidence[] = []): Promise<ProposedBlock> {
     const head = this.head;
     const height = head.height + 1;
     const parent = head.height === 0 ? null : await this.d.store.getBlock(head.height);
@@ -288,10 +323,12 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const baseFee = await reader.get('base_fee');
     const candidates = this.mempool.select(maxGas, this.gasLimitOf, 10_000, maxBytes, this.sizeOf).map((t) => this.forBlock(t, baseFee));
     const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
-    const fresh: EvidenceItem[] = [];
+    // Only what every validator will accept: a block carrying anything else could not be decided.
+    const fresh: Evidence[] = [];
+    const windowBlocks = evidence.length === 0 ? 0n : await reader.get(EVIDENCE_WINDOW_PARAM);
     for (const ev of evidence) {
       if (fresh.length === EVIDENCE_PER_PROPOSAL) break;
-      if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) === undefined && !fresh.some((f) => f.hash === ev.hash)) fresh.push(ev);
+      if (!fresh.some((f) => f.hash === ev.hash) && (await this.evidenceRefusal(ev, height, windowBlocks)) === null) fresh.push(ev);
     }
     const header: BlockHeader = {
       chain_id: this.d.chainId,
@@ -366,11 +403,14 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (gas > maxGas) return `block gas ${gas} (the sum of its transactions' gas limits) exceeds max_block_gas ${maxGas}`;
     if (p.evidence.length > MAX_EVIDENCE_PER_BLOCK) return `block carries ${p.evidence.length} pieces of evidence, more than ${MAX_EVIDENCE_PER_BLOCK}`;
     const seenEvidence = new Set<string>();
+    const windowBlocks = p.evidence.length === 0 ? 0n : await reader.get(EVIDENCE_WINDOW_PARAM);
     for (const ev of p.evidence) {
       if (seenEvidence.has(ev.hash)) return `evidence ${ev.hash} appears twice`;
       seenEvidence.add(ev.hash);
-      if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) !== undefined) return `evidence ${ev.hash} was already applied`;
-      const verified = this.evidenceVerifier ? await this.evidenceVerifier(ev.raw) : null;
+      const refused = await this.evidenceRefusal(ev, h.height, windowBlocks);
+      if (refused) return `evidence ${ev.hash} ${refused}`;
+      const signer = (await this.validatorAt(ev.validator, ev.height))!;
+      const verified = this.evidenceVerifier ? await this.evidenceVerifier(ev.raw, signer) : null;
       if (!verified || verified.hash !== ev.hash || verified.validator !== ev.validator || verified.height !== ev.height || verified.round !== ev.round) return `evidence ${ev.hash} does not verify`;
     }
     const ctx = proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
@@ -441,12 +481,13 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       stateChanges: result.overlay.changes(),
       indexWrites: result.indexWrites,
       extraOps: treeOps.ops,
-      ...(commit ? { commit: commit.bytes } : {}),
-      precommitters: commit?.signers ?? [],
+      ...(commit ? { certificate: commit } : {}),
     });
     this.executed = null;
     this.validatedHash = null;
     this.tree.releasePending();
+    // After the write: a read that started before it is dropped with the old history.
+    if (result.overlay.changes().some(([key]) => isValidatorSetKey(key))) this.history = null;
     this.mempool.removeCommitted(record.tx_hashes);
     if (result.scheduleChanged) await this.loadSchedule();
     await this.recheckMempool();
@@ -483,6 +524,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const root = toHex0x(await this.tree.update(EMPTY_ROOT, entries.map(([k, v]) => [utf8Bytes(k), v] as const), batch));
     if (root !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${root}, not the claimed ${block.state_root}`);
     await this.d.store.installSnapshot(block, entries, batch.ops);
+    this.history = null;
     this.tree.releasePending();
     this.d.log.info({ height: block.header.height, state_root: root, keys: entries.length }, 'state snapshot installed');
   }

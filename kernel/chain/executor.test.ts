@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
 import { NOTE_ADDRESS, eventRecorder } from '../../test/helpers/event-recorder.js';
 import { sha3Hex0x } from '../crypto/hash.js';
-import type { CommittedBlock } from '../hooks.js';
-import type { EvidenceItem } from './types.js';
+import type { CommittedBlock, Evidence } from './types.js';
 
 const alice = wallet(21);
 const bob = wallet(22);
@@ -13,7 +12,7 @@ const T0 = 1_800_000_000_000;
 
 const note = (nonce: number, data: string): Record<string, unknown> => signTransfer(alice, { to: NOTE_ADDRESS, value: 0, nonce, data });
 
-function offence(round: number): EvidenceItem {
+function offence(round: number): Evidence {
   return { hash: sha3Hex0x(`offence ${round}`), kind: 'duplicate-vote', validator: 'chain:v0.node', height: 1, round, raw: {} };
 }
 

@@ -9,7 +9,7 @@ import { bigintCodec } from '../state/record-codec.js';
 import { accountsWriter, type AccountsWriter } from '../state/accounts.js';
 import type { NetworkEnv } from '../hooks.js';
 import { readContext, txContext, writeContext, type WriteOutputs } from './contexts.js';
-import { operationOf, type BlockEvent, type BlockHeader, type BlockInfo, type ChainEvent, type EvidenceItem, type Receipt, type Tx } from './types.js';
+import { operationOf, type BlockEvent, type BlockHeader, type BlockInfo, type ChainEvent, type Evidence, type Receipt, type Tx } from './types.js';
 import { BlockEventLog, type EventSink } from './block-events.js';
 import { IndexStage, type IndexWrite } from './index-stage.js';
 import { authorize, ownerOf, type Authorized } from '../auth/authorize.js';
@@ -19,7 +19,9 @@ import type { Signer, SignerGrant } from '../auth/signer.js';
 import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry, ParsedOperation } from '../ops/registry.js';
 import type { MethodDirectory } from '../host/method-calls.js';
-import { readValidatorSet, writeValidator } from './validator-set.js';
+import { readValidatorSet } from './validator-set.js';
+import { SET_CHANGE_DELAY, writeValidatorUpdates } from './validator-history.js';
+import { EVIDENCE_WINDOW_PARAM } from './evidence-window.js';
 import { resultingSetProblem, validatorUpdateProblem } from './validator-update-rules.js';
 import { changeSchedule, type PluginScheduleChange } from '../host/schedule.js';
 import { readSchedule, writeSchedule } from '../host/schedule-state.js';
@@ -67,7 +69,7 @@ export interface ExecutorDeps {
  * randomness, no unordered iteration. A transaction's fee and nonce are applied on the block
  * overlay; its effect runs on a child overlay that is merged only if the handler succeeds.
  */
-export async function executeBlock(deps: ExecutorDeps, base: StateSource, header: BlockHeader, txs: readonly Tx[], evidence: readonly EvidenceItem[] = []): Promise<ExecutionResult> {
+export async function executeBlock(deps: ExecutorDeps, base: StateSource, header: BlockHeader, txs: readonly Tx[], evidence: readonly Evidence[] = []): Promise<ExecutionResult> {
   const overlay = new StateOverlay(base);
   const events = new BlockEventLog(header.height);
   const index = new IndexStage();
@@ -101,8 +103,9 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     if ((await overlay.get(key)) !== undefined) continue;
     overlay.set(key, utf8Bytes(String(header.height)));
     const emit = events.sink('evidence');
-    emit({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round } });
-    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index }), { kind: ev.kind, validator: ev.validator, height: ev.height, round: ev.round, hash: ev.hash, raw: ev.raw });
+    // The reporter is the block's proposer (decisions.md §24): it put the evidence in.
+    emit({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round, reporter: block.proposer } });
+    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index }), { ...ev, reporter: block.proposer });
   }
   const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [], pluginUpdates: [] };
   const endEvents = events.sink('end_block');
@@ -136,8 +139,8 @@ async function applyValidatorUpdates(deps: ExecutorDeps, overlay: StateOverlay, 
     emit({ type: 'validator_update_refused', data: { height: block.height, reason: problem } });
     return;
   }
-  for (const u of updates) writeValidator(overlay, { address: u.address, public_key: u.public_key, power: u.power });
-  emit({ type: 'validator_update', data: { height: block.height, validators: updates.map((u) => ({ address: u.address, power: u.power.toString() })) } });
+  await writeValidatorUpdates(overlay, block.height, updates, await deps.params.reader(overlay).get(EVIDENCE_WINDOW_PARAM));
+  emit({ type: 'validator_update', data: { height: block.height, effective_height: block.height + SET_CHANGE_DELAY, validators: updates.map((u) => ({ address: u.address, power: u.power.toString() })) } });
 }
 
 async function applyScheduleChanges(overlay: StateOverlay, block: BlockInfo, changes: readonly PluginScheduleChange[], emit: EventSink): Promise<boolean> {

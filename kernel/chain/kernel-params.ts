@@ -1,4 +1,5 @@
 import type { ParamSpec } from '../state/params.js';
+import { EVIDENCE_WINDOW_PARAM } from './evidence-window.js';
 
 /** Parameters the kernel itself reads (part 2, "Protocol parameters"; decisions.md §9, §11). */
 export const KERNEL_PARAMS: readonly ParamSpec[] = [
@@ -7,6 +8,8 @@ export const KERNEL_PARAMS: readonly ParamSpec[] = [
   // Bounded below the P2P frame limit (4 MiB) with room for the proposal's framing: a block that
   // cannot be sent can never be decided, and every round would fail on it.
   { key: 'max_block_bytes', default: 2_500_000n, min: 16_384n, max: 3_500_000n, description: 'upper bound of the summed canonical JSON size of one block\'s transactions, in bytes' },
+  // The kernel judges evidence and keeps the validator set history by it (chain/evidence-window.ts).
+  { key: EVIDENCE_WINDOW_PARAM, default: 10_000n, min: 1n, max: 1_000_000_000n, description: 'blocks back from the including block that double-sign evidence may name; older evidence is refused' },
 ];
 
 /** Gas of a plain transfer and of a contract call (part 1, Amounts §4). */

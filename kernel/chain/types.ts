@@ -57,10 +57,11 @@ export interface BlockHeader {
 }
 
 /**
- * Verified misbehaviour carried by a block. `raw` is the consensus layer's JSON form (both
- * signed votes); `hash` identifies the offence so each piece applies once.
+ * Verified misbehaviour as a block carries it and the `evidence` hook sees it. `raw` is the
+ * consensus layer's proof (`ConsensusEvidence`: both signed votes) in its JSON wire form; `hash`
+ * identifies the offence so each piece applies once.
  */
-export interface EvidenceItem {
+export interface Evidence {
   readonly hash: string;
   readonly kind: 'duplicate-vote';
   readonly validator: string;
@@ -77,7 +78,30 @@ export interface BlockRecord {
   readonly gas_used: number;
   readonly fees_burned: bigint;
   readonly tx_hashes: readonly string[];
-  readonly evidence: readonly EvidenceItem[];
+  readonly evidence: readonly Evidence[];
+}
+
+/**
+ * A block once committed, with what executing it produced: what the store writes in the block's
+ * batch and what the `committed` hook and the chain's observers receive.
+ */
+export interface CommittedBlock {
+  readonly block: BlockRecord;
+  readonly txs: readonly Tx[];
+  readonly receipts: readonly Receipt[];
+  /** Every event of the block in execution order, each `index` its place in this list. */
+  readonly events: readonly BlockEvent[];
+}
+
+/**
+ * The commit certificate of a decided block: its bytes as stored (the consensus layer's JSON
+ * form), and the validators whose precommits it carries (for the node-local activity figures),
+ * which the consensus engine that decoded it already knows, so the commit path does not parse the
+ * certificate back.
+ */
+export interface DecidedCommit {
+  readonly bytes: Uint8Array;
+  readonly signers: readonly string[];
 }
 
 export type TxStatus = 'pending' | 'confirmed' | 'failed';

@@ -1,7 +1,7 @@
 import { addressKind } from '../crypto/address.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES } from '../crypto/provider.js';
+import type { Validator } from '../consensus/types.js';
 import type { ValidatorUpdate } from '../hooks.js';
-import type { ValidatorEntry } from './validator-set.js';
 
 /**
  * The most validators a set may hold. Every validator's vote costs every other an ML-DSA-65
@@ -26,7 +26,7 @@ export function validatorUpdateProblem(updates: readonly ValidatorUpdate[]): str
 }
 
 /** Why the set the updates would leave may not be (empty, too large), or null. */
-export function resultingSetProblem(current: readonly ValidatorEntry[], updates: readonly ValidatorUpdate[]): string | null {
+export function resultingSetProblem(current: readonly Validator[], updates: readonly ValidatorUpdate[]): string | null {
   const next = new Map(current.map((v) => [v.address, v.power] as const));
   for (const u of updates) {
     if (u.power === 0n) next.delete(u.address);

@@ -24,9 +24,9 @@ export function verifyCommit(cert: CommitCertificate, validators: ValidatorSet, 
       return { ok: false, reason: 'precommits not sorted by validator or duplicated' };
     }
     previous = v.validator;
-    const validator = validators.get(v.validator);
-    if (validator === undefined) return { ok: false, reason: `unknown validator ${v.validator}` };
-    if (!verifyVoteSignature(provider, chainId, sv, validator.publicKey)) return { ok: false, reason: `bad signature from ${v.validator}` };
+    const publicKey = validators.publicKeyOf(v.validator);
+    if (publicKey === undefined) return { ok: false, reason: `unknown validator ${v.validator}` };
+    if (!verifyVoteSignature(provider, chainId, sv, publicKey)) return { ok: false, reason: `bad signature from ${v.validator}` };
     power += validators.votingPower(v.validator);
   }
   if (!validators.hasTwoThirds(power)) return { ok: false, reason: 'precommits hold no more than 2/3 of the voting power' };

@@ -64,12 +64,13 @@ export class ConsensusDriver {
     }
   }
 
-  start(height: number, validators: ValidatorSet): Promise<ConsensusEffect[]> {
+  /** `next`: the set of height + 1, when the host knows it (see `TendermintMachine.start`). */
+  start(height: number, validators: ValidatorSet, next?: ValidatorSet): Promise<ConsensusEffect[]> {
     return this.serialised(() => {
       this.ownHeight = height;
       this.ownProposals = [];
       this.ownVotes = [];
-      return this.machine.start(height, validators);
+      return this.machine.start(height, validators, next);
     });
   }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { block, CHAIN, fixture, vote } from '../../test/simulation/consensus-fixtures.js';
+import { toHex } from '../codec/hex.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { verifyCommit } from './commit.js';
 import { evidenceId, makeEvidence, verifyEvidence } from './evidence.js';
@@ -36,7 +37,7 @@ describe('verifyEvidence', () => {
     }
     const real = makeEvidence(x, vote(f, 'prevote', 3, 1, b, v0));
     assert.equal(verifyEvidence(real, f.set, 'other-chain', f.provider).ok, false, 'other chain id');
-    const elsewhere = new ValidatorSet([{ address: 'chain:other.node', publicKey: f.keys.get(v0)!.publicKey, power: 1n }]);
+    const elsewhere = new ValidatorSet([{ address: 'chain:other.node', public_key: toHex(f.keys.get(v0)!.publicKey), power: 1n }]);
     assert.equal(verifyEvidence(real, elsewhere, CHAIN, f.provider).ok, false, 'validator not in that set');
   });
 });

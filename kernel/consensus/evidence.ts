@@ -1,7 +1,7 @@
 import type { SignatureProvider } from '../crypto/provider.js';
 import { hashKey } from './bytes.js';
 import { verifyVoteSignature } from './encoding.js';
-import type { DuplicateVoteEvidence, Evidence, SignedVote, VerifyResult } from './types.js';
+import type { ConsensusEvidence, DuplicateVoteEvidence, SignedVote, VerifyResult } from './types.js';
 import type { ValidatorSet } from './validator-set.js';
 
 /**
@@ -20,7 +20,7 @@ export function makeEvidence(a: SignedVote, b: SignedVote): DuplicateVoteEvidenc
  * Identity of an offence: validator, height, round and vote type. A slashing plugin applies each
  * id once (spec item 10), so a third conflicting vote in the same slot is not a second offence.
  */
-export function evidenceId(e: Evidence): string {
+export function evidenceId(e: ConsensusEvidence): string {
   const v = e.voteA.vote;
   return `${e.kind}|${v.validator}|${v.height}|${v.round}|${v.type}`;
 }
@@ -30,7 +30,7 @@ export function evidenceId(e: Evidence): string {
  * evidence's height): same validator, height, round and type; different targets; both
  * signatures valid under the validator's key and this chain id.
  */
-export function verifyEvidence(e: Evidence, validators: ValidatorSet, chainId: string, provider: SignatureProvider): VerifyResult {
+export function verifyEvidence(e: ConsensusEvidence, validators: ValidatorSet, chainId: string, provider: SignatureProvider): VerifyResult {
   if (e.kind !== 'duplicate-vote') return { ok: false, reason: 'unknown evidence kind' };
   const a = e.voteA.vote;
   const b = e.voteB.vote;
@@ -41,9 +41,9 @@ export function verifyEvidence(e: Evidence, validators: ValidatorSet, chainId: s
   const ka = hashKey(a.blockHash);
   const kb = hashKey(b.blockHash);
   if (ka === kb) return { ok: false, reason: 'votes are for the same block' };
-  const validator = validators.get(a.validator);
-  if (validator === undefined) return { ok: false, reason: `unknown validator ${a.validator}` };
-  if (!verifyVoteSignature(provider, chainId, e.voteA, validator.publicKey)) return { ok: false, reason: 'first vote has a bad signature' };
-  if (!verifyVoteSignature(provider, chainId, e.voteB, validator.publicKey)) return { ok: false, reason: 'second vote has a bad signature' };
+  const publicKey = validators.publicKeyOf(a.validator);
+  if (publicKey === undefined) return { ok: false, reason: `unknown validator ${a.validator}` };
+  if (!verifyVoteSignature(provider, chainId, e.voteA, publicKey)) return { ok: false, reason: 'first vote has a bad signature' };
+  if (!verifyVoteSignature(provider, chainId, e.voteB, publicKey)) return { ok: false, reason: 'second vote has a bad signature' };
   return { ok: true };
 }

@@ -92,6 +92,16 @@ export class LastSignedGuard {
     return { version: 1, height: this.height, entries: this.entries.map((e) => ({ ...e })) };
   }
 
+  /**
+   * The lowest round of `height` at which every step may still be signed: 0 at a height the key
+   * has not signed at, one past the highest round signed at the recorded height, null below it.
+   */
+  openRound(height: number): number | null {
+    if (height < this.height) return null;
+    const highest = this.entries[this.entries.length - 1];
+    return height > this.height || highest === undefined ? 0 : highest.round + 1;
+  }
+
   check(height: number, round: number, step: SignStep, signBytes: Uint8Array): GuardDecision {
     return this.decide(height, round, step, toHex(sha3(signBytes)));
   }

@@ -4,7 +4,7 @@ import { verifyCommit } from './commit.js';
 import { HASH_BYTES, verifyProposalSignature, verifyVoteSignature } from './encoding.js';
 import { makeEvidence } from './evidence.js';
 import { resolveTimeouts, timeoutDuration, type TimeoutConfig } from './timeouts.js';
-import type { CommitCertificate, Evidence, Proposal, SignedProposal, SignedVote, Step, TimeoutKind, Value, Vote, VoteType } from './types.js';
+import type { CommitCertificate, ConsensusEvidence, Proposal, SignedProposal, SignedVote, Step, TimeoutKind, Value, Vote, VoteType } from './types.js';
 import type { ValidatorSet } from './validator-set.js';
 import { isEncodableField } from './validator-set.js';
 import { VoteSet } from './vote-set.js';
@@ -86,7 +86,7 @@ export interface DecideEffect {
 
 export interface EvidenceEffect {
   readonly type: 'evidence';
-  readonly evidence: Evidence;
+  readonly evidence: ConsensusEvidence;
 }
 
 export interface LogEffect {
@@ -154,6 +154,8 @@ export class TendermintMachine {
 
   // Algorithm 1 state (h_p, round_p, step_p, decision_p[h_p], locked*/valid*).
   private validators: ValidatorSet | null = null;
+  /** The set of height + 1, which next-height messages are checked against before they are kept. */
+  private nextValidators: ValidatorSet | null = null;
   private height = -1;
   private round = 0;
   private step: Step = 'propose';
@@ -205,8 +207,13 @@ export class TendermintMachine {
 
   // ---------------------------------------------------------------- inputs
 
-  /** Begins `height` with its validator set (line 11: StartRound(0)); replays buffered messages of that height. */
-  start(height: number, validators: ValidatorSet): MachineEffect[] {
+  /**
+   * Begins `height` with its validator set (line 11: StartRound(0)); replays buffered messages of
+   * that height, checked again against this set. `next` is the set of height + 1 when the host
+   * already knows it (a chain whose set changes take effect two heights on); without it the next
+   * height is assumed to keep this set.
+   */
+  start(height: number, validators: ValidatorSet, next: ValidatorSet = validators): MachineEffect[] {
     if (!isSafeNonNegative(height)) throw new RangeError('height must be a non-negative safe integer');
     return this.run(() => {
       const replay = this.bufferedFor(height);
@@ -214,6 +221,7 @@ export class TendermintMachine {
       this.futureBySender = new Map();
       this.futureSeen = new Set();
       this.validators = validators;
+      this.nextValidators = next;
       this.height = height;
       this.decided = false;
       this.lockedValue = null;
@@ -452,8 +460,8 @@ export class TendermintMachine {
     if (this.decided) return false;
     if ((v.type !== 'prevote' && v.type !== 'precommit') || !isSafeNonNegative(v.round)) return false;
     if (v.blockHash !== null && v.blockHash.length !== HASH_BYTES) return false;
-    const validator = this.validators.get(v.validator);
-    if (validator === undefined) {
+    const publicKey = this.validators.publicKeyOf(v.validator);
+    if (publicKey === undefined) {
       this.log('debug', 'vote from a non-validator ignored', { validator: v.validator });
       return false;
     }
@@ -468,7 +476,7 @@ export class TendermintMachine {
     const admit = existing !== undefined && (key === NIL_KEY || this.values.has(key));
     const slot = this.slotKey(v);
     if (existing !== undefined && !admit && this.evidenceSlots.has(slot)) return false;
-    if (!trusted && !verifyVoteSignature(this.provider, this.chainId, signed, validator.publicKey)) {
+    if (!trusted && !verifyVoteSignature(this.provider, this.chainId, signed, publicKey)) {
       this.log('warn', 'vote with a bad signature ignored', { validator: v.validator, round: v.round, type: v.type });
       return false;
     }
@@ -518,7 +526,7 @@ export class TendermintMachine {
         this.log('warn', 'proposal block does not match the signed hash', { round: p.round });
         return false;
       }
-      if (!verifyProposalSignature(this.provider, this.chainId, signed, proposer.publicKey)) {
+      if (!verifyProposalSignature(this.provider, this.chainId, signed, this.validators.publicKeyOf(proposer.address)!)) {
         this.log('warn', 'proposal with a bad signature ignored', { round: p.round });
         return false;
       }
@@ -556,31 +564,30 @@ export class TendermintMachine {
   }
 
   /**
-   * A message for the next height, kept for `start`. Only what a validator of the current set
-   * signed is kept (the set rarely changes between heights; a message from a new validator is
-   * gossiped again once we are there), at most `perSenderFuture` per validator: junk cannot crowd
-   * out real messages, and one validator cannot fill the buffer with 4 MB blocks.
+   * A message for the next height, kept for `start`. Only what a validator of the next height's
+   * set signed is kept, at most `perSenderFuture` per validator: junk cannot crowd out real
+   * messages, and one validator cannot fill the buffer with 4 MB blocks.
    */
   private bufferVote(signed: SignedVote): void {
     const v = signed.vote;
-    const validator = (this.validators as ValidatorSet).get(v.validator);
-    if (validator === undefined || !isSafeNonNegative(v.round) || (v.blockHash !== null && v.blockHash.length !== HASH_BYTES)) return;
+    const publicKey = (this.nextValidators as ValidatorSet).publicKeyOf(v.validator);
+    if (publicKey === undefined || !isSafeNonNegative(v.round) || (v.blockHash !== null && v.blockHash.length !== HASH_BYTES)) return;
     const seen = `vote|${v.validator}|${v.round}|${v.type}|${hashKey(v.blockHash)}`;
     if (this.futureSeen.has(seen) || !this.futureRoom(v.validator)) return;
-    if (!verifyVoteSignature(this.provider, this.chainId, signed, validator.publicKey)) return;
+    if (!verifyVoteSignature(this.provider, this.chainId, signed, publicKey)) return;
     this.keepFuture(v.validator, seen, { kind: 'vote', signed });
   }
 
   private bufferProposal(signed: SignedProposal, block: unknown, timely: boolean): void {
     const p = signed.proposal;
-    const set = this.validators as ValidatorSet;
+    const set = this.nextValidators as ValidatorSet;
     if (!isSafeNonNegative(p.round) || p.round > this.futureRoundWindow || p.blockHash.length !== HASH_BYTES || !this.futureRoom(p.proposer)) return;
     const proposer = set.proposer(p.height, p.round);
     // The first signed proposal of a round only: it alone drives line 22, and a second (an
     // equivocating proposer's) can come by relay once we are at that height.
     const seen = `proposal|${p.round}`;
     if (this.futureSeen.has(seen) || proposer.address !== p.proposer || !bytesEqual(this.hashValue(block), p.blockHash)) return;
-    if (!verifyProposalSignature(this.provider, this.chainId, signed, proposer.publicKey)) return;
+    if (!verifyProposalSignature(this.provider, this.chainId, signed, set.publicKeyOf(proposer.address)!)) return;
     this.keepFuture(p.proposer, seen, { kind: 'proposal', signed, block, timely });
   }
 

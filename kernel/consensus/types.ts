@@ -8,10 +8,16 @@ export type VoteType = 'prevote' | 'precommit';
 export type Step = 'propose' | 'prevote' | 'precommit';
 export type TimeoutKind = 'propose' | 'prevote' | 'precommit';
 
-/** Validator identity: the `.node` address plus its ML-DSA-65 consensus key, and its power. */
+/**
+ * A validator: its `.node` address, its ML-DSA-65 consensus public key and its voting power. The
+ * one record for the set wherever it appears: in state (`vset/<address>`), in an endBlock
+ * validator update (where power 0 takes the validator out and the key is not read), and in the
+ * consensus layer's `ValidatorSet`, which decodes each key once.
+ */
 export interface Validator {
   readonly address: string;
-  readonly publicKey: Uint8Array;
+  /** Lowercase hex without `0x`, as state, genesis and plugins hold it. */
+  readonly public_key: string;
   /** Self-stake in ucoin. */
   readonly power: bigint;
 }
@@ -64,7 +70,11 @@ export interface DuplicateVoteEvidence {
   readonly voteB: SignedVote;
 }
 
-export type Evidence = DuplicateVoteEvidence;
+/**
+ * The consensus layer's proof of misbehaviour: the signed messages themselves. A block carries it
+ * in its JSON wire form inside the chain's `Evidence` record.
+ */
+export type ConsensusEvidence = DuplicateVoteEvidence;
 
 /** The precommits (strictly more than 2/3 of the power) that finalise `blockHash` at (height, round). */
 export interface CommitCertificate {

@@ -1,3 +1,4 @@
+import { parseHex } from '../codec/hex.js';
 import { compareAddresses } from './bytes.js';
 import { selectProposerIndex } from './proposer.js';
 import type { Validator } from './types.js';
@@ -18,7 +19,8 @@ export class ValidatorSet {
   readonly validators: readonly Validator[];
   /** Sum of voting power (see `votingPower` for the all-zero case). */
   readonly totalPower: bigint;
-  private readonly index = new Map<string, { readonly validator: Validator; readonly position: number }>();
+  /** Each validator with its key decoded once: every vote and proposal is verified against it. */
+  private readonly index = new Map<string, { readonly validator: Validator; readonly publicKey: Uint8Array; readonly position: number }>();
   private readonly equalWeights: boolean;
   private readonly proposerCache = new Map<string, Validator>();
 
@@ -30,8 +32,9 @@ export class ValidatorSet {
       if (!isEncodableField(v.address)) throw new Error(`validator address must be non-empty and free of '|': ${JSON.stringify(v.address)}`);
       if (this.index.has(v.address)) throw new Error(`duplicate validator ${v.address}`);
       if (v.power < 0n) throw new RangeError(`negative power for ${v.address}`);
-      if (v.publicKey.length === 0) throw new Error(`validator ${v.address} has no public key`);
-      this.index.set(v.address, { validator: v, position });
+      const publicKey = typeof v.public_key === 'string' ? parseHex(v.public_key) : null;
+      if (publicKey === null || publicKey.length === 0) throw new Error(`public key of ${v.address} is not hex`);
+      this.index.set(v.address, { validator: v, publicKey, position });
       stake += v.power;
     });
     this.validators = Object.freeze(sorted);
@@ -48,6 +51,11 @@ export class ValidatorSet {
 
   get(address: string): Validator | undefined {
     return this.index.get(address)?.validator;
+  }
+
+  /** The validator's consensus key as bytes, decoded when the set was built. */
+  publicKeyOf(address: string): Uint8Array | undefined {
+    return this.index.get(address)?.publicKey;
   }
 
   has(address: string): boolean {

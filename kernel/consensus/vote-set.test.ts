@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { block, fixture, vote } from '../../test/simulation/consensus-fixtures.js';
+import { toHex } from '../codec/hex.js';
 import { hashKey, NIL_KEY } from './bytes.js';
 import { ValidatorSet } from './validator-set.js';
 import { VoteSet } from './vote-set.js';
@@ -23,9 +24,9 @@ describe('ValidatorSet thresholds', () => {
   test('rejects empty sets, duplicates, negative power and addresses with the separator', () => {
     const pk = new Uint8Array([1]);
     assert.throws(() => new ValidatorSet([]));
-    assert.throws(() => new ValidatorSet([{ address: 'a', publicKey: pk, power: 1n }, { address: 'a', publicKey: pk, power: 1n }]));
-    assert.throws(() => new ValidatorSet([{ address: 'a', publicKey: pk, power: -1n }]));
-    assert.throws(() => new ValidatorSet([{ address: 'a|b', publicKey: pk, power: 1n }]));
+    assert.throws(() => new ValidatorSet([{ address: 'a', public_key: toHex(pk), power: 1n }, { address: 'a', public_key: toHex(pk), power: 1n }]));
+    assert.throws(() => new ValidatorSet([{ address: 'a', public_key: toHex(pk), power: -1n }]));
+    assert.throws(() => new ValidatorSet([{ address: 'a|b', public_key: toHex(pk), power: 1n }]));
   });
 
   test('a set with no stake votes one validator, one vote', () => {

@@ -1,7 +1,7 @@
 import { stringify, type JsonValue } from '../codec/json.js';
 import { parseHex, toHex, toHex0x } from '../codec/hex.js';
 import { isSafeNonNegative } from './bytes.js';
-import type { CommitCertificate, Evidence, Proposal, SignedProposal, SignedVote, Vote } from './types.js';
+import type { CommitCertificate, ConsensusEvidence, Proposal, SignedProposal, SignedVote, Vote } from './types.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
 /**
@@ -144,11 +144,11 @@ export function certificateFromJson(x: unknown, limits: DecodeLimits = DEFAULT_L
   return { height, round, blockHash, precommits };
 }
 
-export function evidenceToJson(e: Evidence): Obj {
+export function evidenceToJson(e: ConsensusEvidence): Obj {
   return { kind: e.kind, vote_a: voteToJson(e.voteA), vote_b: voteToJson(e.voteB) };
 }
 
-export function evidenceFromJson(x: unknown, limits: DecodeLimits = DEFAULT_LIMITS): Evidence | null {
+export function evidenceFromJson(x: unknown, limits: DecodeLimits = DEFAULT_LIMITS): ConsensusEvidence | null {
   if (!isObj(x) || x['kind'] !== 'duplicate-vote') return null;
   const voteA = voteFromJson(x['vote_a'], limits);
   const voteB = voteFromJson(x['vote_b'], limits);

@@ -27,9 +27,7 @@ import { registerMainnetRefusals } from './test-network-routes.js';
 import { NodeMetrics } from './metrics.js';
 import type { ConsensusStatus, KernelServices } from './services.js';
 import { QueryService } from './queries.js';
-import { SoloProducer } from './solo-producer.js';
-import { Replica } from '../replica/replica.js';
-import { TcpTransport } from '../p2p/tcp/index.js';
+import { BlockProduction } from './block-production.js';
 import { registerSnapshotRoutes } from '../replica/snapshot-routes.js';
 import { bootstrapFromSnapshot } from '../replica/snapshot-bootstrap.js';
 import { genesisTrust } from '../replica/snapshot-trust.js';
@@ -68,7 +66,6 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   // Transaction verification is the bulk of the CPU under load; its workers run niced so the
   // event loop (consensus steps, RPC) and the consensus signer below always get the CPU first.
   const verifier: SignatureVerifier & { close?: () => Promise<void> } = workers > 0 ? new PooledVerifier(new VerifyPool({ provider: provider.name, size: workers, nice: TX_VERIFY_NICE })) : new CachingVerifier(provider);
-  let consensusCrypto: VerifyPool | null = null;
   log.info({ workers, provider: provider.name }, workers > 0 ? `signature verification on ${workers} worker thread(s)` : 'signature verification on the main thread');
   const metrics = new NodeMetrics(verifier.stats);
   const loopMonitor = monitorEventLoop(metrics.registry);
@@ -131,7 +128,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     log.warn({ validators: set.length, min_validators: config.consensus.min_validators }, `only ${set.length} validator(s): BFT fault tolerance needs at least ${config.consensus.min_validators} (CHAIN_MIN_VALIDATORS)`);
   }
   if (!set.some((v) => v.address === key.file.node_address)) {
-    log.warn({ node_address: key.file.node_address }, 'this key is not in the validator set; running without producing blocks');
+    log.warn({ node_address: key.file.node_address }, 'this key is not in the validator set; following without voting until a validator update adds it');
   }
 
   const routes = new RouteTable();
@@ -155,61 +152,9 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   const { port } = await server.listen();
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host, rate_limit: config.rpc.rate_limit, trusted_ips: config.rpc.trusted_ips }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 
-  let producer: SoloProducer | null = null;
-  let replica: Replica | null = null;
-  let transport: TcpTransport | null = null;
-  if (set.length > 1 || config.p2p.seeds.length > 0) {
-    transport = new TcpTransport({
-      provider,
-      nodeKey: key.keys,
-      chainId: genesis.chain_id,
-      host: config.p2p.host,
-      port: config.p2p.port,
-      seeds: config.p2p.seeds,
-      maxPeers: config.p2p.max_peers,
-      logger: log.child({ component: 'p2p' }),
-    });
-    const p2pPort = await transport.start();
-    log.info({ node_id: transport.selfId, port: p2pPort }, `P2P listening on ${config.p2p.host}:${p2pPort}`);
-    const inSet = set.some((v) => v.address === key.file.node_address);
-    // One worker at normal priority for consensus signatures (peers' votes verified, ours
-    // signed), so they never queue behind a burst of transactions. Ours are signed with the
-    // provider's own signer (PQClean's is ~4x faster than noble's): hedged signatures are safe
-    // here because the double-sign guard returns what it recorded for a repeated request.
-    if (workers > 0) {
-      consensusCrypto = new VerifyPool({ provider: provider.name, size: 1, batchWindowMs: 0, signing: 'native' });
-      log.info({ signer: provider.signNative ? `${provider.name} (hedged)` : 'noble (deterministic)' }, 'consensus signatures made on a worker thread');
-    }
-    const bft = new Replica({
-      chain,
-      transport,
-      provider,
-      signer: inSet ? { address: key.file.node_address, keyPair: key.keys } : null,
-      dataDir: resolve(config.data_dir),
-      pace: { blockMs: config.consensus.block_ms, emptyBlockMs: config.consensus.empty_block_ms },
-      syncHistoryBlocks: config.consensus.sync_history_blocks,
-      timestampPrecisionMs: config.consensus.timestamp_precision_ms,
-      log: log.child({ component: 'consensus' }),
-      ...(consensusCrypto ? { consensusCrypto } : {}),
-    });
-    replica = bft;
-    consensus = bft;
-    metrics.consensusSignatures = () => bft.preverifiedStats;
-    metrics.proposalTxFetches = () => bft.proposalTxFetches;
-    chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
-    await replica.start();
-    log.info({ validators: set.length, voting: inSet }, 'BFT consensus started');
-  } else if (set.length === 1 && set[0]!.address === key.file.node_address) {
-    producer = new SoloProducer(chain, key.file.node_address, { blockMs: config.consensus.block_ms, emptyBlockMs: config.consensus.empty_block_ms }, log);
-    consensus = producer;
-    const solo = producer;
-    chain.on('queued', () => {
-      metrics.mempool.set(chain.mempool.size);
-      solo.poke();
-    });
-    producer.start();
-    log.info({ proposer: key.file.node_address }, 'single-validator block production started');
-  }
+  chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
+  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, self: key.file.node_address, keys: key.keys, provider, dataDir, workers, metrics, log });
+  consensus = production;
 
   let stopping: Promise<void> | null = null;
   return {
@@ -219,14 +164,11 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     log,
     stop() {
       stopping ??= (async () => {
-        await producer?.stop();
-        await replica?.stop();
-        await transport?.stop();
+        await production.stop();
         await server.close();
         await host.close();
         await store.close();
         await verifier.close?.();
-        await consensusCrypto?.close();
         loopMonitor.stop();
         log.info('node stopped');
       })();

@@ -1,26 +1,45 @@
 import type { Logger } from 'pino';
 import type { Chain } from '../chain/chain.js';
+import { parseHex } from '../codec/hex.js';
+import type { LocalPrivValidator } from '../consensus/index.js';
+import { decidedCommit } from '../replica/decided-commit.js';
 import type { ConsensusStatus, PeerView } from './services.js';
 import { nextBlockDue, type BlockPace } from './pace.js';
+
+export interface SoloProducerOptions {
+  readonly chain: Chain;
+  /**
+   * The validator's key behind its persisted double-sign guard. Each block is committed with a
+   * certificate of this key's precommit, the whole quorum of a one-validator set, so followers
+   * can check the blocks they catch up on and snapshots are certified as on any other chain.
+   */
+  readonly signer: LocalPrivValidator;
+  readonly pace: BlockPace;
+  readonly log: Logger;
+  readonly now?: () => number;
+  /** Whether this validator alone signs `height` and the height after it. */
+  alone(height: number): Promise<boolean>;
+  /** Called once, before a height this validator does not sign alone: BFT consensus takes over there. */
+  handover(height: number): void;
+}
 
 /**
  * Block production for a network of one validator: propose, validate and commit locally on the
  * pace of CHAIN_BLOCK_MS (a block with transactions) and CHAIN_EMPTY_BLOCK_MS (an empty block).
- * The BFT engine replaces this for multi-validator networks; it drives the same Chain methods.
+ * It drives the same Chain methods as the BFT engine, and hands over to it, without a restart,
+ * as soon as the set of the coming height or the one after holds anyone else: the BFT engine
+ * then runs that height alone and the grown set's from the next one.
  */
 export class SoloProducer implements ConsensusStatus {
   private timer: NodeJS.Timeout | null = null;
   private lastBlockAt = 0;
   private running = false;
   private producing: Promise<void> | null = null;
+  private readonly now: () => number;
 
-  constructor(
-    private readonly chain: Chain,
-    private readonly proposer: string,
-    private readonly pace: BlockPace,
-    private readonly log: Logger,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(private readonly o: SoloProducerOptions) {
+    this.now = o.now ?? Date.now;
+  }
 
   start(): void {
     this.running = true;
@@ -54,7 +73,7 @@ export class SoloProducer implements ConsensusStatus {
 
   private schedule(): void {
     if (this.timer) clearTimeout(this.timer);
-    const delay = Math.max(0, nextBlockDue(this.lastBlockAt, this.chain.mempool.size, this.pace) - this.now());
+    const delay = Math.max(0, nextBlockDue(this.lastBlockAt, this.o.chain.mempool.size, this.o.pace) - this.now());
     this.timer = setTimeout(() => {
       this.timer = null;
       this.producing = this.produce().finally(() => {
@@ -65,18 +84,33 @@ export class SoloProducer implements ConsensusStatus {
   }
 
   private async produce(): Promise<void> {
+    const chain = this.o.chain;
+    const self = this.o.signer.address;
     try {
-      const proposal = await this.chain.propose(0, this.proposer, this.now());
-      const reason = await this.chain.validate(proposal);
-      if (reason) {
-        this.log.error({ height: proposal.header.height, reason }, 'own proposal failed validation; dropping its transactions');
-        for (const tx of proposal.txs) this.chain.mempool.evict(tx.hash);
+      const height = chain.head.height + 1;
+      if (!(await this.o.alone(height))) {
+        this.running = false;
+        this.o.handover(height);
         return;
       }
-      await this.chain.finalize(proposal);
+      // A crash after signing a precommit and before its block was stored leaves that round
+      // signed: the block made again (another time, other transactions) goes in the next round.
+      // Nobody else saw that signature, so no other block of the height can have been decided.
+      const round = this.o.signer.guard.openRound(height);
+      if (round === null) throw new Error(`this key has signed beyond height ${height}; refusing to produce it`);
+      const proposal = await chain.propose(round, self, this.now());
+      const reason = await chain.validate(proposal);
+      if (reason) {
+        this.o.log.error({ height: proposal.header.height, reason }, 'own proposal failed validation; dropping its transactions');
+        for (const tx of proposal.txs) chain.mempool.evict(tx.hash);
+        return;
+      }
+      const blockHash = parseHex(proposal.hash, 32)!;
+      const precommit = await this.o.signer.signVote(chain.chainId, { type: 'precommit', height, round, blockHash, validator: self });
+      await chain.finalize(proposal, decidedCommit({ height, round, blockHash, precommits: [precommit] }));
       this.lastBlockAt = this.now();
     } catch (err) {
-      this.log.error({ err }, 'block production failed');
+      this.o.log.error({ err }, 'block production failed');
       this.lastBlockAt = this.now();
     }
   }

@@ -6,7 +6,7 @@ import { shardOf } from '../crypto/fnv.js';
 import type { AccountRecord } from '../state/accounts.js';
 import type { AddressTotals } from '../store/chain-store.js';
 import type { ValidatorActivity } from '../store/validator-activity.js';
-import type { ValidatorEntry } from '../chain/validator-set.js';
+import type { Validator } from '../consensus/types.js';
 import type { BlockEvent, BlockRecord, Receipt, TxStatus } from '../chain/types.js';
 import type { TxFields } from '../tx/record.js';
 
@@ -119,7 +119,7 @@ export function totalsView(address: string, t: AddressTotals): Record<string, un
  * (`store/validator-activity.ts`). `trust_score` is the share of the last `windowBlocks` committed
  * blocks whose certificate carries its precommit, to four decimals.
  */
-export function validatorView(v: ValidatorEntry, a: ValidatorActivity, windowBlocks: number): Record<string, unknown> {
+export function validatorView(v: Validator, a: ValidatorActivity, windowBlocks: number): Record<string, unknown> {
   return {
     address: v.address,
     public_key: v.public_key,

@@ -2,7 +2,7 @@ import type { JsonValue } from '../codec/json.js';
 import { hashOfCanonical, isCanonicalTextOf } from '../tx/hash.js';
 import type { BlockCodec, ConsensusMessage } from '../consensus/wire.js';
 import { MAX_EVIDENCE_PER_BLOCK, type Chain, type ProposedBlock } from '../chain/chain.js';
-import type { BlockHeader, EvidenceItem } from '../chain/types.js';
+import type { BlockHeader, Evidence } from '../chain/types.js';
 import type { FetchedTxs } from './fetched-txs.js';
 import { isHash0x } from '../codec/hex.js';
 import { txRoot } from '../chain/block-hash.js';
@@ -35,7 +35,7 @@ export function headerFromJson(x: unknown): BlockHeader | undefined {
   return { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee: BigInt(base_fee), shard, evidence_hash };
 }
 
-function evidenceFromJson(x: unknown): EvidenceItem | undefined {
+function evidenceFromJson(x: unknown): Evidence | undefined {
   if (!isObj(x) || !isHash0x(x.hash) || x.kind !== 'duplicate-vote' || typeof x.validator !== 'string' || !isInt(x.height) || !isInt(x.round)) return undefined;
   return { hash: x.hash, kind: 'duplicate-vote', validator: x.validator, height: x.height, round: x.round, raw: x.raw };
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
-import type { EvidenceItem } from '../chain/types.js';
+import type { Evidence } from '../chain/types.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
 import type { Value, ValueHost } from '../consensus/index.js';
 
@@ -11,7 +11,7 @@ export interface ChainValueHostDeps {
   readonly log: Logger;
   now(): number;
   /** The evidence a new proposal carries. */
-  evidence(): Promise<EvidenceItem[]>;
+  evidence(): Promise<Evidence[]>;
 }
 
 /** The chain answering the consensus driver (ABCI++ PrepareProposal / ProcessProposal). */

@@ -5,7 +5,7 @@ import {
   type BlockCodec,
   type CommitCertificate,
   type ConsensusEffect,
-  type Evidence,
+  type ConsensusEvidence,
   type ScheduleTimeoutEffect,
 } from '../consensus/index.js';
 import type { ConsensusWal } from './consensus-wal.js';
@@ -24,7 +24,7 @@ export interface EffectDispatcherDeps {
   /** Arms the machine's timer; it fires through the input queue. */
   scheduleTimeout(e: ScheduleTimeoutEffect): void;
   decide(block: ProposedBlock, cert: CommitCertificate): Promise<void>;
-  evidence(ev: Evidence): Promise<void>;
+  evidence(ev: ConsensusEvidence): Promise<void>;
 }
 
 /** Carries out what the consensus driver asks of the process, in order. */

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { EVIDENCE_PER_PROPOSAL, type Chain } from '../chain/chain.js';
-import type { EvidenceItem } from '../chain/types.js';
+import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from '../chain/evidence-window.js';
+import type { Evidence } from '../chain/types.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 import type { SignatureProvider } from '../crypto/provider.js';
-import { bytesEqual } from '../consensus/bytes.js';
-import { evidenceFromJson, evidenceId, evidenceToJson, verifyEvidence, type Evidence, type ValidatorSet } from '../consensus/index.js';
+import { ValidatorSet, evidenceFromJson, evidenceId, evidenceToJson, verifyEvidence, type ConsensusEvidence, type Validator } from '../consensus/index.js';
 import { TAG_EVIDENCE, envelope } from './envelope.js';
 
 /** Equivocations held per validator, and in all, until a block includes them. */
@@ -12,61 +12,59 @@ const EVIDENCE_PER_VALIDATOR = 4;
 const EVIDENCE_POOL_MAX = 256;
 
 export interface EvidencePoolDeps {
-  readonly chain: Pick<Chain, 'chainId' | 'evidenceApplied'>;
+  readonly chain: Pick<Chain, 'chainId' | 'head' | 'evidenceApplied' | 'param' | 'validatorAt'>;
   readonly provider: SignatureProvider;
   readonly log: Logger;
-  /** The working height's validator set: evidence is verified, and proposed, against it. */
-  validators(): ValidatorSet;
   broadcast(bytes: Uint8Array): void;
 }
 
-/** Double-sign evidence this node verified and no block has carried yet, for its own proposals. */
+/**
+ * Double-sign evidence this node verified and no block has carried yet, for its own proposals.
+ * Evidence is judged as every validator judges a block carrying it (`Chain.validate`): against
+ * the key the accused held at the evidence's own height, so a validator that has left the set
+ * since is still answerable, and only within `slash_evidence_window`.
+ */
 export class EvidencePool {
-  /** Verified evidence not yet in a block, with the key of the validator it was verified against. */
-  private readonly pool = new Map<string, { readonly item: EvidenceItem; readonly publicKey: Uint8Array }>();
+  /** Verified evidence not yet in a block. */
+  private readonly pool = new Map<string, Evidence>();
 
   constructor(private readonly d: EvidencePoolDeps) {}
 
   /** Evidence seen by the machine here (`gossip`: passed on to the peers) or received from a peer. */
-  async add(ev: Evidence, gossip: boolean): Promise<void> {
-    const item = toEvidenceItem(ev);
+  async add(ev: ConsensusEvidence, gossip: boolean): Promise<void> {
+    const item = chainEvidence(ev);
     if (this.pool.has(item.hash) || (await this.d.chain.evidenceApplied(item.hash))) return;
     // One validator's equivocations are kept a few at a time: each is signed by it, so it could
     // otherwise mint evidence for every round it cares to sign in.
     let fromValidator = 0;
-    for (const held of this.pool.values()) if (held.item.validator === item.validator) fromValidator++;
+    for (const held of this.pool.values()) if (held.validator === item.validator) fromValidator++;
     if (fromValidator >= EVIDENCE_PER_VALIDATOR || this.pool.size >= EVIDENCE_POOL_MAX) return;
-    const validators = this.d.validators();
-    const check = verifyEvidence(ev, validators, this.d.chain.chainId, this.d.provider);
-    if (!check.ok) {
-      this.d.log.warn({ reason: check.reason }, 'evidence does not verify; ignored');
+    const outside = evidenceWindowProblem(item.height, this.d.chain.head.height + 1, await this.d.chain.param(EVIDENCE_WINDOW_PARAM));
+    const signer = outside ? undefined : await this.d.chain.validatorAt(item.validator, item.height);
+    const reason = outside ?? (signer === undefined ? `${item.validator} was not a validator at height ${item.height}` : this.problem(ev, signer));
+    if (reason !== null) {
+      this.d.log.warn({ reason }, 'evidence does not verify; ignored');
       return;
     }
-    this.pool.set(item.hash, { item, publicKey: validators.get(item.validator)!.publicKey });
+    this.pool.set(item.hash, item);
     this.d.log.warn({ validator: item.validator, height: item.height, round: item.round, evidence: item.hash }, 'double-sign evidence recorded');
     if (gossip) this.d.broadcast(envelope(TAG_EVIDENCE, evidenceToJson(ev)));
   }
 
   /**
-   * The pool's evidence that still verifies against this height's validator set, which is what
-   * every validator checks a proposal's evidence against. Evidence of a validator that has since
-   * left the set (jailed, unbonded) would make every proposal carrying it invalid on every node,
-   * round after round, so it leaves the pool instead of the chain stalling on it.
+   * The pool's evidence for the next block. What a block applied, or what has aged out of the
+   * window, leaves the pool: it would make every proposal carrying it invalid on every node.
    */
-  async proposable(): Promise<EvidenceItem[]> {
-    const out: EvidenceItem[] = [];
-    for (const [hash, { item, publicKey }] of [...this.pool.entries()]) {
+  async proposable(): Promise<Evidence[]> {
+    const height = this.d.chain.head.height + 1;
+    const windowBlocks = await this.d.chain.param(EVIDENCE_WINDOW_PARAM);
+    const out: Evidence[] = [];
+    for (const [hash, item] of [...this.pool.entries()]) {
       // Applied already (a peer gossiped it again after its block): it would never leave.
-      if (await this.d.chain.evidenceApplied(hash)) {
+      const stale = (await this.d.chain.evidenceApplied(hash)) ? 'applied' : evidenceWindowProblem(item.height, height, windowBlocks);
+      if (stale !== null) {
         this.pool.delete(hash);
-        continue;
-      }
-      // Its signatures verified against this key when it entered the pool; the same key still in
-      // the set means they still do, without paying for two verifications per proposal.
-      const now = this.d.validators().get(item.validator)?.publicKey;
-      if (now === undefined || !bytesEqual(now, publicKey)) {
-        this.pool.delete(hash);
-        this.d.log.info({ evidence: hash, validator: item.validator }, 'evidence no longer verifies against the validator set; dropped');
+        this.d.log.info({ evidence: hash, validator: item.validator, reason: stale }, 'evidence can no longer be included; dropped');
         continue;
       }
       out.push(item);
@@ -76,19 +74,25 @@ export class EvidencePool {
   }
 
   /** A committed block's evidence leaves the pool. */
-  committed(items: readonly EvidenceItem[]): void {
+  committed(items: readonly Evidence[]): void {
     for (const ev of items) this.pool.delete(ev.hash);
   }
 
   /** The chain's check of evidence in someone else's proposal (`Chain.evidenceVerifier`). */
-  async verify(raw: unknown): Promise<EvidenceItem | null> {
+  async verify(raw: unknown, signer: Validator): Promise<Evidence | null> {
     const ev = evidenceFromJson(raw);
-    if (!ev) return null;
-    return verifyEvidence(ev, this.d.validators(), this.d.chain.chainId, this.d.provider).ok ? toEvidenceItem(ev) : null;
+    return ev !== null && this.problem(ev, signer) === null ? chainEvidence(ev) : null;
+  }
+
+  /** Why the evidence does not prove that `signer` equivocated, or null. */
+  private problem(ev: ConsensusEvidence, signer: Validator): string | null {
+    const check = verifyEvidence(ev, new ValidatorSet([signer]), this.d.chain.chainId, this.d.provider);
+    return check.ok ? null : check.reason;
   }
 }
 
-function toEvidenceItem(ev: Evidence): EvidenceItem {
+/** The chain's record of a proof: what a block carries and the `evidence` hook sees. */
+export function chainEvidence(ev: ConsensusEvidence): Evidence {
   const v = ev.voteA.vote;
   return { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: v.validator, height: v.height, round: v.round, raw: evidenceToJson(ev) };
 }

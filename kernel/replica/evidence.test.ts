@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, VALIDATOR_KEY } from '../../test/helpers/chain-fixture.js';
 import { definePlugin } from '../host/plugin.js';
-import type { Evidence as HookEvidence } from '../hooks.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { sha3 } from '../crypto/hash.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 import { ValidatorSet, evidenceFromJson, evidenceId, evidenceToJson, makeEvidence, signVote, verifyEvidence } from '../consensus/index.js';
-import type { EvidenceItem } from '../chain/types.js';
+import type { Evidence } from '../chain/types.js';
+import { toHex } from '../codec/hex.js';
 
 /**
  * Double-sign evidence from consensus to the `evidence` hook: two different votes of one validator
@@ -15,7 +15,7 @@ import type { EvidenceItem } from '../chain/types.js';
  * that carries them again is refused.
  */
 test('verified double-sign evidence reaches the evidence hook exactly once', async () => {
-  const seen: HookEvidence[] = [];
+  const seen: Evidence[] = [];
   const recorder = definePlugin({
     name: 'slash-recorder',
     kind: 'state',
@@ -28,11 +28,11 @@ test('verified double-sign evidence reaches the evidence hook exactly once', asy
     },
   });
   const f = await makeChain({ plugins: [recorder] });
-  const set = new ValidatorSet([{ address: 'chain:v0.node', publicKey: VALIDATOR_KEY.publicKey, power: 10n }]);
+  const set = new ValidatorSet([{ address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), power: 10n }]);
   const vote = (hashSeed: string) => signVote(nobleProvider, VALIDATOR_KEY.secretKey, 'test-chain', { type: 'prevote', height: 1, round: 0, blockHash: sha3(hashSeed), validator: 'chain:v0.node' });
   const ev = makeEvidence(vote('block A'), vote('block B'));
   assert.equal(verifyEvidence(ev, set, 'test-chain', nobleProvider).ok, true);
-  const item: EvidenceItem = { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: 'chain:v0.node', height: 1, round: 0, raw: evidenceToJson(ev) };
+  const item: Evidence = { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: 'chain:v0.node', height: 1, round: 0, raw: evidenceToJson(ev) };
   f.chain.evidenceVerifier = async (raw) => {
     const parsed = evidenceFromJson(raw);
     return parsed && verifyEvidence(parsed, set, 'test-chain', nobleProvider).ok ? item : null;

@@ -29,8 +29,8 @@ export interface ProposalArrivalsDeps {
   /** The height this node is working on, and the machine's round in it. */
   height(): number;
   round(): number;
-  /** The working height's validator set, assumed for the next height too. */
-  validators(): ValidatorSet;
+  /** The validator set of the working height or the next one; undefined for any other height. */
+  validatorsAt(height: number): ValidatorSet | undefined;
 }
 
 /** When each round's proposal reached this node: the arrival proposer-based timestamps judge a block's time against. */
@@ -68,14 +68,13 @@ export class ProposalArrivals {
     const key = roundKey(p.height, p.round);
     if (this.byRound.has(key) || this.byRound.size >= MAX_PROPOSAL_ARRIVALS) return;
     if (p.round > (p.height === height ? this.d.round() : 0) + ARRIVAL_ROUND_WINDOW) return;
-    // For the next height the set is assumed unchanged, as the machine's buffer assumes.
-    const validators = this.d.validators();
-    const proposer = validators.get(p.proposer);
-    if (!proposer || validators.proposer(p.height, p.round).address !== p.proposer) return;
+    const validators = this.d.validatorsAt(p.height);
+    const publicKey = validators?.publicKeyOf(p.proposer);
+    if (!validators || !publicKey || validators.proposer(p.height, p.round).address !== p.proposer) return;
     if (!verified) {
       // With a worker pool the worker's refusal stands; without one the check is made here, once per proposal.
       if (this.d.workerVerified) return;
-      if (!this.d.provider.verify(sp.signature, proposalSignBytes(this.d.chainId, p), proposer.publicKey)) return;
+      if (!this.d.provider.verify(sp.signature, proposalSignBytes(this.d.chainId, p), publicKey)) return;
     }
     this.byRound.set(key, { height: p.height, at: arrival.at, warned: false });
   }

@@ -3,16 +3,13 @@ import type { Logger } from 'pino';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
 import { blockHash } from '../chain/block-hash.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
-import { utf8Bytes } from '../codec/utf8.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { Transport } from '../p2p/transport.js';
 import {
   ConsensusDriver,
-  LastSignedGuard,
   LocalPrivValidator,
   TendermintMachine,
   ValidatorSet,
-  certificateToJson,
   consensusMessageHeight,
   decodeConsensusMessage,
   evidenceFromJson,
@@ -29,6 +26,7 @@ import { nextBlockDue, type BlockPace } from '../node/pace.js';
 import { MissingTransactions, proposedBlockCodec, withoutMissing } from './block-codec.js';
 import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
 import { CatchUp } from './catch-up.js';
+import { decidedCommit } from './decided-commit.js';
 import { ChainValueHost } from './chain-value-host.js';
 import { ConsensusWal } from './consensus-wal.js';
 import { EffectDispatcher } from './effect-dispatcher.js';
@@ -51,14 +49,18 @@ import { EvidencePool } from './evidence-pool.js';
 import { PreverifiedSignatures } from './preverified.js';
 import { ProposalArrivals, type ProposalArrival } from './proposal-arrivals.js';
 import { ProposalTxFetch, decodeTxAnswer } from './proposal-tx-fetch.js';
-import { readSignState, writeSignState } from './sign-state-file.js';
+import { openPrivValidator } from './sign-state-file.js';
 import { TxRelay } from './tx-relay.js';
 
 export interface ReplicaOptions {
   readonly chain: Chain;
   readonly transport: Transport & { peerInfo?(): Array<{ id: string; address: string; direction: 'inbound' | 'outbound'; connectedSince: number }> };
   readonly provider: SignatureProvider;
-  /** The validator key; null for a node that follows without voting. */
+  /**
+   * The node's validator key: the node signs at the heights whose set holds it and follows
+   * without voting at the others, so a validator update moves it between the two. Null for a node
+   * with no validator key.
+   */
   readonly signer: { readonly address: string; readonly keyPair: KeyPair } | null;
   readonly dataDir: string;
   readonly pace: BlockPace;
@@ -109,7 +111,9 @@ export class Replica implements ConsensusStatus {
   private driver!: ConsensusDriver;
   private wal!: ConsensusWal;
   private effects!: EffectDispatcher;
+  /** The set of the working height, and of the one after (known a height ahead: SET_CHANGE_DELAY). */
   private validators!: ValidatorSet;
+  private nextValidators!: ValidatorSet;
   private height = 0;
   private started = false;
   private stopped = false;
@@ -127,7 +131,6 @@ export class Replica implements ConsensusStatus {
     this.preverified = crypto ? new PreverifiedSignatures((sig, msg, pk) => crypto.verify(sig, msg, pk)) : null;
     const now = (): number => this.now();
     const stopped = (): boolean => this.stopped;
-    const validators = (): ValidatorSet => this.validators;
     const send = (peer: string, bytes: Uint8Array): void => o.transport.send(peer, bytes);
     const broadcast = (bytes: Uint8Array): void => o.transport.broadcast(bytes);
     this.fetch = new ProposalTxFetch({
@@ -152,7 +155,7 @@ export class Replica implements ConsensusStatus {
       stopped,
       apply: (d) => this.applyCommit(d.cert, d.block, d.from),
     });
-    this.evidence = new EvidencePool({ chain: o.chain, provider: o.provider, log: o.log, validators, broadcast });
+    this.evidence = new EvidencePool({ chain: o.chain, provider: o.provider, log: o.log, broadcast });
     this.arrivals = new ProposalArrivals({
       chainId: o.chain.chainId,
       provider: o.provider,
@@ -162,7 +165,7 @@ export class Replica implements ConsensusStatus {
       now,
       height: () => this.height,
       round: () => this.round(),
-      validators,
+      validatorsAt: (height) => this.validatorsAt(height),
     });
   }
 
@@ -222,7 +225,7 @@ export class Replica implements ConsensusStatus {
       decide: (block, cert) => this.commit(block, cert),
       evidence: (ev) => this.evidence.add(ev, true),
     });
-    this.chain.evidenceVerifier = (raw) => this.evidence.verify(raw);
+    this.chain.evidenceVerifier = (raw, signer) => this.evidence.verify(raw, signer);
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
       // transactions are not relayed again (the validators' mesh is complete).
@@ -248,19 +251,9 @@ export class Replica implements ConsensusStatus {
     await this.wal?.close();
   }
 
-  private async makeSigner(s: { address: string; keyPair: KeyPair }): Promise<LocalPrivValidator> {
-    const path = join(this.o.dataDir, 'priv_validator_state.json');
-    const saved = await readSignState(path);
-    const guard = saved === undefined ? new LastSignedGuard() : LastSignedGuard.fromJSON(saved);
+  private makeSigner(s: { address: string; keyPair: KeyPair }): Promise<LocalPrivValidator> {
     const crypto = this.o.consensusCrypto;
-    return new LocalPrivValidator({
-      address: s.address,
-      keyPair: s.keyPair,
-      provider: this.o.provider,
-      guard,
-      persist: (state) => writeSignState(path, state),
-      ...(crypto ? { signAsync: (message: Uint8Array, secretKey: Uint8Array) => crypto.sign(message, secretKey) } : {}),
-    });
+    return openPrivValidator({ dataDir: this.o.dataDir, address: s.address, keyPair: s.keyPair, provider: this.o.provider, ...(crypto ? { signAsync: (message: Uint8Array, secretKey: Uint8Array) => crypto.sign(message, secretKey) } : {}) });
   }
 
   private serial(fn: () => Promise<void> | void): Promise<void> {
@@ -293,17 +286,23 @@ export class Replica implements ConsensusStatus {
   // ---- heights ----
 
   private async enterHeight(height: number, replay: Uint8Array[] = []): Promise<void> {
+    const signedBefore = this.started && this.height > 0 && this.signs(this.validators);
     this.height = height;
     this.arrivals.enterHeight(height);
     this.fetch.enterHeight(height);
-    const set = await this.chain.validatorSet();
-    this.validators = new ValidatorSet(set.map((v) => ({ address: v.address, publicKey: parseHex(v.public_key)!, power: v.power })));
+    // Both from committed state: every node derives the same set for each height.
+    this.validators = new ValidatorSet(await this.chain.validatorSetAt(height));
+    this.nextValidators = new ValidatorSet(await this.chain.validatorSetAt(height + 1));
+    const signs = this.signs(this.validators);
+    if (signs !== signedBefore && this.o.signer) {
+      this.o.log.info({ height, validator: this.o.signer.address }, signs ? 'this node is in the validator set from this height: signing' : 'this node is not in the validator set at this height: following without voting');
+    }
     const proposer = this.validators.proposer(height, 0).address;
     const replaying = replay.length > 0;
     if (!replaying && proposer === this.o.signer?.address) {
       this.scheduleOwnStart(height);
     } else {
-      await this.effects.dispatch(await this.driver.start(height, this.validators), false);
+      await this.startMachine(height);
     }
     if (replaying) await this.wal.replay(replay, { height: () => this.height, feed: (msg) => this.feed(msg, false) });
     const ready = this.catchUp.parked(height);
@@ -323,12 +322,26 @@ export class Replica implements ConsensusStatus {
         this.startTimer = null;
         void this.serial(async () => {
           if (this.height !== height || this.driver.state().height === height) return;
-          await this.effects.dispatch(await this.driver.start(height, this.validators), false);
+          await this.startMachine(height);
         });
       }, Math.max(0, due() - this.now()));
     };
     this.rearmStart = arm;
     arm();
+  }
+
+  private async startMachine(height: number): Promise<void> {
+    await this.effects.dispatch(await this.driver.start(height, this.validators, this.nextValidators), false);
+  }
+
+  /** Whether this node's key is in `set` (the machine votes only then). */
+  private signs(set: ValidatorSet): boolean {
+    return this.o.signer !== null && set.has(this.o.signer.address);
+  }
+
+  /** The set of the working height or the next one; undefined for any other. */
+  private validatorsAt(height: number): ValidatorSet | undefined {
+    return height === this.height ? this.validators : height === this.height + 1 ? this.nextValidators : undefined;
   }
 
   private onTxQueued(): void {
@@ -344,8 +357,7 @@ export class Replica implements ConsensusStatus {
       this.stopped = true;
       return;
     }
-    const certBytes = utf8Bytes(JSON.stringify(certificateToJson(cert)));
-    const record = await this.chain.finalize(block, { bytes: certBytes, signers: cert.precommits.map((p) => p.vote.validator) });
+    const record = await this.chain.finalize(block, decidedCommit(cert));
     this.lastCommitAt = this.now();
     this.evidence.committed(block.evidence);
     this.catchUp.committed(record.header.height);
@@ -406,13 +418,13 @@ export class Replica implements ConsensusStatus {
     // The ids match the header (the decoder checked tx_root); the header must be the signed one,
     // or a relayer could park a made-up list under a genuine proposal.
     if (missing.header.height !== p.height || blockHash(missing.header) !== toHex0x(p.blockHash)) return this.misbehaved(from, 'proposal block does not match its signed hash');
-    // For the next height the set is assumed unchanged; if it changed, catch-up covers it.
-    const proposer = this.validators.get(p.proposer);
-    if (!proposer || this.validators.proposer(p.height, p.round).address !== p.proposer) return;
+    const validators = this.validatorsAt(p.height);
+    const publicKey = validators?.publicKeyOf(p.proposer);
+    if (!validators || !publicKey || validators.proposer(p.height, p.round).address !== p.proposer) return;
     let ok: boolean;
     try {
       const message = proposalSignBytes(this.chain.chainId, p);
-      ok = this.preverified ? await this.preverified.check(signed.signature, message, proposer.publicKey) : this.o.provider.verify(signed.signature, message, proposer.publicKey);
+      ok = this.preverified ? await this.preverified.check(signed.signature, message, publicKey) : this.o.provider.verify(signed.signature, message, publicKey);
     } catch {
       ok = false;
     }
@@ -424,9 +436,10 @@ export class Replica implements ConsensusStatus {
   /** Verifies a message's signatures on the consensus workers when they belong to the current or next height. */
   private preverify(msg: ConsensusMessage): Promise<unknown> | null {
     const h = consensusMessageHeight(msg);
-    // The next height's messages too: the machine buffers only what verifies (against this set).
-    if (!this.preverified || !this.started || (h !== this.height && h !== this.height + 1)) return null;
-    return this.preverified.checkMessage(msg, this.chain.chainId, (address) => this.validators.get(address)?.publicKey);
+    // The next height's messages too: the machine buffers only what verifies against that height's set.
+    const validators = this.started ? this.validatorsAt(h) : undefined;
+    if (!this.preverified || !validators) return null;
+    return this.preverified.checkMessage(msg, this.chain.chainId, (address) => validators.publicKeyOf(address));
   }
 
   private async onConsensusMessage(from: string, body: Uint8Array, msg: ConsensusMessage | null): Promise<void> {
@@ -497,7 +510,7 @@ export class Replica implements ConsensusStatus {
   private async applyCommit(cert: CommitCertificate, block: ProposedBlock, from: string | null): Promise<void> {
     const height = this.height;
     if (cert.height !== height) return;
-    if (this.driver.state().height !== height) await this.effects.dispatch(await this.driver.start(height, this.validators), false);
+    if (this.driver.state().height !== height) await this.startMachine(height);
     await this.effects.dispatch(await this.driver.onCommit(cert, block), false);
     if (from === null || this.height !== height || this.driver.state().decided) return;
     const status = this.driver.machine.valueStatus(cert.blockHash);

@@ -1,6 +1,32 @@
 import { open, rename, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import type { LastSignedState } from '../consensus/last-signed-guard.js';
+import { dirname, join } from 'node:path';
+import { LastSignedGuard, type LastSignedState } from '../consensus/last-signed-guard.js';
+import { LocalPrivValidator } from '../consensus/priv-validator.js';
+import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
+
+/**
+ * The node's validator key behind the guard persisted in its data directory. Whichever engine
+ * signs (the one-validator producer, then the BFT replica) opens it here, so what one signed
+ * binds the other.
+ */
+export async function openPrivValidator(o: {
+  readonly dataDir: string;
+  readonly address: string;
+  readonly keyPair: KeyPair;
+  readonly provider: SignatureProvider;
+  readonly signAsync?: (message: Uint8Array, secretKey: Uint8Array) => Promise<Uint8Array>;
+}): Promise<LocalPrivValidator> {
+  const path = join(o.dataDir, 'priv_validator_state.json');
+  const saved = await readSignState(path);
+  return new LocalPrivValidator({
+    address: o.address,
+    keyPair: o.keyPair,
+    provider: o.provider,
+    guard: saved === undefined ? new LastSignedGuard() : LastSignedGuard.fromJSON(saved),
+    persist: (state) => writeSignState(path, state),
+    ...(o.signAsync ? { signAsync: o.signAsync } : {}),
+  });
+}
 
 /**
  * The validator's last-signed record on disk. Written to a temporary file, fsynced, renamed over

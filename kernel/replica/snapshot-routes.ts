@@ -1,7 +1,7 @@
 import { ChainError, notFound, unavailable } from '../errors.js';
 import { toHex, parseHex } from '../codec/hex.js';
 import type { Chain } from '../chain/chain.js';
-import type { CommittedBlock } from '../hooks.js';
+import type { CommittedBlock } from '../chain/types.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { RouteTable } from '../node/route-table.js';
 import { pageOf } from '../node/pagination.js';

@@ -1,5 +1,5 @@
 import type { BlockRecord } from '../chain/types.js';
-import { readValidatorSet } from '../chain/validator-set.js';
+import { ValidatorHistory } from '../chain/validator-history.js';
 import { bytesEqual } from '../consensus/bytes.js';
 import { verifyCommit } from '../consensus/commit.js';
 import type { VerifyResult } from '../consensus/types.js';
@@ -13,7 +13,7 @@ import { checkSnapshot, decodeStoredBlock, type StateSnapshot } from './snapshot
 
 /** The validators a node trusts before it has any state: the genesis set, power = stake. */
 export function genesisTrust(genesis: GenesisDoc): ValidatorSet {
-  return new ValidatorSet(genesis.validators.map((v) => ({ address: v.address, publicKey: parseHex(v.public_key)!, power: BigInt(v.stake) })));
+  return new ValidatorSet(genesis.validators.map((v) => ({ address: v.address, public_key: v.public_key, power: BigInt(v.stake) })));
 }
 
 /**
@@ -29,16 +29,16 @@ export function genesisTrust(genesis: GenesisDoc): ValidatorSet {
  *   fewer than a third of the trusted set is faulty. A set that has turned over more than that
  *   since the trust anchor is refused rather than guessed at.
  *
- * A network of one validator commits blocks without certificates; its snapshot is accepted on
- * that validator's own signature only when it alone holds more than 2/3 of the trusted power,
- * which is what a certificate would have proved.
+ * A block of a one-validator network stored by a build whose producer signed no certificate has
+ * none; a snapshot it certifies is accepted on that validator's own signature only when it alone
+ * holds more than 2/3 of the trusted power, which is what a certificate would have proved.
  */
 export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, trusted: ValidatorSet, provider: SignatureProvider): Promise<VerifyResult> {
   const next = s.height + 1;
   if (s.certifying_commit === undefined) {
-    const signer = trusted.get(s.signer);
+    const signerKey = trusted.publicKeyOf(s.signer);
     const key = parseHex(s.public_key);
-    if (signer !== undefined && key !== null && bytesEqual(signer.publicKey, key) && trusted.hasTwoThirds(trusted.votingPower(s.signer))) return { ok: true };
+    if (signerKey !== undefined && key !== null && bytesEqual(signerKey, key) && trusted.hasTwoThirds(trusted.votingPower(s.signer))) return { ok: true };
     return { ok: false, reason: `snapshot carries no commit certificate for block ${next}, and its signer does not hold more than 2/3 of the trusted validators' power` };
   }
   if (typeof s.certifying_block !== 'string') return { ok: false, reason: `snapshot carries a certificate but no block ${next}` };
@@ -57,7 +57,7 @@ export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, 
 
   let signing: ValidatorSet;
   try {
-    signing = await signingSet(s.entries);
+    signing = await signingSet(s.entries, next);
   } catch (e) {
     return { ok: false, reason: `snapshot's validator set is malformed: ${(e as Error).message}` };
   }
@@ -68,8 +68,8 @@ export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, 
   // power only where that key is the one the node trusts for that address.
   let vouched = 0n;
   for (const p of cert.precommits) {
-    const mine = trusted.get(p.vote.validator);
-    if (mine !== undefined && bytesEqual(mine.publicKey, signing.get(p.vote.validator)!.publicKey)) vouched += trusted.votingPower(p.vote.validator);
+    const mine = trusted.publicKeyOf(p.vote.validator);
+    if (mine !== undefined && bytesEqual(mine, signing.publicKeyOf(p.vote.validator)!)) vouched += trusted.votingPower(p.vote.validator);
   }
   if (!trusted.hasOneThird(vouched)) return { ok: false, reason: `the signers of block ${next} hold no more than 1/3 of the trusted validators' power` };
   return { ok: true };
@@ -87,21 +87,16 @@ export async function acceptSnapshot(body: unknown, chainId: string, trusted: Va
 }
 
 /**
- * The validator set the snapshot's state names for height h + 1. The entries are a stranger's
+ * The validator set the snapshot's state names for `height` (h + 1). The entries are a stranger's
  * bytes, so every record is checked for the types the kernel would have written before any
  * arithmetic touches it; anything else throws, and the caller refuses the snapshot.
  */
-async function signingSet(entries: ReadonlyArray<readonly [string, string]>): Promise<ValidatorSet> {
-  const rows = await readValidatorSet(entriesSource(entries));
+async function signingSet(entries: ReadonlyArray<readonly [string, string]>, height: number): Promise<ValidatorSet> {
+  const rows = (await ValidatorHistory.read(entriesSource(entries))).setAt(height);
   if (rows.length === 0) throw new Error('it has no validators');
-  return new ValidatorSet(
-    rows.map((v) => {
-      if (typeof v.power !== 'bigint') throw new TypeError(`power of ${v.address} is not an integer`);
-      const publicKey = typeof v.public_key === 'string' ? parseHex(v.public_key) : null;
-      if (publicKey === null || publicKey.length === 0) throw new TypeError(`public key of ${v.address} is not hex`);
-      return { address: v.address, publicKey, power: v.power };
-    }),
-  );
+  for (const v of rows) if (typeof v.power !== 'bigint') throw new TypeError(`power of ${v.address} is not an integer`);
+  // The set's constructor refuses a key that is not hex.
+  return new ValidatorSet(rows);
 }
 
 /** The snapshot's entries as a read-only state, for the kernel's own readers. */

@@ -32,7 +32,7 @@ export interface StateSnapshot {
   signer: string;
   public_key: string;
   signature: string;
-  /** Block h + 1 as the store keeps it: its header's `prev_state_root` is `state_root`. Absent only where blocks carry no certificate (one validator). */
+  /** Block h + 1 as the store keeps it: its header's `prev_state_root` is `state_root`. Absent only where the block has no certificate (a one-validator network's, stored by an earlier build). */
   certifying_block?: string;
   /** Block h + 1's commit certificate in the consensus wire form (`certificateToJson`). */
   certifying_commit?: unknown;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BlockEvent, BlockRecord, Receipt, Tx } from '../chain/types.js';
 import { txIdentity } from '../tx/hash.js';
-import { ChainStore, type BlockCommit, type ChainStoreOptions } from './chain-store.js';
+import { ChainStore, type BlockBatch, type ChainStoreOptions } from './chain-store.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { txKey } from './keys.js';
 import { LevelStore } from './level-store.js';
@@ -61,7 +61,7 @@ async function commitBlocks(store: ChainStore, blocks: number, perBlock = 2): Pr
     const txs = Array.from({ length: perBlock }, (_, i) => transfer(height * 100 + i));
     const receipts = txs.map((t, i) => receiptOf(t, height, i));
     const block = blockAt(height, txs);
-    await store.commitBlock({ block, txs, receipts, stateChanges: [], extraOps: [] });
+    await store.commitBlock({ block, txs, receipts, events: [], stateChanges: [], extraOps: [] });
     out.push({ block, txs, receipts });
   }
   return out;
@@ -135,14 +135,14 @@ test('ChainStore: a commit whose write fails leaves nothing readable', async () 
   const block = blockAt(2, txs);
   const receipts = txs.map((t, i) => receiptOf(t, 2, i));
   kv.failWrites = true;
-  await assert.rejects(store.commitBlock({ block, txs, receipts, stateChanges: [], extraOps: [] }), /no space left/);
+  await assert.rejects(store.commitBlock({ block, txs, receipts, events: [], stateChanges: [], extraOps: [] }), /no space left/);
   kv.failWrites = false;
   assert.equal(store.head.height, 1);
   assert.equal(await store.getBlock(2), undefined);
   for (const tx of txs) assert.equal(await store.getTx(tx.hash), undefined);
   assert.deepEqual(await store.getBlock(1), first!.block, 'what was committed before is untouched');
 
-  await store.commitBlock({ block, txs, receipts, stateChanges: [], extraOps: [] });
+  await store.commitBlock({ block, txs, receipts, events: [], stateChanges: [], extraOps: [] });
   assert.deepEqual(await store.getBlock(2), block, 'the same block commits on retry');
   assert.deepEqual(await store.getTx(txs[1]!.hash), { tx: txs[1], receipt: receipts[1] });
 });
@@ -153,13 +153,13 @@ test('ChainStore: a block, its events and its plugin index writes are one batch:
   const kv = new ProbeKv(await LevelStore.open(dir));
   const store = new ChainStore(kv);
   await commitBlocks(store, 1);
-  await store.commitBlock({ block: blockAt(2, []), txs: [], receipts: [], stateChanges: [], extraOps: [], indexWrites: [['recorder/gone', utf8Bytes('soon deleted')]] });
+  await store.commitBlock({ block: blockAt(2, []), txs: [], receipts: [], events: [], stateChanges: [], extraOps: [], indexWrites: [['recorder/gone', utf8Bytes('soon deleted')]] });
   const txs = [transfer(301)];
   const events: BlockEvent[] = [
     { type: 'noted', data: { amount: 10n ** 20n, from: txs[0]!.from }, height: 3, index: 0, tx_hash: txs[0]!.hash, phase: 'tx' },
     { type: 'block_closed', data: {}, height: 3, index: 1, tx_hash: null, phase: 'end_block' },
   ];
-  const commit: BlockCommit = {
+  const commit: BlockBatch = {
     block: blockAt(3, txs),
     txs,
     receipts: [receiptOf(txs[0]!, 3, 0)],
@@ -352,7 +352,7 @@ test('ChainStore: a type-filtered transaction list is filtered before it is page
   const credit = (n: number): Tx => ({ ...transfer(n), origin: 'system', target: 'faucet', nonce: 0n });
   for (const height of [1, 2, 3]) {
     const txs = [credit(height), ...Array.from({ length: height === 1 ? 0 : 2 }, (_, i) => transfer(height * 100 + i))];
-    await store.commitBlock({ block: blockAt(height, txs), txs, receipts: txs.map((t, i) => receiptOf(t, height, i)), stateChanges: [], extraOps: [] });
+    await store.commitBlock({ block: blockAt(height, txs), txs, receipts: txs.map((t, i) => receiptOf(t, height, i)), events: [], stateChanges: [], extraOps: [] });
   }
   const isCredit = (target: string): boolean => target === 'faucet';
   assert.deepEqual(await store.matchingTxHashes(undefined, isCredit, 0, 2), { hashes: [credit(3).hash, credit(2).hash], total: 3 });

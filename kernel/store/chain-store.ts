@@ -1,4 +1,4 @@
-import type { BlockEvent, BlockRecord, Receipt, Tx } from '../chain/types.js';
+import type { BlockEvent, BlockRecord, CommittedBlock, DecidedCommit, Receipt, Tx } from '../chain/types.js';
 import type { IndexWrite } from '../chain/index-stage.js';
 import type { StateSource } from '../state/overlay.js';
 import { jsonRecord } from '../state/record-codec.js';
@@ -136,22 +136,16 @@ export interface StoredTx {
   receipt: Receipt;
 }
 
-export interface BlockCommit {
-  readonly block: BlockRecord;
-  readonly txs: readonly Tx[];
-  readonly receipts: readonly Receipt[];
-  /** The block's events in order, each `index` its place in this list. */
-  readonly events?: readonly BlockEvent[];
+/** A committed block and everything else its one atomic batch writes. */
+export interface BlockBatch extends CommittedBlock {
   /** Sorted state writes of the block (null = delete). */
   readonly stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>;
   /** Plugins' node-local index writes in the order staged: outside the state root, inside this batch. */
   readonly indexWrites?: readonly IndexWrite[];
   /** Extra ops computed for the block (state tree nodes, plugin indexes). */
   readonly extraOps: readonly KvOp[];
-  /** Commit certificate (consensus layer's encoding), when there is one. */
-  readonly commit?: Uint8Array;
-  /** Validators whose precommit that certificate carries (none without one): for the activity index. */
-  readonly precommitters?: readonly string[];
+  /** The block's commit certificate, when there is one (a network of one validator has none). */
+  readonly certificate?: DecidedCommit;
 }
 
 const ABSENT = Symbol('absent');
@@ -404,7 +398,7 @@ export class ChainStore {
   }
 
   /** Writes a block and everything it changed in one atomic, durable batch. */
-  async commitBlock(c: BlockCommit): Promise<ChainMeta> {
+  async commitBlock(c: BlockBatch): Promise<ChainMeta> {
     const { block } = c;
     const height = block.header.height;
     if (height !== this.meta.height + 1) throw new Error(`commitBlock: expected height ${this.meta.height + 1}, got ${height}`);
@@ -413,7 +407,7 @@ export class ChainStore {
     const blockBytes = blockCodec.encode(block);
     put(blockKey(height), blockBytes);
     put(blockByHashKey(block.hash), blockKey(height).slice(PREFIX.block.length));
-    if (c.commit) put(commitKey(height), c.commit);
+    if (c.certificate) put(commitKey(height), c.certificate.bytes);
     const totals = new Map<string, AddressTotals>();
     const totalsOf = async (address: string): Promise<AddressTotals> => {
       let t = totals.get(address);
@@ -448,14 +442,14 @@ export class ChainStore {
       else put(stateKey(key), value);
     }
     const eventBytes: Uint8Array[] = [];
-    for (const e of c.events ?? []) {
+    for (const e of c.events) {
       const bytes = eventCodec.encode(e);
       eventBytes.push(bytes);
       put(eventKey(height, e.index), bytes);
     }
     ops.push(...indexWriteOps(c.indexWrites ?? []));
     ops.push(...c.extraOps);
-    const activity = await this.activity.update(height, block.header.proposer, c.precommitters ?? []);
+    const activity = await this.activity.update(height, block.header.proposer, c.certificate?.signers ?? []);
     ops.push(...activity.ops);
     const meta: ChainMeta = {
       height,

@@ -26,7 +26,7 @@ async function open(kv: KvStore): Promise<ChainStore> {
 
 /** Commits the next block proposed by `proposer` with a certificate carrying `signers`' precommits. */
 function commit(store: ChainStore, proposer: string, signers: readonly string[]): Promise<unknown> {
-  return store.commitBlock({ block: emptyBlock(store.head.height + 1, proposer), txs: [], receipts: [], stateChanges: [], extraOps: [], precommitters: signers });
+  return store.commitBlock({ block: emptyBlock(store.head.height + 1, proposer), txs: [], receipts: [], events: [], stateChanges: [], extraOps: [], ...(signers.length > 0 ? { certificate: { bytes: new Uint8Array([1]), signers } } : {}) });
 }
 
 test('validator activity: proposals, precommits and the last height of either are counted per committed block', async () => {

@@ -1,4 +1,4 @@
-import { formatCoin, jsonRecord, type Evidence, type ReadonlyStore, type WriteContext } from '../../kernel/sdk.js';
+import { formatCoin, jsonRecord, type ReadonlyStore, type ReportedEvidence, type WriteContext } from '../../kernel/sdk.js';
 import { payeeOf } from './ledger.js';
 import { readNode, readStake, writeNode, writeStake } from './store.js';
 
@@ -28,7 +28,7 @@ const slashKey = (height: number, validator: string): string => `slash/${String(
  * not slashed. The kernel verifies the evidence, applies each piece once and only within the
  * evidence window before this runs.
  */
-export async function slashDoubleSign(ctx: WriteContext, ev: Evidence): Promise<void> {
+export async function slashDoubleSign(ctx: WriteContext, ev: ReportedEvidence): Promise<void> {
   const node = await readNode(ctx.store, ev.validator);
   const stake = await readStake(ctx.store, ev.validator);
   if (!node || !stake) return;
@@ -37,7 +37,9 @@ export async function slashDoubleSign(ctx: WriteContext, ev: Evidence): Promise<
   const wanted = ((await p.get('min_stake')) * fraction) / 10_000n;
   const amount = wanted < stake.amount ? wanted : stake.amount;
   const reward = (amount * (await p.get('slash_reward_fraction_bps'))) / 10_000n;
-  const reporter = await payeeOf(ctx.store, ctx.block.proposer).catch(() => ctx.block.proposer);
+  // The kernel names the reporter (decisions.md §24: the proposer of the including block); a
+  // `.node` is paid through its owner (§30).
+  const reporter = await payeeOf(ctx.store, ev.reporter).catch(() => ev.reporter);
   const jailedUntil = ctx.block.height + Number(await p.get('jail_blocks'));
   writeStake(ctx.store, ev.validator, { ...stake, amount: stake.amount - amount });
   writeNode(ctx.store, { ...node, jailed_until: jailedUntil });

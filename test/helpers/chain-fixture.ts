@@ -95,8 +95,8 @@ export const VALIDATOR_KEY = nobleProvider.keygen(new Uint8Array(32).fill(200));
 /** The fixture validator (chain:v0.node) and three others of equal power: a set where its key is a quarter of the power. */
 export function fourEqualValidators(): ValidatorSet {
   return new ValidatorSet([
-    { address: 'chain:v0.node', publicKey: VALIDATOR_KEY.publicKey, power: 10n },
-    ...[1, 2, 3].map((i) => ({ address: `chain:v${i}.node`, publicKey: nobleProvider.keygen(new Uint8Array(32).fill(90 + i)).publicKey, power: 10n })),
+    { address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), power: 10n },
+    ...[1, 2, 3].map((i) => ({ address: `chain:v${i}.node`, public_key: toHex(nobleProvider.keygen(new Uint8Array(32).fill(90 + i)).publicKey), power: 10n })),
   ]);
 }
 

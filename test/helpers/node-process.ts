@@ -55,10 +55,11 @@ export interface ChainProcess {
 
 /**
  * Runs `chain <args>` and resolves once a log line matches `listening` (its first group is the
- * port); rejects with the process's output if it exits first.
+ * port); rejects with the process's output if it exits first. `cli`: another build of the binary
+ * (the test build, test/fixtures/test-chain.ts).
  */
-export function spawnChainProcess(args: string[], env: NodeJS.ProcessEnv, listening: RegExp, opts: { scheme?: 'http' | 'https'; killAfterMs?: number } = {}): Promise<ChainProcess> {
-  const proc = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnChainProcess(args: string[], env: NodeJS.ProcessEnv, listening: RegExp, opts: { scheme?: 'http' | 'https'; killAfterMs?: number; cli?: string } = {}): Promise<ChainProcess> {
+  const proc = spawn(process.execPath, [opts.cli ?? CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
   proc.stderr!.on('data', (d: Buffer) => logs.push(d.toString()));
   return new Promise<ChainProcess>((resolve, reject) => {

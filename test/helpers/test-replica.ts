@@ -18,6 +18,11 @@ export interface TestReplicaOptions {
   readonly now?: () => number;
   /** Consensus signatures off the event loop, as a node with workers has them. */
   readonly consensusCrypto?: ReplicaOptions['consensusCrypto'];
+  /**
+   * Timeouts, gossip and status announcements at this many milliseconds instead of 600 s: a
+   * network of replicas that runs by itself, for tests that watch it rather than script it.
+   */
+  readonly liveMs?: number;
 }
 
 /**
@@ -34,9 +39,9 @@ export function testReplica(o: TestReplicaOptions): Replica {
     pace: o.pace ?? { blockMs: 200, emptyBlockMs: 600_000 },
     syncHistoryBlocks: 100,
     log: pino({ level: 'silent' }),
-    timeouts: { proposeBaseMs: 600_000, prevoteBaseMs: 600_000, precommitBaseMs: 600_000 },
-    gossipMs: 600_000,
-    statusMs: 600_000,
+    timeouts: { proposeBaseMs: o.liveMs ?? 600_000, prevoteBaseMs: o.liveMs ?? 600_000, precommitBaseMs: o.liveMs ?? 600_000 },
+    gossipMs: o.liveMs ?? 600_000,
+    statusMs: o.liveMs ?? 600_000,
     ...(o.now ? { now: o.now } : {}),
     ...(o.consensusCrypto ? { consensusCrypto: o.consensusCrypto } : {}),
   });

@@ -1,4 +1,5 @@
 import { canonicalJson } from '../../kernel/codec/json.js';
+import { toHex } from '../../kernel/codec/hex.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
 import type { KeyPair, SignatureProvider } from '../../kernel/crypto/provider.js';
 import { signProposal, signVote } from '../../kernel/consensus/encoding.js';
@@ -26,7 +27,7 @@ export function fixture(stakes: readonly bigint[], provider: SignatureProvider =
     const kp = provider.keygen(sha3(`fixture-key|${i}`));
     keys.set(address, kp);
     addresses.push(address);
-    return { address, publicKey: kp.publicKey, power };
+    return { address, public_key: toHex(kp.publicKey), power };
   });
   return { provider, set: new ValidatorSet(validators), addresses, keys };
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { toHex } from '../../kernel/codec/hex.js';
 import { verifyCommit } from '../../kernel/consensus/commit.js';
 import { verifyEvidence } from '../../kernel/consensus/evidence.js';
 import type { TimeoutConfig } from '../../kernel/consensus/timeouts.js';
@@ -76,7 +77,7 @@ export async function runSimulation(cfg: SimConfig): Promise<SimResult> {
   const network = new MemoryNetwork(scheduler, root.fork(), cfg.links);
   const keys = Array.from({ length: cfg.validators }, (_, i) => keyPairFor(provider, i));
   const validators = new ValidatorSet(
-    keys.map((kp, i) => ({ address: validatorAddress(i), publicKey: kp.publicKey, power: cfg.stakes?.[i] ?? 1_000_000n })),
+    keys.map((kp, i) => ({ address: validatorAddress(i), public_key: toHex(kp.publicKey), power: cfg.stakes?.[i] ?? 1_000_000n })),
   );
   let stableFromMs = 0;
   for (const p of cfg.partitions ?? []) {

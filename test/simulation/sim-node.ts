@@ -7,7 +7,7 @@ import { signProposal, signVote } from '../../kernel/consensus/encoding.js';
 import { TendermintMachine } from '../../kernel/consensus/machine.js';
 import { LocalPrivValidator } from '../../kernel/consensus/priv-validator.js';
 import type { TimeoutConfig } from '../../kernel/consensus/timeouts.js';
-import type { CommitCertificate, Evidence, SignedProposal, SignedVote, TimeoutKind } from '../../kernel/consensus/types.js';
+import type { CommitCertificate, ConsensusEvidence, SignedProposal, SignedVote, TimeoutKind } from '../../kernel/consensus/types.js';
 import type { ValidatorSet } from '../../kernel/consensus/validator-set.js';
 import { decodeConsensusMessage, encodeConsensusMessage, type ConsensusMessage } from '../../kernel/consensus/wire.js';
 import type { Prng } from '../../kernel/p2p/memory/prng.js';
@@ -56,7 +56,7 @@ export class SimNode {
   readonly address: string;
   readonly behaviour: Behaviour;
   readonly decisions = new Map<number, Decision>();
-  readonly evidence: Evidence[] = [];
+  readonly evidence: ConsensusEvidence[] = [];
   readonly errors: string[] = [];
   height = 1;
   malformed = 0;
