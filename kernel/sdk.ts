@@ -72,6 +72,7 @@ export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
 export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
 export { RouteTable, type HttpMethod, type RpcHandler, type RpcRequest } from './node/route-table.js';
 export { TEST_NETWORK_ONLY } from './node/test-network-routes.js';
+export { pageOf, type Page } from './node/pagination.js';
 export type { NodeConfig } from './config/schema.js';
 
 // The HTTP/WebSocket adapter, for service plugins that serve their own port (the gateway).
