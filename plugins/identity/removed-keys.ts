@@ -1,0 +1,22 @@
+import { sha3Hex0x } from '../../kernel/sdk.js';
+
+/**
+ * A main key that rotation or recovery removed, kept in the identity plugin's store: other
+ * plugins read it (`ctx.read('identity')`) to end what that key authorised. The session plugin
+ * ends every session key the removed key granted, for good: a key added back later does not
+ * revive them, because the record says from which height the key stopped counting.
+ */
+export interface RemovedKey {
+  readonly height: number;
+}
+
+export const IDENTITY_NAMESPACE = 'identity';
+
+/** Short, fixed-length id of a public key for state keys (a key's hex is 3 904 characters). */
+export function keyId(publicKeyHex: string): string {
+  return sha3Hex0x(publicKeyHex).slice(2, 34);
+}
+
+export function removedKeyPath(account: string, publicKeyHex: string): string {
+  return `removed/${account}/${keyId(publicKeyHex)}`;
+}
