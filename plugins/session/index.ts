@@ -1,4 +1,5 @@
-import { definePlugin, type NodeServices } from '../../kernel/sdk.js';
+import { definePlugin, requireMainKey, type NodeServices } from '../../kernel/sdk.js';
+import { MAIN_KEY_ONLY_OPERATIONS } from './main-key-only.js';
 import { grantSession } from './operations/grant.js';
 import { revokeSession } from './operations/revoke.js';
 import { sessionProblem } from './limits.js';
@@ -25,6 +26,9 @@ export const sessionPlugin = definePlugin<Record<string, never>, NodeServices>({
     api.hooks.resolveSigner.tapPromise(api.name, async (ctx, req) => {
       const g = await ctx.store.getRecord<SessionGrant>(grantPath(req.actor, req.publicKey));
       if (!g || g.session_pk !== req.publicKey) return undefined;
+      // Said first, whatever the grant's scope: these are never a session key's to sign.
+      const mainOnly = req.operation === undefined ? undefined : MAIN_KEY_ONLY_OPERATIONS.get(req.operation);
+      if (mainOnly !== undefined) return requireMainKey({ kind: 'session', publicKey: req.publicKey, account: req.actor, payer: req.actor, grantedBy: api.name }, mainOnly);
       const problem = await sessionProblem(ctx, g, req.tx);
       if (problem) return problem;
       const moved = req.tx.value;

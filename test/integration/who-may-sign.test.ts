@@ -1,0 +1,134 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { labelledWallet, signOperation, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
+import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
+import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
+
+/**
+ * Who may sign (issue 25) on a real 4-validator devnet, through the RPC as a client would:
+ * session keys, sponsors, rotation and guardian recovery. One devnet serves every scenario; the
+ * test build's `memo` plugin provides `POST /test/inject`, a proposer that skips checkTx, so each
+ * refusal is seen at admission and again in a block.
+ */
+let clock = Date.now();
+const nextNonce = (): number => ++clock;
+const SESSION = 'chain:system.session';
+
+describe('who may sign, on a real devnet', () => {
+  let net: TestDevnet;
+  const owner = labelledWallet('wms-owner');
+  const agent = labelledWallet('wms-agent');
+  const late = labelledWallet('wms-late-agent');
+  const shop = labelledWallet('wms-shop');
+  const stranger = labelledWallet('wms-stranger');
+
+  const rpc = (i = 0): string => net.rpcUrls[i]!;
+  const balanceOf = async (address: string): Promise<number> => (await getJson(`${rpc()}/api/v1/accounts/${address}`)).body.balance as number;
+  const nextTxNonce = async (address: string): Promise<number> => (await getJson(`${rpc()}/api/v1/accounts/${address}`)).body.next_nonce as number;
+  const height = async (): Promise<number> => (await getJson(`${rpc()}/health`)).body.height as number;
+  const op = (w: Wallet, actor: string, target: string, body: Record<string, unknown>, value = 0) => signOperation(w, { actor, target, value, nonce: nextNonce(), body });
+  async function confirmed(path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const r = await postJson(`${net.gatewayUrl}${path}`, body);
+    assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+    const tx = await waitConfirmed(rpc(), r.body.tx_hash as string);
+    assert.equal(tx.status, 'confirmed', JSON.stringify(tx));
+    return tx;
+  }
+  /** Refused at admission with `status` and a message matching `re`. */
+  async function refused(path: string, body: Record<string, unknown>, status: number, re: RegExp): Promise<void> {
+    const r = await postJson(`${rpc()}${path}`, body);
+    assert.equal(r.status, status, `${path}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.error as string, re);
+  }
+  /** Put straight into every validator's pool (a proposer that skipped checkTx): included, and failed in the block. */
+  async function failsInBlock(body: Record<string, unknown>, re: RegExp, opName?: string): Promise<Record<string, unknown>> {
+    const envelope = opName === undefined ? body : { ...body, _op: opName };
+    let hash = '';
+    for (const url of net.rpcUrls) hash = (await postJson(`${url}/test/inject`, envelope)).body.injected as string;
+    const tx = await waitConfirmed(rpc(1), hash);
+    assert.equal(tx.status, 'failed', JSON.stringify(tx));
+    assert.match(tx.error as string, re);
+    return tx;
+  }
+  async function sameRootEverywhere(): Promise<void> {
+    const h = Math.min(...(await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/health`)).body.height as number))));
+    const roots = await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/api/v1/blocks/${h}`)).body.state_root));
+    assert.equal(new Set(roots).size, 1, `state roots at height ${h}: ${roots.join(', ')}`);
+  }
+
+  before(async () => {
+    net = await startTestDevnet({ cli: resolve('dist/test/fixtures/test-chain.js'), enablePlugins: ['memo'] });
+    for (const w of [owner, stranger]) {
+      const f = await postJson(`${net.gatewayUrl}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex });
+      assert.equal(f.status, 200, JSON.stringify(f.body));
+      await waitConfirmed(rpc(), f.body.tx_hash as string);
+    }
+  });
+  after(async () => net?.stop());
+
+  describe('session keys', () => {
+    const grant = (key: Wallet, scope: '*' | string[], cap: number, expiry: number, signer: Wallet = owner) =>
+      op(signer, owner.address, SESSION, { account: owner.address, session_pk: key.publicKeyHex, scope, cap, expiry_block: expiry });
+    const asAgent = async (key: Wallet, to: string, value: number) => signTransfer(key, { from: owner.address, to, value, nonce: await nextTxNonce(owner.address) });
+
+    test('a granted key sends within scope and cap; another address, beyond the cap, a grant by the key itself are 401 at admission and fail in a block; the list shows spent', async () => {
+      await confirmed('/api/v1/session/grant', grant(agent, [shop.address], 1000, (await height()) + 10_000));
+      const ownerBefore = await balanceOf(owner.address);
+      const sent = await postJson(`${net.gatewayUrl}/api/v1/transactions`, await asAgent(agent, shop.address, 600));
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      const tx = await waitConfirmed(rpc(2), sent.body.tx_hash as string);
+      assert.equal(tx.status, 'confirmed');
+      assert.equal(await balanceOf(shop.address), 600);
+      assert.equal(await balanceOf(owner.address), ownerBefore - 600 - 21, 'the value and a transfer\'s fee, from the account');
+
+      const list = await getJson(`${net.gatewayUrl}/api/v1/session/list/${owner.address}`);
+      assert.equal(list.status, 200, JSON.stringify(list.body));
+      const grants = list.body.grants as Array<Record<string, unknown>>;
+      assert.equal(list.body.total, 1);
+      assert.deepEqual(
+        { ...grants[0], expiry_block: 0, granted_height: 0 },
+        { account: owner.address, session_pk: agent.publicKeyHex, scope: [shop.address], cap: 1000, cap_human: '0.001 COIN', expiry_block: 0, spent: 600, spent_human: '0.0006 COIN', status: 'active', granted_height: 0, revoked_height: null },
+      );
+      assert.equal(list.body.has_more, false);
+
+      await refused('/api/v1/transactions', await asAgent(agent, shop.address, 401), 401, /session spend cap exceeded/);
+      await refused('/api/v1/transactions', await asAgent(agent, stranger.address, 1), 401, new RegExp(`scope does not include ${stranger.address}`));
+      const selfGrant = grant(late, '*', 10, 10_000_000, agent);
+      await refused('/api/v1/session/grant', selfGrant, 401, /only a main key of the account may grant session keys/);
+      const before = await balanceOf(owner.address);
+      await failsInBlock(await asAgent(agent, shop.address, 401), /session spend cap exceeded/);
+      await failsInBlock(await asAgent(agent, stranger.address, 1), /scope does not include/);
+      assert.equal(await balanceOf(owner.address), before, 'refused signers are charged nothing');
+      await failsInBlock(selfGrant, /only a main key/, 'grant_session');
+      assert.equal((await getJson(`${rpc(3)}/api/v1/session/list/${owner.address}`)).body.total, 1, 'no grant was made by the session key');
+      await sameRootEverywhere();
+    });
+
+    test('a grant is valid in blocks below expiry_block: after it, 401 at admission and a failure in the block', async () => {
+      const expiry = (await height()) + 3;
+      await confirmed('/api/v1/session/grant', grant(late, '*', 1000, expiry));
+      await until(`height ${expiry}`, async () => ((await height()) >= expiry ? true : undefined));
+      const body = await asAgent(late, shop.address, 1);
+      await refused('/api/v1/transactions', body, 401, new RegExp(`session key expired: valid in blocks below expiry_block ${expiry}`));
+      await failsInBlock(body, /session key expired/);
+      const listed = (await getJson(`${rpc()}/api/v1/session/list/${owner.address}`)).body.grants as Array<Record<string, unknown>>;
+      assert.equal(listed.find((g) => g.session_pk === late.publicKeyHex)?.status, 'expired');
+      await sameRootEverywhere();
+    });
+
+    test('revocation holds from the next block: a transfer signed before it is refused at admission and fails when a proposer includes it', async () => {
+      const pending = await asAgent(agent, shop.address, 10);
+      const revoke = await confirmed('/api/v1/session/revoke', op(owner, owner.address, SESSION, { account: owner.address, session_pk: agent.publicKeyHex }));
+      assert.equal(revoke.type, 'revoke_session');
+      await refused('/api/v1/transactions', pending, 401, new RegExp(`session key revoked: revoked in block ${revoke.block as number}`));
+      await failsInBlock(pending, /session key revoked/);
+      const listed = (await getJson(`${rpc(2)}/api/v1/session/list/${owner.address}`)).body.grants as Array<Record<string, unknown>>;
+      const g = listed.find((x) => x.session_pk === agent.publicKeyHex)!;
+      assert.equal(g.status, 'revoked');
+      assert.equal(g.revoked_height, revoke.block);
+      assert.equal(g.spent, 600);
+      await sameRootEverywhere();
+    });
+  });
+});
