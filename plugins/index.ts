@@ -1,6 +1,7 @@
 import type { PluginDefinition } from '../kernel/sdk.js';
 import { faucetPlugin } from './faucet/index.js';
 import { sessionPlugin } from './session/index.js';
+import { sponsorPlugin } from './sponsor/index.js';
 
 /**
  * Every plugin this build knows. A network enables and orders them in configs/<network>.json;
@@ -9,4 +10,5 @@ import { sessionPlugin } from './session/index.js';
 export const PLUGIN_CATALOGUE: ReadonlyMap<string, PluginDefinition<any, any>> = new Map<string, PluginDefinition<any, any>>([ // eslint-disable-line @typescript-eslint/no-explicit-any
   [faucetPlugin.name, faucetPlugin],
   [sessionPlugin.name, sessionPlugin],
+  [sponsorPlugin.name, sponsorPlugin],
 ]);

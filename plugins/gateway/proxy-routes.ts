@@ -23,6 +23,7 @@ export const PROXIED_GETS = [
   // Reads of the state plugins that decide who may sign (plugins/session, sponsor, identity).
   '/api/v1/session/list/:account',
   '/api/v1/sponsor/:address',
+  '/api/v1/sponsor/:address/beneficiaries',
   '/api/v1/identity/:addr',
   '/api/v1/identity/recovery/:addr',
   '/api/v1/identity/guardian-of/:addr',

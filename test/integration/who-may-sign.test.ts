@@ -82,8 +82,12 @@ describe('who may sign, on a real devnet', () => {
       assert.equal(await balanceOf(shop.address), 600);
       assert.equal(await balanceOf(owner.address), ownerBefore - 600 - 21, 'the value and a transfer\'s fee, from the account');
 
-      const list = await getJson(`${net.gatewayUrl}/api/v1/session/list/${owner.address}`);
-      assert.equal(list.status, 200, JSON.stringify(list.body));
+      // Through the gateway, once its poller has seen the block (its cache is per height).
+      const list = await until('the grant\'s spent through the gateway', async () => {
+        const r = await getJson(`${net.gatewayUrl}/api/v1/session/list/${owner.address}`);
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return (r.body.grants as Array<Record<string, unknown>>)[0]?.spent === 600 ? r : undefined;
+      });
       const grants = list.body.grants as Array<Record<string, unknown>>;
       assert.equal(list.body.total, 1);
       assert.deepEqual(
@@ -128,6 +132,67 @@ describe('who may sign, on a real devnet', () => {
       assert.equal(g.status, 'revoked');
       assert.equal(g.revoked_height, revoke.block);
       assert.equal(g.spent, 600);
+      await sameRootEverywhere();
+    });
+  });
+
+  describe('sponsors', () => {
+    const SPONSOR = 'chain:system.sponsor';
+    const sponsor = labelledWallet('wms-sponsor');
+    const beneficiary = labelledWallet('wms-beneficiary');
+    const poolOf = async (address: string, url = rpc()) => (await getJson(`${url}/api/v1/sponsor/${address}`)).body;
+    const sponsorOp = (w: Wallet, actor: string, body: Record<string, unknown>, value = 0) => op(w, actor, SPONSOR, { address: actor, ...body }, value);
+
+    before(async () => {
+      for (const w of [sponsor, beneficiary]) {
+        const f = await postJson(`${net.gatewayUrl}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex });
+        assert.equal(f.status, 200, JSON.stringify(f.body));
+        await waitConfirmed(rpc(), f.body.tx_hash as string);
+      }
+    });
+
+    test('a sponsored transaction is paid by the pool; a stranger cannot move or redirect it, at admission or in a block; withdraw returns the rest', async () => {
+      assert.deepEqual(await poolOf(sponsor.address), { address: sponsor.address, balance: 0, balance_human: '0 COIN' });
+      await confirmed('/api/v1/sponsor/deposit', sponsorOp(sponsor, sponsor.address, { amount: 5000 }, 5000));
+      await confirmed('/api/v1/sponsor/allow', sponsorOp(sponsor, sponsor.address, { beneficiary: beneficiary.address }));
+      assert.deepEqual(await poolOf(sponsor.address), { address: sponsor.address, balance: 5000, balance_human: '0.005 COIN' });
+      // The gateway serves the same read once its poller has seen the block.
+      await until('the pool through the gateway', async () => ((await poolOf(sponsor.address, net.gatewayUrl)).balance === 5000 ? true : undefined));
+
+      const before = await balanceOf(beneficiary.address);
+      const sent = await postJson(`${net.gatewayUrl}/api/v1/transactions`, signTransfer(beneficiary, { to: shop.address, value: 7, nonce: await nextTxNonce(beneficiary.address) }));
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      const tx = await waitConfirmed(rpc(3), sent.body.tx_hash as string);
+      assert.equal(tx.status, 'confirmed');
+      assert.equal(await balanceOf(beneficiary.address), before - 7, 'the beneficiary paid the value only');
+      assert.equal((await poolOf(sponsor.address)).balance, 5000 - 21, 'the pool paid the fee');
+
+      const strangerBefore = await balanceOf(stranger.address);
+      const own = await postJson(`${rpc()}/api/v1/transactions`, signTransfer(stranger, { to: shop.address, value: 1, nonce: await nextTxNonce(stranger.address) }));
+      assert.equal(own.status, 200, JSON.stringify(own.body));
+      await waitConfirmed(rpc(), own.body.tx_hash as string);
+      assert.equal(await balanceOf(stranger.address), strangerBefore - 1 - 21, 'a stranger pays its own fee');
+      assert.equal((await poolOf(sponsor.address)).balance, 5000 - 21);
+
+      const drain = sponsorOp(stranger, sponsor.address, { amount: 100 }, 100);
+      await refused('/api/v1/sponsor/withdraw', drain, 401, /not bound to/);
+      await failsInBlock(drain, /not bound to/, 'sponsor_withdraw');
+      const redirect = sponsorOp(stranger, sponsor.address, { beneficiary: stranger.address });
+      await refused('/api/v1/sponsor/allow', redirect, 401, /not bound to/);
+      await failsInBlock(redirect, /not bound to/, 'sponsor_allow');
+      const takeOver = sponsorOp(stranger, stranger.address, { beneficiary: beneficiary.address });
+      await refused('/api/v1/sponsor/allow', takeOver, 409, /already sponsored by/);
+      await refused('/api/v1/sponsor/withdraw', sponsorOp(sponsor, sponsor.address, { amount: 5000 }, 5000), 400, /holds 4979 ucoin, less than 5000/);
+      assert.equal((await poolOf(sponsor.address)).balance, 5000 - 21);
+
+      const sponsorBefore = await balanceOf(sponsor.address);
+      await confirmed('/api/v1/sponsor/withdraw', sponsorOp(sponsor, sponsor.address, { amount: 4979 }, 4979));
+      assert.equal((await poolOf(sponsor.address)).balance, 0);
+      assert.equal(await balanceOf(sponsor.address), sponsorBefore + 4979 - 30);
+      const after = await balanceOf(beneficiary.address);
+      const unpaid = await postJson(`${rpc()}/api/v1/transactions`, signTransfer(beneficiary, { to: shop.address, value: 1, nonce: await nextTxNonce(beneficiary.address) }));
+      await waitConfirmed(rpc(), unpaid.body.tx_hash as string);
+      assert.equal(await balanceOf(beneficiary.address), after - 1 - 21, 'an empty pool: the sender pays');
       await sameRootEverywhere();
     });
   });
