@@ -2,6 +2,7 @@ import type { PluginDefinition } from '../kernel/sdk.js';
 import { faucetPlugin } from './faucet/index.js';
 import { sessionPlugin } from './session/index.js';
 import { sponsorPlugin } from './sponsor/index.js';
+import { identityPlugin } from './identity/index.js';
 
 /**
  * Every plugin this build knows. A network enables and orders them in configs/<network>.json;
@@ -11,4 +12,5 @@ export const PLUGIN_CATALOGUE: ReadonlyMap<string, PluginDefinition<any, any>> =
   [faucetPlugin.name, faucetPlugin],
   [sessionPlugin.name, sessionPlugin],
   [sponsorPlugin.name, sponsorPlugin],
+  [identityPlugin.name, identityPlugin],
 ]);

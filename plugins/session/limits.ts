@@ -1,5 +1,5 @@
 import { unauthorized, type ChainError, type ReadContext, type Tx } from '../../kernel/sdk.js';
-import { IDENTITY_NAMESPACE, removedKeyPath, type RemovedKey } from '../identity/removed-keys.js';
+import { IDENTITY_NAMESPACE, removedKeyPath, resetPath, type RemovedKey } from '../identity/removed-keys.js';
 import type { SessionGrant } from './store.js';
 
 /** Where a grant stands for a block at `height`: what the list view shows and what signing needs. */
@@ -11,8 +11,11 @@ export type GrantStatus = 'active' | 'revoked' | 'expired' | 'ended';
  * session README). Read from state, so every validator judges it alike.
  */
 async function granterRemoved(ctx: Pick<ReadContext, 'accounts' | 'read'>, g: SessionGrant): Promise<boolean> {
-  const removed = await ctx.read(IDENTITY_NAMESPACE).getRecord<RemovedKey>(removedKeyPath(g.account, g.granted_by));
-  if (removed !== undefined && removed.height >= g.granted_height) return true;
+  const identity = ctx.read(IDENTITY_NAMESPACE);
+  for (const path of [removedKeyPath(g.account, g.granted_by), resetPath(g.account)]) {
+    const removed = await identity.getRecord<RemovedKey>(path);
+    if (removed !== undefined && removed.height >= g.granted_height) return true;
+  }
   const keys = await ctx.accounts.mainKeys(g.account, g.granted_by_derived ? g.granted_by : undefined);
   return !keys.keys.includes(g.granted_by);
 }

@@ -11,5 +11,9 @@ export const MAIN_KEY_ONLY_OPERATIONS: ReadonlyMap<string, string> = new Map([
   ['sponsor_disallow', 'choose whom a sponsor pool pays for'],
   ['rotate_key', 'rotate keys'],
   ['recovery_setup', 'change recovery'],
+  ['recovery_request', 'request a recovery'],
+  ['recovery_approve', 'approve a recovery'],
+  ['recovery_reject', 'reject a recovery'],
+  ['recovery_withdraw', 'withdraw a recovery request'],
   ['recovery_cancel', 'cancel a recovery'],
 ]);
