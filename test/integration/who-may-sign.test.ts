@@ -1,7 +1,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
-import { labelledWallet, signOperation, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
+import { labelledWallet, signOperation, signOwnLayout, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
+import { identityMessages } from '../../plugins/identity/messages.js';
 import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 
@@ -33,6 +34,8 @@ describe('who may sign, on a real devnet', () => {
     assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
     const tx = await waitConfirmed(rpc(), r.body.tx_hash as string);
     assert.equal(tx.status, 'confirmed', JSON.stringify(tx));
+    // Reads that follow may go to any validator: each has applied the block by then.
+    for (const url of net.rpcUrls) await waitConfirmed(url, r.body.tx_hash as string);
     return tx;
   }
   /** Refused at admission with `status` and a message matching `re`. */
@@ -46,6 +49,8 @@ describe('who may sign, on a real devnet', () => {
     const envelope = opName === undefined ? body : { ...body, _op: opName };
     let hash = '';
     for (const url of net.rpcUrls) hash = (await postJson(`${url}/test/inject`, envelope)).body.injected as string;
+    // Every validator has applied the block before the next step reads nonces or balances.
+    for (const url of net.rpcUrls) await waitConfirmed(url, hash);
     const tx = await waitConfirmed(rpc(1), hash);
     assert.equal(tx.status, 'failed', JSON.stringify(tx));
     assert.match(tx.error as string, re);
@@ -193,6 +198,121 @@ describe('who may sign, on a real devnet', () => {
       const unpaid = await postJson(`${rpc()}/api/v1/transactions`, signTransfer(beneficiary, { to: shop.address, value: 1, nonce: await nextTxNonce(beneficiary.address) }));
       await waitConfirmed(rpc(), unpaid.body.tx_hash as string);
       assert.equal(await balanceOf(beneficiary.address), after - 1 - 21, 'an empty pool: the sender pays');
+      await sameRootEverywhere();
+    });
+  });
+
+  describe('identity', () => {
+    const rot = labelledWallet('wms-rot');
+    const rotNew = labelledWallet('wms-rot-new');
+    const rotAgent = labelledWallet('wms-rot-agent');
+    const victim = labelledWallet('wms-victim');
+    const victimNew = labelledWallet('wms-victim-new');
+    const holder = labelledWallet('wms-holder');
+    const holderAgent = labelledWallet('wms-holder-agent');
+    const guardians = [labelledWallet('wms-g1'), labelledWallet('wms-g2'), labelledWallet('wms-g3')] as const;
+    const [g1, g2, g3] = guardians;
+    const signed = <B extends Record<string, unknown>>(w: Wallet, layout: (b: B, n: bigint) => string, body: B) => {
+      const nonce = nextNonce();
+      return signOwnLayout(w, layout(body, BigInt(nonce)), body, nonce);
+    };
+    const identityOf = async (address: string) => (await getJson(`${rpc()}/api/v1/identity/${address}`)).body;
+    const sendAs = async (key: Wallet, from: string) => signTransfer(key, { from, to: shop.address, value: 1, nonce: await nextTxNonce(from) });
+
+    before(async () => {
+      for (const w of [rot, victim, holder, ...guardians]) {
+        const f = await postJson(`${net.gatewayUrl}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex });
+        assert.equal(f.status, 200, JSON.stringify(f.body));
+        await waitConfirmed(rpc(), f.body.tx_hash as string);
+      }
+    });
+
+    test('rotation: the new key signs, the removed key is refused (and the session keys it granted end), version rose; a session key cannot rotate', async () => {
+      assert.deepEqual(await identityOf(rot.address), { address: rot.address, keys: [rot.publicKeyHex], version: 0 });
+      assert.equal((await getJson(`${rpc()}/api/v1/identity/chain:nobody.vault`)).status, 404);
+      await confirmed('/api/v1/session/grant', op(rot, rot.address, SESSION, { account: rot.address, session_pk: rotAgent.publicKeyHex, scope: '*', cap: 1000, expiry_block: (await height()) + 100_000 }));
+      const add = await confirmed('/api/v1/identity/rotate', signed(rot, identityMessages.rotate, { owner: rot.address, add: rotNew.publicKeyHex, remove: '' }));
+      assert.equal(add.type, 'rotate_key');
+      assert.deepEqual(await identityOf(rot.address), { address: rot.address, keys: [rot.publicKeyHex, rotNew.publicKeyHex], version: 1 });
+      const byNew = await postJson(`${rpc(1)}/api/v1/transactions`, await sendAs(rotNew, rot.address));
+      assert.equal(byNew.status, 200, JSON.stringify(byNew.body));
+      assert.equal((await waitConfirmed(rpc(), byNew.body.tx_hash as string)).status, 'confirmed');
+
+      const bySession = signed(rotAgent, identityMessages.rotate, { owner: rot.address, add: rotAgent.publicKeyHex, remove: '' });
+      await refused('/api/v1/identity/rotate', bySession, 401, /only a main key of the account may rotate keys/);
+      await failsInBlock(bySession, /only a main key/, 'rotate_key');
+
+      await confirmed('/api/v1/identity/rotate', signed(rotNew, identityMessages.rotate, { owner: rot.address, add: '', remove: rot.publicKeyHex }));
+      assert.deepEqual(await identityOf(rot.address), { address: rot.address, keys: [rotNew.publicKeyHex], version: 2 });
+      const byOld = await sendAs(rot, rot.address);
+      await refused('/api/v1/transactions', byOld, 401, /not bound to/);
+      await failsInBlock(byOld, /not bound to/);
+      const byEnded = await sendAs(rotAgent, rot.address);
+      await refused('/api/v1/transactions', byEnded, 401, /session key ended/);
+      await failsInBlock(byEnded, /session key ended/);
+      const grants = (await getJson(`${rpc()}/api/v1/session/list/${rot.address}`)).body.grants as Array<Record<string, unknown>>;
+      assert.equal(grants[0]!.status, 'ended');
+      await sameRootEverywhere();
+    });
+
+    test('recovery: 2 of 3 guardians and a timelock hand the account to a new key; a guardian cannot approve twice, a non-guardian cannot approve; the old key is then refused', async () => {
+      await confirmed('/api/v1/identity/recovery/setup', signed(victim, identityMessages.setup, { owner: victim.address, guardians: guardians.map((g) => g.address), threshold: 2, timelock: 3 }));
+      const guarded = await until('guardian-of through the gateway', async () => {
+        const body = (await getJson(`${net.gatewayUrl}/api/v1/identity/guardian-of/${g3.address}`)).body;
+        return (body.identities as string[]).length > 0 ? body : undefined;
+      });
+      assert.deepEqual(guarded.identities, [victim.address]);
+      assert.equal(guarded.total, 1);
+      await confirmed('/api/v1/identity/recovery/request', signed(g1, identityMessages.request, { requester: g1.address, target: victim.address, new_key: victimNew.publicKeyHex }));
+      await confirmed('/api/v1/identity/recovery/approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: victim.address }));
+      const twice = signed(g1, identityMessages.approve, { guardian: g1.address, target: victim.address });
+      await refused('/api/v1/identity/recovery/approve', twice, 400, /already approved/);
+      await failsInBlock(twice, /already approved/, 'recovery_approve');
+      const notGuardian = signed(stranger, identityMessages.approve, { guardian: stranger.address, target: victim.address });
+      await refused('/api/v1/identity/recovery/approve', notGuardian, 403, /is not a guardian of/);
+      await failsInBlock(notGuardian, /is not a guardian of/, 'recovery_approve');
+      const open = (await getJson(`${rpc()}/api/v1/identity/recovery/${victim.address}`)).body;
+      assert.equal(open.configured, true);
+      assert.deepEqual((open.request as Record<string, unknown>).approvals, [g1.address]);
+
+      await confirmed('/api/v1/identity/recovery/approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: victim.address }));
+      for (const url of net.rpcUrls) {
+        await until(`recovery completed on ${url}`, async () => (((await getJson(`${url}/api/v1/identity/${victim.address}`)).body.version as number) === 1 ? true : undefined));
+      }
+      assert.deepEqual(await identityOf(victim.address), { address: victim.address, keys: [victimNew.publicKeyHex], version: 1 });
+      const done = (await getJson(`${rpc()}/api/v1/identity/recovery/${victim.address}`)).body;
+      assert.equal(done.request, null);
+      assert.equal((done.last_request as Record<string, unknown>).status, 'completed');
+      const byOld = await sendAs(victim, victim.address);
+      await refused('/api/v1/transactions', byOld, 401, /not bound to/);
+      await failsInBlock(byOld, /not bound to/);
+      const byNew = await postJson(`${rpc()}/api/v1/transactions`, await sendAs(victimNew, victim.address));
+      assert.equal(byNew.status, 200, JSON.stringify(byNew.body));
+      assert.equal((await waitConfirmed(rpc(), byNew.body.tx_hash as string)).status, 'confirmed');
+      await sameRootEverywhere();
+    });
+
+    test('the owner cancels a hostile recovery during the timelock and keeps the account; a session key cannot cancel it', async () => {
+      await confirmed('/api/v1/session/grant', op(holder, holder.address, SESSION, { account: holder.address, session_pk: holderAgent.publicKeyHex, scope: '*', cap: 1000, expiry_block: (await height()) + 100_000 }));
+      await confirmed('/api/v1/identity/recovery/setup', signed(holder, identityMessages.setup, { owner: holder.address, guardians: [g1.address, g2.address], threshold: 2, timelock: 100_000 }));
+      await confirmed('/api/v1/identity/recovery/request', signed(stranger, identityMessages.request, { requester: stranger.address, target: holder.address, new_key: stranger.publicKeyHex }));
+      await confirmed('/api/v1/identity/recovery/approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: holder.address }));
+      await confirmed('/api/v1/identity/recovery/approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: holder.address }));
+      const pending = (await getJson(`${rpc()}/api/v1/identity/recovery/${holder.address}`)).body.request as Record<string, unknown>;
+      assert.equal(pending.status, 'open');
+      assert.equal(typeof pending.due_height, 'number');
+
+      const bySession = signed(holderAgent, identityMessages.cancel, { owner: holder.address });
+      await refused('/api/v1/identity/recovery/cancel', bySession, 401, /only a main key of the account may cancel a recovery/);
+      await failsInBlock(bySession, /only a main key/, 'recovery_cancel');
+      await confirmed('/api/v1/identity/recovery/cancel', signed(holder, identityMessages.cancel, { owner: holder.address }));
+      const after = (await getJson(`${rpc(3)}/api/v1/identity/recovery/${holder.address}`)).body;
+      assert.equal(after.request, null);
+      assert.equal((after.last_request as Record<string, unknown>).status, 'cancelled');
+      assert.deepEqual(await identityOf(holder.address), { address: holder.address, keys: [holder.publicKeyHex], version: 0 });
+      const byOwner = await postJson(`${rpc()}/api/v1/transactions`, await sendAs(holder, holder.address));
+      assert.equal(byOwner.status, 200, JSON.stringify(byOwner.body));
+      assert.equal((await waitConfirmed(rpc(), byOwner.body.tx_hash as string)).status, 'confirmed');
       await sameRootEverywhere();
     });
   });
