@@ -56,6 +56,8 @@ describe('plugin SDK on a real devnet', () => {
     assert.deepEqual(Object.keys(r.body).sort(), ['estimated_block', 'status', 'success', 'tx_hash']);
     assert.equal(r.body.status, 'pending');
     const tx = await waitConfirmed(rpc(1), r.body.tx_hash as string);
+    // Balances below are read from validator 0, which may commit the block a moment later.
+    await waitConfirmed(rpc(), r.body.tx_hash as string);
     assert.equal(tx.type, 'set_memo');
     assert.equal(tx.status, 'confirmed');
     assert.equal(tx.from, alice.address);
@@ -95,6 +97,7 @@ describe('plugin SDK on a real devnet', () => {
     const failed = await postJson(`${rpc()}/api/v1/memo/set`, memoOp(alice, 'fail on purpose', failNonce));
     assert.equal(failed.status, 200, JSON.stringify(failed.body));
     const ft = await waitConfirmed(rpc(3), failed.body.tx_hash as string);
+    await waitConfirmed(rpc(), failed.body.tx_hash as string);
     assert.equal(ft.status, 'failed');
     assert.equal(ft.type, 'set_memo');
     assert.match(ft.error as string, /failed on purpose/);
@@ -114,6 +117,7 @@ describe('plugin SDK on a real devnet', () => {
       const sent = await postJson(`${net.gatewayUrl}/api/v1/memo/set`, memoOp(alice, 'heard'));
       assert.equal(sent.status, 200, JSON.stringify(sent.body));
       const tx = await waitConfirmed(rpc(2), sent.body.tx_hash as string);
+      await waitConfirmed(rpc(1), sent.body.tx_hash as string);
       const own = tx.events as Array<Record<string, unknown>>;
       assert.equal(own.length, 1);
       assert.deepEqual({ type: own[0]!.type, phase: own[0]!.phase, height: own[0]!.height, data: own[0]!.data }, { type: 'memo_set', phase: 'tx', height: tx.block, data: { address: alice.address, text: 'heard', tx_hash: sent.body.tx_hash } });
@@ -156,6 +160,7 @@ describe('plugin SDK on a real devnet', () => {
     let hash = '';
     for (const url of net.rpcUrls) hash = (await postJson(`${url}/test/inject`, injected)).body.injected as string;
     const inBlock = await waitConfirmed(rpc(2), hash);
+    await waitConfirmed(rpc(), hash);
     assert.equal(inBlock.status, 'failed');
     assert.match(inBlock.error as string, /helper spend cap exceeded/);
     assert.equal(await balanceOf(alice), aliceBefore, 'no value and no fee moved');
