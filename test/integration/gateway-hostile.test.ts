@@ -34,7 +34,7 @@ const TRAVERSALS = [
 ];
 
 /** What the gateway's own poller reads from the node; anything else upstream came from a client. */
-const POLLER_READ = /^\/(health|api\/v1\/blocks\/\d+|api\/v1\/validators|api\/v1\/blocks\?limit=\d+|api\/v1\/transactions\?limit=\d+)$/;
+const POLLER_READ = /^\/(health|api\/v1\/blocks\/\d+(?:\/events)?|api\/v1\/validators|api\/v1\/blocks\?limit=\d+|api\/v1\/transactions\?limit=\d+)$/;
 
 /** GET with the request target exactly as given: fetch() would resolve dot segments and backslashes first. */
 function rawGet(base: string, target: string): Promise<{ status: number; body: Record<string, unknown> }> {

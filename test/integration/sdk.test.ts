@@ -199,6 +199,7 @@ describe('plugin SDK on a real devnet', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal((await waitConfirmed(rpc(), r.body.tx_hash as string)).status, 'confirmed');
     for (const url of net.rpcUrls) {
+      await waitConfirmed(url, r.body.tx_hash as string); // the schedule change is applied there too
       const p = (await getJson(`${url}/api/v1/plugins`)).body.plugins as Array<Record<string, unknown>>;
       const b = p.find((x) => x.name === 'beacon')!;
       if ((await getJson(`${url}/health`)).body.height as number < at - 1) assert.equal(b.status, 'scheduled');
