@@ -33,12 +33,17 @@ describe('plugin SDK on a real devnet', () => {
     assert.equal(new Set(roots).size, 1, `state roots at height ${h}: ${roots.join(', ')}`);
   }
 
+  /** Every validator has applied the transaction's block: the next request may go to any of them. */
+  const everywhere = async (hash: string): Promise<void> => {
+    for (const url of net.rpcUrls) await waitConfirmed(url, hash);
+  };
+
   before(async () => {
     net = await startTestDevnet({ cli: resolve('dist/test/fixtures/test-chain.js'), enablePlugins: ['memo', 'beacon'], disablePlugins: ['beacon'] });
     for (const w of [alice, bob]) {
       const f = await postJson(`${net.gatewayUrl}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex });
       assert.equal(f.status, 200, JSON.stringify(f.body));
-      await waitConfirmed(rpc(), f.body.tx_hash as string);
+      await everywhere(f.body.tx_hash as string);
     }
   });
   after(async () => net?.stop());
@@ -137,6 +142,7 @@ describe('plugin SDK on a real devnet', () => {
     const grant = await postJson(`${rpc()}/api/v1/memo/helpers`, signOperation(alice, { actor: alice.address, target: MEMO, nonce: nextNonce(), body: { address: alice.address, helper_key: helper.publicKeyHex, cap: 1000 } }));
     assert.equal(grant.status, 200, JSON.stringify(grant.body));
     assert.equal((await waitConfirmed(rpc(), grant.body.tx_hash as string)).status, 'confirmed');
+    await everywhere(grant.body.tx_hash as string); // the helper's transfer goes to validator 1
     // The helper signs for alice: `from` is alice, the key is the helper's.
     const nonceOf = async (): Promise<number> => (await getJson(`${rpc()}/api/v1/accounts/${alice.address}`)).body.next_nonce as number;
     const asHelper = (value: number, nonce: number) => signTransfer(helper, { from: alice.address, to: bob.address, value, nonce });
