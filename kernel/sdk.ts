@@ -26,6 +26,7 @@ export type { OperationInput, OperationResult, OperationSigning, OperationSpec, 
 
 // Who signed, and the authorization extension point.
 export type { Signer, SignerAnswer, SignerGrant, SignerKind, SignRequest } from './auth/signer.js';
+export { requireMainKey } from './auth/signer.js';
 export { listMainKeys, readKeySet, writeKeySet, type KeySet } from './auth/key-set.js';
 
 // Hooks and the contexts they receive.

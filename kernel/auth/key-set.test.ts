@@ -33,3 +33,13 @@ test('main keys: the derived key alone, a bound key in its place, then an explic
   assert.deepEqual(await listMainKeys(overlay, a.address, a.publicKeyHex), { keys: [b.publicKeyHex], version: 2 });
   assert.deepEqual(await listMainKeys(overlay, b.address, b.publicKeyHex), { keys: [b.publicKeyHex], version: 0 });
 });
+
+test('plugins read and replace main keys through their accounts context (the SDK\'s mainKeys and setMainKeys)', async () => {
+  const overlay = new StateOverlay(new ChainStore(new MemoryStore()).state);
+  const accounts = accountsWriter(overlay);
+  assert.deepEqual(await accounts.mainKeys(a.address, a.publicKeyHex), { keys: [a.publicKeyHex], version: 0 });
+  accounts.setMainKeys(a.address, { keys: [b.publicKeyHex], version: 1 });
+  assert.equal(await isMainKey(overlay, a.address, keyOf(a)), false);
+  assert.equal(await isMainKey(overlay, a.address, keyOf(b)), true);
+  assert.deepEqual(await accountsReader(overlay).mainKeys(a.address, a.publicKeyHex), { keys: [b.publicKeyHex], version: 1 });
+});

@@ -1,4 +1,4 @@
-import type { ChainError } from '../errors.js';
+import { unauthorized, type ChainError } from '../errors.js';
 import type { Tx } from '../chain/types.js';
 import type { TxContext } from '../hooks.js';
 
@@ -47,3 +47,13 @@ export interface SignerGrant {
 }
 
 export type SignerAnswer = SignerGrant | ChainError | undefined;
+
+/**
+ * The one refusal every main-key-only operation gives a delegated signer (decisions.md §31: 401,
+ * naming the rule), so the sentinel's trust list, holds, session grants, rotation and recovery
+ * all say the same thing at admission and in the block.
+ */
+export function requireMainKey(signer: Signer, action: string): ChainError | undefined {
+  if (signer.kind === 'main') return undefined;
+  return unauthorized(`only a main key of the account may ${action}: a ${signer.kind} key may not`, 'sign with the account\'s own key');
+}

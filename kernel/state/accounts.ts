@@ -3,6 +3,7 @@ import { parseHex, toHex } from '../codec/hex.js';
 import type { StateOverlay, StateSource } from './overlay.js';
 import { jsonRecord } from './record-codec.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES } from '../crypto/provider.js';
+import { listMainKeys, writeKeySet, type KeySet } from '../auth/key-set.js';
 
 /**
  * Balances, nonces and key bindings: the one piece of state the kernel itself owns, because fees
@@ -32,6 +33,12 @@ const EMPTY: StoredAccount = { balance: 0n, nonce: 0n, tx_count: 0 };
 export interface AccountsReader {
   get(address: string): Promise<AccountRecord>;
   exists(address: string): Promise<boolean>;
+  /**
+   * The main keys of `address` (kernel/auth/key-set.ts): the explicit set, else the bound key,
+   * else `derivedKey` when given (a plugin passes a key it knows derives the address). Plugins
+   * that judge who signed (session keys, identity views) read keys here, not from raw state.
+   */
+  mainKeys(address: string, derivedKey?: string): Promise<KeySet>;
 }
 
 export interface AccountsWriter extends AccountsReader {
@@ -43,6 +50,8 @@ export interface AccountsWriter extends AccountsReader {
   bindKey(address: string, publicKeyHex: string): Promise<void>;
   /** Writes balance, nonce and tx_count; `public_key` is ignored (a binding changes only through bindKey). */
   put(address: string, record: AccountRecord): void;
+  /** Replaces the main keys of `address` with an explicit set: key rotation and recovery, in consensus. */
+  setMainKeys(address: string, set: KeySet): void;
 }
 
 function key(address: string): string {
@@ -104,6 +113,7 @@ export function accountsReader(source: StateSource): AccountsReader {
     async exists(address) {
       return (await source.get(key(address))) !== undefined || (await source.get(keyOfKey(address))) !== undefined;
     },
+    mainKeys: (address, derivedKey) => listMainKeys(source, address, derivedKey),
   };
 }
 
@@ -119,6 +129,7 @@ export function accountsWriter(overlay: StateOverlay): AccountsWriter {
   return {
     ...reader,
     put,
+    setMainKeys: (address, set) => writeKeySet(overlay, address, set),
     async credit(address, amount) {
       checkAmount(amount);
       const acct = await reader.get(address);

@@ -20,6 +20,13 @@ export const PROXIED_GETS = [
   '/api/v1/governance/params',
   '/api/v1/checkpoints',
   VALIDATORS_PATH,
+  // Reads of the state plugins that decide who may sign (plugins/session, sponsor, identity).
+  '/api/v1/session/list/:account',
+  '/api/v1/sponsor/:address',
+  '/api/v1/sponsor/:address/beneficiaries',
+  '/api/v1/identity/:addr',
+  '/api/v1/identity/recovery/:addr',
+  '/api/v1/identity/guardian-of/:addr',
 ] as const;
 
 /**

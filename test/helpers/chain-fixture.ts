@@ -90,6 +90,14 @@ export function signOperation(w: Pick<Wallet, 'keys' | 'publicKeyHex'>, o: { act
   return { ...unsigned, public_key: w.publicKeyHex, signature: toHex(nobleProvider.sign(msg, w.keys.secretKey)) };
 }
 
+/**
+ * A signed body for an operation that signs its own layout (identity: `ch-rotate|…`): `message`
+ * is the exact text, built by the caller from the body and `nonce`.
+ */
+export function signOwnLayout(w: Pick<Wallet, 'keys' | 'publicKeyHex'>, message: string, body: Record<string, unknown>, nonce: number): Record<string, unknown> {
+  return { ...body, nonce, public_key: w.publicKeyHex, signature: toHex(nobleProvider.sign(new TextEncoder().encode(message), w.keys.secretKey)) };
+}
+
 export const VALIDATOR_KEY = nobleProvider.keygen(new Uint8Array(32).fill(200));
 
 /** The fixture validator (chain:v0.node) and three others of equal power: a set where its key is a quarter of the power. */

@@ -25,6 +25,8 @@ for (const backend of ['uws', 'node'] as const) {
       const f = await postJson(`${net.gatewayUrl}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex });
       assert.equal(f.status, 200, JSON.stringify(f.body));
       assert.equal((await waitConfirmed(net.rpcUrls[0]!, f.body.tx_hash as string)).status, 'confirmed');
+      // The scenarios read the account from other validators next: each has applied the credit.
+      for (const url of net.rpcUrls) await waitConfirmed(url, f.body.tx_hash as string);
     }
 
     before(async () => {

@@ -36,12 +36,17 @@ describe('plugin SDK on a real devnet', () => {
     assert.equal(new Set(roots).size, 1, `state roots at height ${h}: ${roots.join(', ')}`);
   }
 
+  /** Every validator has applied the transaction's block: the next request may go to any of them. */
+  const everywhere = async (hash: string): Promise<void> => {
+    for (const url of net.rpcUrls) await waitConfirmed(url, hash);
+  };
+
   before(async () => {
     net = await startTestDevnet({ cli: resolve('dist/test/fixtures/test-chain.js'), enablePlugins: ['memo', 'beacon', 'ledger', 'swap', 'meter'], disablePlugins: ['beacon'] });
     for (const w of [alice, bob]) {
       const f = await postJson(`${net.gatewayUrl}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex });
       assert.equal(f.status, 200, JSON.stringify(f.body));
-      await waitConfirmed(rpc(), f.body.tx_hash as string);
+      await everywhere(f.body.tx_hash as string);
     }
   });
   after(async () => net?.stop());
@@ -53,6 +58,7 @@ describe('plugin SDK on a real devnet', () => {
       { grant_helper: gas.grant_helper, metered_work: gas.metered_work, mint_tokens: gas.mint_tokens, request_update: gas.request_update, set_memo: gas.set_memo, swap_pay: gas.swap_pay },
       { grant_helper: 40, metered_work: 25, mint_tokens: 10, request_update: 10, set_memo: 30, swap_pay: 20 },
     );
+    assert.equal(gas.grant_session, 50, 'and, for one, the session plugin\'s');
     const before = await balanceOf(alice);
     const body = memoOp(alice, 'hello');
     const r = await postJson(`${net.gatewayUrl}/api/v1/memo/set`, body);
@@ -118,6 +124,7 @@ describe('plugin SDK on a real devnet', () => {
       const sent = await postJson(`${net.gatewayUrl}/api/v1/memo/set`, memoOp(alice, 'heard'));
       assert.equal(sent.status, 200, JSON.stringify(sent.body));
       const tx = await waitConfirmed(rpc(2), sent.body.tx_hash as string);
+      await waitConfirmed(rpc(1), sent.body.tx_hash as string);
       const own = tx.events as Array<Record<string, unknown>>;
       assert.equal(own.length, 1);
       assert.deepEqual({ type: own[0]!.type, phase: own[0]!.phase, height: own[0]!.height, data: own[0]!.data }, { type: 'memo_set', phase: 'tx', height: tx.block, data: { address: alice.address, text: 'heard', tx_hash: sent.body.tx_hash } });
@@ -137,6 +144,7 @@ describe('plugin SDK on a real devnet', () => {
     const grant = await postJson(`${rpc()}/api/v1/memo/helpers`, signOperation(alice, { actor: alice.address, target: MEMO, nonce: nextNonce(), body: { address: alice.address, helper_key: helper.publicKeyHex, cap: 1000 } }));
     assert.equal(grant.status, 200, JSON.stringify(grant.body));
     assert.equal((await waitConfirmed(rpc(), grant.body.tx_hash as string)).status, 'confirmed');
+    await everywhere(grant.body.tx_hash as string); // the helper's transfer goes to validator 1
     // The helper signs for alice: `from` is alice, the key is the helper's.
     const nonceOf = async (): Promise<number> => (await getJson(`${rpc()}/api/v1/accounts/${alice.address}`)).body.next_nonce as number;
     const asHelper = (value: number, nonce: number) => signTransfer(helper, { from: alice.address, to: bob.address, value, nonce });
@@ -226,6 +234,7 @@ describe('plugin SDK on a real devnet', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal((await waitConfirmed(rpc(), r.body.tx_hash as string)).status, 'confirmed');
     for (const url of net.rpcUrls) {
+      await waitConfirmed(url, r.body.tx_hash as string); // the schedule change is applied there too
       const p = (await getJson(`${url}/api/v1/plugins`)).body.plugins as Array<Record<string, unknown>>;
       const b = p.find((x) => x.name === 'beacon')!;
       if ((await getJson(`${url}/health`)).body.height as number < at - 1) assert.equal(b.status, 'scheduled');

@@ -1,0 +1,102 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { labelledWallet, makeChain, signOperation, signOwnLayout, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { isChainError, listMainKeys } from '../../kernel/sdk.js';
+import { sessionPlugin } from '../session/index.js';
+import { identityPlugin } from './index.js';
+import { identityMessages } from './messages.js';
+
+const owner = labelledWallet('identity-owner');
+const fresh = labelledWallet('identity-fresh');
+const agent = labelledWallet('identity-agent');
+const [g1, g2, g3] = [labelledWallet('identity-g1'), labelledWallet('identity-g2'), labelledWallet('identity-g3')];
+const outsider = labelledWallet('identity-outsider');
+const shop = labelledWallet('identity-shop');
+let clock = 1_800_000_000_000;
+
+async function chain(): Promise<Fixture> {
+  return makeChain({ plugins: [sessionPlugin, identityPlugin], accounts: [owner, g1, g2, g3, outsider].map((w) => ({ address: w.address, balance: 1_000_000n })) });
+}
+
+async function expectRefused(p: Promise<unknown>, status: number, re: RegExp): Promise<void> {
+  await assert.rejects(p, (e: unknown) => isChainError(e) && e.status === status && re.test(e.message));
+}
+
+async function confirmed(f: Fixture, name: string, body: Record<string, unknown>): Promise<void> {
+  const r = await f.chain.admitOperation(name, body, {}, 0);
+  await f.block();
+  const receipt = (await f.chain.lookupTx(r.tx_hash))!.receipt!;
+  assert.equal(receipt.status, 'confirmed', receipt.error ?? '');
+}
+
+const rotate = (w: Wallet, add: string, remove: string, account = owner.address) => {
+  const nonce = ++clock;
+  const body = { owner: account, add, remove };
+  return signOwnLayout(w, identityMessages.rotate(body, BigInt(nonce)), body, nonce);
+};
+const signed = <B extends Record<string, unknown>>(w: Wallet, layout: (b: B, n: bigint) => string, body: B) => {
+  const nonce = ++clock;
+  return signOwnLayout(w, layout(body, BigInt(nonce)), body, nonce);
+};
+const transfer = async (f: Fixture, w: Wallet, from = owner.address) => signTransfer(w, { from, to: shop.address, value: 1, nonce: Number((await f.account(from)).nonce) + 1 });
+const keysOf = (f: Fixture, address: string) => listMainKeys(f.chain.store.state, address);
+
+test('rotation: the added key signs, the removed derived key is refused like any unknown key, version rises; the session keys it granted end for good', async () => {
+  const f = await chain();
+  await confirmed(f, 'grant_session', signOperation(owner, { actor: owner.address, target: 'chain:system.session', nonce: ++clock, body: { account: owner.address, session_pk: agent.publicKeyHex, scope: '*', cap: 1000, expiry_block: 100 } }));
+  // Rotation signs its own layout: the common ch-tx-v2 text does not verify.
+  await expectRefused(f.chain.admitOperation('rotate_key', signOperation(owner, { actor: owner.address, target: 'chain:system.identity', nonce: ++clock, body: { owner: owner.address, add: fresh.publicKeyHex, remove: '' } }), {}, 0), 401, /signature/);
+  await confirmed(f, 'rotate_key', rotate(owner, fresh.publicKeyHex, ''));
+  assert.deepEqual(await keysOf(f, owner.address), { keys: [owner.publicKeyHex, fresh.publicKeyHex], version: 1 });
+  await f.chain.admit(await transfer(f, fresh), 0);
+  await f.block();
+  assert.equal((await f.account(shop.address)).balance, 1n, 'the added key signs');
+
+  await expectRefused(f.chain.admitOperation('rotate_key', rotate(agent, '', owner.publicKeyHex), {}, 0), 401, /only a main key of the account may rotate keys/);
+  await confirmed(f, 'rotate_key', rotate(fresh, '', owner.publicKeyHex));
+  assert.deepEqual(await keysOf(f, owner.address), { keys: [fresh.publicKeyHex], version: 2 });
+  await expectRefused(f.chain.admit(await transfer(f, owner), 0), 401, /not bound to/);
+  await expectRefused(f.chain.admit(await transfer(f, agent), 0), 401, /session key ended/);
+  f.chain.mempool.add(f.chain.rebuildTx('signed', await transfer(f, owner), 1n, 0));
+  const b = await f.block();
+  assert.match((await f.chain.lookupTx(b.tx_hashes[0]!))!.receipt!.error!, /not bound to/);
+  // The old key added back does not revive what it granted before it was removed.
+  await confirmed(f, 'rotate_key', rotate(fresh, owner.publicKeyHex, ''));
+  await expectRefused(f.chain.admit(await transfer(f, agent), 0), 401, /session key ended/);
+  await expectRefused(f.chain.admitOperation('rotate_key', rotate(fresh, '', shop.publicKeyHex), {}, 0), 400, /not a main key/);
+});
+
+test('recovery: 2 of 3 guardians and the timelock hand the account to the new key; a guardian votes once, a non-guardian is 403', async () => {
+  const f = await chain();
+  await confirmed(f, 'recovery_setup', signed(owner, identityMessages.setup, { owner: owner.address, guardians: [g1.address, g2.address, g3.address], threshold: 2, timelock: 3 }));
+  await confirmed(f, 'recovery_request', signed(g1, identityMessages.request, { requester: g1.address, target: owner.address, new_key: fresh.publicKeyHex }));
+  await confirmed(f, 'recovery_approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: owner.address }));
+  await expectRefused(f.chain.admitOperation('recovery_approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: owner.address }), {}, 0), 400, /already approved/);
+  await expectRefused(f.chain.admitOperation('recovery_approve', signed(outsider, identityMessages.approve, { guardian: outsider.address, target: owner.address }), {}, 0), 403, /not a guardian/);
+  await confirmed(f, 'recovery_approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: owner.address }));
+  assert.deepEqual((await keysOf(f, owner.address)).keys, [], 'still the derived key until the timelock ends');
+  for (let i = 0; i < 3; i++) await f.block();
+  assert.deepEqual(await keysOf(f, owner.address), { keys: [fresh.publicKeyHex], version: 1 });
+  await expectRefused(f.chain.admit(await transfer(f, owner), 0), 401, /not bound to/);
+  await f.chain.admit(await transfer(f, fresh), 0);
+});
+
+test('the owner cancels a hostile recovery during the timelock and keeps the account; the requester may withdraw; rejections close it', async () => {
+  const f = await chain();
+  await confirmed(f, 'recovery_setup', signed(owner, identityMessages.setup, { owner: owner.address, guardians: [g1.address, g2.address], threshold: 2, timelock: 50 }));
+  await confirmed(f, 'recovery_request', signed(outsider, identityMessages.request, { requester: outsider.address, target: owner.address, new_key: outsider.publicKeyHex }));
+  await confirmed(f, 'recovery_approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: owner.address }));
+  await confirmed(f, 'recovery_approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: owner.address }));
+  await confirmed(f, 'recovery_cancel', signed(owner, identityMessages.cancel, { owner: owner.address }));
+  for (let i = 0; i < 50; i++) await f.block();
+  assert.deepEqual((await keysOf(f, owner.address)).keys, [], 'the owner keeps its derived key');
+  await f.chain.admit(await transfer(f, owner), 0);
+  await expectRefused(f.chain.admitOperation('recovery_cancel', signed(owner, identityMessages.cancel, { owner: owner.address }), {}, 0), 404, /no open recovery request/);
+
+  await confirmed(f, 'recovery_request', signed(outsider, identityMessages.request, { requester: outsider.address, target: owner.address, new_key: outsider.publicKeyHex }));
+  await expectRefused(f.chain.admitOperation('recovery_withdraw', signed(g1, identityMessages.withdraw, { requester: g1.address, target: owner.address }), {}, 0), 400, /was made by/);
+  await confirmed(f, 'recovery_withdraw', signed(outsider, identityMessages.withdraw, { requester: outsider.address, target: owner.address }));
+  await confirmed(f, 'recovery_request', signed(outsider, identityMessages.request, { requester: outsider.address, target: owner.address, new_key: outsider.publicKeyHex }));
+  await confirmed(f, 'recovery_reject', signed(g1, identityMessages.reject, { guardian: g1.address, target: owner.address }));
+  await expectRefused(f.chain.admitOperation('recovery_approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: owner.address }), {}, 0), 404, /no open recovery request/);
+});

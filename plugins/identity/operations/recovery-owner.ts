@@ -1,0 +1,69 @@
+import { badRequest, defineOperation, isAddress, isChainError, requireMainKey } from '../../../kernel/sdk.js';
+import { CancelSchema, SetupSchema } from '../schemas.js';
+import { identityMessages, ownLayout } from '../messages.js';
+import { rememberDerived } from '../keys.js';
+import { closeRequest, openRequest, readConfig } from '../recovery.js';
+import { configPath, guardsPath, requestPath, type RecoveryConfig, type RecoveryRequest } from '../store.js';
+import { IDENTITY_TARGET } from './rotate.js';
+
+/**
+ * `POST /api/v1/identity/recovery/setup`, signed `ch-recovery-setup|<owner>|<g1,g2,…>|<threshold>|<timelock>|<nonce>`
+ * by a main key: who guards the account. Replaces an earlier setup; refused while a request is open.
+ */
+export const recoverySetup = defineOperation({
+  name: 'recovery_setup',
+  description: 'sets the guardians, threshold and timelock of the account\'s recovery',
+  routes: [{ method: 'POST', path: '/api/v1/identity/recovery/setup' }],
+  schema: SetupSchema,
+  signsFor: IDENTITY_TARGET,
+  value: null,
+  gas: 60,
+  signing: { message: ownLayout(identityMessages.setup) },
+  async check(ctx, op) {
+    const mainOnly = requireMainKey(op.signer, 'change recovery');
+    if (mainOnly) return mainOnly;
+    const { guardians, threshold } = op.body;
+    const bad = guardians.find((g) => !isAddress(g));
+    if (bad !== undefined) return badRequest(`guardians: ${JSON.stringify(bad)} is not a chain address`);
+    if (new Set(guardians).size !== guardians.length) return badRequest('guardians lists an address twice');
+    if (guardians.includes(op.actor)) return badRequest('an account cannot guard itself');
+    if (threshold > guardians.length) return badRequest(`threshold ${threshold} is above the ${guardians.length} guardians`);
+    const open = await ctx.store.getRecord<RecoveryRequest>(requestPath(op.actor));
+    if (open?.status === 'open') return badRequest('a recovery request is open: cancel it before changing recovery');
+    return undefined;
+  },
+  async execute(ctx, op) {
+    const before = await readConfig(ctx, op.actor);
+    for (const g of before?.guardians ?? []) ctx.store.delete(guardsPath(g, op.actor));
+    const config: RecoveryConfig = { owner: op.actor, guardians: op.body.guardians, threshold: op.body.threshold, timelock: op.body.timelock, height: ctx.block.height };
+    ctx.store.setRecord(configPath(op.actor), config);
+    for (const g of config.guardians) ctx.store.setRecord(guardsPath(g, op.actor), { height: ctx.block.height });
+    rememberDerived(ctx, op.actor, op.signer);
+    ctx.emit({ type: 'recovery_setup', data: { owner: op.actor, guardians: config.guardians, threshold: config.threshold, timelock: config.timelock } });
+  },
+});
+
+/**
+ * `POST /api/v1/identity/recovery/cancel`, signed `ch-recovery-cancel|<owner>|<nonce>` by a main
+ * key: the owner, who still holds a key, stops an open request (a hostile one) until it completes.
+ */
+export const recoveryCancel = defineOperation({
+  name: 'recovery_cancel',
+  description: 'the owner cancels an open recovery request of the account',
+  routes: [{ method: 'POST', path: '/api/v1/identity/recovery/cancel' }],
+  schema: CancelSchema,
+  signsFor: IDENTITY_TARGET,
+  value: null,
+  gas: 30,
+  signing: { message: ownLayout(identityMessages.cancel) },
+  async check(ctx, op) {
+    const mainOnly = requireMainKey(op.signer, 'cancel a recovery');
+    if (mainOnly) return mainOnly;
+    const r = await openRequest(ctx, op.actor);
+    return isChainError(r) ? r : undefined;
+  },
+  async execute(ctx, op) {
+    const r = await openRequest(ctx, op.actor);
+    if (!isChainError(r)) closeRequest(ctx, r, 'cancelled');
+  },
+});

@@ -1,0 +1,60 @@
+import { badRequest, defineOperation, isChainError, notFound, requireMainKey } from '../../../kernel/sdk.js';
+import { RequestSchema, WithdrawSchema } from '../schemas.js';
+import { identityMessages, ownLayout } from '../messages.js';
+import { currentKeys } from '../keys.js';
+import { closeRequest, openRequest, readConfig } from '../recovery.js';
+import { requestPath, type RecoveryRequest } from '../store.js';
+import { IDENTITY_TARGET } from './rotate.js';
+
+/**
+ * `POST /api/v1/identity/recovery/request`, signed `ch-recovery-request|<requester>|<target>|<new_key>|<nonce>`
+ * by a main key of the requester (anyone: typically a guardian, or the owner from a new account).
+ * One request is open per target at a time; guardians decide, the owner may cancel.
+ */
+export const recoveryRequest = defineOperation({
+  name: 'recovery_request',
+  description: 'asks that a new key replace the keys of a target account',
+  routes: [{ method: 'POST', path: '/api/v1/identity/recovery/request' }],
+  schema: RequestSchema,
+  signsFor: IDENTITY_TARGET,
+  value: null,
+  gas: 60,
+  signing: { message: ownLayout(identityMessages.request) },
+  async check(ctx, op) {
+    const mainOnly = requireMainKey(op.signer, 'request a recovery');
+    if (mainOnly) return mainOnly;
+    if (!(await readConfig(ctx, op.body.target))) return notFound(`${op.body.target} has no recovery set up`);
+    const existing = await ctx.store.getRecord<RecoveryRequest>(requestPath(op.body.target));
+    if (existing?.status === 'open') return badRequest(`a recovery request for ${op.body.target} is already open`);
+    if ((await currentKeys(ctx, op.body.target)).keys.includes(op.body.new_key)) return badRequest('new_key is already a main key of the target');
+    return undefined;
+  },
+  async execute(ctx, op) {
+    const r: RecoveryRequest = { target: op.body.target, requester: op.actor, new_key: op.body.new_key, height: ctx.block.height, approvals: [], rejections: [], status: 'open', due_height: null, closed_height: null };
+    ctx.store.setRecord(requestPath(r.target), r);
+    ctx.emit({ type: 'recovery_requested', data: { target: r.target, requester: r.requester, new_key: r.new_key } });
+  },
+});
+
+/** `POST /api/v1/identity/recovery/withdraw`, signed `ch-recovery-withdraw|<requester>|<target>|<nonce>`: the requester takes its request back. */
+export const recoveryWithdraw = defineOperation({
+  name: 'recovery_withdraw',
+  description: 'the requester withdraws its open recovery request',
+  routes: [{ method: 'POST', path: '/api/v1/identity/recovery/withdraw' }],
+  schema: WithdrawSchema,
+  signsFor: IDENTITY_TARGET,
+  value: null,
+  gas: 30,
+  signing: { message: ownLayout(identityMessages.withdraw) },
+  async check(ctx, op) {
+    const mainOnly = requireMainKey(op.signer, 'withdraw a recovery request');
+    if (mainOnly) return mainOnly;
+    const r = await openRequest(ctx, op.body.target);
+    if (isChainError(r)) return r;
+    return r.requester === op.actor ? undefined : badRequest(`the open request for ${op.body.target} was made by ${r.requester}, not ${op.actor}`);
+  },
+  async execute(ctx, op) {
+    const r = await openRequest(ctx, op.body.target);
+    if (!isChainError(r)) closeRequest(ctx, r, 'withdrawn');
+  },
+});

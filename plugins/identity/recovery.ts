@@ -1,0 +1,43 @@
+import { notFound, type ChainError, type ReadContext, type WriteContext } from '../../kernel/sdk.js';
+import { currentKeys, recordRemoved, recordReset } from './keys.js';
+import { configPath, duePath, requestPath, type RecoveryConfig, type RecoveryRequest, type RecoveryStatus } from './store.js';
+
+export async function readConfig(ctx: Pick<ReadContext, 'store'>, owner: string): Promise<RecoveryConfig | undefined> {
+  return ctx.store.getRecord<RecoveryConfig>(configPath(owner));
+}
+
+/** The open request for `target`, or the 404 a client is told (decisions.md §31: an unknown record named in the body). */
+export async function openRequest(ctx: Pick<ReadContext, 'store'>, target: string): Promise<RecoveryRequest | ChainError> {
+  const r = await ctx.store.getRecord<RecoveryRequest>(requestPath(target));
+  return r !== undefined && r.status === 'open' ? r : notFound(`no open recovery request for ${target}`);
+}
+
+/** Closes a request without completing it; a scheduled completion is dropped. */
+export function closeRequest(ctx: WriteContext, r: RecoveryRequest, status: Exclude<RecoveryStatus, 'open' | 'completed'>): void {
+  if (r.due_height !== null) ctx.store.delete(duePath(r.due_height, r.target));
+  ctx.store.setRecord<RecoveryRequest>(requestPath(r.target), { ...r, status, due_height: null, closed_height: ctx.block.height });
+  ctx.emit({ type: 'recovery_closed', data: { target: r.target, status } });
+}
+
+/**
+ * Once approvals reach the threshold, the request completes at the end of block
+ * `max(request height + timelock, this block)`: the owner has the whole timelock to cancel.
+ */
+export function scheduleIfApproved(ctx: WriteContext, r: RecoveryRequest, config: RecoveryConfig): RecoveryRequest {
+  if (r.due_height !== null || r.approvals.length < config.threshold) return r;
+  const due = Math.max(r.height + config.timelock, ctx.block.height);
+  ctx.store.setRecord(duePath(due, r.target), { target: r.target });
+  return { ...r, due_height: due };
+}
+
+/** The new key replaces every main key of the target; what the old keys granted ends. */
+export async function completeRecovery(ctx: WriteContext, target: string): Promise<void> {
+  const r = await ctx.store.getRecord<RecoveryRequest>(requestPath(target));
+  if (r === undefined || r.status !== 'open') return;
+  const old = await currentKeys(ctx, target);
+  for (const k of old.keys) if (k !== r.new_key) recordRemoved(ctx, target, k);
+  recordReset(ctx, target);
+  ctx.accounts.setMainKeys(target, { keys: [r.new_key], version: old.version + 1 });
+  ctx.store.setRecord<RecoveryRequest>(requestPath(target), { ...r, status: 'completed', due_height: null, closed_height: ctx.block.height });
+  ctx.emit({ type: 'recovery_completed', data: { target, new_key: r.new_key, version: old.version + 1 } });
+}

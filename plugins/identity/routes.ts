@@ -1,0 +1,42 @@
+import { isKeyDerivedAddress, jsonRecord, notFound, pageOf, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { currentKeys } from './keys.js';
+import { readConfig } from './recovery.js';
+import { guardsPrefix, requestPath, type RecoveryRequest } from './store.js';
+
+const requestCodec = jsonRecord<RecoveryRequest>();
+
+export function identityRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
+  // decisions.md §35: the keys that may sign as main keys, and how many changes they went through.
+  routes.get('/api/v1/identity/:addr', (req) =>
+    s.query.run(plugin, async (ctx) => {
+      const address = req.params.addr!;
+      const set = await currentKeys(ctx, address);
+      if (!isKeyDerivedAddress(address) && set.keys.length === 0 && !(await ctx.accounts.exists(address))) throw notFound(`${address} is neither a key-derived nor a registered address`);
+      return { address, keys: set.keys, version: set.version };
+    }),
+  );
+  routes.get('/api/v1/identity/recovery/:addr', (req) =>
+    s.query.run(plugin, async (ctx) => {
+      const address = req.params.addr!;
+      const config = await readConfig(ctx, address);
+      const latest = await ctx.store.getRecord<RecoveryRequest>(requestPath(address), requestCodec);
+      return {
+        address,
+        configured: config !== undefined,
+        guardians: config?.guardians ?? [],
+        threshold: config?.threshold ?? 0,
+        timelock: config?.timelock ?? 0,
+        request: latest?.status === 'open' ? latest : null,
+        last_request: latest !== undefined && latest.status !== 'open' ? latest : null,
+      };
+    }),
+  );
+  routes.get('/api/v1/identity/guardian-of/:addr', (req) => {
+    const { limit, offset } = pageOf(req.query, 100, 100);
+    return s.query.run(plugin, async (ctx) => {
+      const all = (await ctx.store.scan(guardsPrefix(req.params.addr!))).map(([k]) => k.slice(guardsPrefix(req.params.addr!).length));
+      const identities = all.slice(offset, offset + limit);
+      return { address: req.params.addr, identities, total: all.length, limit, offset, has_more: offset + identities.length < all.length };
+    });
+  });
+}

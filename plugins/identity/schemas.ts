@@ -1,0 +1,22 @@
+import { Type } from '@sinclair/typebox';
+
+const KeyHex = Type.String({ pattern: '^[0-9a-f]{3904}$' });
+/** decisions.md §35: one lowercase hex public key or the empty string. */
+const KeyOrEmpty = Type.Union([KeyHex, Type.Literal('')]);
+
+export const RotateSchema = Type.Object({ owner: Type.String(), add: KeyOrEmpty, remove: KeyOrEmpty }, { additionalProperties: false });
+
+export const SetupSchema = Type.Object(
+  {
+    owner: Type.String(),
+    guardians: Type.Array(Type.String(), { minItems: 1, maxItems: 10 }),
+    threshold: Type.Integer({ minimum: 1, maximum: 10 }),
+    timelock: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+  },
+  { additionalProperties: false },
+);
+
+export const RequestSchema = Type.Object({ requester: Type.String(), target: Type.String(), new_key: KeyHex }, { additionalProperties: false });
+export const GuardianVoteSchema = Type.Object({ guardian: Type.String(), target: Type.String() }, { additionalProperties: false });
+export const WithdrawSchema = Type.Object({ requester: Type.String(), target: Type.String() }, { additionalProperties: false });
+export const CancelSchema = Type.Object({ owner: Type.String() }, { additionalProperties: false });

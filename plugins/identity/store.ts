@@ -1,0 +1,40 @@
+/**
+ * The identity plugin's records (namespace `identity`), besides the removal records of
+ * removed-keys.ts. Main keys themselves live in the kernel's key set (`ctx.accounts.mainKeys`).
+ */
+
+/** Guardian recovery of an owner: who may approve, how many must, and how long the owner has to cancel. */
+export interface RecoveryConfig {
+  readonly owner: string;
+  readonly guardians: readonly string[];
+  readonly threshold: number;
+  /** Blocks between a request and the earliest block that may complete it. */
+  readonly timelock: number;
+  readonly height: number;
+}
+
+export type RecoveryStatus = 'open' | 'completed' | 'cancelled' | 'withdrawn' | 'rejected';
+
+export interface RecoveryRequest {
+  readonly target: string;
+  readonly requester: string;
+  readonly new_key: string;
+  readonly height: number;
+  readonly approvals: readonly string[];
+  readonly rejections: readonly string[];
+  readonly status: RecoveryStatus;
+  /** Block whose end completes it, once the threshold is met (`height + timelock` at the earliest). */
+  readonly due_height: number | null;
+  readonly closed_height: number | null;
+}
+
+export const configPath = (owner: string): string => `config/${owner}`;
+export const requestPath = (target: string): string => `request/${target}`;
+export const guardsPath = (guardian: string, owner: string): string => `guards/${guardian}/${owner}`;
+export const guardsPrefix = (guardian: string): string => `guards/${guardian}/`;
+/** The derived key of an address, once it signed an identity operation (it has no record in the key set until then). */
+export const derivedPath = (address: string): string => `derived/${address}`;
+
+/** Recoveries due at the end of a block; heights zero-padded so a scan is in order. */
+export const duePrefix = (height: number): string => `due/${String(height).padStart(12, '0')}/`;
+export const duePath = (height: number, target: string): string => `${duePrefix(height)}${target}`;

@@ -1,0 +1,104 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { labelledWallet, makeChain, signOperation, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { isChainError } from '../../kernel/sdk.js';
+import { sessionPlugin } from './index.js';
+
+const owner = labelledWallet('session-owner');
+const agent = labelledWallet('session-agent');
+const shop = labelledWallet('session-shop');
+const other = labelledWallet('session-other');
+const SESSION = 'chain:system.session';
+let clock = 1_800_000_000_000;
+
+async function chain(): Promise<Fixture> {
+  return makeChain({ plugins: [sessionPlugin], accounts: [{ address: owner.address, balance: 10_000_000n }] });
+}
+
+const grantBody = (w: Wallet, body: Record<string, unknown>, account = owner.address) => signOperation(w, { actor: account, target: SESSION, nonce: ++clock, body: { account, ...body } });
+
+async function expectRefused(p: Promise<unknown>, status: number, re: RegExp): Promise<void> {
+  await assert.rejects(p, (e: unknown) => isChainError(e) && e.status === status && re.test(e.message));
+}
+
+async function receiptOf(f: Fixture, hash: string) {
+  return (await f.chain.lookupTx(hash))!.receipt!;
+}
+
+async function grant(f: Fixture, body: Record<string, unknown>): Promise<void> {
+  const r = await f.chain.admitOperation('grant_session', grantBody(owner, { session_pk: agent.publicKeyHex, ...body }), {}, 0);
+  await f.block();
+  assert.equal((await receiptOf(f, r.tx_hash)).status, 'confirmed');
+}
+
+const nextNonce = async (f: Fixture): Promise<number> => Number((await f.account(owner.address)).nonce) + 1;
+const asAgent = async (f: Fixture, to: string, value: number, nonce?: number) => signTransfer(agent, { from: owner.address, to, value, nonce: nonce ?? (await nextNonce(f)) });
+
+test('a session key sends within scope and cap; the cap counts value, not fees; beyond it, another address or the expiry block is 401', async () => {
+  const f = await chain();
+  await grant(f, { scope: [shop.address], cap: 1000, expiry_block: 6 });
+  const ok = await f.chain.admit(await asAgent(f, shop.address, 600), 0);
+  await f.block();
+  assert.equal((await receiptOf(f, ok.tx_hash)).status, 'confirmed');
+  assert.equal((await f.account(shop.address)).balance, 600n);
+  await expectRefused(f.chain.admit(await asAgent(f, shop.address, 401), 0), 401, /session spend cap exceeded: 600 of 1000 ucoin spent, 401 more asked/);
+  await expectRefused(f.chain.admit(await asAgent(f, other.address, 1), 0), 401, /scope does not include/);
+  const last = await f.chain.admit(await asAgent(f, shop.address, 400), 0);
+  await f.block();
+  assert.equal((await receiptOf(f, last.tx_hash)).status, 'confirmed', 'exactly the cap is inside it, fees on top');
+  // Heights so far: 1 grant, 2 and 3 transfers; block 6 is the expiry block.
+  await grant(f, { scope: '*', cap: 1000, expiry_block: 6 });
+  await f.block();
+  await expectRefused(f.chain.admit(await asAgent(f, other.address, 1), 0), 401, /expired: valid in blocks below expiry_block 6, this is block 6/);
+});
+
+test('a session key cannot grant or revoke keys, whatever its scope; in a block whose proposer skipped checkTx the over-cap transfer fails with nothing charged', async () => {
+  const f = await chain();
+  await grant(f, { scope: '*', cap: 100, expiry_block: 100 });
+  const bySession = grantBody(agent, { session_pk: other.publicKeyHex, scope: '*', cap: 10, expiry_block: 100 });
+  await expectRefused(f.chain.admitOperation('grant_session', bySession, {}, 0), 401, /only a main key of the account may grant session keys: a session key may not/);
+  const revokeBySession = signOperation(agent, { actor: owner.address, target: SESSION, nonce: ++clock, body: { account: owner.address, session_pk: agent.publicKeyHex } });
+  await expectRefused(f.chain.admitOperation('revoke_session', revokeBySession, {}, 0), 401, /only a main key/);
+  await grant(f, { scope: [shop.address], cap: 100, expiry_block: 100 });
+  await expectRefused(f.chain.admitOperation('grant_session', grantBody(agent, { session_pk: other.publicKeyHex, scope: '*', cap: 10, expiry_block: 100 }), {}, 0), 401, /only a main key of the account may grant session keys/);
+
+  const before = (await f.account(owner.address)).balance;
+  f.chain.mempool.add(f.chain.rebuildTx('signed', await asAgent(f, shop.address, 101), 1n, 0));
+  f.chain.mempool.add(f.chain.rebuildTx('signed', f.operations.envelope('grant_session', bySession, {}), 1n, 0));
+  const b = await f.block();
+  const receipts = await Promise.all(b.tx_hashes.map((h) => receiptOf(f, h)));
+  assert.deepEqual(receipts.map((r) => r.status), ['failed', 'failed']);
+  assert.match(receipts[0]!.error!, /session spend cap exceeded/);
+  assert.match(receipts[1]!.error!, /only a main key/);
+  assert.equal((await f.account(owner.address)).balance, before, 'both were refused in authorization: nothing moved, no fee');
+});
+
+test('revocation takes effect from the next block: admission refuses, and a transaction still pending or injected later fails in the block', async () => {
+  const f = await chain();
+  await grant(f, { scope: '*', cap: 1000, expiry_block: 100 });
+  const pending = await asAgent(f, shop.address, 5);
+  const revoke = await f.chain.admitOperation('revoke_session', grantBody(owner, { session_pk: agent.publicKeyHex }), {}, 0);
+  const revokedIn = await f.block();
+  assert.equal((await receiptOf(f, revoke.tx_hash)).status, 'confirmed');
+  await expectRefused(f.chain.admit(pending, 0), 401, new RegExp(`session key revoked: revoked in block ${revokedIn.header.height}, refused from block ${revokedIn.header.height + 1}`));
+  f.chain.mempool.add(f.chain.rebuildTx('signed', pending, 1n, 0));
+  const b = await f.block();
+  const r = await receiptOf(f, b.tx_hashes[0]!);
+  assert.equal(r.status, 'failed');
+  assert.match(r.error!, /session key revoked/);
+  assert.equal((await f.account(shop.address)).balance, 0n);
+});
+
+test('grant rules: scope entries are addresses, expiry above the current block, a main key is no session key; revoke names a granted key', async () => {
+  const f = await chain();
+  const tryGrant = (body: Record<string, unknown>) => f.chain.admitOperation('grant_session', grantBody(owner, { session_pk: agent.publicKeyHex, scope: '*', cap: 1, expiry_block: 50, ...body }), {}, 0);
+  await expectRefused(tryGrant({ scope: ['nowhere'] }), 400, /scope: "nowhere" is not a chain address/);
+  await expectRefused(tryGrant({ scope: [] }), 400, /scope/);
+  await expectRefused(tryGrant({ expiry_block: 1 }), 400, /expiry_block 1 is not above block 1/);
+  await expectRefused(tryGrant({ session_pk: owner.publicKeyHex }), 400, /main key of the account/);
+  await expectRefused(tryGrant({ cap: '5' }), 400, /cap/);
+  const unknown = grantBody(owner, { session_pk: other.publicKeyHex });
+  await expectRefused(f.chain.admitOperation('revoke_session', unknown, {}, 0), 404, /no session key/);
+  const stranger = signOperation(other, { actor: owner.address, target: SESSION, nonce: ++clock, body: { account: owner.address, session_pk: other.publicKeyHex, scope: '*', cap: 1, expiry_block: 50 } });
+  await expectRefused(f.chain.admitOperation('grant_session', stranger, {}, 0), 401, /not bound to/);
+});

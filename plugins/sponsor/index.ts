@@ -1,0 +1,28 @@
+import { definePlugin, type NodeServices } from '../../kernel/sdk.js';
+import { sponsorDeposit, sponsorWithdraw } from './operations/pool.js';
+import { sponsorAllow, sponsorDisallow } from './operations/beneficiaries.js';
+import { sponsorOf } from './payer.js';
+import { sponsorRoutes } from './routes.js';
+
+/**
+ * Sponsors (part 1 "Account abstraction"): an account deposits coins into a fee pool and names
+ * the accounts, or single session keys, whose fees the pool pays. The kernel's `feePayer` hook
+ * makes the pool the payer at admission and again in the block.
+ */
+export const sponsorPlugin = definePlugin<Record<string, never>, NodeServices>({
+  name: 'sponsor',
+  kind: 'state',
+  description: 'fee pools that pay for the accounts or session keys their owner names',
+  params: [{ key: 'sponsor_max_gas', default: 100n, min: 21n, max: 10_000_000n, description: 'a pool pays a transaction only while it holds at least gas_price × this many gas' }],
+  operations: [sponsorDeposit, sponsorWithdraw, sponsorAllow, sponsorDisallow],
+  events: [
+    { type: 'sponsor_deposit', description: 'a sponsor added coins to its pool', fields: ['address', 'amount'], socket: true },
+    { type: 'sponsor_withdraw', description: 'a sponsor took coins back from its pool', fields: ['address', 'amount'], socket: true },
+    { type: 'sponsor_allowed', description: 'a sponsor\'s pool pays for a beneficiary from now on', fields: ['address', 'beneficiary', 'session_pk'], socket: true },
+    { type: 'sponsor_disallowed', description: 'a sponsor\'s pool stopped paying for a beneficiary', fields: ['address', 'beneficiary'], socket: true },
+  ],
+  register(api) {
+    api.hooks.feePayer.tapPromise(api.name, (ctx, tx, signer) => sponsorOf(ctx, tx, signer));
+    api.hooks.routes.tap(api.name, (routes) => routes.withOwner(api.name, () => sponsorRoutes(routes, api.services, api.name)));
+  },
+});

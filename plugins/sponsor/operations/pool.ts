@@ -1,0 +1,35 @@
+import { badRequest, defineOperation } from '../../../kernel/sdk.js';
+import { PoolMoveSchema } from '../schemas.js';
+import { poolAddress, SPONSOR_TARGET } from '../store.js';
+
+/** `POST /api/v1/sponsor/deposit`: coins from the sponsor's account into its pool. */
+export const sponsorDeposit = defineOperation({
+  name: 'sponsor_deposit',
+  description: 'moves coins from the sponsor into its fee pool',
+  routes: [{ method: 'POST', path: '/api/v1/sponsor/deposit' }],
+  schema: PoolMoveSchema,
+  signsFor: SPONSOR_TARGET,
+  gas: 30,
+  async execute(ctx, op) {
+    await ctx.accounts.transfer(op.actor, poolAddress(op.actor), op.value);
+    ctx.emit({ type: 'sponsor_deposit', data: { address: op.actor, amount: op.body.amount } });
+  },
+});
+
+/** `POST /api/v1/sponsor/withdraw`: coins from the pool back to the sponsor; more than the pool holds is 400. */
+export const sponsorWithdraw = defineOperation({
+  name: 'sponsor_withdraw',
+  description: 'returns coins from the sponsor\'s fee pool to the sponsor',
+  routes: [{ method: 'POST', path: '/api/v1/sponsor/withdraw' }],
+  schema: PoolMoveSchema,
+  signsFor: SPONSOR_TARGET,
+  gas: 30,
+  async check(ctx, op) {
+    const pool = (await ctx.accounts.get(poolAddress(op.actor))).balance;
+    return op.value > pool ? badRequest(`the sponsor pool of ${op.actor} holds ${pool} ucoin, less than ${op.value}`) : undefined;
+  },
+  async execute(ctx, op) {
+    await ctx.accounts.transfer(poolAddress(op.actor), op.actor, op.value);
+    ctx.emit({ type: 'sponsor_withdraw', data: { address: op.actor, amount: op.body.amount } });
+  },
+});
