@@ -11,7 +11,8 @@ import { Mempool, MempoolFullError } from '../mempool/mempool.js';
 import { parseSubmission } from '../tx/submission.js';
 import { signatureCacheId, verifyTransferSignature } from '../tx/signature.js';
 import { txIdentity, txIdentityOfText, type TxIdentity } from '../tx/hash.js';
-import { authorize, type Authorized } from '../auth/authorize.js';
+import type { Authorized } from '../auth/authorize.js';
+import { authorizeTx } from './authorize-tx.js';
 import { presentedKey } from '../auth/presented-key.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import { OP_FIELD, type OperationRegistry, type ParsedOperation } from '../ops/registry.js';
@@ -259,17 +260,11 @@ export class Admission {
 
   /** Authorization against committed state (kernel/auth); the block asks again against its own. */
   private async authorizeAt(state: StateSource, height: number, tx: Tx, key: ReturnType<typeof presentedKey>, p: ParsedOperation | undefined): Promise<Authorized> {
-    const req = { actor: tx.from, publicKey: key.hex, tx, operation: p?.op.spec.name };
-    const operators = p?.op.spec.signing?.operatorKeys;
-    if (operators) {
-      const allowed = await operators(this.d.host.scoped(readContext(this.ctxEnv, state, height), p!.op.plugin));
-      if (!allowed.includes(key.hex)) throw new ChainError(403, `${p!.op.spec.name}: the signing key is not an operator key of this network`);
-      return { signer: { kind: 'operator', publicKey: key.hex, account: key.derived, payer: key.derived, grantedBy: p!.op.plugin }, grant: undefined };
-    }
-    const answer = await authorize(this.d.hooks, () => readContext(this.ctxEnv, state, height), state, req, key);
+    const answer = await authorizeTx(this.d.hooks, (ctx, plugin) => this.d.host.scoped(ctx, plugin), () => readContext(this.ctxEnv, state, height), state, tx, key, p);
     if (answer instanceof ChainError) throw answer;
     return answer;
   }
+
 
   /**
    * Funds for the value and the fee: the value from `valueFrom` (a transfer's sender; an

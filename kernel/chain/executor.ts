@@ -12,9 +12,9 @@ import { readContext, txContext, writeContext, type WriteOutputs } from './conte
 import { operationOf, type BlockEvent, type BlockHeader, type BlockInfo, type ChainEvent, type Evidence, type Receipt, type Tx } from './types.js';
 import { BlockEventLog, type EventSink } from './block-events.js';
 import { IndexStage, type IndexWrite } from './index-stage.js';
-import { authorize, ownerOf, type Authorized } from '../auth/authorize.js';
+import { ownerOf } from '../auth/authorize.js';
+import { authorizeTx } from './authorize-tx.js';
 import { presentedKey } from '../auth/presented-key.js';
-import type { PresentedKey } from '../auth/key-set.js';
 import type { Signer, SignerGrant } from '../auth/signer.js';
 import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry, ParsedOperation } from '../ops/registry.js';
@@ -206,7 +206,7 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     // the block's base fee, and its fee would not even cover what is burned.
     if (tx.gasPrice < baseFee) return { ...NOTHING_CHARGED, error: `gas_price ${tx.gasPrice} is below base_fee ${baseFee}` };
     const key = presentedKey(tx.body, typeof tx.body.public_key === 'string' ? tx.body.public_key : '');
-    const authorized = await authorizeInBlock(deps, overlay, block, tx, key, parsed);
+    const authorized = await authorizeTx(deps.hooks, deps.scoped, () => readContext(deps, overlay, block.height), overlay, tx, key, parsed);
     if (authorized instanceof ChainError) return { ...NOTHING_CHARGED, error: authorized.message };
     ({ signer, grant } = authorized);
     const sender = await accounts.get(tx.from);
@@ -314,15 +314,6 @@ function proposerPayee(deps: ExecutorDeps, overlay: StateOverlay, block: BlockIn
   return payee;
 }
 
-async function authorizeInBlock(deps: ExecutorDeps, overlay: StateOverlay, block: BlockInfo, tx: Tx, key: PresentedKey, parsed: ParsedOperation | undefined): Promise<Authorized | ChainError> {
-  const ctx = (): ReturnType<typeof readContext> => readContext(deps, overlay, block.height);
-  const operators = parsed?.op.spec.signing?.operatorKeys;
-  if (operators) {
-    if (!(await operators(deps.scoped(ctx(), parsed!.op.plugin))).includes(key.hex)) return new ChainError(403, `${parsed!.op.spec.name}: the signing key is not an operator key of this network`);
-    return { signer: { kind: 'operator', publicKey: key.hex, account: key.derived, payer: key.derived, grantedBy: parsed!.op.plugin }, grant: undefined };
-  }
-  return authorize(deps.hooks, ctx, overlay, { actor: tx.from, publicKey: key.hex, tx, operation: parsed?.op.spec.name }, key);
-}
 
 /** The operation's own checks again, on the block's state, then its handler, with the owning plugin's context. */
 async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, gasLimit: number, p: ParsedOperation, signer: Signer): Promise<number | undefined> {
