@@ -23,10 +23,10 @@ export const delegate = defineOperation({
     if (!(await hasActiveStake(ctx, validator))) return badRequest(`validator ${validator} has no active stake (self-stake below min_stake, or jailed)`);
     const min = await ctx.params.get('min_stake');
     if (!(await readDelegation(ctx.store, validator, op.actor)) && op.value < min) return badRequest(`amount ${op.value} is below min_stake ${min}: a first delegation must be at least min_stake`);
-    const funds = (await ctx.accounts.get(op.signer.account)).balance;
-    if (funds < op.value) return badRequest(`insufficient balance: ${op.signer.account} has ${funds} ucoin, the delegation needs ${op.value}`);
     return undefined;
   },
+  // Funds for the amount need no rule here: the kernel checks the signed value against the
+  // signing account at admission, and the debit refuses it in the block.
   async execute(ctx, op) {
     const validator = op.body.validator;
     await ctx.accounts.debit(op.signer.account, op.value);

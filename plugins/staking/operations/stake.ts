@@ -23,10 +23,10 @@ export const stake = defineOperation({
     const current = await readStake(ctx.store, op.actor);
     const min = await ctx.params.get('min_stake');
     if (!current && op.value < min) return badRequest(`amount ${op.value} is below min_stake ${min}: a first stake must be at least min_stake`);
-    const funds = (await ctx.accounts.get(op.signer.account)).balance;
-    if (funds < op.value) return badRequest(`insufficient balance: ${op.signer.account} has ${funds} ucoin, the stake needs ${op.value}`);
     return undefined;
   },
+  // Funds for the amount need no rule here: the kernel checks the signed value against the
+  // signing account at admission, and the debit refuses it in the block.
   async execute(ctx, op) {
     await ctx.accounts.debit(op.signer.account, op.value);
     const current = await readStake(ctx.store, op.actor);
