@@ -33,7 +33,8 @@ test('a phase reads each validator before and after it: event-loop delay from th
   const node = await metricsServer([scrape(0.5, 0.9, 10, 0.2), scrape(0.031, 0.084, 16, 0.35)]);
   try {
     const probe = await PhaseProbe.start([{ url: node.url, pid: process.pid }], null);
-    // 30 ms of CPU on this thread for procfs to see, however busy the machine is.
+    // Some CPU on this thread for procfs to see, however busy the machine is. Only signs are
+    // asserted below: process CPU counts GC threads too, so it can outrun the wall clock.
     const from = process.cpuUsage();
     while (process.cpuUsage(from).user < 30_000);
     const spent = await probe.finish();
@@ -42,12 +43,12 @@ test('a phase reads each validator before and after it: event-loop delay from th
     assert.equal(spent.gc[0]!.minor!.count, 6);
     assert.ok(Math.abs(spent.gc[0]!.minor!.sumMs - 150) < 1e-9);
     assert.equal(spent.gatewayCpuSeconds, 0, 'no gateway, nothing spent there');
-    assert.ok(spent.wallSeconds >= 0.03, `wall ${spent.wallSeconds}`);
+    assert.ok(spent.wallSeconds > 0, `wall ${spent.wallSeconds}`);
     if (process.platform === 'linux') {
       // This process stands in for a validator: its main thread ran the busy loop.
-      assert.ok(spent.mainCpuSeconds > 0.01, `main thread CPU ${spent.mainCpuSeconds}`);
+      assert.ok(spent.mainCpuSeconds > 0, `main thread CPU ${spent.mainCpuSeconds}`);
       assert.ok(spent.otherCpuSeconds >= 0);
-      assert.ok(spent.clientCpuSeconds > 0.01);
+      assert.ok(spent.clientCpuSeconds > 0);
       assert.ok(spent.sched[0] && spent.sched[0].runMs > 0);
     }
   } finally {
