@@ -264,6 +264,15 @@ describe('staking on a real devnet', () => {
     const h = await height();
     await until('the chain finalises after alpha left', async () => ((await height(alphaNode!.url)) >= h + 3 ? true : undefined), 60_000);
 
+    // The staking socket methods: a signed stake sent as `{type: rpc, method: stake}`, and the set read back.
+    const viaSocket = await socket.rpc('stake', sign(bob, bob.address, 'chain:system.stake', { address: bob.address, amount: MIN_STAKE }, MIN_STAKE));
+    assert.equal(viaSocket.error, null, JSON.stringify(viaSocket));
+    const socketTx = await waitConfirmed(rpc(), (viaSocket.result as Record<string, unknown>).tx_hash as string);
+    assert.equal(socketTx.status, 'confirmed', JSON.stringify(socketTx));
+    assert.equal((await getJson(`${net.gatewayUrl}/api/v1/staking/info/${bob.address}`)).body.stake, MIN_STAKE);
+    const listedBySocket = await socket.rpc('get_validators');
+    assert.deepEqual(((listedBySocket.result as { validators: Array<Record<string, unknown>> }).validators).map((v) => v.address).sort(), (await validatorsOn(rpc())).map((v) => v.address).sort());
+
     // ?type=staking lists the staking operations (decisions.md §34), through the gateway.
     const listed = (await getJson(`${net.gatewayUrl}/api/v1/transactions?type=staking&limit=200`)).body.transactions as Array<Record<string, unknown>>;
     const types = new Set(listed.map((t) => t.type));
