@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { accountsReader } from '../../kernel/state/accounts.js';
 import { deriveAddress, toHex } from '../../kernel/sdk.js';
 import { stakingPlugin } from './index.js';
+import { heldSupply, recordedSum, RewardModel } from '../../test/helpers/supply-model.js';
 
 /**
  * The supply over a run, to the ucoin: after every block, every balance plus every stake and
@@ -26,56 +26,6 @@ const v1 = wallet(143);
 const alphaConsensus = wallet(144);
 let clock = 1_700_000_100_000;
 
-/** A bonded amount as the test models it: its rate, and for a delegation its commission. */
-interface Position {
-  amount: bigint;
-  paid: number;
-  rate: bigint;
-  commission?: bigint;
-}
-
-class Model {
-  readonly positions = new Map<string, Position>();
-  minted = 0n;
-
-  /** What `key` accrued up to height `h` (elapsed capped at one interval), minted now. */
-  settle(key: string, h: number): void {
-    const p = this.positions.get(key)!;
-    const elapsed = BigInt(Math.min(h - p.paid, INTERVAL));
-    if (p.commission === undefined) {
-      this.minted += (p.amount * p.rate * elapsed) / (10_000n * BPY);
-    } else {
-      this.minted += (p.amount * BASE * p.commission * elapsed) / (100_000_000n * BPY);
-      this.minted += (p.amount * BASE * (10_000n - p.commission) * elapsed) / (100_000_000n * BPY);
-    }
-    p.paid = h;
-  }
-
-  /** beginBlock of height `h`: every position, at a reward height. */
-  begin(h: number): void {
-    if (h % INTERVAL === 0) for (const key of this.positions.keys()) this.settle(key, h);
-  }
-}
-
-async function supplyHeld(f: Fixture): Promise<{ balances: bigint; stakes: bigint; delegations: bigint }> {
-  const state = f.chain.store.state;
-  const accounts = accountsReader(state);
-  let balances = 0n;
-  for (const [key] of await state.scan('acct/')) balances += (await accounts.get(key.slice('acct/'.length))).balance;
-  const amount = (raw: Uint8Array): bigint => BigInt((JSON.parse(new TextDecoder().decode(raw)) as { amount: { $big: string } }).amount.$big);
-  let stakes = 0n;
-  for (const [, raw] of await state.scan('staking/stake/')) stakes += amount(raw);
-  let delegations = 0n;
-  for (const [, raw] of await state.scan('staking/delegation/')) delegations += amount(raw);
-  return { balances, stakes, delegations };
-}
-
-async function recorded(f: Fixture, prefix: string, field: string): Promise<bigint> {
-  let sum = 0n;
-  for (const [, raw] of await f.chain.store.state.scan(prefix)) sum += BigInt((JSON.parse(new TextDecoder().decode(raw)) as Record<string, { $big: string }>)[field]!.$big);
-  return sum;
-}
-
 test('supply is conserved to the ucoin over a run of registrations, stakes, delegations, transfers to a .node, rewards, a slash, unstake and undelegate', async () => {
   const f = await makeChain({
     plugins: [stakingPlugin],
@@ -87,16 +37,16 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
     genesisParams: { min_stake: String(MIN), unbonding_blocks: String(UNBONDING), reward_interval_blocks: String(INTERVAL), blocks_per_year: String(BPY), jail_blocks: '3' },
   });
   const genesisSupply = 2_000n * COIN + 20_000n * COIN;
-  const model = new Model();
-  model.positions.set('stake:chain:v0.node', { amount: 10_000n * COIN, paid: 0, rate: GENESIS });
-  model.positions.set('stake:chain:v1.node', { amount: 10_000n * COIN, paid: 0, rate: GENESIS });
+  const model = new RewardModel({ interval: INTERVAL, blocksPerYear: BPY });
+  model.open('stake:chain:v0.node', { amount: 10_000n * COIN, paid: 0, rate: GENESIS });
+  model.open('stake:chain:v1.node', { amount: 10_000n * COIN, paid: 0, rate: GENESIS });
   let slashBurned = 0n;
   const op = (w: Wallet, name: string, target: string, actor: string, body: Record<string, unknown>, value = 0, gasPrice?: number) =>
     f.chain.admitOperation(name, signOperation(w, { actor, target, value, nonce: ++clock, body, ...(gasPrice !== undefined ? { gas_price: gasPrice } : {}) }), name === 'update_node_profile' ? { address: actor } : {}, 0);
   const check = async (h: number): Promise<void> => {
-    const held = await supplyHeld(f);
+    const held = await heldSupply(f.chain.store.state);
     const expected = genesisSupply + model.minted - f.chain.head.total_burned - slashBurned;
-    assert.equal(held.balances + held.stakes + held.delegations, expected, `height ${h}: ${JSON.stringify(held, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    assert.equal(held.total, expected, `height ${h}: ${JSON.stringify(held, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
   };
   /** One block at the next height; `txs` admitted before it, the model told what they do. */
   const block = async (txs: () => Promise<unknown>, apply: (h: number) => void, evidence: Parameters<Fixture['chain']['propose']>[3] = []): Promise<number> => {
@@ -122,17 +72,14 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
       await f.chain.admit(signTransfer(alice, { to: 'chain:v1.node', value: 5_000_000, nonce: 1 }), 0);
     },
     (h) => {
-      model.positions.set('stake:chain:alpha.node', { amount: MIN, paid: h, rate: BASE });
-      model.positions.set('delegation:bob', { amount: 100n * COIN, paid: h, rate: BASE, commission: COMMISSION });
+      model.open('stake:chain:alpha.node', { amount: MIN, paid: h, rate: BASE });
+      model.open('delegation:bob', { amount: 100n * COIN, paid: h, rate: BASE, commission: COMMISSION });
     },
   );
   // Height 2: an addition pays what accrued and restarts the lock.
   await block(
     () => op(alice, 'stake', 'chain:system.stake', 'chain:alpha.node', { address: 'chain:alpha.node', amount: Number(20n * COIN) }, Number(20n * COIN)),
-    (h) => {
-      model.settle('stake:chain:alpha.node', h);
-      model.positions.get('stake:chain:alpha.node')!.amount += 20n * COIN;
-    },
+    (h) => model.add('stake:chain:alpha.node', h, 20n * COIN),
   );
   // Height 3: double-sign evidence against v1: 5 % of min_stake, 1 % of that to the reporter.
   const evidence = { hash: '0x' + 'cd'.repeat(32), kind: 'duplicate-vote' as const, validator: 'chain:v1.node', height: 2, round: 0, raw: { test: true } };
@@ -154,25 +101,19 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
   // Height 6: undelegate at its unlock height (1 + 5): paid what accrued, returned whole.
   await block(
     () => op(bob, 'undelegate', 'chain:v0.node', bob.address, { delegator: bob.address, validator: 'chain:v0.node' }),
-    (h) => {
-      model.settle('delegation:bob', h);
-      model.positions.delete('delegation:bob');
-    },
+    (h) => model.close('delegation:bob', h),
   );
   // Height 7: unstake at its unlock height (2 + 5), to the owner.
   await block(
     () => op(alice, 'unstake', 'chain:system.stake', 'chain:alpha.node', { address: 'chain:alpha.node' }),
-    (h) => {
-      model.settle('stake:chain:alpha.node', h);
-      model.positions.delete('stake:chain:alpha.node');
-    },
+    (h) => model.close('stake:chain:alpha.node', h),
   );
   // Through three more reward heights, the jailed validator back in between.
   while (f.chain.head.height < 16) await block(async () => undefined, () => undefined);
 
   assert.ok(model.minted > 0n);
-  assert.equal(await recorded(f, 'staking/reward/', 'amount'), model.minted, 'the reward records hold exactly what the formula mints');
-  assert.equal(await recorded(f, 'staking/slash/', 'burned'), slashBurned);
+  assert.equal(await recordedSum(f.chain.store.state, 'staking/reward/', 'amount'), model.minted, 'the reward records hold exactly what the formula mints');
+  assert.equal(await recordedSum(f.chain.store.state, 'staking/slash/', 'burned'), slashBurned);
   assert.equal(slashBurned, 495_000n);
   assert.ok(f.chain.head.total_burned > 0n);
   // v0's owner collected the reporter's share, the tip, its commission and its stake rewards.

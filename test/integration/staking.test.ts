@@ -13,6 +13,11 @@ import { makeEvidence, signVote, evidenceToJson, type ConsensusEvidence } from '
 import { TcpTransport } from '../../kernel/p2p/tcp/index.js';
 import { envelope, TAG_EVIDENCE } from '../../kernel/replica/envelope.js';
 import { chainEvidence } from '../../kernel/replica/evidence-pool.js';
+import { ChainStore } from '../../kernel/store/chain-store.js';
+import { LevelStore } from '../../kernel/store/level-store.js';
+import type { GenesisDoc } from '../../kernel/config/genesis.js';
+import { readFileSync } from 'node:fs';
+import { heldSupply, recordedSum, RewardModel } from '../helpers/supply-model.js';
 
 /**
  * Staking on a real 4-validator devnet (configs/devnet.json: min_stake 10 COIN, unbonding 20
@@ -27,6 +32,8 @@ const COIN = 1_000_000;
 const MIN_STAKE = 10 * COIN;
 const ALPHA = 'chain:alpha.node';
 const CHEATER = 'chain:validator-3.node';
+const BASE_APY = 1_200n;
+const GENESIS_APY = 2_400n;
 let clock = Date.now();
 const nonce = (): number => ++clock;
 
@@ -52,6 +59,10 @@ describe('staking on a real devnet', () => {
     return tx;
   };
   const sign = (w: Wallet, actor: string, target: string, body: Record<string, unknown>, value = 0) => signOperation(w, { actor, target, value, nonce: nonce(), body });
+  /** What each confirmed staking change does to the positions the supply check models, by height. */
+  const changes: Array<{ height: number; apply: (m: RewardModel, h: number) => void }> = [];
+  const happened = (tx: Record<string, unknown>, apply: (m: RewardModel, h: number) => void): void => void changes.push({ height: tx.block as number, apply });
+  let slashBurned = 0n;
 
   before(async () => {
     net = await startTestDevnet();
@@ -87,7 +98,8 @@ describe('staking on a real devnet', () => {
     const dup = await postJson(`${rpc()}/api/v1/nodes/register`, sign(alice, alice.address, 'chain:system.node', { name: 'validator-1', owner: alice.address }));
     assert.equal(dup.status, 409, JSON.stringify(dup.body));
     assert.match(dup.body.error as string, /chain:validator-1\.node is already registered/);
-    await post('/api/v1/nodes/register', sign(alice, alice.address, 'chain:system.node', { name: 'alpha', owner: alice.address, consensus_public_key: alphaKey.file.public_key }));
+    const registered = await post('/api/v1/nodes/register', sign(alice, alice.address, 'chain:system.node', { name: 'alpha', owner: alice.address, consensus_public_key: alphaKey.file.public_key }));
+    happened(registered, (m, h) => m.open('stake:alpha', { amount: BigInt(MIN_STAKE), paid: h, rate: BASE_APY }));
     assert.equal((await getJson(`${rpc()}/api/v1/accounts/${alice.address}`)).body.balance, before - MIN_STAKE - 100, 'min_stake bonded and 100 gas');
     const node = (await getJson(`${net.gatewayUrl}/api/v1/nodes/${ALPHA}`)).body;
     assert.equal(node.owner, alice.address);
@@ -95,6 +107,7 @@ describe('staking on a real devnet', () => {
     assert.equal(node.consensus_public_key, alphaKey.file.public_key);
     // Stake more (signed by the owner for the node): the whole stake is locked again.
     const staked = await post('/api/v1/staking/stake', sign(alice, ALPHA, 'chain:system.stake', { address: ALPHA, amount: 20 * COIN }, 20 * COIN));
+    happened(staked, (m, h) => m.add('stake:alpha', h, 20n * BigInt(COIN)));
     const info = (await getJson(`${net.gatewayUrl}/api/v1/staking/info/${ALPHA}`)).body;
     assert.deepEqual({ stake: info.stake, unlock_height: info.unlock_height, jailed: info.jailed }, { stake: 30 * COIN, unlock_height: (staked.block as number) + 20, jailed: false });
     // Unstake before the lock: refused at admission, nothing moved.
@@ -151,6 +164,7 @@ describe('staking on a real devnet', () => {
     assert.equal(refusedToHuman.status, 400);
     const tx = await post('/api/v1/staking/delegate', sign(bob, bob.address, 'chain:alpha.node', { delegator: bob.address, validator: 'chain:alpha.node', amount }, amount));
     const bonded = tx.block as number;
+    happened(tx, (m, h) => m.open('delegation:bob', { amount: BigInt(amount), paid: h, rate: BASE_APY, commission: 1_000n }));
     const mine = (await getJson(`${rpc()}/api/v1/staking/my-delegations/${bob.address}`)).body;
     assert.equal((mine.delegations as Array<Record<string, unknown>>)[0]?.amount, amount);
     // The first reward height after bonding: a multiple of reward_interval_blocks (10).
@@ -175,6 +189,7 @@ describe('staking on a real devnet', () => {
     await until(`height ${unlock}`, async () => (((await getJson(`${rpc()}/health`)).body.height as number) >= unlock ? true : undefined), 90_000);
     const before = (await getJson(`${rpc()}/api/v1/accounts/${bob.address}`)).body.balance as number;
     const out = await post('/api/v1/staking/undelegate', sign(bob, bob.address, 'chain:alpha.node', { delegator: bob.address, validator: 'chain:alpha.node' }));
+    happened(out, (m, h) => m.close('delegation:bob', h));
     const after = (await getJson(`${rpc()}/api/v1/accounts/${bob.address}`)).body.balance as number;
     assert.ok(after - before >= amount - (out.fee as number), 'the whole delegation came back, with what accrued since the last payout');
     assert.equal(((await getJson(`${rpc()}/api/v1/staking/my-delegations/${bob.address}`)).body.delegations as unknown[]).length, 0);
@@ -211,6 +226,10 @@ describe('staking on a real devnet', () => {
       return slashes.find((x) => x.evidence === hash);
     }, 60_000);
     const at = slash.height as number;
+    happened({ block: at }, (m) => {
+      m.positions.get('stake:validator-3')!.amount -= BigInt(slash.amount as number);
+      slashBurned += BigInt(slash.burned as number);
+    });
     const slashed = (MIN_STAKE * 500) / 10_000; // slash_fraction_double_sign_bps of min_stake
     const reward = (slashed * 100) / 10_000; // slash_reward_fraction_bps of it
     // §24: the reporter is the owner of the proposer of the block that included the evidence.
@@ -254,6 +273,7 @@ describe('staking on a real devnet', () => {
     const unstake = () => sign(alice, ALPHA, 'chain:system.stake', { address: ALPHA });
     await until(`height ${info.unlock_height as number}`, async () => ((await height()) >= (info.unlock_height as number) ? true : undefined), 90_000);
     const tx = await post('/api/v1/staking/unstake', unstake());
+    happened(tx, (m, h) => m.close('stake:alpha', h));
     const events = (await getJson(`${rpc()}/api/v1/transactions/${tx.hash as string}`)).body.events as Array<{ type: string; data: Record<string, unknown> }>;
     assert.deepEqual(events.find((e) => e.type === 'unstaked')?.data, { address: ALPHA, amount: 30 * COIN, paid_to: alice.address }, 'the whole stake, to the owner');
     for (const url of everyRpc()) {
@@ -269,6 +289,7 @@ describe('staking on a real devnet', () => {
     assert.equal(viaSocket.error, null, JSON.stringify(viaSocket));
     const socketTx = await waitConfirmed(rpc(), (viaSocket.result as Record<string, unknown>).tx_hash as string);
     assert.equal(socketTx.status, 'confirmed', JSON.stringify(socketTx));
+    happened(socketTx, (m, h) => m.open('stake:bob', { amount: BigInt(MIN_STAKE), paid: h, rate: BASE_APY }));
     assert.equal((await getJson(`${net.gatewayUrl}/api/v1/staking/info/${bob.address}`)).body.stake, MIN_STAKE);
     const listedBySocket = await socket.rpc('get_validators');
     assert.deepEqual(((listedBySocket.result as { validators: Array<Record<string, unknown>> }).validators).map((v) => v.address).sort(), (await validatorsOn(rpc())).map((v) => v.address).sort());
@@ -285,6 +306,37 @@ describe('staking on a real devnet', () => {
     for (let h = 1; h <= top; h++) {
       const seen = await Promise.all(everyRpc().map(async (u) => (await getJson(`${u}/api/v1/blocks/${h}`)).body));
       for (const b of seen) assert.deepEqual({ hash: b.hash, state_root: b.state_root }, { hash: seen[0]!.hash, state_root: seen[0]!.state_root }, `height ${h}`);
+    }
+  });
+
+  test('the supply over the whole run, to the ucoin: every balance, stake and delegation a node holds = genesis + faucet credits + rewards (computed here) − fees burned − slashes burned', async () => {
+    // The fifth node's own store, read once it has applied every change and stopped.
+    const last = Math.max(...changes.map((c) => c.height));
+    await until(`the fifth node past height ${last}`, async () => ((await height(alphaNode!.url)) > last ? true : undefined), 60_000);
+    await alphaNode!.stop();
+    const store = new ChainStore(await LevelStore.open(join(net.dir, 'node-alpha', 'chain')));
+    try {
+      const meta = await store.load();
+      const genesis = JSON.parse(readFileSync(join(net.dir, 'genesis.json'), 'utf8')) as GenesisDoc;
+      const genesisSupply = [...genesis.accounts.map((a) => BigInt(a.balance)), ...genesis.validators.map((v) => BigInt(v.stake))].reduce((a, b) => a + b, 0n);
+      const faucet = ((await getJson(`${rpc()}/api/v1/transactions?type=faucet&limit=200`)).body.transactions as Array<Record<string, unknown>>)
+        .filter((t) => t.status === 'confirmed' && (t.block as number) <= meta.height)
+        .reduce((sum, t) => sum + BigInt(t.value as number), 0n);
+      assert.equal(faucet, 2n * 50n * BigInt(COIN), 'the two faucet credits of this run');
+      // Rewards: configs/devnet.json's interval 10 and 1 000 blocks a year; genesis stakes at the genesis rate from height 0.
+      const model = new RewardModel({ interval: 10, blocksPerYear: 1_000n });
+      for (let i = 0; i < genesis.validators.length; i++) model.open(`stake:validator-${i}`, { amount: BigInt(genesis.validators[i]!.stake), paid: 0, rate: GENESIS_APY });
+      for (let h = 1; h <= meta.height; h++) {
+        model.begin(h);
+        for (const c of changes) if (c.height === h) c.apply(model, h);
+      }
+      assert.equal(await recordedSum(store.state, 'staking/reward/', 'amount'), model.minted, 'the reward records hold what the formula mints');
+      assert.equal(await recordedSum(store.state, 'staking/slash/', 'burned'), slashBurned);
+      const held = await heldSupply(store.state);
+      assert.ok(meta.total_burned > 0n && model.minted > 0n && slashBurned > 0n);
+      assert.equal(held.total, genesisSupply + faucet + model.minted - meta.total_burned - slashBurned, `at height ${meta.height}`);
+    } finally {
+      await store.close();
     }
   });
 });
