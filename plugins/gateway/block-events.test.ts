@@ -71,9 +71,22 @@ test('a relay far behind skips the oldest heights; a node with a shorter chain i
   assert.equal(heard.at(-1)?.data.address, 'chain:150');
 });
 
-test('without declared socket events the node is not asked', async () => {
+test('without declared socket events nothing is relayed, but every block is still read for validator set changes', async () => {
   const node = fakeNode((h) => [credit(h)]);
-  const { relay } = relayOver(node, []);
+  const { relay, heard } = relayOver(node, []);
   await relay.relayUpTo(3);
-  assert.deepEqual(node.read, []);
+  assert.deepEqual(node.read, [3]);
+  assert.deepEqual(heard, []);
+});
+
+test('the kernel\'s validator_update block events are kept, not relayed, and taken once the node\'s list shows the new set', async () => {
+  const change = (height: number) => ({ height, index: 0, phase: 'end', type: 'validator_update', data: { height, effective_height: height + 2, validators: [{ address: 'chain:alpha.node', power: '30000000' }] } });
+  const node = fakeNode((h) => (h === 5 ? [change(5), credit(5)] : [credit(h)]));
+  const { relay, heard } = relayOver(node);
+  await relay.relayUpTo(4);
+  await relay.relayUpTo(6);
+  assert.deepEqual(heard.map((e) => e.type), ['faucet', 'faucet', 'faucet'], 'the kernel event is not a plugin socket event');
+  assert.deepEqual(relay.takeSetChanges(5), [], 'at height 5 the node lists the set of height 6, still the old one');
+  assert.deepEqual(relay.takeSetChanges(6), [{ height: 5, effective_height: 7, validators: [{ address: 'chain:alpha.node', power: '30000000' }] }]);
+  assert.deepEqual(relay.takeSetChanges(7), [], 'taken once');
 });

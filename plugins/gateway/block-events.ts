@@ -4,6 +4,16 @@ import type { EventBus } from './event-bus.js';
 import { isObject } from './node-client.js';
 import type { NodeReads } from './node-reads.js';
 
+/** The kernel's block event for a validator set change (kernel/chain/executor.ts). */
+export const KERNEL_SET_CHANGE = 'validator_update';
+
+/** A validator set change a block made: `validators` (address, power; 0 = out) in force from `effective_height`. */
+export interface SetChange {
+  readonly height: number;
+  readonly effective_height: number;
+  readonly validators: readonly Record<string, unknown>[];
+}
+
 /** Heights the relay still catches up after falling behind; older ones are skipped. */
 const MAX_CATCH_UP = 64;
 
@@ -20,6 +30,8 @@ export class BlockEventRelay {
   private next: number | undefined;
   private readonly socketTypes: ReadonlySet<string>;
   private failing = false;
+  /** Set changes read from blocks, not yet taken by the poller's `validator_update`. */
+  private setChanges: SetChange[] = [];
 
   /** `events`: the socket events the build's plugins declare; the gateway defines them on its bus. */
   constructor(
@@ -33,7 +45,6 @@ export class BlockEventRelay {
 
   /** After the poller announced `height`: relays every height not yet relayed up to it. Never throws. */
   async relayUpTo(height: number): Promise<void> {
-    if (this.socketTypes.size === 0) return;
     // The first block seen, or a node whose chain is shorter than the last one's: follow it.
     if (this.next === undefined || height < this.next) this.next = height;
     if (height - this.next >= MAX_CATCH_UP) {
@@ -46,13 +57,31 @@ export class BlockEventRelay {
     }
   }
 
+  /**
+   * The set changes whose new set GET /api/v1/validators shows once the node has committed
+   * `height` (it answers the set of the next height), taken once each.
+   */
+  takeSetChanges(height: number): SetChange[] {
+    const due = this.setChanges.filter((c) => c.effective_height <= height + 1);
+    if (due.length > 0) this.setChanges = this.setChanges.filter((c) => c.effective_height > height + 1);
+    return due;
+  }
+
+  private noteSetChange(height: number, data: Record<string, unknown>): void {
+    const effective = data.effective_height;
+    if (typeof effective !== 'number' || !Array.isArray(data.validators)) return;
+    this.setChanges.push({ height, effective_height: effective, validators: data.validators.filter(isObject) });
+  }
+
   private async relay(height: number): Promise<boolean> {
     let problem: string;
     try {
       const answer = await this.reads.get(`/api/v1/blocks/${height}/events`);
       if (answer.status === 200 && isObject(answer.body) && Array.isArray(answer.body.events)) {
         for (const e of answer.body.events as unknown[]) {
-          if (isObject(e) && typeof e.type === 'string' && this.socketTypes.has(e.type) && isObject(e.data)) this.bus.emit(e.type, e.data);
+          if (!isObject(e) || typeof e.type !== 'string' || !isObject(e.data)) continue;
+          if (this.socketTypes.has(e.type)) this.bus.emit(e.type, e.data);
+          else if (e.type === KERNEL_SET_CHANGE) this.noteSetChange(height, e.data);
         }
         this.failing = false;
         return true;

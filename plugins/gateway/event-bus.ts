@@ -76,7 +76,7 @@ export const CORE_EVENTS: readonly EventSpec[] = [
   { type: 'init', description: 'sent to each client right after it connects', fields: ['height', 'tps', 'finality_ms', 'shard_count', 'validator_count', 'blocks', 'txs', 'total_blocks', 'total_txs'] },
   { type: 'metrics', description: 'every poll of the node', fields: ['tps', 'height', 'finality_ms'] },
   { type: 'new_block', description: 'every new height, in order; the block as GET /api/v1/blocks/:height returns it', fields: [] },
-  { type: 'validator_update', description: 'every 10 blocks', fields: ['nodes', 'total_staked', 'height'] },
+  { type: 'validator_update', description: 'every 10 blocks, and when a validator set change a block made is in force (then with `changes` and `effective_height`)', fields: ['nodes', 'total_staked', 'height'] },
   { type: 'tx', description: 'the gateway forwarded a transaction (a submission notice; status not authoritative)', fields: ['hash', 'from', 'to', 'value', 'gas', 'gas_price', 'shard', 'timestamp', 'block'] },
   { type: 'tx_anomaly', description: 'a submission response carried sentinel fields', fields: ['tx_hash', 'score', 'category'] },
 ];

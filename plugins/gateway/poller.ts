@@ -5,6 +5,7 @@ import { isObject } from './node-client.js';
 import type { NodeReads } from './node-reads.js';
 import type { ResponseCache } from './response-cache.js';
 import { fetchValidators } from './validators.js';
+import type { SetChange } from './block-events.js';
 
 /** What the last poll saw of the node; /health and the `init` event are built from it. */
 export interface NodeView {
@@ -30,7 +31,8 @@ const VALIDATOR_UPDATE_EVERY = 10;
 /**
  * Polls the node every POLL_NODE_INTERVAL_MS and turns what changed into socket events: `metrics`
  * every poll, `new_block` for every height in order (heights skipped between two polls are
- * fetched, so clients never miss one), `validator_update` every 10 blocks. It is also what makes
+ * fetched, so clients never miss one), `validator_update` every 10 blocks and at the height whose
+ * committed state first shows a validator set change a block made. It is also what makes
  * cached height-dependent answers stale. Polls never overlap: the next is scheduled after one ends.
  */
 export class NodePoller {
@@ -51,6 +53,8 @@ export class NodePoller {
     private readonly log: Logger,
     /** Runs after each `new_block`, before the next height is announced (the block's own events). */
     private readonly afterBlock: (height: number) => Promise<void> = async () => undefined,
+    /** The set changes read from blocks whose new set the node's validator list shows once `height` is committed. */
+    private readonly setChanges: (height: number) => readonly SetChange[] = () => [],
   ) {}
 
   start(): void {
@@ -155,13 +159,17 @@ export class NodePoller {
       this.lastHeight = height;
       this.events.emit('new_block', block.body);
       await this.afterBlock(height);
-      if (height % VALIDATOR_UPDATE_EVERY === 0) {
+      // A set change goes out once the node's list shows it (the height before the change's
+      // effective height), with what changed; part 2's every-10-blocks update as before.
+      const changes = this.setChanges(height);
+      if (height % VALIDATOR_UPDATE_EVERY === 0 || changes.length > 0) {
         try {
           const v = await fetchValidators(this.reads);
           // Without each 3.9 KB public key: part 2's event carries the validators' figures, and
           // with 100 validators the keys alone would be ~400 KB to every socket every 10 blocks.
           const nodes = v.validators.map(({ public_key: _key, ...rest }) => rest);
-          this.events.emit('validator_update', { nodes, total_staked: v.body.total_staked ?? null, height });
+          const change = changes.length === 0 ? {} : { changes: changes.flatMap((c) => c.validators), effective_height: Math.max(...changes.map((c) => c.effective_height)) };
+          this.events.emit('validator_update', { nodes, total_staked: v.body.total_staked ?? null, height, ...change });
         } catch (err: unknown) {
           this.log.warn({ err: err instanceof Error ? err.message : String(err), height }, 'validator_update skipped');
         }

@@ -20,6 +20,14 @@ export const PROXIED_GETS = [
   '/api/v1/governance/params',
   '/api/v1/checkpoints',
   VALIDATORS_PATH,
+  // Staking's reads (plugins/staking; GET /api/v1/slashing/history is Node only).
+  '/api/v1/staking/info/:address',
+  '/api/v1/staking/validators',
+  '/api/v1/staking/delegations/:validator',
+  '/api/v1/staking/my-delegations/:address',
+  '/api/v1/staking/rewards/:address',
+  '/api/v1/nodes',
+  '/api/v1/nodes/:address',
   // Reads of the state plugins that decide who may sign (plugins/session, sponsor, identity).
   '/api/v1/session/list/:account',
   '/api/v1/sponsor/:address',

@@ -58,7 +58,7 @@ export function createGatewayServices(config: GatewayConfig, log: Logger, socket
   const cooldown = new FaucetCooldown(config.faucetCooldownSecs, config.kvStoreUrl, log.child({ part: 'faucet-cooldown' }));
   const submissions = new Submissions(client, router, reads, events, cooldown, config.faucetAmount, log.child({ part: 'submissions' }));
   const blockEvents = new BlockEventRelay(socketEvents, reads, events, log.child({ part: 'block-events' }));
-  const poller = new NodePoller(reads, cache, events, metrics, config.pollIntervalMs, log.child({ part: 'poller' }), (height) => blockEvents.relayUpTo(height));
+  const poller = new NodePoller(reads, cache, events, metrics, config.pollIntervalMs, log.child({ part: 'poller' }), (height) => blockEvents.relayUpTo(height), (height) => blockEvents.takeSetChanges(height));
   const pending: Array<() => Promise<void>> = [];
   return {
     services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, blockEvents, operations, whenBooted: (fn) => pending.push(fn) },

@@ -1,6 +1,6 @@
 import type { PluginEventSpec } from '../../kernel/sdk.js';
 
-/** The events staking emits; the gateway relays none of them as socket events yet (`validator_update` comes from the kernel). */
+/** The events staking emits; `validator_slashed` is relayed to socket clients (the gateway turns the kernel's `validator_update` into its own event). */
 export const STAKING_EVENTS: readonly PluginEventSpec[] = [
   { type: 'node_registered', description: 'a .node was registered and bonded min_stake', fields: ['address', 'owner', 'stake'] },
   { type: 'staked', description: 'self-stake was added; the whole stake is locked until unlock_height', fields: ['address', 'amount', 'unlock_height'] },

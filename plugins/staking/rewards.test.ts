@@ -28,3 +28,22 @@ test('elapsed is capped at one interval and never negative', () => {
   assert.equal(cappedElapsed(100, 5_000, 1_000n), 1_000n);
   assert.equal(cappedElapsed(200, 100, 1_000n), 0n);
 });
+
+test('delegation rewards at the parameters\' upper bounds: 10^33 intermediates (past 64 bits, inside 128) stay exact', () => {
+  // amount 10^15 ucoin, base_apy_bps 100 000, commission_bps 10 000, 10^9 elapsed blocks, one block a year.
+  const r = delegationReward(1_000_000_000_000_000n, 100_000n, 10_000n, 1_000_000_000n, 1n);
+  assert.ok(1_000_000_000_000_000n * 100_000n * 10_000n * 1_000_000_000n < 2n ** 128n);
+  assert.equal(r.commission, 10_000_000_000_000_000_000_000_000n);
+  assert.equal(r.delegator, 0n);
+  // One ucoin short of a whole unit rounds down, once, at the end.
+  assert.equal(stakeReward(9_999n, 1n, 1n, 1n), 0n);
+  assert.equal(stakeReward(10_000n, 1n, 1n, 1n), 1n);
+});
+
+test('the per-payout cap: a payout long overdue earns one interval, exactly as a punctual one', () => {
+  const interval = 216_000n;
+  const late = stakeReward(10_000_000_000n, 1_200n, cappedElapsed(0, 5_000_000, interval), YEAR);
+  const punctual = stakeReward(10_000_000_000n, 1_200n, cappedElapsed(0, 216_000, interval), YEAR);
+  assert.equal(late, punctual);
+  assert.equal(punctual, 3_287_671n);
+});

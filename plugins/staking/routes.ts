@@ -1,7 +1,7 @@
 import { badRequest, formatCoin, isAddress, notFound, pageOf, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
 import { rewardsOf, type RewardSource } from './ledger.js';
 import { allDelegations, allNodes, delegationsTo, readNode, readStake } from './store.js';
-import { delegationView, nodeView, page, rewardView } from './views.js';
+import { delegationView, isJailed, nodeView, page, rewardView } from './views.js';
 import { slashHistory, slashView } from './slashing.js';
 
 function address(raw: string | undefined): string {
@@ -32,7 +32,7 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
         delegations_out_human: formatCoin(out),
         rewards_total: rewards,
         rewards_total_human: formatCoin(rewards),
-        jailed: node ? node.jailed_until > 0 : false,
+        jailed: node ? isJailed(node, ctx.height) : false,
         jailed_until: node?.jailed_until ?? 0,
       };
     }),
@@ -44,7 +44,7 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
       const rows = [];
       for (const n of await allNodes(ctx.store)) {
         const delegated = (await delegationsTo(ctx.store, n.address)).reduce((sum, d) => sum + d.record.amount, 0n);
-        rows.push({ ...nodeView(n, await readStake(ctx.store, n.address)), delegated, delegated_human: formatCoin(delegated) });
+        rows.push({ ...nodeView(n, await readStake(ctx.store, n.address), ctx.height), delegated, delegated_human: formatCoin(delegated) });
       }
       return page('validators', rows, limit, offset);
     }),
@@ -91,7 +91,7 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
     at(async (ctx) => {
       const { limit, offset } = pageOf(req.query, 100, 100);
       const rows = [];
-      for (const n of await allNodes(ctx.store)) rows.push(nodeView(n, await readStake(ctx.store, n.address)));
+      for (const n of await allNodes(ctx.store)) rows.push(nodeView(n, await readStake(ctx.store, n.address), ctx.height));
       return page('nodes', rows, limit, offset);
     }),
   );
@@ -101,7 +101,7 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
       const a = address(req.params.address);
       const n = await readNode(ctx.store, a);
       if (!n) throw notFound(`node ${a} is not registered`);
-      return nodeView(n, await readStake(ctx.store, a));
+      return nodeView(n, await readStake(ctx.store, a), ctx.height);
     }),
   );
 }

@@ -144,3 +144,37 @@ test('a node\'s owner signs for it (decisions.md §19); anyone else is 401', asy
   await f.block();
   assert.equal(big((await record(f, 'node/chain:beta.node'))?.commission_bps), 500n);
 });
+
+test('every refusal is answered at admission with its status and a message naming the rule, and nothing moves', async () => {
+  const f = await chain();
+  const poor = wallet(105);
+  await f.chain.admit(signTransfer(alice, { to: poor.address, value: 1_000, nonce: 1 }), 0);
+  // A registered node (gamma) without a consensus key, and one jailed by nothing: beta never staked.
+  await f.chain.admitOperation('register_node', op(alice, NODE, alice.address, { name: 'gamma', owner: alice.address }), {}, 0);
+  await f.block();
+  const root = f.chain.head.state_root;
+  const cases: Array<[string, Record<string, unknown>, Record<string, string>, number, RegExp]> = [
+    ['register_node', op(alice, NODE, alice.address, { name: 'x'.repeat(33), owner: alice.address }), {}, 400, /must be 1 to 32 characters/],
+    ['register_node', op(alice, NODE, alice.address, { name: 'delta', owner: alice.address, node_address: 'chain:other.node' }), {}, 400, /node_address chain:other\.node must be chain:delta\.node/],
+    ['register_node', op(alice, NODE, alice.address, { name: 'delta', owner: alice.address, consensus_public_key: 'ab' }), {}, 400, /consensus_public_key must be 3904 lowercase hex/],
+    ['register_node', op(poor, NODE, poor.address, { name: 'delta', owner: poor.address }), {}, 400, /insufficient balance: registering a node bonds min_stake \(10000000 ucoin\)/],
+    ['register_node', op(alice, NODE, alice.address, { name: 'gamma', owner: alice.address }), {}, 409, /chain:gamma\.node is already registered/],
+    ['update_node_profile', op(alice, NODE, 'chain:gamma.node', { commission_bps: 2_001 }), { address: 'chain:gamma.node' }, 400, /above max_commission_bps 2000/],
+    ['update_node_profile', op(bob, NODE, 'chain:gamma.node', { commission_bps: 10 }), { address: 'chain:gamma.node' }, 401, /not bound to chain:gamma\.node/],
+    ['stake', op(alice, STAKE, alice.address, { address: alice.address, amount: Number(MIN - 1n) }, Number(MIN - 1n)), {}, 400, /amount 9999999 is below min_stake 10000000/],
+    ['unstake', op(bob, STAKE, bob.address, { address: bob.address }), {}, 400, /has no stake to unstake/],
+    ['unstake', op(alice, STAKE, 'chain:gamma.node', { address: 'chain:gamma.node' }), {}, 400, /stake of chain:gamma\.node is locked until height 6/],
+    ['delegate', op(bob, alice.address, bob.address, { delegator: bob.address, validator: alice.address, amount: Number(MIN) }, Number(MIN)), {}, 400, /is not a \.node/],
+    ['delegate', op(bob, 'chain:ghost.node', bob.address, { delegator: bob.address, validator: 'chain:ghost.node', amount: Number(MIN) }, Number(MIN)), {}, 404, /validator chain:ghost\.node is not registered/],
+    ['delegate', op(bob, 'chain:v0.node', bob.address, { delegator: bob.address, validator: 'chain:v0.node', amount: Number(MIN - 1n) }, Number(MIN - 1n)), {}, 400, /below min_stake/],
+    ['undelegate', op(bob, 'chain:v0.node', bob.address, { delegator: bob.address, validator: 'chain:v0.node' }), {}, 400, /has no delegation to chain:v0\.node/],
+    ['unjail', op(alice, NODE, 'chain:ghost.node', { address: 'chain:ghost.node' }), { address: 'chain:ghost.node' }, 401, /not bound to chain:ghost\.node/],
+    ['unjail', op(alice, NODE, 'chain:gamma.node', { address: 'chain:gamma.node' }), { address: 'chain:gamma.node' }, 400, /chain:gamma\.node is not jailed/],
+  ];
+  for (const [name, body, params, status, pattern] of cases) await refused(f.chain.admitOperation(name, body, params, 0), status, pattern);
+  assert.equal(f.chain.mempool.size, 0, 'nothing admitted');
+  await f.block();
+  assert.equal((await f.account(poor.address)).balance, 1_000n);
+  assert.equal((await f.account(alice.address)).balance, 1_000n * COIN - 1_000n - 21n - MIN - 100n, 'only the transfer, the registration and their fees');
+  assert.equal(f.chain.head.state_root, root, 'the block after the refusals (no reward height) changed no state');
+});

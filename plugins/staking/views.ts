@@ -2,8 +2,11 @@ import { formatCoin } from '../../kernel/sdk.js';
 import type { RewardRecord } from './ledger.js';
 import type { DelegationRecord, NodeRecord, StakeRecord } from './store.js';
 
+/** Jailed at committed height `height`: the block at `jailed_until` already put the node back in the set. */
+export const isJailed = (n: NodeRecord, height: number): boolean => n.jailed_until > height;
+
 /** Wire forms: ucoin integers with `*_human` beside each amount (decisions.md §21). */
-export function nodeView(n: NodeRecord, stake: StakeRecord | undefined): Record<string, unknown> {
+export function nodeView(n: NodeRecord, stake: StakeRecord | undefined, height: number): Record<string, unknown> {
   const amount = stake?.amount ?? 0n;
   return {
     address: n.address,
@@ -17,7 +20,7 @@ export function nodeView(n: NodeRecord, stake: StakeRecord | undefined): Record<
     p2p_endpoint: n.p2p_endpoint,
     rpc_endpoint: n.rpc_endpoint,
     registered_height: n.registered_height,
-    jailed: n.jailed_until > 0,
+    jailed: isJailed(n, height),
     jailed_until: n.jailed_until,
   };
 }

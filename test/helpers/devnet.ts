@@ -7,6 +7,8 @@ import { tempDir } from './temp-dir.js';
 
 export interface TestDevnet extends Devnet {
   readonly gatewayUrl: string;
+  /** `127.0.0.1:<port>` of each validator's P2P listener (seeds for a node the test starts itself). */
+  readonly p2pAddresses: string[];
   /** The key file of validator i's owner (decisions.md §13), as the launcher wrote it. */
   validatorKey(i: number): ReturnType<typeof readKeyFile>;
 }
@@ -33,5 +35,6 @@ export async function startTestDevnet(opts: { validators?: number; env?: NodeJS.
     ...(opts.enablePlugins ? { enablePlugins: opts.enablePlugins } : {}),
     ...(opts.disablePlugins ? { disablePlugins: opts.disablePlugins } : {}),
   });
-  return { ...net, gatewayUrl: net.gatewayUrl!, validatorKey: (i) => readKeyFile(join(net.dir, 'keys', `validator-${i}.json`), nobleProvider) };
+  const p2pAddresses = Array.from({ length: validators }, (_, i) => `127.0.0.1:${base + validators + i}`);
+  return { ...net, gatewayUrl: net.gatewayUrl!, p2pAddresses, validatorKey: (i) => readKeyFile(join(net.dir, 'keys', `validator-${i}.json`), nobleProvider) };
 }

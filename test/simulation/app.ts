@@ -1,4 +1,4 @@
-import { canonicalJson } from '../../kernel/codec/json.js';
+import { canonicalJson, type JsonValue } from '../../kernel/codec/json.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
 import { toHex } from '../../kernel/codec/hex.js';
 import type { BlockCodec } from '../../kernel/consensus/wire.js';
@@ -18,6 +18,8 @@ export interface SimBlock {
   readonly payload: string;
   /** Set by the invalid-block Byzantine proposer; correct nodes reject such blocks. */
   readonly invalid: boolean;
+  /** Double-sign evidence (consensus wire form) the proposer includes, for slashing (set-schedule.ts). */
+  readonly evidence: readonly unknown[];
 }
 
 export const GENESIS_HASH = '0x' + '00'.repeat(32);
@@ -32,7 +34,8 @@ export function isSimBlock(x: unknown): x is SimBlock {
     typeof b['prevHash'] === 'string' &&
     typeof b['payload'] === 'string' &&
     typeof b['invalid'] === 'boolean' &&
-    Object.keys(b).length === 6
+    Array.isArray(b['evidence']) &&
+    Object.keys(b).length === 7
   );
 }
 
@@ -41,15 +44,15 @@ export function hashSimBlock(block: unknown): Uint8Array {
   return isSimBlock(block) ? sha3(canonicalJson(block)) : sha3('not-a-sim-block');
 }
 
-export function makeBlock(seed: number, height: number, round: number, proposer: string, prevHash: string, invalid: boolean, salt = ''): SimBlock {
+export function makeBlock(seed: number, height: number, round: number, proposer: string, prevHash: string, invalid: boolean, salt = '', evidence: readonly unknown[] = []): SimBlock {
   const payload = toHex(sha3(`sim-payload|${seed}|${height}|${round}|${proposer}|${salt}`)).slice(0, 32);
-  return { height, round, proposer, prevHash, payload, invalid };
+  return { height, round, proposer, prevHash, payload, invalid, evidence };
 }
 
 export const simBlockCodec: BlockCodec = {
   encode(block: unknown) {
     if (!isSimBlock(block)) throw new TypeError('not a SimBlock');
-    return { height: block.height, round: block.round, proposer: block.proposer, prevHash: block.prevHash, payload: block.payload, invalid: block.invalid };
+    return { height: block.height, round: block.round, proposer: block.proposer, prevHash: block.prevHash, payload: block.payload, invalid: block.invalid, evidence: block.evidence as JsonValue[] };
   },
   decode(json: unknown): unknown {
     return isSimBlock(json) ? json : undefined;

@@ -11,12 +11,17 @@ import { Prng } from '../../kernel/p2p/memory/prng.js';
 import { Scheduler } from '../../kernel/p2p/memory/scheduler.js';
 import { Sha3MacTestProvider } from './sha3-mac-provider.js';
 import { SimNode, validatorKeySeed, type Behaviour, type Decision } from './sim-node.js';
+import { SetSchedule, type SlashingRule, type StakeChange } from './set-schedule.js';
 
 export interface SimConfig {
   readonly seed: number;
   readonly validators: number;
   /** Self-stake per validator index (ucoin); equal stakes when absent. */
   readonly stakes?: readonly bigint[];
+  /** Stake changes made by decided blocks (a validator leaving with 0, returning, powers moving). */
+  readonly stakeChanges?: readonly StakeChange[];
+  /** Double-sign evidence in blocks slashes and jails (set-schedule.ts); no slashing when absent. */
+  readonly slashing?: SlashingRule;
   /** Behaviour per validator index; honest when absent. */
   readonly behaviours?: Readonly<Record<number, Behaviour>>;
   /** Every correct node must decide heights 1..targetHeight. */
@@ -109,7 +114,7 @@ export async function runSimulation(cfg: SimConfig): Promise<SimResult> {
         keyPair,
         provider,
         chainId,
-        validators,
+        schedule: new SetSchedule(validators.validators, cfg.stakeChanges ?? [], cfg.slashing, validatorAddress, chainId, provider),
         transport: network.join(validatorAddress(i)),
         scheduler,
         behaviour: cfg.behaviours?.[i] ?? 'honest',
@@ -147,7 +152,8 @@ export function safetyViolations(r: SimResult): string[] {
       if (d.block.invalid) problems.push(`height ${h}: ${n.address} decided a block the application rejects`);
       if (d.block.prevHash !== prev) problems.push(`height ${h}: ${n.address} decided a block not extending its chain`);
       prev = d.hash;
-      const ok = verifyCommit(d.certificate, r.validators, r.chainId, r.provider);
+      // Against the set of that height as this node derived it from its own decided blocks.
+      const ok = verifyCommit(d.certificate, n.schedule.setAt(h), r.chainId, r.provider);
       if (!ok.ok) problems.push(`height ${h}: ${n.address} holds a certificate that does not verify: ${ok.reason}`);
     }
     if (n.decisions.size > 0 && !n.decisions.has(1)) problems.push(`${n.address} decided without height 1`);

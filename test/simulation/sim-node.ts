@@ -8,12 +8,12 @@ import { TendermintMachine } from '../../kernel/consensus/machine.js';
 import { LocalPrivValidator } from '../../kernel/consensus/priv-validator.js';
 import type { TimeoutConfig } from '../../kernel/consensus/timeouts.js';
 import type { CommitCertificate, ConsensusEvidence, SignedProposal, SignedVote, TimeoutKind } from '../../kernel/consensus/types.js';
-import type { ValidatorSet } from '../../kernel/consensus/validator-set.js';
-import { decodeConsensusMessage, encodeConsensusMessage, type ConsensusMessage } from '../../kernel/consensus/wire.js';
+import { decodeConsensusMessage, encodeConsensusMessage, evidenceToJson, type ConsensusMessage } from '../../kernel/consensus/wire.js';
 import type { Prng } from '../../kernel/p2p/memory/prng.js';
 import type { Scheduler } from '../../kernel/p2p/memory/scheduler.js';
 import type { Transport } from '../../kernel/p2p/transport.js';
 import { GENESIS_HASH, hashSimBlock, isSimBlock, makeBlock, simBlockCodec, type SimBlock } from './app.js';
+import type { SetSchedule } from './set-schedule.js';
 
 /**
  * Byzantine behaviours on top of the real machine:
@@ -38,7 +38,8 @@ export interface SimNodeOptions {
   readonly keyPair: KeyPair;
   readonly provider: SignatureProvider;
   readonly chainId: string;
-  readonly validators: ValidatorSet;
+  /** The set of each height, derived by this node from the blocks it decides. */
+  readonly schedule: SetSchedule;
   readonly transport: Transport;
   readonly scheduler: Scheduler;
   readonly behaviour: Behaviour;
@@ -55,6 +56,7 @@ const MAX_PENDING_COMMITS = 64;
 export class SimNode {
   readonly address: string;
   readonly behaviour: Behaviour;
+  readonly schedule: SetSchedule;
   readonly decisions = new Map<number, Decision>();
   readonly evidence: ConsensusEvidence[] = [];
   readonly errors: string[] = [];
@@ -76,6 +78,7 @@ export class SimNode {
     this.o = o;
     this.address = o.address;
     this.behaviour = o.behaviour;
+    this.schedule = o.schedule;
     const machine = new TendermintMachine({
       chainId: o.chainId,
       selfAddress: o.address,
@@ -90,11 +93,12 @@ export class SimNode {
       clock: () => o.scheduler.now,
       host: {
         getValue: async (height, round) => {
-          const block = makeBlock(o.seed, height, round, o.address, this.lastHash, this.behaviour === 'invalid-proposer');
+          const evidence = this.schedule.proposable(this.evidence, height, evidenceToJson);
+          const block = makeBlock(o.seed, height, round, o.address, this.lastHash, this.behaviour === 'invalid-proposer', '', evidence);
           return { hash: hashSimBlock(block), block };
         },
         validateValue: async (height, _round, block) =>
-          isSimBlock(block) && block.height === height && block.prevHash === this.lastHash && !block.invalid,
+          isSimBlock(block) && block.height === height && block.prevHash === this.lastHash && !block.invalid && this.schedule.evidenceProblem(block.evidence, height) === null,
       },
     });
   }
@@ -102,7 +106,7 @@ export class SimNode {
   boot(): void {
     if (this.behaviour === 'silent') return;
     this.o.transport.onMessage((from, bytes) => this.onMessage(from, bytes));
-    this.o.scheduler.schedule(0, async () => this.perform(await this.driver.start(this.height, this.o.validators)));
+    this.o.scheduler.schedule(0, async () => this.perform(await this.startHeight()));
     this.o.scheduler.schedule(this.o.gossipIntervalMs, () => this.gossipTick());
   }
 
@@ -126,6 +130,11 @@ export class SimNode {
         return;
       }
     }
+  }
+
+  /** The machine at this node's height, with that height's set and the next one's. */
+  private startHeight(): Promise<ConsensusEffect[]> {
+    return this.driver.start(this.height, this.schedule.setAt(this.height), this.schedule.setAt(this.height + 1));
   }
 
   private async onTimeout(kind: TimeoutKind, height: number, round: number): Promise<void> {
@@ -189,9 +198,10 @@ export class SimNode {
     const hex = toHex0x(hash);
     this.decisions.set(height, { height, round, hash: hex, block, certificate, atMs: this.o.scheduler.now });
     this.lastHash = hex;
+    this.schedule.commit(block);
     this.height = height + 1;
     for (const h of [...this.pendingCommits.keys()]) if (h < this.height) this.pendingCommits.delete(h);
-    await this.perform(await this.driver.start(this.height, this.o.validators));
+    await this.perform(await this.startHeight());
     const next = this.pendingCommits.get(this.height);
     if (next !== undefined) {
       this.pendingCommits.delete(this.height);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation, notFound } from '../../../kernel/sdk.js';
-import { readNode, writeNode } from '../store.js';
+import { readNode, readStake, writeNode } from '../store.js';
 import { NODE_TARGET } from './register-node.js';
 
 /**
@@ -21,6 +21,10 @@ export const unjail = defineOperation({
     if (!node) return notFound(`node ${op.actor} is not registered`);
     if (node.jailed_until === 0) return badRequest(`node ${op.actor} is not jailed`);
     if (ctx.height < node.jailed_until) return badRequest(`node ${op.actor} is jailed until height ${node.jailed_until} (jail_blocks after its slash); this is height ${ctx.height}`);
+    // Out of jail it would still be out of the set: say so rather than accept a no-op.
+    const stake = (await readStake(ctx.store, op.actor))?.amount ?? 0n;
+    const min = await ctx.params.get('min_stake');
+    if (stake < min) return badRequest(`stake ${stake} is below min_stake ${min}: node ${op.actor} needs more stake to return to the set`);
     return undefined;
   },
   async execute(ctx, op) {
