@@ -165,6 +165,7 @@ describe('governance on a real devnet', () => {
       const tallied = await closed(id);
       assert.equal(tallied.applied, true, String(tallied.apply_error));
       for (let i = 0; i < 4; i++) {
+        await closed(id, i);
         const plugins = (await getJson(`${rpc(i)}/api/v1/plugins`)).body.plugins as Array<Record<string, unknown>>;
         const m = plugins.find((x) => x.name === 'memo')!;
         assert.equal(m.activation_height, at, `validator ${i}`);
