@@ -2,6 +2,7 @@ import { canonicalJson } from '../../kernel/codec/json.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
 import { toHex } from '../../kernel/codec/hex.js';
 import type { BlockCodec } from '../../kernel/consensus/wire.js';
+import { isSimAction, type SimAction } from './sim-app-state.js';
 
 /**
  * The trivial application of the simulation: a block names its height and its parent's hash and
@@ -18,7 +19,21 @@ export interface SimBlock {
   readonly payload: string;
   /** Set by the invalid-block Byzantine proposer; correct nodes reject such blocks. */
   readonly invalid: boolean;
+  /** The proposer's application state root after height - 1 (sim-app-state.ts): a node whose own differs refuses the block. */
+  readonly prevStateRoot: string;
+  /** Governance outcomes the block applies at its end (a parameter change, a plugin schedule change). */
+  readonly actions: readonly SimAction[];
 }
+
+/** What the application part of a block is built from. */
+export interface BlockApp {
+  readonly prevStateRoot: string;
+  readonly actions: readonly SimAction[];
+  /** Length of the payload: the `sim_payload_chars` parameter in force. */
+  readonly payloadChars: number;
+}
+
+export const NO_APP: BlockApp = { prevStateRoot: '0x', actions: [], payloadChars: 32 };
 
 export const GENESIS_HASH = '0x' + '00'.repeat(32);
 
@@ -32,7 +47,10 @@ export function isSimBlock(x: unknown): x is SimBlock {
     typeof b['prevHash'] === 'string' &&
     typeof b['payload'] === 'string' &&
     typeof b['invalid'] === 'boolean' &&
-    Object.keys(b).length === 6
+    typeof b['prevStateRoot'] === 'string' &&
+    Array.isArray(b['actions']) &&
+    (b['actions'] as unknown[]).every(isSimAction) &&
+    Object.keys(b).length === 8
   );
 }
 
@@ -41,15 +59,15 @@ export function hashSimBlock(block: unknown): Uint8Array {
   return isSimBlock(block) ? sha3(canonicalJson(block)) : sha3('not-a-sim-block');
 }
 
-export function makeBlock(seed: number, height: number, round: number, proposer: string, prevHash: string, invalid: boolean, salt = ''): SimBlock {
-  const payload = toHex(sha3(`sim-payload|${seed}|${height}|${round}|${proposer}|${salt}`)).slice(0, 32);
-  return { height, round, proposer, prevHash, payload, invalid };
+export function makeBlock(seed: number, height: number, round: number, proposer: string, prevHash: string, invalid: boolean, salt = '', app: BlockApp = NO_APP): SimBlock {
+  const payload = toHex(sha3(`sim-payload|${seed}|${height}|${round}|${proposer}|${salt}`)).slice(0, app.payloadChars);
+  return { height, round, proposer, prevHash, payload, invalid, prevStateRoot: app.prevStateRoot, actions: app.actions };
 }
 
 export const simBlockCodec: BlockCodec = {
   encode(block: unknown) {
     if (!isSimBlock(block)) throw new TypeError('not a SimBlock');
-    return { height: block.height, round: block.round, proposer: block.proposer, prevHash: block.prevHash, payload: block.payload, invalid: block.invalid };
+    return { height: block.height, round: block.round, proposer: block.proposer, prevHash: block.prevHash, payload: block.payload, invalid: block.invalid, prevStateRoot: block.prevStateRoot, actions: block.actions.map((a) => ({ ...a })) };
   },
   decode(json: unknown): unknown {
     return isSimBlock(json) ? json : undefined;
