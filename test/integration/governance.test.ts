@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { labelledWallet, signOperation, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
 import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
+import { WsClient } from '../../plugins/gateway/testing/process.js';
 
 /**
  * Governance in consensus on a real 4-validator devnet (the test build, so the `memo` test plugin
@@ -100,7 +101,23 @@ describe('governance on a real devnet', () => {
     // One genesis validator is 25% of the self-stake: quorum (20%) with its yes.
     await vote(v0, owner0, 1, true);
     await vote(v0, owner0, 2, true);
-    await vote(alice, alice.address, 3, true);
+    // alice votes through the gateway's socket: cast_vote, ch-tx-v3 with the id in the signed body.
+    const ws = await WsClient.connect(`${net.gatewayUrl.replace('http', 'ws')}/ws`);
+    try {
+      await ws.next('init', (m) => m.type === 'init');
+      const cast = await ws.rpc('cast_vote', signOperation(alice, { actor: alice.address, target: GOV, nonce: nonce(), body: { id: '3', voter: alice.address, accept: true }, version: 'v3' }));
+      assert.equal(cast.error, null, JSON.stringify(cast));
+      assert.equal((await waitConfirmed(rpc(), (cast.result as { tx_hash: string }).tx_hash)).status, 'confirmed');
+      const one = (await ws.rpc('get_proposal', { id: 3 })).result as Record<string, unknown>;
+      assert.equal(one.title, 'change');
+      assert.equal((one.votes as Array<{ voter: string }>)[0]?.voter, alice.address);
+      const listed = (await ws.rpc('get_proposals', { status: 'active', limit: 2 })).result as Record<string, unknown>;
+      assert.equal(listed.total, 3);
+      assert.equal((listed.proposals as unknown[]).length, 2);
+      assert.equal(listed.has_more, true);
+    } finally {
+      ws.close();
+    }
     const twice = await postJson(`${net.gatewayUrl}/api/v1/governance/1/vote`, sign(v0, owner0, GOV, { voter: owner0, accept: false }));
     assert.equal(twice.status, 400, JSON.stringify(twice.body));
     assert.match(String(twice.body.error), /already voted/);
