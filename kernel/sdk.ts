@@ -11,7 +11,7 @@
 
 // Defining a plugin.
 export { definePlugin } from './host/plugin.js';
-export type { AddressKindSpec, PluginApi, PluginDefinition, PluginEventSpec, PluginKind, SystemAddressSpec } from './host/plugin.js';
+export type { AddressKindSpec, PluginApi, PluginDefinition, PluginEventSpec, PluginKind, PluginRuntime, SystemAddressSpec } from './host/plugin.js';
 export type { PluginScheduleChange, PluginScheduleEntry, PluginState } from './host/schedule.js';
 export { changeSchedule, pluginState } from './host/schedule.js';
 export { readPluginSchedule } from './host/schedule-state.js';
@@ -78,6 +78,7 @@ export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
 export { listPage, pageOf, type Page } from './node/pagination.js';
 export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
 export { RouteTable, type HttpMethod, type RpcHandler, type RpcRequest } from './node/route-table.js';
+export { mountRoutes } from './node/mount-routes.js';
 export { TEST_NETWORK_ONLY } from './node/test-network-routes.js';
 export type { NodeConfig } from './config/schema.js';
 

@@ -14,6 +14,7 @@ import { KERNEL_NAMESPACES } from './kernel-namespaces.js';
 import { inactivePluginProblem, pluginState, type PluginScheduleEntry, type PluginState } from './schedule.js';
 import { declaredEvents } from './plugin-events.js';
 import { MethodDirectory } from './method-calls.js';
+import { RouteTable } from '../node/route-table.js';
 
 type AnyPlugin = PluginDefinition<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- catalogue holds plugins of every option type; each checks its own
 
@@ -265,6 +266,13 @@ export class PluginHost<Services> {
     }
   }
 
+  /** The routes one plugin's `routes` taps add, in a table of their own (a service plugin loaded at runtime). */
+  routesOf(plugin: string): RouteTable {
+    const table = new RouteTable();
+    this.tapsOnlyOf(plugin, () => this.opts.hooks.routes.call(table));
+    return table;
+  }
+
   /** Whether a route registered by `owner` is served: always, unless the owner is a service plugin that is not loaded now. */
   servesRoutesOf(owner: string): boolean {
     return this.opts.catalogue.get(owner)?.kind !== 'service' || this.loaded.has(owner);
@@ -360,6 +368,11 @@ export class PluginHost<Services> {
       services: this.opts.services,
       onClose: (fn) => {
         this.closers.push({ plugin: name, fn, done: false });
+      },
+      runtime: {
+        servesRoutesOf: (owner) => this.servesRoutesOf(owner),
+        onServiceLoaded: (fn) => this.onServiceLoaded(fn),
+        routesOf: (plugin) => this.routesOf(plugin),
       },
     };
   }

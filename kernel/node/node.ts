@@ -19,8 +19,8 @@ import { ConfigError } from '../config/env.js';
 import { checkParamOverrides } from '../config/param-overrides.js';
 import type { NodeConfig } from '../config/schema.js';
 import { createHttpServer, type HttpServer } from '../rpc/index.js';
-import { RouteTable, type RpcHandler, type RpcRequest } from './route-table.js';
-import { notFound } from '../errors.js';
+import { RouteTable } from './route-table.js';
+import { mountRoutes } from './mount-routes.js';
 import { registerKernelRoutes } from './kernel-routes.js';
 import { registerOperationRoutes } from './operation-routes.js';
 import { OperationRegistry } from '../ops/registry.js';
@@ -154,13 +154,9 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     backend: config.rpc.http_backend,
     logger: log,
   });
-  mountRoutes(server, routes, host as PluginHost<unknown>, log);
+  mountRoutes(server, routes, (owner) => host.servesRoutesOf(owner), log);
   // A service plugin loaded at runtime: its routes are mounted from its own routes tap alone.
-  host.onServiceLoaded((name) => {
-    const more = new RouteTable();
-    host.tapsOnlyOf(name, () => hooks.routes.call(more));
-    mountRoutes(server, more, host as PluginHost<unknown>, log);
-  });
+  host.onServiceLoaded((name) => mountRoutes(server, host.routesOf(name), (owner) => host.servesRoutesOf(owner), log));
   const { port } = await server.listen();
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host, rate_limit: config.rpc.rate_limit, trusted_ips: config.rpc.trusted_ips }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 
@@ -194,36 +190,3 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   };
 }
 
-/** What the node's server currently routes to, by method and path: the latest registration wins. */
-const mountedRoutes = new WeakMap<HttpServer, Map<string, { owner: string; handler: (req: RpcRequest) => unknown }>>();
-
-/**
- * Mounts a route table on the server. Each path is mounted once; its handler looks up the current
- * registration and answers 404 while its owner is a service plugin that is not loaded, so an
- * unloaded plugin's routes disappear and a reloaded one's come back (decisions.md §26; the server
- * cannot drop a route).
- */
-function mountRoutes(server: HttpServer, routes: RouteTable, host: PluginHost<unknown>, log: Logger): void {
-  let mounted = mountedRoutes.get(server);
-  if (!mounted) mountedRoutes.set(server, (mounted = new Map()));
-  const table = mounted;
-  for (const r of routes.list()) {
-    const key = `${r.method} ${r.path}`;
-    const prev = table.get(key);
-    if (prev && prev.owner !== r.owner && host.servesRoutesOf(prev.owner)) {
-      log.error({ route: key, owner: prev.owner, refused: r.owner }, 'route already served by another plugin; not mounted');
-      continue;
-    }
-    table.set(key, { owner: r.owner, handler: r.handler });
-    if (prev) continue;
-    server.route({
-      method: r.method,
-      path: r.path,
-      handler: (req) => {
-        const cur = table.get(key)!;
-        if (!host.servesRoutesOf(cur.owner)) throw notFound(`${r.method} ${r.path}: plugin "${cur.owner}" is not loaded on this node`);
-        return cur.handler(req) as ReturnType<RpcHandler>;
-      },
-    });
-  }
-}

@@ -26,13 +26,22 @@ test('service plugins load and unload at runtime on SIGHUP; the node keeps runni
     /"port":(\d+).*node RPC listening/,
     { cli: resolve('dist/test/fixtures/test-chain.js') },
   );
+  // A gateway beside it, on the same network config: service plugins load there too.
+  const gateway = await spawnChainProcess(
+    ['gateway', '--network', 'devnet', '--config-dir', configDir],
+    { CHAIN_LOG_LEVEL: 'info', PORT: '0', NODE_RPC_URL: node.url, POLL_NODE_INTERVAL_MS: '100', FAUCET_COOLDOWN_SECS: '0' },
+    /"port":(\d+).*gateway listening/,
+    { cli: resolve('dist/test/fixtures/test-chain.js') },
+  );
   const height = async (): Promise<number> => (await getJson(`${node.url}/health`)).body.height as number;
   const probe = () => getJson(`${node.url}/api/v1/probe`);
+  const probeViaGateway = () => getJson(`${gateway.url}/api/v1/probe`);
   const reload = async (probeEntry: Record<string, unknown> | null, logged: RegExp): Promise<void> => {
-    const before = node.logs.length;
+    const marks = [node.logs.length, gateway.logs.length];
     writeConfig(probeEntry);
     node.proc.kill('SIGHUP');
-    await until('the reload to be logged', async () => (node.logs.slice(before).some((l) => logged.test(l)) ? true : undefined));
+    gateway.proc.kill('SIGHUP');
+    await until('the reload to be logged', async () => (node.logs.slice(marks[0]).some((l) => logged.test(l)) && gateway.logs.slice(marks[1]).some((l) => logged.test(l)) ? true : undefined));
   };
   const advancing = async (): Promise<void> => {
     const h = await height();
@@ -48,6 +57,9 @@ test('service plugins load and unload at runtime on SIGHUP; the node keeps runni
       return r.status === 200 && (r.body.blocks_seen as number) >= 2 ? r.body : undefined;
     });
     assert.equal(one.label, 'one');
+    const viaGateway = await probeViaGateway();
+    assert.equal(viaGateway.status, 200, 'the gateway loaded it as well');
+    assert.equal(viaGateway.body.label, 'one');
     await advancing();
 
     // A plugin that fails to load: the node keeps running and says why; its route is gone.
@@ -73,6 +85,8 @@ test('service plugins load and unload at runtime on SIGHUP; the node keeps runni
     const gone = await probe();
     assert.equal(gone.status, 404);
     assert.match(String(gone.body.error), /plugin "probe" is not loaded/);
+    assert.equal((await probeViaGateway()).status, 404);
+    assert.equal((await getJson(`${gateway.url}/health`)).status, 200, 'the gateway keeps serving');
     await advancing();
 
     // A broken config file: the reload is refused, nothing changes, the node keeps running.
@@ -82,6 +96,7 @@ test('service plugins load and unload at runtime on SIGHUP; the node keeps runni
     await until('the refused reload', async () => (node.logs.slice(before).some((l) => l.includes('reload failed')) ? true : undefined));
     await advancing();
   } finally {
+    await gateway.stop();
     await node.stop();
   }
 });
