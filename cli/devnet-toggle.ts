@@ -15,7 +15,7 @@ export interface DevnetToggleFlags {
 
 const GOV = 'chain:system.governance';
 /** Blocks between now and the proposal's creation we allow for inclusion, so the height it asks for stays after the tally. */
-const INCLUSION_MARGIN = 20;
+const INCLUSION_MARGIN = 30;
 const POLL_MS = 200;
 const TIMEOUT_MS = 10 * 60_000;
 

@@ -175,7 +175,7 @@ describe('governance on a real devnet', () => {
 
     try {
       const start = (await height()) + 1;
-      const at = start + WINDOW + 30;
+      const at = start + WINDOW + 60;
       const p = await propose(v1, owner1, { kind: 'PARAM_CHANGE', payload: { param_key: 'plugin:memo', param_value: `activate@${at}` } });
       const id = Number(((await getJson(`${rpc()}/api/v1/governance/proposals?status=active`)).body.proposals as Array<{ id: number; tx_hash: string }>).find((x) => x.tx_hash === p.hash)!.id);
       await vote(v1, owner1, id, true);
@@ -203,7 +203,7 @@ describe('governance on a real devnet', () => {
       }
 
       const retireStart = (await height()) + 1;
-      const retireAt = retireStart + WINDOW + 20;
+      const retireAt = retireStart + WINDOW + 40;
       const r = await propose(v1, owner1, { kind: 'PARAM_CHANGE', payload: { param_key: 'plugin:memo', param_value: `retire@${retireAt}` } });
       const rid = Number(((await getJson(`${rpc()}/api/v1/governance/proposals?status=active`)).body.proposals as Array<{ id: number; tx_hash: string }>).find((x) => x.tx_hash === r.hash)!.id);
       await vote(v1, owner1, rid, true);
@@ -232,7 +232,7 @@ describe('governance on a real devnet', () => {
     assert.ok(sent > 50, `the load kept going (${sent} transfers)`);
   });
 
-  test('chain devnet enable <plugin>: files the proposal, every validator votes, it prints the height, and the plugin runs from that height on every validator', async () => {
+  test('chain devnet enable|disable <plugin>: files the proposal, every validator votes, it prints the height, and the plugin runs from that height to its retirement on every validator', async () => {
     const port = new URL(rpc(0)).port;
     const { stdout } = await promisify(execFile)(process.execPath, [resolve('dist/test/fixtures/test-chain.js'), 'devnet', 'enable', 'beacon', '--dir', net.dir, '--base-port', port, '--wait'], { timeout: 300_000 });
     const m = /beacon activates at height (\d+)/.exec(stdout);
@@ -248,6 +248,18 @@ describe('governance on a real devnet', () => {
     }
     const again = promisify(execFile)(process.execPath, [resolve('dist/test/fixtures/test-chain.js'), 'devnet', 'enable', 'beacon', '--dir', net.dir, '--base-port', port]);
     await assert.rejects(again, /plugin "beacon" is already active/);
+
+    const off = await promisify(execFile)(process.execPath, [resolve('dist/test/fixtures/test-chain.js'), 'devnet', 'disable', 'beacon', '--dir', net.dir, '--base-port', port, '--wait'], { timeout: 300_000 });
+    const r = /beacon retires at height (\d+)/.exec(off.stdout);
+    assert.ok(r, off.stdout);
+    const retiredAt = Number(r[1]);
+    for (let i = 0; i < 4; i++) {
+      await until(`validator ${i} past ${retiredAt}`, async () => ((await height(i)) > retiredAt + 1 ? true : undefined), 60_000);
+      const beats = (await getJson(`${rpc(i)}/api/v1/beacon`)).body;
+      assert.equal(beats.beats, retiredAt - at, `validator ${i} ran beacon from ${at} up to ${retiredAt} only`);
+      const entry = ((await getJson(`${rpc(i)}/api/v1/plugins`)).body.plugins as Array<Record<string, unknown>>).find((x) => x.name === 'beacon')!;
+      assert.equal(entry.status, 'retired');
+    }
   });
 });
 
