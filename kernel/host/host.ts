@@ -83,8 +83,10 @@ export interface HostOptions<Services> {
 /**
  * Boots the network's ordered plugin list with avvio (dependency order, close in reverse), and
  * guards every hook with an interceptor that (1) pins tap order to the plugin list, (2) refuses
- * consensus taps from service plugins, (3) refuses taps after boot, (4) gives each tap a context
- * scoped to its plugin, and (5) skips a state plugin's taps below its activation height.
+ * consensus taps from service plugins, (3) refuses taps after boot except from a service plugin
+ * being loaded at runtime, (4) gives each tap a context scoped to its plugin, (5) skips a state
+ * plugin's taps outside its active span, and (6) runs a service plugin's taps only while the load
+ * that made them is current (unloaded plugins' taps stay in tapable but no longer run).
  */
 export class PluginHost<Services> {
   private readonly loaded = new Map<string, Loaded>();

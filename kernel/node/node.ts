@@ -51,8 +51,8 @@ export interface RunningNode {
 
 /**
  * Boots a validator: config → plugin host → store and chain (genesis on first start) → RPC →
- * block production. Shutdown runs in reverse: production, RPC, plugins (avvio onClose, last in
- * first out), store.
+ * block production. Shutdown runs in reverse: production, RPC, plugins (their close handlers,
+ * last in first out), store. SIGHUP reloads the service plugins (`reloadServices`).
  */
 export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<string, PluginDefinition<any, any>>): Promise<RunningNode> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const log = pino({ level: config.log_level, base: { network: config.network } });
