@@ -15,11 +15,13 @@ export interface GatewayFlags {
  * level and the list of service plugins to load beside the gateway.
  */
 export async function runGatewayCommand(flags: GatewayFlags, catalogue: Catalogue): Promise<void> {
-  await runService('gateway', () => {
+  const networkConfig = () => loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env });
+  await runService('gateway', async () => {
     // Gateway variables first: several (CHAIN_HTTP_BACKEND, CORS_ALLOWED_ORIGINS) are also read
     // by the node config loader, and an error should name the variable, not a node config path.
     const config = loadGatewayConfig(process.env);
-    const nodeConfig = loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env });
-    return startGateway(nodeConfig, config, catalogue);
+    const gateway = await startGateway(networkConfig(), config, catalogue);
+    // SIGHUP: the network config is read again; service plugins beside the gateway follow its list.
+    return { log: gateway.log, stop: () => gateway.stop(), reload: async () => void (await gateway.reloadServices(networkConfig().plugins)) };
   });
 }

@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { createHooks } from '../kernel/hooks.js';
-import { PluginHost } from '../kernel/host/host.js';
+import { PluginHost, type ServiceReload } from '../kernel/host/host.js';
 import type { PluginDefinition } from '../kernel/host/plugin.js';
 import { declaredEvents } from '../kernel/host/plugin-events.js';
 import { ParamRegistry } from '../kernel/state/params.js';
@@ -14,6 +14,8 @@ export interface RunningGateway {
   readonly log: Logger;
   readonly services: GatewayServices;
   stop(): Promise<void>;
+  /** Loads and unloads the service plugins beside the gateway to match a reloaded network config (SIGHUP). */
+  reloadServices(plugins: NodeConfig['plugins']): Promise<ServiceReload>;
 }
 
 /**
@@ -26,8 +28,8 @@ export async function startGateway(nodeConfig: NodeConfig, config: GatewayConfig
   const withGateway = new Map(catalogue);
   withGateway.set(gatewayPlugin.name, gatewayPlugin);
   // The gateway plugin is always on in a gateway process, after any service plugin the network lists.
-  const plugins = nodeConfig.plugins.some((p) => p.name === gatewayPlugin.name) ? nodeConfig.plugins : [...nodeConfig.plugins, { name: gatewayPlugin.name, enabled: true, activation_height: 0, options: {} }];
-  const hostConfig: NodeConfig = { ...nodeConfig, plugins };
+  const withGatewayEntry = (list: NodeConfig['plugins']): NodeConfig['plugins'] => (list.some((p) => p.name === gatewayPlugin.name) ? list : [...list, { name: gatewayPlugin.name, enabled: true, activation_height: 0, options: {} }]);
+  const hostConfig: NodeConfig = { ...nodeConfig, plugins: withGatewayEntry(nodeConfig.plugins) };
 
   // Every plugin of the build, enabled here or not: state plugins emit on the nodes, never in a gateway.
   const socketEvents = declaredEvents(catalogue.values()).filter((e) => e.socket === true);
@@ -47,6 +49,11 @@ export async function startGateway(nodeConfig: NodeConfig, config: GatewayConfig
   return {
     log,
     services: core.services,
+    async reloadServices(plugins) {
+      const r = await host.reconcileServices(withGatewayEntry(plugins));
+      log.info({ loaded: r.loaded, unloaded: r.unloaded, failed: r.failed }, 'service plugins reloaded');
+      return r;
+    },
     stop() {
       stopping ??= (async () => {
         await host.close();

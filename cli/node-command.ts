@@ -62,8 +62,11 @@ export function togglePlugins(config: NodeConfig, enable: string[], disable: str
 }
 
 export async function runNodeCommand(flags: NodeFlags, catalogue: Catalogue): Promise<void> {
-  await runService('node', () => {
-    const config = togglePlugins(loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env, flags: flagsToConfig(flags) }), flags.enablePlugin ?? [], flags.disablePlugin ?? [], catalogue);
-    return startNode(config, catalogue);
+  const config = (): NodeConfig => togglePlugins(loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env, flags: flagsToConfig(flags) }), flags.enablePlugin ?? [], flags.disablePlugin ?? [], catalogue);
+  await runService('node', async () => {
+    const node = await startNode(config(), catalogue);
+    // SIGHUP: the same layers re-read (configs/<network>.json, environment, flags); service plugins
+    // follow the new list, state plugins switch only by governance.
+    return { log: node.log, stop: () => node.stop(), reload: async () => void (await node.reloadServices(config().plugins)) };
   });
 }

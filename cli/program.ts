@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { runNodeCommand, type NodeFlags } from './node-command.js';
 import { registerKeysCommands } from './keys-command.js';
 import { runDevnetCommand, type DevnetFlags } from './devnet-command.js';
+import { runDevnetToggle, type DevnetToggleFlags } from './devnet-toggle.js';
 import { printConfigSchema } from './schema-command.js';
 import type { Catalogue } from './catalogue.js';
 
@@ -14,7 +15,7 @@ function collect(value: string, previous: string[]): string[] {
  * which plugins this build has: the shipped one (plugins/index.ts), or a test build's.
  */
 export function runChain(argv: readonly string[], catalogue: Catalogue): void {
-const program = new Command('chain').description('post-quantum proof-of-stake ledger node').showHelpAfterError();
+const program = new Command('chain').description('post-quantum proof-of-stake ledger node').showHelpAfterError().enablePositionalOptions();
 
 program
   .command('node')
@@ -36,9 +37,11 @@ program
 
 registerKeysCommands(program.command('keys').description('create and inspect ML-DSA-65 keys'));
 
-program
+const devnet = program
   .command('devnet')
   .description('run a local test network of N validators on loopback')
+  // `devnet enable <plugin> --dir …`: options after the verb are the verb's own.
+  .enablePositionalOptions()
   .option('--validators <n>', 'number of validators', '4')
   .option('--dir <dir>', 'folder holding every node\'s keys and data', '.devnet')
   .option('--reset', 'delete the folder first and start a new chain', false)
@@ -49,6 +52,20 @@ program
   .option('--enable-plugin <name>', 'switch a plugin on for this devnet (repeatable)', collect, [])
   .option('--disable-plugin <name>', 'switch a plugin off for this devnet (repeatable)', collect, [])
   .action((f: DevnetFlags) => runDevnetCommand(f, catalogue));
+
+// A feature switched on or off on a running devnet by governance (decisions.md §26).
+for (const [verb, change] of [['enable', 'activate'], ['disable', 'retire']] as const) {
+  devnet
+    .command(`${verb} <plugin>`)
+    .description(`${verb} a state plugin on the running devnet: files a plugin:<name> proposal, has every validator vote, prints the height it switches at`)
+    .option('--dir <dir>', 'the devnet\'s folder (its validators\' key files are in <dir>/keys)', '.devnet')
+    .option('--base-port <port>', 'RPC port of validator 0', '9933')
+    .option('--voting-duration <blocks>', 'voting window (at least 100 blocks)', '100')
+    .option('--wait', 'return once the plugin has switched', false)
+    .action(async (plugin: string, f: DevnetToggleFlags) => {
+      await runDevnetToggle(change, plugin, f);
+    });
+}
 
 program.command('gateway').description('run the public gateway (REST proxy, /ws events) in front of a node; configured by PORT, NODE_RPC_URL, ... (plugins/gateway/README.md)').option('--network <name>', 'network config whose service plugins to load', process.env.CHAIN_NETWORK ?? 'devnet').option('--config-dir <dir>', 'folder of network configs', 'configs').action(async (f: { network: string; configDir: string }) => (await import('./gateway-command.js')).runGatewayCommand(f, catalogue));
 

@@ -3,11 +3,14 @@ import { ConfigError } from '../kernel/config/env.js';
 export interface RunningService {
   readonly log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void };
   stop(): Promise<void>;
+  /** SIGHUP: re-read the config and load or unload service plugins (the node). */
+  reload?(): Promise<void>;
 }
 
 /**
  * Starts a long-running process profile (node, gateway): a configuration error exits 2 with the
- * message naming the field; SIGINT/SIGTERM stop it cleanly (exit 0) or report why not (exit 1).
+ * message naming the field; SIGINT/SIGTERM stop it cleanly (exit 0) or report why not (exit 1);
+ * SIGHUP reloads what the profile can reload without a restart (the node: service plugins).
  */
 export async function runService(verb: string, start: () => Promise<RunningService>): Promise<void> {
   let running: RunningService;
@@ -30,6 +33,15 @@ export async function runService(verb: string, start: () => Promise<RunningServi
       },
     );
   };
+  const reload = running.reload?.bind(running);
+  if (reload) {
+    // One reload at a time; a failed reload is logged and the process keeps running.
+    let reloading: Promise<void> = Promise.resolve();
+    process.on('SIGHUP', () => {
+      running.log.info({ signal: 'SIGHUP' }, 'reloading the config');
+      reloading = reloading.then(reload).catch((err: unknown) => running.log.error({ err }, 'reload failed; nothing changed'));
+    });
+  }
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
 }

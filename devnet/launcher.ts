@@ -33,6 +33,10 @@ export interface Devnet {
   readonly gatewayUrl: string | null;
   readonly nodes: ChildProcess[];
   stop(): Promise<void>;
+  /** Stops validator i (SIGTERM) and waits for it to exit; its data stays. */
+  stopValidator(i: number): Promise<void>;
+  /** Starts validator i again on its data (it catches up from its peers); resolves once it answers. */
+  startValidator(i: number): Promise<void>;
 }
 
 const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../cli/main.js');
@@ -101,7 +105,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const log = o.log ?? ((l: string) => process.stdout.write(l + '\n'));
   const nodes: ChildProcess[] = [];
   const rpcUrls: string[] = [];
-  for (let i = 0; i < o.validators; i++) {
+  const spawnValidator = (i: number): ChildProcess => {
     const port = o.basePort + i;
     const p2pPort = o.p2pBasePort + i;
     // Every validator knows every other's P2P address; peer exchange would also find them from one.
@@ -119,20 +123,26 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     );
     child.stdout!.pipe(logFile);
     child.stderr!.pipe(logFile);
-    nodes.push(child);
-    rpcUrls.push(`http://127.0.0.1:${port}`);
+    return child;
+  };
+  for (let i = 0; i < o.validators; i++) {
+    nodes.push(spawnValidator(i));
+    rpcUrls.push(`http://127.0.0.1:${o.basePort + i}`);
   }
+  const stopChild = (c: ChildProcess): Promise<void> =>
+    new Promise<void>((res) => {
+      if (c.exitCode !== null || c.signalCode !== null) return res();
+      c.once('exit', () => res());
+      c.kill('SIGTERM');
+    });
   const stop = async (): Promise<void> => {
-    await Promise.all(
-      nodes.map(
-        (c) =>
-          new Promise<void>((res) => {
-            if (c.exitCode !== null || c.signalCode !== null) return res();
-            c.once('exit', () => res());
-            c.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(nodes.map(stopChild));
+  };
+  const stopValidator = (i: number): Promise<void> => stopChild(nodes[i]!);
+  const startValidator = async (i: number): Promise<void> => {
+    if (nodes[i]!.exitCode === null && nodes[i]!.signalCode === null) throw new Error(`validator-${i} is running`);
+    nodes[i] = spawnValidator(i);
+    await waitForFirstBlock(rpcUrls[i]!, nodes[i]!, 60_000);
   };
   let gatewayUrl: string | null = null;
   try {
@@ -157,5 +167,5 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   log(`devnet ready: ${o.validators} validator(s)${gatewayUrl ? ' and a gateway' : ''}, data in ${dir}`);
   rpcUrls.forEach((u, i) => log(`  validator-${i} RPC ${u}   log ${join(dir, `validator-${i}.log`)}`));
   if (gatewayUrl) log(`  gateway ${gatewayUrl}  (WebSocket ${gatewayUrl.replace('http', 'ws')}/ws)   log ${join(dir, 'gateway.log')}`);
-  return { dir, rpcUrls, gatewayUrl, nodes, stop };
+  return { dir, rpcUrls, gatewayUrl, nodes, stop, stopValidator, startValidator };
 }

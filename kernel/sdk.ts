@@ -11,8 +11,10 @@
 
 // Defining a plugin.
 export { definePlugin } from './host/plugin.js';
-export type { AddressKindSpec, PluginApi, PluginDefinition, PluginEventSpec, PluginKind, SystemAddressSpec } from './host/plugin.js';
+export type { AddressKindSpec, PluginApi, PluginDefinition, PluginEventSpec, PluginKind, PluginRuntime, SystemAddressSpec } from './host/plugin.js';
 export type { PluginScheduleChange, PluginScheduleEntry, PluginState } from './host/schedule.js';
+export { changeSchedule, pluginState } from './host/schedule.js';
+export { readPluginSchedule } from './host/schedule-state.js';
 export { EVENT_TYPE_PATTERN, declaredEvents, type DeclaredEvent } from './host/plugin-events.js';
 
 // Methods plugins offer one another (read: any plugin; write: plugins that depend on the offerer).
@@ -73,9 +75,10 @@ export { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES, type SignatureProv
 export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
 
 // Node-side services and routes (state plugins' read endpoints, the faucet's test-network routes).
-export { pageOf, type Page } from './node/pagination.js';
+export { listPage, pageOf, type Page } from './node/pagination.js';
 export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
 export { RouteTable, type HttpMethod, type RpcHandler, type RpcRequest } from './node/route-table.js';
+export { mountRoutes } from './node/mount-routes.js';
 export { TEST_NETWORK_ONLY } from './node/test-network-routes.js';
 export type { NodeConfig } from './config/schema.js';
 

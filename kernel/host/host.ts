@@ -14,6 +14,7 @@ import { KERNEL_NAMESPACES } from './kernel-namespaces.js';
 import { inactivePluginProblem, pluginState, type PluginScheduleEntry, type PluginState } from './schedule.js';
 import { declaredEvents } from './plugin-events.js';
 import { MethodDirectory } from './method-calls.js';
+import { RouteTable } from '../node/route-table.js';
 
 type AnyPlugin = PluginDefinition<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- catalogue holds plugins of every option type; each checks its own
 
@@ -21,6 +22,25 @@ interface Loaded {
   readonly def: AnyPlugin;
   readonly entry: PluginEntry;
   readonly order: number;
+  /**
+   * Which load of the plugin this is: a service plugin unloaded and loaded again registers anew,
+   * and the taps of its earlier loads (tapable cannot untap) no longer run.
+   */
+  readonly generation: number;
+}
+
+/** A close handler (`api.onClose`), run last-in first-out when its plugin unloads or the host closes. */
+interface Closer {
+  readonly plugin: string;
+  readonly fn: () => Promise<void> | void;
+  done: boolean;
+}
+
+/** What a config reload did to the service plugins (`reconcileServices`). */
+export interface ServiceReload {
+  readonly loaded: string[];
+  readonly unloaded: string[];
+  readonly failed: Array<{ name: string; reason: string }>;
 }
 
 /** Where each consensus hook carries its context, and what a gated (inactive) tap returns. */
@@ -63,8 +83,10 @@ export interface HostOptions<Services> {
 /**
  * Boots the network's ordered plugin list with avvio (dependency order, close in reverse), and
  * guards every hook with an interceptor that (1) pins tap order to the plugin list, (2) refuses
- * consensus taps from service plugins, (3) refuses taps after boot, (4) gives each tap a context
- * scoped to its plugin, and (5) skips a state plugin's taps below its activation height.
+ * consensus taps from service plugins, (3) refuses taps after boot except from a service plugin
+ * being loaded at runtime, (4) gives each tap a context scoped to its plugin, (5) skips a state
+ * plugin's taps outside its active span, and (6) runs a service plugin's taps only while the load
+ * that made them is current (unloaded plugins' taps stay in tapable but no longer run).
  */
 export class PluginHost<Services> {
   private readonly loaded = new Map<string, Loaded>();
@@ -79,6 +101,11 @@ export class PluginHost<Services> {
   private schedule = new Map<string, PluginScheduleEntry>();
   private registering: string | null = null;
   private booted = false;
+  private generations = 0;
+  private readonly closers: Closer[] = [];
+  /** While set, only this plugin's non-consensus taps run (a service plugin loaded at runtime mounting its routes). */
+  private onlyTapsOf: string | null = null;
+  private readonly serviceListeners: Array<(name: string) => void> = [];
   /** The methods plugins offer one another; write contexts carry it. */
   readonly methods = new MethodDirectory();
   private readonly app = avvio({}, { autostart: false, timeout: 0 });
@@ -160,7 +187,7 @@ export class PluginHost<Services> {
       if (!def) throw new ConfigError(`plugins: unknown plugin "${entry.name}" (known: ${[...this.opts.catalogue.keys()].sort().join(', ')})`);
       if (KERNEL_NAMESPACES.includes(def.name)) throw new ConfigError(`plugins: "${def.name}" is a kernel state namespace (${KERNEL_NAMESPACES.join(', ')}); a plugin may not take that name`);
       if (this.opts.profile === 'gateway' && def.kind !== 'service') return;
-      this.loaded.set(def.name, { def, entry, order });
+      this.loaded.set(def.name, { def, entry, order, generation: ++this.generations });
     });
     for (const { def } of this.enabled()) {
       for (const dep of def.dependencies ?? []) {
@@ -208,7 +235,114 @@ export class PluginHost<Services> {
   }
 
   async close(): Promise<void> {
+    await this.runClosers(() => true);
     await new Promise<void>((resolve, reject) => this.app.close((err?: Error) => (err ? reject(err) : resolve())));
+  }
+
+  /** Runs the pending close handlers that `which` selects, last registered first; a failing one is logged and the rest still run. */
+  private async runClosers(which: (c: Closer) => boolean): Promise<void> {
+    for (let i = this.closers.length - 1; i >= 0; i--) {
+      const c = this.closers[i]!;
+      if (c.done || !which(c)) continue;
+      c.done = true;
+      try {
+        await c.fn();
+      } catch (err) {
+        this.opts.log.error({ err, plugin: c.plugin }, 'a close handler failed');
+      }
+    }
+  }
+
+  /** Called with the name of each service plugin loaded after boot, once its register() has run (the node mounts its routes). */
+  onServiceLoaded(fn: (name: string) => void): void {
+    this.serviceListeners.push(fn);
+  }
+
+  /** Runs `fn` (a hook call) with only `plugin`'s non-consensus taps active. */
+  tapsOnlyOf<T>(plugin: string, fn: () => T): T {
+    this.onlyTapsOf = plugin;
+    try {
+      return fn();
+    } finally {
+      this.onlyTapsOf = null;
+    }
+  }
+
+  /** The routes one plugin's `routes` taps add, in a table of their own (a service plugin loaded at runtime). */
+  routesOf(plugin: string): RouteTable {
+    const table = new RouteTable();
+    this.tapsOnlyOf(plugin, () => this.opts.hooks.routes.call(table));
+    return table;
+  }
+
+  /** Whether a route registered by `owner` is served: always, unless the owner is a service plugin that is not loaded now. */
+  servesRoutesOf(owner: string): boolean {
+    return this.opts.catalogue.get(owner)?.kind !== 'service' || this.loaded.has(owner);
+  }
+
+  /**
+   * Brings the loaded service plugins in line with a reloaded config (SIGHUP): unloads those no
+   * longer enabled (or whose options changed), last listed first, running their close handlers
+   * in reverse order; loads those newly enabled. A plugin that fails to load is reported and left
+   * out; the process keeps running. State plugins are not touched: they switch only in consensus.
+   */
+  async reconcileServices(entries: readonly PluginEntry[]): Promise<ServiceReload> {
+    const out: ServiceReload = { loaded: [], unloaded: [], failed: [] };
+    const wanted = entries.filter((e) => e.enabled && this.opts.catalogue.get(e.name)?.kind === 'service');
+    const current = this.enabled().filter((l) => l.def.kind === 'service');
+    for (const l of [...current].reverse()) {
+      const next = wanted.find((e) => e.name === l.def.name);
+      if (next && JSON.stringify(next.options) === JSON.stringify(l.entry.options)) continue;
+      await this.unloadService(l.def.name);
+      out.unloaded.push(l.def.name);
+    }
+    for (const e of wanted) {
+      if (this.loaded.has(e.name)) continue;
+      const reason = await this.loadService(e, entries.indexOf(e));
+      if (reason === undefined) out.loaded.push(e.name);
+      else out.failed.push({ name: e.name, reason });
+    }
+    for (const e of entries) {
+      const def = this.opts.catalogue.get(e.name);
+      if (def?.kind === 'state' && !this.loaded.has(e.name) && this.opts.profile === 'node') out.failed.push({ name: e.name, reason: 'a state plugin is not loaded at runtime: list it at start, then switch it by governance (chain devnet enable)' });
+    }
+    return out;
+  }
+
+  private async unloadService(name: string): Promise<void> {
+    this.loaded.delete(name);
+    await this.runClosers((c) => c.plugin === name);
+    this.opts.log.info({ plugin: name }, 'service plugin unloaded');
+  }
+
+  /** Loads one service plugin after boot; the reason it could not, or undefined. */
+  private async loadService(entry: PluginEntry, position: number): Promise<string | undefined> {
+    const def = this.opts.catalogue.get(entry.name);
+    if (!def) return `unknown plugin "${entry.name}" (known: ${[...this.opts.catalogue.keys()].sort().join(', ')})`;
+    for (const dep of def.dependencies ?? []) if (!this.loaded.has(dep)) return `depends on "${dep}", which is not loaded`;
+    // Parameters are chain state, declared once at boot on every node alike.
+    if ((def.params?.length ?? 0) > 0) return 'declares protocol parameters, which only a plugin listed at start may do';
+    const order = Math.max(position, ...this.enabled().map((l) => l.order + 1));
+    const l: Loaded = { def, entry, order, generation: ++this.generations };
+    try {
+      const options = this.validateOptions(l);
+      this.loaded.set(def.name, l);
+      this.registering = def.name;
+      try {
+        await def.register(this.apiFor(l, options));
+      } finally {
+        this.registering = null;
+      }
+    } catch (err) {
+      this.loaded.delete(def.name);
+      await this.runClosers((c) => c.plugin === def.name);
+      const reason = err instanceof Error ? err.message : String(err);
+      this.opts.log.error({ plugin: def.name, reason }, 'service plugin failed to load; the process keeps running without it');
+      return reason;
+    }
+    for (const fn of this.serviceListeners) fn(def.name);
+    this.opts.log.info({ plugin: def.name }, 'service plugin loaded');
+    return undefined;
   }
 
   private validateOptions(l: Loaded): Record<string, unknown> {
@@ -235,11 +369,12 @@ export class PluginHost<Services> {
       metrics: this.opts.metrics,
       services: this.opts.services,
       onClose: (fn) => {
-        this.app.onClose((_ctx, done) => {
-          Promise.resolve()
-            .then(fn)
-            .then(() => done(), (err: unknown) => done(err));
-        });
+        this.closers.push({ plugin: name, fn, done: false });
+      },
+      runtime: {
+        servesRoutesOf: (owner) => this.servesRoutesOf(owner),
+        onServiceLoaded: (fn) => this.onServiceLoaded(fn),
+        routesOf: (plugin) => this.routesOf(plugin),
       },
     };
   }
@@ -262,7 +397,8 @@ export class PluginHost<Services> {
   }
 
   private onRegister(hookName: string, tap: FullTapLike, hook: TapableLike): FullTapLike {
-    if (this.booted) throw new Error(`hook ${hookName}: registration is closed after boot ("${tap.name}" tried to tap it)`);
+    // After boot only a service plugin being loaded at runtime (reconcileServices) registers.
+    if (this.booted && this.registering !== tap.name) throw new Error(`hook ${hookName}: registration is closed after boot ("${tap.name}" tried to tap it)`);
     const l = this.loaded.get(tap.name);
     if (!l) throw new Error(`hook ${hookName}: tap name "${tap.name}" is not an enabled plugin (tap with your plugin's name)`);
     if (this.registering !== tap.name) throw new Error(`hook ${hookName}: "${tap.name}" may only tap while its own register() runs`);
@@ -270,18 +406,34 @@ export class PluginHost<Services> {
     if (tap.type === 'async') throw new Error(`hook ${hookName}: "${tap.name}" must use tap or tapPromise (callback taps are not supported)`);
     if (hookName === 'executeTx' && hook.taps.length > 0) throw new Error(`hook ${hook.name ?? hookName}: already handled by "${hook.taps[0]!.name}"; "${tap.name}" cannot add a second handler`);
     const place = CONTEXT_ARG[hookName];
-    const inner = tap.fn as (...args: unknown[]) => unknown;
     const plugin = tap.name;
-    const fn =
+    const tapped = tap.fn as (...args: unknown[]) => unknown;
+    // Routes a plugin adds are its own (a route of an unloaded service plugin stops answering).
+    const inner = hookName === 'routes' ? (table: unknown) => (table as { withOwner<T>(o: string, f: () => T): T }).withOwner(plugin, () => tapped(table)) : tapped;
+    const generation = l.generation;
+    const consensus = CONSENSUS.has(hookName);
+    const scopedFn =
       place && place.ctx >= 0
         ? (...args: unknown[]) => {
             const ctx = args[place.ctx] as { height?: number };
-            if (CONSENSUS.has(hookName) && !this.isActive(plugin, ctx.height ?? 0)) return passResult(tap.type, place.passThrough ? args[0] : undefined);
+            if (consensus && !this.isActive(plugin, ctx.height ?? 0)) return passResult(tap.type, place.passThrough ? args[0] : undefined);
             const scoped = [...args];
             scoped[place.ctx] = scopeFor(ctx, plugin);
             return inner(...scoped);
           }
         : inner;
+    // A service plugin's taps run while this load of it is the loaded one (not after an unload,
+    // nor those of an earlier load), and, while one plugin mounts its routes, only that plugin's.
+    const fn =
+      l.def.kind === 'service'
+        ? (...args: unknown[]) => {
+            const now = this.loaded.get(plugin);
+            if (now?.generation !== generation || (this.onlyTapsOf !== null && this.onlyTapsOf !== plugin)) return passResult(tap.type, place?.passThrough ? args[0] : undefined);
+            return scopedFn(...args);
+          }
+        : consensus
+          ? scopedFn
+          : (...args: unknown[]) => (this.onlyTapsOf !== null ? passResult(tap.type, place?.passThrough ? args[0] : undefined) : scopedFn(...args));
     // Ordering is a consensus rule: stage = position in the network's plugin list, never load order.
     return { ...tap, stage: l.order, fn };
   }

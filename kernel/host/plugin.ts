@@ -7,6 +7,7 @@ import type { NodeConfig } from '../config/schema.js';
 import type { OperationSpec } from '../ops/operation.js';
 import type { AddressKind } from '../crypto/address.js';
 import type { PluginMethods } from './methods.js';
+import type { RouteTable } from '../node/route-table.js';
 
 /**
  * What a plugin is. `state` plugins change chain state and may tap the consensus hooks; `service`
@@ -87,8 +88,24 @@ export interface PluginApi<Options = Record<string, unknown>, Services = unknown
   readonly metrics: Registry;
   /** What the process offers its plugins (the node's chain services, the gateway's client...). */
   readonly services: Services;
-  /** Runs when the host closes, last registered first. */
+  /** Runs when the plugin unloads or the host closes, last registered first. */
   onClose(fn: () => Promise<void> | void): void;
+  /** For a service plugin that serves its own port (the gateway): service plugins loading and unloading at runtime. */
+  readonly runtime: PluginRuntime;
+}
+
+/**
+ * What the host tells a plugin that mounts routes on its own server about service plugins loaded
+ * and unloaded at runtime (SIGHUP): mount with `mountRoutes(server, table, runtime.servesRoutesOf)`,
+ * and mount `runtime.routesOf(name)` when `onServiceLoaded` names a plugin.
+ */
+export interface PluginRuntime {
+  /** False for a route whose owner is a service plugin that is not loaded now. */
+  servesRoutesOf(owner: string): boolean;
+  /** Called with each service plugin loaded after boot, once its register() has run. */
+  onServiceLoaded(fn: (name: string) => void): void;
+  /** The routes that plugin's `routes` taps add, alone. */
+  routesOf(name: string): RouteTable;
 }
 
 /** Identity helper that keeps a plugin definition's option type checked at the definition site. */

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createHooks } from '../hooks.js';
-import { PluginHost } from '../host/host.js';
+import { PluginHost, type ServiceReload } from '../host/host.js';
 import type { PluginDefinition } from '../host/plugin.js';
 import { ParamRegistry } from '../state/params.js';
 import { ChainStore } from '../store/chain-store.js';
@@ -20,6 +20,7 @@ import { checkParamOverrides } from '../config/param-overrides.js';
 import type { NodeConfig } from '../config/schema.js';
 import { createHttpServer, type HttpServer } from '../rpc/index.js';
 import { RouteTable } from './route-table.js';
+import { mountRoutes } from './mount-routes.js';
 import { registerKernelRoutes } from './kernel-routes.js';
 import { registerOperationRoutes } from './operation-routes.js';
 import { OperationRegistry } from '../ops/registry.js';
@@ -41,12 +42,17 @@ export interface RunningNode {
   readonly port: number;
   readonly log: Logger;
   stop(): Promise<void>;
+  /**
+   * Loads and unloads service plugins to match a reloaded config's plugin list (SIGHUP): their
+   * routes appear and disappear, the node keeps running, a plugin that fails to load is reported.
+   */
+  reloadServices(plugins: NodeConfig['plugins']): Promise<ServiceReload>;
 }
 
 /**
  * Boots a validator: config → plugin host → store and chain (genesis on first start) → RPC →
- * block production. Shutdown runs in reverse: production, RPC, plugins (avvio onClose, last in
- * first out), store.
+ * block production. Shutdown runs in reverse: production, RPC, plugins (their close handlers,
+ * last in first out), store. SIGHUP reloads the service plugins (`reloadServices`).
  */
 export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<string, PluginDefinition<any, any>>): Promise<RunningNode> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const log = pino({ level: config.log_level, base: { network: config.network } });
@@ -148,7 +154,9 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     backend: config.rpc.http_backend,
     logger: log,
   });
-  for (const r of routes.list()) server.route({ method: r.method, path: r.path, handler: r.handler });
+  mountRoutes(server, routes, (owner) => host.servesRoutesOf(owner), log);
+  // A service plugin loaded at runtime: its routes are mounted from its own routes tap alone.
+  host.onServiceLoaded((name) => mountRoutes(server, host.routesOf(name), (owner) => host.servesRoutesOf(owner), log));
   const { port } = await server.listen();
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host, rate_limit: config.rpc.rate_limit, trusted_ips: config.rpc.trusted_ips }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 
@@ -162,6 +170,11 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     server,
     port,
     log,
+    async reloadServices(plugins) {
+      const r = await host.reconcileServices(plugins);
+      log.info({ loaded: r.loaded, unloaded: r.unloaded, failed: r.failed }, 'service plugins reloaded');
+      return r;
+    },
     stop() {
       stopping ??= (async () => {
         await production.stop();
@@ -176,3 +189,4 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     },
   };
 }
+

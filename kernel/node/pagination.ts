@@ -25,3 +25,9 @@ export function pageOf(query: URLSearchParams, defaultLimit: number, cap: number
   if (page !== undefined && page < 1) throw badRequest('page starts at 1');
   return { limit, offset: offset ?? (page !== undefined ? (page - 1) * limit : 0) };
 }
+
+/** One page of a list already in its order, shaped as decisions.md §20 says: `{<key>: [...], total, limit, offset, has_more}`. */
+export function listPage<T>(key: string, all: readonly T[], limit: number, offset: number): Record<string, unknown> {
+  const items = all.slice(offset, offset + limit);
+  return { [key]: items, total: all.length, limit, offset, has_more: offset + items.length < all.length };
+}

@@ -42,6 +42,8 @@ export interface ParsedOperation {
   readonly signature: string;
   readonly publicKey: string;
   readonly secondSignature: string | undefined;
+  /** Fields of `pathFields` that came from the path only, not also from the body (ch-tx-v3 does not cover them). */
+  readonly pathOnly: readonly string[];
 }
 
 /**
@@ -99,13 +101,20 @@ export class OperationRegistry {
     const second = op.spec.signing?.secondSignature?.field;
     const body: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(clientBody)) if (!SIGNED_FIELDS.has(k) && k !== second) body[k] = v;
+    const pathOnly: string[] = [];
     for (const [k, v] of Object.entries(path as Record<string, unknown>)) {
       if (typeof v !== 'string') throw badRequest('malformed operation path parameters');
       // Neither ch-tx-v2 nor ch-tx-v3 covers the path: only the actor, which the message names,
-      // may come from it, unless the operation signs its own layout (which can cover the rest).
-      // Anything else would let a relayer add fields to a signed operation.
-      if (k !== op.actorField && !op.spec.signing?.message) throw badRequest(`${k}: not a path parameter of ${op.spec.name}`);
-      if (k in body && body[k] !== v) throw badRequest(`${k}: the body says ${JSON.stringify(body[k])} but the path says ${JSON.stringify(v)}`);
+      // may come from it, unless the operation signs its own layout (which can cover the rest) or
+      // names the field in `pathFields` (a ch-tx-v3 signature must then carry it in the body too,
+      // where the payload hash covers it: kernel/ops/signature.ts). Anything else would let a
+      // relayer add fields to a signed operation.
+      const declared = op.spec.pathFields?.includes(k) === true;
+      if (k !== op.actorField && !op.spec.signing?.message && !declared) throw badRequest(`${k}: not a path parameter of ${op.spec.name}`);
+      // A path field also sent in the body may be a JSON number there (a proposal id).
+      const inBody = k in body ? (typeof body[k] === 'number' ? String(body[k]) : body[k]) : undefined;
+      if (inBody !== undefined && inBody !== v) throw badRequest(`${k}: the body says ${JSON.stringify(body[k])} but the path says ${JSON.stringify(v)}`);
+      if (declared && inBody === undefined) pathOnly.push(k);
       body[k] = v;
     }
     const schema = op.spec.schema;
@@ -143,6 +152,6 @@ export class OperationRegistry {
       if (v === null) throw badRequest(`${op.valueField} must be a non-negative integer number of ucoin`);
       value = v;
     }
-    return { op, body, clientBody, actor, target, value, nonce, gasPrice, gasLimit, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature };
+    return { op, body, clientBody, actor, target, value, nonce, gasPrice, gasLimit, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature, pathOnly };
   }
 }

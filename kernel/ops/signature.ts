@@ -50,6 +50,8 @@ export async function verifyOperationSignatures(p: ParsedOperation, txHash: stri
       }
     }
     if (version === undefined) throw unauthorized(`invalid signature: it verifies under neither ch-tx-v2 nor ch-tx-v3 for ${p.actor} → ${p.target}`);
+    // ch-tx-v3 promises every field covered: a path field must be in the signed body as well.
+    if (version === 'v3' && p.pathOnly.length > 0) throw unauthorized(`ch-tx-v3 does not cover the URL: put ${p.pathOnly.join(', ')} in the signed body too (equal to the path's)`);
   }
   const second = signing?.secondSignature;
   if (second) {

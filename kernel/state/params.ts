@@ -17,6 +17,12 @@ export interface ParamSpec {
 
 export interface ParamReader {
   get(key: string): Promise<bigint>;
+  /**
+   * Why `value` may not be set for `key` (unknown parameter, outside its range), else null: the
+   * check the kernel applies to endBlock's `paramUpdates`, so a plugin (governance) can record
+   * the outcome of a change it asks for.
+   */
+  problem(key: string, value: bigint): string | null;
 }
 
 export const PARAMS_NAMESPACE = 'params';
@@ -66,6 +72,7 @@ export class ParamRegistry {
         const raw = await source.get(`${PARAMS_NAMESPACE}/${key}`);
         return raw === undefined ? spec.default : bigintCodec.decode(raw);
       },
+      problem: (key: string, value: bigint) => this.checkValue(key, value),
     };
   }
 }

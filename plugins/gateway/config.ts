@@ -16,6 +16,7 @@ export const GatewayEnvSchema = Type.Object({
   NODE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'per request to a node' }),
   NETWORK_ID: Type.String({ minLength: 1, default: 'chain-mainnet-1', description: 'network name in /health' }),
   POLL_NODE_INTERVAL_MS: Type.Integer({ minimum: 20, default: 2000 }),
+  PROTOCOL_PARAMS_REFRESH_MS: Type.Integer({ minimum: 100, default: 60000, description: 'how often the protocol parameters are re-read from a node' }),
   GLOBAL_RL_MAX_RPS: Type.Integer({ minimum: 0, default: 200, description: 'HTTP requests per second per IP; 0 = off' }),
   AI_RL_MAX_RPM: Type.Integer({ minimum: 0, default: 10, description: 'AI endpoint requests per minute per IP; 0 = off' }),
   WS_MAX_MSG_BYTES: Type.Integer({ minimum: 256, default: 65536 }),
@@ -43,6 +44,7 @@ export interface GatewayConfig {
   readonly nodeTimeoutMs: number;
   readonly networkId: string;
   readonly pollIntervalMs: number;
+  readonly paramsRefreshMs: number;
   readonly globalRlMaxRps: number;
   readonly aiRlMaxRpm: number;
   readonly wsMaxMsgBytes: number;
@@ -105,6 +107,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     nodeTimeoutMs: e.NODE_TIMEOUT_MS,
     networkId: e.NETWORK_ID,
     pollIntervalMs: e.POLL_NODE_INTERVAL_MS,
+    paramsRefreshMs: e.PROTOCOL_PARAMS_REFRESH_MS,
     globalRlMaxRps: e.GLOBAL_RL_MAX_RPS,
     aiRlMaxRpm: e.AI_RL_MAX_RPM,
     wsMaxMsgBytes: e.WS_MAX_MSG_BYTES,

@@ -40,7 +40,7 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
     s.whenBooted(async () => {
       hub.start();
       s.poller.start();
-      server = (await listenGateway(s.config, api.hooks, hub.handlers(), api.log)).server;
+      server = (await listenGateway(s.config, api.hooks, hub.handlers(), api.log, api.runtime)).server;
     });
     api.onClose(async () => {
       hub.stop();

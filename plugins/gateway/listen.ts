@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { createHttpServer, RouteTable, type Hooks, type HttpServer, type WsHandlers } from '../../kernel/sdk.js';
+import { createHttpServer, mountRoutes, RouteTable, type Hooks, type HttpServer, type PluginRuntime, type WsHandlers } from '../../kernel/sdk.js';
 import type { GatewayConfig } from './config.js';
 import { globalRateLimiter } from './rate-limits.js';
 
@@ -8,7 +8,7 @@ import { globalRateLimiter } from './rate-limits.js';
  * `routes`. Logs one line with the bound port ("gateway listening ... "port":N) that scripts and
  * tests parse, like the node's "node RPC listening".
  */
-export async function listenGateway(config: GatewayConfig, hooks: Hooks, ws: WsHandlers, log: Logger): Promise<{ server: HttpServer; port: number }> {
+export async function listenGateway(config: GatewayConfig, hooks: Hooks, ws: WsHandlers, log: Logger, runtime: PluginRuntime): Promise<{ server: HttpServer; port: number }> {
   const routes = new RouteTable();
   hooks.routes.call(routes);
   const limiter = globalRateLimiter(config.globalRlMaxRps);
@@ -29,7 +29,9 @@ export async function listenGateway(config: GatewayConfig, hooks: Hooks, ws: WsH
     backend: config.httpBackend,
     logger: log,
   });
-  for (const r of routes.list()) server.route({ method: r.method, path: r.path, handler: r.handler });
+  // Routes of service plugins loaded later (SIGHUP) are mounted as they load; an unloaded one's answer 404.
+  mountRoutes(server, routes, (owner) => runtime.servesRoutesOf(owner), log);
+  runtime.onServiceLoaded((name) => mountRoutes(server, runtime.routesOf(name), (owner) => runtime.servesRoutesOf(owner), log));
   const { port } = await server.listen();
   const scheme = config.tls ? 'https' : 'http';
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.host, tls: config.tls !== undefined }, `gateway listening on ${scheme}://${config.host}:${port} (${server.backend} backend)`);

@@ -11,6 +11,8 @@ export interface ForwardedOperation {
   readonly socketMethod: string | undefined;
   /** The body or path field naming who acts, whose shard serves the operation. */
   readonly actorField: string | undefined;
+  /** Path parameters a ch-tx-v3 signature must also carry in the body (OperationSpec.pathFields). */
+  readonly pathFields: readonly string[];
 }
 
 /**
@@ -23,7 +25,7 @@ export function forwardedOperations(catalogue: ReadonlyMap<string, PluginDefinit
   for (const def of catalogue.values()) {
     for (const op of def.operations ?? []) {
       const fields = Object.keys(op.schema.properties);
-      out.push({ name: op.name, routes: op.routes, socketMethod: op.socketMethod, actorField: op.actor ?? ACTOR_FIELDS.find((f) => fields.includes(f)) });
+      out.push({ name: op.name, routes: op.routes, socketMethod: op.socketMethod, actorField: op.actor ?? ACTOR_FIELDS.find((f) => fields.includes(f)), pathFields: op.pathFields ?? [] });
     }
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -67,7 +69,8 @@ export function registerOperationMethods(hooks: Hooks, plugin: string, s: Gatewa
       const body: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(p)) {
         if (names.includes(k)) params[k] = String(v);
-        else body[k] = v;
+        // A path field stays in the body too: the client's ch-tx-v3 signature covers it there.
+        if (!names.includes(k) || op.pathFields.includes(k)) body[k] = v;
       }
       return resultOf(await forward(s, op, first.method, first.path, params, body));
     });

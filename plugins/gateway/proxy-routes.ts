@@ -18,6 +18,8 @@ export const PROXIED_GETS = [
   '/api/v1/gas/estimate',
   '/api/v1/state/root',
   '/api/v1/governance/params',
+  '/api/v1/governance/proposals',
+  '/api/v1/governance/:id',
   '/api/v1/checkpoints',
   VALIDATORS_PATH,
   // Staking's reads (plugins/staking; GET /api/v1/slashing/history is Node only).

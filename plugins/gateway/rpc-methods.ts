@@ -56,6 +56,8 @@ export function registerCoreRpcMethods(hooks: Hooks, plugin: string, s: GatewayS
   method('search_tx', (p) => read(`/api/v1/transactions/${seg('hash', p.hash)}`));
   method('get_account', (p) => read(`/api/v1/accounts/${seg('address', p.address)}`));
   method('get_governance_params', () => read('/api/v1/governance/params'));
+  method('get_proposals', (p) => read(`/api/v1/governance/proposals${query(p, ['status', 'limit', 'offset', 'page'])}`));
+  method('get_proposal', (p) => read(`/api/v1/governance/${seg('id', p.id)}`));
   method('get_validators', async () => (await fetchValidators(s.reads)).body);
   method('get_validator', async (p) => {
     const address = seg('address', p.address);

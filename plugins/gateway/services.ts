@@ -12,6 +12,7 @@ import { ResponseCache } from './response-cache.js';
 import { ShardRouter } from './shard-router.js';
 import { Submissions } from './submissions.js';
 import type { ForwardedOperation } from './operation-routes.js';
+import { ProtocolParams } from './protocol-params.js';
 
 /**
  * What a gateway process offers its service plugins through `api.services` (the node offers its
@@ -29,6 +30,8 @@ export interface GatewayServices {
   readonly cooldown: FaucetCooldown;
   readonly submissions: Submissions;
   readonly poller: NodePoller;
+  /** The protocol parameters, re-read every PROTOCOL_PARAMS_REFRESH_MS. */
+  readonly params: ProtocolParams;
   /** The signed operations of the build's state plugins, forwarded to the nodes (operation-routes.ts). */
   readonly operations: readonly ForwardedOperation[];
   /** Relays the socket events plugins declare from each new block (the gateway plugin defines their types). */
@@ -56,13 +59,15 @@ export function createGatewayServices(config: GatewayConfig, log: Logger, socket
   const events = new EventBus(log.child({ part: 'events' }));
   const metrics = new GatewayMetrics(events, cache);
   const cooldown = new FaucetCooldown(config.faucetCooldownSecs, config.kvStoreUrl, log.child({ part: 'faucet-cooldown' }));
-  const submissions = new Submissions(client, router, reads, events, cooldown, config.faucetAmount, log.child({ part: 'submissions' }));
+  const params = new ProtocolParams(client, router, config.paramsRefreshMs, log.child({ part: 'protocol-params' }));
+  const submissions = new Submissions(client, router, reads, events, cooldown, config.faucetAmount, log.child({ part: 'submissions' }), params);
   const blockEvents = new BlockEventRelay(socketEvents, reads, events, log.child({ part: 'block-events' }));
   const poller = new NodePoller(reads, cache, events, metrics, config.pollIntervalMs, log.child({ part: 'poller' }), (height) => blockEvents.relayUpTo(height), (height) => blockEvents.takeSetChanges(height));
   const pending: Array<() => Promise<void>> = [];
   return {
-    services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, blockEvents, operations, whenBooted: (fn) => pending.push(fn) },
+    services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, params, blockEvents, operations, whenBooted: (fn) => pending.push(fn) },
     async booted() {
+      await params.start();
       if (config.kvStoreUrl !== undefined && config.faucetCooldownSecs > 0 && !(await cooldown.connected())) {
         log.warn({ kv_store_url: config.kvStoreUrl.replace(/\/\/[^@/]*@/, '//***@') }, 'KV_STORE_URL is set but Redis did not answer at start-up: faucet cooldowns are kept in memory until it does');
       }
@@ -70,6 +75,7 @@ export function createGatewayServices(config: GatewayConfig, log: Logger, socket
     },
     async close() {
       try {
+        params.stop();
         await poller.stop();
         await cooldown.close();
       } finally {

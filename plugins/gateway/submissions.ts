@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { ProtocolParams } from './protocol-params.js';
 import { badRequest, ChainError, formatCoin } from '../../kernel/sdk.js';
 import type { EventBus } from './event-bus.js';
 import type { FaucetCooldown } from './faucet-cooldown.js';
@@ -27,6 +28,7 @@ export class Submissions {
     private readonly cooldown: FaucetCooldown,
     private readonly faucetAmount: bigint,
     private readonly log: Logger,
+    private readonly params?: ProtocolParams,
   ) {}
 
   /** `sentText`: the client's JSON text of `body` where there is one (REST), forwarded as sent. */
@@ -62,11 +64,14 @@ export class Submissions {
   /**
    * The gas price a forwarded transaction pays: the sender's, or base_fee when omitted
    * (decisions.md §9). The node's answer names it; a node that does not is covered by the
-   * base_fee of the gas estimate the gateway serves (cached per height).
+   * protocol parameters the gateway re-reads (PROTOCOL_PARAMS_REFRESH_MS), else by the base_fee
+   * of the gas estimate it serves (cached per height).
    */
   private async effectiveGasPrice(body: Record<string, unknown>, res: Record<string, unknown>): Promise<unknown> {
     if (res.gas_price !== undefined) return res.gas_price;
     if (body.gas_price !== undefined) return body.gas_price;
+    const known = this.params?.value('base_fee');
+    if (known !== undefined) return Number(known);
     const estimate = await this.reads.get(GAS_ESTIMATE_PATH).catch(() => undefined);
     return estimate?.status === 200 && isObject(estimate.body) && estimate.body.base_fee !== undefined ? estimate.body.base_fee : null;
   }

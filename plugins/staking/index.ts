@@ -12,6 +12,7 @@ import { DEFAULT_COMMISSION_BPS, STAKING_PARAMS } from './params.js';
 import { stakingRoutes } from './routes.js';
 import { readNode, writeNode, writeStake } from './store.js';
 import { STAKING_EVENTS } from './events.js';
+import { stakingMethods } from './methods.js';
 import { slashDoubleSign } from './slashing.js';
 
 /**
@@ -24,6 +25,7 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
   kind: 'state',
   description: 'validators from stake: nodes, stake, delegation, rewards, the active set',
   params: STAKING_PARAMS,
+  methods: stakingMethods,
   operations: [registerNode, nodeProfile, unjail, stake, unstake, delegate, undelegate],
   // A plain transfer to a `.node` credits its owner (decisions.md §30).
   addressKinds: [{ kind: 'node', gas: 21, description: 'a plain transfer to a .node credits its owner' }],
@@ -34,7 +36,7 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
     api.hooks.initGenesis.tapPromise(api.name, async (ctx) => {
       for (const v of ctx.genesis.validators) {
         writeNode(ctx.store, { address: v.address, owner: deriveAddress(parseHex(v.public_key)!), consensus_public_key: v.public_key, commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: '', rpc_endpoint: '', registered_height: 0, jailed_until: 0 });
-        writeStake(ctx.store, v.address, { amount: BigInt(v.stake), unlock_height: 0, paid_to: 0, genesis: true });
+        writeStake(ctx.store, v.address, { amount: BigInt(v.stake), unlock_height: 0, paid_to: 0, genesis: true, bonded_height: 0 });
       }
     });
     api.hooks.ownerOf.for('node').tapPromise(api.name, async (ctx, address) => (await readNode(ctx.store, address))?.owner);

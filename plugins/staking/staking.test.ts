@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { deriveAddress, isChainError, toHex } from '../../kernel/sdk.js';
+import { makeChain, refused, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { deriveAddress, toHex } from '../../kernel/sdk.js';
 import { stakingPlugin } from './index.js';
 import { stakeReward, delegationReward } from './rewards.js';
 
@@ -27,14 +27,6 @@ function op(w: Wallet, target: string, actor: string, body: Record<string, unkno
   return signOperation(w, { actor, target, value, nonce: nonce(), body });
 }
 
-async function refused(p: Promise<unknown>, status: number, pattern: RegExp): Promise<void> {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(isChainError(e), String(e));
-    assert.equal(e.status, status, e.message);
-    assert.match(e.message, pattern);
-    return true;
-  });
-}
 
 async function record(f: Fixture, key: string): Promise<Record<string, unknown> | undefined> {
   const raw = await f.chain.store.state.get(`staking/${key}`);

@@ -15,6 +15,12 @@ export interface StakeRecord {
   paid_to: number;
   /** A genesis validator's self-stake earns genesis_apy_bps (part 1, Staking 5). */
   genesis: boolean;
+  /**
+   * Height the stake was first bonded (0 at genesis); additions keep it, an unstake ends the
+   * record. Governance lets an address vote only on proposals created after it (part 1,
+   * Governance 4). Records written before this field existed read as 0.
+   */
+  bonded_height?: number;
 }
 
 export interface DelegationRecord {

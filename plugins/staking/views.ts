@@ -1,4 +1,4 @@
-import { formatCoin } from '../../kernel/sdk.js';
+import { formatCoin, listPage } from '../../kernel/sdk.js';
 import type { RewardRecord } from './ledger.js';
 import type { DelegationRecord, NodeRecord, StakeRecord } from './store.js';
 
@@ -34,7 +34,4 @@ export function rewardView(r: RewardRecord): Record<string, unknown> {
 }
 
 /** decisions.md §20: the records under their plural, with the block list's paging fields. */
-export function page<T>(key: string, all: readonly T[], limit: number, offset: number): Record<string, unknown> {
-  const items = all.slice(offset, offset + limit);
-  return { [key]: items, total: all.length, limit, offset, has_more: offset + items.length < all.length };
-}
+export const page = listPage;

@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+import { isChainError } from '../../kernel/errors.js';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { createHooks, type Hooks } from '../../kernel/hooks.js';
@@ -172,4 +174,14 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
       return chain.finalize(p);
     },
   };
+}
+
+/** Awaits a refusal: a ChainError with this status and a message matching `pattern`. */
+export async function refused(p: Promise<unknown>, status: number, pattern: RegExp): Promise<void> {
+  await assert.rejects(p, (e: unknown) => {
+    assert.ok(isChainError(e), String(e));
+    assert.equal(e.status, status, e.message);
+    assert.match(e.message, pattern);
+    return true;
+  });
 }

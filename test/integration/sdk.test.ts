@@ -183,7 +183,9 @@ describe('plugin SDK on a real devnet', () => {
     const pay = await postJson(`${net.gatewayUrl}/api/v1/swap/pay`, op(SWAP_TARGET, { to: bob.address, tokens: 120 }));
     assert.equal(pay.status, 200, JSON.stringify(pay.body));
     assert.equal((await waitConfirmed(rpc(1), pay.body.tx_hash as string)).status, 'confirmed');
-    // Another validator's admission reads the ledger through swap's check: the payment applied there too.
+    // Another validator's admission reads the ledger through swap's check: the payment applied there too
+    // (once that validator has committed the block: it may be a block behind validator 1).
+    await waitConfirmed(rpc(3), pay.body.tx_hash as string);
     const tooMuch = await postJson(`${rpc(3)}/api/v1/swap/pay`, op(SWAP_TARGET, { to: bob.address, tokens: 1000 }));
     assert.equal(tooMuch.status, 400);
     assert.equal(tooMuch.body.error, `swap: ${alice.address} holds 180 tokens`);

@@ -12,6 +12,7 @@ import { Scheduler } from '../../kernel/p2p/memory/scheduler.js';
 import { Sha3MacTestProvider } from './sha3-mac-provider.js';
 import { SimNode, validatorKeySeed, type Behaviour, type Decision } from './sim-node.js';
 import { SetSchedule, type SlashingRule, type StakeChange } from './set-schedule.js';
+import type { SimAction } from './sim-app-state.js';
 
 export interface SimConfig {
   readonly seed: number;
@@ -42,6 +43,8 @@ export interface SimConfig {
   readonly maxVirtualMs: number;
   readonly provider?: SignatureProvider;
   readonly chainId?: string;
+  /** Governance outcomes the proposers of each height put in their block (sim-app-state.ts). */
+  readonly governance?: Readonly<Record<number, readonly SimAction[]>>;
 }
 
 export interface SimResult {
@@ -121,6 +124,7 @@ export async function runSimulation(cfg: SimConfig): Promise<SimResult> {
         seed: cfg.seed,
         prng: root.fork(),
         gossipIntervalMs: cfg.gossipIntervalMs ?? 500,
+        ...(cfg.governance !== undefined ? { governance: cfg.governance } : {}),
         ...(cfg.timeouts !== undefined ? { timeouts: cfg.timeouts } : {}),
       }),
   );
@@ -140,15 +144,16 @@ export async function runSimulation(cfg: SimConfig): Promise<SimResult> {
  */
 export function safetyViolations(r: SimResult): string[] {
   const problems: string[] = [];
-  const byHeight = new Map<number, { hash: string; node: string }>();
+  const byHeight = new Map<number, { hash: string; node: string; root: string }>();
   const faulty = new Set(r.nodes.filter((n) => n.behaviour !== 'honest').map((n) => n.address));
   for (const n of r.correct) {
     let prev = '0x' + '00'.repeat(32);
     for (let h = 1; n.decisions.has(h); h++) {
       const d = n.decisions.get(h) as Decision;
       const seen = byHeight.get(h);
-      if (seen === undefined) byHeight.set(h, { hash: d.hash, node: n.address });
+      if (seen === undefined) byHeight.set(h, { hash: d.hash, node: n.address, root: d.stateRoot });
       else if (seen.hash !== d.hash) problems.push(`height ${h}: ${seen.node} decided ${seen.hash}, ${n.address} decided ${d.hash}`);
+      else if (seen.root !== d.stateRoot) problems.push(`height ${h}: ${seen.node} holds state root ${seen.root}, ${n.address} ${d.stateRoot}`);
       if (d.block.invalid) problems.push(`height ${h}: ${n.address} decided a block the application rejects`);
       if (d.block.prevHash !== prev) problems.push(`height ${h}: ${n.address} decided a block not extending its chain`);
       prev = d.hash;

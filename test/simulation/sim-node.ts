@@ -14,6 +14,7 @@ import type { Scheduler } from '../../kernel/p2p/memory/scheduler.js';
 import type { Transport } from '../../kernel/p2p/transport.js';
 import { GENESIS_HASH, hashSimBlock, isSimBlock, makeBlock, simBlockCodec, type SimBlock } from './app.js';
 import type { SetSchedule } from './set-schedule.js';
+import { SimAppState, type SimAction } from './sim-app-state.js';
 
 /**
  * Byzantine behaviours on top of the real machine:
@@ -25,6 +26,8 @@ import type { SetSchedule } from './set-schedule.js';
 export type Behaviour = 'honest' | 'silent' | 'equivocate' | 'invalid-proposer';
 
 export interface Decision {
+  /** The application state root after this block. */
+  readonly stateRoot: string;
   readonly height: number;
   readonly round: number;
   readonly hash: string;
@@ -47,6 +50,8 @@ export interface SimNodeOptions {
   readonly prng: Prng;
   readonly timeouts?: Partial<TimeoutConfig>;
   readonly gossipIntervalMs: number;
+  /** Governance outcomes a proposer puts in its block at each height (a scripted vote's tally). */
+  readonly governance?: Readonly<Record<number, readonly SimAction[]>>;
 }
 
 const CATCHUP_BATCH = 16;
@@ -62,6 +67,7 @@ export class SimNode {
   readonly errors: string[] = [];
   height = 1;
   malformed = 0;
+  readonly app = new SimAppState();
 
   private readonly o: SimNodeOptions;
   private readonly driver: ConsensusDriver;
@@ -94,11 +100,19 @@ export class SimNode {
       host: {
         getValue: async (height, round) => {
           const evidence = this.schedule.proposable(this.evidence, height, evidenceToJson);
-          const block = makeBlock(o.seed, height, round, o.address, this.lastHash, this.behaviour === 'invalid-proposer', '', evidence);
+          const app = { prevStateRoot: this.app.root(), actions: o.governance?.[height] ?? [], payloadChars: this.app.payloadChars() };
+          const block = makeBlock(o.seed, height, round, o.address, this.lastHash, this.behaviour === 'invalid-proposer', '', evidence, app);
           return { hash: hashSimBlock(block), block };
         },
+        // The block extends our chain from our state, with the payload length the parameter in force says.
         validateValue: async (height, _round, block) =>
-          isSimBlock(block) && block.height === height && block.prevHash === this.lastHash && !block.invalid && this.schedule.evidenceProblem(block.evidence, height) === null,
+          isSimBlock(block) &&
+          block.height === height &&
+          block.prevHash === this.lastHash &&
+          !block.invalid &&
+          this.schedule.evidenceProblem(block.evidence, height) === null &&
+          block.prevStateRoot === this.app.root() &&
+          block.payload.length === this.app.payloadChars(),
       },
     });
   }
@@ -196,7 +210,8 @@ export class SimNode {
       return;
     }
     const hex = toHex0x(hash);
-    this.decisions.set(height, { height, round, hash: hex, block, certificate, atMs: this.o.scheduler.now });
+    this.app.apply(height, block.actions);
+    this.decisions.set(height, { height, round, hash: hex, block, certificate, atMs: this.o.scheduler.now, stateRoot: this.app.root() });
     this.lastHash = hex;
     this.schedule.commit(block);
     this.height = height + 1;
@@ -255,7 +270,7 @@ export class SimNode {
     let alt = this.altProposals.get(slot);
     if (alt === undefined) {
       // A second block that is just as valid (same parent), so correct nodes split between them.
-      const altBlock = makeBlock(this.o.seed, p.height, p.round, this.address, block.prevHash, block.invalid, 'equivocation');
+      const altBlock = makeBlock(this.o.seed, p.height, p.round, this.address, block.prevHash, block.invalid, 'equivocation', block.evidence, { prevStateRoot: block.prevStateRoot, actions: block.actions, payloadChars: block.payload.length });
       const altHash = hashSimBlock(altBlock);
       this.altHashes.set(hashKey(p.blockHash), altHash);
       // Offered as a fresh value (pol_round -1): correct nodes that are not locked will prevote

@@ -1,0 +1,172 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeChain, refused, signOperation, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { deriveAddress, toHex } from '../../kernel/sdk.js';
+import { memoPlugin } from '../../test/fixtures/sdk-test-plugins.js';
+import { stakingPlugin } from '../staking/index.js';
+import { governancePlugin } from './index.js';
+import { outcome } from './tally.js';
+
+const alice = wallet(111);
+const bob = wallet(112);
+const carol = wallet(113);
+const validatorOwner = { keys: VALIDATOR_KEY, publicKeyHex: toHex(VALIDATOR_KEY.publicKey), address: deriveAddress(VALIDATOR_KEY.publicKey) };
+const COIN = 1_000_000n;
+const MIN = 10n * COIN;
+const GOV = 'chain:system.governance';
+let clock = 1_800_000_000_000;
+const nonce = (): number => ++clock;
+
+async function chain(): Promise<Fixture> {
+  return makeChain({
+    plugins: [stakingPlugin, memoPlugin, governancePlugin],
+    // memo is listed but not switched on: governance activates it.
+    pluginConfig: [{ name: 'staking' }, { name: 'memo', enabled: false } as { name: string }, { name: 'governance' }],
+    accounts: [alice, bob, carol, validatorOwner].map((w) => ({ address: w.address, balance: 1_000n * COIN })),
+    genesisParams: { min_stake: String(MIN), unbonding_blocks: '5', reward_interval_blocks: '1000', blocks_per_year: '1000' },
+  });
+}
+
+function op(w: Pick<Wallet, 'keys' | 'publicKeyHex'>, actor: string, body: Record<string, unknown>, version: 'v2' | 'v3' = 'v2'): Record<string, unknown> {
+  return signOperation(w, { actor, target: GOV, nonce: nonce(), body, version });
+}
+
+
+async function proposal(f: Fixture, id: number): Promise<Record<string, unknown>> {
+  const raw = await f.chain.store.state.get(`governance/proposal/${String(id).padStart(12, '0')}`);
+  assert.ok(raw, `proposal ${id} exists`);
+  return JSON.parse(new TextDecoder().decode(raw)) as Record<string, unknown>;
+}
+
+const propose = (f: Fixture, w: Pick<Wallet, 'keys' | 'publicKeyHex'>, proposer: string, body: Record<string, unknown>) =>
+  f.chain.admitOperation('propose', op(w, proposer, { proposer, title: 't', description: 'd', voting_duration: 100, ...body }), {}, 0);
+
+const castVote = (f: Fixture, w: Pick<Wallet, 'keys' | 'publicKeyHex'>, voter: string, id: number, accept: boolean) => f.chain.admitOperation('vote', op(w, voter, { voter, accept }), { id: String(id) }, 0);
+
+async function blocksUntil(f: Fixture, height: number): Promise<void> {
+  while (f.chain.head.height < height) await f.block();
+}
+
+test('the tally: quorum on total self-stake, threshold on the weight cast, in integers', () => {
+  const p = { quorum_bps: 2_000n, threshold_bps: 5_000n };
+  assert.equal(outcome({ ...p, yes_weight: 20n, no_weight: 0n }, 100n), 'passed');
+  assert.equal(outcome({ ...p, yes_weight: 19n, no_weight: 0n }, 100n), 'rejected', 'short of quorum');
+  assert.equal(outcome({ ...p, yes_weight: 15n, no_weight: 15n }, 100n), 'rejected', 'yes must be more than half');
+  assert.equal(outcome({ ...p, yes_weight: 0n, no_weight: 0n }, 0n), 'rejected', 'no votes never pass');
+});
+
+test('propose: kinds, limits, window, the parameter named, a .human below min_stake is 403', async () => {
+  const f = await chain();
+  await refused(propose(f, alice, alice.address, { kind: 'text' }), 403, /self-stake of at least min_stake/);
+  await f.chain.admitOperation('stake', signOperation(alice, { actor: alice.address, target: 'chain:system.stake', value: Number(MIN), nonce: nonce(), body: { address: alice.address, amount: Number(MIN) } }), {}, 0);
+  await f.block();
+  await refused(propose(f, alice, alice.address, { kind: 'SPEND' }), 400, /unknown proposal kind/);
+  await refused(propose(f, alice, alice.address, { kind: 'text', title: 'x'.repeat(201) }), 400, /title is longer than 200/);
+  await refused(propose(f, alice, alice.address, { kind: 'text', description: 'x'.repeat(5001) }), 400, /description is longer than 5000/);
+  await refused(propose(f, alice, alice.address, { kind: 'text', payload: { a: 'x'.repeat(10 * 1024) } }), 400, /payload is \d+ bytes/);
+  await refused(propose(f, alice, alice.address, { kind: 'text', voting_duration: 99 }), 400, /voting_duration 99 is outside/);
+  await refused(propose(f, alice, alice.address, { kind: 'PARAM_CHANGE', payload: { param_key: 'no_such', param_value: '1' } }), 400, /unknown parameter "no_such"/);
+  await refused(propose(f, alice, alice.address, { kind: 'PARAM_CHANGE', payload: { param_key: 'max_block_gas', param_value: '1.5' } }), 400, /integer written as a string/);
+  const tally = f.chain.head.height + 1 + 100;
+  await refused(propose(f, alice, alice.address, { kind: 'PARAM_CHANGE', payload: { param_key: 'plugin:memo', param_value: `activate@${tally}` } }), 400, /must be after the tally/);
+  await refused(propose(f, alice, alice.address, { kind: 'PARAM_CHANGE', payload: { param_key: 'plugin:ghost', param_value: `activate@${tally + 5}` } }), 400, /not a state plugin/);
+  // The default window is 1 000 blocks.
+  await f.chain.admitOperation('propose', op(alice, alice.address, { proposer: alice.address, title: 'signal', kind: 'text' }), {}, 0);
+  const h = (await f.block()).header.height;
+  const p = await proposal(f, 1);
+  assert.equal(p.voting_duration, 1000);
+  assert.equal(p.end_height, h + 1000);
+  assert.equal(p.status, 'active');
+});
+
+test('a PARAM_CHANGE passes and holds from the next height; out of range passes and is not applied; votes: stake after creation 403, twice 400, late 400', async () => {
+  const f = await chain();
+  // alice bonds before the proposals, bob after.
+  await f.chain.admitOperation('stake', signOperation(alice, { actor: alice.address, target: 'chain:system.stake', value: Number(MIN), nonce: nonce(), body: { address: alice.address, amount: Number(MIN) } }), {}, 0);
+  await f.block();
+  await propose(f, validatorOwner, 'chain:v0.node', { kind: 'PARAM_CHANGE', payload: { param_key: 'max_block_gas', param_value: '20000' } });
+  await propose(f, validatorOwner, 'chain:v0.node', { kind: 'PARAM_CHANGE', payload: { param_key: 'max_block_gas', param_value: '0' } });
+  const created = (await f.block()).header.height;
+  await f.chain.admitOperation('stake', signOperation(bob, { actor: bob.address, target: 'chain:system.stake', value: Number(MIN), nonce: nonce(), body: { address: bob.address, amount: Number(MIN) } }), {}, 0);
+  await f.block();
+  await refused(castVote(f, bob, bob.address, 1, true), 403, /not before proposal 1 was created/);
+  await refused(castVote(f, carol, carol.address, 1, true), 403, /no self-stake/);
+  await refused(castVote(f, alice, alice.address, 9, true), 404, /proposal 9 not found/);
+  await castVote(f, validatorOwner, 'chain:v0.node', 1, true);
+  await castVote(f, validatorOwner, 'chain:v0.node', 2, true);
+  await castVote(f, alice, alice.address, 1, false);
+  await f.block();
+  await refused(castVote(f, validatorOwner, 'chain:v0.node', 1, false), 400, /already voted/);
+  // A second vote put straight into a block (past admission) fails there.
+  const again = f.chain.rebuildTx('signed', f.operations.envelope('vote', op(validatorOwner, 'chain:v0.node', { voter: 'chain:v0.node', accept: false }), { id: '1' }), 1n, 0);
+  f.chain.mempool.add(again);
+  await f.block();
+  assert.equal((await f.chain.store.getTx(again.hash))?.receipt.status, 'failed');
+  const end = created + 100;
+  await blocksUntil(f, end - 1);
+  assert.equal(await f.chain.param('max_block_gas'), 10_000n);
+  await blocksUntil(f, end);
+  const passed = await proposal(f, 1);
+  assert.equal(passed.status, 'passed');
+  assert.equal(passed.applied, true);
+  assert.equal(await f.chain.param('max_block_gas'), 20_000n, 'the new value holds from the next height');
+  const refusedChange = await proposal(f, 2);
+  assert.equal(refusedChange.status, 'passed');
+  assert.equal(refusedChange.applied, false);
+  assert.match(String(refusedChange.apply_error), /max_block_gas" must be between 1 and 1000000000/);
+  await refused(castVote(f, alice, alice.address, 2, true), 400, /is closed/);
+});
+
+test('a proposal short of quorum is rejected', async () => {
+  const f = await chain();
+  await f.chain.admitOperation('stake', signOperation(alice, { actor: alice.address, target: 'chain:system.stake', value: Number(MIN), nonce: nonce(), body: { address: alice.address, amount: Number(MIN) } }), {}, 0);
+  await f.block();
+  await propose(f, alice, alice.address, { kind: 'PARAM_CHANGE', payload: { param_key: 'max_block_gas', param_value: '30000' } });
+  const created = (await f.block()).header.height;
+  await castVote(f, alice, alice.address, 1, true);
+  await blocksUntil(f, created + 100);
+  const p = await proposal(f, 1);
+  assert.equal(p.status, 'rejected');
+  assert.equal(p.applied, null, 'a rejected proposal applies nothing');
+  assert.equal(await f.chain.param('max_block_gas'), 10_000n);
+});
+
+test('plugin:<name> activates a state plugin at the agreed height, then retires it; its operations answer 403 outside that span', async () => {
+  const f = await chain();
+  const memo = () => f.chain.admitOperation('set_memo', signOperation(alice, { actor: alice.address, target: 'chain:system.memo', nonce: nonce(), body: { address: alice.address, text: 'hi' } }), {}, 0);
+  await refused(memo(), 403, /plugin "memo" is available, not active/);
+  const at = f.chain.head.height + 1 + 100 + 5;
+  await propose(f, validatorOwner, 'chain:v0.node', { kind: 'PARAM_CHANGE', payload: { param_key: 'plugin:memo', param_value: `activate@${at}` } });
+  const created = (await f.block()).header.height;
+  await castVote(f, validatorOwner, 'chain:v0.node', 1, true);
+  await blocksUntil(f, created + 100);
+  const p = await proposal(f, 1);
+  assert.equal(p.applied, true, String(p.apply_error));
+  await refused(memo(), 403, new RegExp(`scheduled, not active.*activates at height ${at}`));
+  await blocksUntil(f, at - 1);
+  await memo();
+  await f.block();
+  assert.ok(await f.chain.store.state.get(`memo/memo/${alice.address}`), 'memo ran from its activation height');
+  const retireAt = f.chain.head.height + 1 + 100 + 3;
+  await propose(f, validatorOwner, 'chain:v0.node', { kind: 'PARAM_CHANGE', payload: { param_key: 'plugin:memo', param_value: `retire@${retireAt}` } });
+  const created2 = (await f.block()).header.height;
+  await castVote(f, validatorOwner, 'chain:v0.node', 2, true);
+  await blocksUntil(f, retireAt - 1);
+  assert.equal((await proposal(f, 2)).applied, true);
+  assert.ok(created2 + 100 < retireAt);
+  await refused(memo(), 403, /retired, not active/);
+  assert.ok(await f.chain.store.state.get(`memo/memo/${alice.address}`), 'a retired plugin\'s state stays');
+});
+
+test('a vote signed ch-tx-v3 must carry the proposal id in its body, where the signature covers it', async () => {
+  const f = await chain();
+  await propose(f, validatorOwner, 'chain:v0.node', { kind: 'text' });
+  await f.block();
+  const bare = signOperation(validatorOwner, { actor: 'chain:v0.node', target: GOV, nonce: nonce(), body: { voter: 'chain:v0.node', accept: true }, version: 'v3' });
+  await refused(f.chain.admitOperation('vote', bare, { id: '1' }, 0), 401, /put id in the signed body/);
+  const covered = signOperation(validatorOwner, { actor: 'chain:v0.node', target: GOV, nonce: nonce(), body: { id: '1', voter: 'chain:v0.node', accept: true }, version: 'v3' });
+  await refused(f.chain.admitOperation('vote', covered, { id: '2' }, 0), 400, /the body says "1" but the path says "2"/);
+  await f.chain.admitOperation('vote', covered, { id: '1' }, 0);
+  await f.block();
+  assert.equal((await proposal(f, 1)).votes, 1);
+});

@@ -1,0 +1,59 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from '../../../kernel/sdk.js';
+import { GOVERNANCE_TARGET } from '../params.js';
+import { proposalKind, proposalProblem, votingDuration } from '../rules.js';
+import { nextProposalId, writeNewProposal } from '../store.js';
+
+/**
+ * `POST /api/v1/governance/propose` (part 1, Governance 1–3): a proposal, created in consensus at
+ * the block that includes it, open for `voting_duration` blocks and tallied at the end of block
+ * creation + voting_duration (decisions.md §25).
+ */
+export const propose = defineOperation({
+  name: 'propose',
+  description: 'files a governance proposal (text or PARAM_CHANGE)',
+  routes: [{ method: 'POST', path: '/api/v1/governance/propose' }],
+  socketMethod: 'create_proposal',
+  schema: Type.Object(
+    {
+      proposer: Type.String(),
+      title: Type.String(),
+      description: Type.Optional(Type.String()),
+      kind: Type.String(),
+      payload: Type.Optional(Type.Record(Type.String(), Type.String())),
+      voting_duration: Type.Optional(Type.Integer()),
+    },
+    { additionalProperties: false },
+  ),
+  signsFor: GOVERNANCE_TARGET,
+  value: null,
+  gas: 100,
+  check: (ctx, op) => proposalProblem(ctx, op.body, ctx.height),
+  async execute(ctx, op) {
+    const id = await nextProposalId(ctx.store);
+    const duration = votingDuration(op.body);
+    const height = ctx.block.height;
+    writeNewProposal(ctx.store, {
+      id,
+      proposer: op.actor,
+      title: op.body.title,
+      description: op.body.description ?? '',
+      kind: proposalKind(op.body.kind),
+      payload: op.body.payload ?? {},
+      voting_duration: duration,
+      created_height: height,
+      end_height: height + duration,
+      quorum_bps: await ctx.params.get('quorum_bps'),
+      threshold_bps: await ctx.params.get('threshold_bps'),
+      status: 'active',
+      yes_weight: 0n,
+      no_weight: 0n,
+      votes: 0,
+      total_stake: null,
+      applied: null,
+      apply_error: null,
+      tx_hash: op.txHash,
+    });
+    ctx.emit({ type: 'proposal_created', data: { id, proposer: op.actor, kind: op.body.kind, title: op.body.title, end_height: height + duration, tx_hash: op.txHash } });
+  },
+});

@@ -1,0 +1,54 @@
+import { Type } from '@sinclair/typebox';
+import { badRequest, defineOperation, forbidden, isChainError, notFound, type ChainError, type ReadContext } from '../../../kernel/sdk.js';
+import { stakingMethods } from '../../staking/methods.js';
+import { GOVERNANCE_TARGET } from '../params.js';
+import { readProposal, readVote, writeProposal, writeVote, type ProposalRecord } from '../store.js';
+
+export const PROPOSAL_ID = '^[1-9][0-9]{0,14}$';
+
+/**
+ * Part 1, Governance 4: only an address with self-stake votes, and only if that stake was bonded
+ * before the proposal was created; one vote per address, final; the window still open (the tally
+ * runs at the end of block `end_height`, so a vote in that block counts).
+ */
+async function voteProblem(ctx: ReadContext, id: number, voter: string): Promise<{ proposal: ProposalRecord; weight: bigint } | ChainError> {
+  const proposal = await readProposal(ctx.store, id);
+  if (!proposal) return notFound(`proposal ${id} not found`);
+  if (proposal.status !== 'active' || ctx.height > proposal.end_height) return badRequest(`proposal ${id} is closed: its voting window ended at height ${proposal.end_height}`);
+  const stake = await ctx.methods.of(stakingMethods).selfStake(voter);
+  if (!stake) return forbidden(`${voter} has no self-stake: only addresses with self-stake vote`);
+  if (stake.bonded_height >= proposal.created_height) return forbidden(`${voter}'s self-stake was bonded at height ${stake.bonded_height}, not before proposal ${id} was created (height ${proposal.created_height}): it cannot vote on it`);
+  if (await readVote(ctx.store, id, voter)) return badRequest(`${voter} has already voted on proposal ${id}: one vote per address, final`);
+  return { proposal, weight: stake.amount };
+}
+
+/**
+ * `POST /api/v1/governance/:id/vote` (part 1, Governance 4). The id comes from the path (a
+ * `pathFields` field): a ch-tx-v3 signature must carry `id` in the body too, so that it is signed
+ * (plugins/governance/README.md, "Signing a vote").
+ */
+export const vote = defineOperation({
+  name: 'vote',
+  description: 'casts a final, stake-weighted yes or no on an active proposal',
+  routes: [{ method: 'POST', path: '/api/v1/governance/:id/vote' }],
+  socketMethod: 'cast_vote',
+  pathFields: ['id'],
+  schema: Type.Object({ id: Type.String({ pattern: PROPOSAL_ID }), voter: Type.String(), accept: Type.Boolean() }, { additionalProperties: false }),
+  signsFor: GOVERNANCE_TARGET,
+  value: null,
+  gas: 50,
+  async check(ctx, op) {
+    const r = await voteProblem(ctx, Number(op.body.id), op.actor);
+    return isChainError(r) ? r : undefined;
+  },
+  async execute(ctx, op) {
+    const id = Number(op.body.id);
+    const r = await voteProblem(ctx, id, op.actor);
+    if (isChainError(r)) throw r;
+    // Part 1, Governance 4: the weight is the self-stake now, when the vote is applied.
+    writeVote(ctx.store, id, { voter: op.actor, accept: op.body.accept, weight: r.weight, height: ctx.block.height, tx_hash: op.txHash });
+    const p = r.proposal;
+    writeProposal(ctx.store, { ...p, votes: p.votes + 1, yes_weight: p.yes_weight + (op.body.accept ? r.weight : 0n), no_weight: p.no_weight + (op.body.accept ? 0n : r.weight) });
+    ctx.emit({ type: 'vote_cast', data: { id, voter: op.actor, accept: op.body.accept, weight: r.weight, tx_hash: op.txHash } });
+  },
+});

@@ -1,0 +1,32 @@
+import { badRequest, listPage, notFound, pageOf, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
+import { allProposals, readProposal, votesOn, type ProposalStatus } from './store.js';
+import { proposalView, voteView } from './views.js';
+
+const STATUSES: readonly ProposalStatus[] = ['active', 'passed', 'rejected'];
+const ID = /^[1-9][0-9]{0,14}$/;
+
+/** The governance read routes (part 1, "Governance" table), each at one committed height. */
+export function governanceRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
+  const at = <T>(fn: (ctx: QueryContext) => Promise<T>): Promise<T> => s.query.run(plugin, fn);
+
+  // Part 2, Pagination caps: at most 100. decisions.md §20: `proposals` with the paging fields.
+  routes.get('/api/v1/governance/proposals', (req) =>
+    at(async (ctx) => {
+      const status = req.query.get('status');
+      if (status !== null && status !== '' && !STATUSES.includes(status as ProposalStatus)) throw badRequest(`status must be one of ${STATUSES.join(', ')}`);
+      const { limit, offset } = pageOf(req.query, 20, 100);
+      const rows = (await allProposals(ctx.store)).filter((p) => !status || p.status === status).map(proposalView);
+      return { ...listPage('proposals', rows, limit, offset), height: ctx.height };
+    }),
+  );
+
+  routes.get('/api/v1/governance/:id', (req) =>
+    at(async (ctx) => {
+      const raw = req.params.id ?? '';
+      if (!ID.test(raw)) throw badRequest(`proposal id must be a positive integer, got "${raw}"`);
+      const p = await readProposal(ctx.store, Number(raw));
+      if (!p) throw notFound(`proposal ${raw} not found`);
+      return { ...proposalView(p), votes: (await votesOn(ctx.store, p.id)).map(voteView), height: ctx.height };
+    }),
+  );
+}

@@ -1,0 +1,89 @@
+import { jsonRecord, type ReadonlyStore, type Store } from '../../kernel/sdk.js';
+
+/**
+ * The governance plugin's records, in its own namespace, keyed so that scans come back in a
+ * deterministic (key) order:
+ *   next_id                              the id the next proposal gets (ids start at 1, decisions.md §25)
+ *   proposal/<id, 12 digits>             a proposal and its running tally
+ *   vote/<id, 12 digits>/<voter>         one address's final vote on it
+ *   ends/<height, 12 digits>/<id>        proposals whose window ends with that block (the tally's index)
+ */
+export type ProposalStatus = 'active' | 'passed' | 'rejected';
+export type ProposalKind = 'text' | 'PARAM_CHANGE';
+
+export interface ProposalRecord {
+  id: number;
+  proposer: string;
+  title: string;
+  description: string;
+  kind: ProposalKind;
+  /** `param_key` and `param_value` (strings) for a PARAM_CHANGE; what the proposer sent for a text proposal. */
+  payload: Record<string, unknown>;
+  voting_duration: number;
+  created_height: number;
+  /** created_height + voting_duration: the tally runs at the end of this block. */
+  end_height: number;
+  /** The rules in force when the proposal was created; the tally applies them. */
+  quorum_bps: bigint;
+  threshold_bps: bigint;
+  status: ProposalStatus;
+  yes_weight: bigint;
+  no_weight: bigint;
+  votes: number;
+  /** Set by the tally: the total self-stake the quorum was measured against. */
+  total_stake: bigint | null;
+  /** A passed PARAM_CHANGE: whether the change took effect, and why not (decisions.md §25, §36). */
+  applied: boolean | null;
+  apply_error: string | null;
+  tx_hash: string;
+}
+
+export interface VoteRecord {
+  voter: string;
+  accept: boolean;
+  /** Self-stake of the voter when the vote was applied (part 1, Governance 4). */
+  weight: bigint;
+  height: number;
+  tx_hash: string;
+}
+
+const proposalCodec = jsonRecord<ProposalRecord>();
+const voteCodec = jsonRecord<VoteRecord>();
+
+const pad = (n: number): string => String(n).padStart(12, '0');
+const proposalKey = (id: number): string => `proposal/${pad(id)}`;
+const voteKey = (id: number, voter: string): string => `vote/${pad(id)}/${voter}`;
+const endsPrefix = (height: number): string => `ends/${pad(height)}/`;
+
+export async function nextProposalId(s: ReadonlyStore): Promise<number> {
+  return (await s.getRecord<number>('next_id')) ?? 1;
+}
+
+export function writeNewProposal(s: Store, p: ProposalRecord): void {
+  s.setRecord('next_id', p.id + 1);
+  writeProposal(s, p);
+  s.setRecord(`${endsPrefix(p.end_height)}${pad(p.id)}`, p.id);
+}
+
+export const readProposal = (s: ReadonlyStore, id: number): Promise<ProposalRecord | undefined> => s.getRecord(proposalKey(id), proposalCodec);
+export const writeProposal = (s: Store, p: ProposalRecord): void => s.setRecord(proposalKey(p.id), p, proposalCodec);
+export const readVote = (s: ReadonlyStore, id: number, voter: string): Promise<VoteRecord | undefined> => s.getRecord(voteKey(id, voter), voteCodec);
+export const writeVote = (s: Store, id: number, v: VoteRecord): void => s.setRecord(voteKey(id, v.voter), v, voteCodec);
+
+/** Every proposal, by id. */
+export async function allProposals(s: ReadonlyStore): Promise<ProposalRecord[]> {
+  return (await s.scan('proposal/')).map(([, v]) => proposalCodec.decode(v));
+}
+
+/** Every vote on a proposal, by voter address. */
+export async function votesOn(s: ReadonlyStore, id: number): Promise<VoteRecord[]> {
+  return (await s.scan(`vote/${pad(id)}/`)).map(([, v]) => voteCodec.decode(v));
+}
+
+/** Ids of the proposals whose window ends with block `height`, by id. */
+export async function endingAt(s: Store, height: number): Promise<number[]> {
+  const prefix = endsPrefix(height);
+  const rows = await s.scan(prefix);
+  for (const [k] of rows) s.delete(k);
+  return rows.map(([k]) => Number(k.slice(prefix.length)));
+}

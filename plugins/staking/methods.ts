@@ -1,0 +1,30 @@
+import { defineMethods } from '../../kernel/sdk.js';
+import { allStakes, readStake } from './store.js';
+
+/** An address's self-stake as other plugins see it (governance weight, part 1 Governance 4). */
+export interface SelfStake {
+  readonly amount: bigint;
+  /** Height it was first bonded; stake bonded at or after a proposal's creation height cannot vote on it. */
+  readonly bonded_height: number;
+}
+
+/**
+ * What staking offers other plugins (read only): self-stake gives governance weight, delegation
+ * gives none (part 1, Staking 1), so only self-stake is offered.
+ */
+export const stakingMethods = defineMethods('staking', {
+  read: {
+    /** The address's self-stake, or undefined when it has none. */
+    async selfStake(ctx, address: string): Promise<SelfStake | undefined> {
+      const r = await readStake(ctx.store, address);
+      if (!r || r.amount === 0n) return undefined;
+      return { amount: r.amount, bonded_height: r.bonded_height ?? 0 };
+    },
+    /** The sum of every self-stake: the base of governance's quorum (part 1, Governance 5). */
+    async totalSelfStake(ctx): Promise<bigint> {
+      let sum = 0n;
+      for (const { record } of await allStakes(ctx.store)) sum += record.amount;
+      return sum;
+    },
+  },
+});
