@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { badRequest, defineOperation, definePlugin, forbidden, isAddress, jsonRecord, notFound, pageOf, type NodeServices } from '../../kernel/sdk.js';
+import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, pageOf, sha3Hex0x, type NodeServices } from '../../kernel/sdk.js';
 import { deployFromData, deployRequest } from './calls.js';
 import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings } from './execute.js';
 import { allContracts, readContract, type ContractRecord } from './store.js';
@@ -24,7 +24,6 @@ const DeployBody = Type.Object(
     description: Type.Optional(Type.String()),
     template: Type.Optional(Type.String()),
     init_args: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    gas_limit: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
 );
@@ -40,7 +39,8 @@ const deployOperation = defineOperation({
   gas: CONTRACT_BASE_GAS,
   async check(ctx, op) {
     const s = await readSettings(ctx.params);
-    deployRequest(op.body, s.maxBytecode);
+    const req = deployRequest(op.body, s.maxBytecode);
+    vm.prepare(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
     return undefined;
   },
   async execute(ctx, op) {
@@ -104,9 +104,11 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
       if (tx.target === DEPLOY_ADDRESS) {
         const s = await readSettings(ctx.params);
         try {
-          deployFromData(tx.data, s.maxBytecode);
+          const req = deployFromData(tx.data, s.maxBytecode);
+          vm.prepare(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
         } catch (err) {
-          return err as ReturnType<typeof badRequest>;
+          if (isChainError(err)) return err;
+          throw err;
         }
       }
       return undefined;
