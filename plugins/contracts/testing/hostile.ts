@@ -5,7 +5,7 @@ import binaryen from 'binaryen';
  * by hand). Each exports `alloc` and `call` as the host expects.
  */
 const PRELUDE = `
-  (memory 1)
+  (memory (export "memory") 1)
   (func (export "alloc") (param i32) (result i32) (i32.const 1024))`;
 
 export const HOSTILE_WAT = {

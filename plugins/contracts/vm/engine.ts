@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { instrument, METERING_MODULE, type InstrumentLimits } from './instrument.js';
+import { FUEL_EXPORT, instrument, METERING_MODULE, STACK_EXPORT, type InstrumentLimits } from './instrument.js';
 import { HOST_MODULE } from './host-api.js';
 
 /**
@@ -76,6 +76,14 @@ export interface CallOutcome {
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
+/** One call tree's counters between contract levels. */
+interface Tree {
+  fuel: bigint;
+  stack: number;
+  /** The innermost stopped frame has handed its fuel over (see Vm.frame). */
+  settled: boolean;
+}
+
 export class Vm {
   private readonly compiled: LRUCache<string, Compiled>;
 
@@ -99,14 +107,13 @@ export class Vm {
 
   /** Runs one call tree from its root frame with `budget` fuel. Throws ContractTrap or NeedKey. */
   run(env: CallEnv, frame: CallFrame, budget: bigint, limits: VmLimits): CallOutcome {
-    const fuel = new WebAssembly.Global({ value: 'i64', mutable: true }, budget);
-    const stack = new WebAssembly.Global({ value: 'i32', mutable: true }, 0);
+    const tree: Tree = { fuel: budget, stack: 0, settled: false };
     try {
-      const returnData = this.frame(env, frame, fuel, stack, 1, limits);
-      return { returnData, fuelUsed: budget - (fuel.value as bigint) };
+      const returnData = this.frame(env, frame, tree, 1, limits);
+      return { returnData, fuelUsed: budget - tree.fuel };
     } catch (err) {
       if (err instanceof NeedKey) throw err;
-      const left = fuel.value as bigint;
+      const left = tree.fuel;
       const used = left < 0n ? budget : budget - left;
       let trap: ContractTrap;
       if (err instanceof ContractTrap) trap = err;
@@ -120,15 +127,18 @@ export class Vm {
     }
   }
 
-  private frame(env: CallEnv, frame: CallFrame, fuel: WebAssembly.Global, stack: WebAssembly.Global, depth: number, limits: VmLimits): Uint8Array {
+  private frame(env: CallEnv, frame: CallFrame, tree: Tree, depth: number, limits: VmLimits): Uint8Array {
     if (depth > limits.maxDepth) throw new ContractTrap('depth', `cross-contract call depth ${depth} is above the limit of ${limits.maxDepth}`);
     const code = env.code(frame.contract);
     if (!code) throw new ContractTrap('trap', `no contract at ${frame.contract}`);
     const c = this.prepare(code.codeHash, code.bytes, limits);
     const memory = new WebAssembly.Memory({ initial: c.memory.initial, maximum: c.memory.maximum });
+    // This instance's counters, set once it exists (host functions only run after that).
+    let fuel: WebAssembly.Global | undefined;
+    let stack: WebAssembly.Global | undefined;
     const spend = (amount: bigint): void => {
-      const left = (fuel.value as bigint) - amount;
-      fuel.value = left < 0n ? -1n : left;
+      const left = (fuel!.value as bigint) - amount;
+      fuel!.value = left < 0n ? -1n : left;
       if (left < 0n) throw new ContractTrap('out_of_fuel', 'out of fuel');
     };
     const bytes = (ptr: number, len: number): Uint8Array => {
@@ -170,7 +180,13 @@ export class Vm {
       call_contract: (ap: number, al: number, ip: number, il: number, op: number, cap: number) => {
         spend(HOST_FUEL.contractCall);
         const callee = decoder.decode(bytes(ap, al));
-        const out = this.frame(env, { contract: callee, caller: frame.contract, entry: 'call', input: bytes(ip, il) }, fuel, stack, depth + 1, limits);
+        const calleeInput = bytes(ip, il);
+        tree.fuel = fuel!.value as bigint;
+        tree.stack = stack!.value as number;
+        const out = this.frame(env, { contract: callee, caller: frame.contract, entry: 'call', input: calleeInput }, tree, depth + 1, limits);
+        // The callee returned: its counters are the tree's; this instance goes on with them.
+        fuel!.value = tree.fuel;
+        tree.settled = false;
         return output(out, op, cap);
       },
       block_height: () => BigInt(env.height),
@@ -180,8 +196,6 @@ export class Vm {
       },
     };
     const metering = {
-      fuel,
-      stack,
       memory,
       out_of_fuel: () => {
         throw new ContractTrap('out_of_fuel', 'out of fuel');
@@ -195,11 +209,26 @@ export class Vm {
     };
     const instance = new WebAssembly.Instance(c.module, { [HOST_MODULE]: host, [METERING_MODULE]: metering } as WebAssembly.Imports);
     const ex = instance.exports as Record<string, unknown>;
+    fuel = ex[FUEL_EXPORT] as WebAssembly.Global;
+    stack = ex[STACK_EXPORT] as WebAssembly.Global;
+    fuel.value = tree.fuel;
+    stack.value = tree.stack;
+    try {
+      return this.enter(ex, frame, memory, () => returnData);
+    } finally {
+      // The innermost frame that stops (returning or throwing) hands its fuel to the tree; the
+      // frames it unwinds through keep theirs out of it.
+      if (!tree.settled) tree.fuel = fuel.value as bigint;
+      tree.settled = true;
+    }
+  }
+
+  private enter(ex: Record<string, unknown>, frame: CallFrame, memory: WebAssembly.Memory, returnData: () => Uint8Array): Uint8Array {
     const fn = (name: string): ((...a: number[]) => unknown) | undefined => (typeof ex[name] === 'function' ? (ex[name] as (...a: number[]) => unknown) : undefined);
     fn('_start')?.();
     if (frame.entry === 'init') {
       fn('init')?.();
-      return returnData;
+      return returnData();
     }
     const call = fn('call');
     const alloc = fn('alloc');
@@ -208,6 +237,6 @@ export class Vm {
     if (!Number.isInteger(ptr) || ptr < 0 || ptr + frame.input.length > memory.buffer.byteLength) throw new ContractTrap('trap', 'alloc returned a pointer outside memory');
     new Uint8Array(memory.buffer).set(frame.input, ptr);
     call(ptr, frame.input.length);
-    return returnData;
+    return returnData();
   }
 }

@@ -23,11 +23,14 @@ import { HOST_MODULE, HOST_FUNCTIONS } from './host-api.js';
  *   counter and calls `stack_exhausted()` above the limit, its exit takes it back, so deep
  *   recursion traps at the same depth on every node instead of at V8's native stack limit.
  * - `memory.grow` passes through a check that traps above the page cap.
- * The fuel and stack counters are imported mutable globals (`metering.fuel`, `metering.stack`)
- * shared by every instance of one call tree; the three traps are imported functions that throw.
+ * The fuel and stack counters are mutable globals of the module, exported as `__fuel` and
+ * `__stack`: the host sets them before it runs an instance and carries them from level to level
+ * of a call tree; the three traps are imported functions that throw.
  */
 
 export const METERING_MODULE = 'metering';
+export const FUEL_EXPORT = '__fuel';
+export const STACK_EXPORT = '__stack';
 const ALLOWED_FEATURES = binaryen.Features.MutableGlobals | binaryen.Features.SignExt | binaryen.Features.BulkMemory | binaryen.Features.BulkMemoryOpt | binaryen.Features.NontrappingFPToInt;
 
 export interface InstrumentLimits {
@@ -288,8 +291,12 @@ function instrumentModule(m: binaryen.Module, limits: InstrumentLimits): Instrum
   const fuel = `${METERING_MODULE}$fuel`;
   const stack = `${METERING_MODULE}$stack`;
   const growCheck = `${METERING_MODULE}$grow_check`;
-  m.addGlobalImport(fuel, METERING_MODULE, 'fuel', i64, true);
-  m.addGlobalImport(stack, METERING_MODULE, 'stack', i32, true);
+  // Module-internal globals (an imported mutable global costs V8 an indirection on every
+  // charge), exported so the host sets them before a call and carries them across contract levels.
+  m.addGlobal(fuel, i64, true, (m.i64.const as unknown as (v: bigint) => Ref)(0n));
+  m.addGlobal(stack, i32, true, m.i32.const(0));
+  m.addGlobalExport(fuel, FUEL_EXPORT);
+  m.addGlobalExport(stack, STACK_EXPORT);
   m.addFunctionImport(`${METERING_MODULE}$out_of_fuel`, METERING_MODULE, 'out_of_fuel', none, none);
   m.addFunctionImport(`${METERING_MODULE}$stack_exhausted`, METERING_MODULE, 'stack_exhausted', none, none);
   m.addFunctionImport(`${METERING_MODULE}$memory_exhausted`, METERING_MODULE, 'memory_exhausted', none, none);
