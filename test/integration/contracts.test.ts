@@ -6,6 +6,7 @@ import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { toHex } from '../../kernel/sdk.js';
 import { templateBytecode } from '../../plugins/contracts/templates.js';
 import { HOSTILE_WAT, wat } from '../../plugins/contracts/testing/hostile.js';
+import { WsClient } from '../../plugins/gateway/testing/process.js';
 
 /**
  * WebAssembly contracts on a real 4-validator devnet (issue 24), as a client: the AssemblyScript
@@ -183,6 +184,32 @@ describe('contracts on a real devnet', () => {
     const health = await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/health`)).status));
     assert.deepEqual(health, [200, 200, 200, 200], 'the chain runs on');
     await sameRootEverywhere();
+  });
+
+  test('through the gateway: token-info, proxied reads and dry runs, and the contract socket methods', async () => {
+    const info = await getJson(`${net.gatewayUrl}/api/v1/contracts/${token}/token-info`);
+    assert.equal(info.status, 200, JSON.stringify(info.body));
+    assert.deepEqual(info.body, { address: token, name: 'Test', symbol: 'TST', decimals: 6, total_supply: '1004000000' });
+    assert.equal((await getJson(`${net.gatewayUrl}/api/v1/contracts/chain:0000000000.app/token-info`)).status, 404);
+    const tt = await getJson(`${net.gatewayUrl}/api/v1/accounts/${carol.address}/token-transfers`);
+    assert.ok((tt.body.transfers as unknown[]).length >= 1);
+    const viaGw = await postJson(`${net.gatewayUrl}/api/v1/contracts/${token}/call`, { function: 'symbol', dry_run: true });
+    assert.equal(viaGw.body.return_data, '{"ok":"TST"}');
+    const ws = await WsClient.connect(`${net.gatewayUrl.replace('http', 'ws')}/ws`);
+    try {
+      await ws.next('init', (m) => m.type === 'init');
+      const one = await ws.rpc('get_contract', { address: token });
+      assert.equal(one.error, null, JSON.stringify(one));
+      assert.equal((one.result as Record<string, unknown>).owner, alice.address);
+      const list = await ws.rpc('get_contracts', { owner: alice.address });
+      assert.ok(((list.result as Record<string, unknown>).contracts as unknown[]).length >= 1);
+      const events = await ws.rpc('get_contract_events', { address: token, limit: 2 });
+      assert.equal(((events.result as Record<string, unknown>).events as unknown[]).length, 2);
+      const called = await ws.rpc('call_contract', { address: token, function: 'decimals', dry_run: true });
+      assert.equal((called.result as Record<string, unknown>).return_data, '{"ok":6}');
+    } finally {
+      ws.close();
+    }
   });
 
   test('dry runs: on committed state without writes; dry_run false is not a write path', async () => {
