@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, pageOf, sha3Hex0x, type NodeServices } from '../../kernel/sdk.js';
-import { deployFromData, deployRequest } from './calls.js';
+import { callInput, deployFromData, deployRequest } from './calls.js';
 import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings } from './execute.js';
 import { allContracts, readContract, type ContractRecord } from './store.js';
 import { Vm } from './vm/engine.js';
@@ -101,6 +101,19 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
     api.hooks.recordExists.for('app').tapPromise(api.name, async (ctx, address) => (await readContract(ctx.store, address)) !== undefined);
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
       if (tx.origin !== 'signed') return undefined;
+      if (tx.target === 'kind:app') {
+        // A call whose data the node cannot turn into input is refused here rather than failed in
+        // a block (the block re-reads it and fails the same way if a proposer skipped this).
+        const rec = await readContract(ctx.store, tx.to);
+        if (!rec) return notFound(`no contract at ${tx.to}`);
+        try {
+          callInput(tx.data, rec.decimals);
+        } catch (err) {
+          if (isChainError(err)) return err;
+          throw err;
+        }
+        return undefined;
+      }
       if (tx.target === DEPLOY_ADDRESS) {
         const s = await readSettings(ctx.params);
         try {

@@ -106,6 +106,7 @@ describe('contracts on a real devnet', () => {
     const refused = await call(bob, token, 'mint', { to: bob.address, amount: 5 });
     assert.equal(refused.status, 'confirmed', '{error} return data is not a failure');
     assert.equal(eventOf(refused, 'contract_called')!.return_data, '{"error":"only the owner may mint"}');
+    assert.equal(refused.return_data, '{"error":"only the owner may mint"}', 'decisions.md §36: on the transaction too');
     assert.equal((await call(alice, token, 'mint', { to: bob.address, amount: 5 })).status, 'confirmed');
     assert.equal((await call(bob, token, 'burn', { amount: 1 })).status, 'confirmed');
     assert.deepEqual(await dry(token, 'total_supply'), { ok: '1004000000' });
