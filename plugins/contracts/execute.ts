@@ -94,22 +94,20 @@ const pad = (h: number): string => String(h).padStart(12, '0');
 const decoder = new TextDecoder();
 
 /** Applies a finished call tree in the transaction: its storage writes, events and index entries. */
-function apply(ctx: TxContext, r: TreeResult): void {
+function apply(ctx: TxContext, r: TreeResult, seq: { n: number }): void {
   for (const [k, v] of r.writes) {
     if (v === null) ctx.store.delete(k);
     else ctx.store.set(k, v);
   }
-  publish(ctx, r.events);
+  publish(ctx, r.events, seq);
 }
 
-const eventSeq = new WeakMap<object, number>();
-
-function publish(ctx: TxContext, events: readonly ContractEvent[]): void {
+/** `seq` numbers the transaction's contract events (a deploy applies two call trees). */
+function publish(ctx: TxContext, events: readonly ContractEvent[], seq: { n: number }): void {
   for (const e of events) {
     const data = eventData(e.data);
     ctx.emit({ type: 'contract_event', data: { contract: e.contract, event: e.name, data } });
-    const i = eventSeq.get(ctx.tx) ?? 0;
-    eventSeq.set(ctx.tx, i + 1);
+    const i = seq.n++;
     const at = `${pad(ctx.block.height)}/${ctx.tx.hash}/${String(i).padStart(4, '0')}`;
     const entry = { height: ctx.block.height, tx_hash: ctx.tx.hash, contract: e.contract, event: e.name, data };
     ctx.index.putRecord(`ev/${e.contract}/${at}`, entry);
@@ -143,7 +141,7 @@ export async function executeCall(vm: Vm, ctx: TxContext, tx: TxContext['tx']): 
     const budget = BigInt(ctx.gasLimit) * s.fuelPerGas;
     const r = await runTree(vm, ctx.store, { height: ctx.block.height, time: ctx.block.timestamp }, { contract: rec.address, caller: tx.from, entry: 'call', input: input.bytes }, budget, s.limits);
     if (isFailure(r)) fail(`contract ${rec.address}${input.fn ? ` (${input.fn})` : ''}`, r, s.fuelPerGas);
-    apply(ctx, r);
+    apply(ctx, r, { n: 0 });
     gas = gasOfFuel(r.outcome.fuelUsed, s.fuelPerGas);
     returnData = decoder.decode(r.outcome.returnData);
   }
@@ -172,10 +170,11 @@ export async function executeDeploy(vm: Vm, gate: DeployGate, ctx: TxContext, ow
   if (exports.includes('init')) runs.push({ entry: 'init', input: new Uint8Array(0), what: `init of ${address}` });
   if (req.initArgs) runs.push({ entry: 'call', input: initializeInput(req.initArgs, decimals), what: `initialize of ${address}` });
   let returnData = '';
+  const seq = { n: 0 };
   for (const run of runs) {
     const r = await runTree(vm, ctx.store, block, { contract: address, caller: owner, entry: run.entry, input: run.input }, budget - used, s.limits);
     if (isFailure(r)) fail(run.what, { trap: r.trap, fuelUsed: used + r.fuelUsed }, s.fuelPerGas);
-    apply(ctx, r);
+    apply(ctx, r, seq);
     used += r.outcome.fuelUsed;
     returnData = decoder.decode(r.outcome.returnData);
   }
