@@ -55,6 +55,21 @@ export const HOSTILE_WAT = {
     (i32.store8 (local.get $p) (i32.sub (local.get $n) (i32.const 1)))
     (local.set $r (call $cc (i32.add (local.get $p) (i32.const 1)) (i32.sub (local.get $len) (i32.const 1)) (local.get $p) (local.get $len) (i32.const 4096) (i32.const 4096)))
     (call $ret (i32.const 4096) (local.get $r))))`,
+  /** Burns (input byte × 4096) loop iterations, then reads 16 distinct storage keys: reads placed late. */
+  lateReads: `(module
+  (import "env" "storage_read" (func $read (param i32 i32 i32 i32) (result i32)))
+  ${PRELUDE}
+  (func (export "call") (param i32 i32) (local i32 i32)
+    (local.set 3 (i32.mul (i32.load8_u (local.get 0)) (i32.const 4096)))
+    (loop $burn
+      (local.set 2 (i32.add (local.get 2) (i32.const 1)))
+      (br_if $burn (i32.lt_u (local.get 2) (local.get 3))))
+    (local.set 2 (i32.const 0))
+    (loop $reads
+      (i32.store8 (i32.const 0) (local.get 2))
+      (drop (call $read (i32.const 0) (i32.const 1) (i32.const 64) (i32.const 64)))
+      (local.set 2 (i32.add (local.get 2) (i32.const 1)))
+      (br_if $reads (i32.lt_u (local.get 2) (i32.const 16))))))`,
 } as const;
 
 /** A WAT module as bytecode. */

@@ -23,6 +23,8 @@ export class ContractTrap extends Error {
 
 /** A storage key the synchronous view has not fetched yet (state.ts): not a contract outcome. */
 export class NeedKey extends Error {
+  /** Fuel the interrupted run had used (set by Vm.run). */
+  fuelUsed = 0n;
   constructor(readonly key: string) {
     super(`state key ${key} not fetched yet`);
   }
@@ -112,9 +114,12 @@ export class Vm {
       const returnData = this.frame(env, frame, tree, 1, limits);
       return { returnData, fuelUsed: budget - tree.fuel };
     } catch (err) {
-      if (err instanceof NeedKey) throw err;
       const left = tree.fuel;
       const used = left < 0n ? budget : budget - left;
+      if (err instanceof NeedKey) {
+        err.fuelUsed = used;
+        throw err;
+      }
       let trap: ContractTrap;
       if (err instanceof ContractTrap) trap = err;
       else if (err instanceof WebAssembly.RuntimeError) trap = new ContractTrap('trap', `contract trapped: ${err.message}`);

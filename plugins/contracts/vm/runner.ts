@@ -28,6 +28,7 @@ export interface TreeFailure {
  * `maxKeys` bounds the distinct keys (and so the runs) of one transaction.
  */
 export async function runTree(vm: Vm, reader: StateReader, block: { height: number; time: number }, frame: CallFrame, budget: bigint, limits: VmLimits & { maxKeys: number }, fetched = new Map<string, Uint8Array | null>()): Promise<TreeResult | TreeFailure> {
+  let rerunFuel = 0n;
   for (;;) {
     const writes = new Map<string, Uint8Array | null>();
     const events: ContractEvent[] = [];
@@ -61,6 +62,11 @@ export async function runTree(vm: Vm, reader: StateReader, block: { height: numb
     } catch (err) {
       if (err instanceof NeedKey) {
         if (fetched.size >= limits.maxKeys) return { trap: new ContractTrap('trap', `the call read more than ${limits.maxKeys} storage keys`), fuelUsed: budget };
+        // The interrupted runs are work too: bounded so that reads placed late in a heavy call
+        // cannot make a node redo it hundreds of times. The sequence of runs is the same on every
+        // node (each stops at the same instruction on the same keys), so this bound is too.
+        rerunFuel += err.fuelUsed;
+        if (rerunFuel > budget * RERUN_FACTOR) return { trap: new ContractTrap('out_of_fuel', `out of fuel: storage reads made the call run again past ${RERUN_FACTOR} times its fuel budget (read its keys earlier)`), fuelUsed: budget };
         fetched.set(err.key, (await reader.get(err.key)) ?? null);
         continue;
       }
@@ -73,6 +79,9 @@ export async function runTree(vm: Vm, reader: StateReader, block: { height: numb
 function usedBeforeTrap(err: ContractTrap, budget: bigint): bigint {
   return err.fuelUsed ?? budget;
 }
+
+/** How much fuel, in budgets, the interrupted runs of one call tree may burn in all. */
+export const RERUN_FACTOR = 4n;
 
 export function isFailure(r: TreeResult | TreeFailure): r is TreeFailure {
   return 'trap' in r;

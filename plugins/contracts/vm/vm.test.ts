@@ -147,3 +147,14 @@ test('cross-contract calls: the callee sees the calling contract; the ninth leve
   const nine = await call(vm, s, R, 'chain:user', input(8));
   assert.ok(isFailure(nine) && nine.trap.kind === 'depth', isFailure(nine) ? nine.trap.message : 'no trap');
 });
+
+test('storage reads placed late in a heavy call cannot make the node redo it without bound: the reruns are capped at a few budgets', async () => {
+  const vm = new Vm();
+  const s = new MemState();
+  s.deploy('chain:00000000d0.app', wat(HOSTILE_WAT.lateReads));
+  const light = await call(vm, s, 'chain:00000000d0.app', 'x', new Uint8Array([1]), 10_000_000n);
+  assert.ok(!isFailure(light), 'sixteen reads after a little work are fine');
+  const heavy = await call(vm, s, 'chain:00000000d0.app', 'x', new Uint8Array([200]), 10_000_000n);
+  assert.ok(isFailure(heavy) && heavy.trap.kind === 'out_of_fuel' && /run again/.test(heavy.trap.message), isFailure(heavy) ? heavy.trap.message : 'no trap');
+  assert.equal(heavy.fuelUsed, 10_000_000n);
+});
