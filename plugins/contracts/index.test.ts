@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { isChainError, toHex, type Receipt } from '../../kernel/sdk.js';
+import { isChainError, RouteTable, toHex, type Receipt } from '../../kernel/sdk.js';
 import { contractsPlugin } from './index.js';
 import { contractAddress, DEPLOY_ADDRESS } from './execute.js';
 import { templateBytecode } from './templates.js';
@@ -80,4 +80,15 @@ test('past admission: a float contract deploys nothing, a call with unreadable d
   assert.equal(after.balance, before.balance - tr.fee, 'value kept, fee paid');
   assert.equal(after.nonce, before.nonce + 1n);
   assert.equal((await f.account(loop)).balance, 0n);
+});
+
+test('the call endpoint never writes: dry_run false is 403 on mainnet (part 2, 403) and 400 on a test network', async () => {
+  for (const [env, status] of [['mainnet', 403], ['testnet', 400]] as const) {
+    const f = await makeChain({ plugins: [contractsPlugin], env });
+    const routes = new RouteTable();
+    f.hooks.routes.call(routes);
+    const handler = routes.list().find((r) => r.method === 'POST' && r.path === '/api/v1/contracts/:address/call')!.handler;
+    const req = { method: 'POST', path: '/api/v1/contracts/chain:0000000001.app/call', params: { address: 'chain:0000000001.app' }, query: new URLSearchParams(), headers: {}, body: { function: 'transfer', args: {}, dry_run: false }, ip: '127.0.0.1' };
+    assert.throws(() => handler(req), (e: unknown) => isChainError(e) && e.status === status, env);
+  }
 });
