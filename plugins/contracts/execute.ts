@@ -1,6 +1,6 @@
 import { conflict, FailedWithGas, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
 import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
-import { allContracts, readContract, writeContract, type ContractRecord } from './store.js';
+import { readContract, writeContract, type ContractRecord } from './store.js';
 import type { ContractEvent, Vm, VmLimits } from './vm/engine.js';
 import { isFailure, runTree, type TreeFailure, type TreeResult } from './vm/runner.js';
 
@@ -217,4 +217,3 @@ export async function dryRun(vm: Vm, ctx: { height: number; params: ParamReader;
   };
 }
 
-export { allContracts };

@@ -1,10 +1,10 @@
-import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, pageOf, sha3Hex0x, type NodeServices } from '../../kernel/sdk.js';
 import { callInput, deployFromData, deployRequest } from './calls.js';
 import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings } from './execute.js';
 import { allContracts, readContract, type ContractRecord } from './store.js';
 import { Vm } from './vm/engine.js';
 import { loadTemplates } from './templates.js';
+import { DeployBody, parseCall } from './schemas.js';
 
 /** One VM per process: compiled modules are cached by code hash across blocks and dry runs. */
 const vm = new Vm(64);
@@ -14,19 +14,6 @@ const vm = new Vm(64);
  * check)` from its register. Nothing is installed here.
  */
 export const deployGate = new DeployGate();
-
-const DeployBody = Type.Object(
-  {
-    owner: Type.String(),
-    bytecode_hex: Type.Optional(Type.String()),
-    base64_wasm: Type.Optional(Type.String()),
-    name: Type.Optional(Type.String()),
-    description: Type.Optional(Type.String()),
-    template: Type.Optional(Type.String()),
-    init_args: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  },
-  { additionalProperties: false },
-);
 
 const deployOperation = defineOperation({
   name: 'deploy_contract',
@@ -59,18 +46,6 @@ function page<T>(key: string, all: readonly T[], limit: number, offset: number):
   const items = all.slice(offset, offset + limit);
   return { [key]: items, total: all.length, limit, offset, has_more: offset + items.length < all.length };
 }
-
-const CallBody = Type.Object(
-  {
-    function: Type.Optional(Type.String()),
-    method: Type.Optional(Type.String()),
-    args: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    dry_run: Type.Optional(Type.Boolean()),
-    gas_limit: Type.Optional(Type.Integer({ minimum: 1 })),
-    caller: Type.Optional(Type.String()),
-  },
-  { additionalProperties: true },
-);
 
 const entryCodec = jsonRecord<Record<string, unknown>>();
 
@@ -171,19 +146,14 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
         });
         routes.post('/api/v1/contracts/:address/call', (req) => {
           const a = address(req.params.address);
-          const body = (req.body ?? {}) as Record<string, unknown>;
-          const fn = body.function ?? body.method;
-          if (typeof fn !== 'string' || fn.length === 0) throw badRequest('function is required');
-          if (body.args !== undefined && (body.args === null || typeof body.args !== 'object' || Array.isArray(body.args))) throw badRequest('args must be an object');
-          if (body.gas_limit !== undefined && (typeof body.gas_limit !== 'number' || !Number.isSafeInteger(body.gas_limit) || body.gas_limit < 1)) throw badRequest('gas_limit must be a positive integer');
+          const body = parseCall(req.body ?? {});
           if (body.dry_run === false) {
             // Part 1, Contract execution 11 and part 2, 403: a write goes through consensus.
             if (api.config.env === 'mainnet') throw forbidden('a contract write call through the call endpoint is refused on mainnet: send a transaction to the contract instead');
             throw badRequest('the call endpoint only dry-runs (dry_run: true); a write is a transaction to the contract (POST /api/v1/transactions)');
           }
-          const caller = typeof body.caller === 'string' ? body.caller : '';
-          const data = JSON.stringify({ function: fn, args: body.args ?? {} });
-          return at((ctx) => dryRun(vm, ctx, lastBlockTime, a, data, caller, body.gas_limit as number | undefined));
+          const data = JSON.stringify({ function: body.fn, args: body.args ?? {} });
+          return at((ctx) => dryRun(vm, ctx, lastBlockTime, a, data, body.caller ?? '', body.gas_limit));
         });
         const templates = loadTemplates();
         routes.get('/api/v1/templates', (req) => {
@@ -197,6 +167,5 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
         });
       }),
     );
-    void CallBody;
   },
 });
