@@ -18,6 +18,7 @@ const ITERATIONS_BYTE = 16; // × 65 536 loop iterations per call
 const cpu = wat(HOSTILE_WAT.cpuHeavy);
 const vm = new Vm();
 const cpuHash = sha3Hex0x(cpu);
+await vm.ready();
 vm.prepare(cpuHash, cpu, limits);
 
 // Unmetered: the same bytes compiled by V8 as they are, called the same way (alloc, copy, call).

@@ -155,6 +155,7 @@ export async function executeCall(vm: Vm, ctx: TxContext, tx: TxContext['tx']): 
 export async function executeDeploy(vm: Vm, gate: DeployGate, ctx: TxContext, owner: string, txHash: string, req: DeployRequest, value: bigint): Promise<{ gas: number; address: string }> {
   const s = await readSettings(ctx.params);
   const codeHash = sha3Hex0x(req.bytecode);
+  await vm.ready();
   const { exports } = vm.prepare(codeHash, req.bytecode, s.limits);
   const address = contractAddress(owner, txHash);
   const refused = await gate.problem(ctx, { owner, address, codeHash, bytecode: req.bytecode });

@@ -27,6 +27,7 @@ const deployOperation = defineOperation({
   async check(ctx, op) {
     const s = await readSettings(ctx.params);
     const req = deployRequest(op.body, s.maxBytecode);
+    await vm.ready();
     vm.prepare(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
     return undefined;
   },
@@ -93,6 +94,7 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
         const s = await readSettings(ctx.params);
         try {
           const req = deployFromData(tx.data, s.maxBytecode);
+          await vm.ready();
           vm.prepare(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
         } catch (err) {
           if (isChainError(err)) return err;

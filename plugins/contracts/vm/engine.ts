@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { FUEL_EXPORT, instrument, METERING_MODULE, STACK_EXPORT, type InstrumentLimits } from './instrument.js';
+import { FUEL_EXPORT, instrument, loadBinaryen, METERING_MODULE, STACK_EXPORT, type InstrumentLimits } from './instrument.js';
 import { HOST_MODULE } from './host-api.js';
 
 /**
@@ -91,6 +91,11 @@ export class Vm {
 
   constructor(cacheSize = 64) {
     this.compiled = new LRUCache({ max: cacheSize });
+  }
+
+  /** Loads the toolkit prepare() needs; every async entry point (runner, deploy, admission) awaits it. */
+  ready(): Promise<void> {
+    return loadBinaryen();
   }
 
   /**

@@ -1,4 +1,4 @@
-import binaryen from 'binaryen';
+import type BinaryenNs from 'binaryen';
 import { badRequest } from '../../../kernel/sdk.js';
 import { HOST_MODULE, HOST_FUNCTIONS } from './host-api.js';
 
@@ -31,7 +31,6 @@ import { HOST_MODULE, HOST_FUNCTIONS } from './host-api.js';
 export const METERING_MODULE = 'metering';
 export const FUEL_EXPORT = '__fuel';
 export const STACK_EXPORT = '__stack';
-const ALLOWED_FEATURES = binaryen.Features.MutableGlobals | binaryen.Features.SignExt | binaryen.Features.BulkMemory | binaryen.Features.BulkMemoryOpt | binaryen.Features.NontrappingFPToInt;
 
 export interface InstrumentLimits {
   /** Most pages (64 KiB) a contract's memory may have. */
@@ -49,7 +48,17 @@ export interface InstrumentedCode {
   readonly memory: { readonly initial: number; readonly maximum: number };
 }
 
-const { none, i32, i64, f32, f64, v128 } = binaryen;
+/**
+ * Binaryen, loaded on first need (`loadBinaryen`): a node that never meets a contract, and the
+ * gateway, which lists the plugin but runs none, do not pay for loading it.
+ */
+let binaryen: typeof BinaryenNs;
+let ALLOWED_FEATURES = 0;
+let none = 0;
+let i32 = 0;
+let i64 = 0;
+let FLOAT_TYPES = new Set<number>();
+let LEAVES = new Set<number>();
 
 /** Binaryen.js's expression and function helpers that its type declarations leave out. */
 interface ExpressionHelpers {
@@ -60,13 +69,24 @@ interface ExpressionHelpers {
   Function: { getNumLocals(f: number): number; setBody(f: number, b: number): void };
   _BinaryenFunctionAddVar(f: number, t: number): number;
 }
-const B = binaryen as unknown as ExpressionHelpers;
-const FLOAT_TYPES = new Set<number>([f32, f64, v128]);
+let B: ExpressionHelpers;
+
+export async function loadBinaryen(): Promise<void> {
+  if (binaryen !== undefined) return;
+  const b = (await import('binaryen')).default;
+  ALLOWED_FEATURES = b.Features.MutableGlobals | b.Features.SignExt | b.Features.BulkMemory | b.Features.BulkMemoryOpt | b.Features.NontrappingFPToInt;
+  ({ none, i32, i64 } = b);
+  FLOAT_TYPES = new Set<number>([b.f32, b.f64, b.v128]);
+  // Leaves first: Binaryen.js's getExpressionInfo throws for some of them (unreachable).
+  LEAVES = new Set<number>([b.NopId, b.LocalGetId, b.GlobalGetId, b.ConstId, b.MemorySizeId, b.UnreachableId, b.DataDropId]);
+  B = b as unknown as ExpressionHelpers;
+  binaryen = b;
+}
 
 type Ref = number;
 
 interface Ctx {
-  readonly m: binaryen.Module;
+  readonly m: BinaryenNs.Module;
   readonly fuel: string;
   readonly growCheck: string;
 }
@@ -84,10 +104,7 @@ function refuseFloats(types: readonly number[], where: string): void {
 }
 
 /** The direct children of an expression, for the ids the allowed features produce; any other id is refused. */
-const LEAVES = new Set<number>([binaryen.NopId, binaryen.LocalGetId, binaryen.GlobalGetId, binaryen.ConstId, binaryen.MemorySizeId, binaryen.UnreachableId, binaryen.DataDropId]);
-
 function childrenOf(expr: Ref): Ref[] {
-  // Leaves first: Binaryen.js's getExpressionInfo throws for some of them (unreachable).
   if (LEAVES.has(binaryen.getExpressionId(expr))) return [];
   const info = binaryen.getExpressionInfo(expr) as unknown as Record<string, unknown> & { id: number };
   const one = (...keys: string[]): Ref[] => keys.map((k) => info[k] as Ref).filter((r) => typeof r === 'number' && r !== 0);
@@ -203,7 +220,7 @@ interface Declared {
   readonly functions: ReadonlyArray<{ name: string; params: number; results: number; vars: number[]; body: Ref }>;
 }
 
-function checkImportsAndGlobals(m: binaryen.Module): void {
+function checkImportsAndGlobals(m: BinaryenNs.Module): void {
   for (let i = 0; i < m.getNumGlobals(); i++) {
     const g = binaryen.getGlobalInfo(m.getGlobalByIndex(i));
     if (g.module) invalid(`global import ${g.module}.${g.base} is not allowed`);
@@ -237,12 +254,13 @@ function typeName(t: number): string {
  * same checks, the same charges and the same binary.
  */
 export function instrument(bytes: Uint8Array, limits: InstrumentLimits): InstrumentedCode {
+  if (binaryen === undefined) throw new Error('instrument: await loadBinaryen() first');
   if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) invalid('not a WebAssembly module (no \\0asm header)');
-  let m: binaryen.Module;
+  let m: BinaryenNs.Module;
   try {
     // Read, written back without its name section and read again, so internal names are the
     // indices Binaryen gives (the memory is "0") whatever names the author's build kept.
-    const first = (binaryen.readBinary as (b: Uint8Array, f: number) => binaryen.Module)(bytes, ALLOWED_FEATURES);
+    const first = (binaryen.readBinary as (b: Uint8Array, f: number) => BinaryenNs.Module)(bytes, ALLOWED_FEATURES);
     let plain: Uint8Array;
     try {
       if (!first.validate()) invalid('the module does not validate');
@@ -250,7 +268,7 @@ export function instrument(bytes: Uint8Array, limits: InstrumentLimits): Instrum
     } finally {
       first.dispose();
     }
-    m = (binaryen.readBinary as (b: Uint8Array, f: number) => binaryen.Module)(plain, ALLOWED_FEATURES);
+    m = (binaryen.readBinary as (b: Uint8Array, f: number) => BinaryenNs.Module)(plain, ALLOWED_FEATURES);
   } catch (err) {
     if (err instanceof Error && err.message.startsWith('invalid bytecode')) throw err;
     invalid(`Binaryen cannot read it with the allowed features (MVP, mutable globals, sign extension, bulk memory): ${err instanceof Error ? err.message : String(err)}`);
@@ -262,7 +280,7 @@ export function instrument(bytes: Uint8Array, limits: InstrumentLimits): Instrum
   }
 }
 
-function instrumentModule(m: binaryen.Module, limits: InstrumentLimits): InstrumentedCode {
+function instrumentModule(m: BinaryenNs.Module, limits: InstrumentLimits): InstrumentedCode {
   if (!m.validate()) invalid('the module does not validate');
   if (m.getStart()) invalid('a start function is not allowed (export `_start` instead; the host runs it after setting fuel)');
   if (!m.hasMemory()) invalid('the module defines no memory');

@@ -28,6 +28,7 @@ export interface TreeFailure {
  * `maxKeys` bounds the distinct keys (and so the runs) of one transaction.
  */
 export async function runTree(vm: Vm, reader: StateReader, block: { height: number; time: number }, frame: CallFrame, budget: bigint, limits: VmLimits & { maxKeys: number }, fetched = new Map<string, Uint8Array | null>()): Promise<TreeResult | TreeFailure> {
+  await vm.ready();
   let rerunFuel = 0n;
   for (;;) {
     const writes = new Map<string, Uint8Array | null>();

@@ -120,8 +120,9 @@ test('hostile contracts: an endless loop runs out of fuel, memory stops at the c
   assert.equal(fuel[0], fuel[1]);
 });
 
-test('deploy checks refuse floats, unknown imports, a start function and memory above the cap, as 400 invalid bytecode', () => {
+test('deploy checks refuse floats, unknown imports, a start function and memory above the cap, as 400 invalid bytecode', async () => {
   const vm = new Vm();
+  await vm.ready();
   const refused = (bytes: Uint8Array, re: RegExp) =>
     assert.throws(() => vm.prepare(sha3Hex0x(bytes), bytes, limits), (e: unknown) => isChainError(e) && e.status === 400 && re.test(e.message));
   refused(wat(HOSTILE_WAT.float), /floating-point/);
