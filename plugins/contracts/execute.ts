@@ -16,6 +16,9 @@ export const PARAMS = {
   maxKeys: 'contract_max_storage_keys',
 } as const;
 
+/** Fuel charged per byte of deployed code (a 12 KB token: 120 000 fuel, 12 gas at the default rate). */
+export const DEPLOY_FUEL_PER_BYTE = 10n;
+
 /** Part 2, Contract execution: cross-contract call depth 8. */
 export const MAX_CALL_DEPTH = 8;
 
@@ -165,7 +168,9 @@ export async function executeDeploy(vm: Vm, gate: DeployGate, ctx: TxContext, ow
   const record: ContractRecord = { address, owner, code_hash: codeHash, name: req.name, description: req.description, template: req.template, decimals, deploy_tx: txHash, created_height: ctx.block.height, code_size: req.bytecode.length };
   writeContract(ctx.store, record, req.bytecode);
   const budget = BigInt(ctx.gasLimit) * s.fuelPerGas;
-  let used = 0n;
+  // Storing the code is work too: charged as fuel, before init runs.
+  let used = BigInt(req.bytecode.length) * DEPLOY_FUEL_PER_BYTE;
+  if (used > budget) throw new FailedWithGas(`out of fuel: storing ${req.bytecode.length} bytes of code costs ${used} fuel, the deploy's budget is ${budget} (raise gas_limit)`, ctx.gasLimit);
   const block = { height: ctx.block.height, time: ctx.block.timestamp };
   const runs: Array<{ entry: 'init' | 'call'; input: Uint8Array; what: string }> = [];
   if (exports.includes('init')) runs.push({ entry: 'init', input: new Uint8Array(0), what: `init of ${address}` });

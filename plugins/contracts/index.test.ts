@@ -92,3 +92,17 @@ test('the call endpoint never writes: dry_run false is 403 on mainnet (part 2, 4
     assert.throws(() => handler(req), (e: unknown) => isChainError(e) && e.status === status, env);
   }
 });
+
+test('storing code costs fuel: 60 KB of code does not fit the base 50 gas and fails out of fuel at the whole limit; with a gas_limit it deploys', async () => {
+  const f = await chain();
+  const big = toHex(wat(`(module (memory 1) (data (i32.const 0) "${'a'.repeat(60_000)}") (func (export "alloc") (param i32) (result i32) (i32.const 0)) (func (export "call") (param i32 i32)))`));
+  const poor = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big })), 0);
+  await f.block();
+  const r = await receipt(f, poor.tx_hash);
+  assert.deepEqual([r.status, r.gas], ['failed', 50]);
+  assert.match(r.error!, /storing 600\d\d bytes of code costs/);
+  const rich = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big }), { gas_limit: 100 }), 0);
+  await f.block();
+  const ok = await receipt(f, rich.tx_hash);
+  assert.deepEqual([ok.status, ok.gas], ['confirmed', 61]);
+});
