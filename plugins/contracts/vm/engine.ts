@@ -54,7 +54,17 @@ export interface VmLimits extends InstrumentLimits {
 }
 
 /** Fuel the host charges for its own work, on top of the instructions. */
-export const HOST_FUEL = { call: 100n, perByte: 1n, storageWrite: 500n, contractCall: 1_000n } as const;
+export const HOST_FUEL = {
+  call: 100n,
+  /** Each byte moved between the contract's memory and the host. */
+  perByte: 1n,
+  storageWrite: 500n,
+  /** Each byte of key and value a write stores: state every node keeps (1 MiB ≈ 10 500 gas at the default rate). */
+  storedByte: 100n,
+  /** Each byte of an event's name and data: kept with the block on every node. */
+  eventByte: 20n,
+  contractCall: 1_000n,
+} as const;
 
 interface Compiled {
   readonly module: WebAssembly.Module;
@@ -174,7 +184,7 @@ export class Vm {
         return value === undefined ? -1 : output(value, op, cap);
       },
       storage_write: (kp: number, kl: number, vp: number, vl: number) => {
-        spend(HOST_FUEL.storageWrite);
+        spend(HOST_FUEL.storageWrite + HOST_FUEL.storedByte * BigInt(Math.max(0, kl) + Math.max(0, vl)));
         env.write(frame.contract, bytes(kp, kl), bytes(vp, vl));
       },
       storage_delete: (kp: number, kl: number) => {
@@ -185,6 +195,7 @@ export class Vm {
         returnData = bytes(ptr, len);
       },
       emit_event: (np: number, nl: number, dp: number, dl: number) => {
+        spend(HOST_FUEL.eventByte * BigInt(Math.max(0, nl) + Math.max(0, dl)));
         env.events.push({ contract: frame.contract, name: decoder.decode(bytes(np, nl)), data: decoder.decode(bytes(dp, dl)) });
       },
       call_contract: (ap: number, al: number, ip: number, il: number, op: number, cap: number) => {
