@@ -208,6 +208,12 @@ describe('contracts on a real devnet', () => {
       assert.equal(((events.result as Record<string, unknown>).events as unknown[]).length, 2);
       const called = await ws.rpc('call_contract', { address: token, function: 'decimals', dry_run: true });
       assert.equal((called.result as Record<string, unknown>).return_data, '{"ok":6}');
+      const signed = signOperation(bob, { actor: bob.address, target: DEPLOY, nonce: ++clock, version: 'v3', body: { owner: bob.address, bytecode_hex: toHex(wat(HOSTILE_WAT.relay)), name: 'relay via socket' } });
+      const deployed = await ws.rpc('deploy_contract', signed);
+      assert.equal(deployed.error, null, JSON.stringify(deployed));
+      const [tx] = await everywhere((deployed.result as Record<string, unknown>).tx_hash as string);
+      assert.equal(tx!.status, 'confirmed', JSON.stringify(tx));
+      assert.equal((eventOf(tx!, 'contract_deployed')!.owner as string), bob.address);
     } finally {
       ws.close();
     }
