@@ -29,6 +29,15 @@ export interface TreeFailure {
  */
 export async function runTree(vm: Vm, reader: StateReader, block: { height: number; time: number }, frame: CallFrame, budget: bigint, limits: VmLimits & { maxKeys: number }, fetched = new Map<string, Uint8Array | null>()): Promise<TreeResult | TreeFailure> {
   await vm.ready();
+  // The root contract's record and code are always read first: fetched up front (on every node
+  // alike, so the runs that follow, and their bound below, are the same everywhere).
+  const root = contractKey(frame.contract);
+  if (!fetched.has(root)) fetched.set(root, (await reader.get(root)) ?? null);
+  const rootRecord = fetched.get(root);
+  if (rootRecord) {
+    const code = codeKey(contractCodec.decode(rootRecord).code_hash);
+    if (!fetched.has(code)) fetched.set(code, (await reader.get(code)) ?? null);
+  }
   let rerunFuel = 0n;
   for (;;) {
     const writes = new Map<string, Uint8Array | null>();
