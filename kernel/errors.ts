@@ -32,3 +32,15 @@ export const unavailable = (message: string, hint?: string): ChainError => new C
 export function isChainError(e: unknown): e is ChainError {
   return e instanceof ChainError;
 }
+
+/**
+ * A transaction handler that fails after metered work (a contract that traps or runs out of fuel)
+ * throws this to be charged the gas it used, not only the base: its writes roll back as for any
+ * throw, and the gas charged lies between the base gas and the transaction's gas limit.
+ */
+export class FailedWithGas extends Error {
+  constructor(message: string, readonly gas: number) {
+    super(message);
+    this.name = 'FailedWithGas';
+  }
+}

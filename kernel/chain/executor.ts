@@ -1,6 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ChainError, isChainError } from '../errors.js';
+import { ChainError, FailedWithGas, isChainError } from '../errors.js';
 import type { EndBlockResult, Hooks, ValidatorUpdate } from '../hooks.js';
 import { StateOverlay, type StateSource } from '../state/overlay.js';
 import type { ParamRegistry } from '../state/params.js';
@@ -279,8 +279,9 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     }
   } catch (err) {
     error = isChainError(err) || err instanceof Error ? err.message : String(err);
-    if (!isChainError(err)) deps.log.debug({ tx: tx.hash, err }, 'transaction failed');
-    used = gas;
+    if (!isChainError(err) && !(err instanceof FailedWithGas)) deps.log.debug({ tx: tx.hash, err }, 'transaction failed');
+    // A handler that failed after metered work is charged what it used, within base and limit.
+    used = err instanceof FailedWithGas && tx.origin === 'signed' && Number.isSafeInteger(err.gas) ? Math.min(Math.max(err.gas, gas), limit) : gas;
   }
   if (tx.origin === 'signed' && (limit !== gas || used !== gas)) ({ gas, fee, burned } = await settleGas(accounts, () => proposerPayee(deps, overlay, block), signer!.payer, tx, baseFee, gas, limit, used));
   if (error !== null) return { gas, fee, burned, error, ...NONE };

@@ -173,3 +173,18 @@ test('blocks are packed and bounded by gas limits; a validator refuses a block w
   assert.deepEqual([r.status, r.gas, r.fee], ['failed', 0, 0n]);
   assert.equal((await f.account(alice.address)).balance, before);
 });
+
+test('a handler that fails after metered work (FailedWithGas) is charged the gas it names, kept between base and limit; its writes roll back', async () => {
+  const f = await chainOf();
+  const before = (await f.account(alice.address)).balance;
+  const used = await f.chain.admit(metered(1, { gas: 0, failWithGas: 60 }, { gas_limit: 100 }), 0);
+  const above = await f.chain.admit(metered(2, { gas: 0, failWithGas: 500 }, { gas_limit: 100 }), 0);
+  const below = await f.chain.admit(metered(3, { gas: 0, failWithGas: 1 }, { gas_limit: 100 }), 0);
+  await f.block();
+  const [a, b, c] = await Promise.all([used, above, below].map((r) => receiptOf(f, r.tx_hash)));
+  assert.deepEqual([a!.status, a!.gas, a!.error], ['failed', 60, 'the meter failed after metered work']);
+  assert.equal(b!.gas, 100, 'never above the limit');
+  assert.equal(c!.gas, METER_BASE_GAS, 'never below the base');
+  assert.equal((await f.account(alice.address)).balance, before - BigInt(60 + 100 + METER_BASE_GAS));
+  assert.equal(await f.chain.store.state.get(`meter/ran/${used.tx_hash}`), undefined, 'the write rolled back');
+});

@@ -243,7 +243,10 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     if (!found) throw notFound(`transaction ${hash} not found`);
     // Only this view carries events: lists stay one record read per transaction.
     const events = found.receipt ? await store.getTxEvents(found.receipt.block, hash) : [];
-    return { ...(await viewOf(found.tx, found.receipt)), events: events.map(eventView) };
+    // decisions.md §36: a transaction whose handler emitted an event carrying `return_data` (a
+    // contract call or deploy) shows it on the transaction, the last such event's.
+    const returned = [...events].reverse().find((e) => typeof e.data.return_data === 'string')?.data.return_data;
+    return { ...(await viewOf(found.tx, found.receipt)), ...(returned !== undefined ? { return_data: returned } : {}), events: events.map(eventView) };
   });
 
   routes.get('/api/v1/tx/:hash/proof', async (req) => {

@@ -2,6 +2,7 @@ import { definePlugin, type HttpServer } from '../../kernel/sdk.js';
 import { CORE_EVENTS } from './event-bus.js';
 import { listenGateway } from './listen.js';
 import { registerProxyRoutes } from './proxy-routes.js';
+import { registerContractMethods, registerContractRoutes } from './contract-routes.js';
 import { registerOperationMethods, registerOperationRoutes } from './operation-routes.js';
 import { registerCoreRpcMethods } from './rpc-methods.js';
 import type { GatewayServices } from './services.js';
@@ -28,11 +29,13 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
 
     registerCoreRpcMethods(api.hooks, api.name, s, async () => (await health()).body);
     registerOperationMethods(api.hooks, api.name, s);
+    registerContractMethods(api.hooks, api.name, s);
     api.hooks.routes.tap(api.name, (routes) => {
       routes.withOwner(api.name, () => {
         registerProxyRoutes(routes, s);
         registerStatusRoutes(routes, s, health);
         registerOperationRoutes(routes, s);
+        registerContractRoutes(routes, s);
       });
     });
 

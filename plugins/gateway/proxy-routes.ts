@@ -3,6 +3,7 @@ import type { NodeAnswer } from './node-client.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
 import { VALIDATORS_PATH } from './validators.js';
+import { CONTRACT_GETS } from './contract-routes.js';
 
 /** Node REST reads the gateway serves (part 1, every path not marked Node only), cached. */
 export const PROXIED_GETS = [
@@ -37,6 +38,7 @@ export const PROXIED_GETS = [
   '/api/v1/identity/:addr',
   '/api/v1/identity/recovery/:addr',
   '/api/v1/identity/guardian-of/:addr',
+  ...CONTRACT_GETS,
 ] as const;
 
 /**

@@ -1,0 +1,225 @@
+import { conflict, FailedWithGas, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
+import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
+import { readContract, writeContract, type ContractRecord } from './store.js';
+import type { ContractEvent, Vm, VmLimits } from './vm/engine.js';
+import { isFailure, runTree, type TreeFailure, type TreeResult } from './vm/runner.js';
+
+/** Gas of a contract call or deploy before metering (part 1, Amounts 4: 50, as the gas estimate reports). */
+export const CONTRACT_BASE_GAS = 50;
+export const DEPLOY_ADDRESS = 'chain:system.deploy';
+
+export const PARAMS = {
+  fuelPerGas: 'contract_fuel_per_gas',
+  maxPages: 'contract_max_memory_pages',
+  maxStack: 'contract_max_stack',
+  maxBytecode: 'contract_max_bytecode_bytes',
+  maxKeys: 'contract_max_storage_keys',
+} as const;
+
+/** Fuel charged per byte of deployed code (a 12 KB token: 120 000 fuel, 12 gas at the default rate). */
+export const DEPLOY_FUEL_PER_BYTE = 10n;
+
+/** Part 2, Contract execution: cross-contract call depth 8. */
+export const MAX_CALL_DEPTH = 8;
+
+export interface Settings {
+  readonly fuelPerGas: bigint;
+  readonly maxBytecode: number;
+  readonly limits: VmLimits & { readonly maxKeys: number };
+}
+
+export async function readSettings(params: ParamReader): Promise<Settings> {
+  const [fpg, pages, stack, bytes, keys] = await Promise.all([params.get(PARAMS.fuelPerGas), params.get(PARAMS.maxPages), params.get(PARAMS.maxStack), params.get(PARAMS.maxBytecode), params.get(PARAMS.maxKeys)]);
+  return { fuelPerGas: fpg, maxBytecode: Number(bytes), limits: { maxPages: Number(pages), maxStack: Number(stack), maxDepth: MAX_CALL_DEPTH, maxKeys: Number(keys) } };
+}
+
+/**
+ * Gas of metered work: the base 50 buys `50 × contract_fuel_per_gas` fuel, each further
+ * `contract_fuel_per_gas` fuel (or part of it) one more gas. A transaction's fuel budget is its
+ * gas limit × contract_fuel_per_gas, so a call that declares no gas_limit still runs 50 gas of fuel.
+ */
+export function gasOfFuel(fuel: bigint, fuelPerGas: bigint): number {
+  const g = (fuel + fuelPerGas - 1n) / fuelPerGas;
+  return Math.max(CONTRACT_BASE_GAS, Number(g));
+}
+
+/** decisions.md §27: `chain:` + the first 10 hex of SHA3-256 of `ch-app|<owner>|<deploy tx hash>` + `.app`. */
+export function contractAddress(owner: string, deployTxHash: string): string {
+  return `chain:${sha3Hex0x(`ch-app|${owner}|${deployTxHash}`).slice(2, 12)}.app`;
+}
+
+/** A deploy about to happen, as the deploy gate sees it. */
+export interface DeployCandidate {
+  readonly owner: string;
+  readonly address: string;
+  readonly codeHash: string;
+  readonly bytecode: Uint8Array;
+}
+
+/**
+ * The seam for the contract analyzer's deploy gate (part 1, Contract execution 9): a plugin
+ * adds a check with `deployGate.add(name, check)` in its register; every check runs in consensus,
+ * in order, before a contract is created, and the first error it returns (403 for a refusal by
+ * the analyzer) fails the deploy. No check is installed by this plugin, so no score is invented.
+ */
+export type DeployCheck = (ctx: ReadContext, candidate: DeployCandidate) => Promise<ChainError | undefined>;
+export class DeployGate {
+  private readonly checks: Array<{ readonly plugin: string; readonly check: DeployCheck }> = [];
+  add(plugin: string, check: DeployCheck): void {
+    this.checks.push({ plugin, check });
+  }
+  async problem(ctx: ReadContext, candidate: DeployCandidate): Promise<ChainError | undefined> {
+    for (const c of this.checks) {
+      const refused = await c.check(ctx, candidate);
+      if (refused) return refused;
+    }
+    return undefined;
+  }
+}
+
+function eventData(text: string): unknown {
+  try {
+    const v: unknown = JSON.parse(text);
+    return integersOnly(v) ? v : text;
+  } catch {
+    return text;
+  }
+}
+
+function integersOnly(v: unknown): boolean {
+  if (typeof v === 'number') return Number.isSafeInteger(v);
+  if (Array.isArray(v)) return v.every(integersOnly);
+  if (v !== null && typeof v === 'object') return Object.values(v).every(integersOnly);
+  return true;
+}
+
+const pad = (h: number): string => String(h).padStart(12, '0');
+const decoder = new TextDecoder();
+
+/** Applies a finished call tree in the transaction: its storage writes, events and index entries. */
+function apply(ctx: TxContext, r: TreeResult, seq: { n: number }): void {
+  for (const [k, v] of r.writes) {
+    if (v === null) ctx.store.delete(k);
+    else ctx.store.set(k, v);
+  }
+  publish(ctx, r.events, seq);
+}
+
+/** `seq` numbers the transaction's contract events (a deploy applies two call trees). */
+function publish(ctx: TxContext, events: readonly ContractEvent[], seq: { n: number }): void {
+  for (const e of events) {
+    const data = eventData(e.data);
+    ctx.emit({ type: 'contract_event', data: { contract: e.contract, event: e.name, data } });
+    const i = seq.n++;
+    const at = `${pad(ctx.block.height)}/${ctx.tx.hash}/${String(i).padStart(4, '0')}`;
+    const entry = { height: ctx.block.height, tx_hash: ctx.tx.hash, contract: e.contract, event: e.name, data };
+    ctx.index.putRecord(`ev/${e.contract}/${at}`, entry);
+    if (e.name === 'Transfer' && data !== null && typeof data === 'object' && !Array.isArray(data)) {
+      const d = data as Record<string, unknown>;
+      const transfer = { height: ctx.block.height, tx_hash: ctx.tx.hash, contract: e.contract, from: d.from ?? null, to: d.to ?? null, amount: d.amount ?? null };
+      const parties = new Set([d.from, d.to].filter((a): a is string => typeof a === 'string' && a.length > 0));
+      for (const p of [...parties].sort()) ctx.index.putRecord(`tt/${p}/${at}`, transfer);
+    }
+  }
+}
+
+function fail(what: string, f: TreeFailure, fuelPerGas: bigint): never {
+  throw new FailedWithGas(`${what}: ${f.trap.message}`, gasOfFuel(f.fuelUsed, fuelPerGas));
+}
+
+export interface CallOutput {
+  readonly gas: number;
+  readonly returnData: string;
+}
+
+/** A contract call in a block (a transaction to a `.app`). */
+export async function executeCall(vm: Vm, ctx: TxContext, tx: TxContext['tx']): Promise<CallOutput> {
+  const s = await readSettings(ctx.params);
+  const rec = await readContract(ctx.store, tx.to);
+  if (!rec) throw notFound(`no contract at ${tx.to}`);
+  const input = callInput(tx.data, rec.decimals);
+  let gas = CONTRACT_BASE_GAS;
+  let returnData = '';
+  if (input.bytes.length > 0) {
+    const budget = BigInt(ctx.gasLimit) * s.fuelPerGas;
+    const r = await runTree(vm, ctx.store, { height: ctx.block.height, time: ctx.block.timestamp }, { contract: rec.address, caller: tx.from, entry: 'call', input: input.bytes }, budget, s.limits);
+    if (isFailure(r)) fail(`contract ${rec.address}${input.fn ? ` (${input.fn})` : ''}`, r, s.fuelPerGas);
+    apply(ctx, r, { n: 0 });
+    gas = gasOfFuel(r.outcome.fuelUsed, s.fuelPerGas);
+    returnData = decoder.decode(r.outcome.returnData);
+  }
+  // Part 1, Contract execution 5: the value moves only once the call succeeded.
+  if (tx.value > 0n) await ctx.accounts.transfer(tx.from, rec.address, tx.value);
+  ctx.emit({ type: 'contract_called', data: { contract: rec.address, caller: tx.from, function: input.fn ?? null, value: tx.value.toString(), gas_used: gas, return_data: returnData } });
+  return { gas, returnData };
+}
+
+/** A deploy in a block: from a plain transaction to chain:system.deploy or the deploy operation. */
+export async function executeDeploy(vm: Vm, gate: DeployGate, ctx: TxContext, owner: string, txHash: string, req: DeployRequest, value: bigint): Promise<{ gas: number; address: string }> {
+  const s = await readSettings(ctx.params);
+  const codeHash = sha3Hex0x(req.bytecode);
+  await vm.ready();
+  const { exports } = vm.prepare(codeHash, req.bytecode, s.limits);
+  const address = contractAddress(owner, txHash);
+  const refused = await gate.problem(ctx, { owner, address, codeHash, bytecode: req.bytecode });
+  if (refused) throw refused;
+  if (await readContract(ctx.store, address)) throw conflict(`a contract already exists at ${address}`);
+  const decimals = initDecimals(req.initArgs);
+  const record: ContractRecord = { address, owner, code_hash: codeHash, name: req.name, description: req.description, template: req.template, decimals, deploy_tx: txHash, created_height: ctx.block.height, code_size: req.bytecode.length };
+  writeContract(ctx.store, record, req.bytecode);
+  const budget = BigInt(ctx.gasLimit) * s.fuelPerGas;
+  // Storing the code is work too: charged as fuel, before init runs.
+  let used = BigInt(req.bytecode.length) * DEPLOY_FUEL_PER_BYTE;
+  if (used > budget) throw new FailedWithGas(`out of fuel: storing ${req.bytecode.length} bytes of code costs ${used} fuel, the deploy's budget is ${budget} (raise gas_limit)`, ctx.gasLimit);
+  const block = { height: ctx.block.height, time: ctx.block.timestamp };
+  const runs: Array<{ entry: 'init' | 'call'; input: Uint8Array; what: string }> = [];
+  if (exports.includes('init')) runs.push({ entry: 'init', input: new Uint8Array(0), what: `init of ${address}` });
+  if (req.initArgs) runs.push({ entry: 'call', input: initializeInput(req.initArgs, decimals), what: `initialize of ${address}` });
+  let returnData = '';
+  const seq = { n: 0 };
+  for (const run of runs) {
+    const r = await runTree(vm, ctx.store, block, { contract: address, caller: owner, entry: run.entry, input: run.input }, budget - used, s.limits);
+    if (isFailure(r)) fail(run.what, { trap: r.trap, fuelUsed: used + r.fuelUsed }, s.fuelPerGas);
+    apply(ctx, r, seq);
+    used += r.outcome.fuelUsed;
+    returnData = decoder.decode(r.outcome.returnData);
+  }
+  if (value > 0n) await ctx.accounts.transfer(owner, address, value);
+  const gas = gasOfFuel(used, s.fuelPerGas);
+  ctx.emit({ type: 'contract_deployed', data: { address, owner, code_hash: codeHash, tx_hash: txHash, gas_used: gas, return_data: returnData } });
+  return { gas, address };
+}
+
+export interface DryRunResult {
+  success: boolean;
+  dry_run: true;
+  contract: string;
+  height: number;
+  gas_used: number;
+  return_data: string;
+  events: Array<{ contract: string; event: string; data: unknown }>;
+  error: string | null;
+}
+
+/** A call on committed state: no transaction, no fee, nothing written (part 1, Contract execution 11). */
+export async function dryRun(vm: Vm, ctx: { height: number; params: ParamReader; store: ReadonlyStore }, time: number, address: string, data: string, caller: string, gasLimit: number | undefined): Promise<DryRunResult> {
+  const s = await readSettings(ctx.params);
+  const rec = await readContract(ctx.store, address);
+  if (!rec) throw notFound(`no contract at ${address}`);
+  const input = callInput(data, rec.decimals);
+  const limit = gasLimit ?? Number(await ctx.params.get('max_block_gas'));
+  const budget = BigInt(limit) * s.fuelPerGas;
+  const r = await runTree(vm, ctx.store, { height: ctx.height, time }, { contract: address, caller, entry: 'call', input: input.bytes }, budget, s.limits);
+  if (isFailure(r)) return { success: false, dry_run: true, contract: address, height: ctx.height, gas_used: gasOfFuel(r.fuelUsed, s.fuelPerGas), return_data: '', events: [], error: r.trap.message };
+  return {
+    success: true,
+    dry_run: true,
+    contract: address,
+    height: ctx.height,
+    gas_used: gasOfFuel(r.outcome.fuelUsed, s.fuelPerGas),
+    return_data: decoder.decode(r.outcome.returnData),
+    events: r.events.map((e) => ({ contract: e.contract, event: e.name, data: eventData(e.data) })),
+    error: null,
+  };
+}
+

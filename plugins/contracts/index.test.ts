@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeChain, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { isChainError, RouteTable, toHex, type Receipt } from '../../kernel/sdk.js';
+import { contractsPlugin } from './index.js';
+import { contractAddress, DEPLOY_ADDRESS } from './execute.js';
+import { templateBytecode } from './templates.js';
+import { HOSTILE_WAT, wat } from './testing/hostile.js';
+
+const alice = wallet(71);
+const bob = wallet(72);
+
+async function chain(): Promise<Fixture> {
+  return makeChain({ plugins: [contractsPlugin], accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
+}
+
+const nonceOf = async (f: Fixture, w: Wallet): Promise<number> => Number((await f.account(w.address)).nonce) + 1;
+const plain = async (f: Fixture, w: Wallet, to: string, data: string, extra: { value?: number; gas_limit?: number } = {}) => signTransfer(w, { to, value: extra.value ?? 0, nonce: await nonceOf(f, w), data, version: 'v3', ...(extra.gas_limit !== undefined ? { gas_limit: extra.gas_limit } : {}) });
+
+async function receipt(f: Fixture, hash: string): Promise<Receipt> {
+  const st = await f.chain.store.getTx(hash);
+  assert.ok(st);
+  return st.receipt;
+}
+
+/** Into the next block past admission, as a proposer that skips checkTx would put it. */
+function inject(f: Fixture, body: Record<string, unknown>): string {
+  const tx = f.chain.rebuildTx('signed', body, 1n, 0);
+  f.chain.mempool.add(tx);
+  return tx.hash;
+}
+
+test('a deploy with init_args and calls in blocks: the address of decisions.md §27, {error} is a success, value moves only after success', async () => {
+  const f = await chain();
+  const deploy = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), name: 'T', init_args: { name: 'T', symbol: 'T', decimals: 2, total_supply: 10 } }), { gas_limit: 200 }), 0);
+  const b = await f.block();
+  assert.equal((await receipt(f, deploy.tx_hash)).status, 'confirmed');
+  const token = contractAddress(alice.address, deploy.tx_hash);
+  const events = await f.chain.store.getTxEvents(b.header.height, deploy.tx_hash);
+  assert.deepEqual(events.filter((e) => e.type === 'contract_deployed').map((e) => e.data.address), [token]);
+  assert.deepEqual(events.filter((e) => e.type === 'contract_event').map((e) => e.data.data), [{ from: null, to: alice.address, amount: '1000' }], 'total_supply 10 with 2 decimals');
+
+  const before = (await f.account(bob.address)).balance;
+  const refused = await f.chain.admit(await plain(f, bob, token, JSON.stringify({ function: 'mint', args: { to: bob.address, amount: 1 } }), { value: 5 }), 0);
+  const b2 = await f.block();
+  const r = await receipt(f, refused.tx_hash);
+  assert.equal(r.status, 'confirmed');
+  const called = (await f.chain.store.getTxEvents(b2.header.height, refused.tx_hash)).find((e) => e.type === 'contract_called')!;
+  assert.equal(called.data.return_data, '{"error":"only the owner may mint"}');
+  assert.equal((await f.account(token)).balance, 5n, 'the value was credited after the call succeeded');
+  assert.equal((await f.account(bob.address)).balance, before - 5n - r.fee);
+
+  await assert.rejects(f.chain.admit(await plain(f, bob, token, '{"args":{}}'), 0), (e: unknown) => isChainError(e) && e.status === 400 && /name the contract function/.test(e.message));
+});
+
+test('past admission: a float contract deploys nothing, a call with unreadable data fails, a trap keeps the value with the sender; fee and nonce are consumed', async () => {
+  const f = await chain();
+  await assert.rejects(f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.float)) })), 0), (e: unknown) => isChainError(e) && e.status === 400);
+  const float = inject(f, await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.float)) })));
+  await f.block();
+  const fr = await receipt(f, float);
+  assert.equal(fr.status, 'failed');
+  assert.match(fr.error!, /floating-point/);
+  assert.equal(await f.chain.store.state.get(`contracts/contract/${contractAddress(alice.address, float)}`), undefined);
+
+  const loopDeploy = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: 100 }), 0);
+  await f.block();
+  const loop = contractAddress(alice.address, loopDeploy.tx_hash);
+  const bad = inject(f, await plain(f, bob, loop, 'not json'));
+  await f.block();
+  assert.equal((await receipt(f, bad)).status, 'failed');
+
+  const before = await f.account(bob.address);
+  const trapped = await f.chain.admit(await plain(f, bob, loop, JSON.stringify({ function: 'spin', args: {} }), { value: 9, gas_limit: 60 }), 0);
+  await f.block();
+  const tr = await receipt(f, trapped.tx_hash);
+  assert.deepEqual([tr.status, tr.gas], ['failed', 60]);
+  assert.match(tr.error!, /out of fuel/);
+  const after = await f.account(bob.address);
+  assert.equal(after.balance, before.balance - tr.fee, 'value kept, fee paid');
+  assert.equal(after.nonce, before.nonce + 1n);
+  assert.equal((await f.account(loop)).balance, 0n);
+});
+
+test('the call endpoint never writes: dry_run false is 403 on mainnet (part 2, 403) and 400 on a test network', async () => {
+  for (const [env, status] of [['mainnet', 403], ['testnet', 400]] as const) {
+    const f = await makeChain({ plugins: [contractsPlugin], env });
+    const routes = new RouteTable();
+    f.hooks.routes.call(routes);
+    const handler = routes.list().find((r) => r.method === 'POST' && r.path === '/api/v1/contracts/:address/call')!.handler;
+    const req = { method: 'POST', path: '/api/v1/contracts/chain:0000000001.app/call', params: { address: 'chain:0000000001.app' }, query: new URLSearchParams(), headers: {}, body: { function: 'transfer', args: {}, dry_run: false }, ip: '127.0.0.1' };
+    assert.throws(() => handler(req), (e: unknown) => isChainError(e) && e.status === status, env);
+  }
+});
+
+test('storing code costs fuel: 60 KB of code does not fit the base 50 gas and fails out of fuel at the whole limit; with a gas_limit it deploys', async () => {
+  const f = await chain();
+  const big = toHex(wat(`(module (memory 1) (data (i32.const 0) "${'a'.repeat(60_000)}") (func (export "alloc") (param i32) (result i32) (i32.const 0)) (func (export "call") (param i32 i32)))`));
+  const poor = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big })), 0);
+  await f.block();
+  const r = await receipt(f, poor.tx_hash);
+  assert.deepEqual([r.status, r.gas], ['failed', 50]);
+  assert.match(r.error!, /storing 600\d\d bytes of code costs/);
+  const rich = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big }), { gas_limit: 100 }), 0);
+  await f.block();
+  const ok = await receipt(f, rich.tx_hash);
+  assert.deepEqual([ok.status, ok.gas], ['confirmed', 61]);
+});

@@ -1,0 +1,173 @@
+import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, pageOf, sha3Hex0x, type NodeServices } from '../../kernel/sdk.js';
+import { callInput, deployFromData, deployRequest } from './calls.js';
+import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings } from './execute.js';
+import { allContracts, readContract, type ContractRecord } from './store.js';
+import { Vm } from './vm/engine.js';
+import { loadTemplates } from './templates.js';
+import { DeployBody, parseCall } from './schemas.js';
+
+/** One VM per process: compiled modules are cached by code hash across blocks and dry runs. */
+const vm = new Vm(64);
+
+/**
+ * The seam the contract analyzer will tap (part 1, Contract execution 9): `deployGate.add(name,
+ * check)` from its register. Nothing is installed here.
+ */
+export const deployGate = new DeployGate();
+
+const deployOperation = defineOperation({
+  name: 'deploy_contract',
+  description: 'deploys a WebAssembly contract (part 1, Contract execution 7 and 9)',
+  routes: [{ method: 'POST', path: '/api/v1/contracts/deploy' }],
+  socketMethod: 'deploy_contract',
+  schema: DeployBody,
+  signsFor: DEPLOY_ADDRESS,
+  value: null,
+  gas: CONTRACT_BASE_GAS,
+  async check(ctx, op) {
+    const s = await readSettings(ctx.params);
+    const req = deployRequest(op.body, s.maxBytecode);
+    await vm.ready();
+    vm.prepare(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
+    return undefined;
+  },
+  async execute(ctx, op) {
+    const s = await readSettings(ctx.params);
+    const { gas } = await executeDeploy(vm, deployGate, ctx, op.actor, op.txHash, deployRequest(op.body, s.maxBytecode), 0n);
+    return { gas };
+  },
+});
+
+function contractView(r: ContractRecord): Record<string, unknown> {
+  // No security_score: no analyzer runs, and a stand-in score would be a lie (issue 24).
+  return { address: r.address, owner: r.owner, code_hash: r.code_hash, name: r.name, description: r.description, template: r.template, decimals: r.decimals, deploy_tx: r.deploy_tx, created_height: r.created_height, code_size: r.code_size };
+}
+
+function page<T>(key: string, all: readonly T[], limit: number, offset: number): Record<string, unknown> {
+  const items = all.slice(offset, offset + limit);
+  return { [key]: items, total: all.length, limit, offset, has_more: offset + items.length < all.length };
+}
+
+const entryCodec = jsonRecord<Record<string, unknown>>();
+
+export const contractsPlugin = definePlugin<Record<string, unknown>, NodeServices>({
+  name: 'contracts',
+  kind: 'state',
+  description: 'WebAssembly contracts: metered VM, deploy, calls, dry runs, contract events, shipped templates',
+  params: [
+    { key: PARAMS.fuelPerGas, default: 10_000n, min: 1n, max: 1_000_000_000n, description: 'fuel (metered WebAssembly instructions and host work) one gas unit buys; the base 50 gas of a call buys 50 times this' },
+    { key: PARAMS.maxPages, default: 16n, min: 1n, max: 1024n, description: 'most 64 KiB memory pages a contract instance may have' },
+    { key: PARAMS.maxStack, default: 4096n, min: 64n, max: 65_536n, description: 'most stack weight (frames × their locals) one call tree may hold before it traps' },
+    { key: PARAMS.maxBytecode, default: 262_144n, min: 1024n, max: 4_194_304n, description: 'largest contract bytecode, in bytes' },
+    { key: PARAMS.maxKeys, default: 1024n, min: 16n, max: 65_536n, description: 'most distinct storage keys one transaction\'s call tree may read' },
+  ],
+  systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS }],
+  addressKinds: [{ kind: 'app', gas: CONTRACT_BASE_GAS, description: 'a WebAssembly contract: transactions to it call it' }],
+  operations: [deployOperation],
+  events: [
+    { type: 'contract_deployed', description: 'a contract was created', fields: ['address', 'owner', 'code_hash', 'tx_hash', 'gas_used', 'return_data'], socket: true },
+    { type: 'contract_called', description: 'a contract call succeeded', fields: ['contract', 'caller', 'function', 'value', 'gas_used', 'return_data'], socket: true },
+    { type: 'contract_event', description: 'an event a contract emitted (emit_event)', fields: ['contract', 'event', 'data'], socket: true },
+  ],
+  register(api) {
+    let lastBlockTime = 0;
+    api.hooks.committed.tapPromise(api.name, async (c) => {
+      lastBlockTime = c.block.header.timestamp;
+    });
+    api.hooks.recordExists.for('app').tapPromise(api.name, async (ctx, address) => (await readContract(ctx.store, address)) !== undefined);
+    api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
+      if (tx.origin !== 'signed') return undefined;
+      if (tx.target === 'kind:app') {
+        // A call whose data the node cannot turn into input is refused here rather than failed in
+        // a block (the block re-reads it and fails the same way if a proposer skipped this).
+        const rec = await readContract(ctx.store, tx.to);
+        if (!rec) return notFound(`no contract at ${tx.to}`);
+        try {
+          callInput(tx.data, rec.decimals);
+        } catch (err) {
+          if (isChainError(err)) return err;
+          throw err;
+        }
+        return undefined;
+      }
+      if (tx.target === DEPLOY_ADDRESS) {
+        const s = await readSettings(ctx.params);
+        try {
+          const req = deployFromData(tx.data, s.maxBytecode);
+          await vm.ready();
+          vm.prepare(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
+        } catch (err) {
+          if (isChainError(err)) return err;
+          throw err;
+        }
+      }
+      return undefined;
+    });
+    api.hooks.executeTx.for('kind:app').tapPromise(api.name, async (ctx, tx) => ({ gas: (await executeCall(vm, ctx, tx)).gas }));
+    api.hooks.executeTx.for(DEPLOY_ADDRESS).tapPromise(api.name, async (ctx, tx) => {
+      const s = await readSettings(ctx.params);
+      const { gas } = await executeDeploy(vm, deployGate, ctx, tx.from, tx.hash, deployFromData(tx.data, s.maxBytecode), tx.value);
+      return { gas };
+    });
+
+    const s = api.services;
+    const at = <T>(fn: Parameters<typeof s.query.run<T>>[1]): Promise<T> => s.query.run(api.name, fn);
+    const address = (raw: string | undefined): string => {
+      if (!isAddress(raw) || !raw.endsWith('.app')) throw badRequest(`"${raw}" is not a contract address (chain:<10 hex>.app)`);
+      return raw;
+    };
+    api.hooks.routes.tap(api.name, (routes) =>
+      routes.withOwner(api.name, () => {
+        routes.get('/api/v1/contracts', (req) =>
+          at(async (ctx) => {
+            const { limit, offset } = pageOf(req.query, 20, 100);
+            const owner = req.query.get('owner');
+            const all = (await allContracts(ctx.store)).filter((c) => owner === null || c.owner === owner).sort((a, b) => b.created_height - a.created_height || (a.address < b.address ? -1 : 1));
+            return page('contracts', all.map(contractView), limit, offset);
+          }),
+        );
+        routes.get('/api/v1/contracts/:address', (req) =>
+          at(async (ctx) => {
+            const rec = await readContract(ctx.store, address(req.params.address));
+            if (!rec) throw notFound(`no contract at ${req.params.address}`);
+            return contractView(rec);
+          }),
+        );
+        routes.get('/api/v1/contracts/:address/events', async (req) => {
+          const a = address(req.params.address);
+          const { limit, offset } = pageOf(req.query, 50, 200);
+          const rows = (await s.index(api.name).scan(`ev/${a}/`, { reverse: true })).map(([, v]) => entryCodec.decode(v));
+          return { contract: a, ...page('events', rows, limit, offset) };
+        });
+        routes.get('/api/v1/accounts/:address/token-transfers', async (req) => {
+          const a = req.params.address;
+          if (!isAddress(a)) throw badRequest(`"${a}" is not a chain address`);
+          const { limit, offset } = pageOf(req.query, 50, 200);
+          const rows = (await s.index(api.name).scan(`tt/${a}/`, { reverse: true })).map(([, v]) => entryCodec.decode(v));
+          return { address: a, ...page('transfers', rows, limit, offset) };
+        });
+        routes.post('/api/v1/contracts/:address/call', (req) => {
+          const a = address(req.params.address);
+          const body = parseCall(req.body ?? {});
+          if (body.dry_run === false) {
+            // Part 1, Contract execution 11 and part 2, 403: a write goes through consensus.
+            if (api.config.env === 'mainnet') throw forbidden('a contract write call through the call endpoint is refused on mainnet: send a transaction to the contract instead');
+            throw badRequest('the call endpoint only dry-runs (dry_run: true); a write is a transaction to the contract (POST /api/v1/transactions)');
+          }
+          const data = JSON.stringify({ function: body.fn, args: body.args ?? {} });
+          return at((ctx) => dryRun(vm, ctx, lastBlockTime, a, data, body.caller ?? '', body.gas_limit));
+        });
+        const templates = loadTemplates();
+        routes.get('/api/v1/templates', (req) => {
+          const { limit, offset } = pageOf(req.query, 20, 100);
+          return Promise.resolve(page('templates', templates.map((t) => t.summary), limit, offset));
+        });
+        routes.get('/api/v1/templates/:id', (req) => {
+          const t = templates.find((x) => x.summary.id === req.params.id);
+          if (!t) throw notFound(`no template ${req.params.id}`);
+          return Promise.resolve(t.full);
+        });
+      }),
+    );
+  },
+});

@@ -1,0 +1,40 @@
+import { jsonRecord, toHex, type ReadonlyStore, type Store } from '../../kernel/sdk.js';
+
+/**
+ * The contracts plugin's records, in its namespace:
+ * - `contract/<address>`: ContractRecord
+ * - `code/<code hash>`: the bytecode as deployed (raw bytes), shared by contracts with equal code
+ * - `kv/<address>/<hex key>`: a contract's own storage (raw bytes)
+ */
+export interface ContractRecord {
+  readonly address: string;
+  readonly owner: string;
+  readonly code_hash: string;
+  readonly name: string;
+  readonly description: string;
+  readonly template: string | null;
+  /** From the deploy's init_args.decimals (a JSON number), else 0: converts args.amount of calls. */
+  readonly decimals: number;
+  readonly deploy_tx: string;
+  readonly created_height: number;
+  readonly code_size: number;
+}
+
+export const contractCodec = jsonRecord<ContractRecord>();
+
+export const contractKey = (address: string): string => `contract/${address}`;
+export const codeKey = (hash: string): string => `code/${hash}`;
+export const storageKey = (address: string, key: Uint8Array): string => `kv/${address}/${toHex(key)}`;
+
+export function readContract(store: ReadonlyStore, address: string): Promise<ContractRecord | undefined> {
+  return store.getRecord(contractKey(address), contractCodec);
+}
+
+export async function allContracts(store: ReadonlyStore): Promise<ContractRecord[]> {
+  return (await store.scan('contract/')).map(([, v]) => contractCodec.decode(v));
+}
+
+export function writeContract(store: Store, record: ContractRecord, code: Uint8Array): void {
+  store.setRecord(contractKey(record.address), record, contractCodec);
+  store.set(codeKey(record.code_hash), code);
+}

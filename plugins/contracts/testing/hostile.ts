@@ -1,0 +1,83 @@
+import binaryen from 'binaryen';
+
+/**
+ * Hostile contracts written in WAT for the tests (Binaryen parses the text; nothing is encoded
+ * by hand). Each exports `alloc` and `call` as the host expects.
+ */
+const PRELUDE = `
+  (memory (export "memory") 1)
+  (func (export "alloc") (param i32) (result i32) (i32.const 1024))`;
+
+export const HOSTILE_WAT = {
+  /** Loops forever: must run out of fuel. */
+  infiniteLoop: `(module ${PRELUDE}
+  (func (export "call") (param i32 i32) (loop $l (br $l))))`,
+  /** Grows memory one page at a time until the cap stops it. */
+  memoryGrowth: `(module ${PRELUDE}
+  (func (export "call") (param i32 i32) (loop $l (drop (memory.grow (i32.const 1))) (br $l))))`,
+  /** Recurses without end: must trap on the stack counter at the same fuel everywhere. */
+  deepRecursion: `(module ${PRELUDE}
+  (func $r (param i32) (result i32) (i32.add (call $r (i32.add (local.get 0) (i32.const 1))) (i32.const 1)))
+  (func (export "call") (param i32 i32) (drop (call $r (i32.const 0)))))`,
+  /** Uses a float instruction: refused at deploy. */
+  float: `(module ${PRELUDE}
+  (func (export "call") (param i32 i32) (drop (f64.add (f64.const 1.5) (f64.const 2.25)))))`,
+  /** Imports something that is not the host API: refused at deploy. */
+  unknownImport: `(module
+  (import "env" "random_bytes" (func $rnd (param i32 i32)))
+  ${PRELUDE}
+  (func (export "call") (param i32 i32) (call $rnd (i32.const 0) (i32.const 32))))`,
+  /** A CPU-heavy loop of integer work, `n` iterations read from the first byte of the input × 65536 (benchmarks). */
+  cpuHeavy: `(module ${PRELUDE}
+  (func (export "call") (param i32 i32) (local i32 i32 i64)
+    (local.set 3 (i32.mul (i32.load8_u (local.get 0)) (i32.const 65536)))
+    (loop $l
+      (local.set 4 (i64.add (i64.mul (local.get 4) (i64.const 6364136223846793005)) (i64.const 1442695040888963407)))
+      (local.set 2 (i32.add (local.get 2) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get 2) (local.get 3))))
+    (i64.store (i32.const 0) (local.get 4))))`,
+  /**
+   * Relay: input is one byte n, then a contract address. n = 0: returns its caller; else calls the
+   * address with n - 1 and returns what it answered (n + 1 contract levels in all).
+   */
+  relay: `(module
+  (import "env" "call_contract" (func $cc (param i32 i32 i32 i32 i32 i32) (result i32)))
+  (import "env" "get_caller" (func $gc (param i32 i32) (result i32)))
+  (import "env" "set_return" (func $ret (param i32 i32)))
+  ${PRELUDE}
+  (func (export "call") (param $p i32) (param $len i32) (local $n i32) (local $r i32)
+    (local.set $n (i32.load8_u (local.get $p)))
+    (if (i32.eqz (local.get $n))
+      (then
+        (local.set $r (call $gc (i32.const 4096) (i32.const 4096)))
+        (call $ret (i32.const 4096) (local.get $r))
+        (return)))
+    (i32.store8 (local.get $p) (i32.sub (local.get $n) (i32.const 1)))
+    (local.set $r (call $cc (i32.add (local.get $p) (i32.const 1)) (i32.sub (local.get $len) (i32.const 1)) (local.get $p) (local.get $len) (i32.const 4096) (i32.const 4096)))
+    (call $ret (i32.const 4096) (local.get $r))))`,
+  /** Burns (input byte × 4096) loop iterations, then reads 16 distinct storage keys: reads placed late. */
+  lateReads: `(module
+  (import "env" "storage_read" (func $read (param i32 i32 i32 i32) (result i32)))
+  ${PRELUDE}
+  (func (export "call") (param i32 i32) (local i32 i32)
+    (local.set 3 (i32.mul (i32.load8_u (local.get 0)) (i32.const 4096)))
+    (loop $burn
+      (local.set 2 (i32.add (local.get 2) (i32.const 1)))
+      (br_if $burn (i32.lt_u (local.get 2) (local.get 3))))
+    (local.set 2 (i32.const 0))
+    (loop $reads
+      (i32.store8 (i32.const 0) (local.get 2))
+      (drop (call $read (i32.const 0) (i32.const 1) (i32.const 64) (i32.const 64)))
+      (local.set 2 (i32.add (local.get 2) (i32.const 1)))
+      (br_if $reads (i32.lt_u (local.get 2) (i32.const 16))))))`,
+} as const;
+
+/** A WAT module as bytecode. */
+export function wat(text: string): Uint8Array {
+  const m = binaryen.parseText(text);
+  try {
+    return m.emitBinary();
+  } finally {
+    m.dispose();
+  }
+}

@@ -1,0 +1,161 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isChainError, sha3Hex0x } from '../../../kernel/sdk.js';
+import { callInput, initializeInput } from '../calls.js';
+import { codeKey, contractCodec, contractKey, type ContractRecord } from '../store.js';
+import { templateBytecode } from '../templates.js';
+import { HOSTILE_WAT, wat } from '../testing/hostile.js';
+import { Vm, type VmLimits } from './engine.js';
+import { isFailure, runTree, type TreeResult } from './runner.js';
+
+const limits: VmLimits & { maxKeys: number } = { maxPages: 4, maxStack: 4096, maxDepth: 8, maxKeys: 1024 };
+const BLOCK = { height: 7, time: 1_700_000_000_000 };
+
+/** Plugin-namespace state in memory, as the runner reads it. */
+class MemState {
+  readonly kv = new Map<string, Uint8Array>();
+  deploy(address: string, bytes: Uint8Array): void {
+    const code_hash = sha3Hex0x(bytes);
+    const rec: ContractRecord = { address, owner: 'chain:owner', code_hash, name: '', description: '', template: null, decimals: 0, deploy_tx: '0x', created_height: 1, code_size: bytes.length };
+    this.kv.set(contractKey(address), contractCodec.encode(rec));
+    this.kv.set(codeKey(code_hash), bytes);
+  }
+  apply(r: TreeResult): void {
+    for (const [k, v] of r.writes) {
+      if (v === null) this.kv.delete(k);
+      else this.kv.set(k, v);
+    }
+  }
+  get = async (key: string): Promise<Uint8Array | undefined> => this.kv.get(key);
+}
+
+const text = (b: Uint8Array): string => new TextDecoder().decode(b);
+
+async function call(vm: Vm, s: MemState, contract: string, caller: string, input: Uint8Array, budget = 10_000_000n) {
+  const r = await runTree(vm, s, BLOCK, { contract, caller, entry: 'call', input }, budget, limits);
+  if (!isFailure(r)) s.apply(r);
+  return r;
+}
+
+const json = (fn: string, args: Record<string, unknown> = {}) => callInput(JSON.stringify({ function: fn, args }), 6).bytes;
+
+test('the AssemblyScript token: initialize, reads, transfer, approve, transfer_from, mint by the owner only, burn, Transfer events', async () => {
+  const vm = new Vm();
+  const s = new MemState();
+  const T = 'chain:0000000001.app';
+  s.deploy(T, templateBytecode('token.wasm'));
+  const init = await call(vm, s, T, 'chain:alice', initializeInput({ name: 'Test', symbol: 'TST', decimals: 6, total_supply: '1000' }, 6));
+  assert.ok(!isFailure(init), isFailure(init) ? init.trap.message : '');
+  assert.equal(text(init.outcome.returnData), '{"ok":true}');
+  assert.deepEqual(init.events.map((e) => e.name), ['Transfer']);
+  const read = async (fn: string, args: Record<string, unknown> = {}) => {
+    const r = await call(vm, s, T, 'chain:anyone', json(fn, args));
+    assert.ok(!isFailure(r));
+    return text(r.outcome.returnData);
+  };
+  assert.equal(await read('name'), '{"ok":"Test"}');
+  assert.equal(await read('symbol'), '{"ok":"TST"}');
+  assert.equal(await read('decimals'), '{"ok":6}');
+  assert.equal(await read('total_supply'), '{"ok":"1000000000"}');
+  assert.equal(await read('totalSupply'), '{"ok":"1000000000"}');
+  assert.equal(await read('balance_of', { address: 'chain:alice' }), '{"ok":"1000000000"}');
+
+  const t = await call(vm, s, T, 'chain:alice', json('transfer', { to: 'chain:bob', amount: '2.5' }));
+  assert.ok(!isFailure(t));
+  assert.equal(text(t.outcome.returnData), '{"ok":true}');
+  assert.equal(t.events[0]!.data, '{"from":"chain:alice","to":"chain:bob","amount":"2500000"}');
+  assert.equal(await read('balanceOf', { address: 'chain:bob' }), '{"ok":"2500000"}');
+
+  await call(vm, s, T, 'chain:bob', json('approve', { spender: 'chain:carol', amount: 1 }));
+  assert.equal(await read('allowance', { owner: 'chain:bob', spender: 'chain:carol' }), '{"ok":"1000000"}');
+  const tf = await call(vm, s, T, 'chain:carol', json('transferFrom', { from: 'chain:bob', to: 'chain:dave', amount: 1 }));
+  assert.ok(!isFailure(tf));
+  assert.equal(await read('balance_of', { address: 'chain:dave' }), '{"ok":"1000000"}');
+  assert.equal(await read('allowance', { owner: 'chain:bob', spender: 'chain:carol' }), '{"ok":"0"}');
+  const over = await call(vm, s, T, 'chain:carol', json('transfer_from', { from: 'chain:bob', to: 'chain:dave', amount: 1 }));
+  assert.ok(!isFailure(over));
+  assert.match(text(over.outcome.returnData), /^\{"error":"allowance/);
+
+  const notOwner = await call(vm, s, T, 'chain:bob', json('mint', { to: 'chain:bob', amount: 5 }));
+  assert.ok(!isFailure(notOwner));
+  assert.equal(text(notOwner.outcome.returnData), '{"error":"only the owner may mint"}');
+  await call(vm, s, T, 'chain:alice', json('mint', { to: 'chain:bob', amount: 5 }));
+  assert.equal(await read('total_supply'), '{"ok":"1005000000"}');
+  await call(vm, s, T, 'chain:bob', json('burn', { amount: 1 }));
+  assert.equal(await read('total_supply'), '{"ok":"1004000000"}');
+  assert.equal(await read('balance_of', { address: 'chain:bob' }), '{"ok":"5500000"}');
+});
+
+test('same bytecode and input: the same fuel, every time and from a cold cache', async () => {
+  const s = new MemState();
+  const T = 'chain:0000000001.app';
+  s.deploy(T, templateBytecode('token.wasm'));
+  const vm = new Vm();
+  await call(vm, s, T, 'chain:alice', initializeInput({ name: 'A', symbol: 'A', decimals: 0, total_supply: 100 }, 0));
+  const fuel: bigint[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await runTree(i === 2 ? new Vm() : vm, s, BLOCK, { contract: T, caller: 'chain:alice', entry: 'call', input: json('transfer', { to: 'chain:bob', amount: 1 }) }, 10_000_000n, limits);
+    assert.ok(!isFailure(r));
+    fuel.push(r.outcome.fuelUsed);
+  }
+  assert.equal(new Set(fuel).size, 1, `fuel ${fuel.join(', ')}`);
+});
+
+test('hostile contracts: an endless loop runs out of fuel, memory stops at the cap, recursion traps on the stack counter at a fixed fuel', async () => {
+  const vm = new Vm();
+  const s = new MemState();
+  s.deploy('chain:000000000a.app', wat(HOSTILE_WAT.infiniteLoop));
+  s.deploy('chain:000000000b.app', wat(HOSTILE_WAT.memoryGrowth));
+  s.deploy('chain:000000000c.app', wat(HOSTILE_WAT.deepRecursion));
+  const loop = await call(vm, s, 'chain:000000000a.app', 'x', new Uint8Array([1]), 1_000_000n);
+  assert.ok(isFailure(loop) && loop.trap.kind === 'out_of_fuel' && loop.fuelUsed === 1_000_000n);
+  const mem = await call(vm, s, 'chain:000000000b.app', 'x', new Uint8Array([1]));
+  assert.ok(isFailure(mem) && mem.trap.kind === 'memory', isFailure(mem) ? mem.trap.message : 'no trap');
+  const fuel: bigint[] = [];
+  for (const v of [vm, new Vm()]) {
+    const rec = await call(v, s, 'chain:000000000c.app', 'x', new Uint8Array([1]));
+    assert.ok(isFailure(rec) && rec.trap.kind === 'stack', isFailure(rec) ? rec.trap.message : 'no trap');
+    fuel.push(rec.fuelUsed);
+  }
+  assert.equal(fuel[0], fuel[1]);
+});
+
+test('deploy checks refuse floats, unknown imports, a start function and memory above the cap, as 400 invalid bytecode', async () => {
+  const vm = new Vm();
+  await vm.ready();
+  const refused = (bytes: Uint8Array, re: RegExp) =>
+    assert.throws(() => vm.prepare(sha3Hex0x(bytes), bytes, limits), (e: unknown) => isChainError(e) && e.status === 400 && re.test(e.message));
+  refused(wat(HOSTILE_WAT.float), /floating-point/);
+  refused(wat(HOSTILE_WAT.unknownImport), /env\.random_bytes is not part of the host API/);
+  refused(wat('(module (memory 9) (func $s) (start $s))'), /start function/);
+  refused(wat('(module (memory 9))'), /above the cap of 4/);
+  refused(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), /not a WebAssembly module/);
+});
+
+test('cross-contract calls: the callee sees the calling contract; the ninth level fails', async () => {
+  const vm = new Vm();
+  const s = new MemState();
+  const R = 'chain:00000000aa.app';
+  s.deploy(R, wat(HOSTILE_WAT.relay));
+  const input = (n: number) => new Uint8Array([n, ...new TextEncoder().encode(R)]);
+  const one = await call(vm, s, R, 'chain:user', input(1));
+  assert.ok(!isFailure(one));
+  assert.equal(text(one.outcome.returnData), R, 'level 2 sees level 1 as its caller');
+  const top = await call(vm, s, R, 'chain:user', input(0));
+  assert.ok(!isFailure(top) && text(top.outcome.returnData) === 'chain:user');
+  const eight = await call(vm, s, R, 'chain:user', input(7));
+  assert.ok(!isFailure(eight), 'eight levels run');
+  const nine = await call(vm, s, R, 'chain:user', input(8));
+  assert.ok(isFailure(nine) && nine.trap.kind === 'depth', isFailure(nine) ? nine.trap.message : 'no trap');
+});
+
+test('storage reads placed late in a heavy call cannot make the node redo it without bound: the reruns are capped at a few budgets', async () => {
+  const vm = new Vm();
+  const s = new MemState();
+  s.deploy('chain:00000000d0.app', wat(HOSTILE_WAT.lateReads));
+  const light = await call(vm, s, 'chain:00000000d0.app', 'x', new Uint8Array([1]), 10_000_000n);
+  assert.ok(!isFailure(light), 'sixteen reads after a little work are fine');
+  const heavy = await call(vm, s, 'chain:00000000d0.app', 'x', new Uint8Array([200]), 10_000_000n);
+  assert.ok(isFailure(heavy) && heavy.trap.kind === 'out_of_fuel' && /run again/.test(heavy.trap.message), isFailure(heavy) ? heavy.trap.message : 'no trap');
+  assert.equal(heavy.fuelUsed, 10_000_000n);
+});

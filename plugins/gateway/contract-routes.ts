@@ -1,0 +1,68 @@
+import { badRequest, reply, type Hooks, type RouteTable } from '../../kernel/sdk.js';
+import { isObject, resultOf, type NodeAnswer } from './node-client.js';
+import type { GatewayServices } from './services.js';
+import { pathSegment, upstreamPath } from './upstream-path.js';
+
+/** Contract reads the gateway proxies (plugins/contracts), cached with the others. */
+export const CONTRACT_GETS = ['/api/v1/contracts', '/api/v1/contracts/:address', '/api/v1/contracts/:address/events', '/api/v1/accounts/:address/token-transfers', '/api/v1/templates', '/api/v1/templates/:id'] as const;
+
+const CALL_PATH = '/api/v1/contracts/:address/call';
+
+/** The node's status and body, unchanged (proxy-routes' passThrough, which imports this module's list). */
+const passThrough = (a: NodeAnswer): unknown => reply(a.status, a.body);
+
+/** A dry run forwarded to a node (contracts are served by every node: state is replicated). */
+async function dryRun(s: GatewayServices, address: string, body: unknown): Promise<unknown> {
+  return resultOf(await s.client.request(s.router.nodesOfShard(0), 'POST', upstreamPath(CALL_PATH, { address }), body));
+}
+
+/** The `ok` value of a token read by dry run, or null when the contract does not answer it. */
+async function tokenRead(s: GatewayServices, address: string, fn: string): Promise<unknown> {
+  const r = await dryRun(s, address, { function: fn, args: {}, dry_run: true });
+  if (!isObject(r) || r.success !== true || typeof r.return_data !== 'string') return null;
+  try {
+    const parsed: unknown = JSON.parse(r.return_data);
+    return isObject(parsed) && 'ok' in parsed ? parsed.ok : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Gateway-only `GET /api/v1/contracts/:address/token-info` (part 1, Contracts): name, symbol,
+ * decimals and supply, read from the contract by dry runs on a node; the dry-run call forwarded
+ * as it is; and the contract socket methods of part 1 that are not about analysis or certificates
+ * (`deploy_contract` is the deploy operation's, registered with every operation).
+ */
+export function registerContractRoutes(routes: RouteTable, s: GatewayServices): void {
+  routes.post(CALL_PATH, async (req) => passThrough(await s.client.request(s.router.nodesOfShard(0), 'POST', upstreamPath(CALL_PATH, req.params), req.body, req.bodyText)));
+  routes.get('/api/v1/contracts/:address/token-info', async (req) => tokenInfo(s, req.params.address ?? ''));
+}
+
+async function tokenInfo(s: GatewayServices, raw: string): Promise<Record<string, unknown>> {
+  const address = pathSegment('path parameter \'address\'', raw);
+  resultOf(await s.reads.get(upstreamPath('/api/v1/contracts/:address', { address }))); // 404 for no contract
+  const [name, symbol, decimals, supply] = await Promise.all(['name', 'symbol', 'decimals', 'total_supply'].map((fn) => tokenRead(s, address, fn)));
+  return { address, name, symbol, decimals, total_supply: supply };
+}
+
+export function registerContractMethods(hooks: Hooks, plugin: string, s: GatewayServices): void {
+  const method = (name: string, fn: (p: Record<string, unknown>) => Promise<unknown>): void => void hooks.rpcMethods.for(name).tapPromise(plugin, fn);
+  const address = (p: Record<string, unknown>): string => {
+    if (typeof p.address !== 'string' || p.address.length === 0) throw badRequest('params.address is required');
+    return p.address;
+  };
+  const query = (p: Record<string, unknown>): string => {
+    const q = new URLSearchParams();
+    for (const k of ['owner', 'limit', 'offset', 'page']) if (typeof p[k] === 'string' || typeof p[k] === 'number') q.set(k, String(p[k]));
+    const t = q.toString();
+    return t ? `?${t}` : '';
+  };
+  method('get_contracts', async (p) => resultOf(await s.reads.get(`/api/v1/contracts${query(p)}`)));
+  method('get_contract', async (p) => resultOf(await s.reads.get(upstreamPath('/api/v1/contracts/:address', { address: address(p) }))));
+  method('get_contract_events', async (p) => resultOf(await s.reads.get(`${upstreamPath('/api/v1/contracts/:address/events', { address: address(p) })}${query(p)}`)));
+  method('call_contract', async (p) => {
+    const { address: a, ...body } = p;
+    return dryRun(s, address({ address: a }), body);
+  });
+}
