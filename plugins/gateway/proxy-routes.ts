@@ -27,6 +27,9 @@ export const PROXIED_GETS = [
   '/api/v1/identity/:addr',
   '/api/v1/identity/recovery/:addr',
   '/api/v1/identity/guardian-of/:addr',
+  // The sentinel's holds and trust lists (plugins/sentinel).
+  '/api/v1/held/:address',
+  '/api/v1/trust/:owner',
 ] as const;
 
 /**
