@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, signOwnLayout, signOperation, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { isChainError } from '../../kernel/sdk.js';
 import { sessionPlugin } from '../session/index.js';
-import { loadModel, score } from './model.js';
+import { leastValueScoring, loadModel } from './model.js';
 import { heldMessages } from './operations/held.js';
 import { sentinelPlugin } from './index.js';
 
@@ -21,17 +21,9 @@ async function chain(senders: Wallet[], params: Record<string, string> = {}): Pr
 }
 
 /** The least value scoring at least `bp` for a transfer to a new recipient (a fresh sender's first unless `firstTransfer` is false; `burst` transfers in the last 10 blocks). */
-export function valueScoring(bp: bigint, balance: bigint, firstTransfer = true, burst = 0n): number {
-  let lo = 0n;
-  let hi = balance;
+function valueScoring(bp: bigint, balance: bigint, firstTransfer = true, burst = 0n): number {
   const last = firstTransfer ? 0n : 1n;
-  while (lo < hi) {
-    const mid = (lo + hi) / 2n;
-    const s = score(model, { value: mid, gas_price: 1n, nonce: last + 1n, last_nonce: last, balance, tx_count_last_10: burst, recipient_tx_count: 0n, is_self_transfer: false }).scoreBp;
-    if (s >= bp) hi = mid;
-    else lo = mid + 1n;
-  }
-  return Number(lo);
+  return Number(leastValueScoring(model, bp, { gas_price: 1n, nonce: last + 1n, last_nonce: last, balance, tx_count_last_10: burst, recipient_tx_count: 0n, is_self_transfer: false }));
 }
 
 const nextNonce = async (f: Fixture, w: Wallet): Promise<number> => Number((await f.account(w.address)).nonce) + 1;

@@ -29,7 +29,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
   params: SENTINEL_PARAMS,
   operations: [confirmHeld, cancelHeld, trustAdd, trustRemove],
   events: [
-    { type: 'tx_anomaly', description: 'a transfer was scored anomalous (score as a decimal fraction text)', fields: ['tx_hash', 'score', 'category'], socket: true },
+    { type: 'tx_anomaly', description: 'a transfer was scored anomalous in the block (score as a decimal fraction text); the gateway pushes its own tx_anomaly at submission, so this one is not relayed', fields: ['tx_hash', 'score', 'category'] },
     { type: 'tx_held', description: 'a transfer was held by the policy layer', fields: ['tx_hash', 'to', 'value_human'], socket: true },
     { type: 'tx_released', description: 'a held transfer was released (automatically or confirmed by its owner)', fields: ['tx_hash', 'to', 'value_human'], socket: true },
     { type: 'tx_cancelled', description: 'a held transfer was cancelled by its owner', fields: ['tx_hash', 'to', 'value_human'], socket: true },

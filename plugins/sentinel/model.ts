@@ -187,3 +187,19 @@ export function loadModel(path: string = SHIPPED_MODEL_FILE): Model {
   }
   return parseModel(text);
 }
+
+/**
+ * The least `value` (0..request's balance) whose score reaches `bp`, the other fields as given,
+ * or the balance when none does: how much a wallet may send before a threshold (clients; tests).
+ * The score rises with the value, so a bisection finds it.
+ */
+export function leastValueScoring(model: Pick<Model, 'bias' | 'weights' | 'anomalyThreshold'>, bp: bigint, r: Omit<ScoreRequest, 'value'>): bigint {
+  let lo = 0n;
+  let hi = r.balance;
+  while (lo < hi) {
+    const mid = (lo + hi) / 2n;
+    if (score(model, { ...r, value: mid }).scoreBp >= bp) hi = mid;
+    else lo = mid + 1n;
+  }
+  return lo;
+}

@@ -1,0 +1,220 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { labelledWallet, signOperation, signOwnLayout, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
+import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
+import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
+import { WsClient, type Msg } from '../../plugins/gateway/testing/process.js';
+import { formatCoin } from '../../kernel/sdk.js';
+import { leastValueScoring, loadModel } from '../../plugins/sentinel/model.js';
+import { heldMessages } from '../../plugins/sentinel/operations/held.js';
+
+/**
+ * The sentinel (issue 26) on a real 4-validator devnet, through the gateway and its WebSocket:
+ * the policy layer switched on by config (`CHAIN_SENTINEL_POLICY_ENABLED`), short hold, expiry
+ * and trust delays. Each scenario uses fresh wallets, so the score of its transfer is known from
+ * the model alone (a first transfer to a new recipient, nothing sent in the last 10 blocks).
+ */
+const HOLD_BLOCKS = 3;
+const EXPIRY_BLOCKS = 6;
+const TRUST_BLOCKS = 6;
+const model = loadModel();
+let clock = Date.now();
+
+describe('sentinel on a real devnet', () => {
+  let net: TestDevnet;
+  let ws: WsClient;
+  const rpc = (i = 0): string => net.rpcUrls[i]!;
+  const gw = (path: string): string => `${net.gatewayUrl}${path}`;
+  const balanceOf = async (address: string, i = 0): Promise<bigint> => BigInt((await getJson(`${rpc(i)}/api/v1/accounts/${address}`)).body.balance as number);
+  const height = async (): Promise<number> => (await getJson(`${rpc()}/health`)).body.height as number;
+  const event = (type: string, hash: string): Promise<Msg> => ws.next(`${type} of ${hash}`, (m) => m.type === type && (m.data as { tx_hash?: string }).tx_hash === hash, 30_000);
+
+  async function funded(label: string): Promise<Wallet> {
+    const w = labelledWallet(label);
+    const f = await postJson(gw('/api/v1/faucet'), { address: w.address, public_key: w.publicKeyHex });
+    assert.equal(f.status, 200, JSON.stringify(f.body));
+    for (const url of net.rpcUrls) await waitConfirmed(url, f.body.tx_hash as string);
+    return w;
+  }
+  /** The least value scoring `bp` for `w`'s first transfer to a new recipient. */
+  async function valueScoring(w: Wallet, bp: bigint): Promise<number> {
+    return Number(leastValueScoring(model, bp, { gas_price: 1n, nonce: 1n, last_nonce: 0n, balance: await balanceOf(w.address), tx_count_last_10: 0n, recipient_tx_count: 0n, is_self_transfer: false }));
+  }
+  async function submit(w: Wallet, to: string, value: number, nonce = 1): Promise<Record<string, unknown>> {
+    const r = await postJson(gw('/api/v1/transactions'), signTransfer(w, { to, value, nonce }));
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body;
+  }
+  async function confirmedEverywhere(hash: string): Promise<Record<string, unknown>> {
+    let tx: Record<string, unknown> = {};
+    for (const url of net.rpcUrls) tx = await waitConfirmed(url, hash);
+    assert.equal(tx.status, 'confirmed', JSON.stringify(tx));
+    return tx;
+  }
+  const heldAction = (w: Wallet, hash: string, action: 'confirm' | 'cancel', signer: Wallet = w) => {
+    const nonce = ++clock;
+    return postJson(gw(`/api/v1/transactions/${hash}/${action}`), signOwnLayout(signer, heldMessages[action]({ owner: w.address, hash }, BigInt(nonce)), { owner: w.address }, nonce));
+  };
+  async function sameRootEverywhere(): Promise<void> {
+    const h = Math.min(...(await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/health`)).body.height as number))));
+    const roots = await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/api/v1/blocks/${h}`)).body.state_root));
+    assert.equal(new Set(roots).size, 1, `state roots at height ${h}: ${roots.join(', ')}`);
+  }
+
+  before(async () => {
+    net = await startTestDevnet({
+      cli: resolve('dist/test/fixtures/test-chain.js'),
+      enablePlugins: ['memo'],
+      env: { CHAIN_SENTINEL_POLICY_ENABLED: '1', CHAIN_SENTINEL_HOLD_BLOCKS: String(HOLD_BLOCKS), CHAIN_SENTINEL_CONFIRM_EXPIRY_BLOCKS: String(EXPIRY_BLOCKS), CHAIN_TRUST_ACTIVATION_BLOCKS: String(TRUST_BLOCKS) },
+    });
+    ws = await WsClient.connect(`${net.gatewayUrl.replace('http', 'ws')}/ws`);
+  });
+  after(async () => {
+    ws?.close();
+    await net?.stop();
+  });
+
+  test('the parameters hold the overrides; the unsigned scorer answers through the node', async () => {
+    const params = (await getJson(`${rpc()}/api/v1/governance/params`)).body;
+    const text = JSON.stringify(params);
+    for (const [k, v] of [['sentinel_policy_enabled', 1], ['sentinel_hold_blocks', HOLD_BLOCKS], ['sentinel_reject_threshold', 85], ['trust_activation_blocks', TRUST_BLOCKS]] as const) {
+      assert.match(text, new RegExp(`"${k}"[^}]*"value":"?${v}"?`), `${k} = ${v} in ${text.slice(0, 300)}`);
+    }
+    const s = await postJson(`${rpc()}/api/v1/sentinel/score`, { value: 850_000, gas_price: 1, nonce: 5, last_nonce: 4, balance: 1_000_000, tx_count_last_10: 0, recipient_tx_count: 0, is_self_transfer: false });
+    assert.equal(s.status, 200, JSON.stringify(s.body));
+    assert.deepEqual({ score: s.body.score, anomalous: s.body.anomalous, category: s.body.category }, { score: 0.8717, anomalous: true, category: 'drain' });
+    const bad = await postJson(`${rpc()}/api/v1/sentinel/score`, { value: -1 });
+    assert.equal(bad.status, 400);
+  });
+
+  test('a drain-like transfer is refused with 400 at the reject threshold, and fails in a block whose proposer skipped checkTx', async () => {
+    const a = await funded('sent-it-a');
+    const body = signTransfer(a, { to: labelledWallet('sent-it-a-to').address, value: await valueScoring(a, 9_000n), nonce: 1 });
+    const r = await postJson(gw('/api/v1/transactions'), body);
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.match(r.body.error as string, /at or above sentinel_reject_threshold 85/);
+    let hash = '';
+    for (const url of net.rpcUrls) hash = (await postJson(`${url}/test/inject`, body)).body.injected as string;
+    for (const url of net.rpcUrls) await waitConfirmed(url, hash);
+    const tx = await waitConfirmed(rpc(1), hash);
+    assert.equal(tx.status, 'failed', JSON.stringify(tx));
+    assert.match(tx.error as string, /sentinel_reject_threshold/);
+    await sameRootEverywhere();
+  });
+
+  test('an anomalous transfer is accepted with the sentinel fields and tx_anomaly; held, listed, tx_held, then released after sentinel_hold_blocks with tx_released', async () => {
+    const b = await funded('sent-it-b');
+    const to = labelledWallet('sent-it-b-to').address;
+    const value = await valueScoring(b, 6_300n);
+    const r = await submit(b, to, value);
+    assert.equal(r.sentinel_category, 'drain');
+    assert.ok((r.sentinel_score as number) >= 0.63 && (r.sentinel_score as number) < 0.7, String(r.sentinel_score));
+    assert.match(r.sentinel_warning as string, /anomalous/);
+    assert.equal((r.held as { releases: string }).releases, 'automatic');
+    const anomaly = await event('tx_anomaly', r.tx_hash as string);
+    assert.deepEqual({ score: (anomaly.data as Msg).score, category: (anomaly.data as Msg).category }, { score: r.sentinel_score, category: 'drain' });
+    const heldEv = (await event('tx_held', r.tx_hash as string)).data as Record<string, unknown>;
+    assert.equal(heldEv.to, to);
+    assert.equal(heldEv.value_human, formatCoin(BigInt(value)));
+    const tx = await confirmedEverywhere(r.tx_hash as string);
+    const listed = await until('the hold through the gateway', async () => {
+      const l = await getJson(gw(`/api/v1/held/${b.address}`));
+      return l.status === 200 && l.body.total === 1 ? l.body : undefined;
+    });
+    const h = (listed.held as Array<Record<string, unknown>>)[0]!;
+    assert.deepEqual([h.tx_hash, h.status, h.releases, h.release_height], [r.tx_hash, 'held', 'automatic', (tx.block as number) + HOLD_BLOCKS]);
+    assert.equal(await balanceOf(to), 0n);
+    const released = (await event('tx_released', r.tx_hash as string)).data as Record<string, unknown>;
+    assert.equal(released.height, (tx.block as number) + HOLD_BLOCKS);
+    for (let i = 0; i < net.rpcUrls.length; i++) await until(`release on validator ${i}`, async () => ((await balanceOf(to, i)) === BigInt(value) ? true : undefined));
+    await sameRootEverywhere();
+  });
+
+  test('step-up: refunded after sentinel_confirm_expiry_blocks when nobody confirms', async () => {
+    const c = await funded('sent-it-c');
+    const value = await valueScoring(c, 7_500n);
+    const before = await balanceOf(c.address);
+    const r = await submit(c, labelledWallet('sent-it-c-to').address, value);
+    assert.deepEqual([(r.held as Msg).releases, (r.held as Msg).needs_owner], ['owner_confirmation', true]);
+    const tx = await confirmedEverywhere(r.tx_hash as string);
+    await event('tx_held', r.tx_hash as string);
+    const refund = (await event('tx_refunded', r.tx_hash as string)).data as Record<string, unknown>;
+    assert.equal(refund.height, (tx.block as number) + EXPIRY_BLOCKS);
+    await until('the refund', async () => ((await balanceOf(c.address)) === before - 21n ? true : undefined));
+    await sameRootEverywhere();
+  });
+
+  test('step-up: a session key cannot confirm (401); the owner\'s main key confirms and the transfer is released', async () => {
+    const d = await funded('sent-it-d');
+    const agent = labelledWallet('sent-it-d-agent');
+    const g = await postJson(gw('/api/v1/session/grant'), signOperation(d, { actor: d.address, target: 'chain:system.session', nonce: ++clock, body: { account: d.address, session_pk: agent.publicKeyHex, scope: '*', cap: 1_000_000, expiry_block: (await height()) + 100_000 } }));
+    assert.equal(g.status, 200, JSON.stringify(g.body));
+    await confirmedEverywhere(g.body.tx_hash as string);
+    const to = labelledWallet('sent-it-d-to').address;
+    const value = await valueScoring(d, 7_500n);
+    const r = await submit(d, to, value);
+    await confirmedEverywhere(r.tx_hash as string);
+    const bySession = await heldAction(d, r.tx_hash as string, 'confirm', agent);
+    assert.equal(bySession.status, 401, JSON.stringify(bySession.body));
+    assert.match(bySession.body.error as string, /only a main key of the account may confirm a held transfer/);
+    const stranger = await funded('sent-it-d-stranger');
+    const byStranger = await postJson(gw(`/api/v1/transactions/${r.tx_hash as string}/confirm`), signOwnLayout(stranger, heldMessages.confirm({ owner: stranger.address, hash: r.tx_hash as string }, BigInt(++clock)), { owner: stranger.address }, clock));
+    assert.equal(byStranger.status, 403, JSON.stringify(byStranger.body));
+    const ok = await heldAction(d, r.tx_hash as string, 'confirm');
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    const confirm = await confirmedEverywhere(ok.body.tx_hash as string);
+    assert.equal(confirm.type, 'held_confirm');
+    await event('tx_released', r.tx_hash as string);
+    assert.equal(await balanceOf(to), BigInt(value));
+    await sameRootEverywhere();
+  });
+
+  test('a cancel returns the coins with tx_cancelled', async () => {
+    const e = await funded('sent-it-e');
+    const before = await balanceOf(e.address);
+    const r = await submit(e, labelledWallet('sent-it-e-to').address, await valueScoring(e, 7_500n));
+    await confirmedEverywhere(r.tx_hash as string);
+    const c = await heldAction(e, r.tx_hash as string, 'cancel');
+    assert.equal(c.status, 200, JSON.stringify(c.body));
+    await confirmedEverywhere(c.body.tx_hash as string);
+    await event('tx_cancelled', r.tx_hash as string);
+    assert.equal(await balanceOf(e.address), before - 21n - 30n);
+    const again = await heldAction(e, r.tx_hash as string, 'cancel');
+    assert.equal(again.status, 400);
+    assert.match(again.body.error as string, /no longer held: cancelled/);
+  });
+
+  test('a trusted recipient is held before its activation height and not after; the list shows added_height and active_from', async () => {
+    const f = await funded('sent-it-f');
+    const agent = labelledWallet('sent-it-f-agent');
+    const to = labelledWallet('sent-it-f-to').address;
+    const add = await postJson(gw('/api/v1/trust/add'), signOperation(f, { actor: f.address, target: 'chain:system.trust', nonce: ++clock, body: { owner: f.address, recipient: to } }));
+    assert.equal(add.status, 200, JSON.stringify(add.body));
+    const added = (await confirmedEverywhere(add.body.tx_hash as string)).block as number;
+    const bySession = await postJson(gw('/api/v1/trust/remove'), signOperation(agent, { actor: f.address, target: 'chain:system.trust', nonce: ++clock, body: { owner: f.address, recipient: to } }));
+    assert.equal(bySession.status, 401, 'not a key of the account at all');
+    const list = await until('the trust list through the gateway', async () => {
+      const l = await getJson(gw(`/api/v1/trust/${f.address}`));
+      return l.status === 200 && l.body.total === 1 ? l.body : undefined;
+    });
+    assert.deepEqual((list.trusted as Array<Record<string, unknown>>).map((t) => [t.recipient, t.added_height, t.active_from]), [[to, added, added + TRUST_BLOCKS]]);
+
+    const early = await submit(f, to, await valueScoring(f, 6_300n));
+    assert.ok(early.held, 'not trusted yet: held');
+    const tx = await confirmedEverywhere(early.tx_hash as string);
+    await event('tx_released', early.tx_hash as string);
+    // Past the activation height and the 10-block window of the first transfer.
+    await until('activation', async () => ((await height()) >= Math.max(added + TRUST_BLOCKS, (tx.block as number) + 11) ? true : undefined), 60_000);
+    const balance = await balanceOf(f.address);
+    const received = BigInt((await getJson(`${rpc()}/api/v1/accounts/${to}`)).body.tx_count as number);
+    const value = Number(leastValueScoring(model, 6_500n, { gas_price: 1n, nonce: 2n, last_nonce: 1n, balance, tx_count_last_10: 0n, recipient_tx_count: received, is_self_transfer: false }));
+    const before = await balanceOf(to);
+    const late = await submit(f, to, value, 2);
+    assert.ok((late.sentinel_score as number) >= 0.65, `a score the policy holds: ${String(late.sentinel_score)}`);
+    assert.equal(late.held, undefined, 'trusted: not held');
+    await confirmedEverywhere(late.tx_hash as string);
+    assert.equal(await balanceOf(to), before + BigInt(value));
+    await sameRootEverywhere();
+  });
+});
