@@ -30,6 +30,11 @@ export const PROXIED_GETS = [
   // The sentinel's holds and trust lists (plugins/sentinel).
   '/api/v1/held/:address',
   '/api/v1/trust/:owner',
+  // The AI decision log and model registry (plugins/ai-records).
+  '/api/v1/oracle/log',
+  '/api/v1/oracle/log/:id',
+  '/api/v1/models/registry',
+  '/api/v1/models/registry/:id',
 ] as const;
 
 /**
