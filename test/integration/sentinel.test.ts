@@ -5,7 +5,7 @@ import { labelledWallet, signOperation, signOwnLayout, signTransfer, type Wallet
 import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { WsClient, type Msg } from '../../plugins/gateway/testing/process.js';
-import { formatCoin } from '../../kernel/sdk.js';
+import { formatCoin, toHex } from '../../kernel/sdk.js';
 import { leastValueScoring, loadModel } from '../../plugins/sentinel/model.js';
 import { heldMessages } from '../../plugins/sentinel/operations/held.js';
 
@@ -20,6 +20,8 @@ const EXPIRY_BLOCKS = 6;
 const TRUST_BLOCKS = 6;
 const model = loadModel();
 let clock = Date.now();
+/** Transactions whose decisions the log must show, by the kinds it must show for each. */
+const decided: Array<{ hash: string; kinds: string[] }> = [];
 
 describe('sentinel on a real devnet', () => {
   let net: TestDevnet;
@@ -128,6 +130,7 @@ describe('sentinel on a real devnet', () => {
     const released = (await event('tx_released', r.tx_hash as string)).data as Record<string, unknown>;
     assert.equal(released.height, (tx.block as number) + HOLD_BLOCKS);
     for (let i = 0; i < net.rpcUrls.length; i++) await until(`release on validator ${i}`, async () => ((await balanceOf(to, i)) === BigInt(value) ? true : undefined));
+    decided.push({ hash: r.tx_hash as string, kinds: ['anomaly', 'hold', 'release'] });
     await sameRootEverywhere();
   });
 
@@ -142,6 +145,7 @@ describe('sentinel on a real devnet', () => {
     const refund = (await event('tx_refunded', r.tx_hash as string)).data as Record<string, unknown>;
     assert.equal(refund.height, (tx.block as number) + EXPIRY_BLOCKS);
     await until('the refund', async () => ((await balanceOf(c.address)) === before - 21n ? true : undefined));
+    decided.push({ hash: r.tx_hash as string, kinds: ['anomaly', 'hold', 'refund'] });
     await sameRootEverywhere();
   });
 
@@ -183,6 +187,7 @@ describe('sentinel on a real devnet', () => {
     const again = await heldAction(e, r.tx_hash as string, 'cancel');
     assert.equal(again.status, 400);
     assert.match(again.body.error as string, /no longer held: cancelled/);
+    decided.push({ hash: r.tx_hash as string, kinds: ['anomaly', 'hold', 'cancel'] });
   });
 
   test('a trusted recipient is held before its activation height and not after; the list shows added_height and active_from', async () => {
@@ -215,6 +220,74 @@ describe('sentinel on a real devnet', () => {
     assert.equal(late.held, undefined, 'trusted: not held');
     await confirmedEverywhere(late.tx_hash as string);
     assert.equal(await balanceOf(to), before + BigInt(value));
+    await sameRootEverywhere();
+  });
+
+  test('the decision log lists every verdict, hold, release, refund and cancel, with model, kind, subject, decision, confidence and height; oracle_decision on the socket', async () => {
+    for (const { hash, kinds } of decided) {
+      const log = await until(`the log of ${hash}`, async () => {
+        const l = await getJson(gw(`/api/v1/oracle/log?model=sentinel&subject=${hash}`));
+        return l.status === 200 && l.body.total === kinds.length ? l.body : undefined;
+      });
+      const entries = log.entries as Array<Record<string, unknown>>;
+      assert.deepEqual(entries.map((e) => e.kind).reverse(), kinds, 'newest first');
+      for (const e of entries) {
+        assert.equal(e.model, 'sentinel');
+        assert.equal(typeof e.confidence, 'number');
+        assert.ok((e.confidence as number) >= 0.6 && (e.confidence as number) < 0.85, String(e.confidence));
+        assert.equal(typeof e.height, 'number');
+      }
+      const one = await getJson(gw(`/api/v1/oracle/log/${entries[0]!.id as number}`));
+      assert.deepEqual(one.body, entries[0]);
+      const viaSocket = await ws.rpc('get_oracle_log', { subject: hash, kind: kinds[2]! });
+      assert.equal(((viaSocket.result as Record<string, unknown>).entries as unknown[]).length, 1, JSON.stringify(viaSocket));
+      const heard = await ws.next(`oracle_decision ${kinds[2]!} of ${hash}`, (m) => m.type === 'oracle_decision' && (m.data as Msg).subject === hash && (m.data as Msg).kind === kinds[2]);
+      assert.deepEqual(Object.keys(heard.data as object).filter((k) => ['model', 'kind', 'subject', 'decision', 'confidence', 'timestamp'].includes(k)).sort(), ['confidence', 'decision', 'kind', 'model', 'subject', 'timestamp']);
+    }
+    assert.equal((await getJson(gw('/api/v1/oracle/log/999999'))).status, 404);
+    const byKind = await getJson(gw('/api/v1/oracle/log?kind=refund&limit=1'));
+    assert.equal(byKind.body.limit, 1);
+    assert.ok((byKind.body.total as number) >= 1);
+  });
+
+  test('the model registry: the sentinel\'s model active from genesis; a new entry pending until validators holding more than 2/3 of the power registered it', async () => {
+    const registry = (await getJson(gw('/api/v1/models/registry'))).body;
+    const genesis = (registry.models as Array<Record<string, unknown>>).find((m) => m.name === 'sentinel')!;
+    assert.deepEqual([genesis.version, genesis.weights_hash, genesis.status], ['1.0.0', model.weightsHash, 'active']);
+    const validators = ((await getJson(`${rpc()}/api/v1/validators`)).body.validators as Array<{ address: string; power?: number }>).map((v) => v.address).sort();
+    assert.equal(validators.length, 4);
+    const body = { name: 'fraud-scorer', version: '2.0.0', weights_hash: '0x' + 'ab'.repeat(32), architecture: 'logistic-regression-fixed-point', params_count: 8, accuracy: 0.91 };
+    const asValidator = (i: number) => {
+      const k = net.validatorKey(Number(validators[i]!.match(/validator-(\d+)/)![1]));
+      return signOperation({ keys: k.keys, publicKeyHex: toHex(k.keys.publicKey) }, { actor: validators[i]!, target: 'chain:models.registry', nonce: ++clock, body: { from: validators[i]!, ...body } });
+    };
+    const outsider = await funded('sent-it-outsider');
+    const refused = await postJson(gw('/api/v1/models/register'), signOperation(outsider, { actor: outsider.address, target: 'chain:models.registry', nonce: ++clock, body: { from: outsider.address, ...body } }));
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    let id = '';
+    for (let i = 0; i < 3; i++) {
+      const r = await postJson(gw('/api/v1/models/register'), asValidator(i));
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const tx = await confirmedEverywhere(r.body.tx_hash as string);
+      const reg = (tx.events as Array<{ type: string; data: Record<string, unknown> }>).find((e) => e.type === 'model_registered')!.data;
+      id = reg.id as string;
+      const entry = await until(`registry entry after ${i + 1} registrations`, async () => {
+        const e = await getJson(gw(`/api/v1/models/registry/${id}`));
+        return e.status === 200 && (e.body.votes as unknown[]).length === i + 1 ? e.body : undefined;
+      });
+      assert.equal(entry.status, i < 2 ? 'pending' : 'active', `${i + 1} of 4 equal validators`);
+      if (i < 2) {
+        const update = await ws.next(`model_voting_update with ${i + 1} votes`, (m) => m.type === 'model_voting_update' && ((m.data as { models: Array<{ id: string; votes: number }> }).models.some((x) => x.id === id && x.votes === i + 1)));
+        assert.equal(typeof (update.data as Msg).height, 'number');
+      }
+    }
+    const again = await postJson(gw('/api/v1/models/register'), asValidator(0));
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    const viaSocket = await ws.rpc('get_model_registry_entry', { id });
+    assert.equal((viaSocket.result as Msg).status, 'active');
+    const status = (await getJson(gw('/api/v1/ai/status'))).body;
+    assert.ok((status.active as number) >= 2, JSON.stringify(status));
+    assert.equal((status.sentinel as Msg).policy_enabled, 1);
     await sameRootEverywhere();
   });
 });
