@@ -3,6 +3,7 @@ import { definePlugin, type NodeServices } from '../../kernel/sdk.js';
 import { append, confidenceText, decisionsOf } from './log.js';
 import { modelId, modelPath, registerModel, type ModelEntry } from './registry.js';
 import { aiRecordsRoutes } from './routes.js';
+import { exportRoutes } from './export.js';
 
 interface GenesisModel {
   name: string;
@@ -66,6 +67,9 @@ export const aiRecordsPlugin = definePlugin<{ genesis_models: GenesisModel[] }, 
       }
       return result;
     });
-    api.hooks.routes.tap(api.name, (routes) => routes.withOwner(api.name, () => aiRecordsRoutes(routes, api.services, api.name)));
+    api.hooks.routes.tap(api.name, (routes) => routes.withOwner(api.name, () => {
+        aiRecordsRoutes(routes, api.services, api.name);
+        exportRoutes(routes, api.services, api.name);
+      }));
   },
 });
