@@ -18,6 +18,7 @@ import { heldMessages } from '../../plugins/sentinel/operations/held.js';
 const HOLD_BLOCKS = 3;
 const EXPIRY_BLOCKS = 6;
 const TRUST_BLOCKS = 6;
+const EXPORT_TOKEN = 'it-export-token';
 const model = loadModel();
 let clock = Date.now();
 /** Transactions whose decisions the log must show, by the kinds it must show for each. */
@@ -68,7 +69,7 @@ describe('sentinel on a real devnet', () => {
     net = await startTestDevnet({
       cli: resolve('dist/test/fixtures/test-chain.js'),
       enablePlugins: ['memo'],
-      env: { CHAIN_SENTINEL_POLICY_ENABLED: '1', CHAIN_SENTINEL_HOLD_BLOCKS: String(HOLD_BLOCKS), CHAIN_SENTINEL_CONFIRM_EXPIRY_BLOCKS: String(EXPIRY_BLOCKS), CHAIN_TRUST_ACTIVATION_BLOCKS: String(TRUST_BLOCKS) },
+      env: { AI_EXPORT_TOKEN: EXPORT_TOKEN, CHAIN_SENTINEL_POLICY_ENABLED: '1', CHAIN_SENTINEL_HOLD_BLOCKS: String(HOLD_BLOCKS), CHAIN_SENTINEL_CONFIRM_EXPIRY_BLOCKS: String(EXPIRY_BLOCKS), CHAIN_TRUST_ACTIVATION_BLOCKS: String(TRUST_BLOCKS) },
     });
     ws = await WsClient.connect(`${net.gatewayUrl.replace('http', 'ws')}/ws`);
   });
@@ -289,5 +290,25 @@ describe('sentinel on a real devnet', () => {
     assert.ok((status.active as number) >= 2, JSON.stringify(status));
     assert.equal((status.sentinel as Msg).policy_enabled, 1);
     await sameRootEverywhere();
+  });
+
+  test('the export streams JSON Lines in ascending height and refuses a request without the token', async () => {
+    const url = `${rpc()}/api/v1/ai/export/blocks?from=1&to=20`;
+    const without = await fetch(url);
+    assert.equal(without.status, 401);
+    assert.match(((await without.json()) as { error: string }).error, /AI_EXPORT_TOKEN/);
+    assert.equal((await fetch(url, { headers: { authorization: 'Bearer wrong' } })).status, 401);
+    const ok = await fetch(url, { headers: { authorization: `Bearer ${EXPORT_TOKEN}` } });
+    assert.equal(ok.status, 200);
+    assert.match(ok.headers.get('content-type') ?? '', /application\/x-ndjson/);
+    const blocks = (await ok.text()).trim().split('\n').map((l) => JSON.parse(l) as { height: number });
+    assert.deepEqual(blocks.map((b) => b.height), Array.from({ length: 20 }, (_, i) => i + 1));
+    const oracle = await fetch(`${rpc()}/api/v1/ai/export/oracle`, { headers: { authorization: `Bearer ${EXPORT_TOKEN}` } });
+    const entries = (await oracle.text()).trim().split('\n').map((l) => JSON.parse(l) as { height: number; subject: string });
+    assert.ok(entries.some((e) => e.subject === decided[0]!.hash));
+    assert.deepEqual(entries.map((e) => e.height), [...entries.map((e) => e.height)].sort((a, b) => a - b));
+    const txs = await fetch(`${rpc()}/api/v1/ai/export/txs?from=1`, { headers: { authorization: `Bearer ${EXPORT_TOKEN}` } });
+    assert.ok((await txs.text()).includes(decided[0]!.hash));
+    assert.equal((await getJson(gw('/api/v1/ai/status'))).body.export_token_required, true, 'the devnet runs its gateway with the same environment');
   });
 });
