@@ -130,3 +130,10 @@ test('a trusted recipient is held before its activation height and not after; a 
   await f.block();
   assert.equal((await f.account(to)).balance, BigInt(value), 'trusted: paid at once');
 });
+
+test('a node whose weights file does not match the registered weights_hash refuses to start, and says why', async () => {
+  await assert.rejects(
+    makeChain({ plugins: [sentinelPlugin], pluginConfig: [{ name: 'sentinel', options: { weights_hash: '0x' + '0'.repeat(64) } }] }),
+    (e: unknown) => e instanceof Error && /does not match the registered weights_hash 0x0{64}/.test(e.message) && e.message.includes(model.weightsHash),
+  );
+});
