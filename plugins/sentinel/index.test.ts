@@ -137,3 +137,20 @@ test('a node whose weights file does not match the registered weights_hash refus
     (e: unknown) => e instanceof Error && /does not match the registered weights_hash 0x0{64}/.test(e.message) && e.message.includes(model.weightsHash),
   );
 });
+
+test('a session-key transfer from sentinel_agent_confirm_threshold needs the owner, where a main-key one of the same score releases by itself', async () => {
+  const [g, agent] = [labelledWallet('sn-g'), labelledWallet('sn-agent-g')];
+  const f = await chain([g], { sentinel_agent_confirm_threshold: '55' });
+  await f.chain.admitOperation('grant_session', signOperation(g, { actor: g.address, target: 'chain:system.session', nonce: ++clock, body: { account: g.address, session_pk: agent.publicKeyHex, scope: '*', cap: 10_000_000, expiry_block: 1000 } }), {}, 0);
+  await f.block();
+  const value = valueScoring(5_700n, BALANCE);
+  const r = (await f.chain.admit(signTransfer(agent, { from: g.address, to: labelledWallet('sn-g-to').address, value, nonce: 1 }), 0)) as unknown as Record<string, unknown>;
+  assert.deepEqual([(r.held as Record<string, unknown>).reason, (r.held as Record<string, unknown>).releases], ['agent', 'owner_confirmation']);
+  const b = (await f.block()).header.height;
+  assert.deepEqual(await types(f, b), ['tx_anomaly', 'tx_held']);
+  const [ev] = (await f.chain.store.getBlockEvents(b)).filter((e) => e.type === 'tx_held');
+  assert.equal(ev!.data.needs_owner, true);
+  // The same score signed by the main key is below the hold threshold (60): not held at all.
+  const own = (await send(f, g, labelledWallet('sn-g-to2').address, valueScoring(5_700n, (await f.account(g.address)).balance, false, 1n))) as unknown as Record<string, unknown>;
+  assert.equal(own.held, undefined);
+});
