@@ -63,3 +63,16 @@ test('a weights file that is not the model this build reads is refused with the 
   assert.notEqual(edited.weightsHash, model.weightsHash);
   assert.ok(!isChainError(edited));
 });
+
+test('every shipped network pins the shipped file\'s hash for the sentinel and registers the same model at genesis', () => {
+  for (const net of ['devnet', 'testnet', 'mainnet']) {
+    const cfg = JSON.parse(readFileSync(new URL(`../../../configs/${net}.json`, import.meta.url), 'utf8')) as { plugins: Array<{ name: string; options: Record<string, unknown> }> };
+    const names = cfg.plugins.map((p) => p.name);
+    const sentinel = cfg.plugins.find((p) => p.name === 'sentinel');
+    assert.equal(sentinel?.options.weights_hash, model.weightsHash, `${net}: sentinel weights_hash`);
+    const records = cfg.plugins.find((p) => p.name === 'ai-records');
+    const genesis = (records?.options.genesis_models as Array<Record<string, unknown>>).find((m) => m.name === 'sentinel');
+    assert.deepEqual([genesis?.version, genesis?.weights_hash, genesis?.params_count, genesis?.accuracy_bp], [model.version, model.weightsHash, model.paramsCount, model.accuracyBp], `${net}: genesis registration`);
+    assert.ok(names.indexOf('ai-records') > names.indexOf('sentinel') && names.indexOf('ai-records') > names.indexOf('staking'), `${net}: ai-records reads their events, so comes after them`);
+  }
+});
