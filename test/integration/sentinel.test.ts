@@ -307,6 +307,11 @@ describe('sentinel on a real devnet', () => {
     const entries = (await oracle.text()).trim().split('\n').map((l) => JSON.parse(l) as { height: number; subject: string });
     assert.ok(entries.some((e) => e.subject === decided[0]!.hash));
     assert.deepEqual(entries.map((e) => e.height), [...entries.map((e) => e.height)].sort((a, b) => a - b));
+    // Through the gateway: streamed through with the client's token.
+    assert.equal((await fetch(gw('/api/v1/ai/export/blocks?from=1&to=5'))).status, 401);
+    const viaGateway = await fetch(gw('/api/v1/ai/export/blocks?from=3&to=7'), { headers: { authorization: `Bearer ${EXPORT_TOKEN}` } });
+    assert.equal(viaGateway.status, 200);
+    assert.deepEqual((await viaGateway.text()).trim().split('\n').map((l) => (JSON.parse(l) as { height: number }).height), [3, 4, 5, 6, 7]);
     const txs = await fetch(`${rpc()}/api/v1/ai/export/txs?from=1`, { headers: { authorization: `Bearer ${EXPORT_TOKEN}` } });
     assert.ok((await txs.text()).includes(decided[0]!.hash));
     assert.equal((await getJson(gw('/api/v1/ai/status'))).body.export_token_required, true, 'the devnet runs its gateway with the same environment');
