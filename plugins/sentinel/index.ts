@@ -1,4 +1,4 @@
-import { ConfigError, definePlugin, deriveAddress, parseHex, type NodeServices } from '../../kernel/sdk.js';
+import { ConfigError, definePlugin, deriveAddress, parseHex, type AdmissionContext, type NodeServices, type SignerKind, type Tx } from '../../kernel/sdk.js';
 import { fraction, fractionText, loadModel } from './model.js';
 import { SENTINEL_PARAMS, heldView, holdDecision, rejection, verdictOf, warningFields } from './policy.js';
 import { SentinelOptionsSchema } from './schemas.js';
@@ -6,6 +6,18 @@ import { MODEL_PATH, RECENT_WINDOW, byAddressPath, duePath, duePrefix, heldPath,
 import { cancelHeld, confirmHeld, resolveHold } from './operations/held.js';
 import { trustAdd, trustRemove } from './operations/trust.js';
 import { sentinelRoutes } from './routes.js';
+
+/**
+ * The signer's kind as authorization will see it, at admission (checkTx has the transaction, not
+ * the signer): a key that is no main key of the sender is a delegate's (a session key). Asked only
+ * with the policy layer on: deriving an address hashes the whole public key.
+ */
+async function signerKindOf(ctx: AdmissionContext, tx: Tx): Promise<SignerKind> {
+  const pk = typeof tx.body.public_key === 'string' ? tx.body.public_key.toLowerCase() : '';
+  const bytes = pk === '' ? null : parseHex(pk);
+  const derived = bytes !== null && deriveAddress(bytes) === tx.from ? pk : undefined;
+  return (await ctx.accounts.mainKeys(tx.from, derived)).keys.includes(pk) ? 'main' : 'session';
+}
 
 interface SentinelOptions {
   weights_hash: string;
@@ -58,12 +70,8 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
       const refused = await rejection(ctx, v);
       if (refused) return refused;
       if (v.anomalous) ctx.respond(warningFields(v));
-      // The signer's kind as authorization will see it: a key that is no main key of the sender is a delegate's.
-      const pk = typeof tx.body.public_key === 'string' ? tx.body.public_key.toLowerCase() : '';
-      const bytes = pk === '' ? null : parseHex(pk);
-      const derived = bytes !== null && deriveAddress(bytes) === tx.from ? pk : undefined;
-      const main = (await ctx.accounts.mainKeys(tx.from, derived)).keys.includes(pk);
-      const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, main ? 'main' : 'session');
+      if ((await ctx.params.get('sentinel_policy_enabled')) !== 1n) return undefined;
+      const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, () => signerKindOf(ctx, tx));
       if (d) {
         const [holdBlocks, expiry] = await Promise.all([ctx.params.get('sentinel_hold_blocks'), ctx.params.get('sentinel_confirm_expiry_blocks')]);
         ctx.respond({
@@ -83,7 +91,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
       const recent = await ctx.store.getRecord<RecentTransfers>(recentPath(t.from));
       ctx.store.setRecord<RecentTransfers>(recentPath(t.from), { heights: [...(recent?.heights ?? []).filter((h) => h > height - RECENT_WINDOW), height].slice(-RECENT_WINDOW) });
       if (v.anomalous) ctx.emit({ type: 'tx_anomaly', data: { tx_hash: ctx.tx.hash, score: fractionText(v.scoreBp), score_bp: v.scoreBp, category: v.category, from: t.from, to: t.to, height } });
-      const d = await holdDecision(ctx, ctx.store, height, t, v, transfer.signer.kind);
+      const d = await holdDecision(ctx, ctx.store, height, t, v, () => transfer.signer.kind);
       if (!d) return undefined;
       await ctx.accounts.debit(t.from, t.value);
       const [holdBlocks, expiry] = await Promise.all([ctx.params.get('sentinel_hold_blocks'), ctx.params.get('sentinel_confirm_expiry_blocks')]);

@@ -34,7 +34,7 @@ export interface TransferShape {
  * (the unsigned score route still scores one).
  */
 export async function verdictOf(ctx: Pick<ReadContext, 'accounts'>, store: ReadonlyStore, height: number, model: Model, t: TransferShape): Promise<Verdict> {
-  const [sender, recipient, burst] = await Promise.all([ctx.accounts.get(t.from), ctx.accounts.get(t.to), recentCount(store, t.from, height)]);
+  const [sender, recipient, burst] = await Promise.all([ctx.accounts.getCore(t.from), ctx.accounts.getCore(t.to), recentCount(store, t.from, height)]);
   return score(model, {
     value: t.value,
     gas_price: t.gasPrice,
@@ -70,12 +70,13 @@ export interface HoldDecision {
  * from `sentinel_hold_threshold` held, from `sentinel_stepup_threshold` (or a session key from
  * `sentinel_agent_confirm_threshold`) held until the owner confirms.
  */
-export async function holdDecision(ctx: Pick<ReadContext, 'params'>, store: ReadonlyStore, height: number, t: TransferShape, v: Verdict, signer: SignerKind): Promise<HoldDecision | undefined> {
+export async function holdDecision(ctx: Pick<ReadContext, 'params'>, store: ReadonlyStore, height: number, t: TransferShape, v: Verdict, signer: () => SignerKind | Promise<SignerKind>): Promise<HoldDecision | undefined> {
   if ((await ctx.params.get('sentinel_policy_enabled')) !== 1n) return undefined;
   const [hold, stepup, agent] = await Promise.all([ctx.params.get('sentinel_hold_threshold'), ctx.params.get('sentinel_stepup_threshold'), ctx.params.get('sentinel_agent_confirm_threshold')]);
   const s = v.scoreBp;
+  // The signer's kind is asked only when it matters (at admission it costs a key hash).
   const decision: HoldDecision | undefined =
-    s >= onScale(stepup) ? { needsOwner: true, reason: 'stepup' } : signer !== 'main' && s >= onScale(agent) ? { needsOwner: true, reason: 'agent' } : s >= onScale(hold) ? { needsOwner: false, reason: 'score' } : undefined;
+    s >= onScale(stepup) ? { needsOwner: true, reason: 'stepup' } : s >= onScale(agent) && (await signer()) !== 'main' ? { needsOwner: true, reason: 'agent' } : s >= onScale(hold) ? { needsOwner: false, reason: 'score' } : undefined;
   if (decision === undefined) return undefined;
   return (await isTrusted(store, t.from, t.to, height)) ? undefined : decision;
 }
