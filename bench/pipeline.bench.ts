@@ -13,6 +13,8 @@ import { LevelStore } from '../kernel/store/level-store.js';
 import { FileTxTextLog } from '../kernel/store/tx-text-log.js';
 import { labelledWallet, makeChain, signTransfer } from '../test/helpers/chain-fixture.js';
 import { mainThreadSched } from './thread-cpu.js';
+import { sentinelPlugin } from '../plugins/sentinel/index.js';
+import { loadModel } from '../plugins/sentinel/model.js';
 
 /**
  * One validator's own work per transaction, in one process: relayed transfers decoded from batch
@@ -25,7 +27,7 @@ import { mainThreadSched } from './thread-cpu.js';
  * the load bench's figures move tens of percent, so they are how a change to the hot path is
  * judged before the load bench.
  *
- *   node dist/bench/pipeline.bench.js [--senders 200] [--blocks 12] [--batch 20] [--heap-profile FILE]
+ *   node dist/bench/pipeline.bench.js [--senders 200] [--blocks 12] [--batch 20] [--heap-profile FILE] [--sentinel]
  */
 const { values: args } = parseArgs({
   options: {
@@ -34,6 +36,8 @@ const { values: args } = parseArgs({
     batch: { type: 'string', default: '20' },
     // Writes the sampled allocation profile (.heapprofile, opens in Chrome DevTools' Memory tab).
     'heap-profile': { type: 'string' },
+    // Runs the shipped sentinel (scoring every transfer in the block) as the networks do.
+    sentinel: { type: 'boolean', default: false },
   },
 });
 const nSenders = Number(args.senders);
@@ -60,7 +64,10 @@ const relayBatches = phases.map((_, p) =>
 
 let verifyMs = 0;
 const dir = mkdtempSync(join(tmpdir(), 'bench-pipeline-'));
+const sentinel = args.sentinel ? [{ plugin: sentinelPlugin, config: { name: 'sentinel', options: { weights_hash: loadModel().weightsHash } } }] : [];
 const f = await makeChain({
+  plugins: sentinel.map((x) => x.plugin),
+  pluginConfig: sentinel.map((x) => x.config),
   kv: await LevelStore.open(join(dir, 'chain')),
   textLog: await FileTxTextLog.open(join(dir, 'txtext')),
   accounts: senders.map((w) => ({ address: w.address, balance: 10n ** 12n })),

@@ -1,6 +1,6 @@
 import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap, SyncHook } from 'tapable';
 import type { ChainError } from './errors.js';
-import type { BlockInfo, ChainEvent, CommittedBlock, Evidence, Tx } from './chain/types.js';
+import type { BlockEvent, BlockInfo, ChainEvent, CommittedBlock, Evidence, Tx } from './chain/types.js';
 import type { Validator } from './consensus/types.js';
 import type { IndexWriter } from './chain/index-stage.js';
 import type { ParamReader } from './state/params.js';
@@ -60,6 +60,14 @@ export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts' | '
    * store cannot hold (floats), which fails the handler that emitted it.
    */
   emit(event: ChainEvent): void;
+  /**
+   * The events stored with this block so far, in their block order: beginBlock's, those of every
+   * transaction that succeeded, evidence, and those endBlock taps that ran before this one (taps
+   * run in the network's plugin order) emitted. Deterministic, the same on every validator, so
+   * a plugin may derive state from other plugins' events without them depending on it (the AI
+   * decision log). Empty in a transaction's context: a handler cannot see other transactions.
+   */
+  blockEvents(): readonly BlockEvent[];
   /**
    * This plugin's node-local index (`IndexWriter`): written in the block's own atomic batch,
    * outside the state root, dropped with a failed transaction. Write-only: consensus must not

@@ -77,10 +77,11 @@ export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
 // Node-side services and routes (state plugins' read endpoints, the faucet's test-network routes).
 export { listPage, pageOf, type Page } from './node/pagination.js';
 export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
+export type { ChainHistory } from './node/history.js';
 export { RouteTable, type HttpMethod, type RpcHandler, type RpcRequest } from './node/route-table.js';
 export { mountRoutes } from './node/mount-routes.js';
 export { TEST_NETWORK_ONLY } from './node/test-network-routes.js';
 export type { NodeConfig } from './config/schema.js';
 
 // The HTTP/WebSocket adapter, for service plugins that serve their own port (the gateway).
-export { createHttpServer, flexibleRateLimiter, reply, type HttpServer, type RateLimiter, type WsConnection, type WsHandlers } from './rpc/index.js';
+export { createHttpServer, flexibleRateLimiter, reply, streamReply, type HttpServer, type RateLimiter, type WsConnection, type WsHandlers } from './rpc/index.js';

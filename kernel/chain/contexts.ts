@@ -5,7 +5,7 @@ import type { ParamReader, ParamRegistry } from '../state/params.js';
 import { readonlyStore, writableStore, type ReadonlyStore, type Store } from '../state/prefixed-store.js';
 import { accountsReader, accountsWriter, type AccountsReader, type AccountsWriter } from '../state/accounts.js';
 import type { GenesisDoc } from '../config/genesis.js';
-import type { BlockInfo, ChainEvent, Tx } from './types.js';
+import type { BlockEvent, BlockInfo, ChainEvent, Tx } from './types.js';
 import { checkEvent, type EventSink } from './block-events.js';
 import type { IndexStage, IndexWriter } from './index-stage.js';
 import { readMethodCalls, writeMethodCalls, type MethodDirectory } from '../host/method-calls.js';
@@ -93,6 +93,8 @@ class ProposalCtx extends ReadCtx implements ProposalContext {
 export interface WriteOutputs {
   readonly emit: EventSink;
   readonly index: IndexStage;
+  /** The block's events so far (block-level phases only; a transaction's context has none). */
+  readonly blockEvents?: () => readonly BlockEvent[];
 }
 
 class WriteCtx implements WriteContext {
@@ -148,6 +150,10 @@ class WriteCtx implements WriteContext {
       writeScope: (plugin) => this[SCOPE](plugin),
       directory: this.e.methods,
     }));
+  }
+
+  blockEvents(): readonly BlockEvent[] {
+    return this.out.blockEvents?.() ?? [];
   }
 
   /** A property, not a method: handlers pass `ctx.emit` around on its own. */

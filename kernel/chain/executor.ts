@@ -74,7 +74,7 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
   const events = new BlockEventLog(header.height);
   const index = new IndexStage();
   const block: BlockInfo = { chainId: header.chain_id, height: header.height, round: header.round, timestamp: header.timestamp, proposer: header.proposer };
-  await deps.hooks.beginBlock.promise(writeContext(deps, overlay, block, { emit: events.sink('begin_block'), index }));
+  await deps.hooks.beginBlock.promise(writeContext(deps, overlay, block, { emit: events.sink('begin_block'), index, blockEvents: () => events.events }));
   const baseFee = header.base_fee;
   const receipts: Receipt[] = [];
   let gasUsed = 0;
@@ -105,11 +105,11 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     const emit = events.sink('evidence');
     // The reporter is the block's proposer (decisions.md §24): it put the evidence in.
     emit({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round, reporter: block.proposer } });
-    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index }), { ...ev, reporter: block.proposer });
+    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index, blockEvents: () => events.events }), { ...ev, reporter: block.proposer });
   }
   const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [], pluginUpdates: [] };
   const endEvents = events.sink('end_block');
-  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(deps, overlay, block, { emit: endEvents, index }));
+  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(deps, overlay, block, { emit: endEvents, index, blockEvents: () => events.events }));
   await applyValidatorUpdates(deps, overlay, block, endBlock.validatorUpdates, endEvents);
   for (const [key, value] of endBlock.paramUpdates) {
     const problem = deps.params.checkValue(key, value);

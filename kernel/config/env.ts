@@ -47,6 +47,15 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_SLASH_FRACTION_DOUBLE_SIGN_BPS', path: ['param_overrides', 'slash_fraction_double_sign_bps'], kind: 'amount' },
   { variable: 'CHAIN_SLASH_REWARD_FRACTION_BPS', path: ['param_overrides', 'slash_reward_fraction_bps'], kind: 'amount' },
   { variable: 'CHAIN_SLASH_EVIDENCE_WINDOW', path: ['param_overrides', 'slash_evidence_window'], kind: 'amount' },
+  { variable: 'CHAIN_SENTINEL_ENABLED', path: ['param_overrides', 'sentinel_enabled'], kind: 'amount' },
+  { variable: 'CHAIN_SENTINEL_REJECT_THRESHOLD', path: ['param_overrides', 'sentinel_reject_threshold'], kind: 'amount' },
+  { variable: 'CHAIN_SENTINEL_POLICY_ENABLED', path: ['param_overrides', 'sentinel_policy_enabled'], kind: 'amount' },
+  { variable: 'CHAIN_SENTINEL_HOLD_THRESHOLD', path: ['param_overrides', 'sentinel_hold_threshold'], kind: 'amount' },
+  { variable: 'CHAIN_SENTINEL_STEPUP_THRESHOLD', path: ['param_overrides', 'sentinel_stepup_threshold'], kind: 'amount' },
+  { variable: 'CHAIN_SENTINEL_HOLD_BLOCKS', path: ['param_overrides', 'sentinel_hold_blocks'], kind: 'amount' },
+  { variable: 'CHAIN_SENTINEL_CONFIRM_EXPIRY_BLOCKS', path: ['param_overrides', 'sentinel_confirm_expiry_blocks'], kind: 'amount' },
+  { variable: 'CHAIN_SENTINEL_AGENT_CONFIRM_THRESHOLD', path: ['param_overrides', 'sentinel_agent_confirm_threshold'], kind: 'amount' },
+  { variable: 'CHAIN_TRUST_ACTIVATION_BLOCKS', path: ['param_overrides', 'trust_activation_blocks'], kind: 'amount' },
 ];
 
 /**

@@ -11,7 +11,8 @@ export function deriveAddress(publicKey: Uint8Array): string {
 export type AddressKind = 'human' | 'node' | 'app' | 'vault' | 'agent' | 'system' | 'ibc-escrow';
 
 const KIND_RE = /^chain:([a-z0-9][a-z0-9_-]{0,62})\.(human|node|app|vault|agent)$/;
-const SYSTEM_RE = /^chain:system\.[a-z][a-z0-9_.-]{0,62}$/;
+// `chain:models.registry` is the one system address outside `chain:system.*` (part 1: model registrations sign for it).
+const SYSTEM_RE = /^chain:(?:system\.[a-z][a-z0-9_.-]{0,62}|models\.registry)$/;
 const ESCROW_RE = /^chain:ibc\.escrow\.[A-Za-z0-9_-]{1,64}$/;
 
 /** The kind of an address, or null when it is not a well-formed chain address. */

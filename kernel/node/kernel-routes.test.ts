@@ -11,6 +11,7 @@ import { NodeMetrics } from './metrics.js';
 import { RouteTable } from './route-table.js';
 import type { KernelServices } from './services.js';
 import { QueryService } from './queries.js';
+import { chainHistory } from './history.js';
 
 const alice = wallet(23);
 
@@ -26,6 +27,7 @@ function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>
     registry: new Registry(),
     provider: nobleProvider,
     now: () => 0,
+    history: chainHistory(f.chain.store, () => f.chain, 1),
   };
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, f.params, f.operations, f.host);

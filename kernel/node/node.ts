@@ -1,3 +1,4 @@
+import { chainHistory } from './history.js';
 import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createHooks } from '../hooks.js';
@@ -91,6 +92,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     registry: metrics.registry,
     provider,
     now: () => Date.now(),
+    history: chainHistory(store, () => services.chain, config.sharding.shards),
   };
   const operations = new OperationRegistry();
   const host = new PluginHost<KernelServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node', operations });

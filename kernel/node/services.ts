@@ -1,3 +1,4 @@
+import type { ChainHistory } from './history.js';
 import type { Registry } from 'prom-client';
 import type { Chain } from '../chain/chain.js';
 import type { QueryService } from './queries.js';
@@ -45,6 +46,8 @@ export interface NodeServices {
   readonly provider: SignatureProvider;
   /** Wall clock for display fields and rate limits only; never consensus input. */
   now(): number;
+  /** Committed blocks and their transactions, one height at a time (bulk exports). */
+  readonly history: ChainHistory;
 }
 
 /** The kernel's own routes see the whole chain; plugins see `NodeServices`. */

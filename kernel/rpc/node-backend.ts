@@ -139,6 +139,7 @@ class NodeHttpServer implements HttpServer {
     const incoming: IncomingRequest = { ...requestBase(req), readBody: () => readBody(req, this.opts.maxBodyBytes) };
     const wire = await this.pipeline.handle(incoming);
     if (wire === null || res.destroyed) return;
+    if (wire.stream !== undefined) return this.writeStream(res, wire, wire.stream);
     try {
       res.statusCode = wire.status;
       for (const [name, value] of Object.entries(wire.headers)) res.setHeader(name, value);
@@ -150,6 +151,31 @@ class NodeHttpServer implements HttpServer {
     } catch (e: unknown) {
       // e.g. a handler-supplied header value with a newline; the client gets a reset, not a half-written answer.
       this.opts.log.error({ err: e }, 'writing a response failed');
+      res.destroy();
+    }
+  }
+
+  /** A streamed reply: chunked, each chunk written once the socket drained the previous ones. */
+  private async writeStream(res: ServerResponse, wire: WireResponse, stream: AsyncIterable<Uint8Array>): Promise<void> {
+    try {
+      res.statusCode = wire.status;
+      for (const [name, value] of Object.entries(wire.headers)) res.setHeader(name, value);
+      if (wire.closeConnection) res.setHeader('Connection', 'close');
+      for await (const chunk of stream) {
+        if (res.destroyed) return;
+        if (!res.write(chunk)) await new Promise<void>((resolve) => {
+          const done = (): void => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
+      res.end();
+    } catch (e: unknown) {
+      this.opts.log.error({ err: e }, 'streaming a response failed');
       res.destroy();
     }
   }

@@ -52,12 +52,13 @@ export class RequestPipeline {
     const omitBody = req.method === 'HEAD';
     const cors = this.opts.cors.responseHeaders(origin);
     let bodyRead = false;
-    const finish = (r: { status: number; headers: Record<string, string>; body: Buffer }): WireResponse => ({
+    const finish = (r: { status: number; headers: Record<string, string>; body: Buffer; stream?: AsyncIterable<Uint8Array> }): WireResponse => ({
       status: r.status,
       headers: mergeHeaders(r.headers, cors),
       body: r.body,
       closeConnection: withBody && !bodyRead,
       omitBody,
+      ...(r.stream !== undefined && !omitBody ? { stream: r.stream } : {}),
     });
     const fail = (e: unknown): WireResponse => finish(errorResponse(e, this.opts.log));
 

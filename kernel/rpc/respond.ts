@@ -18,6 +18,22 @@ export function reply(status: number, body: unknown, options: { headers?: Record
   return r as unknown as HttpReply;
 }
 
+/**
+ * A streamed answer (JSON Lines exports): status 200, no Content-Length (chunked), the chunks
+ * written as `source` yields them, each only once the client took the previous ones
+ * (backpressure), so memory stays flat however long the answer. Refusals (401, 400) must be
+ * thrown before the stream is returned: once the status is on the wire, a failing source can
+ * only cut the connection.
+ */
+export function streamReply(source: AsyncIterable<string | Uint8Array>, options: { contentType: string; headers?: Record<string, string> }): HttpReply {
+  return { ...(reply(200, null, options) as unknown as Record<string | symbol, unknown>), stream: source } as unknown as HttpReply;
+}
+
+/** The chunks of a streamed reply, as bytes. */
+async function* asBytes(source: AsyncIterable<string | Uint8Array>): AsyncIterable<Uint8Array> {
+  for await (const chunk of source) yield typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+}
+
 export function isHttpReply(value: unknown): value is HttpReply {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[REPLY] === true;
 }
@@ -31,13 +47,20 @@ export interface WireResponse {
   readonly closeConnection: boolean;
   /** HEAD: send the headers (Content-Length included) but not the body. */
   readonly omitBody: boolean;
+  /** A streamed body (streamReply): written chunk by chunk after the headers, instead of `body`. */
+  readonly stream?: AsyncIterable<Uint8Array>;
 }
 
 /** The final response for a handler result; never throws (an unencodable result becomes a 500). */
-export function successResponse(result: unknown, log: Logger): { status: number; headers: Record<string, string>; body: Buffer } {
+export function successResponse(result: unknown, log: Logger): { status: number; headers: Record<string, string>; body: Buffer; stream?: AsyncIterable<Uint8Array> } {
   try {
     if (isHttpReply(result)) {
       const contentType = result.contentType ?? JSON_CONTENT_TYPE;
+      const stream = (result as unknown as { stream?: AsyncIterable<string | Uint8Array> }).stream;
+      if (stream !== undefined) {
+        checkHeaders({ ...(result.headers ?? {}), 'Content-Type': contentType });
+        return { status: result.status, headers: { ...(result.headers ?? {}), 'Content-Type': contentType }, body: Buffer.alloc(0), stream: asBytes(stream) };
+      }
       const own = result.headers ?? {};
       checkHeaders(own);
       const reserved = Object.keys(own).find((n) => RESERVED_HEADERS.has(n.toLowerCase()));

@@ -107,6 +107,7 @@ class UwsHttpServer implements HttpServer {
     let received = 0;
     let ended = false;
     let drainWaiter: (() => void) | undefined;
+    let writableWaiter: (() => void) | undefined;
     const drainBudget = this.opts.maxBodyBytes * DRAIN_FACTOR;
     const settle = (r: BodyResult): void => {
       if (body !== undefined) return;
@@ -117,6 +118,7 @@ class UwsHttpServer implements HttpServer {
       aborted = true;
       settle({ kind: 'aborted' });
       drainWaiter = undefined;
+      writableWaiter?.();
     });
     const collector = new BodyCollector(this.opts.maxBodyBytes);
     res.onData((chunk, isLast) => {
@@ -141,8 +143,34 @@ class UwsHttpServer implements HttpServer {
       socketIp,
       readBody: () => (body !== undefined ? Promise.resolve(body) : new Promise<BodyResult>((resolve) => (bodyWaiter = resolve))),
     };
-    void this.pipeline.handle(incoming).then((wire) => {
+    void this.pipeline.handle(incoming).then(async (wire) => {
       if (wire === null || aborted) return;
+      if (wire.stream !== undefined) {
+        try {
+          res.cork(() => {
+            res.writeStatus(`${wire.status} ${STATUS_CODES[wire.status] ?? ''}`.trimEnd());
+            for (const [name, value] of Object.entries(wire.headers)) res.writeHeader(name, value);
+          });
+          for await (const chunk of wire.stream) {
+            if (aborted) return;
+            let ok = true;
+            res.cork(() => (ok = res.write(chunk)));
+            if (!ok) {
+              await new Promise<void>((resolve) => {
+                writableWaiter = resolve;
+                res.onWritable(() => (resolve(), true));
+              });
+              writableWaiter = undefined;
+            }
+            if (aborted) return;
+          }
+          res.cork(() => res.end(undefined, wire.closeConnection));
+        } catch (e: unknown) {
+          this.opts.log.error({ err: e }, 'streaming a response failed');
+          if (!aborted) res.close();
+        }
+        return;
+      }
       const write = (): void => {
         if (aborted) return;
         try {

@@ -25,6 +25,9 @@ export interface UwsHttpResponse {
   writeStatus(status: string): UwsHttpResponse;
   writeHeader(key: string, value: string): UwsHttpResponse;
   end(body?: UwsData, closeConnection?: boolean): UwsHttpResponse;
+  /** Chunked write; false when the data was buffered under backpressure (wait for onWritable). */
+  write(chunk: UwsData): boolean;
+  onWritable(handler: (offset: number) => boolean): UwsHttpResponse;
   endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): UwsHttpResponse;
   close(): UwsHttpResponse;
   onAborted(handler: () => void): UwsHttpResponse;

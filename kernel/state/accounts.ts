@@ -32,6 +32,8 @@ const EMPTY: StoredAccount = { balance: 0n, nonce: 0n, tx_count: 0 };
 
 export interface AccountsReader {
   get(address: string): Promise<AccountRecord>;
+  /** Balance, nonce and tx_count only: one read, the bound key neither read nor hex-encoded (hot paths such as scoring every transfer). */
+  getCore(address: string): Promise<Omit<AccountRecord, 'public_key'>>;
   exists(address: string): Promise<boolean>;
   /**
    * The main keys of `address` (kernel/auth/key-set.ts): the explicit set, else the bound key,
@@ -109,6 +111,10 @@ export function accountsReader(source: StateSource): AccountsReader {
       if (rawKey === undefined) return { balance, nonce, tx_count };
       const first = boundKeyHex(rawKey);
       return first === undefined ? { balance, nonce, tx_count } : { balance, nonce, tx_count, public_key: first };
+    },
+    async getCore(address) {
+      const raw = await source.get(key(address));
+      return raw === undefined ? { ...EMPTY } : decodeAccount(raw);
     },
     async exists(address) {
       return (await source.get(key(address))) !== undefined || (await source.get(keyOfKey(address))) !== undefined;

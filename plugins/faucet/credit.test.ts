@@ -14,7 +14,7 @@ async function faucetChain() {
 
 test('the faucet binds a key only to its own derived address: another key\'s address is 409, record and system addresses 400', async () => {
   const f = await faucetChain();
-  const ctx = { env: 'testnet' as const, accounts: { get: f.account, exists: async (a: string) => (await f.account(a)).balance > 0n, mainKeys: async () => ({ keys: [], version: 0 }) } };
+  const ctx = { env: 'testnet' as const, accounts: { get: f.account, getCore: f.account, exists: async (a: string) => (await f.account(a)).balance > 0n, mainKeys: async () => ({ keys: [], version: 0 }) } };
   const ask = (address: string, w = attacker) => checkCredit(ctx, { address, publicKey: w.publicKeyHex, amount: 1n }, MAX);
   assert.equal(await ask(attacker.address), undefined);
   const stolen = await ask(owner.address);

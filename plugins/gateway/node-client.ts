@@ -85,6 +85,27 @@ export class NodeClient {
     throw garbage ? nodeAnsweredGarbage() : noNodeReachable();
   }
 
+  /**
+   * A GET whose 200 answer is passed through as it arrives (the AI export's JSON Lines): the
+   * first reachable node; `headers` are forwarded (the export's Authorization). A non-200 answer
+   * is read whole and parsed like `request`'s. The body is pulled only as fast as the caller
+   * consumes it, so the gateway holds no more than a chunk; a pause longer than the timeout ends it.
+   */
+  async stream(urls: readonly string[], pathAndQuery: string, headers: Record<string, string>): Promise<{ status: number; contentType: string; chunks: AsyncIterable<Uint8Array> } | NodeAnswer> {
+    assertForwardable(pathAndQuery);
+    for (const base of urls) {
+      try {
+        const res = await undiciRequest(base + pathAndQuery, { method: 'GET', headers, dispatcher: this.pool, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+        if (res.statusCode === 200) return { status: 200, contentType: String(res.headers['content-type'] ?? 'application/x-ndjson'), chunks: res.body };
+        const text = await res.body.text();
+        return { status: res.statusCode, body: text.length === 0 ? null : parseJsonLossless(text) };
+      } catch (e: unknown) {
+        this.log.debug({ node: base, err: e instanceof Error ? e.message : String(e) }, 'node unreachable for a stream');
+      }
+    }
+    throw noNodeReachable();
+  }
+
   /** Closes the pooled connections (the gateway's shutdown). */
   async close(): Promise<void> {
     await this.pool.close();

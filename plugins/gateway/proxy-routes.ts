@@ -1,4 +1,4 @@
-import { reply, unavailable, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { reply, streamReply, unavailable, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import type { NodeAnswer } from './node-client.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
@@ -39,6 +39,14 @@ export const PROXIED_GETS = [
   '/api/v1/identity/recovery/:addr',
   '/api/v1/identity/guardian-of/:addr',
   ...CONTRACT_GETS,
+  // The sentinel's holds and trust lists (plugins/sentinel).
+  '/api/v1/held/:address',
+  '/api/v1/trust/:owner',
+  // The AI decision log and model registry (plugins/ai-records).
+  '/api/v1/oracle/log',
+  '/api/v1/oracle/log/:id',
+  '/api/v1/models/registry',
+  '/api/v1/models/registry/:id',
 ] as const;
 
 /**
@@ -76,6 +84,17 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   };
 
   for (const path of PROXIED_GETS) routes.get(path, counted(path, (req) => s.reads.get(upstreamRead(path, req))));
+
+  // The AI export (plugins/ai-records): streamed through uncached, with the client's token.
+  for (const kind of ['blocks', 'txs', 'validators', 'oracle']) {
+    const path = `/api/v1/ai/export/${kind}`;
+    routes.get(path, async (req) => {
+      const auth = req.headers['authorization'];
+      const answer = await s.client.stream(s.router.nodesOfShard(0), upstreamRead(path, req), typeof auth === 'string' ? { authorization: auth } : {});
+      s.metrics.proxied.inc({ route: path, status: String(answer.status) });
+      return 'chunks' in answer ? streamReply(answer.chunks, { contentType: answer.contentType }) : passThrough(answer);
+    });
+  }
 
   routes.post('/api/v1/transactions', counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText)));
   routes.post('/api/v1/faucet', counted('/api/v1/faucet', (req) => s.submissions.faucet(req.body, req.ip)));

@@ -66,6 +66,11 @@ export function registerCoreRpcMethods(hooks: Hooks, plugin: string, s: GatewayS
     return found;
   });
   method('faucet', async (p) => resultOf(await s.submissions.faucet(stripCaller(p), callerIp(p))));
+  // AI (plugins/ai-records); register_model is an operation, forwarded with the others.
+  method('get_oracle_log', (p) => read(`/api/v1/oracle/log${query(p, ['model', 'kind', 'subject', 'limit', 'offset', 'page'])}`));
+  method('get_oracle_entry', (p) => read(`/api/v1/oracle/log/${seg('id', p.id)}`));
+  method('get_model_registry', (p) => read(`/api/v1/models/registry${query(p, ['limit', 'offset', 'page'])}`));
+  method('get_model_registry_entry', (p) => read(`/api/v1/models/registry/${seg('id', p.id)}`));
 }
 
 /** The body forwarded to the node: the client's params without the out-of-band caller. */

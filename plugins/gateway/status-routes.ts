@@ -27,4 +27,24 @@ export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, hea
   routes.get('/api/v1/network/status', async () => networkStatus(s.config, await s.poller.current(), s.router));
 
   routes.get(SHARDS_PATH, async () => passThrough(await shardsOverview(s.reads, s.router)));
+
+  // Status of AI models (part 1, gateway only): the registry's entries, the sentinel's switches
+  // and the decision log's size, as the nodes hold them.
+  routes.get('/api/v1/ai/status', async () => {
+    const [registry, log, params] = await Promise.all([s.reads.get('/api/v1/models/registry?limit=100'), s.reads.get('/api/v1/oracle/log?limit=1'), s.reads.get('/api/v1/governance/params')]);
+    const models = registry.status === 200 && isObject(registry.body) && Array.isArray(registry.body.models) ? (registry.body.models as unknown[]).filter(isObject) : [];
+    const paramMap = params.status === 200 && isObject(params.body) && isObject(params.body.params) ? params.body.params : {};
+    const param = (key: string): unknown => {
+      const p = paramMap[key];
+      return isObject(p) ? p.value : null;
+    };
+    return {
+      models: models.map((m) => ({ id: m.id, name: m.name, version: m.version, weights_hash: m.weights_hash, status: m.status })),
+      active: models.filter((m) => m.status === 'active').length,
+      pending: models.filter((m) => m.status === 'pending').length,
+      sentinel: { enabled: param('sentinel_enabled'), policy_enabled: param('sentinel_policy_enabled'), reject_threshold: param('sentinel_reject_threshold') },
+      decisions: log.status === 200 && isObject(log.body) ? (log.body.total ?? 0) : null,
+      export_token_required: process.env.AI_EXPORT_TOKEN !== undefined && process.env.AI_EXPORT_TOKEN !== '',
+    };
+  });
 }

@@ -16,4 +16,8 @@ export const MAIN_KEY_ONLY_OPERATIONS: ReadonlyMap<string, string> = new Map([
   ['recovery_reject', 'reject a recovery'],
   ['recovery_withdraw', 'withdraw a recovery request'],
   ['recovery_cancel', 'cancel a recovery'],
+  ['held_confirm', 'confirm a held transfer'],
+  ['held_cancel', 'cancel a held transfer'],
+  ['trust_add', 'manage the trust list'],
+  ['trust_remove', 'manage the trust list'],
 ]);

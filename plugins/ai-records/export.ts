@@ -1,0 +1,99 @@
+import { timingSafeEqual } from 'node:crypto';
+import { badRequest, stringify, streamReply, unauthorized, type ChainHistory, type NodeServices, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { entryPath, entryView, logCount, type LogEntry } from './log.js';
+
+/**
+ * Training-data export (part 1 "AI and models"): `GET /api/v1/ai/export/{blocks,txs,validators,oracle}`
+ * as JSON Lines (`application/x-ndjson`), one record per line in ascending height (decisions.md
+ * §37), over `from`..`to` (block heights, inclusive; default the whole chain). Streamed: one
+ * block (or 500 log entries) is read at a time and written once the client took the previous
+ * lines, so a node's memory stays flat however long the range.
+ */
+export const EXPORT_KINDS = ['blocks', 'txs', 'validators', 'oracle'] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+
+/** What an export reads: committed blocks and the decision log. */
+export interface ExportSource extends Pick<ChainHistory, 'head' | 'block' | 'transactions'> {
+  /** Log entries with ids in [fromId, fromId + count), as stored. */
+  oracle(fromId: number, count: number): Promise<LogEntry[]>;
+}
+
+export interface HeightRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** Lines flushed together: a chunk per this many records, so a socket write is not one per line. */
+const LINES_PER_CHUNK = 64;
+
+export async function* exportLines(kind: ExportKind, src: ExportSource, range: HeightRange): AsyncGenerator<string> {
+  let buf: string[] = [];
+  const flush = (): string => {
+    const out = buf.join('');
+    buf = [];
+    return out;
+  };
+  const line = (record: unknown): void => void buf.push(stringify(record) + '\n');
+  if (kind === 'oracle') {
+    for (let id = 1; ; id += 500) {
+      const entries = await src.oracle(id, 500);
+      for (const e of entries) if (e.height >= range.from && e.height <= range.to) line(entryView(e));
+      if (buf.length > 0) yield flush();
+      if (entries.length < 500 || entries[entries.length - 1]!.height > range.to) return;
+    }
+  }
+  for (let h = range.from; h <= range.to; h++) {
+    const b = await src.block(h);
+    if (!b) continue;
+    if (kind === 'blocks') line(b);
+    else if (kind === 'validators') line({ height: h, proposer: b.proposer, round: b.round, timestamp: b.timestamp });
+    else for (const tx of await src.transactions(h)) line(tx);
+    if (buf.length >= LINES_PER_CHUNK) yield flush();
+  }
+  if (buf.length > 0) yield flush();
+}
+
+function intParam(req: RpcRequest, name: string): number | undefined {
+  const raw = req.query.get(name);
+  if (raw === null) return undefined;
+  if (!/^\d{1,15}$/.test(raw)) throw badRequest(`${name} must be a block height (a non-negative integer)`);
+  return Number(raw);
+}
+
+/** `Authorization: Bearer <AI_EXPORT_TOKEN>` when the variable is set (part 2 "Other access controls" 1). */
+export function checkExportToken(req: RpcRequest, token: string | undefined): void {
+  if (token === undefined || token === '') return;
+  const header = req.headers['authorization'];
+  const m = typeof header === 'string' ? /^Bearer (.+)$/.exec(header) : null;
+  const given = Buffer.from(m?.[1] ?? '', 'utf8');
+  const want = Buffer.from(token, 'utf8');
+  if (m === null || given.length !== want.length || !timingSafeEqual(given, want)) {
+    throw unauthorized('the AI export requires AI_EXPORT_TOKEN', 'send the header Authorization: Bearer <AI_EXPORT_TOKEN>');
+  }
+}
+
+export function exportRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
+  const source: ExportSource = {
+    head: () => s.history.head(),
+    block: (h) => s.history.block(h),
+    transactions: (h) => s.history.transactions(h),
+    oracle: (fromId, count) =>
+      s.query.run(plugin, async (ctx) => {
+        const n = await logCount(ctx.store);
+        const out: LogEntry[] = [];
+        for (let id = fromId; id < fromId + count && id <= n; id++) out.push((await ctx.store.getRecord<LogEntry>(entryPath(id)))!);
+        return out;
+      }),
+  };
+  for (const kind of EXPORT_KINDS) {
+    routes.get(`/api/v1/ai/export/${kind}`, (req) => {
+      checkExportToken(req, process.env.AI_EXPORT_TOKEN);
+      const head = source.head();
+      const from = intParam(req, 'from') ?? 1;
+      const to = Math.min(intParam(req, 'to') ?? head, head);
+      if (from < 1) throw badRequest('from starts at 1');
+      if (intParam(req, 'to') !== undefined && to < from) throw badRequest(`to (${to}) is below from (${from})`);
+      return streamReply(exportLines(kind, source, { from, to }), { contentType: 'application/x-ndjson; charset=utf-8' });
+    });
+  }
+}

@@ -1,0 +1,34 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BlockEvent } from '../../kernel/sdk.js';
+import { confidenceText, decisionsOf } from './log.js';
+import { modelId, overTwoThirds } from './registry.js';
+
+const ev = (type: string, data: Record<string, unknown>, tx_hash: string | null = '0xt'): BlockEvent => ({ type, data, height: 7, index: 0, tx_hash, phase: tx_hash ? 'tx' : 'end_block' });
+
+test("events become decisions: the sentinel's verdicts and holds, and a slash that jails gives both", () => {
+  assert.deepEqual(decisionsOf(ev('tx_anomaly', { tx_hash: '0xt', score: '0.8717', category: 'drain' })), [{ model: 'sentinel', kind: 'anomaly', subject: '0xt', decision: 'anomalous:drain', confidence_bp: 8717n, tx_hash: '0xt', source_event: 'tx_anomaly' }]);
+  assert.equal(decisionsOf(ev('tx_held', { tx_hash: '0xt', score: '0.7', needs_owner: true }))[0]!.decision, 'held_until_owner_confirms');
+  assert.equal(decisionsOf(ev('tx_held', { tx_hash: '0xt', score: '0.6' }))[0]!.confidence_bp, 6000n);
+  assert.deepEqual(decisionsOf(ev('tx_refunded', { tx_hash: '0xh', score: '0.75' }, null)).map((d) => [d.kind, d.subject, d.tx_hash]), [['refund', '0xh', '0xh']]);
+  const slash = decisionsOf(ev('validator_slashed', { validator: 'chain:v1.node', amount: 500n, jailed_until: 10_007 }, null));
+  assert.deepEqual(slash.map((d) => [d.model, d.kind, d.subject, d.decision, d.confidence_bp]), [
+    ['double-sign-evidence', 'slash', 'chain:v1.node', 'slashed:500', 10_000n],
+    ['double-sign-evidence', 'jail', 'chain:v1.node', 'jailed_until:10007', 10_000n],
+  ]);
+  assert.deepEqual(decisionsOf(ev('staked', { address: 'x' })), []);
+  assert.equal(confidenceText(8717n), '0.8717');
+  assert.equal(confidenceText(10_000n), '1.0000');
+});
+
+test('the 2/3 line is strict and weighs power, not heads', () => {
+  const equal = new Map([['a', 10n], ['b', 10n], ['c', 10n]]);
+  assert.equal(overTwoThirds(['a', 'b'], equal), false, 'exactly 2/3 is not more');
+  assert.equal(overTwoThirds(['a', 'b', 'c'], equal), true);
+  const skewed = new Map([['a', 70n], ['b', 10n], ['c', 10n], ['d', 10n]]);
+  assert.equal(overTwoThirds(['a'], skewed), true, '70% of the power alone');
+  assert.equal(overTwoThirds(['b', 'c', 'd'], skewed), false, 'three of four validators, 30% of the power');
+  assert.equal(overTwoThirds(['a', 'x'], new Map()), false, 'no power, nothing activates');
+  assert.equal(overTwoThirds(['x', 'y', 'z'], equal), false, 'votes of validators no longer in the set do not count');
+  assert.notEqual(modelId('m', '1', '0x' + '0'.repeat(64)), modelId('m', '1', '0x' + '1'.repeat(64)));
+});

@@ -1,0 +1,130 @@
+import { Type } from '@sinclair/typebox';
+import { badRequest, conflict, defineOperation, forbidden, jsonRecord, sha3Hex0x, type ReadContext, type ReadonlyStore, type WriteContext } from '../../kernel/sdk.js';
+
+/**
+ * The on-chain model registry (part 1 "AI and models", decisions.md §34, §37): validators
+ * register a model's name, version and weights_hash; the entry becomes `active` once validators
+ * holding more than 2/3 of the voting power registered exactly that triple, `pending` until then.
+ * It reads the power, it never changes it (part 1 Consensus 9).
+ */
+export interface ModelEntry {
+  readonly id: string;
+  readonly name: string;
+  readonly version: string;
+  readonly weights_hash: string;
+  readonly architecture: string;
+  readonly params_count: number;
+  /** On 10 000. */
+  readonly accuracy_bp: bigint;
+  /** `pending`, `active`, or `superseded` once a later version of the same name became active. */
+  readonly status: 'pending' | 'active' | 'superseded';
+  /** Validators that registered it, in address order. */
+  readonly votes: readonly string[];
+  readonly registered_height: number;
+  readonly activated_height: number | null;
+}
+
+export const REGISTRY_TARGET = 'chain:models.registry';
+export const modelPath = (id: string): string => `model/${id}`;
+export const MODELS_PREFIX = 'model/';
+
+/** An entry's id: the first 16 hex digits of SHA3-256 of `ch-model|<name>|<version>|<weights_hash>`. */
+export function modelId(name: string, version: string, weightsHash: string): string {
+  return sha3Hex0x(new TextEncoder().encode(`ch-model|${name}|${version}|${weightsHash}`)).slice(2, 18);
+}
+
+/** The active validator set's power by address (the kernel's `vset` namespace, read only). */
+export async function validatorPower(ctx: Pick<ReadContext, 'read'>): Promise<Map<string, bigint>> {
+  const codec = jsonRecord<{ power: bigint }>();
+  const rows = await ctx.read('vset').scan('');
+  return new Map(rows.map(([k, v]) => [k, BigInt(codec.decode(v).power)] as [string, bigint]).filter(([, p]) => p > 0n));
+}
+
+/** Whether `votes` hold more than 2/3 of the power. */
+export function overTwoThirds(votes: readonly string[], power: ReadonlyMap<string, bigint>): boolean {
+  let total = 0n;
+  for (const p of power.values()) total += p;
+  let voted = 0n;
+  for (const v of votes) voted += power.get(v) ?? 0n;
+  return total > 0n && voted * 3n > total * 2n;
+}
+
+/** Activates `entry`; an older active version of the same name is superseded. */
+export async function activate(store: ReadonlyStore & { setRecord<T>(k: string, v: T): void }, entry: ModelEntry, height: number): Promise<ModelEntry> {
+  for (const [k] of await store.scan(MODELS_PREFIX)) {
+    const other = (await store.getRecord<ModelEntry>(k))!;
+    if (other.name === entry.name && other.status === 'active' && other.id !== entry.id) store.setRecord<ModelEntry>(k, { ...other, status: 'superseded' });
+  }
+  return { ...entry, status: 'active', activated_height: height };
+}
+
+export const RegisterModelSchema = Type.Object(
+  {
+    from: Type.String({ minLength: 1, maxLength: 128 }),
+    name: Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' }),
+    version: Type.String({ pattern: '^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$' }),
+    weights_hash: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
+    architecture: Type.String({ minLength: 1, maxLength: 64 }),
+    params_count: Type.Integer({ minimum: 0 }),
+    /** A fraction 0..1, at most 4 decimals. */
+    accuracy: Type.Number({ minimum: 0, maximum: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+const accuracyBp = (a: number): bigint => BigInt(Math.round(a * 10_000));
+
+export function pendingView(e: ModelEntry, power: ReadonlyMap<string, bigint>): Record<string, unknown> {
+  let total = 0n;
+  for (const p of power.values()) total += p;
+  let voted = 0n;
+  for (const v of e.votes) voted += power.get(v) ?? 0n;
+  return { id: e.id, name: e.name, version: e.version, weights_hash: e.weights_hash, votes: e.votes.length, voted_power: voted, total_power: total };
+}
+
+export const registerModel = defineOperation({
+  name: 'register_model',
+  description: 'a validator registers a model version; active once validators with more than 2/3 of the power registered the same name, version and weights_hash',
+  routes: [{ method: 'POST', path: '/api/v1/models/register' }],
+  socketMethod: 'register_model',
+  schema: RegisterModelSchema,
+  signsFor: REGISTRY_TARGET,
+  value: null,
+  gas: 50,
+  async check(ctx, op) {
+    const power = await validatorPower(ctx);
+    if (!power.has(op.actor)) return forbidden(`${op.actor} is not an active validator: only validators register models`);
+    if (!Number.isInteger(op.body.accuracy * 10_000)) return badRequest('accuracy has at most 4 decimals');
+    const e = await ctx.store.getRecord<ModelEntry>(modelPath(modelId(op.body.name, op.body.version, op.body.weights_hash)));
+    if (e?.votes.includes(op.actor)) return conflict(`${op.actor} already registered ${op.body.name} ${op.body.version} with this weights_hash`);
+    return undefined;
+  },
+  async execute(ctx, op) {
+    const b = op.body;
+    const id = modelId(b.name, b.version, b.weights_hash);
+    const existing = await ctx.store.getRecord<ModelEntry>(modelPath(id));
+    let entry: ModelEntry = existing
+      ? { ...existing, votes: [...existing.votes, op.actor].sort() }
+      : { id, name: b.name, version: b.version, weights_hash: b.weights_hash, architecture: b.architecture, params_count: b.params_count, accuracy_bp: accuracyBp(b.accuracy), status: 'pending', votes: [op.actor], registered_height: ctx.block.height, activated_height: null };
+    const power = await validatorPower(ctx);
+    if (entry.status === 'pending' && overTwoThirds(entry.votes, power)) entry = await activate(ctx.store, entry, ctx.block.height);
+    ctx.store.setRecord<ModelEntry>(modelPath(id), entry);
+    ctx.emit({ type: 'model_registered', data: { id, name: entry.name, version: entry.version, weights_hash: entry.weights_hash, validator: op.actor, status: entry.status } });
+    await emitVotingUpdate(ctx, power);
+  },
+});
+
+/** `model_voting_update` (part 2): the entries still pending, after a registration changed them. */
+export async function emitVotingUpdate(ctx: WriteContext, power: ReadonlyMap<string, bigint>): Promise<void> {
+  const models: Array<Record<string, unknown>> = [];
+  for (const [k] of await ctx.store.scan(MODELS_PREFIX)) {
+    const e = (await ctx.store.getRecord<ModelEntry>(k))!;
+    if (e.status === 'pending') models.push(pendingView(e, power));
+  }
+  if (models.length > 0) ctx.emit({ type: 'model_voting_update', data: { models, height: ctx.block.height } });
+}
+
+export function modelView(e: ModelEntry): Record<string, unknown> {
+  const { accuracy_bp, ...rest } = e;
+  return { ...rest, accuracy: Number(accuracy_bp) / 10_000 };
+}

@@ -1,0 +1,156 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { labelledWallet, makeChain, signOwnLayout, signOperation, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { isChainError } from '../../kernel/sdk.js';
+import { sessionPlugin } from '../session/index.js';
+import { leastValueScoring, loadModel } from './model.js';
+import { heldMessages } from './operations/held.js';
+import { sentinelPlugin } from './index.js';
+
+const model = loadModel();
+const BALANCE = 1_000_000n;
+let clock = 1_900_000_000_000;
+
+async function chain(senders: Wallet[], params: Record<string, string> = {}): Promise<Fixture> {
+  return makeChain({
+    plugins: [sessionPlugin, sentinelPlugin],
+    pluginConfig: [{ name: 'session' }, { name: 'sentinel', options: { weights_hash: model.weightsHash } }],
+    accounts: senders.map((w) => ({ address: w.address, balance: BALANCE })),
+    genesisParams: { sentinel_policy_enabled: '1', sentinel_hold_blocks: '2', sentinel_confirm_expiry_blocks: '3', trust_activation_blocks: '2', ...params },
+  });
+}
+
+/** The least value scoring at least `bp` for a transfer to a new recipient (a fresh sender's first unless `firstTransfer` is false; `burst` transfers in the last 10 blocks). */
+function valueScoring(bp: bigint, balance: bigint, firstTransfer = true, burst = 0n): number {
+  const last = firstTransfer ? 0n : 1n;
+  return Number(leastValueScoring(model, bp, { gas_price: 1n, nonce: last + 1n, last_nonce: last, balance, tx_count_last_10: burst, recipient_tx_count: 0n, is_self_transfer: false }));
+}
+
+const nextNonce = async (f: Fixture, w: Wallet): Promise<number> => Number((await f.account(w.address)).nonce) + 1;
+const send = async (f: Fixture, from: Wallet, to: string, value: number) => f.chain.admit(signTransfer(from, { to, value, nonce: await nextNonce(f, from) }), 0);
+const receipt = async (f: Fixture, hash: string) => (await f.chain.lookupTx(hash))!.receipt!;
+const types = async (f: Fixture, height: number): Promise<string[]> => (await f.chain.store.getBlockEvents(height)).map((e) => e.type).filter((t) => t.startsWith('tx_'));
+const held = (f: Fixture, owner: Wallet, hash: string, action: 'confirm' | 'cancel', signer: Wallet = owner) => {
+  const nonce = ++clock;
+  const body = { owner: owner.address, hash };
+  return f.chain.admitOperation(`held_${action}`, signOwnLayout(signer, heldMessages[action](body, BigInt(nonce)), { owner: owner.address }, nonce), { hash }, 0);
+};
+const refused = (status: number, re: RegExp) => (e: unknown) => isChainError(e) && e.status === status && re.test(e.message);
+
+test('refused at the reject threshold at admission, and failed in a block whose proposer skipped checkTx', async () => {
+  const a = labelledWallet('sn-a');
+  const f = await chain([a]);
+  const drain = signTransfer(a, { to: labelledWallet('sn-x').address, value: 990_000, nonce: 1 });
+  await assert.rejects(f.chain.admit(drain, 0), refused(400, /scored 0\.9\d{3} \(drain\), at or above sentinel_reject_threshold 85/));
+  const tx = f.chain.rebuildTx('signed', drain, 1n, 0);
+  f.chain.mempool.add(tx);
+  await f.block();
+  const r = await receipt(f, tx.hash);
+  assert.equal(r.status, 'failed');
+  assert.match(r.error ?? '', /sentinel_reject_threshold/);
+  assert.equal((await f.account(a.address)).balance, BALANCE - 21n, 'only the fee');
+});
+
+test('an anomalous transfer is flagged and held; it releases after sentinel_hold_blocks with tx_released', async () => {
+  const b = labelledWallet('sn-b');
+  const f = await chain([b]);
+  const to = labelledWallet('sn-y').address;
+  const value = valueScoring(6_300n, BALANCE);
+  const r = (await send(f, b, to, value)) as Record<string, unknown>;
+  assert.equal(r.sentinel_category, 'drain');
+  assert.ok((r.sentinel_score as number) >= 0.63 && (r.sentinel_score as number) < 0.7, String(r.sentinel_score));
+  assert.match(String(r.sentinel_warning), /anomalous \(drain\)/);
+  assert.deepEqual(r.held, { needs_owner: false, releases: 'automatic', reason: 'score', score: r.sentinel_score, category: 'drain', release_after_blocks: 2 });
+  const blk = await f.block();
+  const h = blk.header.height;
+  assert.equal((await receipt(f, r.tx_hash as string)).status, 'confirmed');
+  assert.deepEqual(await types(f, h), ['tx_anomaly', 'tx_held']);
+  assert.equal((await f.account(to)).balance, 0n);
+  assert.equal((await f.account(b.address)).balance, BALANCE - 21n - BigInt(value), 'the coins left the sender');
+  await f.block();
+  await f.block();
+  assert.deepEqual(await types(f, h + 2), ['tx_released']);
+  assert.equal((await f.account(to)).balance, BigInt(value));
+});
+
+test('step-up: refunded after the expiry when nobody confirms; released when the owner confirms; a session key may not confirm; a cancel returns the coins', async () => {
+  const [c, agent] = [labelledWallet('sn-c'), labelledWallet('sn-agent')];
+  const f = await chain([c]);
+  const value = valueScoring(7_500n, BALANCE);
+  const r1 = await send(f, c, labelledWallet('sn-z1').address, value);
+  assert.equal(((r1 as unknown as Record<string, unknown>).held as { releases: string }).releases, 'owner_confirmation');
+  const b1 = (await f.block()).header.height;
+  for (let i = 0; i < 3; i++) await f.block();
+  assert.deepEqual(await types(f, b1 + 3), ['tx_refunded']);
+  assert.equal((await f.account(c.address)).balance, BALANCE - 21n, 'refunded');
+
+  // A session key of the owner may not confirm (401), the owner's main key may.
+  const grant = signOperation(c, { actor: c.address, target: 'chain:system.session', nonce: ++clock, body: { account: c.address, session_pk: agent.publicKeyHex, scope: '*', cap: 1000, expiry_block: 1000 } });
+  await f.chain.admitOperation('grant_session', grant, {}, 0);
+  await f.block();
+  const balance = (await f.account(c.address)).balance;
+  const to2 = labelledWallet('sn-z2').address;
+  const r2 = await f.chain.admit(signTransfer(c, { to: to2, value: valueScoring(7_500n, balance, false, 1n), nonce: await nextNonce(f, c) }), 0);
+  await f.block();
+  await assert.rejects(held(f, c, r2.tx_hash, 'confirm', agent), refused(401, /only a main key of the account may confirm a held transfer/));
+  await assert.rejects(held(f, c, '0x' + '0'.repeat(64), 'confirm'), refused(404, /no held transfer/));
+  await held(f, c, r2.tx_hash, 'confirm');
+  const b2 = (await f.block()).header.height;
+  assert.deepEqual(await types(f, b2), ['tx_released']);
+  assert.equal((await f.account(to2)).balance, BigInt(valueScoring(7_500n, balance, false, 1n)));
+  await assert.rejects(held(f, c, r2.tx_hash, 'cancel'), refused(400, /no longer held: released/));
+
+  const before = (await f.account(c.address)).balance;
+  const r3 = await f.chain.admit(signTransfer(c, { to: labelledWallet('sn-z3').address, value: valueScoring(7_500n, before, false, 2n), nonce: await nextNonce(f, c) }), 0);
+  await f.block();
+  await held(f, c, r3.tx_hash, 'cancel');
+  const b3 = (await f.block()).header.height;
+  assert.deepEqual(await types(f, b3), ['tx_cancelled']);
+  assert.equal((await f.account(c.address)).balance, before - 21n - 30n, 'the transfer\'s and the cancel\'s fees only');
+});
+
+test('a trusted recipient is held before its activation height and not after; a session key cannot manage the list', async () => {
+  const [d, agent] = [labelledWallet('sn-d'), labelledWallet('sn-agent-d')];
+  const f = await chain([d]);
+  const to = labelledWallet('sn-t').address;
+  const add = (w: Wallet) => f.chain.admitOperation('trust_add', signOperation(w, { actor: d.address, target: 'chain:system.trust', nonce: ++clock, body: { owner: d.address, recipient: to } }), {}, 0);
+  await f.chain.admitOperation('grant_session', signOperation(d, { actor: d.address, target: 'chain:system.session', nonce: ++clock, body: { account: d.address, session_pk: agent.publicKeyHex, scope: '*', cap: 1000, expiry_block: 1000 } }), {}, 0);
+  await f.block();
+  await assert.rejects(add(agent), refused(401, /only a main key of the account may manage the trust list/));
+  await add(d);
+  const added = (await f.block()).header.height; // active from added + 2
+  const r1 = (await send(f, d, to, 600_000)) as Record<string, unknown>;
+  assert.ok(r1.held, 'not yet active');
+  assert.ok((await f.block()).header.height >= added + 1);
+  assert.equal((await f.account(to)).balance, 0n);
+  const value = valueScoring(6_500n, (await f.account(d.address)).balance, false, 1n);
+  const r2 = (await send(f, d, to, value)) as Record<string, unknown>;
+  assert.ok((r2.sentinel_score as number) >= 0.65, 'a score the policy would hold');
+  assert.equal(r2.held, undefined);
+  await f.block();
+  assert.equal((await f.account(to)).balance, BigInt(value), 'trusted: paid at once');
+});
+
+test('a node whose weights file does not match the registered weights_hash refuses to start, and says why', async () => {
+  await assert.rejects(
+    makeChain({ plugins: [sentinelPlugin], pluginConfig: [{ name: 'sentinel', options: { weights_hash: '0x' + '0'.repeat(64) } }] }),
+    (e: unknown) => e instanceof Error && /does not match the registered weights_hash 0x0{64}/.test(e.message) && e.message.includes(model.weightsHash),
+  );
+});
+
+test('a session-key transfer from sentinel_agent_confirm_threshold needs the owner, where a main-key one of the same score releases by itself', async () => {
+  const [g, agent] = [labelledWallet('sn-g'), labelledWallet('sn-agent-g')];
+  const f = await chain([g], { sentinel_agent_confirm_threshold: '55' });
+  await f.chain.admitOperation('grant_session', signOperation(g, { actor: g.address, target: 'chain:system.session', nonce: ++clock, body: { account: g.address, session_pk: agent.publicKeyHex, scope: '*', cap: 10_000_000, expiry_block: 1000 } }), {}, 0);
+  await f.block();
+  const value = valueScoring(5_700n, BALANCE);
+  const r = (await f.chain.admit(signTransfer(agent, { from: g.address, to: labelledWallet('sn-g-to').address, value, nonce: 1 }), 0)) as unknown as Record<string, unknown>;
+  assert.deepEqual([(r.held as Record<string, unknown>).reason, (r.held as Record<string, unknown>).releases], ['agent', 'owner_confirmation']);
+  const b = (await f.block()).header.height;
+  assert.deepEqual(await types(f, b), ['tx_anomaly', 'tx_held']);
+  const [ev] = (await f.chain.store.getBlockEvents(b)).filter((e) => e.type === 'tx_held');
+  assert.equal(ev!.data.needs_owner, true);
+  // The same score signed by the main key is below the hold threshold (60): not held at all.
+  const own = (await send(f, g, labelledWallet('sn-g-to2').address, valueScoring(5_700n, (await f.account(g.address)).balance, false, 1n))) as unknown as Record<string, unknown>;
+  assert.equal(own.held, undefined);
+});

@@ -1,0 +1,135 @@
+import { ConfigError, definePlugin, deriveAddress, parseHex, type AdmissionContext, type NodeServices, type SignerKind, type Tx } from '../../kernel/sdk.js';
+import { fraction, fractionText, loadModel } from './model.js';
+import { SENTINEL_PARAMS, heldView, holdDecision, rejection, verdictOf, warningFields } from './policy.js';
+import { SentinelOptionsSchema } from './schemas.js';
+import { MODEL_PATH, RECENT_WINDOW, byAddressPath, duePath, duePrefix, heldPath, recentPath, type HeldTransfer, type RecentTransfers, type RegisteredModel } from './store.js';
+import { cancelHeld, confirmHeld, resolveHold } from './operations/held.js';
+import { trustAdd, trustRemove } from './operations/trust.js';
+import { sentinelRoutes } from './routes.js';
+
+/**
+ * The signer's kind as authorization will see it, at admission (checkTx has the transaction, not
+ * the signer): a key that is no main key of the sender is a delegate's (a session key). Asked only
+ * with the policy layer on: deriving an address hashes the whole public key.
+ */
+async function signerKindOf(ctx: AdmissionContext, tx: Tx): Promise<SignerKind> {
+  const pk = typeof tx.body.public_key === 'string' ? tx.body.public_key.toLowerCase() : '';
+  const bytes = pk === '' ? null : parseHex(pk);
+  const derived = bytes !== null && deriveAddress(bytes) === tx.from ? pk : undefined;
+  return (await ctx.accounts.mainKeys(tx.from, derived)).keys.includes(pk) ? 'main' : 'session';
+}
+
+interface SentinelOptions {
+  weights_hash: string;
+  weights_file?: string;
+}
+
+/**
+ * The sentinel (part 1 "Transaction scoring, holds and the trust list"): a fixed-point model
+ * scores every plain transfer from committed state. At admission a score at or above
+ * `sentinel_reject_threshold` is refused (400) and an anomalous one is flagged in the response;
+ * in the block the same rules run again on the block's state (a proposer that skipped checkTx
+ * gains nothing), `tx_anomaly` is emitted, and with `sentinel_policy_enabled` the transfer may be
+ * held (`beforeTransfer`: the coins leave the sender and wait here) until released, confirmed,
+ * cancelled or refunded.
+ */
+export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
+  name: 'sentinel',
+  kind: 'state',
+  description: 'deterministic transaction scoring, holds with owner confirmation, the trust list',
+  optionsSchema: SentinelOptionsSchema,
+  params: SENTINEL_PARAMS,
+  operations: [confirmHeld, cancelHeld, trustAdd, trustRemove],
+  events: [
+    { type: 'tx_anomaly', description: 'a transfer was scored anomalous in the block (score as a decimal fraction text); the gateway pushes its own tx_anomaly at submission, so this one is not relayed', fields: ['tx_hash', 'score', 'category'] },
+    { type: 'tx_held', description: 'a transfer was held by the policy layer', fields: ['tx_hash', 'to', 'value_human'], socket: true },
+    { type: 'tx_released', description: 'a held transfer was released (automatically or confirmed by its owner)', fields: ['tx_hash', 'to', 'value_human'], socket: true },
+    { type: 'tx_cancelled', description: 'a held transfer was cancelled by its owner', fields: ['tx_hash', 'to', 'value_human'], socket: true },
+    { type: 'tx_refunded', description: 'a held transfer that needed its owner was refunded after sentinel_confirm_expiry_blocks', fields: ['tx_hash', 'to', 'value_human'], socket: true },
+    { type: 'trust_added', description: 'an owner added a trusted recipient', fields: ['owner', 'recipient', 'added_height', 'active_from'], socket: true },
+    { type: 'trust_removed', description: 'an owner removed a trusted recipient', fields: ['owner', 'recipient', 'height'], socket: true },
+  ],
+  register(api) {
+    const model = loadModel(api.options.weights_file);
+    if (model.weightsHash !== api.options.weights_hash) {
+      throw new ConfigError(
+        `sentinel: the weights file's SHA3-256 ${model.weightsHash} does not match the registered weights_hash ${api.options.weights_hash} (plugins.sentinel.options.weights_hash): this node refuses to score with an unregistered model; restore the shipped file or retrain it with plugins/sentinel/train.ts`,
+      );
+    }
+    api.log.info({ model: model.name, version: model.version, weights_hash: model.weightsHash }, 'sentinel model loaded');
+
+    api.hooks.initGenesis.tapPromise(api.name, async (ctx) => {
+      ctx.store.setRecord<RegisteredModel>(MODEL_PATH, { name: model.name, version: model.version, weights_hash: api.options.weights_hash, height: ctx.block.height });
+    });
+
+    api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
+      if (tx.origin !== 'signed' || tx.target !== 'transfer') return undefined;
+      if ((await ctx.params.get('sentinel_enabled')) !== 1n) return undefined;
+      const t = { from: tx.from, to: tx.to, value: tx.value, gasPrice: tx.gasPrice, nonce: tx.nonce };
+      const v = await verdictOf(ctx, ctx.store, ctx.height, model, t);
+      const refused = await rejection(ctx, v);
+      if (refused) return refused;
+      if (v.anomalous) ctx.respond(warningFields(v));
+      if ((await ctx.params.get('sentinel_policy_enabled')) !== 1n) return undefined;
+      const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, () => signerKindOf(ctx, tx));
+      if (d) {
+        const [holdBlocks, expiry] = await Promise.all([ctx.params.get('sentinel_hold_blocks'), ctx.params.get('sentinel_confirm_expiry_blocks')]);
+        ctx.respond({
+          held: { needs_owner: d.needsOwner, releases: d.needsOwner ? 'owner_confirmation' : 'automatic', reason: d.reason, score: fraction(v.scoreBp), category: v.category, ...(d.needsOwner ? { refund_after_blocks: Number(expiry) } : { release_after_blocks: Number(holdBlocks) }) },
+        });
+      }
+      return undefined;
+    });
+
+    api.hooks.beforeTransfer.tapPromise(api.name, async (ctx, transfer) => {
+      if ((await ctx.params.get('sentinel_enabled')) !== 1n) return undefined;
+      const height = ctx.block.height;
+      const t = { from: transfer.from, to: transfer.to, value: transfer.value, gasPrice: ctx.tx.gasPrice, nonce: ctx.tx.nonce };
+      const v = await verdictOf(ctx, ctx.store, height, model, t);
+      const refused = await rejection(ctx, v);
+      if (refused) throw refused;
+      const recent = await ctx.store.getRecord<RecentTransfers>(recentPath(t.from));
+      ctx.store.setRecord<RecentTransfers>(recentPath(t.from), { heights: [...(recent?.heights ?? []).filter((h) => h > height - RECENT_WINDOW), height].slice(-RECENT_WINDOW) });
+      if (v.anomalous) ctx.emit({ type: 'tx_anomaly', data: { tx_hash: ctx.tx.hash, score: fractionText(v.scoreBp), score_bp: v.scoreBp, category: v.category, from: t.from, to: t.to, height } });
+      const d = await holdDecision(ctx, ctx.store, height, t, v, () => transfer.signer.kind);
+      if (!d) return undefined;
+      await ctx.accounts.debit(t.from, t.value);
+      const [holdBlocks, expiry] = await Promise.all([ctx.params.get('sentinel_hold_blocks'), ctx.params.get('sentinel_confirm_expiry_blocks')]);
+      const nonNeg = (x: bigint): number => Number(x < 0n ? 0n : x);
+      const h: HeldTransfer = {
+        tx_hash: ctx.tx.hash,
+        from: t.from,
+        to: t.to,
+        value: t.value,
+        score_bp: v.scoreBp,
+        category: v.category,
+        needs_owner: d.needsOwner,
+        reason: d.reason,
+        held_height: height,
+        release_height: d.needsOwner ? null : height + nonNeg(holdBlocks),
+        expiry_height: d.needsOwner ? height + nonNeg(expiry) : null,
+        status: 'held',
+        resolved_height: null,
+      };
+      ctx.store.setRecord<HeldTransfer>(heldPath(h.tx_hash), h);
+      ctx.store.setRecord(byAddressPath(h.from, h.tx_hash), 1n);
+      if (h.to !== h.from) ctx.store.setRecord(byAddressPath(h.to, h.tx_hash), 1n);
+      ctx.store.setRecord(duePath((h.release_height ?? h.expiry_height)!, h.tx_hash), 1n);
+      const view = heldView(h);
+      ctx.emit({ type: 'tx_held', data: { tx_hash: h.tx_hash, from: h.from, to: h.to, value: h.value, value_human: view.value_human as string, score: fractionText(h.score_bp), category: h.category, needs_owner: h.needs_owner, releases: view.releases as string, release_height: h.release_height, expiry_height: h.expiry_height } });
+      return { handledBy: api.name };
+    });
+
+    // Holds falling due at this height, in hash order (the store's key order): release or refund.
+    api.hooks.endBlock.tapPromise(api.name, async (result, ctx) => {
+      const due = await ctx.store.scan(duePrefix(ctx.block.height));
+      for (const [key] of due) {
+        const h = await ctx.store.getRecord<HeldTransfer>(heldPath(key.slice(key.lastIndexOf('/') + 1)));
+        if (h && h.status === 'held') await resolveHold(ctx, h, h.needs_owner ? 'refunded' : 'released');
+      }
+      return result;
+    });
+
+    api.hooks.routes.tap(api.name, (routes) => routes.withOwner(api.name, () => sentinelRoutes(routes, api.services, api.name, model)));
+  },
+});

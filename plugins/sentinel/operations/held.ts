@@ -1,0 +1,75 @@
+import { badRequest, defineOperation, forbidden, notFound, requireMainKey, type OperationInput, type ReadContext, type TxContext } from '../../../kernel/sdk.js';
+import { HeldActionSchema } from '../schemas.js';
+import { byAddressPath, duePath, heldPath, type HeldTransfer } from '../store.js';
+import { fractionText } from '../model.js';
+import { heldView } from '../policy.js';
+
+export const TRUST_TARGET = 'chain:system.trust';
+
+/**
+ * The layouts confirm and cancel sign (the path's hash is not covered by ch-tx-v2/v3):
+ * `ch-held-confirm|<owner>|<tx hash>|<nonce>` and `ch-held-cancel|<owner>|<tx hash>|<nonce>`.
+ */
+export const heldMessages = {
+  confirm: (b: { owner: string; hash: string }, nonce: bigint): string => `ch-held-confirm|${b.owner}|${b.hash}|${nonce}`,
+  cancel: (b: { owner: string; hash: string }, nonce: bigint): string => `ch-held-cancel|${b.owner}|${b.hash}|${nonce}`,
+};
+
+type Body = { owner: string; hash: string };
+
+async function heldProblem(ctx: ReadContext, op: OperationInput<Body>, action: string) {
+  const mainOnly = requireMainKey(op.signer, `${action} a held transfer`);
+  if (mainOnly) return mainOnly;
+  const h = await ctx.store.getRecord<HeldTransfer>(heldPath(op.body.hash));
+  if (!h) return notFound(`no held transfer ${op.body.hash}`);
+  if (h.from !== op.actor) return forbidden(`${op.actor} is not the owner of held transfer ${op.body.hash} (its sender is ${h.from})`);
+  if (h.status !== 'held') return badRequest(`transfer ${op.body.hash} is no longer held: ${h.status} in block ${h.resolved_height}`);
+  return undefined;
+}
+
+/** Ends a hold: coins to `to` (released) or back to the sender (cancelled, refunded); the markers go. */
+export async function resolveHold(ctx: Omit<TxContext, 'tx' | 'gasLimit'>, h: HeldTransfer, status: 'released' | 'cancelled' | 'refunded'): Promise<HeldTransfer> {
+  await ctx.accounts.credit(status === 'released' ? h.to : h.from, h.value);
+  const done: HeldTransfer = { ...h, status, resolved_height: ctx.block.height };
+  ctx.store.setRecord<HeldTransfer>(heldPath(h.tx_hash), done);
+  ctx.store.delete(byAddressPath(h.from, h.tx_hash));
+  if (h.to !== h.from) ctx.store.delete(byAddressPath(h.to, h.tx_hash));
+  const due = h.release_height ?? h.expiry_height;
+  if (due !== null) ctx.store.delete(duePath(due, h.tx_hash));
+  const event = status === 'released' ? 'tx_released' : status === 'cancelled' ? 'tx_cancelled' : 'tx_refunded';
+  const v = heldView(done);
+  ctx.emit({ type: event, data: { tx_hash: h.tx_hash, from: h.from, to: h.to, value: h.value, value_human: v.value_human as string, score: fractionText(h.score_bp), category: h.category, height: ctx.block.height } });
+  return done;
+}
+
+export const confirmHeld = defineOperation({
+  name: 'held_confirm',
+  description: 'the owner confirms a held transfer: released now',
+  routes: [{ method: 'POST', path: '/api/v1/transactions/:hash/confirm' }],
+  socketMethod: 'confirm_held',
+  schema: HeldActionSchema,
+  signsFor: TRUST_TARGET,
+  value: null,
+  gas: 30,
+  signing: { message: (op) => heldMessages.confirm(op.body, op.nonce) },
+  check: (ctx, op) => heldProblem(ctx, op, 'confirm'),
+  async execute(ctx, op) {
+    await resolveHold(ctx, (await ctx.store.getRecord<HeldTransfer>(heldPath(op.body.hash)))!, 'released');
+  },
+});
+
+export const cancelHeld = defineOperation({
+  name: 'held_cancel',
+  description: 'the owner cancels a held transfer: the coins return to the sender',
+  routes: [{ method: 'POST', path: '/api/v1/transactions/:hash/cancel' }],
+  socketMethod: 'cancel_held',
+  schema: HeldActionSchema,
+  signsFor: TRUST_TARGET,
+  value: null,
+  gas: 30,
+  signing: { message: (op) => heldMessages.cancel(op.body, op.nonce) },
+  check: (ctx, op) => heldProblem(ctx, op, 'cancel'),
+  async execute(ctx, op) {
+    await resolveHold(ctx, (await ctx.store.getRecord<HeldTransfer>(heldPath(op.body.hash)))!, 'cancelled');
+  },
+});
