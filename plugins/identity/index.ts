@@ -20,9 +20,9 @@ export const identityPlugin = definePlugin<Record<string, never>, NodeServices>(
   events: [
     { type: 'keys_rotated', description: 'an account added and/or removed a main key', fields: ['address', 'added', 'removed', 'version'], socket: true },
     { type: 'recovery_setup', description: 'an account set its guardians', fields: ['owner', 'guardians', 'threshold', 'timelock'], socket: true },
-    { type: 'recovery_requested', description: 'a recovery request was opened', fields: ['target', 'requester', 'new_key'], socket: true },
-    { type: 'recovery_approved', description: 'a guardian approved a recovery request', fields: ['target', 'guardian', 'approvals', 'due_height'], socket: true },
-    { type: 'recovery_rejected', description: 'a guardian rejected a recovery request', fields: ['target', 'guardian', 'rejections'], socket: true },
+    { type: 'recovery_requested', description: 'a recovery request was opened', fields: ['target', 'request_id', 'requester', 'new_key'], socket: true },
+    { type: 'recovery_approved', description: 'a guardian approved a recovery request', fields: ['target', 'request_id', 'guardian', 'approvals', 'due_height'], socket: true },
+    { type: 'recovery_rejected', description: 'a guardian rejected a recovery request', fields: ['target', 'request_id', 'guardian', 'rejections'], socket: true },
     { type: 'recovery_closed', description: 'a recovery request was cancelled, withdrawn or rejected', fields: ['target', 'status'], socket: true },
     { type: 'recovery_completed', description: 'a recovery replaced the keys of an account', fields: ['target', 'new_key', 'version'], socket: true },
   ],

@@ -16,6 +16,11 @@ export interface RecoveryConfig {
 export type RecoveryStatus = 'open' | 'completed' | 'cancelled' | 'withdrawn' | 'rejected';
 
 export interface RecoveryRequest {
+  /**
+   * The target's n-th request (1, 2, …): what a guardian's approval or rejection names and signs,
+   * so a vote signed for one request cannot be replayed against a later one of the same target.
+   */
+  readonly id: number;
   readonly target: string;
   readonly requester: string;
   readonly new_key: string;
