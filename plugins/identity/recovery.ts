@@ -1,6 +1,6 @@
 import { notFound, type ChainError, type ReadContext, type WriteContext } from '../../kernel/sdk.js';
 import { currentKeys, recordRemoved, recordReset } from './keys.js';
-import { configPath, duePath, requestPath, type RecoveryConfig, type RecoveryRequest, type RecoveryStatus } from './store.js';
+import { configPath, duePath, requestPath, type DueList, type RecoveryConfig, type RecoveryRequest, type RecoveryStatus } from './store.js';
 
 export async function readConfig(ctx: Pick<ReadContext, 'store'>, owner: string): Promise<RecoveryConfig | undefined> {
   return ctx.store.getRecord<RecoveryConfig>(configPath(owner));
@@ -12,9 +12,22 @@ export async function openRequest(ctx: Pick<ReadContext, 'store'>, target: strin
   return r !== undefined && r.status === 'open' ? r : notFound(`no open recovery request for ${target}`);
 }
 
+/** Adds or removes `target` in the due list of `height`, kept sorted; an empty list is deleted. */
+async function updateDue(ctx: WriteContext, height: number, target: string, add: boolean): Promise<void> {
+  const now = (await ctx.store.getRecord<DueList>(duePath(height)))?.targets ?? [];
+  const targets = add ? [...new Set([...now, target])].sort() : now.filter((t) => t !== target);
+  if (targets.length === 0) ctx.store.delete(duePath(height));
+  else ctx.store.setRecord<DueList>(duePath(height), { targets });
+}
+
+/** The targets due at the end of `height`, in address order. */
+export async function dueAt(ctx: WriteContext, height: number): Promise<readonly string[]> {
+  return (await ctx.store.getRecord<DueList>(duePath(height)))?.targets ?? [];
+}
+
 /** Closes a request without completing it; a scheduled completion is dropped. */
-export function closeRequest(ctx: WriteContext, r: RecoveryRequest, status: Exclude<RecoveryStatus, 'open' | 'completed'>): void {
-  if (r.due_height !== null) ctx.store.delete(duePath(r.due_height, r.target));
+export async function closeRequest(ctx: WriteContext, r: RecoveryRequest, status: Exclude<RecoveryStatus, 'open' | 'completed'>): Promise<void> {
+  if (r.due_height !== null) await updateDue(ctx, r.due_height, r.target, false);
   ctx.store.setRecord<RecoveryRequest>(requestPath(r.target), { ...r, status, due_height: null, closed_height: ctx.block.height });
   ctx.emit({ type: 'recovery_closed', data: { target: r.target, status } });
 }
@@ -23,10 +36,10 @@ export function closeRequest(ctx: WriteContext, r: RecoveryRequest, status: Excl
  * Once approvals reach the threshold, the request completes at the end of block
  * `max(request height + timelock, this block)`: the owner has the whole timelock to cancel.
  */
-export function scheduleIfApproved(ctx: WriteContext, r: RecoveryRequest, config: RecoveryConfig): RecoveryRequest {
+export async function scheduleIfApproved(ctx: WriteContext, r: RecoveryRequest, config: RecoveryConfig): Promise<RecoveryRequest> {
   if (r.due_height !== null || r.approvals.length < config.threshold) return r;
   const due = Math.max(r.height + config.timelock, ctx.block.height);
-  ctx.store.setRecord(duePath(due, r.target), { target: r.target });
+  await updateDue(ctx, due, r.target, true);
   return { ...r, due_height: due };
 }
 

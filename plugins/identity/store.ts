@@ -40,6 +40,12 @@ export const guardsPrefix = (guardian: string): string => `guards/${guardian}/`;
 /** The derived key of an address, once it signed an identity operation (it has no record in the key set until then). */
 export const derivedPath = (address: string): string => `derived/${address}`;
 
-/** Recoveries due at the end of a block; heights zero-padded so a scan is in order. */
-export const duePrefix = (height: number): string => `due/${String(height).padStart(12, '0')}/`;
-export const duePath = (height: number, target: string): string => `${duePrefix(height)}${target}`;
+/**
+ * The targets whose recovery is due at the end of a block, in address order, under one key per
+ * height: endBlock reads one key (usually absent, which the state cache remembers) instead of
+ * opening a range scan every block.
+ */
+export interface DueList {
+  readonly targets: readonly string[];
+}
+export const duePath = (height: number): string => `due/${String(height).padStart(12, '0')}`;

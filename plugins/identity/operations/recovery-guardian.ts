@@ -29,7 +29,7 @@ type Vote = 'approve' | 'reject';
  * A guardian's vote as an operation: both votes share route shape, body, layout and checks, and
  * differ only in what they record.
  */
-function voteOperation(vote: Vote, description: string, apply: (ctx: TxContext, r: RecoveryRequest, config: RecoveryConfig, guardian: string) => void) {
+function voteOperation(vote: Vote, description: string, apply: (ctx: TxContext, r: RecoveryRequest, config: RecoveryConfig, guardian: string) => Promise<void>) {
   const action = `${vote} a recovery`;
   return defineOperation({
     name: `recovery_${vote}`,
@@ -47,14 +47,14 @@ function voteOperation(vote: Vote, description: string, apply: (ctx: TxContext, 
     async execute(ctx, op) {
       const v = await voteProblem(ctx, op.actor, op.body.target, op.body.request_id, action, op.signer);
       if (isChainError(v)) throw v;
-      apply(ctx, v.r, v.config, op.actor);
+      await apply(ctx, v.r, v.config, op.actor);
     },
   });
 }
 
 /** `POST /api/v1/identity/recovery/approve`, signed `ch-recovery-approve|<guardian>|<target>|<request_id>|<nonce>`: one guardian's approval of the open request. */
-export const recoveryApprove = voteOperation('approve', 'a guardian approves the open recovery request of a target', (ctx, r, config, guardian) => {
-  const next = scheduleIfApproved(ctx, { ...r, approvals: [...r.approvals, guardian] }, config);
+export const recoveryApprove = voteOperation('approve', 'a guardian approves the open recovery request of a target', async (ctx, r, config, guardian) => {
+  const next = await scheduleIfApproved(ctx, { ...r, approvals: [...r.approvals, guardian] }, config);
   ctx.store.setRecord(requestPath(next.target), next);
   ctx.emit({ type: 'recovery_approved', data: { target: next.target, request_id: next.id, guardian, approvals: next.approvals.length, due_height: next.due_height } });
 });
@@ -63,9 +63,9 @@ export const recoveryApprove = voteOperation('approve', 'a guardian approves the
  * `POST /api/v1/identity/recovery/reject`, signed `ch-recovery-reject|<guardian>|<target>|<request_id>|<nonce>`:
  * once so many guardians reject that the threshold can no longer be met, the request closes.
  */
-export const recoveryReject = voteOperation('reject', 'a guardian rejects the open recovery request of a target', (ctx, r, config, guardian) => {
+export const recoveryReject = voteOperation('reject', 'a guardian rejects the open recovery request of a target', async (ctx, r, config, guardian) => {
   const next = { ...r, rejections: [...r.rejections, guardian] };
   ctx.store.setRecord(requestPath(next.target), next);
   ctx.emit({ type: 'recovery_rejected', data: { target: next.target, request_id: next.id, guardian, rejections: next.rejections.length } });
-  if (next.rejections.length > config.guardians.length - config.threshold) closeRequest(ctx, next, 'rejected');
+  if (next.rejections.length > config.guardians.length - config.threshold) await closeRequest(ctx, next, 'rejected');
 });

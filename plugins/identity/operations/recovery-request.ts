@@ -57,6 +57,6 @@ export const recoveryWithdraw = defineOperation({
   },
   async execute(ctx, op) {
     const r = await openRequest(ctx, op.body.target);
-    if (!isChainError(r)) closeRequest(ctx, r, 'withdrawn');
+    if (!isChainError(r)) await closeRequest(ctx, r, 'withdrawn');
   },
 });
