@@ -187,7 +187,10 @@ describe('who may sign, on a real devnet', () => {
       await failsInBlock(redirect, /not bound to/, 'sponsor_allow');
       const takeOver = sponsorOp(stranger, stranger.address, { beneficiary: beneficiary.address });
       await refused('/api/v1/sponsor/allow', takeOver, 409, /already sponsored by/);
-      await refused('/api/v1/sponsor/withdraw', sponsorOp(sponsor, sponsor.address, { amount: 5000 }, 5000), 400, /holds 4979 ucoin, less than 5000/);
+      await failsInBlock(takeOver, /already sponsored by/, 'sponsor_allow');
+      const overdraw = sponsorOp(sponsor, sponsor.address, { amount: 5000 }, 5000);
+      await refused('/api/v1/sponsor/withdraw', overdraw, 400, /holds 4979 ucoin, less than 5000/);
+      await failsInBlock(overdraw, /holds 4979 ucoin, less than 5000/, 'sponsor_withdraw');
       assert.equal((await poolOf(sponsor.address)).balance, 5000 - 21);
 
       const sponsorBefore = await balanceOf(sponsor.address);
@@ -225,6 +228,18 @@ describe('who may sign, on a real devnet', () => {
         assert.equal(f.status, 200, JSON.stringify(f.body));
         await waitConfirmed(rpc(), f.body.tx_hash as string);
       }
+    });
+
+    test('identity of an unbound key-derived address: no key known before it signs (200, version 0); its derived key once it has signed a transfer', async () => {
+      const plain = labelledWallet('wms-plain');
+      const pay = await postJson(`${rpc()}/api/v1/transactions`, signTransfer(stranger, { to: plain.address, value: 1000, nonce: await nextTxNonce(stranger.address) }));
+      assert.equal(pay.status, 200, JSON.stringify(pay.body));
+      await waitConfirmed(rpc(), pay.body.tx_hash as string);
+      assert.deepEqual(await identityOf(plain.address), { address: plain.address, keys: [], version: 0 });
+      const own = await postJson(`${rpc()}/api/v1/transactions`, await sendAs(plain, plain.address));
+      assert.equal(own.status, 200, JSON.stringify(own.body));
+      await waitConfirmed(rpc(), own.body.tx_hash as string);
+      assert.deepEqual(await identityOf(plain.address), { address: plain.address, keys: [plain.publicKeyHex], version: 0 });
     });
 
     test('rotation: the new key signs, the removed key is refused (and the session keys it granted end), version rose; a session key cannot rotate', async () => {
