@@ -27,21 +27,6 @@ export interface ContextEnv {
   readonly methods?: MethodDirectory;
 }
 
-/**
- * Read-only stores by source and namespace. A store is stateless (its source and namespace), and
- * every hook call gets a freshly scoped context: without this, each tap that reads its store made
- * a new one, per transaction and per plugin, at admission over the one committed source.
- */
-const readStores = new WeakMap<StateSource, Map<string, ReadonlyStore>>();
-
-function sharedReadonlyStore(source: StateSource, ns: string): ReadonlyStore {
-  let byNs = readStores.get(source);
-  if (byNs === undefined) readStores.set(source, (byNs = new Map()));
-  let store = byNs.get(ns);
-  if (store === undefined) byNs.set(ns, (store = readonlyStore(source, ns)));
-  return store;
-}
-
 class ReadCtx implements ReadContext {
   private paramsOf: ParamReader | undefined;
   private accountsOf: AccountsReader | undefined;
@@ -68,7 +53,7 @@ class ReadCtx implements ReadContext {
   }
 
   get store(): ReadonlyStore {
-    return (this.storeOf ??= sharedReadonlyStore(this.source, this.ns));
+    return (this.storeOf ??= readonlyStore(this.source, this.ns));
   }
 
   read(other: string): ReadonlyStore {
