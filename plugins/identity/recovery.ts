@@ -1,6 +1,6 @@
 import { notFound, type ChainError, type ReadContext, type WriteContext } from '../../kernel/sdk.js';
 import { currentKeys, recordRemoved, recordReset } from './keys.js';
-import { configPath, duePath, requestPath, type DueList, type RecoveryConfig, type RecoveryRequest, type RecoveryStatus } from './store.js';
+import { configPath, DUE_PATH, requestPath, type DueList, type RecoveryConfig, type RecoveryRequest, type RecoveryStatus } from './store.js';
 
 export async function readConfig(ctx: Pick<ReadContext, 'store'>, owner: string): Promise<RecoveryConfig | undefined> {
   return ctx.store.getRecord<RecoveryConfig>(configPath(owner));
@@ -12,17 +12,28 @@ export async function openRequest(ctx: Pick<ReadContext, 'store'>, target: strin
   return r !== undefined && r.status === 'open' ? r : notFound(`no open recovery request for ${target}`);
 }
 
-/** Adds or removes `target` in the due list of `height`, kept sorted; an empty list is deleted. */
-async function updateDue(ctx: WriteContext, height: number, target: string, add: boolean): Promise<void> {
-  const now = (await ctx.store.getRecord<DueList>(duePath(height)))?.targets ?? [];
-  const targets = add ? [...new Set([...now, target])].sort() : now.filter((t) => t !== target);
-  if (targets.length === 0) ctx.store.delete(duePath(height));
-  else ctx.store.setRecord<DueList>(duePath(height), { targets });
+type DueEntry = DueList['entries'][number];
+
+function writeDue(ctx: WriteContext, entries: readonly DueEntry[]): void {
+  if (entries.length === 0) ctx.store.delete(DUE_PATH);
+  else ctx.store.setRecord<DueList>(DUE_PATH, { entries: [...entries] });
 }
 
-/** The targets due at the end of `height`, in address order. */
-export async function dueAt(ctx: WriteContext, height: number): Promise<readonly string[]> {
-  return (await ctx.store.getRecord<DueList>(duePath(height)))?.targets ?? [];
+const byHeightThenTarget = (a: DueEntry, b: DueEntry): number => a.height - b.height || (a.target < b.target ? -1 : a.target > b.target ? 1 : 0);
+
+/** Adds or removes the completion of `target` at `height`; the list stays sorted, an empty one is deleted. */
+async function updateDue(ctx: WriteContext, height: number, target: string, add: boolean): Promise<void> {
+  const now = (await ctx.store.getRecord<DueList>(DUE_PATH))?.entries ?? [];
+  const rest = now.filter((e) => !(e.height === height && e.target === target));
+  writeDue(ctx, add ? [...rest, { height, target }].sort(byHeightThenTarget) : rest);
+}
+
+/** Takes the completions due at or before `height` off the list, in order: the targets to complete now. */
+export async function takeDue(ctx: WriteContext, height: number): Promise<readonly string[]> {
+  const now = (await ctx.store.getRecord<DueList>(DUE_PATH))?.entries;
+  if (now === undefined || now[0]!.height > height) return [];
+  writeDue(ctx, now.filter((e) => e.height > height));
+  return now.filter((e) => e.height <= height).map((e) => e.target);
 }
 
 /** Closes a request without completing it; a scheduled completion is dropped. */

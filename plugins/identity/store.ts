@@ -41,11 +41,12 @@ export const guardsPrefix = (guardian: string): string => `guards/${guardian}/`;
 export const derivedPath = (address: string): string => `derived/${address}`;
 
 /**
- * The targets whose recovery is due at the end of a block, in address order, under one key per
- * height: endBlock reads one key (usually absent, which the state cache remembers) instead of
- * opening a range scan every block.
+ * Every scheduled completion, `{height, target}` sorted by height then target, under one fixed
+ * key: endBlock reads that one key each block, which the committed state cache keeps (absent, on
+ * most chains), instead of opening a range scan or reading a new per-height key from disk. It
+ * holds only requests whose approvals met the threshold and that are not yet complete: few.
  */
 export interface DueList {
-  readonly targets: readonly string[];
+  readonly entries: ReadonlyArray<{ readonly height: number; readonly target: string }>;
 }
-export const duePath = (height: number): string => `due/${String(height).padStart(12, '0')}`;
+export const DUE_PATH = 'due';
