@@ -84,6 +84,8 @@ describe('who may sign, on a real devnet', () => {
       assert.equal(sent.status, 200, JSON.stringify(sent.body));
       const tx = await waitConfirmed(rpc(2), sent.body.tx_hash as string);
       assert.equal(tx.status, 'confirmed');
+      // Balances are read from validator 0: it too must have applied the block.
+      await waitConfirmed(rpc(), sent.body.tx_hash as string);
       assert.equal(await balanceOf(shop.address), 600);
       assert.equal(await balanceOf(owner.address), ownerBefore - 600 - 21, 'the value and a transfer\'s fee, from the account');
 
@@ -169,6 +171,8 @@ describe('who may sign, on a real devnet', () => {
       assert.equal(sent.status, 200, JSON.stringify(sent.body));
       const tx = await waitConfirmed(rpc(3), sent.body.tx_hash as string);
       assert.equal(tx.status, 'confirmed');
+      // Balances are read from validator 0: it too must have applied the block.
+      await waitConfirmed(rpc(), sent.body.tx_hash as string);
       assert.equal(await balanceOf(beneficiary.address), before - 7, 'the beneficiary paid the value only');
       assert.equal((await poolOf(sponsor.address)).balance, 5000 - 21, 'the pool paid the fee');
 
