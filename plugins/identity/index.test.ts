@@ -109,3 +109,23 @@ test('the owner cancels a hostile recovery during the timelock and keeps the acc
   await confirmed(f, 'recovery_reject', signed(g1, identityMessages.reject, { guardian: g1.address, target: owner.address, request_id: 3 }));
   await expectRefused(f.chain.admitOperation('recovery_approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: owner.address, request_id: 3 }), {}, 0), 404, /no open recovery request/);
 });
+
+test('two scheduled recoveries: the cancelled one is taken off the due list, the other completes at its own height', async () => {
+  const f = await chain();
+  const other = outsider;
+  const newOther = labelledWallet('identity-new-other');
+  for (const w of [owner, other]) await confirmed(f, 'recovery_setup', signed(w, identityMessages.setup, { owner: w.address, guardians: [g1.address, g2.address], threshold: 2, timelock: 6 }));
+  await confirmed(f, 'recovery_request', signed(g3, identityMessages.request, { requester: g3.address, target: owner.address, new_key: fresh.publicKeyHex }));
+  await confirmed(f, 'recovery_request', signed(g3, identityMessages.request, { requester: g3.address, target: other.address, new_key: newOther.publicKeyHex }));
+  for (const target of [owner.address, other.address]) {
+    for (const g of [g1, g2]) await confirmed(f, 'recovery_approve', signed(g, identityMessages.approve, { guardian: g.address, target, request_id: 1 }));
+  }
+  const due = async () => (JSON.parse(Buffer.from((await f.chain.store.state.get('identity/due')) ?? Buffer.from('{"entries":[]}')).toString()) as { entries: Array<{ target: string }> }).entries.map((e) => e.target);
+  assert.deepEqual((await due()).sort(), [owner.address, other.address].sort());
+  await confirmed(f, 'recovery_cancel', signed(owner, identityMessages.cancel, { owner: owner.address }));
+  assert.deepEqual(await due(), [other.address]);
+  for (let i = 0; i < 6; i++) await f.block();
+  assert.deepEqual((await keysOf(f, owner.address)).keys, [], 'cancelled: the owner keeps its derived key');
+  assert.deepEqual(await keysOf(f, other.address), { keys: [newOther.publicKeyHex], version: 1 });
+  assert.equal(await f.chain.store.state.get('identity/due'), undefined, 'nothing left scheduled');
+});
