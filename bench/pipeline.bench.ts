@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,8 +13,7 @@ import { LevelStore } from '../kernel/store/level-store.js';
 import { FileTxTextLog } from '../kernel/store/tx-text-log.js';
 import { labelledWallet, makeChain, signTransfer } from '../test/helpers/chain-fixture.js';
 import { mainThreadSched } from './thread-cpu.js';
-import { sentinelPlugin } from '../plugins/sentinel/index.js';
-import { loadModel } from '../plugins/sentinel/model.js';
+import { PLUGIN_CATALOGUE } from '../plugins/index.js';
 
 /**
  * One validator's own work per transaction, in one process: relayed transfers decoded from batch
@@ -27,22 +26,49 @@ import { loadModel } from '../plugins/sentinel/model.js';
  * the load bench's figures move tens of percent, so they are how a change to the hot path is
  * judged before the load bench.
  *
- *   node dist/bench/pipeline.bench.js [--senders 200] [--blocks 12] [--batch 20] [--heap-profile FILE] [--sentinel]
+ *   node dist/bench/pipeline.bench.js [--senders 200] [--blocks 12] [--batch 20] [--plugins devnet] [--heap-profile FILE]
+ *
+ * `--plugins <network>` runs the chain with the plugins configs/<network>.json enables, in its
+ * order and with its options (the devnet's: what every plugin's hooks cost a plain transfer);
+ * `--plugins a,b` with those plugins only; without it the chain has none.
  */
 const { values: args } = parseArgs({
   options: {
     senders: { type: 'string', default: '200' },
     blocks: { type: 'string', default: '12' },
     batch: { type: 'string', default: '20' },
+    plugins: { type: 'string' },
     // Writes the sampled allocation profile (.heapprofile, opens in Chrome DevTools' Memory tab).
     'heap-profile': { type: 'string' },
-    // Runs the shipped sentinel (scoring every transfer in the block) as the networks do.
-    sentinel: { type: 'boolean', default: false },
   },
 });
 const nSenders = Number(args.senders);
 const nBlocks = Number(args.blocks);
 const batchSize = Number(args.batch);
+
+type ConfigPlugin = { name: string; enabled: boolean; activation_height?: number; options?: Record<string, unknown> };
+const configPlugins = (network: string): ConfigPlugin[] => (JSON.parse(readFileSync(new URL(`../../configs/${network}.json`, import.meta.url), 'utf8')) as { plugins: ConfigPlugin[] }).plugins;
+
+/**
+ * The plugins of `--plugins`: a network's enabled ones (`devnet`), in its order, with its options;
+ * or a comma list of names (`staking,faucet`) with the devnet's options, to price each plugin.
+ */
+function benchPlugins(choice: string | undefined): Pick<NonNullable<Parameters<typeof makeChain>[0]>, 'plugins' | 'pluginConfig'> {
+  if (choice === undefined || choice === 'none') return {};
+  const isNetwork = existsSync(new URL(`../../configs/${choice}.json`, import.meta.url));
+  const devnet = configPlugins('devnet');
+  const chosen = isNetwork
+    ? configPlugins(choice).filter((p) => p.enabled)
+    : choice.split(',').map((name) => devnet.find((p) => p.name === name) ?? { name, enabled: true });
+  return {
+    plugins: chosen.map((p) => {
+      const def = PLUGIN_CATALOGUE.get(p.name);
+      if (!def) throw new Error(`--plugins names ${p.name}, which this build does not have`);
+      return def;
+    }),
+    pluginConfig: chosen.map((p) => ({ name: p.name, activation_height: p.activation_height ?? 0, options: p.options ?? {} })),
+  };
+}
 
 const { provider } = selectProvider((process.env.CHAIN_CRYPTO_PROVIDER ?? 'auto') as ProviderChoice);
 const sign = { sign: signerFor(provider, 'native') };
@@ -64,10 +90,7 @@ const relayBatches = phases.map((_, p) =>
 
 let verifyMs = 0;
 const dir = mkdtempSync(join(tmpdir(), 'bench-pipeline-'));
-const sentinel = args.sentinel ? [{ plugin: sentinelPlugin, config: { name: 'sentinel', options: { weights_hash: loadModel().weightsHash } } }] : [];
 const f = await makeChain({
-  plugins: sentinel.map((x) => x.plugin),
-  pluginConfig: sentinel.map((x) => x.config),
   kv: await LevelStore.open(join(dir, 'chain')),
   textLog: await FileTxTextLog.open(join(dir, 'txtext')),
   accounts: senders.map((w) => ({ address: w.address, balance: 10n ** 12n })),
@@ -79,6 +102,7 @@ const f = await makeChain({
     return ok;
   }),
   mempool: { maxTxs: nSenders * 2, maxPerSender: 64 },
+  ...benchPlugins(args.plugins),
 });
 
 /** As the replica does with a relay message: decode, parse each text, admit each. */
@@ -138,6 +162,7 @@ try {
   console.table([
     {
       provider: provider.name,
+      plugins: args.plugins ?? 'none',
       transactions: txs,
       'wall µs/tx': wallUs.toFixed(0),
       'CPU µs/tx, main thread': mainUs.toFixed(0),

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { runNodeCommand, type NodeFlags } from './node-command.js';
 import { registerKeysCommands } from './keys-command.js';
+import { registerOpCommand } from './op-command.js';
 import { runDevnetCommand, type DevnetFlags } from './devnet-command.js';
 import { runDevnetToggle, type DevnetToggleFlags } from './devnet-toggle.js';
 import { printConfigSchema } from './schema-command.js';
@@ -36,6 +37,8 @@ program
   .action((f: NodeFlags) => runNodeCommand(f, catalogue));
 
 registerKeysCommands(program.command('keys').description('create and inspect ML-DSA-65 keys'));
+
+registerOpCommand(program, catalogue);
 
 const devnet = program
   .command('devnet')

@@ -9,6 +9,7 @@ import { accountsReader, accountsWriter } from '../state/accounts.js';
 import type { ChainStore, ChainMeta } from '../store/chain-store.js';
 import { WriteBatch } from '../store/kv.js';
 import { toHex0x, parseHex } from '../codec/hex.js';
+import { deriveAddress, isKeyDerivedAddress } from '../crypto/address.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import { Mempool } from '../mempool/mempool.js';
@@ -561,6 +562,18 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       value_hex: value === undefined ? null : Buffer.from(value).toString('hex'),
       proof: stateProofToJson(proof),
     };
+  }
+
+  /** ChainAccess.derivedKeyOf: the public key of a signed transaction of `address`'s recent history that derives it. */
+  async derivedKeyOf(address: string, within = 100): Promise<string | undefined> {
+    if (!isKeyDerivedAddress(address)) return undefined;
+    for (const hash of await this.d.store.addressTxHashes(address, 0, within)) {
+      const stored = await this.d.store.getTx(hash);
+      const pk = stored?.tx.origin === 'signed' ? stored.tx.body.public_key : undefined;
+      const bytes = typeof pk === 'string' ? parseHex(pk) : null;
+      if (bytes !== null && deriveAddress(bytes) === address) return (pk as string).toLowerCase();
+    }
+    return undefined;
   }
 
   /** Submission-time view: is a hash pending, committed, or unknown. */

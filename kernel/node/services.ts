@@ -30,6 +30,12 @@ export interface ChainAccess {
   readonly chainId: string;
   readonly head: Readonly<{ height: number; state_root: string; block_hash: string }>;
   admitSystem(target: string, from: string, to: string, value: bigint, body: Record<string, unknown>, receivedAt: number): Promise<{ readonly hash: string }>;
+  /**
+   * The key a key-derived `address` signed with (the key it derives from), found among the last
+   * `within` transactions this node indexed for it; undefined for an address that signed none of
+   * them. Node-local, for views (an identity's keys): consensus never reads it.
+   */
+  derivedKeyOf(address: string, within?: number): Promise<string | undefined>;
 }
 
 /** The services a node offers its plugins through `api.services`. */

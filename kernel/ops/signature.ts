@@ -2,11 +2,11 @@ import { unauthorized } from '../errors.js';
 import { parseHex } from '../codec/hex.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { ML_DSA65_SIGNATURE_BYTES } from '../crypto/provider.js';
-import { operationPayloadHash, txMessageV2, txMessageV3 } from '../crypto/signed-message.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { NetworkEnv } from '../hooks.js';
 import { signatureCacheId } from '../tx/signature.js';
 import type { ParsedOperation } from './registry.js';
+import { operationMessage } from './message.js';
 
 export interface OperationSignaturePolicy {
   readonly env: NetworkEnv;
@@ -34,12 +34,12 @@ export async function verifyOperationSignatures(p: ParsedOperation, txHash: stri
   const fields = { body: p.body as never, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce };
   let version: 'v2' | 'v3' | 'own' | undefined;
   if (signing?.message) {
-    if (await verifier.verify(signatureCacheId(txHash, 'own', 0n), sig, utf8Bytes(signing.message(fields)), publicKey)) version = 'own';
+    if (await verifier.verify(signatureCacheId(txHash, 'own', 0n), sig, operationMessage(p, 'own', 0n), publicKey)) version = 'own';
     else throw unauthorized(`invalid signature: it does not verify over the ${p.op.spec.name} layout`);
   } else {
     const price = p.gasPrice ?? policy.baseFee;
-    const v2 = (): Uint8Array => txMessageV2(p.actor, p.target, p.value, p.nonce);
-    const v3 = (): Uint8Array => txMessageV3(p.actor, p.target, p.value, p.nonce, price, operationPayloadHash(p.clientBody));
+    const v2 = (): Uint8Array => operationMessage(p, 'v2', price);
+    const v3 = (): Uint8Array => operationMessage(p, 'v3', price);
     // Part 2 documents ch-tx-v2 for operations; a sender that set gas_price most likely signed v3.
     const order: Array<['v2' | 'v3', () => Uint8Array]> = p.gasPrice !== undefined ? [['v3', v3], ['v2', v2]] : [['v2', v2], ['v3', v3]];
     for (const [layout, message] of order) {

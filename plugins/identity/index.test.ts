@@ -70,10 +70,10 @@ test('recovery: 2 of 3 guardians and the timelock hand the account to the new ke
   const f = await chain();
   await confirmed(f, 'recovery_setup', signed(owner, identityMessages.setup, { owner: owner.address, guardians: [g1.address, g2.address, g3.address], threshold: 2, timelock: 3 }));
   await confirmed(f, 'recovery_request', signed(g1, identityMessages.request, { requester: g1.address, target: owner.address, new_key: fresh.publicKeyHex }));
-  await confirmed(f, 'recovery_approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: owner.address }));
-  await expectRefused(f.chain.admitOperation('recovery_approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: owner.address }), {}, 0), 400, /already approved/);
-  await expectRefused(f.chain.admitOperation('recovery_approve', signed(outsider, identityMessages.approve, { guardian: outsider.address, target: owner.address }), {}, 0), 403, /not a guardian/);
-  await confirmed(f, 'recovery_approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: owner.address }));
+  await confirmed(f, 'recovery_approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: owner.address, request_id: 1 }));
+  await expectRefused(f.chain.admitOperation('recovery_approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: owner.address, request_id: 1 }), {}, 0), 400, /already approved/);
+  await expectRefused(f.chain.admitOperation('recovery_approve', signed(outsider, identityMessages.approve, { guardian: outsider.address, target: owner.address, request_id: 1 }), {}, 0), 403, /not a guardian/);
+  await confirmed(f, 'recovery_approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: owner.address, request_id: 1 }));
   assert.deepEqual((await keysOf(f, owner.address)).keys, [], 'still the derived key until the timelock ends');
   for (let i = 0; i < 3; i++) await f.block();
   assert.deepEqual(await keysOf(f, owner.address), { keys: [fresh.publicKeyHex], version: 1 });
@@ -85,18 +85,47 @@ test('the owner cancels a hostile recovery during the timelock and keeps the acc
   const f = await chain();
   await confirmed(f, 'recovery_setup', signed(owner, identityMessages.setup, { owner: owner.address, guardians: [g1.address, g2.address], threshold: 2, timelock: 50 }));
   await confirmed(f, 'recovery_request', signed(outsider, identityMessages.request, { requester: outsider.address, target: owner.address, new_key: outsider.publicKeyHex }));
-  await confirmed(f, 'recovery_approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: owner.address }));
-  await confirmed(f, 'recovery_approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: owner.address }));
+  await confirmed(f, 'recovery_approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: owner.address, request_id: 1 }));
+  await confirmed(f, 'recovery_approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: owner.address, request_id: 1 }));
   await confirmed(f, 'recovery_cancel', signed(owner, identityMessages.cancel, { owner: owner.address }));
   for (let i = 0; i < 50; i++) await f.block();
   assert.deepEqual((await keysOf(f, owner.address)).keys, [], 'the owner keeps its derived key');
   await f.chain.admit(await transfer(f, owner), 0);
   await expectRefused(f.chain.admitOperation('recovery_cancel', signed(owner, identityMessages.cancel, { owner: owner.address }), {}, 0), 404, /no open recovery request/);
 
+  // An approval signed for request 1 and kept back does not count for request 2: it names request 1.
+  const keptBack = signed(g1, identityMessages.approve, { guardian: g1.address, target: owner.address, request_id: 1 });
   await confirmed(f, 'recovery_request', signed(outsider, identityMessages.request, { requester: outsider.address, target: owner.address, new_key: outsider.publicKeyHex }));
+  await expectRefused(f.chain.admitOperation('recovery_approve', keptBack, {}, 0), 400, /is request 2, not 1/);
+  f.chain.mempool.add(f.chain.rebuildTx('signed', f.operations.envelope('recovery_approve', keptBack, {}), 1n, 0));
+  const replayed = (await f.chain.lookupTx((await f.block()).tx_hashes[0]!))!.receipt!;
+  assert.equal(replayed.status, 'failed');
+  assert.match(replayed.error!, /is request 2, not 1/);
+  // Rewording the kept-back approval for request 2 breaks its signature.
+  await expectRefused(f.chain.admitOperation('recovery_approve', { ...keptBack, request_id: 2 }, {}, 0), 401, /signature/);
   await expectRefused(f.chain.admitOperation('recovery_withdraw', signed(g1, identityMessages.withdraw, { requester: g1.address, target: owner.address }), {}, 0), 400, /was made by/);
   await confirmed(f, 'recovery_withdraw', signed(outsider, identityMessages.withdraw, { requester: outsider.address, target: owner.address }));
   await confirmed(f, 'recovery_request', signed(outsider, identityMessages.request, { requester: outsider.address, target: owner.address, new_key: outsider.publicKeyHex }));
-  await confirmed(f, 'recovery_reject', signed(g1, identityMessages.reject, { guardian: g1.address, target: owner.address }));
-  await expectRefused(f.chain.admitOperation('recovery_approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: owner.address }), {}, 0), 404, /no open recovery request/);
+  await confirmed(f, 'recovery_reject', signed(g1, identityMessages.reject, { guardian: g1.address, target: owner.address, request_id: 3 }));
+  await expectRefused(f.chain.admitOperation('recovery_approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: owner.address, request_id: 3 }), {}, 0), 404, /no open recovery request/);
+});
+
+test('two scheduled recoveries: the cancelled one is taken off the due list, the other completes at its own height', async () => {
+  const f = await chain();
+  const other = outsider;
+  const newOther = labelledWallet('identity-new-other');
+  for (const w of [owner, other]) await confirmed(f, 'recovery_setup', signed(w, identityMessages.setup, { owner: w.address, guardians: [g1.address, g2.address], threshold: 2, timelock: 6 }));
+  await confirmed(f, 'recovery_request', signed(g3, identityMessages.request, { requester: g3.address, target: owner.address, new_key: fresh.publicKeyHex }));
+  await confirmed(f, 'recovery_request', signed(g3, identityMessages.request, { requester: g3.address, target: other.address, new_key: newOther.publicKeyHex }));
+  for (const target of [owner.address, other.address]) {
+    for (const g of [g1, g2]) await confirmed(f, 'recovery_approve', signed(g, identityMessages.approve, { guardian: g.address, target, request_id: 1 }));
+  }
+  const due = async () => (JSON.parse(Buffer.from((await f.chain.store.state.get('identity/due')) ?? Buffer.from('{"entries":[]}')).toString()) as { entries: Array<{ target: string }> }).entries.map((e) => e.target);
+  assert.deepEqual((await due()).sort(), [owner.address, other.address].sort());
+  await confirmed(f, 'recovery_cancel', signed(owner, identityMessages.cancel, { owner: owner.address }));
+  assert.deepEqual(await due(), [other.address]);
+  for (let i = 0; i < 6; i++) await f.block();
+  assert.deepEqual((await keysOf(f, owner.address)).keys, [], 'cancelled: the owner keeps its derived key');
+  assert.deepEqual(await keysOf(f, other.address), { keys: [newOther.publicKeyHex], version: 1 });
+  assert.equal(await f.chain.store.state.get('identity/due'), undefined, 'nothing left scheduled');
 });

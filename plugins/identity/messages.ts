@@ -11,8 +11,9 @@ export const identityMessages = {
   setup: (b: { owner: string; guardians: readonly string[]; threshold: number; timelock: number }, nonce: bigint): string =>
     `ch-recovery-setup|${b.owner}|${b.guardians.join(',')}|${b.threshold}|${b.timelock}|${nonce}`,
   request: (b: { requester: string; target: string; new_key: string }, nonce: bigint): string => `ch-recovery-request|${b.requester}|${b.target}|${b.new_key}|${nonce}`,
-  approve: (b: { guardian: string; target: string }, nonce: bigint): string => `ch-recovery-approve|${b.guardian}|${b.target}|${nonce}`,
-  reject: (b: { guardian: string; target: string }, nonce: bigint): string => `ch-recovery-reject|${b.guardian}|${b.target}|${nonce}`,
+  // A vote names the request it is for (its id), not just the target: it cannot be replayed against a later request.
+  approve: (b: { guardian: string; target: string; request_id: number }, nonce: bigint): string => `ch-recovery-approve|${b.guardian}|${b.target}|${b.request_id}|${nonce}`,
+  reject: (b: { guardian: string; target: string; request_id: number }, nonce: bigint): string => `ch-recovery-reject|${b.guardian}|${b.target}|${b.request_id}|${nonce}`,
   withdraw: (b: { requester: string; target: string }, nonce: bigint): string => `ch-recovery-withdraw|${b.requester}|${b.target}|${nonce}`,
   cancel: (b: { owner: string }, nonce: bigint): string => `ch-recovery-cancel|${b.owner}|${nonce}`,
 };

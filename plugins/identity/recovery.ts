@@ -1,6 +1,6 @@
 import { notFound, type ChainError, type ReadContext, type WriteContext } from '../../kernel/sdk.js';
 import { currentKeys, recordRemoved, recordReset } from './keys.js';
-import { configPath, duePath, requestPath, type RecoveryConfig, type RecoveryRequest, type RecoveryStatus } from './store.js';
+import { configPath, DUE_PATH, requestPath, type DueList, type RecoveryConfig, type RecoveryRequest, type RecoveryStatus } from './store.js';
 
 export async function readConfig(ctx: Pick<ReadContext, 'store'>, owner: string): Promise<RecoveryConfig | undefined> {
   return ctx.store.getRecord<RecoveryConfig>(configPath(owner));
@@ -12,9 +12,33 @@ export async function openRequest(ctx: Pick<ReadContext, 'store'>, target: strin
   return r !== undefined && r.status === 'open' ? r : notFound(`no open recovery request for ${target}`);
 }
 
+type DueEntry = DueList['entries'][number];
+
+function writeDue(ctx: WriteContext, entries: readonly DueEntry[]): void {
+  if (entries.length === 0) ctx.store.delete(DUE_PATH);
+  else ctx.store.setRecord<DueList>(DUE_PATH, { entries: [...entries] });
+}
+
+const byHeightThenTarget = (a: DueEntry, b: DueEntry): number => a.height - b.height || (a.target < b.target ? -1 : a.target > b.target ? 1 : 0);
+
+/** Adds or removes the completion of `target` at `height`; the list stays sorted, an empty one is deleted. */
+async function updateDue(ctx: WriteContext, height: number, target: string, add: boolean): Promise<void> {
+  const now = (await ctx.store.getRecord<DueList>(DUE_PATH))?.entries ?? [];
+  const rest = now.filter((e) => !(e.height === height && e.target === target));
+  writeDue(ctx, add ? [...rest, { height, target }].sort(byHeightThenTarget) : rest);
+}
+
+/** Takes the completions due at or before `height` off the list, in order: the targets to complete now. */
+export async function takeDue(ctx: WriteContext, height: number): Promise<readonly string[]> {
+  const now = (await ctx.store.getRecord<DueList>(DUE_PATH))?.entries;
+  if (now === undefined || now[0]!.height > height) return [];
+  writeDue(ctx, now.filter((e) => e.height > height));
+  return now.filter((e) => e.height <= height).map((e) => e.target);
+}
+
 /** Closes a request without completing it; a scheduled completion is dropped. */
-export function closeRequest(ctx: WriteContext, r: RecoveryRequest, status: Exclude<RecoveryStatus, 'open' | 'completed'>): void {
-  if (r.due_height !== null) ctx.store.delete(duePath(r.due_height, r.target));
+export async function closeRequest(ctx: WriteContext, r: RecoveryRequest, status: Exclude<RecoveryStatus, 'open' | 'completed'>): Promise<void> {
+  if (r.due_height !== null) await updateDue(ctx, r.due_height, r.target, false);
   ctx.store.setRecord<RecoveryRequest>(requestPath(r.target), { ...r, status, due_height: null, closed_height: ctx.block.height });
   ctx.emit({ type: 'recovery_closed', data: { target: r.target, status } });
 }
@@ -23,10 +47,10 @@ export function closeRequest(ctx: WriteContext, r: RecoveryRequest, status: Excl
  * Once approvals reach the threshold, the request completes at the end of block
  * `max(request height + timelock, this block)`: the owner has the whole timelock to cancel.
  */
-export function scheduleIfApproved(ctx: WriteContext, r: RecoveryRequest, config: RecoveryConfig): RecoveryRequest {
+export async function scheduleIfApproved(ctx: WriteContext, r: RecoveryRequest, config: RecoveryConfig): Promise<RecoveryRequest> {
   if (r.due_height !== null || r.approvals.length < config.threshold) return r;
   const due = Math.max(r.height + config.timelock, ctx.block.height);
-  ctx.store.setRecord(duePath(due, r.target), { target: r.target });
+  await updateDue(ctx, due, r.target, true);
   return { ...r, due_height: due };
 }
 

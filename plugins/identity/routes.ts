@@ -12,6 +12,12 @@ export function identityRoutes(routes: RouteTable, s: NodeServices, plugin: stri
       const address = req.params.addr!;
       const set = await currentKeys(ctx, address);
       if (!isKeyDerivedAddress(address) && set.keys.length === 0 && !(await ctx.accounts.exists(address))) throw notFound(`${address} is neither a key-derived nor a registered address`);
+      // A used key-derived address with nothing stored signs with its derived key (decisions.md
+      // §35): state does not hold it (the address is its hash), the transactions it signed do.
+      if (set.keys.length === 0 && isKeyDerivedAddress(address)) {
+        const derived = await s.chain.derivedKeyOf(address);
+        if (derived !== undefined) return { address, keys: [derived], version: 0 };
+      }
       return { address, keys: set.keys, version: set.version };
     }),
   );

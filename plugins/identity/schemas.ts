@@ -17,6 +17,7 @@ export const SetupSchema = Type.Object(
 );
 
 export const RequestSchema = Type.Object({ requester: Type.String(), target: Type.String(), new_key: KeyHex }, { additionalProperties: false });
-export const GuardianVoteSchema = Type.Object({ guardian: Type.String(), target: Type.String() }, { additionalProperties: false });
+/** `request_id`: the `id` of the open request the vote is for (`GET /api/v1/identity/recovery/:addr`). */
+export const GuardianVoteSchema = Type.Object({ guardian: Type.String(), target: Type.String(), request_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }, { additionalProperties: false });
 export const WithdrawSchema = Type.Object({ requester: Type.String(), target: Type.String() }, { additionalProperties: false });
 export const CancelSchema = Type.Object({ owner: Type.String() }, { additionalProperties: false });

@@ -16,6 +16,11 @@ export interface RecoveryConfig {
 export type RecoveryStatus = 'open' | 'completed' | 'cancelled' | 'withdrawn' | 'rejected';
 
 export interface RecoveryRequest {
+  /**
+   * The target's n-th request (1, 2, …): what a guardian's approval or rejection names and signs,
+   * so a vote signed for one request cannot be replayed against a later one of the same target.
+   */
+  readonly id: number;
   readonly target: string;
   readonly requester: string;
   readonly new_key: string;
@@ -35,6 +40,13 @@ export const guardsPrefix = (guardian: string): string => `guards/${guardian}/`;
 /** The derived key of an address, once it signed an identity operation (it has no record in the key set until then). */
 export const derivedPath = (address: string): string => `derived/${address}`;
 
-/** Recoveries due at the end of a block; heights zero-padded so a scan is in order. */
-export const duePrefix = (height: number): string => `due/${String(height).padStart(12, '0')}/`;
-export const duePath = (height: number, target: string): string => `${duePrefix(height)}${target}`;
+/**
+ * Every scheduled completion, `{height, target}` sorted by height then target, under one fixed
+ * key: endBlock reads that one key each block, which the committed state cache keeps (absent, on
+ * most chains), instead of opening a range scan or reading a new per-height key from disk. It
+ * holds only requests whose approvals met the threshold and that are not yet complete: few.
+ */
+export interface DueList {
+  readonly entries: ReadonlyArray<{ readonly height: number; readonly target: string }>;
+}
+export const DUE_PATH = 'due';

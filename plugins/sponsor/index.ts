@@ -22,7 +22,7 @@ export const sponsorPlugin = definePlugin<Record<string, never>, NodeServices>({
     { type: 'sponsor_disallowed', description: 'a sponsor\'s pool stopped paying for a beneficiary', fields: ['address', 'beneficiary'], socket: true },
   ],
   register(api) {
-    api.hooks.feePayer.tapPromise(api.name, (ctx, tx, signer) => sponsorOf(ctx, tx, signer));
+    api.hooks.feePayer.tapPromise(api.name, sponsorOf);
     api.hooks.routes.tap(api.name, (routes) => routes.withOwner(api.name, () => sponsorRoutes(routes, api.services, api.name)));
   },
 });

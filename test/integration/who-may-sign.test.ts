@@ -84,6 +84,8 @@ describe('who may sign, on a real devnet', () => {
       assert.equal(sent.status, 200, JSON.stringify(sent.body));
       const tx = await waitConfirmed(rpc(2), sent.body.tx_hash as string);
       assert.equal(tx.status, 'confirmed');
+      // Balances are read from validator 0: it too must have applied the block.
+      await waitConfirmed(rpc(), sent.body.tx_hash as string);
       assert.equal(await balanceOf(shop.address), 600);
       assert.equal(await balanceOf(owner.address), ownerBefore - 600 - 21, 'the value and a transfer\'s fee, from the account');
 
@@ -169,6 +171,8 @@ describe('who may sign, on a real devnet', () => {
       assert.equal(sent.status, 200, JSON.stringify(sent.body));
       const tx = await waitConfirmed(rpc(3), sent.body.tx_hash as string);
       assert.equal(tx.status, 'confirmed');
+      // Balances are read from validator 0: it too must have applied the block.
+      await waitConfirmed(rpc(), sent.body.tx_hash as string);
       assert.equal(await balanceOf(beneficiary.address), before - 7, 'the beneficiary paid the value only');
       assert.equal((await poolOf(sponsor.address)).balance, 5000 - 21, 'the pool paid the fee');
 
@@ -187,7 +191,10 @@ describe('who may sign, on a real devnet', () => {
       await failsInBlock(redirect, /not bound to/, 'sponsor_allow');
       const takeOver = sponsorOp(stranger, stranger.address, { beneficiary: beneficiary.address });
       await refused('/api/v1/sponsor/allow', takeOver, 409, /already sponsored by/);
-      await refused('/api/v1/sponsor/withdraw', sponsorOp(sponsor, sponsor.address, { amount: 5000 }, 5000), 400, /holds 4979 ucoin, less than 5000/);
+      await failsInBlock(takeOver, /already sponsored by/, 'sponsor_allow');
+      const overdraw = sponsorOp(sponsor, sponsor.address, { amount: 5000 }, 5000);
+      await refused('/api/v1/sponsor/withdraw', overdraw, 400, /holds 4979 ucoin, less than 5000/);
+      await failsInBlock(overdraw, /holds 4979 ucoin, less than 5000/, 'sponsor_withdraw');
       assert.equal((await poolOf(sponsor.address)).balance, 5000 - 21);
 
       const sponsorBefore = await balanceOf(sponsor.address);
@@ -227,6 +234,18 @@ describe('who may sign, on a real devnet', () => {
       }
     });
 
+    test('identity of an unbound key-derived address: no key known before it signs (200, version 0); its derived key once it has signed a transfer', async () => {
+      const plain = labelledWallet('wms-plain');
+      const pay = await postJson(`${rpc()}/api/v1/transactions`, signTransfer(stranger, { to: plain.address, value: 1000, nonce: await nextTxNonce(stranger.address) }));
+      assert.equal(pay.status, 200, JSON.stringify(pay.body));
+      await waitConfirmed(rpc(), pay.body.tx_hash as string);
+      assert.deepEqual(await identityOf(plain.address), { address: plain.address, keys: [], version: 0 });
+      const own = await postJson(`${rpc()}/api/v1/transactions`, await sendAs(plain, plain.address));
+      assert.equal(own.status, 200, JSON.stringify(own.body));
+      await waitConfirmed(rpc(), own.body.tx_hash as string);
+      assert.deepEqual(await identityOf(plain.address), { address: plain.address, keys: [plain.publicKeyHex], version: 0 });
+    });
+
     test('rotation: the new key signs, the removed key is refused (and the session keys it granted end), version rose; a session key cannot rotate', async () => {
       assert.deepEqual(await identityOf(rot.address), { address: rot.address, keys: [rot.publicKeyHex], version: 0 });
       assert.equal((await getJson(`${rpc()}/api/v1/identity/chain:nobody.vault`)).status, 404);
@@ -264,18 +283,18 @@ describe('who may sign, on a real devnet', () => {
       assert.deepEqual(guarded.identities, [victim.address]);
       assert.equal(guarded.total, 1);
       await confirmed('/api/v1/identity/recovery/request', signed(g1, identityMessages.request, { requester: g1.address, target: victim.address, new_key: victimNew.publicKeyHex }));
-      await confirmed('/api/v1/identity/recovery/approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: victim.address }));
-      const twice = signed(g1, identityMessages.approve, { guardian: g1.address, target: victim.address });
+      await confirmed('/api/v1/identity/recovery/approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: victim.address, request_id: 1 }));
+      const twice = signed(g1, identityMessages.approve, { guardian: g1.address, target: victim.address, request_id: 1 });
       await refused('/api/v1/identity/recovery/approve', twice, 400, /already approved/);
       await failsInBlock(twice, /already approved/, 'recovery_approve');
-      const notGuardian = signed(stranger, identityMessages.approve, { guardian: stranger.address, target: victim.address });
+      const notGuardian = signed(stranger, identityMessages.approve, { guardian: stranger.address, target: victim.address, request_id: 1 });
       await refused('/api/v1/identity/recovery/approve', notGuardian, 403, /is not a guardian of/);
       await failsInBlock(notGuardian, /is not a guardian of/, 'recovery_approve');
       const open = (await getJson(`${rpc()}/api/v1/identity/recovery/${victim.address}`)).body;
       assert.equal(open.configured, true);
       assert.deepEqual((open.request as Record<string, unknown>).approvals, [g1.address]);
 
-      await confirmed('/api/v1/identity/recovery/approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: victim.address }));
+      await confirmed('/api/v1/identity/recovery/approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: victim.address, request_id: 1 }));
       for (const url of net.rpcUrls) {
         await until(`recovery completed on ${url}`, async () => (((await getJson(`${url}/api/v1/identity/${victim.address}`)).body.version as number) === 1 ? true : undefined));
       }
@@ -292,12 +311,16 @@ describe('who may sign, on a real devnet', () => {
       await sameRootEverywhere();
     });
 
-    test('the owner cancels a hostile recovery during the timelock and keeps the account; a session key cannot cancel it', async () => {
+    test('the owner cancels a hostile recovery during the timelock and keeps the account; a session key cannot cancel it; an approval of the cancelled request is refused for the next', async () => {
       await confirmed('/api/v1/session/grant', op(holder, holder.address, SESSION, { account: holder.address, session_pk: holderAgent.publicKeyHex, scope: '*', cap: 1000, expiry_block: (await height()) + 100_000 }));
       await confirmed('/api/v1/identity/recovery/setup', signed(holder, identityMessages.setup, { owner: holder.address, guardians: [g1.address, g2.address], threshold: 2, timelock: 100_000 }));
       await confirmed('/api/v1/identity/recovery/request', signed(stranger, identityMessages.request, { requester: stranger.address, target: holder.address, new_key: stranger.publicKeyHex }));
-      await confirmed('/api/v1/identity/recovery/approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: holder.address }));
-      await confirmed('/api/v1/identity/recovery/approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: holder.address }));
+      const first = (await getJson(`${rpc()}/api/v1/identity/recovery/${holder.address}`)).body.request as Record<string, unknown>;
+      assert.equal(first.id, 1);
+      await confirmed('/api/v1/identity/recovery/approve', signed(g1, identityMessages.approve, { guardian: g1.address, target: holder.address, request_id: 1 }));
+      // g1 signs a second approval of request 1 and keeps it back (say, it leaks).
+      const keptBack = signed(g1, identityMessages.approve, { guardian: g1.address, target: holder.address, request_id: 1 });
+      await confirmed('/api/v1/identity/recovery/approve', signed(g2, identityMessages.approve, { guardian: g2.address, target: holder.address, request_id: 1 }));
       const pending = (await getJson(`${rpc()}/api/v1/identity/recovery/${holder.address}`)).body.request as Record<string, unknown>;
       assert.equal(pending.status, 'open');
       assert.equal(typeof pending.due_height, 'number');
@@ -310,6 +333,13 @@ describe('who may sign, on a real devnet', () => {
       assert.equal(after.request, null);
       assert.equal((after.last_request as Record<string, unknown>).status, 'cancelled');
       assert.deepEqual(await identityOf(holder.address), { address: holder.address, keys: [holder.publicKeyHex], version: 0 });
+      // A later hostile request: the kept-back approval names request 1 and is refused, at admission and in a block.
+      await confirmed('/api/v1/identity/recovery/request', signed(stranger, identityMessages.request, { requester: stranger.address, target: holder.address, new_key: stranger.publicKeyHex }));
+      assert.equal(((await getJson(`${rpc()}/api/v1/identity/recovery/${holder.address}`)).body.request as Record<string, unknown>).id, 2);
+      await refused('/api/v1/identity/recovery/approve', keptBack, 400, /is request 2, not 1/);
+      await failsInBlock(keptBack, /is request 2, not 1/, 'recovery_approve');
+      assert.deepEqual(((await getJson(`${rpc(2)}/api/v1/identity/recovery/${holder.address}`)).body.request as Record<string, unknown>).approvals, []);
+      await confirmed('/api/v1/identity/recovery/cancel', signed(holder, identityMessages.cancel, { owner: holder.address }));
       const byOwner = await postJson(`${rpc()}/api/v1/transactions`, await sendAs(holder, holder.address));
       assert.equal(byOwner.status, 200, JSON.stringify(byOwner.body));
       assert.equal((await waitConfirmed(rpc(), byOwner.body.tx_hash as string)).status, 'confirmed');

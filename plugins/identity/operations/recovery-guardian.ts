@@ -5,14 +5,19 @@ import { closeRequest, openRequest, readConfig, scheduleIfApproved } from '../re
 import { requestPath, type RecoveryConfig, type RecoveryRequest } from '../store.js';
 import { IDENTITY_TARGET } from './rotate.js';
 
-/** A guardian's vote is possible: a main key, a guardian of the target (403 otherwise, decisions.md §31), an open request, no earlier vote on it. */
-async function voteProblem(ctx: ReadContext, guardian: string, target: string, action: string, signer: Parameters<typeof requireMainKey>[0]): Promise<ChainError | { r: RecoveryRequest; config: RecoveryConfig }> {
+/**
+ * A guardian's vote is possible: a main key, a guardian of the target (403 otherwise, decisions.md
+ * §31), an open request that is the one the vote names (a vote signed for an earlier request of
+ * the target is 400: it cannot be replayed against a later one), no earlier vote on it.
+ */
+async function voteProblem(ctx: ReadContext, guardian: string, target: string, requestId: number, action: string, signer: Parameters<typeof requireMainKey>[0]): Promise<ChainError | { r: RecoveryRequest; config: RecoveryConfig }> {
   const mainOnly = requireMainKey(signer, action);
   if (mainOnly) return mainOnly;
   const config = await readConfig(ctx, target);
   if (!config || !config.guardians.includes(guardian)) return forbidden(`${guardian} is not a guardian of ${target}`);
   const r = await openRequest(ctx, target);
   if (isChainError(r)) return r;
+  if (r.id !== requestId) return badRequest(`the open recovery request for ${target} is request ${r.id}, not ${requestId}: a vote names the request it is for`);
   if (r.approvals.includes(guardian)) return badRequest(`${guardian} already approved this recovery request`);
   if (r.rejections.includes(guardian)) return badRequest(`${guardian} already rejected this recovery request`);
   return { r, config };
@@ -24,7 +29,7 @@ type Vote = 'approve' | 'reject';
  * A guardian's vote as an operation: both votes share route shape, body, layout and checks, and
  * differ only in what they record.
  */
-function voteOperation(vote: Vote, description: string, apply: (ctx: TxContext, r: RecoveryRequest, config: RecoveryConfig, guardian: string) => void) {
+function voteOperation(vote: Vote, description: string, apply: (ctx: TxContext, r: RecoveryRequest, config: RecoveryConfig, guardian: string) => Promise<void>) {
   const action = `${vote} a recovery`;
   return defineOperation({
     name: `recovery_${vote}`,
@@ -36,31 +41,31 @@ function voteOperation(vote: Vote, description: string, apply: (ctx: TxContext, 
     gas: 40,
     signing: { message: ownLayout(identityMessages[vote]) },
     async check(ctx, op) {
-      const v = await voteProblem(ctx, op.actor, op.body.target, action, op.signer);
+      const v = await voteProblem(ctx, op.actor, op.body.target, op.body.request_id, action, op.signer);
       return isChainError(v) ? v : undefined;
     },
     async execute(ctx, op) {
-      const v = await voteProblem(ctx, op.actor, op.body.target, action, op.signer);
+      const v = await voteProblem(ctx, op.actor, op.body.target, op.body.request_id, action, op.signer);
       if (isChainError(v)) throw v;
-      apply(ctx, v.r, v.config, op.actor);
+      await apply(ctx, v.r, v.config, op.actor);
     },
   });
 }
 
-/** `POST /api/v1/identity/recovery/approve`, signed `ch-recovery-approve|<guardian>|<target>|<nonce>`: one guardian's approval of the open request. */
-export const recoveryApprove = voteOperation('approve', 'a guardian approves the open recovery request of a target', (ctx, r, config, guardian) => {
-  const next = scheduleIfApproved(ctx, { ...r, approvals: [...r.approvals, guardian] }, config);
+/** `POST /api/v1/identity/recovery/approve`, signed `ch-recovery-approve|<guardian>|<target>|<request_id>|<nonce>`: one guardian's approval of the open request. */
+export const recoveryApprove = voteOperation('approve', 'a guardian approves the open recovery request of a target', async (ctx, r, config, guardian) => {
+  const next = await scheduleIfApproved(ctx, { ...r, approvals: [...r.approvals, guardian] }, config);
   ctx.store.setRecord(requestPath(next.target), next);
-  ctx.emit({ type: 'recovery_approved', data: { target: next.target, guardian, approvals: next.approvals.length, due_height: next.due_height } });
+  ctx.emit({ type: 'recovery_approved', data: { target: next.target, request_id: next.id, guardian, approvals: next.approvals.length, due_height: next.due_height } });
 });
 
 /**
- * `POST /api/v1/identity/recovery/reject`, signed `ch-recovery-reject|<guardian>|<target>|<nonce>`:
+ * `POST /api/v1/identity/recovery/reject`, signed `ch-recovery-reject|<guardian>|<target>|<request_id>|<nonce>`:
  * once so many guardians reject that the threshold can no longer be met, the request closes.
  */
-export const recoveryReject = voteOperation('reject', 'a guardian rejects the open recovery request of a target', (ctx, r, config, guardian) => {
+export const recoveryReject = voteOperation('reject', 'a guardian rejects the open recovery request of a target', async (ctx, r, config, guardian) => {
   const next = { ...r, rejections: [...r.rejections, guardian] };
   ctx.store.setRecord(requestPath(next.target), next);
-  ctx.emit({ type: 'recovery_rejected', data: { target: next.target, guardian, rejections: next.rejections.length } });
-  if (next.rejections.length > config.guardians.length - config.threshold) closeRequest(ctx, next, 'rejected');
+  ctx.emit({ type: 'recovery_rejected', data: { target: next.target, request_id: next.id, guardian, rejections: next.rejections.length } });
+  if (next.rejections.length > config.guardians.length - config.threshold) await closeRequest(ctx, next, 'rejected');
 });

@@ -64,6 +64,6 @@ export const recoveryCancel = defineOperation({
   },
   async execute(ctx, op) {
     const r = await openRequest(ctx, op.actor);
-    if (!isChainError(r)) closeRequest(ctx, r, 'cancelled');
+    if (!isChainError(r)) await closeRequest(ctx, r, 'cancelled');
   },
 });

@@ -30,9 +30,11 @@ export const recoveryRequest = defineOperation({
     return undefined;
   },
   async execute(ctx, op) {
-    const r: RecoveryRequest = { target: op.body.target, requester: op.actor, new_key: op.body.new_key, height: ctx.block.height, approvals: [], rejections: [], status: 'open', due_height: null, closed_height: null };
+    // Numbered per target: the previous request (closed, or none) stays under the same key.
+    const previous = await ctx.store.getRecord<RecoveryRequest>(requestPath(op.body.target));
+    const r: RecoveryRequest = { id: (previous?.id ?? 0) + 1, target: op.body.target, requester: op.actor, new_key: op.body.new_key, height: ctx.block.height, approvals: [], rejections: [], status: 'open', due_height: null, closed_height: null };
     ctx.store.setRecord(requestPath(r.target), r);
-    ctx.emit({ type: 'recovery_requested', data: { target: r.target, requester: r.requester, new_key: r.new_key } });
+    ctx.emit({ type: 'recovery_requested', data: { target: r.target, request_id: r.id, requester: r.requester, new_key: r.new_key } });
   },
 });
 
@@ -55,6 +57,6 @@ export const recoveryWithdraw = defineOperation({
   },
   async execute(ctx, op) {
     const r = await openRequest(ctx, op.body.target);
-    if (!isChainError(r)) closeRequest(ctx, r, 'withdrawn');
+    if (!isChainError(r)) await closeRequest(ctx, r, 'withdrawn');
   },
 });
