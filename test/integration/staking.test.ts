@@ -251,9 +251,17 @@ describe('staking on a real devnet', () => {
       { validator: slash.validator, kind: slash.kind, offence_height: slash.offence_height, amount: slash.amount, reporter: slash.reporter, reporter_reward: slash.reporter_reward, burned: slash.burned, jailed_until: slash.jailed_until },
       { validator: CHEATER, kind: 'duplicate-vote', offence_height: offence, amount: slashed, reporter, reporter_reward: reward, burned: slashed - reward, jailed_until: at + 20 },
     );
-    const events = (await getJson(`${rpc(1)}/api/v1/blocks/${at}/events`)).body.events as Array<{ type: string; data: Record<string, unknown> }>;
-    assert.deepEqual(events.find((e) => e.type === 'validator_slashed')?.data, { validator: CHEATER, amount: slashed, reporter, reporter_reward: reward, burned: slashed - reward, jailed_until: at + 20, evidence: hash });
-    const jailed = (await getJson(`${net.gatewayUrl}/api/v1/nodes/${CHEATER}`)).body;
+    // Every node emits the same event in that block (each read once it has committed the block).
+    for (const url of everyRpc()) {
+      await until(`height ${at} on ${url}`, async () => ((await height(url)) >= at ? true : undefined), 60_000);
+      const events = (await getJson(`${url}/api/v1/blocks/${at}/events`)).body.events as Array<{ type: string; data: Record<string, unknown> }>;
+      assert.deepEqual(events.find((e) => e.type === 'validator_slashed')?.data, { validator: CHEATER, amount: slashed, reporter, reporter_reward: reward, burned: slashed - reward, jailed_until: at + 20, evidence: hash }, url);
+    }
+    // The gateway answers from whichever node it reads; wait for one that has the block.
+    const jailed = await until('the gateway shows validator-3 jailed', async () => {
+      const body = (await getJson(`${net.gatewayUrl}/api/v1/nodes/${CHEATER}`)).body;
+      return body.jailed === true ? body : undefined;
+    }, 30_000);
     assert.deepEqual({ stake: jailed.stake, jailed: jailed.jailed, jailed_until: jailed.jailed_until }, { stake: 10_000 * COIN - slashed, jailed: true, jailed_until: at + 20 });
 
     // Voting power 0 from the set-change delay on, on every node; the chain goes on without it.
