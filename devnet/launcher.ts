@@ -69,10 +69,20 @@ export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'res
   return { genesisFile, keyFiles };
 }
 
-async function waitForFirstBlock(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/** The last lines of a process's log, for an error that would otherwise only say "see its log" (the folder of a test devnet is gone by the time anyone looks). */
+function logTail(logPath: string, lines = 12): string {
+  try {
+    const tail = readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    return `\n--- last lines of ${logPath} ---\n${tail}`;
+  } catch {
+    return '';
+  }
+}
+
+async function waitForFirstBlock(url: string, child: ChildProcess, timeoutMs: number, logPath: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`node at ${url} exited with code ${child.exitCode} (see its log in the devnet folder)`);
+    if (child.exitCode !== null) throw new Error(`node at ${url} exited with code ${child.exitCode}${logTail(logPath)}`);
     try {
       const res = await fetch(`${url}/health`);
       if (res.ok && ((await res.json()) as { height: number }).height >= 1) return;
@@ -81,13 +91,13 @@ async function waitForFirstBlock(url: string, child: ChildProcess, timeoutMs: nu
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`no block committed at ${url} within ${timeoutMs} ms`);
+  throw new Error(`no block committed at ${url} within ${timeoutMs} ms${logTail(logPath)}`);
 }
 
-async function waitForGateway(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+async function waitForGateway(url: string, child: ChildProcess, timeoutMs: number, logPath: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`gateway exited with code ${child.exitCode} (see gateway.log in the devnet folder)`);
+    if (child.exitCode !== null) throw new Error(`gateway exited with code ${child.exitCode}${logTail(logPath)}`);
     try {
       if ((await fetch(`${url}/health`)).ok) return;
     } catch {
@@ -142,11 +152,11 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const startValidator = async (i: number): Promise<void> => {
     if (nodes[i]!.exitCode === null && nodes[i]!.signalCode === null) throw new Error(`validator-${i} is running`);
     nodes[i] = spawnValidator(i);
-    await waitForFirstBlock(rpcUrls[i]!, nodes[i]!, 60_000);
+    await waitForFirstBlock(rpcUrls[i]!, nodes[i]!, 60_000, join(dir, `validator-${i}.log`));
   };
   let gatewayUrl: string | null = null;
   try {
-    await Promise.all(rpcUrls.map((u, i) => waitForFirstBlock(u, nodes[i]!, 60_000)));
+    await Promise.all(rpcUrls.map((u, i) => waitForFirstBlock(u, nodes[i]!, 60_000, join(dir, `validator-${i}.log`))));
     if (o.gatewayPort !== null) {
       // The gateway fails over across every validator (one shard, several nodes).
       const logFile = createWriteStream(join(dir, 'gateway.log'), { flags: 'a' });
@@ -158,7 +168,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
       gw.stderr!.pipe(logFile);
       nodes.push(gw);
       gatewayUrl = `http://127.0.0.1:${o.gatewayPort}`;
-      await waitForGateway(gatewayUrl, gw, 30_000);
+      await waitForGateway(gatewayUrl, gw, 30_000, join(dir, 'gateway.log'));
     }
   } catch (e) {
     await stop();
