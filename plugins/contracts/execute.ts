@@ -1,4 +1,4 @@
-import { conflict, FailedWithGas, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
+import { badRequest, conflict, FailedWithGas, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
 import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
 import { readContract, writeContract, type ContractRecord } from './store.js';
 import type { ContractEvent, Vm, VmLimits } from './vm/engine.js';
@@ -207,7 +207,10 @@ export async function dryRun(vm: Vm, ctx: { height: number; params: ParamReader;
   const rec = await readContract(ctx.store, address);
   if (!rec) throw notFound(`no contract at ${address}`);
   const input = callInput(data, rec.decimals);
-  const limit = gasLimit ?? Number(await ctx.params.get('max_block_gas'));
+  // A dry run is unsigned and runs on the node's event loop: no more work than a block may hold.
+  const maxBlockGas = Number(await ctx.params.get('max_block_gas'));
+  if (gasLimit !== undefined && gasLimit > maxBlockGas) throw badRequest(`gas_limit ${gasLimit} is above max_block_gas (${maxBlockGas}): a dry run may use at most what a block holds`);
+  const limit = gasLimit ?? maxBlockGas;
   const budget = BigInt(limit) * s.fuelPerGas;
   const r = await runTree(vm, ctx.store, { height: ctx.height, time }, { contract: address, caller, entry: 'call', input: input.bytes }, budget, s.limits);
   if (isFailure(r)) return { success: false, dry_run: true, contract: address, height: ctx.height, gas_used: gasOfFuel(r.fuelUsed, s.fuelPerGas), return_data: '', events: [], error: r.trap.message };
