@@ -127,6 +127,18 @@ function fail(what: string, f: TreeFailure, fuelPerGas: bigint): never {
   throw new FailedWithGas(`${what}: ${f.trap.message}`, gasOfFuel(f.fuelUsed, fuelPerGas));
 }
 
+/**
+ * The attached value must be there before any metered work: it moves only after the contract ran
+ * (part 1, Contract execution 5), and a failure at that point would charge the base gas for work
+ * up to the limit. No host function moves the sender's coins, so a balance enough now is enough then.
+ * Admission refuses it already; this is the block's rule for a proposer that skipped checkTx.
+ */
+async function valueProblem(ctx: TxContext, from: string, value: bigint): Promise<void> {
+  if (value === 0n) return;
+  const { balance } = await ctx.accounts.getCore(from);
+  if (balance < value) throw badRequest(`insufficient balance for the attached value: ${from} has ${balance} ucoin after the fee, the call attaches ${value}; refused before the contract ran`);
+}
+
 export interface CallOutput {
   readonly gas: number;
   readonly returnData: string;
@@ -138,6 +150,7 @@ export async function executeCall(vm: Vm, ctx: TxContext, tx: TxContext['tx']): 
   const rec = await readContract(ctx.store, tx.to);
   if (!rec) throw notFound(`no contract at ${tx.to}`);
   const input = callInput(tx.data, rec.decimals);
+  await valueProblem(ctx, tx.from, tx.value);
   let gas = CONTRACT_BASE_GAS;
   let returnData = '';
   if (input.bytes.length > 0) {
@@ -164,6 +177,7 @@ export async function executeDeploy(vm: Vm, gate: DeployGate, ctx: TxContext, ow
   const refused = await gate.problem(ctx, { owner, address, codeHash, bytecode: req.bytecode });
   if (refused) throw refused;
   if (await readContract(ctx.store, address)) throw conflict(`a contract already exists at ${address}`);
+  await valueProblem(ctx, owner, value);
   const decimals = initDecimals(req.initArgs);
   const record: ContractRecord = { address, owner, code_hash: codeHash, name: req.name, description: req.description, template: req.template, decimals, deploy_tx: txHash, created_height: ctx.block.height, code_size: req.bytecode.length };
   writeContract(ctx.store, record, req.bytecode);

@@ -131,3 +131,23 @@ test('a dry run may not ask for more gas than a block holds: an unsigned request
   assert.deepEqual([small.success, small.gas_used], [false, 60]);
   assert.match(small.error!, /out of fuel/);
 });
+
+test('past admission, a call whose attached value the sender no longer has is refused before the contract runs, at the base gas', async () => {
+  const f = await chain();
+  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.cpuHeavy)) }), { gas_limit: 100 }), 0);
+  await f.block();
+  const heavy = contractAddress(alice.address, deployed.tx_hash);
+  // Input byte 3: 3 × 65 536 loop iterations, well above the base 50 gas of fuel.
+  const ran = await f.chain.admit(await plain(f, bob, heavy, '0x03', { gas_limit: 1000 }), 0);
+  await f.block();
+  const ok = await receipt(f, ran.tx_hash);
+  assert.equal(ok.status, 'confirmed');
+  assert.ok(ok.gas > 50, `the call used ${ok.gas} gas`);
+  const balance = (await f.account(bob.address)).balance;
+  const broke = inject(f, await plain(f, bob, heavy, '0x03', { value: Number(balance), gas_limit: 1000 }));
+  await f.block();
+  const r = await receipt(f, broke);
+  assert.deepEqual([r.status, r.gas], ['failed', 50]);
+  assert.match(r.error!, /refused before the contract ran/);
+  assert.equal((await f.account(heavy)).balance, 0n);
+});
