@@ -1,5 +1,5 @@
 import { badRequest, conflict, FailedWithGas, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
-import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
+import { callInput, initDecimals, initializeInput, jsonNesting, type DeployRequest } from './calls.js';
 import { readContract, writeContract, type ContractRecord } from './store.js';
 import type { ContractEvent, Vm, VmLimits } from './vm/engine.js';
 import { isFailure, runTree, type TreeFailure, type TreeResult } from './vm/runner.js';
@@ -77,7 +77,12 @@ export class DeployGate {
   }
 }
 
-function eventData(text: string): unknown {
+/** Event data nested deeper than this stays the text the contract emitted. */
+export const MAX_EVENT_NESTING = 32;
+
+/** A contract event's data: its JSON when that is integers-only and at most MAX_EVENT_NESTING deep, else the text. */
+export function eventData(text: string): unknown {
+  if (jsonNesting(text) > MAX_EVENT_NESTING) return text;
   try {
     const v: unknown = JSON.parse(text);
     return integersOnly(v) ? v : text;
