@@ -19,6 +19,11 @@ export const HOSTILE_WAT = {
   deepRecursion: `(module ${PRELUDE}
   (func $r (param i32) (result i32) (i32.add (call $r (i32.add (local.get 0) (i32.const 1))) (i32.const 1)))
   (func (export "call") (param i32 i32) (drop (call $r (i32.const 0)))))`,
+  /** Recurses without end through a function of stack weight 1 (no params, no locals): the most frames per unit of the counter. */
+  tightRecursion: `(module ${PRELUDE}
+  (global $g (mut i32) (i32.const 0))
+  (func $r (result i64) (global.set $g (i32.add (global.get $g) (i32.const 1))) (i64.add (call $r) (i64.const 1)))
+  (func (export "call") (param i32 i32) (drop (call $r))))`,
   /** Uses a float instruction: refused at deploy. */
   float: `(module ${PRELUDE}
   (func (export "call") (param i32 i32) (drop (f64.add (f64.const 1.5) (f64.const 2.25)))))`,
