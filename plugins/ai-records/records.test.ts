@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BlockEvent } from '../../kernel/sdk.js';
 import { confidenceText, decisionsOf } from './log.js';
-import { modelId, overTwoThirds } from './registry.js';
+import { accuracyBp, modelId, overTwoThirds } from './registry.js';
 
 const ev = (type: string, data: Record<string, unknown>, tx_hash: string | null = '0xt'): BlockEvent => ({ type, data, height: 7, index: 0, tx_hash, phase: tx_hash ? 'tx' : 'end_block' });
 
@@ -31,4 +31,13 @@ test('the 2/3 line is strict and weighs power, not heads', () => {
   assert.equal(overTwoThirds(['a', 'x'], new Map()), false, 'no power, nothing activates');
   assert.equal(overTwoThirds(['x', 'y', 'z'], equal), false, 'votes of validators no longer in the set do not count');
   assert.notEqual(modelId('m', '1', '0x' + '0'.repeat(64)), modelId('m', '1', '0x' + '1'.repeat(64)));
+});
+
+test('accuracy: every fraction with at most 4 decimals is accepted exactly (0.0029 too), more decimals are refused', () => {
+  for (let i = 0; i <= 10_000; i++) {
+    const text = (i / 10_000).toFixed(4);
+    assert.equal(accuracyBp(JSON.parse(text) as number), BigInt(i), text);
+  }
+  assert.equal(accuracyBp(0.12345), undefined);
+  assert.equal(accuracyBp(0.00001), undefined);
 });

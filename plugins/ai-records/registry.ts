@@ -72,7 +72,15 @@ export const RegisterModelSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const accuracyBp = (a: number): bigint => BigInt(Math.round(a * 10_000));
+/**
+ * `accuracy` (a fraction with at most 4 decimals) on 10 000, or undefined when it has more
+ * decimals. Judged on its decimal text (`toFixed` is exact by the language's definition), not on
+ * `a × 10 000` being an integer: 0.0029 × 10 000 is 28.999999999999996 in binary floating point,
+ * which refused one valid accuracy in nine.
+ */
+export function accuracyBp(a: number): bigint | undefined {
+  return Number(a.toFixed(4)) === a ? BigInt(Math.round(a * 10_000)) : undefined;
+}
 
 export function pendingView(e: ModelEntry, power: ReadonlyMap<string, bigint>): Record<string, unknown> {
   let total = 0n;
@@ -94,7 +102,7 @@ export const registerModel = defineOperation({
   async check(ctx, op) {
     const power = await validatorPower(ctx);
     if (!power.has(op.actor)) return forbidden(`${op.actor} is not an active validator: only validators register models`);
-    if (!Number.isInteger(op.body.accuracy * 10_000)) return badRequest('accuracy has at most 4 decimals');
+    if (accuracyBp(op.body.accuracy) === undefined) return badRequest(`accuracy ${op.body.accuracy} has more than 4 decimals`);
     const e = await ctx.store.getRecord<ModelEntry>(modelPath(modelId(op.body.name, op.body.version, op.body.weights_hash)));
     if (e?.votes.includes(op.actor)) return conflict(`${op.actor} already registered ${op.body.name} ${op.body.version} with this weights_hash`);
     return undefined;
@@ -105,7 +113,7 @@ export const registerModel = defineOperation({
     const existing = await ctx.store.getRecord<ModelEntry>(modelPath(id));
     let entry: ModelEntry = existing
       ? { ...existing, votes: [...existing.votes, op.actor].sort() }
-      : { id, name: b.name, version: b.version, weights_hash: b.weights_hash, architecture: b.architecture, params_count: b.params_count, accuracy_bp: accuracyBp(b.accuracy), status: 'pending', votes: [op.actor], registered_height: ctx.block.height, activated_height: null };
+      : { id, name: b.name, version: b.version, weights_hash: b.weights_hash, architecture: b.architecture, params_count: b.params_count, accuracy_bp: accuracyBp(b.accuracy)!, status: 'pending', votes: [op.actor], registered_height: ctx.block.height, activated_height: null };
     const power = await validatorPower(ctx);
     if (entry.status === 'pending' && overTwoThirds(entry.votes, power)) entry = await activate(ctx.store, entry, ctx.block.height);
     ctx.store.setRecord<ModelEntry>(modelPath(id), entry);

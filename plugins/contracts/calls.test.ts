@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isChainError, toHex } from '../../kernel/sdk.js';
-import { callInput, deployFromData, initDecimals, initializeInput, toUnits } from './calls.js';
+import { callInput, deployFromData, initDecimals, initializeInput, jsonNesting, MAX_DATA_NESTING, toUnits } from './calls.js';
+import { eventData, MAX_EVENT_NESTING } from './execute.js';
 
 const text = (b: Uint8Array): string => new TextDecoder().decode(b);
 const refused = (fn: () => unknown, re: RegExp) => assert.throws(fn, (e: unknown) => isChainError(e) && e.status === 400 && re.test(e.message));
@@ -40,4 +41,20 @@ test('deploy fields: hex or base64, init_args decimals as a JSON number only (a 
   assert.equal(initDecimals({ decimals: 6 }), 6);
   assert.equal(initDecimals({ decimals: '6' }), 0);
   assert.equal(text(initializeInput({ name: 'T', decimals: 3, total_supply: '2.5' }, 3)), '{"function":"initialize","args":{"name":"T","decimals":3,"total_supply":2500},"name":"T","decimals":3,"total_supply":2500}');
+});
+
+test('contract event data: integer JSON is kept as data; floats, and nesting deeper than MAX_EVENT_NESTING, stay text (no recursion whose limit differs between nodes)', () => {
+  assert.deepEqual(eventData('{"from":"a","amount":5}'), { from: 'a', amount: 5 });
+  assert.equal(eventData('{"x":1.5}'), '{"x":1.5}');
+  const nested = (n: number) => `${'['.repeat(n)}1${']'.repeat(n)}`;
+  assert.equal(jsonNesting(nested(MAX_EVENT_NESTING)), MAX_EVENT_NESTING);
+  assert.equal(jsonNesting('{"a":"[[[{{{\\"]]]"}'), 1, 'brackets and escaped quotes inside strings do not count');
+  assert.notEqual(typeof eventData(nested(MAX_EVENT_NESTING)), 'string');
+  assert.equal(eventData(nested(MAX_EVENT_NESTING + 1)), nested(MAX_EVENT_NESTING + 1));
+  assert.equal(eventData(nested(200_000)), nested(200_000));
+  const args = (n: number) => JSON.stringify({ function: 'f', args: { a: JSON.parse(nested(n)) as unknown } });
+  assert.doesNotThrow(() => callInput(args(MAX_DATA_NESTING - 2), 0));
+  refused(() => callInput(`{"function":"f","args":{"a":${nested(200_000)}}}`, 0), /more than 64 deep/);
+  refused(() => callInput(`{"function":"f","args":{"a":${nested(MAX_DATA_NESTING)}}}`, 0), /data nests arrays and objects more than 64 deep/);
+  refused(() => deployFromData(`{"bytecode_hex":"00","init_args":{"a":${nested(MAX_DATA_NESTING)}}}`, 1000), /deploy data nests/);
 });

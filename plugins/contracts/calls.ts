@@ -10,6 +10,36 @@ import { badRequest, parseHex } from '../../kernel/sdk.js';
  * as it is.
  */
 
+/**
+ * Deepest nesting of arrays and objects in JSON text (string contents skipped), found without
+ * recursion: a contract chooses its event data, and parsing, checking and storing deeply nested
+ * data recurses in V8, whose stack limit depends on the node (frame sizes differ with JIT tiers),
+ * so a depth near it could fail a transaction on one validator and not on another.
+ * Call data and deploy data nested deeper than MAX_DATA_NESTING are refused (400) before parsing.
+ */
+export function jsonNesting(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++;
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) max = Math.max(max, ++depth);
+    else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return max;
+}
+
+/** Deepest nesting of arrays and objects a call's or a deploy's JSON data may have. */
+export const MAX_DATA_NESTING = 64;
+
+function refuseDeepNesting(text: string, what: string): void {
+  if (jsonNesting(text) > MAX_DATA_NESTING) throw badRequest(`${what} nests arrays and objects more than ${MAX_DATA_NESTING} deep`);
+}
+
 const BIG = '__contracts_bigint__';
 const MAX_DECIMALS = 36;
 
@@ -73,6 +103,7 @@ export function callInput(data: string | undefined, decimals: number): CallInput
       text = undefined;
     }
   }
+  if (text !== undefined) refuseDeepNesting(text, 'data');
   let parsed: unknown;
   try {
     parsed = text === undefined ? undefined : JSON.parse(text);
@@ -134,6 +165,7 @@ export function deployFromData(data: string | undefined, maxBytes: number): Depl
     const raw = parseHex(data);
     if (raw) textData = Buffer.from(raw).toString('utf8');
   }
+  refuseDeepNesting(textData, 'deploy data');
   let parsed: unknown;
   try {
     parsed = JSON.parse(textData);

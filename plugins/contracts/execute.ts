@@ -1,5 +1,5 @@
-import { conflict, FailedWithGas, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
-import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
+import { badRequest, conflict, FailedWithGas, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
+import { callInput, initDecimals, initializeInput, jsonNesting, type DeployRequest } from './calls.js';
 import { readContract, writeContract, type ContractRecord } from './store.js';
 import type { ContractEvent, Vm, VmLimits } from './vm/engine.js';
 import { isFailure, runTree, type TreeFailure, type TreeResult } from './vm/runner.js';
@@ -77,7 +77,12 @@ export class DeployGate {
   }
 }
 
-function eventData(text: string): unknown {
+/** Event data nested deeper than this stays the text the contract emitted. */
+export const MAX_EVENT_NESTING = 32;
+
+/** A contract event's data: its JSON when that is integers-only and at most MAX_EVENT_NESTING deep, else the text. */
+export function eventData(text: string): unknown {
+  if (jsonNesting(text) > MAX_EVENT_NESTING) return text;
   try {
     const v: unknown = JSON.parse(text);
     return integersOnly(v) ? v : text;
@@ -127,6 +132,18 @@ function fail(what: string, f: TreeFailure, fuelPerGas: bigint): never {
   throw new FailedWithGas(`${what}: ${f.trap.message}`, gasOfFuel(f.fuelUsed, fuelPerGas));
 }
 
+/**
+ * The attached value must be there before any metered work: it moves only after the contract ran
+ * (part 1, Contract execution 5), and a failure at that point would charge the base gas for work
+ * up to the limit. No host function moves the sender's coins, so a balance enough now is enough then.
+ * Admission refuses it already; this is the block's rule for a proposer that skipped checkTx.
+ */
+async function valueProblem(ctx: TxContext, from: string, value: bigint): Promise<void> {
+  if (value === 0n) return;
+  const { balance } = await ctx.accounts.getCore(from);
+  if (balance < value) throw badRequest(`insufficient balance for the attached value: ${from} has ${balance} ucoin after the fee, the call attaches ${value}; refused before the contract ran`);
+}
+
 export interface CallOutput {
   readonly gas: number;
   readonly returnData: string;
@@ -138,6 +155,7 @@ export async function executeCall(vm: Vm, ctx: TxContext, tx: TxContext['tx']): 
   const rec = await readContract(ctx.store, tx.to);
   if (!rec) throw notFound(`no contract at ${tx.to}`);
   const input = callInput(tx.data, rec.decimals);
+  await valueProblem(ctx, tx.from, tx.value);
   let gas = CONTRACT_BASE_GAS;
   let returnData = '';
   if (input.bytes.length > 0) {
@@ -164,6 +182,7 @@ export async function executeDeploy(vm: Vm, gate: DeployGate, ctx: TxContext, ow
   const refused = await gate.problem(ctx, { owner, address, codeHash, bytecode: req.bytecode });
   if (refused) throw refused;
   if (await readContract(ctx.store, address)) throw conflict(`a contract already exists at ${address}`);
+  await valueProblem(ctx, owner, value);
   const decimals = initDecimals(req.initArgs);
   const record: ContractRecord = { address, owner, code_hash: codeHash, name: req.name, description: req.description, template: req.template, decimals, deploy_tx: txHash, created_height: ctx.block.height, code_size: req.bytecode.length };
   writeContract(ctx.store, record, req.bytecode);
@@ -207,7 +226,10 @@ export async function dryRun(vm: Vm, ctx: { height: number; params: ParamReader;
   const rec = await readContract(ctx.store, address);
   if (!rec) throw notFound(`no contract at ${address}`);
   const input = callInput(data, rec.decimals);
-  const limit = gasLimit ?? Number(await ctx.params.get('max_block_gas'));
+  // A dry run is unsigned and runs on the node's event loop: no more work than a block may hold.
+  const maxBlockGas = Number(await ctx.params.get('max_block_gas'));
+  if (gasLimit !== undefined && gasLimit > maxBlockGas) throw badRequest(`gas_limit ${gasLimit} is above max_block_gas (${maxBlockGas}): a dry run may use at most what a block holds`);
+  const limit = gasLimit ?? maxBlockGas;
   const budget = BigInt(limit) * s.fuelPerGas;
   const r = await runTree(vm, ctx.store, { height: ctx.height, time }, { contract: address, caller, entry: 'call', input: input.bytes }, budget, s.limits);
   if (isFailure(r)) return { success: false, dry_run: true, contract: address, height: ctx.height, gas_used: gasOfFuel(r.fuelUsed, s.fuelPerGas), return_data: '', events: [], error: r.trap.message };

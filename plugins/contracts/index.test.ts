@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { isChainError, RouteTable, toHex, type Receipt } from '../../kernel/sdk.js';
+import { isChainError, RouteTable, toHex, type ReadonlyStore, type Receipt, type RecordCodec } from '../../kernel/sdk.js';
 import { contractsPlugin } from './index.js';
-import { contractAddress, DEPLOY_ADDRESS } from './execute.js';
+import { contractAddress, DEPLOY_ADDRESS, dryRun } from './execute.js';
+import { Vm } from './vm/engine.js';
 import { templateBytecode } from './templates.js';
 import { HOSTILE_WAT, wat } from './testing/hostile.js';
 
@@ -105,4 +106,48 @@ test('storing code costs fuel: 60 KB of code does not fit the base 50 gas and fa
   await f.block();
   const ok = await receipt(f, rich.tx_hash);
   assert.deepEqual([ok.status, ok.gas], ['confirmed', 61]);
+});
+
+test('a dry run may not ask for more gas than a block holds: an unsigned request cannot keep the node busy for long', async () => {
+  const f = await chain();
+  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: 100 }), 0);
+  await f.block();
+  const loop = contractAddress(alice.address, deployed.tx_hash);
+  const state = f.chain.store.state;
+  const store: ReadonlyStore = {
+    namespace: 'contracts',
+    get: (k) => state.get(`contracts/${k}`),
+    getRecord: async <T>(k: string, codec?: RecordCodec<T>) => {
+      const raw = await state.get(`contracts/${k}`);
+      return raw === undefined ? undefined : codec!.decode(raw);
+    },
+    scan: () => Promise.resolve([]),
+  };
+  const ctx = { height: f.chain.store.head.height, params: f.params.reader(state), store };
+  const data = JSON.stringify({ function: 'spin', args: {} });
+  const max = Number(await ctx.params.get('max_block_gas'));
+  await assert.rejects(dryRun(new Vm(), ctx, 0, loop, data, '', max + 1), (e: unknown) => isChainError(e) && e.status === 400 && /above max_block_gas/.test(e.message));
+  const small = await dryRun(new Vm(), ctx, 0, loop, data, '', 60);
+  assert.deepEqual([small.success, small.gas_used], [false, 60]);
+  assert.match(small.error!, /out of fuel/);
+});
+
+test('past admission, a call whose attached value the sender no longer has is refused before the contract runs, at the base gas', async () => {
+  const f = await chain();
+  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.cpuHeavy)) }), { gas_limit: 100 }), 0);
+  await f.block();
+  const heavy = contractAddress(alice.address, deployed.tx_hash);
+  // Input byte 3: 3 × 65 536 loop iterations, well above the base 50 gas of fuel.
+  const ran = await f.chain.admit(await plain(f, bob, heavy, '0x03', { gas_limit: 1000 }), 0);
+  await f.block();
+  const ok = await receipt(f, ran.tx_hash);
+  assert.equal(ok.status, 'confirmed');
+  assert.ok(ok.gas > 50, `the call used ${ok.gas} gas`);
+  const balance = (await f.account(bob.address)).balance;
+  const broke = inject(f, await plain(f, bob, heavy, '0x03', { value: Number(balance), gas_limit: 1000 }));
+  await f.block();
+  const r = await receipt(f, broke);
+  assert.deepEqual([r.status, r.gas], ['failed', 50]);
+  assert.match(r.error!, /refused before the contract ran/);
+  assert.equal((await f.account(heavy)).balance, 0n);
 });

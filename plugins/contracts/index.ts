@@ -57,7 +57,10 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
   params: [
     { key: PARAMS.fuelPerGas, default: 10_000n, min: 1n, max: 1_000_000_000n, description: 'fuel (metered WebAssembly instructions and host work) one gas unit buys; the base 50 gas of a call buys 50 times this' },
     { key: PARAMS.maxPages, default: 16n, min: 1n, max: 1024n, description: 'most 64 KiB memory pages a contract instance may have' },
-    { key: PARAMS.maxStack, default: 4096n, min: 64n, max: 65_536n, description: 'most stack weight (frames × their locals) one call tree may hold before it traps' },
+    // At most 4 096: the counter must trap before V8's own stack does. A weight-1 recursion overflows
+    // V8's stack near 8 400 levels (Liftoff frames), at a fuel that depends on the node's JIT tier,
+    // which would charge different gas on different validators (vm.test.ts).
+    { key: PARAMS.maxStack, default: 4096n, min: 64n, max: 4096n, description: 'most stack weight (frames × their locals) one call tree may hold before it traps (at most 4 096: below V8\'s own stack limit)' },
     { key: PARAMS.maxBytecode, default: 262_144n, min: 1024n, max: 4_194_304n, description: 'largest contract bytecode, in bytes' },
     { key: PARAMS.maxKeys, default: 1024n, min: 16n, max: 65_536n, description: 'most distinct storage keys one transaction\'s call tree may read' },
   ],

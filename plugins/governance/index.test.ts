@@ -170,3 +170,26 @@ test('a vote signed ch-tx-v3 must carry the proposal id in its body, where the s
   await f.block();
   assert.equal((await proposal(f, 1)).votes, 1);
 });
+
+test('stake added after a proposal was created cannot vote on it: a top-up of an older stake is 403, at admission and in a block', async () => {
+  const f = await chain();
+  const stake = (w: Wallet, amount: bigint) => f.chain.admitOperation('stake', signOperation(w, { actor: w.address, target: 'chain:system.stake', value: Number(amount), nonce: nonce(), body: { address: w.address, amount: Number(amount) } }), {}, 0);
+  // alice and bob both bond before the proposal; bob then adds 50 × MIN (coins alice could have
+  // unstaked after her own vote): without the rule that addition would vote with his old stake.
+  await stake(alice, MIN);
+  await stake(bob, MIN);
+  await f.block();
+  await propose(f, validatorOwner, 'chain:v0.node', { kind: 'text' });
+  await f.block();
+  await stake(bob, 50n * MIN);
+  await f.block();
+  await refused(castVote(f, bob, bob.address, 1, true), 403, /added self-stake at height \d+, after proposal 1 was created/);
+  const injected = f.chain.rebuildTx('signed', f.operations.envelope('vote', op(bob, bob.address, { voter: bob.address, accept: true }), { id: '1' }), 1n, 0);
+  f.chain.mempool.add(injected);
+  await castVote(f, alice, alice.address, 1, true);
+  await f.block();
+  assert.equal((await f.chain.store.getTx(injected.hash))?.receipt.status, 'failed');
+  const p = await proposal(f, 1);
+  assert.equal(p.votes, 1, 'only alice, whose stake did not change since the proposal');
+  assert.deepEqual(p.yes_weight, { $big: String(MIN) });
+});

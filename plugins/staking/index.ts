@@ -36,7 +36,7 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
     api.hooks.initGenesis.tapPromise(api.name, async (ctx) => {
       for (const v of ctx.genesis.validators) {
         writeNode(ctx.store, { address: v.address, owner: deriveAddress(parseHex(v.public_key)!), consensus_public_key: v.public_key, commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: '', rpc_endpoint: '', registered_height: 0, jailed_until: 0 });
-        writeStake(ctx.store, v.address, { amount: BigInt(v.stake), unlock_height: 0, paid_to: 0, genesis: true, bonded_height: 0 });
+        writeStake(ctx.store, v.address, { amount: BigInt(v.stake), unlock_height: 0, paid_to: 0, genesis: true, bonded_height: 0, added_height: 0 });
       }
     });
     api.hooks.ownerOf.for('node').tapPromise(api.name, async (ctx, address) => (await readNode(ctx.store, address))?.owner);

@@ -6,6 +6,8 @@ export interface SelfStake {
   readonly amount: bigint;
   /** Height it was first bonded; stake bonded at or after a proposal's creation height cannot vote on it. */
   readonly bonded_height: number;
+  /** Height of the last addition to it: stake added at or after a proposal's creation height cannot vote on it. */
+  readonly added_height: number;
 }
 
 /**
@@ -18,7 +20,7 @@ export const stakingMethods = defineMethods('staking', {
     async selfStake(ctx, address: string): Promise<SelfStake | undefined> {
       const r = await readStake(ctx.store, address);
       if (!r || r.amount === 0n) return undefined;
-      return { amount: r.amount, bonded_height: r.bonded_height ?? 0 };
+      return { amount: r.amount, bonded_height: r.bonded_height ?? 0, added_height: r.added_height ?? r.bonded_height ?? 0 };
     },
     /** The sum of every self-stake: the base of governance's quorum (part 1, Governance 5). */
     async totalSelfStake(ctx): Promise<bigint> {

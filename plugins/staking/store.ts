@@ -21,6 +21,12 @@ export interface StakeRecord {
    * Governance 4). Records written before this field existed read as 0.
    */
   bonded_height?: number;
+  /**
+   * Height of the last addition (the first bond included): stake added at or after a proposal's
+   * creation cannot vote on it (part 1, Governance 4), even when the address was bonded before.
+   * Records written before this field existed read as their bonded_height.
+   */
+  added_height?: number;
 }
 
 export interface DelegationRecord {

@@ -19,6 +19,11 @@ export const HOSTILE_WAT = {
   deepRecursion: `(module ${PRELUDE}
   (func $r (param i32) (result i32) (i32.add (call $r (i32.add (local.get 0) (i32.const 1))) (i32.const 1)))
   (func (export "call") (param i32 i32) (drop (call $r (i32.const 0)))))`,
+  /** Recurses without end through a function of stack weight 1 (no params, no locals): the most frames per unit of the counter. */
+  tightRecursion: `(module ${PRELUDE}
+  (global $g (mut i32) (i32.const 0))
+  (func $r (result i64) (global.set $g (i32.add (global.get $g) (i32.const 1))) (i64.add (call $r) (i64.const 1)))
+  (func (export "call") (param i32 i32) (drop (call $r))))`,
   /** Uses a float instruction: refused at deploy. */
   float: `(module ${PRELUDE}
   (func (export "call") (param i32 i32) (drop (f64.add (f64.const 1.5) (f64.const 2.25)))))`,
@@ -55,6 +60,15 @@ export const HOSTILE_WAT = {
     (i32.store8 (local.get $p) (i32.sub (local.get $n) (i32.const 1)))
     (local.set $r (call $cc (i32.add (local.get $p) (i32.const 1)) (i32.sub (local.get $len) (i32.const 1)) (local.get $p) (local.get $len) (i32.const 4096) (i32.const 4096)))
     (call $ret (i32.const 4096) (local.get $r))))`,
+  /** (input byte × 16) rounds of a 64 KiB memory.fill and a 64 KiB memory.copy: bulk work must cost per byte. */
+  bulkMemory: `(module ${PRELUDE}
+  (func (export "call") (param i32 i32) (local i32 i32)
+    (local.set 3 (i32.mul (i32.load8_u (local.get 0)) (i32.const 16)))
+    (loop $l
+      (memory.fill (i32.const 0) (i32.const 7) (i32.const 65536))
+      (memory.copy (i32.const 0) (i32.const 0) (i32.const 65536))
+      (local.set 2 (i32.add (local.get 2) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get 2) (local.get 3))))))`,
   /** Burns (input byte × 4096) loop iterations, then reads 16 distinct storage keys: reads placed late. */
   lateReads: `(module
   (import "env" "storage_read" (func $read (param i32 i32 i32 i32) (result i32)))

@@ -23,6 +23,8 @@ import { HOST_MODULE, HOST_FUNCTIONS } from './host-api.js';
  *   counter and calls `stack_exhausted()` above the limit, its exit takes it back, so deep
  *   recursion traps at the same depth on every node instead of at V8's native stack limit.
  * - `memory.grow` passes through a check that traps above the page cap.
+ * - `memory.fill`, `memory.copy` and `memory.init` charge their byte count (BULK_FUEL_PER_BYTE)
+ *   before they run, on top of counting as one instruction.
  * The fuel and stack counters are mutable globals of the module, exported as `__fuel` and
  * `__stack`: the host sets them before it runs an instance and carries them from level to level
  * of a call tree; the three traps are imported functions that throw.
@@ -31,6 +33,12 @@ import { HOST_MODULE, HOST_FUNCTIONS } from './host-api.js';
 export const METERING_MODULE = 'metering';
 export const FUEL_EXPORT = '__fuel';
 export const STACK_EXPORT = '__stack';
+/**
+ * Fuel per byte that memory.fill, memory.copy and memory.init touch (as the host charges per byte
+ * it moves): each is one instruction, but its work grows with its size operand, so a loop of
+ * 64 KiB fills must not cost what a loop of additions costs.
+ */
+export const BULK_FUEL_PER_BYTE = 1n;
 
 export interface InstrumentLimits {
   /** Most pages (64 KiB) a contract's memory may have. */
@@ -63,11 +71,19 @@ let LEAVES = new Set<number>();
 /** Binaryen.js's expression and function helpers that its type declarations leave out. */
 interface ExpressionHelpers {
   MemoryGrow: { getDelta(e: number): number; setDelta(e: number, d: number): void };
+  MemoryFill: SizedBulk;
+  MemoryCopy: SizedBulk;
+  MemoryInit: SizedBulk;
   Block: { getChildren(e: number): number[]; insertChildAt(e: number, i: number, c: number): void };
   Loop: { getBody(e: number): number; setBody(e: number, b: number): void };
   If: { getCondition(e: number): number; getIfTrue(e: number): number; setIfTrue(e: number, b: number): void; getIfFalse(e: number): number; setIfFalse(e: number, b: number): void };
   Function: { getNumLocals(f: number): number; setBody(f: number, b: number): void };
   _BinaryenFunctionAddVar(f: number, t: number): number;
+}
+/** memory.fill, memory.copy and memory.init: their byte count is an operand. */
+interface SizedBulk {
+  getSize(e: number): number;
+  setSize(e: number, s: number): void;
 }
 let B: ExpressionHelpers;
 
@@ -89,6 +105,7 @@ interface Ctx {
   readonly m: BinaryenNs.Module;
   readonly fuel: string;
   readonly growCheck: string;
+  readonly bulkCharge: string;
 }
 
 function invalid(reason: string): never {
@@ -184,6 +201,14 @@ function meterTree(c: Ctx, expr: Ref): number {
     const cost = meterTree(c, delta);
     B.MemoryGrow.setDelta(expr, c.m.call(c.growCheck, [delta], i32));
     return cost + 1;
+  }
+  const bulk = id === binaryen.MemoryFillId ? B.MemoryFill : id === binaryen.MemoryCopyId ? B.MemoryCopy : id === binaryen.MemoryInitId ? B.MemoryInit : undefined;
+  if (bulk) {
+    // One instruction that touches `size` bytes: charged per byte, before it runs.
+    let n = 1;
+    for (const child of childrenOf(expr)) n += meterTree(c, child);
+    bulk.setSize(expr, c.m.call(c.bulkCharge, [bulk.getSize(expr)], i32));
+    return n;
   }
   let n = 1;
   for (const child of childrenOf(expr)) n += meterTree(c, child);
@@ -323,7 +348,14 @@ function instrumentModule(m: BinaryenNs.Module, limits: InstrumentLimits): Instr
     m.if(m.i32.gt_u(m.i32.add(m.memory.size(), m.local.get(0, i32)), m.i32.const(maximum)), m.call(`${METERING_MODULE}$memory_exhausted`, [], none)),
     m.local.get(0, i32),
   ], i32));
-  const c: Ctx = { m, fuel, growCheck };
+  // bulk_charge(size): charges BULK_FUEL_PER_BYTE × size (unsigned) and traps out of fuel below 0, else returns size.
+  const bulkCharge = `${METERING_MODULE}$bulk_charge`;
+  m.addFunction(bulkCharge, i32, i32, [], m.block(null, [
+    m.global.set(fuel, m.i64.sub(m.global.get(fuel, i64), m.i64.mul(m.i64.extend_u(m.local.get(0, i32)), (m.i64.const as unknown as (v: bigint) => Ref)(BULK_FUEL_PER_BYTE)))),
+    m.if(m.i64.lt_s(m.global.get(fuel, i64), (m.i64.const as unknown as (v: bigint) => Ref)(0n)), m.call(`${METERING_MODULE}$out_of_fuel`, [], none)),
+    m.local.get(0, i32),
+  ], i32));
+  const c: Ctx = { m, fuel, growCheck, bulkCharge };
 
   for (const f of declared) {
     const params = typeList(f.params);

@@ -6,6 +6,9 @@ import { codeKey, contractCodec, contractKey, type ContractRecord } from '../sto
 import { templateBytecode } from '../templates.js';
 import { HOSTILE_WAT, wat } from '../testing/hostile.js';
 import { Vm, type VmLimits } from './engine.js';
+import { BULK_FUEL_PER_BYTE } from './instrument.js';
+import { contractsPlugin } from '../index.js';
+import { PARAMS } from '../execute.js';
 import { isFailure, runTree, type TreeResult } from './runner.js';
 
 const limits: VmLimits & { maxKeys: number } = { maxPages: 4, maxStack: 4096, maxDepth: 8, maxKeys: 1024 };
@@ -118,6 +121,28 @@ test('hostile contracts: an endless loop runs out of fuel, memory stops at the c
     fuel.push(rec.fuelUsed);
   }
   assert.equal(fuel[0], fuel[1]);
+});
+
+test('memory.fill and memory.copy cost fuel per byte: a loop of 64 KiB fills cannot run at the price of a loop of additions', async () => {
+  const vm = new Vm();
+  const s = new MemState();
+  const B = 'chain:000000000e.app';
+  s.deploy(B, wat(HOSTILE_WAT.bulkMemory));
+  const bytes = 16n * 2n * 65_536n; // input 1: 16 rounds of a 64 KiB fill and a 64 KiB copy
+  const ok = await call(vm, s, B, 'x', new Uint8Array([1]), 10_000_000n);
+  assert.ok(!isFailure(ok), isFailure(ok) ? ok.trap.message : '');
+  assert.ok(ok.outcome.fuelUsed >= bytes * BULK_FUEL_PER_BYTE, `fuel ${ok.outcome.fuelUsed} for ${bytes} bytes filled and copied`);
+  const heavy = await call(vm, s, B, 'x', new Uint8Array([255]), 10_000_000n);
+  assert.ok(isFailure(heavy) && heavy.trap.kind === 'out_of_fuel' && heavy.fuelUsed === 10_000_000n, isFailure(heavy) ? heavy.trap.message : 'ran 255 MiB of bulk work on 10 000 000 fuel');
+});
+
+test('at the largest contract_max_stack governance may set, deep recursion traps on the counter, never on V8\'s own stack (whose depth depends on the node)', async () => {
+  const spec = contractsPlugin.params!.find((p) => p.key === PARAMS.maxStack)!;
+  const vm = new Vm();
+  const s = new MemState();
+  s.deploy('chain:00000000f0.app', wat(HOSTILE_WAT.tightRecursion));
+  const r = await runTree(vm, s, BLOCK, { contract: 'chain:00000000f0.app', caller: 'x', entry: 'call', input: new Uint8Array([1]) }, 1_000_000_000n, { ...limits, maxStack: Number(spec.max) });
+  assert.ok(isFailure(r) && r.trap.kind === 'stack' && /contract stack above/.test(r.trap.message), isFailure(r) ? r.trap.message : 'no trap');
 });
 
 test('deploy checks refuse floats, unknown imports, a start function and memory above the cap, as 400 invalid bytecode', async () => {

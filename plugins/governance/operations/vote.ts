@@ -18,6 +18,9 @@ async function voteProblem(ctx: ReadContext, id: number, voter: string): Promise
   const stake = await ctx.methods.of(stakingMethods).selfStake(voter);
   if (!stake) return forbidden(`${voter} has no self-stake: only addresses with self-stake vote`);
   if (stake.bonded_height >= proposal.created_height) return forbidden(`${voter}'s self-stake was bonded at height ${stake.bonded_height}, not before proposal ${id} was created (height ${proposal.created_height}): it cannot vote on it`);
+  // The weight is the whole self-stake now: stake added since the proposal was created would vote
+  // too (coins unstaked after one vote and added to another address's older stake, counted twice).
+  if (stake.added_height >= proposal.created_height) return forbidden(`${voter} added self-stake at height ${stake.added_height}, after proposal ${id} was created (height ${proposal.created_height}): stake added after a proposal cannot vote on it (vote before adding stake)`);
   if (await readVote(ctx.store, id, voter)) return badRequest(`${voter} has already voted on proposal ${id}: one vote per address, final`);
   return { proposal, weight: stake.amount };
 }
