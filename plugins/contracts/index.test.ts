@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { isChainError, RouteTable, toHex, type ReadonlyStore, type Receipt, type RecordCodec } from '../../kernel/sdk.js';
-import { contractsPlugin } from './index.js';
+import { isChainError, RouteTable, sha3Hex0x, toHex, type IndexReader, type ReadonlyStore, type Receipt, type RecordCodec } from '../../kernel/sdk.js';
+import { contractsPlugin, vm } from './index.js';
+import { readMetered } from './store.js';
 import { contractAddress, DEPLOY_ADDRESS, dryRun } from './execute.js';
-import { Vm } from './vm/engine.js';
+import { meteredKey, Vm } from './vm/engine.js';
 import { templateBytecode } from './templates.js';
 import { HOSTILE_WAT, wat } from './testing/hostile.js';
 
@@ -150,4 +151,33 @@ test('past admission, a call whose attached value the sender no longer has is re
   assert.deepEqual([r.status, r.gas], ['failed', 50]);
   assert.match(r.error!, /refused before the contract ran/);
   assert.equal((await f.account(heavy)).balance, 0n);
+});
+
+test('a deploy keeps its instrumented code in the node-local index: after the compiled cache is cleared a call compiles it from there, with the same gas', async () => {
+  const services: { chain?: Fixture['chain']; index?: (p: string) => IndexReader } = {};
+  services.index = (p) => services.chain!.store.pluginIndex(p);
+  const f = await makeChain({ plugins: [contractsPlugin], services, accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
+  const code = wat(HOSTILE_WAT.cpuHeavy);
+  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(code) }), { gas_limit: 100 }), 0);
+  await f.block();
+  const heavy = contractAddress(alice.address, deployed.tx_hash);
+  const key = meteredKey(sha3Hex0x(code), { maxPages: 16, maxStack: 4096 });
+  const stored = await readMetered(f.chain.store.pluginIndex('contracts'), key);
+  assert.ok(stored, 'the deploy wrote the instrumented module to the index');
+  const fresh = new Vm();
+  await fresh.ready();
+  assert.deepEqual(stored.binary, fresh.meter(sha3Hex0x(code), code, { maxPages: 16, maxStack: 4096 }).binary, 'the same bytes a fresh metering pass gives');
+  const gasOf = async (): Promise<number> => {
+    const ran = await f.chain.admit(await plain(f, bob, heavy, '0x02', { gas_limit: 1000 }), 0);
+    await f.block();
+    const r = await receipt(f, ran.tx_hash);
+    assert.equal(r.status, 'confirmed');
+    return r.gas;
+  };
+  const warm = await gasOf();
+  vm.clearCompiled();
+  vm.clearMetered();
+  const passes = vm.instrumentations;
+  assert.equal(await gasOf(), warm);
+  assert.equal(vm.instrumentations, passes, 'no metering pass on the cache miss');
 });

@@ -5,7 +5,7 @@ import { callInput, initializeInput } from '../calls.js';
 import { codeKey, contractCodec, contractKey, type ContractRecord } from '../store.js';
 import { templateBytecode } from '../templates.js';
 import { HOSTILE_WAT, wat } from '../testing/hostile.js';
-import { Vm, type VmLimits } from './engine.js';
+import { meteredKey, Vm, type VmLimits } from './engine.js';
 import { BULK_FUEL_PER_BYTE } from './instrument.js';
 import { contractsPlugin } from '../index.js';
 import { PARAMS } from '../execute.js';
@@ -102,6 +102,45 @@ test('same bytecode and input: the same fuel, every time and from a cold cache',
     fuel.push(r.outcome.fuelUsed);
   }
   assert.equal(new Set(fuel).size, 1, `fuel ${fuel.join(', ')}`);
+});
+
+test('a compiled-cache miss compiles the stored instrumented bytes instead of metering again, with the same fuel', async () => {
+  const s = new MemState();
+  const T = 'chain:0000000001.app';
+  const code = templateBytecode('token.wasm');
+  s.deploy(T, code);
+  const hash = sha3Hex0x(code);
+  // As at deploy: the metered bytes go to the node's store (the plugin's index).
+  const writer = new Vm();
+  await writer.ready();
+  const stored = new Map([[meteredKey(hash, limits), writer.meter(hash, code, limits)]]);
+  const loads: string[] = [];
+  const vm = new Vm();
+  vm.useStore({ load: async (key) => (loads.push(key), stored.get(key)) });
+  await call(vm, s, T, 'chain:alice', initializeInput({ name: 'A', symbol: 'A', decimals: 0, total_supply: 100 }, 0));
+  const transfer = async (v: Vm): Promise<bigint> => {
+    const r = await runTree(v, s, BLOCK, { contract: T, caller: 'chain:alice', entry: 'call', input: json('transfer', { to: 'chain:bob', amount: 1 }) }, 10_000_000n, limits);
+    assert.ok(!isFailure(r), isFailure(r) ? r.trap.message : '');
+    s.apply(r);
+    return r.outcome.fuelUsed;
+  };
+  const first = await transfer(vm);
+  // As after 64 other contracts ran, and after a restart: neither cache holds the module.
+  vm.clearCompiled();
+  vm.clearMetered();
+  const again = await transfer(vm);
+  assert.equal(vm.instrumentations, 0, 'no metering pass: the stored bytes were compiled');
+  assert.deepEqual(loads, [meteredKey(hash, limits), meteredKey(hash, limits)]);
+  // A node without the stored bytes (state-synced) meters once and charges the same fuel.
+  const fresh = new Vm();
+  const cold = await transfer(fresh);
+  assert.equal(fresh.instrumentations, 1);
+  fresh.clearCompiled();
+  assert.equal(await transfer(fresh), cold);
+  assert.equal(fresh.instrumentations, 1, 'kept in the LRU of instrumented bytes');
+  assert.equal(again, first);
+  assert.equal(cold, first);
+  assert.deepEqual(stored.get(meteredKey(hash, limits))!.binary, fresh.meter(hash, code, limits).binary, 'metering is deterministic');
 });
 
 test('hostile contracts: an endless loop runs out of fuel, memory stops at the cap, recursion traps on the stack counter at a fixed fuel', async () => {
