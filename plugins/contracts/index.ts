@@ -130,6 +130,18 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
       if (!isAddress(raw) || !raw.endsWith('.app')) throw badRequest(`"${raw}" is not a contract address (chain:<10 hex>.app)`);
       return raw;
     };
+    /**
+     * A page of an index list, newest first, reading at most offset + limit + 1 entries (a
+     * contract's whole history per request would let anyone make the node read it all). When
+     * more entries follow, `total` counts those walked (a lower bound, `total_exact: false`, as
+     * the kernel's filtered transaction lists say).
+     */
+    const indexPage = async (key: string, prefix: string, limit: number, offset: number): Promise<Record<string, unknown>> => {
+      const walked = await s.index(api.name).scan(prefix, { reverse: true, limit: offset + limit + 1 });
+      const items = walked.slice(offset, offset + limit).map(([, v]) => entryCodec.decode(v));
+      const more = walked.length > offset + limit;
+      return more ? { [key]: items, total: walked.length, total_exact: false, limit, offset, has_more: true } : { [key]: items, total: walked.length, limit, offset, has_more: false };
+    };
     api.hooks.routes.tap(api.name, (routes) =>
       routes.withOwner(api.name, () => {
         routes.get('/api/v1/contracts', (req) =>
@@ -150,15 +162,13 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
         routes.get('/api/v1/contracts/:address/events', async (req) => {
           const a = address(req.params.address);
           const { limit, offset } = pageOf(req.query, 50, 200);
-          const rows = (await s.index(api.name).scan(`ev/${a}/`, { reverse: true })).map(([, v]) => entryCodec.decode(v));
-          return { contract: a, ...page('events', rows, limit, offset) };
+          return { contract: a, ...(await indexPage('events', `ev/${a}/`, limit, offset)) };
         });
         routes.get('/api/v1/accounts/:address/token-transfers', async (req) => {
           const a = req.params.address;
           if (!isAddress(a)) throw badRequest(`"${a}" is not a chain address`);
           const { limit, offset } = pageOf(req.query, 50, 200);
-          const rows = (await s.index(api.name).scan(`tt/${a}/`, { reverse: true })).map(([, v]) => entryCodec.decode(v));
-          return { address: a, ...page('transfers', rows, limit, offset) };
+          return { address: a, ...(await indexPage('transfers', `tt/${a}/`, limit, offset)) };
         });
         routes.post('/api/v1/contracts/:address/call', (req) => {
           const a = address(req.params.address);
