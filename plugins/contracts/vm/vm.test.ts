@@ -223,3 +223,25 @@ test('storage reads placed late in a heavy call cannot make the node redo it wit
   assert.ok(isFailure(heavy) && heavy.trap.kind === 'out_of_fuel' && /run again/.test(heavy.trap.message), isFailure(heavy) ? heavy.trap.message : 'no trap');
   assert.equal(heavy.fuelUsed, 10_000_000n);
 });
+
+test('Binaryen\'s validator report goes into the 400 message, not into the node\'s stdout or stderr', async () => {
+  const b = (await import('binaryen')).default;
+  const m = new b.Module();
+  m.setMemory(1, 1);
+  m.addFunction('f', b.none, b.i64, [], m.i32.const(1));
+  m.addFunctionExport('f', 'f');
+  const bytes = m.emitBinary();
+  m.dispose();
+  const vm = new Vm();
+  await vm.ready();
+  const written: string[] = [];
+  const out = process.stdout.write;
+  const spy = (chunk: unknown): boolean => (written.push(String(chunk)), true);
+  process.stdout.write = spy as typeof process.stdout.write;
+  try {
+    assert.throws(() => vm.prepare(sha3Hex0x(bytes), bytes, limits), (e: unknown) => isChainError(e) && e.status === 400 && /does not validate \(\[wasm-validator error/.test(e.message));
+  } finally {
+    process.stdout.write = out;
+  }
+  assert.deepEqual(written, []);
+});
