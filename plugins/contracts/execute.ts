@@ -1,7 +1,7 @@
 import { badRequest, conflict, FailedWithGas, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
 import { callInput, initDecimals, initializeInput, jsonNesting, type DeployRequest } from './calls.js';
-import { readContract, writeContract, type ContractRecord } from './store.js';
-import type { ContractEvent, Vm, VmLimits } from './vm/engine.js';
+import { readContract, writeContract, writeMetered, type ContractRecord } from './store.js';
+import { meteredKey, type ContractEvent, type Vm, type VmLimits } from './vm/engine.js';
 import { isFailure, runTree, type TreeFailure, type TreeResult } from './vm/runner.js';
 
 /** Gas of a contract call or deploy before metering (part 1, Amounts 4: 50, as the gas estimate reports). */
@@ -177,6 +177,7 @@ export async function executeDeploy(vm: Vm, gate: DeployGate, ctx: TxContext, ow
   const s = await readSettings(ctx.params);
   const codeHash = sha3Hex0x(req.bytecode);
   await vm.ready();
+  const metered = vm.meter(codeHash, req.bytecode, s.limits);
   const { exports } = vm.prepare(codeHash, req.bytecode, s.limits);
   const address = contractAddress(owner, txHash);
   const refused = await gate.problem(ctx, { owner, address, codeHash, bytecode: req.bytecode });
@@ -186,6 +187,8 @@ export async function executeDeploy(vm: Vm, gate: DeployGate, ctx: TxContext, ow
   const decimals = initDecimals(req.initArgs);
   const record: ContractRecord = { address, owner, code_hash: codeHash, name: req.name, description: req.description, template: req.template, decimals, deploy_tx: txHash, created_height: ctx.block.height, code_size: req.bytecode.length };
   writeContract(ctx.store, record, req.bytecode);
+  // Node-local, in this block's batch: a later cache miss compiles these bytes instead of metering again.
+  writeMetered(ctx.index, meteredKey(codeHash, s.limits), metered);
   const budget = BigInt(ctx.gasLimit) * s.fuelPerGas;
   // Storing the code is work too: charged as fuel, before init runs.
   let used = BigInt(req.bytecode.length) * DEPLOY_FUEL_PER_BYTE;

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { isChainError, RouteTable, toHex, type ReadonlyStore, type Receipt, type RecordCodec } from '../../kernel/sdk.js';
-import { contractsPlugin } from './index.js';
+import { isChainError, RouteTable, sha3Hex0x, toHex, type IndexReader, type ReadonlyStore, type Receipt, type RecordCodec } from '../../kernel/sdk.js';
+import { contractsPlugin, vm } from './index.js';
+import { readMetered } from './store.js';
 import { contractAddress, DEPLOY_ADDRESS, dryRun } from './execute.js';
-import { Vm } from './vm/engine.js';
+import { meteredKey, Vm } from './vm/engine.js';
 import { templateBytecode } from './templates.js';
 import { HOSTILE_WAT, wat } from './testing/hostile.js';
 
@@ -150,4 +151,68 @@ test('past admission, a call whose attached value the sender no longer has is re
   assert.deepEqual([r.status, r.gas], ['failed', 50]);
   assert.match(r.error!, /refused before the contract ran/);
   assert.equal((await f.account(heavy)).balance, 0n);
+});
+
+test('a deploy keeps its instrumented code in the node-local index: after the compiled cache is cleared a call compiles it from there, with the same gas', async () => {
+  const services: { chain?: Fixture['chain']; index?: (p: string) => IndexReader } = {};
+  services.index = (p) => services.chain!.store.pluginIndex(p);
+  const f = await makeChain({ plugins: [contractsPlugin], services, accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
+  const code = wat(HOSTILE_WAT.cpuHeavy);
+  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(code) }), { gas_limit: 100 }), 0);
+  await f.block();
+  const heavy = contractAddress(alice.address, deployed.tx_hash);
+  const key = meteredKey(sha3Hex0x(code), { maxPages: 16, maxStack: 4096 });
+  const stored = await readMetered(f.chain.store.pluginIndex('contracts'), key);
+  assert.ok(stored, 'the deploy wrote the instrumented module to the index');
+  const fresh = new Vm();
+  await fresh.ready();
+  assert.deepEqual(stored.binary, fresh.meter(sha3Hex0x(code), code, { maxPages: 16, maxStack: 4096 }).binary, 'the same bytes a fresh metering pass gives');
+  const gasOf = async (): Promise<number> => {
+    const ran = await f.chain.admit(await plain(f, bob, heavy, '0x02', { gas_limit: 1000 }), 0);
+    await f.block();
+    const r = await receipt(f, ran.tx_hash);
+    assert.equal(r.status, 'confirmed');
+    return r.gas;
+  };
+  const warm = await gasOf();
+  vm.clearCompiled();
+  vm.clearMetered();
+  const passes = vm.instrumentations;
+  assert.equal(await gasOf(), warm);
+  assert.equal(vm.instrumentations, passes, 'no metering pass on the cache miss');
+});
+
+test('the events and token-transfers routes read one page of the index (at most offset + limit + 1 entries), newest first', async () => {
+  const walked: number[] = [];
+  const services: { chain?: Fixture['chain']; index?: (p: string) => IndexReader } = {};
+  services.index = (p) => {
+    const r = services.chain!.store.pluginIndex(p);
+    return { ...r, scan: async (prefix, options) => { const rows = await r.scan(prefix, options); walked.push(rows.length); return rows; } };
+  };
+  const f = await makeChain({ plugins: [contractsPlugin], services, accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
+  const deploy = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), name: 'T', init_args: { name: 'T', symbol: 'T', decimals: 0, total_supply: 100 } }), { gas_limit: 200 }), 0);
+  await f.block();
+  const token = contractAddress(alice.address, deploy.tx_hash);
+  for (let i = 1; i <= 4; i++) {
+    await f.chain.admit(await plain(f, alice, token, JSON.stringify({ function: 'transfer', args: { to: bob.address, amount: i } }), { gas_limit: 200 }), 0);
+    await f.block();
+  }
+  const routes = new RouteTable();
+  f.hooks.routes.call(routes);
+  const get = async (path: string, params: Record<string, string>, query: string): Promise<Record<string, unknown>> => {
+    const handler = routes.list().find((r) => r.method === 'GET' && r.path === path)!.handler;
+    return (await handler({ method: 'GET', path, params, query: new URLSearchParams(query), headers: {}, body: undefined, ip: '127.0.0.1' })) as Record<string, unknown>;
+  };
+  const amounts = (rows: unknown): unknown[] => (rows as Array<{ data?: { amount: unknown }; amount?: unknown }>).map((r) => r.data?.amount ?? r.amount);
+  walked.length = 0;
+  const first = await get('/api/v1/contracts/:address/events', { address: token }, 'limit=2');
+  assert.deepEqual(amounts(first.events), ['4', '3']);
+  assert.deepEqual([first.total, first.total_exact, first.has_more, first.limit, first.offset], [3, false, true, 2, 0]);
+  const last = await get('/api/v1/contracts/:address/events', { address: token }, 'limit=2&offset=4');
+  assert.deepEqual(amounts(last.events), ['100']);
+  assert.deepEqual([last.total, last.total_exact, last.has_more], [5, undefined, false]);
+  assert.deepEqual(walked, [3, 5], 'each page read at most offset + limit + 1 entries');
+  const bobs = await get('/api/v1/accounts/:address/token-transfers', { address: bob.address }, 'limit=3&offset=1');
+  assert.deepEqual(amounts(bobs.transfers), ['3', '2', '1']);
+  assert.deepEqual([bobs.total, bobs.has_more], [4, false]);
 });

@@ -1,13 +1,13 @@
 import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, pageOf, sha3Hex0x, type NodeServices } from '../../kernel/sdk.js';
 import { callInput, deployFromData, deployRequest } from './calls.js';
 import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings } from './execute.js';
-import { allContracts, readContract, type ContractRecord } from './store.js';
+import { allContracts, readContract, readMetered, type ContractRecord } from './store.js';
 import { Vm } from './vm/engine.js';
 import { loadTemplates } from './templates.js';
 import { DeployBody, parseCall } from './schemas.js';
 
 /** One VM per process: compiled modules are cached by code hash across blocks and dry runs. */
-const vm = new Vm(64);
+export const vm = new Vm(64);
 
 /**
  * The seam the contract analyzer will tap (part 1, Contract execution 9): `deployGate.add(name,
@@ -28,7 +28,7 @@ const deployOperation = defineOperation({
     const s = await readSettings(ctx.params);
     const req = deployRequest(op.body, s.maxBytecode);
     await vm.ready();
-    vm.prepare(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
+    vm.admit(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
     return undefined;
   },
   async execute(ctx, op) {
@@ -73,6 +73,17 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
     { type: 'contract_event', description: 'an event a contract emitted (emit_event)', fields: ['contract', 'event', 'data'], socket: true },
   ],
   register(api) {
+    // The module-wide VM reads instrumented code from this node's index on a cache miss. A cache
+    // only: a failed read (a closed store of a stopped in-process node) instruments again.
+    vm.useStore({
+      load: async (key) => {
+        try {
+          return await readMetered(api.services.index(api.name), key);
+        } catch {
+          return undefined;
+        }
+      },
+    });
     let lastBlockTime = 0;
     api.hooks.committed.tapPromise(api.name, async (c) => {
       lastBlockTime = c.block.header.timestamp;
@@ -98,7 +109,7 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
         try {
           const req = deployFromData(tx.data, s.maxBytecode);
           await vm.ready();
-          vm.prepare(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
+          vm.admit(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
         } catch (err) {
           if (isChainError(err)) return err;
           throw err;
@@ -118,6 +129,18 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
     const address = (raw: string | undefined): string => {
       if (!isAddress(raw) || !raw.endsWith('.app')) throw badRequest(`"${raw}" is not a contract address (chain:<10 hex>.app)`);
       return raw;
+    };
+    /**
+     * A page of an index list, newest first, reading at most offset + limit + 1 entries (a
+     * contract's whole history per request would let anyone make the node read it all). When
+     * more entries follow, `total` counts those walked (a lower bound, `total_exact: false`, as
+     * the kernel's filtered transaction lists say).
+     */
+    const indexPage = async (key: string, prefix: string, limit: number, offset: number): Promise<Record<string, unknown>> => {
+      const walked = await s.index(api.name).scan(prefix, { reverse: true, limit: offset + limit + 1 });
+      const items = walked.slice(offset, offset + limit).map(([, v]) => entryCodec.decode(v));
+      const more = walked.length > offset + limit;
+      return more ? { [key]: items, total: walked.length, total_exact: false, limit, offset, has_more: true } : { [key]: items, total: walked.length, limit, offset, has_more: false };
     };
     api.hooks.routes.tap(api.name, (routes) =>
       routes.withOwner(api.name, () => {
@@ -139,15 +162,13 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
         routes.get('/api/v1/contracts/:address/events', async (req) => {
           const a = address(req.params.address);
           const { limit, offset } = pageOf(req.query, 50, 200);
-          const rows = (await s.index(api.name).scan(`ev/${a}/`, { reverse: true })).map(([, v]) => entryCodec.decode(v));
-          return { contract: a, ...page('events', rows, limit, offset) };
+          return { contract: a, ...(await indexPage('events', `ev/${a}/`, limit, offset)) };
         });
         routes.get('/api/v1/accounts/:address/token-transfers', async (req) => {
           const a = req.params.address;
           if (!isAddress(a)) throw badRequest(`"${a}" is not a chain address`);
           const { limit, offset } = pageOf(req.query, 50, 200);
-          const rows = (await s.index(api.name).scan(`tt/${a}/`, { reverse: true })).map(([, v]) => entryCodec.decode(v));
-          return { address: a, ...page('transfers', rows, limit, offset) };
+          return { address: a, ...(await indexPage('transfers', `tt/${a}/`, limit, offset)) };
         });
         routes.post('/api/v1/contracts/:address/call', (req) => {
           const a = address(req.params.address);

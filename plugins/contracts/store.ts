@@ -1,10 +1,15 @@
-import { jsonRecord, toHex, type ReadonlyStore, type Store } from '../../kernel/sdk.js';
+import { jsonRecord, toHex, type IndexReader, type IndexWriter, type ReadonlyStore, type Store } from '../../kernel/sdk.js';
+import type { InstrumentedCode } from './vm/instrument.js';
 
 /**
  * The contracts plugin's records, in its namespace:
  * - `contract/<address>`: ContractRecord
  * - `code/<code hash>`: the bytecode as deployed (raw bytes), shared by contracts with equal code
  * - `kv/<address>/<hex key>`: a contract's own storage (raw bytes)
+ *
+ * And in its node-local index (outside the state root, a cache only):
+ * - `metered/<code hash>:<max pages>:<max stack>/bin`: the instrumented module, written at deploy
+ * - `metered/<…>/meta`: its exports and memory limits
  */
 export interface ContractRecord {
   readonly address: string;
@@ -37,4 +42,22 @@ export async function allContracts(store: ReadonlyStore): Promise<ContractRecord
 export function writeContract(store: Store, record: ContractRecord, code: Uint8Array): void {
   store.setRecord(contractKey(record.address), record, contractCodec);
   store.set(codeKey(record.code_hash), code);
+}
+
+interface MeteredMeta {
+  readonly exports: readonly string[];
+  readonly memory: { readonly initial: number; readonly maximum: number };
+}
+
+const meteredCodec = jsonRecord<MeteredMeta>();
+
+export function writeMetered(index: IndexWriter, key: string, code: InstrumentedCode): void {
+  index.put(`metered/${key}/bin`, code.binary);
+  index.putRecord(`metered/${key}/meta`, { exports: code.exports, memory: code.memory }, meteredCodec);
+}
+
+export async function readMetered(index: IndexReader, key: string): Promise<InstrumentedCode | undefined> {
+  const binary = await index.get(`metered/${key}/bin`);
+  const meta = binary === undefined ? undefined : await index.getRecord(`metered/${key}/meta`, meteredCodec);
+  return binary === undefined || meta === undefined ? undefined : { binary, exports: meta.exports, memory: meta.memory };
 }

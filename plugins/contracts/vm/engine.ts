@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { FUEL_EXPORT, instrument, loadBinaryen, METERING_MODULE, STACK_EXPORT, type InstrumentLimits } from './instrument.js';
+import { badRequest } from '../../../kernel/sdk.js';
+import { FUEL_EXPORT, instrument, loadBinaryen, METERING_MODULE, STACK_EXPORT, type InstrumentedCode, type InstrumentLimits } from './instrument.js';
 import { HOST_MODULE } from './host-api.js';
 
 /**
@@ -96,11 +97,32 @@ interface Tree {
   settled: boolean;
 }
 
+/**
+ * Where instrumented code is kept node-locally beyond this process's caches (the plugin's index,
+ * written at deploy in the block's batch). Only a cache: metering is deterministic, so bytes read
+ * from it equal a fresh instrumentation and fuel is the same on a node that has none of them.
+ */
+export interface MeteredStore {
+  load(key: string): Promise<InstrumentedCode | undefined>;
+}
+
+/** The key of a code hash metered with given limits (governance may change them). */
+export const meteredKey = (codeHash: string, limits: InstrumentLimits): string => `${codeHash}:${limits.maxPages}:${limits.maxStack}`;
+
 export class Vm {
   private readonly compiled: LRUCache<string, Compiled>;
+  /**
+   * Instrumented bytes, bounded by their size: a miss of `compiled` costs V8's compile only, not
+   * Binaryen's metering pass (hundreds of milliseconds for a large module).
+   */
+  private readonly metered: LRUCache<string, InstrumentedCode>;
+  private store: MeteredStore | undefined;
+  /** Metering passes this VM ran (tests show a cache miss reused stored bytes). */
+  instrumentations = 0;
 
-  constructor(cacheSize = 64) {
+  constructor(cacheSize = 64, meteredBytes = 128 * 1024 * 1024) {
     this.compiled = new LRUCache({ max: cacheSize });
+    this.metered = new LRUCache({ maxSize: meteredBytes, sizeCalculation: (c) => Math.max(1, c.binary.length) });
   }
 
   /** Loads the toolkit prepare() needs; every async entry point (runner, deploy, admission) awaits it. */
@@ -108,15 +130,65 @@ export class Vm {
     return loadBinaryen();
   }
 
+  /** Reads instrumented code from `store` on a cache miss (see preload). */
+  useStore(store: MeteredStore): void {
+    this.store = store;
+  }
+
+  /** Forgets compiled modules (as after 64 other contracts ran); instrumented bytes stay. */
+  clearCompiled(): void {
+    this.compiled.clear();
+  }
+
+  /** Forgets instrumented bytes held in memory (as a restarted node). */
+  clearMetered(): void {
+    this.metered.clear();
+  }
+
+  /**
+   * Before a run needs it synchronously: brings a code hash's instrumented bytes from the store
+   * into memory when neither cache holds it. Absent from the store (a node that state-synced, a
+   * deploy in this very block), prepare() instruments it once.
+   */
+  async preload(codeHash: string, limits: InstrumentLimits): Promise<void> {
+    const key = meteredKey(codeHash, limits);
+    if (!this.store || this.compiled.has(key) || this.metered.has(key)) return;
+    const stored = await this.store.load(key);
+    if (stored) this.metered.set(key, stored);
+  }
+
+  /** Instruments bytecode (400 on refusal), or takes it from memory when done before. */
+  meter(codeHash: string, bytes: Uint8Array, limits: InstrumentLimits): InstrumentedCode {
+    const key = meteredKey(codeHash, limits);
+    const hit = this.metered.get(key);
+    if (hit) return hit;
+    this.instrumentations++;
+    const out = instrument(bytes, limits);
+    this.metered.set(key, out);
+    return out;
+  }
+
+  /**
+   * Admission of a deploy (not consensus): the cheap checks first, so bytes that V8's validator
+   * (parse and validate, a few milliseconds) refuses never reach Binaryen's metering pass; then prepare(). A block
+   * still decides with instrument() alone, the same on every node whatever its V8.
+   */
+  admit(codeHash: string, bytes: Uint8Array, limits: InstrumentLimits): void {
+    const key = meteredKey(codeHash, limits);
+    if (this.compiled.has(key) || this.metered.has(key)) return;
+    if (!WebAssembly.validate(bytes)) throw badRequest('invalid bytecode: the module does not validate');
+    this.prepare(codeHash, bytes, limits);
+  }
+
   /**
    * Checks and meters bytecode (400 on refusal) and keeps its compiled module under its hash and
    * the limits it was metered with (governance may change them).
    */
   prepare(codeHash: string, bytes: Uint8Array, limits: InstrumentLimits): Compiled {
-    const key = `${codeHash}:${limits.maxPages}:${limits.maxStack}`;
+    const key = meteredKey(codeHash, limits);
     const hit = this.compiled.get(key);
     if (hit) return hit;
-    const out = instrument(bytes, limits);
+    const out = this.meter(codeHash, bytes, limits);
     const entry: Compiled = { module: new WebAssembly.Module(out.binary), memory: out.memory, exports: out.exports };
     this.compiled.set(key, entry);
     return entry;

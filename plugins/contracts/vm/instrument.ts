@@ -275,6 +275,36 @@ function typeName(t: number): string {
 }
 
 /**
+ * Runs Binaryen's validator with its report kept out of the node's output (it prints there,
+ * between the JSON log lines): undefined when the module is valid, else what it printed. The
+ * validator is synchronous, so no other output can fall into the window.
+ */
+function validatorOutput(m: BinaryenNs.Module): string | undefined {
+  const streams = [process.stdout, process.stderr] as Array<{ write: unknown }>;
+  const originals = streams.map((s) => s.write);
+  let printed = '';
+  for (const s of streams) {
+    s.write = (chunk: unknown): boolean => {
+      printed += String(chunk);
+      return true;
+    };
+  }
+  try {
+    return m.validate() ? undefined : printed;
+  } finally {
+    streams.forEach((s, i) => (s.write = originals[i]));
+  }
+}
+
+/** Refuses (400) a module Binaryen's validator rejects, with the start of its report. */
+function validated(m: BinaryenNs.Module): void {
+  const report = validatorOutput(m);
+  if (report === undefined) return;
+  const first = report.split('\n').find((l) => l.trim().length > 0)?.trim().slice(0, 200);
+  invalid(`the module does not validate${first ? ` (${first})` : ''}`);
+}
+
+/**
  * Checks `bytes` and returns the metered module. Deterministic: the same bytes always give the
  * same checks, the same charges and the same binary.
  */
@@ -288,7 +318,7 @@ export function instrument(bytes: Uint8Array, limits: InstrumentLimits): Instrum
     const first = (binaryen.readBinary as (b: Uint8Array, f: number) => BinaryenNs.Module)(bytes, ALLOWED_FEATURES);
     let plain: Uint8Array;
     try {
-      if (!first.validate()) invalid('the module does not validate');
+      validated(first);
       plain = first.emitBinary();
     } finally {
       first.dispose();
@@ -306,7 +336,7 @@ export function instrument(bytes: Uint8Array, limits: InstrumentLimits): Instrum
 }
 
 function instrumentModule(m: BinaryenNs.Module, limits: InstrumentLimits): InstrumentedCode {
-  if (!m.validate()) invalid('the module does not validate');
+  validated(m);
   if (m.getStart()) invalid('a start function is not allowed (export `_start` instead; the host runs it after setting fuel)');
   if (!m.hasMemory()) invalid('the module defines no memory');
   const mem = m.getMemoryInfo();
@@ -394,7 +424,7 @@ function instrumentModule(m: BinaryenNs.Module, limits: InstrumentLimits): Instr
   }
   // The memory becomes an import the host creates with the capped maximum (segments stay).
   m.addMemoryImport('0', METERING_MODULE, 'memory');
-  if (!m.validate()) throw new Error('metering produced an invalid module (a bug in plugins/contracts/vm/instrument.ts)');
+  if (validatorOutput(m) !== undefined) throw new Error('metering produced an invalid module (a bug in plugins/contracts/vm/instrument.ts)');
   // No Binaryen optimisation afterwards: V8 inlines the small wrappers itself (bench/contracts.bench
   // measured the same speed with and without it), and a cold optimiser cost seconds per module.
   return { binary: m.emitBinary(), exports, memory: { initial: mem.initial, maximum } };

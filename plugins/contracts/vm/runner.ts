@@ -35,8 +35,10 @@ export async function runTree(vm: Vm, reader: StateReader, block: { height: numb
   if (!fetched.has(root)) fetched.set(root, (await reader.get(root)) ?? null);
   const rootRecord = fetched.get(root);
   if (rootRecord) {
-    const code = codeKey(contractCodec.decode(rootRecord).code_hash);
+    const hash = contractCodec.decode(rootRecord).code_hash;
+    const code = codeKey(hash);
     if (!fetched.has(code)) fetched.set(code, (await reader.get(code)) ?? null);
+    await vm.preload(hash, limits);
   }
   let rerunFuel = 0n;
   for (;;) {
@@ -78,6 +80,9 @@ export async function runTree(vm: Vm, reader: StateReader, block: { height: numb
         rerunFuel += err.fuelUsed;
         if (rerunFuel > budget * RERUN_FACTOR) return { trap: new ContractTrap('out_of_fuel', `out of fuel: storage reads made the call run again past ${RERUN_FACTOR} times its fuel budget (read its keys earlier)`), fuelUsed: budget };
         fetched.set(err.key, (await reader.get(err.key)) ?? null);
+        // A callee's code: its instrumented bytes from the node's store, if kept (a cache only:
+        // it changes neither the runs nor their fuel).
+        if (err.key.startsWith(CODE_PREFIX)) await vm.preload(err.key.slice(CODE_PREFIX.length), limits);
         continue;
       }
       if (err instanceof ContractTrap) return { trap: err, fuelUsed: err.kind === 'out_of_fuel' ? budget : usedBeforeTrap(err, budget) };
@@ -89,6 +94,8 @@ export async function runTree(vm: Vm, reader: StateReader, block: { height: numb
 function usedBeforeTrap(err: ContractTrap, budget: bigint): bigint {
   return err.fuelUsed ?? budget;
 }
+
+const CODE_PREFIX = codeKey('');
 
 /** How much fuel, in budgets, the interrupted runs of one call tree may burn in all. */
 export const RERUN_FACTOR = 4n;

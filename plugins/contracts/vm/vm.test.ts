@@ -5,7 +5,7 @@ import { callInput, initializeInput } from '../calls.js';
 import { codeKey, contractCodec, contractKey, type ContractRecord } from '../store.js';
 import { templateBytecode } from '../templates.js';
 import { HOSTILE_WAT, wat } from '../testing/hostile.js';
-import { Vm, type VmLimits } from './engine.js';
+import { meteredKey, Vm, type VmLimits } from './engine.js';
 import { BULK_FUEL_PER_BYTE } from './instrument.js';
 import { contractsPlugin } from '../index.js';
 import { PARAMS } from '../execute.js';
@@ -104,6 +104,45 @@ test('same bytecode and input: the same fuel, every time and from a cold cache',
   assert.equal(new Set(fuel).size, 1, `fuel ${fuel.join(', ')}`);
 });
 
+test('a compiled-cache miss compiles the stored instrumented bytes instead of metering again, with the same fuel', async () => {
+  const s = new MemState();
+  const T = 'chain:0000000001.app';
+  const code = templateBytecode('token.wasm');
+  s.deploy(T, code);
+  const hash = sha3Hex0x(code);
+  // As at deploy: the metered bytes go to the node's store (the plugin's index).
+  const writer = new Vm();
+  await writer.ready();
+  const stored = new Map([[meteredKey(hash, limits), writer.meter(hash, code, limits)]]);
+  const loads: string[] = [];
+  const vm = new Vm();
+  vm.useStore({ load: async (key) => (loads.push(key), stored.get(key)) });
+  await call(vm, s, T, 'chain:alice', initializeInput({ name: 'A', symbol: 'A', decimals: 0, total_supply: 100 }, 0));
+  const transfer = async (v: Vm): Promise<bigint> => {
+    const r = await runTree(v, s, BLOCK, { contract: T, caller: 'chain:alice', entry: 'call', input: json('transfer', { to: 'chain:bob', amount: 1 }) }, 10_000_000n, limits);
+    assert.ok(!isFailure(r), isFailure(r) ? r.trap.message : '');
+    s.apply(r);
+    return r.outcome.fuelUsed;
+  };
+  const first = await transfer(vm);
+  // As after 64 other contracts ran, and after a restart: neither cache holds the module.
+  vm.clearCompiled();
+  vm.clearMetered();
+  const again = await transfer(vm);
+  assert.equal(vm.instrumentations, 0, 'no metering pass: the stored bytes were compiled');
+  assert.deepEqual(loads, [meteredKey(hash, limits), meteredKey(hash, limits)]);
+  // A node without the stored bytes (state-synced) meters once and charges the same fuel.
+  const fresh = new Vm();
+  const cold = await transfer(fresh);
+  assert.equal(fresh.instrumentations, 1);
+  fresh.clearCompiled();
+  assert.equal(await transfer(fresh), cold);
+  assert.equal(fresh.instrumentations, 1, 'kept in the LRU of instrumented bytes');
+  assert.equal(again, first);
+  assert.equal(cold, first);
+  assert.deepEqual(stored.get(meteredKey(hash, limits))!.binary, fresh.meter(hash, code, limits).binary, 'metering is deterministic');
+});
+
 test('hostile contracts: an endless loop runs out of fuel, memory stops at the cap, recursion traps on the stack counter at a fixed fuel', async () => {
   const vm = new Vm();
   const s = new MemState();
@@ -183,4 +222,26 @@ test('storage reads placed late in a heavy call cannot make the node redo it wit
   const heavy = await call(vm, s, 'chain:00000000d0.app', 'x', new Uint8Array([200]), 10_000_000n);
   assert.ok(isFailure(heavy) && heavy.trap.kind === 'out_of_fuel' && /run again/.test(heavy.trap.message), isFailure(heavy) ? heavy.trap.message : 'no trap');
   assert.equal(heavy.fuelUsed, 10_000_000n);
+});
+
+test('Binaryen\'s validator report goes into the 400 message, not into the node\'s stdout or stderr', async () => {
+  const b = (await import('binaryen')).default;
+  const m = new b.Module();
+  m.setMemory(1, 1);
+  m.addFunction('f', b.none, b.i64, [], m.i32.const(1));
+  m.addFunctionExport('f', 'f');
+  const bytes = m.emitBinary();
+  m.dispose();
+  const vm = new Vm();
+  await vm.ready();
+  const written: string[] = [];
+  const out = process.stdout.write;
+  const spy = (chunk: unknown): boolean => (written.push(String(chunk)), true);
+  process.stdout.write = spy as typeof process.stdout.write;
+  try {
+    assert.throws(() => vm.prepare(sha3Hex0x(bytes), bytes, limits), (e: unknown) => isChainError(e) && e.status === 400 && /does not validate \(\[wasm-validator error/.test(e.message));
+  } finally {
+    process.stdout.write = out;
+  }
+  assert.deepEqual(written, []);
 });

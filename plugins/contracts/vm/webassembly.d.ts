@@ -23,6 +23,8 @@ declare namespace WebAssembly {
     constructor(descriptor: { value: 'i32' | 'i64'; mutable?: boolean }, value?: number | bigint);
     value: number | bigint;
   }
+  /** V8's own parse and validation, without compiling. */
+  function validate(bytes: Uint8Array): boolean;
   class RuntimeError extends Error {}
   class CompileError extends Error {}
   class LinkError extends Error {}
