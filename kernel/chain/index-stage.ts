@@ -5,7 +5,9 @@ import { jsonRecord, type RecordCodec } from '../state/record-codec.js';
  * A plugin's writes to its own node-local index (`ctx.index`), staged while a block executes and
  * written by the kernel in that block's atomic batch: an index can never describe a block the
  * store does not hold, nor miss one it does. Write-only on purpose: an index is outside the state
- * root (a node started from a snapshot has none of the history), so consensus must not read it.
+ * root (a node started from a snapshot has none of the history), so consensus must not depend on
+ * it. The one allowed use in a block is as a cache of something the block could recompute and
+ * that is equal on every node (contracts keep their instrumented code there: a miss meters again).
  */
 export interface IndexWriter {
   readonly namespace: string;
