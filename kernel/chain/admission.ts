@@ -11,6 +11,7 @@ import { Mempool, MempoolFullError } from '../mempool/mempool.js';
 import { parseSubmission } from '../tx/submission.js';
 import { signatureCacheId, verifyTransferSignature } from '../tx/signature.js';
 import { txIdentity, txIdentityOfText, type TxIdentity } from '../tx/hash.js';
+import { nestingProblem } from '../codec/depth.js';
 import type { Authorized } from '../auth/authorize.js';
 import { authorizeTx } from './authorize-tx.js';
 import { presentedKey } from '../auth/presented-key.js';
@@ -147,6 +148,8 @@ export class Admission {
    * text as it is.
    */
   admitTransfer(rawBody: unknown, receivedAt: number, text: string | undefined, queue: (tx: Tx) => void): Promise<SubmissionResult> {
+    const tooDeep = nestingProblem(text, rawBody);
+    if (tooDeep) return Promise.reject(badRequest(tooDeep));
     const from = (rawBody as { from?: unknown } | null)?.from;
     return this.serialised(from, () => this.admitTransferNow(rawBody, receivedAt, text, queue));
   }
@@ -204,6 +207,8 @@ export class Admission {
    * funds, the owning plugin's own checks, every plugin's checkTx, the mempool.
    */
   admitOperation(envelope: Record<string, unknown>, receivedAt: number, text: string | undefined, queue: (tx: Tx) => void): Promise<OperationSubmission> {
+    const tooDeep = nestingProblem(text, envelope);
+    if (tooDeep) return Promise.reject(badRequest(tooDeep));
     let actor: string | undefined;
     try {
       actor = this.d.operations.parse(envelope).actor;
@@ -304,6 +309,8 @@ export class Admission {
       else await this.admitTransfer(body, receivedAt, text, queue);
       return;
     }
+    const tooDeep = nestingProblem(text, body);
+    if (tooDeep) throw badRequest(tooDeep);
     const tx = this.rebuildTx('system', body, 0n, receivedAt, txIdentityOfText(text, body));
     if (this.d.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) return;
     await this.runCheckTx(tx, this.height);
@@ -314,7 +321,12 @@ export class Admission {
    * Rebuilds a transaction from its hashed body alone (for blocks received from peers): every
    * field that execution reads is derived from the bytes the hash and signature cover.
    */
-  rebuildTx(origin: 'signed' | 'system', body: Record<string, unknown>, baseFee: bigint, receivedAt: number, identity: TxIdentity = txIdentity(body)): Tx {
+  rebuildTx(origin: 'signed' | 'system', body: Record<string, unknown>, baseFee: bigint, receivedAt: number, given?: TxIdentity): Tx {
+    // Before anything recursive (the canonical encoder, schema checks) walks the body: a block
+    // carrying a too-deeply nested transaction is as malformed as one carrying unparseable text.
+    const tooDeep = nestingProblem(given?.canonical, body);
+    if (tooDeep) throw badRequest(tooDeep);
+    const identity = given ?? txIdentity(body);
     const { hash, canonical } = identity;
     if (origin === 'signed') {
       if (OP_FIELD in body) return this.operationTx(this.d.operations.parse(body), body, identity, baseFee, receivedAt);

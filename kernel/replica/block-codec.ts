@@ -6,6 +6,7 @@ import type { BlockHeader, Evidence } from '../chain/types.js';
 import type { FetchedTxs } from './fetched-txs.js';
 import { isHash0x } from '../codec/hex.js';
 import { txRoot } from '../chain/block-hash.js';
+import { nestingProblem } from '../codec/depth.js';
 
 /**
  * Blocks on the consensus wire and in the WAL. A transaction travels either as its canonical
@@ -137,6 +138,9 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
 
 /** A transaction rebuilt from a text whose hash is `hash`; only canonical text is accepted, so the id is the hash of exactly that text. */
 function fromText(chain: Chain, origin: 'signed' | 'system', canonical: string, hash: string, header: BlockHeader): ProposedBlock['txs'][number] {
+  // Refused before the canonical-text match, which recurses over the body (docs/threats.md).
+  const tooDeep = nestingProblem(canonical, undefined);
+  if (tooDeep) throw new Error(tooDeep);
   const body: unknown = JSON.parse(canonical);
   if (!isObj(body) || !isCanonicalTextOf(canonical, body)) throw new Error('transaction text is not canonical JSON');
   return chain.rebuildTx(origin, body, header.base_fee, header.timestamp, { canonical, hash });

@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, refused, signOperation, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { deriveAddress, toHex } from '../../kernel/sdk.js';
+import { deriveAddress, jsonRecord, toHex, type ReadonlyStore } from '../../kernel/sdk.js';
 import { memoPlugin } from '../../test/fixtures/sdk-test-plugins.js';
 import { stakingPlugin } from '../staking/index.js';
 import { governancePlugin } from './index.js';
 import { outcome } from './tally.js';
+import { proposalPage } from './store.js';
 
 const alice = wallet(111);
 const bob = wallet(112);
@@ -192,4 +193,36 @@ test('stake added after a proposal was created cannot vote on it: a top-up of an
   const p = await proposal(f, 1);
   assert.equal(p.votes, 1, 'only alice, whose stake did not change since the proposal');
   assert.deepEqual(p.yes_weight, { $big: String(MIN) });
+});
+
+test('the proposals list reads only its page: by id, or by status through the status index', async () => {
+  const f = await chain();
+  await f.chain.admitOperation('stake', signOperation(alice, { actor: alice.address, target: 'chain:system.stake', value: Number(MIN), nonce: nonce(), body: { address: alice.address, amount: Number(MIN) } }), {}, 0);
+  await f.block();
+  await propose(f, alice, alice.address, { kind: 'text' });
+  const first = (await f.block()).header.height;
+  await propose(f, alice, alice.address, { kind: 'text', voting_duration: 200 });
+  await propose(f, alice, alice.address, { kind: 'text', voting_duration: 200 });
+  await f.block();
+  await blocksUntil(f, first + 100);
+  // The governance namespace of committed state, counting the proposal records read.
+  const state = f.chain.store.state;
+  let proposalsRead = 0;
+  const counting = {
+    async getRecord<T>(key: string, codec = jsonRecord<T>()): Promise<T | undefined> {
+      if (key.startsWith('proposal/')) proposalsRead++;
+      const bytes = await state.get(`governance/${key}`);
+      return bytes === undefined ? undefined : codec.decode(bytes);
+    },
+    scan: async (prefix = '') => (await state.scan(`governance/${prefix}`)).map(([k, v]): [string, Uint8Array] => [k.slice('governance/'.length), v]),
+  } as unknown as ReadonlyStore;
+  const ids = (page: { rows: Array<{ id: number; status: string }> }): string => page.rows.map((p) => `${p.id}:${p.status}`).join(',');
+  const all = await proposalPage(counting, undefined, 2, 1);
+  assert.equal(all.total, 3);
+  assert.equal(ids(all), '2:active,3:active');
+  assert.equal(proposalsRead, 2, 'only the page was read');
+  assert.deepEqual([ids(await proposalPage(counting, 'active', 10, 0)), (await proposalPage(counting, 'active', 10, 0)).total], ['2:active,3:active', 2]);
+  assert.deepEqual([ids(await proposalPage(counting, 'rejected', 10, 0)), (await proposalPage(counting, 'rejected', 10, 0)).total], ['1:rejected', 1]);
+  assert.equal((await proposalPage(counting, 'passed', 10, 0)).total, 0);
+  assert.deepEqual((await proposalPage(counting, undefined, 10, 5)), { rows: [], total: 3 });
 });

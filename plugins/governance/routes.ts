@@ -1,5 +1,5 @@
-import { badRequest, listPage, notFound, pageOf, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
-import { allProposals, readProposal, votesOn, type ProposalStatus } from './store.js';
+import { badRequest, notFound, pageOf, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
+import { proposalPage, readProposal, votesOn, type ProposalStatus } from './store.js';
 import { proposalView, voteView } from './views.js';
 
 const STATUSES: readonly ProposalStatus[] = ['active', 'passed', 'rejected'];
@@ -15,8 +15,9 @@ export function governanceRoutes(routes: RouteTable, s: NodeServices, plugin: st
       const status = req.query.get('status');
       if (status !== null && status !== '' && !STATUSES.includes(status as ProposalStatus)) throw badRequest(`status must be one of ${STATUSES.join(', ')}`);
       const { limit, offset } = pageOf(req.query, 20, 100);
-      const rows = (await allProposals(ctx.store)).filter((p) => !status || p.status === status).map(proposalView);
-      return { ...listPage('proposals', rows, limit, offset), height: ctx.height };
+      // Only the page is read (a chain accumulates proposals without bound).
+      const { rows, total } = await proposalPage(ctx.store, status ? (status as ProposalStatus) : undefined, limit, offset);
+      return { proposals: rows.map(proposalView), total, limit, offset, has_more: offset + rows.length < total, height: ctx.height };
     }),
   );
 

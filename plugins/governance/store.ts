@@ -54,6 +54,8 @@ const pad = (n: number): string => String(n).padStart(12, '0');
 const proposalKey = (id: number): string => `proposal/${pad(id)}`;
 const voteKey = (id: number, voter: string): string => `vote/${pad(id)}/${voter}`;
 const endsPrefix = (height: number): string => `ends/${pad(height)}/`;
+/** One key per proposal under its current status, so a status's page is found without reading every proposal. */
+const statusPrefix = (status: ProposalStatus): string => `by_status/${status}/`;
 
 export async function nextProposalId(s: ReadonlyStore): Promise<number> {
   return (await s.getRecord<number>('next_id')) ?? 1;
@@ -63,6 +65,15 @@ export function writeNewProposal(s: Store, p: ProposalRecord): void {
   s.setRecord('next_id', p.id + 1);
   writeProposal(s, p);
   s.setRecord(`${endsPrefix(p.end_height)}${pad(p.id)}`, p.id);
+  s.setRecord(`${statusPrefix(p.status)}${pad(p.id)}`, p.id);
+}
+
+/** Writes a proposal whose status changed (the tally), moving its status index entry. */
+export function writeClosedProposal(s: Store, before: ProposalRecord, p: ProposalRecord): void {
+  writeProposal(s, p);
+  if (before.status === p.status) return;
+  s.delete(`${statusPrefix(before.status)}${pad(p.id)}`);
+  s.setRecord(`${statusPrefix(p.status)}${pad(p.id)}`, p.id);
 }
 
 export const readProposal = (s: ReadonlyStore, id: number): Promise<ProposalRecord | undefined> => s.getRecord(proposalKey(id), proposalCodec);
@@ -70,9 +81,26 @@ export const writeProposal = (s: Store, p: ProposalRecord): void => s.setRecord(
 export const readVote = (s: ReadonlyStore, id: number, voter: string): Promise<VoteRecord | undefined> => s.getRecord(voteKey(id, voter), voteCodec);
 export const writeVote = (s: Store, id: number, v: VoteRecord): void => s.setRecord(voteKey(id, v.voter), v, voteCodec);
 
-/** Every proposal, by id. */
-export async function allProposals(s: ReadonlyStore): Promise<ProposalRecord[]> {
-  return (await s.scan('proposal/')).map(([, v]) => proposalCodec.decode(v));
+/**
+ * One page of proposals by id, optionally of one status, with how many there are in all. Only the
+ * page's proposals are read: ids run from 1 without gaps (`next_id`), and a status's ids come from
+ * its small index entries.
+ */
+export async function proposalPage(s: ReadonlyStore, status: ProposalStatus | undefined, limit: number, offset: number): Promise<{ rows: ProposalRecord[]; total: number }> {
+  let total: number;
+  let ids: number[];
+  if (status === undefined) {
+    total = (await nextProposalId(s)) - 1;
+    ids = [];
+    for (let id = offset + 1; id <= Math.min(total, offset + limit); id++) ids.push(id);
+  } else {
+    const prefix = statusPrefix(status);
+    const keys = await s.scan(prefix);
+    total = keys.length;
+    ids = keys.slice(offset, offset + limit).map(([k]) => Number(k.slice(prefix.length)));
+  }
+  const rows = await Promise.all(ids.map((id) => readProposal(s, id)));
+  return { rows: rows.filter((p): p is ProposalRecord => p !== undefined), total };
 }
 
 /** Every vote on a proposal, by voter address. */

@@ -1,7 +1,7 @@
 import { changeSchedule, isChainError, readPluginSchedule, type EndBlockResult, type PluginScheduleEntry, type WriteContext } from '../../kernel/sdk.js';
 import { stakingMethods } from '../staking/methods.js';
 import { parseParamChange } from './rules.js';
-import { endingAt, readProposal, writeProposal, type ProposalRecord } from './store.js';
+import { endingAt, readProposal, writeClosedProposal, type ProposalRecord } from './store.js';
 
 const BPS = 10_000n;
 
@@ -56,7 +56,7 @@ export async function tallyEnding(ctx: WriteContext, result: EndBlockResult): Pr
       }
       applied = applyError === null;
     }
-    writeProposal(ctx.store, { ...p, status, total_stake: total, applied, apply_error: applyError });
+    writeClosedProposal(ctx.store, p, { ...p, status, total_stake: total, applied, apply_error: applyError });
     ctx.emit({
       type: 'proposal_closed',
       data: { id, status, yes_weight: p.yes_weight, no_weight: p.no_weight, total_stake: total, ...(applied === null ? {} : { applied, apply_error: applyError }) },

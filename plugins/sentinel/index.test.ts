@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, signOwnLayout, signOperation, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { isChainError } from '../../kernel/sdk.js';
 import { sessionPlugin } from '../session/index.js';
-import { leastValueScoring, loadModel } from './model.js';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SHIPPED_MODEL_FILE, leastValueScoring, loadModel } from './model.js';
 import { heldMessages } from './operations/held.js';
 import { sentinelPlugin } from './index.js';
 
@@ -136,6 +139,26 @@ test('a node whose weights file does not match the registered weights_hash refus
     makeChain({ plugins: [sentinelPlugin], pluginConfig: [{ name: 'sentinel', options: { weights_hash: '0x' + '0'.repeat(64) } }] }),
     (e: unknown) => e instanceof Error && /does not match the registered weights_hash 0x0{64}/.test(e.message) && e.message.includes(model.weightsHash),
   );
+});
+
+test('a node whose config and weights file agree with each other but not with the model registered in state stops before scoring', async () => {
+  const w = labelledWallet('sn-registered');
+  const first = await makeChain({ plugins: [sentinelPlugin], pluginConfig: [{ name: 'sentinel', options: { weights_hash: model.weightsHash } }], accounts: [{ address: w.address, balance: BALANCE }] });
+  await first.block();
+  // Another model file (here: the shipped one with a trailing space), registered in this node's config alone.
+  const dir = mkdtempSync(join(tmpdir(), 'sentinel-'));
+  const file = join(dir, 'other.json');
+  writeFileSync(file, readFileSync(SHIPPED_MODEL_FILE, 'utf8') + ' ');
+  const other = loadModel(file);
+  assert.notEqual(other.weightsHash, model.weightsHash);
+  const node = await makeChain({ plugins: [sentinelPlugin], pluginConfig: [{ name: 'sentinel', options: { weights_hash: other.weightsHash, weights_file: file } }], accounts: [{ address: w.address, balance: BALANCE }], kv: first.kv });
+  const mismatch = (e: unknown): boolean => e instanceof Error && e.message.includes(`${other.weightsHash} does not match the model registered in chain state`) && e.message.includes(model.weightsHash);
+  await assert.rejects(send(node, w, labelledWallet('sn-registered-to').address, 5), mismatch);
+  await assert.rejects(node.block(), mismatch);
+  // The same state with the registered file scores as before.
+  const good = await makeChain({ plugins: [sentinelPlugin], pluginConfig: [{ name: 'sentinel', options: { weights_hash: model.weightsHash } }], accounts: [{ address: w.address, balance: BALANCE }], kv: first.kv });
+  await send(good, w, labelledWallet('sn-registered-to').address, 5);
+  await good.block();
 });
 
 test('a session-key transfer from sentinel_agent_confirm_threshold needs the owner, where a main-key one of the same score releases by itself', async () => {

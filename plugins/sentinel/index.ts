@@ -58,6 +58,27 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
     }
     api.log.info({ model: model.name, version: model.version, weights_hash: model.weightsHash }, 'sentinel model loaded');
 
+    // The record written at genesis is what every validator scores with. A node whose config
+    // and weights file agree with each other but not with it would score differently and
+    // diverge: it stops, before it scores anything, the first time it reads committed state
+    // (its first admission or block). Once found equal it is not read again (nothing rewrites it).
+    let registeredChecked = false;
+    const checkRegistered = async (store: { getRecord<T>(path: string): Promise<T | undefined> }): Promise<void> => {
+      if (registeredChecked) return;
+      const registered = await store.getRecord<RegisteredModel>(MODEL_PATH);
+      if (registered === undefined) return;
+      if (registered.weights_hash !== model.weightsHash) {
+        const err = new ConfigError(
+          `sentinel: the weights file's SHA3-256 ${model.weightsHash} does not match the model registered in chain state at height ${registered.height} (${registered.name} ${registered.version}, weights_hash ${registered.weights_hash}): this node refuses to score with a model the network did not register; restore the registered file and its weights_hash`,
+        );
+        api.log.fatal({ registered: registered.weights_hash, loaded: model.weightsHash }, err.message);
+        throw err;
+      }
+      registeredChecked = true;
+    };
+
+    api.hooks.beginBlock.tapPromise(api.name, async (ctx) => checkRegistered(ctx.store));
+
     api.hooks.initGenesis.tapPromise(api.name, async (ctx) => {
       ctx.store.setRecord<RegisteredModel>(MODEL_PATH, { name: model.name, version: model.version, weights_hash: api.options.weights_hash, height: ctx.block.height });
     });
@@ -65,6 +86,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
       if (tx.origin !== 'signed' || tx.target !== 'transfer') return undefined;
       if ((await ctx.params.get('sentinel_enabled')) !== 1n) return undefined;
+      await checkRegistered(ctx.store);
       const t = { from: tx.from, to: tx.to, value: tx.value, gasPrice: tx.gasPrice, nonce: tx.nonce };
       const v = await verdictOf(ctx, ctx.store, ctx.height, model, t);
       const refused = await rejection(ctx, v);
