@@ -69,6 +69,7 @@ export { ADDRESS_PREFIX, addressKind, deriveAddress, isAddress, isKeyDerivedAddr
 export { formatCoin, parseAmountText, wireAmount } from './codec/amount.js';
 export { parseHex, toHex, toHex0x } from './codec/hex.js';
 export { canonicalJson, stringify } from './codec/json.js';
+export { jsonTextDepth, MAX_TX_NESTING } from './codec/depth.js';
 export { shardOf } from './crypto/fnv.js';
 export { sha3Hex0x } from './crypto/hash.js';
 export { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES, type SignatureProvider } from './crypto/provider.js';

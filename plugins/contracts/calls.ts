@@ -1,4 +1,4 @@
-import { badRequest, parseHex } from '../../kernel/sdk.js';
+import { badRequest, jsonTextDepth, parseHex } from '../../kernel/sdk.js';
 
 /**
  * What the node makes of a transaction's `data` (part 1, Contract execution 1, 4, 7): the bytes a
@@ -11,27 +11,12 @@ import { badRequest, parseHex } from '../../kernel/sdk.js';
  */
 
 /**
- * Deepest nesting of arrays and objects in JSON text (string contents skipped), found without
- * recursion: a contract chooses its event data, and parsing, checking and storing deeply nested
- * data recurses in V8, whose stack limit depends on the node (frame sizes differ with JIT tiers),
- * so a depth near it could fail a transaction on one validator and not on another.
- * Call data and deploy data nested deeper than MAX_DATA_NESTING are refused (400) before parsing.
+ * Call data and deploy data nested deeper than MAX_DATA_NESTING are refused (400) before parsing:
+ * a contract chooses its data, and parsing, checking and storing deeply nested data recurses in
+ * V8, whose stack limit depends on the node, so a depth near it could fail a transaction on one
+ * validator and not on another. The depth is the kernel's, measured without recursion.
  */
-export function jsonNesting(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 0x5c) i++;
-      else if (ch === 0x22) inString = false;
-    } else if (ch === 0x22) inString = true;
-    else if (ch === 0x5b || ch === 0x7b) max = Math.max(max, ++depth);
-    else if (ch === 0x5d || ch === 0x7d) depth--;
-  }
-  return max;
-}
+export const jsonNesting = jsonTextDepth;
 
 /** Deepest nesting of arrays and objects a call's or a deploy's JSON data may have. */
 export const MAX_DATA_NESTING = 64;
