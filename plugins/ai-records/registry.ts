@@ -16,8 +16,10 @@ export interface ModelEntry {
   readonly params_count: number;
   /** On 10 000. */
   readonly accuracy_bp: bigint;
-  /** `pending`, `active`, or `superseded` once a later version of the same name became active. */
-  readonly status: 'pending' | 'active' | 'superseded';
+  /** `pending` or `active` (decisions.md §37 names no other status). */
+  readonly status: 'pending' | 'active';
+  /** The id of a later version of the same name that became active after this one, if any (this one stays `active`). */
+  readonly superseded_by?: string;
   /** Validators that registered it, in address order. */
   readonly votes: readonly string[];
   readonly registered_height: number;
@@ -49,11 +51,11 @@ export function overTwoThirds(votes: readonly string[], power: ReadonlyMap<strin
   return total > 0n && voted * 3n > total * 2n;
 }
 
-/** Activates `entry`; an older active version of the same name is superseded. */
+/** Activates `entry`; an older active version of the same name stays `active` and names it in `superseded_by`. */
 export async function activate(store: ReadonlyStore & { setRecord<T>(k: string, v: T): void }, entry: ModelEntry, height: number): Promise<ModelEntry> {
   for (const [k] of await store.scan(MODELS_PREFIX)) {
     const other = (await store.getRecord<ModelEntry>(k))!;
-    if (other.name === entry.name && other.status === 'active' && other.id !== entry.id) store.setRecord<ModelEntry>(k, { ...other, status: 'superseded' });
+    if (other.name === entry.name && other.status === 'active' && other.id !== entry.id && other.superseded_by === undefined) store.setRecord<ModelEntry>(k, { ...other, superseded_by: entry.id });
   }
   return { ...entry, status: 'active', activated_height: height };
 }
