@@ -88,7 +88,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
       if ((await ctx.params.get('sentinel_enabled')) !== 1n) return undefined;
       await checkRegistered(ctx.store);
       const t = { from: tx.from, to: tx.to, value: tx.value, gasPrice: tx.gasPrice, nonce: tx.nonce };
-      const v = await verdictOf(ctx, ctx.store, ctx.height, model, t);
+      const { verdict: v } = await verdictOf(ctx, ctx.store, ctx.height, model, t);
       const refused = await rejection(ctx, v);
       if (refused) return refused;
       if (v.anomalous) ctx.respond(warningFields(v));
@@ -107,11 +107,10 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
       if ((await ctx.params.get('sentinel_enabled')) !== 1n) return undefined;
       const height = ctx.block.height;
       const t = { from: transfer.from, to: transfer.to, value: transfer.value, gasPrice: ctx.tx.gasPrice, nonce: ctx.tx.nonce };
-      const v = await verdictOf(ctx, ctx.store, height, model, t);
+      const { verdict: v, recent } = await verdictOf(ctx, ctx.store, height, model, t);
       const refused = await rejection(ctx, v);
       if (refused) throw refused;
-      const recent = await ctx.store.getRecord<RecentTransfers>(recentPath(t.from));
-      ctx.store.setRecord<RecentTransfers>(recentPath(t.from), { heights: [...(recent?.heights ?? []).filter((h) => h > height - RECENT_WINDOW), height].slice(-RECENT_WINDOW) });
+      ctx.store.setRecord<RecentTransfers>(recentPath(t.from), { heights: [...recent, height].slice(-RECENT_WINDOW) });
       if (v.anomalous) ctx.emit({ type: 'tx_anomaly', data: { tx_hash: ctx.tx.hash, score: fractionText(v.scoreBp), score_bp: v.scoreBp, category: v.category, from: t.from, to: t.to, height } });
       const d = await holdDecision(ctx, ctx.store, height, t, v, () => transfer.signer.kind);
       if (!d) return undefined;

@@ -1,6 +1,6 @@
 import { badRequest, formatCoin, type ChainError, type ParamSpec, type ReadContext, type ReadonlyStore, type SignerKind } from '../../kernel/sdk.js';
 import { SCALE, fraction, fractionText, score, type Model, type Verdict } from './model.js';
-import { isTrusted, recentCount, type HeldTransfer } from './store.js';
+import { isTrusted, recentHeights, type HeldTransfer } from './store.js';
 
 /** Part 2's AI-security and transaction-policy parameters (the sentinel's share). */
 export const SENTINEL_PARAMS: readonly ParamSpec[] = [
@@ -33,18 +33,20 @@ export interface TransferShape {
  * `nonce - 1`: the kernel admits and applies only the next nonce, so a gap never reaches here
  * (the unsigned score route still scores one).
  */
-export async function verdictOf(ctx: Pick<ReadContext, 'accounts'>, store: ReadonlyStore, height: number, model: Model, t: TransferShape): Promise<Verdict> {
-  const [sender, recipient, burst] = await Promise.all([ctx.accounts.getCore(t.from), ctx.accounts.getCore(t.to), recentCount(store, t.from, height)]);
-  return score(model, {
+export async function verdictOf(ctx: Pick<ReadContext, 'accounts'>, store: ReadonlyStore, height: number, model: Model, t: TransferShape): Promise<{ verdict: Verdict; recent: number[] }> {
+  const [sender, recipient, recent] = await Promise.all([ctx.accounts.getCore(t.from), ctx.accounts.getCore(t.to), recentHeights(store, t.from, height)]);
+  const verdict = score(model, {
     value: t.value,
     gas_price: t.gasPrice,
     nonce: t.nonce,
     last_nonce: t.nonce - 1n,
     balance: sender.balance,
-    tx_count_last_10: BigInt(burst),
+    tx_count_last_10: BigInt(recent.length),
     recipient_tx_count: BigInt(recipient.tx_count),
     is_self_transfer: t.from === t.to,
   });
+  // The window's heights go back to the block path, which appends this transfer without reading the record again.
+  return { verdict, recent };
 }
 
 /** 400 at or above `sentinel_reject_threshold`, else undefined. */

@@ -59,10 +59,10 @@ export const MAX_TRUSTED = 256;
 /** Window of the `tx_count_last_10` feature, in blocks. */
 export const RECENT_WINDOW = 10;
 
-/** Transfers of `address` in the window ending at `height` (this block's earlier ones included). */
-export async function recentCount(store: ReadonlyStore, address: string, height: number): Promise<number> {
+/** Heights of the transfers of `address` in the window ending at `height` (this block's earlier ones included). */
+export async function recentHeights(store: ReadonlyStore, address: string, height: number): Promise<number[]> {
   const r = await store.getRecord<RecentTransfers>(recentPath(address));
-  return r ? r.heights.filter((h) => h > height - RECENT_WINDOW).length : 0;
+  return r ? r.heights.filter((h) => h > height - RECENT_WINDOW) : [];
 }
 
 /** Whether `recipient` counts as trusted by `owner` at `height`. */
