@@ -42,34 +42,24 @@ export async function resolveHold(ctx: Omit<TxContext, 'tx' | 'gasLimit'>, h: He
   return done;
 }
 
-export const confirmHeld = defineOperation({
-  name: 'held_confirm',
-  description: 'the owner confirms a held transfer: released now',
-  routes: [{ method: 'POST', path: '/api/v1/transactions/:hash/confirm' }],
-  socketMethod: 'confirm_held',
-  schema: HeldActionSchema,
-  signsFor: TRUST_TARGET,
-  value: null,
-  gas: 30,
-  signing: { message: (op) => heldMessages.confirm(op.body, op.nonce) },
-  check: (ctx, op) => heldProblem(ctx, op, 'confirm'),
-  async execute(ctx, op) {
-    await resolveHold(ctx, (await ctx.store.getRecord<HeldTransfer>(heldPath(op.body.hash)))!, 'released');
-  },
-});
+/** Confirm and cancel differ only in their names, their signed tag and where the coins go. */
+function heldAction(action: 'confirm' | 'cancel', description: string, outcome: 'released' | 'cancelled') {
+  return defineOperation({
+    name: `held_${action}`,
+    description,
+    routes: [{ method: 'POST', path: `/api/v1/transactions/:hash/${action}` }],
+    socketMethod: `${action}_held`,
+    schema: HeldActionSchema,
+    signsFor: TRUST_TARGET,
+    value: null,
+    gas: 30,
+    signing: { message: (op) => heldMessages[action](op.body, op.nonce) },
+    check: (ctx, op) => heldProblem(ctx, op, action),
+    async execute(ctx, op) {
+      await resolveHold(ctx, (await ctx.store.getRecord<HeldTransfer>(heldPath(op.body.hash)))!, outcome);
+    },
+  });
+}
 
-export const cancelHeld = defineOperation({
-  name: 'held_cancel',
-  description: 'the owner cancels a held transfer: the coins return to the sender',
-  routes: [{ method: 'POST', path: '/api/v1/transactions/:hash/cancel' }],
-  socketMethod: 'cancel_held',
-  schema: HeldActionSchema,
-  signsFor: TRUST_TARGET,
-  value: null,
-  gas: 30,
-  signing: { message: (op) => heldMessages.cancel(op.body, op.nonce) },
-  check: (ctx, op) => heldProblem(ctx, op, 'cancel'),
-  async execute(ctx, op) {
-    await resolveHold(ctx, (await ctx.store.getRecord<HeldTransfer>(heldPath(op.body.hash)))!, 'cancelled');
-  },
-});
+export const confirmHeld = heldAction('confirm', 'the owner confirms a held transfer: released now', 'released');
+export const cancelHeld = heldAction('cancel', 'the owner cancels a held transfer: the coins return to the sender', 'cancelled');
