@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isChainError, toHex } from '../../kernel/sdk.js';
-import { callInput, deployFromData, initDecimals, initializeInput, jsonNesting, MAX_DATA_NESTING, toUnits } from './calls.js';
+import { jsonTextDepth } from '../../kernel/sdk.js';
+import { callInput, deployFromData, initDecimals, initializeInput, MAX_DATA_NESTING, toUnits } from './calls.js';
 import { eventData, MAX_EVENT_NESTING } from './execute.js';
 
 const text = (b: Uint8Array): string => new TextDecoder().decode(b);
@@ -47,8 +48,8 @@ test('contract event data: integer JSON is kept as data; floats, and nesting dee
   assert.deepEqual(eventData('{"from":"a","amount":5}'), { from: 'a', amount: 5 });
   assert.equal(eventData('{"x":1.5}'), '{"x":1.5}');
   const nested = (n: number) => `${'['.repeat(n)}1${']'.repeat(n)}`;
-  assert.equal(jsonNesting(nested(MAX_EVENT_NESTING)), MAX_EVENT_NESTING);
-  assert.equal(jsonNesting('{"a":"[[[{{{\\"]]]"}'), 1, 'brackets and escaped quotes inside strings do not count');
+  assert.equal(jsonTextDepth(nested(MAX_EVENT_NESTING)), MAX_EVENT_NESTING);
+  assert.equal(jsonTextDepth('{"a":"[[[{{{\\"]]]"}'), 1, 'brackets and escaped quotes inside strings do not count');
   assert.notEqual(typeof eventData(nested(MAX_EVENT_NESTING)), 'string');
   assert.equal(eventData(nested(MAX_EVENT_NESTING + 1)), nested(MAX_EVENT_NESTING + 1));
   assert.equal(eventData(nested(200_000)), nested(200_000));

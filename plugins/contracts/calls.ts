@@ -11,18 +11,16 @@ import { badRequest, jsonTextDepth, parseHex } from '../../kernel/sdk.js';
  */
 
 /**
- * Call data and deploy data nested deeper than MAX_DATA_NESTING are refused (400) before parsing:
- * a contract chooses its data, and parsing, checking and storing deeply nested data recurses in
- * V8, whose stack limit depends on the node, so a depth near it could fail a transaction on one
- * validator and not on another. The depth is the kernel's, measured without recursion.
+ * Deepest nesting of arrays and objects a call's or a deploy's JSON data may have; deeper is
+ * refused (400) before parsing: a contract chooses its data, and parsing, checking and storing
+ * deeply nested data recurses in V8, whose stack limit depends on the node, so a depth near it
+ * could fail a transaction on one validator and not on another. The depth is the kernel's
+ * `jsonTextDepth`, measured without recursion.
  */
-export const jsonNesting = jsonTextDepth;
-
-/** Deepest nesting of arrays and objects a call's or a deploy's JSON data may have. */
 export const MAX_DATA_NESTING = 64;
 
 function refuseDeepNesting(text: string, what: string): void {
-  if (jsonNesting(text) > MAX_DATA_NESTING) throw badRequest(`${what} nests arrays and objects more than ${MAX_DATA_NESTING} deep`);
+  if (jsonTextDepth(text) > MAX_DATA_NESTING) throw badRequest(`${what} nests arrays and objects more than ${MAX_DATA_NESTING} deep`);
 }
 
 const BIG = '__contracts_bigint__';

@@ -1,5 +1,5 @@
-import { badRequest, conflict, FailedWithGas, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
-import { callInput, initDecimals, initializeInput, jsonNesting, type DeployRequest } from './calls.js';
+import { badRequest, conflict, FailedWithGas, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
+import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
 import { readContract, writeContract, writeMetered, type ContractRecord } from './store.js';
 import { meteredKey, type ContractEvent, type Vm, type VmLimits } from './vm/engine.js';
 import { isFailure, runTree, type TreeFailure, type TreeResult } from './vm/runner.js';
@@ -82,7 +82,7 @@ export const MAX_EVENT_NESTING = 32;
 
 /** A contract event's data: its JSON when that is integers-only and at most MAX_EVENT_NESTING deep, else the text. */
 export function eventData(text: string): unknown {
-  if (jsonNesting(text) > MAX_EVENT_NESTING) return text;
+  if (jsonTextDepth(text) > MAX_EVENT_NESTING) return text;
   try {
     const v: unknown = JSON.parse(text);
     return integersOnly(v) ? v : text;
