@@ -123,32 +123,39 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   routes.get('/status', status);
   routes.get('/api/v1/status', status);
 
-  routes.get('/api/v1/validators', async () => {
+  // decisions.md §34: the §20 paging fields beside the list's own; `count` and `total_staked`
+  // describe the whole active set, the page is the validators in address order from `offset`.
+  routes.get('/api/v1/validators', async (req) => {
+    const { limit, offset } = pageOf(req.query, 100, 100);
     // The figures are read one validator at a time; a block committed meanwhile would mix two
     // heights in one answer (a trust share over the wrong window), so the read is taken again.
     let height: number;
     let windowBlocks: number;
     let validators: ReturnType<typeof validatorView>[];
+    let count: number;
     let total: bigint;
     let attempts = 0;
     do {
       height = chain.head.height;
       windowBlocks = store.trustWindowBlocks;
+      const set = await chain.validatorSet();
+      count = set.length;
+      total = set.reduce((sum, v) => sum + v.power, 0n);
       validators = [];
-      total = 0n;
-      for (const v of await chain.validatorSet()) {
-        validators.push(validatorView(v, await store.validatorActivity(v.address), windowBlocks));
-        total += v.power;
-      }
+      for (const v of set.slice(offset, offset + limit)) validators.push(validatorView(v, await store.validatorActivity(v.address), windowBlocks));
     } while (chain.head.height !== height && ++attempts < 3);
     return {
       validators,
-      count: validators.length,
+      count,
       total_staked: total,
       total_staked_human: formatCoin(total),
       height,
       trust_window_blocks: windowBlocks,
       counted_from: store.activityCountedFrom,
+      total: count,
+      limit,
+      offset,
+      has_more: offset + limit < count,
     };
   });
 
@@ -183,12 +190,16 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   routes.get('/api/v1/blocks/:height/transactions', async (req) => {
     const b = await committedBlock(req.params.height);
     const h = b.header.height;
+    // §20 paging with part 2's transaction cap; by default a whole block (at most a few hundred
+    // transactions fit under max_block_gas) fits in one page. `count` is the block's total.
+    const { limit, offset } = pageOf(req.query, 200, 200);
     const transactions = [];
-    for (const hash of b.tx_hashes) {
+    for (const hash of b.tx_hashes.slice(offset, offset + limit)) {
       const st = await store.getTxFields(hash);
       if (st) transactions.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain.gasOf(st.tx), nShards }));
     }
-    return { height: h, transactions, count: transactions.length };
+    const total = b.tx_hashes.length;
+    return { height: h, transactions, count: total, total, limit, offset, has_more: offset + limit < total };
   });
 
   // Events are stored in the block's own batch, so a block that reads back has its events.
