@@ -24,7 +24,7 @@ export type { PluginMethods, ReadMethod, ReadMethodCalls, ReadMethodsOf, WriteMe
 // Signed operations (decisions.md §16–19).
 export { defineOperation } from './ops/operation.js';
 export { ACTOR_FIELDS, VALUE_FIELDS } from './ops/registry.js';
-export type { OperationInput, OperationResult, OperationSigning, OperationSpec, SignedFields } from './ops/operation.js';
+export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SignedFields } from './ops/operation.js';
 
 // Who signed, and the authorization extension point.
 export type { Signer, SignerAnswer, SignerGrant, SignerKind, SignRequest } from './auth/signer.js';

@@ -16,8 +16,12 @@ export interface OperationSpec<S extends TObject = TObject> {
   readonly name: string;
   readonly description: string;
   /** REST routes of part 1 that submit it; `:param`s of the path join the body under their names. */
-  readonly routes: ReadonlyArray<{ readonly method: 'POST' | 'PUT'; readonly path: string }>;
-  /** The gateway socket method of part 1 that submits it, if any (its params are the body and path params). */
+  readonly routes: ReadonlyArray<OperationRoute>;
+  /**
+   * The gateway socket method of part 1 that submits it, if any (its params are the body and path
+   * params), forwarded to its first route. An operation whose routes are all `nodeOnly` has none
+   * at the gateway.
+   */
   readonly socketMethod?: string;
   /**
    * Path parameters besides the actor that join the body (a vote's proposal `:id`). Neither
@@ -46,6 +50,17 @@ export interface OperationSpec<S extends TObject = TObject> {
   check?(ctx: ReadContext, op: OperationInput<Static<S>>): Promise<ChainError | undefined>;
   /** Applies the operation in the block; a throw fails it with its writes rolled back, fee and nonce kept. */
   execute(ctx: TxContext, op: OperationInput<Static<S>>): Promise<OperationResult | void>;
+}
+
+/** A REST route that submits an operation. */
+export interface OperationRoute {
+  readonly method: 'POST' | 'PUT';
+  readonly path: string;
+  /**
+   * Part 1 marks the route "Node only": nodes serve it, the gateway neither serves nor forwards
+   * it (its clients get 404), as for every node-only path.
+   */
+  readonly nodeOnly?: boolean;
 }
 
 /** The three variations of signing that operations still to come need; every signature goes through the one verifier. */

@@ -18,8 +18,8 @@ export const deployGate = new DeployGate();
 const deployOperation = defineOperation({
   name: 'deploy_contract',
   description: 'deploys a WebAssembly contract (part 1, Contract execution 7 and 9)',
-  routes: [{ method: 'POST', path: '/api/v1/contracts/deploy' }],
-  socketMethod: 'deploy_contract',
+  // Part 1: Node only. The gateway's socket `deploy_contract` sends a deploy transaction instead.
+  routes: [{ method: 'POST', path: '/api/v1/contracts/deploy', nodeOnly: true }],
   schema: DeployBody,
   signsFor: DEPLOY_ADDRESS,
   value: null,

@@ -98,6 +98,9 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
 
   routes.post('/api/v1/transactions', counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText)));
   routes.post('/api/v1/faucet', counted('/api/v1/faucet', (req) => s.submissions.faucet(req.body, req.ip)));
+  // Part 1 "AI and models": served by node and gateway. Unsigned and stateless (part 2, Who needs
+  // what 1): the node's model scores the shape, the gateway forwards it uncached.
+  routes.post('/api/v1/sentinel/score', counted('/api/v1/sentinel/score', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/sentinel/score', req.body, req.bodyText)));
   routes.post('/api/v1/wallet/derive-address', counted('/api/v1/wallet/derive-address', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/wallet/derive-address', req.body, req.bodyText)));
 
   // Gateway-only contract audit (part 1, Contracts: bytecode in, the node's analysis out). No

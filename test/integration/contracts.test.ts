@@ -208,7 +208,9 @@ describe('contracts on a real devnet', () => {
       assert.equal(((events.result as Record<string, unknown>).events as unknown[]).length, 2);
       const called = await ws.rpc('call_contract', { address: token, function: 'decimals', dry_run: true });
       assert.equal((called.result as Record<string, unknown>).return_data, '{"ok":6}');
-      const signed = signOperation(bob, { actor: bob.address, target: DEPLOY, nonce: ++clock, version: 'v3', body: { owner: bob.address, bytecode_hex: toHex(wat(HOSTILE_WAT.relay)), name: 'relay via socket' } });
+      // The socket's deploy_contract sends a deploy transaction (POST /api/v1/contracts/deploy is Node only).
+      const nonce = Number((await account(bob.address)).next_nonce);
+      const signed = signTransfer(bob, { to: DEPLOY, value: 0, nonce, data: JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.relay)), name: 'relay via socket' }), gas_limit: 200, version: 'v3' });
       const deployed = await ws.rpc('deploy_contract', signed);
       assert.equal(deployed.error, null, JSON.stringify(deployed));
       const [tx] = await everywhere((deployed.result as Record<string, unknown>).tx_hash as string);
