@@ -28,7 +28,7 @@ export const GatewayEnvSchema = Type.Object({
   TLS_KEY: Type.Optional(Type.String({ minLength: 1 })),
   FAUCET_COOLDOWN_SECS: Type.Integer({ minimum: 0, default: 86400, description: '0 = no cooldown' }),
   FAUCET_AMOUNT: Type.String({ minLength: 1, default: '50 COIN', description: 'amount per faucet request and the most one may ask: ucoin (50000000) or COIN (50 COIN)' }),
-  KV_STORE_URL: Type.Optional(Type.String({ pattern: '^rediss?://[^\\s]+$' })),
+  KV_STORE_URL: Type.Optional(Type.String({ pattern: '^(rediss?://[^\\s]+|memory)$', description: 'redis://… for the faucet cooldowns; memory to keep them in process memory; unset: the local store on port 6379 if one answers, else memory' })),
   CHAIN_SHARD_NODES: Type.Optional(Type.String({ minLength: 1, description: '"0=http://a,1=http://b" (repeat a shard for failover)' })),
   SHARD_NODE_URLS: Type.Optional(Type.String({ minLength: 1, description: 'positional "urlShard0,urlShard1"; "a|b" lists failover nodes' })),
   CHAIN_HTTP_BACKEND: Type.Union([Type.Literal('auto'), Type.Literal('uws'), Type.Literal('node')], { default: 'auto' }),
@@ -36,6 +36,18 @@ export const GatewayEnvSchema = Type.Object({
 });
 
 export type GatewayEnv = Static<typeof GatewayEnvSchema>;
+
+/** Part 2, Gateway configuration: without KV_STORE_URL, "a local key-value store on port 6379". */
+export const DEFAULT_KV_STORE_URL = 'redis://127.0.0.1:6379';
+
+/** Where the faucet cooldowns live (faucet-cooldown.ts). */
+export type KvStoreChoice =
+  /** KV_STORE_URL names a Redis: used, and while it is away memory stands in and /health says degraded. */
+  | { readonly kind: 'configured'; readonly url: string }
+  /** KV_STORE_URL unset: the local store is tried once at start; none there, memory (one log line). */
+  | { readonly kind: 'default'; readonly url: string }
+  /** KV_STORE_URL=memory: process memory, nothing tried. */
+  | { readonly kind: 'memory' };
 
 export interface GatewayConfig {
   readonly port: number;
@@ -56,7 +68,7 @@ export interface GatewayConfig {
   readonly faucetCooldownSecs: number;
   /** Ucoin per faucet request, and the most a request may name (part 2, FAUCET_AMOUNT). */
   readonly faucetAmount: bigint;
-  readonly kvStoreUrl: string | undefined;
+  readonly kvStore: KvStoreChoice;
   readonly shardNodes: string | undefined;
   readonly shardNodeUrls: string | undefined;
   readonly httpBackend: 'auto' | 'uws' | 'node';
@@ -118,7 +130,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     tls: e.TLS_CERT !== undefined && e.TLS_KEY !== undefined ? { certFile: e.TLS_CERT, keyFile: e.TLS_KEY } : undefined,
     faucetCooldownSecs: e.FAUCET_COOLDOWN_SECS,
     faucetAmount,
-    kvStoreUrl: e.KV_STORE_URL,
+    kvStore: e.KV_STORE_URL === undefined ? { kind: 'default', url: DEFAULT_KV_STORE_URL } : e.KV_STORE_URL === 'memory' ? { kind: 'memory' } : { kind: 'configured', url: e.KV_STORE_URL },
     shardNodes: e.CHAIN_SHARD_NODES,
     shardNodeUrls: e.SHARD_NODE_URLS,
     httpBackend: e.CHAIN_HTTP_BACKEND,

@@ -33,7 +33,7 @@ export async function gatewayHealth(config: GatewayConfig, poller: NodePoller, c
       last_poll_at: view?.last_poll_at ?? 0,
       ...(view?.error ? { node_error: view.error } : {}),
       faucet_cooldown_store: store,
-      ...(degraded ? { warning: 'KV_STORE_URL is set but Redis is unreachable: faucet cooldowns are kept in memory' } : {}),
+      ...(degraded ? { warning: `${cooldown.configured ? 'KV_STORE_URL is set but Redis' : 'the local Redis found at start-up'} is unreachable: faucet cooldowns are kept in memory` } : {}),
       ws_clients: wsClients(),
     },
   };
