@@ -338,7 +338,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     n_shards: nShards,
   }));
 
-  // Part 1, "per-shard heights and roots". A node runs one shard (CHAIN_SHARD_ID) and sees no
+  // Part 1, Network and node: each shard's height and root. A node runs one shard (CHAIN_SHARD_ID) and sees no
   // other, so it lists the one it serves; the gateway assembles every shard from their nodes.
   routes.get('/api/v1/shards', () => ({
     n_shards: nShards,

@@ -5,7 +5,7 @@ import { heldView } from './policy.js';
 import { ScoreRequestSchema } from './schemas.js';
 import { byAddressPrefix, heldPath, trustPrefix, type HeldTransfer, type TrustEntry } from './store.js';
 
-/** Read routes and the unsigned scorer (part 1, Sentinel and trust-list endpoint tables). */
+/** Read routes and the unsigned scorer (part 1, "AI and models" and "Sentinel trust list" endpoint tables). */
 export function sentinelRoutes(routes: RouteTable, s: NodeServices, plugin: string, model: Model): void {
   routes.post('/api/v1/sentinel/score', (req) => {
     const body = req.body;
