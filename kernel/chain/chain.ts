@@ -20,7 +20,7 @@ import { PREFIX } from '../store/keys.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import { readSchedule, writeSchedule } from '../host/schedule-state.js';
-import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
+import { blockHash, evidenceHash, genesisHash, txRoot, validatorSetHash } from './block-hash.js';
 import { genesisContext, proposalContext } from './contexts.js';
 import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
@@ -187,6 +187,32 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.tree.releasePending();
   }
 
+  /**
+   * The header's hashes of the sets deciding `height` and `height + 1`, both derived from committed
+   * state (the set of head + 2 is fixed by then, SET_CHANGE_DELAY), so every validator computes
+   * the same two hashes for a proposal.
+   */
+  async validatorHashesAt(height: number): Promise<{ validators_hash: string; next_validators_hash: string }> {
+    const [current, next] = await Promise.all([this.validatorSetHashAt(height), this.validatorSetHashAt(height + 1)]);
+    return { validators_hash: current, next_validators_hash: next };
+  }
+
+  /**
+   * `validators_hash` of the set in force at `height`, remembered: a set of 150 keys is ~300 KB of
+   * text to hash, and a height's set never changes once derivable (changes take effect
+   * SET_CHANGE_DELAY after the block that makes them).
+   */
+  private async validatorSetHashAt(height: number): Promise<string> {
+    const known = this.setHashes.get(height);
+    if (known !== undefined) return known;
+    const hash = validatorSetHash(await this.validatorSetAt(height));
+    if (this.setHashes.size >= 16) this.setHashes.delete(this.setHashes.keys().next().value!);
+    this.setHashes.set(height, hash);
+    return hash;
+  }
+
+  private readonly setHashes = new Map<number, string>();
+
   /** The set that signs the next block (height head + 1). */
   validatorSet(): Promise<Validator[]> {
     return this.validatorSetAt(this.head.height + 1);
@@ -344,6 +370,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       base_fee: baseFee,
       shard: this.d.shard,
       evidence_hash: evidenceHash(fresh.map((e) => e.hash)),
+      ...(await this.validatorHashesAt(height)),
     };
     return { header, hash: blockHash(header), txs, evidence: fresh };
   }
@@ -372,6 +399,9 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (parent && h.timestamp <= parent.header.timestamp) return 'timestamp does not advance past the parent block';
     const reader = this.d.params.reader(this.d.store.state);
     if (h.base_fee !== (await reader.get('base_fee'))) return 'base_fee differs from the parameter';
+    const sets = await this.validatorHashesAt(h.height);
+    if (h.validators_hash !== sets.validators_hash) return `validators_hash ${h.validators_hash} is not the set of height ${h.height} (${sets.validators_hash})`;
+    if (h.next_validators_hash !== sets.next_validators_hash) return `next_validators_hash ${h.next_validators_hash} is not the set of height ${h.height + 1} (${sets.next_validators_hash})`;
     const lists = this.listsMatchHeader(p);
     if (lists) return lists;
     const maxGas = await reader.get('max_block_gas');
@@ -489,6 +519,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.tree.releasePending();
     // After the write: a read that started before it is dropped with the old history.
     if (result.overlay.changes().some(([key]) => isValidatorSetKey(key))) this.history = null;
+    // An entry of this map would be wrong only if the set of a derivable height changed; drop them with the history anyway.
+    if (this.history === null) this.setHashes.clear();
     this.mempool.removeCommitted(record.tx_hashes);
     if (result.scheduleChanged) await this.loadSchedule();
     await this.recheckMempool();
@@ -526,6 +558,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (root !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${root}, not the claimed ${block.state_root}`);
     await this.d.store.installSnapshot(block, entries, batch.ops);
     this.history = null;
+    this.setHashes.clear();
     this.tree.releasePending();
     this.d.log.info({ height: block.header.height, state_root: root, keys: entries.length }, 'state snapshot installed');
   }
