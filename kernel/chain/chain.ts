@@ -27,6 +27,8 @@ import { Admission, queueInto, type OperationSubmission, type SubmissionResult }
 import type { Validator } from '../consensus/types.js';
 import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, Tx } from './types.js';
 import { IndexStage } from './index-stage.js';
+import { PastState } from './past-state.js';
+import { unavailable } from '../errors.js';
 import { writeValidator } from './validator-set.js';
 import { SET_CHANGE_DELAY, ValidatorHistory, isValidatorSetKey } from './validator-history.js';
 import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from './evidence-window.js';
@@ -495,6 +497,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       throw new Error(`finalize: height ${p.header.height} is already committed with another block`);
     }
     const { result, stateRoot, treeOps } = await this.executeMemo(p);
+    const changedKeys = new Set(result.overlay.changes().map(([key]) => key));
     const record: BlockRecord = {
       header: p.header,
       hash: p.hash,
@@ -504,16 +507,22 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       tx_hashes: p.txs.map((t) => t.hash),
       evidence: p.evidence,
     };
-    await this.d.store.commitBlock({
-      block: record,
-      txs: p.txs,
-      receipts: result.receipts,
-      events: result.events,
-      stateChanges: result.overlay.changes(),
-      indexWrites: result.indexWrites,
-      extraOps: treeOps.ops,
-      ...(commit ? { certificate: commit } : {}),
-    });
+    this.commitSequence++;
+    try {
+      await this.d.store.commitBlock({
+        block: record,
+        txs: p.txs,
+        receipts: result.receipts,
+        events: result.events,
+        stateChanges: result.overlay.changes(),
+        indexWrites: result.indexWrites,
+        extraOps: treeOps.ops,
+        ...(commit ? { certificate: commit } : {}),
+      });
+      this.lastChanged = { height: record.header.height, keys: changedKeys };
+    } finally {
+      this.commitSequence++;
+    }
     this.executed = null;
     this.validatedHash = null;
     this.tree.releasePending();
@@ -556,7 +565,12 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const batch = new WriteBatch();
     const root = toHex0x(await this.tree.update(EMPTY_ROOT, entries.map(([k, v]) => [utf8Bytes(k), v] as const), batch));
     if (root !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${root}, not the claimed ${block.state_root}`);
-    await this.d.store.installSnapshot(block, entries, batch.ops);
+    this.commitSequence++;
+    try {
+      await this.d.store.installSnapshot(block, entries, batch.ops);
+    } finally {
+      this.commitSequence++;
+    }
     this.history = null;
     this.setHashes.clear();
     this.tree.releasePending();
@@ -579,6 +593,42 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       return st.tx;
     });
     return { header: record.header, hash: record.hash, txs, evidence: record.evidence ?? [] };
+  }
+
+  /** Odd while a block's batch is being written; advanced by every commit (PastState's guard). */
+  private commitSequence = 0;
+  /** The keys the head block wrote: where the state before it differs from the head's. Unknown until this process commits a block. */
+  private lastChanged: { readonly height: number; readonly keys: ReadonlySet<string> } | null = null;
+
+  /**
+   * The state at height head − 1 (decisions.md §84), the newest one a committed header (the
+   * head block's `prev_state_root`) carries. 503 before block 1 and, after a restart, until this
+   * node commits a block (it needs to know which keys the head block wrote).
+   */
+  async pastState(): Promise<PastState> {
+    for (;;) {
+      const sequence = this.commitSequence;
+      if (sequence % 2 === 1) {
+        await this.commitLock;
+        continue;
+      }
+      const head = this.head;
+      if (head.height < 1) throw unavailable('no block is committed yet: a proven read needs the header of block 1', 'retry once the chain has a block');
+      const changed = this.lastChanged;
+      if (changed?.height !== head.height) throw unavailable('this node serves proven reads once it has committed a block since it started', 'retry after the next block');
+      const block = await this.d.store.getBlock(head.height);
+      if (this.commitSequence !== sequence) continue;
+      if (!block) throw new Error(`store integrity: head block ${head.height} is missing`);
+      const deps = { treeGet: (root: Uint8Array, key: Uint8Array) => this.tree.get(root, key), head: this.d.store.state, sequence: () => this.commitSequence };
+      return new PastState(deps, head.height - 1, parseHex(block.header.prev_state_root, 32)!, changed.keys, sequence);
+    }
+  }
+
+  /** One proven-read entry (§84): the key's bytes at the view's height and their proof under its root. */
+  async provenEntry(view: PastState, key: string): Promise<{ key: string; exists: boolean; value_hex: string | null; proof: unknown }> {
+    const keyBytes = utf8Bytes(key);
+    const [value, proof] = await Promise.all([this.tree.get(view.root, keyBytes), this.tree.prove(view.root, keyBytes)]);
+    return { key, exists: value !== undefined, value_hex: value === undefined ? null : Buffer.from(value).toString('hex'), proof };
   }
 
   /** Membership (or non-membership) proof of a state key under the current root. */

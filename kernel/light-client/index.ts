@@ -28,4 +28,4 @@ export {
   type TrustedValidators,
   type VerifiedCommit,
 } from './commit.js';
-export { trustFromGenesis, verifyProvenRead, type ProvenEntry, type ProvenRead, type ProvenReadOptions } from './proven-read.js';
+export { checkAnswerFields, provenEntryOf, trustFromGenesis, verifyProvenRead, type ProvenEntry, type ProvenRead, type ProvenReadOptions } from './proven-read.js';

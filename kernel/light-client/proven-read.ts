@@ -128,11 +128,21 @@ function parseEntries(raw: unknown, root: Uint8Array): ProvenEntry[] {
     if (!verifyStateProof(root, utf8Bytes(key), value, e['proof'])) {
       refuse('entry_proof', `the proof of ${key} (${value === null ? 'absent' : 'present'}) does not give state_root`);
     }
-    return { key, exists: value !== null, value, record: decodeRecord(key, value) };
+    return provenEntryOf(key, value);
   });
 }
 
-function checkFields(answer: Record<string, unknown>, entries: readonly ProvenEntry[], kind: 'account' | 'record'): void {
+/** A stored entry as the checker reads it: its bytes, and the record they decode to. */
+export function provenEntryOf(key: string, value: Uint8Array | null): ProvenEntry {
+  return { key, exists: value !== null, value, record: decodeRecord(key, value) };
+}
+
+/**
+ * §85's field rule alone: the answer's fields equal the proven entries (accounts as §84; records:
+ * each scalar field the answer shares by name with a stored record). The node runs it before it
+ * serves a proven read, so it never serves one an honest client would refuse.
+ */
+export function checkAnswerFields(answer: Readonly<Record<string, unknown>>, entries: readonly ProvenEntry[], kind: 'account' | 'record'): void {
   if (kind === 'account') {
     const key = `${ACCOUNT_PREFIX}${String(answer['address'])}`;
     if (!entries.some((e) => e.key === key)) refuse('answer_field', `an account answer must carry the entry ${key}`);
@@ -164,7 +174,7 @@ export function verifyProvenRead(answer: unknown, trusted: TrustedValidators, op
   if (!isInt(height) || !isHash0x(stateRoot)) refuse('shape', 'proof needs an integer height and a 0x state_root');
   const root = bytesOfHex(stateRoot, HASH_BYTES)!;
   const entries = parseEntries(proof['entries'], root);
-  checkFields(answer, entries, options.kind ?? 'record');
+  checkAnswerFields(answer, entries, options.kind ?? 'record');
   const header = parseHeader(proof['header']);
   const certHeight = isObj(proof['certificate']) ? proof['certificate']['height'] : undefined;
   if (header.height !== height + 1 || certHeight !== header.height) refuse('height', `header height ${header.height} and certificate height ${String(certHeight)} must both be proof.height + 1 = ${height + 1}`);
