@@ -126,6 +126,7 @@ describe('staking on a real devnet', () => {
       assert.equal(info.body.stake, 10_000 * COIN);
       await proven(`${base}/api/v1/identity/${alice.address}?prove=true`);
       await proven(`${base}/api/v1/sponsor/${alice.address}?prove=true`);
+      await proven(`${base}/api/v1/identity/recovery/${alice.address}?prove=true`);
       // Without prove (or prove=false) nothing is attached; anything else is 400.
       assert.equal((await getJson(`${base}/api/v1/accounts/${alice.address}?prove=false`)).body.proof, undefined);
       assert.equal((await getJson(`${base}/api/v1/nodes/chain:validator-0.node`)).body.proof, undefined);
