@@ -60,10 +60,6 @@ export interface LightHeader {
   readonly shard: number;
 }
 
-interface Precommit {
-  readonly validator: string;
-  readonly signature: Uint8Array;
-}
 
 /** A commit certificate as served: `height`, `round`, `block_hash` and the precommits that name them. */
 export interface LightCertificate {
@@ -71,7 +67,7 @@ export interface LightCertificate {
   readonly round: number;
   readonly blockHash: string;
   /** Precommits naming the certificate's height, round and block hash; others never count. */
-  readonly precommits: readonly Precommit[];
+  readonly precommits: readonly ServedSignature[];
 }
 
 /** What `GET /api/v1/blocks/:height/commit` serves (and a proven read's `proof` carries). */
@@ -130,7 +126,7 @@ export function parseCertificate(raw: unknown): LightCertificate {
   const { height, round, block_hash, precommits } = raw;
   if (!isInt(height) || !isInt(round) || !isHash0x(block_hash)) refuse('shape', 'certificate needs integer height and round and a 0x block_hash');
   if (!Array.isArray(precommits)) refuse('shape', 'certificate.precommits is not an array');
-  const counted: Precommit[] = [];
+  const counted: ServedSignature[] = [];
   for (const p of precommits) {
     if (!isObj(p)) refuse('shape', 'a precommit is not an object');
     // §85: a precommit counts only when it names the certificate's height, round and block hash.
@@ -143,24 +139,32 @@ export function parseCertificate(raw: unknown): LightCertificate {
   return { height, round, blockHash: block_hash, precommits: counted };
 }
 
+/** One validator's signature as served: who (`validator`, an address of the set) and the bytes. */
+export interface ServedSignature {
+  readonly validator: string;
+  readonly signature: Uint8Array;
+}
+
 /**
- * The power of `set` whose members signed the certificate's block: each validator once, with the
- * key this set gives it. `verified` caches checks by (precommit index, key) across the two sets of
- * a set change, so a validator in both with one key is verified once.
+ * The power of `set` whose members signed: each validator once, with the key this set gives it,
+ * over the message `messageOf` builds for it. The one tally behind every threshold here, and the
+ * one IBC's `ch-pq-lc-v1` header signatures (§64) count with. `verified` caches checks by
+ * (signature index, key) across the two sets of a set change, so a validator in both with one
+ * key is verified once.
  */
-export function signedPower(cert: LightCertificate, set: readonly LightValidator[], chainId: string, verify: SignatureCheck, verified = new Map<string, boolean>()): bigint {
+export function tallySignatures(signatures: readonly ServedSignature[], set: readonly LightValidator[], messageOf: (v: LightValidator) => Uint8Array, verify: SignatureCheck, verified = new Map<string, boolean>()): bigint {
   const byAddress = new Map(set.map((v) => [v.address, v] as const));
   const counted = new Set<string>();
   let power = 0n;
-  for (let i = 0; i < cert.precommits.length; i++) {
-    const p = cert.precommits[i]!;
+  for (let i = 0; i < signatures.length; i++) {
+    const p = signatures[i]!;
     const v = byAddress.get(p.validator);
     if (v === undefined || counted.has(v.address)) continue;
     const cacheKey = `${i}|${v.public_key}`;
     let ok = verified.get(cacheKey);
     if (ok === undefined) {
       const key = bytesOfHex(v.public_key);
-      ok = key !== null && verify(p.signature, utf8Bytes(precommitMessage(chainId, cert.height, cert.round, cert.blockHash, v.address)), key);
+      ok = key !== null && verify(p.signature, messageOf(v), key);
       verified.set(cacheKey, ok);
     }
     if (!ok) continue;
@@ -168,6 +172,11 @@ export function signedPower(cert: LightCertificate, set: readonly LightValidator
     power += v.power;
   }
   return power;
+}
+
+/** The power of `set` whose precommits for the certificate's block verify (§85). */
+export function signedPower(cert: LightCertificate, set: readonly LightValidator[], chainId: string, verify: SignatureCheck, verified = new Map<string, boolean>()): bigint {
+  return tallySignatures(cert.precommits, set, (v) => utf8Bytes(precommitMessage(chainId, cert.height, cert.round, cert.blockHash, v.address)), verify, verified);
 }
 
 function sameSet(a: readonly LightValidator[], b: readonly LightValidator[]): boolean {
