@@ -102,6 +102,7 @@ export interface VerifiedCommit {
   readonly validators: readonly LightValidator[];
   /** Whether `validators` differs from the set that was trusted (the caller now trusts it). */
   readonly setChanged: boolean;
+  /** Power of the verified signers of the deciding set: counting stops past the threshold, so at least that, not all who signed. */
   readonly signedPower: bigint;
   readonly totalPower: bigint;
 }
@@ -150,9 +151,10 @@ export interface ServedSignature {
  * over the message `messageOf` builds for it. The one tally behind every threshold here, and the
  * one IBC's `ch-pq-lc-v1` header signatures (§64) count with. `verified` caches checks by
  * (signature index, key) across the two sets of a set change, so a validator in both with one
- * key is verified once.
+ * key is verified once. With `enough`, counting stops once the power reached satisfies it (a
+ * threshold needs no more: at ~6 ms a signature in the browser, the rest is wasted).
  */
-export function tallySignatures(signatures: readonly ServedSignature[], set: readonly LightValidator[], messageOf: (v: LightValidator) => Uint8Array, verify: SignatureCheck, verified = new Map<string, boolean>()): bigint {
+export function tallySignatures(signatures: readonly ServedSignature[], set: readonly LightValidator[], messageOf: (v: LightValidator) => Uint8Array, verify: SignatureCheck, verified = new Map<string, boolean>(), enough?: (power: bigint) => boolean): bigint {
   const byAddress = new Map(set.map((v) => [v.address, v] as const));
   const counted = new Set<string>();
   let power = 0n;
@@ -170,13 +172,19 @@ export function tallySignatures(signatures: readonly ServedSignature[], set: rea
     if (!ok) continue;
     counted.add(v.address);
     power += v.power;
+    if (enough?.(power)) break;
   }
   return power;
 }
 
-/** The power of `set` whose precommits for the certificate's block verify (§85). */
-export function signedPower(cert: LightCertificate, set: readonly LightValidator[], chainId: string, verify: SignatureCheck, verified = new Map<string, boolean>()): bigint {
-  return tallySignatures(cert.precommits, set, (v) => utf8Bytes(precommitMessage(chainId, cert.height, cert.round, cert.blockHash, v.address)), verify, verified);
+/**
+ * The power of `set` whose precommits for the certificate's block verify (§85); with `level`,
+ * counting stops once signers hold more than that share of the set's power.
+ */
+export function signedPower(cert: LightCertificate, set: readonly LightValidator[], chainId: string, verify: SignatureCheck, verified = new Map<string, boolean>(), level?: TrustLevel): bigint {
+  const total = level === undefined ? 0n : totalPower(set);
+  const enough = level === undefined ? undefined : (power: bigint) => exceeds(power, total, level);
+  return tallySignatures(cert.precommits, set, (v) => utf8Bytes(precommitMessage(chainId, cert.height, cert.round, cert.blockHash, v.address)), verify, verified, enough);
 }
 
 function sameSet(a: readonly LightValidator[], b: readonly LightValidator[]): boolean {
@@ -209,18 +217,18 @@ export function verifyCommit(answer: CommitAnswer, trusted: TrustedValidators, o
   const verified = new Map<string, boolean>();
   const trustedTotal = totalPower(trusted.validators);
   if (sameSet(validators, trusted.validators)) {
-    const signed = signedPower(certificate, trusted.validators, trusted.chainId, verify, verified);
+    const signed = signedPower(certificate, trusted.validators, trusted.chainId, verify, verified, TWO_THIRDS);
     if (!exceeds(signed, trustedTotal, TWO_THIRDS)) refuse('trusted_power', `signers hold ${signed} of ${trustedTotal} trusted power, not more than 2/3`);
     return { header, certificate, validators, setChanged: false, signedPower: signed, totalPower: trustedTotal };
   }
   if (options.allowSetChange === false) refuse('validator_set', `the header's validators (${servedHash}) are not the trusted set (${validatorsHash(trusted.validators)})`);
-  const trustedSigned = signedPower(certificate, trusted.validators, trusted.chainId, verify, verified);
+  const trustedSigned = signedPower(certificate, trusted.validators, trusted.chainId, verify, verified, options.trustLevel);
   const level = options.trustLevel;
   if (!exceeds(trustedSigned, trustedTotal, level)) {
     refuse('trusted_power', `the set changed and signers of the trusted set hold ${trustedSigned} of ${trustedTotal}, not more than ${level.numerator}/${level.denominator}`);
   }
   const servedTotal = totalPower(validators);
-  const servedSigned = signedPower(certificate, validators, trusted.chainId, verify, verified);
+  const servedSigned = signedPower(certificate, validators, trusted.chainId, verify, verified, TWO_THIRDS);
   if (!exceeds(servedSigned, servedTotal, TWO_THIRDS)) refuse('served_power', `signers of the served set hold ${servedSigned} of ${servedTotal}, not more than 2/3`);
   return { header, certificate, validators, setChanged: true, signedPower: servedSigned, totalPower: servedTotal };
 }
