@@ -79,10 +79,18 @@ export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
 export { listPage, pageOf, type Page } from './node/pagination.js';
 export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
 export type { ChainHistory } from './node/history.js';
-export { RouteTable, type HttpMethod, type RpcHandler, type RpcRequest } from './node/route-table.js';
+export { RouteTable, type HttpMethod, type ProvenRead, type RouteOptions, type RpcHandler, type RpcRequest } from './node/route-table.js';
+// Proven reads (decisions.md §84): a route's `proves` names the state keys its answer is read from.
+export { accountKeysStateKey, accountStateKey, proveParam, stateKey } from './node/proven-reads.js';
 export { mountRoutes } from './node/mount-routes.js';
 export { TEST_NETWORK_ONLY } from './node/test-network-routes.js';
 export type { NodeConfig } from './config/schema.js';
+
+// The light client (decisions.md §84–85): headers against a set's precommits, set changes under a
+// trust level, state proofs against a header's root. Pure and deterministic: usable in consensus
+// (IBC, cross-shard transfers) and bundled for the browser.
+export * as lightClient from './light-client/index.js';
+export { LightClientError, isLightClientError, type LightClientCheck } from './light-client/index.js';
 
 // The HTTP/WebSocket adapter, for service plugins that serve their own port (the gateway).
 export { createHttpServer, flexibleRateLimiter, reply, streamReply, type HttpServer, type RateLimiter, type WsConnection, type WsHandlers } from './rpc/index.js';

@@ -20,13 +20,15 @@ import { PREFIX } from '../store/keys.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import { readSchedule, writeSchedule } from '../host/schedule-state.js';
-import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
+import { blockHash, evidenceHash, genesisHash, txRoot, validatorSetHash } from './block-hash.js';
 import { genesisContext, proposalContext } from './contexts.js';
 import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
 import type { Validator } from '../consensus/types.js';
 import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, Tx } from './types.js';
 import { IndexStage } from './index-stage.js';
+import { PastState } from './past-state.js';
+import { unavailable } from '../errors.js';
 import { writeValidator } from './validator-set.js';
 import { SET_CHANGE_DELAY, ValidatorHistory, isValidatorSetKey } from './validator-history.js';
 import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from './evidence-window.js';
@@ -187,6 +189,32 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.tree.releasePending();
   }
 
+  /**
+   * The header's hashes of the sets deciding `height` and `height + 1`, both derived from committed
+   * state (the set of head + 2 is fixed by then, SET_CHANGE_DELAY), so every validator computes
+   * the same two hashes for a proposal.
+   */
+  async validatorHashesAt(height: number): Promise<{ validators_hash: string; next_validators_hash: string }> {
+    const [current, next] = await Promise.all([this.validatorSetHashAt(height), this.validatorSetHashAt(height + 1)]);
+    return { validators_hash: current, next_validators_hash: next };
+  }
+
+  /**
+   * `validators_hash` of the set in force at `height`, remembered: a set of 150 keys is ~300 KB of
+   * text to hash, and a height's set never changes once derivable (changes take effect
+   * SET_CHANGE_DELAY after the block that makes them).
+   */
+  private async validatorSetHashAt(height: number): Promise<string> {
+    const known = this.setHashes.get(height);
+    if (known !== undefined) return known;
+    const hash = validatorSetHash(await this.validatorSetAt(height));
+    if (this.setHashes.size >= 16) this.setHashes.delete(this.setHashes.keys().next().value!);
+    this.setHashes.set(height, hash);
+    return hash;
+  }
+
+  private readonly setHashes = new Map<number, string>();
+
   /** The set that signs the next block (height head + 1). */
   validatorSet(): Promise<Validator[]> {
     return this.validatorSetAt(this.head.height + 1);
@@ -344,6 +372,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       base_fee: baseFee,
       shard: this.d.shard,
       evidence_hash: evidenceHash(fresh.map((e) => e.hash)),
+      ...(await this.validatorHashesAt(height)),
     };
     return { header, hash: blockHash(header), txs, evidence: fresh };
   }
@@ -372,6 +401,9 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (parent && h.timestamp <= parent.header.timestamp) return 'timestamp does not advance past the parent block';
     const reader = this.d.params.reader(this.d.store.state);
     if (h.base_fee !== (await reader.get('base_fee'))) return 'base_fee differs from the parameter';
+    const sets = await this.validatorHashesAt(h.height);
+    if (h.validators_hash !== sets.validators_hash) return `validators_hash ${h.validators_hash} is not the set of height ${h.height} (${sets.validators_hash})`;
+    if (h.next_validators_hash !== sets.next_validators_hash) return `next_validators_hash ${h.next_validators_hash} is not the set of height ${h.height + 1} (${sets.next_validators_hash})`;
     const lists = this.listsMatchHeader(p);
     if (lists) return lists;
     const maxGas = await reader.get('max_block_gas');
@@ -465,6 +497,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       throw new Error(`finalize: height ${p.header.height} is already committed with another block`);
     }
     const { result, stateRoot, treeOps } = await this.executeMemo(p);
+    const changedKeys = new Set(result.overlay.changes().map(([key]) => key));
     const record: BlockRecord = {
       header: p.header,
       hash: p.hash,
@@ -474,21 +507,29 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       tx_hashes: p.txs.map((t) => t.hash),
       evidence: p.evidence,
     };
-    await this.d.store.commitBlock({
-      block: record,
-      txs: p.txs,
-      receipts: result.receipts,
-      events: result.events,
-      stateChanges: result.overlay.changes(),
-      indexWrites: result.indexWrites,
-      extraOps: treeOps.ops,
-      ...(commit ? { certificate: commit } : {}),
-    });
+    this.commitSequence++;
+    try {
+      await this.d.store.commitBlock({
+        block: record,
+        txs: p.txs,
+        receipts: result.receipts,
+        events: result.events,
+        stateChanges: result.overlay.changes(),
+        indexWrites: result.indexWrites,
+        extraOps: treeOps.ops,
+        ...(commit ? { certificate: commit } : {}),
+      });
+      this.lastChanged = { height: record.header.height, keys: changedKeys };
+    } finally {
+      this.commitSequence++;
+    }
     this.executed = null;
     this.validatedHash = null;
     this.tree.releasePending();
     // After the write: a read that started before it is dropped with the old history.
     if (result.overlay.changes().some(([key]) => isValidatorSetKey(key))) this.history = null;
+    // An entry of this map would be wrong only if the set of a derivable height changed; drop them with the history anyway.
+    if (this.history === null) this.setHashes.clear();
     this.mempool.removeCommitted(record.tx_hashes);
     if (result.scheduleChanged) await this.loadSchedule();
     await this.recheckMempool();
@@ -524,8 +565,14 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const batch = new WriteBatch();
     const root = toHex0x(await this.tree.update(EMPTY_ROOT, entries.map(([k, v]) => [utf8Bytes(k), v] as const), batch));
     if (root !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${root}, not the claimed ${block.state_root}`);
-    await this.d.store.installSnapshot(block, entries, batch.ops);
+    this.commitSequence++;
+    try {
+      await this.d.store.installSnapshot(block, entries, batch.ops);
+    } finally {
+      this.commitSequence++;
+    }
     this.history = null;
+    this.setHashes.clear();
     this.tree.releasePending();
     this.d.log.info({ height: block.header.height, state_root: root, keys: entries.length }, 'state snapshot installed');
   }
@@ -546,6 +593,42 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       return st.tx;
     });
     return { header: record.header, hash: record.hash, txs, evidence: record.evidence ?? [] };
+  }
+
+  /** Odd while a block's batch is being written; advanced by every commit (PastState's guard). */
+  private commitSequence = 0;
+  /** The keys the head block wrote: where the state before it differs from the head's. Unknown until this process commits a block. */
+  private lastChanged: { readonly height: number; readonly keys: ReadonlySet<string> } | null = null;
+
+  /**
+   * The state at height head − 1 (decisions.md §84), the newest one a committed header (the
+   * head block's `prev_state_root`) carries. 503 before block 1 and, after a restart, until this
+   * node commits a block (it needs to know which keys the head block wrote).
+   */
+  async pastState(): Promise<PastState> {
+    for (;;) {
+      const sequence = this.commitSequence;
+      if (sequence % 2 === 1) {
+        await this.commitLock;
+        continue;
+      }
+      const head = this.head;
+      if (head.height < 1) throw unavailable('no block is committed yet: a proven read needs the header of block 1', 'retry once the chain has a block');
+      const changed = this.lastChanged;
+      if (changed?.height !== head.height) throw unavailable('this node serves proven reads once it has committed a block since it started', 'retry after the next block');
+      const block = await this.d.store.getBlock(head.height);
+      if (this.commitSequence !== sequence) continue;
+      if (!block) throw new Error(`store integrity: head block ${head.height} is missing`);
+      const deps = { treeGet: (root: Uint8Array, key: Uint8Array) => this.tree.get(root, key), head: this.d.store.state, sequence: () => this.commitSequence };
+      return new PastState(deps, head.height - 1, parseHex(block.header.prev_state_root, 32)!, changed.keys, sequence);
+    }
+  }
+
+  /** One proven-read entry (§84): the key's bytes at the view's height and their proof under its root. */
+  async provenEntry(view: PastState, key: string): Promise<{ key: string; exists: boolean; value_hex: string | null; proof: unknown }> {
+    const keyBytes = utf8Bytes(key);
+    const [value, proof] = await Promise.all([this.tree.get(view.root, keyBytes), this.tree.prove(view.root, keyBytes)]);
+    return { key, exists: value !== undefined, value_hex: value === undefined ? null : Buffer.from(value).toString('hex'), proof };
   }
 
   /** Membership (or non-membership) proof of a state key under the current root. */

@@ -54,6 +54,14 @@ export interface BlockHeader {
   readonly shard: number;
   /** `0x` SHA3-256 of the canonical JSON list of the block's evidence ids. */
   readonly evidence_hash: string;
+  /**
+   * The set that decides this block (decisions.md §72, §84): `0x` SHA3-256 of
+   * `ch-valset-v1|<count>|<address>|<power>|<public_key>|…`, ascending by address. With it a
+   * light client checks a served set against a certified header.
+   */
+  readonly validators_hash: string;
+  /** The same hash of the set that decides the next height (known: the set lags by SET_CHANGE_DELAY). */
+  readonly next_validators_hash: string;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ProvenReads, accountStateKey } from './proven-reads.js';
 import { badRequest, notFound } from '../errors.js';
 import { formatCoin } from '../codec/amount.js';
 import { isHash0x, parseHex, toHex0x } from '../codec/hex.js';
@@ -187,6 +188,10 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 
   routes.get('/api/v1/blocks/:height', async (req) => blockView(await committedBlock(req.params.height)));
 
+  // decisions.md §84: what a light client checks a header with. 404 above the tip.
+  const proven = new ProvenReads(chain, s.query);
+  routes.get('/api/v1/blocks/:height/commit', (req) => proven.commitAt(heightParam(req.params.height)));
+
   routes.get('/api/v1/blocks/:height/transactions', async (req) => {
     const b = await committedBlock(req.params.height);
     const h = b.header.height;
@@ -278,11 +283,16 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     };
   });
 
-  routes.get('/api/v1/accounts/:address', async (req) => {
-    const address = addressParam(req.params.address);
-    const acct = await accountsReader(store.state).get(address);
-    return accountView(address, acct, chain.mempool.nextNonce(address, acct.nonce), nShards);
-  });
+  // decisions.md §84: `?prove=true` proves balance, nonce and tx_count by the account's record.
+  routes.get(
+    '/api/v1/accounts/:address',
+    async (req) => {
+      const address = addressParam(req.params.address);
+      const acct = await s.query.run('kernel', (ctx) => ctx.accounts.get(address));
+      return accountView(address, acct, chain.mempool.nextNonce(address, acct.nonce), nShards);
+    },
+    { proves: (req) => [accountStateKey(req.params.address!)] },
+  );
 
   routes.get('/api/v1/accounts/:address/transactions', async (req) => {
     const address = addressParam(req.params.address);

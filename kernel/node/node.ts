@@ -22,6 +22,7 @@ import type { NodeConfig } from '../config/schema.js';
 import { createHttpServer, type HttpServer } from '../rpc/index.js';
 import { RouteTable } from './route-table.js';
 import { mountRoutes } from './mount-routes.js';
+import { ProvenReads } from './proven-reads.js';
 import { registerKernelRoutes } from './kernel-routes.js';
 import { registerOperationRoutes } from './operation-routes.js';
 import { OperationRegistry } from '../ops/registry.js';
@@ -156,9 +157,10 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     backend: config.rpc.http_backend,
     logger: log,
   });
-  mountRoutes(server, routes, (owner) => host.servesRoutesOf(owner), log);
+  const proven = new ProvenReads(chain, services.query);
+  mountRoutes(server, routes, (owner) => host.servesRoutesOf(owner), log, proven.handlerOf);
   // A service plugin loaded at runtime: its routes are mounted from its own routes tap alone.
-  host.onServiceLoaded((name) => mountRoutes(server, host.routesOf(name), (owner) => host.servesRoutesOf(owner), log));
+  host.onServiceLoaded((name) => mountRoutes(server, host.routesOf(name), (owner) => host.servesRoutesOf(owner), log, proven.handlerOf));
   const { port } = await server.listen();
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host, rate_limit: config.rpc.rate_limit, trusted_ips: config.rpc.trusted_ips }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 

@@ -19,11 +19,27 @@ export interface RpcRequest {
 
 export type RpcHandler = (req: RpcRequest) => unknown;
 
+/**
+ * How a single-record read proves its answer (decisions.md §84): the state keys (full keys,
+ * `<namespace>/<key>`; `accountStateKey(address)` for an account) the answer is read from. With
+ * `?prove=true` the kernel runs the handler on the state of the height it proves, attaches
+ * `proof` with one entry per key, and refuses to serve a declaration the handler did not read.
+ */
+export interface ProvenRead {
+  readonly keys: (req: RpcRequest) => readonly string[];
+}
+
+export interface RouteOptions {
+  /** Declares the route a proven read: it takes `prove` (true/false) and proves these keys. */
+  readonly proves?: ProvenRead['keys'];
+}
+
 export interface RouteEntry {
   readonly method: HttpMethod;
   readonly path: string;
   readonly handler: RpcHandler;
   readonly owner: string;
+  readonly proven?: ProvenRead;
 }
 
 export class RouteTable {
@@ -41,14 +57,15 @@ export class RouteTable {
     }
   }
 
-  add(method: HttpMethod, path: string, handler: RpcHandler): void {
+  add(method: HttpMethod, path: string, handler: RpcHandler, options: RouteOptions = {}): void {
     const clash = this.entries.find((e) => e.method === method && e.path === path);
     if (clash) throw new Error(`route ${method} ${path} is registered by both ${clash.owner} and ${this.owner}`);
-    this.entries.push({ method, path, handler, owner: this.owner });
+    if (options.proves && method !== 'GET') throw new Error(`route ${method} ${path}: only a GET can be a proven read`);
+    this.entries.push({ method, path, handler, owner: this.owner, ...(options.proves ? { proven: { keys: options.proves } } : {}) });
   }
 
-  get(path: string, handler: RpcHandler): void {
-    this.add('GET', path, handler);
+  get(path: string, handler: RpcHandler, options: RouteOptions = {}): void {
+    this.add('GET', path, handler, options);
   }
 
   post(path: string, handler: RpcHandler): void {

@@ -33,6 +33,8 @@ export function blockView(b: BlockRecord): Record<string, unknown> {
     round: h.round,
     timestamp: h.timestamp,
     chain_id: h.chain_id,
+    validators_hash: h.validators_hash,
+    next_validators_hash: h.next_validators_hash,
     evidence_count: b.evidence?.length ?? 0,
     evidence: (b.evidence ?? []).map((e) => ({ hash: e.hash, kind: e.kind, validator: e.validator, height: e.height, round: e.round })),
   };

@@ -29,11 +29,12 @@ export function headerToJson(h: BlockHeader): Obj {
 
 export function headerFromJson(x: unknown): BlockHeader | undefined {
   if (!isObj(x)) return undefined;
-  const { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee, shard, evidence_hash } = x;
+  const { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee, shard, evidence_hash, validators_hash, next_validators_hash } = x;
   if (typeof chain_id !== 'string' || !isInt(height) || !isInt(round) || !isHash0x(parent_hash) || typeof proposer !== 'string' || !isInt(timestamp)) return undefined;
   if (!isHash0x(tx_root) || !isInt(tx_count) || !isHash0x(prev_state_root) || !isInt(base_fee) || !isInt(shard) || !isHash0x(evidence_hash)) return undefined;
-  if (Object.keys(x).length !== 12) return undefined;
-  return { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee: BigInt(base_fee), shard, evidence_hash };
+  if (!isHash0x(validators_hash) || !isHash0x(next_validators_hash)) return undefined;
+  if (Object.keys(x).length !== 14) return undefined;
+  return { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee: BigInt(base_fee), shard, evidence_hash, validators_hash, next_validators_hash };
 }
 
 function evidenceFromJson(x: unknown): Evidence | undefined {

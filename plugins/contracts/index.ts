@@ -1,7 +1,7 @@
-import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, pageOf, sha3Hex0x, type NodeServices } from '../../kernel/sdk.js';
+import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, pageOf, sha3Hex0x, stateKey, type NodeServices } from '../../kernel/sdk.js';
 import { callInput, deployFromData, deployRequest } from './calls.js';
 import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings } from './execute.js';
-import { allContracts, readContract, readMetered, type ContractRecord } from './store.js';
+import { allContracts, contractKey, readContract, readMetered, type ContractRecord } from './store.js';
 import { Vm } from './vm/engine.js';
 import { loadTemplates } from './templates.js';
 import { DeployBody, parseCall } from './schemas.js';
@@ -158,6 +158,7 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
             if (!rec) throw notFound(`no contract at ${req.params.address}`);
             return contractView(rec);
           }),
+          { proves: (req) => [stateKey(api.name, contractKey(req.params.address!))] },
         );
         routes.get('/api/v1/contracts/:address/events', async (req) => {
           const a = address(req.params.address);

@@ -11,6 +11,8 @@ export const PROXIED_GETS = [
   '/api/v1/blocks/:height',
   '/api/v1/blocks/:height/transactions',
   '/api/v1/blocks/:height/events',
+  // decisions.md §84: a header with its certificate and set, for clients that check proven reads.
+  '/api/v1/blocks/:height/commit',
   '/api/v1/transactions',
   '/api/v1/transactions/:hash',
   '/api/v1/tx/:hash/proof',

@@ -1,5 +1,5 @@
-import { badRequest, notFound, pageOf, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
-import { proposalPage, readProposal, votesOn, type ProposalStatus } from './store.js';
+import { badRequest, notFound, pageOf, stateKey, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
+import { proposalKey, proposalPage, readProposal, votesOn, type ProposalStatus } from './store.js';
 import { proposalView, voteView } from './views.js';
 
 const STATUSES: readonly ProposalStatus[] = ['active', 'passed', 'rejected'];
@@ -29,5 +29,7 @@ export function governanceRoutes(routes: RouteTable, s: NodeServices, plugin: st
       if (!p) throw notFound(`proposal ${raw} not found`);
       return { ...proposalView(p), votes: (await votesOn(ctx.store, p.id)).map(voteView), height: ctx.height };
     }),
+    // decisions.md §84: the proposal's record (its votes are listed, not proven).
+    { proves: (req) => [stateKey(plugin, proposalKey(Number(req.params.id)))] },
   );
 }

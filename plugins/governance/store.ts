@@ -51,7 +51,7 @@ const proposalCodec = jsonRecord<ProposalRecord>();
 const voteCodec = jsonRecord<VoteRecord>();
 
 const pad = (n: number): string => String(n).padStart(12, '0');
-const proposalKey = (id: number): string => `proposal/${pad(id)}`;
+export const proposalKey = (id: number): string => `proposal/${pad(id)}`;
 const voteKey = (id: number, voter: string): string => `vote/${pad(id)}/${voter}`;
 const endsPrefix = (height: number): string => `ends/${pad(height)}/`;
 /** One key per proposal under its current status, so a status's page is found without reading every proposal. */

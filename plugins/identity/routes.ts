@@ -1,7 +1,7 @@
-import { isKeyDerivedAddress, jsonRecord, notFound, pageOf, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { accountKeysStateKey, isKeyDerivedAddress, jsonRecord, notFound, pageOf, stateKey, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { currentKeys } from './keys.js';
 import { readConfig } from './recovery.js';
-import { guardsPrefix, requestPath, type RecoveryRequest } from './store.js';
+import { configPath, derivedPath, guardsPrefix, requestPath, type RecoveryRequest } from './store.js';
 
 const requestCodec = jsonRecord<RecoveryRequest>();
 
@@ -20,6 +20,8 @@ export function identityRoutes(routes: RouteTable, s: NodeServices, plugin: stri
       }
       return { address, keys: set.keys, version: set.version };
     }),
+    // decisions.md §84: the account's main keys and the derived key identity remembers for it.
+    { proves: (req) => [accountKeysStateKey(req.params.addr!), stateKey(plugin, derivedPath(req.params.addr!))] },
   );
   routes.get('/api/v1/identity/recovery/:addr', (req) =>
     s.query.run(plugin, async (ctx) => {
@@ -36,6 +38,7 @@ export function identityRoutes(routes: RouteTable, s: NodeServices, plugin: stri
         last_request: latest !== undefined && latest.status !== 'open' ? latest : null,
       };
     }),
+    { proves: (req) => [stateKey(plugin, configPath(req.params.addr!)), stateKey(plugin, requestPath(req.params.addr!))] },
   );
   routes.get('/api/v1/identity/guardian-of/:addr', (req) => {
     const { limit, offset } = pageOf(req.query, 100, 100);

@@ -1,6 +1,6 @@
-import { badRequest, formatCoin, isAddress, notFound, pageOf, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
+import { badRequest, formatCoin, isAddress, notFound, pageOf, stateKey, type NodeServices, type QueryContext, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { rewardsOf, type RewardSource } from './ledger.js';
-import { allDelegations, allNodes, delegationsTo, readNode, readStake } from './store.js';
+import { allDelegations, allNodes, delegationsTo, nodeKey, readNode, readStake, stakeKey } from './store.js';
 import { delegationView, isJailed, nodeView, page, rewardView } from './views.js';
 import { slashHistory, slashView } from './slashing.js';
 
@@ -14,6 +14,8 @@ const SOURCES: readonly RewardSource[] = ['stake', 'delegation', 'commission'];
 /** The staking and node read routes (part 1, "Staking" and "Names, nodes" tables), each at one committed height. */
 export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
   const at = <T>(fn: (ctx: QueryContext) => Promise<T>): Promise<T> => s.query.run(plugin, fn);
+  // decisions.md §84: a node's and an address's staking are proven by their node and stake records.
+  const nodeAndStake = { proves: (req: RpcRequest) => [stateKey(plugin, nodeKey(req.params.address!)), stateKey(plugin, stakeKey(req.params.address!))] };
 
   // decisions.md §23 and §37: 200 with zeros for an address with nothing bonded.
   routes.get('/api/v1/staking/info/:address', (req) =>
@@ -36,6 +38,7 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
         jailed_until: node?.jailed_until ?? 0,
       };
     }),
+    nodeAndStake,
   );
 
   routes.get('/api/v1/staking/validators', (req) =>
@@ -103,5 +106,6 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
       if (!n) throw notFound(`node ${a} is not registered`);
       return nodeView(n, await readStake(ctx.store, a), ctx.height);
     }),
+    nodeAndStake,
   );
 }
