@@ -4,6 +4,8 @@ import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { startDevnet, type Devnet } from '../../devnet/launcher.js';
 import { freePortBlock } from './cluster.js';
 import { tempDir } from './temp-dir.js';
+import { setSigningChainId } from './chain-fixture.js';
+import { getJson } from './node-process.js';
 
 export interface TestDevnet extends Devnet {
   readonly gatewayUrl: string;
@@ -36,5 +38,7 @@ export async function startTestDevnet(opts: { validators?: number; env?: NodeJS.
     ...(opts.disablePlugins ? { disablePlugins: opts.disablePlugins } : {}),
   });
   const p2pAddresses = Array.from({ length: validators }, (_, i) => `127.0.0.1:${base + validators + i}`);
+  // The signing helpers name this chain in ch-tx-v4 (decisions.md §94: GET /api/v1/status chain_id).
+  setSigningChainId(String((await getJson(`${net.rpcUrls[0]}/api/v1/status`)).body.chain_id));
   return { ...net, gatewayUrl: net.gatewayUrl!, p2pAddresses, validatorKey: (i) => readKeyFile(join(net.dir, 'keys', `validator-${i}.json`), nobleProvider) };
 }
