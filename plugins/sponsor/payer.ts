@@ -7,10 +7,11 @@ const NOBODY: Promise<undefined> = Promise.resolve(undefined);
 /**
  * Who pays a transaction's fee (the kernel's `feePayer` hook, asked at admission and again in the
  * block): the pool of the sponsor that allowed the signing account (or exactly this session key
- * of it), when the pool holds at least `gas_price × sponsor_max_gas`; otherwise nobody here, and
- * the account pays as usual. An empty or short pool therefore falls back to the sender's balance
- * rather than refusing: the beneficiary's transactions keep working, and the kernel, which knows
- * the exact fee, never meets a pool that cannot pay what it was asked to.
+ * of it), when the transaction's gas limit is at most `sponsor_max_gas` and the pool holds the
+ * largest fee it can be charged (`maxFee`, its gas limit × its price: decisions.md §95);
+ * otherwise nobody here, and the account pays as usual. An empty or short pool therefore falls
+ * back to the sender's balance rather than refusing: the beneficiary's transactions keep working,
+ * and the kernel never meets a pool that cannot pay what it was asked to.
  *
  * The hot path of every signed transaction on a network with sponsors enabled, twice (admission
  * and block): the common case, an account nobody sponsors, costs one read of `paidby/<account>`
