@@ -40,7 +40,8 @@ export async function verifyOperationSignatures(p: ParsedOperation, txHash: stri
     if (filled === undefined) return DEFERRED;
     const message = operationMessage({ ...p, body: filled as Record<string, unknown> }, 'own', policy);
     if (!(await verifier.verify(`${txHash}:own:${sha3Hex0x(message)}`, sig, message, publicKey))) {
-      throw unauthorized(`invalid signature: it does not verify over the ${name} layout for ${p.unresolved.map((f) => `${f} ${JSON.stringify(filled[f])}`).join(', ')}`, `ch-tx-v3 and ch-tx-v4 cover the body as sent: with them, put ${p.unresolved.join(', ')} in the body`);
+      const fields = p.unresolved.join(', ');
+      throw unauthorized(`invalid signature: it does not verify over the ${name} layout for ${p.unresolved.map((f) => `${f} ${JSON.stringify(filled[f])}`).join(', ')} (ch-tx-v3 and ch-tx-v4 cover the body as sent: with them, put ${fields} in the body)`);
     }
     layout = 'own';
   } else {
@@ -61,7 +62,7 @@ export async function verifyOperationSignatures(p: ParsedOperation, txHash: stri
     if ((layout === 'v3' || layout === 'v4') && p.pathOnly.length > 0) throw unauthorized(`ch-tx-${layout} does not cover the URL: put ${p.pathOnly.join(', ')} in the signed body too (equal to the path's)`);
     if ((layout === 'v3' || layout === 'v4') && p.unresolved.length > 0) throw unauthorized(`ch-tx-${layout} covers the body as sent: put ${p.unresolved.join(', ')} in the signed body`);
   }
-  const problem = layoutProblem(layout, { gasLimit: p.gasLimit, requireStrong: policy.requireStrong, weakAllowed: false, what });
+  const problem = layoutProblem(layout, { gasLimit: p.gasLimit, requireStrong: policy.requireStrong, weakAllowed: false, what, operation: name });
   if (problem) throw problem;
   const second = signing?.secondSignature;
   if (second) {

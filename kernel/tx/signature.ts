@@ -60,9 +60,9 @@ export async function firstVerifying<L extends SignatureLayout>(verifier: Signat
  * under it: a `gas_limit` needs `ch-tx-v4` (400, on every network: no other layout covers it), and
  * a network that requires strong signatures takes nothing but v4 for what v2 cannot cover (401).
  */
-export function layoutProblem(layout: SignatureLayout, o: { gasLimit: number | undefined; requireStrong: boolean; weakAllowed: boolean; what: string }): ChainError | undefined {
+export function layoutProblem(layout: SignatureLayout, o: { gasLimit: number | undefined; requireStrong: boolean; weakAllowed: boolean; what: string; operation?: string }): ChainError | undefined {
   if (layout === 'v4') return undefined;
-  const name = layout === 'own' ? `${o.what}'s own layout` : `ch-tx-${layout}`;
+  const name = layout === 'own' ? `${o.operation ?? 'the operation'}'s own layout` : `ch-tx-${layout}`;
   if (o.gasLimit !== undefined) return badRequest(`gas_limit needs a ch-tx-v4 signature: ${name} does not cover it`, 'sign ch-tx-v4|chain_id|kind|actor|target|value|nonce|gas_price|gas_limit|payload hash (decisions.md §94)');
   if (o.requireStrong && !o.weakAllowed) return unauthorized(`this network requires ch-tx-v4 signatures for ${o.what}: ${name} is not accepted`, 'sign ch-tx-v4|chain_id|kind|actor|target|value|nonce|gas_price|gas_limit|payload hash (GET /api/v1/status gives chain_id)');
   return undefined;

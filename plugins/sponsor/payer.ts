@@ -17,14 +17,15 @@ const NOBODY: Promise<undefined> = Promise.resolve(undefined);
  * and block): the common case, an account nobody sponsors, costs one read of `paidby/<account>`
  * (the committed state cache remembers absent keys) and no async frame, decode or codec of its own.
  */
-export function sponsorOf(ctx: ReadContext, tx: Tx, signer: Signer): Promise<string | undefined> {
+export function sponsorOf(ctx: ReadContext, tx: Tx, signer: Signer, maxFee: bigint): Promise<string | undefined> {
   if (tx.origin !== 'signed') return NOBODY;
-  return ctx.store.get(paidByPath(signer.account)).then((raw) => (raw === undefined ? undefined : sponsoringPool(ctx, tx, signer, codec.decode(raw))));
+  return ctx.store.get(paidByPath(signer.account)).then((raw) => (raw === undefined ? undefined : sponsoringPool(ctx, tx, signer, maxFee, codec.decode(raw))));
 }
 
-async function sponsoringPool(ctx: ReadContext, tx: Tx, signer: Signer, s: Sponsorship): Promise<string | undefined> {
+async function sponsoringPool(ctx: ReadContext, tx: Tx, signer: Signer, maxFee: bigint, s: Sponsorship): Promise<string | undefined> {
   if (s.session_pk !== null && (signer.kind !== 'session' || signer.publicKey !== s.session_pk)) return undefined;
+  // A limit above what the sponsor agreed to pay for is the beneficiary's own to pay.
+  if (maxFee > tx.gasPrice * (await ctx.params.get('sponsor_max_gas'))) return undefined;
   const pool = poolAddress(s.sponsor);
-  const bound = tx.gasPrice * (await ctx.params.get('sponsor_max_gas'));
-  return (await ctx.accounts.get(pool)).balance >= bound ? pool : undefined;
+  return (await ctx.accounts.getCore(pool)).balance >= maxFee ? pool : undefined;
 }
