@@ -94,8 +94,9 @@ describe('hostile signing, session caps, value and block space on a real devnet'
   after(async () => net?.stop());
 
   describe('reuse a signature (decisions.md §94)', () => {
-    test('GET /api/v1/status names the chain; a transfer signed ch-tx-v4 for another network is 401 here', async () => {
+    test('GET /api/v1/status names the chain (and the gateway\'s network status, for its clients); a transfer signed ch-tx-v4 for another network is 401 here', async () => {
       assert.match(chainId, /^devnet-[0-9a-f]{6}$/);
+      await until('the gateway to name the chain', async () => ((await getJson(gw('/api/v1/network/status'))).body.chain_id === chainId ? true : undefined));
       const a = await funded('hs-chain-a');
       const elsewhere = signTransfer(a, { to: labelledWallet('hs-chain-b').address, value: 5, nonce: 1, chainId: 'devnet-000000' });
       await refused('/api/v1/transactions', elsewhere, 401, /invalid signature: it verifies under none of ch-tx-v4/);
