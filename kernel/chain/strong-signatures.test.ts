@@ -103,8 +103,15 @@ test('a signature that does not cover the price pays base_fee whatever gas_price
   assert.equal((await f.account(alice.address)).balance, before[0]! - 5n - 21n);
   assert.equal((await f.account(bob.address)).balance, before[1]! + 5n - 60n);
   assert.equal(b.fees_burned, 81n, 'nothing above base_fee went to the proposer');
+  // Past admission (a proposer that skipped it), the block prices it by the layout it verifies under.
+  const injected = rebuilt(f, undefined, { ...signTransfer(alice, { to: bob.address, value: 5, nonce: 2, version: 'v2' }), gas_price: 1_000 });
+  assert.equal(injected.gasPrice, 1_000n, 'rebuilt from the body alone, before any signature was checked');
+  f.chain.mempool.add(injected);
+  const ib = await f.block();
+  const ir = (await f.chain.lookupTx(ib.tx_hashes[0]!))!;
+  assert.deepEqual([ir.receipt!.status, ir.receipt!.fee, ir.tx.gasPrice], ['confirmed', 21n, 1n]);
   // The floor still applies to the field: below base_fee is refused whatever the layout.
-  const cheap = { ...signTransfer(alice, { to: bob.address, value: 5, nonce: 2, version: 'v2' }), gas_price: 0 };
+  const cheap = { ...signTransfer(alice, { to: bob.address, value: 5, nonce: 3, version: 'v2' }), gas_price: 0 };
   await refused(f.chain.admit(cheap, 0), 400, /gas_price 0 is below base_fee 1/);
   // A gas_limit under an own layout (or v2, v3) is 400: only v4 covers it.
   const m = ++clock;

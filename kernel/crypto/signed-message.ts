@@ -56,9 +56,12 @@ export function txMessageV4(f: TxV4Fields): Uint8Array {
   );
 }
 
+/** The payload hash of a plain transaction without data: most transfers, hashed once. */
+const EMPTY_PAYLOAD_HASH = sha3Hex0x('');
+
 /** v3/v4 payload hash of a plain transaction: SHA3-256 of its `data` text (empty when absent). */
 export function plainTxPayloadHash(data: string | undefined): string {
-  return sha3Hex0x(data ?? '');
+  return data === undefined || data === '' ? EMPTY_PAYLOAD_HASH : sha3Hex0x(data);
 }
 
 /**

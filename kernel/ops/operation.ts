@@ -20,10 +20,10 @@ export interface OperationSpec<S extends TObject = TObject> {
   /** The gateway socket method of part 1 that submits it, if any (its params are the body and path params). */
   readonly socketMethod?: string;
   /**
-   * Path parameters besides the actor that join the body (a vote's proposal `:id`). Neither
-   * `ch-tx-v2` nor `ch-tx-v3` covers the URL: `ch-tx-v2` covers no body field but the actor and
-   * value anyway (decisions.md §7), and a `ch-tx-v3` signature is refused unless the body carries
-   * the field too (equal to the path's), so that its payload hash covers it.
+   * Path parameters besides the actor that join the body (a vote's proposal `:id`, a held
+   * transfer's `:hash`). No layout covers the URL: `ch-tx-v2` covers no body field but the actor
+   * and value anyway (decisions.md §7), and a `ch-tx-v3`/`v4` signature is refused unless the body
+   * carries the field too (equal to the path's), so that its payload hash covers it.
    */
   readonly pathFields?: readonly string[];
   /** The body without the signed fields (`signature`, `public_key`, `nonce`, `gas_price`, `gas_limit`, a second signature's field), which the kernel checks itself. */

@@ -6,6 +6,7 @@ import { deriveAddress, isAddress } from '../crypto/address.js';
 import { parseHex } from '../codec/hex.js';
 import type { OperationSpec } from './operation.js';
 import { GAS_LIMIT_FIELD, parseGasLimit } from '../tx/gas-limit.js';
+import type { SigningFields } from '../tx/signing.js';
 
 /** decisions.md §6: the body fields that may name who acts, in order of preference. */
 export const ACTOR_FIELDS = ['address', 'owner', 'from', 'proposer', 'voter', 'delegator', 'requester', 'signer', 'author', 'account', 'guardian'] as const;
@@ -27,19 +28,12 @@ export interface RegisteredOperation {
 }
 
 /** An operation read from its transaction body: what admission, the signature and the handlers need. */
-export interface ParsedOperation {
+export interface ParsedOperation extends Omit<SigningFields, 'kind' | 'payloadHash'> {
   readonly op: RegisteredOperation;
   /** The body as the handlers see it: the client's fields and the path's, without the signed fields. */
   readonly body: Record<string, unknown>;
-  /** The body as the client sent it (what `ch-tx-v3` and a second signature cover). */
+  /** The body as the client sent it (what `ch-tx-v3`/`v4` and a second signature cover). */
   readonly clientBody: Record<string, unknown>;
-  readonly actor: string;
-  readonly target: string;
-  readonly value: bigint;
-  readonly nonce: bigint;
-  readonly gasPrice: bigint | undefined;
-  /** Declared by the client (kernel/tx/gas-limit.ts); ch-tx-v3 covers it with the rest of the body. */
-  readonly gasLimit: number | undefined;
   readonly signature: string;
   readonly publicKey: string;
   readonly secondSignature: string | undefined;

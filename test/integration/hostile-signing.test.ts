@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { labelledWallet, signOperation, signOwnLayout, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
 import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
-import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
+import { failsInBlock as injectedFails, sameRootEverywhere as sameRoots, startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { toHex } from '../../kernel/sdk.js';
 import { leastValueScoring, loadModel } from '../../plugins/sentinel/model.js';
 import { identityMessages } from '../../plugins/identity/messages.js';
@@ -55,26 +55,14 @@ describe('hostile signing, session caps, value and block space on a real devnet'
     assert.match(r.body.error as string, re);
   }
   /** Into every validator's pool past admission: included, and failed in the block. */
-  async function failsInBlock(body: Record<string, unknown>, re: RegExp, opName?: string): Promise<Record<string, unknown>> {
-    const envelope = opName === undefined ? body : { ...body, _op: opName };
-    let hash = '';
-    for (const url of net.rpcUrls) hash = (await postJson(`${url}/test/inject`, envelope)).body.injected as string;
-    const tx = await everywhere(hash);
-    assert.equal(tx.status, 'failed', JSON.stringify(tx));
-    assert.match(tx.error as string, re);
-    return tx;
-  }
+  const failsInBlock = (body: Record<string, unknown>, re: RegExp, opName?: string) => injectedFails(net, body, re, opName);
+  const sameRootEverywhere = () => sameRoots(net);
   async function funded(label: string): Promise<Wallet> {
     const w = labelledWallet(label);
     const f = await postJson(gw('/api/v1/faucet'), { address: w.address, public_key: w.publicKeyHex });
     assert.equal(f.status, 200, JSON.stringify(f.body));
     await everywhere(f.body.tx_hash as string);
     return w;
-  }
-  async function sameRootEverywhere(): Promise<void> {
-    const h = Math.min(...(await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/health`)).body.height as number))));
-    const roots = await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/api/v1/blocks/${h}`)).body.state_root));
-    assert.equal(new Set(roots).size, 1, `state roots at height ${h}: ${roots.join(', ')}`);
   }
   /** The least value a fresh wallet's first transfer to a new recipient scores `bp` (basis points) with. */
   async function valueScoring(w: Wallet, bp: bigint): Promise<number> {
