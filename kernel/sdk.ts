@@ -27,7 +27,7 @@ export { ACTOR_FIELDS, VALUE_FIELDS } from './ops/registry.js';
 export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SignedFields } from './ops/operation.js';
 
 // Who signed, and the authorization extension point.
-export type { Signer, SignerAnswer, SignerGrant, SignerKind, SignRequest } from './auth/signer.js';
+export type { AppliedTransaction, Signer, SignerAnswer, SignerGrant, SignerKind, SignRequest } from './auth/signer.js';
 export { requireMainKey } from './auth/signer.js';
 export { listMainKeys, readKeySet, writeKeySet, type KeySet } from './auth/key-set.js';
 
@@ -58,7 +58,7 @@ export { operationOf } from './chain/types.js';
 export type { ReadonlyStore, Store } from './state/prefixed-store.js';
 export { jsonRecord, bigintCodec, type RecordCodec } from './state/record-codec.js';
 export type { ParamReader, ParamSpec } from './state/params.js';
-export type { AccountRecord, AccountsReader, AccountsWriter } from './state/accounts.js';
+export type { AccountRecord, AccountsReader, AccountsWriter, TransferOptions } from './state/accounts.js';
 
 // Errors every client sees, with the status the spec names.
 export { ChainError, FailedWithGas, isChainError, badRequest, unauthorized, forbidden, notFound, conflict, payloadTooLarge, tooManyRequests, unavailable } from './errors.js';

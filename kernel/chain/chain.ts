@@ -25,7 +25,10 @@ import { genesisContext, proposalContext } from './contexts.js';
 import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
 import type { Validator } from '../consensus/types.js';
-import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, Tx } from './types.js';
+import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, SignatureLayout, Tx } from './types.js';
+import { ChainError } from '../errors.js';
+import { effectiveGasPrice } from '../tx/signing.js';
+import { verifyWithState } from '../ops/signature.js';
 import { IndexStage } from './index-stage.js';
 import { PastState } from './past-state.js';
 import { unavailable } from '../errors.js';
@@ -90,7 +93,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private readonly tree: StateTree;
   private genesisParentHash = '';
   /** Memoised execution of a validated proposal, so commit does not execute it twice. */
-  private executed: { hash: string; result: ExecutionResult; stateRoot: string; treeOps: WriteBatch } | null = null;
+  private executed: { hash: string; txs: readonly Tx[]; result: ExecutionResult; stateRoot: string; treeOps: WriteBatch } | null = null;
   private commitLock: Promise<unknown> = Promise.resolve();
   /** Hash of the block validated against the current head (cleared on commit). */
   private validatedHash: string | null = null;
@@ -100,7 +103,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   constructor(private readonly d: ChainDeps) {
     super();
     this.mempool = new Mempool(d.mempool);
-    this.admission = new Admission({ store: d.store, hooks: d.hooks, host: d.host, params: d.params, verifier: d.verifier, env: d.env, requireTxV3: d.requireTxV3, mempool: this.mempool, operations: d.operations, head: () => this.head });
+    this.admission = new Admission({ store: d.store, hooks: d.hooks, host: d.host, params: d.params, verifier: d.verifier, env: d.env, chainId: d.chainId, requireTxV3: d.requireTxV3, mempool: this.mempool, operations: d.operations, head: () => this.head });
     this.tree = new StateTree(d.store.kv, { prefix: utf8Bytes(PREFIX.treeNode) });
   }
 
@@ -298,12 +301,16 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   }
 
   /**
-   * The transaction as a block with this base fee executes it: a sender who omitted gas_price
-   * pays the block's base_fee, which may differ from the one in force at admission.
+   * The transaction as a block with this base fee executes it, once its signature's layout is
+   * known (admission, or `checkIncluded` for a block's): it pays the body's `gas_price` when the
+   * layout covers it, else the block's `base_fee` (an omitted price, a v2 or own-layout
+   * signature: decisions.md §9, §95), which may differ from the one in force at admission.
    */
-  forBlock(tx: Tx, baseFee: bigint): Tx {
-    if (tx.origin !== 'signed' || tx.body.gas_price !== undefined || tx.gasPrice === baseFee) return tx;
-    return { ...tx, gasPrice: baseFee };
+  priced(tx: Tx, layout: SignatureLayout | undefined, baseFee: bigint): Tx {
+    if (tx.origin !== 'signed') return tx;
+    const declared = typeof tx.body.gas_price === 'number' ? BigInt(tx.body.gas_price) : undefined;
+    const price = layout === undefined ? (declared ?? baseFee) : effectiveGasPrice(declared, layout, baseFee);
+    return price === tx.gasPrice && tx.sigVersion === layout ? tx : { ...tx, gasPrice: price, sigVersion: layout };
   }
 
   /** A transaction relayed by a peer (`text` parsed to `body`): the same admission checks as a local submission. */
@@ -338,6 +345,26 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return null;
   }
 
+  /**
+   * What of the pool's selection every validator will take, priced for this block: a pending
+   * transaction whose signature no longer verifies as the block would check it (a v3/v4 price
+   * over an older base fee, a policy changed by a restart) is dropped from the pool, rather than
+   * making every block this node proposes invalid.
+   */
+  private async includable(selected: readonly Tx[], baseFee: bigint): Promise<Tx[]> {
+    const checks = await Promise.all(selected.map((tx) => this.admission.checkIncluded(tx, baseFee)));
+    const out: Tx[] = [];
+    const dropped = new Set<string>();
+    selected.forEach((tx, i) => {
+      const c = checks[i]!;
+      if (c.problem !== null) {
+        for (const gone of this.mempool.evict(tx.hash)) dropped.add(gone.hash);
+        this.d.log.warn({ tx: tx.hash, reason: c.problem }, 'dropped a pending transaction no block could carry');
+      } else if (!dropped.has(tx.hash)) out.push(this.priced(tx, c.layout, baseFee));
+    });
+    return out;
+  }
+
   /** PrepareProposal: the proposer's block for (height, round). */
   async propose(round: number, proposer: string, timestamp: number, evidence: readonly Evidence[] = []): Promise<ProposedBlock> {
     const head = this.head;
@@ -350,7 +377,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const maxBytes = Number(await reader.get('max_block_bytes'));
     const block: BlockInfo = { chainId: this.d.chainId, height, round, timestamp: time, proposer };
     const baseFee = await reader.get('base_fee');
-    const candidates = this.mempool.select(maxGas, this.gasLimitOf, 10_000, maxBytes, this.sizeOf).map((t) => this.forBlock(t, baseFee));
+    const candidates = await this.includable(this.mempool.select(maxGas, this.gasLimitOf, 10_000, maxBytes, this.sizeOf), baseFee);
     const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
     // Only what every validator will accept: a block carrying anything else could not be decided.
     const fresh: Evidence[] = [];
@@ -430,9 +457,10 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const again = await Promise.all(p.txs.map((tx) => (this.mempool.has(tx.hash) ? false : this.d.store.hasTx(tx.hash))));
     const repeated = again.indexOf(true);
     if (repeated >= 0) return `transaction ${p.txs[repeated]!.hash} is already committed`;
-    const problems = await Promise.all(p.txs.map((tx) => this.admission.checkIncluded(tx, h.base_fee)));
-    const problem = problems.find((x) => x !== null);
-    if (problem) return problem;
+    const checks = await Promise.all(p.txs.map((tx) => this.admission.checkIncluded(tx, h.base_fee)));
+    const problem = checks.find((c) => c.problem !== null);
+    if (problem) return problem.problem;
+    const priced = p.txs.map((tx, i) => this.priced(tx, (checks[i] as { layout: SignatureLayout | undefined }).layout, h.base_fee));
     if (gas > maxGas) return `block gas ${gas} (the sum of its transactions' gas limits) exceeds max_block_gas ${maxGas}`;
     if (p.evidence.length > MAX_EVIDENCE_PER_BLOCK) return `block carries ${p.evidence.length} pieces of evidence, more than ${MAX_EVIDENCE_PER_BLOCK}`;
     const seenEvidence = new Set<string>();
@@ -449,7 +477,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const ctx = proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
     const rejected = await this.d.hooks.processProposal.promise(ctx, p.txs);
     if (rejected) return rejected;
-    await this.executeMemo(p);
+    await this.executeMemo(p, priced);
     this.validatedHash = p.hash;
     return null;
   }
@@ -467,19 +495,47 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return null;
   }
 
-  private async executeMemo(p: ProposedBlock): Promise<{ result: ExecutionResult; stateRoot: string; treeOps: WriteBatch }> {
+  /**
+   * Executes a validated proposal once (commit reuses it). `priced`: its transactions at the price
+   * their signatures' layouts set (validate); without it they are checked again to learn it.
+   */
+  private async executeMemo(p: ProposedBlock, priced?: readonly Tx[]): Promise<{ txs: readonly Tx[]; result: ExecutionResult; stateRoot: string; treeOps: WriteBatch }> {
     if (this.executed?.hash === p.hash) return this.executed;
+    let txs = priced;
+    if (txs === undefined) {
+      const checks = await Promise.all(p.txs.map((tx) => this.admission.checkIncluded(tx, p.header.base_fee)));
+      txs = p.txs.map((tx, i) => {
+        const c = checks[i]!;
+        if (c.problem !== null) throw new Error(`finalize: ${c.problem}`);
+        return this.priced(tx, c.layout, p.header.base_fee);
+      });
+    }
     const result = await executeBlock(
-      { hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf, operations: this.d.operations, inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height), scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin), systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height), methods: this.d.host.methods },
+      {
+        hooks: this.d.hooks,
+        params: this.d.params,
+        env: this.d.env,
+        log: this.d.log,
+        gasOf: this.gasOf,
+        operations: this.d.operations,
+        inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height),
+        scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin),
+        systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height),
+        methods: this.d.host.methods,
+        verifyWithState: async (op, tx, publicKey, ctx, baseFee) => {
+          const r = await verifyWithState(op, tx.hash, publicKey, this.admission.signaturePolicy(baseFee), this.d.verifier, ctx);
+          return r instanceof ChainError ? r : r.body;
+        },
+      },
       this.d.store.state,
       p.header,
-      p.txs,
+      txs,
       p.evidence,
     );
     const treeOps = new WriteBatch();
     const prevRoot = parseHex(this.head.state_root, 32)!;
     const root = await this.tree.update(prevRoot, result.overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), treeOps);
-    this.executed = { hash: p.hash, result, stateRoot: toHex0x(root), treeOps };
+    this.executed = { hash: p.hash, txs, result, stateRoot: toHex0x(root), treeOps };
     return this.executed;
   }
 
@@ -496,7 +552,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       if (existing?.hash === p.hash) return existing; // already applied (WAL replay)
       throw new Error(`finalize: height ${p.header.height} is already committed with another block`);
     }
-    const { result, stateRoot, treeOps } = await this.executeMemo(p);
+    const { txs, result, stateRoot, treeOps } = await this.executeMemo(p);
     const changedKeys = new Set(result.overlay.changes().map(([key]) => key));
     const record: BlockRecord = {
       header: p.header,
@@ -511,7 +567,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     try {
       await this.d.store.commitBlock({
         block: record,
-        txs: p.txs,
+        // As executed: each at the price its signature set, with the layout it verified under.
+        txs,
         receipts: result.receipts,
         events: result.events,
         stateChanges: result.overlay.changes(),
@@ -533,7 +590,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.mempool.removeCommitted(record.tx_hashes);
     if (result.scheduleChanged) await this.loadSchedule();
     await this.recheckMempool();
-    const committed: CommittedBlock = { block: record, txs: p.txs, receipts: result.receipts, events: result.events };
+    const committed: CommittedBlock = { block: record, txs, receipts: result.receipts, events: result.events };
     this.emit('committed', committed);
     this.d.hooks.committed.promise(committed).catch((err: unknown) => this.d.log.error({ err, height: record.header.height }, 'a committed-hook observer failed'));
     return record;

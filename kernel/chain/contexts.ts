@@ -8,6 +8,7 @@ import type { GenesisDoc } from '../config/genesis.js';
 import type { BlockEvent, BlockInfo, ChainEvent, Tx } from './types.js';
 import { checkEvent, type EventSink } from './block-events.js';
 import type { IndexStage, IndexWriter } from './index-stage.js';
+import type { ValueMoves } from './value-moves.js';
 import { readMethodCalls, writeMethodCalls, type MethodDirectory } from '../host/method-calls.js';
 import type { ReadMethodCalls, WriteMethodCalls } from '../host/methods.js';
 
@@ -99,7 +100,7 @@ export interface WriteOutputs {
 
 class WriteCtx implements WriteContext {
   private paramsOf: ParamReader | undefined;
-  private accountsOf: AccountsWriter | undefined;
+  protected accountsOf: AccountsWriter | undefined;
   private storeOf: Store | undefined;
   private indexOf: IndexWriter | undefined;
   private methodsOf: WriteMethodCalls | undefined;
@@ -168,12 +169,17 @@ class WriteCtx implements WriteContext {
 }
 
 class TxCtx extends WriteCtx implements TxContext {
-  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly tx: Tx, readonly gasLimit: number) {
+  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly tx: Tx, readonly gasLimit: number, private readonly moves: ValueMoves | undefined) {
     super(e, overlay, block, out, ns);
   }
 
+  /** Moves out of the signing account are shown to `beforeTransfer` and counted (value-moves.ts). */
+  override get accounts(): AccountsWriter {
+    return (this.accountsOf ??= this.moves === undefined ? accountsWriter(this.overlay) : this.moves.wrap(accountsWriter(this.overlay)));
+  }
+
   override [SCOPE](plugin: string): TxContext {
-    return new TxCtx(this.e, this.overlay, this.block, this.out, plugin, this.tx, this.gasLimit);
+    return new TxCtx(this.e, this.overlay, this.block, this.out, plugin, this.tx, this.gasLimit, this.moves);
   }
 }
 
@@ -204,8 +210,9 @@ export function writeContext(e: ContextEnv, overlay: StateOverlay, block: BlockI
   return new WriteCtx(e, overlay, block, out, 'kernel');
 }
 
-export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, gasLimit: number): TxContext {
-  return new TxCtx(e, overlay, block, out, 'kernel', tx, gasLimit);
+/** A transaction's context; with `moves`, its accounts writer shows and counts coins leaving the signing account. */
+export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, gasLimit: number, moves?: ValueMoves): TxContext {
+  return new TxCtx(e, overlay, block, out, 'kernel', tx, gasLimit, moves);
 }
 
 export function genesisContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, genesis: GenesisDoc, out: WriteOutputs): GenesisContext {

@@ -73,6 +73,8 @@ export function txView(i: TxViewInput): Record<string, unknown> {
     gas_price: tx.gasPrice,
     fee,
     fee_human: formatCoin(fee),
+    // Burned for a declared gas limit left unused (docs/architecture.md, "Unused gas"): charged on top of `fee`.
+    ...(receipt?.unused_gas_fee !== undefined ? { unused_gas_fee: receipt.unused_gas_fee, unused_gas_fee_human: formatCoin(receipt.unused_gas_fee) } : {}),
     shard: shardOf(tx.from, i.nShards),
     timestamp: i.blockTimestamp ?? tx.receivedAt,
     block: receipt ? receipt.block : null,

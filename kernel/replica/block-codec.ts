@@ -94,7 +94,7 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
             // Compact form: the id must name a text this node hashed itself.
             if (!isHash0x(t.hash)) throw new Error('malformed transaction id');
             const held = chain.pendingTx(t.hash);
-            if (held && held.origin === t.origin) return chain.forBlock(held, header.base_fee);
+            if (held && held.origin === t.origin) return chain.priced(held, held.sigVersion, header.base_fee);
             const text = fetched?.get(t.hash, t.origin);
             if (!text) {
               missing.push({ origin: t.origin, hash: t.hash });
@@ -114,7 +114,7 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
           const hash = known ? claimed! : hashOfCanonical(t.canonical);
           if (claimed !== undefined && claimed !== hash) throw new Error('transaction id does not match its text');
           const pending = known ? held : chain.pendingTx(hash);
-          if (pending && pending.origin === t.origin) return chain.forBlock(pending, header.base_fee);
+          if (pending && pending.origin === t.origin) return chain.priced(pending, pending.sigVersion, header.base_fee);
           return fromText(chain, t.origin, t.canonical, hash, header);
         });
         const evidence = json.evidence.map((e) => {

@@ -17,7 +17,7 @@ async function chain(): Promise<Fixture> {
 }
 
 const nonceOf = async (f: Fixture, w: Wallet): Promise<number> => Number((await f.account(w.address)).nonce) + 1;
-const plain = async (f: Fixture, w: Wallet, to: string, data: string, extra: { value?: number; gas_limit?: number } = {}) => signTransfer(w, { to, value: extra.value ?? 0, nonce: await nonceOf(f, w), data, version: 'v3', ...(extra.gas_limit !== undefined ? { gas_limit: extra.gas_limit } : {}) });
+const plain = async (f: Fixture, w: Wallet, to: string, data: string, extra: { value?: number; gas_limit?: number } = {}) => signTransfer(w, { to, value: extra.value ?? 0, nonce: await nonceOf(f, w), data, ...(extra.gas_limit !== undefined ? { gas_limit: extra.gas_limit } : {}) });
 
 async function receipt(f: Fixture, hash: string): Promise<Receipt> {
   const st = await f.chain.store.getTx(hash);

@@ -14,7 +14,7 @@ export interface ForwardedOperation {
   readonly socketMethod: string | undefined;
   /** The body or path field naming who acts, whose shard serves the operation. */
   readonly actorField: string | undefined;
-  /** Path parameters a ch-tx-v3 signature must also carry in the body (OperationSpec.pathFields). */
+  /** Path parameters a ch-tx-v3/v4 signature must also carry in the body (OperationSpec.pathFields). */
   readonly pathFields: readonly string[];
   /** The body field signed as `<value>` (decisions.md §6), null for none. */
   readonly valueField: string | null;
@@ -116,7 +116,7 @@ export function registerOperationMethods(hooks: Hooks, plugin: string, s: Gatewa
       const body: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(p)) {
         if (names.includes(k)) params[k] = String(v);
-        // A path field stays in the body too: the client's ch-tx-v3 signature covers it there.
+        // A path field stays in the body too: the client's ch-tx-v3/v4 signature covers it there.
         if (!names.includes(k) || op.pathFields.includes(k)) body[k] = v;
       }
       return resultOf(await forward(s, op, first, params, body));

@@ -47,6 +47,8 @@ export async function gatewayHealth(config: GatewayConfig, poller: NodePoller, c
 export function networkStatus(config: GatewayConfig, view: NodeView | undefined, router: ShardRouter): Record<string, unknown> {
   return {
     network: config.networkId,
+    // What a client signing ch-tx-v4 through the gateway names (decisions.md §94): the node's `/api/v1/status` is Node only.
+    chain_id: view?.chain_id ?? null,
     height: view?.height ?? 0,
     tps: view?.tps ?? 0,
     finality_ms: view?.finality_ms ?? 0,

@@ -13,8 +13,12 @@ export const SentinelOptionsSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** `POST /api/v1/transactions/:hash/confirm` and `/cancel`: the owner (the held transfer's sender) and the path's hash. */
-export const HeldActionSchema = Type.Object({ owner: Address, hash: TxHash }, { additionalProperties: false });
+/**
+ * `POST /api/v1/transactions/:hash/confirm` and `/cancel`: the owner (the held transfer's sender;
+ * left out, the key-derived address of the signing key) and the path's hash (in the body too
+ * for a ch-tx-v3/v4 signature, which must cover it: decisions.md §89).
+ */
+export const HeldActionSchema = Type.Object({ owner: Type.Optional(Address), hash: TxHash }, { additionalProperties: false });
 
 /** `POST /api/v1/trust/add` and `/remove`. */
 export const TrustSchema = Type.Object({ owner: Address, recipient: Address }, { additionalProperties: false });

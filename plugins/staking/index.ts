@@ -43,7 +43,8 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
     api.hooks.recordExists.for('node').tapPromise(api.name, async (ctx, address) => (await readNode(ctx.store, address)) !== undefined);
     api.hooks.executeTx.for('kind:node').tapPromise(api.name, async (ctx, tx) => {
       const owner = await payeeOf(ctx.store, tx.to);
-      await ctx.accounts.transfer(tx.from, owner, tx.value);
+      // A plain payment: the sentinel may hold it and credit the owner on release (decisions.md §99).
+      await ctx.accounts.transfer(tx.from, owner, tx.value, { payment: true });
       return undefined;
     });
     api.hooks.beginBlock.tapPromise(api.name, (ctx) => payRewardsIfDue(ctx));

@@ -53,7 +53,7 @@ test('chain node: a bad config stops start-up naming the field or variable', () 
   assert.ok((JSON.parse(schema.out) as { properties: Record<string, unknown> }).properties.consensus);
 });
 
-describe('chain op: the shipped client signs and submits operations, own layouts included', () => {
+describe('chain op: the shipped client signs ch-tx-v4 (or an own layout) and submits operations', () => {
   let net: TestDevnet;
   const dir = tempDir('cli-op-');
   const keyFile = (name: string): { file: string; address: string; public_key: string } => {

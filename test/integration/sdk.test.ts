@@ -190,9 +190,9 @@ describe('plugin SDK on a real devnet', () => {
     assert.equal(tooMuch.status, 400);
     assert.equal(tooMuch.body.error, `swap: ${alice.address} holds 180 tokens`);
 
-    // A gas_limit travels through the gateway untouched, covered by the v3 signature.
+    // A gas_limit travels through the gateway untouched, covered by the v4 signature.
     const nonce = (await getJson(`${rpc()}/api/v1/accounts/${alice.address}`)).body.next_nonce as number;
-    const metered = (n: number, gas: number) => signTransfer(alice, { to: METER_ADDRESS, value: 0, nonce: n, data: JSON.stringify({ gas }), gas_limit: 100, version: 'v3' });
+    const metered = (n: number, gas: number) => signTransfer(alice, { to: METER_ADDRESS, value: 0, nonce: n, data: JSON.stringify({ gas }), gas_limit: 100 });
     const used = await postJson(`${net.gatewayUrl}/api/v1/transactions`, metered(nonce, 70));
     assert.equal(used.status, 200, JSON.stringify(used.body));
     const oog = await postJson(`${net.gatewayUrl}/api/v1/transactions`, metered(nonce + 1, 150));

@@ -27,6 +27,8 @@ export const registerNode = defineOperation({
   signsFor: NODE_TARGET,
   value: null,
   gas: 100,
+  // Signs no value, but bonds min_stake from the owner: a session key's cap counts it (decisions.md §95).
+  debits: (ctx) => ctx.params.get('min_stake'),
   async check(ctx, op) {
     const { name, node_address, consensus_public_key } = op.body;
     if (!LABEL.test(name)) return badRequest(`name "${name}" must be 1 to 32 characters of a-z, 0-9 and -, not starting or ending with -`);
