@@ -8,7 +8,7 @@ import { certificateFromJson } from '../consensus/wire.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import type { SignatureProvider } from '../crypto/provider.js';
-import type { StateSource } from '../state/overlay.js';
+import { applyScanOptions, type StateSource } from '../state/overlay.js';
 import { checkSnapshot, decodeStoredBlock, type StateSnapshot } from './snapshot.js';
 
 /** The validators a node trusts before it has any state: the genesis set, power = stake. */
@@ -107,6 +107,6 @@ function entriesSource(entries: ReadonlyArray<readonly [string, string]>): State
       const e = entries.find(([k]) => k === key);
       return e === undefined ? undefined : decoded(e)[1];
     },
-    scan: async (prefix) => entries.filter(([k]) => k.startsWith(prefix)).map(decoded),
+    scan: async (prefix, options) => applyScanOptions(entries.filter(([k]) => k.startsWith(prefix)).map(decoded), options),
   };
 }

@@ -246,11 +246,13 @@ export class ChainStore {
       this.stateCache.set(key, value ?? ABSENT);
       return value;
     },
-    scan: async (prefix) => {
+    scan: async (prefix, options = {}) => {
       const start = stateKey(prefix);
       const out: Array<[string, Uint8Array]> = [];
       const cut = PREFIX.state.length;
-      for await (const [k, v] of this.kv.iterate({ gte: start, lt: prefixEnd(start) })) out.push([decoder.decode(k).slice(cut), v]);
+      if (options.limit !== undefined && options.limit <= 0) return out;
+      const range = { gte: start, lt: prefixEnd(start), ...(options.reverse ? { reverse: true } : {}), ...(options.limit !== undefined ? { limit: options.limit } : {}) };
+      for await (const [k, v] of this.kv.iterate(range)) out.push([decoder.decode(k).slice(cut), v]);
       return out;
     },
   };
