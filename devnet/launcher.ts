@@ -24,6 +24,10 @@ export interface DevnetOptions {
   cli?: string;
   /** Extra environment for every node (tests shorten block times this way). */
   env?: NodeJS.ProcessEnv;
+  /** Parameters written into a new chain's genesis (they take precedence over the network's overrides). */
+  genesisParams?: Record<string, string>;
+  /** Each genesis validator's stake in ucoin; 10 000 COIN (the default min_stake) when absent. */
+  genesisStake?: string;
   log?: (line: string) => void;
 }
 
@@ -51,7 +55,7 @@ const OWNER_FUNDS = '1000000000';
 export const GATEWAY_SOURCE_ADDRESS = '127.0.0.2';
 
 /** Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain. */
-export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset'>): { genesisFile: string; keyFiles: string[] } {
+export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset' | 'genesisParams' | 'genesisStake'>): { genesisFile: string; keyFiles: string[] } {
   const dir = resolve(o.dir);
   if (o.reset) rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'keys'), { recursive: true });
@@ -65,12 +69,12 @@ export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'res
   const validators = keyFiles.map((file, i) => {
     const k = existsSync(file) ? readKeyFile(file, nobleProvider) : makeKeyFile(nobleProvider, new Uint8Array(randomBytes(32)), `validator-${i}`);
     if (!existsSync(file)) writeKeyFile(file, k.file);
-    return { address: k.file.node_address ?? `chain:validator-${i}.node`, public_key: k.file.public_key, stake: GENESIS_STAKE, owner: k.file.address };
+    return { address: k.file.node_address ?? `chain:validator-${i}.node`, public_key: k.file.public_key, stake: o.genesisStake ?? GENESIS_STAKE, owner: k.file.address };
   });
   // decisions.md §14: each validator's owner gets 1 000 COIN, so validators can pay the fees of
   // their own operations; clients get coins from the faucet.
   const accounts = validators.map((v) => ({ address: v.owner, balance: OWNER_FUNDS }));
-  const genesis: GenesisDoc = { chain_id: `devnet-${randomBytes(3).toString('hex')}`, genesis_time: Date.now(), validators: validators.map(({ owner: _owner, ...v }) => v), accounts, params: {} };
+  const genesis: GenesisDoc = { chain_id: `devnet-${randomBytes(3).toString('hex')}`, genesis_time: Date.now(), validators: validators.map(({ owner: _owner, ...v }) => v), accounts, params: { ...(o.genesisParams ?? {}) } };
   writeFileSync(genesisFile, JSON.stringify(genesis, null, 2) + '\n');
   return { genesisFile, keyFiles };
 }
