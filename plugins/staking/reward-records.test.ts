@@ -89,9 +89,16 @@ test('reward pages: newest first, by source, offsets and totals from the summary
   await delegate(f, bob, 'chain:v0.node', 100n * COIN);
   await f.block();
   while (f.chain.head.height < 10) await f.block(); // payouts at 2, 4, 6, 8, 10
-  const s = stakingState(f);
+  const base = stakingState(f);
+  let rowsRead = 0;
+  const s = { ...base, scan: async (prefix?: string, o?: ScanOptions) => {
+    const rows = await base.scan(prefix, o);
+    rowsRead += rows.length;
+    return rows;
+  } };
   const page = await rewardsPage(s, 'chain:v0.node', ['stake', 'commission'], 3, 2);
   assert.equal(page.total, 10);
+  assert.equal(rowsRead, 2 * (2 + 3), 'each source read only as far as offset + limit');
   // Each reward height pays the stake, then the delegation's commission: newest first, past two.
   assert.deepEqual(page.rows.map((r) => `${r.height}:${r.source}`), ['8:commission', '8:stake', '6:commission']);
   const commissions = await rewardsPage(s, 'chain:v0.node', ['commission'], 2, 0);
