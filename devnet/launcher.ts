@@ -24,6 +24,10 @@ export interface DevnetOptions {
   cli?: string;
   /** Extra environment for every node (tests shorten block times this way). */
   env?: NodeJS.ProcessEnv;
+  /** Parameters written into a new chain's genesis (they take precedence over the network's overrides). */
+  genesisParams?: Record<string, string>;
+  /** Each genesis validator's stake in ucoin; 10 000 COIN (the default min_stake) when absent. */
+  genesisStake?: string;
   log?: (line: string) => void;
 }
 
@@ -43,9 +47,15 @@ const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../cli/main.js');
 /** 10 000 COIN: the default min_stake, so genesis validators hold real voting power. */
 const GENESIS_STAKE = '10000000000';
 const OWNER_FUNDS = '1000000000';
+/**
+ * The loopback address the devnet's gateway connects to validators from (decisions.md §93): a
+ * host of its own, as far as the nodes' per-IP limit can tell. Linux routes all of 127.0.0.0/8 to
+ * loopback; elsewhere the address may need adding to the loopback interface.
+ */
+export const GATEWAY_SOURCE_ADDRESS = '127.0.0.2';
 
 /** Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain. */
-export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset'>): { genesisFile: string; keyFiles: string[] } {
+export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset' | 'genesisParams' | 'genesisStake'>): { genesisFile: string; keyFiles: string[] } {
   const dir = resolve(o.dir);
   if (o.reset) rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'keys'), { recursive: true });
@@ -59,12 +69,12 @@ export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'res
   const validators = keyFiles.map((file, i) => {
     const k = existsSync(file) ? readKeyFile(file, nobleProvider) : makeKeyFile(nobleProvider, new Uint8Array(randomBytes(32)), `validator-${i}`);
     if (!existsSync(file)) writeKeyFile(file, k.file);
-    return { address: k.file.node_address ?? `chain:validator-${i}.node`, public_key: k.file.public_key, stake: GENESIS_STAKE, owner: k.file.address };
+    return { address: k.file.node_address ?? `chain:validator-${i}.node`, public_key: k.file.public_key, stake: o.genesisStake ?? GENESIS_STAKE, owner: k.file.address };
   });
   // decisions.md §14: each validator's owner gets 1 000 COIN, so validators can pay the fees of
   // their own operations; clients get coins from the faucet.
   const accounts = validators.map((v) => ({ address: v.owner, balance: OWNER_FUNDS }));
-  const genesis: GenesisDoc = { chain_id: `devnet-${randomBytes(3).toString('hex')}`, genesis_time: Date.now(), validators: validators.map(({ owner: _owner, ...v }) => v), accounts, params: {} };
+  const genesis: GenesisDoc = { chain_id: `devnet-${randomBytes(3).toString('hex')}`, genesis_time: Date.now(), validators: validators.map(({ owner: _owner, ...v }) => v), accounts, params: { ...(o.genesisParams ?? {}) } };
   writeFileSync(genesisFile, JSON.stringify(genesis, null, 2) + '\n');
   return { genesisFile, keyFiles };
 }
@@ -127,9 +137,10 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     const child = spawn(
       process.execPath,
       [...NODE_V8_FLAGS, o.cli ?? CLI, 'node', '--network', 'devnet', '--data-dir', join(dir, `node-${i}`), '--genesis', genesisFile, '--key', keyFiles[i]!, '--rpc-port', String(port), '--p2p-port', String(p2pPort), ...(seeds ? ['--seeds', seeds] : []), ...(o.enablePlugins ?? []).flatMap((p) => ['--enable-plugin', p]), ...(o.disablePlugins ?? []).flatMap((p) => ['--disable-plugin', p])],
-      // The gateway reaches every validator from loopback: exempt it from the per-IP limit, so the
-      // gateway's per-client limits are what devnet users meet (CHAIN_RPC_TRUSTED_IPS).
-      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: '127.0.0.1', ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      // decisions.md §93: the gateway reaches every validator from its own loopback address, and
+      // only that address is exempt from the node's per-IP limit; every other local client (a
+      // script, a benchmark, the CLI) meets the node's limit as it would from another host.
+      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: GATEWAY_SOURCE_ADDRESS, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.pipe(logFile);
     child.stderr!.pipe(logFile);
@@ -161,7 +172,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
       // The gateway fails over across every validator (one shard, several nodes).
       const logFile = createWriteStream(join(dir, 'gateway.log'), { flags: 'a' });
       const gw = spawn(process.execPath, [o.cli ?? CLI, 'gateway', '--network', 'devnet'], {
-        env: { ...process.env, PORT: String(o.gatewayPort), NODE_RPC_URL: rpcUrls[0]!, SHARD_NODE_URLS: rpcUrls.join('|'), NETWORK_ID: 'devnet-local', POLL_NODE_INTERVAL_MS: '500', ...o.env },
+        env: { ...process.env, PORT: String(o.gatewayPort), NODE_RPC_URL: rpcUrls[0]!, SHARD_NODE_URLS: rpcUrls.join('|'), NODE_SOURCE_ADDRESS: GATEWAY_SOURCE_ADDRESS, NETWORK_ID: 'devnet-local', POLL_NODE_INTERVAL_MS: '500', ...o.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       gw.stdout!.pipe(logFile);

@@ -52,10 +52,12 @@ export type {
 } from './hooks.js';
 export type { BlockEvent, BlockInfo, BlockRecord, ChainEvent, CommittedBlock, EventPhase, Evidence, Receipt, Tx } from './chain/types.js';
 export type { Validator } from './consensus/types.js';
+export { MAX_VALIDATORS } from './chain/validator-update-rules.js';
 export type { IndexWriter } from './chain/index-stage.js';
 export type { IndexReader } from './store/plugin-index.js';
 export { operationOf } from './chain/types.js';
 export type { ReadonlyStore, Store } from './state/prefixed-store.js';
+export type { ScanOptions } from './state/overlay.js';
 export { jsonRecord, bigintCodec, type RecordCodec } from './state/record-codec.js';
 export type { ParamReader, ParamSpec } from './state/params.js';
 export type { AccountRecord, AccountsReader, AccountsWriter, TransferOptions } from './state/accounts.js';
@@ -76,7 +78,7 @@ export { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES, type SignatureProv
 export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
 
 // Node-side services and routes (state plugins' read endpoints, the faucet's test-network routes).
-export { listPage, pageOf, type Page } from './node/pagination.js';
+export { countedPage, listPage, pageOf, type Page } from './node/pagination.js';
 export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
 export type { ChainHistory } from './node/history.js';
 export { RouteTable, type HttpMethod, type ProvenRead, type RouteOptions, type RpcHandler, type RpcRequest } from './node/route-table.js';

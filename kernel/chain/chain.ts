@@ -6,7 +6,7 @@ import { StateOverlay } from '../state/overlay.js';
 import { ParamRegistry, paramStateKey } from '../state/params.js';
 import { bigintCodec } from '../state/record-codec.js';
 import { accountsReader, accountsWriter } from '../state/accounts.js';
-import type { ChainStore, ChainMeta } from '../store/chain-store.js';
+import type { ChainStore, ChainMeta, StateView } from '../store/chain-store.js';
 import { WriteBatch } from '../store/kv.js';
 import { toHex0x, parseHex } from '../codec/hex.js';
 import { deriveAddress, isKeyDerivedAddress } from '../crypto/address.js';
@@ -634,9 +634,14 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.d.log.info({ height: block.header.height, state_root: root, keys: entries.length }, 'state snapshot installed');
   }
 
-  /** Every state entry at the head, ascending by key (for GET /api/v1/state/snapshot). */
+  /** Every state entry at the head, ascending by key, all at once (tests; a snapshot streams `stateView`). */
   async stateEntries(): Promise<Array<[string, Uint8Array]>> {
     return this.d.store.state.scan('');
+  }
+
+  /** Committed state as of now, with its head, read consistently while blocks commit (GET /api/v1/state/snapshot). */
+  stateView(): Promise<StateView> {
+    return this.d.store.stateView();
   }
 
   /** A committed block as its proposal (header, transactions, evidence), for peers catching up. */

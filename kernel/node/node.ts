@@ -142,7 +142,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
 
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, params, operations, host as PluginHost<unknown>);
-  registerSnapshotRoutes(routes, chain, { address: key.file.node_address, keys: key.keys }, provider, genesisTrust(genesis), config.consensus.checkpoint_interval, config.consensus.sync_history_blocks);
+  registerSnapshotRoutes(routes, chain, { address: key.file.node_address, keys: key.keys }, provider, genesisTrust(genesis), config.consensus.checkpoint_interval, config.consensus.sync_history_blocks, join(dataDir, 'snapshots'));
   hooks.routes.call(routes);
   registerOperationRoutes(routes, services, operations);
   registerMainnetRefusals(routes, config.env);

@@ -31,3 +31,11 @@ export function listPage<T>(key: string, all: readonly T[], limit: number, offse
   const items = all.slice(offset, offset + limit);
   return { [key]: items, total: all.length, limit, offset, has_more: offset + items.length < all.length };
 }
+
+/**
+ * The same shape for a page read on its own (a bounded scan) from a list whose size is kept apart
+ * (a count record): a route answers without holding the whole list.
+ */
+export function countedPage<T>(key: string, rows: readonly T[], total: number, limit: number, offset: number): Record<string, unknown> {
+  return { [key]: rows, total, limit, offset, has_more: offset + rows.length < total };
+}

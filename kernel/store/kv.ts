@@ -20,8 +20,19 @@ export interface KvIterateOptions {
   limit?: number;
 }
 
+/**
+ * The store as it was at one instant, read while writes go on (LevelDB's snapshots): what a
+ * long read that must not mix two blocks' writes uses. Closing it lets the store reclaim space.
+ */
+export interface KvSnapshot extends KvReader {
+  iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+  close(): Promise<void>;
+}
+
 export interface KvStore extends KvReader {
   iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /** A consistent view of the store as it is now. */
+  snapshot(): KvSnapshot;
   /** Applies every put and del atomically, durably (fsync) when `sync` is set. */
   write(ops: readonly KvOp[], sync: boolean): Promise<void>;
   close(): Promise<void>;

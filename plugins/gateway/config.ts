@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { ConfigError, parseAmountText } from '../../kernel/sdk.js';
 
 /**
@@ -14,6 +15,7 @@ export const GatewayEnvSchema = Type.Object({
   GATEWAY_HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'listen address; all interfaces by default' }),
   NODE_RPC_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'http://127.0.0.1:9933', description: 'node RPC for reads and polling' }),
   NODE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'per request to a node' }),
+  NODE_SOURCE_ADDRESS: Type.Optional(Type.String({ minLength: 1, description: 'local IP address the gateway connects to nodes from, so a node can exempt exactly it (CHAIN_RPC_TRUSTED_IPS); the system chooses when unset' })),
   NETWORK_ID: Type.String({ minLength: 1, default: 'chain-mainnet-1', description: 'network name in /health' }),
   POLL_NODE_INTERVAL_MS: Type.Integer({ minimum: 20, default: 2000 }),
   PROTOCOL_PARAMS_REFRESH_MS: Type.Integer({ minimum: 100, default: 60000, description: 'how often the protocol parameters are re-read from a node' }),
@@ -54,6 +56,8 @@ export interface GatewayConfig {
   readonly host: string;
   readonly nodeRpcUrl: string;
   readonly nodeTimeoutMs: number;
+  /** Local address of the gateway's connections to nodes, or undefined for the system's choice. */
+  readonly nodeSourceAddress: string | undefined;
   readonly networkId: string;
   readonly pollIntervalMs: number;
   readonly paramsRefreshMs: number;
@@ -107,6 +111,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     const file = e[name];
     if (file !== undefined && !existsSync(file)) throw new ConfigError(`${name}="${file}": no such file`);
   }
+  if (e.NODE_SOURCE_ADDRESS !== undefined && isIP(e.NODE_SOURCE_ADDRESS) === 0) throw new ConfigError(`NODE_SOURCE_ADDRESS=${JSON.stringify(e.NODE_SOURCE_ADDRESS)}: expected an IP address of this host`);
   const faucetAmount = parseAmountText(e.FAUCET_AMOUNT);
   // A safe integer, because a request naming no amount is forwarded with this one as a JSON number.
   if (faucetAmount === null || faucetAmount < 1n || faucetAmount > BigInt(Number.MAX_SAFE_INTEGER)) {
@@ -117,6 +122,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     host: e.GATEWAY_HOST,
     nodeRpcUrl: e.NODE_RPC_URL.replace(/\/+$/, ''),
     nodeTimeoutMs: e.NODE_TIMEOUT_MS,
+    nodeSourceAddress: e.NODE_SOURCE_ADDRESS,
     networkId: e.NETWORK_ID,
     pollIntervalMs: e.POLL_NODE_INTERVAL_MS,
     paramsRefreshMs: e.PROTOCOL_PARAMS_REFRESH_MS,

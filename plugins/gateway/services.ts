@@ -53,7 +53,7 @@ export interface GatewayCore {
  */
 export function createGatewayServices(config: GatewayConfig, log: Logger, socketEvents: readonly PluginEventSpec[], operations: readonly ForwardedOperation[] = []): GatewayCore {
   const router = ShardRouter.fromConfig(config.nodeRpcUrl, config.shardNodes, config.shardNodeUrls);
-  const client = new NodeClient(config.nodeTimeoutMs, log.child({ part: 'node-client' }));
+  const client = new NodeClient(config.nodeTimeoutMs, log.child({ part: 'node-client' }), config.nodeSourceAddress);
   const cache = new ResponseCache(config.cacheMaxEntries, config.pollIntervalMs);
   const reads = new NodeReads(client, cache, router, config.nodeRpcUrl);
   const events = new EventBus(log.child({ part: 'events' }));

@@ -168,3 +168,20 @@ test('decisions.md §90: part 1\'s bodies succeed: requester left out is the sig
   await confirmed(f, 'recovery_approve', v4({ target: owner.address, guardian: g2.address, request_id: 2 }));
   assert.deepEqual((await open()).approvals, [g2.address]);
 });
+
+test('guardian-of is counted per guardian as recoveries are set up and replaced, so a page is read without reading every entry', async () => {
+  const f = await chain();
+  const count = async (g: Wallet): Promise<number | undefined> => {
+    const raw = await f.chain.store.state.get(`identity/guards_count/${g.address}`);
+    return raw === undefined ? undefined : (JSON.parse(new TextDecoder().decode(raw)) as number);
+  };
+  const entries = async (g: Wallet): Promise<string[]> => (await f.chain.store.state.scan(`identity/guards/${g.address}/`)).map(([k]) => k.slice(`identity/guards/${g.address}/`.length));
+  await confirmed(f, 'recovery_setup', signed(owner, identityMessages.setup, { owner: owner.address, guardians: [g1.address, g2.address], threshold: 1, timelock: 5 }));
+  await confirmed(f, 'recovery_setup', signed(outsider, identityMessages.setup, { owner: outsider.address, guardians: [g1.address], threshold: 1, timelock: 5 }));
+  assert.deepEqual([await count(g1), await count(g2), (await entries(g1)).length], [2, 1, 2]);
+  // The owner keeps g1, drops g2, adds g3.
+  await confirmed(f, 'recovery_setup', signed(owner, identityMessages.setup, { owner: owner.address, guardians: [g3.address, g1.address], threshold: 2, timelock: 5 }));
+  assert.deepEqual([await count(g1), await count(g2), await count(g3)], [2, undefined, 1]);
+  assert.deepEqual(await entries(g2), []);
+  assert.deepEqual((await entries(g1)).sort(), [outsider.address, owner.address].sort());
+});

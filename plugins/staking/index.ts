@@ -10,7 +10,7 @@ import { unjail } from './operations/unjail.js';
 import { unstake } from './operations/unstake.js';
 import { DEFAULT_COMMISSION_BPS, STAKING_PARAMS } from './params.js';
 import { stakingRoutes } from './routes.js';
-import { readNode, writeNode, writeStake } from './store.js';
+import { putNode, putStake, readNode } from './store.js';
 import { STAKING_EVENTS } from './events.js';
 import { stakingMethods } from './methods.js';
 import { slashDoubleSign } from './slashing.js';
@@ -32,11 +32,13 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
   events: STAKING_EVENTS,
   register(api) {
     // Genesis validators are nodes owned by the address their key derives (decisions.md §19), with
-    // their genesis stake as self-stake at the genesis rate.
+    // their genesis stake as self-stake at the genesis rate, locked like any other: until
+    // unbonding_blocks from genesis (§96), so none can leave at once and vote with nothing to slash.
     api.hooks.initGenesis.tapPromise(api.name, async (ctx) => {
+      const unlock = Number(await ctx.params.get('unbonding_blocks'));
       for (const v of ctx.genesis.validators) {
-        writeNode(ctx.store, { address: v.address, owner: deriveAddress(parseHex(v.public_key)!), consensus_public_key: v.public_key, commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: '', rpc_endpoint: '', registered_height: 0, jailed_until: 0 });
-        writeStake(ctx.store, v.address, { amount: BigInt(v.stake), unlock_height: 0, paid_to: 0, genesis: true, bonded_height: 0, added_height: 0 });
+        await putNode(ctx.store, { address: v.address, owner: deriveAddress(parseHex(v.public_key)!), consensus_public_key: v.public_key, commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: '', rpc_endpoint: '', registered_height: 0, jailed_until: 0 });
+        await putStake(ctx.store, v.address, { amount: BigInt(v.stake), unlock_height: unlock, paid_to: 0, genesis: true, bonded_height: 0, added_height: 0 }, 0);
       }
     });
     api.hooks.ownerOf.for('node').tapPromise(api.name, async (ctx, address) => (await readNode(ctx.store, address))?.owner);

@@ -21,7 +21,7 @@ export interface TestDevnet extends Devnet {
  * that talk to it as a client would; short block times, no faucet cooldown, and node rate limits
  * out of the way unless `env` says otherwise. One per test file: scenarios share it.
  */
-export async function startTestDevnet(opts: { validators?: number; env?: NodeJS.ProcessEnv; cli?: string; enablePlugins?: string[]; disablePlugins?: string[] } = {}): Promise<TestDevnet> {
+export async function startTestDevnet(opts: { validators?: number; env?: NodeJS.ProcessEnv; cli?: string; enablePlugins?: string[]; disablePlugins?: string[]; genesisParams?: Record<string, string>; genesisStake?: string } = {}): Promise<TestDevnet> {
   const validators = opts.validators ?? 4;
   const base = await freePortBlock(2 * validators + 1);
   const dir = tempDir('devnet-it-');
@@ -37,6 +37,8 @@ export async function startTestDevnet(opts: { validators?: number; env?: NodeJS.
     ...(opts.cli ? { cli: opts.cli } : {}),
     ...(opts.enablePlugins ? { enablePlugins: opts.enablePlugins } : {}),
     ...(opts.disablePlugins ? { disablePlugins: opts.disablePlugins } : {}),
+    ...(opts.genesisParams ? { genesisParams: opts.genesisParams } : {}),
+    ...(opts.genesisStake ? { genesisStake: opts.genesisStake } : {}),
   });
   const p2pAddresses = Array.from({ length: validators }, (_, i) => `127.0.0.1:${base + validators + i}`);
   // The signing helpers name this chain in ch-tx-v4 (decisions.md §94: GET /api/v1/status chain_id).
