@@ -37,6 +37,8 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_P2P_HOST', path: ['p2p', 'host'], kind: 'string' },
   { variable: 'CHAIN_P2P_PORT', path: ['p2p', 'port'], kind: 'int' },
   { variable: 'CHAIN_P2P_SEEDS', path: ['p2p', 'seeds'], kind: 'list' },
+  { variable: 'CHAIN_P2P_EXTERNAL', path: ['p2p', 'external'], kind: 'string' },
+  { variable: 'CHAIN_GENESIS_HASH', path: ['genesis_hash'], kind: 'string' },
   { variable: 'CHAIN_SHARDS', path: ['sharding', 'shards'], kind: 'int' },
   { variable: 'CHAIN_SHARD_ID', path: ['sharding', 'shard_id'], kind: 'int' },
   { variable: 'CHAIN_CRYPTO_PROVIDER', path: ['crypto', 'provider'], kind: 'string' },

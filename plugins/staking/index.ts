@@ -31,11 +31,12 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
   addressKinds: [{ kind: 'node', gas: 21, description: 'a plain transfer to a .node credits its owner' }],
   events: STAKING_EVENTS,
   register(api) {
-    // Genesis validators are nodes owned by the address their key derives (decisions.md §19), with
-    // their genesis stake as self-stake at the genesis rate.
+    // Genesis validators are nodes owned by their join statement's owner (decisions.md §82: the
+    // address their key derives, §19, unless another key signed as owner), with their genesis
+    // stake as self-stake at the genesis rate and the P2P endpoint they joined with.
     api.hooks.initGenesis.tapPromise(api.name, async (ctx) => {
       for (const v of ctx.genesis.validators) {
-        writeNode(ctx.store, { address: v.address, owner: deriveAddress(parseHex(v.public_key)!), consensus_public_key: v.public_key, commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: '', rpc_endpoint: '', registered_height: 0, jailed_until: 0 });
+        writeNode(ctx.store, { address: v.address, owner: v.owner, consensus_public_key: v.public_key, commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: v.p2p_endpoint, rpc_endpoint: '', registered_height: 0, jailed_until: 0 });
         writeStake(ctx.store, v.address, { amount: BigInt(v.stake), unlock_height: 0, paid_to: 0, genesis: true, bonded_height: 0, added_height: 0 });
       }
     });
