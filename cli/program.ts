@@ -3,6 +3,7 @@ import { runNodeCommand, type NodeFlags } from './node-command.js';
 import { registerKeysCommands } from './keys-command.js';
 import { registerOpCommand } from './op-command.js';
 import { registerOperatorCommands } from './operator-commands.js';
+import { registerWalletCommands } from './wallet-commands.js';
 import { runDevnetCommand, type DevnetFlags } from './devnet-command.js';
 import { runDevnetToggle, type DevnetToggleFlags } from './devnet-toggle.js';
 import { printConfigSchema } from './schema-command.js';
@@ -46,6 +47,8 @@ registerKeysCommands(program.command('keys').description('create and inspect ML-
 registerOpCommand(program, catalogue);
 
 registerOperatorCommands(program, catalogue);
+
+registerWalletCommands(program);
 
 const devnet = program
   .command('devnet')
