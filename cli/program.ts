@@ -4,6 +4,7 @@ import { registerKeysCommands } from './keys-command.js';
 import { registerOpCommand } from './op-command.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerWalletCommands } from './wallet-commands.js';
+import { registerTopCommand } from './top/command.js';
 import { runDevnetCommand, type DevnetFlags } from './devnet-command.js';
 import { runDevnetToggle, type DevnetToggleFlags } from './devnet-toggle.js';
 import { printConfigSchema } from './schema-command.js';
@@ -50,6 +51,8 @@ registerOperatorCommands(program, catalogue);
 
 registerWalletCommands(program);
 
+registerTopCommand(program);
+
 const devnet = program
   .command('devnet')
   .description('run a local test network of N validators on loopback')
@@ -62,6 +65,7 @@ const devnet = program
   .option('--p2p-base-port <port>', 'P2P port of validator 0 (validator i listens on base + i)', '26656')
   .option('--gateway-port <port>', 'gateway port', '3000')
   .option('--no-gateway', 'start the validators only')
+  .option('--watch', 'show the validators live (chain top) instead of returning to the logs', false)
   .option('--enable-plugin <name>', 'switch a plugin on for this devnet (repeatable)', collect, [])
   .option('--disable-plugin <name>', 'switch a plugin off for this devnet (repeatable)', collect, [])
   .action((f: DevnetFlags) => runDevnetCommand(f, catalogue));
