@@ -33,7 +33,8 @@ export async function runTop(o: TopOptions, signal?: AbortSignal): Promise<void>
     for (const s of snaps) if (s.node_address !== null) known.set(s.url, s.node_address);
     return snaps;
   };
-  const width = (): number => stdout.columns ?? 100;
+  // A terminal says its width; a pipe does not, and COLUMNS may.
+  const width = (): number => stdout.columns ?? (Number(env.COLUMNS) > 0 ? Number(env.COLUMNS) : 100);
   if (o.once) {
     stdout.write(renderFrame(await snapshotAll(), width(), { color: false }) + '\n');
     return;
