@@ -182,6 +182,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: genesisHashValue, self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log });
   consensus = production;
   p2pListen = () => production.p2pAddress();
+  metrics.consensusView = () => ({ peers: production.peers().length, round: production.round(), behind: production.behind() });
 
   let stopping: Promise<void> | null = null;
   return {

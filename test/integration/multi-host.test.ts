@@ -66,7 +66,7 @@ describe('four validators on four hosts, from init to a running network (docs/op
     for (const host of cluster.hosts) {
       const home = homes[host.index]!;
       // 1. On every host: a home (key and node.json) bound to the host's address.
-      const init = JSON.parse(ok(host, ['init', '--home', home, '--network', 'devnet', '--moniker', `host-${host.index}`, '--rpc-host', host.ip, '--rpc-port', String(RPC_PORT), '--p2p-host', host.ip, '--p2p-port', String(P2P_PORT)])) as { node_address: string; node_id: string; owner: string };
+      const init = JSON.parse(ok(host, ['init', '--home', home, '--network', 'testnet', '--moniker', `host-${host.index}`, '--rpc-host', host.ip, '--rpc-port', String(RPC_PORT), '--p2p-host', host.ip, '--p2p-port', String(P2P_PORT)])) as { node_address: string; node_id: string; owner: string };
       assert.equal(init.node_address, `chain:host-${host.index}.node`);
       nodeIds.push(init.node_id);
       // 2. On every host: the signed join statement, naming where peers reach it.
@@ -83,7 +83,7 @@ describe('four validators on four hosts, from init to a running network (docs/op
     });
     // 4. On the first host: collect (in any order), validate.
     const genesis = join(dir, 'host-0', 'genesis.json');
-    ok(first, ['genesis', 'collect', '--network', 'devnet', '--chain-id', chainId, '--out', genesis, ...joins.reverse()]);
+    ok(first, ['genesis', 'collect', '--network', 'testnet', '--chain-id', chainId, '--out', genesis, ...joins.reverse()]);
     const validated = ok(first, ['genesis', 'validate', genesis]).trim();
     const m = /^genesis ok (\S+) (0x[0-9a-f]{64})$/.exec(validated);
     assert.ok(m, validated);
@@ -122,20 +122,25 @@ describe('four validators on four hosts, from init to a running network (docs/op
     }
     const genesis = (await getJson(`${rpc(2)}/api/v1/genesis`)).body;
     assert.equal(genesis.chain_id, chainId);
+    // What docs/operators.md says to watch.
+    const metrics = await (await fetch(`${rpc(1)}/metrics`)).text();
+    assert.match(metrics, /^chain_peers 3$/m);
+    assert.match(metrics, /^chain_height \d+$/m);
+    assert.match(metrics, /^chain_consensus_round \d+$/m);
   });
 
   test('a fifth host whose genesis differs by one re-signed stake is refused by every peer with both hashes logged; a node pinned to another hash exits 1', async () => {
     const fifth = cluster.addHost();
     const home = join(dir, 'host-4', 'home');
-    ok(fifth, ['init', '--home', home, '--network', 'devnet', '--moniker', 'host-4', '--rpc-host', fifth.ip, '--p2p-host', fifth.ip]);
+    ok(fifth, ['init', '--home', home, '--network', 'testnet', '--moniker', 'host-4', '--rpc-host', fifth.ip, '--p2p-host', fifth.ip]);
     // Host 1's operator signs a second statement with another stake (in a scratch copy of its home).
     const scratch = join(dir, 'host-1', 'resigned');
     cpSync(join(homes[1]!, 'keys'), join(scratch, 'keys'), { recursive: true });
     cpSync(join(homes[1]!, 'config', 'node.json'), join(scratch, 'config', 'node.json'));
-    ok(cluster.hosts[1]!, ['genesis', 'join', '--home', scratch, '--chain-id', chainId, '--p2p-external', `${cluster.hosts[1]!.ip}:${P2P_PORT}`, '--stake', '10000001']);
+    ok(cluster.hosts[1]!, ['genesis', 'join', '--home', scratch, '--chain-id', chainId, '--p2p-external', `${cluster.hosts[1]!.ip}:${P2P_PORT}`, '--stake', '10000000001']);
     const original = JSON.parse(readFileSync(join(homes[0]!, 'config', 'genesis.json'), 'utf8')) as { genesis_time: number };
     const forked = join(dir, 'host-4', 'genesis.json');
-    ok(fifth, ['genesis', 'collect', '--network', 'devnet', '--chain-id', chainId, '--genesis-time', String(original.genesis_time), '--out', forked, join(homes[0]!, 'config', 'join.json'), join(scratch, 'config', 'join.json'), join(homes[2]!, 'config', 'join.json'), join(homes[3]!, 'config', 'join.json')]);
+    ok(fifth, ['genesis', 'collect', '--network', 'testnet', '--chain-id', chainId, '--genesis-time', String(original.genesis_time), '--out', forked, join(homes[0]!, 'config', 'join.json'), join(scratch, 'config', 'join.json'), join(homes[2]!, 'config', 'join.json'), join(homes[3]!, 'config', 'join.json')]);
     const forkHash = /(0x[0-9a-f]{64})/.exec(ok(fifth, ['genesis', 'install', '--home', home, forked]))![1]!;
     assert.notEqual(forkHash, genesisHash);
 
