@@ -5,7 +5,11 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, getJson, makeChainDir, postJson, until, waitConfirmed } from '../helpers/node-process.js';
+import { CLI, getJson, makeChainDir, postJson, startNodeProcess, until, waitConfirmed } from '../helpers/node-process.js';
+import { testGenesis } from '../helpers/genesis.js';
+import { genesisHash } from '../../kernel/chain/block-hash.js';
+import { readKeyFile } from '../../kernel/crypto/keyfile.js';
+import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { freePorts } from '../helpers/cluster.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
@@ -53,6 +57,30 @@ test('chain node: a bad config stops start-up naming the field or variable', () 
   const schema = chain(['config-schema']);
   assert.equal(schema.code, 0);
   assert.ok((JSON.parse(schema.out) as { properties: Record<string, unknown> }).properties.consensus);
+});
+
+test('chain node: exits 1 naming both hashes when the genesis is not the pinned one, or not the chain in the data folder', async () => {
+  const node = await startNodeProcess();
+  const status = (await getJson(`${node.url}/status`)).body;
+  await node.stop();
+  const data = join(node.dir, 'data');
+  const key = join(node.dir, 'validator.json');
+  const pinned = chain(['node', '--network', 'devnet', '--genesis', join(node.dir, 'genesis.json'), '--key', key, '--data-dir', data, '--rpc-port', '0', '--genesis-hash', `0x${'00'.repeat(32)}`]);
+  assert.equal(pinned.code, 1, pinned.err);
+  assert.ok(pinned.err.includes(status.genesis_hash as string) && pinned.err.includes(`0x${'00'.repeat(32)}`), pinned.err);
+  // Same key and chain id, another genesis time: another genesis for the data folder's chain.
+  const other = join(node.dir, 'other-genesis.json');
+  const loaded = readKeyFile(key, nobleProvider);
+  const otherDoc = testGenesis({ chainId: status.chain_id as string, genesisTime: 1_700_000_000_001, validators: [{ address: loaded.file.node_address!, key: loaded.keys, stake: '10000000000' }] });
+  writeFileSync(other, JSON.stringify(otherDoc));
+  const moved = chain(['node', '--network', 'devnet', '--genesis', other, '--key', key, '--data-dir', data, '--rpc-port', '0']);
+  assert.equal(moved.code, 1, moved.err);
+  assert.ok(moved.err.includes(status.genesis_hash as string) && moved.err.includes(genesisHash(otherDoc)), moved.err);
+  // A genesis breaking a rule of §82 (here its signature): exit 1 naming the rule.
+  writeFileSync(other, JSON.stringify({ ...otherDoc, validators: [{ ...otherDoc.validators[0]!, stake: '20000000000' }] }));
+  const broken = chain(['node', '--network', 'devnet', '--genesis', other, '--key', key, '--data-dir', join(node.dir, 'fresh'), '--rpc-port', '0']);
+  assert.equal(broken.code, 1, broken.err);
+  assert.match(broken.err, /signature: validator chain:validator-0\.node: signature does not verify/);
 });
 
 describe('the CLI on a devnet: chain op, the wallet verbs, chain top', () => {
