@@ -13,6 +13,8 @@ interface EnvBinding {
   readonly kind: Kind;
 }
 
+// `CHAIN_HOME` is not a config path: it names the node home whose node.json is a layer of its
+// own, between the network file and these variables (home.ts, load.ts).
 export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_NETWORK', path: ['network'], kind: 'string' },
   { variable: 'CHAIN_ENV', path: ['env'], kind: 'string' },

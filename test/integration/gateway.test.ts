@@ -1,6 +1,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { signTransfer, wallet } from '../helpers/chain-fixture.js';
+import { genesisHash } from '../../kernel/chain/block-hash.js';
+import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import { getJson, postJson, startNodeProcess, until, type NodeHandle } from '../helpers/node-process.js';
 import { startGatewayProcess, WsClient, type Msg, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
 
@@ -14,6 +16,9 @@ async function networkStatusIsMeasured(gatewayUrl: string, nodeUrl: string): Pro
   assert.equal(ns.descriptive_fields, undefined);
   const status = (await getJson(`${nodeUrl}/api/v1/status`)).body;
   for (const f of ['chain_id', 'genesis_hash']) assert.equal(ns[f], status[f], f);
+  const genesis = await getJson(`${gatewayUrl}/api/v1/genesis`);
+  assert.deepEqual(genesis, await getJson(`${nodeUrl}/api/v1/genesis`), 'the gateway serves the genesis the node loaded');
+  assert.equal(genesisHash(genesis.body as unknown as GenesisDoc), status.genesis_hash);
   assert.equal(ns.shard_count, 1);
   assert.equal(ns.validator_count, status.validator_count);
   for (const alg of ['ML-DSA-65', 'ML-KEM-768', 'SHA3-256']) assert.ok((ns.crypto as string[]).includes(alg), alg);
