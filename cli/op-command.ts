@@ -107,7 +107,7 @@ export function registerOpCommand(program: Command, catalogue: Catalogue): void 
     .description('sign an operation (grant_session, rotate_key, recovery_approve, sponsor_deposit, stake, …) with a key file and submit it to a node')
     .requiredOption('--body <json>', 'the operation body without nonce, public_key and signature; the actor field defaults to the key\'s address')
     .requiredOption('--key <file>', 'key file that signs (chain keys generate --out)')
-    .option('--rpc <url>', 'node RPC URL', process.env.NODE_RPC_URL ?? 'http://127.0.0.1:9933')
+    .option('--rpc <url>', 'node RPC URL (default: CHAIN_RPC, else NODE_RPC_URL, else the local node)', process.env.CHAIN_RPC || process.env.NODE_RPC_URL || 'http://127.0.0.1:9933')
     .option('--nonce <ms>', 'operation nonce, a millisecond timestamp (default: now)')
     .option('--gas-price <ucoin>', 'gas price, covered by ch-tx-v4 and v3 (default: the node\'s base fee)')
     .option('--gas-limit <gas>', 'gas limit (needs ch-tx-v4)')

@@ -7,6 +7,8 @@ import { makeKeyFile, readKeyFile, writeKeyFile } from '../kernel/crypto/keyfile
 import { NODE_V8_FLAGS } from '../kernel/node/v8-flags.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import type { GenesisDoc } from '../kernel/config/genesis.js';
+import { signJoin } from '../kernel/config/genesis-join.js';
+import { collectGenesis } from '../kernel/config/genesis-collect.js';
 
 export interface DevnetOptions {
   validators: number;
@@ -45,8 +47,7 @@ export interface Devnet {
 
 const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../cli/main.js');
 /** 10 000 COIN: the default min_stake, so genesis validators hold real voting power. */
-const GENESIS_STAKE = '10000000000';
-const OWNER_FUNDS = '1000000000';
+const GENESIS_STAKE = 10_000_000_000n;
 /**
  * The loopback address the devnet's gateway connects to validators from (decisions.md §93): a
  * host of its own, as far as the nodes' per-IP limit can tell. Linux routes all of 127.0.0.0/8 to
@@ -54,8 +55,13 @@ const OWNER_FUNDS = '1000000000';
  */
 export const GATEWAY_SOURCE_ADDRESS = '127.0.0.2';
 
-/** Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain. */
-export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset' | 'genesisParams' | 'genesisStake'>): { genesisFile: string; keyFiles: string[] } {
+/**
+ * Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain.
+ * The genesis is made as operators on separate hosts make theirs (decisions.md §82): each
+ * validator key signs a join statement (owned by its own `.human`, endpoint on loopback) and the
+ * one builder collects them; the file passes `chain genesis validate`.
+ */
+export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset' | 'genesisParams' | 'genesisStake'> & { p2pEndpoint?: (i: number) => string }): { genesisFile: string; keyFiles: string[] } {
   const dir = resolve(o.dir);
   if (o.reset) rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'keys'), { recursive: true });
@@ -66,15 +72,16 @@ export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'res
     if (g.validators.length !== o.validators) throw new Error(`${dir} holds a ${g.validators.length}-validator devnet; pass --validators ${g.validators.length} or --reset`);
     return { genesisFile, keyFiles };
   }
-  const validators = keyFiles.map((file, i) => {
+  const chainId = `devnet-${randomBytes(3).toString('hex')}`;
+  const endpoint = o.p2pEndpoint ?? ((i: number) => `127.0.0.1:${26656 + i}`);
+  const joins = keyFiles.map((file, i) => {
     const k = existsSync(file) ? readKeyFile(file, nobleProvider) : makeKeyFile(nobleProvider, new Uint8Array(randomBytes(32)), `validator-${i}`);
     if (!existsSync(file)) writeKeyFile(file, k.file);
-    return { address: k.file.node_address ?? `chain:validator-${i}.node`, public_key: k.file.public_key, stake: o.genesisStake ?? GENESIS_STAKE, owner: k.file.address };
+    return signJoin({ chainId, address: k.file.node_address ?? `chain:validator-${i}.node`, key: k.keys, stake: o.genesisStake !== undefined ? BigInt(o.genesisStake) : GENESIS_STAKE, p2pExternal: endpoint(i) }, nobleProvider);
   });
-  // decisions.md §14: each validator's owner gets 1 000 COIN, so validators can pay the fees of
-  // their own operations; clients get coins from the faucet.
-  const accounts = validators.map((v) => ({ address: v.owner, balance: OWNER_FUNDS }));
-  const genesis: GenesisDoc = { chain_id: `devnet-${randomBytes(3).toString('hex')}`, genesis_time: Date.now(), validators: validators.map(({ owner: _owner, ...v }) => v), accounts, params: { ...(o.genesisParams ?? {}) } };
+  // decisions.md §14: each validator's owner gets 1 000 COIN (a test network's collect does that),
+  // so validators can pay the fees of their own operations; clients get coins from the faucet.
+  const genesis = collectGenesis(joins, { chainId, genesisTime: Date.now(), testNetwork: true, params: { ...(o.genesisParams ?? {}) } });
   writeFileSync(genesisFile, JSON.stringify(genesis, null, 2) + '\n');
   return { genesisFile, keyFiles };
 }
@@ -121,7 +128,7 @@ async function waitForGateway(url: string, child: ChildProcess, timeoutMs: numbe
 /** Starts every validator process (decisions.md §13) and resolves once the first block is committed. */
 export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const dir = resolve(o.dir);
-  const { genesisFile, keyFiles } = prepareDevnet(o);
+  const { genesisFile, keyFiles } = prepareDevnet({ ...o, p2pEndpoint: (i) => `127.0.0.1:${o.p2pBasePort + i}` });
   const log = o.log ?? ((l: string) => process.stdout.write(l + '\n'));
   const nodes: ChildProcess[] = [];
   const rpcUrls: string[] = [];

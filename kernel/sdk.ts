@@ -74,6 +74,7 @@ export { canonicalJson, stringify } from './codec/json.js';
 export { jsonTextDepth, MAX_TX_NESTING } from './codec/depth.js';
 export { shardOf } from './crypto/fnv.js';
 export { sha3Hex0x } from './crypto/hash.js';
+export { CRYPTO_ALGORITHMS } from './crypto/algorithms.js';
 export { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES, type SignatureProvider } from './crypto/provider.js';
 export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
 

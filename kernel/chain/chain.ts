@@ -12,6 +12,7 @@ import { toHex0x, parseHex } from '../codec/hex.js';
 import { deriveAddress, isKeyDerivedAddress } from '../crypto/address.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { GenesisDoc } from '../config/genesis.js';
+import { GenesisMismatchError } from '../config/genesis-rules.js';
 import { Mempool } from '../mempool/mempool.js';
 import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
@@ -135,8 +136,9 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       return;
     }
     const recorded = await this.d.store.state.get('kernel/genesis_hash');
-    if (recorded && new TextDecoder().decode(recorded) !== this.genesisParentHash) {
-      throw new Error('the data directory holds a chain with a different genesis; use another data_dir or reset it');
+    const recordedHash = recorded ? new TextDecoder().decode(recorded) : undefined;
+    if (recordedHash !== undefined && recordedHash !== this.genesisParentHash) {
+      throw new GenesisMismatchError(`the data directory holds the chain of genesis ${recordedHash}, but the genesis file hashes to ${this.genesisParentHash}; use another data_dir or reset it`);
     }
     await this.checkIntegrity(meta);
     await this.loadSchedule();

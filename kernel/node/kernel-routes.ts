@@ -110,6 +110,11 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return {
       network: s.config.network,
       chain_id: chain.chainId,
+      genesis_hash: s.node.genesisHash,
+      node_id: s.node.nodeId,
+      node_address: set.some((v) => v.address === s.node.nodeAddress) ? s.node.nodeAddress : null,
+      moniker: s.node.moniker,
+      p2p_endpoint: s.node.p2pEndpoint(),
       env: s.config.env,
       height: chain.head.height,
       block_hash: chain.head.block_hash,
@@ -123,6 +128,8 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   };
   routes.get('/status', status);
   routes.get('/api/v1/status', status);
+  // The document as loaded: a client pins its hash (decisions.md §83, §85).
+  routes.get('/api/v1/genesis', () => s.node.genesis);
 
   // decisions.md §34: the §20 paging fields beside the list's own; `count` and `total_staked`
   // describe the whole active set, the page is the validators in address order from `offset`.

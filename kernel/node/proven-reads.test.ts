@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { VALIDATOR_KEY, genesisDoc, makeChain, refused, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
 import { validateConfig } from '../config/load.js';
+import { genesisHash } from '../chain/block-hash.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { canonicalJson } from '../codec/json.js';
 import { parseHex } from '../codec/hex.js';
@@ -30,6 +31,7 @@ function served(f: Fixture, extra?: (routes: RouteTable, query: QueryService) =>
     query,
     config: validateConfig({ network: 'unit', env: 'testnet', plugins: [] }),
     consensus: { round: () => 0, peers: () => [], behind: () => 0 },
+    node: { genesis: genesisDoc([]), genesisHash: genesisHash(genesisDoc([])), nodeId: 'ab'.repeat(20), nodeAddress: 'chain:v0.node', moniker: null, p2pEndpoint: () => `${'ab'.repeat(20)}@127.0.0.1:26656` },
     metrics: new NodeMetrics({ verifications: 0, cacheHits: 0 }),
     registry: new Registry(),
     provider: nobleProvider,

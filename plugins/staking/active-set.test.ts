@@ -98,7 +98,7 @@ let clock = 1_750_000_000_000;
 async function bigChain(maxValidators: number): Promise<Fixture> {
   return makeChain({
     plugins: [stakingPlugin],
-    validators: [0, 1, 2, 3].map((i) => ({ address: `chain:v${i}.node`, public_key: i === 0 ? v0Owner.publicKeyHex : wallet(160 + i).publicKeyHex, stake: String(10_000n * COIN) })),
+    validators: [0, 1, 2, 3].map((i) => ({ address: `chain:v${i}.node`, key: i === 0 ? v0Owner.keys : wallet(160 + i).keys, stake: String(10_000n * COIN) })),
     accounts: [{ address: owner.address, balance: 10_000n * COIN }, { address: v0Owner.address, balance: 10n * COIN }],
     genesisParams: { min_stake: String(MIN), unbonding_blocks: '5', max_validators: String(maxValidators), max_block_gas: '1000000' },
     mempool: { maxTxs: 1000, maxPerSender: 400 },

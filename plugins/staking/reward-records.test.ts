@@ -37,8 +37,8 @@ test('two payouts to one staker in one block from one source are two records, ea
   const f = await makeChain({
     plugins: [stakingPlugin],
     validators: [
-      { address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), stake: String(10_000n * COIN) },
-      { address: 'chain:v1.node', public_key: v1.publicKeyHex, stake: String(10_000n * COIN) },
+      { address: 'chain:v0.node', key: VALIDATOR_KEY, stake: String(10_000n * COIN) },
+      { address: 'chain:v1.node', key: v1.keys, stake: String(10_000n * COIN) },
     ],
     accounts: [bob, carol, alphaOwner].map((w) => ({ address: w.address, balance: 1_000n * COIN })),
     genesisParams: { min_stake: String(MIN), unbonding_blocks: '5', reward_interval_blocks: '4', blocks_per_year: '1000' },
@@ -111,8 +111,8 @@ test('one offence per validator per height and round, whatever the vote types: a
   const f = await makeChain({
     plugins: [stakingPlugin],
     validators: [
-      { address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), stake: String(10_000n * COIN) },
-      { address: 'chain:v1.node', public_key: v1.publicKeyHex, stake: String(10_000n * COIN) },
+      { address: 'chain:v0.node', key: VALIDATOR_KEY, stake: String(10_000n * COIN) },
+      { address: 'chain:v1.node', key: v1.keys, stake: String(10_000n * COIN) },
     ],
     genesisParams: { min_stake: String(MIN), jail_blocks: '3' },
   });

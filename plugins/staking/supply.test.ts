@@ -31,8 +31,8 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
   const f = await makeChain({
     plugins: [stakingPlugin],
     validators: [
-      { address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), stake: String(10_000n * COIN) },
-      { address: 'chain:v1.node', public_key: v1.publicKeyHex, stake: String(10_000n * COIN) },
+      { address: 'chain:v0.node', key: VALIDATOR_KEY, stake: String(10_000n * COIN) },
+      { address: 'chain:v1.node', key: v1.keys, stake: String(10_000n * COIN) },
     ],
     accounts: [alice, bob].map((w) => ({ address: w.address, balance: 1_000n * COIN })),
     genesisParams: { min_stake: String(MIN), unbonding_blocks: String(UNBONDING), reward_interval_blocks: String(INTERVAL), blocks_per_year: String(BPY), jail_blocks: '3' },

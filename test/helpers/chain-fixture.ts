@@ -24,6 +24,7 @@ import { validateConfig } from '../../kernel/config/load.js';
 import { OperationRegistry } from '../../kernel/ops/registry.js';
 import { accountsReader, type AccountRecord } from '../../kernel/state/accounts.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
+import { testGenesis, type TestGenesisValidator } from './genesis.js';
 import type { KeyPair, SignatureProvider } from '../../kernel/crypto/provider.js';
 
 export interface Wallet {
@@ -150,20 +151,11 @@ export function fourEqualValidators(): ValidatorSet {
   ]);
 }
 
-export interface GenesisValidator {
-  readonly address: string;
-  readonly public_key: string;
-  readonly stake: string;
-}
+/** A genesis validator of a fixture chain: its `.node`, the key that signs its join statement, its stake. */
+export type GenesisValidator = TestGenesisValidator;
 
 export function genesisDoc(accounts: Array<{ address: string; balance: bigint }>, params: Record<string, string> = {}, validators?: readonly GenesisValidator[]): GenesisDoc {
-  return {
-    chain_id: FIXTURE_CHAIN_ID,
-    genesis_time: 1_700_000_000_000,
-    validators: validators ? [...validators] : [{ address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), stake: '10000000000' }],
-    accounts: accounts.map((a) => ({ address: a.address, balance: a.balance.toString() })),
-    params,
-  };
+  return testGenesis({ chainId: FIXTURE_CHAIN_ID, validators: validators ?? [{ address: 'chain:v0.node', key: VALIDATOR_KEY, stake: '10000000000' }], accounts, params });
 }
 
 export interface Fixture {

@@ -1,10 +1,11 @@
+import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makeKeyFile, writeKeyFile } from '../../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
-import type { GenesisDoc } from '../../kernel/config/genesis.js';
+import { testGenesis } from './genesis.js';
 import { tempDir } from './temp-dir.js';
 import { setSigningChainId } from './chain-fixture.js';
 
@@ -20,7 +21,7 @@ export function makeChainDir(opts: { chainId?: string; dir?: string } = {}): { d
   if (!existsSync(key)) {
     const k = makeKeyFile(nobleProvider, new Uint8Array(32).fill(99), 'validator-0');
     writeKeyFile(key, k.file);
-    const doc: GenesisDoc = { chain_id: opts.chainId ?? 'it-chain', genesis_time: 1_700_000_000_000, validators: [{ address: k.file.node_address!, public_key: k.file.public_key, stake: '10000000000' }], accounts: [], params: {} };
+    const doc = testGenesis({ chainId: opts.chainId ?? 'it-chain', validators: [{ address: k.file.node_address!, key: k.keys, stake: '10000000000' }] });
     writeFileSync(genesis, JSON.stringify(doc));
   }
   return { dir, genesis, key };

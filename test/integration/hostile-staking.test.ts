@@ -1,3 +1,4 @@
+import { parseHex } from '../../kernel/codec/hex.js';
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -237,8 +238,9 @@ describe('hostile staking and governance, on a real devnet', () => {
 
   test('a prevote and a precommit equivocation of one round are one offence, slashed once; the jailed validator is replaced by the next eligible node until it returns (§98, §96)', async () => {
     const cheater = net.validatorKey(3);
-    const chainId = (await getJson(`${rpc()}/status`)).body.chain_id as string;
-    harness = new TcpTransport({ provider: nobleProvider, nodeKey: nobleProvider.keygen(sha3('hs-evidence-harness')), chainId, host: '127.0.0.1', port: 0, seeds: net.p2pAddresses });
+    const status = (await getJson(`${rpc()}/status`)).body;
+    const chainId = status.chain_id as string;
+    harness = new TcpTransport({ provider: nobleProvider, nodeKey: nobleProvider.keygen(sha3('hs-evidence-harness')), chainId, genesisHash: parseHex(status.genesis_hash as string, 32)!, host: '127.0.0.1', port: 0, seeds: net.p2pAddresses });
     await harness.start();
     await until('the harness connected to every validator', async () => (harness!.peers().length >= 4 ? true : undefined), 30_000);
     // A height validator-3 signed as a member of the set: conflicting prevotes and conflicting precommits in its round 0.

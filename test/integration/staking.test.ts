@@ -10,6 +10,7 @@ import { makeKeyFile, writeKeyFile } from '../../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
 import { encodeConsensusMessage, makeEvidence, signVote, evidenceToJson, type ConsensusEvidence } from '../../kernel/consensus/index.js';
+import { parseHex } from '../../kernel/codec/hex.js';
 import { TcpTransport } from '../../kernel/p2p/tcp/index.js';
 import { envelope, TAG_CONSENSUS, TAG_EVIDENCE } from '../../kernel/replica/envelope.js';
 import { chainEvidence } from '../../kernel/replica/evidence-pool.js';
@@ -299,8 +300,9 @@ describe('staking on a real devnet', () => {
     // validator's consensus machine sees both and makes the evidence itself.
     const cheater = net.validatorKey(3);
     assert.equal(cheater.file.node_address, CHEATER);
-    const chainId = (await getJson(`${rpc()}/status`)).body.chain_id as string;
-    harness = new TcpTransport({ provider: nobleProvider, nodeKey: nobleProvider.keygen(sha3('staking-evidence-harness')), chainId, host: '127.0.0.1', port: 0, seeds: net.p2pAddresses });
+    const status = (await getJson(`${rpc()}/status`)).body;
+    const chainId = status.chain_id as string;
+    harness = new TcpTransport({ provider: nobleProvider, nodeKey: nobleProvider.keygen(sha3('staking-evidence-harness')), chainId, genesisHash: parseHex(status.genesis_hash as string, 32)!, host: '127.0.0.1', port: 0, seeds: net.p2pAddresses });
     await harness.start();
     await until('the harness connected to every validator', async () => (harness!.peers().length >= 4 ? true : undefined), 30_000);
     const offence = (await height()) + 2;
