@@ -115,6 +115,8 @@ describe('the CLI on a devnet: chain op, the wallet verbs, chain top', () => {
     const grant = await op('grant_session', owner.file, { session_pk: agent.public_key, scope: '*', cap: 5000, expiry_block: height + 100_000 });
     assert.equal(grant.status, 'pending', JSON.stringify(grant));
     assert.equal((await waitConfirmed(net.rpcUrls[0]!, grant.tx_hash as string)).status, 'confirmed');
+    // Node 1 may commit that block a moment after node 0.
+    await waitConfirmed(net.rpcUrls[1]!, grant.tx_hash as string);
     const grants = (await getJson(`${net.rpcUrls[1]}/api/v1/session/list/${owner.address}`)).body.grants as Array<Record<string, unknown>>;
     assert.deepEqual(grants.map((g) => [g.session_pk, g.cap, g.spent]), [[agent.public_key, 5000, 0]]);
 
