@@ -182,7 +182,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
     const index = new IndexStage();
     // Genesis is no block: there is no height to store its events under, so they are dropped.
-    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods }, overlay, block, genesis, { emit: () => undefined, index }));
+    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods, boundary: this.d.host.boundary }, overlay, block, genesis, { emit: () => undefined, index }));
     const batch = new WriteBatch();
     const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
     await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
@@ -351,7 +351,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const block: BlockInfo = { chainId: this.d.chainId, height, round, timestamp: time, proposer };
     const baseFee = await reader.get('base_fee');
     const candidates = this.mempool.select(maxGas, this.gasLimitOf, 10_000, maxBytes, this.sizeOf).map((t) => this.forBlock(t, baseFee));
-    const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
+    const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary }, this.d.store.state, block));
     // Only what every validator will accept: a block carrying anything else could not be decided.
     const fresh: Evidence[] = [];
     const windowBlocks = evidence.length === 0 ? 0n : await reader.get(EVIDENCE_WINDOW_PARAM);
@@ -446,7 +446,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       const verified = this.evidenceVerifier ? await this.evidenceVerifier(ev.raw, signer) : null;
       if (!verified || verified.hash !== ev.hash || verified.validator !== ev.validator || verified.height !== ev.height || verified.round !== ev.round) return `evidence ${ev.hash} does not verify`;
     }
-    const ctx = proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
+    const ctx = proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
     const rejected = await this.d.hooks.processProposal.promise(ctx, p.txs);
     if (rejected) return rejected;
     await this.executeMemo(p);
@@ -470,7 +470,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private async executeMemo(p: ProposedBlock): Promise<{ result: ExecutionResult; stateRoot: string; treeOps: WriteBatch }> {
     if (this.executed?.hash === p.hash) return this.executed;
     const result = await executeBlock(
-      { hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf, operations: this.d.operations, inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height), scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin), systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height), methods: this.d.host.methods },
+      { hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf, operations: this.d.operations, inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height), scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin), systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height), methods: this.d.host.methods, boundary: this.d.host.boundary },
       this.d.store.state,
       p.header,
       p.txs,

@@ -4,6 +4,7 @@ import { badRequest, unauthorized } from '../errors.js';
 import { wireAmount } from '../codec/amount.js';
 import { isAddress } from '../crypto/address.js';
 import type { OperationSpec } from './operation.js';
+import { withMainKeyOnly } from './main-key-only.js';
 import { GAS_LIMIT_FIELD, parseGasLimit } from '../tx/gas-limit.js';
 
 /** decisions.md §6: the body fields that may name who acts, in order of preference. */
@@ -65,7 +66,7 @@ export class OperationRegistry {
     for (const f of props) {
       if (SIGNED_FIELDS.has(f) || f === OP_FIELD || f === PATH_FIELD || f === spec.signing?.secondSignature?.field) throw new Error(`operation "${spec.name}" of ${plugin}: body field "${f}" is one the kernel owns`);
     }
-    this.byName.set(spec.name, { spec, plugin, actorField, valueField });
+    this.byName.set(spec.name, { spec: withMainKeyOnly(spec), plugin, actorField, valueField });
   }
 
   get(name: string): RegisteredOperation | undefined {
