@@ -10,7 +10,7 @@ import { isAddress } from '../crypto/address.js';
 export interface KeyPart<T> {
   /** What the part is called in the layout (`<validator>`), the metadata and error messages. */
   readonly name: string;
-  readonly kind: 'address' | 'integer' | 'hash' | 'hex' | 'string';
+  readonly kind: 'address' | 'integer' | 'decimal' | 'hash' | 'hex' | 'string';
   /** The segment for a value; throws naming the part for a value it cannot hold. */
   encode(value: T): string;
   decode(segment: string): T;
@@ -79,6 +79,21 @@ export const keyPart = {
       `an integer from 0 to ${'9'.repeat(width)}, written in ${width} digits`,
       (s) => re.test(s) && Number.isSafeInteger(Number(s)),
       (v) => (Number.isSafeInteger(v) && v >= 0 ? String(v).padStart(width, '0') : undefined),
+      (s) => Number(s),
+    );
+  },
+  /**
+   * A non-negative integer in plain decimal, no padding: such keys sort as text (10 before 9), so
+   * use it only where a plugin wrote keys that way before (its bytes must not change), never in a
+   * new layout that is scanned in order.
+   */
+  decimal(name: string): KeyPart<number> {
+    return part(
+      name,
+      'decimal',
+      'a non-negative integer in plain decimal',
+      (s) => /^(0|[1-9][0-9]{0,15})$/.test(s) && Number.isSafeInteger(Number(s)),
+      (v) => (Number.isSafeInteger(v) && v >= 0 ? String(v) : undefined),
       (s) => Number(s),
     );
   },
