@@ -8,14 +8,15 @@ import type { TSchema } from '@sinclair/typebox';
  * route and the OpenAPI document show; `typeText` the one-line type the README tables show.
  */
 export function wireSchema(schema: TSchema): Record<string, unknown> {
-  return convert(JSON.parse(JSON.stringify(schema)) as unknown) as Record<string, unknown>;
+  return convert(schema) as Record<string, unknown>;
 }
 
+/** A copy without TypeBox's symbol keys (Object.entries skips them); bigint bounds stay bigints, served as JSON integers. */
 function convert(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(convert);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) out[k] = convert(v);
+  for (const [k, v] of Object.entries(node)) if (v !== undefined) out[k] = convert(v);
   if (out.type === 'bigint') {
     out.type = 'integer';
     out['x-bigint'] = true;
