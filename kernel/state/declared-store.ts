@@ -90,6 +90,13 @@ abstract class Declared<S extends readonly KeySegment[], V extends TSchema> {
     if (handle.namespace !== this.plugin) throw new Error(`${this.where === 'state' ? 'store' : 'index'} ${this.plugin}.${this.name} was handed the namespace "${handle.namespace}": pass this plugin's own ctx.store / ctx.index`);
   }
 
+  /** The key and checked bytes of a write: the key's values first, then the value. */
+  protected entry(handle: Namespaced, keyAndValue: readonly unknown[]): [string, Uint8Array] {
+    this.own(handle);
+    const key = this.layout.key(keyAndValue.slice(0, -1) as unknown as KeyValues<S>);
+    return [key, this.record.encode(keyAndValue[keyAndValue.length - 1] as Static<V>, key)];
+  }
+
   protected async readOne(store: ReadonlyStore, values: KeyValues<S>): Promise<Static<V> | undefined> {
     this.own(store);
     const key = this.layout.key(values);
@@ -140,10 +147,7 @@ export class DeclaredStore<S extends readonly KeySegment[] = readonly KeySegment
 
   /** Writes the record at the key (its values first, then the value), checked against the schema. */
   set(store: Store, ...keyAndValue: [...KeyValues<S>, Static<V>]): void {
-    this.own(store);
-    const value = keyAndValue[keyAndValue.length - 1] as Static<V>;
-    const key = this.layout.key(keyAndValue.slice(0, -1) as unknown as KeyValues<S>);
-    store.set(key, this.record.encode(value, key));
+    store.set(...this.entry(store, keyAndValue));
   }
 
   delete(store: Store, ...key: KeyValues<S>): void {
@@ -170,10 +174,7 @@ export class DeclaredIndex<S extends readonly KeySegment[] = readonly KeySegment
   }
 
   set(index: IndexWriter, ...keyAndValue: [...KeyValues<S>, Static<V>]): void {
-    this.own(index);
-    const value = keyAndValue[keyAndValue.length - 1] as Static<V>;
-    const key = this.layout.key(keyAndValue.slice(0, -1) as unknown as KeyValues<S>);
-    index.put(key, this.record.encode(value, key));
+    index.put(...this.entry(index, keyAndValue));
   }
 
   delete(index: IndexWriter, ...key: KeyValues<S>): void {
