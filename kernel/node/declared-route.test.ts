@@ -90,6 +90,12 @@ test('a body is checked as sent (no conversion), and the refusal hints at the fi
   }
 });
 
+test('a body declared as an open record passes any object and refuses anything else', () => {
+  const open = defineRoute({ method: 'POST', path: '/x', summary: 's', body: Type.Record(Type.String(), Type.Unknown()), responses: { 200: Type.Null() } });
+  assert.deepEqual(open.parse(req({ body: { any: 1, thing: [2] } })).body, { any: 1, thing: [2] });
+  assert.match(refusal(() => open.parse(req({ body: 'text' }))).message, /^body: Expected object$/);
+});
+
 test('a declaration that does not match its path, or a GET with a body, is refused where it is written', () => {
   assert.throws(() => defineRoute({ method: 'GET', path: '/a/:id', summary: 's', responses: { 200: Type.Null() } }), /declare params for :id/);
   assert.throws(() => defineRoute({ method: 'GET', path: '/a/:id', summary: 's', params: Type.Object({ key: Type.String() }), responses: { 200: Type.Null() } }), /params has no property "id"/);

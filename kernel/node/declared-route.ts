@@ -119,7 +119,7 @@ function queryOptions(q: TObject): Record<string, unknown> {
 }
 
 function capsOf(query: TObject): Array<[string, number]> {
-  return Object.entries(query.properties).flatMap(([name, s]) => (typeof (s as Record<string, unknown>)['x-cap'] === 'number' ? [[name, (s as Record<string, unknown>)['x-cap'] as number] as [string, number]] : []));
+  return Object.entries(query.properties ?? {}).flatMap(([name, s]) => (typeof (s as Record<string, unknown>)['x-cap'] === 'number' ? [[name, (s as Record<string, unknown>)['x-cap'] as number] as [string, number]] : []));
 }
 
 /** Query values by name, empty values left out (`?limit=` is no limit), in the order given. */
@@ -138,7 +138,7 @@ const INTEGER_TEXT = /^-?[0-9]{1,15}$/;
 function convert(schema: TObject, entries: ReadonlyArray<[string, readonly string[]]>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, values] of entries) {
-    const s = schema.properties[name] as TSchema | undefined;
+    const s = schema.properties?.[name] as TSchema | undefined;
     if (s?.type === 'array') {
       out[name] = values.map((v) => scalar(s.items as TSchema, v));
       continue;
@@ -165,7 +165,7 @@ function checked<T>(where: string, check: TypeCheck<TSchema>, value: unknown, hi
 
 /** `send {"address", "public_key", "amount"?}`: the body's fields, for a refusal's hint. */
 function bodyHint(body: TSchema): string | undefined {
-  if (body.type !== 'object') return undefined;
+  if (body.type !== 'object' || (body as TObject).properties === undefined) return undefined;
   const required = new Set<string>((body as TObject).required ?? []);
   return `send {${Object.keys((body as TObject).properties).map((k) => `"${k}"${required.has(k) ? '' : '?'}`).join(', ')}}`;
 }
