@@ -11,6 +11,7 @@ import type { GenesisDoc } from './config/genesis.js';
 import type { Signer, SignerAnswer, SignRequest } from './auth/signer.js';
 import type { PluginScheduleChange } from './host/schedule.js';
 import type { ReadMethodCalls, WriteMethodCalls } from './host/methods.js';
+import type { ValidatorSetReader } from './chain/validator-reader.js';
 
 /**
  * Every hook point between the kernel and its plugins, declared once and frozen (the shape of
@@ -40,6 +41,8 @@ export interface ReadContext {
    * when the offering plugin is active at `height`: `ctx.methods.of(stakingMethods).selfStake(a)`.
    */
   readonly methods: ReadMethodCalls;
+  /** The consensus validator set in this state: the latest, or the one in force at a height. */
+  readonly validators: ValidatorSetReader;
 }
 
 /** Deterministic execution contexts: beginBlock, executeTx, endBlock, evidence, initGenesis. */

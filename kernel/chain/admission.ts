@@ -19,7 +19,7 @@ import { presentedKey } from '../auth/presented-key.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import { OP_FIELD, type OperationRegistry, type ParsedOperation } from '../ops/registry.js';
 import { DEFERRED, verifyOperationSignatures, verifyWithState, type OperationSignaturePolicy } from '../ops/signature.js';
-import { admissionContext, readContext } from './contexts.js';
+import { admissionContext, readContext, type ContextEnv } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
 import { recipientProblem } from './recipient.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
@@ -268,8 +268,8 @@ export class Admission {
     return { hash: identity.hash, origin: 'signed', target: OPERATION_TARGET_PREFIX + p.op.spec.name, from: p.actor, to: p.target, value: p.value, nonce: p.nonce, gasPrice: p.gasPrice ?? baseFee, data: undefined, body, canonical: identity.canonical, sigVersion: undefined, receivedAt };
   }
 
-  private get ctxEnv(): { env: NetworkEnv; params: ParamRegistry } {
-    return { env: this.d.env, params: this.d.params };
+  private get ctxEnv(): ContextEnv {
+    return { env: this.d.env, params: this.d.params, boundary: this.d.host.boundary };
   }
 
   /** What signatures must be on this network at `baseFee` (decisions.md §94–95). */

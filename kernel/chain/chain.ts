@@ -187,7 +187,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
     const index = new IndexStage();
     // Genesis is no block: there is no height to store its events under, so they are dropped.
-    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods }, overlay, block, genesis, { emit: () => undefined, index }));
+    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods, boundary: this.d.host.boundary }, overlay, block, genesis, { emit: () => undefined, index }));
     const batch = new WriteBatch();
     const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
     await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
@@ -380,7 +380,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const block: BlockInfo = { chainId: this.d.chainId, height, round, timestamp: time, proposer };
     const baseFee = await reader.get('base_fee');
     const candidates = await this.includable(this.mempool.select(maxGas, this.gasLimitOf, 10_000, maxBytes, this.sizeOf), baseFee);
-    const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
+    const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary }, this.d.store.state, block));
     // Only what every validator will accept: a block carrying anything else could not be decided.
     const fresh: Evidence[] = [];
     const windowBlocks = evidence.length === 0 ? 0n : await reader.get(EVIDENCE_WINDOW_PARAM);
@@ -476,7 +476,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       const verified = this.evidenceVerifier ? await this.evidenceVerifier(ev.raw, signer) : null;
       if (!verified || verified.hash !== ev.hash || verified.validator !== ev.validator || verified.height !== ev.height || verified.round !== ev.round) return `evidence ${ev.hash} does not verify`;
     }
-    const ctx = proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
+    const ctx = proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
     const rejected = await this.d.hooks.processProposal.promise(ctx, p.txs);
     if (rejected) return rejected;
     await this.executeMemo(p, priced);
@@ -524,6 +524,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
         scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin),
         systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height),
         methods: this.d.host.methods,
+        boundary: this.d.host.boundary,
         verifyWithState: async (op, tx, publicKey, ctx, baseFee) => {
           const r = await verifyWithState(op, tx.hash, publicKey, this.admission.signaturePolicy(baseFee), this.d.verifier, ctx);
           return r instanceof ChainError ? r : r.body;

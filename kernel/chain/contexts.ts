@@ -10,6 +10,8 @@ import { checkEvent, type EventSink } from './block-events.js';
 import type { IndexStage, IndexWriter } from './index-stage.js';
 import type { ValueMoves } from './value-moves.js';
 import { readMethodCalls, writeMethodCalls, type MethodDirectory } from '../host/method-calls.js';
+import type { PluginBoundary } from '../host/plugin-boundary.js';
+import { validatorSetReader, type ValidatorSetReader } from './validator-reader.js';
 import type { ReadMethodCalls, WriteMethodCalls } from '../host/methods.js';
 
 /**
@@ -26,6 +28,8 @@ export interface ContextEnv {
   readonly params: ParamRegistry;
   /** The host's, where write contexts are made: a write method call is checked against it. */
   readonly methods?: MethodDirectory;
+  /** The host's: what converted plugins declared, which their `store`, `index`, `read` and `emit` are held to. */
+  readonly boundary?: PluginBoundary;
 }
 
 class ReadCtx implements ReadContext {
@@ -54,11 +58,16 @@ class ReadCtx implements ReadContext {
   }
 
   get store(): ReadonlyStore {
-    return (this.storeOf ??= readonlyStore(this.source, this.ns));
+    return (this.storeOf ??= this.e.boundary ? this.e.boundary.readonlyStore(this.ns, readonlyStore(this.source, this.ns)) : readonlyStore(this.source, this.ns));
   }
 
   read(other: string): ReadonlyStore {
+    this.e.boundary?.read(this.ns, other);
     return readonlyStore(this.source, other);
+  }
+
+  get validators(): ValidatorSetReader {
+    return validatorSetReader(this.source);
   }
 
   get methods(): ReadMethodCalls {
@@ -130,15 +139,20 @@ class WriteCtx implements WriteContext {
   }
 
   get store(): Store {
-    return (this.storeOf ??= writableStore(this.overlay, this.ns));
+    return (this.storeOf ??= this.e.boundary ? this.e.boundary.store(this.ns, writableStore(this.overlay, this.ns)) : writableStore(this.overlay, this.ns));
   }
 
   get index(): IndexWriter {
-    return (this.indexOf ??= this.out.index.writer(this.ns));
+    return (this.indexOf ??= this.e.boundary ? this.e.boundary.index(this.ns, this.out.index.writer(this.ns)) : this.out.index.writer(this.ns));
   }
 
   read(other: string): ReadonlyStore {
+    this.e.boundary?.read(this.ns, other);
     return readonlyStore(this.overlay, other);
+  }
+
+  get validators(): ValidatorSetReader {
+    return validatorSetReader(this.overlay);
   }
 
   /** Read methods read this overlay, so they see what the caller wrote so far; write methods write it. */
@@ -160,6 +174,7 @@ class WriteCtx implements WriteContext {
   /** A property, not a method: handlers pass `ctx.emit` around on its own. */
   readonly emit = (event: ChainEvent): void => {
     checkEvent(event);
+    this.e.boundary?.emit(this.ns, event);
     this.out.emit(event);
   };
 

@@ -10,6 +10,7 @@ import { accountsWriter, type AccountsWriter } from '../state/accounts.js';
 import type { NetworkEnv, ReadContext, TransferIntent } from '../hooks.js';
 import { ValueMoves } from './value-moves.js';
 import { readContext, txContext, writeContext, type WriteOutputs } from './contexts.js';
+import type { PluginBoundary } from '../host/plugin-boundary.js';
 import { operationOf, type BlockEvent, type BlockHeader, type BlockInfo, type ChainEvent, type Evidence, type Receipt, type Tx } from './types.js';
 import { BlockEventLog, type EventSink } from './block-events.js';
 import { IndexStage, type IndexWrite } from './index-stage.js';
@@ -58,6 +59,8 @@ export interface ExecutorDeps {
   readonly inactiveProblem: (target: string, height: number) => ChainError | undefined;
   /** A context re-scoped to a plugin's namespace (host/scoping.ts). */
   readonly scoped: <C>(ctx: C, plugin: string) => C;
+  /** What converted plugins declared: their contexts are held to it (host/plugin-boundary.ts). */
+  readonly boundary?: PluginBoundary;
   /** Why an unsigned system transaction of this type may not apply at the height (Admission.systemTxProblem). */
   readonly systemTxProblem: (type: string, height: number) => ChainError | undefined;
   /** The methods plugins offer one another (the host's): write contexts check write calls against it. */

@@ -14,7 +14,8 @@ import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
 import type { RouteTable } from './route-table.js';
 import type { KernelServices } from './services.js';
 import type { TxPage } from '../store/chain-store.js';
-import { accountView, blockView, eventView, pluginsView, totalsView, txView, validatorView } from './views.js';
+import { accountView, blockView, eventView, totalsView, txView, validatorView } from './views.js';
+import { registerPluginRoutes } from './plugin-routes.js';
 import type { BlockRecord } from '../chain/types.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import type { PluginHost } from '../host/host.js';
@@ -340,12 +341,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     };
   });
 
-  routes.get('/api/v1/plugins', (req) => {
-    const { limit, offset } = pageOf(req.query, 100, 100);
-    const all = pluginsView(host, chain.head.height + 1);
-    const plugins = all.slice(offset, offset + limit);
-    return { plugins, total: all.length, limit, offset, has_more: offset + plugins.length < all.length };
-  });
+  registerPluginRoutes(routes, host, operations, () => chain.head.height + 1);
 
   routes.get('/api/v1/state/root', () => ({
     global_root: chain.head.state_root,

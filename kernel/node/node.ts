@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createHooks } from '../hooks.js';
 import { PluginHost, type ServiceReload } from '../host/host.js';
+import { PluginBoundary } from '../host/plugin-boundary.js';
 import type { PluginDefinition } from '../host/plugin.js';
 import { ParamRegistry } from '../state/params.js';
 import { ChainStore } from '../store/chain-store.js';
@@ -96,10 +97,12 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   const store = new ChainStore(await LevelStore.open(join(dataDir, 'chain')), { textLog: await FileTxTextLog.open(join(dataDir, 'txtext')) });
 
   let consensus: ConsensusStatus = { round: () => 0, peers: () => [], behind: () => 0 };
+  // Made before the host so the query service's contexts hold plugins to their declarations too.
+  const boundary = new PluginBoundary();
   const services: KernelServices = {
     chain: undefined as unknown as Chain, // set below, before any plugin registers
-    index: (plugin: string) => store.pluginIndex(plugin),
-    query: new QueryService({ state: store.state, height: () => store.head.height }, hooks, { env: config.env, params }),
+    index: (plugin: string) => boundary.indexReader(plugin, store.pluginIndex(plugin)),
+    query: new QueryService({ state: store.state, height: () => store.head.height }, hooks, { env: config.env, params, boundary }),
     config,
     get consensus() {
       return consensus;
@@ -112,7 +115,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     node: { genesis, genesisHash: genesisHashValue, nodeId, nodeAddress, moniker: config.moniker ?? null, p2pEndpoint },
   };
   const operations = new OperationRegistry();
-  const host = new PluginHost<KernelServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node', operations });
+  const host = new PluginHost<KernelServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node', operations, boundary });
   const chain = new Chain({
     store,
     hooks,

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { VALIDATOR_KEY, genesisDoc, makeChain, refused, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
+import { VALIDATOR_KEY, genesisDoc, makeChain, refused, signOperation, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
+import { memoPlugin, memos } from '../../test/fixtures/readme-example.js';
 import { validateConfig } from '../config/load.js';
 import { genesisHash } from '../chain/block-hash.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
@@ -113,6 +114,25 @@ test('a route declaring a key its handler does not read, or a field that is not 
   await certifiedBlock(f);
   await assert.rejects(get('/unread/:address', { address: alice.address }, 'prove=true'), /declares acct\/.* as proven but its handler did not read them/);
   await assert.rejects(get('/wrong/:address', { address: alice.address }, 'prove=true'), /answer_field/);
+});
+
+test('a declared route that proves a declared store\'s record: ?prove=true answers it with the record\'s proof, which a client checks', async () => {
+  const services: { query?: QueryService } = {};
+  const f = await makeChain({ plugins: [memoPlugin], accounts: [{ address: alice.address, balance: 1_000_000n }], services });
+  const get = served(f, (routes, query) => {
+    services.query = query;
+    f.hooks.routes.call(routes);
+  });
+  await f.chain.admitOperation('set_memo', signOperation(alice, { actor: alice.address, target: 'chain:system.memo', nonce: 1_990_000_000_000, body: { address: alice.address, text: 'proven' } }), {}, 0);
+  await certifiedBlock(f);
+  await certifiedBlock(f);
+  const answer = await get('/api/v1/memo/:address', { address: alice.address }, 'prove=true');
+  assert.deepEqual({ ...answer, proof: undefined }, { address: alice.address, text: 'proven', height: 1, proof: undefined });
+  const entries = (answer.proof as { entries: Array<{ key: string }> }).entries;
+  assert.deepEqual(entries.map((e) => e.key), [memos.stateKey(alice.address)]);
+  const read = verifyProvenRead(JSON.parse(JSON.stringify(answer, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))), pinnedTrust(), { kind: 'record', trustLevel: ONE_THIRD });
+  assert.equal(read.height, 1);
+  await refused(get('/api/v1/memo/:address', { address: bob.address }), 404, /no memo/);
 });
 
 test('after a restart, proven reads wait for the first block this node commits', async () => {

@@ -5,6 +5,7 @@ import type { ParamRegistry } from '../state/params.js';
 import type { StateSource } from '../state/overlay.js';
 import { readContext } from '../chain/contexts.js';
 import { scopeFor } from '../host/scoping.js';
+import type { PluginBoundary } from '../host/plugin-boundary.js';
 
 /** What the query service reads: committed state and the height it is at. */
 export interface CommittedState {
@@ -24,7 +25,7 @@ export class QueryService {
   constructor(
     private readonly committed: CommittedState,
     private readonly hooks: Hooks,
-    private readonly e: { env: NetworkEnv; params: ParamRegistry },
+    private readonly e: { env: NetworkEnv; params: ParamRegistry; boundary?: PluginBoundary },
   ) {}
 
   /** Runs `fn` with a read-only context of `plugin` at the last committed height. */

@@ -30,6 +30,13 @@ export interface OperationSpec<S extends TObject = TObject> {
    * carries the field too (equal to the path's), so that its payload hash covers it.
    */
   readonly pathFields?: readonly string[];
+  /**
+   * Only a main key of the actor may sign it (decisions.md §31): the action the refusal names
+   * (`'manage the trust list'` → 401 "only a main key of the account may manage the trust
+   * list: a session key may not"). The kernel refuses any other signer before `check` runs, at
+   * admission and again in the block.
+   */
+  readonly mainKeyOnly?: string;
   /** The body without the signed fields (`signature`, `public_key`, `nonce`, `gas_price`, `gas_limit`, a second signature's field), which the kernel checks itself. */
   readonly schema: S;
   /** The Signs-for address: fixed (`chain:system.stake`) or read from the body (a delegation signs for its validator). */

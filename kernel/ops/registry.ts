@@ -5,6 +5,7 @@ import { wireAmount } from '../codec/amount.js';
 import { deriveAddress, isAddress } from '../crypto/address.js';
 import { parseHex } from '../codec/hex.js';
 import type { OperationSpec } from './operation.js';
+import { withMainKeyOnly } from './main-key-only.js';
 import { GAS_LIMIT_FIELD, parseGasLimit } from '../tx/gas-limit.js';
 import type { SigningFields } from '../tx/signing.js';
 
@@ -62,7 +63,7 @@ export class OperationRegistry {
     for (const f of props) {
       if (SIGNED_FIELDS.has(f) || f === OP_FIELD || f === PATH_FIELD || f === spec.signing?.secondSignature?.field) throw new Error(`operation "${spec.name}" of ${plugin}: body field "${f}" is one the kernel owns`);
     }
-    this.byName.set(spec.name, { spec, plugin, actorField, valueField });
+    this.byName.set(spec.name, { spec: withMainKeyOnly(spec), plugin, actorField, valueField });
   }
 
   get(name: string): RegisteredOperation | undefined {

@@ -266,4 +266,20 @@ describe('plugin SDK on a real devnet', () => {
     }
     await sameRootEverywhere();
   });
+
+  test('a plugin\'s metadata over HTTP, generated from its declarations; a declared route answers a refused query 400 naming the field', async () => {
+    const r = await getJson(`${rpc(1)}/api/v1/plugins/memo`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const stores = r.body.stores as Array<Record<string, unknown>>;
+    assert.deepEqual(stores.map((st) => st.key), ['memo/<address>', 'helper/<account>/<key_id>', 'request/<height>']);
+    assert.deepEqual((stores[1]!.value as { properties: Record<string, unknown> }).properties.cap, { type: 'integer', 'x-bigint': true });
+    assert.deepEqual((r.body.events as Array<Record<string, unknown>>).map((e) => [e.type, e.socket]), [['memo_set', true]]);
+    assert.equal((r.body.operations as Array<Record<string, unknown>>).find((o) => o.name === 'grant_helper')!.main_key_only, 'grant a helper key');
+    assert.deepEqual((r.body.params as Array<Record<string, unknown>>)[0], { key: 'memo_max_len', default: 64, min: 1, max: 4096, description: 'longest memo' });
+    assert.equal((await getJson(`${rpc()}/api/v1/plugins/staking`)).body.declared, false, 'a plugin not converted yet says so');
+    assert.equal((await getJson(`${rpc()}/api/v1/plugins/nothing`)).status, 404);
+    const bad = await getJson(`${rpc()}/api/v1/plugins?limit=0`);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error, 'query parameter limit: Expected integer to be greater or equal to 1');
+  });
 });
