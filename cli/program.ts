@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { runNodeCommand, type NodeFlags } from './node-command.js';
 import { registerKeysCommands } from './keys-command.js';
 import { registerOpCommand } from './op-command.js';
+import { registerMcpCommand } from './mcp-command.js';
 import { runDevnetCommand, type DevnetFlags } from './devnet-command.js';
 import { runDevnetToggle, type DevnetToggleFlags } from './devnet-toggle.js';
 import { printConfigSchema } from './schema-command.js';
@@ -39,6 +40,8 @@ program
 registerKeysCommands(program.command('keys').description('create and inspect ML-DSA-65 keys'));
 
 registerOpCommand(program, catalogue);
+
+registerMcpCommand(program);
 
 const devnet = program
   .command('devnet')

@@ -67,9 +67,12 @@ export { ChainError, FailedWithGas, isChainError, badRequest, unauthorized, forb
 export { ConfigError } from './config/env.js';
 
 // Addresses, amounts, encodings.
-export { ADDRESS_PREFIX, addressKind, deriveAddress, isAddress, isKeyDerivedAddress, isSystemAddress, type AddressKind } from './crypto/address.js';
-export { formatCoin, parseAmountText, wireAmount } from './codec/amount.js';
+export { ADDRESS_MAX_LENGTH, ADDRESS_PATTERN, ADDRESS_PREFIX, addressKind, deriveAddress, isAddress, isKeyDerivedAddress, isSystemAddress, type AddressKind } from './crypto/address.js';
+export { formatCoin, parseAmountText, parseCoinDecimal, wireAmount, type CoinDecimal } from './codec/amount.js';
 export { parseHex, toHex, toHex0x } from './codec/hex.js';
+// Schemas of shared wire values, and the check that answers a refusal in the schema's own words.
+export { AddressString, HexBytes, TxHashString, UcoinInteger } from './codec/wire-schemas.js';
+export { firstRefusal, withRefusal, type SchemaRefusal } from './codec/schema-check.js';
 export { canonicalJson, stringify } from './codec/json.js';
 export { jsonTextDepth, MAX_TX_NESTING } from './codec/depth.js';
 export { shardOf } from './crypto/fnv.js';
@@ -78,7 +81,12 @@ export { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES, type SignatureProv
 export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
 
 // Node-side services and routes (state plugins' read endpoints, the faucet's test-network routes).
-export { countedPage, listPage, pageOf, type Page } from './node/pagination.js';
+export { countedPage, listPage, pageFrom, pageOf, type Page } from './node/pagination.js';
+// A read route's parameters as an exported TypeBox schema: the route reads its request with it,
+// clients (the assistant tool server) build their inputs from the same constant.
+export { CAP_KEYWORD, readParams, readQuery } from './node/request-schema.js';
+export { AccountParams, pagingFields, TransactionListQuery } from './node/read-schemas.js';
+export { TransactionBody } from './tx/submission.js';
 export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
 export type { ChainHistory } from './node/history.js';
 export { RouteTable, type HttpMethod, type ProvenRead, type RouteOptions, type RpcHandler, type RpcRequest } from './node/route-table.js';
