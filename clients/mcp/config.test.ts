@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { deriveAddress } from '../../kernel/crypto/address.js';
 import { toHex } from '../../kernel/codec/hex.js';
@@ -71,6 +72,26 @@ test('the file: unset variable, unreadable file and invalid JSON are refused nam
     refused({ CHAIN_MCP_CONFIG: join(dir, 'absent.json') }, /cannot read .*absent\.json/);
     refused({ CHAIN_MCP_CONFIG: bad }, /bad\.json is not valid JSON/);
     assert.equal(loadMcpConfig({ CHAIN_MCP_CONFIG: good }).account, ACCOUNT);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('chain mcp stops with exit code 2 before answering initialize, naming the field, and writes nothing to stdout', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-cli-'));
+  try {
+    const file = join(dir, 'half.json');
+    writeFileSync(file, JSON.stringify({ node_rpc: GATEWAY, account: ACCOUNT, session_pk: SESSION.session_pk }));
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) + '\n';
+    for (const [env, field] of [
+      [{}, 'CHAIN_MCP_CONFIG'],
+      [{ CHAIN_MCP_CONFIG: file }, 'sk_seed_hex'],
+    ] as const) {
+      const r = spawnSync(process.execPath, [resolve('dist/cli/main.js'), 'mcp'], { cwd: dir, env: { PATH: process.env.PATH, ...env }, input: initialize, encoding: 'utf8', timeout: 20_000 });
+      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.stdout, '', 'no protocol message: initialize is not answered');
+      assert.match(r.stderr, new RegExp(`^chain mcp: ${field}: `));
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -31,7 +31,7 @@ export async function exportConfig(f: ExportFlags, mainJs: string, fetchFn?: (ur
   const listed = await gateway.get(`/api/v1/session/list/${f.account}?limit=100`);
   const grants = isRecord(listed) && Array.isArray(listed.grants) ? (listed.grants as unknown[]).filter(isRecord) : [];
   const grant = grants.find((g) => g.session_pk === file.public_key);
-  if (!grant) throw new Error(`${f.account} has granted no session key ${file.public_key.slice(0, 16)}… on chain (${f.gateway}): grant it first with chain op grant_session --key <the account's key file> --body '{"session_pk":"<public_key of ${f.key}>","scope":…,"cap":…,"expiry_block":…}'`);
+  if (!grant) throw new Error(`${f.account} has granted no session key ${file.public_key.slice(0, 16)}… on chain (${f.gateway}): grant it first with chain op grant_session --key <the account's key file> --body '{"session_pk":"<public_key of ${f.key}>","scope":…,"cap":…,"expiry_block":…}' (a grant just sent is listed once its block commits: try again in a moment)`);
   if (grant.status !== 'active') throw new Error(`the grant of this key by ${f.account} is ${String(grant.status)}, not active: grant it again (chain op grant_session)`);
   const config = { node_rpc: gateway.baseUrl, account: f.account, session_pk: file.public_key, sk_seed_hex: file.seed_hex, scope: grant.scope };
   // The server would refuse a file it cannot start with: check it the same way before writing.

@@ -66,10 +66,11 @@ export function heldReport(txHash: string, to: string, held: Record<string, unkn
   };
 }
 
-/** The four parameters from GET /api/v1/governance/params (`{<key>: {value, …}}`). */
+/** The four parameters from GET /api/v1/governance/params (`{params: {<key>: {value, …}}, height}`). */
 export function holdParamsOf(answer: unknown): HoldParams {
+  const params = isRecord(answer) ? answer.params : undefined;
   const value = (key: string): number => {
-    const entry = isRecord(answer) ? answer[key] : undefined;
+    const entry = isRecord(params) ? params[key] : undefined;
     const v = isRecord(entry) ? entry.value : undefined;
     const n = typeof v === 'bigint' ? Number(v) : typeof v === 'string' ? Number(v) : v;
     if (typeof n !== 'number' || !Number.isFinite(n)) throw new ToolFailure(`GET /api/v1/governance/params → 200 the answer has no ${key}: the network runs no sentinel policy parameters`);

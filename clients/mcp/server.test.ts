@@ -202,7 +202,9 @@ describe('the tool server against a recording gateway', () => {
     assert.deepEqual(auto, { releases: 'automatic', needs_owner: false, score: 0.6312, category: 'drain', release_after_blocks: 4, message: `held by the policy layer: released to ${BOB} automatically after 4 blocks unless the owner cancels it` });
 
     gw.answer('POST', '/api/v1/transactions', 200, { tx_hash: TX, status: 'pending', estimated_block: 15, held: { score: '0.6512', category: 'new_recipient' } });
-    gw.answer('GET', '/api/v1/governance/params', 200, { sentinel_stepup_threshold: { value: 70 }, sentinel_agent_confirm_threshold: { value: 65 }, sentinel_hold_blocks: { value: 50 }, sentinel_confirm_expiry_blocks: { value: 1000 } });
+    // The answer's shape is the kernel's (kernel/node/kernel-routes.ts): {params: {<key>: {value, …}}, height}.
+    const param = (value: number) => ({ value, default: value, min: null, max: null, description: '', module: 'sentinel' });
+    gw.answer('GET', '/api/v1/governance/params', 200, { params: { sentinel_stepup_threshold: param(70), sentinel_agent_confirm_threshold: param(65), sentinel_hold_blocks: param(50), sentinel_confirm_expiry_blocks: param(1000) }, height: 9 });
     const { out, requests } = await during(() => call(withKey, 'ch_transfer', { to: BOB, amount_nro: '1' }));
     assert.equal(requests.at(-1)!.path, '/api/v1/governance/params');
     assert.deepEqual(out.structuredContent!.held, {

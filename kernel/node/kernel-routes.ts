@@ -376,7 +376,6 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 
 const STAKING_OPERATIONS = new Set(['stake', 'unstake', 'delegate', 'undelegate'].map((n) => OPERATION_TARGET_PREFIX + n));
 
-/** What a `type` filter may be: a kind, or a system address with or without its `chain:system.` prefix. */
 /** Whether a transaction of this type (`Tx.target`) is listed for the `type` query parameter. */
 function matchesType(target: string, type: string): boolean {
   // decisions.md §34: `staking` lists stake, unstake, delegate and undelegate.

@@ -17,6 +17,7 @@ import { sha3 } from '../../kernel/crypto/hash.js';
 import { freePort, startGatewayProcess, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
 import { contractAddress } from '../../plugins/contracts/execute.js';
 import { leastValueScoring, loadModel } from '../../plugins/sentinel/model.js';
+import { holdParamsOf } from '../../clients/mcp/held.js';
 
 /**
  * Issue 34 end to end: a real 4-validator devnet and its gateway; the tool server started as a
@@ -207,6 +208,8 @@ describe('the assistant tool server on a real devnet', () => {
       Number(leastValueScoring(model, bp, { gas_price: 1n, nonce: 1n, last_nonce: 0n, balance: BigInt(await balanceOf(w.address)), tx_count_last_10: 0n, recipient_tx_count: 0n, is_self_transfer: false }));
     const coin = (ucoin: number): string => (ucoin / 1e6).toFixed(6);
 
+    // Where the node's held details do not say how a hold ends, the tool reads these (§81): the real answer's shape.
+    assert.deepEqual(holdParamsOf((await getJson(gw('/api/v1/governance/params'))).body), { stepup: 70, agent: 70, holdBlocks: HOLD_BLOCKS, expiryBlocks: EXPIRY_BLOCKS });
     const h = await grantedAccount('mcp-it-hana', '*', 50_000_000);
     const hana = await assistant(h.config);
     const toAuto = labelledWallet('mcp-it-hana-to').address;
