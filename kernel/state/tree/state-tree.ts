@@ -134,11 +134,13 @@ export class StateTree {
       const first = 2 ** depth;
       for (let slot = first; slot < 2 * first; slot++) {
         const kind = this.upper.kindAt(depth, slot);
-        if (kind !== SlotKind.UNKNOWN && kind !== SlotKind.INTERNAL) continue;
+        // An INTERNAL slot is worth reading again only if the level below now exists to expand into.
+        if (kind !== SlotKind.UNKNOWN && !(kind === SlotKind.INTERNAL && this.upper.isCached(depth + 1))) continue;
         // Only positions the root reaches: their parent is expanded.
         if (depth > 0 && this.upper.kindAt(depth - 1, slot >>> 1) !== SlotKind.EXPANDED) continue;
         slots.push(slot);
       }
+      this.upper.prepareBelow(depth, slots.length);
       for (let i = 0; i < slots.length; i += WARM_BATCH) {
         if (this.upper.version < version) return read;
         const chunk = slots.slice(i, i + WARM_BATCH).filter((slot) => this.upper.isCached(depth));

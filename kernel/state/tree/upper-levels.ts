@@ -159,11 +159,12 @@ export class UpperLevels {
       return;
     }
     if (old === SlotKind.EXPANDED) return;
-    if (this.canExpandInto(depth + 1)) {
-      this.setChild(depth + 1, 2 * slot, node.left);
-      this.setChild(depth + 1, 2 * slot + 1, node.right);
-      this.setKind(depth, i, old, SlotKind.EXPANDED);
-    } else this.setKind(depth, i, old, SlotKind.INTERNAL);
+    // Counted as internal first: the level below is allocated once this level is mostly internal.
+    this.setKind(depth, i, old, SlotKind.INTERNAL);
+    if (!this.canExpandInto(depth + 1)) return;
+    this.setChild(depth + 1, 2 * slot, node.left);
+    this.setChild(depth + 1, 2 * slot + 1, node.right);
+    this.setKind(depth, i, SlotKind.INTERNAL, SlotKind.EXPANDED);
   }
 
   private setChild(depth: number, slot: number, hash: Uint8Array): void {
@@ -187,6 +188,14 @@ export class UpperLevels {
     if (depth > 0 && this.internalCount[depth - 1]! * 2 < 2 ** (depth - 1)) return false;
     this.allocate(depth);
     return true;
+  }
+
+  /**
+   * Allocates the level below `depth` ahead of filling `depth` (a warm-up that is about to read
+   * `reachable` nodes there), if they are enough to make it mostly internal and the budget allows.
+   */
+  prepareBelow(depth: number, reachable: number): void {
+    if (depth + 1 === this.hashes.length && depth + 1 < this.maxLevels && reachable * 2 >= 2 ** depth) this.allocate(depth + 1);
   }
 
   private allocate(depth: number): void {
