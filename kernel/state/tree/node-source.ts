@@ -96,11 +96,16 @@ export class NodeSource {
   }
 
   /** Records the nodes one `update` wrote, so later reads find them before the batch is applied. */
-  addGeneration(nodes: readonly TreeNode[]): void {
+  /**
+   * `inUpperLevels(i)`: node i sits where the upper levels will hold it, so the LRU need not; the
+   * LRU is kept for leaves and the nodes below.
+   */
+  addGeneration(nodes: readonly TreeNode[], inUpperLevels: (index: number) => boolean = () => false): void {
     if (nodes.length === 0) return;
     const generation = this.nextGeneration++;
     const keys: string[] = [];
-    for (const node of nodes) {
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i]!;
       const id = hashKeyString(node.hash);
       keys.push(id);
       const existing = this.pending.get(id);
@@ -109,8 +114,8 @@ export class NodeSource {
         this.pending.set(id, { node, generation });
         this.pendingCount++;
       }
-      // Recently written paths (the top of the tree above all) are what the next block reads.
-      this.cache?.set(cacheId(node.hash), node);
+      // Recently written paths are what the next block reads.
+      if (!inUpperLevels(i)) this.cache?.set(cacheId(node.hash), node);
     }
     this.generations.push({ id: generation, keys });
     while (this.generations.length > 1 && this.pendingCount > this.pendingBudget) this.dropOldestGeneration();

@@ -103,6 +103,8 @@ function splitIndex(items: ReadonlyArray<{ readonly keyHash: Uint8Array }>, lo: 
  */
 export class Rewrite {
   readonly created: TreeNode[] = [];
+  /** Indexes into `created` of internal nodes at positions the upper levels hold. */
+  readonly createdInUpper = new Set<number>();
   readonly writes: SlotWrite[] = [];
   private readonly levels: Visit[][] = [];
   private readonly deletesBefore: Int32Array;
@@ -274,7 +276,7 @@ export class Rewrite {
     if (left.kind === 'empty' && right.kind === 'empty') sub = EMPTY_SUB;
     else if (left.kind === 'empty' && (await this.kindOf(right)) === 'leaf') sub = { hash: right.hash, kind: 'leaf' };
     else if (right.kind === 'empty' && (await this.kindOf(left)) === 'leaf') sub = { hash: left.hash, kind: 'leaf' };
-    else sub = this.internal(left, right);
+    else sub = this.internal(left, right, v.slot);
     this.record(v.slot, sub, left, right);
     return sub;
   }
@@ -285,8 +287,9 @@ export class Rewrite {
     return (await this.nodes.load(sub.hash, false)).kind;
   }
 
-  private internal(left: Sub, right: Sub): Sub {
+  private internal(left: Sub, right: Sub, slot: number): Sub {
     const node = makeInternal(left.hash, right.hash);
+    if (slot >= 0 && this.upper.isCached(31 - Math.clz32(slot) + 1)) this.createdInUpper.add(this.created.length);
     this.created.push(node);
     return { hash: node.hash, kind: 'internal' };
   }
@@ -355,7 +358,7 @@ export class Rewrite {
       const childSlot = slot >= 0 && depth + 1 <= this.upper.lastLevel ? 2 * slot : -1;
       left = this.buildLeaves(depth + 1, childSlot, leaves, lo, mid);
       right = this.buildLeaves(depth + 1, childSlot < 0 ? -1 : childSlot + 1, leaves, mid, hi);
-      sub = this.internal(left, right);
+      sub = this.internal(left, right, slot);
     }
     this.record(slot, sub, left, right);
     return sub;

@@ -91,7 +91,7 @@ export class StateTree {
     const baseVersion = this.upper.version;
     const next = await rewrite.run(root);
     for (const node of rewrite.created) batch.put(this.nodes.storageKey(node.hash), encodeNode(node));
-    this.nodes.addGeneration(rewrite.created);
+    this.nodes.addGeneration(rewrite.created, (i) => rewrite.createdInUpper.has(i));
     if (rewrite.recordable && !equalHash(next, root)) this.upper.record(baseVersion, next, rewrite.writes);
     return next.slice();
   }
