@@ -23,7 +23,7 @@ export type { PluginMethods, ReadMethod, ReadMethodCalls, ReadMethodsOf, WriteMe
 
 // Signed operations (decisions.md §16–19).
 export { defineOperation } from './ops/operation.js';
-export { ACTOR_FIELDS, VALUE_FIELDS } from './ops/registry.js';
+export { ACTOR_FIELDS, VALUE_FIELDS, actorFieldOf, valueFieldOf, signsForOf, signsForText } from './ops/fields.js';
 export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SignedFields } from './ops/operation.js';
 
 // Who signed, and the authorization extension point.
