@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { makeChain, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
+import { genesisDoc, makeChain, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
 import { NOTE_ADDRESS, eventRecorder } from '../../test/helpers/event-recorder.js';
 import { validateConfig } from '../config/load.js';
+import { genesisHash } from '../chain/block-hash.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { isChainError } from '../errors.js';
 import { registerKernelRoutes } from './kernel-routes.js';
@@ -28,6 +29,7 @@ function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>
     provider: nobleProvider,
     now: () => 0,
     history: chainHistory(f.chain.store, () => f.chain, 1),
+    node: { genesis: genesisDoc([]), genesisHash: genesisHash(genesisDoc([])) },
   };
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, f.params, f.operations, f.host);

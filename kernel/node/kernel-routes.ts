@@ -123,6 +123,8 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   };
   routes.get('/status', status);
   routes.get('/api/v1/status', status);
+  // The document as loaded: a client pins its hash (decisions.md §83, §85).
+  routes.get('/api/v1/genesis', () => s.node.genesis);
 
   // decisions.md §34: the §20 paging fields beside the list's own; `count` and `total_staked`
   // describe the whole active set, the page is the validators in address order from `offset`.
@@ -186,7 +188,19 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return b;
   };
 
-  routes.get('/api/v1/blocks/:height', async (req) => blockView(await committedBlock(req.params.height)));
+  // A block by height or, for explorers and search boxes, by its hash (`0x` + 64 hex).
+  routes.get('/api/v1/blocks/:height', async (req) => {
+    const raw = req.params.height;
+    if (raw !== undefined && raw.startsWith('0x')) {
+      const hash = raw.toLowerCase();
+      if (!isHash0x(hash)) throw badRequest(`a block is named by its height or its hash (0x followed by 64 hex characters), got "${raw}"`);
+      const h = await store.getBlockHeightByHash(hash);
+      const b = h === undefined ? undefined : await store.getBlock(h);
+      if (!b) throw notFound(`no committed block has hash ${hash}`);
+      return blockView(b);
+    }
+    return blockView(await committedBlock(raw));
+  });
 
   // decisions.md §84: what a light client checks a header with. 404 above the tip.
   const proven = new ProvenReads(chain, s.query);
@@ -335,7 +349,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 
   routes.get('/api/v1/plugins', (req) => {
     const { limit, offset } = pageOf(req.query, 100, 100);
-    const all = pluginsView(host, chain.head.height + 1);
+    const all = pluginsView(host, chain.head.height + 1, operations);
     const plugins = all.slice(offset, offset + limit);
     return { plugins, total: all.length, limit, offset, has_more: offset + plugins.length < all.length };
   });

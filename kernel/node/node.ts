@@ -16,6 +16,7 @@ import { availableParallelism } from 'node:os';
 import { selectProvider } from '../crypto/select-provider.js';
 import { readKeyFile } from '../crypto/keyfile.js';
 import { readGenesis } from '../config/genesis-file.js';
+import { genesisHash } from '../chain/block-hash.js';
 import { ConfigError } from '../config/env.js';
 import { checkParamOverrides } from '../config/param-overrides.js';
 import type { NodeConfig } from '../config/schema.js';
@@ -94,6 +95,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     provider,
     now: () => Date.now(),
     history: chainHistory(store, () => services.chain, config.sharding.shards),
+    node: { genesis, genesisHash: genesisHash(genesis) },
   };
   const operations = new OperationRegistry();
   const host = new PluginHost<KernelServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node', operations });

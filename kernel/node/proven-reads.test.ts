@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { VALIDATOR_KEY, genesisDoc, makeChain, refused, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
 import { validateConfig } from '../config/load.js';
+import { genesisHash } from '../chain/block-hash.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { canonicalJson } from '../codec/json.js';
 import { parseHex } from '../codec/hex.js';
@@ -35,6 +36,7 @@ function served(f: Fixture, extra?: (routes: RouteTable, query: QueryService) =>
     provider: nobleProvider,
     now: () => 0,
     history: chainHistory(f.chain.store, () => f.chain, 1),
+    node: { genesis: genesisDoc([]), genesisHash: genesisHash(genesisDoc([])) },
   };
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, f.params, f.operations, f.host);

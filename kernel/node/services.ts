@@ -6,6 +6,7 @@ import type { IndexReader } from '../store/plugin-index.js';
 import type { NodeConfig } from '../config/schema.js';
 import type { NodeMetrics } from './metrics.js';
 import type { SignatureProvider } from '../crypto/provider.js';
+import type { GenesisDoc } from '../config/genesis.js';
 
 /** What the consensus engine tells the RPC about itself (single validator now, BFT later). */
 export interface ConsensusStatus {
@@ -56,7 +57,15 @@ export interface NodeServices {
   readonly history: ChainHistory;
 }
 
+/** Which genesis this node runs (decisions.md §83: `GET /api/v1/genesis`). */
+export interface NodeIdentity {
+  /** The genesis document as loaded. */
+  readonly genesis: GenesisDoc;
+  readonly genesisHash: string;
+}
+
 /** The kernel's own routes see the whole chain; plugins see `NodeServices`. */
 export interface KernelServices extends NodeServices {
   readonly chain: Chain;
+  readonly node: NodeIdentity;
 }
