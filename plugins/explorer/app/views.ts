@@ -23,7 +23,9 @@ function useRead<T>(load: () => Promise<T>, key: string): { data?: T; error?: st
   return state.key === key ? state : {};
 }
 
-const Loading = (error?: string): VNode => (error ? html`<p class="error" data-error>${error}</p>` : html`<p class="muted">loading…</p>`);
+/** A view whose read is in flight (`data-loading`) or failed (`data-error`, the API's message). */
+const Pending = (view: string, error?: string): VNode =>
+  error ? html`<section data-view=${view}><p class="error" data-error>${error}</p></section>` : html`<section data-view=${view} data-loading><p class="muted">loading…</p></section>`;
 
 export function TxRows({ txs }: { txs: readonly Json[] }): VNode {
   if (txs.length === 0) return html`<p class="muted">no transactions</p>`;
@@ -80,7 +82,7 @@ export function BlockView({ id }: { id: string }): VNode {
     const txs = await getJson(`/api/v1/blocks/${String(block['height'])}/transactions`);
     return { block, txs: listOf(txs, 'transactions') };
   }, id);
-  if (!r.data) return html`<section data-view="block">${Loading(r.error)}</section>`;
+  if (!r.data) return Pending('block', r.error);
   const h = Number(r.data.block['height']);
   return html`<section data-view="block">
     <h2>Block ${h}</h2>
@@ -92,7 +94,7 @@ export function BlockView({ id }: { id: string }): VNode {
 
 export function TxView({ hash }: { hash: string }): VNode {
   const r = useRead(() => getJson(`/api/v1/transactions/${enc(hash)}`), hash);
-  if (!r.data) return html`<section data-view="tx">${Loading(r.error)}</section>`;
+  if (!r.data) return Pending('tx', r.error);
   return html`<section data-view="tx"><h2>Transaction</h2><div data-section="tx">${fieldList(r.data)}</div>
     ${r.data['block'] !== null && r.data['block'] !== undefined ? html`<p><a href=${`#/block/${String(r.data['block'])}`}>block ${String(r.data['block'])}</a></p>` : ''}</section>`;
 }
@@ -115,7 +117,7 @@ export function AccountView({ address }: { address: string }): VNode {
       live = false;
     };
   }, [r.data]);
-  if (!r.data) return html`<section data-view="account">${Loading(r.error)}</section>`;
+  if (!r.data) return Pending('account', r.error);
   const v = verdict?.key === address ? verdict.v : undefined;
   const proof = r.data.account['proof'] as Json | undefined;
   return html`<section data-view="account" data-verified=${v === undefined ? undefined : String(v.verified)}>
@@ -132,7 +134,7 @@ export function AccountView({ address }: { address: string }): VNode {
 
 export function ValidatorsView(): VNode {
   const r = useRead(() => getJson('/api/v1/validators'), 'validators');
-  if (!r.data) return html`<section data-view="validators">${Loading(r.error)}</section>`;
+  if (!r.data) return Pending('validators', r.error);
   const vs = listOf(r.data, 'validators');
   return html`<section data-view="validators"><h2>Validators</h2>
     <p><span data-field="count">${String(r.data['count'] ?? vs.length)}</span> validators, <span data-field="total_staked_human">${String(r.data['total_staked_human'] ?? '')}</span> staked</p>
@@ -145,7 +147,7 @@ export function ValidatorsView(): VNode {
 
 export function ProposalsView(): VNode {
   const r = useRead(() => getJson('/api/v1/governance/proposals?limit=100'), 'proposals');
-  if (!r.data) return html`<section data-view="proposals">${Loading(r.error)}</section>`;
+  if (!r.data) return Pending('proposals', r.error);
   const ps = listOf(r.data, 'proposals');
   return html`<section data-view="proposals"><h2>Proposals</h2>
     ${ps.length === 0 ? html`<p class="muted">no proposals</p>` : ''}
@@ -157,13 +159,13 @@ export function ProposalsView(): VNode {
 
 export function ProposalView({ id }: { id: string }): VNode {
   const r = useRead(() => getJson(`/api/v1/governance/${enc(id)}`), id);
-  if (!r.data) return html`<section data-view="proposal">${Loading(r.error)}</section>`;
+  if (!r.data) return Pending('proposal', r.error);
   return html`<section data-view="proposal"><h2>Proposal ${id}</h2><div data-section="proposal">${fieldList(r.data)}</div></section>`;
 }
 
 export function ContractsView(): VNode {
   const r = useRead(() => getJson('/api/v1/contracts?limit=100'), 'contracts');
-  if (!r.data) return html`<section data-view="contracts">${Loading(r.error)}</section>`;
+  if (!r.data) return Pending('contracts', r.error);
   const cs = listOf(r.data, 'contracts');
   return html`<section data-view="contracts"><h2>Contracts</h2>
     ${cs.length === 0 ? html`<p class="muted">no contracts</p>` : ''}
@@ -173,7 +175,7 @@ export function ContractsView(): VNode {
 
 export function ContractView({ address }: { address: string }): VNode {
   const r = useRead(() => getJson(`/api/v1/contracts/${enc(address)}`), address);
-  if (!r.data) return html`<section data-view="contract">${Loading(r.error)}</section>`;
+  if (!r.data) return Pending('contract', r.error);
   return html`<section data-view="contract"><h2>Contract</h2><div data-section="contract">${fieldList(r.data)}</div></section>`;
 }
 
