@@ -1,4 +1,4 @@
-import { SdkError } from './errors.js';
+import { ChainHttpError, SdkError } from './errors.js';
 import { Http, type FetchLike } from './http.js';
 import type { ChainKey } from './keys.js';
 import { fetchOperations, pathOf, targetOf, type OperationMeta } from './operations.js';
@@ -147,7 +147,7 @@ export class ChainClient {
   async transaction(hash: string): Promise<Record<string, unknown> | undefined> {
     const r = await this.http.request('GET', `/api/v1/transactions/${encodeURIComponent(hash)}`);
     if (r.status === 404) return undefined;
-    if (r.status !== 200 || !isObj(r.body)) return this.http.get(`/api/v1/transactions/${encodeURIComponent(hash)}`) as Promise<Record<string, unknown>>;
+    if (r.status !== 200 || !isObj(r.body)) throw new ChainHttpError('GET', `/api/v1/transactions/${hash}`, r.status, r.body);
     return r.body;
   }
 

@@ -21,6 +21,8 @@ const ARTIFACTS = resolve('artifacts');
 /** The page's globals, for functions that run inside it (this file compiles without the DOM library). */
 type PageGlobals = { location: { hash: string; origin: string }; document: { querySelector(s: string): { textContent: string | null } | null }; localStorage: { setItem(k: string, v: string): void; removeItem(k: string): void } };
 const SEED = '01'.repeat(32);
+/** Chain data is anyone's text: shown as text, it loads nothing and runs nothing (the last test checks). */
+const HOSTILE_TEXT = '<img src="http://192.0.2.1/x.png" onerror="throw new Error(1)"><script>throw new Error(2)</script>';
 
 describe('browser module and explorer in headless Chromium', () => {
   let net: TestDevnet;
@@ -147,7 +149,7 @@ describe('browser module and explorer in headless Chromium', () => {
     const client = connect({ url: net.rpcUrls[0]! });
     // Something for the governance and contract views: a proposal by validator-0 and a deployed token.
     const v0 = keyFromFile(join(net.dir, 'keys', 'validator-0.json'));
-    const proposed = await client.operation(v0, 'propose', { proposer: 'chain:validator-0.node', title: 'explorer test', description: 'shown by the explorer', kind: 'text', voting_duration: 100 });
+    const proposed = await client.operation(v0, 'propose', { proposer: 'chain:validator-0.node', title: 'explorer test', description: HOSTILE_TEXT, kind: 'text', voting_duration: 100 });
     assert.equal((await client.waitFinal(proposed.tx_hash)).status, 'confirmed');
     const tpl = ((await getJson(`${net.rpcUrls[0]!}/api/v1/templates/fungible-token`)).body) as { bytecode_hex: string };
     const deployed = await client.operation(v0, 'deploy_contract', { owner: v0.address, bytecode_hex: tpl.bytecode_hex, name: 'Explorer token', template: 'fungible-token', init_args: { name: 'Ex', symbol: 'EXP', decimals: 6, total_supply: '1000' } }, { gasLimit: 100 });
@@ -201,6 +203,8 @@ describe('browser module and explorer in headless Chromium', () => {
     assert.equal(await page.textContent(`[data-proposal-id="${String(proposals[0]!.id)}"] [data-field="title"]`), 'explorer test');
     await open(`#/proposal/${String(proposals[0]!.id)}`, 'proposal');
     showsEvery(await fieldsIn('[data-view="proposal"]'), (await getJson(`${gw}/api/v1/governance/${String(proposals[0]!.id)}`)).body, 'proposal');
+    assert.equal(await page.textContent('[data-view="proposal"] [data-field="description"]'), HOSTILE_TEXT);
+    assert.equal(await page.$$eval('[data-view="proposal"] img, [data-view="proposal"] script', (e) => e.length), 0, 'markup in chain data stays text');
 
     await open('#/contracts', 'contracts');
     const contracts = (await getJson(`${gw}/api/v1/contracts?limit=100`)).body.contracts as Array<Record<string, unknown>>;
