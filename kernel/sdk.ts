@@ -40,7 +40,7 @@ export type { BlockEvent, ChainEvent, EventPhase } from './chain/types.js';
 // 4. Signed operations (decisions.md §16–19).
 export { defineOperation } from './ops/operation.js';
 export { operationFamily, type FamilyMember, type SharedOperationFields } from './ops/operation-family.js';
-export { ACTOR_FIELDS, VALUE_FIELDS } from './ops/registry.js';
+export { ACTOR_FIELDS, VALUE_FIELDS, actorFieldOf, valueFieldOf, signsForOf, signsForText } from './ops/fields.js';
 export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SignedFields } from './ops/operation.js';
 export { operationOf } from './chain/types.js';
 

@@ -194,7 +194,19 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return b;
   };
 
-  routes.get('/api/v1/blocks/:height', async (req) => blockView(await committedBlock(req.params.height)));
+  // A block by height or, for explorers and search boxes, by its hash (`0x` + 64 hex).
+  routes.get('/api/v1/blocks/:height', async (req) => {
+    const raw = req.params.height;
+    if (raw !== undefined && raw.startsWith('0x')) {
+      const hash = raw.toLowerCase();
+      if (!isHash0x(hash)) throw badRequest(`a block is named by its height or its hash (0x followed by 64 hex characters), got "${raw}"`);
+      const h = await store.getBlockHeightByHash(hash);
+      const b = h === undefined ? undefined : await store.getBlock(h);
+      if (!b) throw notFound(`no committed block has hash ${hash}`);
+      return blockView(b);
+    }
+    return blockView(await committedBlock(raw));
+  });
 
   // decisions.md §84: what a light client checks a header with. 404 above the tip.
   const proven = new ProvenReads(chain, s.query);

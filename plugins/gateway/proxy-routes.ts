@@ -27,6 +27,8 @@ export const PROXIED_GETS = [
   '/api/v1/checkpoints',
   // The genesis as the node loaded it (decisions.md §83): clients pin its hash.
   '/api/v1/genesis',
+  // The node's plugins and the operations they declare (kernel/ops/describe.ts): what the client SDK signs with.
+  '/api/v1/plugins',
   VALIDATORS_PATH,
   // Staking's reads (plugins/staking; GET /api/v1/slashing/history is Node only).
   '/api/v1/staking/info/:address',
