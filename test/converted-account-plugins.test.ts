@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, signOperation, signOwnLayout, signTransfer, type Fixture, type Wallet } from './helpers/chain-fixture.js';
 import { identityPlugin } from '../plugins/identity/index.js';
-import { identityMessages } from '../plugins/identity/messages.js';
+import { identityMessages } from '../plugins/identity/public.js';
 import { sessionPlugin } from '../plugins/session/index.js';
 import { sponsorPlugin } from '../plugins/sponsor/index.js';
 import { canonicalJson, sha3Hex0x } from '../kernel/sdk.js';

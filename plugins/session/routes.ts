@@ -6,7 +6,7 @@ import { grantsPrefix, type SessionGrant } from './store.js';
 const codec = jsonRecord<SessionGrant>();
 
 /** A grant on the wire: part 1's Session key grant resource, `spent` and `*_human` beside each amount, and its status for the next block. */
-export async function grantView(ctx: Pick<ReadContext, 'accounts' | 'read'>, g: SessionGrant, nextHeight: number): Promise<Record<string, unknown>> {
+export async function grantView(ctx: Pick<ReadContext, 'accounts' | 'methods'>, g: SessionGrant, nextHeight: number): Promise<Record<string, unknown>> {
   return {
     account: g.account,
     session_pk: g.session_pk,

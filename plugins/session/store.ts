@@ -1,4 +1,9 @@
-import { keyId } from '../identity/removed-keys.js';
+import { sha3Hex0x } from '../../kernel/sdk.js';
+
+/** Short, fixed-length id of a session key for state keys (a key's hex is 3 904 characters). */
+function keyId(publicKeyHex: string): string {
+  return sha3Hex0x(publicKeyHex).slice(2, 34);
+}
 
 /** `*` or the destination addresses a session key may send to (decisions.md §34). */
 export type SessionScope = '*' | readonly string[];
