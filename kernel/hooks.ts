@@ -9,7 +9,7 @@ import type { AccountsReader, AccountsWriter } from './state/accounts.js';
 import type { RouteTable } from './node/route-table.js';
 import type { GenesisDoc } from './config/genesis.js';
 import type { Signer, SignerAnswer, SignRequest } from './auth/signer.js';
-import type { PluginScheduleChange } from './host/schedule.js';
+import type { PluginScheduleChange, PluginScheduleEntry } from './host/schedule.js';
 import type { ReadMethodCalls, WriteMethodCalls } from './host/methods.js';
 import type { ValidatorSetReader } from './chain/validator-reader.js';
 
@@ -43,6 +43,11 @@ export interface ReadContext {
   readonly methods: ReadMethodCalls;
   /** The consensus validator set in this state: the latest, or the one in force at a height. */
   readonly validators: ValidatorSetReader;
+  /**
+   * The activation schedule of state plugins in this state (the kernel's record, read only): what
+   * a plugin that proposes schedule changes judges them against (`readPluginSchedule`).
+   */
+  pluginSchedule(): Promise<PluginScheduleEntry[]>;
 }
 
 /** Deterministic execution contexts: beginBlock, executeTx, endBlock, evidence, initGenesis. */

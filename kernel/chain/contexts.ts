@@ -12,6 +12,8 @@ import type { ValueMoves } from './value-moves.js';
 import { readMethodCalls, writeMethodCalls, type MethodDirectory } from '../host/method-calls.js';
 import type { PluginBoundary } from '../host/plugin-boundary.js';
 import { validatorSetReader, type ValidatorSetReader } from './validator-reader.js';
+import { readSchedule } from '../host/schedule-state.js';
+import type { PluginScheduleEntry } from '../host/schedule.js';
 import type { ReadMethodCalls, WriteMethodCalls } from '../host/methods.js';
 
 /**
@@ -68,6 +70,10 @@ class ReadCtx implements ReadContext {
 
   get validators(): ValidatorSetReader {
     return validatorSetReader(this.source);
+  }
+
+  async pluginSchedule(): Promise<PluginScheduleEntry[]> {
+    return (await readSchedule(this.source)) ?? [];
   }
 
   get methods(): ReadMethodCalls {
@@ -153,6 +159,10 @@ class WriteCtx implements WriteContext {
 
   get validators(): ValidatorSetReader {
     return validatorSetReader(this.overlay);
+  }
+
+  async pluginSchedule(): Promise<PluginScheduleEntry[]> {
+    return (await readSchedule(this.overlay)) ?? [];
   }
 
   /** Read methods read this overlay, so they see what the caller wrote so far; write methods write it. */
