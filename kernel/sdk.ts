@@ -61,7 +61,7 @@ export type { ParamReader, ParamSpec } from './state/params.js';
 export type { AccountRecord, AccountsReader, AccountsWriter } from './state/accounts.js';
 
 // Errors every client sees, with the status the spec names.
-export { ChainError, FailedWithGas, isChainError, badRequest, unauthorized, forbidden, notFound, conflict, payloadTooLarge, tooManyRequests, unavailable } from './errors.js';
+export { ChainError, FailedWithGas, NodeFault, isChainError, badRequest, unauthorized, forbidden, notFound, conflict, payloadTooLarge, tooManyRequests, unavailable } from './errors.js';
 export { ConfigError } from './config/env.js';
 
 // Addresses, amounts, encodings.

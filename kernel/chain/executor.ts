@@ -1,6 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ChainError, FailedWithGas, isChainError } from '../errors.js';
+import { ChainError, FailedWithGas, NodeFault, isChainError } from '../errors.js';
 import type { EndBlockResult, Hooks, ValidatorUpdate } from '../hooks.js';
 import { StateOverlay, type StateSource } from '../state/overlay.js';
 import type { ParamRegistry } from '../state/params.js';
@@ -278,6 +278,8 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       overlay.absorb(child);
     }
   } catch (err) {
+    // Not the transaction's outcome but this node's: no receipt is written, the block stops.
+    if (err instanceof NodeFault) throw err;
     error = isChainError(err) || err instanceof Error ? err.message : String(err);
     if (!isChainError(err) && !(err instanceof FailedWithGas)) deps.log.debug({ tx: tx.hash, err }, 'transaction failed');
     // A handler that failed after metered work is charged what it used, within base and limit.

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { isChainError, RouteTable, sha3Hex0x, toHex, type IndexReader, type ReadonlyStore, type Receipt, type RecordCodec } from '../../kernel/sdk.js';
-import { contractsPlugin, vm } from './index.js';
+import { contractsPlugin, useContractRuntimes } from './index.js';
+import { inThreadRuntime } from './runtime.js';
 import { readMetered } from './store.js';
 import { contractAddress, DEPLOY_ADDRESS, dryRun } from './execute.js';
 import { meteredKey, Vm } from './vm/engine.js';
@@ -84,14 +85,14 @@ test('past admission: a float contract deploys nothing, a call with unreadable d
   assert.equal((await f.account(loop)).balance, 0n);
 });
 
-test('the call endpoint never writes: dry_run false is 403 on mainnet (part 2, 403) and 400 on a test network', async () => {
-  for (const [env, status] of [['mainnet', 403], ['testnet', 400]] as const) {
+test('the call endpoint never writes: dry_run false is 403 on every network, saying to send a transaction (decisions.md §91)', async () => {
+  for (const [env, status] of [['mainnet', 403], ['testnet', 403]] as const) {
     const f = await makeChain({ plugins: [contractsPlugin], env });
     const routes = new RouteTable();
     f.hooks.routes.call(routes);
     const handler = routes.list().find((r) => r.method === 'POST' && r.path === '/api/v1/contracts/:address/call')!.handler;
     const req = { method: 'POST', path: '/api/v1/contracts/chain:0000000001.app/call', params: { address: 'chain:0000000001.app' }, query: new URLSearchParams(), headers: {}, body: { function: 'transfer', args: {}, dry_run: false }, ip: '127.0.0.1' };
-    assert.throws(() => handler(req), (e: unknown) => isChainError(e) && e.status === status, env);
+    assert.throws(() => handler(req), (e: unknown) => isChainError(e) && e.status === status && /send a transaction/.test(e.message), env);
   }
 });
 
@@ -127,8 +128,8 @@ test('a dry run may not ask for more gas than a block holds: an unsigned request
   const ctx = { height: f.chain.store.head.height, params: f.params.reader(state), store };
   const data = JSON.stringify({ function: 'spin', args: {} });
   const max = Number(await ctx.params.get('max_block_gas'));
-  await assert.rejects(dryRun(new Vm(), ctx, 0, loop, data, '', max + 1), (e: unknown) => isChainError(e) && e.status === 400 && /above max_block_gas/.test(e.message));
-  const small = await dryRun(new Vm(), ctx, 0, loop, data, '', 60);
+  await assert.rejects(dryRun(inThreadRuntime(new Vm()), ctx, 0, loop, data, '', max + 1), (e: unknown) => isChainError(e) && e.status === 400 && /above max_block_gas/.test(e.message));
+  const small = await dryRun(inThreadRuntime(new Vm()), ctx, 0, loop, data, '', 60);
   assert.deepEqual([small.success, small.gas_used], [false, 60]);
   assert.match(small.error!, /out of fuel/);
 });
@@ -157,6 +158,10 @@ test('a deploy keeps its instrumented code in the node-local index: after the co
   const services: { chain?: Fixture['chain']; index?: (p: string) => IndexReader } = {};
   services.index = (p) => services.chain!.store.pluginIndex(p);
   const f = await makeChain({ plugins: [contractsPlugin], services, accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
+  // In this thread, to see the VM's caches and count its metering passes.
+  const vm = new Vm();
+  vm.useStore({ load: (k) => readMetered(f.chain.store.pluginIndex('contracts'), k) });
+  useContractRuntimes({ blocks: inThreadRuntime(vm), offchain: inThreadRuntime(vm) });
   const code = wat(HOSTILE_WAT.cpuHeavy);
   const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(code) }), { gas_limit: 100 }), 0);
   await f.block();

@@ -6,7 +6,7 @@ import { codeKey, contractCodec, contractKey, type ContractRecord } from '../sto
 import { templateBytecode } from '../templates.js';
 import { HOSTILE_WAT, wat } from '../testing/hostile.js';
 import { meteredKey, Vm, type VmLimits } from './engine.js';
-import { BULK_FUEL_PER_BYTE } from './instrument.js';
+import { BULK_FUEL_PER_BYTE } from './pricing.js';
 import { contractsPlugin } from '../index.js';
 import { PARAMS } from '../execute.js';
 import { isFailure, runTree, type TreeResult } from './runner.js';
