@@ -4,7 +4,9 @@ import { readContract, writeContract, writeMetered, type ContractRecord } from '
 import { meteredKey, type ContractEvent, type VmLimits } from './vm/engine.js';
 import type { InstrumentedCode } from './vm/instrument.js';
 import { isFailure, type TreeFailure, type TreeResult } from './vm/runner.js';
-import { DEPLOY_FUEL_PER_BYTE } from './vm/pricing.js';
+import { DEPLOY_FUEL } from './vm/pricing.js';
+import { checkCodeShape, type ModuleShape } from './vm/shape.js';
+import { isShippedCode } from './templates.js';
 import type { ContractRuntime } from './runtime.js';
 
 /** Gas of a contract call or deploy before metering (part 1, Amounts 4: 50, as the gas estimate reports). */
@@ -75,6 +77,11 @@ export class DeployGate {
     }
     return undefined;
   }
+}
+
+/** What metering a module of this shape costs (DEPLOY_FUEL), on top of its bytes. */
+export function deployMeteringFuel(shape: ModuleShape): bigint {
+  return BigInt(DEPLOY_FUEL.perModule) + BigInt(DEPLOY_FUEL.perFunction) * BigInt(shape.functions) + BigInt(DEPLOY_FUEL.perInstruction) * BigInt(shape.instructions) + BigInt(DEPLOY_FUEL.perRegion) * BigInt(shape.regions);
 }
 
 /** Event data nested deeper than this stays the text the contract emitted. */
@@ -177,11 +184,19 @@ export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, 
   const s = await readSettings(ctx.params);
   const codeHash = sha3Hex0x(req.bytecode);
   const budget = BigInt(ctx.gasLimit) * s.fuelPerGas;
-  // Checking, metering and storing the code is work too: paid per byte, before any of it is done.
-  let used = BigInt(req.bytecode.length) * DEPLOY_FUEL_PER_BYTE;
-  if (used > budget) throw new FailedWithGas(`out of fuel: checking and storing ${req.bytecode.length} bytes of code costs ${used} fuel, the deploy's budget is ${budget} (raise gas_limit)`, ctx.gasLimit);
+  // Checking, metering and storing the code is work too: paid before any of it is done.
+  let used = 0n;
+  const pay = (fuel: bigint, what: string): void => {
+    used += fuel;
+    if (used > budget) throw new FailedWithGas(`out of fuel: ${what} costs ${used} fuel, the deploy's budget is ${budget} (raise gas_limit)`, ctx.gasLimit);
+  };
+  pay(BigInt(req.bytecode.length) * BigInt(DEPLOY_FUEL.perByte), `storing ${req.bytecode.length} bytes of code`);
   let metered: InstrumentedCode;
   try {
+    if (!isShippedCode(codeHash)) {
+      const shape = checkCodeShape(req.bytecode);
+      pay(deployMeteringFuel(shape), `metering ${shape.functions} functions of ${shape.instructions} instructions in ${shape.regions} blocks (and storing ${req.bytecode.length} bytes)`);
+    }
     metered = await runtime.meter(codeHash, req.bytecode, s.limits);
   } catch (err) {
     // Refused bytes were checked all the same (admission refuses them; a proposer that skipped it pays).

@@ -5,13 +5,17 @@ import { isChainError, RouteTable, sha3Hex0x, toHex, type IndexReader, type Read
 import { contractsPlugin, useContractRuntimes } from './index.js';
 import { inThreadRuntime } from './runtime.js';
 import { readMetered } from './store.js';
-import { contractAddress, DEPLOY_ADDRESS, dryRun } from './execute.js';
+import { contractAddress, DEPLOY_ADDRESS, deployMeteringFuel, dryRun } from './execute.js';
+import { DEPLOY_FUEL } from './vm/pricing.js';
+import { checkCodeShape } from './vm/shape.js';
 import { meteredKey, Vm } from './vm/engine.js';
 import { templateBytecode } from './templates.js';
 import { HOSTILE_WAT, wat } from './testing/hostile.js';
 
 const alice = wallet(71);
 const bob = wallet(72);
+/** Enough for any small module's metering pass (pricing.ts, DEPLOY_FUEL). */
+const DEPLOY_GAS = 1_000;
 
 async function chain(): Promise<Fixture> {
   return makeChain({ plugins: [contractsPlugin], accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
@@ -59,14 +63,16 @@ test('a deploy with init_args and calls in blocks: the address of decisions.md Â
 test('past admission: a float contract deploys nothing, a call with unreadable data fails, a trap keeps the value with the sender; fee and nonce are consumed', async () => {
   const f = await chain();
   await assert.rejects(f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.float)) })), 0), (e: unknown) => isChainError(e) && e.status === 400);
-  const float = inject(f, await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.float)) })));
+  const float = inject(f, await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.float)) }), { gas_limit: DEPLOY_GAS }));
   await f.block();
   const fr = await receipt(f, float);
   assert.equal(fr.status, 'failed');
   assert.match(fr.error!, /floating-point/);
+  const metering = deployMeteringFuel(checkCodeShape(wat(HOSTILE_WAT.float)));
+  assert.equal(fr.gas, Math.max(50, Math.ceil(Number(metering + BigInt(DEPLOY_FUEL.perByte * wat(HOSTILE_WAT.float).length)) / 20_000)), 'refused bytes pay for the metering they took');
   assert.equal(await f.chain.store.state.get(`contracts/contract/${contractAddress(alice.address, float)}`), undefined);
 
-  const loopDeploy = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: 100 }), 0);
+  const loopDeploy = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const loop = contractAddress(alice.address, loopDeploy.tx_hash);
   const bad = inject(f, await plain(f, bob, loop, 'not json'));
@@ -96,23 +102,31 @@ test('the call endpoint never writes: dry_run false is 403 on every network, say
   }
 });
 
-test('storing code costs fuel: 60 KB of code does not fit the base 50 gas and fails out of fuel at the whole limit; with a gas_limit it deploys', async () => {
+test('metering and storing code cost fuel: a module that is not a shipped template does not fit the base 50 gas and fails out of fuel at the whole limit; with a gas_limit it deploys at the gas of its shape; a template deploys within the base', async () => {
   const f = await chain();
-  const big = toHex(wat(`(module (memory 1) (data (i32.const 0) "${'a'.repeat(60_000)}") (func (export "alloc") (param i32) (result i32) (i32.const 0)) (func (export "call") (param i32 i32)))`));
+  const bytes = wat(`(module (memory 1) (data (i32.const 0) "${'a'.repeat(60_000)}") (func (export "alloc") (param i32) (result i32) (i32.const 0)) (func (export "call") (param i32 i32)))`);
+  const big = toHex(bytes);
   const poor = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big })), 0);
   await f.block();
   const r = await receipt(f, poor.tx_hash);
   assert.deepEqual([r.status, r.gas], ['failed', 50]);
-  assert.match(r.error!, /storing 600\d\d bytes of code costs/);
-  const rich = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big }), { gas_limit: 100 }), 0);
+  assert.match(r.error!, /metering 2 functions of 3 instructions in 0 blocks \(and storing 600\d\d bytes\) costs \d+ fuel/);
+  const rich = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const ok = await receipt(f, rich.tx_hash);
-  assert.deepEqual([ok.status, ok.gas], ['confirmed', 61]);
+  const fuel = deployMeteringFuel(checkCodeShape(bytes)) + BigInt(DEPLOY_FUEL.perByte * bytes.length);
+  assert.deepEqual([ok.status, ok.gas], ['confirmed', Math.ceil(Number(fuel) / 20_000)]);
+  // The token template: every node meters it once, so a deploy pays its bytes and initialize only.
+  const token = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), init_args: { name: 'T', symbol: 'T', decimals: 6, total_supply: 1000 } })), 0);
+  await f.block();
+  const tr = await receipt(f, token.tx_hash);
+  assert.equal(tr.status, 'confirmed', tr.error ?? '');
+  assert.ok(tr.gas <= 50, `the token deploys within the base gas of a deploy: ${tr.gas}`);
 });
 
 test('a dry run may not ask for more gas than a block holds: an unsigned request cannot keep the node busy for long', async () => {
   const f = await chain();
-  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: 100 }), 0);
+  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const loop = contractAddress(alice.address, deployed.tx_hash);
   const state = f.chain.store.state;
@@ -136,7 +150,7 @@ test('a dry run may not ask for more gas than a block holds: an unsigned request
 
 test('past admission, a call whose attached value the sender no longer has is refused before the contract runs, at the base gas', async () => {
   const f = await chain();
-  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.cpuHeavy)) }), { gas_limit: 100 }), 0);
+  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.cpuHeavy)) }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const heavy = contractAddress(alice.address, deployed.tx_hash);
   // Input byte 3: 3 Ã— 65 536 loop iterations, well above the base 50 gas of fuel.
@@ -163,7 +177,7 @@ test('a deploy keeps its instrumented code in the node-local index: after the co
   vm.useStore({ load: (k) => readMetered(f.chain.store.pluginIndex('contracts'), k) });
   useContractRuntimes({ blocks: inThreadRuntime(vm), offchain: inThreadRuntime(vm) });
   const code = wat(HOSTILE_WAT.cpuHeavy);
-  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(code) }), { gas_limit: 100 }), 0);
+  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(code) }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const heavy = contractAddress(alice.address, deployed.tx_hash);
   const key = meteredKey(sha3Hex0x(code), { maxPages: 16, maxStack: 4096 });

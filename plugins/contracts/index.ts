@@ -74,7 +74,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
   description: 'WebAssembly contracts: metered VM, deploy, calls, dry runs, contract events, shipped templates',
   optionsSchema: ContractsOptionsSchema,
   params: [
-    { key: PARAMS.fuelPerGas, default: 10_000n, min: 1n, max: 1_000_000_000n, description: 'fuel (metered WebAssembly instructions and host work) one gas unit buys; the base 50 gas of a call buys 50 times this' },
+    { key: PARAMS.fuelPerGas, default: 20_000n, min: 1n, max: 1_000_000_000n, description: 'fuel (metered WebAssembly instructions, host work, instantiation, first reads of state, metering a deploy) one gas unit buys; the base 50 gas of a call buys 50 times this' },
     { key: PARAMS.maxPages, default: 16n, min: 1n, max: 1024n, description: 'most 64 KiB memory pages a contract instance may have' },
     // At most 4 096: the counter must trap before V8's own stack does. A weight-1 recursion overflows
     // V8's stack near 8 400 levels (Liftoff frames), at a fuel that depends on the node's JIT tier,
@@ -103,8 +103,9 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     };
     const threads = processThreads({ offchainThreads: api.options.offchain_threads, offchainQueue: api.options.offchain_queue, offchainTimeoutMs: api.options.offchain_timeout_ms });
     runtimes = { blocks: threadRuntime(threads.consensus, loadMetered), offchain: pooledRuntime(threads.offchain, loadMetered) };
-    // Loaded at boot (Binaryen takes a second), not in the first block that needs it.
+    // Loaded at boot (Binaryen takes a second), not in the first block or request that needs it.
     threads.consensus.start();
+    threads.offchain.start();
     let lastBlockTime = 0;
     api.hooks.committed.tapPromise(api.name, async (c) => {
       lastBlockTime = c.block.header.timestamp;

@@ -1,5 +1,5 @@
-import type { CallFrame, VmLimits } from './vm/engine.js';
-import type { Vm } from './vm/engine.js';
+import { LRUCache } from 'lru-cache';
+import { meteredKey, type CallFrame, type Vm, type VmLimits } from './vm/engine.js';
 import type { InstrumentedCode, InstrumentLimits } from './vm/instrument.js';
 import { runTree, type BlockClock, type StateReader, type TreeFailure, type TreeResult } from './vm/runner.js';
 import { ContractThread, ThreadPool, type MeteredLoader } from './vm/contract-thread.js';
@@ -16,19 +16,40 @@ export interface ContractRuntime {
   meter(codeHash: string, bytes: Uint8Array, limits: InstrumentLimits, admit?: boolean): Promise<InstrumentedCode>;
 }
 
+/**
+ * Instrumented code metered by any contract thread of this process, for the others: a deploy is
+ * metered at admission (on every validator, which admits what its peers relay), outside
+ * consensus, and the block thread then takes it from here instead of metering again on the
+ * consensus path. A cache only: metering is deterministic, so the bytes are the same either way.
+ */
+const sharedMetered = new LRUCache<string, InstrumentedCode>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (c) => Math.max(1, c.binary.length) });
+
+/** `loadMetered` with this process's shared cache in front. */
+function withShared(loadMetered: MeteredLoader): MeteredLoader {
+  return async (key) => sharedMetered.get(key) ?? (await loadMetered(key));
+}
+
+async function keepShared(codeHash: string, limits: InstrumentLimits, metered: Promise<InstrumentedCode>): Promise<InstrumentedCode> {
+  const code = await metered;
+  sharedMetered.set(meteredKey(codeHash, limits), code);
+  return code;
+}
+
 /** A runtime on one contract thread, its reads of instrumented code answered from `loadMetered`. */
 export function threadRuntime(thread: ContractThread, loadMetered: MeteredLoader): ContractRuntime {
+  const sources = { loadMetered: withShared(loadMetered) };
   return {
-    run: (reader, block, frame, budget, limits) => thread.run({ reader, loadMetered }, block, frame, budget, limits),
-    meter: (codeHash, bytes, limits, admit = false) => thread.meter({ loadMetered }, codeHash, bytes, limits, admit),
+    run: (reader, block, frame, budget, limits) => thread.run({ ...sources, reader }, block, frame, budget, limits),
+    meter: (codeHash, bytes, limits, admit = false) => keepShared(codeHash, limits, thread.meter(sources, codeHash, bytes, limits, admit)),
   };
 }
 
 /** A runtime on the pool of threads outside consensus: each request bounded in time, refused (503) when the pool is full. */
 export function pooledRuntime(pool: ThreadPool, loadMetered: MeteredLoader): ContractRuntime {
+  const sources = { loadMetered: withShared(loadMetered) };
   return {
-    run: (reader, block, frame, budget, limits) => pool.submit('a dry run', (t) => t.run({ reader, loadMetered }, block, frame, budget, limits)),
-    meter: (codeHash, bytes, limits, admit = false) => pool.submit('checking a deploy', (t) => t.meter({ loadMetered }, codeHash, bytes, limits, admit)),
+    run: (reader, block, frame, budget, limits) => pool.submit('a dry run', (t) => t.run({ ...sources, reader }, block, frame, budget, limits)),
+    meter: (codeHash, bytes, limits, admit = false) => keepShared(codeHash, limits, pool.submit('checking a deploy', (t) => t.meter(sources, codeHash, bytes, limits, admit))),
   };
 }
 

@@ -34,6 +34,8 @@ export class ContractThread {
   private worker: Worker | undefined;
   private signal: Int32Array | undefined;
   private port: { close(): void } | undefined;
+  /** Resolves once the worker has loaded its toolkit (Binaryen: a second or more on a loaded machine). */
+  private loaded: Promise<void> = Promise.resolve();
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   /** Requests run one after another: each waits for the one before. */
@@ -51,19 +53,25 @@ export class ContractThread {
     const worker = new Worker(new URL('./thread-main.js', import.meta.url), { workerData: init, transferList: [channel.port2], name: this.opts.name, resourceLimits: { stackSizeMb: 4 } });
     worker.unref();
     this.worker = worker;
+    let markLoaded: () => void = () => undefined;
+    this.loaded = new Promise<void>((resolve) => (markLoaded = resolve));
     this.signal = new Int32Array(signal);
     this.port = channel.port1;
     const view = this.signal;
     channel.port1.on('message', (f: FetchRequest) => void this.answer(f, channel.port1, view));
     channel.port1.unref();
     worker.on('message', (reply: ThreadReply | { id: 0; kind: 'ready' }) => {
-      if (reply.id === 0) return;
+      if (reply.id === 0) {
+        markLoaded();
+        return;
+      }
       const p = this.pending.get(reply.id);
       if (!p) return;
       this.pending.delete(reply.id);
       p.resolve(reply as ThreadReply);
     });
     const gone = (why: string): void => {
+      markLoaded();
       if (this.worker !== worker) return;
       this.worker = undefined;
       this.fail(new NodeFault(`the contract thread ${this.opts.name} stopped: ${why}`));
@@ -128,6 +136,12 @@ export class ContractThread {
     throw unexpected(reply);
   }
 
+  /** Starts the worker if needed and resolves once it is ready for requests. */
+  ready(): Promise<void> {
+    this.start();
+    return this.loaded;
+  }
+
   /** Stops the worker: what it was doing fails with `err`; the next request starts a new one. */
   terminate(err: Error): void {
     const worker = this.worker;
@@ -184,11 +198,17 @@ export class ThreadPool {
     }
   }
 
-  /** Runs `work` on a free thread, within the time bound. */
+  /** Starts every thread now (each loads Binaryen), so the first request is not timed with it. */
+  start(): void {
+    for (const t of this.threads) t.start();
+  }
+
+  /** Runs `work` on a free thread, within the time bound (counted once the thread is ready). */
   async submit<T>(what: string, work: (t: ContractThread) => Promise<T>): Promise<T> {
     const thread = await this.acquire(what);
     let timer: NodeJS.Timeout | undefined;
     try {
+      await thread.ready();
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           const err = unavailable(`${what} ran longer than ${this.opts.timeoutMs} ms and was stopped`, 'a dry run may use at most max_block_gas; retry later');

@@ -1,9 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import { badRequest, isChainError, NodeFault } from '../../../kernel/sdk.js';
-import { ENTRY_EXPORTS, FUEL_EXPORT, instrument, loadBinaryen, METERING_MODULE, STACK_EXPORT, type InstrumentedCode, type InstrumentLimits } from './instrument.js';
+import { CHARGE_EXPORT, ENTRY_EXPORTS, FUEL_EXPORT, instrument, loadBinaryen, METERING_MODULE, STACK_EXPORT, type InstrumentedCode, type InstrumentLimits } from './instrument.js';
 import { HOST_MODULE } from './host-api.js';
-import { GROW_FUEL_PER_PAGE, HOST_FUEL } from './pricing.js';
+import { GROW_FUEL, HOST_FUEL } from './pricing.js';
 import { MemoryPool } from './memory-pool.js';
+import { pinBaselineTier } from './baseline-tier.js';
 
 /**
  * The contract VM: metered modules compiled once per code hash (a bounded LRU), a fresh instance
@@ -80,7 +81,7 @@ interface Compiled {
   readonly module: WebAssembly.Module;
   readonly memory: { readonly initial: number; readonly maximum: number };
   readonly exports: readonly string[];
-  readonly instanceFuel: bigint;
+  readonly instanceFuel: number;
   /** Size of the metered module: what the compiled cache is bounded by. */
   readonly wireBytes: number;
 }
@@ -105,6 +106,14 @@ export interface CallOutcome {
 const decoder = new TextDecoder('utf-8', { fatal: false });
 const encoder = new TextEncoder();
 
+/** The running instance's fuel: its global (exact, read after it stops) and its charge export (cheap). */
+interface Live {
+  readonly global: WebAssembly.Global;
+  readonly charge: (n: number) => void;
+}
+
+const CHARGE_CHUNK = 0xffff_ffff;
+
 /**
  * One call tree's counters. While an instance runs, its fuel global holds the count (`live`);
  * between levels the tree does.
@@ -112,22 +121,33 @@ const encoder = new TextEncoder();
 class Tree {
   fuel: bigint;
   stack = 0;
+  keysRead = 0;
   /** A level trapped with its stack counter past the limit (the metered code's stack trap). */
   stackExceeded = false;
-  keysRead = 0;
-  live: WebAssembly.Global | undefined;
+  live: Live | undefined;
   constructor(fuel: bigint) {
     this.fuel = fuel;
   }
   left(): bigint {
-    return this.live ? (this.live.value as bigint) : this.fuel;
+    return this.live ? (this.live.global.value as bigint) : this.fuel;
   }
-  /** Charges before the work it pays for; traps out of fuel (the counter stays at -1, as the metered code leaves it). */
-  spend(amount: bigint): void {
-    const left = this.left() - amount;
-    const next = left < 0n ? -1n : left;
-    if (this.live) this.live.value = next;
-    else this.fuel = next;
+  /**
+   * Charges `n` fuel (a safe integer) before the work it pays for. In an instance the module's
+   * `__charge` does it and traps as the metered code does when the count goes below zero;
+   * between levels it is the tree's count, and running out throws the trap here.
+   */
+  spend(n: number): void {
+    if (this.live) {
+      let rest = n;
+      while (rest > CHARGE_CHUNK) {
+        this.live.charge(CHARGE_CHUNK);
+        rest -= CHARGE_CHUNK;
+      }
+      this.live.charge(rest);
+      return;
+    }
+    const left = this.fuel - BigInt(n);
+    this.fuel = left < 0n ? -1n : left;
     if (left < 0n) throw new ContractTrap('out_of_fuel', 'out of fuel');
   }
 }
@@ -165,6 +185,7 @@ export class Vm {
   instrumentations = 0;
 
   constructor(compiledBytes = COMPILED_CACHE_BYTES, meteredBytes = 128 * 1024 * 1024) {
+    pinBaselineTier();
     this.compiled = new LRUCache({ maxSize: compiledBytes, sizeCalculation: (c) => Math.max(1, c.wireBytes) });
     this.metered = new LRUCache({ maxSize: meteredBytes, sizeCalculation: (c) => Math.max(1, c.binary.length) });
   }
@@ -247,7 +268,7 @@ export class Vm {
       // it, is this node's problem, not the contract's.
       throw new NodeFault(`compiling metered contract code ${codeHash} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
-    const entry: Compiled = { module, memory: out.memory, exports: out.exports, instanceFuel: BigInt(out.instanceFuel), wireBytes: out.binary.length };
+    const entry: Compiled = { module, memory: out.memory, exports: out.exports, instanceFuel: out.instanceFuel, wireBytes: out.binary.length };
     this.compiled.set(key, entry);
     return entry;
   }
@@ -302,35 +323,31 @@ export class Vm {
     const memory = this.memories.acquire(c.memory.initial, c.memory.maximum);
     let fuel: WebAssembly.Global | undefined;
     let stack: WebAssembly.Global | undefined;
-    const spend = (amount: bigint): void => tree.spend(amount);
-    /** A copy of the contract's bytes [ptr, ptr + len), paid per byte before it is made. */
-    const bytes = (ptr: number, len: number): Uint8Array => {
+    let live: Live | undefined;
+    const spend = (n: number): void => tree.spend(n);
+    /** A copy of the contract's bytes [ptr, ptr + len), paid per byte (with `base`) before it is made. */
+    const bytes = (ptr: number, len: number, base = 0): Uint8Array => {
       if (ptr < 0 || len < 0 || ptr + len > memory.buffer.byteLength) throw new ContractTrap('trap', `contract passed memory [${ptr}, ${ptr + len}) outside its ${memory.buffer.byteLength} bytes`);
-      spend(HOST_FUEL.perByte * BigInt(len));
+      spend(base + HOST_FUEL.perByte * len);
       return new Uint8Array(memory.buffer, ptr, len).slice();
     };
-    const output = (data: Uint8Array, ptr: number, cap: number): number => {
-      spend(HOST_FUEL.perByte * BigInt(data.length));
+    const output = (data: Uint8Array, ptr: number, cap: number, base = 0): number => {
+      spend(base + HOST_FUEL.perByte * data.length);
       if (data.length <= cap) {
         if (ptr < 0 || ptr + data.length > memory.buffer.byteLength) throw new ContractTrap('trap', 'contract output buffer outside its memory');
         new Uint8Array(memory.buffer).set(data, ptr);
       }
       return data.length;
     };
-    const nonNegative = (n: number): bigint => BigInt(Math.max(0, n));
+    const nonNegative = (n: number): number => Math.max(0, n);
+    let callerBytes: Uint8Array | undefined;
+    let selfBytes: Uint8Array | undefined;
     let returnData: Uint8Array = new Uint8Array(0);
     const host: Record<string, (...args: never[]) => unknown> = {
-      get_caller: (ptr: number, cap: number) => {
-        spend(HOST_FUEL.call);
-        return output(encoder.encode(frame.caller), ptr, cap);
-      },
-      get_self: (ptr: number, cap: number) => {
-        spend(HOST_FUEL.call);
-        return output(encoder.encode(frame.contract), ptr, cap);
-      },
+      get_caller: (ptr: number, cap: number) => output((callerBytes ??= encoder.encode(frame.caller)), ptr, cap, HOST_FUEL.call),
+      get_self: (ptr: number, cap: number) => output((selfBytes ??= encoder.encode(frame.contract)), ptr, cap, HOST_FUEL.call),
       storage_read: (kp: number, kl: number, op: number, cap: number) => {
-        spend(HOST_FUEL.call);
-        const value = env.read(frame.contract, bytes(kp, kl));
+        const value = env.read(frame.contract, bytes(kp, kl, HOST_FUEL.call + HOST_FUEL.storageRead));
         return value === undefined ? -1 : output(value, op, cap);
       },
       storage_write: (kp: number, kl: number, vp: number, vl: number) => {
@@ -338,20 +355,17 @@ export class Vm {
         env.write(frame.contract, bytes(kp, kl), bytes(vp, vl));
       },
       storage_delete: (kp: number, kl: number) => {
-        spend(HOST_FUEL.call + HOST_FUEL.storageDelete);
-        env.remove(frame.contract, bytes(kp, kl));
+        env.remove(frame.contract, bytes(kp, kl, HOST_FUEL.call + HOST_FUEL.storageDelete));
       },
       set_return: (ptr: number, len: number) => {
-        spend(HOST_FUEL.call);
-        returnData = bytes(ptr, len);
+        returnData = bytes(ptr, len, HOST_FUEL.call);
       },
       emit_event: (np: number, nl: number, dp: number, dl: number) => {
         spend(HOST_FUEL.call + HOST_FUEL.event + HOST_FUEL.eventByte * (nonNegative(nl) + nonNegative(dl)));
         env.events.push({ contract: frame.contract, name: decoder.decode(bytes(np, nl)), data: decoder.decode(bytes(dp, dl)) });
       },
       call_contract: (ap: number, al: number, ip: number, il: number, op: number, cap: number) => {
-        spend(HOST_FUEL.call + HOST_FUEL.contractCall);
-        const callee = decoder.decode(bytes(ap, al));
+        const callee = decoder.decode(bytes(ap, al, HOST_FUEL.call + HOST_FUEL.contractCall));
         const calleeInput = bytes(ip, il);
         // The callee's instance holds the count while it runs; this one takes it back after.
         tree.fuel = fuel!.value as bigint;
@@ -362,7 +376,7 @@ export class Vm {
           out = this.frame(env, { contract: callee, caller: frame.contract, entry: 'call', input: calleeInput }, tree, depth + 1, limits);
         } finally {
           fuel!.value = tree.fuel;
-          tree.live = fuel;
+          tree.live = live;
         }
         return output(out, op, cap);
       },
@@ -383,7 +397,7 @@ export class Vm {
       grow: (delta: number): number => {
         const pages = delta >>> 0;
         const current = memory.buffer.byteLength / 65_536;
-        spend(GROW_FUEL_PER_PAGE * BigInt(pages));
+        spend(GROW_FUEL.perGrow + GROW_FUEL.perPage * pages);
         if (current + pages > c.memory.maximum) throw new ContractTrap('memory', `memory growth above the cap of ${c.memory.maximum} pages`);
         try {
           return memory.grow(pages);
@@ -404,10 +418,11 @@ export class Vm {
     const ex = instance.exports as Record<string, unknown>;
     fuel = ex[FUEL_EXPORT] as WebAssembly.Global;
     stack = ex[STACK_EXPORT] as WebAssembly.Global;
+    live = { global: fuel, charge: ex[CHARGE_EXPORT] as (n: number) => void };
     fuel.value = tree.fuel;
     stack.value = tree.stack;
     const outer = tree.live;
-    tree.live = fuel;
+    tree.live = live;
     try {
       return this.enter(ex, frame, memory, () => returnData);
     } finally {

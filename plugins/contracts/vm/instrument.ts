@@ -2,6 +2,7 @@ import type BinaryenNs from 'binaryen';
 import { badRequest } from '../../../kernel/sdk.js';
 import { HOST_MODULE, HOST_FUNCTIONS } from './host-api.js';
 import { BULK_FUEL_PER_BYTE, INSTANCE_FUEL, INSTRUCTION_FUEL, MAX_TABLE_SLOTS } from './pricing.js';
+import { checkCodeShape, withoutCustomSections } from './shape.js';
 
 /**
  * Deploy-time checks and metering of contract bytecode, done with Binaryen's IR (a maintained
@@ -43,6 +44,8 @@ import { BULK_FUEL_PER_BYTE, INSTANCE_FUEL, INSTRUCTION_FUEL, MAX_TABLE_SLOTS } 
 export const METERING_MODULE = 'metering';
 export const FUEL_EXPORT = '__fuel';
 export const STACK_EXPORT = '__stack';
+/** `__charge(n: i32 as unsigned)`: the host's charges go through the module (a JS read and write of an i64 global cost ~0.5 µs). */
+export const CHARGE_EXPORT = '__charge';
 /** The exports the host calls; every other export is removed from the metered module. */
 export const ENTRY_EXPORTS: ReadonlySet<string> = new Set(['_start', 'init', 'alloc', 'call']);
 
@@ -75,6 +78,7 @@ let i32 = 0;
 let i64 = 0;
 let FLOAT_TYPES = new Set<number>();
 let DIV_REM = new Set<number>();
+let MUL = new Set<number>();
 
 type Ref = number;
 
@@ -179,6 +183,7 @@ export async function loadBinaryen(): Promise<void> {
   FLOAT_TYPES = new Set<number>([b.f32, b.f64, b.v128]);
   const ops = b as unknown as Record<string, number>;
   DIV_REM = new Set(['DivSInt32', 'DivUInt32', 'RemSInt32', 'RemUInt32', 'DivSInt64', 'DivUInt64', 'RemSInt64', 'RemUInt64'].map((k) => ops[k]!));
+  MUL = new Set(['MulInt32', 'MulInt64'].map((k) => ops[k]!));
   X = {
     Block: b.BlockId, If: b.IfId, Loop: b.LoopId, Break: b.BreakId, Switch: b.SwitchId, Call: b.CallId, CallIndirect: b.CallIndirectId,
     LocalGet: b.LocalGetId, LocalSet: b.LocalSetId, GlobalGet: b.GlobalGetId, GlobalSet: b.GlobalSetId, Load: b.LoadId, Store: b.StoreId,
@@ -280,9 +285,10 @@ function visit(c: Ctx, e: Ref): number {
       }
       return cost;
     }
+    case X.GlobalGet:
+      return W.global;
     case X.Nop:
     case X.LocalGet:
-    case X.GlobalGet:
     case X.Const:
     case X.MemorySize:
     case X.Unreachable:
@@ -305,7 +311,7 @@ function visit(c: Ctx, e: Ref): number {
     case X.LocalSet:
       return W.base + slot(c, e, L._BinaryenLocalSetGetValue, L._BinaryenLocalSetSetValue);
     case X.GlobalSet:
-      return W.base + slot(c, e, L._BinaryenGlobalSetGetValue, L._BinaryenGlobalSetSetValue);
+      return W.global + slot(c, e, L._BinaryenGlobalSetGetValue, L._BinaryenGlobalSetSetValue);
     case X.Drop:
       return W.base + slot(c, e, L._BinaryenDropGetValue, L._BinaryenDropSetValue);
     case X.Return:
@@ -313,7 +319,7 @@ function visit(c: Ctx, e: Ref): number {
     case X.Unary:
       return W.base + slot(c, e, L._BinaryenUnaryGetValue, L._BinaryenUnarySetValue);
     case X.Binary:
-      return (DIV_REM.has(L._BinaryenBinaryGetOp(e)) ? W.divRem : W.base) + slot(c, e, L._BinaryenBinaryGetLeft, L._BinaryenBinarySetLeft) + slot(c, e, L._BinaryenBinaryGetRight, L._BinaryenBinarySetRight);
+      return binaryFuel(L._BinaryenBinaryGetOp(e)) + slot(c, e, L._BinaryenBinaryGetLeft, L._BinaryenBinarySetLeft) + slot(c, e, L._BinaryenBinaryGetRight, L._BinaryenBinarySetRight);
     case X.Load:
       return W.base + slot(c, e, L._BinaryenLoadGetPtr, L._BinaryenLoadSetPtr);
     case X.Store:
@@ -340,6 +346,12 @@ function visit(c: Ctx, e: Ref): number {
     default:
       return invalid(`instruction kind ${id} is not allowed in contracts`);
   }
+}
+
+function binaryFuel(op: number): number {
+  if (DIV_REM.has(op)) return INSTRUCTION_FUEL.divRem;
+  if (MUL.has(op)) return INSTRUCTION_FUEL.mul;
+  return INSTRUCTION_FUEL.base;
 }
 
 /** A bulk instruction: its size operand visited, then charged per byte when it is evaluated. */
@@ -436,19 +448,13 @@ function validated(m: BinaryenNs.Module): void {
 export function instrument(bytes: Uint8Array, limits: InstrumentLimits): InstrumentedCode {
   if (binaryen === undefined) throw new Error('instrument: await loadBinaryen() first');
   if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) invalid('not a WebAssembly module (no \\0asm header)');
+  // Before anything recursive parses it: how deep the code nests decides nothing node-dependent.
+  checkCodeShape(bytes);
   let m: BinaryenNs.Module;
   try {
-    // Read, written back without its name section and read again, so internal names are the
-    // indices Binaryen gives (the memory is "0") whatever names the author's build kept.
-    const first = (binaryen.readBinary as (b: Uint8Array, f: number) => BinaryenNs.Module)(bytes, ALLOWED_FEATURES);
-    let plain: Uint8Array;
-    try {
-      validated(first);
-      plain = first.emitBinary();
-    } finally {
-      first.dispose();
-    }
-    m = (binaryen.readBinary as (b: Uint8Array, f: number) => BinaryenNs.Module)(plain, ALLOWED_FEATURES);
+    // Without its custom sections, so internal names are the indices Binaryen gives (the memory
+    // is "0") whatever names the author's build kept.
+    m = (binaryen.readBinary as (b: Uint8Array, f: number) => BinaryenNs.Module)(withoutCustomSections(bytes), ALLOWED_FEATURES);
   } catch (err) {
     if (err instanceof Error && err.message.startsWith('invalid bytecode')) throw err;
     invalid(`Binaryen cannot read it with the allowed features (MVP, mutable globals, sign extension, bulk memory): ${err instanceof Error ? err.message : String(err)}`);
@@ -461,6 +467,7 @@ export function instrument(bytes: Uint8Array, limits: InstrumentLimits): Instrum
 }
 
 function instrumentModule(m: BinaryenNs.Module, limits: InstrumentLimits): InstrumentedCode {
+  validated(m);
   if (m.getStart()) invalid('a start function is not allowed (export `_start` instead; the host runs it after setting fuel)');
   if (!m.hasMemory()) invalid('the module defines no memory');
   const mem = m.getMemoryInfo();
@@ -497,6 +504,13 @@ function instrumentModule(m: BinaryenNs.Module, limits: InstrumentLimits): Instr
   m.addGlobal(stack, i32, true, m.i32.const(0));
   m.addGlobalExport(fuel, FUEL_EXPORT);
   m.addGlobalExport(stack, STACK_EXPORT);
+  // __charge(n): fuel -= n (unsigned); traps like the inline charges when it goes below zero.
+  const chargeFn = `${METERING_MODULE}$charge`;
+  m.addFunction(chargeFn, i32, none, [], m.block(null, [
+    m.global.set(fuel, m.i64.sub(m.global.get(fuel, i64), m.i64.extend_u(m.local.get(0, i32)))),
+    m.if(m.i64.lt_s(m.global.get(fuel, i64), (m.i64.const as unknown as (v: bigint) => Ref)(0n)), m.unreachable()),
+  ]));
+  m.addFunctionExport(chargeFn, CHARGE_EXPORT);
   // grow(delta) -> old pages: the host charges, checks the cap, then grows (engine.ts).
   m.addFunctionImport(`${METERING_MODULE}$grow`, METERING_MODULE, 'grow', i32, i32);
 
