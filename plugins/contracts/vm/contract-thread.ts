@@ -36,6 +36,8 @@ export class ContractThread {
   private port: { close(): void } | undefined;
   /** Resolves once the worker has loaded its toolkit (Binaryen: a second or more on a loaded machine). */
   private loaded: Promise<void> = Promise.resolve();
+  /** The worker is loading its toolkit. */
+  private booting = false;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   /** Requests run one after another: each waits for the one before. */
@@ -51,8 +53,8 @@ export class ContractThread {
     const init: ThreadInit = { signal, port: channel.port2, meteredBytes: this.opts.meteredBytes };
     // A 4 MiB stack: the metered code's stack counter traps far below V8's limit in any thread.
     const worker = new Worker(new URL('./thread-main.js', import.meta.url), { workerData: init, transferList: [channel.port2], name: this.opts.name, resourceLimits: { stackSizeMb: 4 } });
-    worker.unref();
     this.worker = worker;
+    this.booting = true;
     let markLoaded: () => void = () => undefined;
     this.loaded = new Promise<void>((resolve) => (markLoaded = resolve));
     this.signal = new Int32Array(signal);
@@ -63,11 +65,14 @@ export class ContractThread {
     worker.on('message', (reply: ThreadReply | { id: 0; kind: 'ready' }) => {
       if (reply.id === 0) {
         markLoaded();
+        this.booting = false;
+        this.holdWhileBusy();
         return;
       }
       const p = this.pending.get(reply.id);
       if (!p) return;
       this.pending.delete(reply.id);
+      this.holdWhileBusy();
       p.resolve(reply as ThreadReply);
     });
     const gone = (why: string): void => {
@@ -80,6 +85,17 @@ export class ContractThread {
     };
     worker.on('error', (err) => gone(err.message));
     worker.on('exit', (code) => gone(`exit code ${code}`));
+  }
+
+  /**
+   * A thread keeps the process alive while it loads or runs a request, and not when idle (a
+   * test's or a tool's process exits with its threads idle). Called after the listeners are on:
+   * adding a 'message' listener refs the worker's port again.
+   */
+  private holdWhileBusy(): void {
+    if (!this.worker) return;
+    if (this.booting || this.pending.size > 0) this.worker.ref();
+    else this.worker.unref();
   }
 
   private async answer(f: FetchRequest, port: MessagePortLike, signal: Int32Array): Promise<void> {
@@ -110,6 +126,7 @@ export class ContractThread {
         this.start();
         const id = this.nextId++;
         this.pending.set(id, { resolve, reject, sources });
+        this.holdWhileBusy();
         this.worker!.postMessage({ ...req, id } as ThreadRequest);
       });
     const next = this.queue.then(run, run);
