@@ -58,6 +58,8 @@ export { operationOf } from './chain/types.js';
 export type { ReadonlyStore, Store } from './state/prefixed-store.js';
 export { jsonRecord, bigintCodec, type RecordCodec } from './state/record-codec.js';
 export type { ParamReader, ParamSpec } from './state/params.js';
+// The price of state growth the kernel charges every transaction (docs/plugin-sdk.md, "State growth").
+export { readStoragePrice, storageFee, storageFeeOf, STORAGE_BYTE_PRICE_PARAM, STORAGE_FREE_BYTES_PARAM, type StoragePrice } from './chain/state-growth.js';
 export type { AccountRecord, AccountsReader, AccountsWriter } from './state/accounts.js';
 
 // Errors every client sees, with the status the spec names.

@@ -112,6 +112,8 @@ export interface Receipt {
   readonly gas: number;
   readonly fee: bigint;
   readonly fee_burned: bigint;
+  /** The storage fee burned for the net new bytes of state it stored beyond the free allowance (chain/state-growth.ts); absent when none. */
+  readonly storage_fee?: bigint;
   readonly error: string | null;
   readonly block: number;
   readonly index: number;

@@ -71,6 +71,9 @@ export function txView(i: TxViewInput): Record<string, unknown> {
     gas_price: tx.gasPrice,
     fee,
     fee_human: formatCoin(fee),
+    // The storage fee for state growth beyond the free allowance (chain/state-growth.ts): burned, not gas.
+    storage_fee: receipt?.storage_fee ?? 0n,
+    storage_fee_human: formatCoin(receipt?.storage_fee ?? 0n),
     shard: shardOf(tx.from, i.nShards),
     timestamp: i.blockTimestamp ?? tx.receivedAt,
     block: receipt ? receipt.block : null,
