@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeChain, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { makeChain, signOperation, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { isChainError, RouteTable, sha3Hex0x, toHex, type IndexReader, type ReadonlyStore, type Receipt, type RecordCodec } from '../../kernel/sdk.js';
 import { contractsPlugin, useContractRuntimes } from './index.js';
 import { inThreadRuntime } from './runtime.js';
@@ -234,4 +234,31 @@ test('the events and token-transfers routes read one page of the index (at most 
   const bobs = await get('/api/v1/accounts/:address/token-transfers', { address: bob.address }, 'limit=3&offset=1');
   assert.deepEqual(amounts(bobs.transfers), ['3', '2', '1']);
   assert.deepEqual([bobs.total, bobs.has_more], [4, false]);
+});
+
+test('state growth is priced: a 256 KiB deploy pays at least 1 COIN of storage fee, burned; admission refuses one its payer cannot pay, and past admission it fails in the block with fee and nonce kept', async () => {
+  const poor = wallet(73);
+  const f = await makeChain({ plugins: [contractsPlugin], accounts: [{ address: alice.address, balance: 10_000_000n }, { address: poor.address, balance: 500_000n }] });
+  // A module of 262 144 bytes (contract_max_bytecode_bytes) that is mostly data: cheap to meter, costly to keep.
+  const shell = (n: number): Uint8Array => wat(`(module (memory 8) (data (i32.const 0) "${'k'.repeat(n)}") (func (export "alloc") (param i32) (result i32) (i32.const 0)) (func (export "call") (param i32 i32)))`);
+  const big = shell(262_144 - (shell(0).length + 4));
+  assert.ok(big.length <= 262_144 && big.length > 262_000, `${big.length} bytes`);
+  // The deploy operation (a plain transaction's data is capped below this size).
+  let clock = 1_700_000_000_000;
+  const deploy = (w: Wallet): Record<string, unknown> => signOperation(w, { actor: w.address, target: DEPLOY_ADDRESS, nonce: ++clock, version: 'v3', body: { owner: w.address, bytecode_hex: toHex(big), gas_limit: DEPLOY_GAS } });
+  await assert.rejects(f.chain.admitOperation('deploy', deploy(poor), {}, 0), (e: unknown) => isChainError(e) && e.status === 400 && /insufficient balance for the storage fee/.test(e.message));
+  const past = f.chain.rebuildTx('signed', f.operations.envelope('deploy', deploy(poor), {}), 1n, 0);
+  f.chain.mempool.add(past);
+  const before = await f.account(alice.address);
+  const paid = await f.chain.admitOperation('deploy', deploy(alice), {}, 0);
+  const b = await f.block();
+  const failed = await receipt(f, past.hash);
+  assert.equal(failed.status, 'failed');
+  assert.match(failed.error!, /insufficient balance for the storage fee/);
+  assert.equal((await f.account(poor.address)).balance, 500_000n - failed.fee, 'the fee of the gas it used is kept');
+  const r = await receipt(f, paid.tx_hash);
+  assert.equal(r.status, 'confirmed', r.error ?? '');
+  assert.ok((r.storage_fee ?? 0n) >= 1_000_000n, `storage fee ${r.storage_fee} ucoin`);
+  assert.equal((await f.account(alice.address)).balance, before.balance - r.fee - r.storage_fee!);
+  assert.equal(b.fees_burned, failed.fee_burned + r.fee_burned + r.storage_fee!, 'the storage fee is burned in the block');
 });

@@ -1,7 +1,7 @@
-import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, NodeFault, pageOf, sha3Hex0x, type NodeServices } from '../../kernel/sdk.js';
+import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, NodeFault, pageOf, sha3Hex0x, storageFee, type NodeServices, type ReadContext } from '../../kernel/sdk.js';
 import { callInput, deployFromData, deployRequest, type DeployRequest } from './calls.js';
 import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings, type Settings } from './execute.js';
-import { allContracts, readContract, readMetered, type ContractRecord } from './store.js';
+import { allContracts, codeKey, readContract, readMetered, type ContractRecord } from './store.js';
 import { loadTemplates } from './templates.js';
 import { ContractsOptionsSchema, DeployBody, parseCall, type ContractsOptions } from './schemas.js';
 import { duplicateJsonKey } from './json-keys.js';
@@ -23,10 +23,27 @@ function contractRuntimes(): { readonly blocks: ContractRuntime; readonly offcha
   return runtimes;
 }
 
-/** A deploy's bytes checked and metered outside consensus (admission): 400 refused, 503 when the node's contract threads are busy. */
-async function admitDeploy(s: Settings, req: DeployRequest): Promise<void> {
-  await contractRuntimes().offchain.meter(sha3Hex0x(req.bytecode), req.bytecode, s.limits, true);
+/**
+ * A deploy at admission: its storage fee is payable (the code is the one part of its state growth
+ * known before it runs: 400 otherwise), then its bytes are checked and metered outside consensus
+ * (400 refused, 503 when the node's contract threads are busy). The block charges the storage fee
+ * of all it stores (chain/state-growth.ts) and fails the deploy if the payer cannot pay it then.
+ */
+async function admitDeploy(ctx: ReadContext, s: Settings, req: DeployRequest, payer: string, gasCost: bigint): Promise<void> {
+  const codeHash = sha3Hex0x(req.bytecode);
+  if ((await ctx.store.get(codeKey(codeHash))) === undefined) {
+    const fee = await storageFee(ctx.params, codeKey(codeHash).length + req.bytecode.length + CONTRACTS_NAMESPACE_BYTES);
+    const { balance } = await ctx.accounts.getCore(payer);
+    if (fee > 0n && balance < fee + gasCost) throw badRequest(`insufficient balance for the storage fee: storing ${req.bytecode.length} bytes of new code costs at least ${fee} ucoin (storage_byte_price beyond storage_free_bytes, GET /api/v1/gas/estimate) besides the fee of ${gasCost}; ${payer} has ${balance}`);
+  }
+  await contractRuntimes().offchain.meter(codeHash, req.bytecode, s.limits, true);
 }
+
+/** `contracts/` before each key of this plugin's namespace in state. */
+const CONTRACTS_NAMESPACE_BYTES = 'contracts/'.length;
+
+/** The fee of a transaction's whole gas limit (what the block takes before it runs). */
+const feeOfLimit = (gasLimit: unknown, gasPrice: unknown, baseGas: number): bigint => BigInt(typeof gasLimit === 'number' ? gasLimit : baseGas) * BigInt(typeof gasPrice === 'number' ? gasPrice : 1);
 
 /**
  * The seam the contract analyzer will tap (part 1, Contract execution 9): `deployGate.add(name,
@@ -46,7 +63,8 @@ const deployOperation = defineOperation({
   gas: CONTRACT_BASE_GAS,
   async check(ctx, op) {
     const s = await readSettings(ctx.params);
-    await admitDeploy(s, deployRequest(op.body, s.maxBytecode));
+    // The operation's own gas limit is the kernel's (checked with the funds before this): the base counts here.
+    await admitDeploy(ctx, s, deployRequest(op.body, s.maxBytecode), op.signer.payer, BigInt(CONTRACT_BASE_GAS) * (await ctx.params.get('base_fee')));
     return undefined;
   },
   async execute(ctx, op) {
@@ -129,7 +147,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
       if (tx.target === DEPLOY_ADDRESS) {
         const s = await readSettings(ctx.params);
         try {
-          await admitDeploy(s, deployFromData(tx.data, s.maxBytecode));
+          await admitDeploy(ctx, s, deployFromData(tx.data, s.maxBytecode), tx.from, tx.value + feeOfLimit(tx.body.gas_limit, Number(tx.gasPrice), CONTRACT_BASE_GAS));
         } catch (err) {
           if (isChainError(err)) return err;
           throw err;
