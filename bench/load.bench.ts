@@ -7,7 +7,7 @@ import { labelledWallet, signTransfer, wallet, type Wallet } from '../test/helpe
 import { selectProvider, type ProviderChoice } from '../kernel/crypto/select-provider.js';
 import { PROVIDER_NAMES, signerFor } from '../kernel/crypto/providers/index.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
-import { txMessageV2 } from '../kernel/crypto/signed-message.js';
+import { plainSigningFields, txSigningMessage } from '../kernel/tx/signing.js';
 import { canonicalJson } from '../kernel/codec/json.js';
 import { BenchHttpClient } from './http-client.js';
 import { formatGcPauses } from './gc-pauses.js';
@@ -122,7 +122,7 @@ const presigner = { sign: signerFor(presigning, 'native') };
 /** Verifications per second of one loop on one core, over `ms`. */
 function verifyRateOnce(provider: typeof nobleProvider, ms: number): number {
   const kp = nobleProvider.keygen(new Uint8Array(32).fill(5));
-  const msg = txMessageV2('chain:0123456789abcde.human', 'chain:edcba9876543210.human', 1n, 1n);
+  const msg = txSigningMessage('v4', plainSigningFields({ from: 'chain:0123456789abcde.human', to: 'chain:edcba9876543210.human', value: 1n, nonce: 1n, gas_price: undefined, gas_limit: undefined, data: undefined }), { chainId: 'bench-chain', baseFee: 1n });
   const sig = nobleProvider.sign(msg, kp.secretKey);
   const end = performance.now() + ms;
   let n = 0;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { sha3 } from '../kernel/crypto/hash.js';
-import { txMessageV2 } from '../kernel/crypto/signed-message.js';
+import { plainSigningFields, txSigningMessage } from '../kernel/tx/signing.js';
 import { LevelStore } from '../kernel/store/level-store.js';
 import { FileTxTextLog } from '../kernel/store/tx-text-log.js';
 import { makeChain, signTransfer, wallet } from '../test/helpers/chain-fixture.js';
@@ -15,7 +15,7 @@ import { makeChain, signTransfer, wallet } from '../test/helpers/chain-fixture.j
  * State-root updates at 10^3..10^6 keys: bench/state-tree.bench.ts.
  */
 const kp = nobleProvider.keygen(new Uint8Array(32).fill(3));
-const msg = txMessageV2('chain:0123456789abcde.human', 'chain:edcba9876543210.human', 1_000_000n, 1n);
+const msg = txSigningMessage('v4', plainSigningFields({ from: 'chain:0123456789abcde.human', to: 'chain:edcba9876543210.human', value: 1_000_000n, nonce: 1n, gas_price: undefined, gas_limit: undefined, data: undefined }), { chainId: 'bench-chain', baseFee: 1n });
 const sig = nobleProvider.sign(msg, kp.secretKey);
 const kib = new Uint8Array(1024).fill(7);
 

@@ -1,7 +1,7 @@
 import { Bench } from 'tinybench';
 import { performance } from 'node:perf_hooks';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
-import { txMessageV2 } from '../kernel/crypto/signed-message.js';
+import { plainSigningFields, txSigningMessage } from '../kernel/tx/signing.js';
 import { loadProvider, PROVIDER_NAMES, type LoadedProvider } from '../kernel/crypto/providers/index.js';
 import { VerifyPool } from '../kernel/crypto/verify-pool/index.js';
 
@@ -13,7 +13,7 @@ import { VerifyPool } from '../kernel/crypto/verify-pool/index.js';
  */
 const keys = Array.from({ length: 8 }, (_, i) => nobleProvider.keygen(new Uint8Array(32).fill(i + 1)));
 const items = keys.map((kp, i) => {
-  const message = txMessageV2(`chain:${String(i).padStart(15, '0')}.human`, 'chain:edcba9876543210.human', 1_000_000n, BigInt(i + 1));
+  const message = txSigningMessage('v4', plainSigningFields({ from: `chain:${String(i).padStart(15, '0')}.human`, to: 'chain:edcba9876543210.human', value: 1_000_000n, nonce: BigInt(i + 1), gas_price: undefined, gas_limit: undefined, data: undefined }), { chainId: 'bench-chain', baseFee: 1n });
   return { signature: nobleProvider.sign(message, kp.secretKey), message, publicKey: kp.publicKey };
 });
 

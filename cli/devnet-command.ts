@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../kernel/config/env.js';
 import { startDevnet } from '../devnet/launcher.js';
 import type { Catalogue } from './catalogue.js';
+import { runTopUntilSignal } from './top/command.js';
 
 export interface DevnetFlags {
   validators: string;
@@ -11,6 +12,7 @@ export interface DevnetFlags {
   p2pBasePort: string;
   gatewayPort: string;
   gateway: boolean;
+  watch: boolean;
   enablePlugin: string[];
   disablePlugin: string[];
 }
@@ -28,6 +30,11 @@ export async function runDevnetCommand(o: DevnetFlags, catalogue: Catalogue): Pr
     process.stdout.write('stopping devnet...\n');
     devnet.stop().then(() => process.exit(0));
   };
+  if (o.watch) {
+    // The view runs until Ctrl-C or SIGTERM, then the devnet stops as it would without it.
+    await runTopUntilSignal(devnet.rpcUrls, 1000);
+    return stop();
+  }
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   for (const [i, child] of devnet.nodes.entries()) {

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readKeyFile, type LoadedKey } from '../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
-import { operationPayloadHash, txMessageV3 } from '../kernel/crypto/signed-message.js';
+import { operationPayloadHash } from '../kernel/crypto/signed-message.js';
+import { txSigningMessage } from '../kernel/tx/signing.js';
 import { toHex } from '../kernel/codec/hex.js';
 import type { GenesisDoc } from '../kernel/config/genesis.js';
 
@@ -46,10 +47,11 @@ function nonce(): number {
   return lastNonce;
 }
 
-/** A ch-tx-v3 operation body signed by a validator's owner key for its `.node` (decisions.md §7, §19, §30). */
-function signed(key: LoadedKey, actor: string, body: Record<string, unknown>, gasPrice: bigint): Record<string, unknown> {
-  const unsigned = { ...body, nonce: nonce(), gas_price: Number(gasPrice) };
-  const msg = txMessageV3(actor, GOV, 0n, BigInt(unsigned.nonce), gasPrice, operationPayloadHash(unsigned));
+/** A ch-tx-v4 operation body signed by a validator's owner key for its `.node` (decisions.md §19, §30, §94). */
+function signed(key: LoadedKey, kind: 'propose' | 'vote', actor: string, body: Record<string, unknown>, network: { chainId: string; gasPrice: bigint }): Record<string, unknown> {
+  const unsigned = { ...body, nonce: nonce(), gas_price: Number(network.gasPrice) };
+  const fields = { kind, actor, target: GOV, value: 0n, nonce: BigInt(unsigned.nonce), gasPrice: network.gasPrice, gasLimit: undefined, payloadHash: operationPayloadHash(unsigned) };
+  const msg = txSigningMessage('v4', fields, { chainId: network.chainId, baseFee: network.gasPrice });
   return { ...unsigned, public_key: key.file.public_key, signature: toHex(nobleProvider.sign(msg, key.keys.secretKey)) };
 }
 
@@ -93,14 +95,14 @@ export async function runDevnetToggle(change: 'activate' | 'retire', plugin: str
   if (change === 'retire' && entry.status !== 'active') throw new Error(`plugin "${plugin}" is ${String(entry.status)}, not active: nothing to retire`);
 
   const params = (await call(`${rpc(0)}/api/v1/governance/params`)).body.params as Record<string, { value: number | string }>;
-  const gasPrice = BigInt(params.base_fee?.value ?? 1);
+  const network = { chainId: genesis.chain_id, gasPrice: BigInt(params.base_fee?.value ?? 1) };
   const height = (await call(`${rpc(0)}/health`)).body.height as number;
   const switchAt = height + INCLUSION_MARGIN + duration;
   const proposer = keys[0]!.file.node_address ?? 'chain:validator-0.node';
   const tx = await submitted(
     `${rpc(0)}/api/v1/governance/propose`,
     'the proposal',
-    signed(keys[0]!, proposer, { proposer, title: `${change === 'activate' ? 'enable' : 'disable'} ${plugin}`, description: `chain devnet ${change === 'activate' ? 'enable' : 'disable'} ${plugin}`, kind: 'PARAM_CHANGE', payload: { param_key: `plugin:${plugin}`, param_value: `${change}@${switchAt}` }, voting_duration: duration }, gasPrice),
+    signed(keys[0]!, 'propose', proposer, { proposer, title: `${change === 'activate' ? 'enable' : 'disable'} ${plugin}`, description: `chain devnet ${change === 'activate' ? 'enable' : 'disable'} ${plugin}`, kind: 'PARAM_CHANGE', payload: { param_key: `plugin:${plugin}`, param_value: `${change}@${switchAt}` }, voting_duration: duration }, network),
   );
   const proposals = (await call(`${rpc(0)}/api/v1/governance/proposals?status=active&limit=100`)).body.proposals as Array<{ id: number; tx_hash: string; end_height: number }>;
   const p = proposals.find((x) => x.tx_hash === tx.hash);
@@ -108,8 +110,8 @@ export async function runDevnetToggle(change: 'activate' | 'retire', plugin: str
   out(`proposal ${p.id}: plugin:${plugin} ${change}@${switchAt}, voting until height ${p.end_height}`);
   for (const [i, key] of keys.entries()) {
     const voter = key.file.node_address ?? `chain:validator-${i}.node`;
-    // The id goes in the signed body too: ch-tx-v3 does not cover the URL (plugins/governance/README.md).
-    await submitted(`${rpc(i)}/api/v1/governance/${p.id}/vote`, `${voter}'s vote`, signed(key, voter, { id: String(p.id), voter, accept: true }, gasPrice));
+    // The id goes in the signed body too: ch-tx-v4 does not cover the URL (plugins/governance/README.md).
+    await submitted(`${rpc(i)}/api/v1/governance/${p.id}/vote`, `${voter}'s vote`, signed(key, 'vote', voter, { id: String(p.id), voter, accept: true }, network));
   }
   out(`${keys.length} validator(s) voted yes; ${plugin} ${change === 'activate' ? 'activates' : 'retires'} at height ${switchAt}`);
   if (o.wait) {

@@ -27,8 +27,10 @@ export function registerKeysCommands(keys: Command): void {
     .command('show')
     .description('print the addresses and public key of a key file')
     .requiredOption('--file <file>', 'key file')
-    .action((o: { file: string }) => {
+    .option('--address', 'print the address alone (for scripts: chain send --to "$(chain keys show --file bob.json --address)")', false)
+    .action((o: { file: string; address: boolean }) => {
       const { file } = readKeyFile(o.file, nobleProvider);
+      if (o.address) return void process.stdout.write(`${file.address}\n`);
       print({ address: file.address, ...(file.node_address ? { node_address: file.node_address } : {}), public_key: file.public_key });
     });
 

@@ -6,8 +6,12 @@ import type { NodeConfig } from '../kernel/config/schema.js';
 import type { Catalogue } from './catalogue.js';
 
 export interface NodeFlags {
-  network: string;
+  network?: string;
   configDir: string;
+  home?: string;
+  genesisHash?: string;
+  p2pHost?: string;
+  p2pExternal?: string;
   dataDir?: string;
   genesis?: string;
   key?: string;
@@ -35,6 +39,9 @@ export function flagsToConfig(f: NodeFlags): Record<string, unknown> {
   if (f.rpcHost) setPath(out, ['rpc', 'host'], f.rpcHost);
   if (f.rpcPort) setPath(out, ['rpc', 'port'], intFlag('rpc-port', f.rpcPort));
   if (f.p2pPort) setPath(out, ['p2p', 'port'], intFlag('p2p-port', f.p2pPort));
+  if (f.p2pHost) setPath(out, ['p2p', 'host'], f.p2pHost);
+  if (f.p2pExternal) setPath(out, ['p2p', 'external'], f.p2pExternal);
+  if (f.genesisHash) setPath(out, ['genesis_hash'], f.genesisHash);
   if (f.seeds) setPath(out, ['p2p', 'seeds'], f.seeds.split(',').map((s) => s.trim()).filter(Boolean));
   if (f.logLevel) setPath(out, ['log_level'], f.logLevel);
   if (f.snapshotFrom) setPath(out, ['consensus', 'snapshot_url'], f.snapshotFrom);
@@ -62,7 +69,7 @@ export function togglePlugins(config: NodeConfig, enable: string[], disable: str
 }
 
 export async function runNodeCommand(flags: NodeFlags, catalogue: Catalogue): Promise<void> {
-  const config = (): NodeConfig => togglePlugins(loadConfig({ network: flags.network, configDir: flags.configDir, env: process.env, flags: flagsToConfig(flags) }), flags.enablePlugin ?? [], flags.disablePlugin ?? [], catalogue);
+  const config = (): NodeConfig => togglePlugins(loadConfig({ ...(flags.network ? { network: flags.network } : {}), ...(flags.home ? { home: flags.home } : {}), configDir: flags.configDir, env: process.env, flags: flagsToConfig(flags) }), flags.enablePlugin ?? [], flags.disablePlugin ?? [], catalogue);
   await runService('node', async () => {
     const node = await startNode(config(), catalogue);
     // SIGHUP: the same layers re-read (configs/<network>.json, environment, flags); service plugins

@@ -3,7 +3,7 @@ import { readKeyFile } from '../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { toHex } from '../kernel/codec/hex.js';
 import { OperationRegistry } from '../kernel/ops/registry.js';
-import { operationMessage } from '../kernel/ops/message.js';
+import { operationMessage, type OperationLayout } from '../kernel/ops/message.js';
 import type { Catalogue } from './catalogue.js';
 
 export interface OpFlags {
@@ -12,7 +12,8 @@ export interface OpFlags {
   readonly rpc: string;
   readonly nonce?: string;
   readonly gasPrice?: string;
-  readonly v2: boolean;
+  readonly gasLimit?: string;
+  readonly layout: string;
   readonly dryRun: boolean;
 }
 
@@ -33,18 +34,31 @@ async function fetchJson(url: string, init?: RequestInit): Promise<{ status: num
   }
 }
 
+const LAYOUTS: readonly OperationLayout[] = ['v4', 'v3', 'v2', 'own'];
+
+async function nodeAnswer(url: string): Promise<Record<string, unknown>> {
+  const r = await fetchJson(url);
+  if (r.status !== 200 || r.body === null || typeof r.body !== 'object') throw new Error(`GET ${url} answered ${r.status}: ${JSON.stringify(r.body)}`);
+  return r.body as Record<string, unknown>;
+}
+
 /**
  * `chain op <name>`: builds, signs and submits any operation of the build (session grants,
  * sponsor pools, key rotation, recovery, staking, …) to a node's RPC. What it signs comes from
- * the kernel's own code: the operation's own layout when it has one (identity's `ch-rotate|…`,
- * `ch-recovery-approve|…`, exported by the plugin), else `ch-tx-v3` at the node's base fee
- * (`--v2`: `ch-tx-v2`). The actor field is filled with the key's address when the body omits
- * it; the nonce is the current millisecond time unless `--nonce` says otherwise.
+ * the kernel's own code (kernel/ops/message.ts, the verifier's builder): `ch-tx-v4` by default,
+ * naming the node's chain id (`GET /api/v1/status`) and the operation, at the node's base fee
+ * unless `--gas-price` says otherwise; `--layout own` signs the operation's own layout
+ * (identity's `ch-recovery-approve|…`), `--layout v3` / `v2` the older ones where the network
+ * still takes them. The actor field is filled with the key's address when the body omits it; the
+ * nonce is the current millisecond time unless `--nonce` says otherwise.
  */
 export async function runOpCommand(name: string, flags: OpFlags, catalogue: Catalogue): Promise<void> {
   const registry = registryOf(catalogue);
   const reg = registry.get(name);
   if (!reg) throw new Error(`unknown operation ${JSON.stringify(name)}; the build has: ${registry.list().map((o) => o.spec.name).join(', ')}`);
+  const layout = flags.layout as OperationLayout;
+  if (!LAYOUTS.includes(layout)) throw new Error(`--layout ${flags.layout}: expected one of ${LAYOUTS.join(', ')}`);
+  if (layout === 'own' && !reg.spec.signing?.message) throw new Error(`${name} has no layout of its own: sign v4 (the default)`);
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(flags.body) as Record<string, unknown>;
@@ -56,18 +70,24 @@ export async function runOpCommand(name: string, flags: OpFlags, catalogue: Cata
   const rpc = flags.rpc.replace(/\/+$/, '');
   const nonce = flags.nonce !== undefined ? Number(flags.nonce) : Date.now();
   if (!Number.isSafeInteger(nonce)) throw new Error(`--nonce ${flags.nonce}: expected a millisecond timestamp`);
-  const layout = reg.spec.signing?.message ? 'own' : flags.v2 ? 'v2' : 'v3';
+  const gasLimit = flags.gasLimit !== undefined ? Number(flags.gasLimit) : undefined;
+  if (gasLimit !== undefined && (!Number.isSafeInteger(gasLimit) || gasLimit < 1)) throw new Error(`--gas-limit ${flags.gasLimit}: expected a positive integer`);
+  // v3 and v4 cover the price: it is sent, so the signature does not depend on a base fee that may change.
   let gasPrice: bigint | undefined;
   if (flags.gasPrice !== undefined) gasPrice = BigInt(flags.gasPrice);
-  else if (layout === 'v3') {
-    const estimate = await fetchJson(`${rpc}/api/v1/gas/estimate`);
-    if (estimate.status !== 200) throw new Error(`GET ${rpc}/api/v1/gas/estimate answered ${estimate.status}: ${JSON.stringify(estimate.body)}`);
-    gasPrice = BigInt((estimate.body as { base_fee: number | string }).base_fee);
-  }
-  const unsigned: Record<string, unknown> = { [reg.actorField]: file.address, ...body, nonce, ...(gasPrice !== undefined ? { gas_price: Number(gasPrice) } : {}) };
+  else if (layout === 'v3' || layout === 'v4') gasPrice = BigInt((await nodeAnswer(`${rpc}/api/v1/gas/estimate`)).base_fee as number | string);
+  const chainId = layout === 'v4' ? String((await nodeAnswer(`${rpc}/api/v1/status`)).chain_id) : '';
+  const unsigned: Record<string, unknown> = {
+    [reg.actorField]: file.address,
+    ...body,
+    nonce,
+    ...(gasPrice !== undefined ? { gas_price: Number(gasPrice) } : {}),
+    ...(gasLimit !== undefined ? { gas_limit: gasLimit } : {}),
+  };
   // Parsed as the node parses it, so actor, target and value are the node's; the signature is filled after.
   const parsed = registry.parse(registry.envelope(name, { ...unsigned, public_key: file.public_key, signature: '-' }, {}));
-  const signature = toHex(nobleProvider.sign(operationMessage(parsed, layout, gasPrice ?? 0n), keys.secretKey));
+  if (parsed.unresolved.length > 0) throw new Error(`${name}: put ${parsed.unresolved.join(', ')} in --body (the node would fill it from its state, which a signature made here cannot know)`);
+  const signature = toHex(nobleProvider.sign(operationMessage(parsed, layout, { chainId, baseFee: gasPrice ?? 0n }), keys.secretKey));
   const signed = { ...unsigned, public_key: file.public_key, signature };
   const route = reg.spec.routes[0];
   if (!route) throw new Error(`operation ${name} has no route to submit it to`);
@@ -87,10 +107,11 @@ export function registerOpCommand(program: Command, catalogue: Catalogue): void 
     .description('sign an operation (grant_session, rotate_key, recovery_approve, sponsor_deposit, stake, …) with a key file and submit it to a node')
     .requiredOption('--body <json>', 'the operation body without nonce, public_key and signature; the actor field defaults to the key\'s address')
     .requiredOption('--key <file>', 'key file that signs (chain keys generate --out)')
-    .option('--rpc <url>', 'node RPC URL', process.env.NODE_RPC_URL ?? 'http://127.0.0.1:9933')
+    .option('--rpc <url>', 'node RPC URL (default: CHAIN_RPC, else NODE_RPC_URL, else the local node)', process.env.CHAIN_RPC || process.env.NODE_RPC_URL || 'http://127.0.0.1:9933')
     .option('--nonce <ms>', 'operation nonce, a millisecond timestamp (default: now)')
-    .option('--gas-price <ucoin>', 'gas price to sign with ch-tx-v3 (default: the node\'s base fee)')
-    .option('--v2', 'sign ch-tx-v2 instead of ch-tx-v3 (operations without a layout of their own)', false)
+    .option('--gas-price <ucoin>', 'gas price, covered by ch-tx-v4 and v3 (default: the node\'s base fee)')
+    .option('--gas-limit <gas>', 'gas limit (needs ch-tx-v4)')
+    .option('--layout <layout>', 'what to sign: v4 (default), own (the operation\'s own layout), v3 or v2 (where the network takes them)', 'v4')
     .option('--dry-run', 'print the signed request instead of sending it', false)
     .action((name: string, f: OpFlags) => runOpCommand(name, f, catalogue));
 }

@@ -2,6 +2,10 @@ import { Command, Option } from 'commander';
 import { runNodeCommand, type NodeFlags } from './node-command.js';
 import { registerKeysCommands } from './keys-command.js';
 import { registerOpCommand } from './op-command.js';
+import { registerOperatorCommands } from './operator-commands.js';
+import { registerWalletCommands } from './wallet-commands.js';
+import { registerTopCommand } from './top/command.js';
+import { registerMcpCommand } from './mcp-command.js';
 import { runDevnetCommand, type DevnetFlags } from './devnet-command.js';
 import { runDevnetToggle, type DevnetToggleFlags } from './devnet-toggle.js';
 import { printConfigSchema } from './schema-command.js';
@@ -21,15 +25,19 @@ const program = new Command('chain').description('post-quantum proof-of-stake le
 program
   .command('node')
   .description('run a validator / full node')
-  .option('--network <name>', 'network config to load from configs/<name>.json', process.env.CHAIN_NETWORK ?? 'devnet')
+  .option('--home <dir>', 'node home (chain init): its key, config/genesis.json, config/node.json and data/ (also CHAIN_HOME)')
+  .option('--network <name>', 'network config to load from configs/<name>.json (default: CHAIN_NETWORK, else the home\'s node.json, else devnet)')
   .option('--config-dir <dir>', 'folder of network configs', 'configs')
   .option('--data-dir <dir>', 'where blocks and state are stored')
+  .option('--genesis-hash <0x…>', 'the genesis hash this node must run; start-up stops on any other (also CHAIN_GENESIS_HASH, node.json genesis_hash)')
   .option('--genesis <file>', 'genesis document')
   .option('--key <file>', 'validator key file (chain keys generate --node <name>)')
   .option('--rpc-host <host>', 'RPC listen address')
   .option('--rpc-port <port>', 'RPC port (default 9933)')
   .option('--p2p-port <port>', 'P2P port')
-  .option('--seeds <list>', 'comma-separated P2P seed addresses')
+  .option('--p2p-host <host>', 'P2P listen address')
+  .option('--p2p-external <host:port>', 'P2P address advertised to peers (also CHAIN_P2P_EXTERNAL)')
+  .option('--seeds <list>', 'comma-separated P2P seeds: host:port or node_id@host:port')
   .option('--snapshot-from <url>', 'start an empty node from the state snapshot of this node RPC URL (verified by the certificate of the block after it against the genesis validators)')
   .option('--enable-plugin <name>', 'enable a plugin of the catalogue (repeatable); appended to the network\'s list if absent', collect, [])
   .option('--disable-plugin <name>', 'disable a plugin of the network\'s list (repeatable)', collect, [])
@@ -39,6 +47,13 @@ program
 registerKeysCommands(program.command('keys').description('create and inspect ML-DSA-65 keys'));
 
 registerOpCommand(program, catalogue);
+
+registerOperatorCommands(program, catalogue);
+
+registerWalletCommands(program);
+
+registerTopCommand(program);
+registerMcpCommand(program);
 
 const devnet = program
   .command('devnet')
@@ -52,6 +67,7 @@ const devnet = program
   .option('--p2p-base-port <port>', 'P2P port of validator 0 (validator i listens on base + i)', '26656')
   .option('--gateway-port <port>', 'gateway port', '3000')
   .option('--no-gateway', 'start the validators only')
+  .option('--watch', 'show the validators live (chain top) instead of returning to the logs', false)
   .option('--enable-plugin <name>', 'switch a plugin on for this devnet (repeatable)', collect, [])
   .option('--disable-plugin <name>', 'switch a plugin off for this devnet (repeatable)', collect, [])
   .action((f: DevnetFlags) => runDevnetCommand(f, catalogue));

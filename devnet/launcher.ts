@@ -7,6 +7,8 @@ import { makeKeyFile, readKeyFile, writeKeyFile } from '../kernel/crypto/keyfile
 import { NODE_V8_FLAGS } from '../kernel/node/v8-flags.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import type { GenesisDoc } from '../kernel/config/genesis.js';
+import { signJoin } from '../kernel/config/genesis-join.js';
+import { collectGenesis } from '../kernel/config/genesis-collect.js';
 
 export interface DevnetOptions {
   validators: number;
@@ -24,6 +26,10 @@ export interface DevnetOptions {
   cli?: string;
   /** Extra environment for every node (tests shorten block times this way). */
   env?: NodeJS.ProcessEnv;
+  /** Parameters written into a new chain's genesis (they take precedence over the network's overrides). */
+  genesisParams?: Record<string, string>;
+  /** Each genesis validator's stake in ucoin; 10 000 COIN (the default min_stake) when absent. */
+  genesisStake?: string;
   log?: (line: string) => void;
 }
 
@@ -41,11 +47,21 @@ export interface Devnet {
 
 const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../cli/main.js');
 /** 10 000 COIN: the default min_stake, so genesis validators hold real voting power. */
-const GENESIS_STAKE = '10000000000';
-const OWNER_FUNDS = '1000000000';
+const GENESIS_STAKE = 10_000_000_000n;
+/**
+ * The loopback address the devnet's gateway connects to validators from (decisions.md §93): a
+ * host of its own, as far as the nodes' per-IP limit can tell. Linux routes all of 127.0.0.0/8 to
+ * loopback; elsewhere the address may need adding to the loopback interface.
+ */
+export const GATEWAY_SOURCE_ADDRESS = '127.0.0.2';
 
-/** Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain. */
-export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset'>): { genesisFile: string; keyFiles: string[] } {
+/**
+ * Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain.
+ * The genesis is made as operators on separate hosts make theirs (decisions.md §82): each
+ * validator key signs a join statement (owned by its own `.human`, endpoint on loopback) and the
+ * one builder collects them; the file passes `chain genesis validate`.
+ */
+export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset' | 'genesisParams' | 'genesisStake'> & { p2pEndpoint?: (i: number) => string }): { genesisFile: string; keyFiles: string[] } {
   const dir = resolve(o.dir);
   if (o.reset) rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'keys'), { recursive: true });
@@ -56,15 +72,16 @@ export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'res
     if (g.validators.length !== o.validators) throw new Error(`${dir} holds a ${g.validators.length}-validator devnet; pass --validators ${g.validators.length} or --reset`);
     return { genesisFile, keyFiles };
   }
-  const validators = keyFiles.map((file, i) => {
+  const chainId = `devnet-${randomBytes(3).toString('hex')}`;
+  const endpoint = o.p2pEndpoint ?? ((i: number) => `127.0.0.1:${26656 + i}`);
+  const joins = keyFiles.map((file, i) => {
     const k = existsSync(file) ? readKeyFile(file, nobleProvider) : makeKeyFile(nobleProvider, new Uint8Array(randomBytes(32)), `validator-${i}`);
     if (!existsSync(file)) writeKeyFile(file, k.file);
-    return { address: k.file.node_address ?? `chain:validator-${i}.node`, public_key: k.file.public_key, stake: GENESIS_STAKE, owner: k.file.address };
+    return signJoin({ chainId, address: k.file.node_address ?? `chain:validator-${i}.node`, key: k.keys, stake: o.genesisStake !== undefined ? BigInt(o.genesisStake) : GENESIS_STAKE, p2pExternal: endpoint(i) }, nobleProvider);
   });
-  // decisions.md §14: each validator's owner gets 1 000 COIN, so validators can pay the fees of
-  // their own operations; clients get coins from the faucet.
-  const accounts = validators.map((v) => ({ address: v.owner, balance: OWNER_FUNDS }));
-  const genesis: GenesisDoc = { chain_id: `devnet-${randomBytes(3).toString('hex')}`, genesis_time: Date.now(), validators: validators.map(({ owner: _owner, ...v }) => v), accounts, params: {} };
+  // decisions.md §14: each validator's owner gets 1 000 COIN (a test network's collect does that),
+  // so validators can pay the fees of their own operations; clients get coins from the faucet.
+  const genesis = collectGenesis(joins, { chainId, genesisTime: Date.now(), testNetwork: true, params: { ...(o.genesisParams ?? {}) } });
   writeFileSync(genesisFile, JSON.stringify(genesis, null, 2) + '\n');
   return { genesisFile, keyFiles };
 }
@@ -111,7 +128,7 @@ async function waitForGateway(url: string, child: ChildProcess, timeoutMs: numbe
 /** Starts every validator process (decisions.md §13) and resolves once the first block is committed. */
 export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const dir = resolve(o.dir);
-  const { genesisFile, keyFiles } = prepareDevnet(o);
+  const { genesisFile, keyFiles } = prepareDevnet({ ...o, p2pEndpoint: (i) => `127.0.0.1:${o.p2pBasePort + i}` });
   const log = o.log ?? ((l: string) => process.stdout.write(l + '\n'));
   const nodes: ChildProcess[] = [];
   const rpcUrls: string[] = [];
@@ -127,9 +144,10 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     const child = spawn(
       process.execPath,
       [...NODE_V8_FLAGS, o.cli ?? CLI, 'node', '--network', 'devnet', '--data-dir', join(dir, `node-${i}`), '--genesis', genesisFile, '--key', keyFiles[i]!, '--rpc-port', String(port), '--p2p-port', String(p2pPort), ...(seeds ? ['--seeds', seeds] : []), ...(o.enablePlugins ?? []).flatMap((p) => ['--enable-plugin', p]), ...(o.disablePlugins ?? []).flatMap((p) => ['--disable-plugin', p])],
-      // The gateway reaches every validator from loopback: exempt it from the per-IP limit, so the
-      // gateway's per-client limits are what devnet users meet (CHAIN_RPC_TRUSTED_IPS).
-      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: '127.0.0.1', ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      // decisions.md §93: the gateway reaches every validator from its own loopback address, and
+      // only that address is exempt from the node's per-IP limit; every other local client (a
+      // script, a benchmark, the CLI) meets the node's limit as it would from another host.
+      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: GATEWAY_SOURCE_ADDRESS, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.pipe(logFile);
     child.stderr!.pipe(logFile);
@@ -161,7 +179,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
       // The gateway fails over across every validator (one shard, several nodes).
       const logFile = createWriteStream(join(dir, 'gateway.log'), { flags: 'a' });
       const gw = spawn(process.execPath, [o.cli ?? CLI, 'gateway', '--network', 'devnet'], {
-        env: { ...process.env, PORT: String(o.gatewayPort), NODE_RPC_URL: rpcUrls[0]!, SHARD_NODE_URLS: rpcUrls.join('|'), NETWORK_ID: 'devnet-local', POLL_NODE_INTERVAL_MS: '500', ...o.env },
+        env: { ...process.env, PORT: String(o.gatewayPort), NODE_RPC_URL: rpcUrls[0]!, SHARD_NODE_URLS: rpcUrls.join('|'), NODE_SOURCE_ADDRESS: GATEWAY_SOURCE_ADDRESS, NETWORK_ID: 'devnet-local', POLL_NODE_INTERVAL_MS: '500', ...o.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       gw.stdout!.pipe(logFile);

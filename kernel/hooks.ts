@@ -11,6 +11,7 @@ import type { GenesisDoc } from './config/genesis.js';
 import type { Signer, SignerAnswer, SignRequest } from './auth/signer.js';
 import type { PluginScheduleChange } from './host/schedule.js';
 import type { ReadMethodCalls, WriteMethodCalls } from './host/methods.js';
+import type { ValidatorSetReader } from './chain/validator-reader.js';
 
 /**
  * Every hook point between the kernel and its plugins, declared once and frozen (the shape of
@@ -40,6 +41,8 @@ export interface ReadContext {
    * when the offering plugin is active at `height`: `ctx.methods.of(stakingMethods).selfStake(a)`.
    */
   readonly methods: ReadMethodCalls;
+  /** The consensus validator set in this state: the latest, or the one in force at a height. */
+  readonly validators: ValidatorSetReader;
 }
 
 /** Deterministic execution contexts: beginBlock, executeTx, endBlock, evidence, initGenesis. */
@@ -139,17 +142,36 @@ export interface EndBlockResult {
 
 export interface QueryContext extends ReadContext {}
 
-/** A plain transfer about to move coins: the kernel's default handler moves them unless a plugin takes over. */
+/**
+ * Coins about to leave a transaction's signing account for another account (decisions.md §99),
+ * whatever path moves them: the kernel's plain transfer, an address kind's handler (a `.node`
+ * credited to its owner, the value a contract call attaches), an operation's `execute` (a deposit
+ * into a pool, an escrow, a price). The kernel asks `beforeTransfer` before the coins move, so
+ * every value-moving path is seen by one tap without its plugin knowing who taps.
+ */
 export interface TransferIntent {
+  /** The account the coins leave: the transaction's signing account (or its actor). */
   readonly from: string;
+  /** The account they land in: a `.node`'s owner, the contract, the pool, the escrow. */
   readonly to: string;
+  /** The address the transaction named: a plain transaction's `to` (`chain:x.node`), else `to`. */
+  readonly recipient: string;
   readonly value: bigint;
   readonly signer: Signer;
+  /**
+   * A plain payment that may wait: nothing was given for the coins, so a tap may take them over
+   * (hold them) and credit `to` later. The kernel's plain transfer is one, and so is a move a
+   * plugin makes with `ctx.accounts.transfer(from, to, amount, { payment: true })` (staking's
+   * transfer to a `.node`). A call's attached value or an operation's deposit is not: the
+   * recipient acts on the coins at once, so a tap may only let it through or refuse it.
+   */
+  readonly holdable: boolean;
 }
 
 /**
  * A plugin's verdict on a transfer it intercepted: it moved (or withheld) the coins itself, e.g. a
- * hold that parks them in escrow; `fields` are recorded as the transfer's outcome.
+ * hold that parks them in escrow. Only for a `holdable` transfer; the kernel fails the
+ * transaction of a plugin that takes over any other.
  */
 export interface TransferTakeover {
   readonly handledBy: string;
@@ -192,9 +214,13 @@ export function createHooks() {
       (kind: string) => new AsyncSeriesBailHook<[ReadContext, string], boolean | undefined>(['ctx', 'address'], `recordExists:${kind}`),
       'recordExists',
     ),
-    /** Who pays a transaction's fee when not the signing account (sponsors); the first answer wins. */
-    feePayer: new AsyncSeriesBailHook<[ReadContext, Tx, Signer], string | undefined>(['ctx', 'tx', 'signer'], 'feePayer'),
-    /** Before a plain transfer moves coins: a plugin that answers takes it over (holds). */
+    /**
+     * Who pays a transaction's fee when not the signing account (sponsors); the first answer wins.
+     * `maxFee` is the largest fee the transaction can be charged (its gas limit × its price): a
+     * payer must be able to cover it.
+     */
+    feePayer: new AsyncSeriesBailHook<[ReadContext, Tx, Signer, bigint], string | undefined>(['ctx', 'tx', 'signer', 'maxFee'], 'feePayer'),
+    /** Before coins leave a transaction's signing account for another (`TransferIntent`): a tap may refuse (throw), or take a holdable one over (holds). */
     beforeTransfer: new AsyncSeriesBailHook<[TxContext, TransferIntent], TransferTakeover | undefined>(['ctx', 'transfer'], 'beforeTransfer'),
     committed: new AsyncParallelHook<[CommittedBlock]>(['committed'], 'committed'),
     routes: new SyncHook<[RouteTable]>(['routes'], 'routes'),

@@ -57,6 +57,6 @@ export async function authorize(hooks: Hooks, ctx: () => ReadContext, source: St
   const base: Signer = grant
     ? { kind: grant.kind, publicKey: key.hex, account: req.actor, payer: grant.payer ?? req.actor, grantedBy: grant.plugin }
     : { kind: 'main', publicKey: key.hex, account: account!, payer: account!, grantedBy: undefined };
-  const payer = hooks.feePayer.isUsed() ? await hooks.feePayer.promise(ctx(), req.tx, base) : undefined;
+  const payer = hooks.feePayer.isUsed() ? await hooks.feePayer.promise(ctx(), req.tx, base, req.maxFee) : undefined;
   return { signer: payer === undefined ? base : { ...base, payer }, grant };
 }

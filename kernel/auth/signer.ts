@@ -28,6 +28,24 @@ export interface SignRequest {
   readonly tx: Tx;
   /** The operation's name, or undefined for a plain transfer. */
   readonly operation: string | undefined;
+  /**
+   * The ucoin the transaction declares it takes from the actor's account besides its fee: a plain
+   * transaction's value, an operation's `debits` (its signed value unless it declares otherwise:
+   * `register_node` bonds `min_stake`). What a session key's cap is judged against before anything
+   * is charged (decisions.md §95); what it really took comes to the grant's `onApplied`.
+   */
+  readonly debit: bigint;
+  /** The largest fee the transaction can be charged: its gas limit times its price. */
+  readonly maxFee: bigint;
+}
+
+/**
+ * What a transaction really did with the signing account's coins, counted by the kernel while it
+ * ran: every ucoin a handler took from the account (the kernel's transfer, `ctx.accounts.debit`
+ * and `transfer` out of it, a hold), fees excluded.
+ */
+export interface AppliedTransaction {
+  readonly debited: bigint;
 }
 
 /**
@@ -42,8 +60,12 @@ export interface SignerGrant {
   readonly plugin: string;
   /** Who pays the fee when not the actor (a vault member's operation is paid by the vault). */
   readonly payer?: string;
-  /** Runs in the block after the transaction applied, on its rollback scope, with the granting plugin's context. */
-  readonly onApplied?: (ctx: TxContext) => Promise<void>;
+  /**
+   * Runs in the block after the transaction applied, on its rollback scope, with the granting
+   * plugin's context and what the transaction took from the account; a throw fails the
+   * transaction (its writes roll back, fee and nonce stay), as a cap it went past must.
+   */
+  readonly onApplied?: (ctx: TxContext, applied: AppliedTransaction) => Promise<void>;
 }
 
 export type SignerAnswer = SignerGrant | ChainError | undefined;

@@ -10,6 +10,7 @@ import type { SignatureVerifier } from '../crypto/verifier.js';
 import { Mempool, MempoolFullError } from '../mempool/mempool.js';
 import { parseSubmission } from '../tx/submission.js';
 import { signatureCacheId, verifyTransferSignature } from '../tx/signature.js';
+import { effectiveGasPrice } from '../tx/signing.js';
 import { txIdentity, txIdentityOfText, type TxIdentity } from '../tx/hash.js';
 import { nestingProblem } from '../codec/depth.js';
 import type { Authorized } from '../auth/authorize.js';
@@ -17,12 +18,12 @@ import { authorizeTx } from './authorize-tx.js';
 import { presentedKey } from '../auth/presented-key.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import { OP_FIELD, type OperationRegistry, type ParsedOperation } from '../ops/registry.js';
-import { verifyOperationSignatures } from '../ops/signature.js';
-import { admissionContext, readContext } from './contexts.js';
+import { DEFERRED, verifyOperationSignatures, verifyWithState, type OperationSignaturePolicy } from '../ops/signature.js';
+import { admissionContext, readContext, type ContextEnv } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
 import { recipientProblem } from './recipient.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
-import { OPERATION_TARGET_PREFIX, operationOf, type Tx } from './types.js';
+import { OPERATION_TARGET_PREFIX, operationOf, type SignatureLayout, type Tx } from './types.js';
 
 export interface AdmissionDeps {
   readonly store: ChainStore;
@@ -31,6 +32,9 @@ export interface AdmissionDeps {
   readonly params: ParamRegistry;
   readonly verifier: SignatureVerifier;
   readonly env: NetworkEnv;
+  /** Names the network in `ch-tx-v4` signatures (decisions.md §94). */
+  readonly chainId: string;
+  /** `CHAIN_REQUIRE_TX_V3`: strong (`ch-tx-v4`) signatures required for all but a bare plain transfer. */
   readonly requireTxV3: boolean;
   readonly mempool: Mempool;
   readonly operations: OperationRegistry;
@@ -57,6 +61,9 @@ export interface OperationSubmission {
   estimated_block: number;
   [field: string]: unknown;
 }
+
+/** What ProcessProposal learns of a transaction in someone's block: why it may not be there, or the layout its signature verified under. */
+export type IncludedCheck = { readonly problem: string } | { readonly problem: null; readonly layout: SignatureLayout | undefined };
 
 /** Dispatch key of transfers to an address kind a plugin claims (`.app` calls, `.vault` deposits). */
 export function kindTarget(kind: string): string {
@@ -192,13 +199,14 @@ export class Admission {
     }
     // 5. Funds: value from the sender, the fee from whoever pays it.
     await this.checkFunds(state, tx, tx.from, authorized.signer.payer, gasPrice, sender);
-    // 6. The signature, once per node, on the verify pool.
-    tx.sigVersion = await verifyTransferSignature({ ...f, hash }, { requireV3: this.d.requireTxV3, baseFee }, key.bytes, this.d.verifier);
+    // 6. The signature, once per node, on the verify pool; what it covers sets the price (§95).
+    tx.sigVersion = await verifyTransferSignature({ ...f, hash }, this.signaturePolicy(baseFee), key.bytes, this.d.verifier);
+    tx.gasPrice = effectiveGasPrice(f.gas_price, tx.sigVersion, baseFee);
     // 7. Every plugin's checkTx, which may add fields to the answer.
     const fields = await this.runCheckTx(tx, height);
     queue(tx);
     const receiver = await accounts.get(f.to);
-    return { ...fields, tx_hash: hash, status: 'pending', estimated_block: height, sender_balance: sender.balance, receiver_balance: receiver.balance, gas_price: gasPrice };
+    return { ...fields, tx_hash: hash, status: 'pending', estimated_block: height, sender_balance: sender.balance, receiver_balance: receiver.balance, gas_price: tx.gasPrice };
   }
 
   /**
@@ -234,21 +242,22 @@ export class Admission {
       const problem = await this.gasLimitProblem(tx, p.gasLimit, state);
       if (problem) throw problem;
     }
-    // 2. Who may sign, then the signature(s).
+    // 2. Who may sign, then the signature(s), over the body with any field it may leave out filled (§90).
     const key = presentedKey(envelope, p.publicKey);
     const authorized = await this.authorizeAt(state, height, tx, key, p);
-    const sigVersion = await verifyOperationSignatures(p, tx.hash, key.bytes, { env: this.d.env, requireV3: this.d.requireTxV3, baseFee }, this.d.verifier);
+    const ctx = this.d.host.scoped(readContext(this.ctxEnv, state, height), p.op.plugin);
+    const verified = await verifyWithState(p, tx.hash, key.bytes, this.signaturePolicy(baseFee), this.d.verifier, ctx);
+    if (verified instanceof ChainError) throw verified;
     // 3. The actor's millisecond nonce, above the last accepted and every pending one.
     const pending = this.d.mempool.pendingOperationsOf(p.actor);
     const last = pending.length > 0 ? pending[pending.length - 1]!.nonce : await lastOperationNonce(state, p.actor);
     if (p.nonce <= last) throw badRequest(`nonce ${p.nonce} is not above ${last}, the last nonce accepted from ${p.actor}: operation nonces are millisecond timestamps that only increase`);
     // 4. Funds, then the owning plugin's own rules.
     await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, tx.gasPrice);
-    const input = { name: p.op.spec.name, body: p.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer: authorized.signer };
-    const ctx = this.d.host.scoped(readContext(this.ctxEnv, state, height), p.op.plugin);
+    const input = { name: p.op.spec.name, body: verified.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer: authorized.signer };
     const refused = p.op.spec.check ? await p.op.spec.check(ctx, input as never) : undefined;
     if (refused) throw refused;
-    const admitted: Tx = { ...tx, sigVersion };
+    const admitted: Tx = { ...tx, sigVersion: verified.layout, gasPrice: effectiveGasPrice(p.gasPrice, verified.layout, baseFee) };
     const fields = await this.runCheckTx(admitted, height);
     queue(admitted);
     return { ...fields, success: true, status: 'pending', tx_hash: tx.hash, estimated_block: height };
@@ -259,13 +268,18 @@ export class Admission {
     return { hash: identity.hash, origin: 'signed', target: OPERATION_TARGET_PREFIX + p.op.spec.name, from: p.actor, to: p.target, value: p.value, nonce: p.nonce, gasPrice: p.gasPrice ?? baseFee, data: undefined, body, canonical: identity.canonical, sigVersion: undefined, receivedAt };
   }
 
-  private get ctxEnv(): { env: NetworkEnv; params: ParamRegistry } {
-    return { env: this.d.env, params: this.d.params };
+  private get ctxEnv(): ContextEnv {
+    return { env: this.d.env, params: this.d.params, boundary: this.d.host.boundary };
+  }
+
+  /** What signatures must be on this network at `baseFee` (decisions.md §94–95). */
+  signaturePolicy(baseFee: bigint): OperationSignaturePolicy {
+    return { env: this.d.env, chainId: this.d.chainId, baseFee, requireStrong: this.d.requireTxV3 };
   }
 
   /** Authorization against committed state (kernel/auth); the block asks again against its own. */
   private async authorizeAt(state: StateSource, height: number, tx: Tx, key: ReturnType<typeof presentedKey>, p: ParsedOperation | undefined): Promise<Authorized> {
-    const answer = await authorizeTx(this.d.hooks, (ctx, plugin) => this.d.host.scoped(ctx, plugin), () => readContext(this.ctxEnv, state, height), state, tx, key, p);
+    const answer = await authorizeTx(this.d.hooks, (ctx, plugin) => this.d.host.scoped(ctx, plugin), () => readContext(this.ctxEnv, state, height), state, tx, key, p, this.gasLimitOf(tx));
     if (answer instanceof ChainError) throw answer;
     return answer;
   }
@@ -365,35 +379,37 @@ export class Admission {
   }
 
   /**
-   * A transaction inside someone else's proposal (ProcessProposal): its signature verified once
-   * (cache), a system transaction checked by plugins. Who may sign is the block's question, asked
-   * when it executes, because an earlier transaction of the same block may change it.
+   * A transaction inside a proposal (ProcessProposal): its signature verified once (cache), a
+   * system transaction checked by plugins. Answers the layout the signature verified under, which
+   * sets the price the block charges (decisions.md §95). Who may sign is the block's question,
+   * asked when it executes, because an earlier transaction of the same block may change it; so is
+   * an own-layout signature over fields filled from state (`deferred`, priced as own).
    */
-  async checkIncluded(tx: Tx, baseFee: bigint): Promise<string | null> {
+  async checkIncluded(tx: Tx, baseFee: bigint): Promise<IncludedCheck> {
     const pending = this.d.mempool.get(tx.hash);
     if (pending && pending.origin === tx.origin) {
       // Admitted here already: plugins checked it then, and a signed one's signature is in the
       // verify-once cache under the id admission used (a recall is counted as a cache hit). The
-      // id carries the price the block charges: a v3 signature over an older base fee is not
-      // taken for one over the block's.
-      if (pending.origin === 'system') return null;
-      if (pending.sigVersion && operationOf(pending) === undefined && this.d.verifier.recall(signatureCacheId(pending.hash, pending.sigVersion, tx.gasPrice))) return null;
+      // id carries the price a v3/v4 signature covers: one over an older base fee is not taken
+      // for one over the block's.
+      if (pending.origin === 'system') return { problem: null, layout: undefined };
+      const price = typeof tx.body.gas_price === 'number' ? BigInt(tx.body.gas_price) : baseFee;
+      if (pending.sigVersion && operationOf(pending) === undefined && this.d.verifier.recall(signatureCacheId(pending.hash, pending.sigVersion, price))) return { problem: null, layout: pending.sigVersion };
     }
     try {
       if (tx.origin === 'signed') {
         if (OP_FIELD in tx.body) {
           const p = this.d.operations.parse(tx.body);
-          await verifyOperationSignatures(p, tx.hash, presentedKey(tx.body, p.publicKey).bytes, { env: this.d.env, requireV3: this.d.requireTxV3, baseFee }, this.d.verifier);
-        } else {
-          const f = parseSubmission(tx.body);
-          await verifyTransferSignature({ ...f, hash: tx.hash }, { requireV3: this.d.requireTxV3, baseFee }, presentedKey(tx.body, f.public_key).bytes, this.d.verifier);
+          const layout = await verifyOperationSignatures(p, tx.hash, presentedKey(tx.body, p.publicKey).bytes, this.signaturePolicy(baseFee), this.d.verifier);
+          return { problem: null, layout: layout === DEFERRED ? 'own' : layout };
         }
-      } else {
-        await this.runCheckTx(tx, this.height);
+        const f = parseSubmission(tx.body);
+        return { problem: null, layout: await verifyTransferSignature({ ...f, hash: tx.hash }, this.signaturePolicy(baseFee), presentedKey(tx.body, f.public_key).bytes, this.d.verifier) };
       }
-      return null;
+      await this.runCheckTx(tx, this.height);
+      return { problem: null, layout: undefined };
     } catch (e) {
-      return `transaction ${tx.hash} is invalid: ${e instanceof Error ? e.message : String(e)}`;
+      return { problem: `transaction ${tx.hash} is invalid: ${e instanceof Error ? e.message : String(e)}` };
     }
   }
 }

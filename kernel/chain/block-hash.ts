@@ -4,6 +4,8 @@ import { sha3Hex0x } from '../crypto/hash.js';
 import { merkleRoot } from '../crypto/merkle.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import type { BlockHeader } from './types.js';
+import type { Validator } from '../consensus/types.js';
+import { sortValidators, validatorsHash } from '../light-client/validator-set.js';
 
 /** A block is identified by the SHA3-256 of its canonical header; commit votes sign this hash. */
 export function blockHash(header: BlockHeader): string {
@@ -23,4 +25,12 @@ export function evidenceHash(ids: readonly string[]): string {
 /** The parent hash of block 1: binds the chain to its exact genesis document. */
 export function genesisHash(genesis: GenesisDoc): string {
   return sha3Hex0x(canonicalJson(genesis));
+}
+
+/**
+ * `validators_hash` of a set (decisions.md §84), in the canonical address order whatever order
+ * the caller holds it in: the light client's own function, so header and verifier never differ.
+ */
+export function validatorSetHash(set: readonly Validator[]): string {
+  return validatorsHash(sortValidators(set));
 }

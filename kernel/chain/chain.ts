@@ -6,12 +6,13 @@ import { StateOverlay } from '../state/overlay.js';
 import { ParamRegistry, paramStateKey } from '../state/params.js';
 import { bigintCodec } from '../state/record-codec.js';
 import { accountsReader, accountsWriter } from '../state/accounts.js';
-import type { ChainStore, ChainMeta } from '../store/chain-store.js';
+import type { ChainStore, ChainMeta, StateView } from '../store/chain-store.js';
 import { WriteBatch } from '../store/kv.js';
 import { toHex0x, parseHex } from '../codec/hex.js';
 import { deriveAddress, isKeyDerivedAddress } from '../crypto/address.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { GenesisDoc } from '../config/genesis.js';
+import { GenesisMismatchError } from '../config/genesis-rules.js';
 import { Mempool } from '../mempool/mempool.js';
 import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
@@ -20,13 +21,18 @@ import { PREFIX } from '../store/keys.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import { readSchedule, writeSchedule } from '../host/schedule-state.js';
-import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
+import { blockHash, evidenceHash, genesisHash, txRoot, validatorSetHash } from './block-hash.js';
 import { genesisContext, proposalContext } from './contexts.js';
 import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
 import type { Validator } from '../consensus/types.js';
-import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, Tx } from './types.js';
+import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, SignatureLayout, Tx } from './types.js';
+import { ChainError } from '../errors.js';
+import { effectiveGasPrice } from '../tx/signing.js';
+import { verifyWithState } from '../ops/signature.js';
 import { IndexStage } from './index-stage.js';
+import { PastState } from './past-state.js';
+import { unavailable } from '../errors.js';
 import { writeValidator } from './validator-set.js';
 import { SET_CHANGE_DELAY, ValidatorHistory, isValidatorSetKey } from './validator-history.js';
 import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from './evidence-window.js';
@@ -88,7 +94,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private readonly tree: StateTree;
   private genesisParentHash = '';
   /** Memoised execution of a validated proposal, so commit does not execute it twice. */
-  private executed: { hash: string; result: ExecutionResult; stateRoot: string; treeOps: WriteBatch } | null = null;
+  private executed: { hash: string; txs: readonly Tx[]; result: ExecutionResult; stateRoot: string; treeOps: WriteBatch } | null = null;
   private commitLock: Promise<unknown> = Promise.resolve();
   /** Hash of the block validated against the current head (cleared on commit). */
   private validatedHash: string | null = null;
@@ -98,7 +104,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   constructor(private readonly d: ChainDeps) {
     super();
     this.mempool = new Mempool(d.mempool);
-    this.admission = new Admission({ store: d.store, hooks: d.hooks, host: d.host, params: d.params, verifier: d.verifier, env: d.env, requireTxV3: d.requireTxV3, mempool: this.mempool, operations: d.operations, head: () => this.head });
+    this.admission = new Admission({ store: d.store, hooks: d.hooks, host: d.host, params: d.params, verifier: d.verifier, env: d.env, chainId: d.chainId, requireTxV3: d.requireTxV3, mempool: this.mempool, operations: d.operations, head: () => this.head });
     this.tree = new StateTree(d.store.kv, { prefix: utf8Bytes(PREFIX.treeNode) });
   }
 
@@ -130,8 +136,9 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       return;
     }
     const recorded = await this.d.store.state.get('kernel/genesis_hash');
-    if (recorded && new TextDecoder().decode(recorded) !== this.genesisParentHash) {
-      throw new Error('the data directory holds a chain with a different genesis; use another data_dir or reset it');
+    const recordedHash = recorded ? new TextDecoder().decode(recorded) : undefined;
+    if (recordedHash !== undefined && recordedHash !== this.genesisParentHash) {
+      throw new GenesisMismatchError(`the data directory holds the chain of genesis ${recordedHash}, but the genesis file hashes to ${this.genesisParentHash}; use another data_dir or reset it`);
     }
     await this.checkIntegrity(meta);
     await this.loadSchedule();
@@ -180,12 +187,38 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
     const index = new IndexStage();
     // Genesis is no block: there is no height to store its events under, so they are dropped.
-    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods }, overlay, block, genesis, { emit: () => undefined, index }));
+    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods, boundary: this.d.host.boundary }, overlay, block, genesis, { emit: () => undefined, index }));
     const batch = new WriteBatch();
     const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
     await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
     this.tree.releasePending();
   }
+
+  /**
+   * The header's hashes of the sets deciding `height` and `height + 1`, both derived from committed
+   * state (the set of head + 2 is fixed by then, SET_CHANGE_DELAY), so every validator computes
+   * the same two hashes for a proposal.
+   */
+  async validatorHashesAt(height: number): Promise<{ validators_hash: string; next_validators_hash: string }> {
+    const [current, next] = await Promise.all([this.validatorSetHashAt(height), this.validatorSetHashAt(height + 1)]);
+    return { validators_hash: current, next_validators_hash: next };
+  }
+
+  /**
+   * `validators_hash` of the set in force at `height`, remembered: a set of 150 keys is ~300 KB of
+   * text to hash, and a height's set never changes once derivable (changes take effect
+   * SET_CHANGE_DELAY after the block that makes them).
+   */
+  private async validatorSetHashAt(height: number): Promise<string> {
+    const known = this.setHashes.get(height);
+    if (known !== undefined) return known;
+    const hash = validatorSetHash(await this.validatorSetAt(height));
+    if (this.setHashes.size >= 16) this.setHashes.delete(this.setHashes.keys().next().value!);
+    this.setHashes.set(height, hash);
+    return hash;
+  }
+
+  private readonly setHashes = new Map<number, string>();
 
   /** The set that signs the next block (height head + 1). */
   validatorSet(): Promise<Validator[]> {
@@ -270,12 +303,16 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   }
 
   /**
-   * The transaction as a block with this base fee executes it: a sender who omitted gas_price
-   * pays the block's base_fee, which may differ from the one in force at admission.
+   * The transaction as a block with this base fee executes it, once its signature's layout is
+   * known (admission, or `checkIncluded` for a block's): it pays the body's `gas_price` when the
+   * layout covers it, else the block's `base_fee` (an omitted price, a v2 or own-layout
+   * signature: decisions.md §9, §95), which may differ from the one in force at admission.
    */
-  forBlock(tx: Tx, baseFee: bigint): Tx {
-    if (tx.origin !== 'signed' || tx.body.gas_price !== undefined || tx.gasPrice === baseFee) return tx;
-    return { ...tx, gasPrice: baseFee };
+  priced(tx: Tx, layout: SignatureLayout | undefined, baseFee: bigint): Tx {
+    if (tx.origin !== 'signed') return tx;
+    const declared = typeof tx.body.gas_price === 'number' ? BigInt(tx.body.gas_price) : undefined;
+    const price = layout === undefined ? (declared ?? baseFee) : effectiveGasPrice(declared, layout, baseFee);
+    return price === tx.gasPrice && tx.sigVersion === layout ? tx : { ...tx, gasPrice: price, sigVersion: layout };
   }
 
   /** A transaction relayed by a peer (`text` parsed to `body`): the same admission checks as a local submission. */
@@ -310,6 +347,26 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return null;
   }
 
+  /**
+   * What of the pool's selection every validator will take, priced for this block: a pending
+   * transaction whose signature no longer verifies as the block would check it (a v3/v4 price
+   * over an older base fee, a policy changed by a restart) is dropped from the pool, rather than
+   * making every block this node proposes invalid.
+   */
+  private async includable(selected: readonly Tx[], baseFee: bigint): Promise<Tx[]> {
+    const checks = await Promise.all(selected.map((tx) => this.admission.checkIncluded(tx, baseFee)));
+    const out: Tx[] = [];
+    const dropped = new Set<string>();
+    selected.forEach((tx, i) => {
+      const c = checks[i]!;
+      if (c.problem !== null) {
+        for (const gone of this.mempool.evict(tx.hash)) dropped.add(gone.hash);
+        this.d.log.warn({ tx: tx.hash, reason: c.problem }, 'dropped a pending transaction no block could carry');
+      } else if (!dropped.has(tx.hash)) out.push(this.priced(tx, c.layout, baseFee));
+    });
+    return out;
+  }
+
   /** PrepareProposal: the proposer's block for (height, round). */
   async propose(round: number, proposer: string, timestamp: number, evidence: readonly Evidence[] = []): Promise<ProposedBlock> {
     const head = this.head;
@@ -322,8 +379,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const maxBytes = Number(await reader.get('max_block_bytes'));
     const block: BlockInfo = { chainId: this.d.chainId, height, round, timestamp: time, proposer };
     const baseFee = await reader.get('base_fee');
-    const candidates = this.mempool.select(maxGas, this.gasLimitOf, 10_000, maxBytes, this.sizeOf).map((t) => this.forBlock(t, baseFee));
-    const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, block));
+    const candidates = await this.includable(this.mempool.select(maxGas, this.gasLimitOf, 10_000, maxBytes, this.sizeOf), baseFee);
+    const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary }, this.d.store.state, block));
     // Only what every validator will accept: a block carrying anything else could not be decided.
     const fresh: Evidence[] = [];
     const windowBlocks = evidence.length === 0 ? 0n : await reader.get(EVIDENCE_WINDOW_PARAM);
@@ -344,6 +401,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       base_fee: baseFee,
       shard: this.d.shard,
       evidence_hash: evidenceHash(fresh.map((e) => e.hash)),
+      ...(await this.validatorHashesAt(height)),
     };
     return { header, hash: blockHash(header), txs, evidence: fresh };
   }
@@ -372,6 +430,9 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (parent && h.timestamp <= parent.header.timestamp) return 'timestamp does not advance past the parent block';
     const reader = this.d.params.reader(this.d.store.state);
     if (h.base_fee !== (await reader.get('base_fee'))) return 'base_fee differs from the parameter';
+    const sets = await this.validatorHashesAt(h.height);
+    if (h.validators_hash !== sets.validators_hash) return `validators_hash ${h.validators_hash} is not the set of height ${h.height} (${sets.validators_hash})`;
+    if (h.next_validators_hash !== sets.next_validators_hash) return `next_validators_hash ${h.next_validators_hash} is not the set of height ${h.height + 1} (${sets.next_validators_hash})`;
     const lists = this.listsMatchHeader(p);
     if (lists) return lists;
     const maxGas = await reader.get('max_block_gas');
@@ -398,9 +459,10 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const again = await Promise.all(p.txs.map((tx) => (this.mempool.has(tx.hash) ? false : this.d.store.hasTx(tx.hash))));
     const repeated = again.indexOf(true);
     if (repeated >= 0) return `transaction ${p.txs[repeated]!.hash} is already committed`;
-    const problems = await Promise.all(p.txs.map((tx) => this.admission.checkIncluded(tx, h.base_fee)));
-    const problem = problems.find((x) => x !== null);
-    if (problem) return problem;
+    const checks = await Promise.all(p.txs.map((tx) => this.admission.checkIncluded(tx, h.base_fee)));
+    const problem = checks.find((c) => c.problem !== null);
+    if (problem) return problem.problem;
+    const priced = p.txs.map((tx, i) => this.priced(tx, (checks[i] as { layout: SignatureLayout | undefined }).layout, h.base_fee));
     if (gas > maxGas) return `block gas ${gas} (the sum of its transactions' gas limits) exceeds max_block_gas ${maxGas}`;
     if (p.evidence.length > MAX_EVIDENCE_PER_BLOCK) return `block carries ${p.evidence.length} pieces of evidence, more than ${MAX_EVIDENCE_PER_BLOCK}`;
     const seenEvidence = new Set<string>();
@@ -414,10 +476,10 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       const verified = this.evidenceVerifier ? await this.evidenceVerifier(ev.raw, signer) : null;
       if (!verified || verified.hash !== ev.hash || verified.validator !== ev.validator || verified.height !== ev.height || verified.round !== ev.round) return `evidence ${ev.hash} does not verify`;
     }
-    const ctx = proposalContext({ env: this.d.env, params: this.d.params }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
+    const ctx = proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
     const rejected = await this.d.hooks.processProposal.promise(ctx, p.txs);
     if (rejected) return rejected;
-    await this.executeMemo(p);
+    await this.executeMemo(p, priced);
     this.validatedHash = p.hash;
     return null;
   }
@@ -435,19 +497,48 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return null;
   }
 
-  private async executeMemo(p: ProposedBlock): Promise<{ result: ExecutionResult; stateRoot: string; treeOps: WriteBatch }> {
+  /**
+   * Executes a validated proposal once (commit reuses it). `priced`: its transactions at the price
+   * their signatures' layouts set (validate); without it they are checked again to learn it.
+   */
+  private async executeMemo(p: ProposedBlock, priced?: readonly Tx[]): Promise<{ txs: readonly Tx[]; result: ExecutionResult; stateRoot: string; treeOps: WriteBatch }> {
     if (this.executed?.hash === p.hash) return this.executed;
+    let txs = priced;
+    if (txs === undefined) {
+      const checks = await Promise.all(p.txs.map((tx) => this.admission.checkIncluded(tx, p.header.base_fee)));
+      txs = p.txs.map((tx, i) => {
+        const c = checks[i]!;
+        if (c.problem !== null) throw new Error(`finalize: ${c.problem}`);
+        return this.priced(tx, c.layout, p.header.base_fee);
+      });
+    }
     const result = await executeBlock(
-      { hooks: this.d.hooks, params: this.d.params, env: this.d.env, log: this.d.log, gasOf: this.gasOf, operations: this.d.operations, inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height), scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin), systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height), methods: this.d.host.methods },
+      {
+        hooks: this.d.hooks,
+        params: this.d.params,
+        env: this.d.env,
+        log: this.d.log,
+        gasOf: this.gasOf,
+        operations: this.d.operations,
+        inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height),
+        scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin),
+        systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height),
+        methods: this.d.host.methods,
+        boundary: this.d.host.boundary,
+        verifyWithState: async (op, tx, publicKey, ctx, baseFee) => {
+          const r = await verifyWithState(op, tx.hash, publicKey, this.admission.signaturePolicy(baseFee), this.d.verifier, ctx);
+          return r instanceof ChainError ? r : r.body;
+        },
+      },
       this.d.store.state,
       p.header,
-      p.txs,
+      txs,
       p.evidence,
     );
     const treeOps = new WriteBatch();
     const prevRoot = parseHex(this.head.state_root, 32)!;
     const root = await this.tree.update(prevRoot, result.overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), treeOps);
-    this.executed = { hash: p.hash, result, stateRoot: toHex0x(root), treeOps };
+    this.executed = { hash: p.hash, txs, result, stateRoot: toHex0x(root), treeOps };
     return this.executed;
   }
 
@@ -464,7 +555,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       if (existing?.hash === p.hash) return existing; // already applied (WAL replay)
       throw new Error(`finalize: height ${p.header.height} is already committed with another block`);
     }
-    const { result, stateRoot, treeOps } = await this.executeMemo(p);
+    const { txs, result, stateRoot, treeOps } = await this.executeMemo(p);
+    const changedKeys = new Set(result.overlay.changes().map(([key]) => key));
     const record: BlockRecord = {
       header: p.header,
       hash: p.hash,
@@ -474,25 +566,34 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       tx_hashes: p.txs.map((t) => t.hash),
       evidence: p.evidence,
     };
-    await this.d.store.commitBlock({
-      block: record,
-      txs: p.txs,
-      receipts: result.receipts,
-      events: result.events,
-      stateChanges: result.overlay.changes(),
-      indexWrites: result.indexWrites,
-      extraOps: treeOps.ops,
-      ...(commit ? { certificate: commit } : {}),
-    });
+    this.commitSequence++;
+    try {
+      await this.d.store.commitBlock({
+        block: record,
+        // As executed: each at the price its signature set, with the layout it verified under.
+        txs,
+        receipts: result.receipts,
+        events: result.events,
+        stateChanges: result.overlay.changes(),
+        indexWrites: result.indexWrites,
+        extraOps: treeOps.ops,
+        ...(commit ? { certificate: commit } : {}),
+      });
+      this.lastChanged = { height: record.header.height, keys: changedKeys };
+    } finally {
+      this.commitSequence++;
+    }
     this.executed = null;
     this.validatedHash = null;
     this.tree.releasePending();
     // After the write: a read that started before it is dropped with the old history.
     if (result.overlay.changes().some(([key]) => isValidatorSetKey(key))) this.history = null;
+    // An entry of this map would be wrong only if the set of a derivable height changed; drop them with the history anyway.
+    if (this.history === null) this.setHashes.clear();
     this.mempool.removeCommitted(record.tx_hashes);
     if (result.scheduleChanged) await this.loadSchedule();
     await this.recheckMempool();
-    const committed: CommittedBlock = { block: record, txs: p.txs, receipts: result.receipts, events: result.events };
+    const committed: CommittedBlock = { block: record, txs, receipts: result.receipts, events: result.events };
     this.emit('committed', committed);
     this.d.hooks.committed.promise(committed).catch((err: unknown) => this.d.log.error({ err, height: record.header.height }, 'a committed-hook observer failed'));
     return record;
@@ -524,15 +625,26 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const batch = new WriteBatch();
     const root = toHex0x(await this.tree.update(EMPTY_ROOT, entries.map(([k, v]) => [utf8Bytes(k), v] as const), batch));
     if (root !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${root}, not the claimed ${block.state_root}`);
-    await this.d.store.installSnapshot(block, entries, batch.ops);
+    this.commitSequence++;
+    try {
+      await this.d.store.installSnapshot(block, entries, batch.ops);
+    } finally {
+      this.commitSequence++;
+    }
     this.history = null;
+    this.setHashes.clear();
     this.tree.releasePending();
     this.d.log.info({ height: block.header.height, state_root: root, keys: entries.length }, 'state snapshot installed');
   }
 
-  /** Every state entry at the head, ascending by key (for GET /api/v1/state/snapshot). */
+  /** Every state entry at the head, ascending by key, all at once (tests; a snapshot streams `stateView`). */
   async stateEntries(): Promise<Array<[string, Uint8Array]>> {
     return this.d.store.state.scan('');
+  }
+
+  /** Committed state as of now, with its head, read consistently while blocks commit (GET /api/v1/state/snapshot). */
+  stateView(): Promise<StateView> {
+    return this.d.store.stateView();
   }
 
   /** A committed block as its proposal (header, transactions, evidence), for peers catching up. */
@@ -546,6 +658,42 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       return st.tx;
     });
     return { header: record.header, hash: record.hash, txs, evidence: record.evidence ?? [] };
+  }
+
+  /** Odd while a block's batch is being written; advanced by every commit (PastState's guard). */
+  private commitSequence = 0;
+  /** The keys the head block wrote: where the state before it differs from the head's. Unknown until this process commits a block. */
+  private lastChanged: { readonly height: number; readonly keys: ReadonlySet<string> } | null = null;
+
+  /**
+   * The state at height head − 1 (decisions.md §84), the newest one a committed header (the
+   * head block's `prev_state_root`) carries. 503 before block 1 and, after a restart, until this
+   * node commits a block (it needs to know which keys the head block wrote).
+   */
+  async pastState(): Promise<PastState> {
+    for (;;) {
+      const sequence = this.commitSequence;
+      if (sequence % 2 === 1) {
+        await this.commitLock;
+        continue;
+      }
+      const head = this.head;
+      if (head.height < 1) throw unavailable('no block is committed yet: a proven read needs the header of block 1', 'retry once the chain has a block');
+      const changed = this.lastChanged;
+      if (changed?.height !== head.height) throw unavailable('this node serves proven reads once it has committed a block since it started', 'retry after the next block');
+      const block = await this.d.store.getBlock(head.height);
+      if (this.commitSequence !== sequence) continue;
+      if (!block) throw new Error(`store integrity: head block ${head.height} is missing`);
+      const deps = { treeGet: (root: Uint8Array, key: Uint8Array) => this.tree.get(root, key), head: this.d.store.state, sequence: () => this.commitSequence };
+      return new PastState(deps, head.height - 1, parseHex(block.header.prev_state_root, 32)!, changed.keys, sequence);
+    }
+  }
+
+  /** One proven-read entry (§84): the key's bytes at the view's height and their proof under its root. */
+  async provenEntry(view: PastState, key: string): Promise<{ key: string; exists: boolean; value_hex: string | null; proof: unknown }> {
+    const keyBytes = utf8Bytes(key);
+    const [value, proof] = await Promise.all([this.tree.get(view.root, keyBytes), this.tree.prove(view.root, keyBytes)]);
+    return { key, exists: value !== undefined, value_hex: value === undefined ? null : Buffer.from(value).toString('hex'), proof };
   }
 
   /** Membership (or non-membership) proof of a state key under the current root. */

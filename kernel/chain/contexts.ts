@@ -8,7 +8,10 @@ import type { GenesisDoc } from '../config/genesis.js';
 import type { BlockEvent, BlockInfo, ChainEvent, Tx } from './types.js';
 import { checkEvent, type EventSink } from './block-events.js';
 import type { IndexStage, IndexWriter } from './index-stage.js';
+import type { ValueMoves } from './value-moves.js';
 import { readMethodCalls, writeMethodCalls, type MethodDirectory } from '../host/method-calls.js';
+import type { PluginBoundary } from '../host/plugin-boundary.js';
+import { validatorSetReader, type ValidatorSetReader } from './validator-reader.js';
 import type { ReadMethodCalls, WriteMethodCalls } from '../host/methods.js';
 
 /**
@@ -25,6 +28,8 @@ export interface ContextEnv {
   readonly params: ParamRegistry;
   /** The host's, where write contexts are made: a write method call is checked against it. */
   readonly methods?: MethodDirectory;
+  /** The host's: what converted plugins declared, which their `store`, `index`, `read` and `emit` are held to. */
+  readonly boundary?: PluginBoundary;
 }
 
 class ReadCtx implements ReadContext {
@@ -53,11 +58,16 @@ class ReadCtx implements ReadContext {
   }
 
   get store(): ReadonlyStore {
-    return (this.storeOf ??= readonlyStore(this.source, this.ns));
+    return (this.storeOf ??= this.e.boundary ? this.e.boundary.readonlyStore(this.ns, readonlyStore(this.source, this.ns)) : readonlyStore(this.source, this.ns));
   }
 
   read(other: string): ReadonlyStore {
+    this.e.boundary?.read(this.ns, other);
     return readonlyStore(this.source, other);
+  }
+
+  get validators(): ValidatorSetReader {
+    return validatorSetReader(this.source);
   }
 
   get methods(): ReadMethodCalls {
@@ -99,7 +109,7 @@ export interface WriteOutputs {
 
 class WriteCtx implements WriteContext {
   private paramsOf: ParamReader | undefined;
-  private accountsOf: AccountsWriter | undefined;
+  protected accountsOf: AccountsWriter | undefined;
   private storeOf: Store | undefined;
   private indexOf: IndexWriter | undefined;
   private methodsOf: WriteMethodCalls | undefined;
@@ -129,15 +139,20 @@ class WriteCtx implements WriteContext {
   }
 
   get store(): Store {
-    return (this.storeOf ??= writableStore(this.overlay, this.ns));
+    return (this.storeOf ??= this.e.boundary ? this.e.boundary.store(this.ns, writableStore(this.overlay, this.ns)) : writableStore(this.overlay, this.ns));
   }
 
   get index(): IndexWriter {
-    return (this.indexOf ??= this.out.index.writer(this.ns));
+    return (this.indexOf ??= this.e.boundary ? this.e.boundary.index(this.ns, this.out.index.writer(this.ns)) : this.out.index.writer(this.ns));
   }
 
   read(other: string): ReadonlyStore {
+    this.e.boundary?.read(this.ns, other);
     return readonlyStore(this.overlay, other);
+  }
+
+  get validators(): ValidatorSetReader {
+    return validatorSetReader(this.overlay);
   }
 
   /** Read methods read this overlay, so they see what the caller wrote so far; write methods write it. */
@@ -159,6 +174,7 @@ class WriteCtx implements WriteContext {
   /** A property, not a method: handlers pass `ctx.emit` around on its own. */
   readonly emit = (event: ChainEvent): void => {
     checkEvent(event);
+    this.e.boundary?.emit(this.ns, event);
     this.out.emit(event);
   };
 
@@ -168,12 +184,17 @@ class WriteCtx implements WriteContext {
 }
 
 class TxCtx extends WriteCtx implements TxContext {
-  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly tx: Tx, readonly gasLimit: number) {
+  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly tx: Tx, readonly gasLimit: number, private readonly moves: ValueMoves | undefined) {
     super(e, overlay, block, out, ns);
   }
 
+  /** Moves out of the signing account are shown to `beforeTransfer` and counted (value-moves.ts). */
+  override get accounts(): AccountsWriter {
+    return (this.accountsOf ??= this.moves === undefined ? accountsWriter(this.overlay) : this.moves.wrap(accountsWriter(this.overlay)));
+  }
+
   override [SCOPE](plugin: string): TxContext {
-    return new TxCtx(this.e, this.overlay, this.block, this.out, plugin, this.tx, this.gasLimit);
+    return new TxCtx(this.e, this.overlay, this.block, this.out, plugin, this.tx, this.gasLimit, this.moves);
   }
 }
 
@@ -204,8 +225,9 @@ export function writeContext(e: ContextEnv, overlay: StateOverlay, block: BlockI
   return new WriteCtx(e, overlay, block, out, 'kernel');
 }
 
-export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, gasLimit: number): TxContext {
-  return new TxCtx(e, overlay, block, out, 'kernel', tx, gasLimit);
+/** A transaction's context; with `moves`, its accounts writer shows and counts coins leaving the signing account. */
+export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, gasLimit: number, moves?: ValueMoves): TxContext {
+  return new TxCtx(e, overlay, block, out, 'kernel', tx, gasLimit, moves);
 }
 
 export function genesisContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, genesis: GenesisDoc, out: WriteOutputs): GenesisContext {

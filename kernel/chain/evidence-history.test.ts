@@ -28,8 +28,8 @@ const K1 = nobleProvider.keygen(new Uint8Array(32).fill(71));
 const K1_ROTATED = nobleProvider.keygen(new Uint8Array(32).fill(72));
 const K2 = nobleProvider.keygen(new Uint8Array(32).fill(73));
 const GENESIS: readonly GenesisValidator[] = [
-  { address: V0, public_key: toHex(VALIDATOR_KEY.publicKey), stake: '10' },
-  { address: V1, public_key: toHex(K1.publicKey), stake: '10' },
+  { address: V0, key: VALIDATOR_KEY, stake: '10' },
+  { address: V1, key: K1, stake: '10' },
 ];
 
 function doubleSign(key: KeyPair, validator: string, height: number): ConsensusEvidence {

@@ -7,8 +7,10 @@ import type { ParamRegistry } from '../state/params.js';
 import { paramStateKey } from '../state/params.js';
 import { bigintCodec } from '../state/record-codec.js';
 import { accountsWriter, type AccountsWriter } from '../state/accounts.js';
-import type { NetworkEnv } from '../hooks.js';
+import type { NetworkEnv, ReadContext, TransferIntent } from '../hooks.js';
+import { ValueMoves } from './value-moves.js';
 import { readContext, txContext, writeContext, type WriteOutputs } from './contexts.js';
+import type { PluginBoundary } from '../host/plugin-boundary.js';
 import { operationOf, type BlockEvent, type BlockHeader, type BlockInfo, type ChainEvent, type Evidence, type Receipt, type Tx } from './types.js';
 import { BlockEventLog, type EventSink } from './block-events.js';
 import { IndexStage, type IndexWrite } from './index-stage.js';
@@ -58,10 +60,17 @@ export interface ExecutorDeps {
   readonly inactiveProblem: (target: string, height: number) => ChainError | undefined;
   /** A context re-scoped to a plugin's namespace (host/scoping.ts). */
   readonly scoped: <C>(ctx: C, plugin: string) => C;
+  /** What converted plugins declared: their contexts are held to it (host/plugin-boundary.ts). */
+  readonly boundary?: PluginBoundary;
   /** Why an unsigned system transaction of this type may not apply at the height (Admission.systemTxProblem). */
   readonly systemTxProblem: (type: string, height: number) => ChainError | undefined;
   /** The methods plugins offer one another (the host's): write contexts check write calls against it. */
   readonly methods: MethodDirectory;
+  /**
+   * An operation whose own layout covers fields filled from state (`signing.resolve`): fills them
+   * from `ctx` and checks the signature over the result; answers the filled body, or why not.
+   */
+  readonly verifyWithState: (p: ParsedOperation, tx: Tx, publicKey: Uint8Array, ctx: ReadContext, baseFee: bigint) => Promise<Record<string, unknown> | ChainError>;
 }
 
 /**
@@ -92,12 +101,12 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     const tx = txs[i]!;
     const r = await executeTx(deps, overlay, blockAccounts, block, baseFee, storagePrice, tx);
     gasUsed += r.gas;
-    feesBurned += r.burned + r.storageFee;
+    feesBurned += r.burned + r.unusedFee + r.storageFee;
     if (r.error === null) {
       events.add('tx', tx.hash, r.events);
       index.absorb(r.indexWrites);
     }
-    receipts.push({ tx_hash: tx.hash, status: r.error === null ? 'confirmed' : 'failed', gas: r.gas, fee: r.fee, fee_burned: r.burned, ...(r.storageFee > 0n ? { storage_fee: r.storageFee } : {}), error: r.error, block: header.height, index: i });
+    receipts.push({ tx_hash: tx.hash, status: r.error === null ? 'confirmed' : 'failed', gas: r.gas, fee: r.fee, fee_burned: r.burned, ...(r.unusedFee > 0n ? { unused_gas_fee: r.unusedFee } : {}), ...(r.storageFee > 0n ? { storage_fee: r.storageFee } : {}), error: r.error, block: header.height, index: i });
   }
   for (const ev of evidence) {
     // Each offence applies once: the id is recorded in state, and validation refuses a block
@@ -172,6 +181,8 @@ interface TxRun {
   gas: number;
   fee: bigint;
   burned: bigint;
+  /** Burned for the gas limit a transaction declared and did not use (settleGas). */
+  unusedFee: bigint;
   /** The storage fee burned for the state the transaction added (0 when it failed). */
   storageFee: bigint;
   error: string | null;
@@ -182,19 +193,20 @@ interface TxRun {
 
 /** A transaction that failed before its effect has no output but its receipt: nothing allocated. */
 const NONE: Pick<TxRun, 'events' | 'indexWrites'> = Object.freeze({ events: Object.freeze([]), indexWrites: Object.freeze([]) });
-const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, storageFee: 0n, ...NONE } as const;
+const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, unusedFee: 0n, storageFee: 0n, ...NONE } as const;
 
 /**
  * One transaction in the block, every rule admission checked asked again on the block's state
- * (a proposer may have skipped admission): who may sign, the nonce, the gas limit, the fee, the
- * serving plugin's state, the recipient, the operation's own checks. A transaction whose signer
- * may not sign, whose nonce is taken, whose limit is below its base gas or whose payer cannot pay
- * the fee of its limit fails with nothing charged (charging the account would let a revoked key
- * burn its coins); any later failure keeps fee and nonce and rolls back the transaction's own
- * writes. Gas: the base gas is charged and shared out before the handler runs, the fee of the
- * rest of the limit is held; once the handler is done the gas it used beyond the base is charged
- * from what was held and the remainder refunded (settleGas). A handler that reports more than
- * the limit fails out of gas and is charged the whole limit.
+ * (a proposer may have skipped admission): the price floor, who may sign, an own-layout signature
+ * that needed state, the nonce, the gas limit, the fee, the serving plugin's state, the
+ * recipient, the operation's own checks. A transaction whose signer may not sign, whose nonce is
+ * taken, whose limit is below its base gas or whose payer cannot pay the fee of its limit fails
+ * with nothing charged (charging the account would let a revoked key burn its coins); any later
+ * failure keeps fee and nonce and rolls back the transaction's own writes. Gas: the base gas is
+ * charged and shared out before the handler runs, the fee of the rest of the limit is held; once
+ * the handler is done the gas it used beyond the base is charged from what was held and the
+ * rest settled (settleGas). A handler that reports more than the limit fails out of gas and is
+ * charged the whole limit.
  */
 async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: AccountsWriter, block: BlockInfo, baseFee: bigint, storagePrice: StoragePrice, tx: Tx): Promise<TxRun> {
   /** Gas charged: the base until the handler is done, then what it used. */
@@ -205,15 +217,29 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   let signer: Signer | undefined;
   let grant: SignerGrant | undefined;
   const op = operationOf(tx);
-  const parsed = op === undefined || tx.origin !== 'signed' ? undefined : deps.operations.parse(tx.body);
+  let parsed = op === undefined || tx.origin !== 'signed' ? undefined : deps.operations.parse(tx.body);
   if (tx.origin === 'signed') {
     // Admission's price floor, asked again: a proposer could include a transaction priced below
-    // the block's base fee, and its fee would not even cover what is burned.
-    if (tx.gasPrice < baseFee) return { ...NOTHING_CHARGED, error: `gas_price ${tx.gasPrice} is below base_fee ${baseFee}` };
+    // the block's base fee, and its fee would not even cover what is burned. The floor applies to
+    // the body's field even where the signature does not cover it (decisions.md §95).
+    const floor = gasPriceFloorProblem(tx, baseFee);
+    if (floor !== undefined) return { ...NOTHING_CHARGED, error: floor };
+    gas = deps.gasOf(tx);
+    const declared = declaredGasLimit(tx);
+    const below = declared === undefined ? undefined : gasLimitBelowBase(declared, gas);
+    if (below !== undefined) return { ...NOTHING_CHARGED, error: below };
+    limit = declared ?? gas;
     const key = presentedKey(tx.body, typeof tx.body.public_key === 'string' ? tx.body.public_key : '');
-    const authorized = await authorizeTx(deps.hooks, deps.scoped, () => readContext(deps, overlay, block.height), overlay, tx, key, parsed);
+    const authorized = await authorizeTx(deps.hooks, deps.scoped, () => readContext(deps, overlay, block.height), overlay, tx, key, parsed, limit);
     if (authorized instanceof ChainError) return { ...NOTHING_CHARGED, error: authorized.message };
     ({ signer, grant } = authorized);
+    if (parsed !== undefined && parsed.unresolved.length > 0) {
+      // An own layout over fields filled from state (a vote's request id): its signature is
+      // judged here, against the block's state; one that does not verify was never signed.
+      const filled = await deps.verifyWithState(parsed, tx, key.bytes, deps.scoped(readContext(deps, overlay, block.height), parsed.op.plugin), baseFee);
+      if (filled instanceof ChainError) return { ...NOTHING_CHARGED, error: filled.message };
+      parsed = { ...parsed, body: filled };
+    }
     const sender = await accounts.get(tx.from);
     if (parsed === undefined) {
       if (tx.nonce !== sender.nonce + 1n) return { ...NOTHING_CHARGED, error: `nonce ${tx.nonce} is not the next nonce for ${tx.from} (expected ${sender.nonce + 1n})` };
@@ -221,11 +247,6 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       const last = await lastOperationNonce(overlay, tx.from);
       if (tx.nonce <= last) return { ...NOTHING_CHARGED, error: `nonce ${tx.nonce} is not above ${last}, the last nonce accepted from ${tx.from}` };
     }
-    gas = deps.gasOf(tx);
-    const declared = declaredGasLimit(tx);
-    const below = declared === undefined ? undefined : gasLimitBelowBase(declared, gas);
-    if (below !== undefined) return { ...NOTHING_CHARGED, error: below };
-    limit = declared ?? gas;
     fee = BigInt(gas) * tx.gasPrice;
     // The fee of the whole limit is taken before the handler runs, so nothing the handler does
     // with the payer's coins can leave the gas it uses unpaid.
@@ -251,6 +272,13 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     const events: ChainEvent[] = (txEvents ??= []);
     return { emit: (ev) => void events.push(ev), index: (stage ??= new IndexStage()) };
   };
+  // Coins leaving the signing account through a handler: shown to beforeTransfer, counted for the grant.
+  let moves: ValueMoves | undefined;
+  if (signer !== undefined && tx.target !== 'transfer') {
+    const s = signer;
+    const ask = deps.hooks.beforeTransfer.isUsed() ? (intent: TransferIntent) => deps.hooks.beforeTransfer.promise(txContext(deps, child, block, outputs(), tx, limit, moves), intent) : undefined;
+    moves = new ValueMoves(new Set([tx.from, s.account]), s, (to) => (parsed === undefined ? tx.to : to), ask);
+  }
   let used = gas;
   let storageFee = 0n;
   let error: string | null = null;
@@ -258,10 +286,12 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     const inactive = deps.inactiveProblem(tx.target, block.height);
     if (inactive) throw inactive;
     let reported: number | undefined;
+    let debited = 0n;
     if (parsed !== undefined) {
-      reported = await runOperation(deps, child, block, outputs(), tx, limit, parsed, signer!);
+      reported = await runOperation(deps, child, block, outputs(), tx, limit, parsed, signer!, moves);
     } else if (tx.target === 'transfer') {
       await transfer(deps, child, block, outputs, tx, limit, signer!);
+      debited = tx.value;
     } else {
       if (tx.origin === 'system') {
         const problem = deps.systemTxProblem(tx.target, block.height);
@@ -269,7 +299,7 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       }
       const hook = deps.hooks.executeTx.get(tx.target);
       if (!hook || !hook.isUsed()) throw new Error(`no handler for ${tx.target} on this network`);
-      reported = (await hook.promise(txContext(deps, child, block, outputs(), tx, limit), tx))?.gas;
+      reported = (await hook.promise(txContext(deps, child, block, outputs(), tx, limit, moves), tx))?.gas;
     }
     // Checked here, inside the transaction, so a plugin's bad count fails its transaction rather
     // than the settlement below, which would fail the whole block on every validator.
@@ -281,7 +311,8 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       used = limit;
     } else {
       if (tx.origin === 'signed') storageFee = await chargeStorage(child, storagePrice, signer!.payer, used);
-      if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(deps, child, block, outputs(), tx, limit), grant.plugin));
+      // A session key's cap counts the storage fee with what else the operation took (decisions.md §95): it is not gas.
+      if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(deps, child, block, outputs(), tx, limit), grant.plugin), { debited: debited + (moves?.debited ?? 0n) + storageFee });
       overlay.absorb(child);
     }
   } catch (err) {
@@ -293,9 +324,10 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     // A handler that failed after metered work is charged what it used, within base and limit.
     used = err instanceof FailedWithGas && tx.origin === 'signed' && Number.isSafeInteger(err.gas) ? Math.min(Math.max(err.gas, gas), limit) : gas;
   }
-  if (tx.origin === 'signed' && (limit !== gas || used !== gas)) ({ gas, fee, burned } = await settleGas(accounts, () => proposerPayee(deps, overlay, block), signer!.payer, tx, baseFee, gas, limit, used));
-  if (error !== null) return { gas, fee, burned, storageFee: 0n, error, ...NONE };
-  return { gas, fee, burned, storageFee, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
+  let unusedFee = 0n;
+  if (tx.origin === 'signed' && (limit !== gas || used !== gas)) ({ gas, fee, burned, unusedFee } = await settleGas(accounts, () => proposerPayee(deps, overlay, block), signer!.payer, tx, baseFee, gas, limit, used));
+  if (error !== null) return { gas, fee, burned, unusedFee, storageFee: 0n, error, ...NONE };
+  return { gas, fee, burned, unusedFee, storageFee, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
 }
 
 /**
@@ -315,17 +347,30 @@ async function chargeStorage(child: StateOverlay, price: StoragePrice, payer: st
   return fee;
 }
 
+/** The price floor of part 1 (Amounts 5) on the body's `gas_price`, which a v2 or own-layout signature does not cover but which must still not be below `base_fee`. */
+function gasPriceFloorProblem(tx: Tx, baseFee: bigint): string | undefined {
+  const declared = tx.body.gas_price;
+  const price = typeof declared === 'number' && Number.isSafeInteger(declared) ? BigInt(declared) : tx.gasPrice;
+  const lowest = price < tx.gasPrice ? price : tx.gasPrice;
+  return lowest < baseFee ? `gas_price ${lowest} is below base_fee ${baseFee}` : undefined;
+}
+
 /**
  * After the handler: the proposer's share of the gas used beyond the base (the base's was paid
- * before the handler ran), and the fee of the limit not used back to the payer. `used` lies
- * between the base and the limit: a failed handler used the base, one out of gas the limit.
+ * before the handler ran), and the limit the transaction did not use. Unused gas is not free
+ * (docs/architecture.md, "Unused gas"): `base_fee` of every unused unit is burned, and only the
+ * price above it goes back to the payer, so reserving block space with a large limit costs as
+ * much as filling it would. `used` lies between the base and the limit: a failed handler used
+ * the base, one out of gas the limit. The receipt's `gas` is `used`, its `fee` `used × price`
+ * (part 1, Amounts 4), the reservation `unused_gas_fee`.
  */
-async function settleGas(accounts: AccountsWriter, proposerPayee: () => Promise<string>, payer: string, tx: Tx, baseFee: bigint, base: number, limit: number, used: number): Promise<{ gas: number; fee: bigint; burned: bigint }> {
+async function settleGas(accounts: AccountsWriter, proposerPayee: () => Promise<string>, payer: string, tx: Tx, baseFee: bigint, base: number, limit: number, used: number): Promise<{ gas: number; fee: bigint; burned: bigint; unusedFee: bigint }> {
   const share = BigInt(used - base) * (tx.gasPrice - baseFee);
   if (share > 0n) await accounts.credit(await proposerPayee(), share);
-  const refund = BigInt(limit - used) * tx.gasPrice;
+  const unused = BigInt(limit - used);
+  const refund = unused * (tx.gasPrice - baseFee);
   if (refund > 0n) await accounts.credit(payer, refund);
-  return { gas: used, fee: BigInt(used) * tx.gasPrice, burned: BigInt(used) * baseFee };
+  return { gas: used, fee: BigInt(used) * tx.gasPrice, burned: BigInt(used) * baseFee, unusedFee: unused * baseFee };
 }
 
 /**
@@ -344,13 +389,13 @@ function proposerPayee(deps: ExecutorDeps, overlay: StateOverlay, block: BlockIn
 
 
 /** The operation's own checks again, on the block's state, then its handler, with the owning plugin's context. */
-async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, gasLimit: number, p: ParsedOperation, signer: Signer): Promise<number | undefined> {
+async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, gasLimit: number, p: ParsedOperation, signer: Signer, moves: ValueMoves | undefined): Promise<number | undefined> {
   const input = { name: p.op.spec.name, body: p.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer };
   if (p.op.spec.check) {
     const refused = await p.op.spec.check(deps.scoped(readContext(deps, child, block.height), p.op.plugin), input as never);
     if (refused) throw refused;
   }
-  const result = await p.op.spec.execute(deps.scoped(txContext(deps, child, block, out, tx, gasLimit), p.op.plugin), input as never);
+  const result = await p.op.spec.execute(deps.scoped(txContext(deps, child, block, out, tx, gasLimit, moves), p.op.plugin), input as never);
   return result ? result.gas : undefined;
 }
 
@@ -359,7 +404,7 @@ async function transfer(deps: ExecutorDeps, child: StateOverlay, block: BlockInf
   const refused = await recipientProblem(deps.hooks, () => readContext(deps, child, block.height), child, tx.to);
   if (refused) throw refused;
   if (deps.hooks.beforeTransfer.isUsed()) {
-    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(deps, child, block, outputs(), tx, gasLimit), { from: tx.from, to: tx.to, value: tx.value, signer });
+    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(deps, child, block, outputs(), tx, gasLimit), { from: tx.from, to: tx.to, recipient: tx.to, value: tx.value, signer, holdable: true });
     if (takenOver) return;
   }
   const childAccounts = accountsWriter(child);

@@ -21,9 +21,9 @@ const chainOf = (opts: { maxBlockGas?: number; requireTxV3?: boolean; balance?: 
     ...(opts.requireTxV3 !== undefined ? { requireTxV3: opts.requireTxV3 } : {}),
   });
 
-/** A signed transaction to the meter: v3 (it carries data, and gas_limit when given). */
+/** A signed transaction to the meter: ch-tx-v4, the one layout that covers a gas_limit (decisions.md §94–95). */
 const metered = (nonce: number, order: MeterOrder, extra: { gas_limit?: number; gas_price?: number } = {}): Record<string, unknown> =>
-  signTransfer(alice, { to: METER_ADDRESS, value: 0, nonce, data: JSON.stringify(order), version: 'v3', ...extra });
+  signTransfer(alice, { to: METER_ADDRESS, value: 0, nonce, data: JSON.stringify(order), ...extra });
 
 async function receiptOf(f: Fixture, hash: string): Promise<Receipt> {
   const st = await f.chain.store.getTx(hash);
@@ -31,17 +31,17 @@ async function receiptOf(f: Fixture, hash: string): Promise<Receipt> {
   return st.receipt;
 }
 
-test('a transaction pays for the gas its handler used, up to its gas_limit; the rest of the limit is refunded and the proposer gets its share of what was used', async () => {
+test('a transaction pays gas used × gas_price, up to its gas_limit; the unused limit burns base_fee per gas, the rest of its price comes back; the proposer gets its share of what was used', async () => {
   const f = await chainOf();
   const before = (await f.account(alice.address)).balance;
   const r = await f.chain.admit(metered(1, { gas: 70 }, { gas_limit: 100, gas_price: 3 }), 0);
   const b = await f.block();
   const receipt = await receiptOf(f, r.tx_hash);
-  assert.deepEqual([receipt.status, receipt.gas, receipt.fee, receipt.fee_burned], ['confirmed', 70, 210n, 70n]);
-  assert.equal((await f.account(alice.address)).balance, before - 210n, '70 gas at price 3; the other 30 of the limit came back');
+  assert.deepEqual([receipt.status, receipt.gas, receipt.fee, receipt.fee_burned, receipt.unused_gas_fee], ['confirmed', 70, 210n, 70n, 30n], 'fee = gas used × gas_price (part 1, Amounts 4)');
+  assert.equal((await f.account(alice.address)).balance, before - 210n - 30n, '70 gas at price 3, and base fee 1 for each of the 30 reserved and unused; 30 × 2 came back');
   assert.equal((await f.account(PROPOSER_OWNER)).balance, 140n, '70 × (3 − base fee 1)');
   assert.equal(b.gas_used, 70, 'the block counts the gas used, not the limit');
-  assert.equal(b.fees_burned, 70n);
+  assert.equal(b.fees_burned, 100n, 'the used gas\'s base fee and the unused reservation');
   const stored = await f.chain.store.state.get(`meter/ran/${r.tx_hash}`);
   assert.ok(stored, 'the handler\'s write is kept');
   assert.match(new TextDecoder().decode(stored), /"limit":100/, 'the handler saw its limit as ctx.gasLimit');
@@ -78,23 +78,23 @@ test('without a gas_limit a transaction may use its base gas: less counts as the
   assert.equal(b.gas_used, 2 * METER_BASE_GAS);
 });
 
-test('a failing handler, or one reporting gas that is not a whole number, is charged the base gas; the rest of its limit comes back', async () => {
+test('a failing handler, or one reporting gas that is not a whole number, is charged the base gas; its unused limit burns base_fee per gas', async () => {
   const f = await chainOf();
   const before = (await f.account(alice.address)).balance;
   const r = await f.chain.admit(metered(1, { gas: 50, fail: true }, { gas_limit: 100 }), 0);
   const odd = await f.chain.admit(metered(2, { gas: 50.5 }, { gas_limit: 100 }), 0);
   await f.block();
   const receipt = await receiptOf(f, r.tx_hash);
-  assert.deepEqual([receipt.status, receipt.error, receipt.gas, receipt.fee], ['failed', 'the meter failed on purpose', METER_BASE_GAS, BigInt(METER_BASE_GAS)]);
+  assert.deepEqual([receipt.status, receipt.error, receipt.gas, receipt.fee, receipt.unused_gas_fee], ['failed', 'the meter failed on purpose', METER_BASE_GAS, BigInt(METER_BASE_GAS), BigInt(100 - METER_BASE_GAS)]);
   const o = await receiptOf(f, odd.tx_hash);
   assert.deepEqual([o.status, o.error, o.gas], ['failed', 'the handler reported 50.5 gas, not a whole number', METER_BASE_GAS]);
-  assert.equal((await f.account(alice.address)).balance, before - 2n * BigInt(METER_BASE_GAS));
+  assert.equal((await f.account(alice.address)).balance, before - 2n * 100n, 'at gas_price = base_fee a declared limit costs all of it');
 });
 
-test('an operation\'s reported gas is bounded by the gas_limit in its body (which ch-tx-v3 covers)', async () => {
+test('an operation\'s reported gas is bounded by the gas_limit in its body (which ch-tx-v4 covers)', async () => {
   const f = await chainOf();
   const work = (nonce: number, w: number, gasLimit?: number) =>
-    f.chain.admitOperation('metered_work', signOperation(alice, { actor: alice.address, target: METER_ADDRESS, nonce, version: 'v3', body: { address: alice.address, work: w, ...(gasLimit !== undefined ? { gas_limit: gasLimit } : {}) } }), {}, 0);
+    f.chain.admitOperation('metered_work', signOperation(alice, { kind: 'metered_work', actor: alice.address, target: METER_ADDRESS, nonce, body: { address: alice.address, work: w }, ...(gasLimit !== undefined ? { gas_limit: gasLimit } : {}) }), {}, 0);
   const within = await work(1_700_000_001_000, 45, 60);
   const beyond = await work(1_700_000_001_001, 61, 60);
   const unlimited = await work(1_700_000_001_002, METERED_OP_BASE_GAS + 1);
@@ -106,7 +106,7 @@ test('an operation\'s reported gas is bounded by the gas_limit in its body (whic
   assert.match(o!.error ?? '', /out of gas/);
   assert.deepEqual([u!.status, u!.gas], ['failed', METERED_OP_BASE_GAS], 'no gas_limit: the limit is the declared base gas');
   assert.equal(b.gas_used, 45 + 60 + METERED_OP_BASE_GAS);
-  assert.equal((await f.account(alice.address)).balance, before - BigInt(45 + 60 + METERED_OP_BASE_GAS), 'each limit was held at admission\'s balance check, each refund came back');
+  assert.equal((await f.account(alice.address)).balance, before - BigInt(45 + 15 + 60 + METERED_OP_BASE_GAS), 'each limit was held; the 15 unused of the first burned at base fee 1');
   assert.match(new TextDecoder().decode(await f.chain.store.state.get(`meter/work/${within.tx_hash}`)), /"limit":60/);
 });
 
@@ -122,7 +122,7 @@ test('admission refuses a gas_limit that is malformed, below the base gas, above
   await refused({ ...metered(1, { gas: 1 }), gas_limit: 0 }, 400, /gas_limit must be a positive integer/);
   await refused({ ...metered(1, { gas: 1 }), gas_limit: 2.5 }, 400, /gas_limit must be a positive integer/);
   await refused(metered(1, { gas: 1 }, { gas_limit: METER_BASE_GAS - 1 }), 400, /gas_limit 29 is below the 30 gas this transaction is charged before it runs/);
-  await refused(signTransfer(alice, { to: bob.address, value: 1, nonce: 1, gas_limit: 20, version: 'v3' }), 400, /gas_limit 20 is below the 21 gas/);
+  await refused(signTransfer(alice, { to: bob.address, value: 1, nonce: 1, gas_limit: 20 }), 400, /gas_limit 20 is below the 21 gas/);
   await refused(metered(1, { gas: 1 }, { gas_limit: 1_001 }), 400, /gas_limit 1001 exceeds max_block_gas 1000/);
   await refused(metered(1, { gas: 1 }, { gas_limit: 501 }), 400, /insufficient balance: .* needs 501/);
   // The limit held by a pending transaction counts against the next one.
@@ -130,18 +130,19 @@ test('admission refuses a gas_limit that is malformed, below the base gas, above
   await refused(metered(2, { gas: 1 }, { gas_limit: 101 }), 400, /400 reserved by pending transactions/);
 });
 
-test('ch-tx-v3 covers a declared gas_limit: changed after signing, or added to a body signed without it, the signature fails; CHAIN_REQUIRE_TX_V3 refuses v2 with it', async () => {
+test('only ch-tx-v4 covers a declared gas_limit (decisions.md §95): changed after signing, or added to a body signed without it, the signature fails; under v3 or v2 it is 400 on every network', async () => {
   const f = await chainOf();
   const signed = metered(1, { gas: 1 }, { gas_limit: 100 });
   await assert.rejects(f.chain.admit({ ...signed, gas_limit: 99 }, 0), (e: Error & { status?: number }) => e.status === 401 && /invalid signature/.test(e.message));
   const withoutLimit = metered(1, { gas: 1 });
   await assert.rejects(f.chain.admit({ ...withoutLimit, gas_limit: 100 }, 0), (e: Error & { status?: number }) => e.status === 401);
+  for (const version of ['v3', 'v2'] as const) {
+    await assert.rejects(f.chain.admit(signTransfer(alice, { to: bob.address, value: 1, nonce: 1, gas_limit: 21, version }), 0), (e: Error & { status?: number }) => e.status === 400 && new RegExp(`gas_limit needs a ch-tx-v4 signature: ch-tx-${version} does not cover it`).test(e.message));
+  }
   assert.equal((await f.chain.admit(signed, 0)).status, 'pending');
-  // v2 covers none of it; a test network takes it as it takes gas_price or data under v2.
-  assert.equal((await f.chain.admit(signTransfer(alice, { to: bob.address, value: 1, nonce: 2, gas_limit: 21 }), 0)).status, 'pending');
   const strict = await chainOf({ requireTxV3: true });
-  await assert.rejects(strict.chain.admit(signTransfer(alice, { to: bob.address, value: 1, nonce: 1, gas_limit: 21 }), 0), /requires ch-tx-v3 signatures for transactions that carry gas_price, data or gas_limit/);
-  assert.equal((await strict.chain.admit(signTransfer(alice, { to: bob.address, value: 1, nonce: 1, gas_limit: 21, version: 'v3' }), 0)).status, 'pending');
+  await assert.rejects(strict.chain.admit(signTransfer(alice, { to: bob.address, value: 1, nonce: 1, gas_limit: 21, version: 'v3' }), 0), /gas_limit needs a ch-tx-v4 signature/);
+  assert.equal((await strict.chain.admit(signTransfer(alice, { to: bob.address, value: 1, nonce: 1, gas_limit: 21 }), 0)).status, 'pending');
 });
 
 test('blocks are packed and bounded by gas limits; a validator refuses a block whose limits exceed max_block_gas or that carries a limit below the base gas', async () => {
@@ -185,6 +186,6 @@ test('a handler that fails after metered work (FailedWithGas) is charged the gas
   assert.deepEqual([a!.status, a!.gas, a!.error], ['failed', 60, 'the meter failed after metered work']);
   assert.equal(b!.gas, 100, 'never above the limit');
   assert.equal(c!.gas, METER_BASE_GAS, 'never below the base');
-  assert.equal((await f.account(alice.address)).balance, before - BigInt(60 + 100 + METER_BASE_GAS));
+  assert.equal((await f.account(alice.address)).balance, before - 3n * 100n, 'at gas_price = base_fee each pays its whole limit: used gas as fee, the rest burned unused');
   assert.equal(await f.chain.store.state.get(`meter/ran/${used.tx_hash}`), undefined, 'the write rolled back');
 });

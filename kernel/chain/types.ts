@@ -3,8 +3,8 @@
  * are safe integers. Wire encoding (JSON with `*_human`) lives in node/views.ts.
  */
 
-/** The layout a signature verified under: `ch-tx-v2`, `ch-tx-v3`, or an operation's own (identity). */
-export type SignatureLayout = 'v2' | 'v3' | 'own';
+/** The layout a signature verified under: `ch-tx-v2`, `ch-tx-v3`, `ch-tx-v4`, or an operation's own (identity, held transfers). */
+export type SignatureLayout = 'v2' | 'v3' | 'v4' | 'own';
 
 /** Dispatch key prefix of a signed operation's transaction: `op:<name>`. */
 export const OPERATION_TARGET_PREFIX = 'op:';
@@ -26,7 +26,11 @@ export interface Tx {
   readonly to: string;
   readonly value: bigint;
   readonly nonce: bigint;
-  /** Effective gas price (the sender's, or base_fee when omitted). */
+  /**
+   * The price per gas it pays: the body's `gas_price` when its signature covers it (v3, v4), else
+   * `base_fee` (an omitted price, a v2 or own-layout signature: decisions.md §9, §95). Before the
+   * signature is verified it is the body's price or `base_fee`, an upper bound.
+   */
   readonly gasPrice: bigint;
   readonly data: string | undefined;
   /** The exact body as submitted (signed) or created (system); hashed and stored verbatim. */
@@ -54,6 +58,14 @@ export interface BlockHeader {
   readonly shard: number;
   /** `0x` SHA3-256 of the canonical JSON list of the block's evidence ids. */
   readonly evidence_hash: string;
+  /**
+   * The set that decides this block (decisions.md §72, §84): `0x` SHA3-256 of
+   * `ch-valset-v1|<count>|<address>|<power>|<public_key>|…`, ascending by address. With it a
+   * light client checks a served set against a certified header.
+   */
+  readonly validators_hash: string;
+  /** The same hash of the set that decides the next height (known: the set lags by SET_CHANGE_DELAY). */
+  readonly next_validators_hash: string;
 }
 
 /**
@@ -110,8 +122,15 @@ export interface Receipt {
   readonly tx_hash: string;
   readonly status: 'confirmed' | 'failed';
   readonly gas: number;
+  /** `gas × gas_price` (part 1, Amounts 4). */
   readonly fee: bigint;
+  /** `gas × base_fee`, the part of `fee` burned. */
   readonly fee_burned: bigint;
+  /**
+   * `base_fee` × the gas limit it declared and did not use, burned on top of `fee`
+   * (docs/architecture.md, "Unused gas"); absent when nothing was left unused.
+   */
+  readonly unused_gas_fee?: bigint;
   /** The storage fee burned for the net new bytes of state it stored beyond the free allowance (chain/state-growth.ts); absent when none. */
   readonly storage_fee?: bigint;
   readonly error: string | null;

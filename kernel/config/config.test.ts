@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, validateConfig, ConfigError } from './load.js';
 import { configFromEnv } from './env.js';
@@ -72,4 +72,24 @@ test('CHAIN_RPC_TRUSTED_IPS lists the clients rate_limit does not count; a bad e
     assert.throws(() => configFromEnv({ CHAIN_RPC_TRUSTED_IPS: bad }), (e: Error) => e instanceof ConfigError && e.message.startsWith(`CHAIN_RPC_TRUSTED_IPS="${bad}": "`) && /is not an IP address or CIDR range/.test(e.message), bad);
   }
   assert.throws(() => loadConfig({ network: 'x', configDir: dirWith('x', { rpc: { trusted_ips: ['10.0.0.1', 'nope'] } }), env: {} }), (e: Error) => e instanceof ConfigError && /rpc\.trusted_ips: "nope" is not an IP address or CIDR range/.test(e.message));
+});
+
+test('a home is a layer between the network file and the environment: its key, genesis, data folder and node.json', () => {
+  const home = tempDir('home-');
+  mkdirSync(join(home, 'config'), { recursive: true });
+  writeFileSync(join(home, 'config', 'node.json'), JSON.stringify({ network: 'testnet', moniker: 'alpha', rpc: { port: 19933 }, p2p: { host: '10.0.0.5', external: 'alpha.example:26656', seeds: [`${'ab'.repeat(20)}@10.0.0.6:26656`, '10.0.0.7:26656'] }, genesis_hash: `0x${'cd'.repeat(32)}` }));
+  const c = loadConfig({ home, configDir: 'configs', env: {} });
+  assert.equal(c.network, 'testnet', 'the network node.json names');
+  assert.equal(c.env, 'testnet');
+  assert.deepEqual([c.key_file, c.genesis_file, c.data_dir], [join(home, 'keys', 'validator.json'), join(home, 'config', 'genesis.json'), join(home, 'data')]);
+  assert.deepEqual([c.moniker, c.rpc.port, c.p2p.host, c.p2p.external, c.genesis_hash], ['alpha', 19933, '10.0.0.5', 'alpha.example:26656', `0x${'cd'.repeat(32)}`]);
+  const viaEnv = loadConfig({ configDir: 'configs', env: { CHAIN_HOME: home, CHAIN_RPC_PORT: '20000', CHAIN_GENESIS_HASH: `0x${'ef'.repeat(32)}`, CHAIN_P2P_EXTERNAL: '1.2.3.4:5' } });
+  assert.deepEqual([viaEnv.rpc.port, viaEnv.genesis_hash, viaEnv.p2p.external, viaEnv.moniker], [20000, `0x${'ef'.repeat(32)}`, '1.2.3.4:5', 'alpha'], 'the environment beats node.json');
+  assert.equal(loadConfig({ home, network: 'devnet', configDir: 'configs', env: {} }).env, 'testnet', '--network beats node.json');
+  assert.throws(() => loadConfig({ home: tempDir('empty-home-'), configDir: 'configs', env: {} }), /node\.json does not exist: make the home with "chain init/);
+  writeFileSync(join(home, 'config', 'node.json'), JSON.stringify({ p2p: { seeds: ['nothex@10.0.0.6:26656'] } }));
+  assert.throws(() => loadConfig({ home, configDir: 'configs', env: {} }), (e: Error) => e instanceof ConfigError && /node\.json[^]*p2p\.seeds: "nothex@10\.0\.0\.6:26656" is not <host>:<port> or <node_id>@<host>:<port>/.test(e.message));
+  writeFileSync(join(home, 'config', 'node.json'), JSON.stringify({ genesis_hash: 'abc' }));
+  assert.throws(() => loadConfig({ home, configDir: 'configs', env: {} }), /genesis_hash/);
+  assert.throws(() => loadConfig({ network: 'devnet', configDir: 'configs', env: { CHAIN_P2P_EXTERNAL: 'no-port' } }), /p2p\.external: "no-port" is not <host>:<port>/);
 });

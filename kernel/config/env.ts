@@ -13,6 +13,8 @@ interface EnvBinding {
   readonly kind: Kind;
 }
 
+// `CHAIN_HOME` is not a config path: it names the node home whose node.json is a layer of its
+// own, between the network file and these variables (home.ts, load.ts).
 export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_NETWORK', path: ['network'], kind: 'string' },
   { variable: 'CHAIN_ENV', path: ['env'], kind: 'string' },
@@ -37,6 +39,8 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_P2P_HOST', path: ['p2p', 'host'], kind: 'string' },
   { variable: 'CHAIN_P2P_PORT', path: ['p2p', 'port'], kind: 'int' },
   { variable: 'CHAIN_P2P_SEEDS', path: ['p2p', 'seeds'], kind: 'list' },
+  { variable: 'CHAIN_P2P_EXTERNAL', path: ['p2p', 'external'], kind: 'string' },
+  { variable: 'CHAIN_GENESIS_HASH', path: ['genesis_hash'], kind: 'string' },
   { variable: 'CHAIN_SHARDS', path: ['sharding', 'shards'], kind: 'int' },
   { variable: 'CHAIN_SHARD_ID', path: ['sharding', 'shard_id'], kind: 'int' },
   { variable: 'CHAIN_CRYPTO_PROVIDER', path: ['crypto', 'provider'], kind: 'string' },

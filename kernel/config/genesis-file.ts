@@ -1,22 +1,32 @@
 import { readFileSync } from 'node:fs';
-import { Value } from '@sinclair/typebox/value';
-import { GenesisSchema, type GenesisDoc } from './genesis.js';
-import { ConfigError } from './env.js';
+import type { GenesisDoc } from './genesis.js';
+import { GenesisRuleError, checkGenesis, type GenesisRuleOptions } from './genesis-rules.js';
+import { genesisHash } from '../chain/block-hash.js';
 
-export function readGenesis(path: string): GenesisDoc {
-  let raw: unknown;
+export interface LoadedGenesis {
+  readonly doc: GenesisDoc;
+  /** `0x` SHA3-256 of the document's canonical JSON (decisions.md §82). */
+  readonly hash: string;
+}
+
+/** The JSON of a genesis file, unchecked. */
+export function readGenesisJson(path: string): unknown {
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    return JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new ConfigError(`genesis file ${path}: ${(e as Error).message}`);
+    throw new GenesisRuleError('schema', undefined, (e as Error).message, path);
   }
-  const first = Value.Errors(GenesisSchema, raw).First();
-  if (first) throw new ConfigError(`genesis file ${path}: ${first.path.replace(/^\//, '').replace(/\//g, '.') || '(root)'}: ${first.message}`);
-  const doc = raw as GenesisDoc;
-  const seen = new Set<string>();
-  for (const v of doc.validators) {
-    if (seen.has(v.address)) throw new ConfigError(`genesis file ${path}: validator ${v.address} appears twice`);
-    seen.add(v.address);
+}
+
+/** Reads a genesis file and checks every rule of decisions.md §82; a broken rule is named with the file. */
+export function readGenesis(path: string, o: GenesisRuleOptions): LoadedGenesis {
+  const raw = readGenesisJson(path);
+  let doc: GenesisDoc;
+  try {
+    doc = checkGenesis(raw, o);
+  } catch (e) {
+    if (e instanceof GenesisRuleError) throw e.in(path);
+    throw e;
   }
-  return doc;
+  return { doc, hash: genesisHash(doc) };
 }

@@ -1,24 +1,39 @@
 import { Type, type Static } from '@sinclair/typebox';
 
+/**
+ * The genesis document of decisions.md §82: every validator is a join statement signed on its
+ * own host (proof of possession of the consensus key, and of the owner's key when another key
+ * owns the node), gathered by `chain genesis collect`. Its hash (genesis-hash.ts) is block 1's
+ * `parent_hash`, and nodes of one network pin it.
+ */
 const Amount = Type.String({ pattern: '^(0|[1-9][0-9]{0,30})$', description: 'integer ucoin as a decimal string' });
+const PublicKeyHex = Type.String({ pattern: '^[0-9a-f]{3904}$', description: 'ML-DSA-65 public key, lowercase hex' });
+const SignatureHex = Type.String({ pattern: '^[0-9a-f]{6618}$', description: 'ML-DSA-65 signature, lowercase hex' });
+const ChainId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' });
 
-export const GenesisValidatorSchema = Type.Object(
-  {
-    address: Type.String({ pattern: '^chain:[a-z0-9][a-z0-9_-]{0,62}\\.node$' }),
-    public_key: Type.String({ pattern: '^[0-9a-f]{3904}$', description: 'ML-DSA-65 consensus public key, hex' }),
-    stake: Amount,
-    /** Wallet that owns the node (receives unstaked coins); the node address itself otherwise. */
-    owner: Type.Optional(Type.String()),
-  },
-  { additionalProperties: false },
-);
+/** The fields a join statement signs, in the order of its text (genesis-join.ts). */
+const JoinFields = {
+  address: Type.String({ pattern: '^chain:[a-z0-9][a-z0-9_-]{0,62}\\.node$', description: 'the validator\'s .node' }),
+  public_key: PublicKeyHex,
+  owner: Type.String({ pattern: '^chain:[0-9a-f]{15}\\.human$', description: 'key-derived .human that owns the node (decisions.md §19)' }),
+  stake: Amount,
+  p2p_endpoint: Type.String({ minLength: 1, maxLength: 300, description: '<node_id>@<host>:<port>' }),
+  signature: SignatureHex,
+  owner_public_key: Type.Optional(PublicKeyHex),
+  owner_signature: Type.Optional(SignatureHex),
+};
+
+export const GenesisValidatorSchema = Type.Object(JoinFields, { additionalProperties: false });
+
+/** `<home>/config/join.json`: one validator's signed statement, for one chain. */
+export const JoinStatementSchema = Type.Object({ chain_id: ChainId, ...JoinFields }, { additionalProperties: false });
 
 export const GenesisSchema = Type.Object(
   {
-    chain_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' }),
+    chain_id: ChainId,
     genesis_time: Type.Integer({ minimum: 0, description: 'milliseconds since epoch; the first block is later than this' }),
     validators: Type.Array(GenesisValidatorSchema, { minItems: 1 }),
-    accounts: Type.Array(Type.Object({ address: Type.String(), balance: Amount }, { additionalProperties: false })),
+    accounts: Type.Array(Type.Object({ address: Type.String({ minLength: 1, maxLength: 128 }), balance: Amount }, { additionalProperties: false })),
     params: Type.Record(Type.String(), Amount),
   },
   { additionalProperties: false },
@@ -26,3 +41,4 @@ export const GenesisSchema = Type.Object(
 
 export type GenesisDoc = Static<typeof GenesisSchema>;
 export type GenesisValidator = Static<typeof GenesisValidatorSchema>;
+export type JoinStatement = Static<typeof JoinStatementSchema>;

@@ -21,6 +21,10 @@ export const PluginEntrySchema = Type.Object(
 export const ConfigSchema = Type.Object(
   {
     network: Type.String({ minLength: 1, default: 'devnet' }),
+    /** The operator's label for this node (decisions.md §82, `chain init --moniker`): shown in `/status`. */
+    moniker: Type.Optional(Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$', description: 'label: 1 to 32 of a-z, 0-9 and -, not starting or ending with -' })),
+    /** The genesis this node must run (decisions.md §83): start-up stops when the genesis file or the data folder hashes otherwise. */
+    genesis_hash: Type.Optional(Type.String({ pattern: '^0x[0-9a-f]{64}$', description: 'pinned genesis hash (0x SHA3-256 of the canonical genesis JSON)' })),
     env: Type.Union([Type.Literal('mainnet'), Type.Literal('testnet')], { default: 'mainnet' }),
     data_dir: Type.String({ minLength: 1, default: './data/node' }),
     genesis_file: Type.Optional(Type.String({ minLength: 1 })),
@@ -65,9 +69,11 @@ export const ConfigSchema = Type.Object(
     wallet: Type.Object({ allow_server_derive: Type.Boolean({ default: false }) }, { additionalProperties: false, default: {} }),
     p2p: Type.Object(
       {
-        host: Type.String({ default: '127.0.0.1' }),
+        host: Type.String({ default: '127.0.0.1', description: 'listen address' }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 26656 }),
-        seeds: Type.Array(Type.String(), { default: [] }),
+        /** What peers are told to dial (decisions.md §83); host:port of the listener when absent. */
+        external: Type.Optional(Type.String({ minLength: 3, description: 'address advertised to peers, <host>:<port>' })),
+        seeds: Type.Array(Type.String(), { default: [], description: '<host>:<port> or <node_id>@<host>:<port>; with an id, a peer whose key has another id is refused' }),
         max_peers: Type.Integer({ minimum: 1, default: 32 }),
       },
       { additionalProperties: false, default: {} },

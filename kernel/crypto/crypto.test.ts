@@ -6,7 +6,7 @@ import { sha3, sha3Hex0x } from './hash.js';
 import { deriveAddress, addressKind, isAddress } from './address.js';
 import { fnv1a32, shardOf } from './fnv.js';
 import { nobleProvider } from './noble-provider.js';
-import { txMessageV2, txMessageV3, plainTxPayloadHash, plainTxV3PayloadHash, operationPayloadHash } from './signed-message.js';
+import { txMessageV2, txMessageV3, txMessageV4, plainTxPayloadHash, operationPayloadHash } from './signed-message.js';
 import { merkleRoot, merkleProof, verifyMerkleProof, EMPTY_TX_ROOT } from './merkle.js';
 import { seedFromMnemonic, isValidMnemonic } from './mnemonic.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES } from './provider.js';
@@ -49,14 +49,13 @@ test('signed message layouts are byte-exact (decisions.md §5, §7)', () => {
   assert.throws(() => txMessageV2('a', 'b', -1n, 1n));
 });
 
-test('a plain transaction\'s v3 payload is its data, or, once it declares gas_limit, its body without signature and public key', () => {
-  const plain = { from: 'chain:a.human', to: 'chain:b.human', value: 1, nonce: 2, data: '{"x":1}', signature: 's', public_key: 'p' };
-  assert.equal(plainTxV3PayloadHash(plain), sha3Hex0x('{"x":1}'), 'decisions.md §7, unchanged for a body without gas_limit');
-  assert.equal(plainTxV3PayloadHash({ ...plain, data: undefined }), sha3Hex0x(''));
-  assert.equal(
-    plainTxV3PayloadHash({ ...plain, gas_limit: 90 }),
-    sha3Hex0x('{"data":"{\\"x\\":1}","from":"chain:a.human","gas_limit":90,"nonce":2,"to":"chain:b.human","value":1}'),
-  );
+test('ch-tx-v4 names the chain and the kind of act, then v3\'s fields and the gas limit (decisions.md §94)', () => {
+  const h = plainTxPayloadHash('{"x":1}');
+  const text = dec.decode(txMessageV4({ chainId: 'devnet-1a2b3c', kind: 'tx', actor: 'chain:a.human', target: 'chain:b.human', value: 5n, nonce: 7n, gasPrice: 2n, gasLimit: 0, payloadHash0x: h }));
+  assert.equal(text, `ch-tx-v4|devnet-1a2b3c|tx|chain:a.human|chain:b.human|5|7|2|0|${h}`);
+  const op = dec.decode(txMessageV4({ chainId: 'c', kind: 'grant_session', actor: 'chain:a.human', target: 'chain:system.session', value: 0n, nonce: 1_700_000_000_000n, gasPrice: 1n, gasLimit: 90, payloadHash0x: h }));
+  assert.equal(op, `ch-tx-v4|c|grant_session|chain:a.human|chain:system.session|0|1700000000000|1|90|${h}`);
+  assert.throws(() => txMessageV4({ chainId: 'a|b', kind: 'tx', actor: 'x', target: 'y', value: 0n, nonce: 1n, gasPrice: 1n, gasLimit: 0, payloadHash0x: h }), /chain_id may not contain/);
 });
 
 test('FNV-1a 32 matches the reference vectors and maps shards', () => {

@@ -14,6 +14,7 @@ import { KERNEL_NAMESPACES } from './kernel-namespaces.js';
 import { inactivePluginProblem, pluginState, type PluginScheduleEntry, type PluginState } from './schedule.js';
 import { declaredEvents } from './plugin-events.js';
 import { MethodDirectory } from './method-calls.js';
+import { PluginBoundary } from './plugin-boundary.js';
 import { RouteTable } from '../node/route-table.js';
 
 type AnyPlugin = PluginDefinition<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- catalogue holds plugins of every option type; each checks its own
@@ -78,6 +79,8 @@ export interface HostOptions<Services> {
   readonly profile: 'node' | 'gateway';
   /** Where the operations state plugins declare are registered (a node's; absent in a gateway). */
   readonly operations?: OperationRegistry;
+  /** Where the plugins' declared stores and events are held (made here when not given). */
+  readonly boundary?: PluginBoundary;
 }
 
 /**
@@ -108,9 +111,12 @@ export class PluginHost<Services> {
   private readonly serviceListeners: Array<(name: string) => void> = [];
   /** The methods plugins offer one another; write contexts carry it. */
   readonly methods = new MethodDirectory();
+  /** What converted plugins declared (stores, indexes, events); every context checks against it. */
+  readonly boundary: PluginBoundary;
   private readonly app = avvio({}, { autostart: false, timeout: 0 });
 
   constructor(private readonly opts: HostOptions<Services>) {
+    this.boundary = opts.boundary ?? new PluginBoundary();
     this.installInterceptors();
   }
 
@@ -215,6 +221,7 @@ export class PluginHost<Services> {
       if (def.kind !== 'state' && (def.operations?.length ?? 0) > 0) throw new ConfigError(`plugins: "${def.name}" is a service plugin and may not declare operations (they change state)`);
       for (const op of def.operations ?? []) this.opts.operations?.add(def.name, op);
       this.methods.load(def);
+      this.boundary.load(def);
     }
     this.applySchedule(this.genesisSchedule());
     declaredEvents(this.enabled().map((l) => l.def));
@@ -323,6 +330,11 @@ export class PluginHost<Services> {
     // Parameters are chain state, declared once at boot on every node alike.
     if ((def.params?.length ?? 0) > 0) return 'declares protocol parameters, which only a plugin listed at start may do';
     const order = Math.max(position, ...this.enabled().map((l) => l.order + 1));
+    try {
+      this.boundary.load(def);
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
     const l: Loaded = { def, entry, order, generation: ++this.generations };
     try {
       const options = this.validateOptions(l);

@@ -1,4 +1,4 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Hooks } from '../hooks.js';
@@ -8,6 +8,7 @@ import type { OperationSpec } from '../ops/operation.js';
 import type { AddressKind } from '../crypto/address.js';
 import type { PluginMethods } from './methods.js';
 import type { RouteTable } from '../node/route-table.js';
+import type { DeclaredIndex, DeclaredStore } from '../state/declared-store.js';
 
 /**
  * What a plugin is. `state` plugins change chain state and may tap the consensus hooks; `service`
@@ -38,7 +39,9 @@ export interface AddressKindSpec {
 /**
  * An event type a plugin emits (`ctx.emit`), declared so that observers know it without reading
  * the plugin: the gateway relays every `socket` event it finds in a block to its WebSocket
- * clients as `{type, data}`. A declaration describes; it does not limit what `emit` accepts.
+ * clients as `{type, data}`. `defineEvent` (typed-event.ts) declares one with a schema for its
+ * data; a plugin that declares its stores emits only declared events, with data the schema
+ * accepts (plugin-boundary.ts). Plugins not converted yet declare `fields` alone, which describe.
  */
 export interface PluginEventSpec {
   /** lower_snake_case, at most 48 characters (EVENT_TYPE_PATTERN). */
@@ -48,6 +51,8 @@ export interface PluginEventSpec {
   readonly fields: readonly string[];
   /** Pushed to the gateway's socket clients when a block carrying it is committed. */
   readonly socket?: boolean;
+  /** The schema of `data` (TypeBox), from `defineEvent`. */
+  readonly data?: TObject;
 }
 
 export interface PluginDefinition<Options = Record<string, unknown>, Services = unknown> {
@@ -69,8 +74,18 @@ export interface PluginDefinition<Options = Record<string, unknown>, Services = 
   readonly operations?: readonly OperationSpec<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- each spec checks its own body type
   /** Address kinds whose transactions this plugin handles. */
   readonly addressKinds?: readonly AddressKindSpec[];
-  /** The events this plugin emits. */
+  /** The events this plugin emits (`defineEvent`). */
   readonly events?: readonly PluginEventSpec[];
+  /**
+   * The stores of its chain state (`defineStore`): its state layout. Declaring them (an empty list
+   * for a plugin that keeps no state) holds the plugin to its declarations: every key its
+   * `ctx.store` reads or writes must lie in one of them, `ctx.read(other)` is refused, and it may
+   * emit only the events it declares (kernel/host/plugin-boundary.ts). Leave it out only in a
+   * plugin not converted yet.
+   */
+  readonly stores?: readonly DeclaredStore[];
+  /** The stores of its node-local index (`defineIndex`, `ctx.index`), held to them as `stores` are. */
+  readonly indexes?: readonly DeclaredIndex[];
   /** Methods this plugin offers other plugins (`defineMethods`; state plugins only). */
   readonly methods?: PluginMethods;
   /** Schema of `options` in the network config; defaults are applied before register runs. */

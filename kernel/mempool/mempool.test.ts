@@ -6,6 +6,10 @@ import type { Tx } from '../chain/types.js';
 function tx(from: string, nonce: number, hash = `${from}-${nonce}`): Tx {
   return { hash, origin: 'signed', target: 'transfer', from, to: 'b', value: 1n, nonce: BigInt(nonce), gasPrice: 1n, data: undefined, body: {}, canonical: '{}', sigVersion: 'v2', receivedAt: 0 };
 }
+/** An operation: a millisecond nonce, kept per actor in arrival order. */
+function op(from: string, nonce: number, hash = `${from}-op${nonce}`): Tx {
+  return { ...tx(from, nonce, hash), target: 'op:note', nonce: BigInt(1_700_000_000_000 + nonce) };
+}
 const gas = (): number => 21;
 
 test('per-sender nonce order, selection within the gas budget', () => {
@@ -33,12 +37,32 @@ test('size bounds', () => {
   assert.throws(() => m.add(tx('c', 1)), /mempool is full/);
 });
 
-test('selection stops at the byte budget', () => {
+test('selection keeps within the byte budget, passing over what does not fit for what does', () => {
   const m = new Mempool({ maxTxs: 100, maxPerSender: 10 });
   m.add(tx('a', 1));
   m.add(tx('b', 1));
   m.add(tx('c', 1));
+  m.add(tx('d', 1));
   assert.deepEqual(m.select(1000, gas, 100, 25, () => 10).map((t) => t.hash), ['a-1', 'b-1']);
+  assert.deepEqual(m.select(1000, gas, 100, 25, (t) => (t.hash === 'a-1' ? 20 : 10)).map((t) => t.hash), ['a-1'], 'after a-1, 5 bytes are left');
+  assert.deepEqual(m.select(1000, gas, 100, 25, (t) => (t.hash === 'b-1' ? 20 : 10)).map((t) => t.hash), ['a-1', 'c-1'], 'b-1 does not fit what is left, c-1 does');
+});
+
+test('a block fills with everything that fits: a large declared limit is passed over, not a wall in front of what arrived after it (issue 29, item 7)', () => {
+  const m = new Mempool({ maxTxs: 100, maxPerSender: 10 });
+  m.add(tx('s', 1));
+  m.add(tx('big', 1));
+  m.add(tx('big', 2));
+  for (const x of ['c', 'd', 'e']) m.add(tx(x, 1));
+  const limits = (t: Tx): number => (t.hash === 'big-1' ? 90 : 21);
+  assert.deepEqual(m.select(100, limits).map((t) => t.hash), ['s-1', 'c-1', 'd-1', 'e-1'], 'big-1 needs 90 of the 79 left; its nonce 2 waits behind it; the rest fit');
+  // An actor's later operations wait behind one passed over: their nonces would make it stale.
+  const o = new Mempool({ maxTxs: 100, maxPerSender: 10 });
+  o.add(op('x', 1));
+  o.add(op('x', 2));
+  o.add(op('y', 1));
+  const opLimits = (t: Tx): number => (t.hash === 'x-op1' ? 200 : 21);
+  assert.deepEqual(o.select(100, opLimits).map((t) => t.hash), ['y-op1']);
 });
 
 test('a gas limit no block can hold is passed over with its sender\'s later nonces, not in front of everyone else', () => {

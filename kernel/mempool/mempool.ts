@@ -7,6 +7,9 @@ function isSequential(tx: Tx): boolean {
 
 export class MempoolFullError extends Error {}
 
+/** How many pending transactions that do not fit a block its selection looks past before it stops. */
+export const MAX_PASSED_OVER = 4_096;
+
 export interface MempoolLimits {
   readonly maxTxs: number;
   readonly maxPerSender: number;
@@ -88,32 +91,38 @@ export class Mempool {
   /**
    * Transactions for the next block, each sender's in nonce order, within the gas budget counted
    * in gas limits (what validators bound a block by: what the transactions may use, since what
-   * they will use is known only once they ran).
+   * they will use is known only once they ran) and the byte budget. Arrival order, but a
+   * transaction that does not fit what is left is passed over and the walk goes on, so one large
+   * declared limit cannot keep the smaller ones behind it out of the block (issue 29, item 7; its
+   * unused part is paid for, executor.ts settleGas). A sender's later nonces wait behind one passed
+   * over (they could not apply without it), and so do an actor's later operations (their
+   * millisecond nonces would make it stale). At most `MAX_PASSED_OVER` are looked past, which
+   * bounds the walk of a full pool once the block is full.
    */
   select(maxGas: number, gasLimitOf: (tx: Tx) => number, maxCount = Number.MAX_SAFE_INTEGER, maxBytes = Number.MAX_SAFE_INTEGER, sizeOf: (tx: Tx) => number = () => 0): Tx[] {
     const out: Tx[] = [];
     const taken = new Map<string, number>();
+    const waiting = new Set<string>();
     let gas = 0;
     let bytes = 0;
-    for (let i = this.arrivalHead; i < this.arrival.length && out.length < maxCount; i++) {
+    let passedOver = 0;
+    for (let i = this.arrivalHead; i < this.arrival.length && out.length < maxCount && passedOver < MAX_PASSED_OVER; i++) {
       const tx = this.byHash.get(this.arrival[i]!);
       if (!tx) continue;
-      const g = gasLimitOf(tx);
-      // A limit no block can hold (max_block_gas lowered since admission) would otherwise stop
-      // every transaction behind it for good; it and its sender's later nonces are passed over.
-      if (g > maxGas) continue;
-      if (gas + g > maxGas) {
-        if (g === 0) continue;
-        break;
-      }
-      const size = sizeOf(tx);
-      if (bytes + size > maxBytes) break;
       if (isSequential(tx)) {
         // Arrival order matches nonce order per sender because admission enforces it.
-        const idx = taken.get(tx.from) ?? 0;
-        if (this.bySender.get(tx.from)?.[idx] !== tx) continue;
-        taken.set(tx.from, idx + 1);
+        if (this.bySender.get(tx.from)?.[taken.get(tx.from) ?? 0] !== tx) continue;
+      } else if (tx.origin === 'signed' && waiting.has(tx.from)) continue;
+      const g = gasLimitOf(tx);
+      const size = sizeOf(tx);
+      // Also a limit no block can hold (max_block_gas lowered since admission): it and its
+      // sender's later nonces are passed over, not everything behind them.
+      if (g > maxGas - gas || size > maxBytes - bytes) {
+        passedOver++;
+        if (tx.origin === 'signed' && !isSequential(tx)) waiting.add(tx.from);
+        continue;
       }
+      if (isSequential(tx)) taken.set(tx.from, (taken.get(tx.from) ?? 0) + 1);
       gas += g;
       bytes += size;
       out.push(tx);

@@ -7,6 +7,7 @@ import type { KeyPair } from '../crypto/provider.js';
 import type { LoadedProvider } from '../crypto/providers/index.js';
 import { VerifyPool } from '../crypto/verify-pool/index.js';
 import { TcpTransport } from '../p2p/tcp/index.js';
+import { parseHex } from '../codec/hex.js';
 import { Replica } from '../replica/replica.js';
 import { openPrivValidator } from '../replica/sign-state-file.js';
 import type { NodeMetrics } from './metrics.js';
@@ -17,6 +18,8 @@ export interface BlockProductionDeps {
   readonly chain: Chain;
   readonly config: NodeConfig;
   readonly chainId: string;
+  /** `0x` SHA3-256 of the genesis: peers of another genesis are refused in the handshake. */
+  readonly genesisHash: string;
   /** The node's `.node` address and key. */
   readonly self: string;
   readonly keys: KeyPair;
@@ -83,6 +86,11 @@ export class BlockProduction implements ConsensusStatus {
     return this.engine()?.behind() ?? 0;
   }
 
+  /** `host:port` the P2P listener advertises, once it runs (a solo producer has none). */
+  p2pAddress(): string | undefined {
+    return this.transport?.listenAddress;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     await this.switching;
@@ -132,8 +140,10 @@ export class BlockProduction implements ConsensusStatus {
       provider: this.d.provider,
       nodeKey: this.d.keys,
       chainId: this.d.chainId,
+      genesisHash: parseHex(this.d.genesisHash, 32)!,
       host: config.p2p.host,
       port: config.p2p.port,
+      ...(config.p2p.external !== undefined ? { advertiseAddress: config.p2p.external } : {}),
       seeds: config.p2p.seeds,
       maxPeers: config.p2p.max_peers,
       logger: log.child({ component: 'p2p' }),

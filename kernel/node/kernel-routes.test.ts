@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { makeChain, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
+import { genesisDoc, makeChain, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
+import { genesisHash } from '../chain/block-hash.js';
 import { NOTE_ADDRESS, eventRecorder } from '../../test/helpers/event-recorder.js';
 import { validateConfig } from '../config/load.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
@@ -28,6 +29,7 @@ function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>
     provider: nobleProvider,
     now: () => 0,
     history: chainHistory(f.chain.store, () => f.chain, 1),
+    node: { genesis: genesisDoc([]), genesisHash: genesisHash(genesisDoc([])), nodeId: 'ab'.repeat(20), nodeAddress: 'chain:v0.node', moniker: 'alpha', p2pEndpoint: () => `${'ab'.repeat(20)}@127.0.0.1:26656` },
   };
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, f.params, f.operations, f.host);

@@ -1,7 +1,7 @@
+import { ProvenReads, accountStateKey } from './proven-reads.js';
 import { badRequest, notFound } from '../errors.js';
 import { formatCoin } from '../codec/amount.js';
 import { isHash0x, parseHex, toHex0x } from '../codec/hex.js';
-import { isAddress } from '../crypto/address.js';
 import { merkleProof } from '../crypto/merkle.js';
 import { accountsReader } from '../state/accounts.js';
 import { GAS_CONTRACT_CALL, GAS_TRANSFER, NFT_TRANSFER_FEE } from '../chain/kernel-params.js';
@@ -9,12 +9,15 @@ import { STORAGE_BYTE_PRICE_PARAM, STORAGE_FREE_BYTES_PARAM } from '../chain/sta
 import type { TxFields } from '../tx/record.js';
 import type { ParamRegistry } from '../state/params.js';
 import { reply } from '../rpc/index.js';
-import { pageOf } from './pagination.js';
+import { pageFrom, pageOf } from './pagination.js';
+import { readParams, readQuery } from './request-schema.js';
+import { AccountParams, TransactionListQuery } from './read-schemas.js';
 import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
 import type { RouteTable } from './route-table.js';
 import type { KernelServices } from './services.js';
 import type { TxPage } from '../store/chain-store.js';
-import { accountView, blockView, eventView, pluginsView, totalsView, txView, validatorView } from './views.js';
+import { accountView, blockView, eventView, totalsView, txView, validatorView } from './views.js';
+import { registerPluginRoutes } from './plugin-routes.js';
 import type { BlockRecord } from '../chain/types.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import type { PluginHost } from '../host/host.js';
@@ -34,8 +37,7 @@ function hashParam(raw: string | undefined): string {
 }
 
 function addressParam(raw: string | undefined): string {
-  if (!isAddress(raw)) throw badRequest(`"${raw}" is not a chain address (chain:<15 hex>.human and the other kinds of part 1)`);
-  return raw;
+  return readParams(AccountParams, { address: raw }).address;
 }
 
 /** The node RPC endpoints the kernel itself answers (part 1, endpoint tables, node side). */
@@ -110,6 +112,11 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return {
       network: s.config.network,
       chain_id: chain.chainId,
+      genesis_hash: s.node.genesisHash,
+      node_id: s.node.nodeId,
+      node_address: set.some((v) => v.address === s.node.nodeAddress) ? s.node.nodeAddress : null,
+      moniker: s.node.moniker,
+      p2p_endpoint: s.node.p2pEndpoint(),
       env: s.config.env,
       height: chain.head.height,
       block_hash: chain.head.block_hash,
@@ -123,33 +130,42 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   };
   routes.get('/status', status);
   routes.get('/api/v1/status', status);
+  // The document as loaded: a client pins its hash (decisions.md §83, §85).
+  routes.get('/api/v1/genesis', () => s.node.genesis);
 
-  routes.get('/api/v1/validators', async () => {
+  // decisions.md §34: the §20 paging fields beside the list's own; `count` and `total_staked`
+  // describe the whole active set, the page is the validators in address order from `offset`.
+  routes.get('/api/v1/validators', async (req) => {
+    const { limit, offset } = pageOf(req.query, 100, 100);
     // The figures are read one validator at a time; a block committed meanwhile would mix two
     // heights in one answer (a trust share over the wrong window), so the read is taken again.
     let height: number;
     let windowBlocks: number;
     let validators: ReturnType<typeof validatorView>[];
+    let count: number;
     let total: bigint;
     let attempts = 0;
     do {
       height = chain.head.height;
       windowBlocks = store.trustWindowBlocks;
+      const set = await chain.validatorSet();
+      count = set.length;
+      total = set.reduce((sum, v) => sum + v.power, 0n);
       validators = [];
-      total = 0n;
-      for (const v of await chain.validatorSet()) {
-        validators.push(validatorView(v, await store.validatorActivity(v.address), windowBlocks));
-        total += v.power;
-      }
+      for (const v of set.slice(offset, offset + limit)) validators.push(validatorView(v, await store.validatorActivity(v.address), windowBlocks));
     } while (chain.head.height !== height && ++attempts < 3);
     return {
       validators,
-      count: validators.length,
+      count,
       total_staked: total,
       total_staked_human: formatCoin(total),
       height,
       trust_window_blocks: windowBlocks,
       counted_from: store.activityCountedFrom,
+      total: count,
+      limit,
+      offset,
+      has_more: offset + limit < count,
     };
   });
 
@@ -179,17 +195,37 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return b;
   };
 
-  routes.get('/api/v1/blocks/:height', async (req) => blockView(await committedBlock(req.params.height)));
+  // A block by height or, for explorers and search boxes, by its hash (`0x` + 64 hex).
+  routes.get('/api/v1/blocks/:height', async (req) => {
+    const raw = req.params.height;
+    if (raw !== undefined && raw.startsWith('0x')) {
+      const hash = raw.toLowerCase();
+      if (!isHash0x(hash)) throw badRequest(`a block is named by its height or its hash (0x followed by 64 hex characters), got "${raw}"`);
+      const h = await store.getBlockHeightByHash(hash);
+      const b = h === undefined ? undefined : await store.getBlock(h);
+      if (!b) throw notFound(`no committed block has hash ${hash}`);
+      return blockView(b);
+    }
+    return blockView(await committedBlock(raw));
+  });
+
+  // decisions.md §84: what a light client checks a header with. 404 above the tip.
+  const proven = new ProvenReads(chain, s.query);
+  routes.get('/api/v1/blocks/:height/commit', (req) => proven.commitAt(heightParam(req.params.height)));
 
   routes.get('/api/v1/blocks/:height/transactions', async (req) => {
     const b = await committedBlock(req.params.height);
     const h = b.header.height;
+    // §20 paging with part 2's transaction cap; by default a whole block (at most a few hundred
+    // transactions fit under max_block_gas) fits in one page. `count` is the block's total.
+    const { limit, offset } = pageOf(req.query, 200, 200);
     const transactions = [];
-    for (const hash of b.tx_hashes) {
+    for (const hash of b.tx_hashes.slice(offset, offset + limit)) {
       const st = await store.getTxFields(hash);
       if (st) transactions.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain.gasOf(st.tx), nShards }));
     }
-    return { height: h, transactions, count: transactions.length };
+    const total = b.tx_hashes.length;
+    return { height: h, transactions, count: total, total, limit, offset, has_more: offset + limit < total };
   });
 
   // Events are stored in the block's own batch, so a block that reads back has its events.
@@ -211,19 +247,14 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   });
 
   routes.get('/api/v1/transactions', async (req) => {
-    const { limit, offset } = pageOf(req.query, 50, 200);
-    const hash = req.query.get('hash');
-    const address = req.query.get('address');
-    const type = req.query.get('type');
-    if (type !== null && !TX_TYPE_FILTER.test(type)) {
-      throw badRequest(`type "${type.slice(0, 64)}" is not a transaction type: use transfer, staking, all, or a system address name such as faucet`);
-    }
+    const q = readQuery(TransactionListQuery, req.query);
+    const { limit, offset } = pageFrom(q);
+    const { hash, address: a, type } = q;
     if (hash) {
-      const found = await chain.lookupTx(hashParam(hash));
+      const found = await chain.lookupTx(hash.toLowerCase());
       const transactions = found ? [await viewOf(found.tx, found.receipt)] : [];
       return { transactions, total: transactions.length, limit, offset: 0, has_more: false };
     }
-    const a = address ? addressParam(address) : undefined;
     let page: TxPage;
     if (type && type !== 'all') page = await store.matchingTxHashes(a, (target) => matchesType(target, type), offset, limit);
     else if (a !== undefined) page = { hashes: await store.addressTxHashes(a, offset, limit), total: await store.countAddressTxs(a) };
@@ -268,11 +299,16 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     };
   });
 
-  routes.get('/api/v1/accounts/:address', async (req) => {
-    const address = addressParam(req.params.address);
-    const acct = await accountsReader(store.state).get(address);
-    return accountView(address, acct, chain.mempool.nextNonce(address, acct.nonce), nShards);
-  });
+  // decisions.md §84: `?prove=true` proves balance, nonce and tx_count by the account's record.
+  routes.get(
+    '/api/v1/accounts/:address',
+    async (req) => {
+      const address = addressParam(req.params.address);
+      const acct = await s.query.run('kernel', (ctx) => ctx.accounts.get(address));
+      return accountView(address, acct, chain.mempool.nextNonce(address, acct.nonce), nShards);
+    },
+    { proves: (req) => [accountStateKey(req.params.address!)] },
+  );
 
   routes.get('/api/v1/accounts/:address/transactions', async (req) => {
     const address = addressParam(req.params.address);
@@ -319,12 +355,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     };
   });
 
-  routes.get('/api/v1/plugins', (req) => {
-    const { limit, offset } = pageOf(req.query, 100, 100);
-    const all = pluginsView(host, chain.head.height + 1);
-    const plugins = all.slice(offset, offset + limit);
-    return { plugins, total: all.length, limit, offset, has_more: offset + plugins.length < all.length };
-  });
+  registerPluginRoutes(routes, host, operations, () => chain.head.height + 1);
 
   routes.get('/api/v1/state/root', () => ({
     global_root: chain.head.state_root,
@@ -334,7 +365,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     n_shards: nShards,
   }));
 
-  // Part 1, "per-shard heights and roots". A node runs one shard (CHAIN_SHARD_ID) and sees no
+  // Part 1, Network and node: each shard's height and root. A node runs one shard (CHAIN_SHARD_ID) and sees no
   // other, so it lists the one it serves; the gateway assembles every shard from their nodes.
   routes.get('/api/v1/shards', () => ({
     n_shards: nShards,
@@ -366,9 +397,6 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 }
 
 const STAKING_OPERATIONS = new Set(['stake', 'unstake', 'delegate', 'undelegate'].map((n) => OPERATION_TARGET_PREFIX + n));
-
-/** What a `type` filter may be: a kind, or a system address with or without its `chain:system.` prefix. */
-const TX_TYPE_FILTER = /^(chain:system\.)?[a-z0-9][a-z0-9_.-]{0,63}$/;
 
 /** Whether a transaction of this type (`Tx.target`) is listed for the `type` query parameter. */
 function matchesType(target: string, type: string): boolean {

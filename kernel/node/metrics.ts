@@ -18,6 +18,8 @@ export class NodeMetrics {
   consensusSignatures: () => { preverified: number; hits: number } = () => ({ preverified: 0, hits: 0 });
   /** Set by the node once consensus runs: transactions of compact proposals that were not held here. */
   proposalTxFetches: () => { requested: number; received: number } = () => ({ requested: 0, received: 0 });
+  /** Set by the node: what an operator watches of consensus (connected peers, the round of the height in progress, blocks behind). */
+  consensusView: () => { peers: number; round: number; behind: number } = () => ({ peers: 0, round: 0, behind: 0 });
 
   constructor(verifierStats: { verifications: number; cacheHits: number }) {
     // Finer GC buckets than prom-client's (1 ms, 10 ms, 100 ms, ...): a 20-50 ms pause is what
@@ -30,6 +32,10 @@ export class NodeMetrics {
     const fetches = (): { requested: number; received: number } => this.proposalTxFetches();
     new Gauge({ name: 'consensus_proposal_txs_requested_total', help: 'transactions named by compact proposals that were not held here, asked of the proposal\'s sender', registers: [this.registry], collect() { this.set(fetches().requested); } });
     new Gauge({ name: 'consensus_proposal_txs_received_total', help: 'transaction texts received in answer to those requests', registers: [this.registry], collect() { this.set(fetches().received); } });
+    const view = (): { peers: number; round: number; behind: number } => this.consensusView();
+    new Gauge({ name: 'chain_peers', help: 'connected P2P peers', registers: [this.registry], collect() { this.set(view().peers); } });
+    new Gauge({ name: 'chain_consensus_round', help: 'round of the height in progress (above 0: a proposer missed or votes were slow)', registers: [this.registry], collect() { this.set(view().round); } });
+    new Gauge({ name: 'chain_behind_blocks', help: 'blocks this node knows it is behind its peers (catching up)', registers: [this.registry], collect() { this.set(view().behind); } });
     this.cacheHits = new Gauge({ name: 'verification_cache_hits_total', help: 'signature checks answered from the verify-once cache', registers: [this.registry], collect() { this.set(verifierStats.cacheHits); } });
   }
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { notFound } from '../errors.js';
 import type { HttpServer } from '../rpc/index.js';
-import type { RouteTable, RpcHandler, RpcRequest } from './route-table.js';
+import type { RouteEntry, RouteTable, RpcHandler, RpcRequest } from './route-table.js';
 
 /** What a server currently routes to, by method and path: the latest registration wins. */
 const mountedRoutes = new WeakMap<HttpServer, Map<string, { owner: string; handler: RpcHandler }>>();
@@ -11,9 +11,10 @@ const mountedRoutes = new WeakMap<HttpServer, Map<string, { owner: string; handl
  * its handler looks up the current registration and answers 404 while `serves(owner)` is false
  * (a service plugin that is not loaded now), so an unloaded plugin's routes disappear and a
  * reloaded one's come back: a server cannot drop a route. A path already served by another
- * plugin that is still loaded is not taken over (logged).
+ * plugin that is still loaded is not taken over (logged). `handlerOf` lets the node wrap a
+ * route's handler (proven reads, proven-reads.ts).
  */
-export function mountRoutes(server: HttpServer, routes: RouteTable, serves: (owner: string) => boolean, log: Pick<Logger, 'error'>): void {
+export function mountRoutes(server: HttpServer, routes: RouteTable, serves: (owner: string) => boolean, log: Pick<Logger, 'error'>, handlerOf: (entry: RouteEntry) => RpcHandler = (e) => e.handler): void {
   let table = mountedRoutes.get(server);
   if (!table) mountedRoutes.set(server, (table = new Map()));
   const current = table;
@@ -24,7 +25,7 @@ export function mountRoutes(server: HttpServer, routes: RouteTable, serves: (own
       log.error({ route: key, owner: prev.owner, refused: r.owner }, 'route already served by another plugin; not mounted');
       continue;
     }
-    current.set(key, { owner: r.owner, handler: r.handler });
+    current.set(key, { owner: r.owner, handler: handlerOf(r) });
     if (prev) continue;
     server.route({
       method: r.method,

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createHooks } from '../hooks.js';
 import { PluginHost, type ServiceReload } from '../host/host.js';
+import { PluginBoundary } from '../host/plugin-boundary.js';
 import type { PluginDefinition } from '../host/plugin.js';
 import { ParamRegistry } from '../state/params.js';
 import { ChainStore } from '../store/chain-store.js';
@@ -16,12 +17,19 @@ import { availableParallelism } from 'node:os';
 import { selectProvider } from '../crypto/select-provider.js';
 import { readKeyFile } from '../crypto/keyfile.js';
 import { readGenesis } from '../config/genesis-file.js';
+import { genesisHash } from '../chain/block-hash.js';
 import { ConfigError } from '../config/env.js';
 import { checkParamOverrides } from '../config/param-overrides.js';
+import { networkMinStake } from '../config/network-min-stake.js';
+import { GenesisMismatchError } from '../config/genesis-rules.js';
+import { nodeIdOf } from '../crypto/node-id.js';
+import { formatPeerEndpoint } from '../p2p/endpoint.js';
+import { formatAddress } from '../p2p/tcp/wire.js';
 import type { NodeConfig } from '../config/schema.js';
 import { createHttpServer, type HttpServer } from '../rpc/index.js';
 import { RouteTable } from './route-table.js';
 import { mountRoutes } from './mount-routes.js';
+import { ProvenReads } from './proven-reads.js';
 import { registerKernelRoutes } from './kernel-routes.js';
 import { registerOperationRoutes } from './operation-routes.js';
 import { OperationRegistry } from '../ops/registry.js';
@@ -57,13 +65,23 @@ export interface RunningNode {
  */
 export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<string, PluginDefinition<any, any>>): Promise<RunningNode> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const log = pino({ level: config.log_level, base: { network: config.network } });
-  if (!config.genesis_file) throw new ConfigError('genesis_file is required (CHAIN_GENESIS_FILE or --genesis)');
-  if (!config.key_file) throw new ConfigError('key_file is required (CHAIN_KEY_FILE or --key)');
+  if (!config.genesis_file) throw new ConfigError('genesis_file is required (--home, CHAIN_HOME, CHAIN_GENESIS_FILE or --genesis)');
+  if (!config.key_file) throw new ConfigError('key_file is required (--home, CHAIN_HOME, CHAIN_KEY_FILE or --key)');
   const { provider, reason } = selectProvider(config.crypto.provider);
   log.info({ provider: provider.name, reason }, 'signature provider selected');
   const key = readKeyFile(resolve(config.key_file), provider);
   if (!key.file.node_address) throw new ConfigError(`key file ${config.key_file} has no node_address: create it with "chain keys generate --node <name>"`);
-  const genesis = readGenesis(resolve(config.genesis_file));
+  const nodeAddress = key.file.node_address;
+  // decisions.md §83: the genesis meets every rule of §82 and is the one this node is pinned to.
+  const genesisFile = resolve(config.genesis_file);
+  const { doc: genesis, hash: genesisHashValue } = readGenesis(genesisFile, { minStake: networkMinStake(config, catalogue), provider });
+  if (config.genesis_hash !== undefined && config.genesis_hash !== genesisHashValue) {
+    throw new GenesisMismatchError(`genesis file ${genesisFile} hashes to ${genesisHashValue}, but this node is pinned to genesis_hash ${config.genesis_hash} (node.json, CHAIN_GENESIS_HASH or --genesis-hash)`);
+  }
+  const nodeId = nodeIdOf(key.keys.publicKey);
+  log.info({ chain_id: genesis.chain_id, genesis_hash: genesisHashValue, node_id: nodeId, node_address: nodeAddress, moniker: config.moniker ?? null }, 'genesis checked');
+  let p2pListen: () => string | undefined = () => undefined;
+  const p2pEndpoint = (): string => formatPeerEndpoint(nodeId, config.p2p.external ?? p2pListen() ?? formatAddress(config.p2p.host, config.p2p.port));
 
   const hooks = createHooks();
   const params = new ParamRegistry();
@@ -80,10 +98,12 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   const store = new ChainStore(await LevelStore.open(join(dataDir, 'chain')), { textLog: await FileTxTextLog.open(join(dataDir, 'txtext')) });
 
   let consensus: ConsensusStatus = { round: () => 0, peers: () => [], behind: () => 0 };
+  // Made before the host so the query service's contexts hold plugins to their declarations too.
+  const boundary = new PluginBoundary();
   const services: KernelServices = {
     chain: undefined as unknown as Chain, // set below, before any plugin registers
-    index: (plugin: string) => store.pluginIndex(plugin),
-    query: new QueryService({ state: store.state, height: () => store.head.height }, hooks, { env: config.env, params }),
+    index: (plugin: string) => boundary.indexReader(plugin, store.pluginIndex(plugin)),
+    query: new QueryService({ state: store.state, height: () => store.head.height }, hooks, { env: config.env, params, boundary }),
     config,
     get consensus() {
       return consensus;
@@ -93,9 +113,10 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     provider,
     now: () => Date.now(),
     history: chainHistory(store, () => services.chain, config.sharding.shards),
+    node: { genesis, genesisHash: genesisHashValue, nodeId, nodeAddress, moniker: config.moniker ?? null, p2pEndpoint },
   };
   const operations = new OperationRegistry();
-  const host = new PluginHost<KernelServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node', operations });
+  const host = new PluginHost<KernelServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node', operations, boundary });
   const chain = new Chain({
     store,
     hooks,
@@ -135,13 +156,13 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   if (set.length < config.consensus.min_validators) {
     log.warn({ validators: set.length, min_validators: config.consensus.min_validators }, `only ${set.length} validator(s): BFT fault tolerance needs at least ${config.consensus.min_validators} (CHAIN_MIN_VALIDATORS)`);
   }
-  if (!set.some((v) => v.address === key.file.node_address)) {
-    log.warn({ node_address: key.file.node_address }, 'this key is not in the validator set; following without voting until a validator update adds it');
+  if (!set.some((v) => v.address === nodeAddress)) {
+    log.warn({ node_address: nodeAddress }, 'this key is not in the validator set; following without voting until a validator update adds it');
   }
 
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, params, operations, host as PluginHost<unknown>);
-  registerSnapshotRoutes(routes, chain, { address: key.file.node_address, keys: key.keys }, provider, genesisTrust(genesis), config.consensus.checkpoint_interval, config.consensus.sync_history_blocks);
+  registerSnapshotRoutes(routes, chain, { address: nodeAddress, keys: key.keys }, provider, genesisTrust(genesis), config.consensus.checkpoint_interval, config.consensus.sync_history_blocks, join(dataDir, 'snapshots'));
   hooks.routes.call(routes);
   registerOperationRoutes(routes, services, operations);
   registerMainnetRefusals(routes, config.env);
@@ -156,15 +177,18 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     backend: config.rpc.http_backend,
     logger: log,
   });
-  mountRoutes(server, routes, (owner) => host.servesRoutesOf(owner), log);
+  const proven = new ProvenReads(chain, services.query);
+  mountRoutes(server, routes, (owner) => host.servesRoutesOf(owner), log, proven.handlerOf);
   // A service plugin loaded at runtime: its routes are mounted from its own routes tap alone.
-  host.onServiceLoaded((name) => mountRoutes(server, host.routesOf(name), (owner) => host.servesRoutesOf(owner), log));
+  host.onServiceLoaded((name) => mountRoutes(server, host.routesOf(name), (owner) => host.servesRoutesOf(owner), log, proven.handlerOf));
   const { port } = await server.listen();
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host, rate_limit: config.rpc.rate_limit, trusted_ips: config.rpc.trusted_ips }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 
   chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
-  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, self: key.file.node_address, keys: key.keys, provider, dataDir, workers, metrics, log });
+  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: genesisHashValue, self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log });
   consensus = production;
+  p2pListen = () => production.p2pAddress();
+  metrics.consensusView = () => ({ peers: production.peers().length, round: production.round(), behind: production.behind() });
 
   let stopping: Promise<void> | null = null;
   return {

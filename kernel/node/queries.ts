@@ -1,9 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { notFound } from '../errors.js';
 import type { Hooks, NetworkEnv, QueryContext } from '../hooks.js';
 import type { ParamRegistry } from '../state/params.js';
 import type { StateSource } from '../state/overlay.js';
 import { readContext } from '../chain/contexts.js';
 import { scopeFor } from '../host/scoping.js';
+import type { PluginBoundary } from '../host/plugin-boundary.js';
 
 /** What the query service reads: committed state and the height it is at. */
 export interface CommittedState {
@@ -17,14 +19,20 @@ export interface CommittedState {
  * Plugins read through this, never through the chain object.
  */
 export class QueryService {
+  /** The past state a proven read pins every query of its handler to (proven-reads.ts). */
+  private readonly pinned = new AsyncLocalStorage<{ readonly state: StateSource; readonly height: number }>();
+
   constructor(
     private readonly committed: CommittedState,
     private readonly hooks: Hooks,
-    private readonly e: { env: NetworkEnv; params: ParamRegistry },
+    private readonly e: { env: NetworkEnv; params: ParamRegistry; boundary?: PluginBoundary },
   ) {}
 
   /** Runs `fn` with a read-only context of `plugin` at the last committed height. */
   async run<T>(plugin: string, fn: (ctx: QueryContext) => Promise<T>): Promise<T> {
+    const pinned = this.pinned.getStore();
+    // Inside a proven read: that height's state, which a commit cannot move (PastState fails a read the commit overtook).
+    if (pinned) return fn(scopeFor(readContext(this.e, pinned.state, pinned.height), plugin) as QueryContext);
     for (let attempt = 0; ; attempt++) {
       const height = this.committed.height();
       const ctx = scopeFor(readContext(this.e, this.committed.state, height), plugin) as QueryContext;
@@ -33,6 +41,14 @@ export class QueryService {
       // still one height's as far as the keys it read before the last commit go.
       if (this.committed.height() === height || attempt === 2) return result;
     }
+  }
+
+  /**
+   * Runs `fn` (a route handler) with every `run` it makes reading `state` at `height` instead of
+   * the head: how a proven read answers from the state its proof is of, whatever the handler.
+   */
+  pinnedTo<T>(state: StateSource, height: number, fn: () => T): T {
+    return this.pinned.run({ state, height }, fn);
   }
 
   /** Dispatches a named query a plugin taps on `query` (for other plugins, the gateway, the assistant tool server). */

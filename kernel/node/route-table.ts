@@ -3,6 +3,10 @@
  * before the HTTP server starts. Kept independent of the server backend so a plugin never sees
  * whether uWebSockets.js or node:http answers.
  */
+import type { TObject, TSchema } from '@sinclair/typebox';
+import type { ChainError } from '../errors.js';
+import type { DeclaredRoute, RequestFor } from './declared-route.js';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RpcRequest {
@@ -19,11 +23,34 @@ export interface RpcRequest {
 
 export type RpcHandler = (req: RpcRequest) => unknown;
 
+/**
+ * How a single-record read proves its answer (decisions.md §84): the state keys (full keys,
+ * `<namespace>/<key>`; `accountStateKey(address)` for an account) the answer is read from. With
+ * `?prove=true` the kernel runs the handler on the state of the height it proves, attaches
+ * `proof` with one entry per key, and refuses to serve a declaration the handler did not read.
+ */
+export interface ProvenRead {
+  readonly keys: (req: RpcRequest) => readonly string[];
+}
+
+export interface RouteOptions {
+  /** Declares the route a proven read: it takes `prove` (true/false) and proves these keys. */
+  readonly proves?: ProvenRead['keys'];
+}
+
 export interface RouteEntry {
   readonly method: HttpMethod;
   readonly path: string;
   readonly handler: RpcHandler;
   readonly owner: string;
+  readonly proven?: ProvenRead;
+  /** The route's declaration (`serve`): its schemas and answers, for the metadata route and the API reference. */
+  readonly declared?: DeclaredRoute;
+}
+
+/** When a declared route refuses before looking at the request (a test-network route on mainnet: 403). */
+export interface ServeOptions {
+  readonly refuse?: () => ChainError | undefined;
 }
 
 export class RouteTable {
@@ -41,14 +68,34 @@ export class RouteTable {
     }
   }
 
-  add(method: HttpMethod, path: string, handler: RpcHandler): void {
-    const clash = this.entries.find((e) => e.method === method && e.path === path);
-    if (clash) throw new Error(`route ${method} ${path} is registered by both ${clash.owner} and ${this.owner}`);
-    this.entries.push({ method, path, handler, owner: this.owner });
+  add(method: HttpMethod, path: string, handler: RpcHandler, options: RouteOptions = {}): void {
+    this.push(method, path, handler, options, undefined);
   }
 
-  get(path: string, handler: RpcHandler): void {
-    this.add('GET', path, handler);
+  /**
+   * Serves a declared route (`defineRoute`): the request is validated against its schemas (400
+   * naming the field) and the handler gets it typed; a route that `proves` is a proven read.
+   */
+  serve<P extends TObject | undefined, Q extends TObject | undefined, B extends TSchema | undefined>(route: DeclaredRoute<P, Q, B>, handler: (req: RequestFor<P, Q, B>) => unknown, options: ServeOptions = {}): void {
+    const refuse = options.refuse;
+    const run: RpcHandler = (raw) => {
+      const refused = refuse?.();
+      if (refused) throw refused;
+      return handler(route.parse(raw));
+    };
+    const proves = route.proves;
+    this.push(route.method, route.path, run, proves ? { proves: (raw) => proves(route.parse(raw) as never) } : {}, route as unknown as DeclaredRoute);
+  }
+
+  private push(method: HttpMethod, path: string, handler: RpcHandler, options: RouteOptions, declared: DeclaredRoute | undefined): void {
+    const clash = this.entries.find((e) => e.method === method && e.path === path);
+    if (clash) throw new Error(`route ${method} ${path} is registered by both ${clash.owner} and ${this.owner}`);
+    if (options.proves && method !== 'GET') throw new Error(`route ${method} ${path}: only a GET can be a proven read`);
+    this.entries.push({ method, path, handler, owner: this.owner, ...(options.proves ? { proven: { keys: options.proves } } : {}), ...(declared ? { declared } : {}) });
+  }
+
+  get(path: string, handler: RpcHandler, options: RouteOptions = {}): void {
+    this.add('GET', path, handler, options);
   }
 
   post(path: string, handler: RpcHandler): void {

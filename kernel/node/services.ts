@@ -6,6 +6,7 @@ import type { IndexReader } from '../store/plugin-index.js';
 import type { NodeConfig } from '../config/schema.js';
 import type { NodeMetrics } from './metrics.js';
 import type { SignatureProvider } from '../crypto/provider.js';
+import type { GenesisDoc } from '../config/genesis.js';
 
 /** What the consensus engine tells the RPC about itself (single validator now, BFT later). */
 export interface ConsensusStatus {
@@ -56,7 +57,22 @@ export interface NodeServices {
   readonly history: ChainHistory;
 }
 
+/** Who this node is and which genesis it runs (decisions.md §83: `/status`, `GET /api/v1/genesis`). */
+export interface NodeIdentity {
+  /** The genesis document as loaded. */
+  readonly genesis: GenesisDoc;
+  readonly genesisHash: string;
+  /** First 20 bytes of SHA3-256 of the node's key, 40 hex (decisions.md §82). */
+  readonly nodeId: string;
+  /** The `.node` the node's key file names. */
+  readonly nodeAddress: string;
+  readonly moniker: string | null;
+  /** `<node_id>@<host>:<port>` peers are told to dial. */
+  p2pEndpoint(): string;
+}
+
 /** The kernel's own routes see the whole chain; plugins see `NodeServices`. */
 export interface KernelServices extends NodeServices {
   readonly chain: Chain;
+  readonly node: NodeIdentity;
 }

@@ -1,3 +1,5 @@
+import type { OperationRegistry } from '../ops/registry.js';
+import { describeOperation } from '../ops/describe.js';
 import { formatCoin } from '../codec/amount.js';
 import { addressKind } from '../crypto/address.js';
 import type { PluginHost } from '../host/host.js';
@@ -33,6 +35,8 @@ export function blockView(b: BlockRecord): Record<string, unknown> {
     round: h.round,
     timestamp: h.timestamp,
     chain_id: h.chain_id,
+    validators_hash: h.validators_hash,
+    next_validators_hash: h.next_validators_hash,
     evidence_count: b.evidence?.length ?? 0,
     evidence: (b.evidence ?? []).map((e) => ({ hash: e.hash, kind: e.kind, validator: e.validator, height: e.height, round: e.round })),
   };
@@ -71,9 +75,10 @@ export function txView(i: TxViewInput): Record<string, unknown> {
     gas_price: tx.gasPrice,
     fee,
     fee_human: formatCoin(fee),
-    // The storage fee for state growth beyond the free allowance (chain/state-growth.ts): burned, not gas.
-    storage_fee: receipt?.storage_fee ?? 0n,
-    storage_fee_human: formatCoin(receipt?.storage_fee ?? 0n),
+    // Burned for a declared gas limit left unused (docs/architecture.md, "Unused gas"): charged on top of `fee`.
+    ...(receipt?.unused_gas_fee !== undefined ? { unused_gas_fee: receipt.unused_gas_fee, unused_gas_fee_human: formatCoin(receipt.unused_gas_fee) } : {}),
+    // The storage fee for state growth beyond the free allowance (chain/state-growth.ts): burned on top of `fee`.
+    ...(receipt?.storage_fee !== undefined ? { storage_fee: receipt.storage_fee, storage_fee_human: formatCoin(receipt.storage_fee) } : {}),
     shard: shardOf(tx.from, i.nShards),
     timestamp: i.blockTimestamp ?? tx.receivedAt,
     block: receipt ? receipt.block : null,
@@ -137,8 +142,12 @@ export function validatorView(v: Validator, a: ValidatorActivity, windowBlocks: 
   };
 }
 
-/** `GET /api/v1/plugins` (decisions.md §26, §37): every plugin this node has, with its state at `height`. */
-export function pluginsView(host: PluginHost<unknown>, height: number): Array<Record<string, unknown>> {
+/**
+ * `GET /api/v1/plugins` (decisions.md §26, §37): every plugin this node has, with its state at
+ * `height`, and the operations it declares as clients build and sign them (ops/describe.ts).
+ */
+export function pluginsView(host: PluginHost<unknown>, height: number, operations: OperationRegistry): Array<Record<string, unknown>> {
+  const ops = operations.list();
   const entries = new Map(host.scheduleEntries().map((e) => [e.name, e]));
   return host.enabled().map((l) => {
     const e = entries.get(l.def.name);
@@ -149,6 +158,7 @@ export function pluginsView(host: PluginHost<unknown>, height: number): Array<Re
       status: host.stateOf(l.def.name, height),
       activation_height: l.def.kind === 'service' ? null : (e?.activation_height ?? null),
       retire_height: l.def.kind === 'service' ? null : (e?.retire_height ?? null),
+      operations: ops.filter((o) => o.plugin === l.def.name).map(describeOperation),
     };
   });
 }

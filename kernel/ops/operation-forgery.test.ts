@@ -26,9 +26,9 @@ test('a transfer\'s ch-tx-v2 signature cannot pass for an operation\'s: operatio
 
 test('the path may carry only the actor: a relayer cannot add fields to a signed operation through _path', async () => {
   const f = await chain(true);
-  await f.chain.admitOperation('register_node', signOperation(alice, { actor: alice.address, target: 'chain:system.node', nonce: 1_700_000_001_000, version: 'v3', body: { name: 'alpha', owner: alice.address, consensus_public_key: wallet(113).publicKeyHex } }), {}, 0);
+  await f.chain.admitOperation('register_node', signOperation(alice, { kind: 'register_node', actor: alice.address, target: 'chain:system.node', nonce: 1_700_000_001_000, body: { name: 'alpha', owner: alice.address, consensus_public_key: wallet(113).publicKeyHex } }), {}, 0);
   await f.block();
-  const signed = signOperation(alice, { actor: 'chain:alpha.node', target: 'chain:system.node', nonce: 1_700_000_002_000, version: 'v3', body: { description: 'hello' } });
+  const signed = signOperation(alice, { kind: 'update_node_profile', actor: 'chain:alpha.node', target: 'chain:system.node', nonce: 1_700_000_002_000, body: { description: 'hello' } });
   const honest = f.operations.envelope('update_node_profile', signed, { address: 'chain:alpha.node' });
   const hostile = { ...honest, _path: { address: 'chain:alpha.node', consensus_public_key: mallory.publicKeyHex } };
   await assert.rejects(f.chain.admitFromPeer('signed', hostile, 0, canonicalJson(hostile)), /consensus_public_key: not a path parameter of update_node_profile/);

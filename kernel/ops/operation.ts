@@ -16,26 +16,57 @@ export interface OperationSpec<S extends TObject = TObject> {
   readonly name: string;
   readonly description: string;
   /** REST routes of part 1 that submit it; `:param`s of the path join the body under their names. */
-  readonly routes: ReadonlyArray<{ readonly method: 'POST' | 'PUT'; readonly path: string }>;
-  /** The gateway socket method of part 1 that submits it, if any (its params are the body and path params). */
+  readonly routes: ReadonlyArray<OperationRoute>;
+  /**
+   * The gateway socket method of part 1 that submits it, if any (its params are the body and path
+   * params), forwarded to its first route. An operation whose routes are all `nodeOnly` has none
+   * at the gateway.
+   */
   readonly socketMethod?: string;
   /**
-   * Path parameters besides the actor that join the body (a vote's proposal `:id`). Neither
-   * `ch-tx-v2` nor `ch-tx-v3` covers the URL: `ch-tx-v2` covers no body field but the actor and
-   * value anyway (decisions.md §7), and a `ch-tx-v3` signature is refused unless the body carries
-   * the field too (equal to the path's), so that its payload hash covers it.
+   * Path parameters besides the actor that join the body (a vote's proposal `:id`, a held
+   * transfer's `:hash`). No layout covers the URL: `ch-tx-v2` covers no body field but the actor
+   * and value anyway (decisions.md §7), and a `ch-tx-v3`/`v4` signature is refused unless the body
+   * carries the field too (equal to the path's), so that its payload hash covers it.
    */
   readonly pathFields?: readonly string[];
+  /**
+   * Only a main key of the actor may sign it (decisions.md §31): the action the refusal names
+   * (`'manage the trust list'` → 401 "only a main key of the account may manage the trust
+   * list: a session key may not"). The kernel refuses any other signer before `check` runs, at
+   * admission and again in the block.
+   */
+  readonly mainKeyOnly?: string;
   /** The body without the signed fields (`signature`, `public_key`, `nonce`, `gas_price`, `gas_limit`, a second signature's field), which the kernel checks itself. */
   readonly schema: S;
-  /** The Signs-for address: fixed (`chain:system.stake`) or read from the body (a delegation signs for its validator). */
-  readonly signsFor: string | ((body: Static<S>) => string);
+  /**
+   * The Signs-for address: fixed (`chain:system.stake`) or the body field that names it (a
+   * delegation signs for its validator: `{ field: 'validator' }`). Declared, not computed, so
+   * clients read it from the node's description (`GET /api/v1/plugins`, decisions.md §87's `x-signs-for`).
+   */
+  readonly signsFor: string | { readonly field: keyof Static<S> & string };
   /** The body field naming who acts; by default the first of decisions.md §6's list that the schema has. */
   readonly actor?: string;
+  /**
+   * The actor field may be left out: it is then the key-derived address of the signing
+   * `public_key` (decisions.md §90: a recovery request's `requester`). The handlers see it filled.
+   */
+  readonly actorFromKey?: boolean;
   /** The amount field signed as `<value>`; by default the first of `amount`, `value`, `initial`, `amount_in` the schema has; null for none. */
   readonly value?: string | null;
   /** Base gas: charged before `execute` runs, and the limit of an operation that declares no `gas_limit`. */
   readonly gas: number;
+  /**
+   * The ucoin the operation takes from the signing account besides its fee (decisions.md §95: a
+   * stake, a registration, a deposit, a price, a template fee), judged before it runs: a session
+   * key's cap is checked against it at admission and again in the block, before anything is
+   * charged. By default the signed value (`op.value`); declare it when the operation takes
+   * something else (`register_node` bonds `min_stake`) or nothing (a withdrawal back to the
+   * account). The kernel also counts what the operation really took (every `ctx.accounts.debit`
+   * or `transfer` out of the signing account) and hands that to the signer's grant, so a
+   * declaration that says too little cannot spend past a cap: the grant refuses in the block.
+   */
+  debits?(ctx: ReadContext, op: SignedFields<Static<S>>): Promise<bigint> | bigint;
   /** How the signer is authorised and what it signs; the default is the actor's key binding and `ch-tx-v2`/`ch-tx-v3`. */
   readonly signing?: OperationSigning<Static<S>>;
   /**
@@ -48,13 +79,47 @@ export interface OperationSpec<S extends TObject = TObject> {
   execute(ctx: TxContext, op: OperationInput<Static<S>>): Promise<OperationResult | void>;
 }
 
-/** The three variations of signing that operations still to come need; every signature goes through the one verifier. */
+/** A REST route that submits an operation. */
+export interface OperationRoute {
+  readonly method: 'POST' | 'PUT';
+  readonly path: string;
+  /**
+   * Part 1 marks the route "Node only": nodes serve it, the gateway neither serves nor forwards
+   * it (its clients get 404), as for every node-only path.
+   */
+  readonly nodeOnly?: boolean;
+}
+
+/**
+ * The variations of signing that operations need; every signature goes through the one verifier.
+ * `ch-tx-v4` (decisions.md §94) is accepted for every operation whatever it declares here, and is
+ * the only layout a network that requires strong signatures takes.
+ */
 export interface OperationSigning<B> {
   /**
    * The operation signs its own layout instead of `ch-tx-v2`/`ch-tx-v3` (identity:
-   * `ch-rotate|<addr>|<add>|<remove>|<nonce>`).
+   * `ch-rotate|<addr>|<add>|<remove>|<nonce>`), where the network accepts weak signatures. An own
+   * layout covers no price and no limit: such a signature pays exactly `base_fee` per gas
+   * (decisions.md §95), and a body carrying `gas_limit` needs v4.
    */
   readonly message?: (op: SignedFields<B>) => string;
+  /**
+   * With `message`: `ch-tx-v2`/`ch-tx-v3` are accepted too (held transfers take part 2's
+   * `ch-tx-v2|<owner>|chain:system.trust|0|<nonce>` besides their own layout, decisions.md §89).
+   */
+  readonly acceptsTxLayouts?: boolean;
+  /**
+   * Body fields the own layout covers but a client may leave out, filled from state before the
+   * signature is checked (a guardian's vote names the target's open request, decisions.md §90).
+   * The handlers see the filled body. A signature over an own layout with filled fields depends on
+   * state, so it is checked where the state is known: at admission and when the block executes
+   * the operation (a failure there fails it with nothing charged), not when a proposal is
+   * validated. `ch-tx-v3`/`v4` cover the body as sent, so they need the fields in it (401).
+   */
+  readonly resolve?: {
+    readonly fields: readonly string[];
+    fill(ctx: ReadContext, op: SignedFields<B>): Promise<Partial<B> | ChainError>;
+  };
   /** A second signature over a layout the operation defines (assets on mainnet: `_psig` over `ch-asset-op-v1|…`). */
   readonly secondSignature?: {
     readonly field: string;

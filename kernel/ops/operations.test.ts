@@ -95,8 +95,8 @@ async function chain(): Promise<Fixture> {
   return makeChain({ plugins: [probe], accounts: [owner, other, sponsor].map((w) => ({ address: w.address, balance: 10n * COIN })) });
 }
 
-const sign = (text: string, o: { signer?: typeof owner; actor?: string; n?: number } = {}) =>
-  signOperation(o.signer ?? owner, { actor: o.actor ?? owner.address, target: TARGET, nonce: o.n ?? next(), body: { address: o.actor ?? owner.address, text } });
+const sign = (text: string, o: { signer?: typeof owner; actor?: string; n?: number; kind?: string } = {}) =>
+  signOperation(o.signer ?? owner, { kind: o.kind ?? 'note', actor: o.actor ?? owner.address, target: TARGET, nonce: o.n ?? next(), body: { address: o.actor ?? owner.address, text } });
 
 async function refused(p: Promise<unknown>, status: number, pattern: RegExp): Promise<void> {
   await assert.rejects(p, (e: unknown) => {
@@ -132,21 +132,25 @@ test('a fee payer named by a plugin pays the fee; a member signer is accepted fo
   assert.match(inBlock.error!, /not bound to/);
 });
 
-test('an operation that signs its own layout verifies under it, and not under ch-tx-v2', async () => {
+test('an operation that signs its own layout verifies under it or ch-tx-v4 for its own kind, and not under ch-tx-v2 nor another operation\'s v4', async () => {
   const f = await chain();
   const n = next();
   const body = { address: owner.address, text: 'mine', nonce: n, public_key: owner.publicKeyHex, signature: toHex(nobleProvider.sign(utf8Bytes(`ch-own|${owner.address}|mine|${n}`), owner.keys.secretKey)) };
   const r = await f.chain.admitOperation('own_note', body, {}, 0);
   await f.block();
   assert.equal((await f.chain.store.getTx(r.tx_hash))?.receipt.status, 'confirmed');
-  await refused(f.chain.admitOperation('own_note', sign('v2 layout'), {}, 0), 401, /does not verify over the own_note layout/);
+  await refused(f.chain.admitOperation('own_note', sign('v4 of another kind'), {}, 0), 401, /verifies under none of ch-tx-v4, the own_note layout/);
+  await refused(f.chain.admitOperation('own_note', signOperation(owner, { actor: owner.address, target: TARGET, nonce: next(), body: { address: owner.address, text: 'v2' }, version: 'v2' }), {}, 0), 401, /verifies under none of ch-tx-v4, the own_note layout/);
+  const v4 = await f.chain.admitOperation('own_note', sign('v4 of its own kind', { kind: 'own_note' }), {}, 0);
+  await f.block();
+  assert.equal((await f.chain.store.getTx(v4.tx_hash))?.receipt.status, 'confirmed');
 });
 
 test('a second signature is required where the operation says so, and must cover its payload', async () => {
   const f = await chain();
-  await refused(f.chain.admitOperation('co_signed', sign('one signature'), {}, 0), 401, /_psig is required/);
+  await refused(f.chain.admitOperation('co_signed', sign('one signature', { kind: 'co_signed' }), {}, 0), 401, /_psig is required/);
   const n = next();
-  const first = sign('two', { n });
+  const first = sign('two', { n, kind: 'co_signed' });
   const psig = (text: string) => toHex(nobleProvider.sign(utf8Bytes(`ch-probe-op-v1|${owner.address}|${text}|${n}`), owner.keys.secretKey));
   await refused(f.chain.admitOperation('co_signed', { ...first, _psig: psig('other text') }, {}, 0), 401, /invalid _psig/);
   const r = await f.chain.admitOperation('co_signed', { ...first, _psig: psig('two') }, {}, 0);
@@ -156,7 +160,7 @@ test('a second signature is required where the operation says so, and must cover
 
 test('an operator-key operation accepts a key in the set, whatever address it names, and refuses any other', async () => {
   const f = await chain();
-  const body = (w: typeof owner) => signOperation(w, { actor: w.address, target: TARGET, nonce: next(), body: { signer: w.address } });
+  const body = (w: typeof owner) => signOperation(w, { kind: 'operate', actor: w.address, target: TARGET, nonce: next(), body: { signer: w.address } });
   await refused(f.chain.admitOperation('operate', body(other), {}, 0), 403, /not an operator key/);
   await f.chain.admitOperation('operate', body(owner), {}, 0);
   await f.block();

@@ -2,14 +2,15 @@ import { Value } from '@sinclair/typebox/value';
 import type { TObject } from '@sinclair/typebox';
 import { badRequest, unauthorized } from '../errors.js';
 import { wireAmount } from '../codec/amount.js';
-import { isAddress } from '../crypto/address.js';
+import { deriveAddress, isAddress } from '../crypto/address.js';
+import { parseHex } from '../codec/hex.js';
 import type { OperationSpec } from './operation.js';
+import { withMainKeyOnly } from './main-key-only.js';
 import { GAS_LIMIT_FIELD, parseGasLimit } from '../tx/gas-limit.js';
+import type { SigningFields } from '../tx/signing.js';
+import { ACTOR_FIELDS, actorFieldOf, signsForOf, valueFieldOf } from './fields.js';
 
-/** decisions.md §6: the body fields that may name who acts, in order of preference. */
-export const ACTOR_FIELDS = ['address', 'owner', 'from', 'proposer', 'voter', 'delegator', 'requester', 'signer', 'author', 'account', 'guardian'] as const;
-/** decisions.md §6: the amount fields signed as `<value>`, in order of preference. */
-export const VALUE_FIELDS = ['amount', 'value', 'initial', 'amount_in'] as const;
+export { ACTOR_FIELDS, VALUE_FIELDS } from './fields.js';
 /** Fields of an operation's transaction body that the kernel owns: the envelope and the signed fields. */
 export const OP_FIELD = '_op';
 export const PATH_FIELD = '_path';
@@ -26,24 +27,19 @@ export interface RegisteredOperation {
 }
 
 /** An operation read from its transaction body: what admission, the signature and the handlers need. */
-export interface ParsedOperation {
+export interface ParsedOperation extends Omit<SigningFields, 'kind' | 'payloadHash'> {
   readonly op: RegisteredOperation;
   /** The body as the handlers see it: the client's fields and the path's, without the signed fields. */
   readonly body: Record<string, unknown>;
-  /** The body as the client sent it (what `ch-tx-v3` and a second signature cover). */
+  /** The body as the client sent it (what `ch-tx-v3`/`v4` and a second signature cover). */
   readonly clientBody: Record<string, unknown>;
-  readonly actor: string;
-  readonly target: string;
-  readonly value: bigint;
-  readonly nonce: bigint;
-  readonly gasPrice: bigint | undefined;
-  /** Declared by the client (kernel/tx/gas-limit.ts); ch-tx-v3 covers it with the rest of the body. */
-  readonly gasLimit: number | undefined;
   readonly signature: string;
   readonly publicKey: string;
   readonly secondSignature: string | undefined;
-  /** Fields of `pathFields` that came from the path only, not also from the body (ch-tx-v3 does not cover them). */
+  /** Fields of `pathFields` that came from the path only, not also from the body (ch-tx-v3/v4 do not cover them). */
   readonly pathOnly: readonly string[];
+  /** Fields of `signing.resolve` the client left out: filled from state, covered only by the own layout. */
+  readonly unresolved: readonly string[];
 }
 
 /**
@@ -59,13 +55,14 @@ export class OperationRegistry {
     if (prev) throw new Error(`operation "${spec.name}" is declared by both ${prev.plugin} and ${plugin}`);
     if (!Number.isSafeInteger(spec.gas) || spec.gas < 0) throw new Error(`operation "${spec.name}" of ${plugin}: gas must be a non-negative integer`);
     const props = Object.keys(spec.schema.properties);
-    const actorField = spec.actor ?? ACTOR_FIELDS.find((f) => props.includes(f));
+    const actorField = actorFieldOf(spec);
     if (actorField === undefined || !props.includes(actorField)) throw new Error(`operation "${spec.name}" of ${plugin}: no actor field (one of ${ACTOR_FIELDS.join(', ')}, or name it with "actor")`);
-    const valueField = spec.value === null ? null : (spec.value ?? VALUE_FIELDS.find((f) => props.includes(f)) ?? null);
+    const valueField = valueFieldOf(spec);
+    if (typeof spec.signsFor !== 'string' && !props.includes(spec.signsFor.field)) throw new Error(`operation "${spec.name}" of ${plugin}: signsFor names "${spec.signsFor.field}", which its body does not have`);
     for (const f of props) {
       if (SIGNED_FIELDS.has(f) || f === OP_FIELD || f === PATH_FIELD || f === spec.signing?.secondSignature?.field) throw new Error(`operation "${spec.name}" of ${plugin}: body field "${f}" is one the kernel owns`);
     }
-    this.byName.set(spec.name, { spec, plugin, actorField, valueField });
+    this.byName.set(spec.name, { spec: withMainKeyOnly(spec), plugin, actorField, valueField });
   }
 
   get(name: string): RegisteredOperation | undefined {
@@ -117,6 +114,11 @@ export class OperationRegistry {
       if (declared && inBody === undefined) pathOnly.push(k);
       body[k] = v;
     }
+    if (body[op.actorField] === undefined && op.spec.actorFromKey === true && typeof clientBody.public_key === 'string') {
+      // decisions.md §90: left out, the actor is the address the signing key derives.
+      const key = parseHex(clientBody.public_key);
+      if (key !== null) body[op.actorField] = deriveAddress(key);
+    }
     const schema = op.spec.schema;
     if (!Value.Check(schema, body)) {
       const first = Value.Errors(schema, body).First();
@@ -144,7 +146,7 @@ export class OperationRegistry {
     }
     const actor = body[op.actorField];
     if (!isAddress(actor)) throw badRequest(`${op.actorField}: ${JSON.stringify(actor)} is not a chain address`);
-    const target = typeof op.spec.signsFor === 'string' ? op.spec.signsFor : op.spec.signsFor(body as never);
+    const target = signsForOf(op.spec, body);
     if (!isAddress(target)) throw badRequest(`${op.spec.name}: the address it signs for, ${JSON.stringify(target)}, is not a chain address`);
     let value = 0n;
     if (op.valueField !== null && body[op.valueField] !== undefined) {
@@ -152,6 +154,7 @@ export class OperationRegistry {
       if (v === null) throw badRequest(`${op.valueField} must be a non-negative integer number of ucoin`);
       value = v;
     }
-    return { op, body, clientBody, actor, target, value, nonce, gasPrice, gasLimit, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature, pathOnly };
+    const unresolved = (op.spec.signing?.resolve?.fields ?? []).filter((f) => body[f] === undefined);
+    return { op, body, clientBody, actor, target, value, nonce, gasPrice, gasLimit, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature, pathOnly, unresolved };
   }
 }

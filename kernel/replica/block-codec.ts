@@ -29,11 +29,12 @@ export function headerToJson(h: BlockHeader): Obj {
 
 export function headerFromJson(x: unknown): BlockHeader | undefined {
   if (!isObj(x)) return undefined;
-  const { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee, shard, evidence_hash } = x;
+  const { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee, shard, evidence_hash, validators_hash, next_validators_hash } = x;
   if (typeof chain_id !== 'string' || !isInt(height) || !isInt(round) || !isHash0x(parent_hash) || typeof proposer !== 'string' || !isInt(timestamp)) return undefined;
   if (!isHash0x(tx_root) || !isInt(tx_count) || !isHash0x(prev_state_root) || !isInt(base_fee) || !isInt(shard) || !isHash0x(evidence_hash)) return undefined;
-  if (Object.keys(x).length !== 12) return undefined;
-  return { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee: BigInt(base_fee), shard, evidence_hash };
+  if (!isHash0x(validators_hash) || !isHash0x(next_validators_hash)) return undefined;
+  if (Object.keys(x).length !== 14) return undefined;
+  return { chain_id, height, round, parent_hash, proposer, timestamp, tx_root, tx_count, prev_state_root, base_fee: BigInt(base_fee), shard, evidence_hash, validators_hash, next_validators_hash };
 }
 
 function evidenceFromJson(x: unknown): Evidence | undefined {
@@ -93,7 +94,7 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
             // Compact form: the id must name a text this node hashed itself.
             if (!isHash0x(t.hash)) throw new Error('malformed transaction id');
             const held = chain.pendingTx(t.hash);
-            if (held && held.origin === t.origin) return chain.forBlock(held, header.base_fee);
+            if (held && held.origin === t.origin) return chain.priced(held, held.sigVersion, header.base_fee);
             const text = fetched?.get(t.hash, t.origin);
             if (!text) {
               missing.push({ origin: t.origin, hash: t.hash });
@@ -113,7 +114,7 @@ export function proposedBlockCodec(chain: Chain, options: BlockCodecOptions = {}
           const hash = known ? claimed! : hashOfCanonical(t.canonical);
           if (claimed !== undefined && claimed !== hash) throw new Error('transaction id does not match its text');
           const pending = known ? held : chain.pendingTx(hash);
-          if (pending && pending.origin === t.origin) return chain.forBlock(pending, header.base_fee);
+          if (pending && pending.origin === t.origin) return chain.priced(pending, pending.sigVersion, header.base_fee);
           return fromText(chain, t.origin, t.canonical, hash, header);
         });
         const evidence = json.evidence.map((e) => {

@@ -14,7 +14,7 @@ import { encodeTxAnswer } from './proposal-tx-fetch.js';
 
 const CHAIN_ID = 'test-chain';
 const keys: KeyPair[] = [1, 2, 3, 4].map((i) => nobleProvider.keygen(new Uint8Array(32).fill(140 + i)));
-const validators = keys.map((k, i) => ({ address: `chain:v${i}.node`, public_key: toHex(k.publicKey), stake: '10000000000' }));
+const validators = keys.map((k, i) => ({ address: `chain:v${i}.node`, key: k, stake: '10000000000' }));
 const set = new ValidatorSet(validators.map((v, i) => ({ address: v.address, public_key: toHex(keys[i]!.publicKey), power: 10_000_000_000n })));
 const keyOf = (address: string): KeyPair => keys[validators.findIndex((v) => v.address === address)]!;
 /** The validator under test's clock. */

@@ -12,7 +12,7 @@ import { proposedBlockCodec } from './block-codec.js';
 import { TAG_EVIDENCE } from './envelope.js';
 
 const keys = [1, 2, 3, 4].map((i) => nobleProvider.keygen(new Uint8Array(32).fill(140 + i)));
-const validators = keys.map((k, i) => ({ address: `chain:e${i}.node`, public_key: toHex(k.publicKey), stake: '10000000000' }));
+const validators = keys.map((k, i) => ({ address: `chain:e${i}.node`, key: k, stake: '10000000000' }));
 const set = new ValidatorSet(validators.map((v, i) => ({ address: v.address, public_key: toHex(keys[i]!.publicKey), power: 10_000_000_000n })));
 
 test('a validator\'s equivocations enter the pool a few at a time, and a proposal carries what the pool holds', async () => {

@@ -12,7 +12,7 @@ import { TAG_CONSENSUS, TAG_STATUS, TAG_SYNC_REQUEST } from './envelope.js';
 import type { Replica } from './replica.js';
 
 const keys = [1, 2, 3].map((i) => nobleProvider.keygen(new Uint8Array(32).fill(120 + i)));
-const validators = keys.map((k, i) => ({ address: `chain:s${i}.node`, public_key: toHex(k.publicKey), stake: '10000000000' }));
+const validators = keys.map((k, i) => ({ address: `chain:s${i}.node`, key: k, stake: '10000000000' }));
 
 /** Lets the replica's input queue run until `done` holds (each turn yields to the event loop once). */
 async function until(done: () => boolean, turns = 1000): Promise<void> {

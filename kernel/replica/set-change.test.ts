@@ -24,7 +24,7 @@ const names = ['a', 'b', 'c', 'd'] as const;
 const keys = names.map((_, i) => nobleProvider.keygen(new Uint8Array(32).fill(160 + i)));
 const address = (i: number): string => `chain:${names[i]}.node`;
 const update = (i: number, power: bigint): ValidatorUpdate => ({ address: address(i), public_key: toHex(keys[i]!.publicKey), power });
-const GENESIS = [0, 1, 2].map((i) => ({ address: address(i), public_key: toHex(keys[i]!.publicKey), stake: '10' }));
+const GENESIS = [0, 1, 2].map((i) => ({ address: address(i), key: keys[i]!, stake: '10' }));
 const ADDS_D = 3;
 const REMOVES_A = 7;
 const SCRIPT = new Map([

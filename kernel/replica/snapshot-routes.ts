@@ -6,11 +6,14 @@ import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { RouteTable } from '../node/route-table.js';
 import { pageOf } from '../node/pagination.js';
 import type { ValidatorSet } from '../consensus/validator-set.js';
-import { checkpointMessage, signSnapshot, type StateSnapshot } from './snapshot.js';
+import { mkdirSync, rmSync } from 'node:fs';
+import { open, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { JSON_CONTENT_TYPE, streamReply } from '../rpc/respond.js';
+import { checkpointMessage, snapshotBlocks } from './snapshot.js';
+import { writeSnapshotFile } from './snapshot-file.js';
 import { verifySnapshotTrust } from './snapshot-trust.js';
 
-/** Builds of a snapshot tried before answering that the head keeps moving. */
-const SNAPSHOT_ATTEMPTS = 5;
 /** How long a snapshot request waits for the block that certifies it. */
 const CERTIFY_WAIT_MS = 30_000;
 /** The most blocks a served snapshot may be behind the head: well inside the peers' history, and small enough that a follower replays little. */
@@ -18,11 +21,20 @@ export function snapshotMaxLag(syncHistoryBlocks: number): number {
   return Math.max(1, Math.min(100, Math.floor(syncHistoryBlocks / 2)));
 }
 
+/** A snapshot written out whole: its height, and the file a request streams. */
+interface SnapshotFile {
+  readonly height: number;
+  readonly path: string;
+}
+
 /**
  * `GET /api/v1/state/snapshot` (node only) and `GET /api/v1/checkpoints`, both signed with this
  * node's key. A snapshot of height h waits for block h + 1, whose certificate is what makes it
- * trustworthy, and is then served to every request until it is too old for a follower to fetch
- * the blocks after it from its peers' history (snapshots cost O(state) to build).
+ * trustworthy. It is written to a file under `dir` as the state is read (a LevelDB snapshot of
+ * height h, so commits meanwhile do not mix in) and streamed from that file to every request
+ * until it is too old for a follower to fetch the blocks after it from its peers' history: one
+ * read of the state per `snapshotMaxLag` blocks however many ask, and the node holds a chunk of
+ * it in memory at a time, never the whole state or its JSON.
  */
 export function registerSnapshotRoutes(
   routes: RouteTable,
@@ -32,25 +44,40 @@ export function registerSnapshotRoutes(
   trusted: ValidatorSet,
   checkpointInterval: number,
   syncHistoryBlocks: number,
+  dir: string,
 ): void {
-  let cached: StateSnapshot | null = null;
-  let building: Promise<StateSnapshot> | null = null;
+  let cached: SnapshotFile | null = null;
+  let building: Promise<SnapshotFile> | null = null;
   // A 503 stands until the head moves: a build reads the whole state, and asking again at the
   // same head would read it again to reach the same answer.
   let refused: { readonly head: number; readonly error: ChainError } | null = null;
   const maxLag = snapshotMaxLag(syncHistoryBlocks);
-  routes.get('/api/v1/state/snapshot', async () => {
+  // Files of an earlier run are not served: the cache starts empty, and so does the folder
+  // (once, at start-up, before any request).
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const current = async (): Promise<SnapshotFile> => {
     if (cached && chain.head.height - cached.height <= maxLag) return cached;
     if (refused && refused.head === chain.head.height) throw refused.error;
     // One build at a time: concurrent requests share it.
-    building ??= buildSnapshot(chain, signer, provider, trusted)
-      .then((s) => (cached = s))
+    building ??= buildSnapshot(chain, signer, provider, trusted, dir)
+      .then(async (s) => {
+        const old = cached;
+        cached = s;
+        // A stream already reading the old file keeps its open descriptor.
+        if (old && old.path !== s.path) await rm(old.path, { force: true });
+        return s;
+      })
       .catch((e: unknown) => {
         if (e instanceof ChainError && e.status === 503) refused = { head: chain.head.height, error: e };
         throw e;
       })
       .finally(() => (building = null));
     return building;
+  };
+  routes.get('/api/v1/state/snapshot', async () => {
+    const file = await open((await current()).path, 'r');
+    return streamReply(fileChunks(file), { contentType: JSON_CONTENT_TYPE });
   });
 
   const signatures = new Map<number, string>();
@@ -73,31 +100,42 @@ export function registerSnapshotRoutes(
   });
 }
 
-async function buildSnapshot(chain: Chain, signer: { address: string; keys: KeyPair }, provider: SignatureProvider, trusted: ValidatorSet): Promise<StateSnapshot> {
-  // State is read live, so a commit during the read would mix two heights: the build is
-  // discarded and tried again at the new head, and only a chain that keeps moving faster than
-  // a snapshot can be read gets the 404.
-  for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
-    const height = chain.head.height;
+/** A file's bytes in chunks as the client takes them; the file is closed at the end or on a cut connection. */
+async function* fileChunks(file: FileHandle): AsyncIterable<Uint8Array> {
+  try {
+    for await (const chunk of file.createReadStream({ autoClose: false })) yield chunk as Buffer;
+  } finally {
+    await file.close();
+  }
+}
+
+async function buildSnapshot(chain: Chain, signer: { address: string; keys: KeyPair }, provider: SignatureProvider, trusted: ValidatorSet, dir: string): Promise<SnapshotFile> {
+  // One consistent view: its height and its state are the same block's, whatever commits while
+  // the file is written.
+  const view = await chain.stateView();
+  try {
+    const height = view.head.height;
     if (height < 1) throw notFound('no block committed yet');
-    const entries = (await chain.stateEntries()).map(([k, v]) => [k, toHex(v)] as [string, string]);
     const block = await chain.store.getBlock(height);
-    if (!block || chain.head.height !== height) continue;
+    if (!block) throw new Error(`store integrity: block ${height} is committed but cannot be read`);
     if (!(await committedPast(chain, height, CERTIFY_WAIT_MS))) {
       throw unavailable(`block ${height + 1}, whose certificate vouches for the snapshot of height ${height}, is not committed yet`, 'retry when the chain makes progress');
     }
     const next = await chain.store.getBlock(height + 1);
     if (!next) throw new Error(`store integrity: block ${height + 1} is committed but cannot be read`);
     const commit = await chain.store.getCommit(height + 1);
-    const snapshot = signSnapshot({ chain_id: chain.chainId, block, entries, certifying: { block: next, commit } }, signer, provider);
+    const blocks = snapshotBlocks({ chain_id: chain.chainId, block, certifying: { block: next, commit } });
     // A certificate holds the first > 2/3 of precommits this node collected; once the set has
     // moved on from genesis, those may hold too little genesis power for a follower to trust.
-    // Saying so here is better than serving megabytes the follower must refuse.
-    const trust = await verifySnapshotTrust(snapshot, block, trusted, provider);
+    // Saying so before the state is read is better than serving megabytes the follower must refuse.
+    const trust = await verifySnapshotTrust({ ...blocks, signer: signer.address, public_key: toHex(signer.keys.publicKey) }, block, trusted, provider, view.state);
     if (!trust.ok) throw unavailable(`a node that trusts the genesis validators would refuse this snapshot: ${trust.reason}`, 'start the node without --snapshot-from and let it replay blocks from its peers');
-    return snapshot;
+    const path = join(dir, `snapshot-${height}.json`);
+    await writeSnapshotFile(path, view, blocks, signer, provider);
+    return { height, path };
+  } finally {
+    await view.close();
   }
-  throw notFound('the head moved while the snapshot was built; retry');
 }
 
 /** Resolves true once a block above `height` is committed, false after `ms` without one. */

@@ -8,8 +8,11 @@ import { certificateFromJson } from '../consensus/wire.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import type { SignatureProvider } from '../crypto/provider.js';
-import type { StateSource } from '../state/overlay.js';
+import { applyScanOptions, type StateSource } from '../state/overlay.js';
 import { checkSnapshot, decodeStoredBlock, type StateSnapshot } from './snapshot.js';
+
+/** What trust is judged on besides the state: the head of a snapshot, signature aside. */
+export type SnapshotTrustFields = Pick<StateSnapshot, 'chain_id' | 'height' | 'state_root' | 'signer' | 'public_key' | 'certifying_block' | 'certifying_commit'>;
 
 /** The validators a node trusts before it has any state: the genesis set, power = stake. */
 export function genesisTrust(genesis: GenesisDoc): ValidatorSet {
@@ -32,8 +35,11 @@ export function genesisTrust(genesis: GenesisDoc): ValidatorSet {
  * A block of a one-validator network stored by a build whose producer signed no certificate has
  * none; a snapshot it certifies is accepted on that validator's own signature only when it alone
  * holds more than 2/3 of the trusted power, which is what a certificate would have proved.
+ *
+ * `state` is the snapshot's state (a receiver's: its entries; the serving node's: its own view),
+ * read only for the validator set that signs h + 1.
  */
-export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, trusted: ValidatorSet, provider: SignatureProvider): Promise<VerifyResult> {
+export async function verifySnapshotTrust(s: SnapshotTrustFields, block: BlockRecord, trusted: ValidatorSet, provider: SignatureProvider, state: StateSource): Promise<VerifyResult> {
   const next = s.height + 1;
   if (s.certifying_commit === undefined) {
     const signerKey = trusted.publicKeyOf(s.signer);
@@ -57,7 +63,7 @@ export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, 
 
   let signing: ValidatorSet;
   try {
-    signing = await signingSet(s.entries, next);
+    signing = await signingSet(state, next);
   } catch (e) {
     return { ok: false, reason: `snapshot's validator set is malformed: ${(e as Error).message}` };
   }
@@ -82,7 +88,7 @@ export async function verifySnapshotTrust(s: StateSnapshot, block: BlockRecord, 
 export async function acceptSnapshot(body: unknown, chainId: string, trusted: ValidatorSet, provider: SignatureProvider): Promise<{ ok: true; snapshot: StateSnapshot; block: BlockRecord } | { ok: false; reason: string }> {
   const checked = checkSnapshot(body, chainId, provider);
   if (!checked.ok) return checked;
-  const trust = await verifySnapshotTrust(checked.snapshot, checked.block, trusted, provider);
+  const trust = await verifySnapshotTrust(checked.snapshot, checked.block, trusted, provider, entriesSource(checked.snapshot.entries));
   return trust.ok ? checked : { ok: false, reason: trust.reason };
 }
 
@@ -91,8 +97,8 @@ export async function acceptSnapshot(body: unknown, chainId: string, trusted: Va
  * bytes, so every record is checked for the types the kernel would have written before any
  * arithmetic touches it; anything else throws, and the caller refuses the snapshot.
  */
-async function signingSet(entries: ReadonlyArray<readonly [string, string]>, height: number): Promise<ValidatorSet> {
-  const rows = (await ValidatorHistory.read(entriesSource(entries))).setAt(height);
+async function signingSet(state: StateSource, height: number): Promise<ValidatorSet> {
+  const rows = (await ValidatorHistory.read(state)).setAt(height);
   if (rows.length === 0) throw new Error('it has no validators');
   for (const v of rows) if (typeof v.power !== 'bigint') throw new TypeError(`power of ${v.address} is not an integer`);
   // The set's constructor refuses a key that is not hex.
@@ -107,6 +113,6 @@ function entriesSource(entries: ReadonlyArray<readonly [string, string]>): State
       const e = entries.find(([k]) => k === key);
       return e === undefined ? undefined : decoded(e)[1];
     },
-    scan: async (prefix) => entries.filter(([k]) => k.startsWith(prefix)).map(decoded),
+    scan: async (prefix, options) => applyScanOptions(entries.filter(([k]) => k.startsWith(prefix)).map(decoded), options),
   };
 }

@@ -2,6 +2,7 @@ import { blockHash } from '../chain/block-hash.js';
 import { canonicalJson } from '../codec/json.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { parseHex, toHex } from '../codec/hex.js';
+import { createHash } from 'node:crypto';
 import { sha3Hex0x } from '../crypto/hash.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { BlockRecord } from '../chain/types.js';
@@ -38,6 +39,9 @@ export interface StateSnapshot {
   certifying_commit?: unknown;
 }
 
+/** Everything but the entries: what is signed (with `entries_hash`) and what trust is judged on. */
+export type SnapshotHead = Omit<StateSnapshot, 'entries'>;
+
 /** Block h + 1 and its stored certificate (the consensus layer's JSON bytes), when it has one. */
 export interface CertifyingBlock {
   readonly block: BlockRecord;
@@ -55,29 +59,61 @@ export function entriesHash(entries: Array<[string, string]>): string {
   return sha3Hex0x(canonicalJson(entries));
 }
 
+/** The canonical JSON of one entry, as `canonicalJson` writes it inside the entries array. */
+export function entryJson(key: string, valueHex: string): string {
+  return `[${JSON.stringify(key)},${JSON.stringify(valueHex)}]`;
+}
+
+/**
+ * `entriesHash` fed one entry at a time, so the entries of a whole state never need to be held
+ * together: the SHA3-256 of `[` + the entries' canonical JSON joined by `,` + `]`.
+ */
+export class EntriesHasher {
+  private readonly h = createHash('sha3-256').update('[');
+  private count = 0;
+
+  add(entryText: string): void {
+    this.h.update(this.count++ === 0 ? entryText : ',' + entryText);
+  }
+
+  digest(): string {
+    return '0x' + this.h.update(']').digest('hex');
+  }
+}
+
+/** What a snapshot says before its entries are read: every field but the entries' hash and the signature. */
+export type SnapshotBlocks = Omit<SnapshotHead, 'entries_hash' | 'signer' | 'public_key' | 'signature'>;
+
+export function snapshotBlocks(base: { chain_id: string; block: BlockRecord; certifying?: CertifyingBlock | undefined }): SnapshotBlocks {
+  const certifying = base.certifying;
+  return {
+    chain_id: base.chain_id,
+    height: base.block.header.height,
+    block_hash: base.block.hash,
+    state_root: base.block.state_root,
+    block: decoder.decode(blockCodec.encode(base.block)),
+    ...(certifying ? { certifying_block: decoder.decode(blockCodec.encode(certifying.block)) } : {}),
+    ...(certifying?.commit ? { certifying_commit: JSON.parse(decoder.decode(certifying.commit)) as unknown } : {}),
+  };
+}
+
+/** The head of a snapshot, signed: every field but the entries, whose hash it carries. */
+export function signSnapshotHead(blocks: SnapshotBlocks, entries_hash: string, signer: { address: string; keys: KeyPair }, provider: SignatureProvider): SnapshotHead {
+  return {
+    ...blocks,
+    entries_hash,
+    signer: signer.address,
+    public_key: toHex(signer.keys.publicKey),
+    signature: toHex(provider.sign(snapshotMessage({ ...blocks, entries_hash }), signer.keys.secretKey)),
+  };
+}
+
 export function signSnapshot(
   base: { chain_id: string; block: BlockRecord; entries: Array<[string, string]>; certifying?: CertifyingBlock },
   signer: { address: string; keys: KeyPair },
   provider: SignatureProvider,
 ): StateSnapshot {
-  const certifying = base.certifying;
-  const partial = {
-    chain_id: base.chain_id,
-    height: base.block.header.height,
-    block_hash: base.block.hash,
-    state_root: base.block.state_root,
-    entries_hash: entriesHash(base.entries),
-  };
-  return {
-    ...partial,
-    block: decoder.decode(blockCodec.encode(base.block)),
-    entries: base.entries,
-    signer: signer.address,
-    public_key: toHex(signer.keys.publicKey),
-    signature: toHex(provider.sign(snapshotMessage(partial), signer.keys.secretKey)),
-    ...(certifying ? { certifying_block: decoder.decode(blockCodec.encode(certifying.block)) } : {}),
-    ...(certifying?.commit ? { certifying_commit: JSON.parse(decoder.decode(certifying.commit)) as unknown } : {}),
-  };
+  return { ...signSnapshotHead(snapshotBlocks(base), entriesHash(base.entries), signer, provider), entries: base.entries };
 }
 
 /**

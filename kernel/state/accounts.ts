@@ -43,11 +43,26 @@ export interface AccountsReader {
   mainKeys(address: string, derivedKey?: string): Promise<KeySet>;
 }
 
+/** How a plugin's transfer may be treated while a transaction runs (kernel/chain/value-moves.ts). */
+export interface TransferOptions {
+  /**
+   * A plain payment: nothing is given for the coins, so a `beforeTransfer` tap (the sentinel)
+   * may hold them and credit `to` later (a transfer to a `.node` credited to its owner). Leave it
+   * out when the recipient acts on the coins at once (a call's value, a deposit, an escrow).
+   */
+  readonly payment?: boolean;
+}
+
 export interface AccountsWriter extends AccountsReader {
   credit(address: string, amount: bigint): Promise<void>;
   /** Throws a 400 ChainError when the balance is short. */
   debit(address: string, amount: bigint): Promise<void>;
-  transfer(from: string, to: string, amount: bigint): Promise<void>;
+  /**
+   * In a transaction's context, coins leaving its signing account for another account are shown
+   * to `beforeTransfer` first (a tap may refuse, or hold a `payment`) and counted as what the
+   * transaction took from the account.
+   */
+  transfer(from: string, to: string, amount: bigint, options?: TransferOptions): Promise<void>;
   /** Binds (or rebinds) the key that may sign for `address`: lowercase hex ML-DSA-65 public key. */
   bindKey(address: string, publicKeyHex: string): Promise<void>;
   /** Writes balance, nonce and tx_count; `public_key` is ignored (a binding changes only through bindKey). */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StateOverlay, type StateSource } from './overlay.js';
+import { applyScanOptions, StateOverlay, type StateSource } from './overlay.js';
 import { jsonRecord } from './record-codec.js';
 
 const enc = new TextEncoder();
@@ -30,4 +30,34 @@ test('records keep bigints exact and refuse floats', () => {
   const v = { x: 2n ** 80n, y: 'z' };
   assert.deepEqual(c.decode(c.encode(v)), v);
   assert.throws(() => jsonRecord<{ f: number }>().encode({ f: 0.5 }), /integers only/);
+});
+
+test('a bounded scan merges the overlay\'s writes and returns exactly the first rows in its direction, asking the parent for no more than it needs', async () => {
+  const rows: Array<[string, Uint8Array]> = ['p/1', 'p/2', 'p/3', 'p/4', 'p/5'].map((k) => [k, enc.encode(k)]);
+  const asked: Array<number | undefined> = [];
+  const parent: StateSource = {
+    get: async (k) => rows.find(([r]) => r === k)?.[1],
+    scan: async (p, o) => {
+      asked.push(o?.limit);
+      return applyScanOptions(rows.filter(([k]) => k.startsWith(p)), o);
+    },
+  };
+  const block = new StateOverlay(parent);
+  block.delete('p/1');
+  block.delete('p/2');
+  block.set('p/25', enc.encode('new'));
+  const tx = block.child();
+  tx.delete('p/3');
+  tx.set('p/0', enc.encode('zero'));
+  const keys = async (o?: { reverse?: boolean; limit?: number }) => (await tx.scan('p/', o)).map(([k]) => k);
+  assert.deepEqual(await keys(), ['p/0', 'p/25', 'p/4', 'p/5']);
+  assert.deepEqual(await keys({ limit: 2 }), ['p/0', 'p/25']);
+  assert.deepEqual(await keys({ limit: 3 }), ['p/0', 'p/25', 'p/4']);
+  assert.deepEqual(await keys({ reverse: true, limit: 2 }), ['p/5', 'p/4']);
+  assert.deepEqual(await keys({ reverse: true }), ['p/5', 'p/4', 'p/25', 'p/0']);
+  assert.deepEqual(await keys({ limit: 0 }), []);
+  // The committed source was asked for the page plus what each overlay level deleted (1 + 2).
+  asked.length = 0;
+  await keys({ limit: 2 });
+  assert.deepEqual(asked, [2 + 1 + 2]);
 });

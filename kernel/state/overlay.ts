@@ -6,8 +6,25 @@
  */
 export interface StateSource {
   get(key: string): Promise<Uint8Array | undefined>;
-  /** Every live key with the prefix, ascending by key, with its value. */
-  scan(prefix: string): Promise<Array<[string, Uint8Array]>>;
+  /**
+   * Live keys with the prefix and their values, ascending by key (descending with `reverse`),
+   * at most `limit` of them: a read of a page costs the page, not the whole prefix.
+   */
+  scan(prefix: string, options?: ScanOptions): Promise<Array<[string, Uint8Array]>>;
+}
+
+/** A bounded scan: the first `limit` keys in the scan's direction (all when absent). */
+export interface ScanOptions {
+  readonly reverse?: boolean;
+  readonly limit?: number;
+}
+
+const byKey = (a: readonly [string, unknown], b: readonly [string, unknown]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
+/** `rows` (ascending by key) in the order and number `options` ask: for sources that hold every row at hand. */
+export function applyScanOptions<T extends readonly [string, unknown]>(rows: T[], options: ScanOptions = {}): T[] {
+  const ordered = options.reverse ? [...rows].reverse() : rows;
+  return options.limit === undefined ? ordered : ordered.slice(0, Math.max(0, options.limit));
 }
 
 export class StateOverlay implements StateSource {
@@ -28,16 +45,29 @@ export class StateOverlay implements StateSource {
     this.writes.set(key, null);
   }
 
-  async scan(prefix: string): Promise<Array<[string, Uint8Array]>> {
-    const merged = new Map<string, Uint8Array>();
-    for (const [k, v] of await this.parent.scan(prefix)) merged.set(k, v);
+  /**
+   * The parent's rows merged with this overlay's writes. With a `limit`, the parent is asked for
+   * `limit` plus the number of keys this overlay deleted under the prefix: the deletions can hide
+   * at most that many of its rows, and every key this overlay set is merged in whatever the
+   * parent returns, so the first `limit` merged rows are exact and the read stays bounded.
+   */
+  async scan(prefix: string, options: ScanOptions = {}): Promise<Array<[string, Uint8Array]>> {
+    const own: Array<[string, Uint8Array | null]> = [];
+    let deleted = 0;
     for (const [k, v] of this.writes) {
       if (!k.startsWith(prefix)) continue;
+      own.push([k, v]);
+      if (v === null) deleted++;
+    }
+    const ask = options.limit === undefined ? options : { ...options, limit: options.limit + deleted };
+    const merged = new Map<string, Uint8Array>();
+    for (const [k, v] of await this.parent.scan(prefix, ask)) merged.set(k, v);
+    for (const [k, v] of own) {
       if (v === null) merged.delete(k);
       else merged.set(k, v);
     }
     // Sorted explicitly: consensus code must never depend on Map insertion order.
-    return [...merged.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return applyScanOptions([...merged.entries()].sort(byKey), options);
   }
 
   /** A child overlay for one transaction. */
@@ -68,6 +98,6 @@ export class StateOverlay implements StateSource {
 
   /** The writes of this overlay, sorted by key: what a block commits. */
   changes(): Array<[string, Uint8Array | null]> {
-    return [...this.writes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return [...this.writes.entries()].sort(byKey);
   }
 }

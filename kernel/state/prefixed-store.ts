@@ -1,4 +1,4 @@
-import type { StateOverlay, StateSource } from './overlay.js';
+import type { ScanOptions, StateOverlay, StateSource } from './overlay.js';
 import type { RecordCodec } from './record-codec.js';
 import { jsonRecord } from './record-codec.js';
 
@@ -11,8 +11,12 @@ export interface ReadonlyStore {
   readonly namespace: string;
   get(key: string): Promise<Uint8Array | undefined>;
   getRecord<T>(key: string, codec?: RecordCodec<T>): Promise<T | undefined>;
-  /** Keys (without the namespace) and values under `prefix`, ascending. */
-  scan(prefix?: string): Promise<Array<[string, Uint8Array]>>;
+  /**
+   * Keys (without the namespace) and values under `prefix`, ascending (descending with
+   * `reverse`); with `limit`, only the first that many, read without touching the rest (a page
+   * of a long list costs the page).
+   */
+  scan(prefix?: string, options?: ScanOptions): Promise<Array<[string, Uint8Array]>>;
 }
 
 export interface Store extends ReadonlyStore {
@@ -37,9 +41,9 @@ export function readonlyStore(source: StateSource, namespace: string): ReadonlyS
       const bytes = await source.get(full(key));
       return bytes === undefined ? undefined : codec.decode(bytes);
     },
-    async scan(prefix = '') {
+    async scan(prefix = '', options?: ScanOptions) {
       const cut = namespace.length + 1;
-      return (await source.scan(full(prefix))).map(([k, v]) => [k.slice(cut), v] as [string, Uint8Array]);
+      return (await source.scan(full(prefix), options)).map(([k, v]) => [k.slice(cut), v] as [string, Uint8Array]);
     },
   };
 }

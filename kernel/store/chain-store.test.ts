@@ -43,6 +43,8 @@ function blockAt(height: number, txs: readonly Tx[], salt = 0): BlockRecord {
       base_fee: 1n,
       shard: 0,
       evidence_hash: hex64(0, 3),
+      validators_hash: hex64(0, 4),
+      next_validators_hash: hex64(0, 4),
     },
     hash: hex64(height, salt),
     state_root: hex64(height, 2),

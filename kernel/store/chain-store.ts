@@ -1,9 +1,9 @@
 import type { BlockEvent, BlockRecord, CommittedBlock, DecidedCommit, Receipt, Tx } from '../chain/types.js';
 import type { IndexWrite } from '../chain/index-stage.js';
-import type { StateSource } from '../state/overlay.js';
+import type { ScanOptions, StateSource } from '../state/overlay.js';
 import { jsonRecord } from '../state/record-codec.js';
 import { txFieldsFromRecord, txFromRecord, txToRecord, type TxFields, type TxRecord } from '../tx/record.js';
-import type { KvOp, KvStore } from './kv.js';
+import type { KvIterateOptions, KvOp, KvStore } from './kv.js';
 import { LRUCache } from 'lru-cache';
 import { LOG_START, POINTER_BYTES, decodePointer, encodePointer, type LogPosition, type TextPointer, type TxTextLog } from './tx-text-log.js';
 import {
@@ -113,6 +113,34 @@ export interface ChainMeta {
   block_hash: string;
   total_txs: number;
   total_burned: bigint;
+}
+
+/**
+ * Committed state as of one instant: the head it belongs to and its entries, read consistently
+ * however long the read takes and whatever is committed meanwhile (a LevelDB snapshot). Close it
+ * when done: an open view holds back the store's compaction.
+ */
+export interface StateView {
+  readonly head: Readonly<ChainMeta>;
+  readonly state: StateSource;
+  /** Every entry, ascending by key, read as the caller pulls them (never all held at once). */
+  entries(): AsyncIterable<[string, Uint8Array]>;
+  close(): Promise<void>;
+}
+
+/** State entries under `prefix` read through `kv` (the store or a snapshot of it). */
+async function* stateEntriesOf(kv: { iterate(o: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> }, prefix: string, options: ScanOptions = {}): AsyncIterable<[string, Uint8Array]> {
+  if (options.limit !== undefined && options.limit <= 0) return;
+  const start = stateKey(prefix);
+  const cut = PREFIX.state.length;
+  const range = { gte: start, lt: prefixEnd(start), ...(options.reverse ? { reverse: true } : {}), ...(options.limit !== undefined ? { limit: options.limit } : {}) };
+  for await (const [k, v] of kv.iterate(range)) yield [decoder.decode(k).slice(cut), v];
+}
+
+async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const r of rows) out.push(r);
+  return out;
 }
 
 /** One page of a transaction list, newest first, and how many transactions the list holds in all. */
@@ -246,14 +274,25 @@ export class ChainStore {
       this.stateCache.set(key, value ?? ABSENT);
       return value;
     },
-    scan: async (prefix) => {
-      const start = stateKey(prefix);
-      const out: Array<[string, Uint8Array]> = [];
-      const cut = PREFIX.state.length;
-      for await (const [k, v] of this.kv.iterate({ gte: start, lt: prefixEnd(start) })) out.push([decoder.decode(k).slice(cut), v]);
-      return out;
-    },
+    scan: (prefix, options) => collect(stateEntriesOf(this.kv, prefix, options)),
   };
+
+  /** Committed state and its head as they are now, for a long read that must see one block's state only. */
+  async stateView(): Promise<StateView> {
+    const snap = this.kv.snapshot();
+    try {
+      const raw = await snap.get(metaKey('chain'));
+      return {
+        head: raw ? metaCodec.decode(raw) : GENESIS_META,
+        state: { get: (key) => snap.get(stateKey(key)), scan: (prefix, options) => collect(stateEntriesOf(snap, prefix, options)) },
+        entries: () => stateEntriesOf(snap, ''),
+        close: () => snap.close(),
+      };
+    } catch (e) {
+      await snap.close();
+      throw e;
+    }
+  }
 
   async getBlock(height: number): Promise<BlockRecord | undefined> {
     const raw = this.recentBlockBytes.get(height) ?? (await this.kv.get(blockKey(height)));
@@ -426,7 +465,7 @@ export class ChainStore {
       put(txByAddressKey(tx.from, height, i), entry);
       if (tx.to !== tx.from) put(txByAddressKey(tx.to, height, i), entry);
       const sender = await totalsOf(tx.from);
-      sender.fees += receipt.fee + (receipt.storage_fee ?? 0n);
+      sender.fees += receipt.fee + (receipt.unused_gas_fee ?? 0n) + (receipt.storage_fee ?? 0n);
       if (receipt.status === 'confirmed' && tx.value > 0n) {
         sender.sent += tx.value;
         sender.sent_count++;

@@ -6,6 +6,12 @@
  */
 export interface KvReader {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  /**
+   * Several keys in one call, answers in the order asked. Optional: a reader without it is read
+   * key by key. LevelDB answers a batch in one trip to its thread pool, which is what lets the
+   * state tree read a whole level of a block's paths at once.
+   */
+  getMany?(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>>;
 }
 
 export interface KvBatch {
@@ -20,8 +26,19 @@ export interface KvIterateOptions {
   limit?: number;
 }
 
+/**
+ * The store as it was at one instant, read while writes go on (LevelDB's snapshots): what a
+ * long read that must not mix two blocks' writes uses. Closing it lets the store reclaim space.
+ */
+export interface KvSnapshot extends KvReader {
+  iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+  close(): Promise<void>;
+}
+
 export interface KvStore extends KvReader {
   iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /** A consistent view of the store as it is now. */
+  snapshot(): KvSnapshot;
   /** Applies every put and del atomically, durably (fsync) when `sync` is set. */
   write(ops: readonly KvOp[], sync: boolean): Promise<void>;
   close(): Promise<void>;

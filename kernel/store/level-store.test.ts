@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LevelStore } from './level-store.js';
+import { LevelStore, MemoryStore } from './level-store.js';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array | undefined): string | undefined => (b ? new TextDecoder().decode(b) : undefined);
@@ -44,4 +44,23 @@ test('LevelStore: a batch with a bad operation writes nothing', async (t) => {
   assert.equal(await db.get(bytes('k/1')), undefined, 'the good op before the bad one was not written');
   await db.write([{ type: 'put', key: bytes('k/1'), value: bytes('y') }], true);
   assert.equal(text(await db.get(bytes('k/1'))), 'y', 'the store still takes writes');
+});
+
+test('LevelStore and MemoryStore snapshots: reads through one see the store as it was, whatever is written after', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'level-store-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const level = await LevelStore.open(dir);
+  t.after(() => level.close());
+  for (const db of [level, new MemoryStore()]) {
+    await db.write([{ type: 'put', key: bytes('s/1'), value: bytes('one') }, { type: 'put', key: bytes('s/2'), value: bytes('two') }], true);
+    const snap = db.snapshot();
+    await db.write([{ type: 'del', key: bytes('s/1') }, { type: 'put', key: bytes('s/2'), value: bytes('deux') }, { type: 'put', key: bytes('s/3'), value: bytes('three') }], true);
+    const seen: string[] = [];
+    for await (const [k, v] of snap.iterate({ gte: bytes('s/'), lt: bytes('s0') })) seen.push(`${text(k)}=${text(v)}`);
+    assert.deepEqual(seen, ['s/1=one', 's/2=two']);
+    assert.equal(text(await snap.get(bytes('s/2'))), 'two');
+    assert.equal(await snap.get(bytes('s/3')), undefined);
+    assert.equal(text(await db.get(bytes('s/2'))), 'deux', 'the store itself moved on');
+    await snap.close();
+  }
 });

@@ -1,5 +1,5 @@
 import { ClassicLevel } from 'classic-level';
-import type { KvIterateOptions, KvOp, KvStore } from './kv.js';
+import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from './kv.js';
 
 /** classic-level (LevelDB) behind the KvStore surface, with binary keys and values. */
 export class LevelStore implements KvStore {
@@ -16,18 +16,39 @@ export class LevelStore implements KvStore {
     return v ?? undefined;
   }
 
-  async *iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+  async getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
+    if (keys.length === 0) return [];
+    const values = await this.db.getMany([...keys]);
+    return values.map((v) => v ?? undefined);
+  }
+
+  iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    return this.iterateAt(options, undefined);
+  }
+
+  private async *iterateAt(options: KvIterateOptions, snapshot: ReturnType<ClassicLevel<Uint8Array, Uint8Array>['snapshot']> | undefined): AsyncIterable<[Uint8Array, Uint8Array]> {
     const it = this.db.iterator({
       ...(options.gte ? { gte: options.gte } : {}),
       ...(options.lt ? { lt: options.lt } : {}),
       reverse: options.reverse ?? false,
       limit: options.limit ?? -1,
+      ...(snapshot ? { snapshot } : {}),
     });
     try {
       for await (const [k, v] of it) yield [k, v];
     } finally {
       await it.close();
     }
+  }
+
+  /** LevelDB's explicit snapshot: reads through it never see a write made after it was taken. */
+  snapshot(): KvSnapshot {
+    const snapshot = this.db.snapshot();
+    return {
+      get: async (key) => (await this.db.get(key, { snapshot })) ?? undefined,
+      iterate: (options) => this.iterateAt(options, snapshot),
+      close: () => snapshot.close(),
+    };
   }
 
   async write(ops: readonly KvOp[], sync: boolean): Promise<void> {
@@ -73,6 +94,13 @@ export class MemoryStore implements KvStore {
       const v = this.map.get(k);
       if (v) yield [Uint8Array.from(Buffer.from(k, 'hex')), v];
     }
+  }
+
+  /** A copy: later writes to this store do not reach it. */
+  snapshot(): KvSnapshot {
+    const copy = new MemoryStore();
+    for (const [k, v] of this.map) copy.map.set(k, v);
+    return { get: (key) => copy.get(key), iterate: (options) => copy.iterate(options), close: async () => undefined };
   }
 
   async write(ops: readonly KvOp[]): Promise<void> {

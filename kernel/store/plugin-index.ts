@@ -1,23 +1,15 @@
 import type { IndexWrite } from '../chain/index-stage.js';
+import type { ScanOptions } from '../state/overlay.js';
 import { readonlyStore, type ReadonlyStore } from '../state/prefixed-store.js';
 import type { KvOp, KvStore } from './kv.js';
 import { PREFIX, pluginIndexKey, prefixEnd } from './keys.js';
 
-export interface ScanOptions {
-  readonly reverse?: boolean;
-  readonly limit?: number;
-}
-
 /**
  * What a plugin's routes read of the node-local index its consensus taps wrote (`ctx.index`):
- * the reads of its state namespace, and scans that run backwards and stop early, since an index
- * is often a list read newest first a page at a time. It describes exactly the blocks this node
- * committed: each block's index writes went into that block's batch.
+ * the reads of its state namespace, bounded scans included. It describes exactly the blocks this
+ * node committed: each block's index writes went into that block's batch.
  */
-export interface IndexReader extends ReadonlyStore {
-  /** Keys (without the namespace) and values under `prefix`, ascending unless `reverse`. */
-  scan(prefix?: string, options?: ScanOptions): Promise<Array<[string, Uint8Array]>>;
-}
+export type IndexReader = ReadonlyStore;
 
 const decoder = new TextDecoder();
 
@@ -29,12 +21,7 @@ export function pluginIndexReader(kv: KvStore, namespace: string): IndexReader {
     for await (const [k, v] of kv.iterate({ gte: start, lt: prefixEnd(start), ...options })) out.push([decoder.decode(k).slice(PREFIX.pluginIndex.length), v]);
     return out;
   };
-  const store = readonlyStore({ get: (key) => kv.get(pluginIndexKey(key)), scan }, namespace);
-  const cut = namespace.length + 1;
-  return {
-    ...store,
-    scan: async (prefix = '', options = {}) => (await scan(`${namespace}/${prefix}`, options)).map(([k, v]) => [k.slice(cut), v] as [string, Uint8Array]),
-  };
+  return readonlyStore({ get: (key) => kv.get(pluginIndexKey(key)), scan }, namespace);
 }
 
 /** Staged index writes as operations of the batch that commits their block. */

@@ -14,7 +14,7 @@ const hash = (n: number): string => '0x' + n.toString(16).padStart(64, '0');
 
 /** An empty block: the activity index reads only its height and proposer. */
 function emptyBlock(height: number, proposer: string): BlockRecord {
-  const header = { chain_id: 'c', height, round: 0, parent_hash: hash(height - 1), proposer, timestamp: height, tx_root: hash(0), tx_count: 0, prev_state_root: hash(0), base_fee: 1n, shard: 0, evidence_hash: hash(0) };
+  const header = { chain_id: 'c', height, round: 0, parent_hash: hash(height - 1), proposer, timestamp: height, tx_root: hash(0), tx_count: 0, prev_state_root: hash(0), base_fee: 1n, shard: 0, evidence_hash: hash(0), validators_hash: hash(0), next_validators_hash: hash(0) };
   return { header, hash: hash(height), state_root: hash(0), gas_used: 0, fees_burned: 0n, tx_hashes: [], evidence: [] };
 }
 

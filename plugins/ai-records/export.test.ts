@@ -21,6 +21,7 @@ function syntheticSource(n: number): ExportSource {
       for (let id = fromId; id < fromId + count && id <= n; id++) out.push({ id, model: 'sentinel', kind: 'anomaly', subject: `0x${id}`, decision: 'anomalous:drain', confidence_bp: 8717n, height: id, timestamp: id, tx_hash: null, source_event: 'tx_anomaly' });
       return out;
     },
+    oracleCount: async () => n,
   };
 }
 
@@ -68,6 +69,21 @@ test('ranges: from/to are inclusive; txs, validators and oracle lines', async ()
   assert.deepEqual(await collect('validators', 5, 5), [{ height: 5, proposer: 'chain:validator-1.node', round: 0, timestamp: 1_700_000_001_000 }]);
   const oracle = await collect('oracle', 48, 60);
   assert.deepEqual(oracle.map((e) => [e.id, e.confidence]), [[48, 0.8717], [49, 0.8717], [50, 0.8717]]);
+});
+
+test('an oracle export of a late range reads the log from that height on, not from its first entry', async () => {
+  const src = syntheticSource(100_000);
+  const asked: number[] = [];
+  const read = src.oracle.bind(src);
+  src.oracle = async (fromId, count) => {
+    asked.push(count);
+    return read(fromId, count);
+  };
+  const ids: number[] = [];
+  for await (const c of exportLines('oracle', src, { from: 99_990, to: 99_995 })) for (const l of c.split('\n')) if (l) ids.push((JSON.parse(l) as { id: number }).id);
+  assert.deepEqual(ids, [99_990, 99_991, 99_992, 99_993, 99_994, 99_995]);
+  const entriesRead = asked.reduce((a, b) => a + b, 0);
+  assert.ok(entriesRead < 600, `${entriesRead} log entries read for 6 lines`);
 });
 
 test('the token: required as a Bearer header when AI_EXPORT_TOKEN is set', () => {

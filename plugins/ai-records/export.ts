@@ -16,6 +16,25 @@ export type ExportKind = (typeof EXPORT_KINDS)[number];
 export interface ExportSource extends Pick<ChainHistory, 'head' | 'block' | 'transactions'> {
   /** Log entries with ids in [fromId, fromId + count), as stored. */
   oracle(fromId: number, count: number): Promise<LogEntry[]>;
+  /** How many log entries there are (ids run from 1). */
+  oracleCount(): Promise<number>;
+}
+
+/**
+ * Id of the first log entry at or above `height`, by bisection: entries are appended block by
+ * block, so heights never fall as ids rise, and an export of a late range starts there instead of
+ * reading the log from its first entry (log2 of the log's length reads).
+ */
+async function firstOracleId(src: ExportSource, height: number): Promise<number> {
+  let lo = 1;
+  let hi = (await src.oracleCount()) + 1;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const e = (await src.oracle(mid, 1))[0];
+    if (e === undefined || e.height >= height) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 export interface HeightRange {
@@ -35,7 +54,7 @@ export async function* exportLines(kind: ExportKind, src: ExportSource, range: H
   };
   const line = (record: unknown): void => void buf.push(stringify(record) + '\n');
   if (kind === 'oracle') {
-    for (let id = 1; ; id += 500) {
+    for (let id = await firstOracleId(src, range.from); ; id += 500) {
       const entries = await src.oracle(id, 500);
       for (const e of entries) if (e.height >= range.from && e.height <= range.to) line(entryView(e));
       if (buf.length > 0) yield flush();
@@ -84,6 +103,7 @@ export function exportRoutes(routes: RouteTable, s: NodeServices, plugin: string
         for (let id = fromId; id < fromId + count && id <= n; id++) out.push((await ctx.store.getRecord<LogEntry>(entryPath(id)))!);
         return out;
       }),
+    oracleCount: () => s.query.run(plugin, (ctx) => logCount(ctx.store)),
   };
   for (const kind of EXPORT_KINDS) {
     routes.get(`/api/v1/ai/export/${kind}`, (req) => {

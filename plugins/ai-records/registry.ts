@@ -68,7 +68,7 @@ export const RegisterModelSchema = Type.Object(
     weights_hash: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
     architecture: Type.String({ minLength: 1, maxLength: 64 }),
     params_count: Type.Integer({ minimum: 0 }),
-    /** A fraction 0..1, at most 4 decimals. */
+    /** A fraction 0..1, at most 4 decimals (the decimals are judged in `check`, before the role: decisions.md §92). */
     accuracy: Type.Number({ minimum: 0, maximum: 1 }),
   },
   { additionalProperties: false },
@@ -102,9 +102,11 @@ export const registerModel = defineOperation({
   value: null,
   gas: 50,
   async check(ctx, op) {
+    // decisions.md §92: the body is judged before the role, so a malformed one is 400 whoever
+    // sends it (the schema has already held accuracy to a JSON number from 0 to 1).
+    if (accuracyBp(op.body.accuracy) === undefined) return badRequest(`accuracy ${op.body.accuracy} has more than 4 decimals: a fraction from 0 to 1 with at most 4 decimals, e.g. 0.9512`);
     const power = await validatorPower(ctx);
     if (!power.has(op.actor)) return forbidden(`${op.actor} is not an active validator: only validators register models`);
-    if (accuracyBp(op.body.accuracy) === undefined) return badRequest(`accuracy ${op.body.accuracy} has more than 4 decimals`);
     const e = await ctx.store.getRecord<ModelEntry>(modelPath(modelId(op.body.name, op.body.version, op.body.weights_hash)));
     if (e?.votes.includes(op.actor)) return conflict(`${op.actor} already registered ${op.body.name} ${op.body.version} with this weights_hash`);
     return undefined;

@@ -1,4 +1,4 @@
-import { notFound, pageOf, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { notFound, pageOf, stateKey, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { entryPath, entryView, logCount, type LogEntry } from './log.js';
 import { MODELS_PREFIX, modelPath, modelView, type ModelEntry } from './registry.js';
 
@@ -39,7 +39,7 @@ export function aiRecordsRoutes(routes: RouteTable, s: NodeServices, plugin: str
       if (!e) throw notFound(`no decision log entry ${req.params.id}`);
       return entryView(e);
     });
-  });
+  }, { proves: (req) => [stateKey(plugin, entryPath(Number(req.params.id)))] });
   routes.get('/api/v1/models/registry', (req) => {
     const { limit, offset } = pageOf(req.query, 100, 100);
     return s.query.run(plugin, async (ctx) => {
@@ -56,5 +56,6 @@ export function aiRecordsRoutes(routes: RouteTable, s: NodeServices, plugin: str
       if (!e) throw notFound(`no model registry entry ${req.params.id}`);
       return modelView(e);
     }),
+    { proves: (req) => [stateKey(plugin, modelPath(req.params.id!))] },
   );
 }

@@ -22,7 +22,7 @@ async function chain(): Promise<Fixture> {
 }
 
 const nonceOf = async (f: Fixture, w: Wallet): Promise<number> => Number((await f.account(w.address)).nonce) + 1;
-const plain = async (f: Fixture, w: Wallet, to: string, data: string, extra: { value?: number; gas_limit?: number } = {}) => signTransfer(w, { to, value: extra.value ?? 0, nonce: await nonceOf(f, w), data, version: 'v3', ...(extra.gas_limit !== undefined ? { gas_limit: extra.gas_limit } : {}) });
+const plain = async (f: Fixture, w: Wallet, to: string, data: string, extra: { value?: number; gas_limit?: number } = {}) => signTransfer(w, { to, value: extra.value ?? 0, nonce: await nonceOf(f, w), data, ...(extra.gas_limit !== undefined ? { gas_limit: extra.gas_limit } : {}) });
 
 async function receipt(f: Fixture, hash: string): Promise<Receipt> {
   const st = await f.chain.store.getTx(hash);
@@ -245,7 +245,7 @@ test('state growth is priced: a 256 KiB deploy pays at least 1 COIN of storage f
   assert.ok(big.length <= 262_144 && big.length > 262_000, `${big.length} bytes`);
   // The deploy operation (a plain transaction's data is capped below this size).
   let clock = 1_700_000_000_000;
-  const deploy = (w: Wallet): Record<string, unknown> => signOperation(w, { actor: w.address, target: DEPLOY_ADDRESS, nonce: ++clock, version: 'v3', body: { owner: w.address, bytecode_hex: toHex(big), gas_limit: DEPLOY_GAS } });
+  const deploy = (w: Wallet): Record<string, unknown> => signOperation(w, { kind: 'deploy', actor: w.address, target: DEPLOY_ADDRESS, nonce: ++clock, body: { owner: w.address, bytecode_hex: toHex(big), gas_limit: DEPLOY_GAS } });
   await assert.rejects(f.chain.admitOperation('deploy', deploy(poor), {}, 0), (e: unknown) => isChainError(e) && e.status === 400 && /insufficient balance for the storage fee/.test(e.message));
   const past = f.chain.rebuildTx('signed', f.operations.envelope('deploy', deploy(poor), {}), 1n, 0);
   f.chain.mempool.add(past);
@@ -255,10 +255,11 @@ test('state growth is priced: a 256 KiB deploy pays at least 1 COIN of storage f
   const failed = await receipt(f, past.hash);
   assert.equal(failed.status, 'failed');
   assert.match(failed.error!, /insufficient balance for the storage fee/);
-  assert.equal((await f.account(poor.address)).balance, 500_000n - failed.fee, 'the fee of the gas it used is kept');
+  const unused = (r: Receipt): bigint => r.unused_gas_fee ?? 0n;
+  assert.equal((await f.account(poor.address)).balance, 500_000n - failed.fee - unused(failed), 'the fee of the gas it used (and its unused limit\'s burn) is kept, no storage fee');
   const r = await receipt(f, paid.tx_hash);
   assert.equal(r.status, 'confirmed', r.error ?? '');
   assert.ok((r.storage_fee ?? 0n) >= 1_000_000n, `storage fee ${r.storage_fee} ucoin`);
-  assert.equal((await f.account(alice.address)).balance, before.balance - r.fee - r.storage_fee!);
-  assert.equal(b.fees_burned, failed.fee_burned + r.fee_burned + r.storage_fee!, 'the storage fee is burned in the block');
+  assert.equal((await f.account(alice.address)).balance, before.balance - r.fee - unused(r) - r.storage_fee!);
+  assert.equal(b.fees_burned, failed.fee_burned + unused(failed) + r.fee_burned + unused(r) + r.storage_fee!, 'the storage fee is burned in the block');
 });

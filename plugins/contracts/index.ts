@@ -1,9 +1,9 @@
-import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, NodeFault, pageOf, sha3Hex0x, storageFee, type NodeServices, type ReadContext } from '../../kernel/sdk.js';
+import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, NodeFault, pageOf, readParams, sha3Hex0x, stateKey, storageFee, type NodeServices, type ReadContext } from '../../kernel/sdk.js';
 import { callInput, deployFromData, deployRequest, type DeployRequest } from './calls.js';
 import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings, type Settings } from './execute.js';
-import { allContracts, codeKey, readContract, readMetered, type ContractRecord } from './store.js';
+import { allContracts, codeKey, contractKey, readContract, readMetered, type ContractRecord } from './store.js';
 import { loadTemplates } from './templates.js';
-import { ContractsOptionsSchema, DeployBody, parseCall, type ContractsOptions } from './schemas.js';
+import { ContractParams, ContractsOptionsSchema, DeployBody, parseCall, type ContractsOptions } from './schemas.js';
 import { duplicateJsonKey } from './json-keys.js';
 import { pooledRuntime, processThreads, threadRuntime, type ContractRuntime } from './runtime.js';
 
@@ -52,11 +52,11 @@ const feeOfLimit = (gasLimit: unknown, gasPrice: unknown, baseGas: number): bigi
 export const deployGate = new DeployGate();
 
 const deployOperation = defineOperation({
-  // decisions.md §17: the transaction type of a deploy is `deploy` (the socket method keeps part 1's name).
+  // decisions.md §17: the transaction type of a deploy is `deploy` (also the `<kind>` a v4 signature names, §94).
   name: 'deploy',
   description: 'deploys a WebAssembly contract (part 1, Contract execution 7 and 9)',
-  routes: [{ method: 'POST', path: '/api/v1/contracts/deploy' }],
-  socketMethod: 'deploy_contract',
+  // Part 1: Node only. The gateway's socket `deploy_contract` sends a deploy transaction instead.
+  routes: [{ method: 'POST', path: '/api/v1/contracts/deploy', nodeOnly: true }],
   schema: DeployBody,
   signsFor: DEPLOY_ADDRESS,
   value: null,
@@ -164,10 +164,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
 
     const s = api.services;
     const at = <T>(fn: Parameters<typeof s.query.run<T>>[1]): Promise<T> => s.query.run(api.name, fn);
-    const address = (raw: string | undefined): string => {
-      if (!isAddress(raw) || !raw.endsWith('.app')) throw badRequest(`"${raw}" is not a contract address (chain:<10 hex>.app)`);
-      return raw;
-    };
+    const address = (raw: string | undefined): string => readParams(ContractParams, { address: raw }).address;
     /**
      * A page of an index list, newest first, reading at most offset + limit + 1 entries (a
      * contract's whole history per request would let anyone make the node read it all). When
@@ -196,6 +193,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
             if (!rec) throw notFound(`no contract at ${req.params.address}`);
             return contractView(rec);
           }),
+          { proves: (req) => [stateKey(api.name, contractKey(req.params.address!))] },
         );
         routes.get('/api/v1/contracts/:address/events', async (req) => {
           const a = address(req.params.address);

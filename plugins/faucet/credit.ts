@@ -1,19 +1,9 @@
-import { badRequest, ChainError, conflict, deriveAddress, isAddress, isKeyDerivedAddress, ML_DSA65_PUBLIC_KEY_BYTES, parseHex, TEST_NETWORK_ONLY, type PluginEventSpec, type ReadContext, type Tx, type TxContext } from '../../kernel/sdk.js';
+import { badRequest, ChainError, conflict, deriveAddress, isAddress, isKeyDerivedAddress, ML_DSA65_PUBLIC_KEY_BYTES, parseHex, TEST_NETWORK_ONLY, type ReadContext, type Tx, type TxContext } from '../../kernel/sdk.js';
+import { faucetCredited } from './events.js';
 
 /** The system transaction a faucet request becomes; validated identically by every validator. */
 export const FAUCET_TX = 'faucet';
 export const FAUCET_SENDER = 'chain:system.faucet';
-
-/**
- * Part 2's `faucet` event, emitted when the credit is applied in a block (so a credit that fails
- * there announces nothing) and relayed by the gateway from the block's events.
- */
-export const FAUCET_EVENT: PluginEventSpec = {
-  type: 'faucet',
-  description: 'the faucet credited an address (the credit was applied in a committed block)',
-  fields: ['address', 'amount', 'tx_hash'],
-  socket: true,
-};
 
 export interface FaucetCredit {
   readonly address: string;
@@ -76,6 +66,5 @@ export async function applyCredit(ctx: TxContext, credit: FaucetCredit): Promise
   // key can be bound to it later.
   const acct = await ctx.accounts.get(credit.address);
   if (acct.public_key === undefined) await ctx.accounts.bindKey(credit.address, credit.publicKey);
-  // The amount as a bigint: served as a JSON integer, like every amount on the wire.
-  ctx.emit({ type: FAUCET_EVENT.type, data: { address: credit.address, amount: credit.amount, tx_hash: ctx.tx.hash } });
+  faucetCredited.emit(ctx, { address: credit.address, amount: credit.amount, tx_hash: ctx.tx.hash });
 }

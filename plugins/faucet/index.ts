@@ -1,7 +1,8 @@
 import { ConfigError, definePlugin, type NodeServices } from '../../kernel/sdk.js';
 import { FaucetOptionsSchema } from './schemas.js';
-import { FAUCET_EVENT, FAUCET_MAX_PARAM, FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
-import { faucetRoutes } from './routes.js';
+import { FAUCET_MAX_PARAM, FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
+import { faucetCredited } from './events.js';
+import { serveFaucetRoutes } from './routes.js';
 
 interface FaucetOptions {
   default_amount: number;
@@ -11,14 +12,16 @@ interface FaucetOptions {
 /**
  * Test-network faucet: `POST /api/v1/faucet` queues a system transaction that credits the
  * address and binds its public key when the block commits; every validator re-checks the credit
- * in checkTx (test network only, amount bound, binding not stolen).
+ * in checkTx (test network only, amount bound, binding not stolen). It keeps no state of its own
+ * (`stores: []`): it moves coins and binds keys through `ctx.accounts` only.
  */
 export const faucetPlugin = definePlugin<FaucetOptions, NodeServices>({
   name: 'faucet',
   kind: 'state',
   description: 'test-network coins and key binding; server-side phrase derivation where allowed',
   optionsSchema: FaucetOptionsSchema,
-  events: [FAUCET_EVENT],
+  stores: [],
+  events: [faucetCredited],
   systemTransactions: [FAUCET_TX],
   params: [{ key: FAUCET_MAX_PARAM, default: 1_000_000_000n, min: 1n, max: 1_000_000_000_000_000n, description: 'the most one faucet credit may be, in ucoin; every validator enforces it in the block' }],
   register(api) {
@@ -35,8 +38,6 @@ export const faucetPlugin = definePlugin<FaucetOptions, NodeServices>({
       await applyCredit(ctx, readCredit(tx));
       return undefined;
     });
-    api.hooks.routes.tap(api.name, (routes) => {
-      routes.withOwner(api.name, () => faucetRoutes(routes, api.services, { defaultAmount: BigInt(api.options.default_amount), maxAmount }));
-    });
+    api.hooks.routes.tap(api.name, (routes) => serveFaucetRoutes(routes, api.services, { defaultAmount: BigInt(api.options.default_amount), maxAmount }));
   },
 });

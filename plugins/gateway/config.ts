@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { ConfigError, parseAmountText } from '../../kernel/sdk.js';
 
 /**
@@ -14,6 +15,7 @@ export const GatewayEnvSchema = Type.Object({
   GATEWAY_HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'listen address; all interfaces by default' }),
   NODE_RPC_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'http://127.0.0.1:9933', description: 'node RPC for reads and polling' }),
   NODE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'per request to a node' }),
+  NODE_SOURCE_ADDRESS: Type.Optional(Type.String({ minLength: 1, description: 'local IP address the gateway connects to nodes from, so a node can exempt exactly it (CHAIN_RPC_TRUSTED_IPS); the system chooses when unset' })),
   NETWORK_ID: Type.String({ minLength: 1, default: 'chain-mainnet-1', description: 'network name in /health' }),
   POLL_NODE_INTERVAL_MS: Type.Integer({ minimum: 20, default: 2000 }),
   PROTOCOL_PARAMS_REFRESH_MS: Type.Integer({ minimum: 100, default: 60000, description: 'how often the protocol parameters are re-read from a node' }),
@@ -28,7 +30,7 @@ export const GatewayEnvSchema = Type.Object({
   TLS_KEY: Type.Optional(Type.String({ minLength: 1 })),
   FAUCET_COOLDOWN_SECS: Type.Integer({ minimum: 0, default: 86400, description: '0 = no cooldown' }),
   FAUCET_AMOUNT: Type.String({ minLength: 1, default: '50 COIN', description: 'amount per faucet request and the most one may ask: ucoin (50000000) or COIN (50 COIN)' }),
-  KV_STORE_URL: Type.Optional(Type.String({ pattern: '^rediss?://[^\\s]+$' })),
+  KV_STORE_URL: Type.Optional(Type.String({ pattern: '^(rediss?://[^\\s]+|memory)$', description: 'redis://… for the faucet cooldowns; memory to keep them in process memory; unset: the local store on port 6379 if one answers, else memory' })),
   CHAIN_SHARD_NODES: Type.Optional(Type.String({ minLength: 1, description: '"0=http://a,1=http://b" (repeat a shard for failover)' })),
   SHARD_NODE_URLS: Type.Optional(Type.String({ minLength: 1, description: 'positional "urlShard0,urlShard1"; "a|b" lists failover nodes' })),
   CHAIN_HTTP_BACKEND: Type.Union([Type.Literal('auto'), Type.Literal('uws'), Type.Literal('node')], { default: 'auto' }),
@@ -37,11 +39,25 @@ export const GatewayEnvSchema = Type.Object({
 
 export type GatewayEnv = Static<typeof GatewayEnvSchema>;
 
+/** Part 2, Gateway configuration: without KV_STORE_URL, "a local key-value store on port 6379". */
+export const DEFAULT_KV_STORE_URL = 'redis://127.0.0.1:6379';
+
+/** Where the faucet cooldowns live (faucet-cooldown.ts). */
+export type KvStoreChoice =
+  /** KV_STORE_URL names a Redis: used, and while it is away memory stands in and /health says degraded. */
+  | { readonly kind: 'configured'; readonly url: string }
+  /** KV_STORE_URL unset: the local store is tried once at start; none there, memory (one log line). */
+  | { readonly kind: 'default'; readonly url: string }
+  /** KV_STORE_URL=memory: process memory, nothing tried. */
+  | { readonly kind: 'memory' };
+
 export interface GatewayConfig {
   readonly port: number;
   readonly host: string;
   readonly nodeRpcUrl: string;
   readonly nodeTimeoutMs: number;
+  /** Local address of the gateway's connections to nodes, or undefined for the system's choice. */
+  readonly nodeSourceAddress: string | undefined;
   readonly networkId: string;
   readonly pollIntervalMs: number;
   readonly paramsRefreshMs: number;
@@ -56,7 +72,7 @@ export interface GatewayConfig {
   readonly faucetCooldownSecs: number;
   /** Ucoin per faucet request, and the most a request may name (part 2, FAUCET_AMOUNT). */
   readonly faucetAmount: bigint;
-  readonly kvStoreUrl: string | undefined;
+  readonly kvStore: KvStoreChoice;
   readonly shardNodes: string | undefined;
   readonly shardNodeUrls: string | undefined;
   readonly httpBackend: 'auto' | 'uws' | 'node';
@@ -95,6 +111,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     const file = e[name];
     if (file !== undefined && !existsSync(file)) throw new ConfigError(`${name}="${file}": no such file`);
   }
+  if (e.NODE_SOURCE_ADDRESS !== undefined && isIP(e.NODE_SOURCE_ADDRESS) === 0) throw new ConfigError(`NODE_SOURCE_ADDRESS=${JSON.stringify(e.NODE_SOURCE_ADDRESS)}: expected an IP address of this host`);
   const faucetAmount = parseAmountText(e.FAUCET_AMOUNT);
   // A safe integer, because a request naming no amount is forwarded with this one as a JSON number.
   if (faucetAmount === null || faucetAmount < 1n || faucetAmount > BigInt(Number.MAX_SAFE_INTEGER)) {
@@ -105,6 +122,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     host: e.GATEWAY_HOST,
     nodeRpcUrl: e.NODE_RPC_URL.replace(/\/+$/, ''),
     nodeTimeoutMs: e.NODE_TIMEOUT_MS,
+    nodeSourceAddress: e.NODE_SOURCE_ADDRESS,
     networkId: e.NETWORK_ID,
     pollIntervalMs: e.POLL_NODE_INTERVAL_MS,
     paramsRefreshMs: e.PROTOCOL_PARAMS_REFRESH_MS,
@@ -118,7 +136,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     tls: e.TLS_CERT !== undefined && e.TLS_KEY !== undefined ? { certFile: e.TLS_CERT, keyFile: e.TLS_KEY } : undefined,
     faucetCooldownSecs: e.FAUCET_COOLDOWN_SECS,
     faucetAmount,
-    kvStoreUrl: e.KV_STORE_URL,
+    kvStore: e.KV_STORE_URL === undefined ? { kind: 'default', url: DEFAULT_KV_STORE_URL } : e.KV_STORE_URL === 'memory' ? { kind: 'memory' } : { kind: 'configured', url: e.KV_STORE_URL },
     shardNodes: e.CHAIN_SHARD_NODES,
     shardNodeUrls: e.SHARD_NODE_URLS,
     httpBackend: e.CHAIN_HTTP_BACKEND,

@@ -1,6 +1,7 @@
 import { badRequest, reply, type Hooks, type RouteTable } from '../../kernel/sdk.js';
 import { isObject, resultOf, type NodeAnswer } from './node-client.js';
 import type { GatewayServices } from './services.js';
+import { DEPLOY_TARGET } from './submissions.js';
 import { pathSegment, upstreamPath } from './upstream-path.js';
 
 /** Contract reads the gateway proxies (plugins/contracts), cached with the others. */
@@ -32,7 +33,7 @@ async function tokenRead(s: GatewayServices, address: string, fn: string): Promi
  * Gateway-only `GET /api/v1/contracts/:address/token-info` (part 1, Contracts): name, symbol,
  * decimals and supply, read from the contract by dry runs on a node; the dry-run call forwarded
  * as it is; and the contract socket methods of part 1 that are not about analysis or certificates
- * (`deploy_contract` is the deploy operation's, registered with every operation).
+ * and `deploy_contract`, which submits a deploy as a transaction (below).
  */
 export function registerContractRoutes(routes: RouteTable, s: GatewayServices): void {
   routes.post(CALL_PATH, async (req) => passThrough(await s.client.request(s.router.nodesOfShard(0), 'POST', upstreamPath(CALL_PATH, req.params), req.body, req.bodyText)));
@@ -64,5 +65,17 @@ export function registerContractMethods(hooks: Hooks, plugin: string, s: Gateway
   method('call_contract', async (p) => {
     const { address: a, ...body } = p;
     return dryRun(s, address({ address: a }), body);
+  });
+  // Part 1 lists `deploy_contract` among the socket methods but marks POST /api/v1/contracts/deploy
+  // Node only, so the gateway does not forward that route. Part 1's other deploy is a plain
+  // transaction to chain:system.deploy (Contract execution 9), which every gateway forwards: the
+  // params are that transaction's body (`from`, `value`, `nonce`, `data` with the deploy fields,
+  // `gas_price`, `gas_limit`, S), `to` chain:system.deploy or left out. It is forwarded and
+  // announced (`tx`) as POST /api/v1/transactions is, and answers the node's submission answer.
+  method('deploy_contract', async (p) => {
+    const body: Record<string, unknown> = { ...p };
+    if (body.to === undefined) body.to = DEPLOY_TARGET;
+    else if (body.to !== DEPLOY_TARGET) throw badRequest(`deploy_contract submits a deploy transaction: params.to must be ${DEPLOY_TARGET} or left out, got ${JSON.stringify(body.to)}`);
+    return resultOf(await s.submissions.transaction(body));
   });
 }

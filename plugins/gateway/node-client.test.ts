@@ -126,3 +126,22 @@ test('the timeout bounds the whole answer: a node that trickles its body is cut 
     await Promise.all([trickle, good].map((s) => s.close()));
   }
 });
+
+test('with a source address, every connection to a node leaves from it (what CHAIN_RPC_TRUSTED_IPS on the node matches)', async () => {
+  const from: string[] = [];
+  const s = await server((req, res) => {
+    from.push(req.socket.remoteAddress ?? '');
+    json(200, '{}')(req, res);
+  });
+  const client = new NodeClient(2000, log, '127.0.0.2');
+  const plain = new NodeClient(2000, log);
+  try {
+    await client.request([s.url], 'GET', '/health');
+    await plain.request([s.url], 'GET', '/health');
+    assert.deepEqual(from, ['127.0.0.2', '127.0.0.1']);
+  } finally {
+    await client.close();
+    await plain.close();
+    await s.close();
+  }
+});

@@ -32,12 +32,17 @@ export class NodeClient {
   private readonly downUntil = new Map<string, number>();
   private readonly pool: Agent;
 
-  /** `timeoutMs` bounds a whole request to one node: connecting, sending, and the answer in full. */
+  /**
+   * `timeoutMs` bounds a whole request to one node: connecting, sending, and the answer in full.
+   * `sourceAddress` is the local address every connection leaves from (`NODE_SOURCE_ADDRESS`), so
+   * a node on the same host can exempt this gateway and no other local client (decisions.md §93).
+   */
   constructor(
     private readonly timeoutMs: number,
     private readonly log: Logger,
+    sourceAddress?: string,
   ) {
-    this.pool = new Agent({ connect: { timeout: timeoutMs } });
+    this.pool = new Agent({ connect: { timeout: timeoutMs }, ...(sourceAddress !== undefined ? { localAddress: sourceAddress } : {}) });
   }
 
   /**

@@ -70,7 +70,9 @@ export class NodeReads {
 
   /** Drops an account's cached answer; an address that cannot be a segment was never cached. */
   forgetAccount(address: string): void {
-    if (segmentProblem(address) === undefined) this.cache.forget(this.accountPath(address));
+    if (segmentProblem(address) !== undefined) return;
+    this.cache.forget(this.accountPath(address));
+    this.cache.forget(`${this.accountPath(address)}?prove=true`);
   }
 }
 

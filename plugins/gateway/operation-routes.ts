@@ -1,18 +1,44 @@
-import { ACTOR_FIELDS, isAddress, type Hooks, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { actorFieldOf, isAddress, notFound, signsForOf, valueFieldOf, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { resultOf, type NodeAnswer } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
 
-/** What the gateway needs of an operation to forward it: its routes and its socket method. */
+/** What the gateway needs of an operation to forward it and announce the forward. */
 export interface ForwardedOperation {
   readonly name: string;
-  readonly routes: OperationSpec['routes'];
+  /** The routes the gateway serves: the operation's routes without the `nodeOnly` ones. */
+  readonly routes: readonly OperationRoute[];
+  /** Its routes part 1 marks Node only: answered 404 here, never forwarded. */
+  readonly nodeOnlyRoutes: readonly OperationRoute[];
   readonly socketMethod: string | undefined;
   /** The body or path field naming who acts, whose shard serves the operation. */
   readonly actorField: string | undefined;
-  /** Path parameters a ch-tx-v3 signature must also carry in the body (OperationSpec.pathFields). */
+  /** Path parameters a ch-tx-v3/v4 signature must also carry in the body (OperationSpec.pathFields). */
   readonly pathFields: readonly string[];
+  /** The body field signed as `<value>` (decisions.md §6), null for none. */
+  readonly valueField: string | null;
+  /** The gas the build declares: the `tx` event's gas when the node's estimate does not list the operation. */
+  readonly gas: number;
+  /** Its Signs-for address, the `to` of the transaction it travels as (decisions.md §16); undefined for a body it cannot be read from. */
+  signsFor(body: Record<string, unknown>): string | undefined;
+}
+
+function forwardedOperation(op: OperationSpec): ForwardedOperation {
+  return {
+    name: op.name,
+    routes: op.routes.filter((r) => r.nodeOnly !== true),
+    nodeOnlyRoutes: op.routes.filter((r) => r.nodeOnly === true),
+    socketMethod: op.socketMethod,
+    actorField: actorFieldOf(op),
+    pathFields: op.pathFields ?? [],
+    valueField: valueFieldOf(op),
+    gas: op.gas,
+    signsFor(body) {
+      const to = signsForOf(op, body);
+      return isAddress(to) ? to : undefined;
+    },
+  };
 }
 
 /**
@@ -22,32 +48,45 @@ export interface ForwardedOperation {
  */
 export function forwardedOperations(catalogue: ReadonlyMap<string, PluginDefinition<unknown, unknown>>): ForwardedOperation[] {
   const out: ForwardedOperation[] = [];
-  for (const def of catalogue.values()) {
-    for (const op of def.operations ?? []) {
-      const fields = Object.keys(op.schema.properties);
-      out.push({ name: op.name, routes: op.routes, socketMethod: op.socketMethod, actorField: op.actor ?? ACTOR_FIELDS.find((f) => fields.includes(f)), pathFields: op.pathFields ?? [] });
-    }
-  }
+  for (const def of catalogue.values()) for (const op of def.operations ?? []) out.push(forwardedOperation(op));
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
-/** The nodes of the actor's shard: the operation's actor field, from the path or the body. */
-function nodesOf(s: GatewayServices, op: ForwardedOperation, params: Readonly<Record<string, string>>, body: unknown): readonly string[] {
-  const b = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  const actor = op.actorField === undefined ? undefined : (params[op.actorField] ?? b[op.actorField]);
-  return isAddress(actor) ? s.router.nodesFor(actor) : s.router.nodesOfShard(0);
+/** The actor: the operation's actor field, from the path or the body. */
+function actorOf(op: ForwardedOperation, params: Readonly<Record<string, string>>, body: Record<string, unknown>): string | undefined {
+  const actor = op.actorField === undefined ? undefined : (params[op.actorField] ?? body[op.actorField]);
+  return isAddress(actor) ? actor : undefined;
 }
 
-function forward(s: GatewayServices, op: ForwardedOperation, method: 'POST' | 'PUT', pattern: string, params: Readonly<Record<string, string>>, body: unknown, text?: string): Promise<NodeAnswer> {
-  return s.client.request(nodesOf(s, op, params, body), method, upstreamPath(pattern, params), body, text);
+/**
+ * Forwards one submission to a node of the actor's shard and, when the node admits it, announces
+ * it on the socket (`tx`, part 2: raised for every transaction the gateway forwards).
+ */
+async function forward(s: GatewayServices, op: ForwardedOperation, route: OperationRoute, params: Readonly<Record<string, string>>, body: unknown, text?: string): Promise<NodeAnswer> {
+  const b = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const actor = actorOf(op, params, b);
+  const nodes = actor !== undefined ? s.router.nodesFor(actor) : s.router.nodesOfShard(0);
+  const answer = await s.client.request(nodes, route.method, upstreamPath(route.path, params), body, text);
+  await s.submissions.announceOperation(op, actor, { ...b, ...params }, answer);
+  return answer;
 }
 
-/** Each operation's REST routes forwarded to a node, the path rebuilt from the route's pattern with checked params, as every proxied route is. */
+/**
+ * Each operation's REST routes forwarded to a node, the path rebuilt from the route's pattern with
+ * checked params, as every proxied route is. A node-only route answers 404 here, also where
+ * another method's route has the same shape (POST /api/v1/contracts/deploy beside GET
+ * /api/v1/contracts/:address would otherwise be 405): the path does not exist at the gateway.
+ */
 export function registerOperationRoutes(routes: RouteTable, s: GatewayServices): void {
   for (const op of s.operations) {
+    for (const r of op.nodeOnlyRoutes) {
+      routes.add(r.method, r.path, () => {
+        throw notFound(`${r.method} ${r.path} is served by the nodes only (part 1: Node only), not by the gateway`, 'send it to a node\'s RPC; a deploy also goes through the gateway as a transaction to chain:system.deploy (POST /api/v1/transactions)');
+      });
+    }
     for (const r of op.routes) {
       routes.add(r.method, r.path, async (req: RpcRequest) => {
-        const answer = await forward(s, op, r.method, r.path, req.params, req.body, req.bodyText);
+        const answer = await forward(s, op, r, req.params, req.body, req.bodyText);
         s.metrics.proxied.inc({ route: r.path, status: String(answer.status) });
         return passThrough(answer);
       });
@@ -57,7 +96,8 @@ export function registerOperationRoutes(routes: RouteTable, s: GatewayServices):
 
 /**
  * Each operation's socket method where part 1 lists one: the method's params are the body, and
- * the first route's `:params` are taken from them by name.
+ * the first route's `:params` are taken from them by name. An operation whose routes are all
+ * node-only has no socket method here.
  */
 export function registerOperationMethods(hooks: Hooks, plugin: string, s: GatewayServices): void {
   for (const op of s.operations) {
@@ -69,10 +109,10 @@ export function registerOperationMethods(hooks: Hooks, plugin: string, s: Gatewa
       const body: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(p)) {
         if (names.includes(k)) params[k] = String(v);
-        // A path field stays in the body too: the client's ch-tx-v3 signature covers it there.
+        // A path field stays in the body too: the client's ch-tx-v3/v4 signature covers it there.
         if (!names.includes(k) || op.pathFields.includes(k)) body[k] = v;
       }
-      return resultOf(await forward(s, op, first.method, first.path, params, body));
+      return resultOf(await forward(s, op, first, params, body));
     });
   }
 }

@@ -19,6 +19,8 @@ export interface NodeView {
   readonly finality_ms: number;
   readonly validator_count: number;
   readonly total_txs: number;
+  /** The node's chain id (its /health), which ch-tx-v4 signatures name (decisions.md §94); null until a poll saw it. */
+  readonly chain_id: string | null;
   readonly last_poll_at: number;
   /** Why the last poll failed; null after a good one. */
   readonly error: string | null;
@@ -132,6 +134,7 @@ export class NodePoller {
       finality_ms: num(h.finality_ms),
       validator_count: num(h.validator_count),
       total_txs: num(h.total_txs),
+      chain_id: typeof h.chain_id === 'string' ? h.chain_id : null,
       last_poll_at: Date.now(),
       error: null,
     };
@@ -183,5 +186,5 @@ function num(v: unknown): number {
 }
 
 function emptyView(): NodeView {
-  return { reachable: false, status: 'node_unreachable', height: 0, peers: 0, round: 0, mempool: 0, tps: 0, finality_ms: 0, validator_count: 0, total_txs: 0, last_poll_at: 0, error: null };
+  return { reachable: false, status: 'node_unreachable', height: 0, peers: 0, round: 0, mempool: 0, tps: 0, finality_ms: 0, validator_count: 0, total_txs: 0, chain_id: null, last_poll_at: 0, error: null };
 }

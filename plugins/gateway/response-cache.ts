@@ -5,7 +5,9 @@ import type { NodeAnswer } from './node-client.js';
  * Two bounded caches of node answers. Committed data never changes (a block at a height, a
  * confirmed transaction, its proof), so it is kept until evicted. Everything else (latest
  * blocks, accounts, lists) is only valid for the current height: the poller clears it when it
- * sees a new block, and a TTL of one poll interval bounds staleness if polling stalls.
+ * sees a new block, and a TTL of one poll interval bounds staleness if polling stalls. A proven
+ * read (`?prove=true`, decisions.md §84) is keyed by its whole query like any read, so it is only
+ * ever answered from an entry of its own request: its fields and proof of one height, together.
  */
 export class ResponseCache {
   private readonly immutable: LRUCache<string, NodeAnswer>;
@@ -47,7 +49,7 @@ export class ResponseCache {
   }
 }
 
-const BLOCK = /^\/api\/v1\/blocks\/\d+(\/transactions|\/events)?$/;
+const BLOCK = /^\/api\/v1\/blocks\/\d+(\/transactions|\/events|\/commit)?$/;
 const PROOF = /^\/api\/v1\/tx\/0x[0-9a-fA-F]{64}\/proof$/;
 const TX = /^\/api\/v1\/transactions\/0x[0-9a-fA-F]{64}$/;
 

@@ -51,14 +51,14 @@ export function registerCoreRpcMethods(hooks: Hooks, plugin: string, s: GatewayS
   method('get_status', () => status());
   method('get_blocks', (p) => read(`/api/v1/blocks${query(p, ['limit', 'offset', 'page'])}`));
   method('get_block', (p) => read(`/api/v1/blocks/${seg('height', p.height)}`));
-  method('get_block_txs', (p) => read(`/api/v1/blocks/${seg('height', p.height)}/transactions`));
+  method('get_block_txs', (p) => read(`/api/v1/blocks/${seg('height', p.height)}/transactions${query(p, ['limit', 'offset', 'page'])}`));
   method('get_txs', (p) => read(`/api/v1/transactions${query(p, ['address', 'hash', 'type', 'limit', 'offset', 'page'])}`));
   method('search_tx', (p) => read(`/api/v1/transactions/${seg('hash', p.hash)}`));
   method('get_account', (p) => read(`/api/v1/accounts/${seg('address', p.address)}`));
   method('get_governance_params', () => read('/api/v1/governance/params'));
   method('get_proposals', (p) => read(`/api/v1/governance/proposals${query(p, ['status', 'limit', 'offset', 'page'])}`));
   method('get_proposal', (p) => read(`/api/v1/governance/${seg('id', p.id)}`));
-  method('get_validators', async () => (await fetchValidators(s.reads)).body);
+  method('get_validators', (p) => read(`/api/v1/validators${query(p, ['limit', 'offset', 'page'])}`));
   method('get_validator', async (p) => {
     const address = seg('address', p.address);
     const found = (await fetchValidators(s.reads)).validators.find((v) => v.address === address);

@@ -53,12 +53,12 @@ export interface GatewayCore {
  */
 export function createGatewayServices(config: GatewayConfig, log: Logger, socketEvents: readonly PluginEventSpec[], operations: readonly ForwardedOperation[] = []): GatewayCore {
   const router = ShardRouter.fromConfig(config.nodeRpcUrl, config.shardNodes, config.shardNodeUrls);
-  const client = new NodeClient(config.nodeTimeoutMs, log.child({ part: 'node-client' }));
+  const client = new NodeClient(config.nodeTimeoutMs, log.child({ part: 'node-client' }), config.nodeSourceAddress);
   const cache = new ResponseCache(config.cacheMaxEntries, config.pollIntervalMs);
   const reads = new NodeReads(client, cache, router, config.nodeRpcUrl);
   const events = new EventBus(log.child({ part: 'events' }));
   const metrics = new GatewayMetrics(events, cache);
-  const cooldown = new FaucetCooldown(config.faucetCooldownSecs, config.kvStoreUrl, log.child({ part: 'faucet-cooldown' }));
+  const cooldown = new FaucetCooldown(config.faucetCooldownSecs, config.kvStore, log.child({ part: 'faucet-cooldown' }));
   const params = new ProtocolParams(client, router, config.paramsRefreshMs, log.child({ part: 'protocol-params' }));
   const submissions = new Submissions(client, router, reads, events, cooldown, config.faucetAmount, log.child({ part: 'submissions' }), params);
   const blockEvents = new BlockEventRelay(socketEvents, reads, events, log.child({ part: 'block-events' }));
@@ -68,8 +68,9 @@ export function createGatewayServices(config: GatewayConfig, log: Logger, socket
     services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, params, blockEvents, operations, whenBooted: (fn) => pending.push(fn) },
     async booted() {
       await params.start();
-      if (config.kvStoreUrl !== undefined && config.faucetCooldownSecs > 0 && !(await cooldown.connected())) {
-        log.warn({ kv_store_url: config.kvStoreUrl.replace(/\/\/[^@/]*@/, '//***@') }, 'KV_STORE_URL is set but Redis did not answer at start-up: faucet cooldowns are kept in memory until it does');
+      await cooldown.start();
+      if (config.kvStore.kind === 'configured' && config.faucetCooldownSecs > 0 && !(await cooldown.connected())) {
+        log.warn({ kv_store_url: config.kvStore.url.replace(/\/\/[^@/]*@/, '//***@') }, 'KV_STORE_URL is set but Redis did not answer at start-up: faucet cooldowns are kept in memory until it does');
       }
       for (const fn of pending.splice(0)) await fn();
     },

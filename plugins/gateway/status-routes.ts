@@ -2,7 +2,7 @@ import { reply, type RouteTable } from '../../kernel/sdk.js';
 import { isObject } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
-import { networkStatus } from './status.js';
+import { NetworkSummary } from './network-summary.js';
 import { SHARDS_PATH, shardsOverview } from './shards.js';
 
 /** The gateway's own endpoints: /health, /metrics, latest block, network summary. */
@@ -24,7 +24,8 @@ export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, hea
     return { block };
   });
 
-  routes.get('/api/v1/network/status', async () => networkStatus(s.config, await s.poller.current(), s.router));
+  const summary = new NetworkSummary(s.config, s.reads, s.router);
+  routes.get('/api/v1/network/status', () => summary.current());
 
   routes.get(SHARDS_PATH, async () => passThrough(await shardsOverview(s.reads, s.router)));
 

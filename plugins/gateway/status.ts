@@ -1,7 +1,6 @@
 import type { GatewayConfig } from './config.js';
 import type { FaucetCooldown } from './faucet-cooldown.js';
 import type { NodePoller, NodeView } from './poller.js';
-import type { ShardRouter } from './shard-router.js';
 
 /**
  * The gateway's own health (part 1: `status`, `network`, `height`, `peers`, `round`, `mempool`),
@@ -33,32 +32,8 @@ export async function gatewayHealth(config: GatewayConfig, poller: NodePoller, c
       last_poll_at: view?.last_poll_at ?? 0,
       ...(view?.error ? { node_error: view.error } : {}),
       faucet_cooldown_store: store,
-      ...(degraded ? { warning: 'KV_STORE_URL is set but Redis is unreachable: faucet cooldowns are kept in memory' } : {}),
+      ...(degraded ? { warning: `${cooldown.configured ? 'KV_STORE_URL is set but Redis' : 'the local Redis found at start-up'} is unreachable: faucet cooldowns are kept in memory` } : {}),
       ws_clients: wsClients(),
     },
-  };
-}
-
-/**
- * GET /api/v1/network/status. Measured values come from the node; `tps_peak`, `block_time_ms`,
- * `crypto` and `ai_models` are fixed descriptive values (part 1 says so), listed in
- * `descriptive_fields` so no client mistakes them for measurements.
- */
-export function networkStatus(config: GatewayConfig, view: NodeView | undefined, router: ShardRouter): Record<string, unknown> {
-  return {
-    network: config.networkId,
-    height: view?.height ?? 0,
-    tps: view?.tps ?? 0,
-    finality_ms: view?.finality_ms ?? 0,
-    validator_count: view?.validator_count ?? 0,
-    peers: view?.peers ?? 0,
-    total_txs: view?.total_txs ?? 0,
-    shard_count: router.shardCount,
-    node_reachable: view?.reachable === true,
-    tps_peak: 5000,
-    block_time_ms: 200,
-    crypto: ['ML-DSA-65 (FIPS 204) signatures', 'SHA3-256 hashes', 'BFT finality (propose / prevote / precommit)'],
-    ai_models: { transaction_scoring: 'sentinel', contract_analysis: 'analyzer' },
-    descriptive_fields: ['tps_peak', 'block_time_ms', 'crypto', 'ai_models'],
   };
 }

@@ -7,10 +7,31 @@ import { isObject, type NodeAnswer, type NodeClient } from './node-client.js';
 import type { NodeReads } from './node-reads.js';
 import type { ShardRouter } from './shard-router.js';
 
-/** Base gas of part 1 "Amounts": only for the `tx` notice; the node's receipt is authoritative. */
+/** Base gas of part 1 "Amounts", for a `tx` notice while the node's estimate cannot be read. */
 const GAS_TRANSFER = 21;
 const GAS_CONTRACT_CALL = 50;
 const GAS_ESTIMATE_PATH = '/api/v1/gas/estimate';
+/** Part 1: a deploy is a transaction to this address. */
+export const DEPLOY_TARGET = 'chain:system.deploy';
+/** decisions.md §17: a deploy's transaction `type`, its key in the estimate's `operations`. */
+const DEPLOY_TYPE = 'deploy';
+
+/** What a forwarded operation's `tx` notice needs of it (operation-routes.ts). */
+export interface AnnouncedOperation {
+  readonly name: string;
+  readonly valueField: string | null;
+  readonly gas: number;
+  signsFor(body: Record<string, unknown>): string | undefined;
+}
+
+/** The kind of a submission whose gas the `tx` notice carries, as the node's estimate names it. */
+type GasKind = { readonly kind: 'transfer' } | { readonly kind: 'contract' } | { readonly kind: 'deploy' } | { readonly kind: 'operation'; readonly name: string; readonly declared: number };
+
+/** A plain transaction's kind by its recipient, as the node dispatches it: a contract (`.app`), a deploy, else a transfer. */
+function plainKind(to: string): GasKind {
+  if (to === DEPLOY_TARGET) return { kind: 'deploy' };
+  return to.endsWith('.app') ? { kind: 'contract' } : { kind: 'transfer' };
+}
 
 /**
  * The two writes the gateway forwards itself (transactions and faucet calls). Both go to a node of
@@ -42,23 +63,64 @@ export class Submissions {
     if (from !== undefined) this.reads.forgetAccount(from);
     if (to) this.reads.forgetAccount(to);
     const hash = res.tx_hash ?? res.hash;
-    this.events.emit('tx', {
-      hash,
-      from,
-      to,
-      value: body.value,
-      gas: typeof body.data === 'string' && body.data.length > 0 && to.endsWith('.app') ? GAS_CONTRACT_CALL : GAS_TRANSFER,
-      gas_price: await this.effectiveGasPrice(body, res),
-      shard: from !== undefined ? this.router.shardOf(from) : 0,
-      timestamp: Date.now(),
-      block: res.estimated_block ?? null,
-      status: res.status ?? 'pending',
-    });
+    await this.announce({ hash, from, to, value: body.value, kind: plainKind(to), body, res });
     // The node flags an accepted-but-anomalous transaction with sentinel_* fields (part 1, scoring).
     if (res.sentinel_score !== undefined || res.sentinel_category !== undefined || res.sentinel_warning !== undefined) {
       this.events.emit('tx_anomaly', { tx_hash: hash, score: res.sentinel_score ?? null, category: res.sentinel_category ?? null, warning: res.sentinel_warning ?? null });
     }
     return answer;
+  }
+
+  /**
+   * The `tx` notice of a forwarded operation the node admitted (decisions.md §16: it travels as a
+   * transaction from its actor to its Signs-for address, moving its signed value). `body`: the
+   * client's body with the route's path parameters.
+   */
+  async announceOperation(op: AnnouncedOperation, actor: string | undefined, body: Record<string, unknown>, answer: NodeAnswer): Promise<void> {
+    if (answer.status < 200 || answer.status >= 300 || !isObject(answer.body)) return;
+    const res = answer.body;
+    if (actor !== undefined) this.reads.forgetAccount(actor);
+    const value = op.valueField !== null && body[op.valueField] !== undefined ? body[op.valueField] : 0;
+    await this.announce({ hash: res.tx_hash ?? res.hash, from: actor, to: op.signsFor(body) ?? null, value, kind: { kind: 'operation', name: op.name, declared: op.gas }, body, res });
+  }
+
+  /** Part 2's `tx` event: a submission notice, sent once the node admitted what the gateway forwarded. */
+  private async announce(t: { hash: unknown; from: string | undefined; to: string | null; value: unknown; kind: GasKind; body: Record<string, unknown>; res: Record<string, unknown> }): Promise<void> {
+    this.events.emit('tx', {
+      hash: t.hash,
+      from: t.from,
+      to: t.to,
+      value: t.value,
+      gas: await this.estimatedGas(t.kind),
+      gas_price: await this.effectiveGasPrice(t.body, t.res),
+      shard: t.from !== undefined ? this.router.shardOf(t.from) : 0,
+      timestamp: Date.now(),
+      block: t.res.estimated_block ?? null,
+      status: t.res.status ?? 'pending',
+    });
+  }
+
+  /**
+   * The gas the node's estimate gives a kind of submission (cached per height): `gas_base_transfer`,
+   * `gas_contract_call`, or the operation's entry of `operations` (decisions.md §18; a deploy's is
+   * `deploy`, a contract call's gas where the node lists none). While the estimate cannot be read,
+   * part 1's base gas or the gas the build declares for the operation.
+   */
+  private async estimatedGas(k: GasKind): Promise<number> {
+    const estimate = await this.reads.get(GAS_ESTIMATE_PATH).catch(() => undefined);
+    const e = estimate?.status === 200 && isObject(estimate.body) ? estimate.body : {};
+    const ops = isObject(e.operations) ? e.operations : {};
+    const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
+    switch (k.kind) {
+      case 'transfer':
+        return num(e.gas_base_transfer) ?? GAS_TRANSFER;
+      case 'contract':
+        return num(e.gas_contract_call) ?? GAS_CONTRACT_CALL;
+      case 'deploy':
+        return num(ops[DEPLOY_TYPE]) ?? num(e.gas_contract_call) ?? GAS_CONTRACT_CALL;
+      case 'operation':
+        return num(ops[k.name]) ?? k.declared;
+    }
   }
 
   /**

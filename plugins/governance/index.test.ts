@@ -132,6 +132,35 @@ test('a proposal short of quorum is rejected', async () => {
   assert.equal(await f.chain.param('max_block_gas'), 10_000n);
 });
 
+test('the quorum is measured against the self-stake when the proposal\'s block began: voting and then unstaking does not shrink it (decisions.md §98)', async () => {
+  const f = await makeChain({
+    plugins: [stakingPlugin, governancePlugin],
+    accounts: [alice, bob, validatorOwner].map((w) => ({ address: w.address, balance: 1_000n * COIN })),
+    // 5 %: alice's 510 COIN is below 5 % of the 10 510 COIN bonded when the proposal is created,
+    // and at or above 5 % of the 10 000 COIN left once she unstakes.
+    genesisParams: { min_stake: String(MIN), unbonding_blocks: '5', reward_interval_blocks: '100000', blocks_per_year: '1000', quorum_bps: '500' },
+  });
+  const stake = (w: Wallet, amount: bigint) => f.chain.admitOperation('stake', signOperation(w, { actor: w.address, target: 'chain:system.stake', value: Number(amount), nonce: nonce(), body: { address: w.address, amount: Number(amount) } }), {}, 0);
+  await stake(alice, 510n * COIN);
+  const bonded = (await f.block()).header.height;
+  // bob stakes in the proposal's own block, before it: that stake cannot vote, so it is not in the base.
+  await stake(bob, MIN);
+  await propose(f, validatorOwner, 'chain:v0.node', { kind: 'text' });
+  const created = (await f.block()).header.height;
+  const base = 10_000n * COIN + 510n * COIN;
+  assert.deepEqual((await proposal(f, 1)).total_stake, { $big: String(base) }, 'recorded at creation: the total when the block began');
+  await castVote(f, alice, alice.address, 1, true);
+  await f.block();
+  await blocksUntil(f, bonded + 5 - 1);
+  await f.chain.admitOperation('unstake', signOperation(alice, { actor: alice.address, target: 'chain:system.stake', nonce: nonce(), body: { address: alice.address } }), {}, 0);
+  await f.block();
+  assert.ok(f.chain.head.height < created + 100, 'unstaked inside the window');
+  await blocksUntil(f, created + 100);
+  const p = await proposal(f, 1);
+  assert.deepEqual([p.status, p.yes_weight, p.total_stake], ['rejected', { $big: String(510n * COIN) }, { $big: String(base) }], 'below quorum against the base; the shrunk total would have passed it');
+  assert.ok(510n * COIN * 10_000n >= 500n * (10_000n * COIN + MIN), 'the total at the tally was small enough to pass');
+});
+
 test('plugin:<name> activates a state plugin at the agreed height, then retires it; its operations answer 403 outside that span', async () => {
   const f = await chain();
   const memo = () => f.chain.admitOperation('set_memo', signOperation(alice, { actor: alice.address, target: 'chain:system.memo', nonce: nonce(), body: { address: alice.address, text: 'hi' } }), {}, 0);

@@ -30,7 +30,11 @@ export interface ProposalRecord {
   yes_weight: bigint;
   no_weight: bigint;
   votes: number;
-  /** Set by the tally: the total self-stake the quorum was measured against. */
+  /**
+   * The total self-stake the quorum is measured against: the total when the creation block began
+   * (decisions.md §98), recorded at creation. Null only on proposals stored before it was, which
+   * the tally measures against the total at the tally as it used to.
+   */
   total_stake: bigint | null;
   /** A passed PARAM_CHANGE: whether the change took effect, and why not (decisions.md §25, §36). */
   applied: boolean | null;
@@ -51,7 +55,7 @@ const proposalCodec = jsonRecord<ProposalRecord>();
 const voteCodec = jsonRecord<VoteRecord>();
 
 const pad = (n: number): string => String(n).padStart(12, '0');
-const proposalKey = (id: number): string => `proposal/${pad(id)}`;
+export const proposalKey = (id: number): string => `proposal/${pad(id)}`;
 const voteKey = (id: number, voter: string): string => `vote/${pad(id)}/${voter}`;
 const endsPrefix = (height: number): string => `ends/${pad(height)}/`;
 /** One key per proposal under its current status, so a status's page is found without reading every proposal. */

@@ -28,13 +28,15 @@ export function outcome(p: Pick<ProposalRecord, 'yes_weight' | 'no_weight' | 'qu
 export async function tallyEnding(ctx: WriteContext, result: EndBlockResult): Promise<EndBlockResult> {
   const ids = await endingAt(ctx.store, ctx.block.height);
   if (ids.length === 0) return result;
-  const total = await ctx.methods.of(stakingMethods).totalSelfStake();
+  // Read once, and only for proposals created before the base was recorded on each.
+  let current: bigint | undefined;
   const paramUpdates = [...result.paramUpdates];
   const pluginUpdates = [...(result.pluginUpdates ?? [])];
   let schedule: PluginScheduleEntry[] | undefined;
   for (const id of ids) {
     const p = await readProposal(ctx.store, id);
     if (!p || p.status !== 'active') continue;
+    const total = p.total_stake ?? (current ??= await ctx.methods.of(stakingMethods).totalSelfStake());
     const status = outcome(p, total);
     let applied: boolean | null = null;
     let applyError: string | null = null;

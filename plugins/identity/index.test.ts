@@ -129,3 +129,59 @@ test('two scheduled recoveries: the cancelled one is taken off the due list, the
   assert.deepEqual(await keysOf(f, other.address), { keys: [newOther.publicKeyHex], version: 1 });
   assert.equal(await f.chain.store.state.get('identity/due'), undefined, 'nothing left scheduled');
 });
+
+test('decisions.md §90: part 1\'s bodies succeed: requester left out is the signing key\'s address; a vote without request_id is verified against the open request, so one signed for an earlier request never counts for a later one, at admission or in a block', async () => {
+  const f = await chain();
+  await confirmed(f, 'recovery_setup', signed(owner, identityMessages.setup, { owner: owner.address, guardians: [g1.address, g2.address], threshold: 2, timelock: 50 }));
+  // request: target, new_key, S; signed over the requester the key derives.
+  const asRequest = (w: Wallet, newKey: string) => {
+    const nonce = ++clock;
+    return signOwnLayout(w, identityMessages.request({ requester: w.address, target: owner.address, new_key: newKey }, BigInt(nonce)), { target: owner.address, new_key: newKey }, nonce);
+  };
+  await confirmed(f, 'recovery_request', asRequest(outsider, outsider.publicKeyHex));
+  const open = async () => JSON.parse(new TextDecoder().decode((await f.chain.store.state.get(`identity/request/${owner.address}`))!)) as { id: number; requester: string; approvals: string[] };
+  assert.equal((await open()).requester, outsider.address);
+  // approve: target, guardian, S; signed over the open request's id (1).
+  const vote = (g: Wallet, id: number) => {
+    const nonce = ++clock;
+    return signOwnLayout(g, identityMessages.approve({ guardian: g.address, target: owner.address, request_id: id }, BigInt(nonce)), { target: owner.address, guardian: g.address }, nonce);
+  };
+  await confirmed(f, 'recovery_approve', vote(g1, 1));
+  assert.deepEqual((await open()).approvals, [g1.address]);
+  const keptBack = vote(g2, 1);
+  // withdraw: target, S.
+  const nonce = ++clock;
+  await confirmed(f, 'recovery_withdraw', signOwnLayout(outsider, identityMessages.withdraw({ requester: outsider.address, target: owner.address }, BigInt(nonce)), { target: owner.address }, nonce));
+  await confirmed(f, 'recovery_request', asRequest(outsider, outsider.publicKeyHex));
+  assert.equal((await open()).id, 2);
+  await expectRefused(f.chain.admitOperation('recovery_approve', keptBack, {}, 0), 401, /does not verify over the recovery_approve layout for request_id 2/);
+  const before = (await f.account(g2.address)).balance;
+  f.chain.mempool.add(f.chain.rebuildTx('signed', f.operations.envelope('recovery_approve', keptBack, {}), 1n, 0));
+  const r = (await f.chain.lookupTx((await f.block()).tx_hashes[0]!))!.receipt!;
+  assert.deepEqual([r.status, r.fee], ['failed', 0n]);
+  assert.match(r.error!, /does not verify over the recovery_approve layout for request_id 2/);
+  assert.equal((await f.account(g2.address)).balance, before, 'never signed for this request: nothing charged');
+  assert.deepEqual((await open()).approvals, []);
+  // ch-tx-v4 covers the body as sent: a vote signed v4 must name its request there.
+  const v4 = (body: Record<string, unknown>) => signOperation(g2, { kind: 'recovery_approve', actor: g2.address, target: 'chain:system.identity', nonce: ++clock, body });
+  await expectRefused(f.chain.admitOperation('recovery_approve', v4({ target: owner.address, guardian: g2.address }), {}, 0), 401, /put request_id in the body/);
+  await confirmed(f, 'recovery_approve', v4({ target: owner.address, guardian: g2.address, request_id: 2 }));
+  assert.deepEqual((await open()).approvals, [g2.address]);
+});
+
+test('guardian-of is counted per guardian as recoveries are set up and replaced, so a page is read without reading every entry', async () => {
+  const f = await chain();
+  const count = async (g: Wallet): Promise<number | undefined> => {
+    const raw = await f.chain.store.state.get(`identity/guards_count/${g.address}`);
+    return raw === undefined ? undefined : (JSON.parse(new TextDecoder().decode(raw)) as number);
+  };
+  const entries = async (g: Wallet): Promise<string[]> => (await f.chain.store.state.scan(`identity/guards/${g.address}/`)).map(([k]) => k.slice(`identity/guards/${g.address}/`.length));
+  await confirmed(f, 'recovery_setup', signed(owner, identityMessages.setup, { owner: owner.address, guardians: [g1.address, g2.address], threshold: 1, timelock: 5 }));
+  await confirmed(f, 'recovery_setup', signed(outsider, identityMessages.setup, { owner: outsider.address, guardians: [g1.address], threshold: 1, timelock: 5 }));
+  assert.deepEqual([await count(g1), await count(g2), (await entries(g1)).length], [2, 1, 2]);
+  // The owner keeps g1, drops g2, adds g3.
+  await confirmed(f, 'recovery_setup', signed(owner, identityMessages.setup, { owner: owner.address, guardians: [g3.address, g1.address], threshold: 2, timelock: 5 }));
+  assert.deepEqual([await count(g1), await count(g2), await count(g3)], [2, undefined, 1]);
+  assert.deepEqual(await entries(g2), []);
+  assert.deepEqual((await entries(g1)).sort(), [outsider.address, owner.address].sort());
+});

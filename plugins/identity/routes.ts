@@ -1,7 +1,7 @@
-import { isKeyDerivedAddress, jsonRecord, notFound, pageOf, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { accountKeysStateKey, countedPage, isKeyDerivedAddress, jsonRecord, notFound, pageOf, stateKey, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { currentKeys } from './keys.js';
 import { readConfig } from './recovery.js';
-import { guardsPrefix, requestPath, type RecoveryRequest } from './store.js';
+import { configPath, derivedPath, guardsCountPath, guardsPrefix, requestPath, type RecoveryRequest } from './store.js';
 
 const requestCodec = jsonRecord<RecoveryRequest>();
 
@@ -20,6 +20,8 @@ export function identityRoutes(routes: RouteTable, s: NodeServices, plugin: stri
       }
       return { address, keys: set.keys, version: set.version };
     }),
+    // decisions.md §84: the account's main keys and the derived key identity remembers for it.
+    { proves: (req) => [accountKeysStateKey(req.params.addr!), stateKey(plugin, derivedPath(req.params.addr!))] },
   );
   routes.get('/api/v1/identity/recovery/:addr', (req) =>
     s.query.run(plugin, async (ctx) => {
@@ -36,13 +38,17 @@ export function identityRoutes(routes: RouteTable, s: NodeServices, plugin: stri
         last_request: latest !== undefined && latest.status !== 'open' ? latest : null,
       };
     }),
+    { proves: (req) => [stateKey(plugin, configPath(req.params.addr!)), stateKey(plugin, requestPath(req.params.addr!))] },
   );
+  // One page of the guardian's own entries, and their count from its record: anyone may name an
+  // address as their guardian, so the list can be long, and a request reads only its page.
   routes.get('/api/v1/identity/guardian-of/:addr', (req) => {
     const { limit, offset } = pageOf(req.query, 100, 100);
     return s.query.run(plugin, async (ctx) => {
-      const all = (await ctx.store.scan(guardsPrefix(req.params.addr!))).map(([k]) => k.slice(guardsPrefix(req.params.addr!).length));
-      const identities = all.slice(offset, offset + limit);
-      return { address: req.params.addr, identities, total: all.length, limit, offset, has_more: offset + identities.length < all.length };
+      const prefix = guardsPrefix(req.params.addr!);
+      const total = (await ctx.store.getRecord<number>(guardsCountPath(req.params.addr!))) ?? 0;
+      const identities = offset >= total ? [] : (await ctx.store.scan(prefix, { limit: offset + limit })).slice(offset).map(([k]) => k.slice(prefix.length));
+      return { address: req.params.addr, ...countedPage('identities', identities, total, limit, offset) };
     });
   });
 }

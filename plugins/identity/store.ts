@@ -1,3 +1,5 @@
+import type { Store } from '../../kernel/sdk.js';
+
 /**
  * The identity plugin's records (namespace `identity`), besides the removal records of
  * removed-keys.ts. Main keys themselves live in the kernel's key set (`ctx.accounts.mainKeys`).
@@ -37,6 +39,32 @@ export const configPath = (owner: string): string => `config/${owner}`;
 export const requestPath = (target: string): string => `request/${target}`;
 export const guardsPath = (guardian: string, owner: string): string => `guards/${guardian}/${owner}`;
 export const guardsPrefix = (guardian: string): string => `guards/${guardian}/`;
+/** How many accounts a guardian guards: `GET /api/v1/identity/guardian-of/:addr`'s total, without counting its entries. */
+export const guardsCountPath = (guardian: string): string => `guards_count/${guardian}`;
+
+/**
+ * Moves an owner's guardian entries from `before` to `after`, keeping each guardian's count in
+ * step (a guardian in both keeps its entry and its count).
+ */
+export async function replaceGuardians(s: Store, owner: string, before: readonly string[], after: readonly string[], height: number): Promise<void> {
+  const kept = new Set(after);
+  for (const g of before) {
+    if (kept.has(g)) continue;
+    s.delete(guardsPath(g, owner));
+    await addToCount(s, g, -1);
+  }
+  const had = new Set(before);
+  for (const g of after) {
+    s.setRecord(guardsPath(g, owner), { height });
+    if (!had.has(g)) await addToCount(s, g, 1);
+  }
+}
+
+async function addToCount(s: Store, guardian: string, delta: number): Promise<void> {
+  const n = ((await s.getRecord<number>(guardsCountPath(guardian))) ?? 0) + delta;
+  if (n === 0) s.delete(guardsCountPath(guardian));
+  else s.setRecord(guardsCountPath(guardian), n);
+}
 /** The derived key of an address, once it signed an identity operation (it has no record in the key set until then). */
 export const derivedPath = (address: string): string => `derived/${address}`;
 

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { labelledWallet, makeChain, signOwnLayout, signOperation, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { isChainError } from '../../kernel/sdk.js';
+import { Type } from '@sinclair/typebox';
+import { labelledWallet, makeChain, signOwnLayout, signOperation, signTransfer, VALIDATOR_KEY, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { defineOperation, definePlugin, deriveAddress, isChainError, type NodeServices } from '../../kernel/sdk.js';
+import { stakingPlugin } from '../staking/index.js';
 import { sessionPlugin } from '../session/index.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -176,4 +178,128 @@ test('a session-key transfer from sentinel_agent_confirm_threshold needs the own
   // The same score signed by the main key is below the hold threshold (60): not held at all.
   const own = (await send(f, g, labelledWallet('sn-g-to2').address, valueScoring(5_700n, (await f.account(g.address)).balance, false, 1n))) as unknown as Record<string, unknown>;
   assert.equal(own.held, undefined);
+});
+
+/**
+ * A stand-in for a later plugin that moves value (a vault taking deposits): it claims `.vault`
+ * addresses, and a plain transaction to one moves its value into the vault's account through
+ * `ctx.accounts.transfer`, knowing nothing of the sentinel; so does its `vault_deposit` operation.
+ */
+const vaultLike = definePlugin<Record<string, never>, NodeServices>({
+  name: 'vaultlike',
+  kind: 'state',
+  description: 'test: a plugin that takes value, unaware of the sentinel',
+  addressKinds: [{ kind: 'vault', gas: 21, description: 'test vault' }],
+  operations: [
+    defineOperation({
+      name: 'vault_deposit',
+      description: 'test: deposits into a vault',
+      routes: [{ method: 'POST', path: '/test/vault/deposit' }],
+      schema: Type.Object({ from: Type.String(), vault: Type.String(), amount: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+      signsFor: { field: 'vault' },
+      gas: 30,
+      async execute(ctx, op) {
+        await ctx.accounts.transfer(op.actor, op.body.vault, op.value);
+      },
+    }),
+  ],
+  register(api) {
+    api.hooks.recordExists.for('vault').tapPromise(api.name, async () => true);
+    api.hooks.executeTx.for('kind:vault').tapPromise(api.name, async (ctx, tx) => {
+      await ctx.accounts.transfer(tx.from, tx.to, tx.value);
+      return undefined;
+    });
+  },
+});
+
+async function wideChain(senders: Wallet[]): Promise<Fixture> {
+  return makeChain({
+    plugins: [stakingPlugin, sessionPlugin, vaultLike, sentinelPlugin],
+    pluginConfig: [{ name: 'staking' }, { name: 'session' }, { name: 'vaultlike' }, { name: 'sentinel', options: { weights_hash: model.weightsHash } }],
+    accounts: senders.map((w) => ({ address: w.address, balance: BALANCE })),
+    genesisParams: { sentinel_policy_enabled: '1', sentinel_hold_blocks: '2', sentinel_confirm_expiry_blocks: '3', trust_activation_blocks: '2' },
+  });
+}
+const NODE = 'chain:v0.node';
+const NODE_OWNER = deriveAddress(VALIDATOR_KEY.publicKey);
+
+test('decisions.md §99: a transfer to a .node is scored like one to a .human: refused at the reject threshold at admission and in a block; held in the hold range, and released to the node\'s owner', async () => {
+  const [s, t] = [labelledWallet('sn-node-s'), labelledWallet('sn-node-t')];
+  const f = await wideChain([s, t]);
+  const drain = signTransfer(s, { to: NODE, value: 990_000, nonce: 1 });
+  await assert.rejects(f.chain.admit(drain, 0), refused(400, /sentinel: transaction scored 0\.9\d{3} \(drain\), at or above sentinel_reject_threshold/));
+  f.chain.mempool.add(f.chain.rebuildTx('signed', drain, 1n, 0));
+  const b = await f.block();
+  const r = await receipt(f, b.tx_hashes[0]!);
+  assert.equal(r.status, 'failed');
+  assert.match(r.error!, /sentinel_reject_threshold/);
+  assert.equal((await f.account(s.address)).balance, BALANCE - 21n, 'the value stayed');
+  assert.equal((await f.account(NODE_OWNER)).balance, 0n);
+
+  const value = valueScoring(6_300n, BALANCE);
+  const held = (await send(f, t, NODE, value)) as Record<string, unknown>;
+  assert.equal((held.held as { releases: string }).releases, 'automatic');
+  const hb = await f.block();
+  assert.deepEqual(await types(f, hb.header.height), ['tx_anomaly', 'tx_held']);
+  assert.equal((await f.account(NODE_OWNER)).balance, 0n, 'held, not credited');
+  await f.block();
+  await f.block();
+  assert.equal((await f.account(NODE_OWNER)).balance, BigInt(value), 'released to the owner of the .node (decisions.md §30)');
+  assert.equal((await f.account(NODE)).balance, 0n, 'never to the .node itself');
+});
+
+test('value a later plugin takes (a call to its address, its own operation) is scored through the kernel without the plugin knowing: refused at the threshold; where a payment would be held it is refused, since it cannot wait', async () => {
+  const [u, v, w] = [labelledWallet('sn-vault-u'), labelledWallet('sn-vault-v'), labelledWallet('sn-vault-w')];
+  const f = await wideChain([u, v, w]);
+  const vault = 'chain:savings.vault';
+  const drain = signTransfer(u, { to: vault, value: 990_000, nonce: 1 });
+  await assert.rejects(f.chain.admit(drain, 0), refused(400, /sentinel_reject_threshold/));
+  f.chain.mempool.add(f.chain.rebuildTx('signed', drain, 1n, 0));
+  const b = await f.block();
+  assert.match((await receipt(f, b.tx_hashes[0]!)).error ?? '', /sentinel_reject_threshold/);
+  assert.equal((await f.account(vault)).balance, 0n);
+
+  // A call carries data: admission knows it cannot be held.
+  const holdRange = valueScoring(6_300n, BALANCE);
+  await assert.rejects(f.chain.admit(signTransfer(v, { to: vault, value: holdRange, nonce: 1, data: '{"deposit":true}' }), 0), refused(400, /which the policy layer holds .*cannot be held/));
+  // The operation is judged in the block, where the kernel shows the sentinel its transfer.
+  const deposit = signOperation(w, { kind: 'vault_deposit', actor: w.address, target: vault, value: holdRange, nonce: ++clock, body: { from: w.address, vault, amount: holdRange } });
+  const d = await f.chain.admitOperation('vault_deposit', deposit, {}, 0);
+  await f.block();
+  const dr = await receipt(f, d.tx_hash);
+  assert.equal(dr.status, 'failed');
+  assert.match(dr.error!, /sentinel: a transfer of value to chain:savings\.vault scored 0\.6\d{3} .*cannot be held/);
+  assert.equal((await f.account(w.address)).balance, BALANCE - 30n, 'only the fee: the deposit rolled back');
+  // Below the hold range it goes through, and is recorded as the sender's recent transfer.
+  const small = signOperation(w, { kind: 'vault_deposit', actor: w.address, target: vault, value: 1_000, nonce: ++clock, body: { from: w.address, vault, amount: 1_000 } });
+  const ok = await f.chain.admitOperation('vault_deposit', small, {}, 0);
+  await f.block();
+  assert.equal((await receipt(f, ok.tx_hash)).status, 'confirmed');
+  assert.equal((await f.account(vault)).balance, 1_000n);
+});
+
+test('decisions.md §89: confirm and cancel take part 2\'s ch-tx-v2|<owner>|chain:system.trust|0|<nonce>, and v3/v4 with the path\'s hash in the body; a v4 signature without it, or for another hash, is 401', async () => {
+  const [o, p] = [labelledWallet('sn-89-o'), labelledWallet('sn-89-p')];
+  const f = await chain([o, p]);
+  const value = valueScoring(7_200n, BALANCE);
+  const hold = async (w: Wallet): Promise<string> => {
+    const r = (await send(f, w, labelledWallet(`sn-89-to-${w.address}`).address, value)) as Record<string, unknown>;
+    assert.equal((r.held as { needs_owner: boolean }).needs_owner, true);
+    await f.block();
+    return r.tx_hash as string;
+  };
+  const act = (action: 'confirm' | 'cancel', w: Wallet, hash: string, body: Record<string, unknown>, version: 'v2' | 'v3' | 'v4') =>
+    f.chain.admitOperation(`held_${action}`, signOperation(w, { kind: `held_${action}`, actor: w.address, target: 'chain:system.trust', nonce: ++clock, body, version }), { hash }, 0);
+  const first = await hold(o);
+  // Part 2's layout: the owner and nothing else in the body.
+  const confirmed = await act('confirm', o, first, { owner: o.address }, 'v2');
+  await f.block();
+  assert.equal((await receipt(f, confirmed.tx_hash)).status, 'confirmed');
+  const second = await hold(p);
+  await assert.rejects(act('cancel', p, second, { owner: p.address }, 'v4'), refused(401, /ch-tx-v4 does not cover the URL: put hash in the signed body/));
+  await assert.rejects(act('cancel', p, second, { owner: p.address, hash: first }, 'v4'), refused(400, /the body says .* but the path says/));
+  const cancelled = await act('cancel', p, second, { owner: p.address, hash: second }, 'v3');
+  await f.block();
+  assert.equal((await receipt(f, cancelled.tx_hash)).status, 'confirmed');
+  assert.equal((await f.account(p.address)).balance, BALANCE - 21n - 30n, 'the held coins came back');
 });

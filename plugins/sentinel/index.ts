@@ -1,6 +1,6 @@
-import { ConfigError, definePlugin, deriveAddress, parseHex, type AdmissionContext, type NodeServices, type SignerKind, type Tx } from '../../kernel/sdk.js';
+import { ConfigError, definePlugin, deriveAddress, operationOf, parseHex, type AdmissionContext, type NodeServices, type SignerKind, type Tx, type TxContext } from '../../kernel/sdk.js';
 import { fraction, fractionText, loadModel } from './model.js';
-import { SENTINEL_PARAMS, heldView, holdDecision, rejection, verdictOf, warningFields } from './policy.js';
+import { SENTINEL_PARAMS, heldView, holdDecision, notHoldable, rejection, verdictOf, warningFields } from './policy.js';
 import { SentinelOptionsSchema } from './schemas.js';
 import { MODEL_PATH, RECENT_WINDOW, byAddressPath, duePath, duePrefix, heldPath, recentPath, type HeldTransfer, type RecentTransfers, type RegisteredModel } from './store.js';
 import { cancelHeld, confirmHeld, resolveHold } from './operations/held.js';
@@ -25,13 +25,34 @@ interface SentinelOptions {
 }
 
 /**
+ * Whether a plain transaction's value is a payment that may wait, as admission can tell: no
+ * `data` (a call's value, a deploy's endowment, is acted on at once). The block knows for sure:
+ * the kernel marks each move it shows `beforeTransfer` (`TransferIntent.holdable`).
+ */
+function payment(tx: Tx): boolean {
+  return tx.data === undefined;
+}
+
+/**
+ * The sender's nonce as the scorer's feature: a plain transaction's own; for an operation (whose
+ * nonce is a millisecond timestamp) the account's next one.
+ */
+async function scoredNonce(ctx: TxContext, from: string): Promise<bigint> {
+  return operationOf(ctx.tx) === undefined ? ctx.tx.nonce : (await ctx.accounts.getCore(from)).nonce + 1n;
+}
+
+/**
  * The sentinel (part 1 "Transaction scoring, holds and the trust list"): a fixed-point model
- * scores every plain transfer from committed state. At admission a score at or above
- * `sentinel_reject_threshold` is refused (400) and an anomalous one is flagged in the response;
- * in the block the same rules run again on the block's state (a proposer that skipped checkTx
- * gains nothing), `tx_anomaly` is emitted, and with `sentinel_policy_enabled` the transfer may be
- * held (`beforeTransfer`: the coins leave the sender and wait here) until released, confirmed,
- * cancelled or refunded.
+ * scores every transfer of value out of an account, whatever its destination (decisions.md §99):
+ * a plain transfer to a `.human`, a `.node` (credited to its owner), a name, the value a call
+ * attaches, a deposit or escrow an operation makes. At admission every plain transaction is
+ * scored: a score at or above `sentinel_reject_threshold` is refused (400) and an anomalous one
+ * is flagged in the response. In the block the kernel shows the sentinel every move of coins out
+ * of the signing account (`beforeTransfer`, whatever plugin makes it), and the same rules run on
+ * the block's state (a proposer that skipped checkTx gains nothing): `tx_anomaly` is emitted, and
+ * with `sentinel_policy_enabled` a plain payment may be held (the coins leave the sender and wait
+ * here) until released, confirmed, cancelled or refunded; a move that cannot wait (a call's
+ * value, an operation's deposit) is refused where it would be held.
  */
 export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
   name: 'sentinel',
@@ -84,7 +105,8 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
     });
 
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
-      if (tx.origin !== 'signed' || tx.target !== 'transfer') return undefined;
+      // Every plain transaction that moves value, whatever it is sent to; operations are seen in the block.
+      if (tx.origin !== 'signed' || operationOf(tx) !== undefined || (tx.value === 0n && tx.target !== 'transfer')) return undefined;
       if ((await ctx.params.get('sentinel_enabled')) !== 1n) return undefined;
       await checkRegistered(ctx.store);
       const t = { from: tx.from, to: tx.to, value: tx.value, gasPrice: tx.gasPrice, nonce: tx.nonce };
@@ -94,6 +116,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
       if (v.anomalous) ctx.respond(warningFields(v));
       if ((await ctx.params.get('sentinel_policy_enabled')) !== 1n) return undefined;
       const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, () => signerKindOf(ctx, tx));
+      if (d && !payment(tx)) return notHoldable(d, v, tx.to);
       if (d) {
         const [holdBlocks, expiry] = await Promise.all([ctx.params.get('sentinel_hold_blocks'), ctx.params.get('sentinel_confirm_expiry_blocks')]);
         ctx.respond({
@@ -103,10 +126,12 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
       return undefined;
     });
 
+    // Every move of coins out of a transaction's signing account, whatever plugin makes it (the
+    // kernel shows each one here): scored against the address the transaction named.
     api.hooks.beforeTransfer.tapPromise(api.name, async (ctx, transfer) => {
       if ((await ctx.params.get('sentinel_enabled')) !== 1n) return undefined;
       const height = ctx.block.height;
-      const t = { from: transfer.from, to: transfer.to, value: transfer.value, gasPrice: ctx.tx.gasPrice, nonce: ctx.tx.nonce };
+      const t = { from: transfer.from, to: transfer.recipient, value: transfer.value, gasPrice: ctx.tx.gasPrice, nonce: await scoredNonce(ctx, transfer.from) };
       const { verdict: v, recent } = await verdictOf(ctx, ctx.store, height, model, t);
       const refused = await rejection(ctx, v);
       if (refused) throw refused;
@@ -114,13 +139,15 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
       if (v.anomalous) ctx.emit({ type: 'tx_anomaly', data: { tx_hash: ctx.tx.hash, score: fractionText(v.scoreBp), score_bp: v.scoreBp, category: v.category, from: t.from, to: t.to, height } });
       const d = await holdDecision(ctx, ctx.store, height, t, v, () => transfer.signer.kind);
       if (!d) return undefined;
+      if (!transfer.holdable) throw notHoldable(d, v, t.to);
       await ctx.accounts.debit(t.from, t.value);
       const [holdBlocks, expiry] = await Promise.all([ctx.params.get('sentinel_hold_blocks'), ctx.params.get('sentinel_confirm_expiry_blocks')]);
       const nonNeg = (x: bigint): number => Number(x < 0n ? 0n : x);
       const h: HeldTransfer = {
         tx_hash: ctx.tx.hash,
         from: t.from,
-        to: t.to,
+        // Where the coins land on release: a `.node`'s owner rather than the `.node` (decisions.md §30).
+        to: transfer.to,
         value: t.value,
         score_bp: v.scoreBp,
         category: v.category,

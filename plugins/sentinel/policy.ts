@@ -1,4 +1,4 @@
-import { badRequest, formatCoin, type ChainError, type ParamSpec, type ReadContext, type ReadonlyStore, type SignerKind } from '../../kernel/sdk.js';
+import { badRequest, formatCoin, unauthorized, type ChainError, type ParamSpec, type ReadContext, type ReadonlyStore, type SignerKind } from '../../kernel/sdk.js';
 import { SCALE, fraction, fractionText, score, type Model, type Verdict } from './model.js';
 import { isTrusted, recentHeights, type HeldTransfer } from './store.js';
 
@@ -81,6 +81,19 @@ export async function holdDecision(ctx: Pick<ReadContext, 'params'>, store: Read
     s >= onScale(stepup) ? { needsOwner: true, reason: 'stepup' } : s >= onScale(agent) && (await signer()) !== 'main' ? { needsOwner: true, reason: 'agent' } : s >= onScale(hold) ? { needsOwner: false, reason: 'score' } : undefined;
   if (decision === undefined) return undefined;
   return (await isTrusted(store, t.from, t.to, height)) ? undefined : decision;
+}
+
+/**
+ * A transfer the policy layer would hold that cannot wait (the value a call attaches, an
+ * operation's deposit or escrow: its recipient acts on the coins at once): refused instead, so
+ * the hold, step-up and session-key rules hold for every destination (decisions.md §99). 401 for
+ * the session-key rule (§31), 400 otherwise.
+ */
+export function notHoldable(d: HoldDecision, v: Verdict, to: string): ChainError {
+  const why = `sentinel: a transfer of value to ${to} scored ${fractionText(v.scoreBp)} (${v.category})`;
+  const hint = 'send the value as a plain transfer, which can be held and confirmed, or add the recipient to the trust list';
+  if (d.reason === 'agent') return unauthorized(`${why}, at or above sentinel_agent_confirm_threshold for a session key: it needs the owner, and value attached to a call or an operation cannot wait for confirmation`, hint);
+  return badRequest(`${why}, which the policy layer holds (${d.needsOwner ? 'until the owner confirms' : 'for sentinel_hold_blocks'}); value attached to a call or an operation cannot be held`, hint);
 }
 
 /** `held` in the submission response and on routes: when it releases and whether the owner must act. */

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { AddressString } from '../../kernel/sdk.js';
 
 const Address = Type.String({ minLength: 1, maxLength: 128 });
 const TxHash = Type.String({ pattern: '^0x[0-9a-f]{64}$' });
@@ -13,8 +14,12 @@ export const SentinelOptionsSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** `POST /api/v1/transactions/:hash/confirm` and `/cancel`: the owner (the held transfer's sender) and the path's hash. */
-export const HeldActionSchema = Type.Object({ owner: Address, hash: TxHash }, { additionalProperties: false });
+/**
+ * `POST /api/v1/transactions/:hash/confirm` and `/cancel`: the owner (the held transfer's sender;
+ * left out, the key-derived address of the signing key) and the path's hash (in the body too
+ * for a ch-tx-v3/v4 signature, which must cover it: decisions.md §89).
+ */
+export const HeldActionSchema = Type.Object({ owner: Type.Optional(Address), hash: TxHash }, { additionalProperties: false });
 
 /** `POST /api/v1/trust/add` and `/remove`. */
 export const TrustSchema = Type.Object({ owner: Address, recipient: Address }, { additionalProperties: false });
@@ -34,3 +39,6 @@ export const ScoreRequestSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** GET `/api/v1/held/:address`: the address whose holds (as sender or recipient) are listed (the assistant tool server's `ch_get_held` takes its `address` from it). */
+export const HeldListParams = Type.Object({ address: AddressString });

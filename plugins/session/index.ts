@@ -2,7 +2,7 @@ import { definePlugin, requireMainKey, type NodeServices } from '../../kernel/sd
 import { MAIN_KEY_ONLY_OPERATIONS } from './main-key-only.js';
 import { grantSession } from './operations/grant.js';
 import { revokeSession } from './operations/revoke.js';
-import { sessionProblem } from './limits.js';
+import { capProblem, priceProblem, sessionProblem } from './limits.js';
 import { grantPath, type SessionGrant } from './store.js';
 import { sessionRoutes } from './routes.js';
 
@@ -11,7 +11,9 @@ import { sessionRoutes } from './routes.js';
  * grants another key the right to sign for it within a scope, a total spend cap and below an
  * expiry block. The grant is enforced in authorization (`resolveSigner`), which the kernel asks
  * at admission and again in the block, so a revoked, expired or exhausted key fails in consensus
- * even in a block whose proposer skipped checkTx.
+ * even in a block whose proposer skipped checkTx. The cap counts every ucoin a transaction takes
+ * from the account besides its fee (decisions.md §95): judged before it runs against what it
+ * declares (`req.debit`), and after it ran against what the kernel counted it took.
  */
 export const sessionPlugin = definePlugin<Record<string, never>, NodeServices>({
   name: 'session',
@@ -29,18 +31,22 @@ export const sessionPlugin = definePlugin<Record<string, never>, NodeServices>({
       // Said first, whatever the grant's scope: these are never a session key's to sign.
       const mainOnly = req.operation === undefined ? undefined : MAIN_KEY_ONLY_OPERATIONS.get(req.operation);
       if (mainOnly !== undefined) return requireMainKey({ kind: 'session', publicKey: req.publicKey, account: req.actor, payer: req.actor, grantedBy: api.name }, mainOnly);
-      const problem = await sessionProblem(ctx, g, req.tx);
+      const problem = (await priceProblem(ctx, req.tx)) ?? (await sessionProblem(ctx, g, req.tx.to, req.debit));
       if (problem) return problem;
-      const moved = req.tx.value;
       return {
         kind: 'session',
         plugin: api.name,
-        // Counted once the transaction applied, inside its rollback scope: a failed one spends nothing.
-        onApplied: async (tctx) => {
-          if (moved === 0n) return;
+        // What the transaction really took from the account (the kernel counts every debit and
+        // transfer out of it, whatever plugin made it), counted once it applied, inside its
+        // rollback scope: a failed one spends nothing, and one that took more than its cap left
+        // fails here, its writes rolled back.
+        onApplied: async (tctx, applied) => {
+          if (applied.debited === 0n) return;
           const path = grantPath(req.actor, req.publicKey);
           const now = (await tctx.store.getRecord<SessionGrant>(path))!;
-          tctx.store.setRecord<SessionGrant>(path, { ...now, spent: now.spent + moved });
+          const over = capProblem(now, applied.debited);
+          if (over) throw over;
+          tctx.store.setRecord<SessionGrant>(path, { ...now, spent: now.spent + applied.debited });
         },
       };
     });

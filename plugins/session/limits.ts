@@ -27,19 +27,33 @@ export async function grantStatus(ctx: Pick<ReadContext, 'accounts' | 'read'>, g
 }
 
 /**
- * Why a session key may not sign `tx` in the block at `ctx.height`, as the 401 every client
- * sees (part 2 Session keys 2–3, decisions.md §31): revoked, expired, ended, out of scope, or
- * beyond the cap. The cap counts the value moved (`tx.value`, an operation's signed amount),
- * never the fee.
+ * Why a session key may not sign a transaction for `to` that takes `debit` from the account, in
+ * the block at `ctx.height`, as the 401 every client sees (part 2 Session keys 2–3,
+ * decisions.md §31): revoked, expired, ended, out of scope, or beyond the cap. The cap counts
+ * what the transaction takes from the account besides its fee (decisions.md §95).
  */
-export async function sessionProblem(ctx: ReadContext, g: SessionGrant, tx: Pick<Tx, 'to' | 'value'>): Promise<ChainError | undefined> {
+export async function sessionProblem(ctx: ReadContext, g: SessionGrant, to: string, debit: bigint): Promise<ChainError | undefined> {
   const status = await grantStatus(ctx, g, ctx.height);
   if (status === 'revoked') return unauthorized(`session key revoked: revoked in block ${g.revoked_height}, refused from block ${g.revoked_height! + 1}`);
   if (status === 'expired') return unauthorized(`session key expired: valid in blocks below expiry_block ${g.expiry_block}, this is block ${ctx.height}`);
   if (status === 'ended') return unauthorized('session key ended: the main key that granted it was removed from the account (rotation or recovery)');
-  if (g.scope !== '*' && !g.scope.includes(tx.to)) return unauthorized(`session key scope does not include ${tx.to}`, 'the account\'s main key may widen the scope with a new grant');
-  if (g.spent + tx.value > g.cap) {
-    return unauthorized(`session spend cap exceeded: ${g.spent} of ${g.cap} ucoin spent, ${tx.value} more asked`);
-  }
-  return undefined;
+  if (g.scope !== '*' && !g.scope.includes(to)) return unauthorized(`session key scope does not include ${to}`, 'the account\'s main key may widen the scope with a new grant');
+  return capProblem(g, debit);
+}
+
+/** The cap: what the key spent so far plus what this transaction takes from the account. */
+export function capProblem(g: SessionGrant, debit: bigint): ChainError | undefined {
+  if (g.spent + debit <= g.cap) return undefined;
+  return unauthorized(`session spend cap exceeded: ${g.spent} of ${g.cap} ucoin spent, ${debit} more asked`, 'the cap counts every ucoin a transaction takes from the account (value, stake, deposit, price), fees aside');
+}
+
+/**
+ * decisions.md §95: a session key's transaction may not set `gas_price` above `base_fee`, or it
+ * could hand the account's balance to a colluding proposer as fees, which the cap does not count.
+ */
+export async function priceProblem(ctx: ReadContext, tx: Pick<Tx, 'body'>): Promise<ChainError | undefined> {
+  const declared = tx.body.gas_price;
+  if (typeof declared !== 'number') return undefined;
+  const baseFee = await ctx.params.get('base_fee');
+  return BigInt(declared) > baseFee ? unauthorized(`session key may not set gas_price above base_fee: ${declared} > ${baseFee}`, 'omit gas_price, or sign with the account\'s main key') : undefined;
 }

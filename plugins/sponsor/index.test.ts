@@ -24,7 +24,7 @@ async function chain(): Promise<Fixture> {
   });
 }
 
-const op = (w: Wallet, actor: string, body: Record<string, unknown>, value = 0) => signOperation(w, { actor, target: SPONSOR, value, nonce: ++clock, body: { address: actor, ...body } });
+const op = (w: Wallet, actor: string, body: Record<string, unknown>, value = 0, kind?: string) => signOperation(w, { ...(kind !== undefined ? { kind } : {}), actor, target: SPONSOR, value, nonce: ++clock, body: { address: actor, ...body } });
 
 async function confirmed(f: Fixture, name: string, body: Record<string, unknown>): Promise<void> {
   const r = await f.chain.admitOperation(name, body, {}, 0);
@@ -92,4 +92,21 @@ test('a pool limited to one session key pays only that key\'s transactions; a se
   const r = (await f.chain.lookupTx(b.tx_hashes[0]!))!.receipt!;
   assert.equal(r.status, 'failed');
   assert.match(r.error!, /only a main key/);
+});
+
+test('a pool is checked against the largest fee a transaction can be charged (decisions.md §95): a limit it cannot cover, or above sponsor_max_gas, is the sender\'s own to pay', async () => {
+  const f = await chain();
+  await confirmed(f, 'sponsor_deposit', op(sponsor, sponsor.address, { amount: 100 }, 100, 'sponsor_deposit'));
+  await confirmed(f, 'sponsor_allow', op(sponsor, sponsor.address, { beneficiary: user.address }, 0, 'sponsor_allow'));
+  const send = async (extra: { gas_limit?: number; gas_price?: number }) => {
+    const before = [(await f.account(user.address)).balance, (await f.account(poolAddress(sponsor.address))).balance];
+    const r = await f.chain.admit(signTransfer(user, { to: sponsor.address, value: 1, nonce: Number((await f.account(user.address)).nonce) + 1, ...extra }), 0);
+    await f.block();
+    assert.equal((await f.chain.lookupTx(r.tx_hash))!.receipt!.status, 'confirmed');
+    return [before[0]! - (await f.account(user.address)).balance, before[1]! - (await f.account(poolAddress(sponsor.address))).balance];
+  };
+  // 90 gas at price 2 may cost 180: more than the 100 the pool holds, though gas_price × 100 would have passed.
+  assert.deepEqual(await send({ gas_limit: 90, gas_price: 2 }), [1n + 42n + 69n, 0n], 'the sender paid 21 × 2, and the 69 unused at base fee');
+  assert.deepEqual(await send({ gas_limit: 101 }), [1n + 101n, 0n], 'a limit above sponsor_max_gas (100) is not the pool\'s');
+  assert.deepEqual(await send({}), [1n, 21n], 'a plain transfer within both is paid by the pool');
 });

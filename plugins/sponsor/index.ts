@@ -13,7 +13,7 @@ export const sponsorPlugin = definePlugin<Record<string, never>, NodeServices>({
   name: 'sponsor',
   kind: 'state',
   description: 'fee pools that pay for the accounts or session keys their owner names',
-  params: [{ key: 'sponsor_max_gas', default: 100n, min: 21n, max: 10_000_000n, description: 'a pool pays a transaction only while it holds at least gas_price × this many gas' }],
+  params: [{ key: 'sponsor_max_gas', default: 100n, min: 21n, max: 10_000_000n, description: 'the largest gas limit a pool pays for: a transaction whose limit is above it pays its own fee; within it, the pool pays while it holds the largest fee the transaction can be charged (limit × gas_price)' }],
   operations: [sponsorDeposit, sponsorWithdraw, sponsorAllow, sponsorDisallow],
   events: [
     { type: 'sponsor_deposit', description: 'a sponsor added coins to its pool', fields: ['address', 'amount'], socket: true },

@@ -1,4 +1,4 @@
-import { formatCoin, jsonRecord, pageOf, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { accountStateKey, formatCoin, jsonRecord, pageOf, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { poolAddress, type Sponsorship } from './store.js';
 
 const codec = jsonRecord<Sponsorship>();
@@ -10,6 +10,8 @@ export function sponsorRoutes(routes: RouteTable, s: NodeServices, plugin: strin
       const balance = (await ctx.accounts.get(poolAddress(req.params.address!))).balance;
       return { address: req.params.address, balance, balance_human: formatCoin(balance) };
     }),
+    // decisions.md §84: the balance is the pool account's.
+    { proves: (req) => [accountStateKey(poolAddress(req.params.address!))] },
   );
   routes.get('/api/v1/sponsor/:address/beneficiaries', (req) => {
     const { limit, offset } = pageOf(req.query, 100, 100);

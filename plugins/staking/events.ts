@@ -8,5 +8,5 @@ export const STAKING_EVENTS: readonly PluginEventSpec[] = [
   { type: 'delegated', description: 'a delegation was added', fields: ['delegator', 'validator', 'amount', 'unlock_height'] },
   { type: 'undelegated', description: 'a whole delegation was returned', fields: ['delegator', 'validator', 'amount', 'paid_to'] },
   { type: 'validator_slashed', description: 'a validator was slashed for double-sign evidence and jailed', fields: ['validator', 'amount', 'reporter', 'reporter_reward', 'burned', 'jailed_until', 'evidence'], socket: true },
-  { type: 'reward_paid', description: 'a staking reward was paid', fields: ['height', 'source', 'staker', 'paid_to', 'amount'] },
+  { type: 'reward_paid', description: 'a staking reward was paid (one event and one record per payout)', fields: ['height', 'source', 'staker', 'counterparty', 'paid_to', 'amount'] },
 ];

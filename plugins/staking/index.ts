@@ -10,7 +10,7 @@ import { unjail } from './operations/unjail.js';
 import { unstake } from './operations/unstake.js';
 import { DEFAULT_COMMISSION_BPS, STAKING_PARAMS } from './params.js';
 import { stakingRoutes } from './routes.js';
-import { readNode, writeNode, writeStake } from './store.js';
+import { putNode, putStake, readNode } from './store.js';
 import { STAKING_EVENTS } from './events.js';
 import { stakingMethods } from './methods.js';
 import { slashDoubleSign } from './slashing.js';
@@ -31,19 +31,24 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
   addressKinds: [{ kind: 'node', gas: 21, description: 'a plain transfer to a .node credits its owner' }],
   events: STAKING_EVENTS,
   register(api) {
-    // Genesis validators are nodes owned by the address their key derives (decisions.md §19), with
-    // their genesis stake as self-stake at the genesis rate.
+    // Genesis validators are nodes owned by their join statement's owner (decisions.md §82: the
+    // address their key derives, §19, unless another key signed as owner), with their genesis
+    // stake as self-stake at the genesis rate and the P2P endpoint they joined with, locked like
+    // any other: until unbonding_blocks from genesis (§96), so none can leave at once and vote
+    // with nothing to slash.
     api.hooks.initGenesis.tapPromise(api.name, async (ctx) => {
+      const unlock = Number(await ctx.params.get('unbonding_blocks'));
       for (const v of ctx.genesis.validators) {
-        writeNode(ctx.store, { address: v.address, owner: deriveAddress(parseHex(v.public_key)!), consensus_public_key: v.public_key, commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: '', rpc_endpoint: '', registered_height: 0, jailed_until: 0 });
-        writeStake(ctx.store, v.address, { amount: BigInt(v.stake), unlock_height: 0, paid_to: 0, genesis: true, bonded_height: 0, added_height: 0 });
+        await putNode(ctx.store, { address: v.address, owner: v.owner, consensus_public_key: v.public_key, commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: v.p2p_endpoint, rpc_endpoint: '', registered_height: 0, jailed_until: 0 });
+        await putStake(ctx.store, v.address, { amount: BigInt(v.stake), unlock_height: unlock, paid_to: 0, genesis: true, bonded_height: 0, added_height: 0 }, 0);
       }
     });
     api.hooks.ownerOf.for('node').tapPromise(api.name, async (ctx, address) => (await readNode(ctx.store, address))?.owner);
     api.hooks.recordExists.for('node').tapPromise(api.name, async (ctx, address) => (await readNode(ctx.store, address)) !== undefined);
     api.hooks.executeTx.for('kind:node').tapPromise(api.name, async (ctx, tx) => {
       const owner = await payeeOf(ctx.store, tx.to);
-      await ctx.accounts.transfer(tx.from, owner, tx.value);
+      // A plain payment: the sentinel may hold it and credit the owner on release (decisions.md §99).
+      await ctx.accounts.transfer(tx.from, owner, tx.value, { payment: true });
       return undefined;
     });
     api.hooks.beginBlock.tapPromise(api.name, (ctx) => payRewardsIfDue(ctx));

@@ -1,7 +1,8 @@
-import { addressKind, badRequest, jsonRecord, type ReadContext, type ReadonlyStore, type WriteContext } from '../../kernel/sdk.js';
+import { addressKind, badRequest, type ReadContext, type ReadonlyStore, type WriteContext } from '../../kernel/sdk.js';
 import { DEFAULT_COMMISSION_BPS } from './params.js';
 import { cappedElapsed, delegationReward, stakeReward } from './rewards.js';
-import { allDelegations, allStakes, readNode, readStake, writeDelegation, writeStake, type DelegationRecord, type StakeRecord } from './store.js';
+import { allDelegations, allStakes, putDelegation, putStake, readNode, readStake, type DelegationRecord, type StakeRecord } from './store.js';
+import { writeReward, type RewardRecord } from './reward-records.js';
 
 /**
  * Staking's money paths, shared by the operations and the block hooks. Stake and delegations are
@@ -17,31 +18,12 @@ export async function payeeOf(store: ReadonlyStore, address: string): Promise<st
   return node.owner;
 }
 
-export type RewardSource = 'stake' | 'delegation' | 'commission';
-
-export interface RewardRecord {
-  height: number;
-  source: RewardSource;
-  staker: string;
-  paid_to: string;
-  amount: bigint;
-}
-
-const rewardCodec = jsonRecord<RewardRecord>();
-
-/** Reward records sort by staker, then height (zero-padded), then source. */
-export const rewardKey = (staker: string, height: number, source: RewardSource): string => `reward/${staker}/${String(height).padStart(12, '0')}/${source}`;
-
-export async function rewardsOf(store: ReadonlyStore, staker: string): Promise<RewardRecord[]> {
-  return (await store.scan(`reward/${staker}/`)).map(([, v]) => rewardCodec.decode(v));
-}
-
 /** Credits a reward and records it; a payout of 0 writes nothing (decisions.md §37). */
 async function pay(ctx: WriteContext, r: RewardRecord): Promise<void> {
   if (r.amount === 0n) return;
   await ctx.accounts.credit(r.paid_to, r.amount);
-  ctx.store.setRecord(rewardKey(r.staker, r.height, r.source), r, rewardCodec);
-  ctx.emit({ type: 'reward_paid', data: { height: r.height, source: r.source, staker: r.staker, paid_to: r.paid_to, amount: r.amount } });
+  await writeReward(ctx.store, r);
+  ctx.emit({ type: 'reward_paid', data: { height: r.height, source: r.source, staker: r.staker, counterparty: r.counterparty, paid_to: r.paid_to, amount: r.amount } });
 }
 
 /** Pays what a self-stake accrued up to this block and moves its payout mark. */
@@ -50,7 +32,7 @@ export async function payStake(ctx: WriteContext, address: string, s: StakeRecor
   const elapsed = cappedElapsed(s.paid_to, ctx.block.height, await p.get('reward_interval_blocks'));
   const rate = s.genesis ? await p.get('genesis_apy_bps') : await p.get('base_apy_bps');
   const amount = stakeReward(s.amount, rate, elapsed, await p.get('blocks_per_year'));
-  await pay(ctx, { height: ctx.block.height, source: 'stake', staker: address, paid_to: await payeeOf(ctx.store, address), amount });
+  await pay(ctx, { height: ctx.block.height, source: 'stake', staker: address, counterparty: address, paid_to: await payeeOf(ctx.store, address), amount });
   return { ...s, paid_to: ctx.block.height };
 }
 
@@ -60,8 +42,8 @@ export async function payDelegation(ctx: WriteContext, validator: string, delega
   const elapsed = cappedElapsed(d.paid_to, ctx.block.height, await p.get('reward_interval_blocks'));
   const node = await readNode(ctx.store, validator);
   const split = delegationReward(d.amount, await p.get('base_apy_bps'), node?.commission_bps ?? DEFAULT_COMMISSION_BPS, elapsed, await p.get('blocks_per_year'));
-  await pay(ctx, { height: ctx.block.height, source: 'delegation', staker: delegator, paid_to: await payeeOf(ctx.store, delegator), amount: split.delegator });
-  await pay(ctx, { height: ctx.block.height, source: 'commission', staker: validator, paid_to: node?.owner ?? validator, amount: split.commission });
+  await pay(ctx, { height: ctx.block.height, source: 'delegation', staker: delegator, counterparty: validator, paid_to: await payeeOf(ctx.store, delegator), amount: split.delegator });
+  await pay(ctx, { height: ctx.block.height, source: 'commission', staker: validator, counterparty: delegator, paid_to: node?.owner ?? validator, amount: split.commission });
   return { ...d, paid_to: ctx.block.height };
 }
 
@@ -69,8 +51,9 @@ export async function payDelegation(ctx: WriteContext, validator: string, delega
 export async function payRewardsIfDue(ctx: WriteContext): Promise<void> {
   const interval = await ctx.params.get('reward_interval_blocks');
   if (BigInt(ctx.block.height) % interval !== 0n) return;
-  for (const { address, record } of await allStakes(ctx.store)) writeStake(ctx.store, address, await payStake(ctx, address, record));
-  for (const { validator, delegator, record } of await allDelegations(ctx.store)) writeDelegation(ctx.store, validator, delegator, await payDelegation(ctx, validator, delegator, record));
+  // Only the payout marks change: amounts, ranks and sums stay as they are.
+  for (const { address, record } of await allStakes(ctx.store)) await putStake(ctx.store, address, await payStake(ctx, address, record), ctx.block.height);
+  for (const { validator, delegator, record } of await allDelegations(ctx.store)) await putDelegation(ctx.store, validator, delegator, await payDelegation(ctx, validator, delegator, record));
 }
 
 /** A `.node` has active stake: registered, self-stake at least min_stake, not jailed at this height. */

@@ -1,5 +1,5 @@
 import { defineMethods } from '../../kernel/sdk.js';
-import { allStakes, readStake } from './store.js';
+import { readStake, selfStakeAtStartOf, selfStakeTotal } from './store.js';
 
 /** An address's self-stake as other plugins see it (governance weight, part 1 Governance 4). */
 export interface SelfStake {
@@ -12,7 +12,7 @@ export interface SelfStake {
 
 /**
  * What staking offers other plugins (read only): self-stake gives governance weight, delegation
- * gives none (part 1, Staking 1), so only self-stake is offered.
+ * gives none (part 1, Staking 1), so only self-stake is offered. Each is one read.
  */
 export const stakingMethods = defineMethods('staking', {
   read: {
@@ -22,11 +22,17 @@ export const stakingMethods = defineMethods('staking', {
       if (!r || r.amount === 0n) return undefined;
       return { amount: r.amount, bonded_height: r.bonded_height ?? 0, added_height: r.added_height ?? r.bonded_height ?? 0 };
     },
-    /** The sum of every self-stake: the base of governance's quorum (part 1, Governance 5). */
+    /** The sum of every self-stake now. */
     async totalSelfStake(ctx): Promise<bigint> {
-      let sum = 0n;
-      for (const { record } of await allStakes(ctx.store)) sum += record.amount;
-      return sum;
+      return (await selfStakeTotal(ctx.store)).total;
+    },
+    /**
+     * The sum of every self-stake when the block at the context's height began: the stake that
+     * may vote on a proposal created in that block (part 1, Governance 4), governance's quorum
+     * base (decisions.md §98). Stake added or withdrawn earlier in the same block is not in it.
+     */
+    async totalSelfStakeAtBlockStart(ctx): Promise<bigint> {
+      return selfStakeAtStartOf(ctx.store, ctx.height);
     },
   },
 });

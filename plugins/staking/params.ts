@@ -1,4 +1,4 @@
-import type { ParamSpec } from '../../kernel/sdk.js';
+import { MAX_VALIDATORS, type ParamSpec } from '../../kernel/sdk.js';
 
 /** Part 2, "Protocol parameters", staking and slashing rows: defaults and ranges as listed. */
 export const STAKING_PARAMS: readonly ParamSpec[] = [
@@ -11,7 +11,13 @@ export const STAKING_PARAMS: readonly ParamSpec[] = [
   { key: 'max_commission_bps', default: 2_000n, description: 'highest commission a validator may set, in basis points (no range check)' },
   { key: 'slash_fraction_double_sign_bps', default: 500n, min: 0n, max: 10_000n, description: 'share of min_stake slashed for a double sign, in basis points' },
   { key: 'slash_reward_fraction_bps', default: 100n, min: 0n, max: 10_000n, description: 'share of a slash paid to the reporter, in basis points' },
-  { key: 'slash_double_vote_bps', default: 500n, min: 0n, max: 10_000n, description: 'share of min_stake slashed for a double vote, in basis points' },
+  // Reserved (plugins/staking/README.md, "Slashing"): part 2 lists it, but the only offence the
+  // chain proves is a duplicate vote, which decisions.md §98 makes one offence whatever the vote
+  // types, priced by slash_fraction_double_sign_bps; nothing reads this one.
+  { key: 'slash_double_vote_bps', default: 500n, min: 0n, max: 10_000n, description: 'reserved: listed by part 2 and governable, but no offence uses it (a double vote of any type is the double-sign offence, slash_fraction_double_sign_bps)' },
+  // decisions.md §96: the active set is the top max_validators eligible nodes by self-stake; the
+  // range's top is the kernel's bound on a set, so the set staking hands over is never refused.
+  { key: 'max_validators', default: 100n, min: 4n, max: BigInt(MAX_VALIDATORS), description: 'most validators in the active set: the eligible .nodes with the highest self-stake, ties by address' },
   { key: 'jail_blocks', default: 10_000n, min: 1n, max: 1_000_000_000n, description: 'blocks a slashed validator stays jailed' },
 ];
 

@@ -1,27 +1,32 @@
-import { badRequest, formatCoin, isAddress, notFound, pageOf, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
-import { rewardsOf, type RewardSource } from './ledger.js';
-import { allDelegations, allNodes, delegationsTo, readNode, readStake } from './store.js';
-import { delegationView, isJailed, nodeView, page, rewardView } from './views.js';
-import { slashHistory, slashView } from './slashing.js';
+import { badRequest, countedPage, formatCoin, isAddress, notFound, pageOf, stateKey, type NodeServices, type QueryContext, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { REWARD_SOURCES, rewardsPage, rewardSummary, type RewardSource } from './reward-records.js';
+import { delegatedBy, delegatedTo, delegationsBy, delegationsTo, nodeCount, nodeKey, nodesPage, readNode, readStake, stakeKey } from './store.js';
+import { delegationView, isJailed, nodeView, rewardView } from './views.js';
+import { slashPage, slashView } from './slashing.js';
 
 function address(raw: string | undefined): string {
   if (!isAddress(raw)) throw badRequest(`"${raw}" is not a chain address`);
   return raw;
 }
 
-const SOURCES: readonly RewardSource[] = ['stake', 'delegation', 'commission'];
-
-/** The staking and node read routes (part 1, "Staking" and "Names, nodes" tables), each at one committed height. */
+/**
+ * The staking and node read routes (part 1, "Staking" and "Names, nodes" tables), each at one
+ * committed height. Every list is a page (decisions.md §20: `limit` at most 100, `offset`) read
+ * from a key range that holds only its own records, with its total kept in a record: a request
+ * costs its page (and its offset), never the whole state, whoever filled the list.
+ */
 export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
   const at = <T>(fn: (ctx: QueryContext) => Promise<T>): Promise<T> => s.query.run(plugin, fn);
+  // decisions.md §84: a node's and an address's staking are proven by their node and stake records.
+  const nodeAndStake = { proves: (req: RpcRequest) => [stateKey(plugin, nodeKey(req.params.address!)), stateKey(plugin, stakeKey(req.params.address!))] };
 
-  // decisions.md §23 and §37: 200 with zeros for an address with nothing bonded.
+  // decisions.md §23 and §37: 200 with zeros for an address with nothing bonded. Five reads.
   routes.get('/api/v1/staking/info/:address', (req) =>
     at(async (ctx) => {
       const a = address(req.params.address);
       const stake = await readStake(ctx.store, a);
-      const out = (await allDelegations(ctx.store)).filter((d) => d.delegator === a).reduce((sum, d) => sum + d.record.amount, 0n);
-      const rewards = (await rewardsOf(ctx.store, a)).reduce((sum, r) => sum + r.amount, 0n);
+      const out = (await delegatedBy(ctx.store, a)).amount;
+      const rewards = (await rewardSummary(ctx.store, a)).total;
       const node = await readNode(ctx.store, a);
       return {
         address: a,
@@ -36,17 +41,18 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
         jailed_until: node?.jailed_until ?? 0,
       };
     }),
+    nodeAndStake,
   );
 
   routes.get('/api/v1/staking/validators', (req) =>
     at(async (ctx) => {
       const { limit, offset } = pageOf(req.query, 100, 100);
       const rows = [];
-      for (const n of await allNodes(ctx.store)) {
-        const delegated = (await delegationsTo(ctx.store, n.address)).reduce((sum, d) => sum + d.record.amount, 0n);
+      for (const n of await nodesPage(ctx.store, limit, offset)) {
+        const delegated = (await delegatedTo(ctx.store, n.address)).amount;
         rows.push({ ...nodeView(n, await readStake(ctx.store, n.address), ctx.height), delegated, delegated_human: formatCoin(delegated) });
       }
-      return page('validators', rows, limit, offset);
+      return countedPage('validators', rows, await nodeCount(ctx.store), limit, offset);
     }),
   );
 
@@ -54,16 +60,18 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
     at(async (ctx) => {
       const v = address(req.params.validator);
       const { limit, offset } = pageOf(req.query, 100, 100);
-      return { validator: v, ...page('delegations', (await delegationsTo(ctx.store, v)).map((d) => delegationView(v, d.delegator, d.record)), limit, offset) };
+      const rows = (await delegationsTo(ctx.store, v, limit, offset)).map((d) => delegationView(v, d.delegator, d.record));
+      return { validator: v, ...countedPage('delegations', rows, (await delegatedTo(ctx.store, v)).count, limit, offset) };
     }),
   );
 
+  // Read through the delegator's own index (delegator/<address>/…), not by walking every delegation.
   routes.get('/api/v1/staking/my-delegations/:address', (req) =>
     at(async (ctx) => {
       const a = address(req.params.address);
       const { limit, offset } = pageOf(req.query, 100, 100);
-      const mine = (await allDelegations(ctx.store)).filter((d) => d.delegator === a).map((d) => delegationView(d.validator, a, d.record));
-      return { address: a, ...page('delegations', mine, limit, offset) };
+      const rows = (await delegationsBy(ctx.store, a, limit, offset)).map((d) => delegationView(d.validator, a, d.record));
+      return { address: a, ...countedPage('delegations', rows, (await delegatedBy(ctx.store, a)).count, limit, offset) };
     }),
   );
 
@@ -71,11 +79,11 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
     at(async (ctx) => {
       const a = address(req.params.address);
       const source = req.query.get('source');
-      if (source !== null && !SOURCES.includes(source as RewardSource)) throw badRequest(`source must be one of ${SOURCES.join(', ')}`);
+      if (source !== null && !REWARD_SOURCES.includes(source as RewardSource)) throw badRequest(`source must be one of ${REWARD_SOURCES.join(', ')}`);
       const { limit, offset } = pageOf(req.query, 100, 100);
       // Newest first, as the block and transaction lists are.
-      const all = (await rewardsOf(ctx.store, a)).filter((r) => source === null || r.source === source).reverse();
-      return { address: a, ...page('rewards', all.map(rewardView), limit, offset) };
+      const { rows, total } = await rewardsPage(ctx.store, a, source === null ? REWARD_SOURCES : [source as RewardSource], limit, offset);
+      return { address: a, ...countedPage('rewards', rows.map(rewardView), total, limit, offset) };
     }),
   );
 
@@ -83,7 +91,8 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
   routes.get('/api/v1/slashing/history', (req) =>
     at(async (ctx) => {
       const { limit, offset } = pageOf(req.query, 100, 100);
-      return page('slashes', (await slashHistory(ctx.store)).reverse().map(slashView), limit, offset);
+      const { rows, total } = await slashPage(ctx.store, limit, offset);
+      return countedPage('slashes', rows.map(slashView), total, limit, offset);
     }),
   );
 
@@ -91,8 +100,8 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
     at(async (ctx) => {
       const { limit, offset } = pageOf(req.query, 100, 100);
       const rows = [];
-      for (const n of await allNodes(ctx.store)) rows.push(nodeView(n, await readStake(ctx.store, n.address), ctx.height));
-      return page('nodes', rows, limit, offset);
+      for (const n of await nodesPage(ctx.store, limit, offset)) rows.push(nodeView(n, await readStake(ctx.store, n.address), ctx.height));
+      return countedPage('nodes', rows, await nodeCount(ctx.store), limit, offset);
     }),
   );
 
@@ -103,5 +112,6 @@ export function stakingRoutes(routes: RouteTable, s: NodeServices, plugin: strin
       if (!n) throw notFound(`node ${a} is not registered`);
       return nodeView(n, await readStake(ctx.store, a), ctx.height);
     }),
+    nodeAndStake,
   );
 }

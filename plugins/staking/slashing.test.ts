@@ -12,8 +12,8 @@ test('double-sign evidence: 5 % of min_stake slashed, 1 % of it to the reporter 
   const f = await makeChain({
     plugins: [stakingPlugin],
     validators: [
-      { address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), stake: String(10_000n * COIN) },
-      { address: 'chain:v1.node', public_key: other.publicKeyHex, stake: String(10_000n * COIN) },
+      { address: 'chain:v0.node', key: VALIDATOR_KEY, stake: String(10_000n * COIN) },
+      { address: 'chain:v1.node', key: other.keys, stake: String(10_000n * COIN) },
     ],
     genesisParams: { min_stake: String(10n * COIN), jail_blocks: '3' },
   });
@@ -39,8 +39,8 @@ async function slashChain(v1Stake: bigint, params: Record<string, string>) {
   const f = await makeChain({
     plugins: [stakingPlugin],
     validators: [
-      { address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), stake: String(10_000n * COIN) },
-      { address: 'chain:v1.node', public_key: other.publicKeyHex, stake: String(v1Stake) },
+      { address: 'chain:v0.node', key: VALIDATOR_KEY, stake: String(10_000n * COIN) },
+      { address: 'chain:v1.node', key: other.keys, stake: String(v1Stake) },
     ],
     accounts: [{ address: other.address, balance: 100n * COIN }],
     genesisParams: { min_stake: String(10n * COIN), jail_blocks: '3', ...params },

@@ -1,6 +1,6 @@
-import { formatCoin, jsonRecord, type ReadonlyStore, type ReportedEvidence, type WriteContext } from '../../kernel/sdk.js';
+import { formatCoin, jsonRecord, type ReadonlyStore, type ReportedEvidence, type Store, type WriteContext } from '../../kernel/sdk.js';
 import { payeeOf } from './ledger.js';
-import { readNode, readStake, writeNode, writeStake } from './store.js';
+import { pad12, putNode, putStake, readNode, readStake } from './store.js';
 
 /** A slash as recorded and listed by `GET /api/v1/slashing/history`. */
 export interface SlashRecord {
@@ -9,6 +9,8 @@ export interface SlashRecord {
   evidence: string;
   kind: string;
   offence_height: number;
+  /** The round of the offence: with the validator and `offence_height`, what makes it one offence (decisions.md §98). */
+  offence_round: number;
   amount: bigint;
   reporter: string;
   reporter_reward: bigint;
@@ -17,7 +19,18 @@ export interface SlashRecord {
 }
 
 const slashCodec = jsonRecord<SlashRecord>();
-const slashKey = (height: number, validator: string): string => `slash/${String(height).padStart(12, '0')}/${validator}`;
+const COUNT_KEY = 'sum/slashes';
+const slashKey = (seq: number): string => `slash/${pad12(seq)}`;
+const offenceKey = (validator: string, height: number, round: number): string => `offence/${validator}/${pad12(height)}/${round}`;
+
+export const slashCount = async (s: ReadonlyStore): Promise<number> => (await s.getRecord<number>(COUNT_KEY)) ?? 0;
+
+/** Each slash under the next sequence number: two slashes in one block keep both records. */
+async function writeSlash(s: Store, r: SlashRecord): Promise<void> {
+  const n = await slashCount(s);
+  s.setRecord(slashKey(n), r, slashCodec);
+  s.setRecord(COUNT_KEY, n + 1);
+}
 
 /**
  * Double-sign slashing (part 1, Consensus 10): `slash_fraction_double_sign_bps` of `min_stake`,
@@ -27,11 +40,19 @@ const slashKey = (height: number, validator: string): string => `slash/${String(
  * stake is still at least `min_stake` (the active set re-derivation sees to both). Delegations are
  * not slashed. The kernel verifies the evidence, applies each piece once and only within the
  * evidence window before this runs.
+ *
+ * One offence per validator per height and round, whatever the vote types (§98): the kernel
+ * identifies a piece of evidence by its vote type too, so conflicting prevotes and conflicting
+ * precommits of one round arrive as two pieces; the second finds the offence recorded and
+ * changes nothing.
  */
 export async function slashDoubleSign(ctx: WriteContext, ev: ReportedEvidence): Promise<void> {
+  const offence = offenceKey(ev.validator, ev.height, ev.round);
+  if ((await ctx.store.get(offence)) !== undefined) return;
   const node = await readNode(ctx.store, ev.validator);
   const stake = await readStake(ctx.store, ev.validator);
   if (!node || !stake) return;
+  ctx.store.setRecord(offence, ev.hash);
   const p = ctx.params;
   const fraction = await p.get('slash_fraction_double_sign_bps');
   const wanted = ((await p.get('min_stake')) * fraction) / 10_000n;
@@ -41,17 +62,22 @@ export async function slashDoubleSign(ctx: WriteContext, ev: ReportedEvidence): 
   // `.node` is paid through its owner (§30).
   const reporter = await payeeOf(ctx.store, ev.reporter).catch(() => ev.reporter);
   const jailedUntil = ctx.block.height + Number(await p.get('jail_blocks'));
-  writeStake(ctx.store, ev.validator, { ...stake, amount: stake.amount - amount });
-  writeNode(ctx.store, { ...node, jailed_until: jailedUntil });
+  await putStake(ctx.store, ev.validator, { ...stake, amount: stake.amount - amount }, ctx.block.height);
+  await putNode(ctx.store, { ...node, jailed_until: jailedUntil });
   if (reward > 0n) await ctx.accounts.credit(reporter, reward);
-  const record: SlashRecord = { height: ctx.block.height, validator: ev.validator, evidence: ev.hash, kind: ev.kind, offence_height: ev.height, amount, reporter, reporter_reward: reward, burned: amount - reward, jailed_until: jailedUntil };
-  ctx.store.setRecord(slashKey(ctx.block.height, ev.validator), record, slashCodec);
+  await writeSlash(ctx.store, { height: ctx.block.height, validator: ev.validator, evidence: ev.hash, kind: ev.kind, offence_height: ev.height, offence_round: ev.round, amount, reporter, reporter_reward: reward, burned: amount - reward, jailed_until: jailedUntil });
   ctx.emit({ type: 'validator_slashed', data: { validator: ev.validator, amount, reporter, reporter_reward: reward, burned: amount - reward, jailed_until: jailedUntil, evidence: ev.hash } });
 }
 
-/** Every slash, oldest first. */
-export async function slashHistory(store: ReadonlyStore): Promise<SlashRecord[]> {
-  return (await store.scan('slash/')).map(([, v]) => slashCodec.decode(v));
+/** One page of the slashes, newest first: read by sequence number, so a page costs its size. */
+export async function slashPage(s: ReadonlyStore, limit: number, offset: number): Promise<{ rows: SlashRecord[]; total: number }> {
+  const total = await slashCount(s);
+  const rows: SlashRecord[] = [];
+  for (let seq = total - 1 - offset; seq >= 0 && rows.length < limit; seq--) {
+    const r = await s.getRecord(slashKey(seq), slashCodec);
+    if (r) rows.push(r);
+  }
+  return { rows, total };
 }
 
 export function slashView(r: SlashRecord): Record<string, unknown> {

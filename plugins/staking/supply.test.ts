@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { deriveAddress, toHex } from '../../kernel/sdk.js';
 import { stakingPlugin } from './index.js';
-import { heldSupply, recordedSum, RewardModel } from '../../test/helpers/supply-model.js';
+import { heldSupply, recordedSum, rewardRecords, RewardModel, sortedRewards } from '../../test/helpers/supply-model.js';
 
 /**
  * The supply over a run, to the ucoin: after every block, every balance plus every stake and
@@ -20,6 +20,7 @@ const BPY = 1_000n;
 const BASE = 1_200n;
 const GENESIS = 2_400n;
 const COMMISSION = 1_000n;
+const recordedMinted = (rs: ReadonlyArray<{ amount: bigint }>): bigint => rs.reduce((n, r) => n + r.amount, 0n);
 const alice = wallet(141);
 const bob = wallet(142);
 const v1 = wallet(143);
@@ -30,22 +31,23 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
   const f = await makeChain({
     plugins: [stakingPlugin],
     validators: [
-      { address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), stake: String(10_000n * COIN) },
-      { address: 'chain:v1.node', public_key: v1.publicKeyHex, stake: String(10_000n * COIN) },
+      { address: 'chain:v0.node', key: VALIDATOR_KEY, stake: String(10_000n * COIN) },
+      { address: 'chain:v1.node', key: v1.keys, stake: String(10_000n * COIN) },
     ],
     accounts: [alice, bob].map((w) => ({ address: w.address, balance: 1_000n * COIN })),
     genesisParams: { min_stake: String(MIN), unbonding_blocks: String(UNBONDING), reward_interval_blocks: String(INTERVAL), blocks_per_year: String(BPY), jail_blocks: '3' },
   });
   const genesisSupply = 2_000n * COIN + 20_000n * COIN;
   const model = new RewardModel({ interval: INTERVAL, blocksPerYear: BPY });
-  model.open('stake:chain:v0.node', { amount: 10_000n * COIN, paid: 0, rate: GENESIS });
-  model.open('stake:chain:v1.node', { amount: 10_000n * COIN, paid: 0, rate: GENESIS });
+  model.open('stake:chain:v0.node', { amount: 10_000n * COIN, paid: 0, rate: GENESIS, who: { staker: 'chain:v0.node' } });
+  model.open('stake:chain:v1.node', { amount: 10_000n * COIN, paid: 0, rate: GENESIS, who: { staker: 'chain:v1.node' } });
   let slashBurned = 0n;
   const op = (w: Wallet, name: string, target: string, actor: string, body: Record<string, unknown>, value = 0, gasPrice?: number) =>
     f.chain.admitOperation(name, signOperation(w, { actor, target, value, nonce: ++clock, body, ...(gasPrice !== undefined ? { gas_price: gasPrice } : {}) }), name === 'update_node_profile' ? { address: actor } : {}, 0);
   const check = async (h: number): Promise<void> => {
     const held = await heldSupply(f.chain.store.state);
     const expected = genesisSupply + model.minted - f.chain.head.total_burned - slashBurned;
+    assert.equal(recordedMinted(await rewardRecords(f.chain.store.state)), model.minted, `height ${h}: every credit a reward record`);
     assert.equal(held.total, expected, `height ${h}: ${JSON.stringify(held, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
   };
   /** One block at the next height; `txs` admitted before it, the model told what they do. */
@@ -64,16 +66,19 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
   };
 
   // Height 1: a node registered (min_stake bonded), a delegation paying twice base_fee (the tip
-  // goes to the proposer's owner), a plain transfer to a .node (its owner is credited).
+  // goes to the proposer's owner), a second delegation of bob's to another validator (two payouts
+  // to bob in every reward block), a plain transfer to a .node (its owner is credited).
   await block(
     async () => {
       await op(alice, 'register_node', 'chain:system.node', alice.address, { name: 'alpha', owner: alice.address, consensus_public_key: alphaConsensus.publicKeyHex });
       await op(bob, 'delegate', 'chain:v0.node', bob.address, { delegator: bob.address, validator: 'chain:v0.node', amount: Number(100n * COIN) }, Number(100n * COIN), 2);
+      await op(bob, 'delegate', 'chain:v1.node', bob.address, { delegator: bob.address, validator: 'chain:v1.node', amount: Number(70n * COIN) }, Number(70n * COIN));
       await f.chain.admit(signTransfer(alice, { to: 'chain:v1.node', value: 5_000_000, nonce: 1 }), 0);
     },
     (h) => {
-      model.open('stake:chain:alpha.node', { amount: MIN, paid: h, rate: BASE });
-      model.open('delegation:bob', { amount: 100n * COIN, paid: h, rate: BASE, commission: COMMISSION });
+      model.open('stake:chain:alpha.node', { amount: MIN, paid: h, rate: BASE, who: { staker: 'chain:alpha.node' } });
+      model.open('delegation:bob', { amount: 100n * COIN, paid: h, rate: BASE, commission: COMMISSION, who: { staker: bob.address, validator: 'chain:v0.node' } });
+      model.open('delegation:bob:v1', { amount: 70n * COIN, paid: h, rate: BASE, commission: COMMISSION, who: { staker: bob.address, validator: 'chain:v1.node' } });
     },
   );
   // Height 2: an addition pays what accrued and restarts the lock.
@@ -113,6 +118,10 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
 
   assert.ok(model.minted > 0n);
   assert.equal(await recordedSum(f.chain.store.state, 'staking/reward/', 'amount'), model.minted, 'the reward records hold exactly what the formula mints');
+  // Record by record (decisions.md §97): every payout the formula makes is one record, with its counterparty.
+  const records = await rewardRecords(f.chain.store.state);
+  assert.deepEqual(sortedRewards(records), sortedRewards(model.payouts));
+  assert.ok(records.filter((r) => r.staker === bob.address && r.height === 4).length === 2, 'bob: two delegation payouts in one block, two records');
   assert.equal(await recordedSum(f.chain.store.state, 'staking/slash/', 'burned'), slashBurned);
   assert.equal(slashBurned, 495_000n);
   assert.ok(f.chain.head.total_burned > 0n);

@@ -1,5 +1,5 @@
-import { formatCoin, listPage } from '../../kernel/sdk.js';
-import type { RewardRecord } from './ledger.js';
+import { formatCoin } from '../../kernel/sdk.js';
+import type { RewardRecord } from './reward-records.js';
 import type { DelegationRecord, NodeRecord, StakeRecord } from './store.js';
 
 /** Jailed at committed height `height`: the block at `jailed_until` already put the node back in the set. */
@@ -30,8 +30,5 @@ export function delegationView(validator: string, delegator: string, d: Delegati
 }
 
 export function rewardView(r: RewardRecord): Record<string, unknown> {
-  return { height: r.height, source: r.source, staker: r.staker, paid_to: r.paid_to, amount: r.amount, amount_human: formatCoin(r.amount) };
+  return { height: r.height, source: r.source, staker: r.staker, counterparty: r.counterparty, paid_to: r.paid_to, amount: r.amount, amount_human: formatCoin(r.amount) };
 }
-
-/** decisions.md §20: the records under their plural, with the block list's paging fields. */
-export const page = listPage;

@@ -16,13 +16,15 @@ import { CachingVerifier, type SignatureVerifier } from '../../kernel/crypto/ver
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { deriveAddress } from '../../kernel/crypto/address.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
-import { txMessageV2, txMessageV3, plainTxV3PayloadHash, operationPayloadHash } from '../../kernel/crypto/signed-message.js';
+import { operationPayloadHash } from '../../kernel/crypto/signed-message.js';
+import { plainSigningFields, txSigningMessage, type TxLayout } from '../../kernel/tx/signing.js';
 import { toHex } from '../../kernel/codec/hex.js';
 import { ValidatorSet } from '../../kernel/consensus/validator-set.js';
 import { validateConfig } from '../../kernel/config/load.js';
 import { OperationRegistry } from '../../kernel/ops/registry.js';
 import { accountsReader, type AccountRecord } from '../../kernel/state/accounts.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
+import { testGenesis, type TestGenesisValidator } from './genesis.js';
 import type { KeyPair, SignatureProvider } from '../../kernel/crypto/provider.js';
 
 export interface Wallet {
@@ -45,6 +47,18 @@ export function labelledWallet(label: string): Wallet {
   return { keys, address: deriveAddress(keys.publicKey), publicKeyHex: toHex(keys.publicKey) };
 }
 
+/** The chain id of `makeChain`'s fixture chains. */
+export const FIXTURE_CHAIN_ID = 'test-chain';
+let signingChainId = FIXTURE_CHAIN_ID;
+
+/**
+ * The chain id the signing helpers put in `ch-tx-v4` when a call names none: the fixture's, until a
+ * test talks to another chain (`startTestDevnet` and `startNodeProcess` set it to theirs).
+ */
+export function setSigningChainId(chainId: string): void {
+  signingChainId = chainId;
+}
+
 export interface TransferSpec {
   /** Signs as this address instead of the wallet's own (an outsider's attempt). */
   from?: string;
@@ -54,13 +68,19 @@ export interface TransferSpec {
   gas_price?: number;
   data?: string;
   gas_limit?: number;
-  version?: 'v2' | 'v3';
+  /** The layout signed: `v4` (what shipped clients sign) unless a test wants a part 2 client's. */
+  version?: TxLayout;
+  /** For v3/v4 without `gas_price`: the base fee the signature covers (1, the default parameter). */
   baseFee?: bigint;
+  /** For v4: another chain's id (a replay across networks). */
+  chainId?: string;
 }
 
-/** A signed transfer body; `signer` may be any conforming provider (ML-DSA signing here is deterministic). */
+/**
+ * A signed transfer body; `signer` may be any conforming provider (ML-DSA signing here is
+ * deterministic). The signed bytes come from the kernel's own builder (kernel/tx/signing.ts).
+ */
 export function signTransfer(w: Wallet, t: TransferSpec, signer: Pick<SignatureProvider, 'sign'> = nobleProvider): Record<string, unknown> {
-  const version = t.version ?? 'v2';
   const from = t.from ?? w.address;
   const unsigned: Record<string, unknown> = {
     from,
@@ -71,30 +91,51 @@ export function signTransfer(w: Wallet, t: TransferSpec, signer: Pick<SignatureP
     ...(t.data !== undefined ? { data: t.data } : {}),
     ...(t.gas_limit !== undefined ? { gas_limit: t.gas_limit } : {}),
   };
-  const msg =
-    version === 'v2'
-      ? txMessageV2(from, t.to, BigInt(t.value), BigInt(t.nonce))
-      : txMessageV3(from, t.to, BigInt(t.value), BigInt(t.nonce), BigInt(t.gas_price ?? Number(t.baseFee ?? 1n)), plainTxV3PayloadHash(unsigned));
+  const fields = plainSigningFields({ from, to: t.to, value: BigInt(t.value), nonce: BigInt(t.nonce), gas_price: t.gas_price === undefined ? undefined : BigInt(t.gas_price), gas_limit: t.gas_limit, data: t.data });
+  const msg = txSigningMessage(t.version ?? 'v4', fields, { chainId: t.chainId ?? signingChainId, baseFee: t.baseFee ?? 1n });
   return { ...unsigned, public_key: w.publicKeyHex, signature: toHex(signer.sign(msg, w.keys.secretKey)) };
 }
 
+export interface OperationSpecForSigning {
+  /**
+   * The operation's type (`grant_session`): `ch-tx-v4`'s kind. Given, the body is signed v4
+   * unless `version` says otherwise; left out (callers written before v4), `ch-tx-v2`.
+   */
+  kind?: string;
+  actor: string;
+  target: string;
+  value?: number;
+  nonce: number;
+  body: Record<string, unknown>;
+  version?: TxLayout;
+  gas_price?: number;
+  gas_limit?: number;
+  baseFee?: bigint;
+  chainId?: string;
+}
+
 /**
- * A signed operation body (decisions.md §6–7): `ch-tx-v2|<actor>|<target>|<value>|<nonce>`, or
- * v3 over the body without signature and public key; `nonce` is a millisecond timestamp.
+ * A signed operation body (decisions.md §6–7, §94): `ch-tx-v4` over the kind, actor, target,
+ * value, nonce, price, limit and the body without signature and public key (or v3, v2 when a test
+ * plays a part 2 client); `nonce` is a millisecond timestamp. The bytes come from the kernel's
+ * builder; actor, target and value are the caller's, so a test can sign what a forger would.
  */
-export function signOperation(w: Pick<Wallet, 'keys' | 'publicKeyHex'>, o: { actor: string; target: string; value?: number; nonce: number; body: Record<string, unknown>; version?: 'v2' | 'v3'; gas_price?: number; baseFee?: bigint }): Record<string, unknown> {
-  const unsigned: Record<string, unknown> = { ...o.body, nonce: o.nonce, ...(o.gas_price !== undefined ? { gas_price: o.gas_price } : {}) };
-  const value = BigInt(o.value ?? 0);
-  const msg =
-    (o.version ?? 'v2') === 'v2'
-      ? txMessageV2(o.actor, o.target, value, BigInt(o.nonce))
-      : txMessageV3(o.actor, o.target, value, BigInt(o.nonce), BigInt(o.gas_price ?? Number(o.baseFee ?? 1n)), operationPayloadHash(unsigned));
+export function signOperation(w: Pick<Wallet, 'keys' | 'publicKeyHex'>, o: OperationSpecForSigning): Record<string, unknown> {
+  const unsigned: Record<string, unknown> = { ...o.body, nonce: o.nonce, ...(o.gas_price !== undefined ? { gas_price: o.gas_price } : {}), ...(o.gas_limit !== undefined ? { gas_limit: o.gas_limit } : {}) };
+  const version = o.version ?? (o.kind === undefined ? 'v2' : 'v4');
+  if (version === 'v4' && o.kind === undefined) throw new Error('signOperation: ch-tx-v4 names the operation: give its kind');
+  // The price and limit the node reads are the body's, wherever the caller put them.
+  const price = unsigned.gas_price;
+  const limit = unsigned.gas_limit;
+  const fields = { kind: o.kind ?? '', actor: o.actor, target: o.target, value: BigInt(o.value ?? 0), nonce: BigInt(o.nonce), gasPrice: typeof price === 'number' ? BigInt(price) : undefined, gasLimit: typeof limit === 'number' ? limit : undefined, payloadHash: operationPayloadHash(unsigned) };
+  const msg = txSigningMessage(version, fields, { chainId: o.chainId ?? signingChainId, baseFee: o.baseFee ?? 1n });
   return { ...unsigned, public_key: w.publicKeyHex, signature: toHex(nobleProvider.sign(msg, w.keys.secretKey)) };
 }
 
 /**
  * A signed body for an operation that signs its own layout (identity: `ch-rotate|…`): `message`
- * is the exact text, built by the caller from the body and `nonce`.
+ * is the exact text, built by the caller from the body and `nonce` with the plugin's exported
+ * layout (plugins/identity/messages.ts).
  */
 export function signOwnLayout(w: Pick<Wallet, 'keys' | 'publicKeyHex'>, message: string, body: Record<string, unknown>, nonce: number): Record<string, unknown> {
   return { ...body, nonce, public_key: w.publicKeyHex, signature: toHex(nobleProvider.sign(new TextEncoder().encode(message), w.keys.secretKey)) };
@@ -110,20 +151,11 @@ export function fourEqualValidators(): ValidatorSet {
   ]);
 }
 
-export interface GenesisValidator {
-  readonly address: string;
-  readonly public_key: string;
-  readonly stake: string;
-}
+/** A genesis validator of a fixture chain: its `.node`, the key that signs its join statement, its stake. */
+export type GenesisValidator = TestGenesisValidator;
 
 export function genesisDoc(accounts: Array<{ address: string; balance: bigint }>, params: Record<string, string> = {}, validators?: readonly GenesisValidator[]): GenesisDoc {
-  return {
-    chain_id: 'test-chain',
-    genesis_time: 1_700_000_000_000,
-    validators: validators ? [...validators] : [{ address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), stake: '10000000000' }],
-    accounts: accounts.map((a) => ({ address: a.address, balance: a.balance.toString() })),
-    params,
-  };
+  return testGenesis({ chainId: FIXTURE_CHAIN_ID, validators: validators ?? [{ address: 'chain:v0.node', key: VALIDATOR_KEY, stake: '10000000000' }], accounts, params });
 }
 
 export interface Fixture {
@@ -154,7 +186,7 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
   const host = new PluginHost<unknown>({ config, hooks, catalogue: new Map(plugins.map((p) => [p.name, p])), params, log, metrics: new Registry(), services, profile: 'node', operations });
   const kv = opts.kv ?? new MemoryStore();
   const store = new ChainStore(kv, opts.textLog ? { textLog: opts.textLog } : {});
-  const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), log, env: config.env, chainId: 'test-chain', shard: 0, requireTxV3: opts.requireTxV3 ?? false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {}, operations });
+  const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), log, env: config.env, chainId: FIXTURE_CHAIN_ID, shard: 0, requireTxV3: opts.requireTxV3 ?? false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {}, operations });
   services.chain = chain;
   await host.boot();
   await chain.open(genesisDoc(opts.accounts ?? [], opts.genesisParams, opts.validators));

@@ -6,6 +6,8 @@ import { prepareDevnet } from '../../devnet/launcher.js';
 import { NODE_V8_FLAGS } from '../../kernel/node/v8-flags.js';
 import { CLI, getJson, until } from './node-process.js';
 import { tempDir } from './temp-dir.js';
+import { readFileSync } from 'node:fs';
+import { setSigningChainId } from './chain-fixture.js';
 
 /** Free loopback ports, reserved by binding them until all are known. */
 export async function freePorts(n: number): Promise<number[]> {
@@ -77,8 +79,10 @@ export class Cluster {
 
   static async start(n: number, env: NodeJS.ProcessEnv = {}): Promise<Cluster> {
     const dir = tempDir('cluster-');
-    const files = prepareDevnet({ validators: n, dir, reset: false });
     const ports = await freePorts(2 * n);
+    const files = prepareDevnet({ validators: n, dir, reset: false, p2pEndpoint: (i) => `127.0.0.1:${ports[n + i]}` });
+    // The signing helpers name this chain in ch-tx-v4.
+    setSigningChainId((JSON.parse(readFileSync(files.genesisFile, 'utf8')) as { chain_id: string }).chain_id);
     const c = new Cluster(dir, files, ports.slice(0, n), ports.slice(n), { CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_MIN_VALIDATORS: String(n), CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '0', ...env });
     try {
       await Promise.all(c.nodes.map((_, i) => c.startNode(i)));

@@ -4,6 +4,9 @@ import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { startDevnet, type Devnet } from '../../devnet/launcher.js';
 import { freePortBlock } from './cluster.js';
 import { tempDir } from './temp-dir.js';
+import { setSigningChainId } from './chain-fixture.js';
+import assert from 'node:assert/strict';
+import { getJson, postJson, waitConfirmed } from './node-process.js';
 
 export interface TestDevnet extends Devnet {
   readonly gatewayUrl: string;
@@ -18,7 +21,7 @@ export interface TestDevnet extends Devnet {
  * that talk to it as a client would; short block times, no faucet cooldown, and node rate limits
  * out of the way unless `env` says otherwise. One per test file: scenarios share it.
  */
-export async function startTestDevnet(opts: { validators?: number; env?: NodeJS.ProcessEnv; cli?: string; enablePlugins?: string[]; disablePlugins?: string[] } = {}): Promise<TestDevnet> {
+export async function startTestDevnet(opts: { validators?: number; env?: NodeJS.ProcessEnv; cli?: string; enablePlugins?: string[]; disablePlugins?: string[]; genesisParams?: Record<string, string>; genesisStake?: string } = {}): Promise<TestDevnet> {
   const validators = opts.validators ?? 4;
   const base = await freePortBlock(2 * validators + 1);
   const dir = tempDir('devnet-it-');
@@ -34,7 +37,36 @@ export async function startTestDevnet(opts: { validators?: number; env?: NodeJS.
     ...(opts.cli ? { cli: opts.cli } : {}),
     ...(opts.enablePlugins ? { enablePlugins: opts.enablePlugins } : {}),
     ...(opts.disablePlugins ? { disablePlugins: opts.disablePlugins } : {}),
+    ...(opts.genesisParams ? { genesisParams: opts.genesisParams } : {}),
+    ...(opts.genesisStake ? { genesisStake: opts.genesisStake } : {}),
   });
   const p2pAddresses = Array.from({ length: validators }, (_, i) => `127.0.0.1:${base + validators + i}`);
+  // The signing helpers name this chain in ch-tx-v4 (decisions.md §94: GET /api/v1/status chain_id).
+  setSigningChainId(String((await getJson(`${net.rpcUrls[0]}/api/v1/status`)).body.chain_id));
   return { ...net, gatewayUrl: net.gatewayUrl!, p2pAddresses, validatorKey: (i) => readKeyFile(join(net.dir, 'keys', `validator-${i}.json`), nobleProvider) };
+}
+
+/**
+ * Puts a signed body straight into every validator's pool through the test build's
+ * `POST /test/inject` (a proposer that skipped checkTx) and waits until every validator applied
+ * the block that carried it: it must have failed there with an error matching `re`. `opName`
+ * sends an operation's body as its transaction envelope.
+ */
+export async function failsInBlock(net: Pick<TestDevnet, 'rpcUrls'>, body: Record<string, unknown>, re: RegExp, opName?: string): Promise<Record<string, unknown>> {
+  const envelope = opName === undefined ? body : { ...body, _op: opName };
+  let hash = '';
+  for (const url of net.rpcUrls) hash = (await postJson(`${url}/test/inject`, envelope)).body.injected as string;
+  // Every validator has applied the block before the caller reads nonces or balances.
+  let tx: Record<string, unknown> = {};
+  for (const url of net.rpcUrls) tx = await waitConfirmed(url, hash);
+  assert.equal(tx.status, 'failed', JSON.stringify(tx));
+  assert.match(tx.error as string, re);
+  return tx;
+}
+
+/** Every validator holds the same state root at the lowest height they all reached. */
+export async function sameRootEverywhere(net: Pick<TestDevnet, 'rpcUrls'>): Promise<void> {
+  const h = Math.min(...(await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/health`)).body.height as number))));
+  const roots = await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/api/v1/blocks/${h}`)).body.state_root));
+  assert.equal(new Set(roots).size, 1, `state roots at height ${h}: ${roots.join(', ')}`);
 }

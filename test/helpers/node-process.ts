@@ -1,11 +1,13 @@
+import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync, existsSync } from 'node:fs';
+import { writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makeKeyFile, writeKeyFile } from '../../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
-import type { GenesisDoc } from '../../kernel/config/genesis.js';
+import { testGenesis } from './genesis.js';
 import { tempDir } from './temp-dir.js';
+import { setSigningChainId } from './chain-fixture.js';
 
 export const CLI = resolve('dist/cli/main.js');
 
@@ -19,7 +21,7 @@ export function makeChainDir(opts: { chainId?: string; dir?: string } = {}): { d
   if (!existsSync(key)) {
     const k = makeKeyFile(nobleProvider, new Uint8Array(32).fill(99), 'validator-0');
     writeKeyFile(key, k.file);
-    const doc: GenesisDoc = { chain_id: opts.chainId ?? 'it-chain', genesis_time: 1_700_000_000_000, validators: [{ address: k.file.node_address!, public_key: k.file.public_key, stake: '10000000000' }], accounts: [], params: {} };
+    const doc = testGenesis({ chainId: opts.chainId ?? 'it-chain', validators: [{ address: k.file.node_address!, key: k.keys, stake: '10000000000' }] });
     writeFileSync(genesis, JSON.stringify(doc));
   }
   return { dir, genesis, key };
@@ -86,6 +88,8 @@ export function spawnChainProcess(args: string[], env: NodeJS.ProcessEnv, listen
 /** Starts `chain node` on a free port and resolves once its RPC is listening (read from its log). */
 export async function startNodeProcess(opts: { network?: string; env?: NodeJS.ProcessEnv; dir?: string } = {}): Promise<NodeHandle> {
   const { dir, genesis, key } = makeChainDir({ ...(opts.dir ? { dir: opts.dir } : {}) });
+  // The signing helpers name this chain in ch-tx-v4.
+  setSigningChainId((JSON.parse(readFileSync(genesis, 'utf8')) as GenesisDoc).chain_id);
   const node = await spawnChainProcess(
     ['node', '--network', opts.network ?? 'devnet', '--data-dir', join(dir, 'data'), '--genesis', genesis, '--key', key, '--rpc-port', '0'],
     { CHAIN_LOG_LEVEL: 'info', CHAIN_MIN_VALIDATORS: '1', CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '250', ...opts.env },

@@ -1,4 +1,4 @@
-import type { KvIterateOptions, KvOp, KvStore } from '../../kernel/store/kv.js';
+import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from '../../kernel/store/kv.js';
 import { MemoryStore } from '../../kernel/store/level-store.js';
 
 /** Counts reads and batches, and can fail writes, around another KvStore. */
@@ -17,6 +17,10 @@ export class ProbeKv implements KvStore {
 
   iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
     return this.inner.iterate(options);
+  }
+
+  snapshot(): KvSnapshot {
+    return this.inner.snapshot();
   }
 
   async write(ops: readonly KvOp[], sync: boolean): Promise<void> {

@@ -1,5 +1,5 @@
 import { ACCOUNTS_NAMESPACE, accountsReader } from '../../kernel/state/accounts.js';
-import type { StateSource } from '../../kernel/state/overlay.js';
+import { applyScanOptions, type StateSource } from '../../kernel/state/overlay.js';
 
 /**
  * An independent model of staking's rewards (decisions.md §33) for tests that check the supply:
@@ -14,11 +14,27 @@ export interface Position {
   rate: bigint;
   /** A delegation's validator commission in basis points; absent for a self-stake. */
   commission?: bigint;
+  /**
+   * Whose it is, for the records a payout writes (decisions.md §97): the staker, and for a
+   * delegation its validator. Without it the model counts what it mints but lists no records.
+   */
+  who?: { readonly staker: string; readonly validator?: string };
+}
+
+/** A reward record as the chain must have written it: one per non-zero payout. */
+export interface ExpectedReward {
+  readonly height: number;
+  readonly source: 'stake' | 'delegation' | 'commission';
+  readonly staker: string;
+  readonly counterparty: string;
+  readonly amount: bigint;
 }
 
 export class RewardModel {
   readonly positions = new Map<string, Position>();
   minted = 0n;
+  /** Every payout of a position that says whose it is, in the order the model made them. */
+  readonly payouts: ExpectedReward[] = [];
 
   constructor(private readonly p: { interval: number; blocksPerYear: bigint }) {}
 
@@ -32,11 +48,16 @@ export class RewardModel {
     if (!p) throw new Error(`no position ${key}`);
     const elapsed = BigInt(Math.min(h - p.paid, this.p.interval));
     const year = this.p.blocksPerYear;
+    const pay = (source: ExpectedReward['source'], staker: string | undefined, counterparty: string | undefined, amount: bigint): void => {
+      this.minted += amount;
+      if (amount > 0n && staker !== undefined && counterparty !== undefined) this.payouts.push({ height: h, source, staker, counterparty, amount });
+    };
+    const who = p.who;
     if (p.commission === undefined) {
-      this.minted += (p.amount * p.rate * elapsed) / (10_000n * year);
+      pay('stake', who?.staker, who?.staker, (p.amount * p.rate * elapsed) / (10_000n * year));
     } else {
-      this.minted += (p.amount * p.rate * p.commission * elapsed) / (100_000_000n * year);
-      this.minted += (p.amount * p.rate * (10_000n - p.commission) * elapsed) / (100_000_000n * year);
+      pay('delegation', who?.staker, who?.validator, (p.amount * p.rate * (10_000n - p.commission) * elapsed) / (100_000_000n * year));
+      pay('commission', who?.validator, who?.staker, (p.amount * p.rate * p.commission * elapsed) / (100_000_000n * year));
     }
     p.paid = h;
   }
@@ -59,8 +80,11 @@ export class RewardModel {
   }
 }
 
-/** What a state holds, by where: every account balance, and the stakes and delegations staking holds. */
-export async function heldSupply(state: StateSource): Promise<{ balances: bigint; stakes: bigint; delegations: bigint; total: bigint }> {
+/**
+ * What a state holds, by where: every account balance (sponsor pools are accounts), the stakes
+ * and delegations staking holds, and the transfers the sentinel holds in escrow.
+ */
+export async function heldSupply(state: StateSource): Promise<{ balances: bigint; stakes: bigint; delegations: bigint; escrows: bigint; total: bigint }> {
   const accounts = accountsReader(state);
   let balances = 0n;
   for (const [key] of await state.scan(`${ACCOUNTS_NAMESPACE}/`)) balances += (await accounts.get(key.slice(ACCOUNTS_NAMESPACE.length + 1))).balance;
@@ -69,7 +93,35 @@ export async function heldSupply(state: StateSource): Promise<{ balances: bigint
   for (const [, raw] of await state.scan('staking/stake/')) stakes += amount(raw);
   let delegations = 0n;
   for (const [, raw] of await state.scan('staking/delegation/')) delegations += amount(raw);
-  return { balances, stakes, delegations, total: balances + stakes + delegations };
+  let escrows = 0n;
+  for (const [, raw] of await state.scan('sentinel/held/')) {
+    const held = JSON.parse(new TextDecoder().decode(raw)) as { status: string; value: { $big: string } };
+    if (held.status === 'held') escrows += BigInt(held.value.$big);
+  }
+  return { balances, stakes, delegations, escrows, total: balances + stakes + delegations + escrows };
+}
+
+/** Every reward record a state holds (decisions.md §97), as the model lists them. */
+export async function rewardRecords(state: StateSource): Promise<ExpectedReward[]> {
+  return (await state.scan('staking/reward/')).map(([, raw]) => {
+    const r = JSON.parse(new TextDecoder().decode(raw)) as { height: number; source: ExpectedReward['source']; staker: string; counterparty: string; amount: { $big: string } };
+    return { height: r.height, source: r.source, staker: r.staker, counterparty: r.counterparty, amount: BigInt(r.amount.$big) };
+  });
+}
+
+/** A record list in one order, for comparing the chain's with the model's whatever order each came in. */
+export function sortedRewards(rs: readonly ExpectedReward[]): string[] {
+  return rs.map((r) => `${String(r.height).padStart(9, '0')} ${r.source} ${r.staker} ${r.counterparty} ${r.amount}`).sort();
+}
+
+/** A state read from a snapshot's entries (`[key, value hex]`, ascending), for the readers above. */
+export function entriesState(entries: ReadonlyArray<readonly [string, string]>): StateSource {
+  const rows = entries.map(([k, v]) => [k, Uint8Array.from(Buffer.from(v, 'hex'))] as [string, Uint8Array]);
+  const byKey = new Map(rows);
+  return {
+    get: async (key) => byKey.get(key),
+    scan: async (prefix, options) => applyScanOptions(rows.filter(([k]) => k.startsWith(prefix)), options),
+  };
 }
 
 /** The sum of one bigint field over the records under `prefix` (reward amounts, slash burns). */

@@ -1,10 +1,16 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, getJson, makeChainDir, postJson, waitConfirmed } from '../helpers/node-process.js';
+import { CLI, getJson, makeChainDir, postJson, startNodeProcess, until, waitConfirmed } from '../helpers/node-process.js';
+import { testGenesis } from '../helpers/genesis.js';
+import { genesisHash } from '../../kernel/chain/block-hash.js';
+import { readKeyFile } from '../../kernel/crypto/keyfile.js';
+import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
+import { freePorts } from '../helpers/cluster.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 
@@ -53,7 +59,31 @@ test('chain node: a bad config stops start-up naming the field or variable', () 
   assert.ok((JSON.parse(schema.out) as { properties: Record<string, unknown> }).properties.consensus);
 });
 
-describe('chain op: the shipped client signs and submits operations, own layouts included', () => {
+test('chain node: exits 1 naming both hashes when the genesis is not the pinned one, or not the chain in the data folder', async () => {
+  const node = await startNodeProcess();
+  const status = (await getJson(`${node.url}/status`)).body;
+  await node.stop();
+  const data = join(node.dir, 'data');
+  const key = join(node.dir, 'validator.json');
+  const pinned = chain(['node', '--network', 'devnet', '--genesis', join(node.dir, 'genesis.json'), '--key', key, '--data-dir', data, '--rpc-port', '0', '--genesis-hash', `0x${'00'.repeat(32)}`]);
+  assert.equal(pinned.code, 1, pinned.err);
+  assert.ok(pinned.err.includes(status.genesis_hash as string) && pinned.err.includes(`0x${'00'.repeat(32)}`), pinned.err);
+  // Same key and chain id, another genesis time: another genesis for the data folder's chain.
+  const other = join(node.dir, 'other-genesis.json');
+  const loaded = readKeyFile(key, nobleProvider);
+  const otherDoc = testGenesis({ chainId: status.chain_id as string, genesisTime: 1_700_000_000_001, validators: [{ address: loaded.file.node_address!, key: loaded.keys, stake: '10000000000' }] });
+  writeFileSync(other, JSON.stringify(otherDoc));
+  const moved = chain(['node', '--network', 'devnet', '--genesis', other, '--key', key, '--data-dir', data, '--rpc-port', '0']);
+  assert.equal(moved.code, 1, moved.err);
+  assert.ok(moved.err.includes(status.genesis_hash as string) && moved.err.includes(genesisHash(otherDoc)), moved.err);
+  // A genesis breaking a rule of §82 (here its signature): exit 1 naming the rule.
+  writeFileSync(other, JSON.stringify({ ...otherDoc, validators: [{ ...otherDoc.validators[0]!, stake: '20000000000' }] }));
+  const broken = chain(['node', '--network', 'devnet', '--genesis', other, '--key', key, '--data-dir', join(node.dir, 'fresh'), '--rpc-port', '0']);
+  assert.equal(broken.code, 1, broken.err);
+  assert.match(broken.err, /signature: validator chain:validator-0\.node: signature does not verify/);
+});
+
+describe('the CLI on a devnet: chain op, the wallet verbs, chain top', () => {
   let net: TestDevnet;
   const dir = tempDir('cli-op-');
   const keyFile = (name: string): { file: string; address: string; public_key: string } => {
@@ -85,6 +115,8 @@ describe('chain op: the shipped client signs and submits operations, own layouts
     const grant = await op('grant_session', owner.file, { session_pk: agent.public_key, scope: '*', cap: 5000, expiry_block: height + 100_000 });
     assert.equal(grant.status, 'pending', JSON.stringify(grant));
     assert.equal((await waitConfirmed(net.rpcUrls[0]!, grant.tx_hash as string)).status, 'confirmed');
+    // Node 1 may commit that block a moment after node 0.
+    await waitConfirmed(net.rpcUrls[1]!, grant.tx_hash as string);
     const grants = (await getJson(`${net.rpcUrls[1]}/api/v1/session/list/${owner.address}`)).body.grants as Array<Record<string, unknown>>;
     assert.deepEqual(grants.map((g) => [g.session_pk, g.cap, g.spent]), [[agent.public_key, 5000, 0]]);
 
@@ -105,5 +137,64 @@ describe('chain op: the shipped client signs and submits operations, own layouts
     const unknown = chain(['op', 'no_such_op', '--key', owner.file, '--body', '{}']);
     assert.notEqual(unknown.code, 0);
     assert.match(unknown.err, /unknown operation "no_such_op"/);
+  });
+
+  test('wallet verbs: faucet, send of "1.5" COIN confirmed with the exact balance change, tx of it, a refused send, watch seeing the credit', async () => {
+    const alice = keyFile('alice');
+    const bob = keyFile('bob');
+    const run = promisify(execFile);
+    const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => run(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+    const funded = JSON.parse((await cli(['faucet', '--key', alice.file, '--rpc', net.gatewayUrl, '--json'])).stdout) as Record<string, unknown>;
+    assert.equal(funded.status, 'confirmed');
+    assert.equal(funded.balance, funded.amount);
+
+    // watch, started before the send, sees bob's balance and then the credit.
+    const watch = spawn(process.execPath, [CLI, 'watch', bob.address, '--gateway', net.gatewayUrl, '--count', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const watched: string[] = [];
+    createInterface({ input: watch.stdout! }).on('line', (l) => watched.push(l));
+    const watchDone = new Promise<number | null>((resolve) => watch.once('exit', (code) => resolve(code)));
+    await until('watch printed the first balance', async () => (watched.length >= 1 ? true : undefined));
+    assert.match(watched[0]!, new RegExp(`${bob.address}  0 COIN  nonce 0$`));
+
+    const before = (await getJson(`${net.rpcUrls[0]}/api/v1/accounts/${alice.address}`)).body.balance as number;
+    // CHAIN_RPC instead of --rpc: the node a person's shell points at.
+    const sent = (await cli(['send', '--key', alice.file, '--to', bob.address, '--amount', '1.5'], { CHAIN_RPC: net.rpcUrls[1]! })).stdout;
+    const m = /^(0x[0-9a-f]{64}) confirmed in block (\d+): 1\.5 COIN to (\S+), fee (\S+) COIN\nbalance of (\S+): (\S+) COIN\n$/.exec(sent);
+    assert.ok(m, sent);
+    const [, hash, , to, fee, from, balance] = m;
+    assert.deepEqual([to, from], [bob.address, alice.address]);
+    const tx = JSON.parse((await cli(['tx', hash!, '--rpc', net.rpcUrls[2]!, '--json'])).stdout) as Record<string, unknown>;
+    assert.deepEqual([tx.status, tx.from, tx.to, tx.value, tx.fee_human], ['confirmed', alice.address, bob.address, 1_500_000, `${fee} COIN`]);
+    const after = (await getJson(`${net.rpcUrls[1]}/api/v1/accounts/${alice.address}`)).body;
+    assert.equal(before - (after.balance as number), 1_500_000 + (tx.fee as number), 'exactly 1.5 COIN and the fee');
+    assert.equal(after.balance_human, `${balance} COIN`);
+    await until('the block on every node', async () => ((await getJson(`${net.rpcUrls[3]}/api/v1/transactions/${hash}`)).body.status === 'confirmed' ? true : undefined));
+    const bobNow = JSON.parse((await cli(['balance', bob.address, '--rpc', net.rpcUrls[3]!, '--json'])).stdout) as Record<string, unknown>;
+    assert.deepEqual([bobNow.balance, bobNow.balance_human], [1_500_000, '1.5 COIN']);
+    assert.match((await cli(['balance', bob.address, '--rpc', net.rpcUrls[0]!])).stdout, new RegExp(`^${bob.address}  1\\.5 COIN  \\(1500000 ucoin, nonce 0\\)$`, 'm'));
+
+    assert.equal(await watchDone, 0);
+    assert.match(watched[1]!, new RegExp(`${bob.address}  1\\.5 COIN  \\(\\+1\\.5 COIN\\)  nonce 0$`));
+
+    const refused = spawnSync(process.execPath, [CLI, 'send', '--key', alice.file, '--to', bob.address, '--amount', '1000000', '--rpc', net.rpcUrls[0]!], { encoding: 'utf8' });
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /the node answered 400: insufficient balance/);
+    const typo = chain(['send', '--key', alice.file, '--to', bob.address, '--amount', '1.0000001']);
+    assert.equal(typo.code, 1);
+    assert.match(typo.err, /--amount "1\.0000001": give COIN as decimal text/);
+  });
+
+  test('chain top --once: one frame without escapes, a row per validator of the devnet folder, down for a node that does not answer', async () => {
+    const base = Number(new URL(net.rpcUrls[0]!).port);
+    const [deadPort] = await freePorts(1);
+    const frame = await promisify(execFile)(process.execPath, [CLI, 'top', '--once', '--rpc', [...net.rpcUrls, `http://127.0.0.1:${deadPort}`].join(',')], { env: { ...process.env, COLUMNS: '120' } });
+    assert.ok(!frame.stdout.includes('\x1b'), 'no ANSI escape');
+    const lines = frame.stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^chain top {2}5 node\(s\), 4 up, height \d+$/);
+    assert.match(lines[1]!, /^NODE +HEIGHT +ROUND +PROPOSER +TPS +MEMPOOL +PEERS +LAST BLOCK$/);
+    for (let i = 0; i < 4; i++) assert.match(lines[2 + i]!, new RegExp(`^chain:validator-${i}\\.node +\\d+ +\\d+ +chain:validator-\\d\\.node +\\d+ +\\d+ +3 +\\d+\\.\\ds$`));
+    assert.match(lines[6]!, new RegExp(`^http://127\\.0\\.0\\.1:${deadPort} +down \\(ECONNREFUSED\\)$`));
+    const byDir = await promisify(execFile)(process.execPath, [CLI, 'top', '--once', '--dir', net.dir, '--base-port', String(base)]);
+    assert.equal(byDir.stdout.trimEnd().split('\n').length, 6, 'a row per genesis validator');
   });
 });

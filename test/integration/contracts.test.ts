@@ -34,7 +34,7 @@ describe('contracts on a real devnet', () => {
   /** Sends a plain transaction (to a contract or chain:system.deploy) and waits until every validator applied it. */
   async function send(w: Wallet, to: string, data: string | undefined, opts: { value?: number; gas_limit?: number } = {}): Promise<Record<string, unknown>> {
     const nonce = Number((await account(w.address)).next_nonce);
-    const body = signTransfer(w, { to, value: opts.value ?? 0, nonce, ...(data !== undefined ? { data } : {}), ...(opts.gas_limit !== undefined ? { gas_limit: opts.gas_limit } : {}), version: 'v3' });
+    const body = signTransfer(w, { to, value: opts.value ?? 0, nonce, ...(data !== undefined ? { data } : {}), ...(opts.gas_limit !== undefined ? { gas_limit: opts.gas_limit } : {}) });
     const r = await postJson(`${net.gatewayUrl}/api/v1/transactions`, body);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const views = await everywhere(r.body.tx_hash as string);
@@ -74,12 +74,12 @@ describe('contracts on a real devnet', () => {
     assert.ok(Array.isArray((tpl.abi as { functions: unknown[] }).functions));
     assert.equal((await getJson(`${rpc()}/api/v1/templates/fungible-token`)).body.id, 'fungible-token');
 
-    const body = signOperation(alice, { actor: alice.address, target: DEPLOY, nonce: ++clock, version: 'v3', body: { owner: alice.address, bytecode_hex: tpl.bytecode_hex, name: 'Test token', template: 'fungible-token', init_args: { name: 'Test', symbol: 'TST', decimals: 6, total_supply: '1000' }, gas_limit: 100 } });
+    const body = signOperation(alice, { kind: 'deploy', actor: alice.address, target: DEPLOY, nonce: ++clock, body: { owner: alice.address, bytecode_hex: tpl.bytecode_hex, name: 'Test token', template: 'fungible-token', init_args: { name: 'Test', symbol: 'TST', decimals: 6, total_supply: '1000' }, gas_limit: 100 } });
     const r = await postJson(`${rpc()}/api/v1/contracts/deploy`, body);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const [tx] = await everywhere(r.body.tx_hash as string);
     assert.equal(tx!.status, 'confirmed', JSON.stringify(tx));
-    assert.equal(tx!.type, 'deploy_contract');
+    assert.equal(tx!.type, 'deploy');
     token = eventOf(tx!, 'contract_deployed')!.address as string;
     assert.match(token, /^chain:[0-9a-f]{10}\.app$/);
     const rec = await getJson(`${rpc(1)}/api/v1/contracts/${token}`);
@@ -173,12 +173,12 @@ describe('contracts on a real devnet', () => {
     assert.equal(new Set(views.map((v) => `${v.gas}/${v.fee}/${v.error}`)).size, 1, 'the same gas, fee and error on every validator');
 
     for (const [source, re] of [[HOSTILE_WAT.float, /floating-point/], [HOSTILE_WAT.unknownImport, /random_bytes is not part of the host API/]] as const) {
-      const body = signOperation(alice, { actor: alice.address, target: DEPLOY, nonce: ++clock, version: 'v3', body: { owner: alice.address, bytecode_hex: toHex(wat(source)) } });
+      const body = signOperation(alice, { kind: 'deploy', actor: alice.address, target: DEPLOY, nonce: ++clock, body: { owner: alice.address, bytecode_hex: toHex(wat(source)) } });
       const refused = await postJson(`${rpc()}/api/v1/contracts/deploy`, body);
       assert.equal(refused.status, 400, JSON.stringify(refused.body));
       assert.match(refused.body.error as string, re);
       const nonce = Number((await account(alice.address)).next_nonce);
-      const plain = await postJson(`${net.gatewayUrl}/api/v1/transactions`, signTransfer(alice, { to: DEPLOY, value: 0, nonce, data: JSON.stringify({ bytecode_hex: toHex(wat(source)) }), version: 'v3' }));
+      const plain = await postJson(`${net.gatewayUrl}/api/v1/transactions`, signTransfer(alice, { to: DEPLOY, value: 0, nonce, data: JSON.stringify({ bytecode_hex: toHex(wat(source)) }) }));
       assert.equal(plain.status, 400, JSON.stringify(plain.body));
       assert.match(plain.body.error as string, re);
     }
@@ -208,7 +208,9 @@ describe('contracts on a real devnet', () => {
       assert.equal(((events.result as Record<string, unknown>).events as unknown[]).length, 2);
       const called = await ws.rpc('call_contract', { address: token, function: 'decimals', dry_run: true });
       assert.equal((called.result as Record<string, unknown>).return_data, '{"ok":6}');
-      const signed = signOperation(bob, { actor: bob.address, target: DEPLOY, nonce: ++clock, version: 'v3', body: { owner: bob.address, bytecode_hex: toHex(wat(HOSTILE_WAT.relay)), name: 'relay via socket' } });
+      // The socket's deploy_contract sends a deploy transaction (POST /api/v1/contracts/deploy is Node only).
+      const nonce = Number((await account(bob.address)).next_nonce);
+      const signed = signTransfer(bob, { to: DEPLOY, value: 0, nonce, data: JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.relay)), name: 'relay via socket' }), gas_limit: 200 });
       const deployed = await ws.rpc('deploy_contract', signed);
       assert.equal(deployed.error, null, JSON.stringify(deployed));
       const [tx] = await everywhere((deployed.result as Record<string, unknown>).tx_hash as string);

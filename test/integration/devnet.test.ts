@@ -7,7 +7,7 @@ import { CLI, getJson } from '../helpers/node-process.js';
 import { freePortBlock } from '../helpers/cluster.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-test('chain devnet: 4 validators and a gateway on loopback, ready line, clean stop on SIGTERM', async () => {
+test('chain devnet: 4 validators and a gateway on loopback, ready line, only the gateway exempt from the nodes\' rate limit (§93), clean stop on SIGTERM', async () => {
   const dir = tempDir('devnet-');
   // Validator i listens on base + i, so the launcher needs consecutive free ports.
   const base = await freePortBlock(21);
@@ -38,6 +38,18 @@ test('chain devnet: 4 validators and a gateway on loopback, ready line, clean st
     const g = await getJson(`http://127.0.0.1:${gw}/health`);
     assert.equal(g.status, 200);
     assert.ok((g.body.height as number) >= 1);
+
+    // decisions.md §93: only the gateway (from 127.0.0.2) is exempt from the node's limit of 100
+    // requests a second per IP. 150 requests at once from this local client meet it; 150 through
+    // the gateway, each a different account so none is served from its cache, all reach the node.
+    const statuses = async (urls: string[]): Promise<number[]> => Promise.all(urls.map(async (u) => (await fetch(u)).status));
+    const direct = await statuses(Array.from({ length: 150 }, () => `http://127.0.0.1:${rpc}/health`));
+    assert.ok(direct.includes(429), `a local client is limited: ${JSON.stringify(direct.filter((x) => x !== 200).length)} of 150 refused`);
+    assert.ok(direct.filter((x) => x === 200).length <= 100);
+    await new Promise((r) => setTimeout(r, 1_100)); // the node's one-second window
+    const account = (i: number): string => `chain:${i.toString(16).padStart(15, '0')}.human`;
+    const viaGateway = await statuses(Array.from({ length: 150 }, (_, i) => `http://127.0.0.1:${gw}/api/v1/accounts/${account(i + 1)}`));
+    assert.deepEqual([...new Set(viaGateway)], [200], 'the gateway is exempt: every request reached the node and was answered');
   } finally {
     proc.kill('SIGTERM');
   }

@@ -26,6 +26,8 @@ describe('gateway limits', () => {
       AI_RL_MAX_RPM: '2',
       GLOBAL_RL_MAX_RPS: '100000',
       FAUCET_COOLDOWN_SECS: '60',
+      // Memory, whatever runs on the local Redis port (the default store when KV_STORE_URL is unset).
+      KV_STORE_URL: 'memory',
     });
   });
   after(async () => {

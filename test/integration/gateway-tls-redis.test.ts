@@ -8,23 +8,15 @@ import { Redis } from 'ioredis';
 import { wallet } from '../helpers/chain-fixture.js';
 import { getJson, postJson, startNodeProcess, until, type NodeHandle } from '../helpers/node-process.js';
 import { freePort, startGatewayProcess, WsClient } from '../../plugins/gateway/testing/process.js';
+import { redisProblem as cooldownStoreProblem } from '../../plugins/gateway/faucet-cooldown.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Resolves to why Redis cannot be used, or undefined when it answers PING. */
 async function redisProblem(url: string): Promise<string | undefined> {
-  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null, enableOfflineQueue: false });
-  r.on('error', () => undefined);
-  try {
-    await r.connect();
-    await r.ping();
-    return undefined;
-  } catch (e: unknown) {
-    return `Redis unreachable at ${url} (${e instanceof Error ? e.message : String(e)}); start one (redis-server) or set REDIS_URL`;
-  } finally {
-    r.disconnect();
-  }
+  const problem = await cooldownStoreProblem(url);
+  return problem === undefined ? undefined : `Redis unreachable at ${url} (${problem}); start one (redis-server) or set REDIS_URL`;
 }
 
 function httpsGet(url: string, ca: Buffer): Promise<{ status: number; body: Record<string, unknown> }> {

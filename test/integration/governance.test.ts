@@ -75,7 +75,7 @@ describe('governance on a real devnet', () => {
   test('PARAM_CHANGE of max_block_gas passes and every validator has it from the same height; out of range passes and keeps the old value; short of quorum is rejected; late stake and a .human below min_stake are refused', async () => {
     assert.equal(await param('max_block_gas'), 10_000);
     // Blocks respect the old bound: a transaction declaring more gas than any block may hold is refused.
-    const big = signTransfer(alice, { to: sink.address, value: 1, nonce: 1, gas_limit: 15_000, version: 'v3' });
+    const big = signTransfer(alice, { to: sink.address, value: 1, nonce: 1, gas_limit: 15_000 });
     const early = await postJson(`${rpc()}/api/v1/transactions`, big);
     assert.equal(early.status, 400, JSON.stringify(early.body));
     assert.match(String(early.body.error), /exceeds max_block_gas 10000/);
@@ -146,7 +146,7 @@ describe('governance on a real devnet', () => {
     assert.equal((viaGateway.votes as unknown[]).length, 1);
 
     // Blocks respect the new bound: the same 15 000-gas transaction is admitted and confirmed.
-    const after = await postJson(`${rpc()}/api/v1/transactions`, signTransfer(alice, { to: sink.address, value: 1, nonce: 1, gas_limit: 15_000, version: 'v3' }));
+    const after = await postJson(`${rpc()}/api/v1/transactions`, signTransfer(alice, { to: sink.address, value: 1, nonce: 1, gas_limit: 15_000 }));
     assert.equal(after.status, 200, JSON.stringify(after.body));
     assert.equal((await waitConfirmed(rpc(), after.body.tx_hash as string)).status, 'confirmed');
   });

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { signTransfer, wallet } from '../helpers/chain-fixture.js';
+import { signOperation, signTransfer, wallet } from '../helpers/chain-fixture.js';
 import { getJson, postJson, startNodeProcess, waitConfirmed, type NodeHandle } from '../helpers/node-process.js';
 import { verifyMerkleProof } from '../../kernel/crypto/merkle.js';
 import { parseHex } from '../../kernel/codec/hex.js';
@@ -141,6 +141,71 @@ for (const backend of ['uws', 'node'] as const) {
       assert.equal((await getJson(`${node.url}/api/v1/blocks`)).body.limit, 20);
       assert.equal((await getJson(`${node.url}/api/v1/blocks?limit=abc`)).status, 400);
       assert.equal((await getJson(`${node.url}/api/v1/transactions?limit=999`)).body.limit, 200);
+    });
+
+    test('validators and a block\'s transactions carry the §20 paging fields (limit capped, page 1-based)', async () => {
+      const v = await getJson(`${node.url}/api/v1/validators`);
+      assert.equal(v.status, 200);
+      assert.deepEqual([v.body.total, v.body.limit, v.body.offset, v.body.has_more], [1, 100, 0, false]);
+      assert.deepEqual((v.body.validators as Array<{ address: string }>).map((x) => x.address), ['chain:validator-0.node']);
+      assert.equal(v.body.count, 1, 'the fields the list had stay');
+      assert.equal(v.body.total_staked, 10_000_000_000);
+      const capped = await getJson(`${node.url}/api/v1/validators?limit=1000`);
+      assert.equal(capped.body.limit, 100, 'a limit above the cap is capped, not refused');
+      const past = await getJson(`${node.url}/api/v1/validators?limit=1&page=2`);
+      assert.deepEqual([past.body.offset, (past.body.validators as unknown[]).length, past.body.has_more, past.body.total], [1, 0, false, 1]);
+      assert.equal(past.body.total_staked, 10_000_000_000, 'total_staked is the whole set\'s, whatever the page');
+      for (const bad of ['limit=0', 'offset=-1', 'page=0', 'limit=x']) assert.equal((await getJson(`${node.url}/api/v1/validators?${bad}`)).status, 400, bad);
+
+      // Faucet credits sent together until one block holds at least two transactions.
+      let height = 0;
+      for (let round = 0; height === 0 && round < 10; round++) {
+        const credits = await Promise.all([0, 1, 2, 3].map((i) => wallet(100 + round * 4 + i + (backend === 'uws' ? 0 : 50))).map((w) => postJson(`${node.url}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex, amount: 1 })));
+        const confirmed = await Promise.all(credits.map((c) => waitConfirmed(node.url, c.body.tx_hash as string)));
+        const counts = new Map<number, number>();
+        for (const t of confirmed) counts.set(t.block as number, (counts.get(t.block as number) ?? 0) + 1);
+        height = [...counts].find(([, n]) => n >= 2)?.[0] ?? 0;
+      }
+      assert.ok(height > 0, 'four credits sent at once never shared a block');
+      const whole = await getJson(`${node.url}/api/v1/blocks/${height}/transactions`);
+      const all = whole.body.transactions as Array<{ hash: string }>;
+      const n = (await getJson(`${node.url}/api/v1/blocks/${height}`)).body.tx_count as number;
+      assert.deepEqual([whole.body.total, whole.body.count, whole.body.limit, whole.body.offset, whole.body.has_more, all.length], [n, n, 200, 0, false, n]);
+      const first = await getJson(`${node.url}/api/v1/blocks/${height}/transactions?limit=1`);
+      assert.deepEqual([(first.body.transactions as Array<{ hash: string }>)[0]!.hash, first.body.total, first.body.has_more], [all[0]!.hash, n, true]);
+      const second = await getJson(`${node.url}/api/v1/blocks/${height}/transactions?limit=1&page=2`);
+      assert.deepEqual([(second.body.transactions as Array<{ hash: string }>)[0]!.hash, second.body.offset, second.body.has_more], [all[1]!.hash, 1, n > 2]);
+      assert.equal((await getJson(`${node.url}/api/v1/blocks/${height}/transactions?limit=999`)).body.limit, 200, 'part 2: transactions cap at 200');
+      assert.equal((await getJson(`${node.url}/api/v1/blocks/${height}/transactions?offset=x`)).status, 400);
+    });
+
+    test('models/register: accuracy is a fraction with at most 4 decimals, judged before the role (decisions.md §92)', async () => {
+      const owner = wallet(99); // the validator's key (test/helpers: makeChainDir), which owns chain:validator-0.node
+      const outsider = wallet(30 + (backend === 'uws' ? 0 : 1));
+      for (const w of [owner, outsider]) await waitConfirmed(node.url, (await postJson(`${node.url}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex })).body.tx_hash as string);
+      let clock = Date.now();
+      const register = (w: typeof owner, from: string, accuracy: unknown, version: string) => {
+        const body = { from, name: 'conformance', version, weights_hash: `0x${'cd'.repeat(32)}`, architecture: 'logistic', params_count: 8, accuracy };
+        return postJson(`${node.url}/api/v1/models/register`, signOperation(w, { actor: from, target: 'chain:models.registry', nonce: ++clock, body }));
+      };
+      const validator = 'chain:validator-0.node';
+      for (const [who, from] of [[owner, validator], [outsider, outsider.address]] as const) {
+        for (const bad of [0.12345, 1.5, -0.1, '0.9', 95, null]) {
+          const r = await register(who, from, bad, '1.0.0');
+          assert.equal(r.status, 400, `${from} accuracy ${JSON.stringify(bad)}: ${JSON.stringify(r.body)}`);
+          assert.match(r.body.error as string, /accuracy/);
+        }
+      }
+      const notValidator = await register(outsider, outsider.address, 0.95, '1.0.0');
+      assert.equal(notValidator.status, 403, 'a well-formed body from a non-validator meets the role rule');
+      for (const [accuracy, version] of [[0.9512, '1.0.0'], [0.0029, '1.0.1'], [1, '1.0.2'], [0, '1.0.3']] as const) {
+        const ok = await register(owner, validator, accuracy, version);
+        assert.equal(ok.status, 200, JSON.stringify(ok.body));
+        const tx = await waitConfirmed(node.url, ok.body.tx_hash as string);
+        assert.equal(tx.status, 'confirmed', JSON.stringify(tx));
+        const id = (tx.events as Array<{ type: string; data: { id: string } }>).find((e) => e.type === 'model_registered')!.data.id;
+        assert.equal((await getJson(`${node.url}/api/v1/models/registry/${id}`)).body.accuracy, accuracy);
+      }
     });
 
     test('bad inputs are answered with the spec status and a clear message', async () => {

@@ -190,9 +190,9 @@ describe('plugin SDK on a real devnet', () => {
     assert.equal(tooMuch.status, 400);
     assert.equal(tooMuch.body.error, `swap: ${alice.address} holds 180 tokens`);
 
-    // A gas_limit travels through the gateway untouched, covered by the v3 signature.
+    // A gas_limit travels through the gateway untouched, covered by the v4 signature.
     const nonce = (await getJson(`${rpc()}/api/v1/accounts/${alice.address}`)).body.next_nonce as number;
-    const metered = (n: number, gas: number) => signTransfer(alice, { to: METER_ADDRESS, value: 0, nonce: n, data: JSON.stringify({ gas }), gas_limit: 100, version: 'v3' });
+    const metered = (n: number, gas: number) => signTransfer(alice, { to: METER_ADDRESS, value: 0, nonce: n, data: JSON.stringify({ gas }), gas_limit: 100 });
     const used = await postJson(`${net.gatewayUrl}/api/v1/transactions`, metered(nonce, 70));
     assert.equal(used.status, 200, JSON.stringify(used.body));
     const oog = await postJson(`${net.gatewayUrl}/api/v1/transactions`, metered(nonce + 1, 150));
@@ -265,5 +265,21 @@ describe('plugin SDK on a real devnet', () => {
       assert.equal(p.retire_height, retireAt);
     }
     await sameRootEverywhere();
+  });
+
+  test('a plugin\'s metadata over HTTP, generated from its declarations; a declared route answers a refused query 400 naming the field', async () => {
+    const r = await getJson(`${rpc(1)}/api/v1/plugins/memo`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const stores = r.body.stores as Array<Record<string, unknown>>;
+    assert.deepEqual(stores.map((st) => st.key), ['memo/<address>', 'helper/<account>/<key_id>', 'request/<height>']);
+    assert.deepEqual((stores[1]!.value as { properties: Record<string, unknown> }).properties.cap, { type: 'integer', 'x-bigint': true });
+    assert.deepEqual((r.body.events as Array<Record<string, unknown>>).map((e) => [e.type, e.socket]), [['memo_set', true]]);
+    assert.equal((r.body.operations as Array<Record<string, unknown>>).find((o) => o.name === 'grant_helper')!.main_key_only, 'grant a helper key');
+    assert.deepEqual((r.body.params as Array<Record<string, unknown>>)[0], { key: 'memo_max_len', default: 64, min: 1, max: 4096, description: 'longest memo' });
+    assert.equal((await getJson(`${rpc()}/api/v1/plugins/staking`)).body.declared, false, 'a plugin not converted yet says so');
+    assert.equal((await getJson(`${rpc()}/api/v1/plugins/nothing`)).status, 404);
+    const bad = await getJson(`${rpc()}/api/v1/plugins?limit=0`);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error, 'query parameter limit: Expected integer to be greater or equal to 1');
   });
 });

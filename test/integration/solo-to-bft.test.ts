@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
-import type { GenesisDoc } from '../../kernel/config/genesis.js';
+import { testGenesis } from '../helpers/genesis.js';
 import { makeKeyFile, writeKeyFile } from '../../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { labelledWallet, signOperation } from '../helpers/chain-fixture.js';
@@ -25,11 +25,12 @@ const STAKE = 10_000_000_000;
 
 test('a one-validator chain grows to BFT without a restart: the producer hands over and the added follower signs', async () => {
   const dir = tempDir('solo-to-bft-');
-  const keyA = makeKeyFile(nobleProvider, new Uint8Array(32).fill(41), 'grow-a').file;
+  const a0 = makeKeyFile(nobleProvider, new Uint8Array(32).fill(41), 'grow-a');
+  const keyA = a0.file;
   const keyB = makeKeyFile(nobleProvider, new Uint8Array(32).fill(42), 'grow-b').file;
   writeKeyFile(join(dir, 'a.json'), keyA);
   writeKeyFile(join(dir, 'b.json'), keyB);
-  const genesis: GenesisDoc = { chain_id: 'grow-chain', genesis_time: 1_700_000_000_000, validators: [{ address: keyA.node_address!, public_key: keyA.public_key, stake: String(STAKE) }], accounts: [], params: {} };
+  const genesis = testGenesis({ chainId: 'grow-chain', validators: [{ address: keyA.node_address!, key: a0.keys, stake: String(STAKE) }] });
   writeFileSync(join(dir, 'genesis.json'), JSON.stringify(genesis));
   const [p2pA, p2pB] = await freePorts(2);
   const env = { CHAIN_LOG_LEVEL: 'info', CHAIN_MIN_VALIDATORS: '1', CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '250', CHAIN_RPC_RATE_LIMIT: '0' };

@@ -10,6 +10,7 @@ import { makeKeyFile, writeKeyFile } from '../../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
 import { encodeConsensusMessage, makeEvidence, signVote, evidenceToJson, type ConsensusEvidence } from '../../kernel/consensus/index.js';
+import { parseHex } from '../../kernel/codec/hex.js';
 import { TcpTransport } from '../../kernel/p2p/tcp/index.js';
 import { envelope, TAG_CONSENSUS, TAG_EVIDENCE } from '../../kernel/replica/envelope.js';
 import { chainEvidence } from '../../kernel/replica/evidence-pool.js';
@@ -18,6 +19,9 @@ import { LevelStore } from '../../kernel/store/level-store.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import { readFileSync } from 'node:fs';
 import { heldSupply, recordedSum, RewardModel } from '../helpers/supply-model.js';
+import { canonicalJson } from '../../kernel/codec/json.js';
+import { sha3Hex0x } from '../../kernel/crypto/hash.js';
+import { LightClientError, trustFromGenesis, verifyCommit, verifyProvenRead, ONE_THIRD, type TrustedValidators } from '../../kernel/light-client/index.js';
 
 /**
  * Staking on a real 4-validator devnet (configs/devnet.json: min_stake 10 COIN, unbonding 20
@@ -27,6 +31,8 @@ import { heldSupply, recordedSum, RewardModel } from '../helpers/supply-model.js
  * validator made to double-sign (this file signs two conflicting votes with its key file and hands
  * them to the validators over the P2P protocol as any peer could); the fifth validator unstaking
  * and leaving; and at the end every node, the fifth included, holds the same blocks and roots.
+ * Along the way a light client (kernel/light-client, decisions.md §84–85) trusting only the
+ * genesis validators checks proven reads from nodes and gateway, and follows the set change.
  */
 const COIN = 1_000_000;
 const MIN_STAKE = 10 * COIN;
@@ -63,6 +69,15 @@ describe('staking on a real devnet', () => {
   const changes: Array<{ height: number; apply: (m: RewardModel, h: number) => void }> = [];
   const happened = (tx: Record<string, unknown>, apply: (m: RewardModel, h: number) => void): void => void changes.push({ height: tx.block as number, apply });
   let slashBurned = 0n;
+  /** The light client's trust: the genesis validators, then whatever set it followed. */
+  let trusted: TrustedValidators;
+  const proven = async (url: string, kind: 'account' | 'record' = 'record'): Promise<{ body: Record<string, unknown>; height: number }> => {
+    const r = await getJson(url);
+    assert.equal(r.status, 200, `${url}: ${JSON.stringify(r.body)}`);
+    const read = verifyProvenRead(r.body, trusted, { kind, trustLevel: ONE_THIRD });
+    trusted = read.trusted;
+    return { body: r.body, height: read.height };
+  };
 
   before(async () => {
     net = await startTestDevnet();
@@ -91,6 +106,54 @@ describe('staking on a real devnet', () => {
     const v0 = (await getJson(`${rpc()}/api/v1/nodes/chain:validator-0.node`)).body;
     assert.equal(v0.owner, net.validatorKey(0).file.address);
     assert.equal(v0.stake, 10_000 * COIN);
+  });
+
+  test('proven reads (§84–85): accounts and records through node and gateway check against the genesis validators; /blocks/:height/commit; 404 above the tip; 400 for a bad prove', async () => {
+    // The trust anchor: the genesis the validators run, its hash pinned here, its keys those of the key files.
+    const genesis = JSON.parse(readFileSync(join(net.dir, 'genesis.json'), 'utf8')) as GenesisDoc;
+    trusted = trustFromGenesis(genesis, sha3Hex0x(canonicalJson(genesis)));
+    for (let i = 0; i < 4; i++) assert.ok(trusted.validators.some((v) => v.public_key === net.validatorKey(i).file.public_key), `validator-${i}'s key is trusted`);
+    for (const base of [rpc(0), rpc(2), net.gatewayUrl]) {
+      const account = await proven(`${base}/api/v1/accounts/${alice.address}?prove=true`, 'account');
+      assert.equal(account.body.address, alice.address);
+      const entries = (account.body.proof as { entries: Array<{ key: string; exists: boolean }> }).entries;
+      assert.deepEqual(entries.map((e) => [e.key, e.exists]), [[`acct/${alice.address}`, true]]);
+      // An account never seen: its absence proves zeros.
+      const nobody = await proven(`${base}/api/v1/accounts/chain:000000000000000.human?prove=true`, 'account');
+      assert.equal(nobody.body.balance, 0);
+      const node = await proven(`${base}/api/v1/nodes/chain:validator-0.node?prove=true`);
+      assert.equal(node.body.stake, 10_000 * COIN);
+      const info = await proven(`${base}/api/v1/staking/info/chain:validator-1.node?prove=true`);
+      assert.equal(info.body.stake, 10_000 * COIN);
+      await proven(`${base}/api/v1/identity/${alice.address}?prove=true`);
+      await proven(`${base}/api/v1/sponsor/${alice.address}?prove=true`);
+      await proven(`${base}/api/v1/identity/recovery/${alice.address}?prove=true`);
+      // Without prove (or prove=false) nothing is attached; anything else is 400.
+      assert.equal((await getJson(`${base}/api/v1/accounts/${alice.address}?prove=false`)).body.proof, undefined);
+      assert.equal((await getJson(`${base}/api/v1/nodes/chain:validator-0.node`)).body.proof, undefined);
+      for (const bad of ['yes', '1', 'TRUE', 'true&prove=true']) {
+        const r = await getJson(`${base}/api/v1/accounts/${alice.address}?prove=${bad}`);
+        assert.equal(r.status, 400, `prove=${bad}: ${JSON.stringify(r.body)}`);
+        assert.match(r.body.error as string, /prove must be true or false/);
+      }
+      // A lie the gateway or a node could tell is caught: here, a balance.
+      const honest = (await getJson(`${base}/api/v1/accounts/${alice.address}?prove=true`)).body;
+      assert.throws(() => verifyProvenRead({ ...honest, balance: (honest.balance as number) + 1 }, trusted, { kind: 'account' }), (e: unknown) => e instanceof LightClientError && e.check === 'answer_field');
+    }
+    // A committed height's header, certificate and set verify; the set is the same on every validator.
+    const tip = await height();
+    for (const base of [rpc(0), net.gatewayUrl]) {
+      const commit = await getJson(`${base}/api/v1/blocks/${tip}/commit`);
+      assert.equal(commit.status, 200, JSON.stringify(commit.body));
+      assert.equal(commit.body.height, tip);
+      const checked = verifyCommit(commit.body as never, trusted, { trustLevel: ONE_THIRD });
+      assert.equal(checked.header.height, tip);
+      const above = await getJson(`${base}/api/v1/blocks/${tip + 1000}/commit`);
+      assert.equal(above.status, 404, JSON.stringify(above.body));
+    }
+    const hashes = await Promise.all(net.rpcUrls.map(async (url) => (await getJson(`${url}/api/v1/blocks/${tip}`)).body));
+    for (const b of hashes) assert.deepEqual([b.validators_hash, b.next_validators_hash], [hashes[0]!.validators_hash, hashes[0]!.next_validators_hash]);
+    assert.equal(hashes[0]!.validators_hash, hashes[0]!.next_validators_hash, 'no set change pending');
   });
 
   test('a fifth .node registered with a new key and staked through the RPC (unstake before the lock refused), its process started: it joins the set on every node and signs; the chain keeps finalising', async () => {
@@ -158,6 +221,30 @@ describe('staking on a real devnet', () => {
     await until('the chain finalises past the set change on the fifth node', async () => ((await height(alphaNode!.url)) >= h + 3 ? true : undefined), 60_000);
   });
 
+  test('the set change is in the headers (next_validators_hash first, then validators_hash) and the light client follows it to the grown set', async () => {
+    const genesisSetHash = (await getJson(`${rpc()}/api/v1/blocks/1`)).body.validators_hash as string;
+    const tip = await height();
+    // The first header naming another next set, and the header after it deciding with that set.
+    let announced: Record<string, unknown> | undefined;
+    for (let h = 1; h <= tip && announced === undefined; h++) {
+      const b = (await getJson(`${rpc()}/api/v1/blocks/${h}`)).body;
+      if (b.next_validators_hash !== b.validators_hash) announced = b;
+    }
+    assert.ok(announced, 'a header announces the grown set');
+    assert.equal(announced.validators_hash, genesisSetHash);
+    const next = (await getJson(`${rpc(1)}/api/v1/blocks/${(announced.height as number) + 1}`)).body;
+    assert.equal(next.validators_hash, announced.next_validators_hash);
+    const commit = (await getJson(`${net.gatewayUrl}/api/v1/blocks/${next.height as number}/commit`)).body;
+    assert.ok((commit.validators as Array<{ address: string }>).some((v) => v.address === ALPHA));
+    // The client still trusts the genesis set: the first answer of the grown set moves it.
+    assert.equal(trusted.validators.length, 4);
+    const read = await proven(`${net.gatewayUrl}/api/v1/nodes/${ALPHA}?prove=true`);
+    assert.equal(read.body.stake, 30 * COIN);
+    assert.deepEqual(trusted.validators.map((v) => v.address).sort(), [ALPHA, 'chain:validator-0.node', 'chain:validator-1.node', 'chain:validator-2.node', 'chain:validator-3.node']);
+    // And answers of the grown set keep verifying, from a node as from the gateway.
+    await proven(`${rpc(3)}/api/v1/accounts/${alice.address}?prove=true`, 'account');
+  });
+
   test('delegate to the new node, rewards split by commission at the reward height in exact integers, undelegate refused before the lock and paid in full after', async () => {
     const amount = 20 * COIN;
     const refusedToHuman = await postJson(`${rpc()}/api/v1/staking/delegate`, sign(bob, bob.address, alice.address, { delegator: bob.address, validator: alice.address, amount }, amount));
@@ -213,8 +300,9 @@ describe('staking on a real devnet', () => {
     // validator's consensus machine sees both and makes the evidence itself.
     const cheater = net.validatorKey(3);
     assert.equal(cheater.file.node_address, CHEATER);
-    const chainId = (await getJson(`${rpc()}/status`)).body.chain_id as string;
-    harness = new TcpTransport({ provider: nobleProvider, nodeKey: nobleProvider.keygen(sha3('staking-evidence-harness')), chainId, host: '127.0.0.1', port: 0, seeds: net.p2pAddresses });
+    const status = (await getJson(`${rpc()}/status`)).body;
+    const chainId = status.chain_id as string;
+    harness = new TcpTransport({ provider: nobleProvider, nodeKey: nobleProvider.keygen(sha3('staking-evidence-harness')), chainId, genesisHash: parseHex(status.genesis_hash as string, 32)!, host: '127.0.0.1', port: 0, seeds: net.p2pAddresses });
     await harness.start();
     await until('the harness connected to every validator', async () => (harness!.peers().length >= 4 ? true : undefined), 30_000);
     const offence = (await height()) + 2;

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { labelledWallet, signOperation, signOwnLayout, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
 import { identityMessages } from '../../plugins/identity/messages.js';
 import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
-import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
+import { failsInBlock as injectedFails, sameRootEverywhere as sameRoots, startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 
 /**
  * Who may sign (issue 25) on a real 4-validator devnet, through the RPC as a client would:
@@ -45,22 +45,8 @@ describe('who may sign, on a real devnet', () => {
     assert.match(r.body.error as string, re);
   }
   /** Put straight into every validator's pool (a proposer that skipped checkTx): included, and failed in the block. */
-  async function failsInBlock(body: Record<string, unknown>, re: RegExp, opName?: string): Promise<Record<string, unknown>> {
-    const envelope = opName === undefined ? body : { ...body, _op: opName };
-    let hash = '';
-    for (const url of net.rpcUrls) hash = (await postJson(`${url}/test/inject`, envelope)).body.injected as string;
-    // Every validator has applied the block before the next step reads nonces or balances.
-    for (const url of net.rpcUrls) await waitConfirmed(url, hash);
-    const tx = await waitConfirmed(rpc(1), hash);
-    assert.equal(tx.status, 'failed', JSON.stringify(tx));
-    assert.match(tx.error as string, re);
-    return tx;
-  }
-  async function sameRootEverywhere(): Promise<void> {
-    const h = Math.min(...(await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/health`)).body.height as number))));
-    const roots = await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/api/v1/blocks/${h}`)).body.state_root));
-    assert.equal(new Set(roots).size, 1, `state roots at height ${h}: ${roots.join(', ')}`);
-  }
+  const failsInBlock = (body: Record<string, unknown>, re: RegExp, opName?: string) => injectedFails(net, body, re, opName);
+  const sameRootEverywhere = () => sameRoots(net);
 
   before(async () => {
     net = await startTestDevnet({ cli: resolve('dist/test/fixtures/test-chain.js'), enablePlugins: ['memo'] });

@@ -1,4 +1,6 @@
 import type { Socket } from 'node:net';
+import { toHex0x } from '../../codec/hex.js';
+import { bytesEqual } from '../../consensus/bytes.js';
 import type { KeyPair, SignatureProvider } from '../../crypto/provider.js';
 import { encodePlainFrame, FrameDecoder, FrameSizeError, NonceExhaustedError, SessionCipher } from './frame.js';
 import type { Frame } from './frame.js';
@@ -35,6 +37,7 @@ export interface ConnectionContext {
   readonly provider: SignatureProvider;
   readonly nodeKey: KeyPair;
   readonly chainId: string;
+  readonly genesisHash: Uint8Array;
   readonly listenAddress: string;
   readonly maxFrameBytes: number;
   readonly maxFramesPerSession: number;
@@ -208,6 +211,7 @@ export class PeerConnection {
       version: PROTOCOL_VERSION,
       role: this.role,
       chainId: this.ctx.chainId,
+      genesisHash: this.ctx.genesisHash,
       listenAddress: this.ctx.listenAddress,
       nodePublicKey: this.ctx.nodeKey.publicKey,
       kemPublicKey: this.kem.publicKey,
@@ -295,6 +299,8 @@ export class PeerConnection {
     // Both sides claiming the same role would mean a TCP simultaneous open or a reflected hello.
     if (hello.role === this.role) return this.reject('role mismatch');
     if (hello.chainId !== this.ctx.chainId) return this.reject(`chain id mismatch (${hello.chainId} != ${this.ctx.chainId})`);
+    // Same chain id, another genesis (a re-signed stake, another validator): never the same chain.
+    if (!bytesEqual(hello.genesisHash, this.ctx.genesisHash)) return this.reject(`genesis hash mismatch (peer ${toHex0x(hello.genesisHash)} != ours ${toHex0x(this.ctx.genesisHash)})`);
     const peerId = this.ctx.peerIdOf(hello.nodePublicKey);
     this.peerId = peerId;
     if (this.expectedId !== undefined && peerId !== this.expectedId) return this.reject(`unexpected node id ${peerId} (wanted ${this.expectedId})`);

@@ -140,6 +140,37 @@ describe('TcpTransport', () => {
     assert.deepEqual(a.peers(), []);
   });
 
+  it('refuses a peer of the same chain id but another genesis, naming both hashes on both sides', async (t) => {
+    const otherGenesis = new Uint8Array(32).fill(8);
+    const b = track(t, testNode(2, { genesisHash: otherGenesis }));
+    await b.start();
+    const a = track(t, testNode(1, { seeds: [b.listenAddress] }));
+    const failures = Promise.all([nextFailure(a), nextFailure(b)]);
+    await a.start();
+    const [fa, fb] = await failures;
+    const ours = `0x${'07'.repeat(32)}`;
+    const theirs = `0x${'08'.repeat(32)}`;
+    assert.ok(fa.reason.includes(ours) && fa.reason.includes(theirs), fa.reason);
+    assert.ok(fb.reason.includes(`peer ${ours} != ours ${theirs}`), fb.reason);
+    assert.deepEqual(a.peers(), []);
+  });
+
+  it('a seed written <node_id>@host:port refuses a peer there whose key has another id', async (t) => {
+    const b = track(t, testNode(2));
+    await b.start();
+    const wrongId = nodeIdFromPublicKey(testNodeKey(3).publicKey);
+    const a = track(t, testNode(1, { seeds: [`${wrongId}@${b.listenAddress}`] }));
+    const failure = nextFailure(a);
+    await a.start();
+    assert.match((await failure).reason, new RegExp(`unexpected node id ${b.selfId} \\(wanted ${wrongId}\\)`));
+    assert.deepEqual(a.peers(), []);
+    const c = track(t, testNode(4, { seeds: [`${b.selfId}@${b.listenAddress}`] }));
+    const connected = nextConnect(c);
+    await c.start();
+    assert.equal(await connected, b.selfId);
+    assert.throws(() => c.addSeed(`nothex@${b.listenAddress}`), /invalid peer address/);
+  });
+
   it('refuses node ids outside the allow-list, and connections to itself', async (t) => {
     const b = track(t, testNode(2, { allowList: [nodeIdFromPublicKey(testNodeKey(3).publicKey)] }));
     await b.start();

@@ -16,6 +16,7 @@ import type {
 } from './types.js';
 import { AEAD_TAG_BYTES, formatAddress, MAX_PEX_ENTRIES, nodeIdFromPublicKey, parseAddress } from './wire.js';
 import type { Hello, PexEntry } from './wire.js';
+import { parsePeerEndpoint } from '../endpoint.js';
 
 const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 /** Unauthenticated connections cost a KEM keygen each; cap how many can be in flight at once. */
@@ -144,6 +145,7 @@ export class TcpTransport implements Transport {
       provider: this.options.provider,
       nodeKey: this.options.nodeKey,
       chainId: this.options.chainId,
+      genesisHash: this.options.genesisHash,
       listenAddress: this.advertised,
       maxFrameBytes: this.maxFrameBytes,
       maxFramesPerSession: this.options.maxFramesPerSession ?? 2 ** 48,
@@ -203,16 +205,21 @@ export class TcpTransport implements Transport {
     return this.maxFrameBytes - AEAD_TAG_BYTES - 1;
   }
 
-  /** Adds an address to dial and keep redialing (like a configured seed). */
-  addSeed(address: string): void {
-    if (parseAddress(address) === null) throw new RangeError(`invalid peer address ${address}`);
+  /**
+   * Adds an address to dial and keep redialing (like a configured seed): `host:port`, or
+   * `<node_id>@host:port`, where a peer whose key has another id is refused.
+   */
+  addSeed(seed: string): void {
+    const endpoint = parsePeerEndpoint(seed);
+    if (endpoint === null) throw new RangeError(`invalid peer address ${seed}`);
     if (this.state !== 'running') throw new Error('TcpTransport is not running');
+    const address = endpoint.address;
     const existing = this.targets.get(address);
     if (existing !== undefined && existing.persistent) return;
     const target: DialTarget = {
       address,
       persistent: true,
-      expectedId: undefined,
+      expectedId: endpoint.nodeId,
       knownId: existing?.knownId,
       attempts: 0,
       timer: existing?.timer,

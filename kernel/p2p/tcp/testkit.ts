@@ -12,6 +12,7 @@ import { TcpTransport } from './tcp-transport.js';
 import type { TcpTransportOptions } from './types.js';
 
 export const TEST_CHAIN_ID = 'pq-test-chain';
+export const TEST_GENESIS_HASH = new Uint8Array(32).fill(7);
 
 const keyCache = new Map<number, KeyPair>();
 
@@ -31,6 +32,7 @@ export function testNode(i: number, overrides: Partial<TcpTransportOptions> = {}
     provider: nobleProvider,
     nodeKey: testNodeKey(i),
     chainId: TEST_CHAIN_ID,
+    genesisHash: TEST_GENESIS_HASH,
     host: '127.0.0.1',
     port: 0,
     // Generous: the 1-byte proxy and a loaded CI box can make a handshake take seconds.

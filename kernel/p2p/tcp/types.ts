@@ -81,13 +81,18 @@ export interface TcpTransportOptions {
    */
   readonly peerIdOf?: (publicKey: Uint8Array) => string;
   readonly chainId: string;
+  /** SHA3-256 of the genesis document (32 bytes): a peer of another genesis is refused in the handshake. */
+  readonly genesisHash: Uint8Array;
   /** Default 127.0.0.1. */
   readonly host?: string;
   /** Default 0 (an ephemeral port; start() returns the bound one). */
   readonly port?: number;
   /** What peers should dial (signed into the hello). Default `host:boundPort`; set it when host is 0.0.0.0. */
   readonly advertiseAddress?: string;
-  /** `host:port` addresses dialed at start and re-dialed forever with backoff. */
+  /**
+   * Addresses dialed at start and re-dialed forever with backoff: `host:port`, or
+   * `<node_id>@host:port` to refuse a peer there whose key has another id.
+   */
   readonly seeds?: readonly string[];
   /** If given, only these node ids may connect (either direction). */
   readonly allowList?: Iterable<string>;

@@ -112,6 +112,7 @@ describe('handshake wire', () => {
     version: PROTOCOL_VERSION,
     role: 'initiator',
     chainId: 'chain-x',
+    genesisHash: new Uint8Array(32).fill(9),
     listenAddress: '127.0.0.1:4000',
     nodePublicKey: kp.publicKey,
     kemPublicKey: kem.publicKey,

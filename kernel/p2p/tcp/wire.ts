@@ -6,15 +6,17 @@
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha3_256 } from '@noble/hashes/sha3.js';
-import { toHex } from '../../codec/hex.js';
 import { utf8Bytes } from '../../codec/utf8.js';
-import { sha3, sha3Concat } from '../../crypto/hash.js';
+import { sha3Concat } from '../../crypto/hash.js';
+import { NODE_ID_BYTES, nodeIdOf } from '../../crypto/node-id.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES } from '../../crypto/provider.js';
 
-export const PROTOCOL_VERSION = 1;
+/** 2: the hello carries the genesis hash after the chain id (decisions.md §83). */
+export const PROTOCOL_VERSION = 2;
+export const GENESIS_HASH_BYTES = 32;
 /** First bytes of every hello: lets a node tell a stray client (HTTP, a port scanner) from a peer. */
 export const HELLO_MAGIC = utf8Bytes('PQP2');
-export const NODE_ID_BYTES = 20;
+export { NODE_ID_BYTES };
 export const KEM_PUBLIC_KEY_BYTES = 1184;
 export const KEM_SECRET_KEY_BYTES = 2400;
 export const KEM_CIPHERTEXT_BYTES = 1088;
@@ -55,13 +57,10 @@ export class P2pProtocolError extends Error {
 
 /**
  * Default node id: the first 20 bytes of SHA3-256(ML-DSA-65 public key), lowercase hex without
- * `0x` (40 characters). Short enough for logs and peer lists, long enough (160 bits) that nobody can
- * grind a second key onto an existing id. A transport may be given another key-binding function
- * (e.g. the validator address) through `TcpTransportOptions.peerIdOf`.
+ * `0x` (decisions.md §82). A transport may be given another key-binding function (e.g. the
+ * validator address) through `TcpTransportOptions.peerIdOf`.
  */
-export function nodeIdFromPublicKey(publicKey: Uint8Array): string {
-  return toHex(sha3(publicKey).subarray(0, NODE_ID_BYTES));
-}
+export const nodeIdFromPublicKey = nodeIdOf;
 
 export function u32be(n: number): Uint8Array {
   const out = new Uint8Array(4);
@@ -128,16 +127,19 @@ export interface Hello {
   readonly version: number;
   readonly role: Role;
   readonly chainId: string;
+  /** SHA3-256 of the canonical genesis document: two nodes of one chain id but another genesis never connect. */
+  readonly genesisHash: Uint8Array;
   /** `host:port` other nodes can dial, or '' for a node that does not accept connections. */
   readonly listenAddress: string;
   readonly nodePublicKey: Uint8Array;
   readonly kemPublicKey: Uint8Array;
 }
 
-/** Hello frame body: type, magic, version, role, chain id, listen address, node key, KEM key. */
+/** Hello frame body: type, magic, version, role, chain id, genesis hash, listen address, node key, KEM key. */
 export function encodeHello(h: Hello): Uint8Array {
   if (h.nodePublicKey.length !== ML_DSA65_PUBLIC_KEY_BYTES) throw new RangeError('node public key must be ML-DSA-65');
   if (h.kemPublicKey.length !== KEM_PUBLIC_KEY_BYTES) throw new RangeError('KEM key must be ML-KEM-768');
+  if (h.genesisHash.length !== GENESIS_HASH_BYTES) throw new RangeError('genesis hash must be 32 bytes');
   const chain = boundedUtf8(h.chainId, MAX_CHAIN_ID_BYTES, 'chain id');
   const addr = boundedUtf8(h.listenAddress, MAX_ADDRESS_BYTES, 'listen address');
   return concatBytes([
@@ -145,6 +147,7 @@ export function encodeHello(h: Hello): Uint8Array {
     HELLO_MAGIC,
     Uint8Array.of(h.version >> 8, h.version & 0xff, ROLE_BYTE[h.role], chain.length),
     chain,
+    h.genesisHash,
     Uint8Array.of(addr.length),
     addr,
     h.nodePublicKey,
@@ -161,11 +164,12 @@ export function decodeHello(body: Uint8Array): Hello {
   const roleByte = r.u8();
   if (roleByte !== 0 && roleByte !== 1) throw new P2pProtocolError('invalid role in hello');
   const chainId = r.utf8(r.u8());
+  const genesisHash = r.bytes(GENESIS_HASH_BYTES).slice();
   const listenAddress = r.utf8(r.u8());
   const nodePublicKey = r.bytes(ML_DSA65_PUBLIC_KEY_BYTES).slice();
   const kemPublicKey = r.bytes(KEM_PUBLIC_KEY_BYTES).slice();
   r.end();
-  return { version, role: roleByte === 0 ? 'initiator' : 'responder', chainId, listenAddress, nodePublicKey, kemPublicKey };
+  return { version, role: roleByte === 0 ? 'initiator' : 'responder', chainId, genesisHash, listenAddress, nodePublicKey, kemPublicKey };
 }
 
 export function encodeKex(cipherText: Uint8Array): Uint8Array {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../../kernel/sdk.js';
+import { stakingMethods } from '../../staking/methods.js';
 import { GOVERNANCE_TARGET } from '../params.js';
 import { proposalKind, proposalProblem, votingDuration } from '../rules.js';
 import { nextProposalId, writeNewProposal } from '../store.js';
@@ -7,7 +8,7 @@ import { nextProposalId, writeNewProposal } from '../store.js';
 /**
  * `POST /api/v1/governance/propose` (part 1, Governance 1–3): a proposal, created in consensus at
  * the block that includes it, open for `voting_duration` blocks and tallied at the end of block
- * creation + voting_duration (decisions.md §25).
+ * creation + voting_duration (decisions.md §25), against the total self-stake recorded here (§98).
  */
 export const propose = defineOperation({
   name: 'propose',
@@ -49,7 +50,9 @@ export const propose = defineOperation({
       yes_weight: 0n,
       no_weight: 0n,
       votes: 0,
-      total_stake: null,
+      // decisions.md §98: the quorum is measured against the self-stake that may vote on it, the
+      // total when this block began; voters who unstake later do not shrink it.
+      total_stake: await ctx.methods.of(stakingMethods).totalSelfStakeAtBlockStart(),
       applied: null,
       apply_error: null,
       tx_hash: op.txHash,

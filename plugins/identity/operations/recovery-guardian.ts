@@ -39,13 +39,24 @@ function voteOperation(vote: Vote, description: string, apply: (ctx: TxContext, 
     signsFor: IDENTITY_TARGET,
     value: null,
     gas: 40,
-    signing: { message: ownLayout(identityMessages[vote]) },
+    signing: {
+      message: ownLayout(identityMessages[vote]),
+      // decisions.md §90: a vote that does not name its request is for the target's open one,
+      // and its signature is checked against that request's id, at admission and in the block.
+      resolve: {
+        fields: ['request_id'],
+        async fill(ctx, op) {
+          const r = await openRequest(ctx, op.body.target);
+          return isChainError(r) ? r : { request_id: r.id };
+        },
+      },
+    },
     async check(ctx, op) {
-      const v = await voteProblem(ctx, op.actor, op.body.target, op.body.request_id, action, op.signer);
+      const v = await voteProblem(ctx, op.actor, op.body.target, op.body.request_id!, action, op.signer);
       return isChainError(v) ? v : undefined;
     },
     async execute(ctx, op) {
-      const v = await voteProblem(ctx, op.actor, op.body.target, op.body.request_id, action, op.signer);
+      const v = await voteProblem(ctx, op.actor, op.body.target, op.body.request_id!, action, op.signer);
       if (isChainError(v)) throw v;
       await apply(ctx, v.r, v.config, op.actor);
     },

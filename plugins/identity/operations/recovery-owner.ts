@@ -3,7 +3,7 @@ import { CancelSchema, SetupSchema } from '../schemas.js';
 import { identityMessages, ownLayout } from '../messages.js';
 import { rememberDerived } from '../keys.js';
 import { closeRequest, openRequest, readConfig } from '../recovery.js';
-import { configPath, guardsPath, requestPath, type RecoveryConfig, type RecoveryRequest } from '../store.js';
+import { configPath, replaceGuardians, requestPath, type RecoveryConfig, type RecoveryRequest } from '../store.js';
 import { IDENTITY_TARGET } from './rotate.js';
 
 /**
@@ -34,10 +34,9 @@ export const recoverySetup = defineOperation({
   },
   async execute(ctx, op) {
     const before = await readConfig(ctx, op.actor);
-    for (const g of before?.guardians ?? []) ctx.store.delete(guardsPath(g, op.actor));
     const config: RecoveryConfig = { owner: op.actor, guardians: op.body.guardians, threshold: op.body.threshold, timelock: op.body.timelock, height: ctx.block.height };
     ctx.store.setRecord(configPath(op.actor), config);
-    for (const g of config.guardians) ctx.store.setRecord(guardsPath(g, op.actor), { height: ctx.block.height });
+    await replaceGuardians(ctx.store, op.actor, before?.guardians ?? [], config.guardians, ctx.block.height);
     rememberDerived(ctx, op.actor, op.signer);
     ctx.emit({ type: 'recovery_setup', data: { owner: op.actor, guardians: config.guardians, threshold: config.threshold, timelock: config.timelock } });
   },

@@ -7,15 +7,18 @@ import { heldView } from '../policy.js';
 export const TRUST_TARGET = 'chain:system.trust';
 
 /**
- * The layouts confirm and cancel sign (the path's hash is not covered by ch-tx-v2/v3):
+ * This node's own layouts for confirm and cancel, which name the transfer's hash and the act:
  * `ch-held-confirm|<owner>|<tx hash>|<nonce>` and `ch-held-cancel|<owner>|<tx hash>|<nonce>`.
+ * Also accepted (decisions.md §89): part 2's `ch-tx-v2|<owner>|chain:system.trust|0|<nonce>`
+ * where the network takes v2 (it names neither the hash nor the act), and ch-tx-v3/v4 with
+ * `hash` in the body equal to the path's (v4 only where strong signatures are required).
  */
 export const heldMessages = {
   confirm: (b: { owner: string; hash: string }, nonce: bigint): string => `ch-held-confirm|${b.owner}|${b.hash}|${nonce}`,
   cancel: (b: { owner: string; hash: string }, nonce: bigint): string => `ch-held-cancel|${b.owner}|${b.hash}|${nonce}`,
 };
 
-type Body = { owner: string; hash: string };
+type Body = { owner?: string; hash: string };
 
 async function heldProblem(ctx: ReadContext, op: OperationInput<Body>, action: string) {
   const mainOnly = requireMainKey(op.signer, `${action} a held transfer`);
@@ -50,10 +53,14 @@ function heldAction(action: 'confirm' | 'cancel', description: string, outcome: 
     routes: [{ method: 'POST', path: `/api/v1/transactions/:hash/${action}` }],
     socketMethod: `${action}_held`,
     schema: HeldActionSchema,
+    // decisions.md §89: the hash comes from the path; a v3/v4 signature must carry it in the body.
+    pathFields: ['hash'],
+    // Part 2's layout has no body field but the owner: left out, it is the signing key's address.
+    actorFromKey: true,
     signsFor: TRUST_TARGET,
     value: null,
     gas: 30,
-    signing: { message: (op) => heldMessages[action](op.body, op.nonce) },
+    signing: { message: (op) => heldMessages[action]({ owner: op.actor, hash: op.body.hash }, op.nonce), acceptsTxLayouts: true },
     check: (ctx, op) => heldProblem(ctx, op, action),
     async execute(ctx, op) {
       await resolveHold(ctx, (await ctx.store.getRecord<HeldTransfer>(heldPath(op.body.hash)))!, outcome);

@@ -24,6 +24,8 @@ export const sponsorWithdraw = defineOperation({
   schema: PoolMoveSchema,
   signsFor: SPONSOR_TARGET,
   gas: 30,
+  // The signed amount comes into the account from the pool: nothing is taken from it (decisions.md §95).
+  debits: () => 0n,
   async check(ctx, op) {
     const pool = (await ctx.accounts.get(poolAddress(op.actor))).balance;
     return op.value > pool ? badRequest(`the sponsor pool of ${op.actor} holds ${pool} ucoin, less than ${op.value}`) : undefined;

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { addressKind, badRequest, defineOperation, notFound } from '../../../kernel/sdk.js';
 import { hasActiveStake, payDelegation } from '../ledger.js';
-import { readDelegation, readNode, writeDelegation } from '../store.js';
+import { putDelegation, readDelegation, readNode } from '../store.js';
 
 /**
  * `POST /api/v1/staking/delegate` (part 1, Staking 1 and 6), signed for the validator: to a
@@ -14,7 +14,7 @@ export const delegate = defineOperation({
   routes: [{ method: 'POST', path: '/api/v1/staking/delegate' }],
   socketMethod: 'delegate',
   schema: Type.Object({ delegator: Type.String(), validator: Type.String(), amount: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
-  signsFor: (body) => body.validator,
+  signsFor: { field: 'validator' },
   gas: 50,
   async check(ctx, op) {
     const validator = op.body.validator;
@@ -33,7 +33,7 @@ export const delegate = defineOperation({
     const current = await readDelegation(ctx.store, validator, op.actor);
     const paid = current ? await payDelegation(ctx, validator, op.actor, current) : undefined;
     const unlock = ctx.block.height + Number(await ctx.params.get('unbonding_blocks'));
-    writeDelegation(ctx.store, validator, op.actor, { amount: (paid?.amount ?? 0n) + op.value, unlock_height: unlock, paid_to: ctx.block.height });
+    await putDelegation(ctx.store, validator, op.actor, { amount: (paid?.amount ?? 0n) + op.value, unlock_height: unlock, paid_to: ctx.block.height });
     ctx.emit({ type: 'delegated', data: { delegator: op.actor, validator, amount: op.value, unlock_height: unlock } });
   },
 });

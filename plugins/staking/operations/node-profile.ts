@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation, ML_DSA65_PUBLIC_KEY_BYTES, notFound } from '../../../kernel/sdk.js';
-import { readNode, writeNode } from '../store.js';
+import { putNode, readNode } from '../store.js';
 import { CONSENSUS_KEY, NODE_TARGET } from './register-node.js';
 
 const PATH = '/api/v1/nodes/:address/profile';
@@ -42,7 +42,7 @@ export const nodeProfile = defineOperation({
   async execute(ctx, op) {
     const node = (await readNode(ctx.store, op.actor))!;
     const b = op.body;
-    writeNode(ctx.store, {
+    await putNode(ctx.store, {
       ...node,
       description: b.description ?? node.description,
       website: b.website ?? node.website,

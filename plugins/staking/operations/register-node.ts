@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { addressKind, badRequest, conflict, defineOperation, ML_DSA65_PUBLIC_KEY_BYTES } from '../../../kernel/sdk.js';
 import { DEFAULT_COMMISSION_BPS } from '../params.js';
-import { readNode, writeNode, writeStake } from '../store.js';
+import { putNode, putStake, readNode } from '../store.js';
 
 export const NODE_TARGET = 'chain:system.node';
 
@@ -27,6 +27,8 @@ export const registerNode = defineOperation({
   signsFor: NODE_TARGET,
   value: null,
   gas: 100,
+  // Signs no value, but bonds min_stake from the owner: a session key's cap counts it (decisions.md §95).
+  debits: (ctx) => ctx.params.get('min_stake'),
   async check(ctx, op) {
     const { name, node_address, consensus_public_key } = op.body;
     if (!LABEL.test(name)) return badRequest(`name "${name}" must be 1 to 32 characters of a-z, 0-9 and -, not starting or ending with -`);
@@ -44,8 +46,8 @@ export const registerNode = defineOperation({
     const address = `chain:${op.body.name}.node`;
     const min = await ctx.params.get('min_stake');
     await ctx.accounts.debit(op.signer.account, min);
-    writeNode(ctx.store, { address, owner: op.actor, consensus_public_key: op.body.consensus_public_key ?? '', commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: '', rpc_endpoint: '', registered_height: ctx.block.height, jailed_until: 0 });
-    writeStake(ctx.store, address, { amount: min, unlock_height: ctx.block.height + Number(await ctx.params.get('unbonding_blocks')), paid_to: ctx.block.height, genesis: false, bonded_height: ctx.block.height, added_height: ctx.block.height });
+    await putNode(ctx.store, { address, owner: op.actor, consensus_public_key: op.body.consensus_public_key ?? '', commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: '', rpc_endpoint: '', registered_height: ctx.block.height, jailed_until: 0 });
+    await putStake(ctx.store, address, { amount: min, unlock_height: ctx.block.height + Number(await ctx.params.get('unbonding_blocks')), paid_to: ctx.block.height, genesis: false, bonded_height: ctx.block.height, added_height: ctx.block.height }, ctx.block.height);
     ctx.emit({ type: 'node_registered', data: { address, owner: op.actor, stake: min } });
   },
 });

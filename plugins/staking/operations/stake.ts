@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation } from '../../../kernel/sdk.js';
 import { payStake } from '../ledger.js';
-import { readStake, writeStake } from '../store.js';
+import { putStake, readStake } from '../store.js';
 
 export const STAKE_TARGET = 'chain:system.stake';
 
@@ -32,7 +32,7 @@ export const stake = defineOperation({
     const current = await readStake(ctx.store, op.actor);
     const paid = current ? await payStake(ctx, op.actor, current) : undefined;
     const unlock = ctx.block.height + Number(await ctx.params.get('unbonding_blocks'));
-    writeStake(ctx.store, op.actor, { amount: (paid?.amount ?? 0n) + op.value, unlock_height: unlock, paid_to: ctx.block.height, genesis: paid?.genesis ?? false, bonded_height: paid ? (paid.bonded_height ?? 0) : ctx.block.height, added_height: ctx.block.height });
+    await putStake(ctx.store, op.actor, { amount: (paid?.amount ?? 0n) + op.value, unlock_height: unlock, paid_to: ctx.block.height, genesis: paid?.genesis ?? false, bonded_height: paid ? (paid.bonded_height ?? 0) : ctx.block.height, added_height: ctx.block.height }, ctx.block.height);
     ctx.emit({ type: 'staked', data: { address: op.actor, amount: op.value, unlock_height: unlock } });
   },
 });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation } from '../../../kernel/sdk.js';
 import { payDelegation, payeeOf } from '../ledger.js';
-import { delegationKey, readDelegation } from '../store.js';
+import { putDelegation, readDelegation } from '../store.js';
 
 /** `POST /api/v1/staking/undelegate`: the whole delegation, after its lock; accrued rewards first. */
 export const undelegate = defineOperation({
@@ -10,7 +10,7 @@ export const undelegate = defineOperation({
   routes: [{ method: 'POST', path: '/api/v1/staking/undelegate' }],
   socketMethod: 'undelegate',
   schema: Type.Object({ delegator: Type.String(), validator: Type.String() }, { additionalProperties: false }),
-  signsFor: (body) => body.validator,
+  signsFor: { field: 'validator' },
   value: null,
   gas: 50,
   async check(ctx, op) {
@@ -23,7 +23,7 @@ export const undelegate = defineOperation({
     const validator = op.body.validator;
     const d = await payDelegation(ctx, validator, op.actor, (await readDelegation(ctx.store, validator, op.actor))!);
     const to = await payeeOf(ctx.store, op.actor);
-    ctx.store.delete(delegationKey(validator, op.actor));
+    await putDelegation(ctx.store, validator, op.actor, undefined);
     await ctx.accounts.credit(to, d.amount);
     ctx.emit({ type: 'undelegated', data: { delegator: op.actor, validator, amount: d.amount, paid_to: to } });
   },

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation, notFound } from '../../../kernel/sdk.js';
-import { readNode, readStake, writeNode } from '../store.js';
+import { putNode, readNode, readStake } from '../store.js';
 import { NODE_TARGET } from './register-node.js';
 
 /**
@@ -28,6 +28,6 @@ export const unjail = defineOperation({
     return undefined;
   },
   async execute(ctx, op) {
-    writeNode(ctx.store, { ...(await readNode(ctx.store, op.actor))!, jailed_until: 0 });
+    await putNode(ctx.store, { ...(await readNode(ctx.store, op.actor))!, jailed_until: 0 });
   },
 });

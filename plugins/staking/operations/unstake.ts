@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation } from '../../../kernel/sdk.js';
 import { payeeOf, payStake } from '../ledger.js';
-import { readStake, stakeKey } from '../store.js';
+import { putStake, readStake } from '../store.js';
 import { STAKE_TARGET } from './stake.js';
 
 /**
@@ -27,7 +27,7 @@ export const unstake = defineOperation({
   async execute(ctx, op) {
     const s = await payStake(ctx, op.actor, (await readStake(ctx.store, op.actor))!);
     const to = await payeeOf(ctx.store, op.actor);
-    ctx.store.delete(stakeKey(op.actor));
+    await putStake(ctx.store, op.actor, undefined, ctx.block.height);
     await ctx.accounts.credit(to, s.amount);
     ctx.emit({ type: 'unstaked', data: { address: op.actor, amount: s.amount, paid_to: to } });
   },

@@ -1,0 +1,72 @@
+import { ChainError } from '../errors.js';
+import type { AccountsWriter } from '../state/accounts.js';
+import type { Signer } from '../auth/signer.js';
+import type { TransferIntent, TransferTakeover } from '../hooks.js';
+
+/**
+ * Every move of coins out of a transaction's signing account, seen in one place while the
+ * transaction runs (decisions.md §95, §99). The transaction's contexts hand plugins an accounts
+ * writer wrapped here, so whatever path moves value (an address kind's handler, an operation's
+ * `execute`, a write method of another plugin) is
+ *
+ * - shown to `beforeTransfer` before the coins move, when they go to another account: the
+ *   sentinel scores, refuses or holds it without knowing the plugin that moves it;
+ * - counted: `debited` is what the transaction took from the account besides its fee, which a
+ *   signer's grant receives in `onApplied` (a session key's `spent`, checked against its cap).
+ *
+ * The kernel's own plain transfer asks `beforeTransfer` itself (executor.ts) and counts its value.
+ */
+export class ValueMoves {
+  private taken = 0n;
+  /** Set while a `beforeTransfer` tap runs: a hold's own debit is counted but not shown again. */
+  private intercepting = false;
+
+  constructor(
+    private readonly watched: ReadonlySet<string>,
+    private readonly signer: Signer,
+    /** The address the transaction named, for a move that lands in `to` (a plain transaction's `to`). */
+    private readonly recipientOf: (to: string) => string,
+    private readonly ask: ((intent: TransferIntent) => Promise<TransferTakeover | undefined>) | undefined,
+  ) {}
+
+  /** What the transaction took from its signing account so far. */
+  get debited(): bigint {
+    return this.taken;
+  }
+
+  /** Counts a move the kernel made itself (its plain transfer). */
+  count(amount: bigint): void {
+    this.taken += amount;
+  }
+
+  /** `writer` with every move out of the signing account shown and counted. */
+  wrap(writer: AccountsWriter): AccountsWriter {
+    return {
+      ...writer,
+      debit: async (address, amount) => {
+        await writer.debit(address, amount);
+        if (this.watched.has(address)) this.taken += amount;
+      },
+      transfer: async (from, to, amount, options) => {
+        const out = this.watched.has(from) && to !== from;
+        if (out && amount > 0n && this.ask !== undefined && !this.intercepting) {
+          const holdable = options?.payment === true;
+          this.intercepting = true;
+          let taken: TransferTakeover | undefined;
+          try {
+            taken = await this.ask({ from, to, recipient: this.recipientOf(to), value: amount, signer: this.signer, holdable });
+          } finally {
+            this.intercepting = false;
+          }
+          if (taken !== undefined) {
+            // A call's value or a deposit cannot wait: its recipient acts on the coins now.
+            if (!holdable) throw new ChainError(500, `${taken.handledBy} took over a transfer of ${amount} ucoin to ${to} that cannot be held (not a plain payment)`);
+            return;
+          }
+        }
+        await writer.transfer(from, to, amount, options);
+        if (out) this.taken += amount;
+      },
+    };
+  }
+}

@@ -1,0 +1,160 @@
+import type { ChainEvent } from '../chain/types.js';
+import type { IndexWriter } from '../chain/index-stage.js';
+import { ConfigError } from '../config/env.js';
+import type { KeyLayout } from '../state/key-layout.js';
+import type { DeclaredIndex, DeclaredStore } from '../state/declared-store.js';
+import type { ReadonlyStore, Store } from '../state/prefixed-store.js';
+import type { RecordCodec } from '../state/record-codec.js';
+import type { PluginDefinition, PluginEventSpec } from './plugin.js';
+import { TypedEvent } from './typed-event.js';
+
+/**
+ * A plugin stepped outside what it declared: a key no declared store holds, another plugin's
+ * namespace read directly, an event it does not declare or whose data its schema refuses. Thrown
+ * from the context call that did it, so a transaction fails and a route answers 500 the same way
+ * on every node: the declarations are code, equal everywhere.
+ */
+export class PluginBoundaryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PluginBoundaryError';
+  }
+}
+
+interface Declarations {
+  readonly state: readonly KeyLayout[];
+  readonly index: readonly KeyLayout[];
+  readonly events: ReadonlyMap<string, PluginEventSpec>;
+}
+
+type StoreHandle = DeclaredStore | DeclaredIndex;
+
+/**
+ * What each converted plugin declared (a plugin is converted when its definition lists `stores`,
+ * an empty list for one that keeps none), and the checks the kernel's contexts run against it
+ * (kernel/chain/contexts.ts): every key its `ctx.store` and `ctx.index` read or write lies in a
+ * declared store, `ctx.read(other)` is refused (another plugin's state is read through its
+ * methods, the validator set through `ctx.validators`), and `ctx.emit` carries a declared type
+ * whose schema, when it has one, accepts the data. Plugins not converted yet keep the raw API.
+ */
+export class PluginBoundary {
+  private readonly declared = new Map<string, Declarations>();
+
+  /** At boot, for every loaded plugin: checks its declarations and records them. */
+  load(def: Pick<PluginDefinition<never, never>, 'name' | 'kind' | 'stores' | 'indexes' | 'events'>): void {
+    if (def.stores === undefined) {
+      if (def.indexes !== undefined) throw new ConfigError(`plugins: "${def.name}" declares indexes but no stores (declare stores: [] when it keeps no state)`);
+      return;
+    }
+    if (def.kind === 'service' && (def.stores.length > 0 || (def.indexes?.length ?? 0) > 0)) throw new ConfigError(`plugins: "${def.name}" is a service plugin: it keeps no chain state and writes no index (stores: [])`);
+    const state = layoutsOf(def.name, 'stores', def.stores);
+    const index = layoutsOf(def.name, 'indexes', def.indexes ?? []);
+    this.declared.set(def.name, { state, index, events: new Map((def.events ?? []).map((e) => [e.type, e])) });
+  }
+
+  /** Whether `plugin` declares its stores (and is held to them). */
+  holds(plugin: string): boolean {
+    return this.declared.has(plugin);
+  }
+
+  /** `ctx.store` of a read-only context, checked against the plugin's stores. */
+  readonlyStore(plugin: string, store: ReadonlyStore): ReadonlyStore {
+    const d = this.declared.get(plugin);
+    return d ? guardedReadonly(plugin, 'state', d.state, store) : store;
+  }
+
+  /** `ctx.store` of a write context. */
+  store(plugin: string, store: Store): Store {
+    const d = this.declared.get(plugin);
+    if (!d) return store;
+    const check = keyCheck(plugin, 'state', d.state);
+    return {
+      ...guardedReadonly(plugin, 'state', d.state, store),
+      set: (key, value) => (check(key, 'write'), store.set(key, value)),
+      setRecord<T>(key: string, value: T, codec?: RecordCodec<T>) {
+        check(key, 'write');
+        store.setRecord(key, value, codec);
+      },
+      delete: (key) => (check(key, 'delete'), store.delete(key)),
+    };
+  }
+
+  /** What a route reads of the plugin's index (`api.services.index(name)`), checked like `ctx.index`. */
+  indexReader<R extends ReadonlyStore>(plugin: string, reader: R): R {
+    const d = this.declared.get(plugin);
+    return d ? { ...reader, ...guardedReadonly(plugin, 'index', d.index, reader) } : reader;
+  }
+
+  /** `ctx.index`, checked against the plugin's index stores. */
+  index(plugin: string, writer: IndexWriter): IndexWriter {
+    const d = this.declared.get(plugin);
+    if (!d) return writer;
+    const check = keyCheck(plugin, 'index', d.index);
+    return {
+      namespace: writer.namespace,
+      put: (key, value) => (check(key, 'write'), writer.put(key, value)),
+      putRecord<T>(key: string, value: T, codec?: RecordCodec<T>) {
+        check(key, 'write');
+        writer.putRecord(key, value, codec);
+      },
+      delete: (key) => (check(key, 'delete'), writer.delete(key)),
+    };
+  }
+
+  /** `ctx.read(other)`: refused to a converted plugin for any namespace but its own. */
+  read(plugin: string, other: string): void {
+    if (other === plugin || !this.declared.has(plugin)) return;
+    throw new PluginBoundaryError(`plugin "${plugin}" read the namespace "${other}" directly: read another plugin through the methods it offers (ctx.methods.of), the validator set through ctx.validators`);
+  }
+
+  /** `ctx.emit`: a converted plugin emits only the events it declares, with data their schema accepts. */
+  emit(plugin: string, event: ChainEvent): void {
+    const d = this.declared.get(plugin);
+    if (!d) return;
+    const spec = d.events.get(event.type);
+    if (!spec) throw new PluginBoundaryError(`plugin "${plugin}" emitted the event "${event.type}", which it does not declare (declared: ${[...d.events.keys()].join(', ') || 'none'})`);
+    if (spec instanceof TypedEvent && !spec.matches(event.data)) throw new PluginBoundaryError(`plugin "${plugin}" emitted "${event.type}" with data its schema refuses: ${spec.problem(event.data)}`);
+  }
+}
+
+function layoutsOf(plugin: string, field: 'stores' | 'indexes', handles: readonly StoreHandle[]): KeyLayout[] {
+  const names = new Set<string>();
+  const layouts: KeyLayout[] = [];
+  for (const h of handles) {
+    if (h.plugin !== plugin) throw new ConfigError(`plugins: "${plugin}" lists in ${field} the store "${h.name}" declared for "${h.plugin}"`);
+    if ((field === 'stores') !== (h.where === 'state')) throw new ConfigError(`plugins: "${plugin}" lists the ${h.where} store "${h.name}" in ${field}`);
+    if (names.has(h.name)) throw new ConfigError(`plugins: "${plugin}" declares two ${field} named "${h.name}"`);
+    names.add(h.name);
+    const clash = layouts.find((l) => l.overlaps(h.layout));
+    if (clash) throw new ConfigError(`plugins: "${plugin}": the key layouts ${clash.text} and ${h.layout.text} can name the same key`);
+    layouts.push(h.layout);
+  }
+  return layouts;
+}
+
+function keyCheck(plugin: string, where: 'state' | 'index', layouts: readonly KeyLayout[]): (key: string, how: 'read' | 'write' | 'delete') => void {
+  return (key, how) => {
+    if (layouts.some((l) => l.holds(key))) return;
+    throw new PluginBoundaryError(`plugin "${plugin}" tried to ${how} the ${where} key "${key.slice(0, 200)}", which none of its declared ${where === 'state' ? 'stores' : 'indexes'} holds (${layouts.map((l) => l.text).join(', ') || 'it declares none'})`);
+  };
+}
+
+function guardedReadonly(plugin: string, where: 'state' | 'index', layouts: readonly KeyLayout[], store: ReadonlyStore): ReadonlyStore {
+  const check = keyCheck(plugin, where, layouts);
+  return {
+    namespace: store.namespace,
+    get: (key) => (check(key, 'read'), store.get(key)),
+    getRecord<T>(key: string, codec?: RecordCodec<T>) {
+      check(key, 'read');
+      return store.getRecord(key, codec);
+    },
+    // Forwarded whole: the kernel's scan options (bounds) pass through untouched.
+    scan: (...args: Parameters<ReadonlyStore['scan']>) => {
+      const prefix = args[0] ?? '';
+      if (!layouts.some((l) => l.containsScan(prefix))) {
+        throw new PluginBoundaryError(`plugin "${plugin}" tried to scan the ${where} prefix "${prefix.slice(0, 200)}", which is not inside one of its declared ${where === 'state' ? 'stores' : 'indexes'} (${layouts.map((l) => l.text).join(', ') || 'it declares none'})`);
+      }
+      return store.scan(...args);
+    },
+  };
+}

@@ -1,0 +1,171 @@
+import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { Value } from '@sinclair/typebox/value';
+import { badRequest } from '../errors.js';
+import type { HttpMethod, RpcRequest } from './route-table.js';
+
+/**
+ * Read routes declared with their schemas, as operations are (Lisk's endpoint metadata, the
+ * shape an OpenAPI operation needs): path parameters, query and body schemas (TypeBox), the
+ * answer per status, and whether the route is a proven read. The kernel validates a request
+ * against the declaration before the handler runs (400 naming the field), hands the handler the
+ * typed, converted values, and keeps the declaration on the route table, where the metadata
+ * route, the OpenAPI document (issue 36), the assistant tool server's input schemas (issue 34)
+ * and the route fuzzer (issue 39) read it.
+ */
+
+/**
+ * What a route answers per status: the schema of a success body (the JSON a client parses:
+ * amounts as integers), and for each error status it can answer, why (its body is the kernel's
+ * error shape, `{error, hint?}`). 400 for a request its schemas refuse is implied.
+ */
+export type RouteResponses = { readonly 200: TSchema } & { readonly [status: number]: TSchema | string };
+
+export interface RouteSpec<P extends TObject | undefined = TObject | undefined, Q extends TObject | undefined = TObject | undefined, B extends TSchema | undefined = TSchema | undefined> {
+  readonly method: HttpMethod;
+  /** `/api/v1/memo/:address`; every `:param` has a property in `params`. */
+  readonly path: string;
+  /** One line: what the route answers. */
+  readonly summary: string;
+  readonly description?: string;
+  /** Path parameters (strings in the URL; integer properties are converted from digits). */
+  readonly params?: P;
+  /**
+   * Query parameters (converted from text as their schema says: integers from digits, booleans
+   * from `true`/`false`; a parameter given twice is refused unless its schema is an array). An
+   * integer property with `'x-cap': n` is capped at n rather than refused (decisions.md §20's
+   * `limit`, `pageQuery`).
+   */
+  readonly query?: Q;
+  /** The JSON body of a POST. */
+  readonly body?: B;
+  readonly responses: RouteResponses;
+  /** Content type of the 200 answer when not JSON (a streamed export). */
+  readonly produces?: string;
+  /** A proven read (decisions.md §84): the full state keys its answer is read from (`store.stateKey(...)`). */
+  readonly proves?: (req: RequestFor<P, Q, B>) => readonly string[];
+  /** OpenAPI `x-*` fields of the operation (issue 36), beside those the kernel derives. */
+  readonly extensions?: Readonly<Record<`x-${string}`, unknown>>;
+}
+
+type Typed<S, Otherwise> = S extends TSchema ? Static<S> : Otherwise;
+
+/** A request as a declared route's handler sees it: validated, converted, typed. */
+export interface DeclaredRequest<P = Record<string, string>, Q = Record<string, never>, B = unknown> {
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  /** The request as it came (headers, ip, the body's text). */
+  readonly raw: RpcRequest;
+}
+
+/** The request a route of these schemas hands its handler. */
+export type RequestFor<P, Q, B> = DeclaredRequest<Typed<P, Record<string, string>>, Typed<Q, Record<string, never>>, Typed<B, unknown>>;
+
+/** A declared route: the spec, and its request parser (compiled once). */
+export interface DeclaredRoute<P extends TObject | undefined = TObject | undefined, Q extends TObject | undefined = TObject | undefined, B extends TSchema | undefined = TSchema | undefined> extends RouteSpec<P, Q, B> {
+  /** The validated request, or a 400 naming the first field its schemas refuse. */
+  parse(raw: RpcRequest): RequestFor<P, Q, B>;
+}
+
+const PATH_PARAM = /:([a-zA-Z_][a-zA-Z0-9_]*)/g;
+const parsed = new WeakMap<RpcRequest, unknown>();
+
+/** Declares a route; serve it with `routes.serve(route, handler)` in the plugin's `routes` tap. */
+export function defineRoute<P extends TObject | undefined = undefined, Q extends TObject | undefined = undefined, B extends TSchema | undefined = undefined>(spec: RouteSpec<P, Q, B>): DeclaredRoute<P, Q, B> {
+  const where = `route ${spec.method} ${spec.path}`;
+  const names = [...spec.path.matchAll(PATH_PARAM)].map((m) => m[1]!);
+  const declared = spec.params ? Object.keys(spec.params.properties) : [];
+  if (names.length > 0 && !spec.params) throw new Error(`${where}: declare params for ${names.map((n) => `:${n}`).join(', ')}`);
+  for (const n of names) if (!declared.includes(n)) throw new Error(`${where}: params has no property "${n}"`);
+  for (const d of declared) if (!names.includes(d)) throw new Error(`${where}: params declares "${d}", which the path does not have`);
+  if (spec.body !== undefined && spec.method === 'GET') throw new Error(`${where}: a GET takes no body`);
+  if (spec.responses[200] === undefined) throw new Error(`${where}: declare the 200 answer's schema`);
+  if (spec.proves !== undefined && spec.method !== 'GET') throw new Error(`${where}: only a GET can be a proven read`);
+  // A proven read takes `prove` (decisions.md §84), which the kernel reads before the handler.
+  const given: TObject | undefined = spec.query;
+  const query: TObject | undefined = spec.proves === undefined ? given : Type.Object({ ...((given?.properties ?? {}) as TProperties), prove: PROVE }, given ? queryOptions(given) : {});
+  const checks = {
+    params: spec.params ? TypeCompiler.Compile(spec.params) : undefined,
+    query: query ? TypeCompiler.Compile(query) : undefined,
+    body: spec.body ? TypeCompiler.Compile(spec.body) : undefined,
+  };
+  const caps = query ? capsOf(query) : [];
+  const route: RouteSpec<P, Q, B> = { ...spec, ...(query !== undefined ? { query: query as Q } : {}) };
+  return Object.freeze({
+    ...route,
+    parse(raw: RpcRequest) {
+      const done = parsed.get(raw);
+      if (done !== undefined) return done as RequestFor<P, Q, B>;
+      const params = checks.params ? checked('path parameter', checks.params, convert(checks.params.Schema() as TObject, Object.entries(raw.params).map(([k, v]) => [k, [v]]))) : raw.params;
+      const q = checks.query ? checked('query parameter', checks.query, Value.Default(checks.query.Schema(), convert(checks.query.Schema() as TObject, groupQuery(raw.query)))) : {};
+      for (const [name, cap] of caps) {
+        const v = (q as Record<string, unknown>)[name];
+        if (typeof v === 'number' && v > cap) (q as Record<string, unknown>)[name] = cap;
+      }
+      const body = checks.body ? checked('body field', checks.body, raw.body, bodyHint(spec.body!)) : raw.body;
+      const request = { params, query: q, body, raw } as RequestFor<P, Q, B>;
+      parsed.set(raw, request);
+      return request;
+    },
+  });
+}
+
+const PROVE = Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true: answer with a proof of the state it was read from (decisions.md §84)' }));
+
+function queryOptions(q: TObject): Record<string, unknown> {
+  const { type: _t, properties: _p, required: _r, ...rest } = q as unknown as Record<string, unknown>;
+  return rest;
+}
+
+function capsOf(query: TObject): Array<[string, number]> {
+  return Object.entries(query.properties ?? {}).flatMap(([name, s]) => (typeof (s as Record<string, unknown>)['x-cap'] === 'number' ? [[name, (s as Record<string, unknown>)['x-cap'] as number] as [string, number]] : []));
+}
+
+/** Query values by name, empty values left out (`?limit=` is no limit), in the order given. */
+function groupQuery(query: URLSearchParams): Array<[string, string[]]> {
+  const out = new Map<string, string[]>();
+  for (const [k, v] of query) {
+    if (v === '') continue;
+    out.set(k, [...(out.get(k) ?? []), v]);
+  }
+  return [...out.entries()];
+}
+
+const INTEGER_TEXT = /^-?[0-9]{1,15}$/;
+
+/** Text values converted as the object's property schemas say; anything unconvertible stays text, for the check to name. */
+function convert(schema: TObject, entries: ReadonlyArray<[string, readonly string[]]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, values] of entries) {
+    const s = schema.properties?.[name] as TSchema | undefined;
+    if (s?.type === 'array') {
+      out[name] = values.map((v) => scalar(s.items as TSchema, v));
+      continue;
+    }
+    if (values.length > 1 && s !== undefined) throw badRequest(`query parameter ${name}: given ${values.length} times, once allowed`);
+    out[name] = s === undefined ? values[0] : scalar(s, values[0]!);
+  }
+  return out;
+}
+
+function scalar(s: TSchema, text: string): unknown {
+  if ((s.type === 'integer' || s.type === 'number') && INTEGER_TEXT.test(text)) return Number(text);
+  if (s.type === 'number' && /^-?[0-9]+\.[0-9]+$/.test(text)) return Number(text);
+  if (s.type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+  return text;
+}
+
+function checked<T>(where: string, check: TypeCheck<TSchema>, value: unknown, hint?: string): T {
+  if (check.Check(value)) return value as T;
+  const first = check.Errors(value).First();
+  const field = first?.path.replace(/^\//, '').replace(/\//g, '.') ?? '';
+  throw badRequest(`${field === '' ? where.replace(/ (parameter|field)$/, '') : `${where} ${field}`}: ${first?.message ?? 'invalid'}`, hint);
+}
+
+/** `send {"address", "public_key", "amount"?}`: the body's fields, for a refusal's hint. */
+function bodyHint(body: TSchema): string | undefined {
+  if (body.type !== 'object' || (body as TObject).properties === undefined) return undefined;
+  const required = new Set<string>((body as TObject).required ?? []);
+  return `send {${Object.keys((body as TObject).properties).map((k) => `"${k}"${required.has(k) ? '' : '?'}`).join(', ')}}`;
+}

@@ -1,0 +1,201 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { IndexWriter } from '../chain/index-stage.js';
+import type { KeyPrefix, KeySegment, KeyValues } from './key-parts.js';
+import { KeyLayout } from './key-layout.js';
+import type { ReadonlyStore, Store } from './prefixed-store.js';
+import { RecordSchema, type ValueEncoding } from './record-schema.js';
+
+/**
+ * Stores declared once, read and written through their declaration (Lisk SDK's `BaseStore`,
+ * with the key layout declared too): a plugin lists each store it keeps with its key layout and
+ * value schema, and every read and write goes through it, typed from the declaration and checked
+ * against it. The declaration is the plugin's state layout: the metadata route lists it, the
+ * README's table is checked against it, and the host refuses (kernel/host/plugin-boundary.ts) a
+ * raw key of the plugin's that no declared store holds.
+ *
+ * Keys and bytes are those a plugin wrote by hand before (`<prefix>/<part>/…`, the kernel's
+ * canonical JSON), so a plugin that converts keeps its state root.
+ */
+export interface StoreSpec<S extends readonly KeySegment[], V extends TSchema> {
+  /** The store's name in the metadata (`delegations`); unique in the plugin. */
+  readonly name: string;
+  readonly description: string;
+  /** The key layout: a fixed first segment, then fixed segments and typed parts (`keyPart`). */
+  readonly key: S;
+  /** The value's schema (TypeBox); `Type.BigInt()` for bigints, which `record` stores exactly. */
+  readonly value: V;
+  /** How values are written (`record` by default). */
+  readonly encoding?: ValueEncoding;
+}
+
+/** One record a scan found: its key's values and its value. */
+export interface StoreEntry<K, V> {
+  readonly key: K;
+  readonly value: V;
+}
+
+/**
+ * A bounded scan: the records whose key starts with `prefix` (the whole store for none), in key
+ * order (reversed with `reverse`), only those strictly after the key `after` in that order (the
+ * last key of the previous page), at most `limit` of them.
+ */
+export interface ScanRange<K extends readonly unknown[]> {
+  readonly prefix?: KeyPrefix<K>;
+  readonly after?: K;
+  readonly limit?: number;
+  readonly reverse?: boolean;
+}
+
+/** What a declared store reads and writes through: `ctx.store`, `ctx.index`, an index reader. */
+interface Namespaced {
+  readonly namespace: string;
+}
+
+/** A state scan told its bounds (the kernel's `ScanOptions`; older sources ignore them, and `rowsIn` applies them again). */
+type BoundedScan = (prefix?: string, options?: { readonly reverse?: boolean; readonly limit?: number }) => Promise<Array<[string, Uint8Array]>>;
+
+const byKey = (a: readonly [string, unknown], b: readonly [string, unknown]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
+/** What state stores and index stores share: the plugin, the layout, the value. */
+abstract class Declared<S extends readonly KeySegment[], V extends TSchema> {
+  readonly layout: KeyLayout<S>;
+  readonly record: RecordSchema<V>;
+  readonly name: string;
+  readonly description: string;
+
+  constructor(
+    readonly plugin: string,
+    readonly where: 'state' | 'index',
+    spec: StoreSpec<S, V>,
+  ) {
+    const owner = `${where === 'state' ? 'store' : 'index'} ${plugin}.${spec.name}`;
+    if (!/^[a-z][a-zA-Z0-9_]{0,47}$/.test(spec.name)) throw new Error(`${owner}: store names are a letter, then letters, digits or _`);
+    this.name = spec.name;
+    this.description = spec.description;
+    this.layout = new KeyLayout(owner, spec.key);
+    this.record = new RecordSchema(owner, spec.value, spec.encoding ?? 'record');
+  }
+
+  get value(): V {
+    return this.record.schema;
+  }
+
+  /** The key of a record inside the plugin's namespace (what `ctx.store.get` takes). */
+  key(...values: KeyValues<S>): string {
+    return this.layout.key(values);
+  }
+
+  protected own(handle: Namespaced): void {
+    // Another plugin's handle (ctx.read) would read its bytes under this declaration.
+    if (handle.namespace !== this.plugin) throw new Error(`${this.where === 'state' ? 'store' : 'index'} ${this.plugin}.${this.name} was handed the namespace "${handle.namespace}": pass this plugin's own ctx.store / ctx.index`);
+  }
+
+  /** The key and checked bytes of a write: the key's values first, then the value. */
+  protected entry(handle: Namespaced, keyAndValue: readonly unknown[]): [string, Uint8Array] {
+    this.own(handle);
+    const key = this.layout.key(keyAndValue.slice(0, -1) as unknown as KeyValues<S>);
+    return [key, this.record.encode(keyAndValue[keyAndValue.length - 1] as Static<V>, key)];
+  }
+
+  protected async readOne(store: ReadonlyStore, values: KeyValues<S>): Promise<Static<V> | undefined> {
+    this.own(store);
+    const key = this.layout.key(values);
+    const bytes = await store.get(key);
+    return bytes === undefined ? undefined : this.record.decode(bytes, key);
+  }
+
+  protected async rowsIn(store: ReadonlyStore, range: ScanRange<KeyValues<S>>): Promise<Array<StoreEntry<KeyValues<S>, Static<V>>>> {
+    this.own(store);
+    const prefix = this.layout.scanPrefix((range.prefix ?? []) as readonly unknown[]);
+    const after = range.after === undefined ? undefined : this.layout.key(range.after);
+    const reverse = range.reverse === true;
+    if (range.limit !== undefined && (!Number.isSafeInteger(range.limit) || range.limit < 0)) throw new Error(`${this.plugin}.${this.name}: scan limit must be a non-negative integer`);
+    const scan: BoundedScan = store.scan.bind(store);
+    // Without `after` the source stops at the limit; with it, the rows past the key are counted here.
+    let rows = await scan(prefix, after === undefined ? { reverse, ...(range.limit !== undefined ? { limit: range.limit } : {}) } : { reverse });
+    rows = [...rows].sort(byKey);
+    if (reverse) rows.reverse();
+    if (after !== undefined) rows = rows.filter(([k]) => (reverse ? k < after : k > after));
+    if (range.limit !== undefined) rows = rows.slice(0, range.limit);
+    return rows.map(([k, v]) => {
+      const key = this.layout.parse(k);
+      if (key === undefined) throw new Error(`${this.plugin}.${this.name}: the key ${k} under ${prefix} is not of the layout ${this.layout.text}`);
+      return { key, value: this.record.decode(v, k) };
+    });
+  }
+}
+
+/** A store of the plugin's chain state (`ctx.store`): in the state root, read and written in consensus. */
+export class DeclaredStore<S extends readonly KeySegment[] = readonly KeySegment[], V extends TSchema = TSchema> extends Declared<S, V> {
+  constructor(plugin: string, spec: StoreSpec<S, V>) {
+    super(plugin, 'state', spec);
+  }
+
+  /** The full state key (`<plugin>/<key>`): what a proven read declares (`proves`). */
+  stateKey(...values: KeyValues<S>): string {
+    return `${this.plugin}/${this.layout.key(values)}`;
+  }
+
+  get(store: ReadonlyStore, ...key: KeyValues<S>): Promise<Static<V> | undefined> {
+    return this.readOne(store, key);
+  }
+
+  async has(store: ReadonlyStore, ...key: KeyValues<S>): Promise<boolean> {
+    this.own(store);
+    return (await store.get(this.layout.key(key))) !== undefined;
+  }
+
+  /** Writes the record at the key (its values first, then the value), checked against the schema. */
+  set(store: Store, ...keyAndValue: [...KeyValues<S>, Static<V>]): void {
+    store.set(...this.entry(store, keyAndValue));
+  }
+
+  delete(store: Store, ...key: KeyValues<S>): void {
+    this.own(store);
+    store.delete(this.layout.key(key));
+  }
+
+  scan(store: ReadonlyStore, range: ScanRange<KeyValues<S>> = {}): Promise<Array<StoreEntry<KeyValues<S>, Static<V>>>> {
+    return this.rowsIn(store, range);
+  }
+}
+
+/**
+ * A store of the plugin's node-local index (`ctx.index` in consensus hooks, written with the
+ * block; `api.services.index(name)` in routes): outside the state root, never read in consensus.
+ */
+export class DeclaredIndex<S extends readonly KeySegment[] = readonly KeySegment[], V extends TSchema = TSchema> extends Declared<S, V> {
+  constructor(plugin: string, spec: StoreSpec<S, V>) {
+    super(plugin, 'index', spec);
+  }
+
+  get(reader: ReadonlyStore, ...key: KeyValues<S>): Promise<Static<V> | undefined> {
+    return this.readOne(reader, key);
+  }
+
+  set(index: IndexWriter, ...keyAndValue: [...KeyValues<S>, Static<V>]): void {
+    index.put(...this.entry(index, keyAndValue));
+  }
+
+  delete(index: IndexWriter, ...key: KeyValues<S>): void {
+    this.own(index);
+    index.delete(this.layout.key(key));
+  }
+
+  scan(reader: ReadonlyStore, range: ScanRange<KeyValues<S>> = {}): Promise<Array<StoreEntry<KeyValues<S>, Static<V>>>> {
+    return this.rowsIn(reader, range);
+  }
+}
+
+/**
+ * Declares a store of `plugin`'s state. Export it from the plugin's `store.ts` and list it in the
+ * definition's `stores` (the host refuses a declaration naming another plugin).
+ */
+export function defineStore<const S extends readonly KeySegment[], V extends TSchema>(plugin: string, spec: StoreSpec<S, V>): DeclaredStore<S, V> {
+  return new DeclaredStore(plugin, spec);
+}
+
+/** Declares a store of `plugin`'s node-local index; list it in the definition's `indexes`. */
+export function defineIndex<const S extends readonly KeySegment[], V extends TSchema>(plugin: string, spec: StoreSpec<S, V>): DeclaredIndex<S, V> {
+  return new DeclaredIndex(plugin, spec);
+}
