@@ -130,7 +130,7 @@ const owner = wallet(201);
 const f = await makeChain({ plugins: [contractsPlugin], accounts: [{ address: owner.address, balance: 10_000_000_000n }] });
 let nonce = 0;
 const deploy = async (text: string): Promise<string> => {
-  const sent = await f.chain.admit(signTransfer(owner, { to: DEPLOY_ADDRESS, value: 0, nonce: ++nonce, data: JSON.stringify({ bytecode_hex: toHex(wat(text)) }), gas_limit: Number(BLOCK_GAS), version: 'v3' }), 0);
+  const sent = await f.chain.admit(signTransfer(owner, { to: DEPLOY_ADDRESS, value: 0, nonce: ++nonce, data: JSON.stringify({ bytecode_hex: toHex(wat(text)) }), gas_limit: Number(BLOCK_GAS) }), 0);
   await f.block();
   const r = await f.chain.store.getTx(sent.tx_hash);
   if (r?.receipt.status !== 'confirmed') throw new Error(`deploy failed: ${r?.receipt.error}`);
@@ -157,13 +157,13 @@ let target: string;
 if (running.probe.callees) target = await deploy(caller(await deploy(running.probe.callees[CALLEE_ADDRESS]!)));
 else target = await deploy(running.probe.wat);
 // How much of a block one transaction of this contract can use.
-const probeRun = await f.chain.admit(signTransfer(owner, { to: target, value: 0, nonce: ++nonce, data: '0x00', gas_limit: Number(BLOCK_GAS), version: 'v3' }), 0);
+const probeRun = await f.chain.admit(signTransfer(owner, { to: target, value: 0, nonce: ++nonce, data: '0x00', gas_limit: Number(BLOCK_GAS) }), 0);
 await f.block();
 const perTx = (await f.chain.store.getTx(probeRun.tx_hash))!.receipt.gas;
 const txsPerBlock = Math.max(1, Math.floor(Number(BLOCK_GAS) / perTx));
 const limitEach = Math.floor(Number(BLOCK_GAS) / txsPerBlock);
 const calls = await timeBlocks(async () => {
-  for (let i = 0; i < txsPerBlock; i++) await f.chain.admit(signTransfer(owner, { to: target, value: 0, nonce: ++nonce, data: '0x00', gas_limit: limitEach, version: 'v3' }), 0);
+  for (let i = 0; i < txsPerBlock; i++) await f.chain.admit(signTransfer(owner, { to: target, value: 0, nonce: ++nonce, data: '0x00', gas_limit: limitEach }), 0);
 });
 console.log(`worst block of calls: ${txsPerBlock} transaction(s) of ${limitEach} gas of "${running.probe.name}" (block gas ${calls.gas}, ${BLOCK_FUEL} fuel at most) proposed, validated and committed in ${calls.wall.toFixed(0)} ms wall, ${calls.cpu.toFixed(0)} ms CPU (medians of 5; must be ≤ 1 000 ms)`);
 
@@ -185,7 +185,7 @@ const distinct = (bytes: Uint8Array): Uint8Array => {
 };
 const deploys = await timeBlocks(async () => {
   for (let i = 0; i < deploysPerBlock; i++) {
-    const body = signTransfer(owner, { to: DEPLOY_ADDRESS, value: 0, nonce: ++nonce, data: JSON.stringify({ bytecode_hex: toHex(distinct(shapeBytes)) }), gas_limit: deployGas, version: 'v3' });
+    const body = signTransfer(owner, { to: DEPLOY_ADDRESS, value: 0, nonce: ++nonce, data: JSON.stringify({ bytecode_hex: toHex(distinct(shapeBytes)) }), gas_limit: deployGas });
     f.chain.mempool.add(f.chain.rebuildTx('signed', body, 1n, 0));
   }
 });
