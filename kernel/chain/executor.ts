@@ -310,7 +310,8 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       error = `out of gas: the handler used ${used} gas, above the transaction's gas limit ${limit}`;
       used = limit;
     } else {
-      if (tx.origin === 'signed') storageFee = await chargeStorage(child, storagePrice, signer!.payer, used);
+      // From the acting account, not a sponsor or vault paying its fee: their exposure is the fee they were checked for (decisions.md §95).
+      if (tx.origin === 'signed') storageFee = await chargeStorage(child, storagePrice, signer!.account, used);
       // A session key's cap counts the storage fee with what else the operation took (decisions.md §95): it is not gas.
       if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(deps, child, block, outputs(), tx, limit), grant.plugin), { debited: debited + (moves?.debited ?? 0n) + storageFee });
       overlay.absorb(child);
@@ -332,8 +333,9 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
 
 /**
  * The storage fee of the state a transaction's handler added (chain/state-growth.ts), taken from
- * the fee payer inside the transaction, so a payer who cannot cover it fails the transaction
- * (charged the gas its handler used, nothing it wrote kept) instead of getting the bytes free.
+ * the acting account inside the transaction, so an account that cannot cover it fails the
+ * transaction (charged the gas its handler used, nothing it wrote kept) instead of getting the
+ * bytes free.
  */
 async function chargeStorage(child: StateOverlay, price: StoragePrice, payer: string, used: number): Promise<bigint> {
   if (price.bytePrice === 0n) return 0n;

@@ -15,9 +15,10 @@ import type { StateOverlay } from '../state/overlay.js';
  * byte costs `storage_byte_price` ucoin: the defaults price a 256 KiB deploy at ~2.5 COIN.
  *
  * The storage fee is its own amount, not gas (fee = gas × gas_price stays what part 1 says): it
- * is taken from the fee payer inside the transaction, burned, counted in the block's
- * `fees_burned` and the chain's `total_burned`, and shown on the receipt as `storage_fee`. A
- * payer who cannot pay it fails the transaction in the block (its writes roll back; fee and nonce
+ * is taken from the acting account (never a sponsor or vault paying its fee, whose exposure is
+ * the fee it was checked for) inside the transaction, burned, counted in the block's
+ * `fees_burned` and the chain's `total_burned`, and shown on the receipt as `storage_fee`. An
+ * account that cannot pay it fails the transaction in the block (its writes roll back; fee and nonce
  * are kept).
  */
 export const STORAGE_BYTE_PRICE_PARAM = 'storage_byte_price';

@@ -24,17 +24,17 @@ function contractRuntimes(): { readonly blocks: ContractRuntime; readonly offcha
 }
 
 /**
- * A deploy at admission: its storage fee is payable (the code is the one part of its state growth
- * known before it runs: 400 otherwise), then its bytes are checked and metered outside consensus
+ * A deploy at admission: its acting account can pay the storage fee of its new code (the one part
+ * of its state growth known before it runs: 400 otherwise), then its bytes are checked and metered outside consensus
  * (400 refused, 503 when the node's contract threads are busy). The block charges the storage fee
- * of all it stores (chain/state-growth.ts) and fails the deploy if the payer cannot pay it then.
+ * of all it stores (chain/state-growth.ts) and fails the deploy if the account cannot pay it then.
  */
-async function admitDeploy(ctx: ReadContext, s: Settings, req: DeployRequest, payer: string, gasCost: bigint): Promise<void> {
+async function admitDeploy(ctx: ReadContext, s: Settings, req: DeployRequest, account: string, alsoOwed: bigint): Promise<void> {
   const codeHash = sha3Hex0x(req.bytecode);
   if ((await ctx.store.get(codeKey(codeHash))) === undefined) {
     const fee = await storageFee(ctx.params, codeKey(codeHash).length + req.bytecode.length + CONTRACTS_NAMESPACE_BYTES);
-    const { balance } = await ctx.accounts.getCore(payer);
-    if (fee > 0n && balance < fee + gasCost) throw badRequest(`insufficient balance for the storage fee: storing ${req.bytecode.length} bytes of new code costs at least ${fee} ucoin (storage_byte_price beyond storage_free_bytes, GET /api/v1/gas/estimate) besides the fee of ${gasCost}; ${payer} has ${balance}`);
+    const { balance } = await ctx.accounts.getCore(account);
+    if (fee > 0n && balance < fee + alsoOwed) throw badRequest(`insufficient balance for the storage fee: storing ${req.bytecode.length} bytes of new code costs at least ${fee} ucoin (storage_byte_price beyond storage_free_bytes, GET /api/v1/gas/estimate) besides ${alsoOwed} of fee and value; ${account} has ${balance}`);
   }
   await contractRuntimes().offchain.meter(codeHash, req.bytecode, s.limits, true);
 }
@@ -63,8 +63,8 @@ const deployOperation = defineOperation({
   gas: CONTRACT_BASE_GAS,
   async check(ctx, op) {
     const s = await readSettings(ctx.params);
-    // The operation's own gas limit is the kernel's (checked with the funds before this): the base counts here.
-    await admitDeploy(ctx, s, deployRequest(op.body, s.maxBytecode), op.signer.payer, BigInt(CONTRACT_BASE_GAS) * (await ctx.params.get('base_fee')));
+    // The kernel checked the fee of the limit against the payer before this; the base counts here when the account pays it.
+    await admitDeploy(ctx, s, deployRequest(op.body, s.maxBytecode), op.signer.account, op.signer.payer === op.signer.account ? BigInt(CONTRACT_BASE_GAS) * (await ctx.params.get('base_fee')) : 0n);
     return undefined;
   },
   async execute(ctx, op) {
