@@ -279,7 +279,7 @@ describe('contracts on a real devnet', () => {
     console.log(`stall attack (issue 29 item 1): ${figures}`);
     // The issue's bars are 2 s between blocks and 100 ms for /health on a validator of its own. Here
     // four validators, the gateway and this test share two cores with other tenants: idle, /health
-    // already takes up to ~110 ms and blocks come ~0.7 s apart, and each validator runs the block's
+    // has taken up to ~110 ms and blocks ~0.7 s apart in a busy hour, and each validator runs the block's
     // 2×10^8 fuel (~0.2 s, bench/contracts-calibration.bench.ts) on the same two cores while one also
     // serves nine dry runs. Before the fix one such call stalled every validator 113–150 s; these
     // bounds catch any return of that by far, and the figures are printed for the README.
