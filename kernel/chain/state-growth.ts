@@ -1,5 +1,4 @@
 import type { ParamReader, ParamSpec } from '../state/params.js';
-import type { StateOverlay } from '../state/overlay.js';
 
 /**
  * The price of state growth (issue 29 item 8): every node keeps every byte of state for ever, so
@@ -47,9 +46,4 @@ export function storageFeeOf(netNewBytes: bigint, price: StoragePrice): bigint {
 /** The storage fee a transaction that adds `netNewBytes` to state will pay at the parameters `params` hold (admission checks, estimates). */
 export async function storageFee(params: ParamReader, netNewBytes: number | bigint): Promise<bigint> {
   return storageFeeOf(BigInt(netNewBytes), await readStoragePrice(params));
-}
-
-/** The net new bytes of state `child` adds to the state under it. */
-export function netNewBytes(child: StateOverlay): Promise<bigint> {
-  return child.growth();
 }
