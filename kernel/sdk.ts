@@ -29,6 +29,8 @@ export type { AccountRecord, AccountsReader, AccountsWriter, TransferOptions } f
 export type { ScanOptions } from './state/overlay.js';
 export { MAX_VALIDATORS } from './chain/validator-update-rules.js';
 export type { ParamReader, ParamSpec } from './state/params.js';
+// The price of state growth the kernel charges every transaction (docs/plugin-sdk.md, "State growth").
+export { readStoragePrice, storageFee, storageFeeOf, STORAGE_BYTE_PRICE_PARAM, STORAGE_FREE_BYTES_PARAM, type StoragePrice } from './chain/state-growth.js';
 export type { ValidatorSetReader } from './chain/validator-reader.js';
 export type { Validator } from './consensus/types.js';
 
@@ -83,7 +85,7 @@ export { RouteTable, type HttpMethod, type ProvenRead, type RouteOptions, type R
 export { accountKeysStateKey, accountStateKey, stateKey } from './node/proven-reads.js';
 
 // 9. Errors every client sees, with the status the spec names.
-export { ChainError, FailedWithGas, isChainError, badRequest, unauthorized, forbidden, notFound, conflict, payloadTooLarge, tooManyRequests, unavailable } from './errors.js';
+export { ChainError, FailedWithGas, NodeFault, isChainError, badRequest, unauthorized, forbidden, notFound, conflict, payloadTooLarge, tooManyRequests, unavailable } from './errors.js';
 export { ConfigError } from './config/env.js';
 
 // 10. Addresses, amounts, encodings.

@@ -131,6 +131,8 @@ export interface Receipt {
    * (docs/architecture.md, "Unused gas"); absent when nothing was left unused.
    */
   readonly unused_gas_fee?: bigint;
+  /** The storage fee burned for the net new bytes of state it stored beyond the free allowance (chain/state-growth.ts); absent when none. */
+  readonly storage_fee?: bigint;
   readonly error: string | null;
   readonly block: number;
   readonly index: number;
