@@ -1,4 +1,4 @@
-import { ACTOR_FIELDS, isAddress, notFound, VALUE_FIELDS, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { actorFieldOf, isAddress, notFound, signsForOf, valueFieldOf, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { resultOf, type NodeAnswer } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
@@ -28,26 +28,19 @@ export interface ForwardedOperation {
 }
 
 function forwardedOperation(op: OperationSpec, shardParam: string | undefined): ForwardedOperation {
-  const fields = Object.keys(op.schema.properties);
-  const signsFor = op.signsFor;
   return {
     name: op.name,
     routes: op.routes.filter((r) => r.nodeOnly !== true),
     nodeOnlyRoutes: op.routes.filter((r) => r.nodeOnly === true),
     socketMethod: op.socketMethod,
-    actorField: op.actor ?? ACTOR_FIELDS.find((f) => fields.includes(f)),
+    actorField: actorFieldOf(op),
     pathFields: op.pathFields ?? [],
-    valueField: op.value === null ? null : (op.value ?? VALUE_FIELDS.find((f) => fields.includes(f)) ?? null),
+    valueField: valueFieldOf(op),
     gas: op.gas,
     shardParam,
     signsFor(body) {
-      if (typeof signsFor === 'string') return signsFor;
-      try {
-        const to = signsFor(body as never);
-        return isAddress(to) ? to : undefined;
-      } catch {
-        return undefined;
-      }
+      const to = signsForOf(op, body);
+      return isAddress(to) ? to : undefined;
     },
   };
 }
