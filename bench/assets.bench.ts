@@ -4,7 +4,7 @@ import { swapFees } from '../plugins/assets/math.js';
 import { assetsPlugin } from '../plugins/assets/index.js';
 import { assetId, orderedPair, poolId } from '../plugins/assets/public.js';
 import { signAssetOp } from '../test/helpers/asset-ops.js';
-import { makeChain, wallet } from '../test/helpers/chain-fixture.js';
+import { labelledWallet, makeChain } from '../test/helpers/chain-fixture.js';
 import { mulberry32 } from '../test/helpers/prng.js';
 
 /**
@@ -35,9 +35,9 @@ await pure.run();
 console.table(pure.table());
 
 // On a chain: 100 traders with exchange balances of GOLD and ucoin in one pool.
-const traders = Array.from({ length: FULL }, (_, i) => wallet(400 + i));
+const traders = Array.from({ length: FULL }, (_, i) => labelledWallet(`assets-bench-${i}`));
 const issuer = traders[0]!;
-const f = await makeChain({ plugins: [assetsPlugin], accounts: traders.map((w) => ({ address: w.address, balance: 10n ** 12n })), genesisParams: { asset_issue_fee: '0' } });
+const f = await makeChain({ plugins: [assetsPlugin], accounts: traders.map((w) => ({ address: w.address, balance: 10n ** 12n })), genesisParams: { asset_issue_fee: '0' }, mempool: { maxTxs: 10_000, maxPerSender: 256 } });
 let nonce = 1_970_000_000_000;
 const op = (w: (typeof traders)[number], name: string, body: Record<string, unknown>) => signAssetOp(w, name, { from: w.address, ...body }, { nonce: ++nonce });
 const gold = assetId(issuer.address, 'GOLD', 1);
