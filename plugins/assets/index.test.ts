@@ -235,8 +235,13 @@ test('refusals at admission with the statuses of §62, nothing moved', async () 
   await refused(f.chain.admitOperation('dex_withdraw', op(carol, 'dex_withdraw', { asset_id: gold, amount: 1 }), {}, 0), 400, /insufficient/);
   await refused(f.chain.admitOperation('create_pool', op(carol, 'create_pool', { asset_x: 'ucoin', asset_y: 'ucoin', amount_x: 1, amount_y: 1 }), {}, 0), 400, /distinct/);
 
-  const paused = await exchange({ dex_paused: '1' }).catch((e: unknown) => e);
-  assert.match(String(paused), /paused/, 'a paused exchange refuses the pool (403)');
+  // A paused exchange refuses new pools, liquidity and swaps (403 naming dex_paused); withdrawals stay open.
+  const p = await chain({ params: { dex_paused: '1' } });
+  await confirmed(p, 'dex_deposit', op(alice, 'dex_deposit', { asset_id: 'ucoin', amount: 10 }));
+  await refused(p.chain.admitOperation('create_pool', op(alice, 'create_pool', { asset_x: 'ucoin', asset_y: gold, amount_x: 5, amount_y: 5 }), {}, 0), 403, /dex_paused = 1/);
+  await refused(p.chain.admitOperation('swap', op(alice, 'swap', { pool_id: pool, asset_in: 'ucoin', amount_in: 1, min_out: 0, deadline_height: 1_000 }), {}, 0), 403, /dex_paused/);
+  await refused(p.chain.admitOperation('add_liquidity', op(alice, 'add_liquidity', { pool_id: pool, max_a: 1, max_b: 1 }), {}, 0), 403, /dex_paused/);
+  await confirmed(p, 'dex_withdraw', op(alice, 'dex_withdraw', { asset_id: 'ucoin', amount: 10 }));
   const elsewhere = await chain({ params: { dex_shard: '1' } });
   await refused(elsewhere.chain.admitOperation('dex_deposit', op(alice, 'dex_deposit', { asset_id: 'ucoin', amount: 1 }), {}, 0), 403, /dex_shard/);
 });

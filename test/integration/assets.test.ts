@@ -79,6 +79,8 @@ describe('assets and exchange on a real devnet', () => {
     assert.deepEqual((await gw('/api/v1/assets/check-symbol?symbol=GOLD')).body, { symbol: 'GOLD', valid: true, available: true, reason: null });
     assert.equal((await gw('/api/v1/assets/check-symbol?symbol=gold')).body.valid, false);
     assert.equal((await gw('/api/v1/assets/check-symbol')).status, 400);
+    const estimate = (await gw('/api/v1/gas/estimate')).body.operations as Record<string, number>;
+    for (const name of ['issue_asset', 'transfer_asset', 'dex_deposit', 'dex_withdraw', 'create_pool', 'add_liquidity', 'remove_liquidity', 'swap']) assert.ok(estimate[name]! > 0, `${name} in the estimate's operations`);
     const fee = await param('asset_issue_fee');
     assert.equal(fee, 10_000_000n, 'devnet lowers asset_issue_fee to 10 COIN');
     const before = await coin(alice.address);
