@@ -48,6 +48,15 @@ export interface ReadContext {
    * a plugin that proposes schedule changes judges them against (`readPluginSchedule`).
    */
   pluginSchedule(): Promise<PluginScheduleEntry[]>;
+
+  /**
+   * Where a payment to `to` lands, judged as the kernel judges a plain transfer's recipient: `to`
+   * itself when someone can own it (a key-derived address, an account or record that exists), its
+   * owner for a `.node` (which holds no spendable balance, decisions.md §30), or the 400 a plain
+   * transfer to it gets (nobody can own it). For plugins that move their own units (an asset
+   * transfer) by the coin's rule.
+   */
+  payee(to: string): Promise<string | ChainError>;
 }
 
 /** Deterministic execution contexts: beginBlock, executeTx, endBlock, evidence, initGenesis. */
@@ -76,6 +85,15 @@ export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts' | '
    * decision log). Empty in a transaction's context: a handler cannot see other transactions.
    */
   blockEvents(): readonly BlockEvent[];
+  /**
+   * Burns `amount` ucoin of `address` (a fee a plugin charges and destroys: the asset issue fee, the
+   * exchange's protocol fee of a ucoin swap): debits it (400 when short) and counts it in the
+   * block's `fees_burned`, hence in `total_burned` (decisions.md §9, §56, §59). In a transaction it
+   * is counted only if the transaction succeeds (its writes roll back otherwise), and a burn from
+   * the signing account is counted as what the transaction took (a session key's cap). Not in
+   * `initGenesis` (no block counts it there).
+   */
+  burn(address: string, amount: bigint): Promise<void>;
   /**
    * This plugin's node-local index (`IndexWriter`): written in the block's own atomic batch,
    * outside the state root, dropped with a failed transaction. Write-only: consensus must not

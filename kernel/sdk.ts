@@ -40,10 +40,10 @@ export { EVENT_TYPE_PATTERN } from './host/plugin-events.js';
 export type { BlockEvent, ChainEvent, EventPhase } from './chain/types.js';
 
 // 4. Signed operations (decisions.md §16–19).
-export { defineOperation } from './ops/operation.js';
+export { COIN_UNIT, defineOperation } from './ops/operation.js';
 export { operationFamily, type FamilyMember, type SharedOperationFields } from './ops/operation-family.js';
 export { ACTOR_FIELDS, VALUE_FIELDS, actorFieldOf, valueFieldOf, signsForOf, signsForText } from './ops/fields.js';
-export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SignedFields } from './ops/operation.js';
+export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SecondSignatureInput, SignedFields } from './ops/operation.js';
 export { operationOf } from './chain/types.js';
 
 // 5. Who signed, and the authorization extension point.

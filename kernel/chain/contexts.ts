@@ -1,4 +1,8 @@
-import type { AdmissionContext, GenesisContext, NetworkEnv, ProposalContext, ReadContext, TxContext, WriteContext } from '../hooks.js';
+import type { AdmissionContext, GenesisContext, Hooks, NetworkEnv, ProposalContext, ReadContext, TxContext, WriteContext } from '../hooks.js';
+import type { ChainError } from '../errors.js';
+import { addressKind } from '../crypto/address.js';
+import { recipientProblem } from './recipient.js';
+import { ownerOf } from '../auth/authorize.js';
 import { SCOPE } from '../host/scoping.js';
 import type { StateOverlay, StateSource } from '../state/overlay.js';
 import type { ParamReader, ParamRegistry } from '../state/params.js';
@@ -32,6 +36,19 @@ export interface ContextEnv {
   readonly methods?: MethodDirectory;
   /** The host's: what converted plugins declared, which their `store`, `index`, `read` and `emit` are held to. */
   readonly boundary?: PluginBoundary;
+  /** The hooks `payee` asks (which plugin keeps records of an address kind, who owns a `.node`). */
+  readonly hooks?: Hooks;
+}
+
+/** ReadContext.payee over `source`: the plain transfer's rule (chain/recipient.ts), and a `.node`'s owner (decisions.md §30). */
+async function payeeIn(e: ContextEnv, source: StateSource, height: number, to: string): Promise<string | ChainError> {
+  const hooks = e.hooks;
+  if (hooks === undefined) throw new Error('ctx.payee: this context was built without the hooks it asks');
+  const ctx = (): ReadContext => new ReadCtx(e, source, height, 'kernel');
+  const refused = await recipientProblem(hooks, ctx, source, to);
+  if (refused) return refused;
+  if (addressKind(to) !== 'node') return to;
+  return (await ownerOf(hooks, ctx, source, to)) ?? to;
 }
 
 class ReadCtx implements ReadContext {
@@ -76,6 +93,10 @@ class ReadCtx implements ReadContext {
     return (await readSchedule(this.source)) ?? [];
   }
 
+  payee(to: string): Promise<string | ChainError> {
+    return payeeIn(this.e, this.source, this.height, to);
+  }
+
   get methods(): ReadMethodCalls {
     return (this.methodsOf ??= readMethodCalls({ caller: this.ns, height: this.height, state: this.source, readScope: (plugin) => new ReadCtx(this.e, this.source, this.height, plugin) }));
   }
@@ -111,6 +132,8 @@ export interface WriteOutputs {
   readonly index: IndexStage;
   /** The block's events so far (block-level phases only; a transaction's context has none). */
   readonly blockEvents?: () => readonly BlockEvent[];
+  /** Counts ucoin a plugin burned (`ctx.burn`) into the block's `fees_burned`; absent where no block is built (genesis). */
+  readonly burned?: (amount: bigint) => void;
 }
 
 class WriteCtx implements WriteContext {
@@ -165,6 +188,10 @@ class WriteCtx implements WriteContext {
     return (await readSchedule(this.overlay)) ?? [];
   }
 
+  payee(to: string): Promise<string | ChainError> {
+    return payeeIn(this.e, this.overlay, this.block.height, to);
+  }
+
   /** Read methods read this overlay, so they see what the caller wrote so far; write methods write it. */
   get methods(): WriteMethodCalls {
     return (this.methodsOf ??= writeMethodCalls({
@@ -179,6 +206,18 @@ class WriteCtx implements WriteContext {
 
   blockEvents(): readonly BlockEvent[] {
     return this.out.blockEvents?.() ?? [];
+  }
+
+  /** Takes `amount` ucoin from `address` out of the supply, counted in the block's `fees_burned` (hooks.ts). */
+  async burn(address: string, amount: bigint): Promise<void> {
+    if (amount < 0n) throw new RangeError(`burn of a negative amount (${amount}) from ${address}`);
+    const count = this.out.burned;
+    if (count === undefined) throw new Error('ctx.burn: no block is being built here (genesis), so nothing can count the burn');
+    if (amount === 0n) return;
+    // Through this context's accounts: in a transaction, a burn from its signing account is
+    // counted as what the transaction took (a session key's cap).
+    await this.accounts.debit(address, amount);
+    count(amount);
   }
 
   /** A property, not a method: handlers pass `ctx.emit` around on its own. */

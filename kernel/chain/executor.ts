@@ -58,6 +58,8 @@ export interface ExecutorDeps {
   readonly operations: OperationRegistry;
   /** 403 naming the plugin when the plugin serving a target is not active at the height. */
   readonly inactiveProblem: (target: string, height: number) => ChainError | undefined;
+  /** 403 naming the parameter when the plugin serving a target keeps its records on another shard than this node's. */
+  readonly shardProblem?: (target: string, state: StateSource) => Promise<ChainError | undefined>;
   /** A context re-scoped to a plugin's namespace (host/scoping.ts). */
   readonly scoped: <C>(ctx: C, plugin: string) => C;
   /** What converted plugins declared: their contexts are held to it (host/plugin-boundary.ts). */
@@ -84,13 +86,17 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
   const events = new BlockEventLog(header.height);
   const index = new IndexStage();
   const block: BlockInfo = { chainId: header.chain_id, height: header.height, round: header.round, timestamp: header.timestamp, proposer: header.proposer };
-  await deps.hooks.beginBlock.promise(writeContext(deps, overlay, block, { emit: events.sink('begin_block'), index, blockEvents: () => events.events }));
+  let feesBurned = 0n;
+  // What plugins burn outside transactions (beginBlock, evidence, endBlock): part of the block's fees_burned.
+  const burned = (amount: bigint): void => {
+    feesBurned += amount;
+  };
+  await deps.hooks.beginBlock.promise(writeContext(deps, overlay, block, { emit: events.sink('begin_block'), index, blockEvents: () => events.events, burned }));
   const baseFee = header.base_fee;
   // Parameters change only in endBlock, from the next block on: one read serves every transaction.
   const storagePrice = await readStoragePrice(deps.params.reader(overlay));
   const receipts: Receipt[] = [];
   let gasUsed = 0;
-  let feesBurned = 0n;
   // One writer per overlay, not one per use: each is a handful of closures, and a transfer used five.
   const blockAccounts = accountsWriter(overlay);
   for (let i = 0; i < txs.length; i++) {
@@ -101,7 +107,7 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     const tx = txs[i]!;
     const r = await executeTx(deps, overlay, blockAccounts, block, baseFee, storagePrice, tx);
     gasUsed += r.gas;
-    feesBurned += r.burned + r.unusedFee + r.storageFee;
+    feesBurned += r.burned + r.unusedFee + r.storageFee + r.pluginBurned;
     if (r.error === null) {
       events.add('tx', tx.hash, r.events);
       index.absorb(r.indexWrites);
@@ -117,11 +123,11 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     const emit = events.sink('evidence');
     // The reporter is the block's proposer (decisions.md §24): it put the evidence in.
     emit({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round, reporter: block.proposer } });
-    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index, blockEvents: () => events.events }), { ...ev, reporter: block.proposer });
+    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index, blockEvents: () => events.events, burned }), { ...ev, reporter: block.proposer });
   }
   const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [], pluginUpdates: [] };
   const endEvents = events.sink('end_block');
-  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(deps, overlay, block, { emit: endEvents, index, blockEvents: () => events.events }));
+  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(deps, overlay, block, { emit: endEvents, index, blockEvents: () => events.events, burned }));
   await applyValidatorUpdates(deps, overlay, block, endBlock.validatorUpdates, endEvents);
   for (const [key, value] of endBlock.paramUpdates) {
     const problem = deps.params.checkValue(key, value);
@@ -185,6 +191,8 @@ interface TxRun {
   unusedFee: bigint;
   /** The storage fee burned for the state the transaction added (0 when it failed). */
   storageFee: bigint;
+  /** What its handler burned (`ctx.burn`), counted only when it succeeded. */
+  pluginBurned: bigint;
   error: string | null;
   /** What the transaction emitted and staged; kept by the block only when `error` is null. */
   events: readonly ChainEvent[];
@@ -193,7 +201,7 @@ interface TxRun {
 
 /** A transaction that failed before its effect has no output but its receipt: nothing allocated. */
 const NONE: Pick<TxRun, 'events' | 'indexWrites'> = Object.freeze({ events: Object.freeze([]), indexWrites: Object.freeze([]) });
-const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, unusedFee: 0n, storageFee: 0n, ...NONE } as const;
+const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, unusedFee: 0n, storageFee: 0n, pluginBurned: 0n, ...NONE } as const;
 
 /**
  * One transaction in the block, every rule admission checked asked again on the block's state
@@ -268,9 +276,13 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   // Made when a handler runs: a plain transfer, the bulk of a block, allocates none.
   let txEvents: ChainEvent[] | undefined;
   let stage: IndexStage | undefined;
+  let txBurned = 0n;
+  const burnedHere = (amount: bigint): void => {
+    txBurned += amount;
+  };
   const outputs = (): WriteOutputs => {
     const events: ChainEvent[] = (txEvents ??= []);
-    return { emit: (ev) => void events.push(ev), index: (stage ??= new IndexStage()) };
+    return { emit: (ev) => void events.push(ev), index: (stage ??= new IndexStage()), burned: burnedHere };
   };
   // Coins leaving the signing account through a handler: shown to beforeTransfer, counted for the grant.
   let moves: ValueMoves | undefined;
@@ -285,6 +297,8 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   try {
     const inactive = deps.inactiveProblem(tx.target, block.height);
     if (inactive) throw inactive;
+    const elsewhere = parsed === undefined ? undefined : await deps.shardProblem?.(tx.target, overlay);
+    if (elsewhere) throw elsewhere;
     let reported: number | undefined;
     let debited = 0n;
     if (parsed !== undefined) {
@@ -327,8 +341,8 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   }
   let unusedFee = 0n;
   if (tx.origin === 'signed' && (limit !== gas || used !== gas)) ({ gas, fee, burned, unusedFee } = await settleGas(accounts, () => proposerPayee(deps, overlay, block), signer!.payer, tx, baseFee, gas, limit, used));
-  if (error !== null) return { gas, fee, burned, unusedFee, storageFee: 0n, error, ...NONE };
-  return { gas, fee, burned, unusedFee, storageFee, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
+  if (error !== null) return { gas, fee, burned, unusedFee, storageFee: 0n, pluginBurned: 0n, error, ...NONE };
+  return { gas, fee, burned, unusedFee, storageFee, pluginBurned: txBurned, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
 }
 
 /**

@@ -164,6 +164,8 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   registerKernelRoutes(routes, services, params, operations, host as PluginHost<unknown>);
   registerSnapshotRoutes(routes, chain, { address: nodeAddress, keys: key.keys }, provider, genesisTrust(genesis), config.consensus.checkpoint_interval, config.consensus.sync_history_blocks, join(dataDir, 'snapshots'));
   hooks.routes.call(routes);
+  const unserved = host.unservedListedRoute(routes);
+  if (unserved !== undefined) throw new ConfigError(unserved);
   registerOperationRoutes(routes, services, operations);
   registerMainnetRefusals(routes, config.env);
 
