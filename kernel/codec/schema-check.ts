@@ -18,6 +18,12 @@ export function withRefusal<T extends TSchema>(schema: T, text: Refusal): T {
   return schema;
 }
 
+/** The schema's own refusal text for a value it refused (`withRefusal`), or undefined when it has none. */
+export function ownRefusal(schema: TSchema, value: unknown): string | undefined {
+  const own = (schema as unknown as Record<symbol, Refusal | undefined>)[REFUSAL];
+  return own ? own(value) : undefined;
+}
+
 /** One refusal: the field (a dotted path, `value` for the whole) and why. */
 export interface SchemaRefusal {
   readonly name: string;
