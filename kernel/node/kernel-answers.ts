@@ -302,8 +302,19 @@ export const GovernanceParamsView = Type.Object({
   height: Count(),
 });
 
-/** `POST /api/v1/transactions` admitted (part 1). */
-export const TxAccepted = Type.Object({ success: Type.Literal(true), status: Type.Literal('pending'), tx_hash: Type.String(), estimated_block: Type.Integer({ minimum: 1 }) });
+/** `POST /api/v1/transactions` admitted (part 1, "Submission response"). */
+export const TxAccepted = Type.Object({
+  tx_hash: Type.String(),
+  status: Type.Literal('pending'),
+  estimated_block: Type.Integer({ minimum: 1 }),
+  sender_balance: Ucoin('the sender\'s balance at admission'),
+  receiver_balance: Ucoin('the receiver\'s balance at admission'),
+  gas_price: Type.Optional(Ucoin('the price admission charged for: the body\'s, or base_fee when omitted (decisions.md §9)')),
+  sentinel_score: Type.Optional(Type.Number({ description: 'when the sentinel flagged it' })),
+  sentinel_category: Type.Optional(Type.String()),
+  sentinel_warning: Type.Optional(Type.String()),
+  held: Type.Optional(Type.Unknown({ description: 'the hold, when the policy layer holds it' })),
+});
 
 export const CheckpointList = Type.Object({
   checkpoints: Type.Array(Type.Object({ height: Type.Integer({ minimum: 1 }), block_hash: Type.String(), state_root: Type.String(), signer: Type.String(), public_key: Type.String(), signature: Type.String() })),
