@@ -63,6 +63,12 @@ export type WriteMethodsOf<D extends PluginMethods> = BoundTable<D['read']> & Bo
 /** `ctx.methods` in a read-only context: the read methods of any plugin. */
 export interface ReadMethodCalls {
   of<D extends PluginMethods>(methods: D): ReadMethodsOf<D>;
+  /**
+   * Whether the plugin offering `methods` is active at this context's height, so that its
+   * methods may be called (a call otherwise fails with 403): a plugin that reads an optional one
+   * (session asks identity, which a network may not run) asks first and does without.
+   */
+  active(methods: PluginMethods): Promise<boolean>;
 }
 
 /**
@@ -72,4 +78,6 @@ export interface ReadMethodCalls {
  */
 export interface WriteMethodCalls {
   of<D extends PluginMethods>(methods: D): WriteMethodsOf<D>;
+  /** As in a read context: whether the offering plugin is active at this height. */
+  active(methods: PluginMethods): Promise<boolean>;
 }
