@@ -302,7 +302,7 @@ export const GovernanceParamsView = Type.Object({
   height: Count(),
 });
 
-/** `POST /api/v1/transactions` admitted (part 1, "Submission response"). */
+/** `POST /api/v1/transactions` admitted: the submission response of the interface. */
 export const TxAccepted = Type.Object({
   tx_hash: Type.String(),
   status: Type.Literal('pending'),
