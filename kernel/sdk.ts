@@ -116,7 +116,10 @@ export { AccountParams, pagingFields, TransactionListQuery } from './node/read-s
 export { TransactionBody } from './tx/submission.js';
 export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
 export type { ChainHistory } from './node/history.js';
-export { mountRoutes } from './node/mount-routes.js';
+export { mountRoutes, servedRoutes } from './node/mount-routes.js';
+export { gatewayApiInfo, openApiDocument, type ApiDocumentInput, type ApiService } from './node/openapi.js';
+export { registerApiReference } from './node/api-reference.js';
+export { KERNEL_ROUTES } from './node/kernel-declarations.js';
 export { TEST_NETWORK_ONLY } from './node/test-network-routes.js';
 export type { NodeConfig } from './config/schema.js';
 

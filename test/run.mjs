@@ -20,7 +20,10 @@ if (files.length === 0) {
   console.error('no test files found under dist/ (did the build run?)');
   process.exit(1);
 }
+// Every declared route's answers are checked against its declaration in the processes the
+// integration tests start (kernel/node/response-check.ts): a mismatch answers 500 and fails the test.
 const res = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', ...files], {
   stdio: 'inherit',
+  env: { CHAIN_VALIDATE_RESPONSES: '1', ...process.env },
 });
 process.exit(res.status ?? 1);

@@ -16,7 +16,7 @@ import { GenesisMismatchError } from '../config/genesis-rules.js';
 import { Mempool } from '../mempool/mempool.js';
 import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
-import { StateTree, EMPTY_ROOT, stateProofToJson } from '../state/tree/index.js';
+import { StateTree, EMPTY_ROOT, parseStateProof } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry } from '../ops/registry.js';
@@ -709,7 +709,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       state_root: this.head.state_root,
       exists: value !== undefined,
       value_hex: value === undefined ? null : Buffer.from(value).toString('hex'),
-      proof: stateProofToJson(proof),
+      // decisions.md §66: an object {leaf, siblings}, not JSON text.
+      proof: parseStateProof(proof),
     };
   }
 

@@ -18,6 +18,12 @@ export function withRefusal<T extends TSchema>(schema: T, text: Refusal): T {
   return schema;
 }
 
+/** The schema's own refusal text for a value it refused (`withRefusal`), or undefined when it has none. */
+export function ownRefusal(schema: TSchema, value: unknown): string | undefined {
+  const own = (schema as unknown as Record<symbol, Refusal | undefined>)[REFUSAL];
+  return own ? own(value) : undefined;
+}
+
 /** One refusal: the field (a dotted path, `value` for the whole) and why. */
 export interface SchemaRefusal {
   readonly name: string;
@@ -33,12 +39,6 @@ function checkOf(schema: TSchema): TypeCheck<TSchema> {
     compiled.set(schema, c);
   }
   return c;
-}
-
-/** The words `withRefusal` gave the (sub)schema that refused `value`, or undefined when it gave none. */
-export function ownRefusal(schema: TSchema, value: unknown): string | undefined {
-  const own = (schema as unknown as Record<symbol, Refusal | undefined>)[REFUSAL];
-  return own ? own(value) : undefined;
 }
 
 /** The first reason `schema` refuses `value`, or undefined when it accepts it. */

@@ -1,4 +1,4 @@
-import { ProvenReads, accountStateKey } from './proven-reads.js';
+import { ProvenReads } from './proven-reads.js';
 import { badRequest, notFound } from '../errors.js';
 import { formatCoin } from '../codec/amount.js';
 import { isHash0x, parseHex, toHex0x } from '../codec/hex.js';
@@ -9,9 +9,9 @@ import { STORAGE_BYTE_PRICE_PARAM, STORAGE_FREE_BYTES_PARAM } from '../chain/sta
 import type { TxFields } from '../tx/record.js';
 import type { ParamRegistry } from '../state/params.js';
 import { reply } from '../rpc/index.js';
-import { pageFrom, pageOf } from './pagination.js';
-import { readParams, readQuery } from './request-schema.js';
-import { AccountParams, TransactionListQuery } from './read-schemas.js';
+import { pageFrom } from './pagination.js';
+import { toPage } from './page-query.js';
+import { KERNEL_ROUTES } from './kernel-declarations.js';
 import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
 import type { RouteTable } from './route-table.js';
 import type { KernelServices } from './services.js';
@@ -34,10 +34,6 @@ function hashParam(raw: string | undefined): string {
   const h = (raw ?? '').toLowerCase();
   if (!isHash0x(h)) throw badRequest(`transaction hash must be 0x followed by 64 hex characters, got "${raw}"`);
   return h;
-}
-
-function addressParam(raw: string | undefined): string {
-  return readParams(AccountParams, { address: raw }).address;
 }
 
 /** The node RPC endpoints the kernel itself answers (part 1, endpoint tables, node side). */
@@ -105,7 +101,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return activityOf(txs, last.header.timestamp - first.header.timestamp, top - from);
   };
 
-  routes.get('/health', health);
+  routes.serve(KERNEL_ROUTES.health, health);
 
   const status = async (): Promise<Record<string, unknown>> => {
     const set = await chain.validatorSet();
@@ -128,15 +124,15 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
       total_txs: chain.head.total_txs,
     };
   };
-  routes.get('/status', status);
-  routes.get('/api/v1/status', status);
+  routes.serve(KERNEL_ROUTES.statusRoot, status);
+  routes.serve(KERNEL_ROUTES.status, status);
   // The document as loaded: a client pins its hash (decisions.md §83, §85).
-  routes.get('/api/v1/genesis', () => s.node.genesis);
+  routes.serve(KERNEL_ROUTES.genesis, () => s.node.genesis);
 
   // decisions.md §34: the §20 paging fields beside the list's own; `count` and `total_staked`
   // describe the whole active set, the page is the validators in address order from `offset`.
-  routes.get('/api/v1/validators', async (req) => {
-    const { limit, offset } = pageOf(req.query, 100, 100);
+  routes.serve(KERNEL_ROUTES.validators, async (req) => {
+    const { limit, offset } = toPage(req.query);
     // The figures are read one validator at a time; a block committed meanwhile would mix two
     // heights in one answer (a trust share over the wrong window), so the read is taken again.
     let height: number;
@@ -169,15 +165,15 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     };
   });
 
-  routes.get('/metrics', async () => reply(200, await s.registry.metrics(), { contentType: s.registry.contentType }));
+  routes.serve(KERNEL_ROUTES.metrics, async () => reply(200, await s.registry.metrics(), { contentType: s.registry.contentType }));
 
-  routes.get('/peers', () => {
+  routes.serve(KERNEL_ROUTES.peers, () => {
     const peers = s.consensus.peers();
     return { peers, count: peers.length };
   });
 
-  routes.get('/api/v1/blocks', async (req) => {
-    const { limit, offset } = pageOf(req.query, 20, 100);
+  routes.serve(KERNEL_ROUTES.blocks, async (req) => {
+    const { limit, offset } = toPage(req.query);
     const top = chain.head.height;
     const blocks = [];
     for (let h = top - offset; h >= 1 && blocks.length < limit; h--) {
@@ -196,7 +192,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   };
 
   // A block by height or, for explorers and search boxes, by its hash (`0x` + 64 hex).
-  routes.get('/api/v1/blocks/:height', async (req) => {
+  routes.serve(KERNEL_ROUTES.block, async (req) => {
     const raw = req.params.height;
     if (raw !== undefined && raw.startsWith('0x')) {
       const hash = raw.toLowerCase();
@@ -211,14 +207,14 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 
   // decisions.md §84: what a light client checks a header with. 404 above the tip.
   const proven = new ProvenReads(chain, s.query);
-  routes.get('/api/v1/blocks/:height/commit', (req) => proven.commitAt(heightParam(req.params.height)));
+  routes.serve(KERNEL_ROUTES.blockCommit, (req) => proven.commitAt(heightParam(req.params.height)));
 
-  routes.get('/api/v1/blocks/:height/transactions', async (req) => {
+  routes.serve(KERNEL_ROUTES.blockTransactions, async (req) => {
     const b = await committedBlock(req.params.height);
     const h = b.header.height;
     // §20 paging with part 2's transaction cap; by default a whole block (at most a few hundred
     // transactions fit under max_block_gas) fits in one page. `count` is the block's total.
-    const { limit, offset } = pageOf(req.query, 200, 200);
+    const { limit, offset } = toPage(req.query);
     const transactions = [];
     for (const hash of b.tx_hashes.slice(offset, offset + limit)) {
       const st = await store.getTxFields(hash);
@@ -229,15 +225,15 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   });
 
   // Events are stored in the block's own batch, so a block that reads back has its events.
-  routes.get('/api/v1/blocks/:height/events', async (req) => {
+  routes.serve(KERNEL_ROUTES.blockEvents, async (req) => {
     const b = await committedBlock(req.params.height);
     const events = await store.getBlockEvents(b.header.height);
     return { height: b.header.height, events: events.map(eventView), total: events.length };
   });
 
-  routes.post('/api/v1/transactions', async (req) => {
+  routes.serve(KERNEL_ROUTES.submit, async (req) => {
     try {
-      const result = await chain.admit(req.body, s.now(), 'local', req.bodyText);
+      const result = await chain.admit(req.body, s.now(), 'local', req.raw.bodyText);
       s.metrics.txsSubmitted.inc();
       return result;
     } catch (e) {
@@ -246,8 +242,8 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     }
   });
 
-  routes.get('/api/v1/transactions', async (req) => {
-    const q = readQuery(TransactionListQuery, req.query);
+  routes.serve(KERNEL_ROUTES.transactions, async (req) => {
+    const q = req.query;
     const { limit, offset } = pageFrom(q);
     const { hash, address: a, type } = q;
     if (hash) {
@@ -269,7 +265,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return { transactions, total: page.total, limit, offset, has_more: offset + page.hashes.length < page.total };
   });
 
-  routes.get('/api/v1/transactions/:hash', async (req) => {
+  routes.serve(KERNEL_ROUTES.transaction, async (req) => {
     const hash = hashParam(req.params.hash);
     const found = await chain.lookupTx(hash);
     if (!found) throw notFound(`transaction ${hash} not found`);
@@ -281,7 +277,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return { ...(await viewOf(found.tx, found.receipt)), ...(returned !== undefined ? { return_data: returned } : {}), events: events.map(eventView) };
   });
 
-  routes.get('/api/v1/tx/:hash/proof', async (req) => {
+  routes.serve(KERNEL_ROUTES.txProof, async (req) => {
     const hash = hashParam(req.params.hash);
     const st = await store.getTxFields(hash);
     if (!st) throw notFound(`transaction ${hash} is not in a committed block`);
@@ -300,19 +296,15 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   });
 
   // decisions.md §84: `?prove=true` proves balance, nonce and tx_count by the account's record.
-  routes.get(
-    '/api/v1/accounts/:address',
-    async (req) => {
-      const address = addressParam(req.params.address);
-      const acct = await s.query.run('kernel', (ctx) => ctx.accounts.get(address));
-      return accountView(address, acct, chain.mempool.nextNonce(address, acct.nonce), nShards);
-    },
-    { proves: (req) => [accountStateKey(req.params.address!)] },
-  );
+  routes.serve(KERNEL_ROUTES.account, async (req) => {
+    const address = req.params.address;
+    const acct = await s.query.run('kernel', (ctx) => ctx.accounts.get(address));
+    return accountView(address, acct, chain.mempool.nextNonce(address, acct.nonce), nShards);
+  });
 
-  routes.get('/api/v1/accounts/:address/transactions', async (req) => {
-    const address = addressParam(req.params.address);
-    const { limit, offset } = pageOf(req.query, 50, 200);
+  routes.serve(KERNEL_ROUTES.accountTransactions, async (req) => {
+    const address = req.params.address;
+    const { limit, offset } = toPage(req.query);
     const hashes = await store.addressTxHashes(address, offset, limit);
     const total = await store.countAddressTxs(address);
     const transactions = [];
@@ -323,12 +315,12 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return { address, transactions, total, limit, offset, has_more: offset + hashes.length < total };
   });
 
-  routes.get('/api/v1/accounts/:address/totals', async (req) => {
-    const address = addressParam(req.params.address);
+  routes.serve(KERNEL_ROUTES.accountTotals, async (req) => {
+    const address = req.params.address;
     return totalsView(address, await store.getTotals(address));
   });
 
-  routes.get('/api/v1/gas/estimate', async () => {
+  routes.serve(KERNEL_ROUTES.gasEstimate, async () => {
     const baseFee = await chain.param('base_fee');
     const transfer = BigInt(GAS_TRANSFER) * baseFee;
     const contract = BigInt(GAS_CONTRACT_CALL) * baseFee;
@@ -357,7 +349,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 
   registerPluginRoutes(routes, host, operations, () => chain.head.height + 1);
 
-  routes.get('/api/v1/state/root', () => ({
+  routes.serve(KERNEL_ROUTES.stateRoot, () => ({
     global_root: chain.head.state_root,
     shard_roots: [chain.head.state_root],
     height: chain.head.height,
@@ -367,19 +359,15 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 
   // Part 1, Network and node: each shard's height and root. A node runs one shard (CHAIN_SHARD_ID) and sees no
   // other, so it lists the one it serves; the gateway assembles every shard from their nodes.
-  routes.get('/api/v1/shards', () => ({
+  routes.serve(KERNEL_ROUTES.shards, () => ({
     n_shards: nShards,
     shard_id: shardId,
     shards: [{ shard: shardId, height: chain.head.height, state_root: chain.head.state_root, block_hash: chain.head.block_hash }],
   }));
 
-  routes.get('/api/v1/state/proof', async (req) => {
-    const key = req.query.get('key');
-    if (!key) throw badRequest('query parameter key is required, e.g. key=acct/chain:0123456789abcde.human');
-    return chain.proveState(key);
-  });
+  routes.serve(KERNEL_ROUTES.stateProof, async (req) => chain.proveState(req.query.key));
 
-  routes.get('/api/v1/governance/params', async () => {
+  routes.serve(KERNEL_ROUTES.governanceParams, async () => {
     const reader = params.reader(store.state);
     const out: Record<string, unknown> = {};
     for (const spec of params.list()) {

@@ -27,8 +27,8 @@ import { formatPeerEndpoint } from '../p2p/endpoint.js';
 import { formatAddress } from '../p2p/tcp/wire.js';
 import type { NodeConfig } from '../config/schema.js';
 import { createHttpServer, type HttpServer } from '../rpc/index.js';
-import { RouteTable } from './route-table.js';
-import { mountRoutes } from './mount-routes.js';
+import { RouteTable, type RouteEntry } from './route-table.js';
+import { mountRoutes, servedRoutes } from './mount-routes.js';
 import { ProvenReads } from './proven-reads.js';
 import { registerKernelRoutes } from './kernel-routes.js';
 import { registerOperationRoutes } from './operation-routes.js';
@@ -38,6 +38,8 @@ import { NodeMetrics } from './metrics.js';
 import type { ConsensusStatus, KernelServices } from './services.js';
 import { QueryService } from './queries.js';
 import { BlockProduction } from './block-production.js';
+import { registerApiReference } from './api-reference.js';
+import { nodeApiInfo, openApiDocument } from './openapi.js';
 import { registerSnapshotRoutes } from '../replica/snapshot-routes.js';
 import { bootstrapFromSnapshot } from '../replica/snapshot-bootstrap.js';
 import { genesisTrust } from '../replica/snapshot-trust.js';
@@ -168,6 +170,9 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   if (unserved !== undefined) throw new ConfigError(unserved);
   registerOperationRoutes(routes, services, operations);
   registerMainnetRefusals(routes, config.env);
+  // decisions.md §87: the document lists what the server serves when asked (service plugins come and go).
+  let served: () => RouteEntry[] = () => [];
+  registerApiReference(routes, () => openApiDocument({ ...nodeApiInfo(config.network), routes: served() }));
 
   const server = await createHttpServer({
     host: config.rpc.host,
@@ -181,6 +186,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   });
   const proven = new ProvenReads(chain, services.query);
   mountRoutes(server, routes, (owner) => host.servesRoutesOf(owner), log, proven.handlerOf);
+  served = () => servedRoutes(server);
   // A service plugin loaded at runtime: its routes are mounted from its own routes tap alone.
   host.onServiceLoaded((name) => mountRoutes(server, host.routesOf(name), (owner) => host.servesRoutesOf(owner), log, proven.handlerOf));
   const { port } = await server.listen();

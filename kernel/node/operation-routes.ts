@@ -20,7 +20,7 @@ export function registerOperationRoutes(routes: RouteTable, s: KernelServices, o
             s.metrics.txsRejected.inc({ status: String((e as { status?: number }).status ?? 500) });
             throw e;
           }
-        }),
+        }, { operation: spec }),
       );
     }
   }

@@ -5,6 +5,7 @@
  */
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { ChainError } from '../errors.js';
+import type { OperationSpec } from '../ops/operation.js';
 import type { DeclaredRoute, RequestFor } from './declared-route.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -36,6 +37,13 @@ export interface ProvenRead {
 export interface RouteOptions {
   /** Declares the route a proven read: it takes `prove` (true/false) and proves these keys. */
   readonly proves?: ProvenRead['keys'];
+  /** The signed operation (decisions.md §16) this route admits: its body schema and signing facts describe the route. */
+  readonly operation?: OperationSpec<TObject>;
+  /**
+   * false for a route that only says the path does not exist in this process (the gateway's 404 for
+   * a Node only operation route, kept so the answer is 404 rather than 405): left out of the API reference.
+   */
+  readonly listed?: boolean;
 }
 
 export interface RouteEntry {
@@ -46,6 +54,10 @@ export interface RouteEntry {
   readonly proven?: ProvenRead;
   /** The route's declaration (`serve`): its schemas and answers, for the metadata route and the API reference. */
   readonly declared?: DeclaredRoute;
+  /** The operation the route admits (operation routes, served by the kernel and forwarded by the gateway). */
+  readonly operation?: OperationSpec<TObject>;
+  /** false: not part of this process's API (RouteOptions.listed). */
+  readonly listed?: boolean;
 }
 
 /**
@@ -94,7 +106,16 @@ export class RouteTable {
     const clash = this.entries.find((e) => e.method === method && e.path === path);
     if (clash) throw new Error(`route ${method} ${path} is registered by both ${clash.owner} and ${this.owner}`);
     if (options.proves && method !== 'GET') throw new Error(`route ${method} ${path}: only a GET can be a proven read`);
-    this.entries.push({ method, path, handler, owner: this.owner, ...(options.proves ? { proven: { keys: options.proves } } : {}), ...(declared ? { declared } : {}) });
+    this.entries.push({
+      method,
+      path,
+      handler,
+      owner: this.owner,
+      ...(options.proves ? { proven: { keys: options.proves } } : {}),
+      ...(declared ? { declared } : {}),
+      ...(options.operation ? { operation: options.operation } : {}),
+      ...(options.listed === false ? { listed: false } : {}),
+    });
   }
 
   get(path: string, handler: RpcHandler, options: RouteOptions = {}): void {

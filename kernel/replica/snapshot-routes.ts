@@ -4,7 +4,8 @@ import type { Chain } from '../chain/chain.js';
 import type { CommittedBlock } from '../chain/types.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { RouteTable } from '../node/route-table.js';
-import { pageOf } from '../node/pagination.js';
+import { toPage } from '../node/page-query.js';
+import { KERNEL_ROUTES } from '../node/kernel-declarations.js';
 import type { ValidatorSet } from '../consensus/validator-set.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
@@ -75,14 +76,14 @@ export function registerSnapshotRoutes(
       .finally(() => (building = null));
     return building;
   };
-  routes.get('/api/v1/state/snapshot', async () => {
+  routes.serve(KERNEL_ROUTES.snapshot, async () => {
     const file = await open((await current()).path, 'r');
     return streamReply(fileChunks(file), { contentType: JSON_CONTENT_TYPE });
   });
 
   const signatures = new Map<number, string>();
-  routes.get('/api/v1/checkpoints', async (req) => {
-    const { limit, offset } = pageOf(req.query, 20, 100);
+  routes.serve(KERNEL_ROUTES.checkpoints, async (req) => {
+    const { limit, offset } = toPage(req.query);
     const newest = Math.floor(chain.head.height / checkpointInterval) * checkpointInterval;
     const checkpoints = [];
     for (let h = newest - offset * checkpointInterval; h >= checkpointInterval && checkpoints.length < limit; h -= checkpointInterval) {

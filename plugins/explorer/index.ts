@@ -54,10 +54,11 @@ export const explorerPlugin = definePlugin<Record<string, unknown>, GatewayServi
     };
     api.hooks.routes.tap(api.name, (routes) => {
       routes.withOwner(api.name, () => {
-        routes.get('/', () => reply(302, `see ${EXPLORER_PATH}`, { contentType: 'text/plain; charset=utf-8', headers: { location: EXPLORER_PATH } }));
+        // Pages, not API routes: left out of the API reference (decisions.md §87).
+        routes.get('/', () => reply(302, `see ${EXPLORER_PATH}`, { contentType: 'text/plain; charset=utf-8', headers: { location: EXPLORER_PATH } }), { listed: false });
         // The router ignores a trailing slash: `/explorer` and `/explorer/` are the page.
-        routes.get('/explorer', () => serve('index.html'));
-        routes.get('/explorer/:file', (req) => serve(req.params.file ?? ''));
+        routes.get('/explorer', () => serve('index.html'), { listed: false });
+        routes.get('/explorer/:file', (req) => serve(req.params.file ?? ''), { listed: false });
       });
     });
   },

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { notFound, reply, unavailable, type RouteTable } from '../../kernel/sdk.js';
+import { GATEWAY_ROUTES } from './declarations.js';
 
 /**
  * The browser crypto module (decisions.md §86) as the gateway serves it: the bytes `npm run
@@ -11,7 +12,6 @@ import { notFound, reply, unavailable, type RouteTable } from '../../kernel/sdk.
  * `/api/v1/wasm/version`, whose size and digests are computed here from the very bytes served.
  */
 export const WASM_VERSION_PATH = '/api/v1/wasm/version';
-const MODULE_PATH = '/api/v1/wasm/:file';
 
 /** `dist/web/`, beside this file's `dist/plugins/gateway/`. */
 export const BUILT_WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
@@ -53,13 +53,13 @@ export function loadCryptoModule(dir = BUILT_WEB_DIR): ServedModule | undefined 
 
 export function registerCryptoModuleRoutes(routes: RouteTable, module: ServedModule | undefined): void {
   const missing = () => unavailable('the browser crypto module is not built', 'run npm run build on the gateway host');
-  routes.get(WASM_VERSION_PATH, () => {
+  routes.serve(GATEWAY_ROUTES.wasmVersion, () => {
     if (!module) throw missing();
     return module.manifest;
   });
-  routes.get(MODULE_PATH, (req) => {
+  routes.serve(GATEWAY_ROUTES.wasmModule, (req) => {
     if (!module) throw missing();
-    if (req.params.file !== module.file) throw notFound(`no module ${req.params.file ?? ''}: this gateway serves ${module.file}`);
+    if (req.params.file !== module.file) throw notFound(`no module ${req.params.file}: this gateway serves ${module.file}`);
     // The name carries the version: the bytes behind it never change.
     return reply(200, module.bytes, { contentType: 'text/javascript; charset=utf-8', headers: { 'cache-control': 'public, max-age=31536000, immutable' } });
   });

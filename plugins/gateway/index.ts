@@ -9,6 +9,7 @@ import type { GatewayServices } from './services.js';
 import { SocketHub } from './socket.js';
 import { gatewayHealth } from './status.js';
 import { registerStatusRoutes } from './status-routes.js';
+import { registerGatewayApiReference } from './api-reference.js';
 import { loadCryptoModule, registerCryptoModuleRoutes } from './crypto-module.js';
 
 export type { GatewayServices } from './services.js';
@@ -40,6 +41,7 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
         registerOperationRoutes(routes, s);
         registerContractRoutes(routes, s);
         registerCryptoModuleRoutes(routes, cryptoModule);
+        registerGatewayApiReference(routes, s, api.hooks, () => server);
       });
     });
 

@@ -30,8 +30,8 @@ export async function listenGateway(config: GatewayConfig, hooks: Hooks, ws: WsH
     logger: log,
   });
   // Routes of service plugins loaded later (SIGHUP) are mounted as they load; an unloaded one's answer 404.
-  mountRoutes(server, routes, (owner) => runtime.servesRoutesOf(owner), log);
-  runtime.onServiceLoaded((name) => mountRoutes(server, runtime.routesOf(name), (owner) => runtime.servesRoutesOf(owner), log));
+  mountRoutes(server, routes, (owner) => runtime.servesRoutesOf(owner), log, undefined, 'gateway');
+  runtime.onServiceLoaded((name) => mountRoutes(server, runtime.routesOf(name), (owner) => runtime.servesRoutesOf(owner), log, undefined, 'gateway'));
   const { port } = await server.listen();
   const scheme = config.tls ? 'https' : 'http';
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.host, tls: config.tls !== undefined }, `gateway listening on ${scheme}://${config.host}:${port} (${server.backend} backend)`);

@@ -23,6 +23,8 @@ export interface ForwardedOperation {
   readonly shardParam: string | undefined;
   /** The gas the build declares: the `tx` event's gas when the node's estimate does not list the operation. */
   readonly gas: number;
+  /** Its declaration: the body schema and signing facts of the API reference (decisions.md §87). */
+  readonly spec: OperationSpec;
   /** Its Signs-for address, the `to` of the transaction it travels as (decisions.md §16); undefined for a body it cannot be read from. */
   signsFor(body: Record<string, unknown>): string | undefined;
 }
@@ -38,6 +40,7 @@ function forwardedOperation(op: OperationSpec, shardParam: string | undefined): 
     valueField: valueFieldOf(op),
     gas: op.gas,
     shardParam,
+    spec: op,
     signsFor(body) {
       const to = signsForOf(op, body);
       return isAddress(to) ? to : undefined;
@@ -85,16 +88,21 @@ async function forward(s: GatewayServices, op: ForwardedOperation, route: Operat
 export function registerOperationRoutes(routes: RouteTable, s: GatewayServices): void {
   for (const op of s.operations) {
     for (const r of op.nodeOnlyRoutes) {
-      routes.add(r.method, r.path, () => {
-        throw notFound(`${r.method} ${r.path} is served by the nodes only (part 1: Node only), not by the gateway`, 'send it to a node\'s RPC; a deploy also goes through the gateway as a transaction to chain:system.deploy (POST /api/v1/transactions)');
-      });
+      routes.add(
+        r.method,
+        r.path,
+        () => {
+          throw notFound(`${r.method} ${r.path} is served by the nodes only (part 1: Node only), not by the gateway`, 'send it to a node\'s RPC; a deploy also goes through the gateway as a transaction to chain:system.deploy (POST /api/v1/transactions)');
+        },
+        { listed: false },
+      );
     }
     for (const r of op.routes) {
       routes.add(r.method, r.path, async (req: RpcRequest) => {
         const answer = await forward(s, op, r, req.params, req.body, req.bodyText);
         s.metrics.proxied.inc({ route: r.path, status: String(answer.status) });
         return passThrough(answer);
-      });
+      }, { operation: op.spec });
     }
   }
 }

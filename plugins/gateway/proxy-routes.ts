@@ -1,4 +1,4 @@
-import { badRequest, firstRefusal, reply, streamReply, unavailable, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { badRequest, firstRefusal, KERNEL_ROUTES, reply, streamReply, unavailable, type DeclaredRoute, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { AuditBody } from './schemas.js';
 import type { NodeAnswer } from './node-client.js';
 import type { GatewayServices } from './services.js';
@@ -91,7 +91,16 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
     }
   };
 
-  for (const path of PROXIED_GETS) routes.get(path, counted(path, (req) => s.reads.get(upstreamRead(path, req))));
+  // A read the kernel declares is served under the kernel's declaration (the same parameters are
+  // refused here as there, and CHAIN_VALIDATE_RESPONSES checks the forwarded answer); the plugins'
+  // reads are listed undeclared until the gateway can read their declarations.
+  const declared = new Map<string, DeclaredRoute>(Object.values(KERNEL_ROUTES).map((r) => [`${r.method} ${r.path}`, r as unknown as DeclaredRoute]));
+  for (const path of PROXIED_GETS) {
+    const forward = counted(path, (req) => s.reads.get(upstreamRead(path, req)));
+    const route = declared.get(`GET ${path}`);
+    if (route) routes.serve(route, (req) => forward(req.raw));
+    else routes.get(path, forward);
+  }
   // The reads state plugins list in their definitions, to the shard of a plugin that keeps its records on one.
   for (const r of s.pluginReads) {
     routes.get(
@@ -114,7 +123,8 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
     });
   }
 
-  routes.post('/api/v1/transactions', counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText)));
+  const submit = counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText));
+  routes.serve(KERNEL_ROUTES.submit, (req) => submit(req.raw));
   routes.post('/api/v1/faucet', counted('/api/v1/faucet', (req) => s.submissions.faucet(req.body, req.ip)));
   // Part 1 "AI and models": served by node and gateway. Unsigned and stateless (part 2, Who needs
   // what 1): the node's model scores the shape, the gateway forwards it uncached.

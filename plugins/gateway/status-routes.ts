@@ -4,18 +4,19 @@ import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
 import { NetworkSummary } from './network-summary.js';
 import { SHARDS_PATH, shardsOverview } from './shards.js';
+import { GATEWAY_ROUTES } from './declarations.js';
 
 /** The gateway's own endpoints: /health, /metrics, latest block, network summary. */
 export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: () => Promise<{ healthy: boolean; body: Record<string, unknown> }>): void {
-  routes.get('/health', async () => {
+  routes.serve(GATEWAY_ROUTES.health, async () => {
     const h = await health();
     // 503 while no node answers, so a load balancer takes this gateway out of rotation.
     return reply(h.healthy ? 200 : 503, h.body);
   });
 
-  routes.get('/metrics', async () => reply(200, await s.metrics.registry.metrics(), { contentType: s.metrics.registry.contentType }));
+  routes.serve(GATEWAY_ROUTES.metrics, async () => reply(200, await s.metrics.registry.metrics(), { contentType: s.metrics.registry.contentType }));
 
-  routes.get('/api/v1/blocks/latest', async () => {
+  routes.serve(GATEWAY_ROUTES.latestBlock, async () => {
     const list = await s.reads.get('/api/v1/blocks?limit=1');
     if (list.status !== 200 || !isObject(list.body)) return passThrough(list);
     const blocks = list.body.blocks;
@@ -25,13 +26,13 @@ export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, hea
   });
 
   const summary = new NetworkSummary(s.config, s.reads, s.router);
-  routes.get('/api/v1/network/status', () => summary.current());
+  routes.serve(GATEWAY_ROUTES.networkStatus, () => summary.current());
 
   routes.get(SHARDS_PATH, async () => passThrough(await shardsOverview(s.reads, s.router)));
 
   // Status of AI models (part 1, gateway only): the registry's entries, the sentinel's switches
   // and the decision log's size, as the nodes hold them.
-  routes.get('/api/v1/ai/status', async () => {
+  routes.serve(GATEWAY_ROUTES.aiStatus, async () => {
     const [registry, log, params] = await Promise.all([s.reads.get('/api/v1/models/registry?limit=100'), s.reads.get('/api/v1/oracle/log?limit=1'), s.reads.get('/api/v1/governance/params')]);
     const models = registry.status === 200 && isObject(registry.body) && Array.isArray(registry.body.models) ? (registry.body.models as unknown[]).filter(isObject) : [];
     const paramMap = params.status === 200 && isObject(params.body) && isObject(params.body.params) ? params.body.params : {};

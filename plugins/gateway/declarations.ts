@@ -1,0 +1,86 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { defineRoute } from '../../kernel/sdk.js';
+
+/**
+ * The gateway's own routes, declared (decisions.md §86–88, part 1's gateway rows): what its API
+ * reference shows and CHAIN_VALIDATE_RESPONSES holds its answers to. The node reads it forwards
+ * are served under the kernel's declarations (proxy-routes.ts).
+ */
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
+
+export const GatewayHealth = Type.Object({
+  status: Type.String({ description: 'the node\'s status (ok, syncing), degraded, or node_unreachable' }),
+  network: Type.String(),
+  height: Count(),
+  peers: Count(),
+  round: Count(),
+  mempool: Count(),
+  node_reachable: Type.Boolean(),
+  node_status: Type.String(),
+  last_poll_at: Count('when the gateway last polled the node (ms since 1970)'),
+  node_error: Type.Optional(Type.String()),
+  faucet_cooldown_store: Type.String(),
+  warning: Type.Optional(Type.String()),
+  ws_clients: Count(),
+});
+
+export const NetworkStatus = Type.Object({
+  network: Type.String(),
+  chain_id: Nullable(Type.String()),
+  genesis_hash: Nullable(Type.String()),
+  height: Count(),
+  validator_count: Count(),
+  shard_count: Type.Integer({ minimum: 1 }),
+  total_txs: Count(),
+  block_time_ms: Nullable(Count('median gap between consecutive block timestamps over the last 100 blocks')),
+  tps: Type.Number({ minimum: 0, description: 'transactions of the last 10 blocks per second of their time' }),
+  tps_peak: Type.Number({ minimum: 0, description: 'the highest 10-block figure over the last 1 000 blocks' }),
+  crypto: Type.Array(Type.String()),
+  ai_models: Nullable(Type.Object({ active: Count(), pending: Count() })),
+  wasm_version: Nullable(Type.String()),
+});
+
+export const CryptoModuleManifest = Type.Object({
+  name: Type.Literal('chain-crypto'),
+  version: Type.String(),
+  format: Type.Literal('esm'),
+  url: Type.String(),
+  size: Type.Integer({ minimum: 1 }),
+  sha384: Type.String({ pattern: '^[0-9a-f]{96}$' }),
+  integrity: Type.String(),
+  algorithm: Type.String(),
+  hash: Type.String(),
+  mnemonic: Type.String(),
+  exports: Type.Array(Type.String()),
+  built_from: Type.Object({ package: Type.String(), version: Type.String(), bundler: Type.String(), dependencies: Type.Record(Type.String(), Type.String()) }),
+});
+
+export const AiStatus = Type.Object({
+  models: Type.Array(Type.Object({ id: Type.Unknown(), name: Type.Unknown(), version: Type.Unknown(), weights_hash: Type.Unknown(), status: Type.Unknown() })),
+  active: Count(),
+  pending: Count(),
+  sentinel: Type.Object({ enabled: Type.Unknown(), policy_enabled: Type.Unknown(), reject_threshold: Type.Unknown() }),
+  decisions: Nullable(Count()),
+  export_token_required: Type.Boolean(),
+});
+
+const NOT_BUILT = 'the browser crypto module is not built on this gateway';
+
+export const GATEWAY_ROUTES = {
+  health: defineRoute({ method: 'GET', path: '/health', summary: 'gateway health: its node\'s figures as last polled; 503 while no node answers', responses: { 200: GatewayHealth, 503: 'no node answers (the body is the same health record)' } }),
+  metrics: defineRoute({ method: 'GET', path: '/metrics', summary: 'Prometheus metrics of the gateway', produces: 'text/plain', responses: { 200: Type.String() } }),
+  latestBlock: defineRoute({ method: 'GET', path: '/api/v1/blocks/latest', summary: 'the newest committed block', responses: { 200: Type.Object({ block: Type.Record(Type.String(), Type.Unknown()) }), 404: 'no block has been committed yet' } }),
+  networkStatus: defineRoute({ method: 'GET', path: '/api/v1/network/status', summary: 'the network as measured from its committed blocks (decisions.md §88)', responses: { 200: NetworkStatus } }),
+  aiStatus: defineRoute({ method: 'GET', path: '/api/v1/ai/status', summary: 'the AI model registry, the sentinel\'s switches and the decision log\'s size', responses: { 200: AiStatus } }),
+  wasmVersion: defineRoute({ method: 'GET', path: '/api/v1/wasm/version', summary: 'the manifest of the browser crypto module (decisions.md §86)', responses: { 200: CryptoModuleManifest, 503: NOT_BUILT } }),
+  wasmModule: defineRoute({
+    method: 'GET',
+    path: '/api/v1/wasm/:file',
+    summary: 'the browser crypto module itself (immutable; the name carries the version)',
+    params: Type.Object({ file: Type.String({ description: 'chain-crypto-<version>.mjs, as the manifest\'s url says' }) }),
+    produces: 'text/javascript',
+    responses: { 200: Type.String(), 404: 'not the module this gateway serves', 503: NOT_BUILT },
+  }),
+} as const;
