@@ -30,6 +30,7 @@ export type { ScanOptions } from './state/overlay.js';
 export { MAX_VALIDATORS } from './chain/validator-update-rules.js';
 export type { ParamReader, ParamSpec } from './state/params.js';
 export type { ValidatorSetReader } from './chain/validator-reader.js';
+export type { RecipientReader } from './chain/recipient.js';
 export type { Validator } from './consensus/types.js';
 
 // 3. Events declared with their data's schema (a typed emit; the gateway's socket mapping).

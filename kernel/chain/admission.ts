@@ -21,7 +21,7 @@ import { OP_FIELD, type OperationRegistry, type ParsedOperation } from '../ops/r
 import { DEFERRED, verifyOperationSignatures, verifyWithState, type OperationSignaturePolicy } from '../ops/signature.js';
 import { admissionContext, readContext, type ContextEnv } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
-import { recipientProblem } from './recipient.js';
+import { recipientProblem, senderProblem } from './recipient.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 import { OPERATION_TARGET_PREFIX, operationOf, type SignatureLayout, type Tx } from './types.js';
 
@@ -179,6 +179,9 @@ export class Admission {
       const problem = await this.gasLimitProblem(tx, f.gas_limit, state);
       if (problem) throw problem;
     }
+    // A name or an address that pays out only its own way sends no plain transaction (decisions.md §39, §43).
+    const notASender = await senderProblem(this.d.hooks, () => readContext(this.ctxEnv, state, height), f.from, (kind) => this.d.host.addressKind(kind)?.sendRefusal);
+    if (notASender) throw notASender;
     // 2. Who may sign: an outsider is told 401 before anything about the account (balance, nonce).
     const key = presentedKey(f.body, f.public_key);
     const authorized = await this.authorizeAt(state, height, tx, key, undefined);
@@ -269,7 +272,7 @@ export class Admission {
   }
 
   private get ctxEnv(): ContextEnv {
-    return { env: this.d.env, params: this.d.params, boundary: this.d.host.boundary };
+    return { env: this.d.env, params: this.d.params, boundary: this.d.host.boundary, hooks: this.d.hooks };
   }
 
   /** What signatures must be on this network at `baseFee` (decisions.md §94–95). */

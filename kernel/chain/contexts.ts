@@ -13,6 +13,8 @@ import { readMethodCalls, writeMethodCalls, type MethodDirectory } from '../host
 import type { PluginBoundary } from '../host/plugin-boundary.js';
 import { validatorSetReader, type ValidatorSetReader } from './validator-reader.js';
 import type { ReadMethodCalls, WriteMethodCalls } from '../host/methods.js';
+import type { Hooks } from '../hooks.js';
+import { recipientReader, type RecipientReader } from './recipient.js';
 
 /**
  * The contexts hooks receive. The kernel builds one unscoped context per call; the host re-scopes
@@ -30,6 +32,15 @@ export interface ContextEnv {
   readonly methods?: MethodDirectory;
   /** The host's: what converted plugins declared, which their `store`, `index`, `read` and `emit` are held to. */
   readonly boundary?: PluginBoundary;
+  /** The kernel's hooks, which `recipients` asks (names, owners of record addresses). */
+  readonly hooks?: Hooks;
+}
+
+/** `ctx.recipients` over `source`: the hooks are asked with a kernel context on the same state. */
+function recipientsOf(e: ContextEnv, source: StateSource, height: number): RecipientReader {
+  const hooks = e.hooks;
+  if (hooks === undefined) throw new Error('this context carries no hooks: recipients are not available here');
+  return recipientReader(hooks, () => new ReadCtx(e, source, height, 'kernel'), source);
 }
 
 class ReadCtx implements ReadContext {
@@ -70,6 +81,10 @@ class ReadCtx implements ReadContext {
     return validatorSetReader(this.source);
   }
 
+  get recipients(): RecipientReader {
+    return recipientsOf(this.e, this.source, this.height);
+  }
+
   get methods(): ReadMethodCalls {
     return (this.methodsOf ??= readMethodCalls({ caller: this.ns, height: this.height, state: this.source, readScope: (plugin) => new ReadCtx(this.e, this.source, this.height, plugin) }));
   }
@@ -105,6 +120,8 @@ export interface WriteOutputs {
   readonly index: IndexStage;
   /** The block's events so far (block-level phases only; a transaction's context has none). */
   readonly blockEvents?: () => readonly BlockEvent[];
+  /** Counts what `accounts.burn` takes out of existence (the block's `fees_burned`); without it a burn throws. */
+  readonly burn?: (amount: bigint) => void;
 }
 
 class WriteCtx implements WriteContext {
@@ -135,7 +152,7 @@ class WriteCtx implements WriteContext {
   }
 
   get accounts(): AccountsWriter {
-    return (this.accountsOf ??= accountsWriter(this.overlay));
+    return (this.accountsOf ??= accountsWriter(this.overlay, this.out.burn));
   }
 
   get store(): Store {
@@ -153,6 +170,10 @@ class WriteCtx implements WriteContext {
 
   get validators(): ValidatorSetReader {
     return validatorSetReader(this.overlay);
+  }
+
+  get recipients(): RecipientReader {
+    return recipientsOf(this.e, this.overlay, this.block.height);
   }
 
   /** Read methods read this overlay, so they see what the caller wrote so far; write methods write it. */
@@ -190,7 +211,7 @@ class TxCtx extends WriteCtx implements TxContext {
 
   /** Moves out of the signing account are shown to `beforeTransfer` and counted (value-moves.ts). */
   override get accounts(): AccountsWriter {
-    return (this.accountsOf ??= this.moves === undefined ? accountsWriter(this.overlay) : this.moves.wrap(accountsWriter(this.overlay)));
+    return (this.accountsOf ??= this.moves === undefined ? accountsWriter(this.overlay, this.out.burn) : this.moves.wrap(accountsWriter(this.overlay, this.out.burn)));
   }
 
   override [SCOPE](plugin: string): TxContext {

@@ -27,7 +27,7 @@ import { EVIDENCE_WINDOW_PARAM } from './evidence-window.js';
 import { resultingSetProblem, validatorUpdateProblem } from './validator-update-rules.js';
 import { changeSchedule, type PluginScheduleChange } from '../host/schedule.js';
 import { readSchedule, writeSchedule } from '../host/schedule-state.js';
-import { recipientProblem } from './recipient.js';
+import { payeeOf, recipientProblem, senderProblem } from './recipient.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 
@@ -57,6 +57,8 @@ export interface ExecutorDeps {
   readonly operations: OperationRegistry;
   /** 403 naming the plugin when the plugin serving a target is not active at the height. */
   readonly inactiveProblem: (target: string, height: number) => ChainError | undefined;
+  /** Why a plain transaction from an address of this kind is refused (`AddressKindSpec.sendRefusal`), if it is. */
+  readonly sendRefusal?: (kind: string) => string | undefined;
   /** A context re-scoped to a plugin's namespace (host/scoping.ts). */
   readonly scoped: <C>(ctx: C, plugin: string) => C;
   /** What converted plugins declared: their contexts are held to it (host/plugin-boundary.ts). */
@@ -83,11 +85,15 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
   const events = new BlockEventLog(header.height);
   const index = new IndexStage();
   const block: BlockInfo = { chainId: header.chain_id, height: header.height, round: header.round, timestamp: header.timestamp, proposer: header.proposer };
-  await deps.hooks.beginBlock.promise(writeContext(deps, overlay, block, { emit: events.sink('begin_block'), index, blockEvents: () => events.events }));
+  let feesBurned = 0n;
+  // What the block's own phases burn (accounts.burn in beginBlock, evidence, endBlock).
+  const burn = (amount: bigint): void => {
+    feesBurned += amount;
+  };
+  await deps.hooks.beginBlock.promise(writeContext(deps, overlay, block, { emit: events.sink('begin_block'), index, blockEvents: () => events.events, burn }));
   const baseFee = header.base_fee;
   const receipts: Receipt[] = [];
   let gasUsed = 0;
-  let feesBurned = 0n;
   // One writer per overlay, not one per use: each is a handful of closures, and a transfer used five.
   const blockAccounts = accountsWriter(overlay);
   for (let i = 0; i < txs.length; i++) {
@@ -98,12 +104,12 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     const tx = txs[i]!;
     const r = await executeTx(deps, overlay, blockAccounts, block, baseFee, tx);
     gasUsed += r.gas;
-    feesBurned += r.burned + r.unusedFee;
+    feesBurned += r.burned + r.unusedFee + r.valueBurned;
     if (r.error === null) {
       events.add('tx', tx.hash, r.events);
       index.absorb(r.indexWrites);
     }
-    receipts.push({ tx_hash: tx.hash, status: r.error === null ? 'confirmed' : 'failed', gas: r.gas, fee: r.fee, fee_burned: r.burned, ...(r.unusedFee > 0n ? { unused_gas_fee: r.unusedFee } : {}), error: r.error, block: header.height, index: i });
+    receipts.push({ tx_hash: tx.hash, status: r.error === null ? 'confirmed' : 'failed', gas: r.gas, fee: r.fee, fee_burned: r.burned, ...(r.unusedFee > 0n ? { unused_gas_fee: r.unusedFee } : {}), ...(r.valueBurned > 0n ? { value_burned: r.valueBurned } : {}), error: r.error, block: header.height, index: i });
   }
   for (const ev of evidence) {
     // Each offence applies once: the id is recorded in state, and validation refuses a block
@@ -114,11 +120,11 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     const emit = events.sink('evidence');
     // The reporter is the block's proposer (decisions.md §24): it put the evidence in.
     emit({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round, reporter: block.proposer } });
-    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index, blockEvents: () => events.events }), { ...ev, reporter: block.proposer });
+    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index, blockEvents: () => events.events, burn }), { ...ev, reporter: block.proposer });
   }
   const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [], pluginUpdates: [] };
   const endEvents = events.sink('end_block');
-  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(deps, overlay, block, { emit: endEvents, index, blockEvents: () => events.events }));
+  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(deps, overlay, block, { emit: endEvents, index, blockEvents: () => events.events, burn }));
   await applyValidatorUpdates(deps, overlay, block, endBlock.validatorUpdates, endEvents);
   for (const [key, value] of endBlock.paramUpdates) {
     const problem = deps.params.checkValue(key, value);
@@ -180,6 +186,8 @@ interface TxRun {
   burned: bigint;
   /** Burned for the gas limit a transaction declared and did not use (settleGas). */
   unusedFee: bigint;
+  /** What its handler burned (`accounts.burn`: a price, the NFT fee); 0 when it failed. */
+  valueBurned: bigint;
   error: string | null;
   /** What the transaction emitted and staged; kept by the block only when `error` is null. */
   events: readonly ChainEvent[];
@@ -188,7 +196,7 @@ interface TxRun {
 
 /** A transaction that failed before its effect has no output but its receipt: nothing allocated. */
 const NONE: Pick<TxRun, 'events' | 'indexWrites'> = Object.freeze({ events: Object.freeze([]), indexWrites: Object.freeze([]) });
-const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, unusedFee: 0n, ...NONE } as const;
+const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, unusedFee: 0n, valueBurned: 0n, ...NONE } as const;
 
 /**
  * One transaction in the block, every rule admission checked asked again on the block's state
@@ -224,6 +232,11 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     const below = declared === undefined ? undefined : gasLimitBelowBase(declared, gas);
     if (below !== undefined) return { ...NOTHING_CHARGED, error: below };
     limit = declared ?? gas;
+    if (parsed === undefined) {
+      // A name, or an address that pays out only its own way, sends no plain transaction (decisions.md §39, §43).
+      const notASender = await senderProblem(deps.hooks, () => readContext(deps, overlay, block.height), tx.from, (kind) => deps.sendRefusal?.(kind));
+      if (notASender) return { ...NOTHING_CHARGED, error: notASender.message };
+    }
     const key = presentedKey(tx.body, typeof tx.body.public_key === 'string' ? tx.body.public_key : '');
     const authorized = await authorizeTx(deps.hooks, deps.scoped, () => readContext(deps, overlay, block.height), overlay, tx, key, parsed, limit);
     if (authorized instanceof ChainError) return { ...NOTHING_CHARGED, error: authorized.message };
@@ -263,9 +276,13 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   // Made when a handler runs: a plain transfer, the bulk of a block, allocates none.
   let txEvents: ChainEvent[] | undefined;
   let stage: IndexStage | undefined;
+  let valueBurned = 0n;
+  const burn = (amount: bigint): void => {
+    valueBurned += amount;
+  };
   const outputs = (): WriteOutputs => {
     const events: ChainEvent[] = (txEvents ??= []);
-    return { emit: (ev) => void events.push(ev), index: (stage ??= new IndexStage()) };
+    return { emit: (ev) => void events.push(ev), index: (stage ??= new IndexStage()), burn };
   };
   // Coins leaving the signing account through a handler: shown to beforeTransfer, counted for the grant.
   let moves: ValueMoves | undefined;
@@ -315,8 +332,9 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   }
   let unusedFee = 0n;
   if (tx.origin === 'signed' && (limit !== gas || used !== gas)) ({ gas, fee, burned, unusedFee } = await settleGas(accounts, () => proposerPayee(deps, overlay, block), signer!.payer, tx, baseFee, gas, limit, used));
-  if (error !== null) return { gas, fee, burned, unusedFee, error, ...NONE };
-  return { gas, fee, burned, unusedFee, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
+  // A failed transaction's writes rolled back, its burns with them.
+  if (error !== null) return { gas, fee, burned, unusedFee, valueBurned: 0n, error, ...NONE };
+  return { gas, fee, burned, unusedFee, valueBurned, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
 }
 
 /** The price floor of part 1 (Amounts 5) on the body's `gas_price`, which a v2 or own-layout signature does not cover but which must still not be below `base_fee`. */
@@ -371,18 +389,24 @@ async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: Bloc
   return result ? result.gas : undefined;
 }
 
-/** The kernel's plain transfer: to a recipient someone can own, unless a plugin takes it over first (holds). */
+/**
+ * The kernel's plain transfer: to a recipient someone can own, credited to the account it stands
+ * for when it applies (a registered name's current owner, decisions.md §39), unless a plugin takes
+ * it over first (holds).
+ */
 async function transfer(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, outputs: () => WriteOutputs, tx: Tx, gasLimit: number, signer: Signer): Promise<void> {
-  const refused = await recipientProblem(deps.hooks, () => readContext(deps, child, block.height), child, tx.to);
+  const ctx = () => readContext(deps, child, block.height);
+  const refused = await recipientProblem(deps.hooks, ctx, child, tx.to);
   if (refused) throw refused;
+  const to = await payeeOf(deps.hooks, ctx, child, tx.to);
   if (deps.hooks.beforeTransfer.isUsed()) {
-    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(deps, child, block, outputs(), tx, gasLimit), { from: tx.from, to: tx.to, recipient: tx.to, value: tx.value, signer, holdable: true });
+    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(deps, child, block, outputs(), tx, gasLimit), { from: tx.from, to, recipient: tx.to, value: tx.value, signer, holdable: true });
     if (takenOver) return;
   }
   const childAccounts = accountsWriter(child);
   await childAccounts.debit(tx.from, tx.value);
   // The credit and the receiver's count in one read and one write (read after the debit, so
   // a transfer to oneself sees it).
-  const receiver = await childAccounts.get(tx.to);
-  childAccounts.put(tx.to, { ...receiver, balance: receiver.balance + tx.value, tx_count: receiver.tx_count + (tx.to === tx.from ? 0 : 1) });
+  const receiver = await childAccounts.get(to);
+  childAccounts.put(to, { ...receiver, balance: receiver.balance + tx.value, tx_count: receiver.tx_count + (to === tx.from ? 0 : 1) });
 }

@@ -14,6 +14,10 @@ import type { TransferIntent, TransferTakeover } from '../hooks.js';
  * - counted: `debited` is what the transaction took from the account besides its fee, which a
  *   signer's grant receives in `onApplied` (a session key's `spent`, checked against its cap).
  *
+ * A move out of another account that the signer spends from by the transaction's authority (a
+ * vault's payout, `TransferOptions.onBehalf`) is shown and counted the same way; a burn out of
+ * the signing account is counted (it goes to no one, so no tap is asked).
+ *
  * The kernel's own plain transfer asks `beforeTransfer` itself (executor.ts) and counts its value.
  */
 export class ValueMoves {
@@ -47,8 +51,12 @@ export class ValueMoves {
         await writer.debit(address, amount);
         if (this.watched.has(address)) this.taken += amount;
       },
+      burn: async (address, amount) => {
+        await writer.burn(address, amount);
+        if (this.watched.has(address)) this.taken += amount;
+      },
       transfer: async (from, to, amount, options) => {
-        const out = this.watched.has(from) && to !== from;
+        const out = (this.watched.has(from) || options?.onBehalf === true) && to !== from;
         if (out && amount > 0n && this.ask !== undefined && !this.intercepting) {
           const holdable = options?.payment === true;
           this.intercepting = true;

@@ -1,6 +1,7 @@
 import type { ReadContext, WriteContext } from '../hooks.js';
 import type { StateSource } from '../state/overlay.js';
 import { ConfigError } from '../config/env.js';
+import { ChainError } from '../errors.js';
 import type { PluginMethods, ReadMethodCalls, ReadMethodsOf, WriteMethodCalls, WriteMethodsOf } from './methods.js';
 import type { PluginKind } from './plugin.js';
 import { inactivePluginProblem, pluginState, type PluginScheduleEntry } from './schedule.js';
@@ -61,7 +62,7 @@ type Gate = (plugin: string) => Promise<void>;
 /** `ctx.methods` of a read-only context. */
 export function readMethodCalls(site: CallSite): ReadMethodCalls {
   const gate = activationGate(site);
-  return { of: <D extends PluginMethods>(methods: D): ReadMethodsOf<D> => readView(site, methods, gate) as unknown as ReadMethodsOf<D> };
+  return { of: <D extends PluginMethods>(methods: D): ReadMethodsOf<D> => readView(site, methods, gate) as unknown as ReadMethodsOf<D>, isActive: (methods) => passes(gate, methods.plugin) };
 }
 
 /** `ctx.methods` of a write context: reads as above, writes checked against the directory at each call. */
@@ -76,7 +77,19 @@ export function writeMethodCalls(site: WriteCallSite): WriteMethodCalls {
       });
       return view as unknown as WriteMethodsOf<D>;
     },
+    isActive: (methods) => passes(gate, methods.plugin),
   };
+}
+
+/** Whether `gate` lets a call to `plugin` through. */
+async function passes(gate: Gate, plugin: string): Promise<boolean> {
+  try {
+    await gate(plugin);
+    return true;
+  } catch (e) {
+    if (e instanceof ChainError) return false;
+    throw e;
+  }
 }
 
 function readView(site: CallSite, methods: PluginMethods, gate: Gate): Record<string, Bound> {

@@ -63,6 +63,12 @@ export type WriteMethodsOf<D extends PluginMethods> = BoundTable<D['read']> & Bo
 /** `ctx.methods` in a read-only context: the read methods of any plugin. */
 export interface ReadMethodCalls {
   of<D extends PluginMethods>(methods: D): ReadMethodsOf<D>;
+  /**
+   * Whether the offering plugin is active at this context's height, so its methods answer: a
+   * caller whose use of another plugin is optional (contracts resolving app names through the
+   * names plugin) asks before calling, instead of taking the 403 a call would throw.
+   */
+  isActive(methods: PluginMethods): Promise<boolean>;
 }
 
 /**
@@ -72,4 +78,6 @@ export interface ReadMethodCalls {
  */
 export interface WriteMethodCalls {
   of<D extends PluginMethods>(methods: D): WriteMethodsOf<D>;
+  /** As in a read context. */
+  isActive(methods: PluginMethods): Promise<boolean>;
 }

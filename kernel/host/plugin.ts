@@ -8,6 +8,7 @@ import type { OperationSpec } from '../ops/operation.js';
 import type { AddressKind } from '../crypto/address.js';
 import type { PluginMethods } from './methods.js';
 import type { RouteTable } from '../node/route-table.js';
+import type { DeclaredRoute } from '../node/declared-route.js';
 import type { DeclaredIndex, DeclaredStore } from '../state/declared-store.js';
 
 /**
@@ -34,6 +35,12 @@ export interface AddressKindSpec {
   /** Gas charged for one transaction to an address of this kind, before the handler reports more. */
   readonly gas: number;
   readonly description: string;
+  /**
+   * Coins leave an address of this kind only the plugin's own way (a vault's executed payout,
+   * decisions.md §43): a plain transaction *from* one is refused with 400 and this reason, at
+   * admission and in the block, before anyone judges its signature.
+   */
+  readonly sendRefusal?: string;
 }
 
 /**
@@ -86,6 +93,13 @@ export interface PluginDefinition<Options = Record<string, unknown>, Services = 
   readonly stores?: readonly DeclaredStore[];
   /** The stores of its node-local index (`defineIndex`, `ctx.index`), held to them as `stores` are. */
   readonly indexes?: readonly DeclaredIndex[];
+  /**
+   * The declared routes (`defineRoute`) this plugin serves in its `routes` tap, listed here so
+   * that the gateway, which runs no state plugin, proxies each one that is not `nodeOnly` and
+   * answers its `socketMethod` (plugins/gateway). A node refuses to start when a listed route is
+   * not served.
+   */
+  readonly routes?: readonly DeclaredRoute[];
   /** Methods this plugin offers other plugins (`defineMethods`; state plugins only). */
   readonly methods?: PluginMethods;
   /** Schema of `options` in the network config; defaults are applied before register runs. */

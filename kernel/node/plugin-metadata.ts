@@ -55,7 +55,7 @@ function operationView(o: RegisteredOperation): Record<string, unknown> {
   return {
     name: spec.name,
     description: spec.description,
-    routes: spec.routes.map((r) => ({ method: r.method, path: r.path, node_only: r.nodeOnly === true })),
+    routes: spec.routes.map((r) => ({ method: r.method, path: r.path, node_only: r.nodeOnly === true, selected_by: r.selectedBy === undefined ? null : wireSchema(r.selectedBy) })),
     socket_method: spec.socketMethod ?? null,
     schema: wireSchema(spec.schema),
     // A Signs-for read from the body is a function of it: named by the body, not known here.

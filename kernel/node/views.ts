@@ -75,6 +75,7 @@ export function txView(i: TxViewInput): Record<string, unknown> {
     fee_human: formatCoin(fee),
     // Burned for a declared gas limit left unused (docs/architecture.md, "Unused gas"): charged on top of `fee`.
     ...(receipt?.unused_gas_fee !== undefined ? { unused_gas_fee: receipt.unused_gas_fee, unused_gas_fee_human: formatCoin(receipt.unused_gas_fee) } : {}),
+    ...(receipt?.value_burned !== undefined ? { value_burned: receipt.value_burned, value_burned_human: formatCoin(receipt.value_burned) } : {}),
     shard: shardOf(tx.from, i.nShards),
     timestamp: i.blockTimestamp ?? tx.receivedAt,
     block: receipt ? receipt.block : null,
@@ -85,7 +86,7 @@ export function txView(i: TxViewInput): Record<string, unknown> {
   };
 }
 
-export function accountView(address: string, a: AccountRecord, nextNonce: bigint, nShards: number): Record<string, unknown> {
+export function accountView(address: string, a: AccountRecord, nextNonce: bigint, nShards: number, customAddress = ''): Record<string, unknown> {
   const kind = addressKind(address);
   return {
     address,
@@ -99,7 +100,8 @@ export function accountView(address: string, a: AccountRecord, nextNonce: bigint
     is_contract: kind === 'app',
     // A key is proven for the address once one is bound on chain or a signed transaction confirmed.
     verified: a.public_key !== undefined || a.nonce > 0n,
-    custom_address: '',
+    // decisions.md §39: the `.human` name the account has owned longest (the names plugin answers).
+    custom_address: customAddress,
   };
 }
 
