@@ -98,6 +98,7 @@ export { sha3Hex0x } from './crypto/hash.js';
 export { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES, type SignatureProvider } from './crypto/provider.js';
 export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
 export { CRYPTO_ALGORITHMS } from './crypto/algorithms.js';
+export { NFT_TRANSFER_FEE } from './chain/kernel-params.js';
 
 // 11. Lifecycle: the activation schedule of state plugins (decisions.md §26, §37).
 export type { PluginScheduleChange, PluginScheduleEntry, PluginState } from './host/schedule.js';
