@@ -51,6 +51,14 @@ export const PROXIED_GETS = [
   '/api/v1/oracle/log/:id',
   '/api/v1/models/registry',
   '/api/v1/models/registry/:id',
+  // Names and NFTs (plugins/names; GET /api/v1/addresses/human/price is Node only).
+  '/api/v1/nft/:address',
+  '/api/v1/nft/owner/:address',
+  '/api/v1/agents/:address',
+  // Vaults, in consensus (plugins/vaults).
+  '/api/v1/vault/:vault/config',
+  '/api/v1/vault/:vault/proposals',
+  '/api/v1/vault/member/:address',
 ] as const;
 
 /**
