@@ -7,10 +7,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY tsconfig.json ./
 COPY cli ./cli
+COPY clients ./clients
 COPY configs ./configs
 COPY devnet ./devnet
 COPY kernel ./kernel
 COPY plugins ./plugins
+COPY sdk ./sdk
 COPY test ./test
 COPY bench ./bench
 # npm ci runs the install scripts (native builds) and `prepare` (tsc, contract templates).

@@ -1,143 +1,279 @@
 /**
- * Cost of one block's state-root update: 100 changed keys (70 overwrites, 20 inserts, 10 deletes)
- * applied to state trees of 10^3, 10^5 and 10^6 keys held in the in-memory store. The update cost
- * should grow with log n, not n. Run: `npx tsc -p tsconfig.json && node dist/bench/state-tree.bench.js`.
+ * Cost of a block's state-root update as the state grows: blocks of 100 changed keys (70
+ * overwrites, 20 inserts, 10 deletes) applied one after another to trees of 10^3 … 10^7 keys held
+ * in LevelDB, as a validator holds them. The figure that matters is the cost per changed key and how
+ * it grows with the number of keys n (issue 40: at 10^6 within 1.5× of 10^3, at 10^7 within 2×).
+ *
+ *   npx tsc -p tsconfig.json && /work/bin/heavy node dist/bench/state-tree.bench.js \
+ *     [--sizes 1e3,1e5,1e6,1e7] [--blocks 40] [--warmup 10] [--rounds 2] [--dir /tmp/…] \
+ *     [--variant name=module[:option=value…]]…
+ *
+ * Each tree is built once into `--dir` (default: the OS temp dir) with batched writes in key-hash
+ * order, and reused by later runs (the node layout is unchanged, so one build serves every
+ * variant). A variant is a tree implementation (`current` = this checkout, or the path of another
+ * build's dist/kernel/state/tree/index.js) with constructor options; variants run interleaved,
+ * `--rounds` times each, every run on a fresh tree object (cold caches, as after a restart) and from
+ * the same built root, so "before" and "after" meet the same store in the same hour.
  */
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
-import { Bench } from 'tinybench';
-import { WriteBatch } from '../kernel/store/kv.js';
+import { parseArgs } from 'node:util';
+import { LevelStore } from '../kernel/store/level-store.js';
+import { WriteBatch, type KvReader, type KvBatch } from '../kernel/store/kv.js';
 import { EMPTY_ROOT, StateTree, type StateChange } from '../kernel/state/tree/index.js';
-import { MemoryKv } from '../kernel/state/tree/memory-kv.js';
 import { Prng } from '../kernel/state/tree/prng.js';
 
-const SIZES = [1_000, 100_000, 1_000_000];
 const BLOCK_KEYS = 100;
-const BUILD_BATCH = 100_000;
 const VALUE_BYTES = 40;
+const BUILD_CHUNK = 50_000;
+/** Bumped whenever the build's keys, values or layout change, so a stale directory is rebuilt. */
+const BUILD_FORMAT = 1;
+
+interface TreeLike {
+  update(root: Uint8Array, changes: ReadonlyArray<StateChange>, batch: KvBatch): Promise<Uint8Array>;
+  releasePending(): void;
+  memoryBytes?(): number;
+  warmUpperLevels?(root: Uint8Array): Promise<number>;
+}
+type TreeCtor = new (store: KvReader, options?: Record<string, unknown>) => TreeLike;
+
+interface Variant {
+  readonly name: string;
+  readonly ctor: TreeCtor;
+  readonly options: Record<string, unknown>;
+  /** Read the upper levels ahead of the blocks (as a node does at start), where the tree can. */
+  readonly warm: boolean;
+}
 
 const encoder = new TextEncoder();
 const keyOf = (i: number): Uint8Array => encoder.encode(`acct/${i}`);
+/** The value of key i in the built tree: deterministic, so a reused build needs no stored list. */
+const valueOf = (i: number): Uint8Array => new Uint8Array(createHash('sha3-256').update(`value/${i}`).digest());
 
-interface Built {
-  readonly n: number;
-  readonly kv: MemoryKv;
-  readonly tree: StateTree;
-  readonly root: Uint8Array;
-  readonly buildSeconds: number;
+/** Counts the store reads a tree makes (the uncached node loads). */
+class CountingReader implements KvReader {
+  reads = 0;
+  constructor(private readonly inner: LevelStore) {}
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    this.reads++;
+    return this.inner.get(key);
+  }
+  async getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
+    this.reads += keys.length;
+    return this.inner.getMany(keys);
+  }
 }
 
 /**
- * Builds a tree of n keys in batches of contiguous key-hash ranges. Random batches would rewrite
- * most of the existing tree's upper nodes every time and leave those copies in the (unpruned)
- * store; contiguous ranges only touch the boundary path, so the store holds about one tree.
+ * Builds a tree of n keys into `store`, in chunks of consecutive key hashes: a chunk rewrites only
+ * the path on its boundary, so the store ends up holding about one tree, not one per chunk, and each
+ * chunk is one LevelDB write. The order is by the first 40 bits of the key hash (index in the low
+ * 24 bits, so 10^7 keys sort as one BigUint64Array); the rare tie only costs a few extra nodes.
  */
-async function build(n: number, rng: Prng): Promise<Built> {
+async function build(store: LevelStore, n: number, log: (line: string) => void): Promise<Uint8Array> {
+  if (n > 1 << 24) throw new RangeError('at most 2^24 keys');
   const started = performance.now();
-  // node:crypto only to pick the batch order faster; the tree itself hashes with the kernel's SHA3.
-  const order = Array.from({ length: n }, (_, i) => ({ i, h: createHash('sha3-256').update(keyOf(i)).digest('hex') }));
-  order.sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : 0));
-  const kv = new MemoryKv();
-  // The builder skips the LRU (it would only churn through every node once); the measured tree
-  // below starts cold and warms up as real blocks would warm it.
-  const builder = new StateTree(kv, { cacheNodes: 0 });
-  let root = EMPTY_ROOT;
-  for (let start = 0; start < n; start += BUILD_BATCH) {
-    const changes: StateChange[] = order.slice(start, start + BUILD_BATCH).map(({ i }) => [keyOf(i), rng.bytes(VALUE_BYTES)] as const);
+  const order = new BigUint64Array(n);
+  for (let i = 0; i < n; i++) {
+    const h = createHash('sha3-256').update(keyOf(i)).digest();
+    order[i] = (BigInt(h.readUIntBE(0, 5)) << 24n) | BigInt(i);
+  }
+  order.sort();
+  const builder = new StateTree(store, { cacheNodes: 0 });
+  let root: Uint8Array = EMPTY_ROOT;
+  let nodes = 0;
+  for (let start = 0; start < n; start += BUILD_CHUNK) {
+    const changes: StateChange[] = [];
+    for (let j = start; j < Math.min(n, start + BUILD_CHUNK); j++) {
+      const i = Number(order[j]! & 0xffffffn);
+      changes.push([keyOf(i), valueOf(i)]);
+    }
     const batch = new WriteBatch();
     root = await builder.update(root, changes, batch);
-    kv.apply(batch);
+    await store.write(batch.ops, false);
     builder.releasePending();
-    if (n > BUILD_BATCH) {
-      const done = Math.min(n, start + BUILD_BATCH);
-      const secs = ((performance.now() - started) / 1000).toFixed(1);
-      const heap = (process.memoryUsage().heapUsed / 2 ** 20).toFixed(0);
-      console.log(`  building ${n} keys: ${done}/${n} (${secs} s, ${kv.size} nodes stored, heap ${heap} MiB)`);
-    }
+    nodes += batch.ops.length;
+    const done = Math.min(n, start + BUILD_CHUNK);
+    if (done === n || (done / BUILD_CHUNK) % 20 === 0) log(`  built ${done}/${n} keys, ${nodes} nodes written, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }
-  return { n, kv, tree: new StateTree(kv), root, buildSeconds: (performance.now() - started) / 1000 };
+  return root;
 }
 
-function blockChanges(n: number, rng: Prng, block: number): StateChange[] {
+async function openBuilt(dir: string, n: number, log: (line: string) => void): Promise<{ store: LevelStore; root: Uint8Array; buildSeconds: number | null }> {
+  const path = join(dir, `n-${n}`);
+  const metaPath = join(path, 'bench-meta.json');
+  if (existsSync(metaPath)) {
+    const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { n: number; root: string; format: number };
+    if (meta.n === n && meta.format === BUILD_FORMAT) {
+      const store = await LevelStore.open(path);
+      return { store, root: Uint8Array.from(Buffer.from(meta.root, 'hex')), buildSeconds: null };
+    }
+  }
+  mkdirSync(path, { recursive: true });
+  const store = await LevelStore.open(path);
+  log(`building a tree of ${n} keys in ${path}…`);
+  const started = performance.now();
+  const root = await build(store, n, log);
+  writeFileSync(metaPath, JSON.stringify({ n, root: Buffer.from(root).toString('hex'), format: BUILD_FORMAT }));
+  return { store, root, buildSeconds: (performance.now() - started) / 1000 };
+}
+
+function blockChanges(n: number, rng: Prng, tag: string): StateChange[] {
   const changes: StateChange[] = [];
   for (let j = 0; j < 70; j++) changes.push([keyOf(rng.below(n)), rng.bytes(VALUE_BYTES)]);
-  for (let j = 0; j < 20; j++) changes.push([encoder.encode(`new/${block}/${j}`), rng.bytes(VALUE_BYTES)]);
+  for (let j = 0; j < 20; j++) changes.push([encoder.encode(`new/${tag}/${j}`), rng.bytes(VALUE_BYTES)]);
   for (let j = 0; j < 10; j++) changes.push([keyOf(rng.below(n)), null]);
   return changes;
 }
 
-/** Store reads and node writes of one block on a cold tree (no cache, nothing pending). */
-async function countNodes(t: Built, rng: Prng): Promise<{ reads: number; writes: number }> {
-  const cold = new StateTree(t.kv, { cacheNodes: 0 });
-  const before = t.kv.reads;
-  const batch = new WriteBatch();
-  await cold.update(t.root, blockChanges(t.n, rng, -1), batch);
-  return { reads: t.kv.reads - before, writes: batch.ops.length };
+interface RunResult {
+  readonly updateMs: number[];
+  /** CPU time of the update (all of the process's threads), less disturbed by neighbours than wall time. */
+  readonly updateCpuMs: number[];
+  readonly writeMs: number[];
+  readonly readsPerKey: number;
+  readonly writesPerKey: number;
+  readonly treeBytes: number | null;
+  readonly warmSeconds: number | null;
+  readonly warmNodes: number | null;
 }
 
-interface Row {
-  readonly n: number;
-  readonly variant: string;
-  readonly buildSeconds: number;
-  readonly counts: { reads: number; writes: number };
-  readonly tree: StateTree;
+/**
+ * One run of a variant: a fresh tree (cold caches) over the built store, `warmup` + `blocks`
+ * chained blocks from the built root, each written before the next as a validator commits them.
+ * The same seed gives every variant the same blocks.
+ */
+async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: number, warmup: number, blocks: number, runTag: string): Promise<RunResult> {
+  const reader = new CountingReader(store);
+  const tree = new variant.ctor(reader, variant.options);
+  let warmSeconds: number | null = null;
+  let warmNodes: number | null = null;
+  if (variant.warm && tree.warmUpperLevels !== undefined) {
+    const t = performance.now();
+    warmNodes = await tree.warmUpperLevels(root0);
+    warmSeconds = (performance.now() - t) / 1000;
+  }
+  const rng = new Prng(0x5eed ^ n);
+  let root = root0;
+  const updateMs: number[] = [];
+  const updateCpuMs: number[] = [];
+  const writeMs: number[] = [];
+  let reads = 0;
+  let writes = 0;
+  for (let b = 0; b < warmup + blocks; b++) {
+    const changes = blockChanges(n, rng, `${runTag}/${b}`);
+    const readsBefore = reader.reads;
+    const batch = new WriteBatch();
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    root = await tree.update(root, changes, batch);
+    const t1 = performance.now();
+    const cpu = process.cpuUsage(c0);
+    await store.write(batch.ops, false);
+    tree.releasePending();
+    const t2 = performance.now();
+    if (b >= warmup) {
+      updateMs.push(t1 - t0);
+      updateCpuMs.push((cpu.user + cpu.system) / 1000);
+      writeMs.push(t2 - t1);
+      reads += reader.reads - readsBefore;
+      writes += batch.ops.length;
+    }
+  }
+  return { updateMs, updateCpuMs, writeMs, readsPerKey: reads / (blocks * BLOCK_KEYS), writesPerKey: writes / (blocks * BLOCK_KEYS), treeBytes: tree.memoryBytes?.() ?? null, warmSeconds, warmNodes };
 }
 
-async function measure(built: Built, row: Row, rng: Prng): Promise<Record<string, string | number>> {
-  // One Bench per measurement, so a finished tree is not kept alive by a task closure.
-  const bench = new Bench({ time: 1000, iterations: 24, warmupTime: 200, warmupIterations: 4 });
-  let changes: StateChange[] = [];
-  let block = 0;
-  const name = `update ${BLOCK_KEYS} keys, n=${row.n}, ${row.variant}`;
-  bench.add(
-    name,
-    async () => {
-      await row.tree.update(built.root, changes, new WriteBatch());
-    },
-    {
-      // Each iteration is a fresh block against the same base root; preparing it is not timed.
-      beforeEach: () => {
-        changes = blockChanges(row.n, rng, block++);
-      },
-      // These blocks are never written, so their nodes need not be kept for later updates.
-      afterEach: () => {
-        row.tree.releasePending();
-      },
-    },
-  );
-  await bench.run();
-  const result = bench.getTask(name)!.result;
-  if (result.state !== 'completed') throw new Error(`${name}: ${result.state}`);
-  console.log(`  ${name}: mean ${result.latency.mean.toFixed(2)} ms over ${result.latency.samplesCount} blocks`);
-  return {
-    'keys in tree': row.n,
-    reads: row.variant,
-    'build (s)': Number(row.buildSeconds.toFixed(1)),
-    'update mean (ms)': Number(result.latency.mean.toFixed(2)),
-    'p50 (ms)': Number(result.latency.p50.toFixed(2)),
-    'p99 (ms)': Number(result.latency.p99.toFixed(2)),
-    'blocks/s': Number(result.throughput.mean.toFixed(1)),
-    samples: result.latency.samplesCount,
-    'cold reads/block': row.counts.reads,
-    'nodes written/block': row.counts.writes,
-  };
+const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+const quantile = (xs: readonly number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+};
+
+async function loadVariant(spec: string): Promise<Variant> {
+  // name=module[:key=value…]; module "current" is this checkout's tree.
+  const eq = spec.indexOf('=');
+  if (eq < 1) throw new Error(`--variant ${spec}: expected name=module[:option=value…]`);
+  const name = spec.slice(0, eq);
+  const [modulePath, ...opts] = spec.slice(eq + 1).split(':');
+  const ctor = modulePath === 'current' ? (StateTree as unknown as TreeCtor) : ((await import(pathToFileURL(modulePath!).href)) as { StateTree: TreeCtor }).StateTree;
+  const options: Record<string, unknown> = {};
+  let warm = true;
+  for (const o of opts) {
+    const [k, v] = o.split('=');
+    if (k === undefined || v === undefined) throw new Error(`--variant ${spec}: bad option ${o}`);
+    if (k === 'warm') warm = v === 'true';
+    else options[k] = v === 'true' ? true : v === 'false' ? false : Number(v);
+  }
+  return { name, ctor, options, warm };
 }
 
 async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '1e3,1e5,1e6,1e7' },
+      blocks: { type: 'string', default: '50' },
+      warmup: { type: 'string', default: '30' },
+      rounds: { type: 'string', default: '2' },
+      dir: { type: 'string', default: join(tmpdir(), 'pq-chain-state-tree-bench') },
+      variant: { type: 'string', multiple: true },
+    },
+  });
+  const sizes = values.sizes.split(',').map((s) => Math.round(Number(s)));
+  const blocks = Number(values.blocks);
+  const warmup = Number(values.warmup);
+  const rounds = Number(values.rounds);
+  const variants = await Promise.all((values.variant ?? ['current=current']).map(loadVariant));
+  const log = (line: string): void => console.log(line);
   const started = performance.now();
-  const rng = new Prng(0x5eed);
   const table: Array<Record<string, string | number>> = [];
-  for (const n of SIZES) {
-    console.log(`building a tree of ${n} keys…`);
-    const built = await build(n, rng);
-    const counts = await countNodes(built, rng);
-    table.push(await measure(built, { n, variant: 'verified', buildSeconds: built.buildSeconds, counts, tree: built.tree }, rng));
-    if (n === SIZES[SIZES.length - 1]) {
-      const trusting = new StateTree(built.kv, { verifyReads: false });
-      table.push(await measure(built, { n, variant: 'verifyReads=false', buildSeconds: built.buildSeconds, counts, tree: trusting }, rng));
+  const perKeyAt = new Map<string, Map<number, number>>();
+  for (const n of sizes) {
+    const { store, root, buildSeconds } = await openBuilt(values.dir, n, log);
+    if (buildSeconds !== null) log(`  build of ${n} keys took ${buildSeconds.toFixed(0)} s`);
+    for (let round = 0; round < rounds; round++) {
+      for (const v of variants) {
+        const r = await run(v, store, root, n, warmup, blocks, `${v.name}/${round}`);
+        const perKeyUs = (mean(r.updateMs) * 1000) / BLOCK_KEYS;
+        const cpuPerKeyUs = (mean(r.updateCpuMs) * 1000) / BLOCK_KEYS;
+        const rss = process.memoryUsage().rss / 2 ** 20;
+        if (r.warmSeconds !== null) log(`  n=${n} ${v.name}: upper levels warmed in ${r.warmSeconds.toFixed(1)} s (${r.warmNodes} nodes read)`);
+        log(`  n=${n} ${v.name} round ${round + 1}: update ${mean(r.updateMs).toFixed(2)} ms/block (${perKeyUs.toFixed(1)} µs/key, cpu ${cpuPerKeyUs.toFixed(1)} µs/key), write ${mean(r.writeMs).toFixed(2)} ms/block, ${r.readsPerKey.toFixed(2)} reads/key, rss ${rss.toFixed(0)} MiB`);
+        table.push({
+          keys: n,
+          variant: v.name,
+          round: round + 1,
+          'update ms/block': Number(mean(r.updateMs).toFixed(2)),
+          'p50 ms': Number(quantile(r.updateMs, 0.5).toFixed(2)),
+          'p90 ms': Number(quantile(r.updateMs, 0.9).toFixed(2)),
+          'µs/key': Number(perKeyUs.toFixed(1)),
+          'cpu µs/key': Number(cpuPerKeyUs.toFixed(1)),
+          'write ms/block': Number(mean(r.writeMs).toFixed(2)),
+          'store reads/key': Number(r.readsPerKey.toFixed(2)),
+          'nodes written/key': Number(r.writesPerKey.toFixed(2)),
+          'warm s': r.warmSeconds === null ? '-' : Number(r.warmSeconds.toFixed(1)),
+          'tree cache MiB': r.treeBytes === null ? '-' : Number((r.treeBytes / 2 ** 20).toFixed(1)),
+          'rss MiB': Number(rss.toFixed(0)),
+        });
+        for (const [label, value] of [['wall', perKeyUs], ['cpu', cpuPerKeyUs]] as const) {
+          const best = perKeyAt.get(`${v.name} (${label})`) ?? new Map<number, number>();
+          best.set(n, Math.min(best.get(n) ?? Infinity, value));
+          perKeyAt.set(`${v.name} (${label})`, best);
+        }
+      }
     }
+    await store.close();
   }
-  console.log(`\nstate tree: one block of ${BLOCK_KEYS} changed keys (70 overwrites, 20 inserts, 10 deletes), in-memory store`);
+  console.log(`\nstate tree: blocks of ${BLOCK_KEYS} changed keys (70 overwrites, 20 inserts, 10 deletes), LevelDB store, ${blocks} blocks after ${warmup} warm-up, ${rounds} interleaved round(s)`);
   console.table(table);
+  // The issue's yardstick: cost per changed key at n against the smallest n (best round of each).
+  for (const [name, byN] of perKeyAt) {
+    const base = byN.get(sizes[0]!)!;
+    const ratios = sizes.map((n) => `${n}: ${(byN.get(n)! / base).toFixed(2)}×`).join(', ');
+    console.log(`${name}: µs/key relative to n=${sizes[0]} → ${ratios}`);
+  }
   console.log(`total ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 

@@ -7,6 +7,7 @@ import { ParamRegistry } from '../kernel/state/params.js';
 import type { NodeConfig } from '../kernel/config/schema.js';
 import type { GatewayConfig } from '../plugins/gateway/config.js';
 import { gatewayPlugin } from '../plugins/gateway/index.js';
+import { explorerPlugin } from '../plugins/explorer/index.js';
 import { createGatewayServices, type GatewayServices } from '../plugins/gateway/services.js';
 import { forwardedOperations } from '../plugins/gateway/operation-routes.js';
 
@@ -26,9 +27,11 @@ export interface RunningGateway {
 export async function startGateway(nodeConfig: NodeConfig, config: GatewayConfig, catalogue: ReadonlyMap<string, PluginDefinition<any, any>>): Promise<RunningGateway> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const log = pino({ level: nodeConfig.log_level, base: { network: config.networkId, process: 'gateway' } });
   const withGateway = new Map(catalogue);
-  withGateway.set(gatewayPlugin.name, gatewayPlugin);
-  // The gateway plugin is always on in a gateway process, after any service plugin the network lists.
-  const withGatewayEntry = (list: NodeConfig['plugins']): NodeConfig['plugins'] => (list.some((p) => p.name === gatewayPlugin.name) ? list : [...list, { name: gatewayPlugin.name, enabled: true, activation_height: 0, options: {} }]);
+  // Plugins of the gateway process alone (nodes never load them): the explorer's page, then the gateway itself.
+  const gatewaySide = [explorerPlugin, gatewayPlugin];
+  for (const p of gatewaySide) withGateway.set(p.name, p);
+  // They are on in a gateway process, after any service plugin the network lists, unless the network lists one itself (`enabled: false` turns the explorer off).
+  const withGatewayEntry = (list: NodeConfig['plugins']): NodeConfig['plugins'] => [...list, ...gatewaySide.filter((g) => !list.some((p) => p.name === g.name)).map((g) => ({ name: g.name, enabled: true, activation_height: 0, options: {} }))];
   const hostConfig: NodeConfig = { ...nodeConfig, plugins: withGatewayEntry(nodeConfig.plugins) };
 
   // Every plugin of the build, enabled here or not: state plugins emit on the nodes, never in a gateway.

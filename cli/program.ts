@@ -5,6 +5,7 @@ import { registerOpCommand } from './op-command.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerWalletCommands } from './wallet-commands.js';
 import { registerTopCommand } from './top/command.js';
+import { registerMcpCommand } from './mcp-command.js';
 import { runDevnetCommand, type DevnetFlags } from './devnet-command.js';
 import { runDevnetToggle, type DevnetToggleFlags } from './devnet-toggle.js';
 import { printConfigSchema } from './schema-command.js';
@@ -52,6 +53,7 @@ registerOperatorCommands(program, catalogue);
 registerWalletCommands(program);
 
 registerTopCommand(program);
+registerMcpCommand(program);
 
 const devnet = program
   .command('devnet')

@@ -41,7 +41,7 @@ export type { BlockEvent, ChainEvent, EventPhase } from './chain/types.js';
 // 4. Signed operations (decisions.md §16–19).
 export { defineOperation } from './ops/operation.js';
 export { operationFamily, type FamilyMember, type SharedOperationFields } from './ops/operation-family.js';
-export { ACTOR_FIELDS, VALUE_FIELDS } from './ops/registry.js';
+export { ACTOR_FIELDS, VALUE_FIELDS, actorFieldOf, valueFieldOf, signsForOf, signsForText } from './ops/fields.js';
 export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SignedFields } from './ops/operation.js';
 export { operationOf } from './chain/types.js';
 export { operationRouteGroups, selectOperation, type OperationRouteGroup, type RouteMember } from './ops/route-dispatch.js';
@@ -79,7 +79,7 @@ export type { PluginMethods, ReadMethod, ReadMethodCalls, ReadMethodsOf, WriteMe
 // 8. Read routes declared with their schemas (validated; the API reference reads them).
 export { defineRoute, type DeclaredRequest, type DeclaredRoute, type RequestFor, type RouteResponses, type RouteSpec } from './node/declared-route.js';
 export { pageAnswer, pageQuery, toPage, type PageLimits } from './node/page-query.js';
-export { countedPage, listPage, pageOf, type Page } from './node/pagination.js';
+export { countedPage, listPage, pageFrom, pageOf, type Page } from './node/pagination.js';
 export { RouteTable, type HttpMethod, type ProvenRead, type RouteOptions, type RpcHandler, type RpcRequest, type ServeOptions } from './node/route-table.js';
 // Proven reads (decisions.md §84): a route's `proves` names the state keys its answer is read from.
 export { accountKeysStateKey, accountStateKey, stateKey } from './node/proven-reads.js';
@@ -89,9 +89,12 @@ export { ChainError, FailedWithGas, isChainError, badRequest, unauthorized, forb
 export { ConfigError } from './config/env.js';
 
 // 10. Addresses, amounts, encodings.
-export { ADDRESS_PREFIX, addressKind, deriveAddress, isAddress, isKeyDerivedAddress, isSystemAddress, type AddressKind } from './crypto/address.js';
-export { formatCoin, parseAmountText, wireAmount } from './codec/amount.js';
+export { ADDRESS_MAX_LENGTH, ADDRESS_PATTERN, ADDRESS_PREFIX, addressKind, deriveAddress, isAddress, isKeyDerivedAddress, isSystemAddress, type AddressKind } from './crypto/address.js';
+export { formatCoin, parseAmountText, parseCoinDecimal, wireAmount, type CoinDecimal } from './codec/amount.js';
 export { parseHex, toHex, toHex0x } from './codec/hex.js';
+// Schemas of shared wire values, and the check that answers a refusal in the schema's own words.
+export { AddressString, HexBytes, TxHashString, UcoinInteger } from './codec/wire-schemas.js';
+export { firstRefusal, withRefusal, type SchemaRefusal } from './codec/schema-check.js';
 export { canonicalJson, stringify } from './codec/json.js';
 export { jsonTextDepth, MAX_TX_NESTING } from './codec/depth.js';
 export { shardOf } from './crypto/fnv.js';
@@ -107,6 +110,11 @@ export { changeSchedule } from './host/schedule.js';
 export { readPluginSchedule } from './host/schedule-state.js';
 
 // 12. Node-side services (state plugins' routes, the faucet's test-network routes).
+// A read route's parameters as an exported TypeBox schema: the route reads its request with it,
+// clients (the assistant tool server) build their inputs from the same constant.
+export { CAP_KEYWORD, readParams, readQuery } from './node/request-schema.js';
+export { AccountParams, pagingFields, TransactionListQuery } from './node/read-schemas.js';
+export { TransactionBody } from './tx/submission.js';
 export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
 export type { ChainHistory } from './node/history.js';
 export { mountRoutes } from './node/mount-routes.js';

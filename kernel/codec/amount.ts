@@ -24,7 +24,29 @@ export function wireAmount(value: unknown): bigint | null {
 export function parseAmountText(text: string): bigint | null {
   const t = text.trim();
   if (/^\d+$/.test(t)) return BigInt(t);
-  const m = /^(\d+)(?:\.(\d{1,6}))?\s*COIN$/i.exec(t);
+  const m = /^(\S+?)\s*COIN$/i.exec(t);
   if (!m) return null;
-  return BigInt(m[1]!) * UCOIN_PER_COIN + BigInt((m[2] ?? '').padEnd(6, '0'));
+  const coin = parseCoinDecimal(m[1]!);
+  return coin.ok ? coin.ucoin : null;
+}
+
+/** An amount of COIN read from decimal text, or why the text is none. */
+export type CoinDecimal = { readonly ok: true; readonly ucoin: bigint } | { readonly ok: false; readonly reason: string };
+
+/**
+ * COIN written in decimal (`"12"`, `"0.123457"`, leading zeros allowed) as ucoin, computed on the
+ * digits with integers (never through floating point, where 1.005 COIN is 1004999.99… ucoin): a
+ * run of digits, optionally a `.` and 1 to 6 more (ucoin is a millionth of a COIN, so a seventh
+ * decimal has no ucoin to name). No sign, exponent, separator or space.
+ */
+export function parseCoinDecimal(text: string): CoinDecimal {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m) {
+    if (/^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(text)) return { ok: false, reason: `"${text}" is in exponent form: write the decimal digits (e.g. 0.000001)` };
+    if (/^-/.test(text)) return { ok: false, reason: `"${text}" is negative` };
+    return { ok: false, reason: `"${text}" is not a decimal number of COIN: digits, optionally a "." and 1 to 6 decimals` };
+  }
+  const decimals = m[2] ?? '';
+  if (decimals.length > 6) return { ok: false, reason: `"${text}" has ${decimals.length} decimals: ucoin is the 6th decimal of a COIN (1 COIN = 1 000 000 ucoin), at most 6 decimals` };
+  return { ok: true, ucoin: BigInt(m[1]!) * UCOIN_PER_COIN + BigInt(decimals.padEnd(6, '0')) };
 }

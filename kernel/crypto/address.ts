@@ -23,8 +23,18 @@ export function addressKind(address: string): AddressKind | null {
   return m ? (m[2] as AddressKind) : null;
 }
 
+/** Longest address any route or body takes. */
+export const ADDRESS_MAX_LENGTH = 128;
+
+/**
+ * `isAddress` as one JSON Schema `pattern` (ECMAScript), built from the same expressions, so a
+ * route's TypeBox schema and a client's (the assistant tool server's input schemas) refuse exactly
+ * what `isAddress` refuses (kernel/node/read-schemas.ts, `AddressString`).
+ */
+export const ADDRESS_PATTERN = `^(?:${[SYSTEM_RE, ESCROW_RE, KIND_RE].map((re) => re.source.slice(1, -1)).join('|')})$`;
+
 export function isAddress(address: unknown): address is string {
-  return typeof address === 'string' && address.length <= 128 && addressKind(address) !== null;
+  return typeof address === 'string' && address.length <= ADDRESS_MAX_LENGTH && addressKind(address) !== null;
 }
 
 const KEY_DERIVED_RE = /^chain:[0-9a-f]{15}\.human$/;

@@ -2,14 +2,15 @@ import { ProvenReads, accountStateKey } from './proven-reads.js';
 import { badRequest, notFound } from '../errors.js';
 import { formatCoin } from '../codec/amount.js';
 import { isHash0x, parseHex, toHex0x } from '../codec/hex.js';
-import { isAddress } from '../crypto/address.js';
 import { merkleProof } from '../crypto/merkle.js';
 import { accountsReader } from '../state/accounts.js';
 import { GAS_CONTRACT_CALL, GAS_TRANSFER, NFT_TRANSFER_FEE } from '../chain/kernel-params.js';
 import type { TxFields } from '../tx/record.js';
 import type { ParamRegistry } from '../state/params.js';
 import { reply } from '../rpc/index.js';
-import { pageOf } from './pagination.js';
+import { pageFrom, pageOf } from './pagination.js';
+import { readParams, readQuery } from './request-schema.js';
+import { AccountParams, TransactionListQuery } from './read-schemas.js';
 import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
 import type { RouteTable } from './route-table.js';
 import type { KernelServices } from './services.js';
@@ -35,8 +36,7 @@ function hashParam(raw: string | undefined): string {
 }
 
 function addressParam(raw: string | undefined): string {
-  if (!isAddress(raw)) throw badRequest(`"${raw}" is not a chain address (chain:<15 hex>.human and the other kinds of part 1)`);
-  return raw;
+  return readParams(AccountParams, { address: raw }).address;
 }
 
 /** The node RPC endpoints the kernel itself answers (part 1, endpoint tables, node side). */
@@ -194,7 +194,19 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return b;
   };
 
-  routes.get('/api/v1/blocks/:height', async (req) => blockView(await committedBlock(req.params.height)));
+  // A block by height or, for explorers and search boxes, by its hash (`0x` + 64 hex).
+  routes.get('/api/v1/blocks/:height', async (req) => {
+    const raw = req.params.height;
+    if (raw !== undefined && raw.startsWith('0x')) {
+      const hash = raw.toLowerCase();
+      if (!isHash0x(hash)) throw badRequest(`a block is named by its height or its hash (0x followed by 64 hex characters), got "${raw}"`);
+      const h = await store.getBlockHeightByHash(hash);
+      const b = h === undefined ? undefined : await store.getBlock(h);
+      if (!b) throw notFound(`no committed block has hash ${hash}`);
+      return blockView(b);
+    }
+    return blockView(await committedBlock(raw));
+  });
 
   // decisions.md §84: what a light client checks a header with. 404 above the tip.
   const proven = new ProvenReads(chain, s.query);
@@ -234,19 +246,14 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   });
 
   routes.get('/api/v1/transactions', async (req) => {
-    const { limit, offset } = pageOf(req.query, 50, 200);
-    const hash = req.query.get('hash');
-    const address = req.query.get('address');
-    const type = req.query.get('type');
-    if (type !== null && !TX_TYPE_FILTER.test(type)) {
-      throw badRequest(`type "${type.slice(0, 64)}" is not a transaction type: use transfer, staking, all, or a system address name such as faucet`);
-    }
+    const q = readQuery(TransactionListQuery, req.query);
+    const { limit, offset } = pageFrom(q);
+    const { hash, address: a, type } = q;
     if (hash) {
-      const found = await chain.lookupTx(hashParam(hash));
+      const found = await chain.lookupTx(hash.toLowerCase());
       const transactions = found ? [await viewOf(found.tx, found.receipt)] : [];
       return { transactions, total: transactions.length, limit, offset: 0, has_more: false };
     }
-    const a = address ? addressParam(address) : undefined;
     let page: TxPage;
     if (type && type !== 'all') page = await store.matchingTxHashes(a, (target) => matchesType(target, type), offset, limit);
     else if (a !== undefined) page = { hashes: await store.addressTxHashes(a, offset, limit), total: await store.countAddressTxs(a) };
@@ -388,9 +395,6 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 }
 
 const STAKING_OPERATIONS = new Set(['stake', 'unstake', 'delegate', 'undelegate'].map((n) => OPERATION_TARGET_PREFIX + n));
-
-/** What a `type` filter may be: a kind, or a system address with or without its `chain:system.` prefix. */
-const TX_TYPE_FILTER = /^(chain:system\.)?[a-z0-9][a-z0-9_.-]{0,63}$/;
 
 /** Whether a transaction of this type (`Tx.target`) is listed for the `type` query parameter. */
 function matchesType(target: string, type: string): boolean {

@@ -17,6 +17,7 @@ import { availableParallelism } from 'node:os';
 import { selectProvider } from '../crypto/select-provider.js';
 import { readKeyFile } from '../crypto/keyfile.js';
 import { readGenesis } from '../config/genesis-file.js';
+import { genesisHash } from '../chain/block-hash.js';
 import { ConfigError } from '../config/env.js';
 import { checkParamOverrides } from '../config/param-overrides.js';
 import { networkMinStake } from '../config/network-min-stake.js';

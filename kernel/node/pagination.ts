@@ -26,6 +26,16 @@ export function pageOf(query: URLSearchParams, defaultLimit: number, cap: number
   return { limit, offset: offset ?? (page !== undefined ? (page - 1) * limit : 0) };
 }
 
+/**
+ * The page a query read with a schema's paging fields asks for (`pagingFields` in
+ * read-schemas.ts: `limit` already defaulted and capped), `page` standing for an absent `offset`.
+ */
+export function pageFrom(q: { readonly limit?: number; readonly offset?: number; readonly page?: number }): Page {
+  const limit = q.limit;
+  if (limit === undefined) throw new Error('pageFrom: no limit (the paging fields default it)');
+  return { limit, offset: q.offset ?? (q.page !== undefined ? (q.page - 1) * limit : 0) };
+}
+
 /** One page of a list already in its order, shaped as decisions.md §20 says: `{<key>: [...], total, limit, offset, has_more}`. */
 export function listPage<T>(key: string, all: readonly T[], limit: number, offset: number): Record<string, unknown> {
   const items = all.slice(offset, offset + limit);

@@ -1,3 +1,4 @@
+import { describeOperation } from '../ops/describe.js';
 import type { TSchema } from '@sinclair/typebox';
 import type { PluginDefinition } from '../host/plugin.js';
 import { typeText, wireSchema } from '../host/schema-view.js';
@@ -51,20 +52,12 @@ export function storeView(s: DeclaredStore | DeclaredIndex): Record<string, unkn
 }
 
 function operationView(o: RegisteredOperation): Record<string, unknown> {
-  const spec = o.spec;
-  return {
-    name: spec.name,
-    description: spec.description,
-    routes: spec.routes.map((r) => ({ method: r.method, path: r.path, node_only: r.nodeOnly === true, selected_by: r.selectedBy === undefined ? null : wireSchema(r.selectedBy) })),
-    socket_method: spec.socketMethod ?? null,
-    schema: wireSchema(spec.schema),
-    // A Signs-for read from the body is a function of it: named by the body, not known here.
-    signs_for: typeof spec.signsFor === 'string' ? spec.signsFor : null,
-    actor: o.actorField,
-    value: o.valueField,
-    gas: spec.gas,
-    main_key_only: spec.mainKeyOnly ?? null,
-  };
+  // What a client signs with (ops/describe.ts, the same facts `GET /api/v1/plugins` lists), plus
+  // the body schema and who may sign.
+  // A route several operations share names the bodies it selects for this one (route-dispatch.ts).
+  const d = describeOperation(o);
+  const routes = d.routes.map((r, i) => ({ ...r, selected_by: o.spec.routes[i]?.selectedBy === undefined ? null : wireSchema(o.spec.routes[i]!.selectedBy!) }));
+  return { ...d, routes, schema: wireSchema(o.spec.schema), main_key_only: o.spec.mainKeyOnly ?? null };
 }
 
 function routeView(r: RouteEntry, operation: string | undefined): Record<string, unknown> {

@@ -20,6 +20,7 @@ export const PluginRow = Type.Object({
   status: Type.Union([Type.Literal('active'), Type.Literal('scheduled'), Type.Literal('retired'), Type.Literal('available')]),
   activation_height: Nullable(Type.Integer({ minimum: 0 })),
   retire_height: Nullable(Type.Integer({ minimum: 0 })),
+  operations: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), gas: Type.Integer(), signs_for: Type.String() }, { additionalProperties: true, description: 'what a client needs to sign it (kernel/ops/describe.ts)' })),
 });
 
 const Schema = Type.Record(Type.String(), Type.Unknown(), { description: 'a JSON Schema (2020-12); bigints are integers marked x-bigint' });
@@ -32,7 +33,6 @@ export const PluginMetadata = Type.Composite([
     stores: Type.Union([Type.Array(Type.Object({ name: Type.String(), description: Type.String(), key: Type.String(), key_parts: Type.Array(Type.Object({ name: Type.String(), kind: Type.String(), description: Type.String() })), value: Schema, value_type: Type.String(), encoding: Type.String() })), Type.Null()]),
     indexes: Type.Union([Type.Array(Type.Unknown()), Type.Null()]),
     events: Type.Array(Type.Object({ type: Type.String(), description: Type.String(), socket: Type.Boolean(), fields: Type.Array(Type.String()), data: Type.Union([Schema, Type.Null()]) })),
-    operations: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), schema: Schema, signs_for: Type.Union([Type.String(), Type.Null()]), gas: Type.Integer(), main_key_only: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true })),
     routes: Type.Array(Type.Object({ method: Type.String(), path: Type.String(), operation: Type.Union([Type.String(), Type.Null()]), declared: Type.Boolean(), proves: Type.Boolean() }, { additionalProperties: true })),
     params: Type.Array(Type.Object({ key: Type.String(), default: Type.Integer(), min: Type.Union([Type.Integer(), Type.Null()]), max: Type.Union([Type.Integer(), Type.Null()]), description: Type.String() })),
     methods: Type.Object({ read: Type.Array(Type.String()), write: Type.Array(Type.String()) }),
@@ -59,11 +59,11 @@ export const pluginRoute = defineRoute({
 export function registerPluginRoutes(routes: RouteTable, host: PluginHost<unknown>, operations: OperationRegistry, nextHeight: () => number): void {
   routes.serve(pluginsRoute, (req) => {
     const { limit, offset } = toPage(req.query);
-    return listPage('plugins', pluginsView(host, nextHeight()), limit, offset);
+    return listPage('plugins', pluginsView(host, nextHeight(), operations), limit, offset);
   });
   routes.serve(pluginRoute, (req) => {
     const name = req.params.name;
-    const row = pluginsView(host, nextHeight()).find((p) => p.name === name);
+    const row = pluginsView(host, nextHeight(), operations).find((p) => p.name === name);
     const loaded = host.enabled().find((l) => l.def.name === name);
     if (!row || !loaded) throw notFound(`no plugin named "${name}" on this node`);
     return {

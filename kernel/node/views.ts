@@ -1,3 +1,5 @@
+import type { OperationRegistry } from '../ops/registry.js';
+import { describeOperation } from '../ops/describe.js';
 import { formatCoin } from '../codec/amount.js';
 import { addressKind } from '../crypto/address.js';
 import type { PluginHost } from '../host/host.js';
@@ -140,8 +142,12 @@ export function validatorView(v: Validator, a: ValidatorActivity, windowBlocks: 
   };
 }
 
-/** `GET /api/v1/plugins` (decisions.md §26, §37): every plugin this node has, with its state at `height`. */
-export function pluginsView(host: PluginHost<unknown>, height: number): Array<Record<string, unknown>> {
+/**
+ * `GET /api/v1/plugins` (decisions.md §26, §37): every plugin this node has, with its state at
+ * `height`, and the operations it declares as clients build and sign them (ops/describe.ts).
+ */
+export function pluginsView(host: PluginHost<unknown>, height: number, operations: OperationRegistry): Array<Record<string, unknown>> {
+  const ops = operations.list();
   const entries = new Map(host.scheduleEntries().map((e) => [e.name, e]));
   return host.enabled().map((l) => {
     const e = entries.get(l.def.name);
@@ -152,6 +158,7 @@ export function pluginsView(host: PluginHost<unknown>, height: number): Array<Re
       status: host.stateOf(l.def.name, height),
       activation_height: l.def.kind === 'service' ? null : (e?.activation_height ?? null),
       retire_height: l.def.kind === 'service' ? null : (e?.retire_height ?? null),
+      operations: ops.filter((o) => o.plugin === l.def.name).map(describeOperation),
     };
   });
 }

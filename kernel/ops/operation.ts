@@ -49,8 +49,12 @@ export interface OperationSpec<S extends TObject = TObject> {
   readonly mainKeyOnly?: string;
   /** The body without the signed fields (`signature`, `public_key`, `nonce`, `gas_price`, `gas_limit`, a second signature's field), which the kernel checks itself. */
   readonly schema: S;
-  /** The Signs-for address: fixed (`chain:system.stake`) or read from the body (a delegation signs for its validator). */
-  readonly signsFor: string | ((body: Static<S>) => string);
+  /**
+   * The Signs-for address: fixed (`chain:system.stake`) or the body field that names it (a
+   * delegation signs for its validator: `{ field: 'validator' }`). Declared, not computed, so
+   * clients read it from the node's description (`GET /api/v1/plugins`, decisions.md §87's `x-signs-for`).
+   */
+  readonly signsFor: string | { readonly field: keyof Static<S> & string };
   /** The body field naming who acts; by default the first of decisions.md §6's list that the schema has. */
   readonly actor?: string;
   /**

@@ -9,11 +9,9 @@ import { withMainKeyOnly } from './main-key-only.js';
 import { GAS_LIMIT_FIELD, parseGasLimit } from '../tx/gas-limit.js';
 import type { SigningFields } from '../tx/signing.js';
 import { operationRouteGroups, selectOperation, type OperationRouteGroup } from './route-dispatch.js';
+import { ACTOR_FIELDS, actorFieldOf, signsForOf, valueFieldOf } from './fields.js';
 
-/** decisions.md §6: the body fields that may name who acts, in order of preference. */
-export const ACTOR_FIELDS = ['address', 'owner', 'from', 'proposer', 'voter', 'delegator', 'requester', 'signer', 'author', 'account', 'guardian'] as const;
-/** decisions.md §6: the amount fields signed as `<value>`, in order of preference. */
-export const VALUE_FIELDS = ['amount', 'value', 'initial', 'amount_in'] as const;
+export { ACTOR_FIELDS, VALUE_FIELDS } from './fields.js';
 /** Fields of an operation's transaction body that the kernel owns: the envelope and the signed fields. */
 export const OP_FIELD = '_op';
 export const PATH_FIELD = '_path';
@@ -59,9 +57,10 @@ export class OperationRegistry {
     if (prev) throw new Error(`operation "${spec.name}" is declared by both ${prev.plugin} and ${plugin}`);
     if (!Number.isSafeInteger(spec.gas) || spec.gas < 0) throw new Error(`operation "${spec.name}" of ${plugin}: gas must be a non-negative integer`);
     const props = Object.keys(spec.schema.properties);
-    const actorField = spec.actor ?? ACTOR_FIELDS.find((f) => props.includes(f));
+    const actorField = actorFieldOf(spec);
     if (actorField === undefined || !props.includes(actorField)) throw new Error(`operation "${spec.name}" of ${plugin}: no actor field (one of ${ACTOR_FIELDS.join(', ')}, or name it with "actor")`);
-    const valueField = spec.value === null ? null : (spec.value ?? VALUE_FIELDS.find((f) => props.includes(f)) ?? null);
+    const valueField = valueFieldOf(spec);
+    if (typeof spec.signsFor !== 'string' && !props.includes(spec.signsFor.field)) throw new Error(`operation "${spec.name}" of ${plugin}: signsFor names "${spec.signsFor.field}", which its body does not have`);
     for (const f of props) {
       if (SIGNED_FIELDS.has(f) || f === OP_FIELD || f === PATH_FIELD || f === spec.signing?.secondSignature?.field) throw new Error(`operation "${spec.name}" of ${plugin}: body field "${f}" is one the kernel owns`);
     }
@@ -176,7 +175,7 @@ export class OperationRegistry {
     }
     const actor = body[op.actorField];
     if (!isAddress(actor)) throw badRequest(`${op.actorField}: ${JSON.stringify(actor)} is not a chain address`);
-    const target = typeof op.spec.signsFor === 'string' ? op.spec.signsFor : op.spec.signsFor(body as never);
+    const target = signsForOf(op.spec, body);
     if (!isAddress(target)) throw badRequest(`${op.spec.name}: the address it signs for, ${JSON.stringify(target)}, is not a chain address`);
     // Such a parameter is covered by <target>, which every layout names: it must be the target.
     for (const k of targetFields) if (body[k] !== target) throw badRequest(`${k}: not a path parameter of ${op.spec.name}`);
@@ -194,10 +193,10 @@ export class OperationRegistry {
 }
 
 /**
- * Whether the operation's Signs-for address may be read from path parameter `k`: its `signsFor`
- * is a function of the body (a vault's operations sign for `:vault`). Checked after parsing that
- * the parameter's value is the target, which every layout covers.
+ * Whether path parameter `k` is the body field the operation's Signs-for address is read from (a
+ * vault's operations sign for `:vault`). Checked after parsing that the parameter's value is the
+ * target, which every layout covers.
  */
 function signsForPath(op: RegisteredOperation, k: string): boolean {
-  return typeof op.spec.signsFor === 'function' && Object.keys(op.spec.schema.properties).includes(k);
+  return typeof op.spec.signsFor !== 'string' && op.spec.signsFor.field === k;
 }

@@ -6,6 +6,12 @@
  */
 export interface KvReader {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  /**
+   * Several keys in one call, answers in the order asked. Optional: a reader without it is read
+   * key by key. LevelDB answers a batch in one trip to its thread pool, which is what lets the
+   * state tree read a whole level of a block's paths at once.
+   */
+  getMany?(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>>;
 }
 
 export interface KvBatch {

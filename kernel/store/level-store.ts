@@ -16,6 +16,12 @@ export class LevelStore implements KvStore {
     return v ?? undefined;
   }
 
+  async getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
+    if (keys.length === 0) return [];
+    const values = await this.db.getMany([...keys]);
+    return values.map((v) => v ?? undefined);
+  }
+
   iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
     return this.iterateAt(options, undefined);
   }

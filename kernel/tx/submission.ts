@@ -1,12 +1,34 @@
 import { badRequest, unauthorized } from '../errors.js';
 import { wireAmount } from '../codec/amount.js';
-import { isAddress } from '../crypto/address.js';
 import { sortedKeys } from '../codec/sorted-keys.js';
 import { parseGasLimit } from './gas-limit.js';
+import { Type } from '@sinclair/typebox';
+import { AddressString, UcoinInteger } from '../codec/wire-schemas.js';
+import { firstRefusal } from '../codec/schema-check.js';
 
 /** Largest `data` payload a transaction may carry (bytes of its JSON string). */
 export const MAX_TX_DATA_BYTES = 128 * 1024;
 const ALLOWED_FIELDS = new Set(['from', 'to', 'value', 'nonce', 'signature', 'public_key', 'gas_price', 'data', 'gas_limit']);
+
+/**
+ * The body of `POST /api/v1/transactions` (part 1) as a schema: what a client that builds one reads
+ * its field bounds from (the assistant tool server's `to` and `value`). `parseSubmission` checks
+ * the addresses and amounts with these property schemas, in the order it answers a client.
+ */
+export const TransactionBody = Type.Object(
+  {
+    from: AddressString,
+    to: { ...AddressString, description: 'the recipient: an account, a contract (chain:<10 hex>.app), or chain:system.deploy' },
+    value: UcoinInteger,
+    nonce: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "the account's next nonce (last confirmed + pending + 1)" }),
+    signature: Type.String({ description: 'hex ML-DSA-65 signature over the ch-tx message' }),
+    public_key: Type.String({ description: 'hex ML-DSA-65 public key' }),
+    gas_price: Type.Optional({ ...UcoinInteger, description: 'ucoin per gas, at least base_fee' }),
+    data: Type.Optional(Type.String({ description: `a contract call or deploy as JSON text (hex also accepted), at most ${MAX_TX_DATA_BYTES} bytes` })),
+    gas_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'most gas the transaction may use (needs ch-tx-v4)' })),
+  },
+  { additionalProperties: false },
+);
 
 export interface SubmittedFields {
   from: string;
@@ -37,8 +59,10 @@ export function parseSubmission(raw: unknown): SubmittedFields {
   }
   const unknown = Object.keys(b).filter((k) => !ALLOWED_FIELDS.has(k));
   if (unknown.length > 0) throw badRequest(`unknown field(s): ${unknown.sort().join(', ')}`);
-  if (!isAddress(b.from)) throw badRequest(`from: "${b.from}" is not a chain address`);
-  if (!isAddress(b.to)) throw badRequest(`to: "${b.to}" is not a chain address`);
+  for (const field of ['from', 'to'] as const) {
+    const refused = firstRefusal(TransactionBody.properties[field], b[field]);
+    if (refused) throw badRequest(`${field}: ${refused.message}`);
+  }
   const value = wireAmount(b.value);
   if (value === null) throw badRequest('value must be a non-negative integer number of ucoin (at most 2^53-1)');
   if (typeof b.nonce !== 'number') throw badRequest('nonce is required and must be a JSON number');

@@ -1,10 +1,10 @@
-import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, pageOf, sha3Hex0x, stateKey, type NodeServices } from '../../kernel/sdk.js';
+import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, pageOf, readParams, sha3Hex0x, stateKey, type NodeServices } from '../../kernel/sdk.js';
 import { callInput, deployFromData, deployRequest } from './calls.js';
 import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings } from './execute.js';
 import { allContracts, contractKey, readContract, readMetered, type ContractRecord } from './store.js';
 import { Vm } from './vm/engine.js';
 import { loadTemplates } from './templates.js';
-import { DeployBody, parseCall } from './schemas.js';
+import { ContractParams, DeployBody, parseCall } from './schemas.js';
 
 /** One VM per process: compiled modules are cached by code hash across blocks and dry runs. */
 export const vm = new Vm(64);
@@ -126,10 +126,7 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
 
     const s = api.services;
     const at = <T>(fn: Parameters<typeof s.query.run<T>>[1]): Promise<T> => s.query.run(api.name, fn);
-    const address = (raw: string | undefined): string => {
-      if (!isAddress(raw) || !raw.endsWith('.app')) throw badRequest(`"${raw}" is not a contract address (chain:<10 hex>.app)`);
-      return raw;
-    };
+    const address = (raw: string | undefined): string => readParams(ContractParams, { address: raw }).address;
     /**
      * A page of an index list, newest first, reading at most offset + limit + 1 entries (a
      * contract's whole history per request would let anyone make the node read it all). When

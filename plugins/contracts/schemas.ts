@@ -1,12 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { badRequest } from '../../kernel/sdk.js';
+import { ADDRESS_MAX_LENGTH, badRequest, HexBytes, withRefusal } from '../../kernel/sdk.js';
+
+/** A contract's address (part 1, "Address kinds": `chain:<10 hex>.app`; `isAddress`'s `.app` form). */
+export const ContractAddressString = withRefusal(
+  Type.String({ pattern: '^chain:[a-z0-9][a-z0-9_-]{0,62}\\.app$', maxLength: ADDRESS_MAX_LENGTH, description: 'a contract address: chain:<10 hex>.app' }),
+  (v) => `"${String(v)}" is not a contract address (chain:<10 hex>.app)`,
+);
+
+/** GET `/api/v1/contracts/:address` and the other routes of one contract (`/events`, `/call`). */
+export const ContractParams = Type.Object({ address: ContractAddressString });
 
 /** `POST /api/v1/contracts/deploy` (the `deploy_contract` operation); the kernel owns the signed fields and `gas_limit`. */
 export const DeployBody = Type.Object(
   {
     owner: Type.String(),
-    bytecode_hex: Type.Optional(Type.String()),
+    bytecode_hex: Type.Optional({ ...HexBytes, description: 'the WebAssembly bytecode as hex' }),
     base64_wasm: Type.Optional(Type.String()),
     name: Type.Optional(Type.String()),
     description: Type.Optional(Type.String()),

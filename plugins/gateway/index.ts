@@ -9,6 +9,7 @@ import type { GatewayServices } from './services.js';
 import { SocketHub } from './socket.js';
 import { gatewayHealth } from './status.js';
 import { registerStatusRoutes } from './status-routes.js';
+import { loadCryptoModule, registerCryptoModuleRoutes } from './crypto-module.js';
 
 export type { GatewayServices } from './services.js';
 
@@ -26,6 +27,8 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
     for (const e of [...CORE_EVENTS, ...s.blockEvents.events]) s.events.define(e);
     const hub = new SocketHub(s.config, api.hooks, s.events, s.reads, s.poller, s.router, s.metrics, api.log.child({ part: 'socket' }));
     const health = () => gatewayHealth(s.config, s.poller, s.cooldown, () => hub.clientCount);
+    const cryptoModule = loadCryptoModule();
+    if (!cryptoModule) api.log.warn('the browser crypto module is not built (npm run build): /api/v1/wasm/* answer 503');
 
     registerCoreRpcMethods(api.hooks, api.name, s, async () => (await health()).body);
     registerOperationMethods(api.hooks, api.name, s);
@@ -36,6 +39,7 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
         registerStatusRoutes(routes, s, health);
         registerOperationRoutes(routes, s);
         registerContractRoutes(routes, s);
+        registerCryptoModuleRoutes(routes, cryptoModule);
       });
     });
 

@@ -1,4 +1,4 @@
-import { ACTOR_FIELDS, isAddress, notFound, operationRouteGroups, selectOperation, VALUE_FIELDS, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { actorFieldOf, isAddress, notFound, operationRouteGroups, selectOperation, signsForOf, valueFieldOf, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { resultOf, type NodeAnswer } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
@@ -25,25 +25,18 @@ export interface ForwardedOperation {
 }
 
 function forwardedOperation(op: OperationSpec): ForwardedOperation {
-  const fields = Object.keys(op.schema.properties);
-  const signsFor = op.signsFor;
   return {
     name: op.name,
     routes: op.routes.filter((r) => r.nodeOnly !== true),
     nodeOnlyRoutes: op.routes.filter((r) => r.nodeOnly === true),
     socketMethod: op.socketMethod,
-    actorField: op.actor ?? ACTOR_FIELDS.find((f) => fields.includes(f)),
+    actorField: actorFieldOf(op),
     pathFields: op.pathFields ?? [],
-    valueField: op.value === null ? null : (op.value ?? VALUE_FIELDS.find((f) => fields.includes(f)) ?? null),
+    valueField: valueFieldOf(op),
     gas: op.gas,
     signsFor(body) {
-      if (typeof signsFor === 'string') return signsFor;
-      try {
-        const to = signsFor(body as never);
-        return isAddress(to) ? to : undefined;
-      } catch {
-        return undefined;
-      }
+      const to = signsForOf(op, body);
+      return isAddress(to) ? to : undefined;
     },
   };
 }

@@ -1,4 +1,5 @@
-import { reply, streamReply, unavailable, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { badRequest, firstRefusal, reply, streamReply, unavailable, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { AuditBody } from './schemas.js';
 import type { NodeAnswer } from './node-client.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
@@ -26,6 +27,8 @@ export const PROXIED_GETS = [
   '/api/v1/checkpoints',
   // The genesis as the node loaded it (decisions.md §83): clients pin its hash.
   '/api/v1/genesis',
+  // The node's plugins and the operations they declare (kernel/ops/describe.ts): what the client SDK signs with.
+  '/api/v1/plugins',
   VALIDATORS_PATH,
   // Staking's reads (plugins/staking; GET /api/v1/slashing/history is Node only).
   '/api/v1/staking/info/:address',
@@ -116,10 +119,14 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   routes.post('/api/v1/wallet/derive-address', counted('/api/v1/wallet/derive-address', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/wallet/derive-address', req.body, req.bodyText)));
 
   // Gateway-only contract audit (part 1, Contracts: bytecode in, the node's analysis out). No
-  // build runs a contract analyzer (no node serves /api/v1/contracts/analyze), so the audit is
-  // refused at once: nothing is forwarded, and the per-minute AI budget (AI_RL_MAX_RPM) is not
-  // spent on a request that cannot be served.
-  routes.post('/api/v1/contracts/audit', () => {
+  // build runs a contract analyzer (no node serves /api/v1/contracts/analyze), so a well-formed
+  // audit is refused at once with 503: nothing is forwarded, and the per-minute AI budget
+  // (AI_RL_MAX_RPM) is not spent on a request that cannot be served. The body is checked first
+  // (decisions.md §47, §52: 400 for a body that is no bytecode), with the schema the assistant
+  // tool server's ch_analyze_contract shares.
+  routes.post('/api/v1/contracts/audit', (req) => {
+    const refused = firstRefusal(AuditBody, req.body ?? {});
+    if (refused) throw badRequest(`contract audit: ${refused.name}: ${refused.message}`, 'send {"bytecode_hex": "<hex>"}; source code is not accepted');
     throw unavailable(CONTRACT_ANALYSIS_OFF, 'no contract analyzer runs on this network; the audit endpoint answers once one does');
   });
 }

@@ -1,8 +1,8 @@
-import { badRequest, notFound, pageOf, stateKey, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
-import { proposalKey, proposalPage, readProposal, votesOn, type ProposalStatus } from './store.js';
+import { badRequest, notFound, pageFrom, readQuery, stateKey, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
+import { ProposalListQuery } from './schemas.js';
+import { proposalKey, proposalPage, readProposal, votesOn } from './store.js';
 import { proposalView, voteView } from './views.js';
 
-const STATUSES: readonly ProposalStatus[] = ['active', 'passed', 'rejected'];
 const ID = /^[1-9][0-9]{0,14}$/;
 
 /** The governance read routes (part 1, "Governance" table), each at one committed height. */
@@ -12,11 +12,10 @@ export function governanceRoutes(routes: RouteTable, s: NodeServices, plugin: st
   // Part 2, Pagination caps: at most 100. decisions.md §20: `proposals` with the paging fields.
   routes.get('/api/v1/governance/proposals', (req) =>
     at(async (ctx) => {
-      const status = req.query.get('status');
-      if (status !== null && status !== '' && !STATUSES.includes(status as ProposalStatus)) throw badRequest(`status must be one of ${STATUSES.join(', ')}`);
-      const { limit, offset } = pageOf(req.query, 20, 100);
+      const q = readQuery(ProposalListQuery, req.query);
+      const { limit, offset } = pageFrom(q);
       // Only the page is read (a chain accumulates proposals without bound).
-      const { rows, total } = await proposalPage(ctx.store, status ? (status as ProposalStatus) : undefined, limit, offset);
+      const { rows, total } = await proposalPage(ctx.store, q.status, limit, offset);
       return { proposals: rows.map(proposalView), total, limit, offset, has_more: offset + rows.length < total, height: ctx.height };
     }),
   );

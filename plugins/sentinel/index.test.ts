@@ -196,7 +196,7 @@ const vaultLike = definePlugin<Record<string, never>, NodeServices>({
       description: 'test: deposits into a vault',
       routes: [{ method: 'POST', path: '/test/vault/deposit' }],
       schema: Type.Object({ from: Type.String(), vault: Type.String(), amount: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
-      signsFor: (b) => b.vault,
+      signsFor: { field: 'vault' },
       gas: 30,
       async execute(ctx, op) {
         await ctx.accounts.transfer(op.actor, op.body.vault, op.value);

@@ -1,8 +1,8 @@
 import { Value } from '@sinclair/typebox/value';
-import { badRequest, pageOf, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { badRequest, pageOf, readParams, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { fraction, score, type Model } from './model.js';
 import { heldView } from './policy.js';
-import { ScoreRequestSchema } from './schemas.js';
+import { HeldListParams, ScoreRequestSchema } from './schemas.js';
 import { byAddressPrefix, heldPath, trustPrefix, type HeldTransfer, type TrustEntry } from './store.js';
 
 /** Read routes and the unsigned scorer (part 1, "AI and models" and "Sentinel trust list" endpoint tables). */
@@ -28,16 +28,17 @@ export function sentinelRoutes(routes: RouteTable, s: NodeServices, plugin: stri
   });
 
   routes.get('/api/v1/held/:address', (req) => {
+    const { address } = readParams(HeldListParams, req.params);
     const { limit, offset } = pageOf(req.query, 100, 100);
     return s.query.run(plugin, async (ctx) => {
-      const markers = await ctx.store.scan(byAddressPrefix(req.params.address!));
+      const markers = await ctx.store.scan(byAddressPrefix(address));
       const page = markers.slice(offset, offset + limit);
       const held = [];
       for (const [key] of page) {
         const h = await ctx.store.getRecord<HeldTransfer>(heldPath(key.slice(key.lastIndexOf('/') + 1)));
         if (h) held.push(heldView(h));
       }
-      return { address: req.params.address, held, total: markers.length, limit, offset, has_more: offset + page.length < markers.length };
+      return { address, held, total: markers.length, limit, offset, has_more: offset + page.length < markers.length };
     });
   });
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { AddressString } from '../../kernel/sdk.js';
 
 const Address = Type.String({ minLength: 1, maxLength: 128 });
 const TxHash = Type.String({ pattern: '^0x[0-9a-f]{64}$' });
@@ -38,3 +39,6 @@ export const ScoreRequestSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** GET `/api/v1/held/:address`: the address whose holds (as sender or recipient) are listed (the assistant tool server's `ch_get_held` takes its `address` from it). */
+export const HeldListParams = Type.Object({ address: AddressString });

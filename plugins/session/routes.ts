@@ -1,4 +1,5 @@
-import { formatCoin, jsonRecord, pageOf, type NodeServices, type ReadContext, type RouteTable } from '../../kernel/sdk.js';
+import { formatCoin, jsonRecord, pageOf, readParams, type NodeServices, type ReadContext, type RouteTable } from '../../kernel/sdk.js';
+import { SessionListParams } from './schemas.js';
 import { grantStatus } from './limits.js';
 import { grantsPrefix, type SessionGrant } from './store.js';
 
@@ -28,13 +29,14 @@ export async function listGrants(ctx: ReadContext, account: string): Promise<Ses
 
 export function sessionRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
   routes.get('/api/v1/session/list/:account', (req) => {
+    const { account } = readParams(SessionListParams, req.params);
     const { limit, offset } = pageOf(req.query, 100, 100);
     return s.query.run(plugin, async (ctx) => {
-      const all = await listGrants(ctx, req.params.account!);
+      const all = await listGrants(ctx, account);
       const page = all.slice(offset, offset + limit);
       const grants = [];
       for (const g of page) grants.push(await grantView(ctx, g, ctx.height + 1));
-      return { account: req.params.account, grants, total: all.length, limit, offset, has_more: offset + page.length < all.length };
+      return { account, grants, total: all.length, limit, offset, has_more: offset + page.length < all.length };
     });
   });
 }

@@ -339,7 +339,7 @@ for (const backend of ['uws', 'node'] as const) {
         const owner = wallet(99); // the node's validator key (makeChainDir), owner of chain:validator-0.node
         for (const w of [erin, owner]) await waitConfirmed(node.url, (await postJson(`${gw.url}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex })).body.tx_hash as string);
         const txEvent = (hash: unknown): Promise<Record<string, unknown>> => ws.next(`tx ${String(hash)}`, (m) => m.type === 'tx' && (m.data as Msg).hash === hash).then((m) => m.data as Record<string, unknown>);
-        const plain = async (w: Wallet, to: string, value: number, nonce: number, data?: string, gasLimit?: number) => signTransfer(w, { to, value, nonce, ...(data !== undefined ? { data } : {}), ...(gasLimit !== undefined ? { gas_limit: gasLimit } : {}) });
+        const plain = async (w: Wallet, to: string, value: number, nonce: number, data?: string, gasLimit?: number) => signTransfer(w, { to, value, nonce, ...(data !== undefined ? { data } : {}), ...(gasLimit !== undefined ? { gas_limit: gasLimit } : {}), version: gasLimit !== undefined ? 'v4' : 'v3' });
 
         // A deploy through the socket method: a plain transaction to chain:system.deploy, `to` left out.
         const { to: _omitted, ...deployParams } = await plain(erin, DEPLOY, 0, 1, JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), name: 'gw token', init_args: { name: 'G', symbol: 'GWT', decimals: 0, total_supply: '100' } }), 200);

@@ -229,7 +229,7 @@ describe('plugin SDK on a real devnet', () => {
   test('a state plugin switched on by a state change at height H runs on every validator from H, and retires the same way', async () => {
     const listed = await getJson(`${rpc()}/api/v1/plugins`);
     const beacon = (listed.body.plugins as Array<Record<string, unknown>>).find((p) => p.name === 'beacon');
-    assert.deepEqual(beacon, { name: 'beacon', kind: 'state', description: 'test plugin: counts the blocks it is active in', status: 'available', activation_height: null, retire_height: null });
+    assert.deepEqual(beacon, { name: 'beacon', kind: 'state', description: 'test plugin: counts the blocks it is active in', status: 'available', activation_height: null, retire_height: null, operations: [] });
     const head = (await getJson(`${rpc()}/health`)).body.height as number;
     const at = head + 8;
     const r = await postJson(`${rpc()}/api/v1/memo/request-update`, signOperation(alice, { actor: alice.address, target: MEMO, nonce: nextNonce(), body: { address: alice.address, kind: 'activate', plugin: 'beacon', height: at } }));

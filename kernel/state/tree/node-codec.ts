@@ -18,7 +18,6 @@ export interface LeafNode {
   readonly kind: 'leaf';
   readonly hash: Uint8Array;
   readonly keyHash: Uint8Array;
-  readonly valueHash: Uint8Array;
   readonly value: Uint8Array;
 }
 
@@ -33,8 +32,7 @@ export type TreeNode = LeafNode | InternalNode;
 
 /** `value` is kept by reference: callers pass a private copy (the tree copies caller input). */
 export function makeLeaf(keyHash: Uint8Array, value: Uint8Array): LeafNode {
-  const valueHash = hashValue(value);
-  return { kind: 'leaf', hash: leafHash(keyHash, valueHash), keyHash, valueHash, value };
+  return { kind: 'leaf', hash: leafHash(keyHash, hashValue(value)), keyHash, value };
 }
 
 export function makeInternal(left: Uint8Array, right: Uint8Array): InternalNode {
@@ -60,7 +58,7 @@ export function encodeNode(node: TreeNode): Uint8Array {
  * Decodes a stored node. With `expectedHash` it also checks it really is that node: the store is
  * addressed by content, so a mismatch means a damaged or tampered database, and serving it would
  * put a wrong value under a right root. `verify = false` trusts the address instead of rehashing
- * (about one SHA3 per node read saved, for stores whose integrity is guaranteed otherwise).
+ * (one SHA3 per internal node, two per leaf saved), for reads whose result is checked otherwise.
  */
 export function decodeNode(bytes: Uint8Array, expectedHash?: Uint8Array, verify = true): TreeNode {
   const tag = bytes[0];
@@ -71,8 +69,7 @@ export function decodeNode(bytes: Uint8Array, expectedHash?: Uint8Array, verify 
     // Copies, not views: the store may reuse its buffers, and cached nodes must never change.
     const keyHash = bytes.slice(1, 1 + HASH_BYTES);
     const value = bytes.slice(1 + HASH_BYTES);
-    // The value hash is needed for proofs either way; only the leaf hash can be taken on trust.
-    node = trusted === undefined ? makeLeaf(keyHash, value) : { kind: 'leaf', hash: trusted, keyHash, valueHash: hashValue(value), value };
+    node = trusted === undefined ? makeLeaf(keyHash, value) : { kind: 'leaf', hash: trusted, keyHash, value };
   } else if (tag === INTERNAL_TAG) {
     if (bytes.length !== 1 + 2 * HASH_BYTES) throw new CorruptNodeError(`internal record of ${bytes.length} bytes, expected 65`);
     const left = bytes.slice(1, 1 + HASH_BYTES);

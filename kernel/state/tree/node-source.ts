@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { KvReader } from '../../store/kv.js';
 import { MissingNodeError } from './errors.js';
 import { decodeNode, type TreeNode } from './node-codec.js';
-import { hashKeyString } from './hashing.js';
+import { equalHash, hashKeyString } from './hashing.js';
 
 interface PendingEntry {
   readonly node: TreeNode;
@@ -21,7 +21,7 @@ interface PendingEntry {
  * MissingNodeError rather than producing a wrong answer, because every node is addressed by hash.
  */
 export class NodeSource {
-  private readonly cache: LRUCache<string, TreeNode> | null;
+  private readonly cache: LRUCache<number, TreeNode> | null;
   private readonly pending = new Map<string, PendingEntry>();
   /** Keys of each retained generation, oldest first, for eviction in order. */
   private readonly generations: Array<{ id: number; keys: string[] }> = [];
@@ -36,7 +36,7 @@ export class NodeSource {
     private readonly verifyReads: boolean,
   ) {
     // lru-cache refuses max 0; 0 means "no cache" here, which tests use to count real reads.
-    this.cache = cacheNodes > 0 ? new LRUCache<string, TreeNode>({ max: cacheNodes }) : null;
+    this.cache = cacheNodes > 0 ? new LRUCache<number, TreeNode>({ max: cacheNodes }) : null;
   }
 
   storageKey(hash: Uint8Array): Uint8Array {
@@ -46,25 +46,66 @@ export class NodeSource {
     return key;
   }
 
-  async load(hash: Uint8Array): Promise<TreeNode> {
-    const id = hashKeyString(hash);
-    const pending = this.pending.get(id);
+  /**
+   * The node with hash `hash`. `verify` rehashes a node read from the store (see StateTree's
+   * verifyReads); nodes from memory were built or checked by this process already.
+   */
+  async load(hash: Uint8Array, verify = this.verifyReads): Promise<TreeNode> {
+    return this.inMemory(hash) ?? this.decodeRead(hash, await this.store.get(this.storageKey(hash)), verify);
+  }
+
+  /** A node this process holds (pending or cached), without touching the store. */
+  inMemory(hash: Uint8Array): TreeNode | undefined {
+    const pending = this.pending.size === 0 ? undefined : this.pending.get(hashKeyString(hash));
     if (pending !== undefined) return pending.node;
-    const cached = this.cache?.get(id);
-    if (cached !== undefined) return cached;
-    const bytes = await this.store.get(this.storageKey(hash));
-    if (bytes === undefined) throw new MissingNodeError(id);
-    const node = decodeNode(bytes, hash, this.verifyReads);
-    this.cache?.set(id, node);
+    if (this.cache === null) return undefined;
+    const cached = this.cache.get(cacheId(hash));
+    // The id is 48 bits of the hash: a different node under the same id is a miss, never a hit.
+    return cached !== undefined && equalHash(cached.hash, hash) ? cached : undefined;
+  }
+
+  /**
+   * Several nodes at once, in the order asked: what memory lacks is read in one store call when the
+   * store can (LevelDB's getMany), so a level of a block's paths costs one trip, not one per node.
+   */
+  async loadMany(hashes: readonly Uint8Array[], verify = this.verifyReads): Promise<TreeNode[]> {
+    const out = new Array<TreeNode>(hashes.length);
+    const missing: number[] = [];
+    for (let i = 0; i < hashes.length; i++) {
+      const node = this.inMemory(hashes[i]!);
+      if (node !== undefined) out[i] = node;
+      else missing.push(i);
+    }
+    if (missing.length === 0) return out;
+    const keys = missing.map((i) => this.storageKey(hashes[i]!));
+    const values = this.store.getMany !== undefined && keys.length > 1 ? await this.store.getMany(keys) : await Promise.all(keys.map((k) => this.store.get(k)));
+    for (let j = 0; j < missing.length; j++) {
+      const i = missing[j]!;
+      out[i] = this.decodeRead(hashes[i]!, values[j], verify);
+    }
+    return out;
+  }
+
+  private decodeRead(hash: Uint8Array, bytes: Uint8Array | undefined, verify: boolean): TreeNode {
+    if (bytes === undefined) throw new MissingNodeError(hashKeyString(hash));
+    const node = decodeNode(bytes, hash, verify);
+    // Unverified nodes are kept too: each caller that wants verification rehashes what it reads
+    // from the store, and a cached node was either verified or written by this process.
+    if (verify || !this.verifyReads) this.cache?.set(cacheId(hash), node);
     return node;
   }
 
   /** Records the nodes one `update` wrote, so later reads find them before the batch is applied. */
-  addGeneration(nodes: readonly TreeNode[]): void {
+  /**
+   * `inUpperLevels(i)`: node i sits where the upper levels will hold it, so the LRU need not; the
+   * LRU is kept for leaves and the nodes below.
+   */
+  addGeneration(nodes: readonly TreeNode[], inUpperLevels: (index: number) => boolean = () => false): void {
     if (nodes.length === 0) return;
     const generation = this.nextGeneration++;
     const keys: string[] = [];
-    for (const node of nodes) {
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i]!;
       const id = hashKeyString(node.hash);
       keys.push(id);
       const existing = this.pending.get(id);
@@ -73,8 +114,8 @@ export class NodeSource {
         this.pending.set(id, { node, generation });
         this.pendingCount++;
       }
-      // Recently written paths (the top of the tree above all) are what the next block reads.
-      this.cache?.set(id, node);
+      // Recently written paths are what the next block reads.
+      if (!inUpperLevels(i)) this.cache?.set(cacheId(node.hash), node);
     }
     this.generations.push({ id: generation, keys });
     while (this.generations.length > 1 && this.pendingCount > this.pendingBudget) this.dropOldestGeneration();
@@ -85,6 +126,10 @@ export class NodeSource {
     this.pending.clear();
     this.generations.length = 0;
     this.pendingCount = 0;
+  }
+
+  get cachedCount(): number {
+    return this.cache?.size ?? 0;
   }
 
   get pendingSize(): number {
@@ -103,4 +148,13 @@ export class NodeSource {
       }
     }
   }
+}
+
+/**
+ * The LRU's key for a node: the hash's first 48 bits as a number, which a Map hashes far faster
+ * than a 64-character string. Hashes are uniform, so two cached nodes share an id with
+ * probability ~(cached nodes)/2^48; `inMemory` compares the whole hash, so a shared id is a miss.
+ */
+function cacheId(hash: Uint8Array): number {
+  return ((hash[0]! << 16) | (hash[1]! << 8) | hash[2]!) * 0x1000000 + ((hash[3]! << 16) | (hash[4]! << 8) | hash[5]!);
 }

@@ -1,15 +1,21 @@
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { KvBatch, KvReader } from '../../store/kv.js';
 import { CorruptNodeError } from './errors.js';
-import { KEY_BITS, HASH_BYTES, bitAt, emptyHash, equalHash, hashKey, hashKeyString, isEmptyHash } from './hashing.js';
-import { encodeNode, makeInternal, makeLeaf, type LeafNode, type TreeNode } from './node-codec.js';
+import { KEY_BITS, HASH_BYTES, bitAt, equalHash, hashKey, hashKeyString, hashValue, isEmptyHash } from './hashing.js';
+import { encodeNode, type TreeNode } from './node-codec.js';
 import { NodeSource } from './node-source.js';
 import { toProofHash, type StateProof } from './proof.js';
+import { Rewrite, type Entry } from './rewrite.js';
+import { SlotKind, UpperLevels } from './upper-levels.js';
 
 export interface StateTreeOptions {
   /** Prepended to every node's storage key, so the tree can share a database with other data. */
   prefix?: Uint8Array;
-  /** Capacity of the LRU of decoded nodes; 0 disables it. */
+  /**
+   * Byte budget of the upper levels of the tree kept by position (see UpperLevels): levels 0..L
+   * cost (2^(L+1) − 1) × 33 bytes, allocated only as the tree fills them. 0 disables them.
+   */
+  upperLevelsBytes?: number;
+  /** Capacity of the LRU of decoded nodes below the upper levels; 0 disables it. */
   cacheNodes?: number;
   /**
    * How many nodes of updates whose batches may not be written yet are kept in memory (the newest
@@ -17,9 +23,10 @@ export interface StateTreeOptions {
    */
   pendingNodes?: number;
   /**
-   * Rehash every node read from the store and refuse one that does not match its address
-   * (default true). Turning it off saves about one SHA3 per uncached read; only for stores whose
-   * integrity is checked some other way.
+   * Rehash every node that `get` and `prove` read from the store, and what fills the upper levels,
+   * and refuse one that does not match its address (default true). `update` never rehashes the
+   * other nodes it reads: they only feed the new root, which consensus compares across validators.
+   * Off, nothing is rehashed; only for stores whose integrity is checked some other way.
    */
   verifyReads?: boolean;
 }
@@ -28,58 +35,15 @@ export type StateChange = readonly [key: Uint8Array, value: Uint8Array | null];
 
 /** The default namespace of tree nodes in a shared store. */
 export const DEFAULT_NODE_PREFIX: Uint8Array = new TextEncoder().encode('smt/');
-const DEFAULT_CACHE_NODES = 100_000;
+/** Levels 0..20 (2^21 − 1 slots, 66 MiB): the internal nodes of a 10^6-key tree but the lowest. */
+const DEFAULT_UPPER_LEVELS_BYTES = 80 * 2 ** 20;
+/** Leaves and nodes below the upper levels: ~300 bytes each decoded, so ~15 MiB. */
+const DEFAULT_CACHE_NODES = 50_000;
 const DEFAULT_PENDING_NODES = 250_000;
-/**
- * Nodes visited between two yields to the event loop. With its nodes cached an update runs in
- * microtasks alone; a block of ~180 transfers (~360 changed keys) hashed 30–60 ms without letting a
- * timer, vote or RPC in. 128 visits are ~1–2 ms. The result does not depend on where it yields:
- * an update reads nodes and collects new ones, and publishes them only when it returns.
- */
-const YIELD_EVERY_NODES = 128;
-
-/** Counts down the visits of one update to its next yield. */
-interface Pace {
-  untilYield: number;
-}
-
-/** A change after hashing its key; `value` is the tree's own copy. */
-interface Entry {
-  readonly keyHash: Uint8Array;
-  readonly sortKey: string;
-  readonly value: Uint8Array | null;
-}
-
-type SubKind = 'empty' | 'leaf' | 'internal' | 'unknown';
-
-/**
- * A rebuilt subtree. Leaves are position independent (their hash has no depth in it), so a lone
- * leaf can move up when its sibling subtree empties; 'unknown' marks an untouched child whose
- * kind is only read from the store if that question ever arises.
- */
-interface Sub {
-  readonly hash: Uint8Array;
-  readonly kind: SubKind;
-}
-
-const EMPTY_SUB: Sub = { hash: emptyHash(), kind: 'empty' };
-
-function untouched(hash: Uint8Array): Sub {
-  return isEmptyHash(hash) ? EMPTY_SUB : { hash, kind: 'unknown' };
-}
-
-/** First index in [lo, hi) whose key hash has bit `depth` set; the range is sorted by key hash. */
-function splitIndex(items: ReadonlyArray<{ readonly keyHash: Uint8Array }>, lo: number, hi: number, depth: number): number {
-  // Items in one subtree share every bit above `depth`, so sorted order puts the 0s first.
-  let a = lo;
-  let b = hi;
-  while (a < b) {
-    const m = (a + b) >>> 1;
-    if (bitAt(items[m]!.keyHash, depth) === 0) a = m + 1;
-    else b = m;
-  }
-  return a;
-}
+/** Nodes read per store call when filling the upper levels ahead of need. */
+const WARM_BATCH = 2048;
+/** Rough decoded size of a cached node (object, three arrays, LRU entry), for memoryBytes. */
+const CACHED_NODE_BYTES = 300;
 
 function checkRoot(root: Uint8Array): void {
   if (!(root instanceof Uint8Array) || root.length !== HASH_BYTES) throw new TypeError('state root must be 32 bytes');
@@ -94,45 +58,52 @@ function checkRoot(root: Uint8Array): void {
  */
 export class StateTree {
   private readonly nodes: NodeSource;
+  private readonly upper: UpperLevels;
+  private readonly cacheNodes: number;
 
   constructor(store: KvReader, options: StateTreeOptions = {}) {
     const prefix = (options.prefix ?? DEFAULT_NODE_PREFIX).slice();
     const cacheNodes = options.cacheNodes ?? DEFAULT_CACHE_NODES;
     const pendingNodes = options.pendingNodes ?? DEFAULT_PENDING_NODES;
+    const upperBytes = options.upperLevelsBytes ?? DEFAULT_UPPER_LEVELS_BYTES;
     if (!Number.isSafeInteger(cacheNodes) || cacheNodes < 0) throw new RangeError('cacheNodes must be a non-negative integer');
     if (!Number.isSafeInteger(pendingNodes) || pendingNodes < 0) throw new RangeError('pendingNodes must be a non-negative integer');
+    if (!Number.isSafeInteger(upperBytes) || upperBytes < 0) throw new RangeError('upperLevelsBytes must be a non-negative integer');
     this.nodes = new NodeSource(store, prefix, cacheNodes, pendingNodes, options.verifyReads ?? true);
+    this.upper = new UpperLevels(upperBytes);
+    this.cacheNodes = cacheNodes;
   }
 
   /**
    * Applies a set of changes (value null = delete) to the tree with root `root`; writes every new
    * node into `batch` (under the prefix) and returns the new root. The same root and the same set
    * of changes give the same new root regardless of the order of `changes`; for a key given twice
-   * the last change wins. Only the paths to changed keys are read and rewritten: O(k log n) nodes.
-   * Nothing is put into `batch` if the update fails.
+   * the last change wins. Only the paths to changed keys are read and rewritten: O(k log n) nodes,
+   * of which those in the upper levels cost no read. Nothing is put into `batch` if the update fails.
    */
   async update(root: Uint8Array, changes: ReadonlyArray<StateChange>, batch: KvBatch): Promise<Uint8Array> {
     checkRoot(root);
     const entries = normaliseChanges(changes);
     if (entries.length === 0) return root.slice();
-    const created: TreeNode[] = [];
-    const result = await this.applyAt(root, 0, entries, 0, entries.length, created, { untilYield: YIELD_EVERY_NODES });
-    for (const node of created) batch.put(this.nodes.storageKey(node.hash), encodeNode(node));
-    this.nodes.addGeneration(created);
-    return result.hash.slice();
+    // The upper levels follow the chain: an update goes on from the latest one's root.
+    const positional = this.upper.moveTo(root, true);
+    const rewrite = new Rewrite(this.nodes, this.upper, entries, positional);
+    const baseVersion = this.upper.version;
+    const next = await rewrite.run(root);
+    for (const node of rewrite.created) batch.put(this.nodes.storageKey(node.hash), encodeNode(node));
+    this.nodes.addGeneration(rewrite.created, (i) => rewrite.createdInUpper.has(i));
+    if (rewrite.recordable && !equalHash(next, root)) this.upper.record(baseVersion, next, rewrite.writes);
+    return next.slice();
   }
 
   async get(root: Uint8Array, key: Uint8Array): Promise<Uint8Array | undefined> {
     checkRoot(root);
     const keyHash = hashKey(key);
-    let hash = root;
-    for (let depth = 0; ; depth++) {
-      if (isEmptyHash(hash)) return undefined;
-      const node = await this.nodes.load(hash);
-      if (node.kind === 'leaf') return equalHash(node.keyHash, keyHash) ? node.value.slice() : undefined;
-      if (depth >= KEY_BITS) throw new CorruptNodeError('internal node below depth 255');
-      hash = bitAt(keyHash, depth) === 0 ? node.left : node.right;
-    }
+    let found: Uint8Array | undefined;
+    await this.walk(root, keyHash, (node) => {
+      if (node !== null && equalHash(node.keyHash, keyHash)) found = node.value.slice();
+    });
+    return found;
   }
 
   /** Membership proof if `key` is in the tree under `root`, non-membership proof otherwise. */
@@ -140,18 +111,46 @@ export class StateTree {
     checkRoot(root);
     const keyHash = hashKey(key);
     const siblings: string[] = [];
-    let hash = root;
-    for (let depth = 0; ; depth++) {
-      if (isEmptyHash(hash)) return { leaf: null, siblings };
-      const node = await this.nodes.load(hash);
-      if (node.kind === 'leaf') {
-        return { leaf: { keyHash: toProofHash(node.keyHash), valueHash: toProofHash(node.valueHash) }, siblings };
+    let leaf: StateProof['leaf'] = null;
+    await this.walk(root, keyHash, (node) => {
+      if (node !== null) leaf = { keyHash: toProofHash(node.keyHash), valueHash: toProofHash(hashValue(node.value)) };
+    }, (sibling) => siblings.push(toProofHash(sibling)));
+    return { leaf, siblings };
+  }
+
+  /**
+   * Reads the upper levels of `root` ahead of need, breadth first, a few thousand nodes per store
+   * call, so the first blocks after a start do not pay for them one path at a time. Safe to run
+   * beside updates and reads (each fill is checked against the slot's current hash), and stops
+   * early if the cache moves to an unrelated root. Returns the number of nodes read.
+   */
+  async warmUpperLevels(root: Uint8Array): Promise<number> {
+    checkRoot(root);
+    if (!this.upper.moveTo(root, true)) return 0;
+    const version = this.upper.version;
+    let read = 0;
+    for (let depth = 0; depth <= this.upper.lastLevel && this.upper.isCached(depth); depth++) {
+      const slots: number[] = [];
+      const first = 2 ** depth;
+      for (let slot = first; slot < 2 * first; slot++) {
+        const kind = this.upper.kindAt(depth, slot);
+        // An INTERNAL slot is worth reading again only if the level below now exists to expand into.
+        if (kind !== SlotKind.UNKNOWN && !(kind === SlotKind.INTERNAL && this.upper.isCached(depth + 1))) continue;
+        // Only positions the root reaches: their parent is expanded.
+        if (depth > 0 && this.upper.kindAt(depth - 1, slot >>> 1) !== SlotKind.EXPANDED) continue;
+        slots.push(slot);
       }
-      if (depth >= KEY_BITS) throw new CorruptNodeError('internal node below depth 255');
-      const right = bitAt(keyHash, depth) === 1;
-      siblings.push(toProofHash(right ? node.left : node.right));
-      hash = right ? node.right : node.left;
+      this.upper.prepareBelow(depth, slots.length);
+      for (let i = 0; i < slots.length; i += WARM_BATCH) {
+        if (this.upper.version < version) return read;
+        const chunk = slots.slice(i, i + WARM_BATCH).filter((slot) => this.upper.isCached(depth));
+        const hashes = chunk.map((slot) => this.upper.hashAt(depth, slot).slice());
+        const nodes = await this.nodes.loadMany(hashes, true);
+        read += nodes.length;
+        chunk.forEach((slot, j) => this.upper.fill(depth, slot, hashes[j]!, nodes[j]!));
+      }
     }
+    return read;
   }
 
   /** Drops the in-memory copies of nodes from past updates: call once their batches are written. */
@@ -159,37 +158,42 @@ export class StateTree {
     this.nodes.releasePending();
   }
 
-  /** Rewrites the subtree at `hash` (depth `depth`) with entries [lo, hi), all routed to it. */
-  private async applyAt(hash: Uint8Array, depth: number, entries: readonly Entry[], lo: number, hi: number, created: TreeNode[], pace: Pace): Promise<Sub> {
-    if (--pace.untilYield <= 0) {
-      pace.untilYield = YIELD_EVERY_NODES;
-      await yieldToLoop();
+  /** What the tree's caches hold, roughly, in bytes: the upper levels exactly, the LRU estimated. */
+  memoryBytes(): number {
+    return this.upper.memoryBytes() + Math.min(this.cacheNodes, this.nodes.cachedCount) * CACHED_NODE_BYTES + this.nodes.pendingSize * CACHED_NODE_BYTES;
+  }
+
+  /**
+   * Follows `keyHash`'s path from `root` to where it ends, through the upper levels while they
+   * hold `root` and by node reads below; `sibling` sees each sibling hash root side first, `end`
+   * the leaf found (or null for an empty subtree).
+   */
+  private async walk(root: Uint8Array, keyHash: Uint8Array, end: (leaf: Extract<TreeNode, { kind: 'leaf' }> | null) => void, sibling?: (hash: Uint8Array) => void): Promise<void> {
+    const positional = this.upper.moveTo(root, false);
+    const version = this.upper.version;
+    let hash = root;
+    let slot = 1;
+    for (let depth = 0; ; depth++) {
+      if (isEmptyHash(hash)) return end(null);
+      const byPosition = positional && this.upper.version === version && this.upper.isCached(depth);
+      if (byPosition && this.upper.kindAt(depth, slot) === SlotKind.EXPANDED) {
+        if (depth >= KEY_BITS) throw new CorruptNodeError('internal node below depth 255');
+        const right = bitAt(keyHash, depth) === 1;
+        const child = 2 * slot + (right ? 1 : 0);
+        if (sibling !== undefined) sibling(this.upper.hashAt(depth + 1, child ^ 1).slice());
+        hash = this.upper.hashAt(depth + 1, child).slice();
+        slot = child;
+        continue;
+      }
+      const node = await this.nodes.load(hash);
+      if (byPosition && this.upper.version === version) this.upper.fill(depth, slot, hash, node);
+      if (node.kind === 'leaf') return end(node);
+      if (depth >= KEY_BITS) throw new CorruptNodeError('internal node below depth 255');
+      const right = bitAt(keyHash, depth) === 1;
+      if (sibling !== undefined) sibling(right ? node.left : node.right);
+      hash = right ? node.right : node.left;
+      slot = 2 * slot + (right ? 1 : 0);
     }
-    if (isEmptyHash(hash)) return buildSubtree(depth, entries, lo, hi, null, created);
-    const node = await this.nodes.load(hash);
-    if (node.kind === 'leaf') return buildSubtree(depth, entries, lo, hi, node, created);
-    if (depth >= KEY_BITS) throw new CorruptNodeError('internal node below depth 255');
-    const mid = splitIndex(entries, lo, hi, depth);
-    const left = mid > lo ? await this.applyAt(node.left, depth + 1, entries, lo, mid, created, pace) : untouched(node.left);
-    const right = hi > mid ? await this.applyAt(node.right, depth + 1, entries, mid, hi, created, pace) : untouched(node.right);
-    // No-op changes (same value, deleting an absent key) leave the node as it is: no rewrite.
-    if (equalHash(left.hash, node.left) && equalHash(right.hash, node.right)) return { hash: node.hash, kind: 'internal' };
-    return this.join(left, right, created);
-  }
-
-  /** Parent of two rebuilt children, kept canonical: a lone leaf or nothing never gets a parent. */
-  private async join(left: Sub, right: Sub, created: TreeNode[]): Promise<Sub> {
-    if (left.kind === 'empty' && right.kind === 'empty') return EMPTY_SUB;
-    if (left.kind === 'empty' && (await this.kindOf(right)) === 'leaf') return { hash: right.hash, kind: 'leaf' };
-    if (right.kind === 'empty' && (await this.kindOf(left)) === 'leaf') return { hash: left.hash, kind: 'leaf' };
-    const node = makeInternal(left.hash, right.hash);
-    created.push(node);
-    return { hash: node.hash, kind: 'internal' };
-  }
-
-  private async kindOf(sub: Sub): Promise<SubKind> {
-    if (sub.kind !== 'unknown') return sub.kind;
-    return (await this.nodes.load(sub.hash)).kind;
   }
 }
 
@@ -207,53 +211,4 @@ function normaliseChanges(changes: ReadonlyArray<StateChange>): Entry[] {
     byKey.set(sortKey, { keyHash, sortKey, value: value === null ? null : value.slice() });
   }
   return [...byKey.values()].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
-}
-
-/**
- * Builds the subtree at `depth` holding `existing` (the leaf that was there, if any) merged with
- * entries [lo, hi). Every live entry becomes exactly one leaf, so this is linear in the entries.
- */
-function buildSubtree(depth: number, entries: readonly Entry[], lo: number, hi: number, existing: LeafNode | null, created: TreeNode[]): Sub {
-  const leaves: LeafNode[] = [];
-  let existingPending = existing;
-  const existingKey = existing === null ? '' : hashKeyString(existing.keyHash);
-  for (let i = lo; i < hi; i++) {
-    const entry = entries[i]!;
-    if (existingPending !== null) {
-      if (existingKey < entry.sortKey) {
-        leaves.push(existingPending);
-        existingPending = null;
-      } else if (existingKey === entry.sortKey) {
-        const replaced = existingPending;
-        existingPending = null;
-        if (entry.value === null) continue;
-        const leaf = makeLeaf(entry.keyHash, entry.value);
-        // Writing a key's current value again changes nothing and writes nothing.
-        if (equalHash(leaf.hash, replaced.hash)) leaves.push(replaced);
-        else {
-          leaves.push(leaf);
-          created.push(leaf);
-        }
-        continue;
-      }
-    }
-    if (entry.value === null) continue;
-    const leaf = makeLeaf(entry.keyHash, entry.value);
-    leaves.push(leaf);
-    created.push(leaf);
-  }
-  if (existingPending !== null) leaves.push(existingPending);
-  return buildLeaves(depth, leaves, 0, leaves.length, created);
-}
-
-function buildLeaves(depth: number, leaves: readonly LeafNode[], lo: number, hi: number, created: TreeNode[]): Sub {
-  if (hi === lo) return EMPTY_SUB;
-  if (hi - lo === 1) return { hash: leaves[lo]!.hash, kind: 'leaf' };
-  // Two distinct 256-bit key hashes differ somewhere, so this recursion ends by depth 256.
-  const mid = splitIndex(leaves, lo, hi, depth);
-  const left = buildLeaves(depth + 1, leaves, lo, mid, created);
-  const right = buildLeaves(depth + 1, leaves, mid, hi, created);
-  const node = makeInternal(left.hash, right.hash);
-  created.push(node);
-  return { hash: node.hash, kind: 'internal' };
 }

@@ -16,7 +16,7 @@ export const transferNft = defineOperation({
   routes: [{ method: 'POST', path: '/api/v1/nft/transfer' }],
   socketMethod: 'transfer_nft',
   schema: TransferNftBody,
-  signsFor: (body) => body.nft_address,
+  signsFor: { field: 'nft_address' },
   actor: 'from',
   value: null,
   gas: 50,

@@ -14,7 +14,7 @@ export const delegate = defineOperation({
   routes: [{ method: 'POST', path: '/api/v1/staking/delegate' }],
   socketMethod: 'delegate',
   schema: Type.Object({ delegator: Type.String(), validator: Type.String(), amount: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
-  signsFor: (body) => body.validator,
+  signsFor: { field: 'validator' },
   gas: 50,
   async check(ctx, op) {
     const validator = op.body.validator;

@@ -10,7 +10,7 @@ export const undelegate = defineOperation({
   routes: [{ method: 'POST', path: '/api/v1/staking/undelegate' }],
   socketMethod: 'undelegate',
   schema: Type.Object({ delegator: Type.String(), validator: Type.String() }, { additionalProperties: false }),
-  signsFor: (body) => body.validator,
+  signsFor: { field: 'validator' },
   value: null,
   gas: 50,
   async check(ctx, op) {

@@ -1,0 +1,47 @@
+import { type TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+
+/**
+ * TypeBox schemas with the message a refused value gets. `withRefusal(schema, text)` sets it where
+ * TypeBox's own ("Expected string to match '^(?:chain…'") would tell a client nothing; it sits
+ * under a symbol key, which TypeBox carries through `Type.Optional` and its clones and which JSON
+ * Schema output never shows. `firstRefusal` is the one check routes (kernel/node/request-schema.ts)
+ * and clients (the assistant tool server's arguments) run, so both answer the same words.
+ */
+const REFUSAL = Symbol.for('pq-chain.refusal');
+
+type Refusal = (value: unknown) => string;
+
+/** The schema, whose refused values are answered with `text(value)`. */
+export function withRefusal<T extends TSchema>(schema: T, text: Refusal): T {
+  (schema as unknown as Record<symbol, Refusal>)[REFUSAL] = text;
+  return schema;
+}
+
+/** One refusal: the field (a dotted path, `value` for the whole) and why. */
+export interface SchemaRefusal {
+  readonly name: string;
+  readonly message: string;
+}
+
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+function checkOf(schema: TSchema): TypeCheck<TSchema> {
+  let c = compiled.get(schema);
+  if (c === undefined) {
+    c = TypeCompiler.Compile(schema);
+    compiled.set(schema, c);
+  }
+  return c;
+}
+
+/** The first reason `schema` refuses `value`, or undefined when it accepts it. */
+export function firstRefusal(schema: TSchema, value: unknown): SchemaRefusal | undefined {
+  const check = checkOf(schema);
+  if (check.Check(value)) return undefined;
+  const first = check.Errors(value).First();
+  if (first === undefined) return { name: 'value', message: 'refused' };
+  const name = first.path.replace(/^\//, '').replace(/\//g, '.') || 'value';
+  const own = (first.schema as unknown as Record<symbol, Refusal | undefined>)[REFUSAL];
+  return { name, message: own ? own(first.value) : `${first.message}${first.value === undefined ? '' : `, got ${JSON.stringify(first.value)?.slice(0, 80)}`}` };
+}

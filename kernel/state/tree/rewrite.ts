@@ -1,0 +1,375 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { CorruptNodeError } from './errors.js';
+import { HASH_BYTES, KEY_BITS, bitAt, emptyHash, equalHash, isEmptyHash } from './hashing.js';
+import { makeInternal, makeLeaf, type LeafNode, type TreeNode } from './node-codec.js';
+import type { NodeSource } from './node-source.js';
+import { SlotKind, type SlotWrite, type UpperLevels } from './upper-levels.js';
+
+/** A change after hashing its key, sorted by key hash; `value` is the tree's own copy. */
+export interface Entry {
+  readonly keyHash: Uint8Array;
+  readonly sortKey: string;
+  readonly value: Uint8Array | null;
+}
+
+/**
+ * Visits or nodes built between two yields to the event loop. With its nodes in memory an update
+ * would otherwise run without letting a timer, vote or RPC in (a 360-key block held a node's loop
+ * 30–60 ms before it yielded). The result does not depend on where it yields: an update only reads
+ * and collects, and publishes when it returns.
+ */
+const YIELD_EVERY = 256;
+
+type Kind = 'empty' | 'leaf' | 'internal' | 'unknown';
+
+/**
+ * A rebuilt subtree. Leaves are position independent (their hash has no depth in it), so a lone
+ * leaf moves up when its sibling subtree empties; 'unknown' marks an untouched child whose kind
+ * was not needed.
+ */
+interface Sub {
+  readonly hash: Uint8Array;
+  readonly kind: Kind;
+}
+
+const EMPTY_SUB: Sub = { hash: emptyHash(), kind: 'empty' };
+
+/**
+ * A position of the old tree on some changed key's path (or, with no entries, the untouched
+ * sibling of one whose kind the rebuild may need). Filled top-down by `descend`, rebuilt bottom-up.
+ */
+class Visit {
+  kind: Kind = 'unknown';
+  leaf: LeafNode | null = null;
+  leftHash: Uint8Array = EMPTY_SUB.hash;
+  rightHash: Uint8Array = EMPTY_SUB.hash;
+  leftKind: Kind = 'unknown';
+  rightKind: Kind = 'unknown';
+  left: Visit | null = null;
+  right: Visit | null = null;
+  result: Sub | null = null;
+  constructor(
+    readonly depth: number,
+    /** Heap index in the upper levels, or -1 when the update does not go by position there. */
+    readonly slot: number,
+    readonly hash: Uint8Array,
+    readonly lo: number,
+    readonly hi: number,
+    /** For a probe: the visit whose child this is, and which one. */
+    readonly parent: Visit | null = null,
+    readonly side: 0 | 1 = 0,
+  ) {}
+
+  get probe(): boolean {
+    return this.parent !== null;
+  }
+}
+
+function kindOfSlot(kind: SlotKind): Kind {
+  if (kind === SlotKind.EMPTY) return 'empty';
+  if (kind === SlotKind.LEAF) return 'leaf';
+  if (kind === SlotKind.INTERNAL || kind === SlotKind.EXPANDED) return 'internal';
+  return 'unknown';
+}
+
+function slotKindOf(sub: Sub): SlotKind {
+  if (sub.kind === 'empty') return SlotKind.EMPTY;
+  if (sub.kind === 'leaf') return SlotKind.LEAF;
+  // A rebuilt internal node gets both children written (see `record`), so it is expanded.
+  if (sub.kind === 'internal') return SlotKind.EXPANDED;
+  return SlotKind.UNKNOWN;
+}
+
+/** First index in [lo, hi) whose key hash has bit `depth` set; the range is sorted by key hash. */
+function splitIndex(items: ReadonlyArray<{ readonly keyHash: Uint8Array }>, lo: number, hi: number, depth: number): number {
+  // Items in one subtree share every bit above `depth`, so sorted order puts the 0s first.
+  let a = lo;
+  let b = hi;
+  while (a < b) {
+    const m = (a + b) >>> 1;
+    if (bitAt(items[m]!.keyHash, depth) === 0) a = m + 1;
+    else b = m;
+  }
+  return a;
+}
+
+/**
+ * One update, in two passes. `descend` walks the changed keys' paths top-down a level at a time,
+ * answering each position from the upper levels (no read at all), from memory, or from the store,
+ * with one batched store read per level. `rebuild` then rehashes bottom-up, a level at a time,
+ * synchronously but for a yield every few hundred nodes. Reads of the old tree below the upper
+ * levels are not rehashed: their only use is the new root, which consensus checks against every
+ * other validator's; what is cached for serving (the upper levels) is checked when it is filled.
+ */
+export class Rewrite {
+  readonly created: TreeNode[] = [];
+  /** Indexes into `created` of internal nodes at positions the upper levels hold. */
+  readonly createdInUpper = new Set<number>();
+  readonly writes: SlotWrite[] = [];
+  private readonly levels: Visit[][] = [];
+  private readonly deletesBefore: Int32Array;
+  private positional: boolean;
+  private readonly baseVersion: number;
+  private work = 0;
+
+  constructor(
+    private readonly nodes: NodeSource,
+    private readonly upper: UpperLevels,
+    private readonly entries: readonly Entry[],
+    positional: boolean,
+  ) {
+    this.positional = positional;
+    this.baseVersion = upper.version;
+    this.deletesBefore = new Int32Array(entries.length + 1);
+    for (let i = 0; i < entries.length; i++) this.deletesBefore[i + 1] = this.deletesBefore[i]! + (entries[i]!.value === null ? 1 : 0);
+  }
+
+  /** Whether the slot writes describe the new version exactly (the whole update went by position). */
+  get recordable(): boolean {
+    return this.positional && this.upper.version === this.baseVersion;
+  }
+
+  async run(root: Uint8Array): Promise<Uint8Array> {
+    await this.descend(root);
+    return (await this.rebuild()).hash;
+  }
+
+  private async pace(amount: number): Promise<void> {
+    this.work += amount;
+    if (this.work >= YIELD_EVERY) {
+      this.work = 0;
+      await yieldToLoop();
+    }
+  }
+
+  private async descend(root: Uint8Array): Promise<void> {
+    let level = [new Visit(0, this.positional ? 1 : -1, root, 0, this.entries.length)];
+    while (level.length > 0) {
+      this.levels.push(level);
+      // A walk by position is only sound within one cached version.
+      if (this.upper.version !== this.baseVersion) this.positional = false;
+      const verified: Visit[] = [];
+      const trusted: Visit[] = [];
+      for (const v of level) {
+        if (!this.resolveInMemory(v)) (this.fillsUpperLevels(v) ? verified : trusted).push(v);
+      }
+      if (verified.length + trusted.length > 0) {
+        // What fills the upper levels is served to clients later, so it is checked; the rest only
+        // feeds the new root.
+        const [a, b] = await Promise.all([
+          verified.length > 0 ? this.nodes.loadMany(verified.map((v) => v.hash), true) : [],
+          trusted.length > 0 ? this.nodes.loadMany(trusted.map((v) => v.hash), false) : [],
+        ]);
+        verified.forEach((v, i) => this.adopt(v, a[i]!, true));
+        trusted.forEach((v, i) => this.adopt(v, b[i]!, false));
+      }
+      const next: Visit[] = [];
+      for (const v of level) {
+        if (v.probe) {
+          if (v.side === 0) v.parent!.leftKind = v.kind;
+          else v.parent!.rightKind = v.kind;
+          continue;
+        }
+        if (v.kind !== 'internal') continue;
+        if (v.depth >= KEY_BITS) throw new CorruptNodeError('internal node below depth 255');
+        this.expand(v, next);
+      }
+      await this.pace(level.length);
+      level = next;
+    }
+  }
+
+  /** Children visits of an internal position, and probes of untouched siblings that may matter. */
+  private expand(v: Visit, next: Visit[]): void {
+    const depth = v.depth + 1;
+    const slot = v.slot >= 0 && depth <= this.upper.lastLevel ? 2 * v.slot : -1;
+    const mid = splitIndex(this.entries, v.lo, v.hi, v.depth);
+    if (mid > v.lo) {
+      v.left = new Visit(depth, slot, v.leftHash, v.lo, mid);
+      next.push(v.left);
+    }
+    if (v.hi > mid) {
+      v.right = new Visit(depth, slot < 0 ? -1 : slot + 1, v.rightHash, mid, v.hi);
+      next.push(v.right);
+    }
+    // If one side may empty (it has a deletion), the other side's kind decides whether a lone
+    // leaf moves up: learn it now, in this level's batch, rather than with a read of its own.
+    if (v.left === null && v.leftKind === 'unknown' && this.hasDeletes(mid, v.hi)) next.push(new Visit(depth, slot, v.leftHash, mid, mid, v, 0));
+    if (v.right === null && v.rightKind === 'unknown' && this.hasDeletes(v.lo, mid)) next.push(new Visit(depth, slot < 0 ? -1 : slot + 1, v.rightHash, mid, mid, v, 1));
+  }
+
+  /** Whether reading this visit's node teaches the upper levels something (its kind, its children). */
+  private fillsUpperLevels(v: Visit): boolean {
+    return v.slot >= 0 && this.upper.isCached(v.depth) && this.upper.kindAt(v.depth, v.slot) !== SlotKind.LEAF;
+  }
+
+  private hasDeletes(lo: number, hi: number): boolean {
+    return this.deletesBefore[hi]! > this.deletesBefore[lo]!;
+  }
+
+  /** Answers a visit without the store if the upper levels or memory can. */
+  private resolveInMemory(v: Visit): boolean {
+    if (isEmptyHash(v.hash)) {
+      v.kind = 'empty';
+      return true;
+    }
+    if (this.positional && v.slot >= 0 && this.upper.isCached(v.depth) && equalHash(this.upper.hashAt(v.depth, v.slot), v.hash)) {
+      const kind = this.upper.kindAt(v.depth, v.slot);
+      if (kind === SlotKind.EXPANDED) {
+        v.kind = 'internal';
+        // Copies: the slots may change while this update waits for the store.
+        const pair = this.upper.childPairAt(v.depth, v.slot).slice();
+        v.leftHash = pair.subarray(0, HASH_BYTES);
+        v.rightHash = pair.subarray(HASH_BYTES);
+        v.leftKind = kindOfSlot(this.upper.kindAt(v.depth + 1, 2 * v.slot));
+        v.rightKind = kindOfSlot(this.upper.kindAt(v.depth + 1, 2 * v.slot + 1));
+        return true;
+      }
+      if (kind === SlotKind.LEAF && v.probe) {
+        v.kind = 'leaf';
+        return true;
+      }
+      if (kind === SlotKind.INTERNAL && v.probe) {
+        v.kind = 'internal';
+        return true;
+      }
+    }
+    const node = this.nodes.inMemory(v.hash);
+    if (node === undefined) return false;
+    this.adopt(v, node, true);
+    return true;
+  }
+
+  /** Takes what the node at a visit is; fills the upper levels with it if it is trustworthy. */
+  private adopt(v: Visit, node: TreeNode, trustworthy: boolean): void {
+    if (node.kind === 'leaf') {
+      v.kind = 'leaf';
+      v.leaf = node;
+    } else {
+      v.kind = 'internal';
+      v.leftHash = node.left;
+      v.rightHash = node.right;
+      if (isEmptyHash(node.left)) v.leftKind = 'empty';
+      if (isEmptyHash(node.right)) v.rightKind = 'empty';
+    }
+    if (trustworthy && v.slot >= 0) this.upper.fill(v.depth, v.slot, v.hash, node);
+  }
+
+  private async rebuild(): Promise<Sub> {
+    for (let d = this.levels.length - 1; d >= 0; d--) {
+      for (const v of this.levels[d]!) {
+        if (v.probe) continue;
+        v.result = v.kind === 'internal' ? await this.rejoin(v) : this.buildAt(v);
+      }
+      await this.pace(this.levels[d]!.length);
+    }
+    return this.levels[0]![0]!.result!;
+  }
+
+  /** New subtree at an internal position from its children, rebuilt or untouched. */
+  private async rejoin(v: Visit): Promise<Sub> {
+    const left: Sub = v.left?.result ?? (isEmptyHash(v.leftHash) ? EMPTY_SUB : { hash: v.leftHash, kind: v.leftKind });
+    const right: Sub = v.right?.result ?? (isEmptyHash(v.rightHash) ? EMPTY_SUB : { hash: v.rightHash, kind: v.rightKind });
+    // No-op changes (same value, deleting an absent key) leave the node as it is: no rewrite.
+    if (equalHash(left.hash, v.leftHash) && equalHash(right.hash, v.rightHash)) return { hash: v.hash, kind: 'internal' };
+    let sub: Sub;
+    if (left.kind === 'empty' && right.kind === 'empty') sub = EMPTY_SUB;
+    else if (left.kind === 'empty' && (await this.kindOf(right)) === 'leaf') sub = { hash: right.hash, kind: 'leaf' };
+    else if (right.kind === 'empty' && (await this.kindOf(left)) === 'leaf') sub = { hash: left.hash, kind: 'leaf' };
+    else sub = this.internal(left, right, v.slot);
+    this.record(v.slot, sub, left, right);
+    return sub;
+  }
+
+  /** The kind of an untouched child; `descend` probes the ones this can need, so rarely a read. */
+  private async kindOf(sub: Sub): Promise<Kind> {
+    if (sub.kind !== 'unknown') return sub.kind;
+    return (await this.nodes.load(sub.hash, false)).kind;
+  }
+
+  private internal(left: Sub, right: Sub, slot: number): Sub {
+    const node = makeInternal(left.hash, right.hash);
+    if (slot >= 0 && this.upper.isCached(31 - Math.clz32(slot) + 1)) this.createdInUpper.add(this.created.length);
+    this.created.push(node);
+    return { hash: node.hash, kind: 'internal' };
+  }
+
+  /**
+   * Slot writes for a position's new subtree. A new internal node gets both children written, the
+   * untouched one as UNKNOWN, which keeps whatever the cache knows of that very node. Children
+   * are written before parents (bottom-up), so a child's own, more precise write is not undone.
+   */
+  private record(slot: number, sub: Sub, left: Sub | null, right: Sub | null): void {
+    if (slot < 0) return;
+    this.writes.push({ slot, hash: sub.hash, kind: slotKindOf(sub) });
+    if (sub.kind !== 'internal' || left === null || right === null) return;
+    const depth = 31 - Math.clz32(slot);
+    if (depth + 1 > this.upper.lastLevel) return;
+    this.writes.push({ slot: 2 * slot, hash: left.hash, kind: left.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN });
+    this.writes.push({ slot: 2 * slot + 1, hash: right.hash, kind: right.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN });
+  }
+
+  /**
+   * Builds the subtree at an empty or leaf position holding the leaf that was there (if any) merged
+   * with the visit's entries. Every live entry becomes exactly one leaf: linear in the entries.
+   */
+  private buildAt(v: Visit): Sub {
+    const leaves: LeafNode[] = [];
+    let existing = v.leaf;
+    for (let i = v.lo; i < v.hi; i++) {
+      const entry = this.entries[i]!;
+      if (existing !== null) {
+        const order = compareHash(existing.keyHash, entry.keyHash);
+        if (order < 0) {
+          leaves.push(existing);
+          existing = null;
+        } else if (order === 0) {
+          const replaced = existing;
+          existing = null;
+          if (entry.value === null) continue;
+          const leaf = makeLeaf(entry.keyHash, entry.value);
+          // Writing a key's current value again changes nothing and writes nothing.
+          if (equalHash(leaf.hash, replaced.hash)) leaves.push(replaced);
+          else {
+            leaves.push(leaf);
+            this.created.push(leaf);
+          }
+          continue;
+        }
+      }
+      if (entry.value === null) continue;
+      const leaf = makeLeaf(entry.keyHash, entry.value);
+      leaves.push(leaf);
+      this.created.push(leaf);
+    }
+    if (existing !== null) leaves.push(existing);
+    return this.buildLeaves(v.depth, v.slot, leaves, 0, leaves.length);
+  }
+
+  private buildLeaves(depth: number, slot: number, leaves: readonly LeafNode[], lo: number, hi: number): Sub {
+    let sub: Sub;
+    let left: Sub | null = null;
+    let right: Sub | null = null;
+    if (hi === lo) sub = EMPTY_SUB;
+    else if (hi - lo === 1) sub = { hash: leaves[lo]!.hash, kind: 'leaf' };
+    else {
+      // Two distinct 256-bit key hashes differ somewhere, so this recursion ends by depth 256.
+      const mid = splitIndex(leaves, lo, hi, depth);
+      const childSlot = slot >= 0 && depth + 1 <= this.upper.lastLevel ? 2 * slot : -1;
+      left = this.buildLeaves(depth + 1, childSlot, leaves, lo, mid);
+      right = this.buildLeaves(depth + 1, childSlot < 0 ? -1 : childSlot + 1, leaves, mid, hi);
+      sub = this.internal(left, right, slot);
+    }
+    this.record(slot, sub, left, right);
+    return sub;
+  }
+}
+
+/** Byte order of two key hashes (the tree's order): negative, zero or positive. */
+function compareHash(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < HASH_BYTES; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
