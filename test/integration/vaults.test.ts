@@ -105,9 +105,9 @@ describe('vaults on a real devnet', () => {
     const short = await sign(bob, big.id as number);
     assert.equal(short.status, 400);
     assert.match(short.body.error as string, /the payout is 1500000 ucoin and chain:it-family-fund\.vault holds 1200000/);
-    await failsInBlock(net, { ...signBody(bob), vault: VAULT, id: String(big.id) }, /insufficient vault balance/, 'sign_vault_proposal');
-    await failsInBlock(net, { ...signBody(stranger), vault: VAULT, id: String(big.id) }, /not a member/, 'sign_vault_proposal');
-    await failsInBlock(net, { ...signBody(alice), vault: VAULT, id: String(big.id) }, /already signed/, 'sign_vault_proposal');
+    await failsInBlock(net, { ...signBody(bob), _path: { vault: VAULT, id: String(big.id) } }, /insufficient vault balance/, 'sign_vault_proposal');
+    await failsInBlock(net, { ...signBody(stranger), _path: { vault: VAULT, id: String(big.id) } }, /not a member/, 'sign_vault_proposal');
+    await failsInBlock(net, { ...signBody(alice), _path: { vault: VAULT, id: String(big.id) } }, /already signed/, 'sign_vault_proposal');
     await confirmed((await postJson(gw('/api/v1/transactions'), signTransfer(carol, { to: VAULT, value: 400_000, nonce: 2 }))).body.tx_hash as string);
     await confirmed((await sign(bob, big.id as number)).body.tx_hash as string);
     assert.equal(await statusOf(big.id as number), 'executed');
