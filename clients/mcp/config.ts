@@ -3,7 +3,7 @@ import { firstRefusal, AddressString } from '../../kernel/sdk.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { parseHex, toHex } from '../../kernel/codec/hex.js';
 import type { KeyPair } from '../../kernel/crypto/provider.js';
-import { PublicKeyHex } from '../../plugins/session/schemas.js';
+import { PublicKeyHex } from '../../plugins/session/public.js';
 
 /** The environment variable naming the config file (part 2, Session keys 5). */
 export const CONFIG_ENV = 'CHAIN_MCP_CONFIG';

@@ -29,6 +29,11 @@ export interface SignRequest {
   /** The operation's name, or undefined for a plain transfer. */
   readonly operation: string | undefined;
   /**
+   * The operation's declared `mainKeyOnly` action: a plugin that grants other keys refuses them
+   * with `requireMainKey` before judging its grant, so a narrow grant does not hide the real reason.
+   */
+  readonly mainKeyOnly?: string | undefined;
+  /**
    * The ucoin the transaction declares it takes from the actor's account besides its fee: a plain
    * transaction's value, an operation's `debits` (its signed value unless it declares otherwise:
    * `register_node` bonds `min_stake`). What a session key's cap is judged against before anything

@@ -21,7 +21,7 @@ export async function authorizeTx(hooks: Hooks, scoped: <C>(ctx: C, plugin: stri
     return { signer: { kind: 'operator', publicKey: key.hex, account: key.derived, payer: key.derived, grantedBy: p.op.plugin }, grant: undefined };
   }
   const debit = p === undefined ? tx.value : await declaredDebit(p, () => scoped(ctx(), p.op.plugin));
-  return authorize(hooks, ctx, source, { actor: tx.from, publicKey: key.hex, tx, operation: p?.op.spec.name, debit, maxFee: BigInt(gasLimit) * tx.gasPrice }, key);
+  return authorize(hooks, ctx, source, { actor: tx.from, publicKey: key.hex, tx, operation: p?.op.spec.name, mainKeyOnly: p?.op.spec.mainKeyOnly, debit, maxFee: BigInt(gasLimit) * tx.gasPrice }, key);
 }
 
 /** What an operation declares it takes from the signing account (`OperationSpec.debits`, else its signed value). */

@@ -4,7 +4,7 @@ import { labelledWallet, makeChain, refused, signOperation, signOwnLayout, signT
 import { sessionPlugin } from '../../plugins/session/index.js';
 import { sponsorPlugin } from '../../plugins/sponsor/index.js';
 import { identityPlugin } from '../../plugins/identity/index.js';
-import { identityMessages } from '../../plugins/identity/messages.js';
+import { identityMessages } from '../../plugins/identity/public.js';
 import { blockHash, txRoot } from './block-hash.js';
 import type { Tx } from './types.js';
 

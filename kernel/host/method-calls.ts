@@ -1,7 +1,7 @@
 import type { ReadContext, WriteContext } from '../hooks.js';
 import type { StateSource } from '../state/overlay.js';
 import { ConfigError } from '../config/env.js';
-import { ChainError } from '../errors.js';
+import type { ChainError } from '../errors.js';
 import type { PluginMethods, ReadMethodCalls, ReadMethodsOf, WriteMethodCalls, WriteMethodsOf } from './methods.js';
 import type { PluginKind } from './plugin.js';
 import { inactivePluginProblem, pluginState, type PluginScheduleEntry } from './schedule.js';
@@ -57,12 +57,13 @@ export interface WriteCallSite extends CallSite {
 
 type Bound = (...args: unknown[]) => Promise<unknown>;
 type Method = (ctx: never, ...args: never[]) => Promise<unknown>;
-type Gate = (plugin: string) => Promise<void>;
+/** Throws the 403 of a plugin that is not active at the context's height; `problem` says it instead. */
+type Gate = ((plugin: string) => Promise<void>) & { readonly problem: (plugin: string) => Promise<ChainError | undefined> };
 
 /** `ctx.methods` of a read-only context. */
 export function readMethodCalls(site: CallSite): ReadMethodCalls {
   const gate = activationGate(site);
-  return { of: <D extends PluginMethods>(methods: D): ReadMethodsOf<D> => readView(site, methods, gate) as unknown as ReadMethodsOf<D>, isActive: (methods) => passes(gate, methods.plugin) };
+  return { of: <D extends PluginMethods>(methods: D): ReadMethodsOf<D> => readView(site, methods, gate) as unknown as ReadMethodsOf<D>, active: activeCheck(gate) };
 }
 
 /** `ctx.methods` of a write context: reads as above, writes checked against the directory at each call. */
@@ -77,19 +78,13 @@ export function writeMethodCalls(site: WriteCallSite): WriteMethodCalls {
       });
       return view as unknown as WriteMethodsOf<D>;
     },
-    isActive: (methods) => passes(gate, methods.plugin),
+    active: activeCheck(gate),
   };
 }
 
-/** Whether `gate` lets a call to `plugin` through. */
-async function passes(gate: Gate, plugin: string): Promise<boolean> {
-  try {
-    await gate(plugin);
-    return true;
-  } catch (e) {
-    if (e instanceof ChainError) return false;
-    throw e;
-  }
+/** `ctx.methods.active`: whether the gate lets a call through. */
+function activeCheck(gate: Gate): (methods: PluginMethods) => Promise<boolean> {
+  return async (methods) => (await gate.problem(methods.plugin)) === undefined;
 }
 
 function readView(site: CallSite, methods: PluginMethods, gate: Gate): Record<string, Bound> {
@@ -124,10 +119,14 @@ function bind(view: Record<string, Bound>, table: Readonly<Record<string, Method
  */
 function activationGate(site: CallSite): Gate {
   let schedule: Promise<readonly PluginScheduleEntry[]> | undefined;
-  return async (plugin) => {
+  const problem = async (plugin: string): Promise<ChainError | undefined> => {
     const entries = await (schedule ??= readSchedule(site.state).then((e) => e ?? []));
     const entry = entries.find((e) => e.name === plugin);
-    const problem = inactivePluginProblem(plugin, pluginState(entry, site.height), entry, site.height);
-    if (problem) throw problem;
+    return inactivePluginProblem(plugin, pluginState(entry, site.height), entry, site.height);
   };
+  const gate = async (plugin: string): Promise<void> => {
+    const refused = await problem(plugin);
+    if (refused) throw refused;
+  };
+  return Object.assign(gate, { problem });
 }

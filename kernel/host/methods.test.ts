@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
 import { definePlugin, type PluginDefinition } from './plugin.js';
 import { defineMethods } from './methods.js';
+import { readMethodCalls } from './method-calls.js';
 import { defineOperation } from '../ops/operation.js';
 import type { ReadContext, WriteContext } from '../hooks.js';
 import { jsonRecord } from '../state/record-codec.js';
@@ -198,3 +199,11 @@ export function typesFlowFromTheDeclaration(read: ReadContext, write: WriteConte
   void left;
   void readInWrite;
 }
+
+test('ctx.methods.active says whether the offering plugin is active at the height, without calling it', async () => {
+  const f = await chainOf(3);
+  const site = (height: number) => readMethodCalls({ caller: 'peek', height, state: f.chain.store.state, readScope: () => assert.fail('active calls no method') });
+  assert.equal(await site(1).active(ledgerMethods), false, 'scheduled at 3');
+  assert.equal(await site(3).active(ledgerMethods), true);
+  assert.equal(await site(1).active(defineMethods('absent', { read: { async nothing() {} } })), false, 'a plugin the network does not run');
+});

@@ -64,11 +64,11 @@ export type WriteMethodsOf<D extends PluginMethods> = BoundTable<D['read']> & Bo
 export interface ReadMethodCalls {
   of<D extends PluginMethods>(methods: D): ReadMethodsOf<D>;
   /**
-   * Whether the offering plugin is active at this context's height, so its methods answer: a
-   * caller whose use of another plugin is optional (contracts resolving app names through the
-   * names plugin) asks before calling, instead of taking the 403 a call would throw.
+   * Whether the plugin offering `methods` is active at this context's height, so that its
+   * methods may be called (a call otherwise fails with 403): a plugin that reads an optional one
+   * (session asks identity, which a network may not run) asks first and does without.
    */
-  isActive(methods: PluginMethods): Promise<boolean>;
+  active(methods: PluginMethods): Promise<boolean>;
 }
 
 /**
@@ -78,6 +78,6 @@ export interface ReadMethodCalls {
  */
 export interface WriteMethodCalls {
   of<D extends PluginMethods>(methods: D): WriteMethodsOf<D>;
-  /** As in a read context. */
-  isActive(methods: PluginMethods): Promise<boolean>;
+  /** As in a read context: whether the offering plugin is active at this height. */
+  active(methods: PluginMethods): Promise<boolean>;
 }

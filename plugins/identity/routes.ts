@@ -1,15 +1,57 @@
-import { accountKeysStateKey, countedPage, isKeyDerivedAddress, jsonRecord, notFound, pageOf, stateKey, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { Type } from '@sinclair/typebox';
+import { accountKeysStateKey, countedPage, defineRoute, isAddress, isKeyDerivedAddress, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { currentKeys } from './keys.js';
-import { readConfig } from './recovery.js';
-import { configPath, derivedPath, guardsCountPath, guardsPrefix, requestPath, type RecoveryRequest } from './store.js';
+import { latestRequest, readConfig } from './recovery.js';
+import { configs, derivedKeys, guards, guardsCounts, requests, RecoveryRequestSchema } from './store.js';
 
-const requestCodec = jsonRecord<RecoveryRequest>();
+/** Any text in the path: what is no address is answered as an address nobody uses (404, or nothing configured). */
+const AddrParams = Type.Object({ addr: Type.String({ minLength: 1, description: 'a chain address' }) });
+
+export const identityRoute = defineRoute({
+  method: 'GET',
+  path: '/api/v1/identity/:addr',
+  summary: 'the keys that may sign as main keys of an address, and how many changes they went through (decisions.md §35)',
+  params: AddrParams,
+  responses: {
+    200: Type.Object({ address: Type.String(), keys: Type.Array(Type.String({ description: 'lowercase hex ML-DSA-65 public key' })), version: Type.Integer({ minimum: 0 }) }),
+    404: 'an address that is neither key-derived nor registered',
+  },
+  // decisions.md §84: the account's main keys and the derived key identity remembers for it.
+  proves: (req) => [accountKeysStateKey(req.params.addr), ...(isAddress(req.params.addr) ? [derivedKeys.stateKey(req.params.addr)] : [])],
+});
+
+export const recoveryRoute = defineRoute({
+  method: 'GET',
+  path: '/api/v1/identity/recovery/:addr',
+  summary: "an account's guardian recovery: its guardians, threshold and timelock, the open request and the latest closed one",
+  params: AddrParams,
+  responses: {
+    200: Type.Object({
+      address: Type.String(),
+      configured: Type.Boolean(),
+      guardians: Type.Array(Type.String()),
+      threshold: Type.Integer({ minimum: 0 }),
+      timelock: Type.Integer({ minimum: 0 }),
+      request: Type.Union([RecoveryRequestSchema, Type.Null()], { description: 'the open request' }),
+      last_request: Type.Union([RecoveryRequestSchema, Type.Null()], { description: 'the latest closed request' }),
+    }),
+  },
+  proves: (req) => (isAddress(req.params.addr) ? [configs.stateKey(req.params.addr), requests.stateKey(req.params.addr)] : []),
+});
+
+export const guardianOfRoute = defineRoute({
+  method: 'GET',
+  path: '/api/v1/identity/guardian-of/:addr',
+  summary: 'the accounts an address guards, by address (an addition to part 1)',
+  params: AddrParams,
+  query: pageQuery({ default: 100, cap: 100 }),
+  responses: { 200: Type.Object({ address: Type.String(), ...pageAnswer('identities', Type.String({ description: 'an owner the address guards' })).properties }) },
+});
 
 export function identityRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
-  // decisions.md §35: the keys that may sign as main keys, and how many changes they went through.
-  routes.get('/api/v1/identity/:addr', (req) =>
+  routes.serve(identityRoute, (req) =>
     s.query.run(plugin, async (ctx) => {
-      const address = req.params.addr!;
+      const address = req.params.addr;
       const set = await currentKeys(ctx, address);
       if (!isKeyDerivedAddress(address) && set.keys.length === 0 && !(await ctx.accounts.exists(address))) throw notFound(`${address} is neither a key-derived nor a registered address`);
       // A used key-derived address with nothing stored signs with its derived key (decisions.md
@@ -20,14 +62,12 @@ export function identityRoutes(routes: RouteTable, s: NodeServices, plugin: stri
       }
       return { address, keys: set.keys, version: set.version };
     }),
-    // decisions.md §84: the account's main keys and the derived key identity remembers for it.
-    { proves: (req) => [accountKeysStateKey(req.params.addr!), stateKey(plugin, derivedPath(req.params.addr!))] },
   );
-  routes.get('/api/v1/identity/recovery/:addr', (req) =>
+  routes.serve(recoveryRoute, (req) =>
     s.query.run(plugin, async (ctx) => {
-      const address = req.params.addr!;
+      const address = req.params.addr;
       const config = await readConfig(ctx, address);
-      const latest = await ctx.store.getRecord<RecoveryRequest>(requestPath(address), requestCodec);
+      const latest = await latestRequest(ctx, address);
       return {
         address,
         configured: config !== undefined,
@@ -38,17 +78,16 @@ export function identityRoutes(routes: RouteTable, s: NodeServices, plugin: stri
         last_request: latest !== undefined && latest.status !== 'open' ? latest : null,
       };
     }),
-    { proves: (req) => [stateKey(plugin, configPath(req.params.addr!)), stateKey(plugin, requestPath(req.params.addr!))] },
   );
   // One page of the guardian's own entries, and their count from its record: anyone may name an
   // address as their guardian, so the list can be long, and a request reads only its page.
-  routes.get('/api/v1/identity/guardian-of/:addr', (req) => {
-    const { limit, offset } = pageOf(req.query, 100, 100);
+  routes.serve(guardianOfRoute, (req) => {
+    const { limit, offset } = toPage(req.query);
+    const guardian = req.params.addr;
     return s.query.run(plugin, async (ctx) => {
-      const prefix = guardsPrefix(req.params.addr!);
-      const total = (await ctx.store.getRecord<number>(guardsCountPath(req.params.addr!))) ?? 0;
-      const identities = offset >= total ? [] : (await ctx.store.scan(prefix, { limit: offset + limit })).slice(offset).map(([k]) => k.slice(prefix.length));
-      return { address: req.params.addr, ...countedPage('identities', identities, total, limit, offset) };
+      const total = isAddress(guardian) ? ((await guardsCounts.get(ctx.store, guardian)) ?? 0) : 0;
+      const identities = offset >= total ? [] : (await guards.scan(ctx.store, { prefix: [guardian], limit: offset + limit })).slice(offset).map((e) => e.key[1]);
+      return { address: guardian, ...countedPage('identities', identities, total, limit, offset) };
     });
   });
 }

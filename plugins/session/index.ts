@@ -1,9 +1,10 @@
-import { definePlugin, requireMainKey, type NodeServices } from '../../kernel/sdk.js';
-import { MAIN_KEY_ONLY_OPERATIONS } from './main-key-only.js';
+import { definePlugin, isAddress, requireMainKey, type NodeServices } from '../../kernel/sdk.js';
+import { UNDECLARED_MAIN_KEY_ONLY } from './main-key-only.js';
 import { grantSession } from './operations/grant.js';
 import { revokeSession } from './operations/revoke.js';
 import { capProblem, priceProblem, sessionProblem } from './limits.js';
-import { grantPath, type SessionGrant } from './store.js';
+import { grants, keyId } from './store.js';
+import { sessionGranted, sessionRevoked } from './events.js';
 import { sessionRoutes } from './routes.js';
 
 /**
@@ -20,16 +21,16 @@ export const sessionPlugin = definePlugin<Record<string, never>, NodeServices>({
   kind: 'state',
   description: 'session keys: grants with scope, spend cap and expiry, enforced in consensus',
   operations: [grantSession, revokeSession],
-  events: [
-    { type: 'session_granted', description: 'an account granted a session key', fields: ['account', 'session_pk', 'scope', 'cap', 'expiry_block'], socket: true },
-    { type: 'session_revoked', description: 'an account revoked a session key, effective from the next block', fields: ['account', 'session_pk', 'effective_block'], socket: true },
-  ],
+  stores: [grants],
+  events: [sessionGranted, sessionRevoked],
   register(api) {
     api.hooks.resolveSigner.tapPromise(api.name, async (ctx, req) => {
-      const g = await ctx.store.getRecord<SessionGrant>(grantPath(req.actor, req.publicKey));
+      if (!isAddress(req.actor)) return undefined;
+      const id = keyId(req.publicKey);
+      const g = await grants.get(ctx.store, req.actor, id);
       if (!g || g.session_pk !== req.publicKey) return undefined;
       // Said first, whatever the grant's scope: these are never a session key's to sign.
-      const mainOnly = req.operation === undefined ? undefined : MAIN_KEY_ONLY_OPERATIONS.get(req.operation);
+      const mainOnly = req.mainKeyOnly ?? (req.operation === undefined ? undefined : UNDECLARED_MAIN_KEY_ONLY.get(req.operation));
       if (mainOnly !== undefined) return requireMainKey({ kind: 'session', publicKey: req.publicKey, account: req.actor, payer: req.actor, grantedBy: api.name }, mainOnly);
       const problem = (await priceProblem(ctx, req.tx)) ?? (await sessionProblem(ctx, g, req.tx.to, req.debit));
       if (problem) return problem;
@@ -42,11 +43,10 @@ export const sessionPlugin = definePlugin<Record<string, never>, NodeServices>({
         // fails here, its writes rolled back.
         onApplied: async (tctx, applied) => {
           if (applied.debited === 0n) return;
-          const path = grantPath(req.actor, req.publicKey);
-          const now = (await tctx.store.getRecord<SessionGrant>(path))!;
+          const now = (await grants.get(tctx.store, req.actor, id))!;
           const over = capProblem(now, applied.debited);
           if (over) throw over;
-          tctx.store.setRecord<SessionGrant>(path, { ...now, spent: now.spent + applied.debited });
+          grants.set(tctx.store, req.actor, id, { ...now, spent: now.spent + applied.debited });
         },
       };
     });

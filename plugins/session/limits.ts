@@ -1,5 +1,5 @@
 import { unauthorized, type ChainError, type ReadContext, type Tx } from '../../kernel/sdk.js';
-import { IDENTITY_NAMESPACE, removedKeyPath, resetPath, type RemovedKey } from '../identity/removed-keys.js';
+import { identityMethods } from '../identity/public.js';
 import type { SessionGrant } from './store.js';
 
 /** Where a grant stands for a block at `height`: what the list view shows and what signing needs. */
@@ -8,19 +8,16 @@ export type GrantStatus = 'active' | 'revoked' | 'expired' | 'ended';
 /**
  * Whether the key that granted the session is still a main key of the account and was not
  * removed since the grant (rotation or recovery ends the sessions it granted, decisions in the
- * session README). Read from state, so every validator judges it alike.
+ * session README): identity says so (its `removedSince`) where the network runs it; the key set
+ * says the rest. Read from state, so every validator judges it alike.
  */
-async function granterRemoved(ctx: Pick<ReadContext, 'accounts' | 'read'>, g: SessionGrant): Promise<boolean> {
-  const identity = ctx.read(IDENTITY_NAMESPACE);
-  for (const path of [removedKeyPath(g.account, g.granted_by), resetPath(g.account)]) {
-    const removed = await identity.getRecord<RemovedKey>(path);
-    if (removed !== undefined && removed.height >= g.granted_height) return true;
-  }
+async function granterRemoved(ctx: Pick<ReadContext, 'accounts' | 'methods'>, g: SessionGrant): Promise<boolean> {
+  if ((await ctx.methods.active(identityMethods)) && (await ctx.methods.of(identityMethods).removedSince(g.account, g.granted_by, g.granted_height))) return true;
   const keys = await ctx.accounts.mainKeys(g.account, g.granted_by_derived ? g.granted_by : undefined);
   return !keys.keys.includes(g.granted_by);
 }
 
-export async function grantStatus(ctx: Pick<ReadContext, 'accounts' | 'read'>, g: SessionGrant, height: number): Promise<GrantStatus> {
+export async function grantStatus(ctx: Pick<ReadContext, 'accounts' | 'methods'>, g: SessionGrant, height: number): Promise<GrantStatus> {
   if (g.revoked_height !== null && height > g.revoked_height) return 'revoked';
   if (height >= g.expiry_block) return 'expired';
   return (await granterRemoved(ctx, g)) ? 'ended' : 'active';

@@ -1,12 +1,35 @@
-import { formatCoin, jsonRecord, pageOf, readParams, type NodeServices, type ReadContext, type RouteTable } from '../../kernel/sdk.js';
+import { Type } from '@sinclair/typebox';
+import { defineRoute, formatCoin, isAddress, pageAnswer, pageQuery, toPage, type NodeServices, type ReadContext, type RouteTable } from '../../kernel/sdk.js';
 import { SessionListParams } from './schemas.js';
 import { grantStatus } from './limits.js';
-import { grantsPrefix, type SessionGrant } from './store.js';
+import { grants, SessionScopeSchema, type SessionGrant } from './store.js';
 
-const codec = jsonRecord<SessionGrant>();
+/** Part 1's Session key grant resource, `spent` and `*_human` beside each amount, and its status for the next block. */
+export const GrantViewSchema = Type.Object({
+  account: Type.String(),
+  session_pk: Type.String(),
+  scope: SessionScopeSchema,
+  cap: Type.Integer({ minimum: 0, description: 'ucoin' }),
+  cap_human: Type.String(),
+  expiry_block: Type.Integer({ minimum: 1 }),
+  spent: Type.Integer({ minimum: 0, description: 'ucoin' }),
+  spent_human: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('expired'), Type.Literal('ended')], { description: 'for the next block' }),
+  granted_height: Type.Integer({ minimum: 0 }),
+  revoked_height: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+});
 
-/** A grant on the wire: part 1's Session key grant resource, `spent` and `*_human` beside each amount, and its status for the next block. */
-export async function grantView(ctx: Pick<ReadContext, 'accounts' | 'read'>, g: SessionGrant, nextHeight: number): Promise<Record<string, unknown>> {
+export const sessionListRoute = defineRoute({
+  method: 'GET',
+  path: '/api/v1/session/list/:account',
+  summary: "an account's session key grants, in key-id order, with each one's status for the next block",
+  params: SessionListParams,
+  query: pageQuery({ default: 100, cap: 100 }),
+  responses: { 200: Type.Object({ account: Type.String(), ...pageAnswer('grants', GrantViewSchema).properties }) },
+});
+
+/** A grant on the wire. */
+export async function grantView(ctx: Pick<ReadContext, 'accounts' | 'methods'>, g: SessionGrant, nextHeight: number): Promise<Record<string, unknown>> {
   return {
     account: g.account,
     session_pk: g.session_pk,
@@ -22,21 +45,22 @@ export async function grantView(ctx: Pick<ReadContext, 'accounts' | 'read'>, g: 
   };
 }
 
-/** Every grant of an account, in key-id order (stable across nodes), paged as decisions.md §20 and §34 say. */
+/** Every grant of an account, in key-id order (stable across nodes): at most MAX_GRANTS_PER_ACCOUNT. */
 export async function listGrants(ctx: ReadContext, account: string): Promise<SessionGrant[]> {
-  return (await ctx.store.scan(grantsPrefix(account))).map(([, v]) => codec.decode(v));
+  return isAddress(account) ? (await grants.scan(ctx.store, { prefix: [account] })).map((e) => e.value) : [];
 }
 
+/** Paged as decisions.md §20 and §34 say; `total` counts every grant of the account. */
 export function sessionRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
-  routes.get('/api/v1/session/list/:account', (req) => {
-    const { account } = readParams(SessionListParams, req.params);
-    const { limit, offset } = pageOf(req.query, 100, 100);
+  routes.serve(sessionListRoute, (req) => {
+    const { account } = req.params;
+    const { limit, offset } = toPage(req.query);
     return s.query.run(plugin, async (ctx) => {
       const all = await listGrants(ctx, account);
       const page = all.slice(offset, offset + limit);
-      const grants = [];
-      for (const g of page) grants.push(await grantView(ctx, g, ctx.height + 1));
-      return { account, grants, total: all.length, limit, offset, has_more: offset + page.length < all.length };
+      const views = [];
+      for (const g of page) views.push(await grantView(ctx, g, ctx.height + 1));
+      return { account, grants: views, total: all.length, limit, offset, has_more: offset + page.length < all.length };
     });
   });
 }

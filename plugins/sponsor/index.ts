@@ -3,6 +3,8 @@ import { sponsorDeposit, sponsorWithdraw } from './operations/pool.js';
 import { sponsorAllow, sponsorDisallow } from './operations/beneficiaries.js';
 import { sponsorOf } from './payer.js';
 import { sponsorRoutes } from './routes.js';
+import { paidBy, pays } from './store.js';
+import { sponsorAllowed, sponsorDeposited, sponsorDisallowed, sponsorWithdrew } from './events.js';
 
 /**
  * Sponsors (part 1 "Account abstraction"): an account deposits coins into a fee pool and names
@@ -15,12 +17,8 @@ export const sponsorPlugin = definePlugin<Record<string, never>, NodeServices>({
   description: 'fee pools that pay for the accounts or session keys their owner names',
   params: [{ key: 'sponsor_max_gas', default: 100n, min: 21n, max: 10_000_000n, description: 'the largest gas limit a pool pays for: a transaction whose limit is above it pays its own fee; within it, the pool pays while it holds the largest fee the transaction can be charged (limit × gas_price)' }],
   operations: [sponsorDeposit, sponsorWithdraw, sponsorAllow, sponsorDisallow],
-  events: [
-    { type: 'sponsor_deposit', description: 'a sponsor added coins to its pool', fields: ['address', 'amount'], socket: true },
-    { type: 'sponsor_withdraw', description: 'a sponsor took coins back from its pool', fields: ['address', 'amount'], socket: true },
-    { type: 'sponsor_allowed', description: 'a sponsor\'s pool pays for a beneficiary from now on', fields: ['address', 'beneficiary', 'session_pk'], socket: true },
-    { type: 'sponsor_disallowed', description: 'a sponsor\'s pool stopped paying for a beneficiary', fields: ['address', 'beneficiary'], socket: true },
-  ],
+  stores: [paidBy, pays],
+  events: [sponsorDeposited, sponsorWithdrew, sponsorAllowed, sponsorDisallowed],
   register(api) {
     api.hooks.feePayer.tapPromise(api.name, sponsorOf);
     api.hooks.routes.tap(api.name, (routes) => routes.withOwner(api.name, () => sponsorRoutes(routes, api.services, api.name)));

@@ -1,7 +1,6 @@
-import { jsonRecord, type ReadContext, type Signer, type Tx } from '../../kernel/sdk.js';
-import { paidByPath, poolAddress, type Sponsorship } from './store.js';
+import { type ReadContext, type Signer, type Tx } from '../../kernel/sdk.js';
+import { paidBy, poolAddress, type Sponsorship } from './store.js';
 
-const codec = jsonRecord<Sponsorship>();
 const NOBODY: Promise<undefined> = Promise.resolve(undefined);
 
 /**
@@ -15,11 +14,11 @@ const NOBODY: Promise<undefined> = Promise.resolve(undefined);
  *
  * The hot path of every signed transaction on a network with sponsors enabled, twice (admission
  * and block): the common case, an account nobody sponsors, costs one read of `paidby/<account>`
- * (the committed state cache remembers absent keys) and no async frame, decode or codec of its own.
+ * (the committed state cache remembers absent keys) and nothing else.
  */
 export function sponsorOf(ctx: ReadContext, tx: Tx, signer: Signer, maxFee: bigint): Promise<string | undefined> {
   if (tx.origin !== 'signed') return NOBODY;
-  return ctx.store.get(paidByPath(signer.account)).then((raw) => (raw === undefined ? undefined : sponsoringPool(ctx, tx, signer, maxFee, codec.decode(raw))));
+  return paidBy.get(ctx.store, signer.account).then((s) => (s === undefined ? undefined : sponsoringPool(ctx, tx, signer, maxFee, s)));
 }
 
 async function sponsoringPool(ctx: ReadContext, tx: Tx, signer: Signer, maxFee: bigint, s: Sponsorship): Promise<string | undefined> {

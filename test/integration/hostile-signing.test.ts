@@ -6,7 +6,7 @@ import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process
 import { failsInBlock as injectedFails, sameRootEverywhere as sameRoots, startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { toHex } from '../../kernel/sdk.js';
 import { leastValueScoring, loadModel } from '../../plugins/sentinel/model.js';
-import { identityMessages } from '../../plugins/identity/messages.js';
+import { identityMessages } from '../../plugins/identity/public.js';
 import { wat } from '../../plugins/contracts/testing/hostile.js';
 
 /**

@@ -7,7 +7,7 @@ import { labelledWallet, signOperation, signOwnLayout, type Wallet } from '../he
 import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { entriesState, heldSupply, rewardRecords, RewardModel, sortedRewards, type ExpectedReward } from '../helpers/supply-model.js';
-import { identityMessages } from '../../plugins/identity/messages.js';
+import { identityMessages } from '../../plugins/identity/public.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
 import { makeEvidence, signVote, evidenceToJson, type ConsensusEvidence } from '../../kernel/consensus/index.js';

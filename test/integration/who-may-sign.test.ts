@@ -2,7 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { labelledWallet, signOperation, signOwnLayout, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
-import { identityMessages } from '../../plugins/identity/messages.js';
+import { identityMessages } from '../../plugins/identity/public.js';
 import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
 import { failsInBlock as injectedFails, sameRootEverywhere as sameRoots, startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 

@@ -1,9 +1,10 @@
-import { badRequest, defineOperation, isAddress, isChainError, requireMainKey } from '../../../kernel/sdk.js';
+import { badRequest, defineOperation, isAddress, isChainError } from '../../../kernel/sdk.js';
 import { CancelSchema, SetupSchema } from '../schemas.js';
 import { identityMessages, ownLayout } from '../messages.js';
 import { rememberDerived } from '../keys.js';
-import { closeRequest, openRequest, readConfig } from '../recovery.js';
-import { configPath, replaceGuardians, requestPath, type RecoveryConfig, type RecoveryRequest } from '../store.js';
+import { closeRequest, latestRequest, openRequest, readConfig } from '../recovery.js';
+import { configs, replaceGuardians, type RecoveryConfig } from '../store.js';
+import { recoverySetupDone } from '../events.js';
 import { IDENTITY_TARGET } from './rotate.js';
 
 /**
@@ -19,26 +20,25 @@ export const recoverySetup = defineOperation({
   value: null,
   gas: 60,
   signing: { message: ownLayout(identityMessages.setup) },
+  mainKeyOnly: 'change recovery',
   async check(ctx, op) {
-    const mainOnly = requireMainKey(op.signer, 'change recovery');
-    if (mainOnly) return mainOnly;
     const { guardians, threshold } = op.body;
     const bad = guardians.find((g) => !isAddress(g));
     if (bad !== undefined) return badRequest(`guardians: ${JSON.stringify(bad)} is not a chain address`);
     if (new Set(guardians).size !== guardians.length) return badRequest('guardians lists an address twice');
     if (guardians.includes(op.actor)) return badRequest('an account cannot guard itself');
     if (threshold > guardians.length) return badRequest(`threshold ${threshold} is above the ${guardians.length} guardians`);
-    const open = await ctx.store.getRecord<RecoveryRequest>(requestPath(op.actor));
+    const open = await latestRequest(ctx, op.actor);
     if (open?.status === 'open') return badRequest('a recovery request is open: cancel it before changing recovery');
     return undefined;
   },
   async execute(ctx, op) {
     const before = await readConfig(ctx, op.actor);
     const config: RecoveryConfig = { owner: op.actor, guardians: op.body.guardians, threshold: op.body.threshold, timelock: op.body.timelock, height: ctx.block.height };
-    ctx.store.setRecord(configPath(op.actor), config);
+    configs.set(ctx.store, op.actor, config);
     await replaceGuardians(ctx.store, op.actor, before?.guardians ?? [], config.guardians, ctx.block.height);
     rememberDerived(ctx, op.actor, op.signer);
-    ctx.emit({ type: 'recovery_setup', data: { owner: op.actor, guardians: config.guardians, threshold: config.threshold, timelock: config.timelock } });
+    recoverySetupDone.emit(ctx, { owner: op.actor, guardians: config.guardians, threshold: config.threshold, timelock: config.timelock });
   },
 });
 
@@ -55,9 +55,8 @@ export const recoveryCancel = defineOperation({
   value: null,
   gas: 30,
   signing: { message: ownLayout(identityMessages.cancel) },
+  mainKeyOnly: 'cancel a recovery',
   async check(ctx, op) {
-    const mainOnly = requireMainKey(op.signer, 'cancel a recovery');
-    if (mainOnly) return mainOnly;
     const r = await openRequest(ctx, op.actor);
     return isChainError(r) ? r : undefined;
   },

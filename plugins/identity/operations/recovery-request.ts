@@ -1,9 +1,10 @@
-import { badRequest, defineOperation, isChainError, notFound, requireMainKey } from '../../../kernel/sdk.js';
+import { badRequest, defineOperation, isChainError, notFound } from '../../../kernel/sdk.js';
 import { RequestSchema, WithdrawSchema } from '../schemas.js';
 import { identityMessages, ownLayout } from '../messages.js';
 import { currentKeys } from '../keys.js';
-import { closeRequest, openRequest, readConfig } from '../recovery.js';
-import { requestPath, type RecoveryRequest } from '../store.js';
+import { closeRequest, latestRequest, openRequest, readConfig } from '../recovery.js';
+import { requests, type RecoveryRequest } from '../store.js';
+import { recoveryRequested } from '../events.js';
 import { IDENTITY_TARGET } from './rotate.js';
 
 /**
@@ -21,21 +22,20 @@ export const recoveryRequest = defineOperation({
   value: null,
   gas: 60,
   signing: { message: ownLayout(identityMessages.request) },
+  mainKeyOnly: 'request a recovery',
   async check(ctx, op) {
-    const mainOnly = requireMainKey(op.signer, 'request a recovery');
-    if (mainOnly) return mainOnly;
     if (!(await readConfig(ctx, op.body.target))) return notFound(`${op.body.target} has no recovery set up`);
-    const existing = await ctx.store.getRecord<RecoveryRequest>(requestPath(op.body.target));
+    const existing = await latestRequest(ctx, op.body.target);
     if (existing?.status === 'open') return badRequest(`a recovery request for ${op.body.target} is already open`);
     if ((await currentKeys(ctx, op.body.target)).keys.includes(op.body.new_key)) return badRequest('new_key is already a main key of the target');
     return undefined;
   },
   async execute(ctx, op) {
     // Numbered per target: the previous request (closed, or none) stays under the same key.
-    const previous = await ctx.store.getRecord<RecoveryRequest>(requestPath(op.body.target));
+    const previous = await latestRequest(ctx, op.body.target);
     const r: RecoveryRequest = { id: (previous?.id ?? 0) + 1, target: op.body.target, requester: op.actor, new_key: op.body.new_key, height: ctx.block.height, approvals: [], rejections: [], status: 'open', due_height: null, closed_height: null };
-    ctx.store.setRecord(requestPath(r.target), r);
-    ctx.emit({ type: 'recovery_requested', data: { target: r.target, request_id: r.id, requester: r.requester, new_key: r.new_key } });
+    requests.set(ctx.store, r.target, r);
+    recoveryRequested.emit(ctx, { target: r.target, request_id: r.id, requester: r.requester, new_key: r.new_key });
   },
 });
 
@@ -50,9 +50,8 @@ export const recoveryWithdraw = defineOperation({
   value: null,
   gas: 30,
   signing: { message: ownLayout(identityMessages.withdraw) },
+  mainKeyOnly: 'withdraw a recovery request',
   async check(ctx, op) {
-    const mainOnly = requireMainKey(op.signer, 'withdraw a recovery request');
-    if (mainOnly) return mainOnly;
     const r = await openRequest(ctx, op.body.target);
     if (isChainError(r)) return r;
     return r.requester === op.actor ? undefined : badRequest(`the open request for ${op.body.target} was made by ${r.requester}, not ${op.actor}`);

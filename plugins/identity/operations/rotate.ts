@@ -1,7 +1,8 @@
-import { badRequest, defineOperation, requireMainKey } from '../../../kernel/sdk.js';
+import { badRequest, defineOperation } from '../../../kernel/sdk.js';
 import { RotateSchema } from '../schemas.js';
 import { identityMessages, ownLayout } from '../messages.js';
 import { currentKeys, recordRemoved, rememberDerived } from '../keys.js';
+import { keysRotated } from '../events.js';
 
 export const IDENTITY_TARGET = 'chain:system.identity';
 
@@ -19,9 +20,8 @@ export const rotateKey = defineOperation({
   value: null,
   gas: 60,
   signing: { message: ownLayout(identityMessages.rotate) },
+  mainKeyOnly: 'rotate keys',
   async check(ctx, op) {
-    const mainOnly = requireMainKey(op.signer, 'rotate keys');
-    if (mainOnly) return mainOnly;
     const { add, remove } = op.body;
     if (add === '' && remove === '') return badRequest('rotate: add or remove must name a key');
     if (add !== '' && add === remove) return badRequest('rotate: add and remove name the same key');
@@ -39,6 +39,6 @@ export const rotateKey = defineOperation({
     if (add !== '') keys.push(add);
     ctx.accounts.setMainKeys(op.actor, { keys, version: now.version + 1 });
     if (remove !== '') recordRemoved(ctx, op.actor, remove);
-    ctx.emit({ type: 'keys_rotated', data: { address: op.actor, added: add, removed: remove, version: now.version + 1 } });
+    keysRotated.emit(ctx, { address: op.actor, added: add, removed: remove, version: now.version + 1 });
   },
 });

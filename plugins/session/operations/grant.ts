@@ -1,6 +1,7 @@
-import { badRequest, defineOperation, deriveAddress, isAddress, parseHex, requireMainKey, type ReadContext } from '../../../kernel/sdk.js';
+import { badRequest, defineOperation, deriveAddress, isAddress, parseHex, type ReadContext } from '../../../kernel/sdk.js';
 import { GrantSchema } from '../schemas.js';
-import { grantPath, grantsPrefix, MAX_GRANTS_PER_ACCOUNT, type SessionGrant } from '../store.js';
+import { grants, keyId, MAX_GRANTS_PER_ACCOUNT, type SessionGrant } from '../store.js';
+import { sessionGranted } from '../events.js';
 
 export const SESSION_TARGET = 'chain:system.session';
 
@@ -16,8 +17,8 @@ async function grantProblem(ctx: ReadContext, body: { account: string; session_p
   if (pk === signerKey) return badRequest('session_pk is a main key of the account: a session key must be another key');
   const main = await ctx.accounts.mainKeys(body.account);
   if (main.keys.includes(pk)) return badRequest('session_pk is a main key of the account: a session key must be another key');
-  const existing = await ctx.store.scan(grantsPrefix(body.account));
-  const replaces = (await ctx.store.getRecord<SessionGrant>(grantPath(body.account, pk))) !== undefined;
+  const existing = await grants.scan(ctx.store, { prefix: [body.account] });
+  const replaces = await grants.has(ctx.store, body.account, keyId(pk));
   if (!replaces && existing.length >= MAX_GRANTS_PER_ACCOUNT) return badRequest(`an account holds at most ${MAX_GRANTS_PER_ACCOUNT} session grants; revoked and expired ones count until replaced`);
   return undefined;
 }
@@ -35,8 +36,9 @@ export const grantSession = defineOperation({
   signsFor: SESSION_TARGET,
   value: null,
   gas: 50,
+  mainKeyOnly: 'grant session keys',
   async check(ctx, op) {
-    return requireMainKey(op.signer, 'grant session keys') ?? (await grantProblem(ctx, op.body, op.signer.publicKey));
+    return grantProblem(ctx, op.body, op.signer.publicKey);
   },
   async execute(ctx, op) {
     const pk = op.body.session_pk.toLowerCase();
@@ -52,7 +54,7 @@ export const grantSession = defineOperation({
       granted_height: ctx.block.height,
       revoked_height: null,
     };
-    ctx.store.setRecord(grantPath(op.actor, pk), grant);
-    ctx.emit({ type: 'session_granted', data: { account: op.actor, session_pk: pk, scope: op.body.scope, cap: op.body.cap, expiry_block: op.body.expiry_block } });
+    grants.set(ctx.store, op.actor, keyId(pk), grant);
+    sessionGranted.emit(ctx, { account: op.actor, session_pk: pk, scope: op.body.scope, cap: op.body.cap, expiry_block: op.body.expiry_block });
   },
 });

@@ -1,6 +1,7 @@
-import { badRequest, defineOperation, notFound, requireMainKey } from '../../../kernel/sdk.js';
+import { badRequest, defineOperation, notFound } from '../../../kernel/sdk.js';
 import { RevokeSchema } from '../schemas.js';
-import { grantPath, type SessionGrant } from '../store.js';
+import { grants, keyId } from '../store.js';
+import { sessionRevoked } from '../events.js';
 import { SESSION_TARGET } from './grant.js';
 
 /**
@@ -17,18 +18,17 @@ export const revokeSession = defineOperation({
   signsFor: SESSION_TARGET,
   value: null,
   gas: 30,
+  mainKeyOnly: 'revoke session keys',
   async check(ctx, op) {
-    const mainOnly = requireMainKey(op.signer, 'revoke session keys');
-    if (mainOnly) return mainOnly;
-    const g = await ctx.store.getRecord<SessionGrant>(grantPath(op.actor, op.body.session_pk.toLowerCase()));
+    const g = await grants.get(ctx.store, op.actor, keyId(op.body.session_pk.toLowerCase()));
     if (!g) return notFound(`no session key ${op.body.session_pk.slice(0, 16)}… granted by ${op.actor}`);
     if (g.revoked_height !== null) return badRequest(`session key already revoked in block ${g.revoked_height}`);
     return undefined;
   },
   async execute(ctx, op) {
-    const path = grantPath(op.actor, op.body.session_pk.toLowerCase());
-    const g = (await ctx.store.getRecord<SessionGrant>(path))!;
-    ctx.store.setRecord<SessionGrant>(path, { ...g, revoked_height: ctx.block.height });
-    ctx.emit({ type: 'session_revoked', data: { account: op.actor, session_pk: g.session_pk, effective_block: ctx.block.height + 1 } });
+    const id = keyId(op.body.session_pk.toLowerCase());
+    const g = (await grants.get(ctx.store, op.actor, id))!;
+    grants.set(ctx.store, op.actor, id, { ...g, revoked_height: ctx.block.height });
+    sessionRevoked.emit(ctx, { account: op.actor, session_pk: g.session_pk, effective_block: ctx.block.height + 1 });
   },
 });

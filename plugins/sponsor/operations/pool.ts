@@ -1,29 +1,27 @@
-import { badRequest, defineOperation } from '../../../kernel/sdk.js';
+import { badRequest, operationFamily } from '../../../kernel/sdk.js';
 import { PoolMoveSchema } from '../schemas.js';
 import { poolAddress, SPONSOR_TARGET } from '../store.js';
+import { sponsorDeposited, sponsorWithdrew } from '../events.js';
+
+/** Coins into and out of the sponsor's pool: one body, Signs-for and value (`amount`), two directions. */
+const poolMove = operationFamily({ schema: PoolMoveSchema, signsFor: SPONSOR_TARGET, gas: 30 });
 
 /** `POST /api/v1/sponsor/deposit`: coins from the sponsor's account into its pool. */
-export const sponsorDeposit = defineOperation({
+export const sponsorDeposit = poolMove({
   name: 'sponsor_deposit',
   description: 'moves coins from the sponsor into its fee pool',
   routes: [{ method: 'POST', path: '/api/v1/sponsor/deposit' }],
-  schema: PoolMoveSchema,
-  signsFor: SPONSOR_TARGET,
-  gas: 30,
   async execute(ctx, op) {
     await ctx.accounts.transfer(op.actor, poolAddress(op.actor), op.value);
-    ctx.emit({ type: 'sponsor_deposit', data: { address: op.actor, amount: op.body.amount } });
+    sponsorDeposited.emit(ctx, { address: op.actor, amount: op.body.amount });
   },
 });
 
 /** `POST /api/v1/sponsor/withdraw`: coins from the pool back to the sponsor; more than the pool holds is 400. */
-export const sponsorWithdraw = defineOperation({
+export const sponsorWithdraw = poolMove({
   name: 'sponsor_withdraw',
   description: 'returns coins from the sponsor\'s fee pool to the sponsor',
   routes: [{ method: 'POST', path: '/api/v1/sponsor/withdraw' }],
-  schema: PoolMoveSchema,
-  signsFor: SPONSOR_TARGET,
-  gas: 30,
   // The signed amount comes into the account from the pool: nothing is taken from it (decisions.md §95).
   debits: () => 0n,
   async check(ctx, op) {
@@ -32,6 +30,6 @@ export const sponsorWithdraw = defineOperation({
   },
   async execute(ctx, op) {
     await ctx.accounts.transfer(poolAddress(op.actor), op.actor, op.value);
-    ctx.emit({ type: 'sponsor_withdraw', data: { address: op.actor, amount: op.body.amount } });
+    sponsorWithdrew.emit(ctx, { address: op.actor, amount: op.body.amount });
   },
 });
