@@ -32,7 +32,7 @@ const env: CallEnv = {
   height: 1,
   time: 0,
   events: [],
-  code: (a) => (a === 'chain:00000000c0.app' ? { codeHash: cpuHash, bytes: cpu } : undefined),
+  code: (a) => (a === 'chain:00000000c0.app' ? { codeHash: cpuHash, bytes: () => cpu } : undefined),
   read: () => undefined,
   write: () => undefined,
   remove: () => undefined,

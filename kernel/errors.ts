@@ -44,3 +44,17 @@ export class FailedWithGas extends Error {
     this.name = 'FailedWithGas';
   }
 }
+
+/**
+ * A node-local failure that says nothing about the transaction (memory or address space the host
+ * could not allocate, a worker thread that died, a store read that failed): another node would
+ * not meet it at the same point. A handler throws it instead of failing the transaction, and the
+ * executor lets it stop the whole block: the node records no outcome that another node would not,
+ * and decides the block again later (a validator refuses to vote for a block it cannot execute).
+ */
+export class NodeFault extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NodeFault';
+  }
+}

@@ -9,7 +9,7 @@ import type { AccountsReader, AccountsWriter } from './state/accounts.js';
 import type { RouteTable } from './node/route-table.js';
 import type { GenesisDoc } from './config/genesis.js';
 import type { Signer, SignerAnswer, SignRequest } from './auth/signer.js';
-import type { PluginScheduleChange } from './host/schedule.js';
+import type { PluginScheduleChange, PluginScheduleEntry } from './host/schedule.js';
 import type { ReadMethodCalls, WriteMethodCalls } from './host/methods.js';
 import type { ValidatorSetReader } from './chain/validator-reader.js';
 import type { RecipientReader } from './chain/recipient.js';
@@ -50,6 +50,20 @@ export interface ReadContext {
    * transfer, for a plugin that pays out (a vault).
    */
   readonly recipients: RecipientReader;
+  /**
+   * The activation schedule of state plugins in this state (the kernel's record, read only): what
+   * a plugin that proposes schedule changes judges them against (`readPluginSchedule`).
+   */
+  pluginSchedule(): Promise<PluginScheduleEntry[]>;
+
+  /**
+   * Where a payment to `to` lands, judged as the kernel judges a plain transfer's recipient: `to`
+   * itself when someone can own it (a key-derived address, an account or record that exists), its
+   * owner for a `.node` (which holds no spendable balance, decisions.md §30), or the 400 a plain
+   * transfer to it gets (nobody can own it). For plugins that move their own units (an asset
+   * transfer) by the coin's rule.
+   */
+  payee(to: string): Promise<string | ChainError>;
 }
 
 /** Deterministic execution contexts: beginBlock, executeTx, endBlock, evidence, initGenesis. */
@@ -78,6 +92,15 @@ export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts' | '
    * decision log). Empty in a transaction's context: a handler cannot see other transactions.
    */
   blockEvents(): readonly BlockEvent[];
+  /**
+   * Burns `amount` ucoin of `address` (a fee a plugin charges and destroys: the asset issue fee, the
+   * exchange's protocol fee of a ucoin swap): debits it (400 when short) and counts it in the
+   * block's `fees_burned`, hence in `total_burned` (decisions.md §9, §56, §59). In a transaction it
+   * is counted only if the transaction succeeds (its writes roll back otherwise), and a burn from
+   * the signing account is counted as what the transaction took (a session key's cap). Not in
+   * `initGenesis` (no block counts it there).
+   */
+  burn(address: string, amount: bigint): Promise<void>;
   /**
    * This plugin's node-local index (`IndexWriter`): written in the block's own atomic batch,
    * outside the state root, dropped with a failed transaction. Write-only: consensus must not

@@ -29,6 +29,8 @@ export type { AccountRecord, AccountsReader, AccountsWriter, TransferOptions } f
 export type { ScanOptions } from './state/overlay.js';
 export { MAX_VALIDATORS } from './chain/validator-update-rules.js';
 export type { ParamReader, ParamSpec } from './state/params.js';
+// The price of state growth the kernel charges every transaction (docs/plugin-sdk.md, "State growth").
+export { readStoragePrice, storageFee, storageFeeOf, STORAGE_BYTE_PRICE_PARAM, STORAGE_FREE_BYTES_PARAM, type StoragePrice } from './chain/state-growth.js';
 export type { ValidatorSetReader } from './chain/validator-reader.js';
 export type { RecipientReader } from './chain/recipient.js';
 export type { Validator } from './consensus/types.js';
@@ -39,10 +41,10 @@ export { EVENT_TYPE_PATTERN } from './host/plugin-events.js';
 export type { BlockEvent, ChainEvent, EventPhase } from './chain/types.js';
 
 // 4. Signed operations (decisions.md §16–19).
-export { defineOperation } from './ops/operation.js';
+export { COIN_UNIT, defineOperation } from './ops/operation.js';
 export { operationFamily, type FamilyMember, type SharedOperationFields } from './ops/operation-family.js';
 export { ACTOR_FIELDS, VALUE_FIELDS, actorFieldOf, valueFieldOf, signsForOf, signsForText } from './ops/fields.js';
-export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SignedFields } from './ops/operation.js';
+export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SecondSignatureInput, SignedFields } from './ops/operation.js';
 export { operationOf } from './chain/types.js';
 export { operationRouteGroups, selectOperation, type OperationRouteGroup, type RouteMember } from './ops/route-dispatch.js';
 
@@ -85,7 +87,7 @@ export { RouteTable, type HttpMethod, type ProvenRead, type RouteOptions, type R
 export { accountKeysStateKey, accountStateKey, stateKey } from './node/proven-reads.js';
 
 // 9. Errors every client sees, with the status the spec names.
-export { ChainError, FailedWithGas, isChainError, badRequest, unauthorized, forbidden, notFound, conflict, payloadTooLarge, tooManyRequests, unavailable } from './errors.js';
+export { ChainError, FailedWithGas, NodeFault, isChainError, badRequest, unauthorized, forbidden, notFound, conflict, payloadTooLarge, tooManyRequests, unavailable } from './errors.js';
 export { ConfigError } from './config/env.js';
 
 // 10. Addresses, amounts, encodings.

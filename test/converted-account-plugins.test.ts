@@ -26,6 +26,9 @@ const sponsor = labelledWallet('bytes-sponsor');
 const user = labelledWallet('bytes-user');
 const shop = labelledWallet('bytes-shop');
 
+/** State keys the kernel writes at genesis that the recording below predates. */
+const ADDED_KERNEL_KEYS = new Set(['params/storage_byte_price', 'params/storage_free_bytes']);
+
 interface Run {
   roots: string[];
   state: string;
@@ -109,28 +112,34 @@ async function scenario(): Promise<Run> {
   await block();
 
   const decoder = new TextDecoder();
-  const rows = await f.chain.store.state.scan('');
+  // The kernel parameters added after the recording (state growth's, issue 29 item 8) are not the
+  // plugins' bytes: left out of the comparison of state (the roots, which cover them, were recorded again).
+  const rows = (await f.chain.store.state.scan('')).filter(([k]) => !ADDED_KERNEL_KEYS.has(k));
   const state = sha3Hex0x(rows.map(([k, v]) => `${k}=${decoder.decode(v)}`).join('\n'));
   const namespaces = new Set(rows.map(([k]) => k.slice(0, k.indexOf('/') + 1) + k.slice(k.indexOf('/') + 1).split('/')[0]));
   return { roots, state, events, receipts, namespaces };
 }
 
-/** What the code before the conversion produced for the scenario (printed by `RECORD=1`). */
+/**
+ * What the code before the conversion produced for the scenario (printed by `RECORD=1`). The roots
+ * were recorded again when the kernel gained state growth's two parameters (every root covers
+ * them); `state` and `events`, which leave those keys out, are the original recording's.
+ */
 const RECORDED = {
   roots: [
-    '0xe2278c1e59d053bab31b56f12ac4652853c7f160732042d0517828f1d80e999b',
-    '0x1db9e3b96ae2c9063a840298fc72786167f1065f8f9693111d4823a57305b9f7',
-    '0x15227f73443535ba4aa801083bba2f0440ea0f99f49e1a3730e18396863d45fe',
-    '0x1bbf7933d5bf9ad2447cacfb2a4255a443d14d855ad73fc53d8756c68bcfc503',
-    '0x798d8e4e1f0c544531e0203e9b0f0b28964a6280a79641c146f7c76dedf3e232',
-    '0xcf21be9c673fc2a1fd55d6fb6adced58cd23d2541ce58529fef666380d0c047c',
-    '0x1c9f2bcf60766b90300b3446f483c3fc607603474585bbcd46eba69ab753a8d7',
-    '0xdcd62858c5b52727c8e06b2578b8c60769abc5f1115210670799b01805239b99',
-    '0xc756ecf0254907fe7c3f62b7c25fbf081f1329aa37198d1701f89b4a894632b8',
-    '0xb579048da77f3ace59a002c5d34069b119af263e4241a976c52a9e9d4bd11ee4',
-    '0xeadcd40706e01bd26ccfc5abe3782bd2a4865541325ade362c8b4b3fa6d6454b',
-    '0xc14093a30e9e1880045b3554cb814ddbadf56665958455035d070f714c02243d',
-    '0xa02c9fd3882eda6821500e8266eb4b4bc6e9381c14a224b564c3fac46d1f2006',
+    '0xed6074cac83cd1afce8249543a826867e41b4f8b040d7911be627133b36bc9db',
+    '0x4e4e221ae0ffcf7dc28153b0b199dfdc0cd5f898cd4c1c2613bb3141619ac6b6',
+    '0xfc1dc39c82766053c50246e7c46c66c779dc604d7f3a8289c2f71d21f1aadd86',
+    '0xf882b22c85064dfc2e755dfe54185433dc2b02a11f885d6bcdd5b4a4c731059f',
+    '0xbf5dd04c88aa1b13f3cad809bfedcb3a68687eb05a9003b44173eac78c0d5e0d',
+    '0xb3cc8e162ed7f192b5cfe212d0a8d35f8fc673124ef6994dd41cb620a5aecb2a',
+    '0x5e91e9a66a08dd565541167fbeaed3b3e28492bde7e64409fcf5299b019217a1',
+    '0xeb3eb16519f96f712f382002aad79cfeb1f9518258d72cd9e3f9514f3537cc13',
+    '0xf872744e3d1b578f61e0aad53bcd8003060465b40d5df2c15a4b910548e31b1b',
+    '0x3abb20a45aab7e7cdde0339e6f5c918bef7dba9802f77077b3ca82454d254805',
+    '0xa929818e87169f302a39b7d3b4f7044a17f5ba3d970753ed6041024861c9bdaa',
+    '0xe84e6f75e53e1ca163e110338bc186448caca5328eea23c1f52277c3860cabab',
+    '0x9232945bb818181cbcb08c5dbd1a7c18a381069326c3f5ad9a74c93600bdbd43',
   ],
   state: '0xef3395cb70da326541190339e70915fece36faec8aca6b040171a1dcf394979a',
   events: '0x3cb040ae8c9c8f5531cee77076a08d4cf48673cb5261fa499b6e0bce81eb5d02',

@@ -36,6 +36,8 @@ export interface AdmissionDeps {
   readonly chainId: string;
   /** `CHAIN_REQUIRE_TX_V3`: strong (`ch-tx-v4`) signatures required for all but a bare plain transfer. */
   readonly requireTxV3: boolean;
+  /** The shard this node serves (`CHAIN_SHARD_ID`, 0 unsharded): a plugin with a `shardParam` is served by one shard only. */
+  readonly shard: number;
   readonly mempool: Mempool;
   readonly operations: OperationRegistry;
   head(): Readonly<ChainMeta>;
@@ -134,6 +136,20 @@ export class Admission {
   inactiveProblem(target: string, height: number): ChainError | undefined {
     const plugin = this.pluginOf(target);
     return plugin === undefined ? undefined : this.d.host.inactiveProblem(plugin, height);
+  }
+
+  /**
+   * 403 naming the parameter when the plugin serving `target` keeps its records on one shard
+   * (`PluginDefinition.shardParam`, the assets plugin's `dex_shard`) and this node serves another:
+   * asked at admission and again when a block executes the transaction.
+   */
+  async shardProblem(target: string, state: StateSource): Promise<ChainError | undefined> {
+    const plugin = this.pluginOf(target);
+    const param = plugin === undefined ? undefined : this.d.host.shardParamOf(plugin);
+    if (param === undefined) return undefined;
+    const home = await this.d.params.reader(state).get(param);
+    if (home === BigInt(this.d.shard)) return undefined;
+    return new ChainError(403, `${plugin}: its operations are served by shard ${home} (the parameter ${param}); this node serves shard ${this.d.shard}`, 'send it through the gateway, which routes it to that shard');
   }
 
   /** Serialises admissions per sender (or actor): a burst of consecutive nonces is checked in order. */
@@ -240,6 +256,8 @@ export class Admission {
     if (this.d.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) throw badRequest(`duplicate transaction ${tx.hash}`);
     const inactive = this.d.host.inactiveProblem(p.op.plugin, height);
     if (inactive) throw inactive;
+    const elsewhere = await this.shardProblem(tx.target, state);
+    if (elsewhere) throw elsewhere;
     if (tx.gasPrice < baseFee) throw badRequest(`gas_price ${tx.gasPrice} is below base_fee ${baseFee}`, 'omit gas_price to pay base_fee');
     if (p.gasLimit !== undefined) {
       const problem = await this.gasLimitProblem(tx, p.gasLimit, state);
@@ -273,7 +291,7 @@ export class Admission {
 
   /** The transaction an operation travels as: `to` is its Signs-for address, `from` its actor (§16). */
   private operationTx(p: ParsedOperation, body: Record<string, unknown>, identity: TxIdentity, baseFee: bigint, receivedAt: number): Tx {
-    return { hash: identity.hash, origin: 'signed', target: OPERATION_TARGET_PREFIX + p.op.spec.name, from: p.actor, to: p.target, value: p.value, nonce: p.nonce, gasPrice: p.gasPrice ?? baseFee, data: undefined, body, canonical: identity.canonical, sigVersion: undefined, receivedAt };
+    return { hash: identity.hash, origin: 'signed', target: OPERATION_TARGET_PREFIX + p.op.spec.name, from: p.actor, to: p.target, value: p.coinValue, nonce: p.nonce, gasPrice: p.gasPrice ?? baseFee, data: undefined, body, canonical: identity.canonical, sigVersion: undefined, receivedAt };
   }
 
   private get ctxEnv(): ContextEnv {

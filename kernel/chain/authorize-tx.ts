@@ -24,10 +24,10 @@ export async function authorizeTx(hooks: Hooks, scoped: <C>(ctx: C, plugin: stri
   return authorize(hooks, ctx, source, { actor: tx.from, publicKey: key.hex, tx, operation: p?.op.spec.name, mainKeyOnly: p?.op.spec.mainKeyOnly, debit, maxFee: BigInt(gasLimit) * tx.gasPrice }, key);
 }
 
-/** What an operation declares it takes from the signing account (`OperationSpec.debits`, else its signed value). */
+/** What an operation declares it takes from the signing account (`OperationSpec.debits`, else its signed value when that counts ucoin). */
 async function declaredDebit(p: ParsedOperation, ctx: () => ReadContext): Promise<bigint> {
   const debits = p.op.spec.debits;
-  if (debits === undefined) return p.value;
+  if (debits === undefined) return p.coinValue;
   const amount = await debits(ctx(), { body: p.body as never, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce });
   if (typeof amount !== 'bigint' || amount < 0n) throw new Error(`operation ${p.op.spec.name}: debits must return a non-negative bigint, got ${String(amount)}`);
   return amount;

@@ -104,7 +104,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   constructor(private readonly d: ChainDeps) {
     super();
     this.mempool = new Mempool(d.mempool);
-    this.admission = new Admission({ store: d.store, hooks: d.hooks, host: d.host, params: d.params, verifier: d.verifier, env: d.env, chainId: d.chainId, requireTxV3: d.requireTxV3, mempool: this.mempool, operations: d.operations, head: () => this.head });
+    this.admission = new Admission({ store: d.store, hooks: d.hooks, host: d.host, params: d.params, verifier: d.verifier, env: d.env, chainId: d.chainId, requireTxV3: d.requireTxV3, shard: d.shard, mempool: this.mempool, operations: d.operations, head: () => this.head });
     this.tree = new StateTree(d.store.kv, { prefix: utf8Bytes(PREFIX.treeNode) });
   }
 
@@ -522,6 +522,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
         operations: this.d.operations,
         inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height),
         sendRefusal: (kind) => this.d.host.addressKind(kind)?.sendRefusal,
+        shardProblem: (target, state) => this.admission.shardProblem(target, state),
         scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin),
         systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height),
         methods: this.d.host.methods,
@@ -711,6 +712,11 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       value_hex: value === undefined ? null : Buffer.from(value).toString('hex'),
       proof: stateProofToJson(proof),
     };
+  }
+
+  /** ChainAccess.pendingOperations: the pool's operations of one type, in arrival order. */
+  pendingOperations(name: string): Array<{ hash: string; body: Readonly<Record<string, unknown>> }> {
+    return this.mempool.operationsNamed(name).map((tx) => ({ hash: tx.hash, body: tx.body }));
   }
 
   /** ChainAccess.derivedKeyOf: the public key of a signed transaction of `address`'s recent history that derives it. */

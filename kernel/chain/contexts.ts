@@ -1,4 +1,8 @@
-import type { AdmissionContext, GenesisContext, NetworkEnv, ProposalContext, ReadContext, TxContext, WriteContext } from '../hooks.js';
+import type { AdmissionContext, GenesisContext, Hooks, NetworkEnv, ProposalContext, ReadContext, TxContext, WriteContext } from '../hooks.js';
+import type { ChainError } from '../errors.js';
+import { addressKind } from '../crypto/address.js';
+import { recipientProblem } from './recipient.js';
+import { ownerOf } from '../auth/authorize.js';
 import { SCOPE } from '../host/scoping.js';
 import type { StateOverlay, StateSource } from '../state/overlay.js';
 import type { ParamReader, ParamRegistry } from '../state/params.js';
@@ -12,9 +16,10 @@ import type { ValueMoves } from './value-moves.js';
 import { readMethodCalls, writeMethodCalls, type MethodDirectory } from '../host/method-calls.js';
 import type { PluginBoundary } from '../host/plugin-boundary.js';
 import { validatorSetReader, type ValidatorSetReader } from './validator-reader.js';
+import { readSchedule } from '../host/schedule-state.js';
+import type { PluginScheduleEntry } from '../host/schedule.js';
 import type { ReadMethodCalls, WriteMethodCalls } from '../host/methods.js';
-import type { Hooks } from '../hooks.js';
-import { recipientReader, type RecipientReader } from './recipient.js';
+import { payeeOf, recipientReader, type RecipientReader } from './recipient.js';
 
 /**
  * The contexts hooks receive. The kernel builds one unscoped context per call; the host re-scopes
@@ -41,6 +46,17 @@ function recipientsOf(e: ContextEnv, source: StateSource, height: number): Recip
   const hooks = e.hooks;
   if (hooks === undefined) throw new Error('this context carries no hooks: recipients are not available here');
   return recipientReader(hooks, () => new ReadCtx(e, source, height, 'kernel'), source);
+}
+
+/** ReadContext.payee over `source`: the plain transfer's rule (chain/recipient.ts), and a `.node`'s owner (decisions.md §30). */
+async function payeeIn(e: ContextEnv, source: StateSource, height: number, to: string): Promise<string | ChainError> {
+  const hooks = e.hooks;
+  if (hooks === undefined) throw new Error('ctx.payee: this context was built without the hooks it asks');
+  const ctx = (): ReadContext => new ReadCtx(e, source, height, 'kernel');
+  const refused = await recipientProblem(hooks, ctx, source, to);
+  if (refused) return refused;
+  // A registered name's current owner (decisions.md §39), a `.node`'s owner (§30), else `to`.
+  return payeeOf(hooks, ctx, source, to);
 }
 
 class ReadCtx implements ReadContext {
@@ -85,6 +101,14 @@ class ReadCtx implements ReadContext {
     return recipientsOf(this.e, this.source, this.height);
   }
 
+  async pluginSchedule(): Promise<PluginScheduleEntry[]> {
+    return (await readSchedule(this.source)) ?? [];
+  }
+
+  payee(to: string): Promise<string | ChainError> {
+    return payeeIn(this.e, this.source, this.height, to);
+  }
+
   get methods(): ReadMethodCalls {
     return (this.methodsOf ??= readMethodCalls({ caller: this.ns, height: this.height, state: this.source, readScope: (plugin) => new ReadCtx(this.e, this.source, this.height, plugin) }));
   }
@@ -120,8 +144,8 @@ export interface WriteOutputs {
   readonly index: IndexStage;
   /** The block's events so far (block-level phases only; a transaction's context has none). */
   readonly blockEvents?: () => readonly BlockEvent[];
-  /** Counts what `accounts.burn` takes out of existence (the block's `fees_burned`); without it a burn throws. */
-  readonly burn?: (amount: bigint) => void;
+  /** Counts ucoin a plugin burned (`ctx.burn`) into the block's `fees_burned`; absent where no block is built (genesis). */
+  readonly burned?: (amount: bigint) => void;
 }
 
 class WriteCtx implements WriteContext {
@@ -152,7 +176,7 @@ class WriteCtx implements WriteContext {
   }
 
   get accounts(): AccountsWriter {
-    return (this.accountsOf ??= accountsWriter(this.overlay, this.out.burn));
+    return (this.accountsOf ??= accountsWriter(this.overlay));
   }
 
   get store(): Store {
@@ -176,6 +200,14 @@ class WriteCtx implements WriteContext {
     return recipientsOf(this.e, this.overlay, this.block.height);
   }
 
+  async pluginSchedule(): Promise<PluginScheduleEntry[]> {
+    return (await readSchedule(this.overlay)) ?? [];
+  }
+
+  payee(to: string): Promise<string | ChainError> {
+    return payeeIn(this.e, this.overlay, this.block.height, to);
+  }
+
   /** Read methods read this overlay, so they see what the caller wrote so far; write methods write it. */
   get methods(): WriteMethodCalls {
     return (this.methodsOf ??= writeMethodCalls({
@@ -190,6 +222,18 @@ class WriteCtx implements WriteContext {
 
   blockEvents(): readonly BlockEvent[] {
     return this.out.blockEvents?.() ?? [];
+  }
+
+  /** Takes `amount` ucoin from `address` out of the supply, counted in the block's `fees_burned` (hooks.ts). */
+  async burn(address: string, amount: bigint): Promise<void> {
+    if (amount < 0n) throw new RangeError(`burn of a negative amount (${amount}) from ${address}`);
+    const count = this.out.burned;
+    if (count === undefined) throw new Error('ctx.burn: no block is being built here (genesis), so nothing can count the burn');
+    if (amount === 0n) return;
+    // Through this context's accounts: in a transaction, a burn from its signing account is
+    // counted as what the transaction took (a session key's cap).
+    await this.accounts.debit(address, amount);
+    count(amount);
   }
 
   /** A property, not a method: handlers pass `ctx.emit` around on its own. */
@@ -211,7 +255,7 @@ class TxCtx extends WriteCtx implements TxContext {
 
   /** Moves out of the signing account are shown to `beforeTransfer` and counted (value-moves.ts). */
   override get accounts(): AccountsWriter {
-    return (this.accountsOf ??= this.moves === undefined ? accountsWriter(this.overlay, this.out.burn) : this.moves.wrap(accountsWriter(this.overlay, this.out.burn)));
+    return (this.accountsOf ??= this.moves === undefined ? accountsWriter(this.overlay) : this.moves.wrap(accountsWriter(this.overlay)));
   }
 
   override [SCOPE](plugin: string): TxContext {

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ChainError, FailedWithGas, isChainError } from '../errors.js';
+import { ChainError, FailedWithGas, NodeFault, isChainError } from '../errors.js';
 import type { EndBlockResult, Hooks, ValidatorUpdate } from '../hooks.js';
 import { StateOverlay, type StateSource } from '../state/overlay.js';
 import type { ParamRegistry } from '../state/params.js';
@@ -30,6 +30,7 @@ import { readSchedule, writeSchedule } from '../host/schedule-state.js';
 import { payeeOf, recipientProblem, senderProblem } from './recipient.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
+import { readStoragePrice, storageFeeOf, type StoragePrice } from './state-growth.js';
 
 export interface ExecutionResult {
   readonly overlay: StateOverlay;
@@ -59,6 +60,8 @@ export interface ExecutorDeps {
   readonly inactiveProblem: (target: string, height: number) => ChainError | undefined;
   /** Why a plain transaction from an address of this kind is refused (`AddressKindSpec.sendRefusal`), if it is. */
   readonly sendRefusal?: (kind: string) => string | undefined;
+  /** 403 naming the parameter when the plugin serving a target keeps its records on another shard than this node's. */
+  readonly shardProblem?: (target: string, state: StateSource) => Promise<ChainError | undefined>;
   /** A context re-scoped to a plugin's namespace (host/scoping.ts). */
   readonly scoped: <C>(ctx: C, plugin: string) => C;
   /** What converted plugins declared: their contexts are held to it (host/plugin-boundary.ts). */
@@ -86,12 +89,14 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
   const index = new IndexStage();
   const block: BlockInfo = { chainId: header.chain_id, height: header.height, round: header.round, timestamp: header.timestamp, proposer: header.proposer };
   let feesBurned = 0n;
-  // What the block's own phases burn (accounts.burn in beginBlock, evidence, endBlock).
-  const burn = (amount: bigint): void => {
+  // What plugins burn outside transactions (beginBlock, evidence, endBlock): part of the block's fees_burned.
+  const burned = (amount: bigint): void => {
     feesBurned += amount;
   };
-  await deps.hooks.beginBlock.promise(writeContext(deps, overlay, block, { emit: events.sink('begin_block'), index, blockEvents: () => events.events, burn }));
+  await deps.hooks.beginBlock.promise(writeContext(deps, overlay, block, { emit: events.sink('begin_block'), index, blockEvents: () => events.events, burned }));
   const baseFee = header.base_fee;
+  // Parameters change only in endBlock, from the next block on: one read serves every transaction.
+  const storagePrice = await readStoragePrice(deps.params.reader(overlay));
   const receipts: Receipt[] = [];
   let gasUsed = 0;
   // One writer per overlay, not one per use: each is a handful of closures, and a transfer used five.
@@ -102,14 +107,14 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     // private to this run and committed state only changes at commit, so results are the same.
     if (i > 0 && i % YIELD_EVERY_TXS === 0) await yieldToLoop();
     const tx = txs[i]!;
-    const r = await executeTx(deps, overlay, blockAccounts, block, baseFee, tx);
+    const r = await executeTx(deps, overlay, blockAccounts, block, baseFee, storagePrice, tx);
     gasUsed += r.gas;
-    feesBurned += r.burned + r.unusedFee + r.valueBurned;
+    feesBurned += r.burned + r.unusedFee + r.storageFee + r.pluginBurned;
     if (r.error === null) {
       events.add('tx', tx.hash, r.events);
       index.absorb(r.indexWrites);
     }
-    receipts.push({ tx_hash: tx.hash, status: r.error === null ? 'confirmed' : 'failed', gas: r.gas, fee: r.fee, fee_burned: r.burned, ...(r.unusedFee > 0n ? { unused_gas_fee: r.unusedFee } : {}), ...(r.valueBurned > 0n ? { value_burned: r.valueBurned } : {}), error: r.error, block: header.height, index: i });
+    receipts.push({ tx_hash: tx.hash, status: r.error === null ? 'confirmed' : 'failed', gas: r.gas, fee: r.fee, fee_burned: r.burned, ...(r.unusedFee > 0n ? { unused_gas_fee: r.unusedFee } : {}), ...(r.storageFee > 0n ? { storage_fee: r.storageFee } : {}), error: r.error, block: header.height, index: i });
   }
   for (const ev of evidence) {
     // Each offence applies once: the id is recorded in state, and validation refuses a block
@@ -120,11 +125,11 @@ export async function executeBlock(deps: ExecutorDeps, base: StateSource, header
     const emit = events.sink('evidence');
     // The reporter is the block's proposer (decisions.md §24): it put the evidence in.
     emit({ type: 'evidence', data: { hash: ev.hash, validator: ev.validator, height: ev.height, round: ev.round, reporter: block.proposer } });
-    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index, blockEvents: () => events.events, burn }), { ...ev, reporter: block.proposer });
+    await deps.hooks.evidence.promise(writeContext(deps, overlay, block, { emit, index, blockEvents: () => events.events, burned }), { ...ev, reporter: block.proposer });
   }
   const initial: EndBlockResult = { validatorUpdates: [], paramUpdates: [], pluginUpdates: [] };
   const endEvents = events.sink('end_block');
-  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(deps, overlay, block, { emit: endEvents, index, blockEvents: () => events.events, burn }));
+  const endBlock = await deps.hooks.endBlock.promise(initial, writeContext(deps, overlay, block, { emit: endEvents, index, blockEvents: () => events.events, burned }));
   await applyValidatorUpdates(deps, overlay, block, endBlock.validatorUpdates, endEvents);
   for (const [key, value] of endBlock.paramUpdates) {
     const problem = deps.params.checkValue(key, value);
@@ -186,8 +191,10 @@ interface TxRun {
   burned: bigint;
   /** Burned for the gas limit a transaction declared and did not use (settleGas). */
   unusedFee: bigint;
-  /** What its handler burned (`accounts.burn`: a price, the NFT fee); 0 when it failed. */
-  valueBurned: bigint;
+  /** The storage fee burned for the state the transaction added (0 when it failed). */
+  storageFee: bigint;
+  /** What its handler burned (`ctx.burn`), counted only when it succeeded. */
+  pluginBurned: bigint;
   error: string | null;
   /** What the transaction emitted and staged; kept by the block only when `error` is null. */
   events: readonly ChainEvent[];
@@ -196,7 +203,7 @@ interface TxRun {
 
 /** A transaction that failed before its effect has no output but its receipt: nothing allocated. */
 const NONE: Pick<TxRun, 'events' | 'indexWrites'> = Object.freeze({ events: Object.freeze([]), indexWrites: Object.freeze([]) });
-const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, unusedFee: 0n, valueBurned: 0n, ...NONE } as const;
+const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, unusedFee: 0n, storageFee: 0n, pluginBurned: 0n, ...NONE } as const;
 
 /**
  * One transaction in the block, every rule admission checked asked again on the block's state
@@ -211,7 +218,7 @@ const NOTHING_CHARGED = { gas: 0, fee: 0n, burned: 0n, unusedFee: 0n, valueBurne
  * rest settled (settleGas). A handler that reports more than the limit fails out of gas and is
  * charged the whole limit.
  */
-async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: AccountsWriter, block: BlockInfo, baseFee: bigint, tx: Tx): Promise<TxRun> {
+async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: AccountsWriter, block: BlockInfo, baseFee: bigint, storagePrice: StoragePrice, tx: Tx): Promise<TxRun> {
   /** Gas charged: the base until the handler is done, then what it used. */
   let gas = 0;
   let limit = 0;
@@ -276,13 +283,13 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   // Made when a handler runs: a plain transfer, the bulk of a block, allocates none.
   let txEvents: ChainEvent[] | undefined;
   let stage: IndexStage | undefined;
-  let valueBurned = 0n;
-  const burn = (amount: bigint): void => {
-    valueBurned += amount;
+  let txBurned = 0n;
+  const burnedHere = (amount: bigint): void => {
+    txBurned += amount;
   };
   const outputs = (): WriteOutputs => {
     const events: ChainEvent[] = (txEvents ??= []);
-    return { emit: (ev) => void events.push(ev), index: (stage ??= new IndexStage()), burn };
+    return { emit: (ev) => void events.push(ev), index: (stage ??= new IndexStage()), burned: burnedHere };
   };
   // Coins leaving the signing account through a handler: shown to beforeTransfer, counted for the grant.
   let moves: ValueMoves | undefined;
@@ -292,10 +299,13 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     moves = new ValueMoves(new Set([tx.from, s.account]), s, (to) => (parsed === undefined ? tx.to : to), ask);
   }
   let used = gas;
+  let storageFee = 0n;
   let error: string | null = null;
   try {
     const inactive = deps.inactiveProblem(tx.target, block.height);
     if (inactive) throw inactive;
+    const elsewhere = parsed === undefined ? undefined : await deps.shardProblem?.(tx.target, overlay);
+    if (elsewhere) throw elsewhere;
     let reported: number | undefined;
     let debited = 0n;
     if (parsed !== undefined) {
@@ -321,10 +331,16 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       error = `out of gas: the handler used ${used} gas, above the transaction's gas limit ${limit}`;
       used = limit;
     } else {
-      if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(deps, child, block, outputs(), tx, limit), grant.plugin), { debited: debited + (moves?.debited ?? 0n) });
+      // From the acting account, not a sponsor or vault paying its fee: their exposure is the fee they were checked for (decisions.md §95).
+      if (tx.origin === 'signed') storageFee = await chargeStorage(child, storagePrice, signer!.account, used);
+      // A session key's cap counts the storage fee with what else the operation took (decisions.md §95): it is not gas.
+      if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(deps, child, block, outputs(), tx, limit), grant.plugin), { debited: debited + (moves?.debited ?? 0n) + storageFee });
       overlay.absorb(child);
     }
   } catch (err) {
+    // Not the transaction's outcome but this node's: no receipt is written, the block stops.
+    if (err instanceof NodeFault) throw err;
+    storageFee = 0n;
     error = isChainError(err) || err instanceof Error ? err.message : String(err);
     if (!isChainError(err) && !(err instanceof FailedWithGas)) deps.log.debug({ tx: tx.hash, err }, 'transaction failed');
     // A handler that failed after metered work is charged what it used, within base and limit.
@@ -332,9 +348,26 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   }
   let unusedFee = 0n;
   if (tx.origin === 'signed' && (limit !== gas || used !== gas)) ({ gas, fee, burned, unusedFee } = await settleGas(accounts, () => proposerPayee(deps, overlay, block), signer!.payer, tx, baseFee, gas, limit, used));
-  // A failed transaction's writes rolled back, its burns with them.
-  if (error !== null) return { gas, fee, burned, unusedFee, valueBurned: 0n, error, ...NONE };
-  return { gas, fee, burned, unusedFee, valueBurned, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
+  if (error !== null) return { gas, fee, burned, unusedFee, storageFee: 0n, pluginBurned: 0n, error, ...NONE };
+  return { gas, fee, burned, unusedFee, storageFee, pluginBurned: txBurned, error: null, events: txEvents ?? NONE.events, indexWrites: stage?.staged ?? NONE.indexWrites };
+}
+
+/**
+ * The storage fee of the state a transaction's handler added (chain/state-growth.ts), taken from
+ * the acting account inside the transaction, so an account that cannot cover it fails the
+ * transaction (charged the gas its handler used, nothing it wrote kept) instead of getting the
+ * bytes free.
+ */
+async function chargeStorage(child: StateOverlay, price: StoragePrice, payer: string, used: number): Promise<bigint> {
+  if (price.bytePrice === 0n) return 0n;
+  const bytes = await child.growth();
+  const fee = storageFeeOf(bytes, price);
+  if (fee === 0n) return 0n;
+  const accounts = accountsWriter(child);
+  const { balance } = await accounts.get(payer);
+  if (balance < fee) throw new FailedWithGas(`insufficient balance for the storage fee: the transaction stores ${bytes} new bytes of state, ${bytes - price.freeBytes} beyond the ${price.freeBytes} free, at ${price.bytePrice} ucoin each: ${fee} ucoin; ${payer} has ${balance}`, used);
+  await accounts.debit(payer, fee);
+  return fee;
 }
 
 /** The price floor of part 1 (Amounts 5) on the body's `gas_price`, which a v2 or own-layout signature does not cover but which must still not be below `base_fee`. */

@@ -1,5 +1,6 @@
 import type { ParamSpec } from '../state/params.js';
 import { EVIDENCE_WINDOW_PARAM } from './evidence-window.js';
+import { STATE_GROWTH_PARAMS } from './state-growth.js';
 
 /** Parameters the kernel itself reads (part 2, "Protocol parameters"; decisions.md §9, §11). */
 export const KERNEL_PARAMS: readonly ParamSpec[] = [
@@ -10,6 +11,8 @@ export const KERNEL_PARAMS: readonly ParamSpec[] = [
   { key: 'max_block_bytes', default: 2_500_000n, min: 16_384n, max: 3_500_000n, description: 'upper bound of the summed canonical JSON size of one block\'s transactions, in bytes' },
   // The kernel judges evidence and keeps the validator set history by it (chain/evidence-window.ts).
   { key: EVIDENCE_WINDOW_PARAM, default: 10_000n, min: 1n, max: 1_000_000_000n, description: 'blocks back from the including block that double-sign evidence may name; older evidence is refused' },
+  // The price of state growth (chain/state-growth.ts).
+  ...STATE_GROWTH_PARAMS,
 ];
 
 /** Gas of a plain transfer and of a contract call (part 1, Amounts §4). */

@@ -131,12 +131,8 @@ export interface Receipt {
    * (docs/architecture.md, "Unused gas"); absent when nothing was left unused.
    */
   readonly unused_gas_fee?: bigint;
-  /**
-   * Coins the transaction's handler burned besides its fee (`accounts.burn`: a name's price, the
-   * NFT transfer fee, decisions.md §38, §40), counted in the block's `fees_burned`; absent when
-   * none.
-   */
-  readonly value_burned?: bigint;
+  /** The storage fee burned for the net new bytes of state it stored beyond the free allowance (chain/state-growth.ts); absent when none. */
+  readonly storage_fee?: bigint;
   readonly error: string | null;
   readonly block: number;
   readonly index: number;

@@ -15,8 +15,7 @@ import type { TransferIntent, TransferTakeover } from '../hooks.js';
  *   signer's grant receives in `onApplied` (a session key's `spent`, checked against its cap).
  *
  * A move out of another account that the signer spends from by the transaction's authority (a
- * vault's payout, `TransferOptions.onBehalf`) is shown and counted the same way; a burn out of
- * the signing account is counted (it goes to no one, so no tap is asked).
+ * vault's payout, `TransferOptions.onBehalf`) is shown and counted the same way.
  *
  * The kernel's own plain transfer asks `beforeTransfer` itself (executor.ts) and counts its value.
  */
@@ -49,10 +48,6 @@ export class ValueMoves {
       ...writer,
       debit: async (address, amount) => {
         await writer.debit(address, amount);
-        if (this.watched.has(address)) this.taken += amount;
-      },
-      burn: async (address, amount) => {
-        await writer.burn(address, amount);
         if (this.watched.has(address)) this.taken += amount;
       },
       transfer: async (from, to, amount, options) => {

@@ -35,6 +35,12 @@ function checkOf(schema: TSchema): TypeCheck<TSchema> {
   return c;
 }
 
+/** The words `withRefusal` gave the (sub)schema that refused `value`, or undefined when it gave none. */
+export function ownRefusal(schema: TSchema, value: unknown): string | undefined {
+  const own = (schema as unknown as Record<symbol, Refusal | undefined>)[REFUSAL];
+  return own ? own(value) : undefined;
+}
+
 /** The first reason `schema` refuses `value`, or undefined when it accepts it. */
 export function firstRefusal(schema: TSchema, value: unknown): SchemaRefusal | undefined {
   const check = checkOf(schema);
@@ -42,6 +48,5 @@ export function firstRefusal(schema: TSchema, value: unknown): SchemaRefusal | u
   const first = check.Errors(value).First();
   if (first === undefined) return { name: 'value', message: 'refused' };
   const name = first.path.replace(/^\//, '').replace(/\//g, '.') || 'value';
-  const own = (first.schema as unknown as Record<symbol, Refusal | undefined>)[REFUSAL];
-  return { name, message: own ? own(first.value) : `${first.message}${first.value === undefined ? '' : `, got ${JSON.stringify(first.value)?.slice(0, 80)}`}` };
+  return { name, message: ownRefusal(first.schema, first.value) ?? `${first.message}${first.value === undefined ? '' : `, got ${JSON.stringify(first.value)?.slice(0, 80)}`}` };
 }

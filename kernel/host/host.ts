@@ -167,6 +167,25 @@ export class PluginHost<Services> {
     return [...this.schedule.values()];
   }
 
+  /** The governance parameter naming the shard that serves a plugin's operations (`PluginDefinition.shardParam`), if it has one. */
+  shardParamOf(name: string): string | undefined {
+    return this.loaded.get(name)?.def.shardParam;
+  }
+
+  /**
+   * A route a loaded plugin lists in its definition's `routes` but does not serve (the gateway
+   * would proxy a path no node answers), as a start-up refusal; undefined when every one is served.
+   */
+  unservedListedRoute(table: RouteTable): string | undefined {
+    const served = table.list();
+    for (const l of this.enabled()) {
+      for (const r of l.def.routes ?? []) {
+        if (!served.some((e) => e.method === r.method && e.path === r.path)) return `plugins: "${l.def.name}" lists the route ${r.method} ${r.path} in its definition but does not serve it`;
+      }
+    }
+    return undefined;
+  }
+
   /** The plugin that declares a system transaction type, if any. */
   systemTransactionPlugin(type: string): string | undefined {
     return this.systemTxTypes.get(type);
@@ -204,6 +223,7 @@ export class PluginHost<Services> {
         if (d.order > this.loaded.get(def.name)!.order) throw new ConfigError(`plugins: "${def.name}" depends on "${dep}", so "${dep}" must be listed before it`);
       }
       for (const p of def.params ?? []) this.opts.params.declare(def.name, p);
+      if (def.shardParam !== undefined && !(def.params ?? []).some((p) => p.key === def.shardParam)) throw new ConfigError(`plugins: "${def.name}" names shardParam "${def.shardParam}", which is not one of its parameters`);
       for (const s of def.systemAddresses ?? []) {
         const prev = this.systemAddrs.get(s.address);
         if (prev) throw new ConfigError(`plugins: system address ${s.address} is claimed by both "${prev.plugin}" and "${def.name}"`);

@@ -79,6 +79,22 @@ export interface PluginDefinition<Options = Record<string, unknown>, Services = 
   readonly systemTransactions?: readonly string[];
   /** Signed operations (decisions.md §16): the kernel serves, authorises, verifies and dispatches them. */
   readonly operations?: readonly OperationSpec<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any -- each spec checks its own body type
+  /**
+   * The governance parameter naming the shard that holds this plugin's records (the assets
+   * plugin's `dex_shard`, decisions.md §54), one of its own `params`. A node whose shard
+   * (`CHAIN_SHARD_ID`, 0 unsharded) is not that value refuses the plugin's operations with 403
+   * naming the parameter, at admission and in the block; the gateway sends the plugin's
+   * operations and `routes` to a node of that shard. Absent: every shard serves them (an
+   * operation goes to its actor's shard).
+   */
+  readonly shardParam?: string;
+  /**
+   * The read routes the plugin serves (`defineRoute`), declared up front as well as served in its
+   * `routes` tap: the gateway, which boots no state plugin, proxies each GET here to the nodes
+   * (part 1: served by both), to the plugin's shard when it declares `shardParam`. The host
+   * refuses a listed route the plugin does not serve. Leave out a route part 1 marks Node only.
+   */
+  readonly routes?: readonly DeclaredRoute[];
   /** Address kinds whose transactions this plugin handles. */
   readonly addressKinds?: readonly AddressKindSpec[];
   /** The events this plugin emits (`defineEvent`). */
@@ -93,13 +109,6 @@ export interface PluginDefinition<Options = Record<string, unknown>, Services = 
   readonly stores?: readonly DeclaredStore[];
   /** The stores of its node-local index (`defineIndex`, `ctx.index`), held to them as `stores` are. */
   readonly indexes?: readonly DeclaredIndex[];
-  /**
-   * The declared routes (`defineRoute`) this plugin serves in its `routes` tap, listed here so
-   * that the gateway, which runs no state plugin, proxies each one that is not `nodeOnly` and
-   * answers its `socketMethod` (plugins/gateway). A node refuses to start when a listed route is
-   * not served.
-   */
-  readonly routes?: readonly DeclaredRoute[];
   /** Methods this plugin offers other plugins (`defineMethods`; state plugins only). */
   readonly methods?: PluginMethods;
   /** Schema of `options` in the network config; defaults are applied before register runs. */

@@ -1,7 +1,6 @@
 import type { StateOverlay, StateSource } from '../state/overlay.js';
 import { jsonRecord } from '../state/record-codec.js';
 import type { PluginScheduleEntry } from './schedule.js';
-import type { ReadonlyStore } from '../state/prefixed-store.js';
 
 /** Where the plugin schedule lives in state: part of the state root, so nodes configured differently diverge visibly. */
 export const SCHEDULE_KEY = 'kernel/plugins';
@@ -27,12 +26,11 @@ export async function readSchedule(source: StateSource): Promise<PluginScheduleE
 }
 
 /**
- * The schedule as a plugin's context reads it (the `kernel` namespace, read only): governance
- * checks a `plugin:<name>` change against it when it is proposed and when it passes, with the
- * rule the kernel applies to endBlock's `pluginUpdates` (`changeSchedule`).
+ * The schedule as a plugin's context reads it (`ctx.pluginSchedule()`, the kernel's record read
+ * only, allowed past the plugin boundary like `ctx.validators`): governance checks a
+ * `plugin:<name>` change against it when it is proposed and when it passes, with the rule the
+ * kernel applies to endBlock's `pluginUpdates` (`changeSchedule`).
  */
-export async function readPluginSchedule(ctx: { read(namespace: string): ReadonlyStore }): Promise<PluginScheduleEntry[]> {
-  const kernel = ctx.read('kernel');
-  const prefix = 'kernel/';
-  return (await readSchedule({ get: (key) => kernel.get(key.slice(prefix.length)), scan: async () => [] })) ?? [];
+export function readPluginSchedule(ctx: { pluginSchedule(): Promise<PluginScheduleEntry[]> }): Promise<PluginScheduleEntry[]> {
+  return ctx.pluginSchedule();
 }

@@ -53,6 +53,13 @@ export class Mempool {
     return this.opsByActor.get(actor) ?? [];
   }
 
+  /** The pending operations of one type (`stake`, `swap`), in arrival order: node-local views (the exchange's open batch window). */
+  operationsNamed(name: string): Tx[] {
+    const out: Tx[] = [];
+    for (const tx of this.byHash.values()) if (operationOf(tx) === name) out.push(tx);
+    return out;
+  }
+
   /** Value plus maximum fee (the fee of each gas limit) of a sender's pending transfers and operations, for the admission balance check. */
   pendingSpend(sender: string, gasLimitOf: (tx: Tx) => number): bigint {
     let total = 0n;

@@ -2,6 +2,7 @@ import { Type, type Static, type TObject, type TProperties, type TSchema } from 
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { badRequest } from '../errors.js';
+import { ownRefusal } from '../codec/schema-check.js';
 import type { HttpMethod, RpcRequest } from './route-table.js';
 
 /**
@@ -175,7 +176,9 @@ function checked<T>(where: string, check: TypeCheck<TSchema>, value: unknown, hi
   if (check.Check(value)) return value as T;
   const first = check.Errors(value).First();
   const field = first?.path.replace(/^\//, '').replace(/\//g, '.') ?? '';
-  throw badRequest(`${field === '' ? where.replace(/ (parameter|field)$/, '') : `${where} ${field}`}: ${first?.message ?? 'invalid'}`, hint);
+  // A schema given its own words (`withRefusal`) is answered with them, as `readParams` does.
+  const message = (first && ownRefusal(first.schema, first.value)) ?? first?.message ?? 'invalid';
+  throw badRequest(`${field === '' ? where.replace(/ (parameter|field)$/, '') : `${where} ${field}`}: ${message}`, hint);
 }
 
 /** `send {"address", "public_key", "amount"?}`: the body's fields, for a refusal's hint. */

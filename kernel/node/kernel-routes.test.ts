@@ -92,3 +92,20 @@ test('GET /api/v1/transactions/:hash carries the transaction\'s own events: none
   assert.equal(refused.status, 'failed');
   assert.deepEqual(refused.events, []);
 });
+
+test('the gas estimate lists the price of state growth, and a transaction that paid it shows storage_fee (issue 29 item 8)', async () => {
+  const f = await makeChain({ plugins: [eventRecorder()], accounts: [{ address: alice.address, balance: 1_000_000n }], genesisParams: { storage_free_bytes: '100', storage_byte_price: '7' } });
+  const get = kernelRoutes(f);
+  const estimate = await get('/api/v1/gas/estimate', {});
+  assert.deepEqual([estimate.storage_byte_price, estimate.storage_byte_price_human, estimate.storage_free_bytes], [7n, '0.000007 COIN', 100n]);
+  const small = (await f.chain.admit(signTransfer(alice, { to: NOTE_ADDRESS, value: 0, nonce: 1, data: 'hi' }), 0)).tx_hash;
+  await f.block();
+  const big = (await f.chain.admit(signTransfer(alice, { to: NOTE_ADDRESS, value: 0, nonce: 2, data: 'x'.repeat(300) }), 0)).tx_hash;
+  await f.block();
+  const within = await get('/api/v1/transactions/:hash', { hash: small });
+  assert.equal('storage_fee' in within, false, 'absent when none was charged');
+  const paid = await get('/api/v1/transactions/:hash', { hash: big });
+  assert.equal(paid.status, 'confirmed');
+  // The note record grew from 'hi' to 300 characters: 298 net new bytes, 198 beyond the allowance.
+  assert.deepEqual([paid.storage_fee, paid.storage_fee_human], [198n * 7n, '0.001386 COIN']);
+});

@@ -5,6 +5,7 @@ import { isHash0x, parseHex, toHex0x } from '../codec/hex.js';
 import { merkleProof } from '../crypto/merkle.js';
 import { accountsReader } from '../state/accounts.js';
 import { GAS_CONTRACT_CALL, GAS_TRANSFER, NFT_TRANSFER_FEE } from '../chain/kernel-params.js';
+import { STORAGE_BYTE_PRICE_PARAM, STORAGE_FREE_BYTES_PARAM } from '../chain/state-growth.js';
 import type { TxFields } from '../tx/record.js';
 import type { ParamRegistry } from '../state/params.js';
 import { reply } from '../rpc/index.js';
@@ -336,6 +337,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     const baseFee = await chain.param('base_fee');
     const transfer = BigInt(GAS_TRANSFER) * baseFee;
     const contract = BigInt(GAS_CONTRACT_CALL) * baseFee;
+    const bytePrice = await chain.param(STORAGE_BYTE_PRICE_PARAM);
     return {
       base_fee: baseFee,
       gas_base_transfer: GAS_TRANSFER,
@@ -348,6 +350,11 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
       nft_transfer_fee_human: formatCoin(NFT_TRANSFER_FEE),
       total_burned: chain.head.total_burned,
       total_burned_human: formatCoin(chain.head.total_burned),
+      // The price of state growth (chain/state-growth.ts): per net new byte a transaction stores
+      // beyond the free allowance, burned on top of the fee.
+      storage_byte_price: bytePrice,
+      storage_byte_price_human: formatCoin(bytePrice),
+      storage_free_bytes: await chain.param(STORAGE_FREE_BYTES_PARAM),
       // decisions.md §18: every operation's gas, by name.
       operations: Object.fromEntries(operations.list().map((o) => [o.spec.name, o.spec.gas])),
     };

@@ -32,7 +32,6 @@ import { mountRoutes } from './mount-routes.js';
 import { ProvenReads } from './proven-reads.js';
 import { registerKernelRoutes } from './kernel-routes.js';
 import { registerOperationRoutes } from './operation-routes.js';
-import { unservedListedRoutes } from './plugin-routes.js';
 import { OperationRegistry } from '../ops/registry.js';
 import { registerMainnetRefusals } from './test-network-routes.js';
 import { NodeMetrics } from './metrics.js';
@@ -165,7 +164,8 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   registerKernelRoutes(routes, services, params, operations, host as PluginHost<unknown>);
   registerSnapshotRoutes(routes, chain, { address: nodeAddress, keys: key.keys }, provider, genesisTrust(genesis), config.consensus.checkpoint_interval, config.consensus.sync_history_blocks, join(dataDir, 'snapshots'));
   hooks.routes.call(routes);
-  unservedListedRoutes(routes, host.enabled().map((l) => l.def));
+  const unserved = host.unservedListedRoute(routes);
+  if (unserved !== undefined) throw new ConfigError(unserved);
   registerOperationRoutes(routes, services, operations);
   registerMainnetRefusals(routes, config.env);
 

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../errors.js';
 import type { PluginHost } from '../host/host.js';
-import type { PluginDefinition } from '../host/plugin.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import { defineRoute } from './declared-route.js';
 import { pageAnswer, pageQuery, toPage } from './page-query.js';
@@ -76,18 +75,4 @@ export function registerPluginRoutes(routes: RouteTable, host: PluginHost<unknow
       }),
     };
   });
-}
-
-/**
- * Every route a plugin lists in its definition (`routes`, which the gateway proxies) is one its
- * `routes` tap served: a node whose plugin lists a route it does not serve stops at start-up
- * rather than have the gateway proxy a path no node answers.
- */
-export function unservedListedRoutes(table: RouteTable, defs: ReadonlyArray<Pick<PluginDefinition, 'name' | 'routes'>>): void {
-  for (const def of defs) {
-    for (const route of def.routes ?? []) {
-      const served = table.list().some((e) => e.declared === route || (e.method === route.method && e.path === route.path && e.owner === def.name));
-      if (!served) throw new Error(`plugin "${def.name}" lists ${route.method} ${route.path} in its routes, but its routes tap did not serve it`);
-    }
-  }
 }

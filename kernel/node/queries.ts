@@ -37,10 +37,10 @@ export class QueryService {
   async run<T>(plugin: string, fn: (ctx: QueryContext) => Promise<T>): Promise<T> {
     const pinned = this.pinned.getStore();
     // Inside a proven read: that height's state, which a commit cannot move (PastState fails a read the commit overtook).
-    if (pinned) return fn(scopeFor(readContext(this.e, pinned.state, pinned.height), plugin) as QueryContext);
+    if (pinned) return fn(scopeFor(readContext({ ...this.e, hooks: this.hooks }, pinned.state, pinned.height), plugin) as QueryContext);
     for (let attempt = 0; ; attempt++) {
       const height = this.committed.height();
-      const ctx = scopeFor(readContext(this.e, this.committed.state, height), plugin) as QueryContext;
+      const ctx = scopeFor(readContext({ ...this.e, hooks: this.hooks }, this.committed.state, height), plugin) as QueryContext;
       const result = await fn(ctx);
       // Three overtakes in a row means blocks come faster than the read: the last answer is
       // still one height's as far as the keys it read before the last commit go.

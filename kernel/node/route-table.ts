@@ -52,9 +52,12 @@ export interface RouteEntry {
   readonly declared?: DeclaredRoute;
 }
 
-/** When a declared route refuses before looking at the request (a test-network route on mainnet: 403). */
+/**
+ * When a declared route refuses before its request is validated (a test-network route on mainnet:
+ * 403; a missing access token: 401, from the raw request's headers).
+ */
 export interface ServeOptions {
-  readonly refuse?: () => ChainError | undefined;
+  readonly refuse?: (raw: RpcRequest) => ChainError | undefined;
 }
 
 export class RouteTable {
@@ -83,7 +86,7 @@ export class RouteTable {
   serve<P extends TObject | undefined, Q extends TObject | undefined, B extends TSchema | undefined>(route: DeclaredRoute<P, Q, B>, handler: (req: RequestFor<P, Q, B>) => unknown, options: ServeOptions = {}): void {
     const refuse = options.refuse;
     const run: RpcHandler = (raw) => {
-      const refused = refuse?.();
+      const refused = refuse?.(raw);
       if (refused) throw refused;
       return handler(route.parse(raw));
     };

@@ -37,6 +37,12 @@ export interface ChainAccess {
    * them. Node-local, for views (an identity's keys): consensus never reads it.
    */
   derivedKeyOf(address: string, within?: number): Promise<string | undefined>;
+  /**
+   * The operations of one type waiting in this node's mempool, in arrival order, each with its
+   * hash and body as submitted (the client's fields and the envelope's). Node-local, for views
+   * (the exchange's open batch window, decisions.md §60): consensus never reads it.
+   */
+  pendingOperations(name: string): ReadonlyArray<{ readonly hash: string; readonly body: Readonly<Record<string, unknown>> }>;
 }
 
 /** The services a node offers its plugins through `api.services`. */

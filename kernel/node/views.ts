@@ -77,7 +77,8 @@ export function txView(i: TxViewInput): Record<string, unknown> {
     fee_human: formatCoin(fee),
     // Burned for a declared gas limit left unused (docs/architecture.md, "Unused gas"): charged on top of `fee`.
     ...(receipt?.unused_gas_fee !== undefined ? { unused_gas_fee: receipt.unused_gas_fee, unused_gas_fee_human: formatCoin(receipt.unused_gas_fee) } : {}),
-    ...(receipt?.value_burned !== undefined ? { value_burned: receipt.value_burned, value_burned_human: formatCoin(receipt.value_burned) } : {}),
+    // The storage fee for state growth beyond the free allowance (chain/state-growth.ts): burned on top of `fee`.
+    ...(receipt?.storage_fee !== undefined ? { storage_fee: receipt.storage_fee, storage_fee_human: formatCoin(receipt.storage_fee) } : {}),
     shard: shardOf(tx.from, i.nShards),
     timestamp: i.blockTimestamp ?? tx.receivedAt,
     block: receipt ? receipt.block : null,

@@ -64,13 +64,24 @@ export interface OperationSpec<S extends TObject = TObject> {
   readonly actorFromKey?: boolean;
   /** The amount field signed as `<value>`; by default the first of `amount`, `value`, `initial`, `amount_in` the schema has; null for none. */
   readonly value?: string | null;
+  /**
+   * What the signed `<value>` counts (decisions.md §54): by default `ucoin` (`COIN_UNIT`) taken
+   * from the signing account's coin balance, which admission holds against that balance beside
+   * the fee, and which is the default of `debits` (a session key's cap). An operation whose value
+   * counts something else names its unit from the body: an asset id for units of an asset, any
+   * other name for coins of a balance the plugin keeps itself (an exchange balance). The kernel
+   * then holds nothing against the coin balance for the value (the transaction's `value` is 0
+   * ucoin), and the cap counts only the ucoin the operation declares in `debits` and really
+   * takes; the sentinel never sees the value, since only ucoin moves through `ctx.accounts`.
+   */
+  valueUnit?(body: Static<S>): string;
   /** Base gas: charged before `execute` runs, and the limit of an operation that declares no `gas_limit`. */
   readonly gas: number;
   /**
    * The ucoin the operation takes from the signing account besides its fee (decisions.md §95: a
    * stake, a registration, a deposit, a price, a template fee), judged before it runs: a session
    * key's cap is checked against it at admission and again in the block, before anything is
-   * charged. By default the signed value (`op.value`); declare it when the operation takes
+   * charged. By default the signed value when it counts ucoin (`valueUnit`), else 0; declare it when the operation takes
    * something else (`register_node` bonds `min_stake`) or nothing (a withdrawal back to the
    * account). The kernel also counts what the operation really took (every `ctx.accounts.debit`
    * or `transfer` out of the signing account) and hands that to the signer's grant, so a
@@ -139,10 +150,17 @@ export interface OperationSigning<B> {
     readonly fields: readonly string[];
     fill(ctx: ReadContext, op: SignedFields<B>): Promise<Partial<B> | ChainError>;
   };
-  /** A second signature over a layout the operation defines (assets on mainnet: `_psig` over `ch-asset-op-v1|…`). */
+  /**
+   * A second signature over a layout the operation defines (assets: `_psig` over
+   * `ch-asset-op-v1|<op>|<from>|<fields>|<nonce>`, decisions.md §54), by the key in `public_key`,
+   * checked through the same verifier at admission and again when a block carrying it is
+   * validated: a value present that does not verify is 401 on every network, a missing one 401
+   * where `required` says.
+   */
   readonly secondSignature?: {
     readonly field: string;
-    readonly message: (op: SignedFields<B>) => string;
+    /** The text it covers (`SecondSignatureInput`: the operation, its name, the body as sent). */
+    readonly message: (op: SecondSignatureInput<B>) => string;
     /** Whether the network requires it (absent: optional, checked when present). */
     readonly required: (env: NetworkEnv) => boolean;
   };
@@ -163,6 +181,19 @@ export interface SignedFields<B> {
   readonly nonce: bigint;
 }
 
+/** What a second signature's layout may cover: the signed fields, the operation's name, and the body as sent. */
+export interface SecondSignatureInput<B> extends SignedFields<B> {
+  /** The operation's type (`swap`): a layout that names it is good for that operation only. */
+  readonly name: string;
+  /**
+   * The body as the client sent it without `signature`, `public_key` and the second signature's
+   * field (so with `nonce`, and `gas_price` / `gas_limit` when sent): what the payload hash of
+   * `ch-tx-v3`/`v4` covers, whose canonical JSON (`canonicalJson`) a layout over "the exact
+   * payload" signs.
+   */
+  readonly sent: Readonly<Record<string, unknown>>;
+}
+
 /** An operation as its handlers see it. */
 export interface OperationInput<B> extends SignedFields<B> {
   readonly name: string;
@@ -179,6 +210,9 @@ export interface OperationInput<B> extends SignedFields<B> {
 export interface OperationResult {
   readonly gas?: number;
 }
+
+/** The unit of a value taken from an account's coin balance: the default of `OperationSpec.valueUnit`. */
+export const COIN_UNIT = 'ucoin';
 
 /** Keeps the body type of a spec checked where it is written. */
 export function defineOperation<S extends TObject>(spec: OperationSpec<S>): OperationSpec<S> {

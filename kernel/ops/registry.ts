@@ -4,7 +4,7 @@ import { badRequest, unauthorized } from '../errors.js';
 import { wireAmount } from '../codec/amount.js';
 import { deriveAddress, isAddress } from '../crypto/address.js';
 import { parseHex } from '../codec/hex.js';
-import type { OperationSpec } from './operation.js';
+import { COIN_UNIT, type OperationSpec } from './operation.js';
 import { withMainKeyOnly } from './main-key-only.js';
 import { GAS_LIMIT_FIELD, parseGasLimit } from '../tx/gas-limit.js';
 import type { SigningFields } from '../tx/signing.js';
@@ -41,6 +41,12 @@ export interface ParsedOperation extends Omit<SigningFields, 'kind' | 'payloadHa
   readonly pathOnly: readonly string[];
   /** Fields of `signing.resolve` the client left out: filled from state, covered only by the own layout. */
   readonly unresolved: readonly string[];
+  /**
+   * The ucoin of the signed value held against the signing account's coin balance: the value when
+   * the operation's `valueUnit` is `ucoin` (the default), else 0 (units of an asset, coins of a
+   * balance the plugin keeps). The transaction's `value`.
+   */
+  readonly coinValue: bigint;
 }
 
 /**
@@ -182,13 +188,15 @@ export class OperationRegistry {
     const misrouted = this.routeProblem(op, body);
     if (misrouted !== undefined) throw badRequest(misrouted);
     let value = 0n;
+    const unit = op.spec.valueUnit === undefined ? COIN_UNIT : op.spec.valueUnit(body as never);
     if (op.valueField !== null && body[op.valueField] !== undefined) {
       const v = wireAmount(body[op.valueField]);
-      if (v === null) throw badRequest(`${op.valueField} must be a non-negative integer number of ucoin`);
+      if (v === null) throw badRequest(`${op.valueField} must be a non-negative integer number of ${unit === COIN_UNIT ? 'ucoin' : 'units'}`);
       value = v;
     }
+    const coinValue = unit === COIN_UNIT ? value : 0n;
     const unresolved = (op.spec.signing?.resolve?.fields ?? []).filter((f) => body[f] === undefined);
-    return { op, body, clientBody, actor, target, value, nonce, gasPrice, gasLimit, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature, pathOnly, unresolved };
+    return { op, body, clientBody, actor, target, value, nonce, gasPrice, gasLimit, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature, pathOnly, unresolved, coinValue };
   }
 }
 

@@ -69,11 +69,18 @@ export async function verifyOperationSignatures(p: ParsedOperation, txHash: stri
     const fields = { body: (filled ?? p.body) as never, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce };
     if (p.secondSignature === undefined) {
       if (second.required(policy.env)) throw unauthorized(`${second.field} is required on this network: a second signature over the ${name} payload`);
-    } else if (!(await verifier.verify(`${txHash}:${second.field}`, signatureBytes(p.secondSignature, second.field), utf8Bytes(second.message(fields)), publicKey))) {
+    } else if (!(await verifier.verify(`${txHash}:${second.field}`, signatureBytes(p.secondSignature, second.field), utf8Bytes(second.message({ ...fields, name, sent: sentPayload(p.clientBody, second.field) })), publicKey))) {
       throw unauthorized(`invalid ${second.field}: it does not verify over the ${name} payload`);
     }
   }
   return layout;
+}
+
+/** The body as the client sent it without `signature`, `public_key` and the second signature: what a layout over the exact payload covers. */
+function sentPayload(clientBody: Readonly<Record<string, unknown>>, secondField: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(clientBody)) if (k !== 'signature' && k !== 'public_key' && k !== secondField) out[k] = v;
+  return out;
 }
 
 /**

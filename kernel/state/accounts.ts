@@ -71,13 +71,6 @@ export interface AccountsWriter extends AccountsReader {
    * transaction took from the account.
    */
   transfer(from: string, to: string, amount: bigint, options?: TransferOptions): Promise<void>;
-  /**
-   * Takes coins out of existence (a name's price, the NFT transfer fee: decisions.md §38, §40):
-   * debited from `address` (400 when short) and counted in the block's `fees_burned` and the
-   * chain's `total_burned` (§9), and in a transaction's receipt as `value_burned`. Only while a
-   * block executes; a failed transaction's burn rolls back with it.
-   */
-  burn(address: string, amount: bigint): Promise<void>;
   /** Binds (or rebinds) the key that may sign for `address`: lowercase hex ML-DSA-65 public key. */
   bindKey(address: string, publicKeyHex: string): Promise<void>;
   /** Writes balance, nonce and tx_count; `public_key` is ignored (a binding changes only through bindKey). */
@@ -153,12 +146,7 @@ export function accountsReader(source: StateSource): AccountsReader {
   };
 }
 
-/**
- * The accounts writer over `overlay`. `burned` counts what `burn` takes out of existence (the
- * block's execution supplies it); without it `burn` throws, since a burn nobody counts would leave
- * `total_burned` short of what left the supply.
- */
-export function accountsWriter(overlay: StateOverlay, burned?: (amount: bigint) => void): AccountsWriter {
+export function accountsWriter(overlay: StateOverlay): AccountsWriter {
   const reader = accountsReader(overlay);
   // Only the three fields: a record read with get() carries public_key, and spreading it into
   // put() must not write it into the account record.
@@ -185,11 +173,6 @@ export function accountsWriter(overlay: StateOverlay, burned?: (amount: bigint) 
     async transfer(from, to, amount) {
       await this.debit(from, amount);
       await this.credit(to, amount);
-    },
-    async burn(address, amount) {
-      if (burned === undefined) throw new ChainError(500, 'coins may be burned only while a block executes');
-      await this.debit(address, amount);
-      burned(amount);
     },
     async bindKey(address, hex) {
       // parseHex also takes uppercase and `0x`; a binding is the lowercase wire form only.

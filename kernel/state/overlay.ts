@@ -81,6 +81,21 @@ export class StateOverlay implements StateSource {
     for (const [k, v] of child.writes) this.writes.set(k, v);
   }
 
+  /**
+   * Bytes this overlay adds to its parent's state: for each key it writes, the key's and the new
+   * value's UTF-8 size, less the key's and the old value's when the parent holds one (a deletion
+   * counts negative). What the kernel prices as state growth (chain/state-growth.ts).
+   */
+  async growth(): Promise<bigint> {
+    let bytes = 0;
+    for (const [k, v] of this.writes) {
+      const old = await this.parent.get(k);
+      const keyBytes = Buffer.byteLength(k, 'utf8');
+      bytes += (v === null ? 0 : keyBytes + v.length) - (old === undefined ? 0 : keyBytes + old.length);
+    }
+    return BigInt(bytes);
+  }
+
   /** The writes of this overlay, sorted by key: what a block commits. */
   changes(): Array<[string, Uint8Array | null]> {
     return [...this.writes.entries()].sort(byKey);

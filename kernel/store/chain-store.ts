@@ -465,7 +465,7 @@ export class ChainStore {
       put(txByAddressKey(tx.from, height, i), entry);
       if (tx.to !== tx.from) put(txByAddressKey(tx.to, height, i), entry);
       const sender = await totalsOf(tx.from);
-      sender.fees += receipt.fee + (receipt.unused_gas_fee ?? 0n);
+      sender.fees += receipt.fee + (receipt.unused_gas_fee ?? 0n) + (receipt.storage_fee ?? 0n);
       if (receipt.status === 'confirmed' && tx.value > 0n) {
         sender.sent += tx.value;
         sender.sent_count++;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { isChainError, type RpcRequest } from '../../kernel/sdk.js';
-import { checkExportToken, exportLines, type ExportSource } from './export.js';
+import { checkExportToken, exportLines, exportRoutesDeclared, type ExportSource } from './export.js';
 import type { LogEntry } from './log.js';
 
 setFlagsFromString('--expose-gc');
@@ -93,4 +93,12 @@ test('the token: required as a Bearer header when AI_EXPORT_TOKEN is set', () =>
   for (const bad of [undefined, 'Bearer wrong', 's3cret', 'Bearer s3cret2']) {
     assert.throws(() => checkExportToken(req(bad), 's3cret'), (e: unknown) => isChainError(e) && e.status === 401 && /AI_EXPORT_TOKEN/.test(e.message));
   }
+});
+
+test('the export routes refuse a missing token before the query, then a range that is not heights, naming the parameter', () => {
+  const route = exportRoutesDeclared[0]!;
+  const req = (query: string) => ({ method: 'GET' as const, path: route.path, params: {}, query: new URLSearchParams(query), headers: {}, body: undefined, ip: '127.0.0.1' });
+  assert.throws(() => route.parse(req('from=x')), (e: Error) => e.message === 'query parameter from: from must be a block height (a non-negative integer)');
+  assert.throws(() => route.parse(req('to=-1')), (e: Error) => e.message === 'query parameter to: to must be a block height (a non-negative integer)');
+  assert.deepEqual(route.parse(req('from=2&to=9')).query, { from: 2, to: 9 });
 });

@@ -1,6 +1,9 @@
+import { Type } from '@sinclair/typebox';
 import { timingSafeEqual } from 'node:crypto';
-import { badRequest, stringify, streamReply, unauthorized, type ChainHistory, type NodeServices, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
-import { entryPath, entryView, logCount, type LogEntry } from './log.js';
+import { badRequest, defineRoute, stringify, streamReply, unauthorized, type ChainError, type ChainHistory, type NodeServices, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { entryView, logCount, type LogEntry } from './log.js';
+import { ExportQuery } from './schemas.js';
+import { logEntries } from './store.js';
 
 /**
  * Training-data export (part 1 "AI and models"): `GET /api/v1/ai/export/{blocks,txs,validators,oracle}`
@@ -72,23 +75,34 @@ export async function* exportLines(kind: ExportKind, src: ExportSource, range: H
   if (buf.length > 0) yield flush();
 }
 
-function intParam(req: RpcRequest, name: string): number | undefined {
-  const raw = req.query.get(name);
-  if (raw === null) return undefined;
-  if (!/^\d{1,15}$/.test(raw)) throw badRequest(`${name} must be a block height (a non-negative integer)`);
-  return Number(raw);
-}
+/** The four export routes, declared (their answer is JSON Lines, streamed). */
+export const exportRoutesDeclared = EXPORT_KINDS.map((kind) =>
+  defineRoute({
+    method: 'GET',
+    path: `/api/v1/ai/export/${kind}`,
+    summary: `${kind === 'oracle' ? 'the decision log' : kind === 'txs' ? 'committed transactions' : kind === 'validators' ? "each block's proposer, round and timestamp" : 'committed blocks'} over a height range, as JSON Lines in ascending height`,
+    query: ExportQuery,
+    produces: 'application/x-ndjson; charset=utf-8',
+    responses: { 200: Type.String({ description: 'one JSON record per line' }), 400: 'from below 1, or to below from', 401: 'AI_EXPORT_TOKEN is set and the request does not carry it' },
+  }),
+);
 
 /** `Authorization: Bearer <AI_EXPORT_TOKEN>` when the variable is set (part 2 "Other access controls" 1). */
 export function checkExportToken(req: RpcRequest, token: string | undefined): void {
-  if (token === undefined || token === '') return;
+  const refused = exportTokenRefusal(req, token);
+  if (refused) throw refused;
+}
+
+function exportTokenRefusal(req: RpcRequest, token: string | undefined): ChainError | undefined {
+  if (token === undefined || token === '') return undefined;
   const header = req.headers['authorization'];
   const m = typeof header === 'string' ? /^Bearer (.+)$/.exec(header) : null;
   const given = Buffer.from(m?.[1] ?? '', 'utf8');
   const want = Buffer.from(token, 'utf8');
   if (m === null || given.length !== want.length || !timingSafeEqual(given, want)) {
-    throw unauthorized('the AI export requires AI_EXPORT_TOKEN', 'send the header Authorization: Bearer <AI_EXPORT_TOKEN>');
+    return unauthorized('the AI export requires AI_EXPORT_TOKEN', 'send the header Authorization: Bearer <AI_EXPORT_TOKEN>');
   }
+  return undefined;
 }
 
 export function exportRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
@@ -100,20 +114,24 @@ export function exportRoutes(routes: RouteTable, s: NodeServices, plugin: string
       s.query.run(plugin, async (ctx) => {
         const n = await logCount(ctx.store);
         const out: LogEntry[] = [];
-        for (let id = fromId; id < fromId + count && id <= n; id++) out.push((await ctx.store.getRecord<LogEntry>(entryPath(id)))!);
+        for (let id = fromId; id < fromId + count && id <= n; id++) out.push((await logEntries.get(ctx.store, id))!);
         return out;
       }),
     oracleCount: () => s.query.run(plugin, (ctx) => logCount(ctx.store)),
   };
-  for (const kind of EXPORT_KINDS) {
-    routes.get(`/api/v1/ai/export/${kind}`, (req) => {
-      checkExportToken(req, process.env.AI_EXPORT_TOKEN);
-      const head = source.head();
-      const from = intParam(req, 'from') ?? 1;
-      const to = Math.min(intParam(req, 'to') ?? head, head);
-      if (from < 1) throw badRequest('from starts at 1');
-      if (intParam(req, 'to') !== undefined && to < from) throw badRequest(`to (${to}) is below from (${from})`);
-      return streamReply(exportLines(kind, source, { from, to }), { contentType: 'application/x-ndjson; charset=utf-8' });
-    });
-  }
+  EXPORT_KINDS.forEach((kind, i) => {
+    routes.serve(
+      exportRoutesDeclared[i]!,
+      (req) => {
+        const head = source.head();
+        const from = req.query.from ?? 1;
+        const to = Math.min(req.query.to ?? head, head);
+        if (from < 1) throw badRequest('from starts at 1');
+        if (req.query.to !== undefined && to < from) throw badRequest(`to (${to}) is below from (${from})`);
+        return streamReply(exportLines(kind, source, { from, to }), { contentType: 'application/x-ndjson; charset=utf-8' });
+      },
+      // The token is judged before the query, so a client without it learns nothing else.
+      { refuse: (raw) => exportTokenRefusal(raw, process.env.AI_EXPORT_TOKEN) },
+    );
+  });
 }

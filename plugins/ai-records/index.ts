@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin, type NodeServices } from '../../kernel/sdk.js';
 import { append, confidenceText, decisionsOf } from './log.js';
-import { modelId, modelPath, registerModel, type ModelEntry } from './registry.js';
+import { modelId, registerModel } from './registry.js';
+import { AI_RECORDS_STORES, models } from './store.js';
+import { AI_RECORDS_EVENTS, oracleDecision } from './events.js';
 import { aiRecordsRoutes } from './routes.js';
 import { exportRoutes } from './export.js';
 
@@ -47,23 +49,20 @@ export const aiRecordsPlugin = definePlugin<{ genesis_models: GenesisModel[] }, 
   description: 'AI decision log derived from block events, and the on-chain model registry',
   optionsSchema: OptionsSchema,
   operations: [registerModel],
-  events: [
-    { type: 'oracle_decision', description: 'an AI decision was logged (confidence as a decimal fraction text)', fields: ['model', 'kind', 'subject', 'decision', 'confidence', 'timestamp'], socket: true },
-    { type: 'model_voting_update', description: 'models await validator confirmations', fields: ['models', 'height'], socket: true },
-    { type: 'model_registered', description: 'a validator registered a model version', fields: ['id', 'name', 'version', 'weights_hash', 'validator', 'status'] },
-  ],
+  stores: AI_RECORDS_STORES,
+  events: AI_RECORDS_EVENTS,
   register(api) {
     api.hooks.initGenesis.tapPromise(api.name, async (ctx) => {
       for (const m of api.options.genesis_models) {
         const id = modelId(m.name, m.version, m.weights_hash);
-        ctx.store.setRecord<ModelEntry>(modelPath(id), { id, name: m.name, version: m.version, weights_hash: m.weights_hash, architecture: m.architecture, params_count: m.params_count, accuracy_bp: BigInt(m.accuracy_bp), status: 'active', votes: [], registered_height: 0, activated_height: 0 });
+        models.set(ctx.store, id, { id, name: m.name, version: m.version, weights_hash: m.weights_hash, architecture: m.architecture, params_count: m.params_count, accuracy_bp: BigInt(m.accuracy_bp), status: 'active', votes: [], registered_height: 0, activated_height: 0 });
       }
     });
     api.hooks.endBlock.tapPromise(api.name, async (result, ctx) => {
       const decisions = ctx.blockEvents().flatMap(decisionsOf);
       const entries = await append(ctx.store, { height: ctx.block.height, timestamp: ctx.block.timestamp }, decisions);
       for (const e of entries) {
-        ctx.emit({ type: 'oracle_decision', data: { id: e.id, model: e.model, kind: e.kind, subject: e.subject, decision: e.decision, confidence: confidenceText(e.confidence_bp), timestamp: e.timestamp, height: e.height, tx_hash: e.tx_hash } });
+        oracleDecision.emit(ctx, { id: e.id, model: e.model, kind: e.kind, subject: e.subject, decision: e.decision, confidence: confidenceText(e.confidence_bp), timestamp: e.timestamp, height: e.height, tx_hash: e.tx_hash });
       }
       return result;
     });

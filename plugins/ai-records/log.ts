@@ -1,4 +1,5 @@
 import type { BlockEvent, ReadonlyStore, Store } from '../../kernel/sdk.js';
+import { logEntries, logLength, type LogEntry } from './store.js';
 
 /**
  * The AI decision log (part 1 "AI and models"; part 2 `oracle_decision`): one entry per decision
@@ -6,21 +7,7 @@ import type { BlockEvent, ReadonlyStore, Store } from '../../kernel/sdk.js';
  * the block's events (`ctx.blockEvents()` in endBlock), so the deciding plugins (sentinel,
  * staking) need not know it exists.
  */
-export interface LogEntry {
-  readonly id: number;
-  readonly model: string;
-  readonly kind: string;
-  readonly subject: string;
-  readonly decision: string;
-  /** On 10 000 (1.0); a fraction on the wire. */
-  readonly confidence_bp: bigint;
-  readonly height: number;
-  /** The block's timestamp (ms). */
-  readonly timestamp: number;
-  /** The transaction that caused it, or null. */
-  readonly tx_hash: string | null;
-  readonly source_event: string;
-}
+export type { LogEntry };
 
 export type Decision = Omit<LogEntry, 'id' | 'height' | 'timestamp'>;
 
@@ -62,11 +49,8 @@ export function decisionsOf(e: BlockEvent): Decision[] {
   }
 }
 
-export const entryPath = (id: number): string => `log/${String(id).padStart(12, '0')}`;
-const COUNTER = 'log_count';
-
 export async function logCount(store: ReadonlyStore): Promise<number> {
-  return Number((await store.getRecord<bigint>(COUNTER)) ?? 0n);
+  return Number((await logLength.get(store)) ?? 0n);
 }
 
 /** Appends entries with the next ids; returns them. */
@@ -76,10 +60,10 @@ export async function append(store: Store, at: { height: number; timestamp: numb
   const out: LogEntry[] = [];
   for (const d of decisions) {
     const entry: LogEntry = { id: ++n, ...d, height: at.height, timestamp: at.timestamp };
-    store.setRecord<LogEntry>(entryPath(entry.id), entry);
+    logEntries.set(store, entry.id, entry);
     out.push(entry);
   }
-  store.setRecord<bigint>(COUNTER, BigInt(n));
+  logLength.set(store, BigInt(n));
   return out;
 }
 

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BlockEvent } from '../../kernel/sdk.js';
 import { confidenceText, decisionsOf } from './log.js';
-import { accuracyBp, activate, modelId, modelPath, overTwoThirds, type ModelEntry } from './registry.js';
+import { accuracyBp, activate, modelId, overTwoThirds, type ModelEntry } from './registry.js';
+import { models } from './store.js';
 
 const ev = (type: string, data: Record<string, unknown>, tx_hash: string | null = '0xt'): BlockEvent => ({ type, data, height: 7, index: 0, tx_hash, phase: tx_hash ? 'tx' : 'end_block' });
 
@@ -43,25 +44,27 @@ test('accuracy: every fraction with at most 4 decimals is accepted exactly (0.00
 });
 
 test('a newer active version leaves the older one active (status is only pending or active) and names it in superseded_by', async () => {
-  const records = new Map<string, unknown>();
+  // The plugin's namespace as a raw store (what ctx.store is under the declarations).
+  const records = new Map<string, Uint8Array>();
   const store = {
-    async scan(prefix: string) {
-      return [...records.keys()].filter((k) => k.startsWith(prefix)).sort().map((k) => [k, new Uint8Array()] as [string, Uint8Array]);
+    namespace: 'ai-records',
+    async get(k: string) {
+      return records.get(k);
     },
-    async getRecord<T>(k: string) {
-      return records.get(k) as T | undefined;
+    async scan(prefix = '') {
+      return [...records.keys()].filter((k) => k.startsWith(prefix)).sort().map((k) => [k, records.get(k)!] as [string, Uint8Array]);
     },
-    setRecord<T>(k: string, v: T) {
+    set(k: string, v: Uint8Array) {
       records.set(k, v);
     },
   };
   const entry = (version: string, status: ModelEntry['status']): ModelEntry => ({ id: modelId('sentinel', version, '0xaa'), name: 'sentinel', version, weights_hash: '0xaa', architecture: 'x', params_count: 8, accuracy_bp: 9000n, status, votes: [], registered_height: 1, activated_height: status === 'active' ? 1 : null });
   const v1 = entry('1.0.0', 'active');
-  records.set(modelPath(v1.id), v1);
+  models.set(store as unknown as Parameters<typeof activate>[0], v1.id, v1);
   const v2 = await activate(store as unknown as Parameters<typeof activate>[0], entry('2.0.0', 'pending'), 9);
   assert.equal(v2.status, 'active');
   assert.equal(v2.activated_height, 9);
-  const old = records.get(modelPath(v1.id)) as ModelEntry;
+  const old = (await models.get(store as unknown as Parameters<typeof activate>[0], v1.id))!;
   assert.equal(old.status, 'active');
   assert.equal(old.superseded_by, v2.id);
 });

@@ -1,5 +1,7 @@
-import { Type } from '@sinclair/typebox';
-import { badRequest, conflict, defineOperation, forbidden, jsonRecord, sha3Hex0x, type ReadContext, type ReadonlyStore, type WriteContext } from '../../kernel/sdk.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { badRequest, conflict, defineOperation, forbidden, sha3Hex0x, type ReadContext, type ReadonlyStore, type Store, type WriteContext } from '../../kernel/sdk.js';
+import { modelRegistered, modelVotingUpdate, PendingModel } from './events.js';
+import { models, type ModelEntry } from './store.js';
 
 /**
  * The on-chain model registry (part 1 "AI and models", decisions.md §34, §37): validators
@@ -7,39 +9,18 @@ import { badRequest, conflict, defineOperation, forbidden, jsonRecord, sha3Hex0x
  * holding more than 2/3 of the voting power registered exactly that triple, `pending` until then.
  * It reads the power, it never changes it (part 1 Consensus 9).
  */
-export interface ModelEntry {
-  readonly id: string;
-  readonly name: string;
-  readonly version: string;
-  readonly weights_hash: string;
-  readonly architecture: string;
-  readonly params_count: number;
-  /** On 10 000. */
-  readonly accuracy_bp: bigint;
-  /** `pending` or `active` (decisions.md §37 names no other status). */
-  readonly status: 'pending' | 'active';
-  /** The id of a later version of the same name that became active after this one, if any (this one stays `active`). */
-  readonly superseded_by?: string;
-  /** Validators that registered it, in address order. */
-  readonly votes: readonly string[];
-  readonly registered_height: number;
-  readonly activated_height: number | null;
-}
+export type { ModelEntry };
 
 export const REGISTRY_TARGET = 'chain:models.registry';
-export const modelPath = (id: string): string => `model/${id}`;
-export const MODELS_PREFIX = 'model/';
 
 /** An entry's id: the first 16 hex digits of SHA3-256 of `ch-model|<name>|<version>|<weights_hash>`. */
 export function modelId(name: string, version: string, weightsHash: string): string {
   return sha3Hex0x(new TextEncoder().encode(`ch-model|${name}|${version}|${weightsHash}`)).slice(2, 18);
 }
 
-/** The active validator set's power by address (the kernel's `vset` namespace, read only). */
-export async function validatorPower(ctx: Pick<ReadContext, 'read'>): Promise<Map<string, bigint>> {
-  const codec = jsonRecord<{ power: bigint }>();
-  const rows = await ctx.read('vset').scan('');
-  return new Map(rows.map(([k, v]) => [k, BigInt(codec.decode(v).power)] as [string, bigint]).filter(([, p]) => p > 0n));
+/** The validator set's power by address, as the last endBlock left it (`ctx.validators`: positive power only). */
+export async function validatorPower(ctx: Pick<ReadContext, 'validators'>): Promise<Map<string, bigint>> {
+  return new Map((await ctx.validators.latest()).map((v) => [v.address, BigInt(v.power)] as [string, bigint]));
 }
 
 /** Whether `votes` hold more than 2/3 of the power. */
@@ -52,10 +33,9 @@ export function overTwoThirds(votes: readonly string[], power: ReadonlyMap<strin
 }
 
 /** Activates `entry`; an older active version of the same name stays `active` and names it in `superseded_by`. */
-export async function activate(store: ReadonlyStore & { setRecord<T>(k: string, v: T): void }, entry: ModelEntry, height: number): Promise<ModelEntry> {
-  for (const [k] of await store.scan(MODELS_PREFIX)) {
-    const other = (await store.getRecord<ModelEntry>(k))!;
-    if (other.name === entry.name && other.status === 'active' && other.id !== entry.id && other.superseded_by === undefined) store.setRecord<ModelEntry>(k, { ...other, superseded_by: entry.id });
+export async function activate(store: Store & ReadonlyStore, entry: ModelEntry, height: number): Promise<ModelEntry> {
+  for (const { key, value: other } of await models.scan(store)) {
+    if (other.name === entry.name && other.status === 'active' && other.id !== entry.id && other.superseded_by === undefined) models.set(store, ...key, { ...other, superseded_by: entry.id });
   }
   return { ...entry, status: 'active', activated_height: height };
 }
@@ -84,7 +64,7 @@ export function accuracyBp(a: number): bigint | undefined {
   return Number(a.toFixed(4)) === a ? BigInt(Math.round(a * 10_000)) : undefined;
 }
 
-export function pendingView(e: ModelEntry, power: ReadonlyMap<string, bigint>): Record<string, unknown> {
+export function pendingView(e: ModelEntry, power: ReadonlyMap<string, bigint>): Static<typeof PendingModel> {
   let total = 0n;
   for (const p of power.values()) total += p;
   let voted = 0n;
@@ -107,33 +87,29 @@ export const registerModel = defineOperation({
     if (accuracyBp(op.body.accuracy) === undefined) return badRequest(`accuracy ${op.body.accuracy} has more than 4 decimals: a fraction from 0 to 1 with at most 4 decimals, e.g. 0.9512`);
     const power = await validatorPower(ctx);
     if (!power.has(op.actor)) return forbidden(`${op.actor} is not an active validator: only validators register models`);
-    const e = await ctx.store.getRecord<ModelEntry>(modelPath(modelId(op.body.name, op.body.version, op.body.weights_hash)));
+    const e = await models.get(ctx.store, modelId(op.body.name, op.body.version, op.body.weights_hash));
     if (e?.votes.includes(op.actor)) return conflict(`${op.actor} already registered ${op.body.name} ${op.body.version} with this weights_hash`);
     return undefined;
   },
   async execute(ctx, op) {
     const b = op.body;
     const id = modelId(b.name, b.version, b.weights_hash);
-    const existing = await ctx.store.getRecord<ModelEntry>(modelPath(id));
+    const existing = await models.get(ctx.store, id);
     let entry: ModelEntry = existing
       ? { ...existing, votes: [...existing.votes, op.actor].sort() }
       : { id, name: b.name, version: b.version, weights_hash: b.weights_hash, architecture: b.architecture, params_count: b.params_count, accuracy_bp: accuracyBp(b.accuracy)!, status: 'pending', votes: [op.actor], registered_height: ctx.block.height, activated_height: null };
     const power = await validatorPower(ctx);
     if (entry.status === 'pending' && overTwoThirds(entry.votes, power)) entry = await activate(ctx.store, entry, ctx.block.height);
-    ctx.store.setRecord<ModelEntry>(modelPath(id), entry);
-    ctx.emit({ type: 'model_registered', data: { id, name: entry.name, version: entry.version, weights_hash: entry.weights_hash, validator: op.actor, status: entry.status } });
+    models.set(ctx.store, id, entry);
+    modelRegistered.emit(ctx, { id, name: entry.name, version: entry.version, weights_hash: entry.weights_hash, validator: op.actor, status: entry.status });
     await emitVotingUpdate(ctx, power);
   },
 });
 
 /** `model_voting_update` (part 2): the entries still pending, after a registration changed them. */
 export async function emitVotingUpdate(ctx: WriteContext, power: ReadonlyMap<string, bigint>): Promise<void> {
-  const models: Array<Record<string, unknown>> = [];
-  for (const [k] of await ctx.store.scan(MODELS_PREFIX)) {
-    const e = (await ctx.store.getRecord<ModelEntry>(k))!;
-    if (e.status === 'pending') models.push(pendingView(e, power));
-  }
-  if (models.length > 0) ctx.emit({ type: 'model_voting_update', data: { models, height: ctx.block.height } });
+  const pending = (await models.scan(ctx.store)).filter((e) => e.value.status === 'pending').map((e) => pendingView(e.value, power));
+  if (pending.length > 0) modelVotingUpdate.emit(ctx, { models: pending, height: ctx.block.height });
 }
 
 export function modelView(e: ModelEntry): Record<string, unknown> {

@@ -1,13 +1,16 @@
 import { badRequest, jsonTextDepth, parseHex } from '../../kernel/sdk.js';
+import { duplicateJsonKey } from './json-keys.js';
 
 /**
- * What the node makes of a transaction's `data` (part 1, Contract execution 1, 4, 7): the bytes a
+ * What the node makes of a transaction's `data` (part 1, Contract execution 1–4, 7): the bytes a
  * contract's `call(input_ptr, input_len)` receives. JSON with `function` (or the older `method`)
  * and `args` is normalised to compact JSON `{"function": f, "args": {...}, ...args}` (the args also
  * flattened at the top level; a top-level `caller` is never passed on: identity comes from
  * `get_caller`), with `args.amount` converted from whole tokens to the smallest unit with the
- * contract's `decimals`. Hex data is decoded first; hex that is not such JSON reaches the contract
- * as it is.
+ * contract's `decimals`. Arguments may also come flattened at the top level of the data (item 3):
+ * they join `args`; a name given twice (twice in one object, or both in `args` and at the top
+ * level) is refused (400), since the contract would otherwise see one of them chosen silently.
+ * Hex data is decoded first; hex that is not such JSON reaches the contract as it is.
  */
 
 /**
@@ -50,11 +53,25 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** Top-level names of call data that are not arguments. */
+const CALL_FIELDS: ReadonlySet<string> = new Set(['function', 'method', 'args', 'caller']);
+
 /** The normalised call input for `fn` with `args` (already converted). */
 export function callJson(fn: string, args: Record<string, unknown>): string {
   const flat: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(args)) if (k !== 'function' && k !== 'method' && k !== 'args' && k !== 'caller') flat[k] = v;
+  for (const [k, v] of Object.entries(args)) if (!CALL_FIELDS.has(k)) flat[k] = v;
   return compactJson({ function: fn, args, ...flat });
+}
+
+/** `args` with the arguments flattened at the top level of the call data; 400 for a name given twice. */
+function mergedArgs(parsed: Record<string, unknown>, args: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...args };
+  for (const [k, v] of Object.entries(parsed)) {
+    if (CALL_FIELDS.has(k)) continue;
+    if (Object.hasOwn(args, k)) throw badRequest(`argument "${k}" is given twice (in args and at the top level): argument names must be unique`);
+    merged[k] = v;
+  }
+  return merged;
 }
 
 /** Args with `amount` converted with the contract's decimals. */
@@ -101,7 +118,9 @@ export function callInput(data: string | undefined, decimals: number): CallInput
   if (typeof fn !== 'string' || fn.length === 0) throw badRequest('data must name the contract function in "function" (or "method")');
   const args = parsed.args ?? {};
   if (!isObject(args)) throw badRequest('data.args must be an object');
-  return { fn, bytes: utf8.encode(callJson(fn, convertArgs(args, decimals))) };
+  const twice = duplicateJsonKey(text ?? '');
+  if (twice !== undefined) throw badRequest(`"${twice}" appears twice in one object of the call data: argument names must be unique`);
+  return { fn, bytes: utf8.encode(callJson(fn, convertArgs(mergedArgs(parsed, args), decimals))) };
 }
 
 export interface DeployRequest {

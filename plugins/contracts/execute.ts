@@ -1,8 +1,13 @@
-import { badRequest, conflict, FailedWithGas, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
+import { badRequest, conflict, FailedWithGas, isChainError, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
 import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
 import { readContract, writeContract, writeMetered, type ContractRecord } from './store.js';
-import { meteredKey, type ContractEvent, type Vm, type VmLimits } from './vm/engine.js';
-import { isFailure, runTree, type TreeFailure, type TreeResult } from './vm/runner.js';
+import { meteredKey, type ContractEvent, type VmLimits } from './vm/engine.js';
+import type { InstrumentedCode } from './vm/instrument.js';
+import { isFailure, type TreeFailure, type TreeResult } from './vm/runner.js';
+import { DEPLOY_FUEL } from './vm/pricing.js';
+import { checkCodeShape, type ModuleShape } from './vm/shape.js';
+import { isShippedCode } from './templates.js';
+import type { ContractRuntime } from './runtime.js';
 
 /** Gas of a contract call or deploy before metering (part 1, Amounts 4: 50, as the gas estimate reports). */
 export const CONTRACT_BASE_GAS = 50;
@@ -16,16 +21,13 @@ export const PARAMS = {
   maxKeys: 'contract_max_storage_keys',
 } as const;
 
-/** Fuel charged per byte of deployed code (a 12 KB token: 120 000 fuel, 12 gas at the default rate). */
-export const DEPLOY_FUEL_PER_BYTE = 10n;
-
 /** Part 2, Contract execution: cross-contract call depth 8. */
 export const MAX_CALL_DEPTH = 8;
 
 export interface Settings {
   readonly fuelPerGas: bigint;
   readonly maxBytecode: number;
-  readonly limits: VmLimits & { readonly maxKeys: number };
+  readonly limits: VmLimits;
 }
 
 export async function readSettings(params: ParamReader): Promise<Settings> {
@@ -75,6 +77,11 @@ export class DeployGate {
     }
     return undefined;
   }
+}
+
+/** What metering a module of this shape costs (DEPLOY_FUEL), on top of its bytes. */
+export function deployMeteringFuel(shape: ModuleShape): bigint {
+  return BigInt(DEPLOY_FUEL.perModule) + BigInt(DEPLOY_FUEL.perFunction) * BigInt(shape.functions) + BigInt(DEPLOY_FUEL.perInstruction) * BigInt(shape.instructions) + BigInt(DEPLOY_FUEL.perRegion) * BigInt(shape.regions);
 }
 
 /** Event data nested deeper than this stays the text the contract emitted. */
@@ -150,7 +157,7 @@ export interface CallOutput {
 }
 
 /** A contract call in a block (a transaction to a `.app`). */
-export async function executeCall(vm: Vm, ctx: TxContext, tx: TxContext['tx']): Promise<CallOutput> {
+export async function executeCall(runtime: ContractRuntime, ctx: TxContext, tx: TxContext['tx']): Promise<CallOutput> {
   const s = await readSettings(ctx.params);
   const rec = await readContract(ctx.store, tx.to);
   if (!rec) throw notFound(`no contract at ${tx.to}`);
@@ -160,7 +167,7 @@ export async function executeCall(vm: Vm, ctx: TxContext, tx: TxContext['tx']): 
   let returnData = '';
   if (input.bytes.length > 0) {
     const budget = BigInt(ctx.gasLimit) * s.fuelPerGas;
-    const r = await runTree(vm, ctx.store, { height: ctx.block.height, time: ctx.block.timestamp }, { contract: rec.address, caller: tx.from, entry: 'call', input: input.bytes }, budget, s.limits);
+    const r = await runtime.run(ctx.store, { height: ctx.block.height, time: ctx.block.timestamp }, { contract: rec.address, caller: tx.from, entry: 'call', input: input.bytes }, budget, s.limits);
     if (isFailure(r)) fail(`contract ${rec.address}${input.fn ? ` (${input.fn})` : ''}`, r, s.fuelPerGas);
     apply(ctx, r, { n: 0 });
     gas = gasOfFuel(r.outcome.fuelUsed, s.fuelPerGas);
@@ -173,12 +180,30 @@ export async function executeCall(vm: Vm, ctx: TxContext, tx: TxContext['tx']): 
 }
 
 /** A deploy in a block: from a plain transaction to chain:system.deploy or the deploy operation. */
-export async function executeDeploy(vm: Vm, gate: DeployGate, ctx: TxContext, owner: string, txHash: string, req: DeployRequest, value: bigint): Promise<{ gas: number; address: string }> {
+export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, ctx: TxContext, owner: string, txHash: string, req: DeployRequest, value: bigint): Promise<{ gas: number; address: string }> {
   const s = await readSettings(ctx.params);
   const codeHash = sha3Hex0x(req.bytecode);
-  await vm.ready();
-  const metered = vm.meter(codeHash, req.bytecode, s.limits);
-  const { exports } = vm.prepare(codeHash, req.bytecode, s.limits);
+  const budget = BigInt(ctx.gasLimit) * s.fuelPerGas;
+  // Checking, metering and storing the code is work too: paid before any of it is done.
+  let used = 0n;
+  const pay = (fuel: bigint, what: string): void => {
+    used += fuel;
+    if (used > budget) throw new FailedWithGas(`out of fuel: ${what} costs ${used} fuel, the deploy's budget is ${budget} (raise gas_limit)`, ctx.gasLimit);
+  };
+  pay(BigInt(req.bytecode.length) * BigInt(DEPLOY_FUEL.perByte), `storing ${req.bytecode.length} bytes of code`);
+  let metered: InstrumentedCode;
+  try {
+    if (!isShippedCode(codeHash)) {
+      const shape = checkCodeShape(req.bytecode);
+      pay(deployMeteringFuel(shape), `metering ${shape.functions} functions of ${shape.instructions} instructions in ${shape.regions} blocks (and storing ${req.bytecode.length} bytes)`);
+    }
+    metered = await runtime.meter(codeHash, req.bytecode, s.limits);
+  } catch (err) {
+    // Refused bytes were checked all the same (admission refuses them; a proposer that skipped it pays).
+    if (isChainError(err)) throw new FailedWithGas(err.message, gasOfFuel(used, s.fuelPerGas));
+    throw err;
+  }
+  const { exports } = metered;
   const address = contractAddress(owner, txHash);
   const refused = await gate.problem(ctx, { owner, address, codeHash, bytecode: req.bytecode });
   if (refused) throw refused;
@@ -189,10 +214,6 @@ export async function executeDeploy(vm: Vm, gate: DeployGate, ctx: TxContext, ow
   writeContract(ctx.store, record, req.bytecode);
   // Node-local, in this block's batch: a later cache miss compiles these bytes instead of metering again.
   writeMetered(ctx.index, meteredKey(codeHash, s.limits), metered);
-  const budget = BigInt(ctx.gasLimit) * s.fuelPerGas;
-  // Storing the code is work too: charged as fuel, before init runs.
-  let used = BigInt(req.bytecode.length) * DEPLOY_FUEL_PER_BYTE;
-  if (used > budget) throw new FailedWithGas(`out of fuel: storing ${req.bytecode.length} bytes of code costs ${used} fuel, the deploy's budget is ${budget} (raise gas_limit)`, ctx.gasLimit);
   const block = { height: ctx.block.height, time: ctx.block.timestamp };
   const runs: Array<{ entry: 'init' | 'call'; input: Uint8Array; what: string }> = [];
   if (exports.includes('init')) runs.push({ entry: 'init', input: new Uint8Array(0), what: `init of ${address}` });
@@ -200,7 +221,7 @@ export async function executeDeploy(vm: Vm, gate: DeployGate, ctx: TxContext, ow
   let returnData = '';
   const seq = { n: 0 };
   for (const run of runs) {
-    const r = await runTree(vm, ctx.store, block, { contract: address, caller: owner, entry: run.entry, input: run.input }, budget - used, s.limits);
+    const r = await runtime.run(ctx.store, block, { contract: address, caller: owner, entry: run.entry, input: run.input }, budget - used, s.limits);
     if (isFailure(r)) fail(run.what, { trap: r.trap, fuelUsed: used + r.fuelUsed }, s.fuelPerGas);
     apply(ctx, r, seq);
     used += r.outcome.fuelUsed;
@@ -224,17 +245,17 @@ export interface DryRunResult {
 }
 
 /** A call on committed state: no transaction, no fee, nothing written (part 1, Contract execution 11). */
-export async function dryRun(vm: Vm, ctx: { height: number; params: ParamReader; store: ReadonlyStore }, time: number, address: string, data: string, caller: string, gasLimit: number | undefined): Promise<DryRunResult> {
+export async function dryRun(runtime: ContractRuntime, ctx: { height: number; params: ParamReader; store: ReadonlyStore }, time: number, address: string, data: string, caller: string, gasLimit: number | undefined): Promise<DryRunResult> {
   const s = await readSettings(ctx.params);
   const rec = await readContract(ctx.store, address);
   if (!rec) throw notFound(`no contract at ${address}`);
   const input = callInput(data, rec.decimals);
-  // A dry run is unsigned and runs on the node's event loop: no more work than a block may hold.
+  // A dry run is unsigned: no more work than a block may hold (and a contract thread outside consensus runs it, bounded in time).
   const maxBlockGas = Number(await ctx.params.get('max_block_gas'));
   if (gasLimit !== undefined && gasLimit > maxBlockGas) throw badRequest(`gas_limit ${gasLimit} is above max_block_gas (${maxBlockGas}): a dry run may use at most what a block holds`);
   const limit = gasLimit ?? maxBlockGas;
   const budget = BigInt(limit) * s.fuelPerGas;
-  const r = await runTree(vm, ctx.store, { height: ctx.height, time }, { contract: address, caller, entry: 'call', input: input.bytes }, budget, s.limits);
+  const r = await runtime.run(ctx.store, { height: ctx.height, time }, { contract: address, caller, entry: 'call', input: input.bytes }, budget, s.limits);
   if (isFailure(r)) return { success: false, dry_run: true, contract: address, height: ctx.height, gas_used: gasOfFuel(r.fuelUsed, s.fuelPerGas), return_data: '', events: [], error: r.trap.message };
   return {
     success: true,

@@ -1,16 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeChain, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { makeChain, signOperation, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { isChainError, RouteTable, sha3Hex0x, toHex, type IndexReader, type ReadonlyStore, type Receipt, type RecordCodec } from '../../kernel/sdk.js';
-import { contractsPlugin, vm } from './index.js';
+import { contractsPlugin, useContractRuntimes } from './index.js';
+import { inThreadRuntime } from './runtime.js';
 import { readMetered } from './store.js';
-import { contractAddress, DEPLOY_ADDRESS, dryRun } from './execute.js';
+import { contractAddress, DEPLOY_ADDRESS, deployMeteringFuel, dryRun } from './execute.js';
+import { DEPLOY_FUEL } from './vm/pricing.js';
+import { checkCodeShape } from './vm/shape.js';
 import { meteredKey, Vm } from './vm/engine.js';
 import { templateBytecode } from './templates.js';
 import { HOSTILE_WAT, wat } from './testing/hostile.js';
 
 const alice = wallet(71);
 const bob = wallet(72);
+/** Enough for any small module's metering pass (pricing.ts, DEPLOY_FUEL). */
+const DEPLOY_GAS = 1_000;
 
 async function chain(): Promise<Fixture> {
   return makeChain({ plugins: [contractsPlugin], accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
@@ -58,14 +63,16 @@ test('a deploy with init_args and calls in blocks: the address of decisions.md �
 test('past admission: a float contract deploys nothing, a call with unreadable data fails, a trap keeps the value with the sender; fee and nonce are consumed', async () => {
   const f = await chain();
   await assert.rejects(f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.float)) })), 0), (e: unknown) => isChainError(e) && e.status === 400);
-  const float = inject(f, await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.float)) })));
+  const float = inject(f, await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.float)) }), { gas_limit: DEPLOY_GAS }));
   await f.block();
   const fr = await receipt(f, float);
   assert.equal(fr.status, 'failed');
   assert.match(fr.error!, /floating-point/);
+  const metering = deployMeteringFuel(checkCodeShape(wat(HOSTILE_WAT.float)));
+  assert.equal(fr.gas, Math.max(50, Math.ceil(Number(metering + BigInt(DEPLOY_FUEL.perByte * wat(HOSTILE_WAT.float).length)) / 20_000)), 'refused bytes pay for the metering they took');
   assert.equal(await f.chain.store.state.get(`contracts/contract/${contractAddress(alice.address, float)}`), undefined);
 
-  const loopDeploy = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: 100 }), 0);
+  const loopDeploy = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const loop = contractAddress(alice.address, loopDeploy.tx_hash);
   const bad = inject(f, await plain(f, bob, loop, 'not json'));
@@ -84,34 +91,42 @@ test('past admission: a float contract deploys nothing, a call with unreadable d
   assert.equal((await f.account(loop)).balance, 0n);
 });
 
-test('the call endpoint never writes: dry_run false is 403 on mainnet (part 2, 403) and 400 on a test network', async () => {
-  for (const [env, status] of [['mainnet', 403], ['testnet', 400]] as const) {
+test('the call endpoint never writes: dry_run false is 403 on every network, saying to send a transaction (decisions.md §91)', async () => {
+  for (const [env, status] of [['mainnet', 403], ['testnet', 403]] as const) {
     const f = await makeChain({ plugins: [contractsPlugin], env });
     const routes = new RouteTable();
     f.hooks.routes.call(routes);
     const handler = routes.list().find((r) => r.method === 'POST' && r.path === '/api/v1/contracts/:address/call')!.handler;
     const req = { method: 'POST', path: '/api/v1/contracts/chain:0000000001.app/call', params: { address: 'chain:0000000001.app' }, query: new URLSearchParams(), headers: {}, body: { function: 'transfer', args: {}, dry_run: false }, ip: '127.0.0.1' };
-    assert.throws(() => handler(req), (e: unknown) => isChainError(e) && e.status === status, env);
+    assert.throws(() => handler(req), (e: unknown) => isChainError(e) && e.status === status && /send a transaction/.test(e.message), env);
   }
 });
 
-test('storing code costs fuel: 60 KB of code does not fit the base 50 gas and fails out of fuel at the whole limit; with a gas_limit it deploys', async () => {
+test('metering and storing code cost fuel: a module that is not a shipped template does not fit the base 50 gas and fails out of fuel at the whole limit; with a gas_limit it deploys at the gas of its shape; a template deploys within the base', async () => {
   const f = await chain();
-  const big = toHex(wat(`(module (memory 1) (data (i32.const 0) "${'a'.repeat(60_000)}") (func (export "alloc") (param i32) (result i32) (i32.const 0)) (func (export "call") (param i32 i32)))`));
+  const bytes = wat(`(module (memory 1) (data (i32.const 0) "${'a'.repeat(60_000)}") (func (export "alloc") (param i32) (result i32) (i32.const 0)) (func (export "call") (param i32 i32)))`);
+  const big = toHex(bytes);
   const poor = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big })), 0);
   await f.block();
   const r = await receipt(f, poor.tx_hash);
   assert.deepEqual([r.status, r.gas], ['failed', 50]);
-  assert.match(r.error!, /storing 600\d\d bytes of code costs/);
-  const rich = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big }), { gas_limit: 100 }), 0);
+  assert.match(r.error!, /metering 2 functions of 3 instructions in 0 blocks \(and storing 600\d\d bytes\) costs \d+ fuel/);
+  const rich = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const ok = await receipt(f, rich.tx_hash);
-  assert.deepEqual([ok.status, ok.gas], ['confirmed', 61]);
+  const fuel = deployMeteringFuel(checkCodeShape(bytes)) + BigInt(DEPLOY_FUEL.perByte * bytes.length);
+  assert.deepEqual([ok.status, ok.gas], ['confirmed', Math.ceil(Number(fuel) / 20_000)]);
+  // The token template: every node meters it once, so a deploy pays its bytes and initialize only.
+  const token = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), init_args: { name: 'T', symbol: 'T', decimals: 6, total_supply: 1000 } })), 0);
+  await f.block();
+  const tr = await receipt(f, token.tx_hash);
+  assert.equal(tr.status, 'confirmed', tr.error ?? '');
+  assert.ok(tr.gas <= 50, `the token deploys within the base gas of a deploy: ${tr.gas}`);
 });
 
 test('a dry run may not ask for more gas than a block holds: an unsigned request cannot keep the node busy for long', async () => {
   const f = await chain();
-  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: 100 }), 0);
+  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const loop = contractAddress(alice.address, deployed.tx_hash);
   const state = f.chain.store.state;
@@ -127,15 +142,15 @@ test('a dry run may not ask for more gas than a block holds: an unsigned request
   const ctx = { height: f.chain.store.head.height, params: f.params.reader(state), store };
   const data = JSON.stringify({ function: 'spin', args: {} });
   const max = Number(await ctx.params.get('max_block_gas'));
-  await assert.rejects(dryRun(new Vm(), ctx, 0, loop, data, '', max + 1), (e: unknown) => isChainError(e) && e.status === 400 && /above max_block_gas/.test(e.message));
-  const small = await dryRun(new Vm(), ctx, 0, loop, data, '', 60);
+  await assert.rejects(dryRun(inThreadRuntime(new Vm()), ctx, 0, loop, data, '', max + 1), (e: unknown) => isChainError(e) && e.status === 400 && /above max_block_gas/.test(e.message));
+  const small = await dryRun(inThreadRuntime(new Vm()), ctx, 0, loop, data, '', 60);
   assert.deepEqual([small.success, small.gas_used], [false, 60]);
   assert.match(small.error!, /out of fuel/);
 });
 
 test('past admission, a call whose attached value the sender no longer has is refused before the contract runs, at the base gas', async () => {
   const f = await chain();
-  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.cpuHeavy)) }), { gas_limit: 100 }), 0);
+  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.cpuHeavy)) }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const heavy = contractAddress(alice.address, deployed.tx_hash);
   // Input byte 3: 3 × 65 536 loop iterations, well above the base 50 gas of fuel.
@@ -157,8 +172,12 @@ test('a deploy keeps its instrumented code in the node-local index: after the co
   const services: { chain?: Fixture['chain']; index?: (p: string) => IndexReader } = {};
   services.index = (p) => services.chain!.store.pluginIndex(p);
   const f = await makeChain({ plugins: [contractsPlugin], services, accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
+  // In this thread, to see the VM's caches and count its metering passes.
+  const vm = new Vm();
+  vm.useStore({ load: (k) => readMetered(f.chain.store.pluginIndex('contracts'), k) });
+  useContractRuntimes({ blocks: inThreadRuntime(vm), offchain: inThreadRuntime(vm) });
   const code = wat(HOSTILE_WAT.cpuHeavy);
-  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(code) }), { gas_limit: 100 }), 0);
+  const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(code) }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const heavy = contractAddress(alice.address, deployed.tx_hash);
   const key = meteredKey(sha3Hex0x(code), { maxPages: 16, maxStack: 4096 });
@@ -215,4 +234,32 @@ test('the events and token-transfers routes read one page of the index (at most 
   const bobs = await get('/api/v1/accounts/:address/token-transfers', { address: bob.address }, 'limit=3&offset=1');
   assert.deepEqual(amounts(bobs.transfers), ['3', '2', '1']);
   assert.deepEqual([bobs.total, bobs.has_more], [4, false]);
+});
+
+test('state growth is priced: a 256 KiB deploy pays at least 1 COIN of storage fee, burned; admission refuses one its payer cannot pay, and past admission it fails in the block with fee and nonce kept', async () => {
+  const poor = wallet(73);
+  const f = await makeChain({ plugins: [contractsPlugin], accounts: [{ address: alice.address, balance: 10_000_000n }, { address: poor.address, balance: 500_000n }] });
+  // A module of 262 144 bytes (contract_max_bytecode_bytes) that is mostly data: cheap to meter, costly to keep.
+  const shell = (n: number): Uint8Array => wat(`(module (memory 8) (data (i32.const 0) "${'k'.repeat(n)}") (func (export "alloc") (param i32) (result i32) (i32.const 0)) (func (export "call") (param i32 i32)))`);
+  const big = shell(262_144 - (shell(0).length + 4));
+  assert.ok(big.length <= 262_144 && big.length > 262_000, `${big.length} bytes`);
+  // The deploy operation (a plain transaction's data is capped below this size).
+  let clock = 1_700_000_000_000;
+  const deploy = (w: Wallet): Record<string, unknown> => signOperation(w, { kind: 'deploy', actor: w.address, target: DEPLOY_ADDRESS, nonce: ++clock, body: { owner: w.address, bytecode_hex: toHex(big), gas_limit: DEPLOY_GAS } });
+  await assert.rejects(f.chain.admitOperation('deploy', deploy(poor), {}, 0), (e: unknown) => isChainError(e) && e.status === 400 && /insufficient balance for the storage fee/.test(e.message));
+  const past = f.chain.rebuildTx('signed', f.operations.envelope('deploy', deploy(poor), {}), 1n, 0);
+  f.chain.mempool.add(past);
+  const before = await f.account(alice.address);
+  const paid = await f.chain.admitOperation('deploy', deploy(alice), {}, 0);
+  const b = await f.block();
+  const failed = await receipt(f, past.hash);
+  assert.equal(failed.status, 'failed');
+  assert.match(failed.error!, /insufficient balance for the storage fee/);
+  const unused = (r: Receipt): bigint => r.unused_gas_fee ?? 0n;
+  assert.equal((await f.account(poor.address)).balance, 500_000n - failed.fee - unused(failed), 'the fee of the gas it used (and its unused limit\'s burn) is kept, no storage fee');
+  const r = await receipt(f, paid.tx_hash);
+  assert.equal(r.status, 'confirmed', r.error ?? '');
+  assert.ok((r.storage_fee ?? 0n) >= 1_000_000n, `storage fee ${r.storage_fee} ucoin`);
+  assert.equal((await f.account(alice.address)).balance, before.balance - r.fee - unused(r) - r.storage_fee!);
+  assert.equal(b.fees_burned, failed.fee_burned + unused(failed) + r.fee_burned + unused(r) + r.storage_fee!, 'the storage fee is burned in the block');
 });

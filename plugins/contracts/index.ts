@@ -1,13 +1,49 @@
-import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, pageOf, readParams, sha3Hex0x, stateKey, type NodeServices } from '../../kernel/sdk.js';
-import { callInput, deployFromData, deployRequest } from './calls.js';
-import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings } from './execute.js';
-import { allContracts, contractKey, readContract, readMetered, type ContractRecord } from './store.js';
-import { Vm } from './vm/engine.js';
+import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, NodeFault, pageOf, readParams, sha3Hex0x, stateKey, storageFee, type NodeServices, type ReadContext } from '../../kernel/sdk.js';
+import { callInput, deployFromData, deployRequest, type DeployRequest } from './calls.js';
+import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings, type Settings } from './execute.js';
+import { allContracts, codeKey, contractKey, readContract, readMetered, type ContractRecord } from './store.js';
 import { loadTemplates } from './templates.js';
-import { ContractParams, DeployBody, parseCall } from './schemas.js';
+import { ContractParams, ContractsOptionsSchema, DeployBody, parseCall, type ContractsOptions } from './schemas.js';
+import { duplicateJsonKey } from './json-keys.js';
+import { pooledRuntime, processThreads, threadRuntime, type ContractRuntime } from './runtime.js';
 
-/** One VM per process: compiled modules are cached by code hash across blocks and dry runs. */
-export const vm = new Vm(64);
+/**
+ * Where this process runs contracts (runtime.ts): blocks on one contract thread, dry runs and
+ * deploy checks on a bounded pool. Set by register; a test may put its own (`useContractRuntimes`).
+ */
+let runtimes: { readonly blocks: ContractRuntime; readonly offchain: ContractRuntime } | undefined;
+
+/** Replaces the runtimes register set (tests that run contracts in their own thread or count metering passes). */
+export function useContractRuntimes(r: { readonly blocks: ContractRuntime; readonly offchain: ContractRuntime }): void {
+  runtimes = r;
+}
+
+function contractRuntimes(): { readonly blocks: ContractRuntime; readonly offchain: ContractRuntime } {
+  if (!runtimes) throw new NodeFault('the contracts plugin has not registered its contract threads on this node');
+  return runtimes;
+}
+
+/**
+ * A deploy at admission: its acting account can pay the storage fee of its new code (the one part
+ * of its state growth known before it runs: 400 otherwise), then its bytes are checked and metered outside consensus
+ * (400 refused, 503 when the node's contract threads are busy). The block charges the storage fee
+ * of all it stores (chain/state-growth.ts) and fails the deploy if the account cannot pay it then.
+ */
+async function admitDeploy(ctx: ReadContext, s: Settings, req: DeployRequest, account: string, alsoOwed: bigint): Promise<void> {
+  const codeHash = sha3Hex0x(req.bytecode);
+  if ((await ctx.store.get(codeKey(codeHash))) === undefined) {
+    const fee = await storageFee(ctx.params, codeKey(codeHash).length + req.bytecode.length + CONTRACTS_NAMESPACE_BYTES);
+    const { balance } = await ctx.accounts.getCore(account);
+    if (fee > 0n && balance < fee + alsoOwed) throw badRequest(`insufficient balance for the storage fee: storing ${req.bytecode.length} bytes of new code costs at least ${fee} ucoin (storage_byte_price beyond storage_free_bytes, GET /api/v1/gas/estimate) besides ${alsoOwed} of fee and value; ${account} has ${balance}`);
+  }
+  await contractRuntimes().offchain.meter(codeHash, req.bytecode, s.limits, true);
+}
+
+/** `contracts/` before each key of this plugin's namespace in state. */
+const CONTRACTS_NAMESPACE_BYTES = 'contracts/'.length;
+
+/** The fee of a transaction's whole gas limit (what the block takes before it runs). */
+const feeOfLimit = (gasLimit: unknown, gasPrice: unknown, baseGas: number): bigint => BigInt(typeof gasLimit === 'number' ? gasLimit : baseGas) * BigInt(typeof gasPrice === 'number' ? gasPrice : 1);
 
 /**
  * The seam the contract analyzer will tap (part 1, Contract execution 9): `deployGate.add(name,
@@ -16,7 +52,8 @@ export const vm = new Vm(64);
 export const deployGate = new DeployGate();
 
 const deployOperation = defineOperation({
-  name: 'deploy_contract',
+  // decisions.md §17: the transaction type of a deploy is `deploy` (also the `<kind>` a v4 signature names, §94).
+  name: 'deploy',
   description: 'deploys a WebAssembly contract (part 1, Contract execution 7 and 9)',
   // Part 1: Node only. The gateway's socket `deploy_contract` sends a deploy transaction instead.
   routes: [{ method: 'POST', path: '/api/v1/contracts/deploy', nodeOnly: true }],
@@ -26,14 +63,13 @@ const deployOperation = defineOperation({
   gas: CONTRACT_BASE_GAS,
   async check(ctx, op) {
     const s = await readSettings(ctx.params);
-    const req = deployRequest(op.body, s.maxBytecode);
-    await vm.ready();
-    vm.admit(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
+    // The kernel checked the fee of the limit against the payer before this; the base counts here when the account pays it.
+    await admitDeploy(ctx, s, deployRequest(op.body, s.maxBytecode), op.signer.account, op.signer.payer === op.signer.account ? BigInt(CONTRACT_BASE_GAS) * (await ctx.params.get('base_fee')) : 0n);
     return undefined;
   },
   async execute(ctx, op) {
     const s = await readSettings(ctx.params);
-    const { gas } = await executeDeploy(vm, deployGate, ctx, op.actor, op.txHash, deployRequest(op.body, s.maxBytecode), 0n);
+    const { gas } = await executeDeploy(contractRuntimes().blocks, deployGate, ctx, op.actor, op.txHash, deployRequest(op.body, s.maxBytecode), 0n);
     return { gas };
   },
 });
@@ -50,12 +86,13 @@ function page<T>(key: string, all: readonly T[], limit: number, offset: number):
 
 const entryCodec = jsonRecord<Record<string, unknown>>();
 
-export const contractsPlugin = definePlugin<Record<string, unknown>, NodeServices>({
+export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
   name: 'contracts',
   kind: 'state',
   description: 'WebAssembly contracts: metered VM, deploy, calls, dry runs, contract events, shipped templates',
+  optionsSchema: ContractsOptionsSchema,
   params: [
-    { key: PARAMS.fuelPerGas, default: 10_000n, min: 1n, max: 1_000_000_000n, description: 'fuel (metered WebAssembly instructions and host work) one gas unit buys; the base 50 gas of a call buys 50 times this' },
+    { key: PARAMS.fuelPerGas, default: 20_000n, min: 1n, max: 1_000_000_000n, description: 'fuel (metered WebAssembly instructions, host work, instantiation, first reads of state, metering a deploy) one gas unit buys; the base 50 gas of a call buys 50 times this' },
     { key: PARAMS.maxPages, default: 16n, min: 1n, max: 1024n, description: 'most 64 KiB memory pages a contract instance may have' },
     // At most 4 096: the counter must trap before V8's own stack does. A weight-1 recursion overflows
     // V8's stack near 8 400 levels (Liftoff frames), at a fuel that depends on the node's JIT tier,
@@ -73,17 +110,20 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
     { type: 'contract_event', description: 'an event a contract emitted (emit_event)', fields: ['contract', 'event', 'data'], socket: true },
   ],
   register(api) {
-    // The module-wide VM reads instrumented code from this node's index on a cache miss. A cache
+    // The contract threads read instrumented code from this node's index on a cache miss. A cache
     // only: a failed read (a closed store of a stopped in-process node) instruments again.
-    vm.useStore({
-      load: async (key) => {
-        try {
-          return await readMetered(api.services.index(api.name), key);
-        } catch {
-          return undefined;
-        }
-      },
-    });
+    const loadMetered = async (key: string) => {
+      try {
+        return await readMetered(api.services.index(api.name), key);
+      } catch {
+        return undefined;
+      }
+    };
+    const threads = processThreads({ offchainThreads: api.options.offchain_threads, offchainQueue: api.options.offchain_queue, offchainTimeoutMs: api.options.offchain_timeout_ms });
+    runtimes = { blocks: threadRuntime(threads.consensus, loadMetered), offchain: pooledRuntime(threads.offchain, loadMetered) };
+    // Loaded at boot (Binaryen takes a second), not in the first block or request that needs it.
+    threads.consensus.start();
+    threads.offchain.start();
     let lastBlockTime = 0;
     api.hooks.committed.tapPromise(api.name, async (c) => {
       lastBlockTime = c.block.header.timestamp;
@@ -107,9 +147,7 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
       if (tx.target === DEPLOY_ADDRESS) {
         const s = await readSettings(ctx.params);
         try {
-          const req = deployFromData(tx.data, s.maxBytecode);
-          await vm.ready();
-          vm.admit(sha3Hex0x(req.bytecode), req.bytecode, s.limits);
+          await admitDeploy(ctx, s, deployFromData(tx.data, s.maxBytecode), tx.from, tx.value + feeOfLimit(tx.body.gas_limit, Number(tx.gasPrice), CONTRACT_BASE_GAS));
         } catch (err) {
           if (isChainError(err)) return err;
           throw err;
@@ -117,10 +155,10 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
       }
       return undefined;
     });
-    api.hooks.executeTx.for('kind:app').tapPromise(api.name, async (ctx, tx) => ({ gas: (await executeCall(vm, ctx, tx)).gas }));
+    api.hooks.executeTx.for('kind:app').tapPromise(api.name, async (ctx, tx) => ({ gas: (await executeCall(contractRuntimes().blocks, ctx, tx)).gas }));
     api.hooks.executeTx.for(DEPLOY_ADDRESS).tapPromise(api.name, async (ctx, tx) => {
       const s = await readSettings(ctx.params);
-      const { gas } = await executeDeploy(vm, deployGate, ctx, tx.from, tx.hash, deployFromData(tx.data, s.maxBytecode), tx.value);
+      const { gas } = await executeDeploy(contractRuntimes().blocks, deployGate, ctx, tx.from, tx.hash, deployFromData(tx.data, s.maxBytecode), tx.value);
       return { gas };
     });
 
@@ -172,12 +210,13 @@ export const contractsPlugin = definePlugin<Record<string, unknown>, NodeService
           const a = address(req.params.address);
           const body = parseCall(req.body ?? {});
           if (body.dry_run === false) {
-            // Part 1, Contract execution 11 and part 2, 403: a write goes through consensus.
-            if (api.config.env === 'mainnet') throw forbidden('a contract write call through the call endpoint is refused on mainnet: send a transaction to the contract instead');
-            throw badRequest('the call endpoint only dry-runs (dry_run: true); a write is a transaction to the contract (POST /api/v1/transactions)');
+            // decisions.md §91 (part 1, Contract execution 11; part 2, 403): on every network, a
+            // write goes through consensus.
+            throw forbidden('a contract write through the call endpoint is refused (dry_run: false): state changes only in consensus, so send a transaction to the contract instead (POST /api/v1/transactions with data {"function", "args"})');
           }
-          const data = JSON.stringify({ function: body.fn, args: body.args ?? {} });
-          return at((ctx) => dryRun(vm, ctx, lastBlockTime, a, data, body.caller ?? '', body.gas_limit));
+          const twice = req.bodyText === undefined ? undefined : duplicateJsonKey(req.bodyText);
+          if (twice !== undefined) throw badRequest(`"${twice}" appears twice in one object of the call: argument names must be unique`);
+          return at((ctx) => dryRun(contractRuntimes().offchain, ctx, lastBlockTime, a, body.data, body.caller ?? '', body.gas_limit));
         });
         const templates = loadTemplates();
         routes.get('/api/v1/templates', (req) => {

@@ -25,7 +25,10 @@ export const DeployBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** `POST /api/v1/contracts/:address/call` and the socket method `call_contract` (part 1, Contracts). */
+/**
+ * `POST /api/v1/contracts/:address/call` and the socket method `call_contract` (part 1, Contracts).
+ * Any other field is an argument flattened at the top level (part 1, Contract execution 3).
+ */
 export const CallBody = Type.Object(
   {
     function: Type.Optional(Type.String({ minLength: 1 })),
@@ -34,19 +37,37 @@ export const CallBody = Type.Object(
     dry_run: Type.Optional(Type.Boolean()),
     gas_limit: Type.Optional(Type.Integer({ minimum: 1 })),
     caller: Type.Optional(Type.String()),
-    address: Type.Optional(Type.String()),
   },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
 export type CallRequest = Static<typeof CallBody>;
 
-/** The call body, or a 400 naming the first field that is wrong. */
-export function parseCall(body: unknown): CallRequest & { fn: string } {
+/** Fields of the call body that are about the request, not arguments of the contract. */
+const REQUEST_FIELDS: ReadonlySet<string> = new Set(['dry_run', 'gas_limit', 'caller']);
+
+/** The call body, or a 400 naming the first field that is wrong; `data` is the call as a transaction's data would carry it. */
+export function parseCall(body: unknown): CallRequest & { fn: string; data: string } {
   if (!Value.Check(CallBody, body)) {
     const first = Value.Errors(CallBody, body).First();
     throw badRequest(`contract call: ${first ? `${first.path.replace(/^\//, '') || 'body'} ${first.message}` : 'invalid body'}`, 'send {"function", "args", "dry_run": true}');
   }
   const fn = body.function ?? body.method;
   if (fn === undefined) throw badRequest('contract call: function is required');
-  return { ...body, fn };
+  const call: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) if (!REQUEST_FIELDS.has(k)) call[k] = v;
+  return { ...body, fn, data: JSON.stringify(call) };
 }
+
+/** The plugin's options in a network config (`plugins[].options`): the contract threads outside consensus. */
+export const ContractsOptionsSchema = Type.Object(
+  {
+    /** Threads that run dry runs and check deploys at admission (each one request at a time). */
+    offchain_threads: Type.Integer({ minimum: 1, maximum: 16, default: 1 }),
+    /** Requests that may wait for such a thread; beyond, 503. */
+    offchain_queue: Type.Integer({ minimum: 0, maximum: 1024, default: 8 }),
+    /** A request that runs longer is stopped, 503. */
+    offchain_timeout_ms: Type.Integer({ minimum: 100, maximum: 60_000, default: 3_000 }),
+  },
+  { additionalProperties: false },
+);
+export type ContractsOptions = Static<typeof ContractsOptionsSchema>;

@@ -8,8 +8,8 @@ import type { InstrumentedCode } from './vm/instrument.js';
  * - `kv/<address>/<hex key>`: a contract's own storage (raw bytes)
  *
  * And in its node-local index (outside the state root, a cache only):
- * - `metered/<code hash>:<max pages>:<max stack>/bin`: the instrumented module, written at deploy
- * - `metered/<…>/meta`: its exports and memory limits
+ * - `metered/<code hash>:<max pages>:<max stack>:<metering version>/bin`: the instrumented module, written at deploy
+ * - `metered/<…>/meta`: its exports, memory limits and instantiation fuel
  */
 export interface ContractRecord {
   readonly address: string;
@@ -47,17 +47,18 @@ export function writeContract(store: Store, record: ContractRecord, code: Uint8A
 interface MeteredMeta {
   readonly exports: readonly string[];
   readonly memory: { readonly initial: number; readonly maximum: number };
+  readonly instanceFuel: number;
 }
 
 const meteredCodec = jsonRecord<MeteredMeta>();
 
 export function writeMetered(index: IndexWriter, key: string, code: InstrumentedCode): void {
   index.put(`metered/${key}/bin`, code.binary);
-  index.putRecord(`metered/${key}/meta`, { exports: code.exports, memory: code.memory }, meteredCodec);
+  index.putRecord(`metered/${key}/meta`, { exports: code.exports, memory: code.memory, instanceFuel: code.instanceFuel }, meteredCodec);
 }
 
 export async function readMetered(index: IndexReader, key: string): Promise<InstrumentedCode | undefined> {
   const binary = await index.get(`metered/${key}/bin`);
   const meta = binary === undefined ? undefined : await index.getRecord(`metered/${key}/meta`, meteredCodec);
-  return binary === undefined || meta === undefined ? undefined : { binary, exports: meta.exports, memory: meta.memory };
+  return binary === undefined || meta === undefined || typeof meta.instanceFuel !== 'number' ? undefined : { binary, exports: meta.exports, memory: meta.memory, instanceFuel: meta.instanceFuel };
 }

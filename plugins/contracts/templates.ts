@@ -19,6 +19,19 @@ export function templateBytecode(file: string): Uint8Array {
   return new Uint8Array(readFileSync(fileURLToPath(new URL(`./templates/${file}`, import.meta.url))));
 }
 
+let shipped: ReadonlySet<string> | undefined;
+
+/**
+ * Whether `codeHash` is the code of a template this build ships. Part of the consensus rules
+ * like the fuel schedule (every node of a network runs the same build): such a deploy does not
+ * pay the metering pass per function and byte, since its cost is paid once per node, not per
+ * deploy, and a client of part 1 deploys these bytes without naming a gas limit.
+ */
+export function isShippedCode(codeHash: string): boolean {
+  shipped ??= new Set(SHIPPED.map((t) => sha3Hex0x(templateBytecode(t.file))));
+  return shipped.has(codeHash);
+}
+
 export function loadTemplates(): Template[] {
   return SHIPPED.map((t) => {
     const bytes = templateBytecode(t.file);

@@ -3,6 +3,7 @@ import { resultOf, type NodeAnswer } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
+import { homeShard } from './plugin-reads.js';
 
 /** What the gateway needs of an operation to forward it and announce the forward. */
 export interface ForwardedOperation {
@@ -18,13 +19,15 @@ export interface ForwardedOperation {
   readonly pathFields: readonly string[];
   /** The body field signed as `<value>` (decisions.md §6), null for none. */
   readonly valueField: string | null;
+  /** The plugin's `shardParam` (decisions.md §54): its operations go to the shard it names, not the actor's. */
+  readonly shardParam: string | undefined;
   /** The gas the build declares: the `tx` event's gas when the node's estimate does not list the operation. */
   readonly gas: number;
   /** Its Signs-for address, the `to` of the transaction it travels as (decisions.md §16); undefined for a body it cannot be read from. */
   signsFor(body: Record<string, unknown>): string | undefined;
 }
 
-function forwardedOperation(op: OperationSpec): ForwardedOperation {
+function forwardedOperation(op: OperationSpec, shardParam: string | undefined): ForwardedOperation {
   return {
     name: op.name,
     routes: op.routes.filter((r) => r.nodeOnly !== true),
@@ -34,6 +37,7 @@ function forwardedOperation(op: OperationSpec): ForwardedOperation {
     pathFields: op.pathFields ?? [],
     valueField: valueFieldOf(op),
     gas: op.gas,
+    shardParam,
     signsFor(body) {
       const to = signsForOf(op, body);
       return isAddress(to) ? to : undefined;
@@ -48,7 +52,7 @@ function forwardedOperation(op: OperationSpec): ForwardedOperation {
  */
 export function forwardedOperations(catalogue: ReadonlyMap<string, PluginDefinition<unknown, unknown>>): ForwardedOperation[] {
   const out: ForwardedOperation[] = [];
-  for (const def of catalogue.values()) for (const op of def.operations ?? []) out.push(forwardedOperation(op));
+  for (const def of catalogue.values()) for (const op of def.operations ?? []) out.push(forwardedOperation(op, def.shardParam));
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
@@ -65,7 +69,8 @@ function actorOf(op: ForwardedOperation, params: Readonly<Record<string, string>
 async function forward(s: GatewayServices, op: ForwardedOperation, route: OperationRoute, params: Readonly<Record<string, string>>, body: unknown, text?: string): Promise<NodeAnswer> {
   const b = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const actor = actorOf(op, params, b);
-  const nodes = actor !== undefined ? s.router.nodesFor(actor) : s.router.nodesOfShard(0);
+  const home = homeShard(op.shardParam, s.params, s.router);
+  const nodes = home !== undefined ? s.router.nodesOfShard(home) : actor !== undefined ? s.router.nodesFor(actor) : s.router.nodesOfShard(0);
   const answer = await s.client.request(nodes, route.method, upstreamPath(route.path, params), body, text);
   await s.submissions.announceOperation(op, actor, { ...b, ...params }, answer);
   return answer;

@@ -3,6 +3,7 @@ import { AuditBody } from './schemas.js';
 import type { NodeAnswer } from './node-client.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
+import { homeShard } from './plugin-reads.js';
 import { VALIDATORS_PATH } from './validators.js';
 import { CONTRACT_GETS } from './contract-routes.js';
 
@@ -54,14 +55,6 @@ export const PROXIED_GETS = [
   '/api/v1/oracle/log/:id',
   '/api/v1/models/registry',
   '/api/v1/models/registry/:id',
-  // Names and NFTs (plugins/names; GET /api/v1/addresses/human/price is Node only).
-  '/api/v1/nft/:address',
-  '/api/v1/nft/owner/:address',
-  '/api/v1/agents/:address',
-  // Vaults, in consensus (plugins/vaults).
-  '/api/v1/vault/:vault/config',
-  '/api/v1/vault/:vault/proposals',
-  '/api/v1/vault/member/:address',
 ] as const;
 
 /**
@@ -99,6 +92,16 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   };
 
   for (const path of PROXIED_GETS) routes.get(path, counted(path, (req) => s.reads.get(upstreamRead(path, req))));
+  // The reads state plugins list in their definitions, to the shard of a plugin that keeps its records on one.
+  for (const r of s.pluginReads) {
+    routes.get(
+      r.path,
+      counted(r.path, (req) => {
+        const home = homeShard(r.shardParam, s.params, s.router);
+        return home === undefined ? s.reads.get(upstreamRead(r.path, req)) : s.reads.getOnShard(home, upstreamRead(r.path, req));
+      }),
+    );
+  }
 
   // The AI export (plugins/ai-records): streamed through uncached, with the client's token.
   for (const kind of ['blocks', 'txs', 'validators', 'oracle']) {

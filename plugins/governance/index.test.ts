@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeChain, refused, signOperation, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { deriveAddress, jsonRecord, toHex, type ReadonlyStore } from '../../kernel/sdk.js';
+import { deriveAddress, toHex, type ReadonlyStore } from '../../kernel/sdk.js';
 import { memoPlugin } from '../../test/fixtures/sdk-test-plugins.js';
 import { stakingPlugin } from '../staking/index.js';
 import { governancePlugin } from './index.js';
@@ -238,10 +238,10 @@ test('the proposals list reads only its page: by id, or by status through the st
   const state = f.chain.store.state;
   let proposalsRead = 0;
   const counting = {
-    async getRecord<T>(key: string, codec = jsonRecord<T>()): Promise<T | undefined> {
+    namespace: 'governance',
+    async get(key: string): Promise<Uint8Array | undefined> {
       if (key.startsWith('proposal/')) proposalsRead++;
-      const bytes = await state.get(`governance/${key}`);
-      return bytes === undefined ? undefined : codec.decode(bytes);
+      return state.get(`governance/${key}`);
     },
     scan: async (prefix = '') => (await state.scan(`governance/${prefix}`)).map(([k, v]): [string, Uint8Array] => [k.slice('governance/'.length), v]),
   } as unknown as ReadonlyStore;

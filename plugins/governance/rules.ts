@@ -1,5 +1,5 @@
 import { badRequest, changeSchedule, forbidden, isChainError, readPluginSchedule, addressKind, type ChainError, type PluginScheduleChange, type ReadContext } from '../../kernel/sdk.js';
-import { stakingMethods } from '../staking/methods.js';
+import { stakingMethods } from '../staking/public.js';
 import { DEFAULT_VOTING_DURATION, MAX_DESCRIPTION_CHARS, MAX_PAYLOAD_BYTES, MAX_TITLE_CHARS, MIN_VOTING_DURATION } from './params.js';
 import type { ProposalKind } from './store.js';
 

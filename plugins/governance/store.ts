@@ -1,89 +1,100 @@
-import { jsonRecord, type ReadonlyStore, type Store } from '../../kernel/sdk.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { defineStore, keyPart, type ReadonlyStore, type Store } from '../../kernel/sdk.js';
+import { PROPOSAL_STATUSES, ProposalFields } from './schemas.js';
 
 /**
- * The governance plugin's records, in its own namespace, keyed so that scans come back in a
- * deterministic (key) order:
- *   next_id                              the id the next proposal gets (ids start at 1, decisions.md §25)
- *   proposal/<id, 12 digits>             a proposal and its running tally
- *   vote/<id, 12 digits>/<voter>         one address's final vote on it
- *   ends/<height, 12 digits>/<id>        proposals whose window ends with that block (the tally's index)
+ * The governance plugin's records (its state layout; the README's table is generated from these
+ * declarations). Ids and heights are 12-digit keys, so scans come back by number.
  */
-export type ProposalStatus = 'active' | 'passed' | 'rejected';
+export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 export type ProposalKind = 'text' | 'PARAM_CHANGE';
 
-export interface ProposalRecord {
-  id: number;
-  proposer: string;
-  title: string;
-  description: string;
-  kind: ProposalKind;
-  /** `param_key` and `param_value` (strings) for a PARAM_CHANGE; what the proposer sent for a text proposal. */
-  payload: Record<string, unknown>;
-  voting_duration: number;
-  created_height: number;
-  /** created_height + voting_duration: the tally runs at the end of this block. */
-  end_height: number;
+const Proposal = Type.Object({
+  ...ProposalFields,
   /** The rules in force when the proposal was created; the tally applies them. */
-  quorum_bps: bigint;
-  threshold_bps: bigint;
-  status: ProposalStatus;
-  yes_weight: bigint;
-  no_weight: bigint;
-  votes: number;
+  quorum_bps: Type.BigInt(),
+  threshold_bps: Type.BigInt(),
+  yes_weight: Type.BigInt({ minimum: 0n }),
+  no_weight: Type.BigInt({ minimum: 0n }),
+  votes: Type.Integer({ minimum: 0 }),
   /**
    * The total self-stake the quorum is measured against: the total when the creation block began
    * (decisions.md §98), recorded at creation. Null only on proposals stored before it was, which
    * the tally measures against the total at the tally as it used to.
    */
-  total_stake: bigint | null;
+  total_stake: Type.Union([Type.BigInt({ minimum: 0n }), Type.Null()]),
   /** A passed PARAM_CHANGE: whether the change took effect, and why not (decisions.md §25, §36). */
-  applied: boolean | null;
-  apply_error: string | null;
-  tx_hash: string;
-}
+  applied: Type.Union([Type.Boolean(), Type.Null()]),
+  apply_error: Type.Union([Type.String(), Type.Null()]),
+  tx_hash: Type.String(),
+});
+export type ProposalRecord = Static<typeof Proposal>;
 
-export interface VoteRecord {
-  voter: string;
-  accept: boolean;
+const Vote = Type.Object({
+  voter: Type.String(),
+  accept: Type.Boolean(),
   /** Self-stake of the voter when the vote was applied (part 1, Governance 4). */
-  weight: bigint;
-  height: number;
-  tx_hash: string;
-}
+  weight: Type.BigInt({ minimum: 0n }),
+  height: Type.Integer({ minimum: 0 }),
+  tx_hash: Type.String(),
+});
+export type VoteRecord = Static<typeof Vote>;
 
-const proposalCodec = jsonRecord<ProposalRecord>();
-const voteCodec = jsonRecord<VoteRecord>();
+export const nextIdStore = defineStore('governance', {
+  name: 'next_id',
+  description: 'the id the next proposal gets (ids start at 1 and run without gaps, decisions.md §25)',
+  key: ['next_id'],
+  value: Type.Integer({ minimum: 1 }),
+});
 
-const pad = (n: number): string => String(n).padStart(12, '0');
-export const proposalKey = (id: number): string => `proposal/${pad(id)}`;
-const voteKey = (id: number, voter: string): string => `vote/${pad(id)}/${voter}`;
-const endsPrefix = (height: number): string => `ends/${pad(height)}/`;
-/** One key per proposal under its current status, so a status's page is found without reading every proposal. */
-const statusPrefix = (status: ProposalStatus): string => `by_status/${status}/`;
+export const proposals = defineStore('governance', {
+  name: 'proposals',
+  description: 'a proposal and its running tally',
+  key: ['proposal', keyPart.integer('id')],
+  value: Proposal,
+});
+
+export const votes = defineStore('governance', {
+  name: 'votes',
+  description: "one address's final vote on a proposal",
+  key: ['vote', keyPart.integer('id'), keyPart.address('voter')],
+  value: Vote,
+});
+
+export const endings = defineStore('governance', {
+  name: 'endings',
+  description: "proposals whose window ends with a block (the tally's index, deleted as the tally reads it); the value is the id",
+  key: ['ends', keyPart.integer('height'), keyPart.integer('id')],
+  value: Type.Integer({ minimum: 1 }),
+});
+
+export const byStatus = defineStore('governance', {
+  name: 'by_status',
+  description: "one entry per proposal under its current status, so a status's page is read without reading every proposal; the value is the id",
+  key: ['by_status', keyPart.string('status', { pattern: /^(active|passed|rejected)$/ }), keyPart.integer('id')],
+  value: Type.Integer({ minimum: 1 }),
+});
+
+export const GOVERNANCE_STORES = [nextIdStore, proposals, votes, endings, byStatus];
 
 export async function nextProposalId(s: ReadonlyStore): Promise<number> {
-  return (await s.getRecord<number>('next_id')) ?? 1;
+  return (await nextIdStore.get(s)) ?? 1;
 }
 
 export function writeNewProposal(s: Store, p: ProposalRecord): void {
-  s.setRecord('next_id', p.id + 1);
-  writeProposal(s, p);
-  s.setRecord(`${endsPrefix(p.end_height)}${pad(p.id)}`, p.id);
-  s.setRecord(`${statusPrefix(p.status)}${pad(p.id)}`, p.id);
+  nextIdStore.set(s, p.id + 1);
+  proposals.set(s, p.id, p);
+  endings.set(s, p.end_height, p.id, p.id);
+  byStatus.set(s, p.status, p.id, p.id);
 }
 
 /** Writes a proposal whose status changed (the tally), moving its status index entry. */
 export function writeClosedProposal(s: Store, before: ProposalRecord, p: ProposalRecord): void {
-  writeProposal(s, p);
+  proposals.set(s, p.id, p);
   if (before.status === p.status) return;
-  s.delete(`${statusPrefix(before.status)}${pad(p.id)}`);
-  s.setRecord(`${statusPrefix(p.status)}${pad(p.id)}`, p.id);
+  byStatus.delete(s, before.status, p.id);
+  byStatus.set(s, p.status, p.id, p.id);
 }
-
-export const readProposal = (s: ReadonlyStore, id: number): Promise<ProposalRecord | undefined> => s.getRecord(proposalKey(id), proposalCodec);
-export const writeProposal = (s: Store, p: ProposalRecord): void => s.setRecord(proposalKey(p.id), p, proposalCodec);
-export const readVote = (s: ReadonlyStore, id: number, voter: string): Promise<VoteRecord | undefined> => s.getRecord(voteKey(id, voter), voteCodec);
-export const writeVote = (s: Store, id: number, v: VoteRecord): void => s.setRecord(voteKey(id, v.voter), v, voteCodec);
 
 /**
  * One page of proposals by id, optionally of one status, with how many there are in all. Only the
@@ -98,24 +109,22 @@ export async function proposalPage(s: ReadonlyStore, status: ProposalStatus | un
     ids = [];
     for (let id = offset + 1; id <= Math.min(total, offset + limit); id++) ids.push(id);
   } else {
-    const prefix = statusPrefix(status);
-    const keys = await s.scan(prefix);
-    total = keys.length;
-    ids = keys.slice(offset, offset + limit).map(([k]) => Number(k.slice(prefix.length)));
+    const entries = await byStatus.scan(s, { prefix: [status] });
+    total = entries.length;
+    ids = entries.slice(offset, offset + limit).map((e) => e.value);
   }
-  const rows = await Promise.all(ids.map((id) => readProposal(s, id)));
+  const rows = await Promise.all(ids.map((id) => proposals.get(s, id)));
   return { rows: rows.filter((p): p is ProposalRecord => p !== undefined), total };
 }
 
 /** Every vote on a proposal, by voter address. */
 export async function votesOn(s: ReadonlyStore, id: number): Promise<VoteRecord[]> {
-  return (await s.scan(`vote/${pad(id)}/`)).map(([, v]) => voteCodec.decode(v));
+  return (await votes.scan(s, { prefix: [id] })).map((e) => e.value);
 }
 
-/** Ids of the proposals whose window ends with block `height`, by id. */
+/** Ids of the proposals whose window ends with block `height`, by id; their index entries go. */
 export async function endingAt(s: Store, height: number): Promise<number[]> {
-  const prefix = endsPrefix(height);
-  const rows = await s.scan(prefix);
-  for (const [k] of rows) s.delete(k);
-  return rows.map(([k]) => Number(k.slice(prefix.length)));
+  const rows = await endings.scan(s, { prefix: [height] });
+  for (const { key } of rows) endings.delete(s, ...key);
+  return rows.map(({ key }) => key[1]);
 }

@@ -1,7 +1,8 @@
 import { changeSchedule, isChainError, readPluginSchedule, type EndBlockResult, type PluginScheduleEntry, type WriteContext } from '../../kernel/sdk.js';
-import { stakingMethods } from '../staking/methods.js';
+import { stakingMethods } from '../staking/public.js';
 import { parseParamChange } from './rules.js';
-import { endingAt, readProposal, writeClosedProposal, type ProposalRecord } from './store.js';
+import { proposalClosed } from './events.js';
+import { endingAt, proposals, writeClosedProposal, type ProposalRecord } from './store.js';
 
 const BPS = 10_000n;
 
@@ -34,14 +35,14 @@ export async function tallyEnding(ctx: WriteContext, result: EndBlockResult): Pr
   const pluginUpdates = [...(result.pluginUpdates ?? [])];
   let schedule: PluginScheduleEntry[] | undefined;
   for (const id of ids) {
-    const p = await readProposal(ctx.store, id);
+    const p = await proposals.get(ctx.store, id);
     if (!p || p.status !== 'active') continue;
     const total = p.total_stake ?? (current ??= await ctx.methods.of(stakingMethods).totalSelfStake());
     const status = outcome(p, total);
     let applied: boolean | null = null;
     let applyError: string | null = null;
     if (status === 'passed' && p.kind === 'PARAM_CHANGE') {
-      const change = parseParamChange(p.payload as Record<string, string>);
+      const change = parseParamChange(p.payload);
       if (isChainError(change)) {
         applyError = change.message;
       } else if (change.kind === 'param') {
@@ -59,10 +60,7 @@ export async function tallyEnding(ctx: WriteContext, result: EndBlockResult): Pr
       applied = applyError === null;
     }
     writeClosedProposal(ctx.store, p, { ...p, status, total_stake: total, applied, apply_error: applyError });
-    ctx.emit({
-      type: 'proposal_closed',
-      data: { id, status, yes_weight: p.yes_weight, no_weight: p.no_weight, total_stake: total, ...(applied === null ? {} : { applied, apply_error: applyError }) },
-    });
+    proposalClosed.emit(ctx, { id, status, yes_weight: p.yes_weight, no_weight: p.no_weight, total_stake: total, ...(applied === null ? {} : { applied, apply_error: applyError }) });
   }
   return { ...result, paramUpdates, pluginUpdates };
 }

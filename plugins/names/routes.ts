@@ -44,7 +44,8 @@ export const agentRoute = defineRoute({
   responses: { 200: NftRecordSchema, 404: 'not a registered .agent' },
 });
 
-export const NAMES_ROUTES = [namePriceRoute, nftRoute, nftsOwnedRoute, agentRoute] as const;
+/** The routes the gateway proxies (the plugin's `routes`): the price is Node only (part 1), so not listed. */
+export const NAMES_ROUTES = [nftRoute, nftsOwnedRoute, agentRoute] as const;
 
 export function serveNamesRoutes(routes: RouteTable, s: NodeServices): void {
   routes.serve(namePriceRoute, (req) =>

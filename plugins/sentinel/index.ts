@@ -1,8 +1,9 @@
-import { ConfigError, definePlugin, deriveAddress, operationOf, parseHex, type AdmissionContext, type NodeServices, type SignerKind, type Tx, type TxContext } from '../../kernel/sdk.js';
+import { ConfigError, definePlugin, deriveAddress, operationOf, parseHex, type AdmissionContext, type NodeServices, type ReadonlyStore, type SignerKind, type Tx, type TxContext } from '../../kernel/sdk.js';
 import { fraction, fractionText, loadModel } from './model.js';
 import { SENTINEL_PARAMS, heldView, holdDecision, notHoldable, rejection, verdictOf, warningFields } from './policy.js';
 import { SentinelOptionsSchema } from './schemas.js';
-import { MODEL_PATH, RECENT_WINDOW, byAddressPath, duePath, duePrefix, heldPath, recentPath, type HeldTransfer, type RecentTransfers, type RegisteredModel } from './store.js';
+import { RECENT_WINDOW, SENTINEL_STORES, heldTransfers, holdsByAddress, holdsDue, recentTransfers, registeredModel, type HeldTransfer } from './store.js';
+import { SENTINEL_EVENTS, txAnomaly, txHeld } from './events.js';
 import { cancelHeld, confirmHeld, resolveHold } from './operations/held.js';
 import { trustAdd, trustRemove } from './operations/trust.js';
 import { sentinelRoutes } from './routes.js';
@@ -61,15 +62,8 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
   optionsSchema: SentinelOptionsSchema,
   params: SENTINEL_PARAMS,
   operations: [confirmHeld, cancelHeld, trustAdd, trustRemove],
-  events: [
-    { type: 'tx_anomaly', description: 'a transfer was scored anomalous in the block (score as a decimal fraction text); the gateway pushes its own tx_anomaly at submission, so this one is not relayed', fields: ['tx_hash', 'score', 'category'] },
-    { type: 'tx_held', description: 'a transfer was held by the policy layer', fields: ['tx_hash', 'to', 'value_human'], socket: true },
-    { type: 'tx_released', description: 'a held transfer was released (automatically or confirmed by its owner)', fields: ['tx_hash', 'to', 'value_human'], socket: true },
-    { type: 'tx_cancelled', description: 'a held transfer was cancelled by its owner', fields: ['tx_hash', 'to', 'value_human'], socket: true },
-    { type: 'tx_refunded', description: 'a held transfer that needed its owner was refunded after sentinel_confirm_expiry_blocks', fields: ['tx_hash', 'to', 'value_human'], socket: true },
-    { type: 'trust_added', description: 'an owner added a trusted recipient', fields: ['owner', 'recipient', 'added_height', 'active_from'], socket: true },
-    { type: 'trust_removed', description: 'an owner removed a trusted recipient', fields: ['owner', 'recipient', 'height'], socket: true },
-  ],
+  stores: SENTINEL_STORES,
+  events: SENTINEL_EVENTS,
   register(api) {
     const model = loadModel(api.options.weights_file);
     if (model.weightsHash !== api.options.weights_hash) {
@@ -84,9 +78,9 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
     // diverge: it stops, before it scores anything, the first time it reads committed state
     // (its first admission or block). Once found equal it is not read again (nothing rewrites it).
     let registeredChecked = false;
-    const checkRegistered = async (store: { getRecord<T>(path: string): Promise<T | undefined> }): Promise<void> => {
+    const checkRegistered = async (store: ReadonlyStore): Promise<void> => {
       if (registeredChecked) return;
-      const registered = await store.getRecord<RegisteredModel>(MODEL_PATH);
+      const registered = await registeredModel.get(store);
       if (registered === undefined) return;
       if (registered.weights_hash !== model.weightsHash) {
         const err = new ConfigError(
@@ -101,7 +95,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
     api.hooks.beginBlock.tapPromise(api.name, async (ctx) => checkRegistered(ctx.store));
 
     api.hooks.initGenesis.tapPromise(api.name, async (ctx) => {
-      ctx.store.setRecord<RegisteredModel>(MODEL_PATH, { name: model.name, version: model.version, weights_hash: api.options.weights_hash, height: ctx.block.height });
+      registeredModel.set(ctx.store, { name: model.name, version: model.version, weights_hash: api.options.weights_hash, height: ctx.block.height });
     });
 
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
@@ -135,8 +129,8 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
       const { verdict: v, recent } = await verdictOf(ctx, ctx.store, height, model, t);
       const refused = await rejection(ctx, v);
       if (refused) throw refused;
-      ctx.store.setRecord<RecentTransfers>(recentPath(t.from), { heights: [...recent, height].slice(-RECENT_WINDOW) });
-      if (v.anomalous) ctx.emit({ type: 'tx_anomaly', data: { tx_hash: ctx.tx.hash, score: fractionText(v.scoreBp), score_bp: v.scoreBp, category: v.category, from: t.from, to: t.to, height } });
+      recentTransfers.set(ctx.store, t.from, { heights: [...recent, height].slice(-RECENT_WINDOW) });
+      if (v.anomalous) txAnomaly.emit(ctx, { tx_hash: ctx.tx.hash, score: fractionText(v.scoreBp), score_bp: v.scoreBp, category: v.category, from: t.from, to: t.to, height });
       const d = await holdDecision(ctx, ctx.store, height, t, v, () => transfer.signer.kind);
       if (!d) return undefined;
       if (!transfer.holdable) throw notHoldable(d, v, t.to);
@@ -159,20 +153,19 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
         status: 'held',
         resolved_height: null,
       };
-      ctx.store.setRecord<HeldTransfer>(heldPath(h.tx_hash), h);
-      ctx.store.setRecord(byAddressPath(h.from, h.tx_hash), 1n);
-      if (h.to !== h.from) ctx.store.setRecord(byAddressPath(h.to, h.tx_hash), 1n);
-      ctx.store.setRecord(duePath((h.release_height ?? h.expiry_height)!, h.tx_hash), 1n);
+      heldTransfers.set(ctx.store, h.tx_hash, h);
+      holdsByAddress.set(ctx.store, h.from, h.tx_hash, 1n);
+      if (h.to !== h.from) holdsByAddress.set(ctx.store, h.to, h.tx_hash, 1n);
+      holdsDue.set(ctx.store, (h.release_height ?? h.expiry_height)!, h.tx_hash, 1n);
       const view = heldView(h);
-      ctx.emit({ type: 'tx_held', data: { tx_hash: h.tx_hash, from: h.from, to: h.to, value: h.value, value_human: view.value_human as string, score: fractionText(h.score_bp), category: h.category, needs_owner: h.needs_owner, releases: view.releases as string, release_height: h.release_height, expiry_height: h.expiry_height } });
+      txHeld.emit(ctx, { tx_hash: h.tx_hash, from: h.from, to: h.to, value: h.value, value_human: view.value_human as string, score: fractionText(h.score_bp), category: h.category, needs_owner: h.needs_owner, releases: view.releases as string, release_height: h.release_height, expiry_height: h.expiry_height });
       return { handledBy: api.name };
     });
 
     // Holds falling due at this height, in hash order (the store's key order): release or refund.
     api.hooks.endBlock.tapPromise(api.name, async (result, ctx) => {
-      const due = await ctx.store.scan(duePrefix(ctx.block.height));
-      for (const [key] of due) {
-        const h = await ctx.store.getRecord<HeldTransfer>(heldPath(key.slice(key.lastIndexOf('/') + 1)));
+      for (const { key } of await holdsDue.scan(ctx.store, { prefix: [ctx.block.height] })) {
+        const h = await heldTransfers.get(ctx.store, key[1]);
         if (h && h.status === 'held') await resolveHold(ctx, h, h.needs_owner ? 'refunded' : 'released');
       }
       return result;

@@ -1,18 +1,39 @@
-import { Value } from '@sinclair/typebox/value';
-import { badRequest, pageOf, readParams, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { defineRoute, isAddress, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { fraction, score, type Model } from './model.js';
 import { heldView } from './policy.js';
-import { HeldListParams, ScoreRequestSchema } from './schemas.js';
-import { byAddressPrefix, heldPath, trustPrefix, type HeldTransfer, type TrustEntry } from './store.js';
+import { HeldListAnswer, HeldListParams, ScoreAnswer, ScoreRequestSchema, SentinelListQuery, TrustListAnswer, TrustListParams } from './schemas.js';
+import { heldTransfers, holdsByAddress, trustList } from './store.js';
+
+export const scoreRoute = defineRoute({
+  method: 'POST',
+  path: '/api/v1/sentinel/score',
+  summary: 'scores a transfer described by its features with the registered model (signs nothing, writes nothing)',
+  body: ScoreRequestSchema,
+  responses: { 200: ScoreAnswer },
+});
+
+export const heldListRoute = defineRoute({
+  method: 'GET',
+  path: '/api/v1/held/:address',
+  summary: "an address's open holds, as sender or recipient, by transaction hash",
+  params: HeldListParams,
+  query: SentinelListQuery,
+  responses: { 200: HeldListAnswer },
+});
+
+export const trustListRoute = defineRoute({
+  method: 'GET',
+  path: '/api/v1/trust/:owner',
+  summary: "an owner's trust list, by recipient, with whether each counts yet",
+  params: TrustListParams,
+  query: SentinelListQuery,
+  responses: { 200: TrustListAnswer },
+});
 
 /** Read routes and the unsigned scorer (part 1, "AI and models" and "Sentinel trust list" endpoint tables). */
 export function sentinelRoutes(routes: RouteTable, s: NodeServices, plugin: string, model: Model): void {
-  routes.post('/api/v1/sentinel/score', (req) => {
+  routes.serve(scoreRoute, (req) => {
     const body = req.body;
-    if (!Value.Check(ScoreRequestSchema, body)) {
-      const first = [...Value.Errors(ScoreRequestSchema, body)][0];
-      throw badRequest(`score request: ${first ? `${first.path || 'body'} ${first.message}` : 'invalid body'}`, 'fields: value, gas_price, nonce, last_nonce, balance, tx_count_last_10, recipient_tx_count (non-negative integers), is_self_transfer (boolean)');
-    }
     const n = (x: number | string): bigint => BigInt(x);
     const v = score(model, {
       value: n(body.value),
@@ -27,32 +48,29 @@ export function sentinelRoutes(routes: RouteTable, s: NodeServices, plugin: stri
     return { score: fraction(v.scoreBp), anomalous: v.anomalous, category: v.category, model: model.name, version: model.version };
   });
 
-  routes.get('/api/v1/held/:address', (req) => {
-    const { address } = readParams(HeldListParams, req.params);
-    const { limit, offset } = pageOf(req.query, 100, 100);
+  routes.serve(heldListRoute, (req) => {
+    const { address } = req.params;
+    const { limit, offset } = toPage(req.query);
     return s.query.run(plugin, async (ctx) => {
-      const markers = await ctx.store.scan(byAddressPrefix(address));
+      const markers = await holdsByAddress.scan(ctx.store, { prefix: [address] });
       const page = markers.slice(offset, offset + limit);
       const held = [];
-      for (const [key] of page) {
-        const h = await ctx.store.getRecord<HeldTransfer>(heldPath(key.slice(key.lastIndexOf('/') + 1)));
+      for (const { key } of page) {
+        const h = await heldTransfers.get(ctx.store, key[1]);
         if (h) held.push(heldView(h));
       }
       return { address, held, total: markers.length, limit, offset, has_more: offset + page.length < markers.length };
     });
   });
 
-  routes.get('/api/v1/trust/:owner', (req) => {
-    const { limit, offset } = pageOf(req.query, 100, 100);
+  routes.serve(trustListRoute, (req) => {
+    const { owner } = req.params;
+    const { limit, offset } = toPage(req.query);
     return s.query.run(plugin, async (ctx) => {
-      const all = await ctx.store.scan(trustPrefix(req.params.owner!));
+      const all = isAddress(owner) ? await trustList.scan(ctx.store, { prefix: [owner] }) : [];
       const page = all.slice(offset, offset + limit);
-      const trusted = [];
-      for (const [key] of page) {
-        const t = await ctx.store.getRecord<TrustEntry>(key);
-        if (t) trusted.push({ ...t, active: t.active_from <= ctx.height + 1 });
-      }
-      return { owner: req.params.owner, trusted, total: all.length, limit, offset, has_more: offset + page.length < all.length };
+      const trusted = page.map(({ value: t }) => ({ ...t, active: t.active_from <= ctx.height + 1 }));
+      return { owner, trusted, total: all.length, limit, offset, has_more: offset + page.length < all.length };
     });
   });
 }

@@ -5,6 +5,7 @@ import { isChainError } from '../../kernel/sdk.js';
 import { sessionPlugin } from '../session/index.js';
 import { sponsorPlugin } from './index.js';
 import { poolAddress } from './store.js';
+import { NOTE_ADDRESS, eventRecorder } from '../../test/helpers/event-recorder.js';
 
 const sponsor = labelledWallet('sponsor-owner');
 const user = labelledWallet('sponsor-user');
@@ -109,4 +110,22 @@ test('a pool is checked against the largest fee a transaction can be charged (de
   assert.deepEqual(await send({ gas_limit: 90, gas_price: 2 }), [1n + 42n + 69n, 0n], 'the sender paid 21 × 2, and the 69 unused at base fee');
   assert.deepEqual(await send({ gas_limit: 101 }), [1n + 101n, 0n], 'a limit above sponsor_max_gas (100) is not the pool\'s');
   assert.deepEqual(await send({}), [1n, 21n], 'a plain transfer within both is paid by the pool');
+});
+
+test('a sponsored account pays the storage fee of the state it adds itself: the pool pays the gas fee it was checked for, nothing more', async () => {
+  const f = await makeChain({
+    plugins: [sessionPlugin, sponsorPlugin, eventRecorder()],
+    accounts: [{ address: sponsor.address, balance: 1_000_000n }, { address: user.address, balance: 100_000n }],
+    genesisParams: { storage_free_bytes: '100', storage_byte_price: '10' },
+  });
+  await confirmed(f, 'sponsor_deposit', op(sponsor, sponsor.address, { amount: 10_000 }, 10_000));
+  await confirmed(f, 'sponsor_allow', op(sponsor, sponsor.address, { beneficiary: user.address }));
+  const pool = (await f.account(poolAddress(sponsor.address))).balance;
+  const sent = await f.chain.admit(signTransfer(user, { to: NOTE_ADDRESS, value: 0, nonce: Number((await f.account(user.address)).nonce) + 1, data: 'n'.repeat(400) }), 0);
+  await f.block();
+  const r = (await f.chain.lookupTx(sent.tx_hash))!.receipt!;
+  assert.equal(r.status, 'confirmed', r.error ?? '');
+  assert.ok((r.storage_fee ?? 0n) > 0n, 'the note grew state past the allowance');
+  assert.equal((await f.account(poolAddress(sponsor.address))).balance, pool - r.fee, 'the pool paid the fee only');
+  assert.equal((await f.account(user.address)).balance, 100_000n - r.storage_fee!, 'the account paid the storage fee');
 });

@@ -1,4 +1,4 @@
-import { badRequest } from '../../kernel/errors.js';
+import { badRequest, NodeFault } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/host/plugin.js';
 import { utf8Bytes } from '../../kernel/codec/utf8.js';
 
@@ -9,7 +9,9 @@ export const NOTE_ADDRESS = 'chain:system.note';
  * A state plugin that emits an event in every phase of a block (begin_block, each note
  * transaction, evidence, end_block), writes a state record per note and, with `index`, stages
  * node-local index writes beside each event. A note whose data is `fail` emits, stages and then
- * throws; `float` emits data the store cannot hold; `Bad-Type` emits a malformed type.
+ * throws; `float` emits data the store cannot hold; `Bad-Type` emits a malformed type; `fault`
+ * throws a NodeFault (the node, not the transaction, failed). The record a note writes holds its
+ * text, so a long note grows state by about its length.
  */
 export function eventRecorder(opts: { index?: boolean } = {}) {
   return definePlugin({
@@ -34,6 +36,7 @@ export function eventRecorder(opts: { index?: boolean } = {}) {
         ctx.store.setRecord(`note/${tx.from}`, { note });
         if (opts.index) ctx.index.putRecord(`note/${tx.hash}`, { from: tx.from, note });
         if (note === 'fail') throw badRequest('the note refuses after emitting');
+        if (note === 'fault') throw new NodeFault('this node could not allocate what the note needed');
         if (note === 'float') ctx.emit({ type: 'noted', data: { share: 0.5 } });
         if (note === 'Bad-Type') ctx.emit({ type: 'Bad-Type', data: {} });
         return undefined;

@@ -130,3 +130,49 @@ export async function recordedSum(state: StateSource, prefix: string, field: str
   for (const [, raw] of await state.scan(prefix)) sum += BigInt((JSON.parse(new TextDecoder().decode(raw)) as Record<string, { $big: string }>)[field]!.$big);
   return sum;
 }
+
+/**
+ * The assets plugin's holdings (decisions.md §62) read from a state: per issued asset, its record's
+ * `supply` and `burned` and what main balances, exchange balances and pool reserves hold of it;
+ * and the exchange's ucoin (exchange balances and reserves of `ucoin`) beside the escrow
+ * account's balance, which holds those coins as an account (so the coin supply check above counts
+ * them once, as a balance). `openBatches` counts swaps escrowed in a batch: none at a committed
+ * height.
+ */
+export interface AssetHoldings {
+  readonly assets: ReadonlyMap<string, { supply: bigint; burned: bigint; held: bigint }>;
+  readonly exchangeUcoin: bigint;
+  readonly escrowBalance: bigint;
+  readonly openBatches: number;
+}
+
+export async function assetHoldings(state: StateSource, escrow = 'chain:system.assets.escrow'): Promise<AssetHoldings> {
+  const text = (raw: Uint8Array): string => new TextDecoder().decode(raw);
+  const big = (v: unknown): bigint => BigInt((v as { $big: string }).$big);
+  const assets = new Map<string, { supply: bigint; burned: bigint; held: bigint }>();
+  for (const [, raw] of await state.scan('assets/asset/')) {
+    const a = JSON.parse(text(raw)) as { id: string; supply: unknown; burned: unknown };
+    assets.set(a.id, { supply: big(a.supply), burned: big(a.burned), held: 0n });
+  }
+  const hold = (asset: string, amount: bigint): void => {
+    const a = assets.get(asset);
+    if (a === undefined) throw new Error(`a balance or reserve of ${asset}, which is no asset`);
+    a.held += amount;
+  };
+  let exchangeUcoin = 0n;
+  for (const [key, raw] of await state.scan('assets/balance/')) hold(key.slice(key.lastIndexOf('/') + 1), BigInt(text(raw)));
+  for (const [key, raw] of await state.scan('assets/xbalance/')) {
+    const asset = key.slice(key.lastIndexOf('/') + 1);
+    if (asset === 'ucoin') exchangeUcoin += BigInt(text(raw));
+    else hold(asset, BigInt(text(raw)));
+  }
+  for (const [, raw] of await state.scan('assets/pool/')) {
+    const p = JSON.parse(text(raw)) as { asset_x: string; asset_y: string; reserve_x: unknown; reserve_y: unknown };
+    for (const [asset, reserve] of [[p.asset_x, big(p.reserve_x)], [p.asset_y, big(p.reserve_y)]] as const) {
+      if (asset === 'ucoin') exchangeUcoin += reserve;
+      else hold(asset, reserve);
+    }
+  }
+  const openBatches = (await state.scan('assets/batch/')).length;
+  return { assets, exchangeUcoin, escrowBalance: (await accountsReader(state).get(escrow)).balance, openBatches };
+}

@@ -152,7 +152,7 @@ describe('browser module and explorer in headless Chromium', () => {
     const proposed = await client.operation(v0, 'propose', { proposer: 'chain:validator-0.node', title: 'explorer test', description: HOSTILE_TEXT, kind: 'text', voting_duration: 100 });
     assert.equal((await client.waitFinal(proposed.tx_hash)).status, 'confirmed');
     const tpl = ((await getJson(`${net.rpcUrls[0]!}/api/v1/templates/fungible-token`)).body) as { bytecode_hex: string };
-    const deployed = await client.operation(v0, 'deploy_contract', { owner: v0.address, bytecode_hex: tpl.bytecode_hex, name: 'Explorer token', template: 'fungible-token', init_args: { name: 'Ex', symbol: 'EXP', decimals: 6, total_supply: '1000' } }, { gasLimit: 100 });
+    const deployed = await client.operation(v0, 'deploy', { owner: v0.address, bytecode_hex: tpl.bytecode_hex, name: 'Explorer token', template: 'fungible-token', init_args: { name: 'Ex', symbol: 'EXP', decimals: 6, total_supply: '1000' } }, { gasLimit: 100 });
     assert.equal((await client.waitFinal(deployed.tx_hash)).status, 'confirmed');
 
     const tx = (await getJson(`${gw}/api/v1/transactions/${transferHash}`)).body;

@@ -31,6 +31,34 @@ describe('contracts on a real devnet', () => {
     const roots = await Promise.all(net.rpcUrls.map(async (u) => (await getJson(`${u}/api/v1/blocks/${h}`)).body.state_root));
     assert.equal(new Set(roots).size, 1, `state roots at height ${h}: ${roots.join(', ')}`);
   }
+  /** Polls every validator's /health until stopped: the worst latency and the worst time between two heights each saw. */
+  function watchValidators(): { stop(): Promise<{ health: number[]; gaps: number[] }> } {
+    let watching = true;
+    const health = net.rpcUrls.map(() => 0);
+    const gaps = net.rpcUrls.map(() => 0);
+    const watchers = net.rpcUrls.map(async (u, i) => {
+      let last: { at: number; height: number } | undefined;
+      while (watching) {
+        const t0 = performance.now();
+        const h = await getJson(`${u}/health`);
+        const now = performance.now();
+        health[i] = Math.max(health[i]!, now - t0);
+        const height = h.body.height as number;
+        if (last === undefined || height !== last.height) {
+          if (last !== undefined) gaps[i] = Math.max(gaps[i]!, now - last.at);
+          last = { at: now, height };
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    });
+    return {
+      async stop() {
+        watching = false;
+        await Promise.all(watchers);
+        return { health, gaps };
+      },
+    };
+  }
   /** Sends a plain transaction (to a contract or chain:system.deploy) and waits until every validator applied it. */
   async function send(w: Wallet, to: string, data: string | undefined, opts: { value?: number; gas_limit?: number } = {}): Promise<Record<string, unknown>> {
     const nonce = Number((await account(w.address)).next_nonce);
@@ -74,12 +102,12 @@ describe('contracts on a real devnet', () => {
     assert.ok(Array.isArray((tpl.abi as { functions: unknown[] }).functions));
     assert.equal((await getJson(`${rpc()}/api/v1/templates/fungible-token`)).body.id, 'fungible-token');
 
-    const body = signOperation(alice, { kind: 'deploy_contract', actor: alice.address, target: DEPLOY, nonce: ++clock, body: { owner: alice.address, bytecode_hex: tpl.bytecode_hex, name: 'Test token', template: 'fungible-token', init_args: { name: 'Test', symbol: 'TST', decimals: 6, total_supply: '1000' }, gas_limit: 100 } });
+    const body = signOperation(alice, { kind: 'deploy', actor: alice.address, target: DEPLOY, nonce: ++clock, body: { owner: alice.address, bytecode_hex: tpl.bytecode_hex, name: 'Test token', template: 'fungible-token', init_args: { name: 'Test', symbol: 'TST', decimals: 6, total_supply: '1000' }, gas_limit: 100 } });
     const r = await postJson(`${rpc()}/api/v1/contracts/deploy`, body);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const [tx] = await everywhere(r.body.tx_hash as string);
     assert.equal(tx!.status, 'confirmed', JSON.stringify(tx));
-    assert.equal(tx!.type, 'deploy_contract');
+    assert.equal(tx!.type, 'deploy');
     token = eventOf(tx!, 'contract_deployed')!.address as string;
     assert.match(token, /^chain:[0-9a-f]{10}\.app$/);
     const rec = await getJson(`${rpc(1)}/api/v1/contracts/${token}`);
@@ -161,7 +189,8 @@ describe('contracts on a real devnet', () => {
 
   test('hostile contracts: memory growth beyond the cap and deep recursion trap at the same fuel on every validator; floats and unknown imports refused at deploy', async () => {
     const mem = await deployHex(alice, wat(HOSTILE_WAT.memoryGrowth), 'grow');
-    const grown = await send(bob, mem, JSON.stringify({ function: 'grow', args: {} }), { gas_limit: 100 });
+    // Growth is paid per call and per page before the host grows (vm/pricing.ts): 15 grows need ~5.4 M fuel.
+    const grown = await send(bob, mem, JSON.stringify({ function: 'grow', args: {} }), { gas_limit: 1_000 });
     assert.equal(grown.status, 'failed');
     assert.match(grown.error as string, /memory growth above the cap/);
 
@@ -173,7 +202,7 @@ describe('contracts on a real devnet', () => {
     assert.equal(new Set(views.map((v) => `${v.gas}/${v.fee}/${v.error}`)).size, 1, 'the same gas, fee and error on every validator');
 
     for (const [source, re] of [[HOSTILE_WAT.float, /floating-point/], [HOSTILE_WAT.unknownImport, /random_bytes is not part of the host API/]] as const) {
-      const body = signOperation(alice, { kind: 'deploy_contract', actor: alice.address, target: DEPLOY, nonce: ++clock, body: { owner: alice.address, bytecode_hex: toHex(wat(source)) } });
+      const body = signOperation(alice, { kind: 'deploy', actor: alice.address, target: DEPLOY, nonce: ++clock, body: { owner: alice.address, bytecode_hex: toHex(wat(source)) } });
       const refused = await postJson(`${rpc()}/api/v1/contracts/deploy`, body);
       assert.equal(refused.status, 400, JSON.stringify(refused.body));
       assert.match(refused.body.error as string, re);
@@ -221,6 +250,44 @@ describe('contracts on a real devnet', () => {
     }
   });
 
+  test('one call cannot stall the chain (issue 29 item 1): a contract calling itself, an endless loop at max_block_gas and dry runs beyond the pool, while every validator finalises blocks and answers /health', async () => {
+    const selfCalls = await deployHex(alice, wat(HOSTILE_WAT.selfCalls), 'self-calls');
+    const loop = await deployHex(alice, wat(HOSTILE_WAT.infiniteLoop), 'loop');
+    // The same watch without the attack first: on a shared 2-core machine the other tenants' load is in both.
+    const idle = watchValidators();
+    await new Promise((r) => setTimeout(r, 4_000));
+    const baseline = await idle.stop();
+    const watch = watchValidators();
+    const MAX_BLOCK_GAS = 10_000;
+    const [calls, spin, dryRuns] = await Promise.all([
+      // 255 levels, each a fresh instance: paid per instantiation, so it finishes well within the limit.
+      send(bob, selfCalls, '0xff', { gas_limit: MAX_BLOCK_GAS }),
+      send(carol, loop, '0x01', { gas_limit: MAX_BLOCK_GAS }),
+      Promise.all(Array.from({ length: 12 }, () => postJson(`${rpc(1)}/api/v1/contracts/${loop}/call`, { function: 'spin', args: {}, dry_run: true, gas_limit: MAX_BLOCK_GAS }))),
+    ]);
+    const attacked = await watch.stop();
+    assert.equal(calls.status, 'confirmed', JSON.stringify(calls));
+    assert.ok((calls.gas as number) < MAX_BLOCK_GAS, `255 self-calls used ${String(calls.gas)} gas`);
+    assert.equal(spin.status, 'failed');
+    assert.equal(spin.gas, MAX_BLOCK_GAS, 'out of fuel is charged the whole limit');
+    for (const d of dryRuns) {
+      assert.ok(d.status === 200 || d.status === 503, `a dry run answered ${d.status}: ${JSON.stringify(d.body)}`);
+      if (d.status === 200) assert.equal(d.body.success, false);
+    }
+    const ms = (xs: number[]): string => xs.map((m) => m.toFixed(0)).join('/');
+    const figures = `under attack: worst /health ${ms(attacked.health)} ms, worst gap between heights ${ms(attacked.gaps)} ms; idle: ${ms(baseline.health)} ms, ${ms(baseline.gaps)} ms; dry runs ${dryRuns.map((d) => d.status).join(',')}; self-calls ${String(calls.gas)} gas`;
+    console.log(`stall attack (issue 29 item 1): ${figures}`);
+    // The issue's bars are 2 s between blocks and 100 ms for /health on a validator of its own. Here
+    // four validators, the gateway and this test share two cores with other tenants: idle, /health
+    // has taken up to ~110 ms and blocks ~0.7 s apart in a busy hour, and each validator runs the block's
+    // 2×10^8 fuel (~0.2 s, bench/contracts-calibration.bench.ts) on the same two cores while one also
+    // serves nine dry runs. Before the fix one such call stalled every validator 113–150 s; these
+    // bounds catch any return of that by far, and the figures are printed for the README.
+    assert.ok(attacked.gaps.every((m) => m <= 5_000), `blocks kept finalising within 5 s: ${figures}`);
+    assert.ok(attacked.health.every((m) => m <= 1_000), `/health answered within 1 s: ${figures}`);
+    await sameRootEverywhere();
+  });
+
   test('dry runs: on committed state without writes; dry_run false is not a write path', async () => {
     const r = await postJson(`${rpc()}/api/v1/contracts/${token}/call`, { function: 'transfer', args: { to: bob.address, amount: 1 }, caller: alice.address, dry_run: true });
     assert.equal(r.status, 200);
@@ -229,7 +296,8 @@ describe('contracts on a real devnet', () => {
     assert.ok((r.body.events as unknown[]).length === 1);
     assert.deepEqual(await dry(token, 'balance_of', { address: bob.address }), { ok: '6000000' }, 'nothing was written');
     const write = await postJson(`${rpc()}/api/v1/contracts/${token}/call`, { function: 'transfer', args: { to: bob.address, amount: 1 }, dry_run: false });
-    assert.equal(write.status, 400, 'a test network refuses it too: writes are transactions');
+    assert.equal(write.status, 403, 'a test network refuses it too: writes are transactions (decisions.md §91)');
+    assert.match(write.body.error as string, /transaction/);
     const missing = await postJson(`${rpc()}/api/v1/contracts/chain:0000000000.app/call`, { function: 'name', dry_run: true });
     assert.equal(missing.status, 404);
   });

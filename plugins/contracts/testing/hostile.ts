@@ -84,12 +84,38 @@ export const HOSTILE_WAT = {
       (drop (call $read (i32.const 0) (i32.const 1) (i32.const 64) (i32.const 64)))
       (local.set 2 (i32.add (local.get 2) (i32.const 1)))
       (br_if $reads (i32.lt_u (local.get 2) (i32.const 16))))))`,
+  /**
+   * The attack of issue 29 item 1: calls itself (input byte) n times in a loop, each call a new
+   * contract level with its own instance and memory; a call with empty input returns at once.
+   */
+  selfCalls: `(module
+  (import "env" "call_contract" (func $cc (param i32 i32 i32 i32 i32 i32) (result i32)))
+  (import "env" "get_self" (func $self (param i32 i32) (result i32)))
+  ${PRELUDE}
+  (func (export "call") (param $p i32) (param $len i32) (local $n i32) (local $i i32) (local $a i32)
+    (if (i32.eqz (local.get $len)) (then (return)))
+    (local.set $n (i32.load8_u (local.get $p)))
+    (local.set $a (call $self (i32.const 2048) (i32.const 64)))
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (drop (call $cc (i32.const 2048) (local.get $a) (i32.const 0) (i32.const 0) (i32.const 4096) (i32.const 0)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l)))))`,
+  /** Grows its memory by the input byte's pages, then writes to the last byte it has. */
+  grower: `(module ${PRELUDE}
+  (func (export "call") (param $p i32) (param $len i32) (local $old i32)
+    (local.set $old (memory.grow (i32.load8_u (local.get $p))))
+    (i32.store8 (i32.sub (i32.mul (memory.size) (i32.const 65536)) (i32.const 1)) (i32.const 7))))`,
+  /** Traps with its own unreachable at once (fuel left): a trap, not running out of fuel. */
+  unreachable: `(module ${PRELUDE}
+  (func (export "call") (param i32 i32) (unreachable)))`,
 } as const;
 
-/** A WAT module as bytecode. */
+/** A WAT module as bytecode (with the features contracts may use, so passive data keeps its data count). */
 export function wat(text: string): Uint8Array {
   const m = binaryen.parseText(text);
   try {
+    m.setFeatures(binaryen.Features.MutableGlobals | binaryen.Features.SignExt | binaryen.Features.BulkMemory | binaryen.Features.BulkMemoryOpt);
     return m.emitBinary();
   } finally {
     m.dispose();

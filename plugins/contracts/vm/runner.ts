@@ -1,5 +1,6 @@
 import { codeKey, contractCodec, contractKey, storageKey } from '../store.js';
-import { ContractTrap, NeedKey, type CallEnv, type CallFrame, type CallOutcome, type ContractEvent, type Vm, type VmLimits } from './engine.js';
+import { NodeFault } from '../../../kernel/sdk.js';
+import { ContractTrap, NeedKey, type CallEnv, type CallFrame, type CallOutcome, type ContractCode, type ContractEvent, type Vm, type VmLimits } from './engine.js';
 
 /** What the runner reads state through: the plugin's store in a transaction, or at a committed height. */
 export interface StateReader {
@@ -19,18 +20,108 @@ export interface TreeFailure {
   readonly fuelUsed: bigint;
 }
 
+export interface BlockClock {
+  readonly height: number;
+  readonly time: number;
+}
+
 /**
- * Runs a call tree against state read asynchronously, with a synchronous view for the VM: every
- * key it reads is fetched once and kept for the transaction; a read of a key not fetched yet
- * stops the run (NeedKey), the key is fetched, and the tree runs again from the start. Each run
- * starts from the same state, the same input and the same budget, so the run that completes is
- * the same on every node, and so are its fuel and writes; earlier, interrupted runs leave nothing.
- * `maxKeys` bounds the distinct keys (and so the runs) of one transaction.
+ * One run's view of state, the same wherever the run happens: `fetch` gives a key's committed
+ * value (null when absent) synchronously, or throws NeedKey (this thread) or blocks on the main
+ * thread (the contract thread). Reads see the run's own writes first. The first read of a key
+ * is reported to the VM (`firstRead`, which charges it), except the root contract's record and
+ * code, which the call's base gas pays for; a callee's code counts as read when the callee is
+ * looked up, whether or not its bytes are needed (a compiled module may be at hand), so the
+ * charge never depends on a node's caches.
  */
-export async function runTree(vm: Vm, reader: StateReader, block: { height: number; time: number }, frame: CallFrame, budget: bigint, limits: VmLimits & { maxKeys: number }, fetched = new Map<string, Uint8Array | null>()): Promise<TreeResult | TreeFailure> {
+export class TreeView {
+  readonly writes = new Map<string, Uint8Array | null>();
+  readonly events: ContractEvent[] = [];
+  private readonly read = new Set<string>();
+  private readonly codes = new Map<string, ContractCode | undefined>();
+  readonly env: CallEnv;
+
+  constructor(
+    block: BlockClock,
+    private readonly root: string,
+    private readonly fetch: (key: string) => Uint8Array | null,
+  ) {
+    const view = this;
+    this.env = {
+      height: block.height,
+      time: block.time,
+      events: this.events,
+      code: (address) => view.code(address),
+      read: (contract, key) => view.value(storageKey(contract, key), true),
+      write: (contract, key, v) => void view.writes.set(storageKey(contract, key), v),
+      remove: (contract, key) => void view.writes.set(storageKey(contract, key), null),
+    };
+  }
+
+  private touch(key: string): void {
+    if (this.read.has(key)) return;
+    this.read.add(key);
+    this.env.firstRead?.();
+  }
+
+  private value(key: string, charged: boolean): Uint8Array | undefined {
+    if (this.writes.has(key)) return this.writes.get(key) ?? undefined;
+    if (charged) this.touch(key);
+    return this.fetch(key) ?? undefined;
+  }
+
+  private code(address: string): ContractCode | undefined {
+    if (this.codes.has(address)) return this.codes.get(address);
+    const charged = address !== this.root;
+    const raw = this.value(contractKey(address), charged);
+    let code: ContractCode | undefined;
+    if (raw !== undefined) {
+      const hash = contractCodec.decode(raw).code_hash;
+      const key = codeKey(hash);
+      if (charged) this.touch(key);
+      code = {
+        codeHash: hash,
+        bytes: () => {
+          const bytes = this.value(key, false);
+          if (bytes === undefined) throw new NodeFault(`the code ${hash} of ${address} is missing from state`);
+          return bytes;
+        },
+      };
+    }
+    this.codes.set(address, code);
+    return code;
+  }
+
+  /** The writes, keys sorted: what the transaction applies. */
+  sortedWrites(): Array<readonly [string, Uint8Array | null]> {
+    return [...this.writes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  }
+}
+
+/** A finished run as the transaction applies it, or the trap it ended with (out of fuel: the whole budget). */
+export function runOnce(vm: Vm, view: TreeView, frame: CallFrame, budget: bigint, limits: VmLimits): TreeResult | TreeFailure {
+  try {
+    const outcome = vm.run(view.env, frame, budget, limits);
+    return { outcome, writes: view.sortedWrites(), events: view.events };
+  } catch (err) {
+    if (err instanceof ContractTrap) return { trap: err, fuelUsed: err.kind === 'out_of_fuel' ? budget : (err.fuelUsed ?? budget) };
+    throw err;
+  }
+}
+
+/**
+ * Runs a call tree in this thread against state read asynchronously: every key it reads is
+ * fetched once and kept for the transaction; a read of a key not fetched yet stops the run
+ * (NeedKey), the key is fetched, and the tree runs again from the start. Each run starts from
+ * the same state, the same input and the same budget, so the run that completes is the same on
+ * every node, and so are its fuel and writes (the charge of a first read is the same whether it
+ * stopped a run or not). The runs before it are work the fuel does not count: this path is for
+ * tests, benches and tools; a node runs contracts in its contract thread (worker.ts), where a
+ * read waits for the key instead. Bounded by `maxKeys` (the VM traps past it).
+ */
+export async function runTree(vm: Vm, reader: StateReader, block: BlockClock, frame: CallFrame, budget: bigint, limits: VmLimits, fetched = new Map<string, Uint8Array | null>()): Promise<TreeResult | TreeFailure> {
   await vm.ready();
-  // The root contract's record and code are always read first: fetched up front (on every node
-  // alike, so the runs that follow, and their bound below, are the same everywhere).
+  // The root contract's record and code are always read first: fetched up front.
   const root = contractKey(frame.contract);
   if (!fetched.has(root)) fetched.set(root, (await reader.get(root)) ?? null);
   const rootRecord = fetched.get(root);
@@ -40,65 +131,24 @@ export async function runTree(vm: Vm, reader: StateReader, block: { height: numb
     if (!fetched.has(code)) fetched.set(code, (await reader.get(code)) ?? null);
     await vm.preload(hash, limits);
   }
-  let rerunFuel = 0n;
   for (;;) {
-    const writes = new Map<string, Uint8Array | null>();
-    const events: ContractEvent[] = [];
-    const value = (key: string): Uint8Array | undefined => {
-      if (writes.has(key)) return writes.get(key) ?? undefined;
-      if (!fetched.has(key)) throw new NeedKey(key);
-      return fetched.get(key) ?? undefined;
-    };
-    const codes = new Map<string, { codeHash: string; bytes: Uint8Array } | undefined>();
-    const env: CallEnv = {
-      height: block.height,
-      time: block.time,
-      events,
-      code(address) {
-        if (codes.has(address)) return codes.get(address);
-        const raw = value(contractKey(address));
-        const rec = raw === undefined ? undefined : contractCodec.decode(raw);
-        const bytes = rec === undefined ? undefined : value(codeKey(rec.code_hash));
-        const code = rec === undefined || bytes === undefined ? undefined : { codeHash: rec.code_hash, bytes };
-        codes.set(address, code);
-        return code;
-      },
-      read: (contract, key) => value(storageKey(contract, key)),
-      write: (contract, key, v) => void writes.set(storageKey(contract, key), v),
-      remove: (contract, key) => void writes.set(storageKey(contract, key), null),
-    };
+    const view = new TreeView(block, frame.contract, (key) => {
+      const v = fetched.get(key);
+      if (v === undefined) throw new NeedKey(key);
+      return v;
+    });
     try {
-      const outcome = vm.run(env, frame, budget, limits);
-      const sorted = [...writes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-      return { outcome, writes: sorted, events };
+      return runOnce(vm, view, frame, budget, limits);
     } catch (err) {
-      if (err instanceof NeedKey) {
-        if (fetched.size >= limits.maxKeys) return { trap: new ContractTrap('trap', `the call read more than ${limits.maxKeys} storage keys`), fuelUsed: budget };
-        // The interrupted runs are work too: bounded so that reads placed late in a heavy call
-        // cannot make a node redo it hundreds of times. The sequence of runs is the same on every
-        // node (each stops at the same instruction on the same keys), so this bound is too.
-        rerunFuel += err.fuelUsed;
-        if (rerunFuel > budget * RERUN_FACTOR) return { trap: new ContractTrap('out_of_fuel', `out of fuel: storage reads made the call run again past ${RERUN_FACTOR} times its fuel budget (read its keys earlier)`), fuelUsed: budget };
-        fetched.set(err.key, (await reader.get(err.key)) ?? null);
-        // A callee's code: its instrumented bytes from the node's store, if kept (a cache only:
-        // it changes neither the runs nor their fuel).
-        if (err.key.startsWith(CODE_PREFIX)) await vm.preload(err.key.slice(CODE_PREFIX.length), limits);
-        continue;
-      }
-      if (err instanceof ContractTrap) return { trap: err, fuelUsed: err.kind === 'out_of_fuel' ? budget : usedBeforeTrap(err, budget) };
-      throw err;
+      if (!(err instanceof NeedKey)) throw err;
+      fetched.set(err.key, (await reader.get(err.key)) ?? null);
+      // A callee's code: its instrumented bytes from the node's store, if kept (a cache only).
+      if (err.key.startsWith(CODE_PREFIX)) await vm.preload(err.key.slice(CODE_PREFIX.length), limits);
     }
   }
 }
 
-function usedBeforeTrap(err: ContractTrap, budget: bigint): bigint {
-  return err.fuelUsed ?? budget;
-}
-
 const CODE_PREFIX = codeKey('');
-
-/** How much fuel, in budgets, the interrupted runs of one call tree may burn in all. */
-export const RERUN_FACTOR = 4n;
 
 export function isFailure(r: TreeResult | TreeFailure): r is TreeFailure {
   return 'trap' in r;

@@ -6,10 +6,10 @@ import { codeKey, contractCodec, contractKey, type ContractRecord } from '../sto
 import { templateBytecode } from '../templates.js';
 import { HOSTILE_WAT, wat } from '../testing/hostile.js';
 import { meteredKey, Vm, type VmLimits } from './engine.js';
-import { BULK_FUEL_PER_BYTE } from './instrument.js';
 import { contractsPlugin } from '../index.js';
 import { PARAMS } from '../execute.js';
-import { isFailure, runTree, type TreeResult } from './runner.js';
+import { isFailure, runOnce, runTree, TreeView, type TreeResult } from './runner.js';
+import { BULK_FUEL_PER_BYTE, HOST_FUEL } from './pricing.js';
 
 const limits: VmLimits & { maxKeys: number } = { maxPages: 4, maxStack: 4096, maxDepth: 8, maxKeys: 1024 };
 const BLOCK = { height: 7, time: 1_700_000_000_000 };
@@ -213,15 +213,21 @@ test('cross-contract calls: the callee sees the calling contract; the ninth leve
   assert.ok(isFailure(nine) && nine.trap.kind === 'depth', isFailure(nine) ? nine.trap.message : 'no trap');
 });
 
-test('storage reads placed late in a heavy call cannot make the node redo it without bound: the reruns are capped at a few budgets', async () => {
+test('a first read of a state key costs the same whether it stopped a run (this thread) or waited for the main thread (a contract thread): reruns are not charged, and the key count is bounded', async () => {
   const vm = new Vm();
   const s = new MemState();
   s.deploy('chain:00000000d0.app', wat(HOSTILE_WAT.lateReads));
-  const light = await call(vm, s, 'chain:00000000d0.app', 'x', new Uint8Array([1]), 10_000_000n);
-  assert.ok(!isFailure(light), 'sixteen reads after a little work are fine');
-  const heavy = await call(vm, s, 'chain:00000000d0.app', 'x', new Uint8Array([200]), 10_000_000n);
-  assert.ok(isFailure(heavy) && heavy.trap.kind === 'out_of_fuel' && /run again/.test(heavy.trap.message), isFailure(heavy) ? heavy.trap.message : 'no trap');
-  assert.equal(heavy.fuelUsed, 10_000_000n);
+  const inThread = await call(vm, s, 'chain:00000000d0.app', 'x', new Uint8Array([1]), 50_000_000n);
+  assert.ok(!isFailure(inThread), isFailure(inThread) ? inThread.trap.message : '');
+  // Synchronous reads (as the contract thread gives them): one run, same fuel.
+  const view = new TreeView(BLOCK, 'chain:00000000d0.app', (k) => s.kv.get(k) ?? null);
+  const once = runOnce(vm, view, { contract: 'chain:00000000d0.app', caller: 'x', entry: 'call', input: new Uint8Array([1]) }, 50_000_000n, limits);
+  assert.ok(!isFailure(once));
+  assert.equal(once.outcome.fuelUsed, inThread.outcome.fuelUsed);
+  // Sixteen distinct keys: sixteen first-read charges in that fuel.
+  assert.ok(inThread.outcome.fuelUsed >= 16n * BigInt(HOST_FUEL.firstRead));
+  const few = await runTree(vm, s, BLOCK, { contract: 'chain:00000000d0.app', caller: 'x', entry: 'call', input: new Uint8Array([1]) }, 50_000_000n, { ...limits, maxKeys: 8 });
+  assert.ok(isFailure(few) && /more than 8 storage keys/.test(few.trap.message), isFailure(few) ? few.trap.message : 'no trap');
 });
 
 test('Binaryen\'s validator report goes into the 400 message, not into the node\'s stdout or stderr', async () => {

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../../kernel/sdk.js';
-import { stakingMethods } from '../../staking/methods.js';
+import { stakingMethods } from '../../staking/public.js';
 import { GOVERNANCE_TARGET } from '../params.js';
 import { proposalKind, proposalProblem, votingDuration } from '../rules.js';
+import { proposalCreated } from '../events.js';
 import { nextProposalId, writeNewProposal } from '../store.js';
 
 /**
@@ -57,6 +58,6 @@ export const propose = defineOperation({
       apply_error: null,
       tx_hash: op.txHash,
     });
-    ctx.emit({ type: 'proposal_created', data: { id, proposer: op.actor, kind: op.body.kind, title: op.body.title, end_height: height + duration, tx_hash: op.txHash } });
+    proposalCreated.emit(ctx, { id, proposer: op.actor, kind: op.body.kind, title: op.body.title, end_height: height + duration, tx_hash: op.txHash });
   },
 });

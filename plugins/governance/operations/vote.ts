@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation, forbidden, isChainError, notFound, type ChainError, type ReadContext } from '../../../kernel/sdk.js';
-import { stakingMethods } from '../../staking/methods.js';
+import { stakingMethods } from '../../staking/public.js';
 import { GOVERNANCE_TARGET } from '../params.js';
-import { readProposal, readVote, writeProposal, writeVote, type ProposalRecord } from '../store.js';
+import { voteCast } from '../events.js';
+import { proposals, votes, type ProposalRecord } from '../store.js';
 
 export const PROPOSAL_ID = '^[1-9][0-9]{0,14}$';
 
@@ -12,7 +13,7 @@ export const PROPOSAL_ID = '^[1-9][0-9]{0,14}$';
  * runs at the end of block `end_height`, so a vote in that block counts).
  */
 async function voteProblem(ctx: ReadContext, id: number, voter: string): Promise<{ proposal: ProposalRecord; weight: bigint } | ChainError> {
-  const proposal = await readProposal(ctx.store, id);
+  const proposal = await proposals.get(ctx.store, id);
   if (!proposal) return notFound(`proposal ${id} not found`);
   if (proposal.status !== 'active' || ctx.height > proposal.end_height) return badRequest(`proposal ${id} is closed: its voting window ended at height ${proposal.end_height}`);
   const stake = await ctx.methods.of(stakingMethods).selfStake(voter);
@@ -21,7 +22,7 @@ async function voteProblem(ctx: ReadContext, id: number, voter: string): Promise
   // The weight is the whole self-stake now: stake added since the proposal was created would vote
   // too (coins unstaked after one vote and added to another address's older stake, counted twice).
   if (stake.added_height >= proposal.created_height) return forbidden(`${voter} added self-stake at height ${stake.added_height}, after proposal ${id} was created (height ${proposal.created_height}): stake added after a proposal cannot vote on it (vote before adding stake)`);
-  if (await readVote(ctx.store, id, voter)) return badRequest(`${voter} has already voted on proposal ${id}: one vote per address, final`);
+  if (await votes.has(ctx.store, id, voter)) return badRequest(`${voter} has already voted on proposal ${id}: one vote per address, final`);
   return { proposal, weight: stake.amount };
 }
 
@@ -49,9 +50,9 @@ export const vote = defineOperation({
     const r = await voteProblem(ctx, id, op.actor);
     if (isChainError(r)) throw r;
     // Part 1, Governance 4: the weight is the self-stake now, when the vote is applied.
-    writeVote(ctx.store, id, { voter: op.actor, accept: op.body.accept, weight: r.weight, height: ctx.block.height, tx_hash: op.txHash });
+    votes.set(ctx.store, id, op.actor, { voter: op.actor, accept: op.body.accept, weight: r.weight, height: ctx.block.height, tx_hash: op.txHash });
     const p = r.proposal;
-    writeProposal(ctx.store, { ...p, votes: p.votes + 1, yes_weight: p.yes_weight + (op.body.accept ? r.weight : 0n), no_weight: p.no_weight + (op.body.accept ? 0n : r.weight) });
-    ctx.emit({ type: 'vote_cast', data: { id, voter: op.actor, accept: op.body.accept, weight: r.weight, tx_hash: op.txHash } });
+    proposals.set(ctx.store, p.id, { ...p, votes: p.votes + 1, yes_weight: p.yes_weight + (op.body.accept ? r.weight : 0n), no_weight: p.no_weight + (op.body.accept ? 0n : r.weight) });
+    voteCast.emit(ctx, { id, voter: op.actor, accept: op.body.accept, weight: r.weight, tx_hash: op.txHash });
   },
 });

@@ -54,7 +54,7 @@ function registerNftOperation(k: NftKindSpec) {
     async execute(ctx, op) {
       const address = nameAddress(op.body.name, k.kind);
       const price = await priceOf(ctx, op.body.name);
-      await ctx.accounts.burn(op.signer.account, price);
+      await ctx.burn(op.signer.account, price);
       await createNft(ctx.store, address, { kind: k.kind, name: op.body.name, owner: op.actor, price, height: ctx.block.height, txHash: op.txHash });
       k.event.emit(ctx, { address, name: op.body.name, owner: op.actor, price, tx_hash: op.txHash });
     },

@@ -35,7 +35,7 @@ export const transferNft = defineOperation({
   async execute(ctx, op) {
     const rec = await nfts.get(ctx.store, op.body.nft_address);
     if (rec === undefined) throw notFound(`${op.body.nft_address} is not an NFT`);
-    await ctx.accounts.burn(op.signer.account, NFT_TRANSFER_FEE);
+    await ctx.burn(op.signer.account, NFT_TRANSFER_FEE);
     await moveNft(ctx.store, op.body.nft_address, rec, op.body.to, ctx.block.height, op.txHash);
     nftTransferred.emit(ctx, { address: op.body.nft_address, from: op.actor, to: op.body.to, fee: NFT_TRANSFER_FEE, tx_hash: op.txHash });
   },

@@ -1,6 +1,7 @@
-import { badRequest, defineOperation, forbidden, notFound, requireMainKey, type OperationInput, type ReadContext, type TxContext } from '../../../kernel/sdk.js';
+import { badRequest, defineOperation, forbidden, notFound, type OperationInput, type ReadContext, type TxContext } from '../../../kernel/sdk.js';
 import { HeldActionSchema } from '../schemas.js';
-import { byAddressPath, duePath, heldPath, type HeldTransfer } from '../store.js';
+import { heldTransfers, holdsByAddress, holdsDue, type HeldTransfer } from '../store.js';
+import { txCancelled, txRefunded, txReleased } from '../events.js';
 import { fractionText } from '../model.js';
 import { heldView } from '../policy.js';
 
@@ -20,10 +21,8 @@ export const heldMessages = {
 
 type Body = { owner?: string; hash: string };
 
-async function heldProblem(ctx: ReadContext, op: OperationInput<Body>, action: string) {
-  const mainOnly = requireMainKey(op.signer, `${action} a held transfer`);
-  if (mainOnly) return mainOnly;
-  const h = await ctx.store.getRecord<HeldTransfer>(heldPath(op.body.hash));
+async function heldProblem(ctx: ReadContext, op: OperationInput<Body>) {
+  const h = await heldTransfers.get(ctx.store, op.body.hash);
   if (!h) return notFound(`no held transfer ${op.body.hash}`);
   if (h.from !== op.actor) return forbidden(`${op.actor} is not the owner of held transfer ${op.body.hash} (its sender is ${h.from})`);
   if (h.status !== 'held') return badRequest(`transfer ${op.body.hash} is no longer held: ${h.status} in block ${h.resolved_height}`);
@@ -34,18 +33,22 @@ async function heldProblem(ctx: ReadContext, op: OperationInput<Body>, action: s
 export async function resolveHold(ctx: Omit<TxContext, 'tx' | 'gasLimit'>, h: HeldTransfer, status: 'released' | 'cancelled' | 'refunded'): Promise<HeldTransfer> {
   await ctx.accounts.credit(status === 'released' ? h.to : h.from, h.value);
   const done: HeldTransfer = { ...h, status, resolved_height: ctx.block.height };
-  ctx.store.setRecord<HeldTransfer>(heldPath(h.tx_hash), done);
-  ctx.store.delete(byAddressPath(h.from, h.tx_hash));
-  if (h.to !== h.from) ctx.store.delete(byAddressPath(h.to, h.tx_hash));
+  heldTransfers.set(ctx.store, h.tx_hash, done);
+  holdsByAddress.delete(ctx.store, h.from, h.tx_hash);
+  if (h.to !== h.from) holdsByAddress.delete(ctx.store, h.to, h.tx_hash);
   const due = h.release_height ?? h.expiry_height;
-  if (due !== null) ctx.store.delete(duePath(due, h.tx_hash));
-  const event = status === 'released' ? 'tx_released' : status === 'cancelled' ? 'tx_cancelled' : 'tx_refunded';
+  if (due !== null) holdsDue.delete(ctx.store, due, h.tx_hash);
+  const event = status === 'released' ? txReleased : status === 'cancelled' ? txCancelled : txRefunded;
   const v = heldView(done);
-  ctx.emit({ type: event, data: { tx_hash: h.tx_hash, from: h.from, to: h.to, value: h.value, value_human: v.value_human as string, score: fractionText(h.score_bp), category: h.category, height: ctx.block.height } });
+  event.emit(ctx, { tx_hash: h.tx_hash, from: h.from, to: h.to, value: h.value, value_human: v.value_human as string, score: fractionText(h.score_bp), category: h.category, height: ctx.block.height });
   return done;
 }
 
-/** Confirm and cancel differ only in their names, their signed tag and where the coins go. */
+/**
+ * Confirm and cancel differ only in their names, their signed tag, the act a main key alone may
+ * do and where the coins go: one builder rather than an `operationFamily`, whose members cannot
+ * set their own signed layout or main-key words.
+ */
 function heldAction(action: 'confirm' | 'cancel', description: string, outcome: 'released' | 'cancelled') {
   return defineOperation({
     name: `held_${action}`,
@@ -61,9 +64,10 @@ function heldAction(action: 'confirm' | 'cancel', description: string, outcome: 
     value: null,
     gas: 30,
     signing: { message: (op) => heldMessages[action]({ owner: op.actor, hash: op.body.hash }, op.nonce), acceptsTxLayouts: true },
-    check: (ctx, op) => heldProblem(ctx, op, action),
+    mainKeyOnly: `${action} a held transfer`,
+    check: (ctx, op) => heldProblem(ctx, op),
     async execute(ctx, op) {
-      await resolveHold(ctx, (await ctx.store.getRecord<HeldTransfer>(heldPath(op.body.hash)))!, outcome);
+      await resolveHold(ctx, (await heldTransfers.get(ctx.store, op.body.hash))!, outcome);
     },
   });
 }

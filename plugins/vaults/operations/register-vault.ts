@@ -42,7 +42,7 @@ export const registerVault = defineOperation({
   async execute(ctx, op) {
     const address = `chain:${op.body.name}.vault`;
     const price = await priceOf(ctx, op.body.name);
-    await ctx.accounts.burn(op.signer.account, price);
+    await ctx.burn(op.signer.account, price);
     vaults.set(ctx.store, address, { name: op.body.name, creator: op.actor, members: [op.actor], threshold: 1, created_height: ctx.block.height, proposal_count: 0 });
     await joinVault(ctx, op.actor, address);
     vaultCreated.emit(ctx, { address, creator: op.actor, price, tx_hash: op.txHash });

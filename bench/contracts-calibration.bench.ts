@@ -1,0 +1,194 @@
+import { sha3Hex0x, toHex } from '../kernel/sdk.js';
+import { makeChain, signTransfer, wallet } from '../test/helpers/chain-fixture.js';
+import { contractsPlugin } from '../plugins/contracts/index.js';
+import { contractAddress, deployMeteringFuel, DEPLOY_ADDRESS } from '../plugins/contracts/execute.js';
+import { codeKey, contractCodec, contractKey, storageKey, type ContractRecord } from '../plugins/contracts/store.js';
+import { wat } from '../plugins/contracts/testing/hostile.js';
+import { Vm, type VmLimits } from '../plugins/contracts/vm/engine.js';
+import { ContractThread } from '../plugins/contracts/vm/contract-thread.js';
+import { isFailure, runOnce, TreeView } from '../plugins/contracts/vm/runner.js';
+import { caller, CALLEE_ADDRESS, DEPLOY_PROBES, PROBE_ADDRESS, PROBES, type Probe } from './contract-probes.js';
+import { DEPLOY_FUEL } from '../plugins/contracts/vm/pricing.js';
+import { checkCodeShape } from '../plugins/contracts/vm/shape.js';
+
+/**
+ * The fuel schedule's calibration (issue 29 item 1, plugins/contracts/vm/pricing.ts): for every
+ * instruction class, host function and instantiation cost, a contract that spends its whole
+ * budget on that class alone (bench/contract-probes.ts) is timed, giving nanoseconds per fuel
+ * unit (CPU time of the process). The schedule holds when the slowest class is within 4× of the median: then a gas limit
+ * bounds time whatever the contract does with it. "A block at max_block_gas" of each class is its
+ * ns/fuel × max_block_gas × contract_fuel_per_gas; the worst of them is then run for real, as one
+ * transaction of max_block_gas in a block (contract thread, executor, state overlay).
+ *
+ * `npm run build && node dist/bench/contracts-calibration.bench.js` (under /work/bin/heavy on a
+ * shared machine). Each class is run REPEATS times after a warm-up; its figure is the least
+ * disturbed run (the smallest CPU time), because on a shared virtual machine even CPU time
+ * varies 5× from run to run with the other tenants' load; the median is printed beside it.
+ */
+const BLOCK_GAS = 10_000n; // max_block_gas default (part 2)
+const FUEL_PER_GAS = 20_000n; // contract_fuel_per_gas default
+const BLOCK_FUEL = BLOCK_GAS * FUEL_PER_GAS;
+const BUDGET = 20_000_000n;
+const REPEATS = 9;
+const limits: VmLimits = { maxPages: 16, maxStack: 4096, maxDepth: 8, maxKeys: 1024 };
+
+/** The probe's contracts and storage as committed state holds them. */
+function stateOf(probe: Probe): Map<string, Uint8Array> {
+  const kv = new Map<string, Uint8Array>();
+  const put = (address: string, text: string): void => {
+    const bytes = wat(text);
+    const hash = sha3Hex0x(bytes);
+    const rec: ContractRecord = { address, owner: 'chain:owner', code_hash: hash, name: '', description: '', template: null, decimals: 0, deploy_tx: '0x', created_height: 1, code_size: bytes.length };
+    kv.set(contractKey(address), contractCodec.encode(rec));
+    kv.set(codeKey(hash), bytes);
+  };
+  put(PROBE_ADDRESS, probe.wat);
+  for (const [a, text] of Object.entries(probe.callees ?? {})) put(a, text);
+  for (const [k, v] of probe.storage ?? []) kv.set(storageKey(PROBE_ADDRESS, k), v);
+  return kv;
+}
+
+const vm = new Vm();
+await vm.ready();
+const thread = new ContractThread({ meteredBytes: 64 * 1024 * 1024, name: 'calibration' });
+const loadMetered = async (): Promise<undefined> => undefined;
+const frame = { contract: PROBE_ADDRESS, caller: 'chain:0123456789abcde.human', entry: 'call' as const, input: new Uint8Array(0) };
+
+/** CPU time of the process in ns (every thread: the contract thread's work and the main thread's answers to its reads). */
+const cpuNs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1000;
+};
+
+/**
+ * One run of `budget` fuel: the CPU time it took in ns, and the fuel it used. CPU time, not wall
+ * time: on a shared machine the wall clock measures the other processes as much as the contract.
+ */
+async function timed(probe: Probe, kv: Map<string, Uint8Array>, budget: bigint): Promise<{ ns: number; fuel: bigint }> {
+  const t0 = cpuNs();
+  let fuel: bigint;
+  if (probe.thread) {
+    const reader = { get: async (k: string) => kv.get(k) };
+    const r = await thread.run({ reader, loadMetered }, { height: 1, time: 0 }, frame, budget, limits);
+    fuel = isFailure(r) ? r.fuelUsed : r.outcome.fuelUsed;
+  } else {
+    const view = new TreeView({ height: 1, time: 0 }, PROBE_ADDRESS, (k) => kv.get(k) ?? null);
+    const r = runOnce(vm, view, frame, budget, limits);
+    fuel = isFailure(r) ? r.fuelUsed : r.outcome.fuelUsed;
+    if (isFailure(r) && r.trap.kind !== 'out_of_fuel') throw new Error(`${probe.name}: ${r.trap.message}`);
+  }
+  return { ns: cpuNs() - t0, fuel };
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+const rows: Array<{ probe: Probe; nsPerFuel: number; medianNs: number }> = [];
+for (const probe of PROBES) {
+  const kv = stateOf(probe);
+  await timed(probe, kv, BUDGET);
+  await timed(probe, kv, BUDGET);
+  const runs: number[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    const { ns, fuel } = await timed(probe, kv, BUDGET);
+    runs.push(ns / Number(fuel));
+  }
+  rows.push({ probe, nsPerFuel: Math.min(...runs), medianNs: median(runs) });
+}
+
+// Deploys: the metering pass (checks, Binaryen, V8's compile) against DEPLOY_FUEL of the module's shape.
+for (const d of DEPLOY_PROBES) {
+  const bytes = d.bytes();
+  const shape = checkCodeShape(bytes);
+  const fuel = Number(deployMeteringFuel(shape)) + DEPLOY_FUEL.perByte * bytes.length;
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const fresh = new Vm();
+    const t0 = cpuNs();
+    fresh.prepare(sha3Hex0x(bytes), bytes, limits);
+    runs.push((cpuNs() - t0) / fuel);
+  }
+  rows.push({ probe: { name: `deploy: ${d.name} (${bytes.length} bytes)`, kind: 'deploy', wat: '' }, nsPerFuel: Math.min(...runs), medianNs: median(runs) });
+}
+
+const med = median(rows.map((r) => r.nsPerFuel));
+const worst = rows.reduce((a, b) => (b.nsPerFuel > a.nsPerFuel ? b : a));
+console.table(
+  rows.map(({ probe, nsPerFuel, medianNs }) => ({
+    class: probe.name,
+    kind: probe.kind,
+    'ns/fuel': Number(nsPerFuel.toFixed(3)),
+    'median run': Number(medianNs.toFixed(3)),
+    '× median': Number((nsPerFuel / med).toFixed(2)),
+    'block at max_block_gas (ms)': Number(((nsPerFuel * Number(BLOCK_FUEL)) / 1e6).toFixed(0)),
+  })),
+);
+console.log(`median ${med.toFixed(3)} ns/fuel; slowest "${worst.probe.name}" ${worst.nsPerFuel.toFixed(3)} ns/fuel = ${(worst.nsPerFuel / med).toFixed(2)}× the median (must be ≤ 4×)`);
+
+// The worst class for real: one transaction of max_block_gas in a block of a chain (several when
+// one transaction cannot use a block's gas: the first reads of one are bounded by contract_max_storage_keys).
+const owner = wallet(201);
+const f = await makeChain({ plugins: [contractsPlugin], accounts: [{ address: owner.address, balance: 10_000_000_000n }] });
+let nonce = 0;
+const deploy = async (text: string): Promise<string> => {
+  const sent = await f.chain.admit(signTransfer(owner, { to: DEPLOY_ADDRESS, value: 0, nonce: ++nonce, data: JSON.stringify({ bytecode_hex: toHex(wat(text)) }), gas_limit: Number(BLOCK_GAS) }), 0);
+  await f.block();
+  const r = await f.chain.store.getTx(sent.tx_hash);
+  if (r?.receipt.status !== 'confirmed') throw new Error(`deploy failed: ${r?.receipt.error}`);
+  return contractAddress(owner.address, sent.tx_hash);
+};
+/** Proposes, validates and commits blocks of `txs()`, 5 times: median wall and CPU ms. */
+async function timeBlocks(txs: () => Promise<void>): Promise<{ wall: number; cpu: number; gas: number }> {
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  let gas = 0;
+  for (let i = 0; i < 5; i++) {
+    await txs();
+    const t0 = process.hrtime.bigint();
+    const c0 = cpuNs();
+    const b = await f.block();
+    cpu.push((cpuNs() - c0) / 1e6);
+    wall.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    gas = b.gas_used;
+  }
+  return { wall: median(wall), cpu: median(cpu), gas };
+}
+const running = rows.filter((r) => r.probe.kind !== 'deploy').reduce((a, b) => (b.nsPerFuel > a.nsPerFuel ? b : a));
+let target: string;
+if (running.probe.callees) target = await deploy(caller(await deploy(running.probe.callees[CALLEE_ADDRESS]!)));
+else target = await deploy(running.probe.wat);
+// How much of a block one transaction of this contract can use.
+const probeRun = await f.chain.admit(signTransfer(owner, { to: target, value: 0, nonce: ++nonce, data: '0x00', gas_limit: Number(BLOCK_GAS) }), 0);
+await f.block();
+const perTx = (await f.chain.store.getTx(probeRun.tx_hash))!.receipt.gas;
+const txsPerBlock = Math.max(1, Math.floor(Number(BLOCK_GAS) / perTx));
+const limitEach = Math.floor(Number(BLOCK_GAS) / txsPerBlock);
+const calls = await timeBlocks(async () => {
+  for (let i = 0; i < txsPerBlock; i++) await f.chain.admit(signTransfer(owner, { to: target, value: 0, nonce: ++nonce, data: '0x00', gas_limit: limitEach }), 0);
+});
+console.log(`worst block of calls: ${txsPerBlock} transaction(s) of ${limitEach} gas of "${running.probe.name}" (block gas ${calls.gas}, ${BLOCK_FUEL} fuel at most) proposed, validated and committed in ${calls.wall.toFixed(0)} ms wall, ${calls.cpu.toFixed(0)} ms CPU (medians of 5; must be ≤ 1 000 ms)`);
+
+// Deploys of the worst deploy shape, each distinct (no cache helps), put in the block past
+// admission as a proposer that skips checkTx would (admission meters them outside consensus).
+const worstDeploy = rows.filter((r) => r.probe.kind === 'deploy').reduce((a, b) => (b.nsPerFuel > a.nsPerFuel ? b : a));
+const shapeBytes = DEPLOY_PROBES.find((d) => worstDeploy.probe.name.startsWith(`deploy: ${d.name} `))!.bytes();
+const deployGas = Math.ceil(Number(deployMeteringFuel(checkCodeShape(shapeBytes)) + BigInt(DEPLOY_FUEL.perByte * shapeBytes.length)) / Number(FUEL_PER_GAS)) + 60;
+const deploysPerBlock = Math.max(1, Math.floor(Number(BLOCK_GAS) / deployGas));
+let variant = 0;
+/** The same module with a custom section that makes its hash (and so every cache key) new. */
+const distinct = (bytes: Uint8Array): Uint8Array => {
+  const tag = new TextEncoder().encode(`v${++variant}`);
+  const section = new Uint8Array([0, tag.length + 2, 1, 0x76, ...tag]);
+  const out = new Uint8Array(bytes.length + section.length);
+  out.set(bytes);
+  out.set(section, bytes.length);
+  return out;
+};
+const deploys = await timeBlocks(async () => {
+  for (let i = 0; i < deploysPerBlock; i++) {
+    const body = signTransfer(owner, { to: DEPLOY_ADDRESS, value: 0, nonce: ++nonce, data: JSON.stringify({ bytecode_hex: toHex(distinct(shapeBytes)) }), gas_limit: deployGas });
+    f.chain.mempool.add(f.chain.rebuildTx('signed', body, 1n, 0));
+  }
+});
+console.log(`worst block of deploys: ${deploysPerBlock} distinct deploy(s) of "${worstDeploy.probe.name}" at ${deployGas} gas each, past admission (block gas ${deploys.gas}) proposed, validated and committed in ${deploys.wall.toFixed(0)} ms wall, ${deploys.cpu.toFixed(0)} ms CPU (medians of 5; must be ≤ 1 000 ms)`);
+await thread.close();
+process.exit(0);

@@ -1,0 +1,115 @@
+/**
+ * The fuel schedule: what every resource a contract uses costs, in one place (issue 29 item 1).
+ *
+ * One fuel unit is meant to be about the same time whatever buys it, so that a transaction's gas
+ * limit bounds its time and memory, not only its instruction count. The numbers are calibrated by
+ * `bench/contracts-calibration.bench.ts`, which measures nanoseconds per fuel unit for every
+ * instruction class, host function and instantiation cost below and checks that the slowest is
+ * within 4× of the median; `plugins/contracts/README.md` quotes its last run. They are consensus
+ * rules: changing one changes the gas of calls, so every validator must run the same schedule
+ * (a new schedule is a new build, as any rule change is).
+ *
+ * Fast instructions (integer arithmetic, locals) cost 1 and are the cheapest per nanosecond: an
+ * integer cannot be smaller, and overpricing what is fast is harmless. Everything slower is
+ * priced up to the median rate or above.
+ */
+
+/** Fuel of one instruction, by class; the metering pass (instrument.ts) sums them per control region. */
+export const INSTRUCTION_FUEL = {
+  /** Any instruction not named below (arithmetic, locals, constants, compares, loads, stores, branches). */
+  base: 1,
+  /** Entering a block, an if arm or a loop iteration: the charge the meter itself runs there. */
+  region: 5,
+  /** i32/i64 mul: a multiply's latency on a dependent chain. */
+  mul: 3,
+  /** i32/i64 div and rem: tens of cycles. */
+  divRem: 10,
+  /** global.get and global.set: a load or store through the instance in baseline code. */
+  global: 3,
+  /** A direct call: the callee's stack counting, its frame, its wrapper. */
+  call: 20,
+  /** An indirect call: a table lookup and signature check on top of a call. */
+  callIndirect: 26,
+  /** br_table: a bounds check and an indirect jump. */
+  brTable: 4,
+} as const;
+
+/** memory.fill, memory.copy and memory.init: fuel per byte their size operand names, charged before they run. */
+export const BULK_FUEL_PER_BYTE = 1n;
+
+/**
+ * memory.grow, charged before the host grows the memory: per page added (committed and zeroed by
+ * the operating system on first touch), and per call, because a memory that grew cannot go back
+ * to the pool: the next instance of that contract allocates a new one (memory-pool.ts).
+ */
+export const GROW_FUEL = {
+  perGrow: 300_000,
+  perPage: 60_000,
+} as const;
+
+/**
+ * Instantiating a module, charged from the call tree's fuel before the host allocates anything
+ * (a contract level's memory and instance): V8 builds the instance's function table, globals,
+ * tables and element segments, copies the data segments, and the memory's initial pages are
+ * zeroed. Computed once per code hash by instrument.ts from the module's shape.
+ */
+export const INSTANCE_FUEL = {
+  base: 25_000,
+  /** Each function of the metered module (imports and the stack wrappers included). */
+  perFunction: 30,
+  perGlobal: 300,
+  /** Each slot of a table's initial size. */
+  perTableSlot: 50,
+  /** Each function reference an element segment writes. */
+  perElement: 50,
+  /** Each byte of data segments copied into memory. */
+  perDataByte: 1,
+  /** Each initial 64 KiB page of memory (zeroed for a reused memory, committed for a new one). */
+  perPage: 8_000,
+} as const;
+
+/** Largest table a contract may declare (slots): tables are allocated at instantiation. */
+export const MAX_TABLE_SLOTS = 65_536;
+
+/** Fuel the host charges for its own work, on top of the instructions (engine.ts). */
+export const HOST_FUEL = {
+  /** Every host function call: the boundary crossing and its checks. */
+  call: 2_000,
+  /** storage_read, on top: the key built and looked up in the call's writes and reads. */
+  storageRead: 3_000,
+  /** Each byte moved between the contract's memory and the host (arguments, outputs). */
+  perByte: 1,
+  /** A storage write, before its bytes. */
+  storageWrite: 2_000,
+  /** Each byte of key and value a write stores: state every node keeps (1 MiB ≈ 10 500 gas at the default rate). */
+  storedByte: 100,
+  /** A storage delete. */
+  storageDelete: 2_000,
+  /** Each byte of an event's name and data: kept with the block on every node. */
+  eventByte: 20,
+  /** An event, before its bytes. */
+  event: 2_000,
+  /**
+   * The first read of a state key in a call tree (a storage key, or a callee's record and code):
+   * the node fetches it from its store while the call waits. The run that stopped there is charged
+   * too, as fuel already used (runner.ts: the read premium).
+   */
+  firstRead: 45_000,
+  /** call_contract, before the callee's instantiation (which costs its own INSTANCE_FUEL). */
+  contractCall: 2_000,
+} as const;
+
+/**
+ * A deploy, charged before its bytes are checked and metered and before its init runs: the
+ * metering pass (the shape scan, Binaryen reading, validating, rewriting and writing the module,
+ * V8 compiling it) takes time by module, by function, by instruction and by control region (where
+ * it inserts a charge); every byte is also hashed, stored and scanned. The code of a shipped
+ * template pays `perByte` only: its metering is paid once per node, not per deploy.
+ */
+export const DEPLOY_FUEL = {
+  perModule: 3_000_000,
+  perFunction: 130_000,
+  perInstruction: 7_000,
+  perRegion: 20_000,
+  perByte: 10,
+} as const;
