@@ -12,6 +12,7 @@ import type { Signer, SignerAnswer, SignRequest } from './auth/signer.js';
 import type { PluginScheduleChange, PluginScheduleEntry } from './host/schedule.js';
 import type { ReadMethodCalls, WriteMethodCalls } from './host/methods.js';
 import type { ValidatorSetReader } from './chain/validator-reader.js';
+import type { RecipientReader } from './chain/recipient.js';
 
 /**
  * Every hook point between the kernel and its plugins, declared once and frozen (the shape of
@@ -43,6 +44,12 @@ export interface ReadContext {
   readonly methods: ReadMethodCalls;
   /** The consensus validator set in this state: the latest, or the one in force at a height. */
   readonly validators: ValidatorSetReader;
+  /**
+   * Where coins sent to an address go (decisions.md §30, §39): whether it may be paid, and the
+   * account a payment lands in now (a registered name's owner). The rules of the kernel's plain
+   * transfer, for a plugin that pays out (a vault).
+   */
+  readonly recipients: RecipientReader;
   /**
    * The activation schedule of state plugins in this state (the kernel's record, read only): what
    * a plugin that proposes schedule changes judges them against (`readPluginSchedule`).
@@ -203,7 +210,7 @@ export interface TransferTakeover {
 export type RpcMethodHandler = (params: Record<string, unknown>) => Promise<unknown>;
 
 /** The consensus hooks: tapped only by state plugins, in the network's ordered plugin list. */
-export const CONSENSUS_HOOKS = ['initGenesis', 'checkTx', 'prepareProposal', 'processProposal', 'beginBlock', 'executeTx', 'endBlock', 'evidence', 'resolveSigner', 'ownerOf', 'recordExists', 'feePayer', 'beforeTransfer'] as const;
+export const CONSENSUS_HOOKS = ['initGenesis', 'checkTx', 'prepareProposal', 'processProposal', 'beginBlock', 'executeTx', 'endBlock', 'evidence', 'resolveSigner', 'ownerOf', 'recordExists', 'resolveName', 'accountName', 'feePayer', 'beforeTransfer'] as const;
 /** The hooks a service plugin may tap. */
 export const SERVICE_HOOKS = ['committed', 'routes', 'rpcMethods', 'query'] as const;
 export type HookName = (typeof CONSENSUS_HOOKS)[number] | (typeof SERVICE_HOOKS)[number];
@@ -237,6 +244,20 @@ export function createHooks() {
       (kind: string) => new AsyncSeriesBailHook<[ReadContext, string], boolean | undefined>(['ctx', 'address'], `recordExists:${kind}`),
       'recordExists',
     ),
+    /**
+     * A registered name that stands for an account (decisions.md §39: a `.human` name, an
+     * `.agent`), by address kind: the account it resolves to now, asked whenever the name is
+     * used. Coins sent to it by a plain transaction, or paid to it by a plugin through
+     * `ctx.recipients.payee`, credit that account; `GET /api/v1/accounts/<name>` answers that
+     * account; a plain transaction from the name is refused (400: a name holds no balance). A
+     * key-derived address is never asked about.
+     */
+    resolveName: new HookMap<AsyncSeriesBailHook<[ReadContext, string], string | undefined>>(
+      (kind: string) => new AsyncSeriesBailHook<[ReadContext, string], string | undefined>(['ctx', 'address'], `resolveName:${kind}`),
+      'resolveName',
+    ),
+    /** The name an account is shown with: `custom_address` of its account record (decisions.md §39), undefined for none. */
+    accountName: new AsyncSeriesBailHook<[ReadContext, string], string | undefined>(['ctx', 'address'], 'accountName'),
     /**
      * Who pays a transaction's fee when not the signing account (sponsors); the first answer wins.
      * `maxFee` is the largest fee the transaction can be charged (its gas limit × its price): a

@@ -32,6 +32,7 @@ export type { ParamReader, ParamSpec } from './state/params.js';
 // The price of state growth the kernel charges every transaction (docs/plugin-sdk.md, "State growth").
 export { readStoragePrice, storageFee, storageFeeOf, STORAGE_BYTE_PRICE_PARAM, STORAGE_FREE_BYTES_PARAM, type StoragePrice } from './chain/state-growth.js';
 export type { ValidatorSetReader } from './chain/validator-reader.js';
+export type { RecipientReader } from './chain/recipient.js';
 export type { Validator } from './consensus/types.js';
 
 // 3. Events declared with their data's schema (a typed emit; the gateway's socket mapping).
@@ -45,6 +46,7 @@ export { operationFamily, type FamilyMember, type SharedOperationFields } from '
 export { ACTOR_FIELDS, VALUE_FIELDS, actorFieldOf, valueFieldOf, signsForOf, signsForText } from './ops/fields.js';
 export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SecondSignatureInput, SignedFields } from './ops/operation.js';
 export { operationOf } from './chain/types.js';
+export { operationRouteGroups, selectOperation, type OperationRouteGroup, type RouteMember } from './ops/route-dispatch.js';
 
 // 5. Who signed, and the authorization extension point.
 export type { AppliedTransaction, Signer, SignerAnswer, SignerGrant, SignerKind, SignRequest } from './auth/signer.js';
@@ -102,6 +104,7 @@ export { sha3Hex0x } from './crypto/hash.js';
 export { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES, type SignatureProvider } from './crypto/provider.js';
 export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
 export { CRYPTO_ALGORITHMS } from './crypto/algorithms.js';
+export { NFT_TRANSFER_FEE } from './chain/kernel-params.js';
 
 // 11. Lifecycle: the activation schedule of state plugins (decisions.md §26, §37).
 export type { PluginScheduleChange, PluginScheduleEntry, PluginState } from './host/schedule.js';

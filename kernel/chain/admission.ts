@@ -21,7 +21,7 @@ import { OP_FIELD, type OperationRegistry, type ParsedOperation } from '../ops/r
 import { DEFERRED, verifyOperationSignatures, verifyWithState, type OperationSignaturePolicy } from '../ops/signature.js';
 import { admissionContext, readContext, type ContextEnv } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
-import { recipientProblem } from './recipient.js';
+import { recipientProblem, senderProblem } from './recipient.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 import { OPERATION_TARGET_PREFIX, operationOf, type SignatureLayout, type Tx } from './types.js';
 
@@ -195,6 +195,9 @@ export class Admission {
       const problem = await this.gasLimitProblem(tx, f.gas_limit, state);
       if (problem) throw problem;
     }
+    // A name or an address that pays out only its own way sends no plain transaction (decisions.md §39, §43).
+    const notASender = await senderProblem(this.d.hooks, () => readContext(this.ctxEnv, state, height), f.from, (kind) => this.d.host.addressKind(kind)?.sendRefusal);
+    if (notASender) throw notASender;
     // 2. Who may sign: an outsider is told 401 before anything about the account (balance, nonce).
     const key = presentedKey(f.body, f.public_key);
     const authorized = await this.authorizeAt(state, height, tx, key, undefined);
@@ -271,7 +274,12 @@ export class Admission {
     const last = pending.length > 0 ? pending[pending.length - 1]!.nonce : await lastOperationNonce(state, p.actor);
     if (p.nonce <= last) throw badRequest(`nonce ${p.nonce} is not above ${last}, the last nonce accepted from ${p.actor}: operation nonces are millisecond timestamps that only increase`);
     // 4. Funds, then the owning plugin's own rules.
-    await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, tx.gasPrice);
+    // The signed value is taken from the signer unless the operation declares what it takes
+    // (`debits`): then its own check judges those funds, naming what they are for (a node's
+    // min_stake, a name's price), and a vault payout, which signs the amount the vault pays,
+    // takes nothing from the signing member (decisions.md §44).
+    const takes = p.op.spec.debits === undefined ? p.value : 0n;
+    await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, tx.gasPrice, undefined, takes);
     const input = { name: p.op.spec.name, body: verified.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer: authorized.signer };
     const refused = p.op.spec.check ? await p.op.spec.check(ctx, input as never) : undefined;
     if (refused) throw refused;
@@ -306,21 +314,22 @@ export class Admission {
   /**
    * Funds for the value and the fee: the value from `valueFrom` (a transfer's sender; an
    * operation's signing account, the owner for a record address), the fee from `payer`, both net
-   * of what their pending transactions reserve. `known`: `valueFrom`'s account, when read already.
+   * of what their pending transactions reserve. `known`: `valueFrom`'s account, when read already;
+   * `value`: what it takes (an operation's declared `debits`; a transfer's value).
    */
-  private async checkFunds(state: StateSource, tx: Tx, valueFrom: string, payer: string, gasPrice: bigint, known?: AccountRecord): Promise<void> {
+  private async checkFunds(state: StateSource, tx: Tx, valueFrom: string, payer: string, gasPrice: bigint, known?: AccountRecord, value: bigint = tx.value): Promise<void> {
     const accounts = accountsReader(state);
     // The block takes the fee of the whole limit before the handler runs.
     const fee = BigInt(this.gasLimitOf(tx)) * gasPrice;
     if (payer === valueFrom) {
       const sender = known ?? (await accounts.get(valueFrom));
       const pending = this.d.mempool.pendingSpend(valueFrom, this.gasLimitOf);
-      const cost = tx.value + fee;
+      const cost = value + fee;
       if (sender.balance < pending + cost) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);
       return;
     }
     const [sender, paying] = await Promise.all([known ?? accounts.get(valueFrom), accounts.get(payer)]);
-    if (sender.balance < this.d.mempool.pendingSpend(valueFrom, this.gasLimitOf) + tx.value) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin, needs ${tx.value}`);
+    if (sender.balance < this.d.mempool.pendingSpend(valueFrom, this.gasLimitOf) + value) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin, needs ${value}`);
     if (paying.balance < this.d.mempool.pendingSpend(payer, this.gasLimitOf) + fee) throw badRequest(`insufficient balance: the fee payer ${payer} has ${paying.balance} ucoin, needs ${fee}`);
   }
 

@@ -19,6 +19,7 @@ import { validatorSetReader, type ValidatorSetReader } from './validator-reader.
 import { readSchedule } from '../host/schedule-state.js';
 import type { PluginScheduleEntry } from '../host/schedule.js';
 import type { ReadMethodCalls, WriteMethodCalls } from '../host/methods.js';
+import { payeeOf, recipientReader, type RecipientReader } from './recipient.js';
 
 /**
  * The contexts hooks receive. The kernel builds one unscoped context per call; the host re-scopes
@@ -36,8 +37,15 @@ export interface ContextEnv {
   readonly methods?: MethodDirectory;
   /** The host's: what converted plugins declared, which their `store`, `index`, `read` and `emit` are held to. */
   readonly boundary?: PluginBoundary;
-  /** The hooks `payee` asks (which plugin keeps records of an address kind, who owns a `.node`). */
+  /** The kernel's hooks, which `recipients` asks (names, owners of record addresses). */
   readonly hooks?: Hooks;
+}
+
+/** `ctx.recipients` over `source`: the hooks are asked with a kernel context on the same state. */
+function recipientsOf(e: ContextEnv, source: StateSource, height: number): RecipientReader {
+  const hooks = e.hooks;
+  if (hooks === undefined) throw new Error('this context carries no hooks: recipients are not available here');
+  return recipientReader(hooks, () => new ReadCtx(e, source, height, 'kernel'), source);
 }
 
 /** ReadContext.payee over `source`: the plain transfer's rule (chain/recipient.ts), and a `.node`'s owner (decisions.md §30). */
@@ -47,8 +55,8 @@ async function payeeIn(e: ContextEnv, source: StateSource, height: number, to: s
   const ctx = (): ReadContext => new ReadCtx(e, source, height, 'kernel');
   const refused = await recipientProblem(hooks, ctx, source, to);
   if (refused) return refused;
-  if (addressKind(to) !== 'node') return to;
-  return (await ownerOf(hooks, ctx, source, to)) ?? to;
+  // A registered name's current owner (decisions.md §39), a `.node`'s owner (§30), else `to`.
+  return payeeOf(hooks, ctx, source, to);
 }
 
 class ReadCtx implements ReadContext {
@@ -87,6 +95,10 @@ class ReadCtx implements ReadContext {
 
   get validators(): ValidatorSetReader {
     return validatorSetReader(this.source);
+  }
+
+  get recipients(): RecipientReader {
+    return recipientsOf(this.e, this.source, this.height);
   }
 
   async pluginSchedule(): Promise<PluginScheduleEntry[]> {
@@ -182,6 +194,10 @@ class WriteCtx implements WriteContext {
 
   get validators(): ValidatorSetReader {
     return validatorSetReader(this.overlay);
+  }
+
+  get recipients(): RecipientReader {
+    return recipientsOf(this.e, this.overlay, this.block.height);
   }
 
   async pluginSchedule(): Promise<PluginScheduleEntry[]> {

@@ -27,7 +27,7 @@ import { EVIDENCE_WINDOW_PARAM } from './evidence-window.js';
 import { resultingSetProblem, validatorUpdateProblem } from './validator-update-rules.js';
 import { changeSchedule, type PluginScheduleChange } from '../host/schedule.js';
 import { readSchedule, writeSchedule } from '../host/schedule-state.js';
-import { recipientProblem } from './recipient.js';
+import { payeeOf, recipientProblem, senderProblem } from './recipient.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 import { readStoragePrice, storageFeeOf, type StoragePrice } from './state-growth.js';
@@ -58,6 +58,8 @@ export interface ExecutorDeps {
   readonly operations: OperationRegistry;
   /** 403 naming the plugin when the plugin serving a target is not active at the height. */
   readonly inactiveProblem: (target: string, height: number) => ChainError | undefined;
+  /** Why a plain transaction from an address of this kind is refused (`AddressKindSpec.sendRefusal`), if it is. */
+  readonly sendRefusal?: (kind: string) => string | undefined;
   /** 403 naming the parameter when the plugin serving a target keeps its records on another shard than this node's. */
   readonly shardProblem?: (target: string, state: StateSource) => Promise<ChainError | undefined>;
   /** A context re-scoped to a plugin's namespace (host/scoping.ts). */
@@ -237,6 +239,11 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     const below = declared === undefined ? undefined : gasLimitBelowBase(declared, gas);
     if (below !== undefined) return { ...NOTHING_CHARGED, error: below };
     limit = declared ?? gas;
+    if (parsed === undefined) {
+      // A name, or an address that pays out only its own way, sends no plain transaction (decisions.md §39, §43).
+      const notASender = await senderProblem(deps.hooks, () => readContext(deps, overlay, block.height), tx.from, (kind) => deps.sendRefusal?.(kind));
+      if (notASender) return { ...NOTHING_CHARGED, error: notASender.message };
+    }
     const key = presentedKey(tx.body, typeof tx.body.public_key === 'string' ? tx.body.public_key : '');
     const authorized = await authorizeTx(deps.hooks, deps.scoped, () => readContext(deps, overlay, block.height), overlay, tx, key, parsed, limit);
     if (authorized instanceof ChainError) return { ...NOTHING_CHARGED, error: authorized.message };
@@ -415,18 +422,24 @@ async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: Bloc
   return result ? result.gas : undefined;
 }
 
-/** The kernel's plain transfer: to a recipient someone can own, unless a plugin takes it over first (holds). */
+/**
+ * The kernel's plain transfer: to a recipient someone can own, credited to the account it stands
+ * for when it applies (a registered name's current owner, decisions.md §39), unless a plugin takes
+ * it over first (holds).
+ */
 async function transfer(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, outputs: () => WriteOutputs, tx: Tx, gasLimit: number, signer: Signer): Promise<void> {
-  const refused = await recipientProblem(deps.hooks, () => readContext(deps, child, block.height), child, tx.to);
+  const ctx = () => readContext(deps, child, block.height);
+  const refused = await recipientProblem(deps.hooks, ctx, child, tx.to);
   if (refused) throw refused;
+  const to = await payeeOf(deps.hooks, ctx, child, tx.to);
   if (deps.hooks.beforeTransfer.isUsed()) {
-    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(deps, child, block, outputs(), tx, gasLimit), { from: tx.from, to: tx.to, recipient: tx.to, value: tx.value, signer, holdable: true });
+    const takenOver = await deps.hooks.beforeTransfer.promise(txContext(deps, child, block, outputs(), tx, gasLimit), { from: tx.from, to, recipient: tx.to, value: tx.value, signer, holdable: true });
     if (takenOver) return;
   }
   const childAccounts = accountsWriter(child);
   await childAccounts.debit(tx.from, tx.value);
   // The credit and the receiver's count in one read and one write (read after the debit, so
   // a transfer to oneself sees it).
-  const receiver = await childAccounts.get(tx.to);
-  childAccounts.put(tx.to, { ...receiver, balance: receiver.balance + tx.value, tx_count: receiver.tx_count + (tx.to === tx.from ? 0 : 1) });
+  const receiver = await childAccounts.get(to);
+  childAccounts.put(to, { ...receiver, balance: receiver.balance + tx.value, tx_count: receiver.tx_count + (to === tx.from ? 0 : 1) });
 }

@@ -4,6 +4,7 @@ import type { Hooks, ReadContext } from '../hooks.js';
 import { accountsReader } from '../state/accounts.js';
 import type { StateSource } from '../state/overlay.js';
 import { VALIDATORS_NAMESPACE } from './validator-set.js';
+import { ownerOf } from '../auth/authorize.js';
 
 /**
  * Whether a plain transfer may credit `to`. A key-derived address always has an owner (its key);
@@ -21,4 +22,69 @@ export async function recipientProblem(hooks: Hooks, ctx: () => ReadContext, sou
   const hook = kind === null ? undefined : hooks.recordExists.get(kind);
   if (hook?.isUsed() && (await hook.promise(ctx(), to)) === true) return null;
   return badRequest(`${to} is not a valid recipient: it is neither a key-derived address (chain:<15 hex>.human) nor a record that exists on this chain`);
+}
+
+/**
+ * The account a registered name stands for now (decisions.md §39: a `.human` name's or an
+ * `.agent`'s current owner), as the plugin owning the kind answers `resolveName`; undefined for
+ * an address that is no such name (a key-derived address never is).
+ */
+export async function nameTarget(hooks: Hooks, ctx: () => ReadContext, address: string): Promise<string | undefined> {
+  if (isKeyDerivedAddress(address)) return undefined;
+  const kind = addressKind(address);
+  const hook = kind === null ? undefined : hooks.resolveName.get(kind);
+  return hook?.isUsed() ? hook.promise(ctx(), address) : undefined;
+}
+
+/**
+ * The account a payment to `to` lands in, resolved when it applies: a registered name's current
+ * account (§39), a `.node`'s owner (§30: a `.node` holds no spendable balance), else `to` itself
+ * (a key-derived address, a vault, an escrow). Ask `recipientProblem` first: this does not judge
+ * whether `to` may be paid at all.
+ */
+export async function payeeOf(hooks: Hooks, ctx: () => ReadContext, source: StateSource, to: string): Promise<string> {
+  const named = await nameTarget(hooks, ctx, to);
+  if (named !== undefined) return named;
+  if (addressKind(to) === 'node') return (await ownerOf(hooks, ctx, source, to)) ?? to;
+  return to;
+}
+
+/**
+ * Why a plain transaction may not be sent from `from` before anyone judges its signature
+ * (400): a registered name holds no balance (§39), and an address kind whose plugin says coins
+ * leave it only its own way (`AddressKindSpec.sendRefusal`: a vault, §43).
+ */
+export async function senderProblem(hooks: Hooks, ctx: () => ReadContext, from: string, refusalOfKind: (kind: string) => string | undefined): Promise<ChainError | null> {
+  if (isKeyDerivedAddress(from)) return null;
+  const kind = addressKind(from);
+  const refusal = kind === null ? undefined : refusalOfKind(kind);
+  if (refusal !== undefined) return badRequest(`a plain transaction from ${from} is refused: ${refusal}`);
+  const named = await nameTarget(hooks, ctx, from);
+  if (named !== undefined) return badRequest(`a plain transaction from ${from} is refused: it is a name of ${named} and holds no balance; send from ${named}`);
+  return null;
+}
+
+/**
+ * Where coins sent to an address go, as plugins read it (`ctx.recipients`): the same rules the
+ * kernel's plain transfer follows, so a plugin paying out (a vault's payout, decisions.md §44)
+ * reaches exactly whom a plain transfer would.
+ */
+export interface RecipientReader {
+  /** Why `to` cannot be paid (400 naming it), or null. */
+  problem(to: string): Promise<ChainError | null>;
+  /** The account a payment to `to` lands in now (a name's owner, a `.node`'s owner, else `to`). */
+  payee(to: string): Promise<string>;
+  /** The account a registered name (`.human` name, `.agent`) stands for, or undefined. */
+  nameTarget(address: string): Promise<string | undefined>;
+  /** The name an account is shown with (its `custom_address`, decisions.md §39), `''` for none. */
+  customAddress(account: string): Promise<string>;
+}
+
+export function recipientReader(hooks: Hooks, ctx: () => ReadContext, source: StateSource): RecipientReader {
+  return {
+    problem: (to) => recipientProblem(hooks, ctx, source, to),
+    payee: (to) => payeeOf(hooks, ctx, source, to),
+    nameTarget: (address) => nameTarget(hooks, ctx, address),
+    customAddress: async (account) => (hooks.accountName.isUsed() ? ((await hooks.accountName.promise(ctx(), account)) ?? '') : ''),
+  };
 }

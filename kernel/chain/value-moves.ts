@@ -14,6 +14,9 @@ import type { TransferIntent, TransferTakeover } from '../hooks.js';
  * - counted: `debited` is what the transaction took from the account besides its fee, which a
  *   signer's grant receives in `onApplied` (a session key's `spent`, checked against its cap).
  *
+ * A move out of another account that the signer spends from by the transaction's authority (a
+ * vault's payout, `TransferOptions.onBehalf`) is shown and counted the same way.
+ *
  * The kernel's own plain transfer asks `beforeTransfer` itself (executor.ts) and counts its value.
  */
 export class ValueMoves {
@@ -48,7 +51,7 @@ export class ValueMoves {
         if (this.watched.has(address)) this.taken += amount;
       },
       transfer: async (from, to, amount, options) => {
-        const out = this.watched.has(from) && to !== from;
+        const out = (this.watched.has(from) || options?.onBehalf === true) && to !== from;
         if (out && amount > 0n && this.ask !== undefined && !this.intercepting) {
           const holdable = options?.payment === true;
           this.intercepting = true;

@@ -57,6 +57,8 @@ const CONTEXT_ARG: Record<string, { ctx: number; passThrough: boolean }> = {
   resolveSigner: { ctx: 0, passThrough: false },
   ownerOf: { ctx: 0, passThrough: false },
   recordExists: { ctx: 0, passThrough: false },
+  resolveName: { ctx: 0, passThrough: false },
+  accountName: { ctx: 0, passThrough: false },
   feePayer: { ctx: 0, passThrough: false },
   beforeTransfer: { ctx: 0, passThrough: false },
   committed: { ctx: -1, passThrough: false },

@@ -35,6 +35,12 @@ export interface AddressKindSpec {
   /** Gas charged for one transaction to an address of this kind, before the handler reports more. */
   readonly gas: number;
   readonly description: string;
+  /**
+   * Coins leave an address of this kind only the plugin's own way (a vault's executed payout,
+   * decisions.md §43): a plain transaction *from* one is refused with 400 and this reason, at
+   * admission and in the block, before anyone judges its signature.
+   */
+  readonly sendRefusal?: string;
 }
 
 /**

@@ -119,7 +119,7 @@ test('served from a route table: validation before the handler, `refuse` before 
   const entry = routes.list()[0]!;
   assert.equal(entry.owner, 'notes');
   assert.equal(entry.declared?.summary, 'one note');
-  assert.deepEqual(entry.proven?.keys(req({ params: { address: 'chain:a.human' } })), ['notes/note/chain:a.human']);
+  assert.deepEqual(entry.proven?.keys(req({ params: { address: 'chain:a.human' } }), {}), ['notes/note/chain:a.human']);
   assert.deepEqual(await entry.handler(req({ params: { address: 'chain:a.human' } })), { text: 'for chain:a.human' });
   // A proven read takes `prove`; its schema is added to the route's query.
   assert.deepEqual(Object.keys((one as { query?: TObject }).query!.properties), ['prove']);

@@ -48,8 +48,23 @@ export interface RouteSpec<P extends TObject | undefined = TObject | undefined, 
   readonly responses: RouteResponses;
   /** Content type of the 200 answer when not JSON (a streamed export). */
   readonly produces?: string;
-  /** A proven read (decisions.md §84): the full state keys its answer is read from (`store.stateKey(...)`). */
-  readonly proves?: (req: RequestFor<P, Q, B>) => readonly string[];
+  /**
+   * A proven read (decisions.md §84): the full state keys its answer is read from
+   * (`store.stateKey(...)`), from the request and, where the record read depends on state (a
+   * name resolved to the address it stands for), the answer the handler gave.
+   */
+  readonly proves?: (req: RequestFor<P, Q, B>, answer: Readonly<Record<string, unknown>>) => readonly string[];
+  /**
+   * Part 1 marks the route "Node only": the gateway neither serves nor proxies it (a socket
+   * method may still read it from a node, below).
+   */
+  readonly nodeOnly?: boolean;
+  /**
+   * The gateway's socket method that answers this read (part 1 "Socket RPC methods"): its params
+   * fill the path parameters and the query parameters by name; the answer is this route's. A
+   * plugin lists the route in its definition's `routes` for the gateway to find it.
+   */
+  readonly socketMethod?: string;
   /** OpenAPI `x-*` fields of the operation (issue 36), beside those the kernel derives. */
   readonly extensions?: Readonly<Record<`x-${string}`, unknown>>;
 }

@@ -95,7 +95,8 @@ export const KERNEL_ROUTES = {
     summary: 'an account; with prove=true, balance, nonce and tx_count proven against a certified header (decisions.md §84)',
     params: AccountParams,
     responses: { 200: AccountView },
-    proves: (req) => [accountStateKey(req.params.address)],
+    // A name answers its owner's account (decisions.md §39): the record proven is the one answered.
+    proves: (_req, answer) => [accountStateKey(String(answer.address))],
   }),
   accountTransactions: defineRoute({ method: 'GET', path: '/api/v1/accounts/:address/transactions', summary: 'an account\'s transactions, newest first', params: AccountParams, query: pageQuery({ default: 50, cap: 200 }), responses: { 200: AccountTxList } }),
   accountTotals: defineRoute({ method: 'GET', path: '/api/v1/accounts/:address/totals', summary: 'what an account sent, received and paid in fees, in total', params: AccountParams, responses: { 200: TotalsView } }),

@@ -295,11 +295,16 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     };
   });
 
-  // decisions.md §84: `?prove=true` proves balance, nonce and tx_count by the account's record.
+  // decisions.md §84: `?prove=true` proves balance, nonce and tx_count by the account's record;
+  // §39: a registered name answers the account it stands for (its owner's), whose record is proven.
   routes.serve(KERNEL_ROUTES.account, async (req) => {
-    const address = req.params.address;
-    const acct = await s.query.run('kernel', (ctx) => ctx.accounts.get(address));
-    return accountView(address, acct, chain.mempool.nextNonce(address, acct.nonce), nShards);
+    const named = req.params.address;
+    const { address, acct, custom } = await s.query.run('kernel', async (ctx) => {
+      const address = (await ctx.recipients.nameTarget(named)) ?? named;
+      const [acct, custom] = await Promise.all([ctx.accounts.get(address), ctx.recipients.customAddress(address)]);
+      return { address, acct, custom };
+    });
+    return accountView(address, acct, chain.mempool.nextNonce(address, acct.nonce), nShards, custom);
   });
 
   routes.serve(KERNEL_ROUTES.accountTransactions, async (req) => {

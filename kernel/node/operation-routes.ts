@@ -1,27 +1,33 @@
+import { badRequest } from '../errors.js';
 import type { OperationRegistry } from '../ops/registry.js';
+import { selectOperation } from '../ops/route-dispatch.js';
 import type { RouteTable } from './route-table.js';
 import type { KernelServices } from './services.js';
 
 /**
  * The REST routes of every declared operation, served by the kernel for the plugin that owns it:
  * the body (and the path's `:params`) becomes the operation's transaction, admitted as
- * decisions.md §16 orders, answered as §17 says.
+ * decisions.md §16 orders, answered as §17 says. A route several operations share is served
+ * once and hands each body to the operation it selects (route-dispatch.ts); the route belongs to
+ * the operation that takes the bodies no selector takes.
  */
 export function registerOperationRoutes(routes: RouteTable, s: KernelServices, operations: OperationRegistry): void {
-  for (const { spec, plugin } of operations.list()) {
-    for (const r of spec.routes) {
-      routes.withOwner(plugin, () =>
-        routes.add(r.method, r.path, async (req) => {
-          try {
-            const answer = await s.chain.admitOperation(spec.name, req.body, req.params, s.now());
-            s.metrics.txsSubmitted.inc();
-            return answer;
-          } catch (e) {
-            s.metrics.txsRejected.inc({ status: String((e as { status?: number }).status ?? 500) });
-            throw e;
-          }
-        }, { operation: spec }),
-      );
-    }
+  for (const group of operations.routeGroups()) {
+    const owner = (group.members.find((m) => m.route.selectedBy === undefined) ?? group.members[0]!).op.plugin;
+    routes.withOwner(owner, () =>
+      routes.add(group.method, group.path, async (req) => {
+        try {
+          const body = req.body !== null && typeof req.body === 'object' && !Array.isArray(req.body) ? { ...(req.body as Record<string, unknown>), ...req.params } : req.body;
+          const op = selectOperation(group, body);
+          if (op === undefined) throw badRequest(`${group.method} ${group.path}: no operation of this network takes this body (${group.members.map((m) => m.op.spec.name).join(', ')} each take their own)`);
+          const answer = await s.chain.admitOperation(op.spec.name, req.body, req.params, s.now());
+          s.metrics.txsSubmitted.inc();
+          return answer;
+        } catch (e) {
+          s.metrics.txsRejected.inc({ status: String((e as { status?: number }).status ?? 500) });
+          throw e;
+        }
+      }, { operation: (group.members.find((m) => m.route.selectedBy === undefined) ?? group.members[0]!).op.spec }),
+    );
   }
 }

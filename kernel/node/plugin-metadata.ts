@@ -54,7 +54,10 @@ export function storeView(s: DeclaredStore | DeclaredIndex): Record<string, unkn
 function operationView(o: RegisteredOperation): Record<string, unknown> {
   // What a client signs with (ops/describe.ts, the same facts `GET /api/v1/plugins` lists), plus
   // the body schema and who may sign.
-  return { ...describeOperation(o), schema: wireSchema(o.spec.schema), main_key_only: o.spec.mainKeyOnly ?? null };
+  // A route several operations share names the bodies it selects for this one (route-dispatch.ts).
+  const d = describeOperation(o);
+  const routes = d.routes.map((r, i) => ({ ...r, selected_by: o.spec.routes[i]?.selectedBy === undefined ? null : wireSchema(o.spec.routes[i]!.selectedBy!) }));
+  return { ...d, routes, schema: wireSchema(o.spec.schema), main_key_only: o.spec.mainKeyOnly ?? null };
 }
 
 function routeView(r: RouteEntry, operation: string | undefined): Record<string, unknown> {

@@ -80,13 +80,13 @@ export class ProvenReads {
     return (req: RpcRequest) => (proveParam(req.query) ? this.answer(entry, proven.keys, req) : entry.handler(req));
   };
 
-  private async answer(entry: RouteEntry, keysOf: (req: RpcRequest) => readonly string[], req: RpcRequest): Promise<Record<string, unknown>> {
+  private async answer(entry: RouteEntry, keysOf: (req: RpcRequest, answer: Readonly<Record<string, unknown>>) => readonly string[], req: RpcRequest): Promise<Record<string, unknown>> {
     for (let attempt = 1; ; attempt++) {
       const view = await this.chain.pastState();
       try {
         const result = await this.query.pinnedTo(view, view.height, () => entry.handler(req));
         if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new Error(`${entry.path}: a proven read must answer a record`);
-        const keys = [...new Set(keysOf(req))];
+        const keys = [...new Set(keysOf(req, result as Record<string, unknown>))];
         const unread = keys.filter((k) => !view.keysRead.has(k));
         // A declaration that drifted from what the handler reads would prove the wrong bytes.
         if (unread.length > 0) throw new Error(`${entry.path} declares ${unread.join(', ')} as proven but its handler did not read them`);

@@ -22,11 +22,16 @@ export class QueryService {
   /** The past state a proven read pins every query of its handler to (proven-reads.ts). */
   private readonly pinned = new AsyncLocalStorage<{ readonly state: StateSource; readonly height: number }>();
 
+  /** The contexts' env: the hooks ride along, so `ctx.recipients` works in routes. */
+  private readonly e: { env: NetworkEnv; params: ParamRegistry; boundary?: PluginBoundary; hooks: Hooks };
+
   constructor(
     private readonly committed: CommittedState,
     private readonly hooks: Hooks,
-    private readonly e: { env: NetworkEnv; params: ParamRegistry; boundary?: PluginBoundary },
-  ) {}
+    env: { env: NetworkEnv; params: ParamRegistry; boundary?: PluginBoundary },
+  ) {
+    this.e = { ...env, hooks };
+  }
 
   /** Runs `fn` with a read-only context of `plugin` at the last committed height. */
   async run<T>(plugin: string, fn: (ctx: QueryContext) => Promise<T>): Promise<T> {

@@ -31,7 +31,11 @@ export type RpcHandler = (req: RpcRequest) => unknown;
  * `proof` with one entry per key, and refuses to serve a declaration the handler did not read.
  */
 export interface ProvenRead {
-  readonly keys: (req: RpcRequest) => readonly string[];
+  /**
+   * The keys, from the request and the answer the handler gave (a read through a name proves the
+   * record of the address it resolved to: the answer's `address`).
+   */
+  readonly keys: (req: RpcRequest, answer: Readonly<Record<string, unknown>>) => readonly string[];
 }
 
 export interface RouteOptions {
@@ -99,7 +103,7 @@ export class RouteTable {
       return handler(route.parse(raw));
     };
     const proves = route.proves;
-    this.push(route.method, route.path, run, proves ? { proves: (raw) => proves(route.parse(raw) as never) } : {}, route as unknown as DeclaredRoute);
+    this.push(route.method, route.path, run, proves ? { proves: (raw, answer) => proves(route.parse(raw) as never, answer as never) } : {}, route as unknown as DeclaredRoute);
   }
 
   private push(method: HttpMethod, path: string, handler: RpcHandler, options: RouteOptions, declared: DeclaredRoute | undefined): void {

@@ -89,7 +89,7 @@ export function txView(i: TxViewInput): Record<string, unknown> {
   };
 }
 
-export function accountView(address: string, a: AccountRecord, nextNonce: bigint, nShards: number): Record<string, unknown> {
+export function accountView(address: string, a: AccountRecord, nextNonce: bigint, nShards: number, customAddress = ''): Record<string, unknown> {
   const kind = addressKind(address);
   return {
     address,
@@ -103,7 +103,8 @@ export function accountView(address: string, a: AccountRecord, nextNonce: bigint
     is_contract: kind === 'app',
     // A key is proven for the address once one is bound on chain or a signed transaction confirmed.
     verified: a.public_key !== undefined || a.nonce > 0n,
-    custom_address: '',
+    // decisions.md §39: the `.human` name the account has owned longest (the names plugin answers).
+    custom_address: customAddress,
   };
 }
 

@@ -2,7 +2,7 @@ import type { TObject } from '@sinclair/typebox';
 import type { OperationSpec } from './operation.js';
 
 /** What the operations of a family share: one body schema, one Signs-for address, one rule of who signs. */
-export type SharedOperationFields<S extends TObject> = Pick<OperationSpec<S>, 'schema' | 'signsFor' | 'gas'> & Partial<Pick<OperationSpec<S>, 'value' | 'actor' | 'mainKeyOnly' | 'signing' | 'pathFields'>>;
+export type SharedOperationFields<S extends TObject> = Pick<OperationSpec<S>, 'schema' | 'signsFor' | 'gas'> & Partial<Pick<OperationSpec<S>, 'value' | 'actor' | 'mainKeyOnly' | 'signing' | 'pathFields' | 'uncoveredPathFields'>>;
 
 /** One member: its name, routes and handlers; it may set its own gas. */
 export type FamilyMember<S extends TObject> = Omit<OperationSpec<S>, keyof SharedOperationFields<S>> & Partial<Pick<OperationSpec<S>, 'gas'>>;

@@ -31,6 +31,16 @@ export interface OperationSpec<S extends TObject = TObject> {
    */
   readonly pathFields?: readonly string[];
   /**
+   * Path parameters that join the body like `pathFields`, but that a client's `ch-tx-v3`/`v4`
+   * payload may leave out, because the spec defines the signed payload without them
+   * (decisions.md §45: a vault proposal's `id`). When the body carries one too it must equal the
+   * path's and is covered; when it does not, no layout covers it, and a relayer could move the
+   * signature to another value of the field: declare one only where the spec leaves no choice, and
+   * say so in the plugin's README. (A path parameter that is the operation's actor or its
+   * Signs-for address is covered by the message itself and needs neither list.)
+   */
+  readonly uncoveredPathFields?: readonly string[];
+  /**
    * Only a main key of the actor may sign it (decisions.md §31): the action the refusal names
    * (`'manage the trust list'` → 401 "only a main key of the account may manage the trust
    * list: a session key may not"). The kernel refuses any other signer before `check` runs, at
@@ -99,6 +109,15 @@ export interface OperationRoute {
    * it (its clients get 404), as for every node-only path.
    */
   readonly nodeOnly?: boolean;
+  /**
+   * For a route several operations share (part 1's `POST /api/v1/nodes/register` registers a
+   * `.node`, or with a `.vault` or `.app` `node_address` a vault or an app name): the bodies this
+   * schema accepts are this operation's. At most one operation of a shared route declares none:
+   * it takes every other body. Each keeps its own schema, gas, signing and handlers; the route,
+   * the gateway and a block's transaction all pick the operation with the same rule
+   * (kernel/ops/route-dispatch.ts), so a body always means one operation.
+   */
+  readonly selectedBy?: TObject;
 }
 
 /**

@@ -8,6 +8,7 @@ import { COIN_UNIT, type OperationSpec } from './operation.js';
 import { withMainKeyOnly } from './main-key-only.js';
 import { GAS_LIMIT_FIELD, parseGasLimit } from '../tx/gas-limit.js';
 import type { SigningFields } from '../tx/signing.js';
+import { operationRouteGroups, selectOperation, type OperationRouteGroup } from './route-dispatch.js';
 import { ACTOR_FIELDS, actorFieldOf, signsForOf, valueFieldOf } from './fields.js';
 
 export { ACTOR_FIELDS, VALUE_FIELDS } from './fields.js';
@@ -54,6 +55,7 @@ export interface ParsedOperation extends Omit<SigningFields, 'kind' | 'payloadHa
  */
 export class OperationRegistry {
   private readonly byName = new Map<string, RegisteredOperation>();
+  private groups: OperationRouteGroup<RegisteredOperation>[] | undefined;
 
   add(plugin: string, spec: OperationSpec<TObject>): void {
     if (!NAME_RE.test(spec.name)) throw new Error(`operation "${spec.name}" of ${plugin}: names are snake_case`);
@@ -68,7 +70,30 @@ export class OperationRegistry {
     for (const f of props) {
       if (SIGNED_FIELDS.has(f) || f === OP_FIELD || f === PATH_FIELD || f === spec.signing?.secondSignature?.field) throw new Error(`operation "${spec.name}" of ${plugin}: body field "${f}" is one the kernel owns`);
     }
+    for (const r of spec.routes) {
+      if (r.selectedBy !== undefined && r.selectedBy.type !== 'object') throw new Error(`operation "${spec.name}" of ${plugin}: selectedBy of ${r.method} ${r.path} must be an object schema of the body`);
+    }
     this.byName.set(spec.name, { spec: withMainKeyOnly(spec), plugin, actorField, valueField });
+    this.groups = undefined;
+  }
+
+  /** Every route with the operations submitted through it (route-dispatch.ts); throws for a shared route no body can be told apart on. */
+  routeGroups(): readonly OperationRouteGroup<RegisteredOperation>[] {
+    return (this.groups ??= operationRouteGroups(this.list(), (o) => o.spec));
+  }
+
+  /**
+   * Why `body` is not a body of `op` on a route it shares: the route would pick another
+   * operation for it (a `.vault` registration sent as `register_node`). Asked of every parse, so
+   * an envelope in a block means the operation its route would have chosen.
+   */
+  private routeProblem(op: RegisteredOperation, body: Readonly<Record<string, unknown>>): string | undefined {
+    for (const g of this.routeGroups()) {
+      if (g.members.length < 2 || !g.members.some((m) => m.op === op)) continue;
+      const chosen = selectOperation(g, body);
+      if (chosen !== op) return `${op.spec.name}: this body is ${chosen === undefined ? 'no operation\'s' : `a ${chosen.spec.name} body`} on ${g.method} ${g.path}`;
+    }
+    return undefined;
   }
 
   get(name: string): RegisteredOperation | undefined {
@@ -105,6 +130,8 @@ export class OperationRegistry {
     const body: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(clientBody)) if (!SIGNED_FIELDS.has(k) && k !== second) body[k] = v;
     const pathOnly: string[] = [];
+    /** Path parameters admitted because the Signs-for address is read from them: checked against the target below. */
+    const targetFields: string[] = [];
     for (const [k, v] of Object.entries(path as Record<string, unknown>)) {
       if (typeof v !== 'string') throw badRequest('malformed operation path parameters');
       // Neither ch-tx-v2 nor ch-tx-v3 covers the path: only the actor, which the message names,
@@ -113,11 +140,13 @@ export class OperationRegistry {
       // where the payload hash covers it: kernel/ops/signature.ts). Anything else would let a
       // relayer add fields to a signed operation.
       const declared = op.spec.pathFields?.includes(k) === true;
-      if (k !== op.actorField && !op.spec.signing?.message && !declared) throw badRequest(`${k}: not a path parameter of ${op.spec.name}`);
+      const uncovered = op.spec.uncoveredPathFields?.includes(k) === true;
+      if (k !== op.actorField && !op.spec.signing?.message && !declared && !uncovered && !signsForPath(op, k)) throw badRequest(`${k}: not a path parameter of ${op.spec.name}`);
       // A path field also sent in the body may be a JSON number there (a proposal id).
       const inBody = k in body ? (typeof body[k] === 'number' ? String(body[k]) : body[k]) : undefined;
       if (inBody !== undefined && inBody !== v) throw badRequest(`${k}: the body says ${JSON.stringify(body[k])} but the path says ${JSON.stringify(v)}`);
       if (declared && inBody === undefined) pathOnly.push(k);
+      if (!declared && !uncovered && k !== op.actorField && signsForPath(op, k)) targetFields.push(k);
       body[k] = v;
     }
     if (body[op.actorField] === undefined && op.spec.actorFromKey === true && typeof clientBody.public_key === 'string') {
@@ -154,6 +183,10 @@ export class OperationRegistry {
     if (!isAddress(actor)) throw badRequest(`${op.actorField}: ${JSON.stringify(actor)} is not a chain address`);
     const target = signsForOf(op.spec, body);
     if (!isAddress(target)) throw badRequest(`${op.spec.name}: the address it signs for, ${JSON.stringify(target)}, is not a chain address`);
+    // Such a parameter is covered by <target>, which every layout names: it must be the target.
+    for (const k of targetFields) if (body[k] !== target) throw badRequest(`${k}: not a path parameter of ${op.spec.name}`);
+    const misrouted = this.routeProblem(op, body);
+    if (misrouted !== undefined) throw badRequest(misrouted);
     let value = 0n;
     const unit = op.spec.valueUnit === undefined ? COIN_UNIT : op.spec.valueUnit(body as never);
     if (op.valueField !== null && body[op.valueField] !== undefined) {
@@ -165,4 +198,13 @@ export class OperationRegistry {
     const unresolved = (op.spec.signing?.resolve?.fields ?? []).filter((f) => body[f] === undefined);
     return { op, body, clientBody, actor, target, value, nonce, gasPrice, gasLimit, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature, pathOnly, unresolved, coinValue };
   }
+}
+
+/**
+ * Whether path parameter `k` is the body field the operation's Signs-for address is read from (a
+ * vault's operations sign for `:vault`). Checked after parsing that the parameter's value is the
+ * target, which every layout covers.
+ */
+function signsForPath(op: RegisteredOperation, k: string): boolean {
+  return typeof op.spec.signsFor !== 'string' && op.spec.signsFor.field === k;
 }

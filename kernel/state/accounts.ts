@@ -51,6 +51,14 @@ export interface TransferOptions {
    * out when the recipient acts on the coins at once (a call's value, a deposit, an escrow).
    */
   readonly payment?: boolean;
+  /**
+   * `from` is not the transaction's signing account but one the signer spends from by the
+   * transaction's authority (a vault's payout its members decided, decisions.md §43–44): the move
+   * is shown to `beforeTransfer` and counted as what the transaction took, exactly like a move
+   * out of the signing account (§95, §99), so the sentinel scores it and a session key's cap
+   * counts it.
+   */
+  readonly onBehalf?: boolean;
 }
 
 export interface AccountsWriter extends AccountsReader {

@@ -1,4 +1,4 @@
-import { actorFieldOf, isAddress, notFound, signsForOf, valueFieldOf, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { actorFieldOf, isAddress, notFound, operationRouteGroups, selectOperation, signsForOf, valueFieldOf, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { resultOf, type NodeAnswer } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
@@ -86,35 +86,40 @@ async function forward(s: GatewayServices, op: ForwardedOperation, route: Operat
  * /api/v1/contracts/:address would otherwise be 405): the path does not exist at the gateway.
  */
 export function registerOperationRoutes(routes: RouteTable, s: GatewayServices): void {
-  for (const op of s.operations) {
-    for (const r of op.nodeOnlyRoutes) {
+  // A route several operations share (POST /api/v1/nodes/register: a .node, .vault or .app) is
+  // served once, and each body forwarded as the operation the node will pick (route-dispatch).
+  for (const group of operationRouteGroups(s.operations, (op) => ({ name: op.name, routes: [...op.routes, ...op.nodeOnlyRoutes] }))) {
+    if (group.members.every((m) => m.route.nodeOnly === true)) {
       routes.add(
-        r.method,
-        r.path,
+        group.method,
+        group.path,
         () => {
-          throw notFound(`${r.method} ${r.path} is served by the nodes only (part 1: Node only), not by the gateway`, 'send it to a node\'s RPC; a deploy also goes through the gateway as a transaction to chain:system.deploy (POST /api/v1/transactions)');
+          throw notFound(`${group.method} ${group.path} is served by the nodes only (part 1: Node only), not by the gateway`, 'send it to a node\'s RPC; a deploy also goes through the gateway as a transaction to chain:system.deploy (POST /api/v1/transactions)');
         },
         { listed: false },
       );
+      continue;
     }
-    for (const r of op.routes) {
-      routes.add(r.method, r.path, async (req: RpcRequest) => {
-        const answer = await forward(s, op, r, req.params, req.body, req.bodyText);
-        s.metrics.proxied.inc({ route: r.path, status: String(answer.status) });
-        return passThrough(answer);
-      }, { operation: op.spec });
-    }
+    routes.add(group.method, group.path, async (req: RpcRequest) => {
+      const joined = req.body !== null && typeof req.body === 'object' && !Array.isArray(req.body) ? { ...(req.body as Record<string, unknown>), ...req.params } : req.body;
+      const op = selectOperation(group, joined) ?? group.members[0]!.op;
+      const route = group.members.find((m) => m.op === op)!.route;
+      const answer = await forward(s, op, route, req.params, req.body, req.bodyText);
+      s.metrics.proxied.inc({ route: group.path, status: String(answer.status) });
+      return passThrough(answer);
+    }, { operation: (group.members.find((m) => m.route.selectedBy === undefined) ?? group.members[0]!).op.spec });
   }
 }
 
 /**
  * Each operation's socket method where part 1 lists one: the method's params are the body, and
- * the first route's `:params` are taken from them by name. An operation whose routes are all
- * node-only has no socket method here.
+ * the first route's `:params` are taken from them by name (a Node-only route's too: the socket
+ * method reaches a node, the REST path at the gateway does not).
  */
 export function registerOperationMethods(hooks: Hooks, plugin: string, s: GatewayServices): void {
   for (const op of s.operations) {
-    const first = op.routes[0];
+    // decisions.md §45 lists socket methods of Node-only routes too (register_human): the gateway forwards them to a node.
+    const first = op.routes[0] ?? op.nodeOnlyRoutes[0];
     if (op.socketMethod === undefined || first === undefined) continue;
     const names = [...first.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!);
     hooks.rpcMethods.for(op.socketMethod).tapPromise(plugin, async (p) => {

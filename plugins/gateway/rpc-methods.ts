@@ -58,6 +58,14 @@ export function registerCoreRpcMethods(hooks: Hooks, plugin: string, s: GatewayS
   method('get_governance_params', () => read('/api/v1/governance/params'));
   method('get_proposals', (p) => read(`/api/v1/governance/proposals${query(p, ['status', 'limit', 'offset', 'page'])}`));
   method('get_proposal', (p) => read(`/api/v1/governance/${seg('id', p.id)}`));
+  // Names and NFTs, vaults (decisions.md §45; plugins/names, plugins/vaults). The price route is
+  // Node only at REST; its socket method reads it from a node.
+  method('human_name_price', (p) => read(`/api/v1/addresses/human/price${query(p, ['name'])}`));
+  method('get_nft', (p) => read(`/api/v1/nft/${seg('address', p.address)}`));
+  method('get_my_nfts', (p) => read(`/api/v1/nft/owner/${seg('address', p.address)}${query(p, ['limit', 'offset', 'page'])}`));
+  method('get_vault_config', (p) => read(`/api/v1/vault/${seg('vault', p.vault)}/config`));
+  method('list_member_vaults', (p) => read(`/api/v1/vault/member/${seg('address', p.address)}${query(p, ['limit', 'offset', 'page'])}`));
+  method('get_vault_proposals', (p) => read(`/api/v1/vault/${seg('vault', p.vault)}/proposals${query(p, ['status', 'limit', 'offset', 'page'])}`));
   method('get_validators', (p) => read(`/api/v1/validators${query(p, ['limit', 'offset', 'page'])}`));
   method('get_validator', async (p) => {
     const address = seg('address', p.address);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { deriveAddress, toHex } from '../../kernel/sdk.js';
 import { stakingPlugin } from './index.js';
+import { namesPlugin } from '../names/index.js';
 import { heldSupply, recordedSum, rewardRecords, RewardModel, sortedRewards } from '../../test/helpers/supply-model.js';
 
 /**
@@ -10,7 +11,8 @@ import { heldSupply, recordedSum, rewardRecords, RewardModel, sortedRewards } fr
  * delegation the plugin holds equals the genesis supply plus the rewards minted, less the fees
  * burned and the slashes burned. The rewards are computed here independently, from the formula
  * of decisions.md §33 applied to a model of the positions the run opens and closes (staking has
- * no escrow of its own: stakes and delegations are its only holdings).
+ * no escrow of its own: stakes and delegations are its only holdings). A name's price and the NFT fee
+(plugins/names) leave the supply as burns, counted in `total_burned`.
  */
 const COIN = 1_000_000n;
 const MIN = 10n * COIN;
@@ -29,7 +31,7 @@ let clock = 1_700_000_100_000;
 
 test('supply is conserved to the ucoin over a run of registrations, stakes, delegations, transfers to a .node, rewards, a slash, unstake and undelegate', async () => {
   const f = await makeChain({
-    plugins: [stakingPlugin],
+    plugins: [stakingPlugin, namesPlugin],
     validators: [
       { address: 'chain:v0.node', key: VALIDATOR_KEY, stake: String(10_000n * COIN) },
       { address: 'chain:v1.node', key: v1.keys, stake: String(10_000n * COIN) },
@@ -74,6 +76,8 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
       await op(bob, 'delegate', 'chain:v0.node', bob.address, { delegator: bob.address, validator: 'chain:v0.node', amount: Number(100n * COIN) }, Number(100n * COIN), 2);
       await op(bob, 'delegate', 'chain:v1.node', bob.address, { delegator: bob.address, validator: 'chain:v1.node', amount: Number(70n * COIN) }, Number(70n * COIN));
       await f.chain.admit(signTransfer(alice, { to: 'chain:v1.node', value: 5_000_000, nonce: 1 }), 0);
+      // A name bought: its price (80 COIN for 5 characters) is burned (decisions.md §38).
+      await op(alice, 'register_human', 'chain:system.name', alice.address, { name: 'alice', owner: alice.address });
     },
     (h) => {
       model.open('stake:chain:alpha.node', { amount: MIN, paid: h, rate: BASE, who: { staker: 'chain:alpha.node' } });
@@ -81,9 +85,14 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
       model.open('delegation:bob:v1', { amount: 70n * COIN, paid: h, rate: BASE, commission: COMMISSION, who: { staker: bob.address, validator: 'chain:v1.node' } });
     },
   );
-  // Height 2: an addition pays what accrued and restarts the lock.
+  // Height 2: an addition pays what accrued and restarts the lock; the name moves to bob (100 ucoin
+  // burned, §40) and a transfer to it credits bob.
   await block(
-    () => op(alice, 'stake', 'chain:system.stake', 'chain:alpha.node', { address: 'chain:alpha.node', amount: Number(20n * COIN) }, Number(20n * COIN)),
+    async () => {
+      await op(alice, 'stake', 'chain:system.stake', 'chain:alpha.node', { address: 'chain:alpha.node', amount: Number(20n * COIN) }, Number(20n * COIN));
+      await op(alice, 'transfer_nft', 'chain:alice.human', alice.address, { nft_address: 'chain:alice.human', from: alice.address, to: bob.address });
+      await f.chain.admit(signTransfer(alice, { to: 'chain:alice.human', value: 777, nonce: 2 }), 0);
+    },
     (h) => model.add('stake:chain:alpha.node', h, 20n * COIN),
   );
   // Height 3: double-sign evidence against v1: 5 % of min_stake, 1 % of that to the reporter.
@@ -124,7 +133,7 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
   assert.ok(records.filter((r) => r.staker === bob.address && r.height === 4).length === 2, 'bob: two delegation payouts in one block, two records');
   assert.equal(await recordedSum(f.chain.store.state, 'staking/slash/', 'burned'), slashBurned);
   assert.equal(slashBurned, 495_000n);
-  assert.ok(f.chain.head.total_burned > 0n);
+  assert.ok(f.chain.head.total_burned > 80n * COIN + 100n, 'the name\'s price and the NFT fee are among the burned');
   // v0's owner collected the reporter's share, the tip, its commission and its stake rewards.
   assert.ok((await f.account(deriveAddress(VALIDATOR_KEY.publicKey))).balance > 5_000n);
 });

@@ -23,6 +23,7 @@ import { ValidatorSet } from '../../kernel/consensus/validator-set.js';
 import { validateConfig } from '../../kernel/config/load.js';
 import { OperationRegistry } from '../../kernel/ops/registry.js';
 import { accountsReader, type AccountRecord } from '../../kernel/state/accounts.js';
+import { readonlyStore, type ReadonlyStore } from '../../kernel/state/prefixed-store.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import { testGenesis, type TestGenesisValidator } from './genesis.js';
 import type { KeyPair, SignatureProvider } from '../../kernel/crypto/provider.js';
@@ -167,6 +168,8 @@ export interface Fixture {
   params: ParamRegistry;
   /** An account as committed state has it (balance, nonce, bound key). */
   account(address: string): Promise<AccountRecord>;
+  /** A plugin's namespace of committed state, read-only (for its declared stores' `get`/`scan`). */
+  pluginState(namespace: string): ReadonlyStore;
   /** Proposes, validates and commits one block at the given time. */
   block(timestamp?: number): Promise<import('../../kernel/chain/types.js').BlockRecord>;
 }
@@ -198,6 +201,7 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
     kv,
     params,
     account: (address) => accountsReader(store.state).get(address),
+    pluginState: (namespace) => readonlyStore(store.state, namespace),
     async block(timestamp?: number) {
       clock += 1000;
       const p = await chain.propose(0, 'chain:v0.node', timestamp ?? clock);

@@ -1,0 +1,153 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { labelledWallet, makeChain, refused, signOperation, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { namesPlugin } from '../names/index.js';
+import { stakingPlugin } from '../staking/index.js';
+import { vaultsPlugin } from './index.js';
+import { proposals, vaults } from './store.js';
+
+/**
+ * Vaults in consensus: each rule at admission and again in a block whose proposer skipped
+ * admission, the threshold edge, expiry at exactly `expires_height`, and payouts that together
+ * exceed the balance.
+ */
+const alice = labelledWallet('vault-alice');
+const bob = labelledWallet('vault-bob');
+const carol = labelledWallet('vault-carol');
+const COIN = 1_000_000n;
+const VAULT = 'chain:family-fund.vault';
+const EXPIRY = 4;
+let nonce = 1_810_000_000_000;
+
+const op = (w: Wallet, kind: string, target: string, body: Record<string, unknown>, value = 0) => signOperation(w, { kind, actor: w.address, target, nonce: ++nonce, body, value });
+const register = (w: Wallet, name = 'family-fund') => op(w, 'register_vault', 'chain:system.node', { name, owner: w.address, node_address: `chain:${name}.vault` });
+const payout = (w: Wallet, to: string, amount: number) => op(w, 'create_vault_proposal', VAULT, { vault: VAULT, proposer: w.address, to, amount }, amount);
+const addMember = (w: Wallet, member: string) => op(w, 'add_vault_member', VAULT, { vault: VAULT, member, requester: w.address });
+const removeMember = (w: Wallet, member: string) => op(w, 'remove_vault_member', VAULT, { vault: VAULT, member, requester: w.address, remove: true });
+const threshold = (w: Wallet, t: number) => op(w, 'set_vault_threshold', VAULT, { vault: VAULT, threshold: t, requester: w.address });
+const sign = (w: Wallet, id: number) => op(w, 'sign_vault_proposal', VAULT, { vault: VAULT, signer: w.address });
+const admitSign = (f: Fixture, w: Wallet, id: number) => f.chain.admitOperation('sign_vault_proposal', sign(w, id), { vault: VAULT, id: String(id) }, 0);
+
+async function injected(f: Fixture, name: string, body: Record<string, unknown>, path: Record<string, string> = {}): Promise<{ status: string; error: string | null }> {
+  const tx = f.chain.rebuildTx('signed', f.operations.envelope(name, body, path), 1n, 0);
+  f.chain.mempool.add(tx);
+  await f.block();
+  const stored = await f.chain.store.getTx(tx.hash);
+  return { status: stored!.receipt.status, error: stored!.receipt.error };
+}
+
+async function confirmedAll(f: Fixture, hashes: string[]): Promise<void> {
+  await f.block();
+  for (const h of hashes) {
+    const r = (await f.chain.store.getTx(h))!.receipt;
+    assert.equal(r.status, 'confirmed', r.error ?? '');
+  }
+}
+
+async function withVault(expiry = 50): Promise<Fixture> {
+  const f = await makeChain({ plugins: [stakingPlugin, namesPlugin, vaultsPlugin], accounts: [alice, bob, carol].map((w) => ({ address: w.address, balance: 1_000n * COIN })), genesisParams: { vault_proposal_expiry_blocks: String(expiry) } });
+  const r = await f.chain.admitOperation('register_vault', register(alice), {}, 0);
+  await confirmedAll(f, [r.tx_hash]);
+  return f;
+}
+const state = (f: Fixture) => f.pluginState('vaults');
+const proposal = async (f: Fixture, id: number) => (await proposals.get(state(f), VAULT, id))!;
+
+test('a vault created, funded by a plain transfer, paid out at threshold 1 in its creating transaction; a plain transaction from it refused', async () => {
+  const f = await withVault();
+  assert.deepEqual((await vaults.get(state(f), VAULT))?.members, [alice.address]);
+  await f.chain.admit(signTransfer(bob, { to: VAULT, value: 5_000, nonce: 1 }), 0);
+  await f.block();
+  assert.equal((await f.account(VAULT)).balance, 5_000n);
+  const carolBefore = (await f.account(carol.address)).balance;
+  const r = await f.chain.admitOperation('create_vault_proposal', payout(alice, carol.address, 1_200), { vault: VAULT }, 0);
+  await confirmedAll(f, [r.tx_hash]);
+  assert.equal((await proposal(f, 1)).status, 'executed');
+  assert.equal((await f.account(VAULT)).balance, 3_800n);
+  assert.equal((await f.account(carol.address)).balance, carolBefore + 1_200n);
+  await refused(f.chain.admit(signTransfer(alice, { from: VAULT, to: bob.address, value: 1, nonce: 1 }), 0), 400, /only by an executed payout/);
+  await refused(f.chain.admitOperation('register_vault', register(bob), {}, 0), 409, /already registered/);
+  await refused(f.chain.admitOperation('register_node', { ...register(bob, 'other') }, {}, 0), 400, /register_vault body/);
+});
+
+test('the signature that reaches the threshold executes, the one before does not; above the balance it is refused and paid once funded', async () => {
+  const f = await withVault();
+  await f.chain.admit(signTransfer(bob, { to: VAULT, value: 10_000, nonce: 1 }), 0);
+  const add = await f.chain.admitOperation('add_vault_member', addMember(alice, bob.address), { vault: VAULT }, 0);
+  await confirmedAll(f, [add.tx_hash]);
+  const raise = await f.chain.admitOperation('set_vault_threshold', threshold(alice, 2), { vault: VAULT }, 0);
+  await confirmedAll(f, [raise.tx_hash]);
+  assert.deepEqual(await vaults.get(state(f), VAULT).then((v) => [v?.members, v?.threshold]), [[alice.address, bob.address], 2]);
+
+  // Proposal 3: a payout of 4 000 by alice (one signature of two): open; bob's executes it.
+  const carolBefore = (await f.account(carol.address)).balance;
+  await confirmedAll(f, [(await f.chain.admitOperation('create_vault_proposal', payout(alice, carol.address, 4_000), { vault: VAULT }, 0)).tx_hash]);
+  assert.equal((await proposal(f, 3)).status, 'open');
+  assert.equal((await f.account(VAULT)).balance, 10_000n);
+  await refused(admitSign(f, alice, 3), 400, /already signed/);
+  await refused(admitSign(f, carol, 3), 403, /not a member/);
+  await confirmedAll(f, [(await admitSign(f, bob, 3)).tx_hash]);
+  assert.equal((await proposal(f, 3)).status, 'executed');
+  assert.equal((await f.account(VAULT)).balance, 6_000n);
+  assert.equal((await f.account(carol.address)).balance, carolBefore + 4_000n);
+
+  // Proposal 4: above the balance: refused at its last signature, in a block too, then paid once funded.
+  await confirmedAll(f, [(await f.chain.admitOperation('create_vault_proposal', payout(alice, carol.address, 9_000), { vault: VAULT }, 0)).tx_hash]);
+  await refused(admitSign(f, bob, 4), 400, /the payout is 9000 ucoin and chain:family-fund\.vault holds 6000/);
+  const short = await injected(f, 'sign_vault_proposal', sign(bob, 4), { vault: VAULT, id: '4' });
+  assert.equal(short.status, 'failed');
+  assert.match(short.error!, /insufficient vault balance/);
+  assert.deepEqual((await proposal(f, 4)).signatures, [alice.address], 'the failed signature is not recorded');
+  await f.chain.admit(signTransfer(bob, { to: VAULT, value: 3_000, nonce: 2 }), 0);
+  await f.block();
+  await confirmedAll(f, [(await admitSign(f, bob, 4)).tx_hash]);
+  assert.equal((await proposal(f, 4)).status, 'executed');
+  assert.equal((await f.account(VAULT)).balance, 0n);
+
+  // Checks a proposer skipping admission cannot pass: a non-member's signature, a second signature.
+  await confirmedAll(f, [(await f.chain.admitOperation('create_vault_proposal', payout(alice, carol.address, 1), { vault: VAULT }, 0)).tx_hash]);
+  assert.match((await injected(f, 'sign_vault_proposal', sign(carol, 5), { vault: VAULT, id: '5' })).error!, /not a member/);
+  assert.match((await injected(f, 'sign_vault_proposal', sign(alice, 5), { vault: VAULT, id: '5' })).error!, /already signed/);
+
+  // A threshold change, executed by bob's signature, cancels the open payout 5; a member removed.
+  await refused(f.chain.admitOperation('remove_vault_member', removeMember(alice, bob.address), { vault: VAULT }, 0), 400, /fewer than the threshold 2/);
+  await refused(f.chain.admitOperation('set_vault_threshold', threshold(alice, 3), { vault: VAULT }, 0), 400, /from 1 to the number of members/);
+  await confirmedAll(f, [(await f.chain.admitOperation('set_vault_threshold', threshold(alice, 1), { vault: VAULT }, 0)).tx_hash]);
+  assert.equal((await proposal(f, 6)).status, 'open');
+  await confirmedAll(f, [(await admitSign(f, bob, 6)).tx_hash]);
+  assert.equal((await proposal(f, 6)).status, 'executed');
+  assert.equal((await proposal(f, 5)).status, 'cancelled', 'signatures given under another policy');
+  await refused(admitSign(f, bob, 5), 400, /is cancelled/);
+  await confirmedAll(f, [(await f.chain.admitOperation('remove_vault_member', removeMember(alice, bob.address), { vault: VAULT }, 0)).tx_hash]);
+  assert.deepEqual(await vaults.get(state(f), VAULT).then((v) => [v?.members, v?.threshold]), [[alice.address], 1]);
+  await refused(f.chain.admitOperation('create_vault_proposal', payout(bob, carol.address, 1), { vault: VAULT }, 0), 403, /not a member/);
+});
+
+test('a proposal expires at exactly expires_height; two payouts in one block beyond the balance: the second fails', async () => {
+  const f = await withVault(EXPIRY);
+  await confirmedAll(f, [(await f.chain.admitOperation('add_vault_member', addMember(alice, bob.address), { vault: VAULT }, 0)).tx_hash]);
+  await confirmedAll(f, [(await f.chain.admitOperation('set_vault_threshold', threshold(alice, 2), { vault: VAULT }, 0)).tx_hash]);
+  await confirmedAll(f, [(await f.chain.admitOperation('create_vault_proposal', payout(alice, carol.address, 1), { vault: VAULT }, 0)).tx_hash]);
+  const p = await proposal(f, 3);
+  assert.equal(p.expires_height, p.created_height + EXPIRY);
+  while (f.chain.head.height < p.expires_height - 1) await f.block();
+  assert.equal((await proposal(f, 3)).status, 'open', 'open at expires_height − 1');
+  await f.block();
+  assert.equal(f.chain.head.height, p.expires_height);
+  assert.equal((await proposal(f, 3)).status, 'expired', 'expired from expires_height');
+  await refused(admitSign(f, bob, 3), 400, /is expired: only an open proposal/);
+
+  await confirmedAll(f, [(await f.chain.admitOperation('set_vault_threshold', threshold(alice, 1), { vault: VAULT }, 0)).tx_hash]);
+  assert.equal((await proposal(f, 4)).status, 'open');
+  await confirmedAll(f, [(await admitSign(f, bob, 4)).tx_hash]);
+  await f.chain.admit(signTransfer(carol, { to: VAULT, value: 1_000, nonce: 1 }), 0);
+  await f.block();
+  const first = await f.chain.admitOperation('create_vault_proposal', payout(alice, carol.address, 700), { vault: VAULT }, 0);
+  const second = await f.chain.admitOperation('create_vault_proposal', payout(bob, carol.address, 700), { vault: VAULT }, 0);
+  await f.block();
+  assert.equal((await f.chain.store.getTx(first.tx_hash))!.receipt.status, 'confirmed');
+  const failed = (await f.chain.store.getTx(second.tx_hash))!.receipt;
+  assert.equal(failed.status, 'failed');
+  assert.match(failed.error!, /the payout is 700 ucoin and chain:family-fund\.vault holds 300/);
+  assert.equal((await f.account(VAULT)).balance, 300n);
+});

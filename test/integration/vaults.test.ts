@@ -1,0 +1,186 @@
+import { describe, before, after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { labelledWallet, signOperation, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
+import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
+import { failsInBlock, sameRootEverywhere, startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
+import { WsClient } from '../../plugins/gateway/testing/process.js';
+
+/**
+ * Vaults in consensus (issue 31, decisions.md §43–45) on a real 4-validator devnet: every step
+ * through the gateway or a node as a client would, then the same kinds of step through the
+ * gateway's socket methods; `/test/inject` plays a proposer that skips admission.
+ * configs/devnet.json sets vault_proposal_expiry_blocks to 30.
+ */
+let clock = Date.now();
+
+describe('vaults on a real devnet', () => {
+  let net: TestDevnet;
+  let ws: WsClient;
+  const rpc = (i = 0): string => net.rpcUrls[i]!;
+  const gw = (path: string): string => `${net.gatewayUrl}${path}`;
+  const balanceOf = async (address: string, i = 0): Promise<bigint> => BigInt((await getJson(`${rpc(i)}/api/v1/accounts/${address}`)).body.balance as number);
+  async function funded(label: string): Promise<Wallet> {
+    const w = labelledWallet(label);
+    const f = await postJson(gw('/api/v1/faucet'), { address: w.address, public_key: w.publicKeyHex });
+    assert.equal(f.status, 200, JSON.stringify(f.body));
+    for (const url of net.rpcUrls) await waitConfirmed(url, f.body.tx_hash as string);
+    return w;
+  }
+  async function confirmed(hash: string): Promise<Record<string, unknown>> {
+    let tx: Record<string, unknown> = {};
+    for (const url of net.rpcUrls) tx = await waitConfirmed(url, hash);
+    assert.equal(tx.status, 'confirmed', JSON.stringify(tx));
+    return tx;
+  }
+  /** Submits through the gateway: 200 and confirmed on every validator. */
+  async function submitted(path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const r = await postJson(gw(path), body);
+    assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+    return confirmed(r.body.tx_hash as string);
+  }
+
+  before(async () => {
+    net = await startTestDevnet({ cli: resolve('dist/test/fixtures/test-chain.js'), enablePlugins: ['memo'] });
+    ws = await WsClient.connect(`${net.gatewayUrl.replace('http', 'ws')}/ws`);
+  });
+  after(async () => {
+    ws?.close();
+    await net?.stop();
+  });
+
+  test('a vault created, funded, paid out; members and threshold changed by proposals; funds, non-members, cancellation, removal and expiry', async () => {
+    const [alice, bob, carol, stranger] = (await Promise.all(['it-vault-alice', 'it-vault-bob', 'it-vault-carol', 'it-vault-stranger'].map((l) => funded(l)))) as [Wallet, Wallet, Wallet, Wallet];
+    const VAULT = 'chain:it-family-fund.vault';
+    const op = (w: Wallet, kind: string, body: Record<string, unknown>, value = 0) => signOperation(w, { kind, actor: w.address, target: VAULT, nonce: ++clock, body, value });
+    const payout = (w: Wallet, to: string, amount: number) => op(w, 'create_vault_proposal', { proposer: w.address, to, amount }, amount);
+    const signBody = (w: Wallet) => op(w, 'sign_vault_proposal', { signer: w.address });
+    const sign = (w: Wallet, id: number) => postJson(gw(`/api/v1/vault/${VAULT}/proposals/${id}/sign`), signBody(w));
+    const proposalsOf = async (status?: string) => ((await getJson(gw(`/api/v1/vault/${VAULT}/proposals${status ? `?status=${status}` : ''}`))).body.proposals as Array<Record<string, unknown>>);
+    const statusOf = async (id: number, i = 0) => ((await getJson(`${rpc(i)}/api/v1/vault/${VAULT}/proposals?limit=100`)).body.proposals as Array<Record<string, unknown>>).find((p) => p.id === id)?.status;
+
+    // Created through the shared nodes/register route: price burned, owner the only member, threshold 1.
+    const reg = signOperation(alice, { kind: 'register_vault', actor: alice.address, target: 'chain:system.node', nonce: ++clock, body: { name: 'it-family-fund', owner: alice.address, node_address: VAULT } });
+    const created = await submitted('/api/v1/nodes/register', reg);
+    const regBlock = (await getJson(gw(`/api/v1/blocks/${created.block as number}`))).body;
+    assert.ok(BigInt(regBlock.fees_burned as number) >= 10_000_000n, 'the price is burned');
+    const config = (await getJson(gw(`/api/v1/vault/${VAULT}/config`))).body;
+    assert.deepEqual([config.members, config.threshold, config.creator], [[alice.address], 1, alice.address]);
+    assert.equal((await getJson(gw(`/api/v1/nodes/${VAULT}`))).status, 404, 'not a .node');
+
+    // Funded by a plain transfer; its account is of type vault.
+    await confirmed((await postJson(gw('/api/v1/transactions'), signTransfer(carol, { to: VAULT, value: 2_000_000, nonce: 1 }))).body.tx_hash as string);
+    const acct = (await getJson(gw(`/api/v1/accounts/${VAULT}`))).body;
+    assert.deepEqual([acct.type, acct.balance], ['vault', 2_000_000]);
+
+    // Threshold 1: the creating transaction pays out.
+    const carolBefore = await balanceOf(carol.address);
+    await submitted(`/api/v1/vault/${VAULT}/proposals`, payout(alice, carol.address, 300_000));
+    assert.equal(await balanceOf(carol.address, 3), carolBefore + 300_000n);
+    assert.equal(await balanceOf(VAULT, 2), 1_700_000n);
+
+    // bob added, threshold raised to 2: each a proposal executed at once (threshold 1).
+    await submitted(`/api/v1/vault/${VAULT}/members`, op(alice, 'add_vault_member', { member: bob.address, requester: alice.address }));
+    await submitted(`/api/v1/vault/${VAULT}/threshold`, op(alice, 'set_vault_threshold', { threshold: 2, requester: alice.address }));
+    assert.deepEqual(await getJson(gw(`/api/v1/vault/${VAULT}/config`)).then((r) => [r.body.members, r.body.threshold]), [[alice.address, bob.address], 2]);
+    assert.deepEqual(((await getJson(gw(`/api/v1/vault/member/${bob.address}`))).body.vaults as Array<{ address: string }>).map((v) => v.address), [VAULT]);
+
+    // A proposal left open, to expire (30 blocks on the devnet).
+    await submitted(`/api/v1/vault/${VAULT}/proposals`, payout(alice, carol.address, 1));
+    const expiring = (await proposalsOf('open'))[0]!;
+
+    // Signed by both: the first leaves it open, the second pays; balances exact. (Payouts stay a
+    // small share of the vault: the sentinel scores them like any move out of an account, §99.)
+    const carolMid = await balanceOf(carol.address);
+    await submitted(`/api/v1/vault/${VAULT}/proposals`, payout(alice, carol.address, 150_000));
+    const paid = (await proposalsOf('open'))[0]!;
+    assert.deepEqual([paid.signatures, await balanceOf(VAULT)], [[alice.address], 1_700_000n]);
+    const bobSigned = await sign(bob, paid.id as number);
+    assert.equal(bobSigned.status, 200, JSON.stringify(bobSigned.body));
+    await confirmed(bobSigned.body.tx_hash as string);
+    assert.equal(await statusOf(paid.id as number, 1), 'executed');
+    assert.deepEqual([await balanceOf(VAULT), await balanceOf(carol.address)], [1_550_000n, carolMid + 150_000n]);
+
+    // Above the balance: refused at its last signature, and in a block; paid once funded.
+    await submitted(`/api/v1/vault/${VAULT}/proposals`, payout(alice, carol.address, 1_600_000));
+    const big = (await proposalsOf('open'))[0]!;
+    const short = await sign(bob, big.id as number);
+    assert.equal(short.status, 400);
+    assert.match(short.body.error as string, /the payout is 1600000 ucoin and chain:it-family-fund\.vault holds 1550000/);
+    await failsInBlock(net, { ...signBody(bob), _path: { vault: VAULT, id: String(big.id) } }, /insufficient vault balance/, 'sign_vault_proposal');
+    await failsInBlock(net, { ...signBody(stranger), _path: { vault: VAULT, id: String(big.id) } }, /not a member/, 'sign_vault_proposal');
+    await failsInBlock(net, { ...signBody(alice), _path: { vault: VAULT, id: String(big.id) } }, /already signed/, 'sign_vault_proposal');
+    await confirmed((await postJson(gw('/api/v1/transactions'), signTransfer(carol, { to: VAULT, value: 20_000_000, nonce: 2 }))).body.tx_hash as string);
+    await confirmed((await sign(bob, big.id as number)).body.tx_hash as string);
+    assert.equal(await statusOf(big.id as number), 'executed');
+    assert.equal(await balanceOf(VAULT), 19_950_000n);
+
+    // A non-member is refused 403 on every route.
+    const s = stranger;
+    for (const [path, body] of [
+      [`/api/v1/vault/${VAULT}/proposals`, op(s, 'create_vault_proposal', { proposer: s.address, to: s.address, amount: 1 }, 1)],
+      [`/api/v1/vault/${VAULT}/members`, op(s, 'add_vault_member', { member: s.address, requester: s.address })],
+      [`/api/v1/vault/${VAULT}/members`, op(s, 'remove_vault_member', { member: bob.address, requester: s.address, remove: true })],
+      [`/api/v1/vault/${VAULT}/threshold`, op(s, 'set_vault_threshold', { threshold: 1, requester: s.address })],
+      [`/api/v1/vault/${VAULT}/proposals/${expiring.id}/sign`, op(s, 'sign_vault_proposal', { signer: s.address })],
+    ] as const) {
+      const r = await postJson(gw(path), body);
+      assert.equal(r.status, 403, `${path}: ${JSON.stringify(r.body)}`);
+    }
+
+    // The open proposal expires at expires_height.
+    await until('the proposal to expire', async () => ((await statusOf(expiring.id as number)) === 'expired' ? true : undefined), 60_000);
+    const h = (await getJson(`${rpc()}/health`)).body.height as number;
+    assert.ok(h >= (expiring.expires_height as number));
+    assert.equal((await sign(bob, expiring.id as number)).status, 400);
+
+    // A threshold change, executed by bob, cancels an open payout; then bob is removed.
+    await submitted(`/api/v1/vault/${VAULT}/proposals`, payout(alice, carol.address, 10));
+    const toCancel = (await proposalsOf('open'))[0]!;
+    await submitted(`/api/v1/vault/${VAULT}/threshold`, op(alice, 'set_vault_threshold', { threshold: 1, requester: alice.address }));
+    const lower = (await proposalsOf('open'))[0]!;
+    await confirmed((await sign(bob, lower.id as number)).body.tx_hash as string);
+    assert.deepEqual([await statusOf(lower.id as number), await statusOf(toCancel.id as number, 2)], ['executed', 'cancelled']);
+    await submitted(`/api/v1/vault/${VAULT}/members`, op(alice, 'remove_vault_member', { member: bob.address, requester: alice.address, remove: true }));
+    assert.deepEqual((await getJson(gw(`/api/v1/vault/${VAULT}/config`))).body.members, [alice.address]);
+    assert.equal((await postJson(`${rpc()}/api/v1/transactions`, signTransfer(alice, { from: VAULT, to: alice.address, value: 1, nonce: 1 }))).status, 400, 'no plain transaction from a vault');
+    await sameRootEverywhere(net);
+  });
+
+  test('the same kinds of step through the gateway\'s socket methods', async () => {
+    const [dora, eve] = (await Promise.all(['it-vault-dora', 'it-vault-eve'].map((l) => funded(l)))) as [Wallet, Wallet];
+    const price = await ws.rpc('human_name_price', { name: 'dora-sock' });
+    assert.equal((price.result as { price: number }).price, 10_000_000);
+    const named = await ws.rpc('register_human', signOperation(dora, { kind: 'register_human', actor: dora.address, target: 'chain:system.name', nonce: ++clock, body: { name: 'dora-sock', owner: dora.address } }));
+    assert.equal(named.error ?? null, null, JSON.stringify(named));
+    await confirmed((named.result as { tx_hash: string }).tx_hash);
+    assert.equal(((await ws.rpc('get_nft', { address: 'chain:dora-sock.human' })).result as { owner: string }).owner, dora.address);
+    const moved = await ws.rpc('transfer_nft', signOperation(dora, { kind: 'transfer_nft', actor: dora.address, target: 'chain:dora-sock.human', nonce: ++clock, body: { nft_address: 'chain:dora-sock.human', from: dora.address, to: eve.address } }));
+    await confirmed((moved.result as { tx_hash: string }).tx_hash);
+    assert.deepEqual(((await ws.rpc('get_my_nfts', { address: eve.address })).result as { nfts: Array<{ address: string }> }).nfts.map((n) => n.address), ['chain:dora-sock.human']);
+
+    const VAULT = 'chain:it-sock-fund.vault';
+    await submitted('/api/v1/nodes/register', signOperation(dora, { kind: 'register_vault', actor: dora.address, target: 'chain:system.node', nonce: ++clock, body: { name: 'it-sock-fund', owner: dora.address, node_address: VAULT } }));
+    await confirmed((await postJson(gw('/api/v1/transactions'), signTransfer(eve, { to: VAULT, value: 500_000, nonce: 1 }))).body.tx_hash as string);
+    const vop = (w: Wallet, kind: string, body: Record<string, unknown>, value = 0) => signOperation(w, { kind, actor: w.address, target: VAULT, nonce: ++clock, body, value });
+    const via = async (method: string, params: Record<string, unknown>) => {
+      const r = await ws.rpc(method, params);
+      assert.equal(r.error ?? null, null, `${method}: ${JSON.stringify(r)}`);
+      return confirmed((r.result as { tx_hash: string }).tx_hash);
+    };
+    await via('add_vault_member', { ...vop(dora, 'add_vault_member', { member: eve.address, requester: dora.address }), vault: VAULT });
+    await via('set_vault_threshold', { ...vop(dora, 'set_vault_threshold', { threshold: 2, requester: dora.address }), vault: VAULT });
+    assert.equal(((await ws.rpc('get_vault_config', { vault: VAULT })).result as { threshold: number }).threshold, 2);
+    assert.deepEqual(((await ws.rpc('list_member_vaults', { address: eve.address })).result as { vaults: Array<{ address: string }> }).vaults.map((v) => v.address), [VAULT]);
+    await via('create_vault_proposal', { ...vop(dora, 'create_vault_proposal', { proposer: dora.address, to: eve.address, amount: 20_000 }, 20_000), vault: VAULT });
+    const open = ((await ws.rpc('get_vault_proposals', { vault: VAULT, status: 'open' })).result as { proposals: Array<{ id: number }> }).proposals[0]!;
+    const eveBefore = await balanceOf(eve.address);
+    await via('sign_vault_proposal', { ...vop(eve, 'sign_vault_proposal', { signer: eve.address }), vault: VAULT, id: open.id });
+    assert.equal(await balanceOf(VAULT), 480_000n);
+    assert.ok((await balanceOf(eve.address)) > eveBefore);
+    const refusedSign = await ws.rpc('sign_vault_proposal', { ...vop(eve, 'sign_vault_proposal', { signer: eve.address }), vault: VAULT, id: open.id });
+    assert.equal(refusedSign.result, null);
+    assert.match(String(refusedSign.error), /executed: only an open proposal/);
+    await sameRootEverywhere(net);
+  });
+});
