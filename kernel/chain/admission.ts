@@ -140,8 +140,10 @@ export class Admission {
 
   /**
    * 403 naming the parameter when the plugin serving `target` keeps its records on one shard
-   * (`PluginDefinition.shardParam`, the assets plugin's `dex_shard`) and this node serves another:
-   * asked at admission and again when a block executes the transaction.
+   * (`PluginDefinition.shardParam`, the assets plugin's `dex_shard`) and this node serves another.
+   * Asked at admission only: the shard a node serves is its configuration, not state, so a block
+   * whose outcome depended on it would split validators configured differently (until shards bind
+   * their id to their genesis, issue 38).
    */
   async shardProblem(target: string, state: StateSource): Promise<ChainError | undefined> {
     const plugin = this.pluginOf(target);
@@ -278,7 +280,8 @@ export class Admission {
     // (`debits`): then its own check judges those funds, naming what they are for (a node's
     // min_stake, a name's price), and a vault payout, which signs the amount the vault pays,
     // takes nothing from the signing member (decisions.md §44).
-    const takes = p.op.spec.debits === undefined ? p.value : 0n;
+    // `coinValue`: a value counted in another unit (an asset's, a vault's) is not held against coins.
+    const takes = p.op.spec.debits === undefined ? p.coinValue : 0n;
     await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, tx.gasPrice, undefined, takes);
     const input = { name: p.op.spec.name, body: verified.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer: authorized.signer };
     const refused = p.op.spec.check ? await p.op.spec.check(ctx, input as never) : undefined;

@@ -522,7 +522,6 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
         operations: this.d.operations,
         inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height),
         sendRefusal: (kind) => this.d.host.addressKind(kind)?.sendRefusal,
-        shardProblem: (target, state) => this.admission.shardProblem(target, state),
         scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin),
         systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height),
         methods: this.d.host.methods,

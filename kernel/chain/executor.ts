@@ -60,8 +60,6 @@ export interface ExecutorDeps {
   readonly inactiveProblem: (target: string, height: number) => ChainError | undefined;
   /** Why a plain transaction from an address of this kind is refused (`AddressKindSpec.sendRefusal`), if it is. */
   readonly sendRefusal?: (kind: string) => string | undefined;
-  /** 403 naming the parameter when the plugin serving a target keeps its records on another shard than this node's. */
-  readonly shardProblem?: (target: string, state: StateSource) => Promise<ChainError | undefined>;
   /** A context re-scoped to a plugin's namespace (host/scoping.ts). */
   readonly scoped: <C>(ctx: C, plugin: string) => C;
   /** What converted plugins declared: their contexts are held to it (host/plugin-boundary.ts). */
@@ -304,8 +302,6 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   try {
     const inactive = deps.inactiveProblem(tx.target, block.height);
     if (inactive) throw inactive;
-    const elsewhere = parsed === undefined ? undefined : await deps.shardProblem?.(tx.target, overlay);
-    if (elsewhere) throw elsewhere;
     let reported: number | undefined;
     let debited = 0n;
     if (parsed !== undefined) {

@@ -122,8 +122,11 @@ describe('gateway against hostile clients and a struggling node', () => {
         // A parameter is one path segment upstream whatever it contains: '?', '#' and '%' stay encoded.
         const odd = await rawGet(gw.url, '/api/v1/accounts/x%3Fy%23z%25');
         assert.equal(odd.status, 400);
-        assert.match(odd.body.error as string, /"x\?y#z%" is not a chain address/, 'the node saw the whole parameter');
-        assert.ok(upstream.relayed.includes('/api/v1/accounts/x%3Fy%23z%25'), upstream.relayed.slice(-5).join(' '));
+        // The gateway judges it under the kernel's declaration of the route (the node's words); if
+        // it is ever forwarded, it goes whole, never cut at '?', '#' or '%'.
+        assert.match(odd.body.error as string, /"x\?y#z%" is not a chain address/, 'the whole parameter was judged');
+        const relayedOdd = upstream.relayed.filter((p) => p.startsWith('/api/v1/accounts/x'));
+        assert.ok(relayedOdd.every((p) => p === '/api/v1/accounts/x%3Fy%23z%25'), relayedOdd.join(' '));
         // Ordinary reads are unaffected.
         assert.deepEqual(await rawGet(gw.url, `/api/v1/accounts/${alice.address}`), await getJson(`${node.url}/api/v1/accounts/${alice.address}`));
         assert.deepEqual(await rawGet(gw.url, '/api/v1/blocks/1'), await getJson(`${node.url}/api/v1/blocks/1`));

@@ -47,6 +47,9 @@ export const createPayout = defineOperation({
   signsFor: { field: 'vault' },
   actor: 'proposer',
   value: 'amount',
+  // Signed as the value, paid by the vault: counted in the vault's coins, so the mempool does not
+  // hold the payout against the proposing member's own balance.
+  valueUnit: (b) => `vault:${b.vault}`,
   // The vault pays the amount, not the proposer (decisions.md §43).
   debits: () => 0n,
   gas: 60,
@@ -113,6 +116,8 @@ async function signing(ctx: ReadContext, vault: string, idText: string, signer: 
   const notMember = memberProblem(cfg, vault, signer, 'signer');
   if (notMember) return notMember;
   if (p.status !== 'open') return badRequest(`proposal ${id} of ${vault} is ${p.status}: only an open proposal can be signed`);
+  // The expiry sweep is bounded per block: a proposal it has not reached yet is expired all the same.
+  if (ctx.height >= p.expires_height) return badRequest(`proposal ${id} of ${vault} expired at height ${p.expires_height}: only an open proposal can be signed`);
   if (p.signatures.includes(signer)) return badRequest(`${signer} already signed proposal ${id} of ${vault}`);
   const executes = reaches(cfg, [...p.signatures, signer]);
   if (executes) {
