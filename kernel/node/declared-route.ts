@@ -1,3 +1,4 @@
+import { withRefusal } from '../codec/schema-check.js';
 import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
@@ -132,7 +133,8 @@ export function defineRoute<P extends TObject | undefined = undefined, Q extends
   });
 }
 
-const PROVE = Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true: answer with a proof of the state it was read from (decisions.md §84)' }));
+// The words proven-reads.ts answers a route that is not declared with (decisions.md §84: 400).
+const PROVE = Type.Optional(withRefusal(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true: answer with a proof of the state it was read from (decisions.md §84)' }), (v) => `prove must be true or false, got "${Array.isArray(v) ? v.join(',') : String(v)}"`));
 
 function queryOptions(q: TObject): Record<string, unknown> {
   const { type: _t, properties: _p, required: _r, ...rest } = q as unknown as Record<string, unknown>;
@@ -164,7 +166,8 @@ function convert(schema: TObject, entries: ReadonlyArray<[string, readonly strin
       out[name] = values.map((v) => scalar(s.items as TSchema, v));
       continue;
     }
-    if (values.length > 1 && s !== undefined) throw badRequest(`query parameter ${name}: given ${values.length} times, once allowed`);
+    // A schema with its own words says them for a repeated value too (`prove`: decisions.md §84).
+    if (values.length > 1 && s !== undefined) throw badRequest(`query parameter ${name}: ${ownRefusal(s, values) ?? `given ${values.length} times, once allowed`}`);
     out[name] = s === undefined ? values[0] : scalar(s, values[0]!);
   }
   return out;

@@ -47,9 +47,6 @@ export const createPayout = defineOperation({
   signsFor: { field: 'vault' },
   actor: 'proposer',
   value: 'amount',
-  // Signed as the value, paid by the vault: counted in the vault's coins, so the mempool does not
-  // hold the payout against the proposing member's own balance.
-  valueUnit: (b) => `vault:${b.vault}`,
   // The vault pays the amount, not the proposer (decisions.md §43).
   debits: () => 0n,
   gas: 60,
