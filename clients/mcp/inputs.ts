@@ -1,9 +1,9 @@
 import { Type, type TInteger, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { AccountParams, CAP_KEYWORD, TransactionBody, TransactionListQuery } from '../../kernel/sdk.js';
-import { ProposalListQuery } from '../../plugins/governance/schemas.js';
+import { ProposalListQuery } from '../../plugins/governance/public.js';
 import { CallBody, ContractParams, DeployBody } from '../../plugins/contracts/schemas.js';
 import { SessionListParams } from '../../plugins/session/public.js';
-import { HeldListParams } from '../../plugins/sentinel/schemas.js';
+import { HeldListParams } from '../../plugins/sentinel/public.js';
 import { AuditBody } from '../../plugins/gateway/schemas.js';
 import { AmountNro } from './amount.js';
 
