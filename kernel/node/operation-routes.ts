@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.js';
 import type { OperationRegistry } from '../ops/registry.js';
-import { selectOperation } from '../ops/route-dispatch.js';
+import { defaultMember, selectOperation } from '../ops/route-dispatch.js';
 import type { RouteTable } from './route-table.js';
 import type { KernelServices } from './services.js';
 
@@ -13,7 +13,8 @@ import type { KernelServices } from './services.js';
  */
 export function registerOperationRoutes(routes: RouteTable, s: KernelServices, operations: OperationRegistry): void {
   for (const group of operations.routeGroups()) {
-    const owner = (group.members.find((m) => m.route.selectedBy === undefined) ?? group.members[0]!).op.plugin;
+    const primary = defaultMember(group).op;
+    const owner = primary.plugin;
     routes.withOwner(owner, () =>
       routes.add(group.method, group.path, async (req) => {
         try {
@@ -27,7 +28,7 @@ export function registerOperationRoutes(routes: RouteTable, s: KernelServices, o
           s.metrics.txsRejected.inc({ status: String((e as { status?: number }).status ?? 500) });
           throw e;
         }
-      }, { operation: (group.members.find((m) => m.route.selectedBy === undefined) ?? group.members[0]!).op.spec }),
+      }, { operation: primary.spec }),
     );
   }
 }

@@ -46,6 +46,14 @@ export function operationRouteGroups<O>(ops: readonly O[], specOf: (o: O) => Pic
 }
 
 /**
+ * The member a shared route stands for where no body is at hand (its owner, its API reference):
+ * the one that declares no `selectedBy`, else the first by name.
+ */
+export function defaultMember<O>(group: OperationRouteGroup<O>): RouteMember<O> {
+  return group.members.find((m) => m.route.selectedBy === undefined) ?? group.members[0]!;
+}
+
+/**
  * The operation a body submitted to `group`'s route is: the first member (by name) whose
  * `selectedBy` accepts it, else the member that declares none; undefined when neither exists.
  * `body` is the client's body with the path's parameters joined, as the handlers see it.
