@@ -31,7 +31,8 @@ import { holdParamsOf } from '../../clients/mcp/held.js';
 const run = promisify(execFile);
 const CLI = resolve('dist/cli/main.js');
 const HOLD_BLOCKS = 4;
-const EXPIRY_BLOCKS = 12;
+// Wide enough that the owner's confirm, a CLI process started after the automatic delay, lands before it on a busy machine.
+const EXPIRY_BLOCKS = 40;
 const CAP = 1_000_000; // 1 COIN
 const model = loadModel();
 
