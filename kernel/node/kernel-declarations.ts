@@ -4,6 +4,7 @@ import { TransactionBody } from '../tx/submission.js';
 import { defineRoute } from './declared-route.js';
 import { accountStateKey } from './proven-reads.js';
 import { pageQuery } from './page-query.js';
+import { pluginRoute, pluginsRoute } from './plugin-routes.js';
 import { AccountParams, TransactionListQuery } from './read-schemas.js';
 import { TxHashString } from '../codec/wire-schemas.js';
 import {
@@ -119,4 +120,7 @@ export const KERNEL_ROUTES = {
     responses: { 200: SnapshotDocument, 404: 'no block committed yet', 503: 'the snapshot cannot be certified yet, or a follower trusting genesis would refuse it' },
   }),
   checkpoints: defineRoute({ method: 'GET', path: '/api/v1/checkpoints', summary: 'signed checkpoints (height, block hash, state root), newest first', query: pageQuery({ default: 20, cap: 100 }), responses: { 200: CheckpointList } }),
+  // Declared beside the host they read (plugin-routes.ts); listed here so the gateway forwards them declared too.
+  plugins: pluginsRoute,
+  plugin: pluginRoute,
 } as const;

@@ -1,5 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineRoute } from '../../kernel/sdk.js';
+import { AuditBody } from './schemas.js';
+import { SHARDS_PATH } from './shards.js';
 
 /**
  * The gateway's own routes, declared (decisions.md §86–88, part 1's gateway rows): what its API
@@ -66,6 +68,34 @@ export const AiStatus = Type.Object({
   export_token_required: Type.Boolean(),
 });
 
+/**
+ * decisions.md §77: one entry per shard, as that shard's nodes report it, or `reachable: false`
+ * and why; without a shard map, the node's own answer as it is (with its `shard_id`).
+ */
+export const GatewayShards = Type.Object({
+  n_shards: Type.Integer({ minimum: 1 }),
+  shard_id: Type.Optional(Count('the shard of the one node asked, on a gateway without a shard map')),
+  shards: Type.Array(
+    Type.Object({
+      shard: Count(),
+      reachable: Type.Optional(Type.Boolean({ description: 'false: none of the shard\'s nodes answered (a gateway with a shard map)' })),
+      error: Type.Optional(Type.String({ description: 'why the shard is not listed with its figures' })),
+      height: Type.Optional(Count()),
+      state_root: Type.Optional(Type.String()),
+      block_hash: Type.Optional(Type.String()),
+    }),
+  ),
+});
+
+/** Part 1, Contracts: each field read from the contract by a dry run; null when it does not answer it. */
+export const TokenInfo = Type.Object({
+  address: Type.String(),
+  name: Type.Unknown({ description: 'the contract\'s `name`, or null' }),
+  symbol: Type.Unknown({ description: 'the contract\'s `symbol`, or null' }),
+  decimals: Type.Unknown({ description: 'the contract\'s `decimals`, or null' }),
+  total_supply: Type.Unknown({ description: 'the contract\'s `total_supply`, or null' }),
+});
+
 const NOT_BUILT = 'the browser crypto module is not built on this gateway';
 
 export const GATEWAY_ROUTES = {
@@ -82,5 +112,22 @@ export const GATEWAY_ROUTES = {
     params: Type.Object({ file: Type.String({ description: 'chain-crypto-<version>.mjs, as the manifest\'s url says' }) }),
     produces: 'text/javascript',
     responses: { 200: Type.String(), 404: 'not the module this gateway serves', 503: NOT_BUILT },
+  }),
+  shards: defineRoute({ method: 'GET', path: SHARDS_PATH, summary: 'per-shard heights and roots, each from that shard\'s nodes (decisions.md §77)', responses: { 200: GatewayShards } }),
+  tokenInfo: defineRoute({
+    method: 'GET',
+    path: '/api/v1/contracts/:address/token-info',
+    summary: 'a token contract\'s name, symbol, decimals and supply, read by dry runs on a node',
+    params: Type.Object({ address: Type.String({ description: 'the contract\'s address' }) }),
+    responses: { 200: TokenInfo, 404: 'no contract at that address' },
+  }),
+  // The body is checked by the handler, in its own words (proxy-routes.ts).
+  audit: defineRoute({
+    method: 'POST',
+    path: '/api/v1/contracts/audit',
+    summary: 'the node\'s analysis of a contract\'s bytecode, unchanged (decisions.md §52); source code is not accepted',
+    body: AuditBody,
+    bodyCheck: 'handler',
+    responses: { 200: Type.Record(Type.String(), Type.Unknown(), { description: 'the node\'s analysis (decisions.md §47)' }), 400: 'not {"bytecode_hex"}: a body with source code, or bytes that are not hex', 503: 'no contract analyzer runs on this network' },
   }),
 } as const;
