@@ -30,8 +30,8 @@ async function tokenRead(s: GatewayServices, address: string, fn: string): Promi
 
 /**
  * Gateway-only `GET /api/v1/contracts/:address/token-info` (part 1, Contracts): name, symbol,
- * decimals and supply, read from the contract by dry runs on a node; and the contract socket methods of part 1 that are not about analysis or certificates
- * and `deploy_contract`, which submits a deploy as a transaction (below).
+ * decimals and supply, read from the contract by dry runs on a node. The contract socket methods
+ * are registered below (registerContractMethods).
  */
 export function registerContractRoutes(routes: RouteTable, s: GatewayServices): void {
   routes.serve(GATEWAY_ROUTES.tokenInfo, async (req) => tokenInfo(s, req.params.address));
@@ -41,7 +41,12 @@ async function tokenInfo(s: GatewayServices, raw: string): Promise<Record<string
   const address = pathSegment('path parameter \'address\'', raw);
   resultOf(await s.reads.get(upstreamPath('/api/v1/contracts/:address', { address }))); // 404 for no contract
   const [name, symbol, decimals, supply] = await Promise.all(['name', 'symbol', 'decimals', 'total_supply'].map((fn) => tokenRead(s, address, fn)));
-  return { address, name, symbol, decimals, total_supply: supply };
+  // What a token answers (declarations.ts, TokenInfo); anything else is a contract that does not answer it as a token does.
+  const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  const whole = (v: unknown): bigint | null => (typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v)) ? BigInt(v) : typeof v === 'string' && /^[0-9]+$/.test(v) ? BigInt(v) : null);
+  const d = whole(decimals);
+  const total = whole(supply);
+  return { address, name: text(name), symbol: text(symbol), decimals: d !== null && d >= 0n && d <= 255n ? Number(d) : null, total_supply: total === null || total < 0n ? null : total.toString() };
 }
 
 export function registerContractMethods(hooks: Hooks, plugin: string, s: GatewayServices): void {

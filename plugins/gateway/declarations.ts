@@ -87,13 +87,16 @@ export const GatewayShards = Type.Object({
   ),
 });
 
-/** Part 1, Contracts: each field read from the contract by a dry run; null when it does not answer it. */
+/**
+ * Part 1, Contracts: each field read from the contract by a dry run of the function of its name;
+ * null when the contract does not answer it as a token does.
+ */
 export const TokenInfo = Type.Object({
   address: Type.String(),
-  name: Type.Unknown({ description: 'the contract\'s `name`, or null' }),
-  symbol: Type.Unknown({ description: 'the contract\'s `symbol`, or null' }),
-  decimals: Type.Unknown({ description: 'the contract\'s `decimals`, or null' }),
-  total_supply: Type.Unknown({ description: 'the contract\'s `total_supply`, or null' }),
+  name: Nullable(Type.String()),
+  symbol: Nullable(Type.String()),
+  decimals: Nullable(Type.Integer({ minimum: 0, maximum: 255 })),
+  total_supply: Nullable(Type.String({ pattern: '^[0-9]+$', description: 'in the token\'s smallest unit, as decimal text (it may exceed 2^53)' })),
 });
 
 const NOT_BUILT = 'the browser crypto module is not built on this gateway';

@@ -94,10 +94,9 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   for (const path of PROXIED_GETS) served('GET', path, counted(path, (req) => s.reads.get(upstreamRead(path, req))), kernel.get(`GET ${path}`));
 
   // The faucet goes through the gateway's cooldown and FAUCET_AMOUNT cap (submissions.ts).
-  const own = new Map<string, RpcHandler>([[`POST ${FAUCET_PATH}`, counted(FAUCET_PATH, (req) => s.submissions.faucet(req.body, req.ip))]]);
+  const faucet = counted(FAUCET_PATH, (req) => s.submissions.faucet(req.body, req.ip));
   const forward = (method: HttpMethod, path: string, shardParam: string | undefined, declared: DeclaredRoute | undefined): RpcHandler => {
-    const special = own.get(`${method} ${path}`);
-    if (special !== undefined) return special;
+    if (method === 'POST' && path === FAUCET_PATH) return faucet;
     const home = () => homeShard(shardParam, s.params, s.router);
     if (method === 'POST' || method === 'PUT') return counted(path, (req) => s.client.request(s.router.nodesOfShard(home() ?? 0), method, upstreamPath(path, req.params), req.body, req.bodyText));
     if (method !== 'GET') throw new Error(`gateway: no way to forward ${method} ${path}`);
@@ -110,10 +109,7 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   // The routes state plugins list in their definitions, to the shard of a plugin that keeps its records on one.
   for (const { route, shardParam } of s.pluginRoutes) served(route.method, route.path, forward(route.method, route.path, shardParam, route), route);
   for (const { method, path } of UNLISTED_PLUGIN_ROUTES) if (!routes.has(method, path)) served(method, path, forward(method, path, undefined, undefined), undefined);
-  for (const [key, handler] of own) {
-    const [method, path] = key.split(' ') as [HttpMethod, string];
-    if (!routes.has(method, path)) routes.add(method, path, handler);
-  }
+  if (!routes.has('POST', FAUCET_PATH)) routes.post(FAUCET_PATH, faucet);
 
   const submit = counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText));
   routes.serve(KERNEL_ROUTES.submit, (req) => submit(req.raw));
