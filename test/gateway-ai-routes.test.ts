@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { validateConfig } from '../kernel/config/load.js';
 import { startGateway, type RunningGateway } from '../cli/gateway-process.js';
 import { loadGatewayConfig } from '../plugins/gateway/config.js';
-import { freePort } from '../plugins/gateway/testing/process.js';
+import { freePort, WsClient } from '../plugins/gateway/testing/process.js';
 import { getJson, postJson } from './helpers/node-process.js';
 
 /**
@@ -47,6 +47,7 @@ function stubNode(): Promise<{ url: string; seen: Seen[]; server: Server }> {
       }
       if (req.method === 'POST' && req.url === '/api/v1/contracts/attest') return send(200, { ...analysis(), score: 5, timestamp: 1, subject: 'x', message: 'ch-ibc-attest-v1|…', signature: 'aa', pubkey: 'bb', signer: 'chain:validator-0.node' });
       if (req.method === 'POST' && (req.url === '/api/v1/contracts/certify' || req.url === '/api/v1/templates/register')) return send(401, { error: 'signature does not verify' });
+      if (req.method === 'PATCH' && decodeURIComponent(req.url ?? '') === `/api/v1/contracts/${APP}/score`) return send(401, { error: 'key not bound', body: json });
       if (req.method === 'GET' && req.url?.startsWith('/api/v1/certificates')) return send(200, { certificates: [], total: 0, limit: 20, offset: 0, has_more: false, url: req.url });
       if (req.method === 'GET' && req.url?.startsWith('/api/v1/models/registry')) return send(200, { models: [], total: 0 });
       return send(404, { error: `not found: ${req.method ?? ''} ${req.url ?? ''}` });
@@ -117,6 +118,26 @@ describe('gateway AI routes against a node stub', () => {
       const r = await getJson(`${url}${path}`);
       assert.equal(r.status, 200, path);
       assert.equal(decodeURIComponent(r.body.url as string), decodeURIComponent(path));
+    }
+  });
+
+  test('the contract-security socket methods: certificate reads as their REST twins, certify_contract and update_contract_score forwarded', async () => {
+    const ws = await WsClient.connect(`${url.replace('http', 'ws')}/ws`);
+    try {
+      await ws.next('init', (m) => m.type === 'init');
+      const list = await ws.rpc('get_certificates', { owner: 'chain:abc', limit: 5 });
+      assert.equal(list.error, null);
+      assert.deepEqual(list.result, (await getJson(`${url}/api/v1/certificates?owner=chain%3Aabc&limit=5`)).body);
+      assert.equal(((await ws.rpc('get_certificate', { id: 7 })).result as { url: string }).url, '/api/v1/certificates/7');
+      assert.equal(decodeURIComponent(((await ws.rpc('get_contract_certificate', { address: APP })).result as { url: string }).url), `/api/v1/certificates/contract/${APP}`);
+      assert.match(String((await ws.rpc('get_certificate', {})).error), /params.id is required/);
+      assert.match(String((await ws.rpc('certify_contract', { signer: 'chain:validator-0.node', contract: APP })).error), /signature does not verify/);
+      assert.deepEqual(JSON.parse(node.seen.at(-1)!.body), { signer: 'chain:validator-0.node', contract: APP });
+      assert.match(String((await ws.rpc('update_contract_score', { address: APP, signer: 'chain:validator-0.node', security_score: 90 })).error), /key not bound/);
+      assert.equal(node.seen.at(-1)!.method, 'PATCH');
+      assert.deepEqual(JSON.parse(node.seen.at(-1)!.body), { signer: 'chain:validator-0.node', security_score: 90 }, 'the address goes in the path');
+    } finally {
+      ws.close();
     }
   });
 

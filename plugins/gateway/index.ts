@@ -12,6 +12,7 @@ import { registerStatusRoutes } from './status-routes.js';
 import { registerGatewayApiReference } from './api-reference.js';
 import { loadCryptoModule, registerCryptoModuleRoutes } from './crypto-module.js';
 import { AnalyzerModel, ANALYZE_PATH, registerAiRoutes } from './ai-routes.js';
+import { registerSecurityMethods } from './security-methods.js';
 import { CONTRACT_ALERT_EVENT, CONTRACT_ALERT_MODEL, ContractAlerts } from './contract-alerts.js';
 import { ContractGenerator } from './generator/contract-generator.js';
 import { loadTemplateSources } from './generator/template-sources.js';
@@ -60,6 +61,7 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
     registerCoreRpcMethods(api.hooks, api.name, s, async () => (await health()).body);
     registerOperationMethods(api.hooks, api.name, s);
     registerContractMethods(api.hooks, api.name, s);
+    registerSecurityMethods(api.hooks, api.name, s);
     api.hooks.routes.tap(api.name, (routes) => {
       routes.withOwner(api.name, () => {
         registerProxyRoutes(routes, s);
