@@ -48,6 +48,7 @@ function stubNode(): Promise<{ url: string; seen: Seen[]; server: Server }> {
       if (req.method === 'POST' && req.url === '/api/v1/contracts/attest') return send(200, { ...analysis(), score: 5, timestamp: 1, subject: 'x', message: 'ch-ibc-attest-v1|…', signature: 'aa', pubkey: 'bb', signer: 'chain:validator-0.node' });
       if (req.method === 'POST' && (req.url === '/api/v1/contracts/certify' || req.url === '/api/v1/templates/register')) return send(401, { error: 'signature does not verify' });
       if (req.method === 'PATCH' && decodeURIComponent(req.url ?? '') === `/api/v1/contracts/${APP}/score`) return send(401, { error: 'key not bound', body: json });
+      if (req.method === 'GET' && req.url?.startsWith('/api/v1/contracts/whitelist/')) return send(404, { error: 'no approval of that hash' });
       if (req.method === 'GET' && req.url?.startsWith('/api/v1/certificates')) return send(200, { certificates: [], total: 0, limit: 20, offset: 0, has_more: false, url: req.url });
       if (req.method === 'GET' && req.url?.startsWith('/api/v1/models/registry')) return send(200, { models: [], total: 0 });
       return send(404, { error: `not found: ${req.method ?? ''} ${req.url ?? ''}` });
@@ -119,6 +120,8 @@ describe('gateway AI routes against a node stub', () => {
       assert.equal(r.status, 200, path);
       assert.equal(decodeURIComponent(r.body.url as string), decodeURIComponent(path));
     }
+    const w = await getJson(`${url}/api/v1/contracts/whitelist/0x${'ab'.repeat(32)}`);
+    assert.deepEqual(w, { status: 404, body: { error: 'no approval of that hash' } }, 'the whitelist read (decisions.md §49) forwarded');
   });
 
   test('the contract-security socket methods: certificate reads as their REST twins, certify_contract and update_contract_score forwarded', async () => {

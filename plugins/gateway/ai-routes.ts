@@ -115,7 +115,7 @@ function forwardUndeclared(routes: RouteTable, s: GatewayServices): void {
       return passThrough(a);
     });
   }
-  for (const path of ['/api/v1/certificates', '/api/v1/certificates/:id', '/api/v1/certificates/contract/:address']) {
+  for (const path of ['/api/v1/certificates', '/api/v1/certificates/:id', '/api/v1/certificates/contract/:address', '/api/v1/contracts/whitelist/:bytecode_hash']) {
     if (gets.has(path)) continue;
     routes.get(path, async (req) => {
       const q = req.query.toString();
