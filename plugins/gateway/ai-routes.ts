@@ -1,8 +1,9 @@
 import { badRequest, firstRefusal, forbidden, unavailable, type DeclaredRoute, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { aiBudgetRefusal } from './ai-budget.js';
 import { AI_ROUTES, AskBody, ReauditBody } from './ai-declarations.js';
-import { ASSISTANT_MODEL, type DocsSearch } from './assistant/docs-search.js';
-import { analysisRefusal, isAnalyzerMissing, type ContractGenerator } from './generator/contract-generator.js';
+import type { AiParts } from './ai-parts.js';
+import { ASSISTANT_MODEL } from './assistant/docs-search.js';
+import { analysisRefusal, isAnalyzerMissing } from './generator/contract-generator.js';
 import { parseJsonLossless } from './lossless-json.js';
 import { isObject, type NodeAnswer } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
@@ -15,15 +16,6 @@ export const ANALYZE_PATH = '/api/v1/contracts/analyze';
 /** decisions.md §52: an audit takes bytecode only; these fields would carry source code. */
 const SOURCE_FIELDS = ['source', 'source_code', 'code'] as const;
 
-/** The smallest WebAssembly module (magic and version): what ai/status asks the node's analyzer to name itself with. */
-const EMPTY_MODULE_HEX = '0061736d01000000';
-
-export interface AiParts {
-  readonly generator: ContractGenerator;
-  /** Undefined when the build wrote no documentation index. */
-  readonly docs: DocsSearch | undefined;
-}
-
 /**
  * The gateway's contract-security and AI routes (decisions.md §47–48, §52): audit and reaudit
  * (the node's analysis, unchanged), generate, the attestation forwarded, the documentation
@@ -31,7 +23,7 @@ export interface AiParts {
  * build declares (forwardUndeclared). audit, reaudit, generate and assistant/ask spend the one
  * AI_RL_MAX_RPM budget per client IP before anything else.
  */
-export function registerAiRoutes(routes: RouteTable, s: GatewayServices, ai: AiParts): void {
+export function registerAiRoutes(routes: RouteTable, s: GatewayServices, ai: Pick<AiParts, 'generator' | 'docs'>): void {
   const analyze = (body: unknown, text?: string): Promise<NodeAnswer> => s.client.request(s.router.nodesOfShard(0), 'POST', ANALYZE_PATH, body, text);
   /** The node's answer as it is, except a node without the analyzer's route (503: the request cannot be served anywhere). */
   const analysisAnswer = (route: string, a: NodeAnswer): unknown => {
@@ -123,23 +115,5 @@ function forwardUndeclared(routes: RouteTable, s: GatewayServices): void {
       s.metrics.proxied.inc({ route: path, status: String(a.status) });
       return passThrough(a);
     });
-  }
-}
-
-/** The node analyzer's model, asked once it answers (ai/status); null while no node analyses. */
-export class AnalyzerModel {
-  private model: string | null = null;
-
-  constructor(private readonly s: GatewayServices) {}
-
-  async current(): Promise<string | null> {
-    if (this.model !== null) return this.model;
-    try {
-      const a = await this.s.client.request(this.s.router.nodesOfShard(0), 'POST', ANALYZE_PATH, { bytecode_hex: EMPTY_MODULE_HEX });
-      if (a.status === 200 && isObject(a.body) && typeof a.body.model === 'string') this.model = a.body.model;
-    } catch {
-      // No node answers: asked again at the next status read.
-    }
-    return this.model;
   }
 }

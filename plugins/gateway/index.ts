@@ -11,12 +11,10 @@ import { gatewayHealth } from './status.js';
 import { registerStatusRoutes } from './status-routes.js';
 import { registerGatewayApiReference } from './api-reference.js';
 import { loadCryptoModule, registerCryptoModuleRoutes } from './crypto-module.js';
-import { AnalyzerModel, ANALYZE_PATH, registerAiRoutes } from './ai-routes.js';
+import { registerAiRoutes } from './ai-routes.js';
+import { createAiParts } from './ai-parts.js';
 import { registerSecurityMethods } from './security-methods.js';
-import { CONTRACT_ALERT_EVENT, CONTRACT_ALERT_MODEL, ContractAlerts } from './contract-alerts.js';
-import { ContractGenerator } from './generator/contract-generator.js';
-import { loadTemplateSources } from './generator/template-sources.js';
-import { ASSISTANT_MODEL, DocsSearch } from './assistant/docs-search.js';
+import { CONTRACT_ALERT_EVENT } from './contract-alerts.js';
 
 export type { GatewayServices } from './services.js';
 
@@ -36,27 +34,7 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
     const health = () => gatewayHealth(s.config, s.poller, s.cooldown, () => hub.clientCount);
     const cryptoModule = loadCryptoModule();
     if (!cryptoModule) api.log.warn('the browser crypto module is not built (npm run build): /api/v1/wasm/* answer 503');
-    const alerts = new ContractAlerts(s.config.contractAlerts, s.reads, s.events, api.log.child({ part: 'contract-alerts' }));
-    const generator = new ContractGenerator({
-      read: (path) => s.reads.get(path),
-      analyze: (bytecodeHex) => s.client.request(s.router.nodesOfShard(0), 'POST', ANALYZE_PATH, { bytecode_hex: bytecodeHex }),
-      sources: loadTemplateSources(),
-      provider: s.config.aiProvider,
-    });
-    const docs = DocsSearch.load();
-    if (!docs) api.log.warn('the documentation index is not built (npm run build): /api/v1/assistant/ask answers 503');
-    const analyzer = new AnalyzerModel(s);
-    // decisions.md §52's figures of GET /api/v1/ai/status.
-    const aiFigures = async (): Promise<Record<string, unknown>> => {
-      const a = s.config.contractAlerts;
-      return {
-        analyzer: { model: await analyzer.current() },
-        generator: { mode: generator.mode, kinds: generator.kinds },
-        assistant: { enabled: s.config.assistantEnabled, model: ASSISTANT_MODEL },
-        contract_alerts: { check_interval_ms: a.checkIntervalMs, spike_low_threshold: a.spikeLowThreshold, spike_high_threshold: a.spikeHighThreshold, low_score_threshold: a.lowScoreThreshold, cooldown_ms: a.cooldownMs, model: CONTRACT_ALERT_MODEL },
-        rate_limit: { ai_rl_max_rpm: s.config.aiRlMaxRpm },
-      };
-    };
+    const ai = createAiParts(s, api.log);
 
     registerCoreRpcMethods(api.hooks, api.name, s, async () => (await health()).body);
     registerOperationMethods(api.hooks, api.name, s);
@@ -65,10 +43,10 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
     api.hooks.routes.tap(api.name, (routes) => {
       routes.withOwner(api.name, () => {
         registerProxyRoutes(routes, s);
-        registerStatusRoutes(routes, s, health, aiFigures);
+        registerStatusRoutes(routes, s, health, () => ai.figures());
         registerOperationRoutes(routes, s);
         registerContractRoutes(routes, s);
-        registerAiRoutes(routes, s, { generator, docs });
+        registerAiRoutes(routes, s, ai);
         registerCryptoModuleRoutes(routes, cryptoModule);
         registerGatewayApiReference(routes, s, api.hooks, () => server);
       });
@@ -77,13 +55,13 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
     let server: HttpServer | undefined;
     s.whenBooted(async () => {
       hub.start();
-      alerts.start();
+      ai.alerts.start();
       s.poller.start();
       server = (await listenGateway(s.config, api.hooks, hub.handlers(), api.log, api.runtime)).server;
     });
     api.onClose(async () => {
       hub.stop();
-      await alerts.stop();
+      await ai.alerts.stop();
       await s.poller.stop();
       await server?.close();
     });
