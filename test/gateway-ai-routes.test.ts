@@ -2,7 +2,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Type } from '@sinclair/typebox';
 import { validateConfig } from '../kernel/config/load.js';
+import { defineOperation, definePlugin, defineRoute, type PluginDefinition } from '../kernel/sdk.js';
 import { startGateway, type RunningGateway } from '../cli/gateway-process.js';
 import { loadGatewayConfig } from '../plugins/gateway/config.js';
 import { freePort, WsClient } from '../plugins/gateway/testing/process.js';
@@ -57,11 +59,12 @@ function stubNode(): Promise<{ url: string; seen: Seen[]; server: Server }> {
   return new Promise((r) => server.listen(0, '127.0.0.1', () => r({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server })));
 }
 
-async function gateway(nodeUrl: string, env: Record<string, string>): Promise<{ gw: RunningGateway; url: string }> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function gateway(nodeUrl: string, env: Record<string, string>, catalogue: ReadonlyMap<string, PluginDefinition<any, any>> = new Map()): Promise<{ gw: RunningGateway; url: string }> {
   const port = await freePort();
   const nodeConfig = validateConfig({ network: 'devnet', env: 'testnet', log_level: 'silent', plugins: [] });
   const config = loadGatewayConfig({ PORT: String(port), GATEWAY_HOST: '127.0.0.1', NODE_RPC_URL: nodeUrl, POLL_NODE_INTERVAL_MS: '60000', NODE_TIMEOUT_MS: '2000', ...env });
-  return { gw: await startGateway(nodeConfig, config, new Map()), url: `http://127.0.0.1:${port}` };
+  return { gw: await startGateway(nodeConfig, config, catalogue), url: `http://127.0.0.1:${port}` };
 }
 
 describe('gateway AI routes against a node stub', () => {
@@ -169,6 +172,47 @@ describe('gateway AI routes against a node stub', () => {
     assert.ok((a.body.answer as string).length > 0);
     assert.deepEqual((await postJson(`${url}/api/v1/assistant/ask`, q)).body, a.body);
     for (const bad of [{}, { question: '' }, { question: 'x'.repeat(2001) }, { question: 7 }]) assert.equal((await postJson(`${url}/api/v1/assistant/ask`, bad)).status, 400, JSON.stringify(bad).slice(0, 40));
+  });
+});
+
+/** A state plugin of the build that declares certify as its operation and the certificate list as its read. */
+const certifier = definePlugin({
+  name: 'certifier',
+  kind: 'state',
+  description: 'declares what the analyzer will',
+  stores: [],
+  operations: [
+    defineOperation({
+      name: 'certify',
+      description: 'certify a contract',
+      routes: [{ method: 'POST', path: '/api/v1/contracts/certify' }],
+      socketMethod: 'certify_contract',
+      schema: Type.Object({ signer: Type.String(), contract: Type.String() }),
+      signsFor: 'chain:system.cert',
+      gas: 10,
+      check: () => Promise.resolve(undefined),
+      execute: () => Promise.resolve(),
+    }),
+  ],
+  routes: [defineRoute({ method: 'GET', path: '/api/v1/certificates', summary: 'certificates', responses: { 200: Type.Object({}) } })],
+  register() {},
+});
+
+describe('routes a plugin of the build declares', () => {
+  test('certify and the certificate list are served once, as the plugin\'s operation and read, the rest still forwarded', async () => {
+    const node = await stubNode();
+    const { gw, url } = await gateway(node.url, {}, new Map([['certifier', certifier]]));
+    try {
+      const c = await postJson(`${url}/api/v1/contracts/certify`, { signer: 'chain:validator-0.node', contract: APP });
+      assert.deepEqual(c, { status: 401, body: { error: 'signature does not verify' } });
+      assert.equal((await getJson(`${url}/api/v1/certificates`)).status, 200);
+      assert.equal((await getJson(`${url}/api/v1/certificates/3`)).status, 200);
+      assert.deepEqual((await postJson(`${url}/api/v1/templates/register`, {})).body, { error: 'signature does not verify' });
+    } finally {
+      await gw.stop();
+      node.server.close();
+      node.server.closeAllConnections();
+    }
   });
 });
 
