@@ -48,19 +48,25 @@ export function createAiParts(s: GatewayServices, log: Logger): AiParts {
 /** The smallest WebAssembly module (magic and version): what ai/status asks the node's analyzer to name itself with. */
 const EMPTY_MODULE_HEX = '0061736d01000000';
 
-/** The node analyzer's model, asked once it answers (ai/status); null while no node analyses. */
+/**
+ * The node analyzer's model (ai/status), asked again once PROTOCOL_PARAMS_REFRESH_MS has passed
+ * (a network that upgrades its analyzer names a new model, decisions.md §46); null while no node
+ * analyses.
+ */
 class AnalyzerModel {
   private model: string | null = null;
+  private askedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly s: GatewayServices) {}
 
   async current(): Promise<string | null> {
-    if (this.model !== null) return this.model;
+    if (this.model !== null && Date.now() - this.askedAt < this.s.config.paramsRefreshMs) return this.model;
     try {
       const a = await this.s.client.request(this.s.router.nodesOfShard(0), 'POST', ANALYZE_PATH, { bytecode_hex: EMPTY_MODULE_HEX });
-      if (a.status === 200 && isObject(a.body) && typeof a.body.model === 'string') this.model = a.body.model;
+      this.model = a.status === 200 && isObject(a.body) && typeof a.body.model === 'string' ? a.body.model : null;
+      this.askedAt = Date.now();
     } catch {
-      // No node answers: asked again at the next status read.
+      // No node answers: the last model known stands, asked again at the next status read.
     }
     return this.model;
   }
