@@ -5,6 +5,8 @@ import { labelledWallet, signTransfer, type Wallet } from '../helpers/chain-fixt
 import { getJson, postJson, waitConfirmed } from '../helpers/node-process.js';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { WsClient, type Msg } from '../../plugins/gateway/testing/process.js';
+import { wat } from '../../plugins/contracts/testing/hostile.js';
+import { toHex } from '../../kernel/sdk.js';
 
 /**
  * The gateway's contract-security and AI routes on a real 4-validator devnet, as a client
@@ -13,10 +15,11 @@ import { WsClient, type Msg } from '../../plugins/gateway/testing/process.js';
  * assistant; and, with the node's analyzer, generate's bytecode deploys and answers its reads
  * and reaudit equals the node's analysis.
  *
- * DEPENDENCY: generate and reaudit need the node's POST /api/v1/contracts/analyze, which the
- * analyzer plugin (branch h32-analyzer, decisions.md §46–47) adds. On a build without it those
- * scenarios are skipped with that reason (the gateway answers 503 there, checked below); once
- * both branches are merged they run.
+ * DEPENDENCY: generate, reaudit and the low-score alert need the node's analyzer (POST
+ * /api/v1/contracts/analyze, contract records with security_score), which the analyzer plugin
+ * (branch h32-analyzer, decisions.md §46–47) adds. On a build without it those scenarios are
+ * skipped with that reason (generate answers 503 there, checked below); once both branches are
+ * merged they run (they passed against that branch's work of 2026-11-28 09:00 UTC).
  */
 const DEPLOY = 'chain:system.deploy';
 const RPM = 5;
@@ -100,6 +103,28 @@ describe('gateway AI routes and contract alerts on a real devnet', () => {
     // Two check intervals after the block of the last call, as the gateway's new_block events tell.
     await ws.next('blocks two check intervals later', (m) => m.type === 'new_block' && ((m.data as Record<string, unknown>).timestamp as number) > until + 2 * CHECK_MS + 500, 30_000, from);
     assert.deepEqual(ws.received.slice(from).filter(isMine).length, 1, 'one alert per contract per ALERT_COOLDOWN_MS');
+  });
+
+  test('a contract scored below SENTINEL_LOW_SCORE_THRESHOLD that starts being called raises low_score_active (needs the node analyzer, h32-analyzer)', async (t) => {
+    if (!analyzer) {
+      t.skip('the node scores no contract (analyzer plugin, branch h32-analyzer): no contract has a security_score to be low');
+      return;
+    }
+    // decisions.md §46: an unbounded loop (40) and a self-call (15) score 55: security 45, below 60, deployable under the default threshold 80.
+    const bytes = wat(`(module
+  (memory (export "memory") 1)
+  (func (export "alloc") (param i32) (result i32) (i32.const 1024))
+  (func $r (param i32) (result i32) (call $r (local.get 0)))
+  (func (export "call") (param i32 i32) (loop $l (br $l))))`);
+    const app = await deploy({ bytecode_hex: toHex(bytes), name: 'Low score' });
+    const score = (await getJson(`${rpc()}/api/v1/contracts/${app}`)).body.security_score as number;
+    assert.equal(score, 45);
+    const from = ws.received.length;
+    // One call, below SPIKE_LOW: it runs out of fuel (status failed), and counts all the same.
+    const [tx] = await everywhere(await submit(alice, app, JSON.stringify({ function: 'spin', args: {} }), 100));
+    assert.equal(tx!.status, 'failed');
+    const alert = (await ws.next('low_score_active', (m) => m.type === 'contract_alert' && (m.data as Record<string, unknown>).address === app, 4 * CHECK_MS + 10_000, from)).data as Record<string, unknown>;
+    assert.deepEqual({ ...alert, timestamp: 0 }, { address: app, alert: 'low_score_active', severity: 'medium', call_count: 1, delta: 1, timestamp: 0, model: 'contract-activity-v1', security_score: 45 });
   });
 
   test('ai/status carries the figures of the gateway\'s configuration', async () => {
