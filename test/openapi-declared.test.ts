@@ -36,10 +36,25 @@ const BEING_CONVERTED = [
   'get /api/v1/templates/{id}',
 ];
 
+/**
+ * Part 1's contract-security routes, which the gateway forwards as they are while no plugin of the
+ * build serves them (plugins/gateway/ai-routes.ts, forwardUndeclared; the plugin is issue 32's
+ * analyzer work). The plugin that serves them declares them and lists the reads in its definition's
+ * `routes` (the gateway then forwards them under its declarations); remove them here then.
+ */
+const FORWARDED_FOR_A_PLUGIN_NOT_BUILT = [
+  'get /api/v1/certificates',
+  'get /api/v1/certificates/{id}',
+  'get /api/v1/certificates/contract/{address}',
+  'post /api/v1/contracts/certify',
+  'get /api/v1/contracts/whitelist/{bytecode_hash}',
+  'post /api/v1/templates/register',
+];
+
 /** The routes each document may still list undeclared (the slashing history is Node only). */
 const UNDECLARED_ALLOWED: Readonly<Record<keyof typeof OPENAPI_FILES, readonly string[]>> = {
   node: [...BEING_CONVERTED, 'get /api/v1/slashing/history'],
-  gateway: BEING_CONVERTED,
+  gateway: [...BEING_CONVERTED, ...FORWARDED_FOR_A_PLUGIN_NOT_BUILT],
 };
 
 /**

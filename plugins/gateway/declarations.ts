@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineRoute } from '../../kernel/sdk.js';
-import { AuditBody } from './schemas.js';
+import { AiStatusFigures } from './ai-declarations.js';
 import { SHARDS_PATH } from './shards.js';
 
 /**
@@ -66,6 +66,7 @@ export const AiStatus = Type.Object({
   sentinel: Type.Object({ enabled: Type.Unknown(), policy_enabled: Type.Unknown(), reject_threshold: Type.Unknown() }),
   decisions: Nullable(Count()),
   export_token_required: Type.Boolean(),
+  ...AiStatusFigures,
 });
 
 /**
@@ -106,7 +107,7 @@ export const GATEWAY_ROUTES = {
   metrics: defineRoute({ method: 'GET', path: '/metrics', summary: 'Prometheus metrics of the gateway', produces: 'text/plain', responses: { 200: Type.String() } }),
   latestBlock: defineRoute({ method: 'GET', path: '/api/v1/blocks/latest', summary: 'the newest committed block', responses: { 200: Type.Object({ block: Type.Record(Type.String(), Type.Unknown()) }), 404: 'no block has been committed yet' } }),
   networkStatus: defineRoute({ method: 'GET', path: '/api/v1/network/status', summary: 'the network as measured from its committed blocks (decisions.md §88)', responses: { 200: NetworkStatus } }),
-  aiStatus: defineRoute({ method: 'GET', path: '/api/v1/ai/status', summary: 'the AI model registry, the sentinel\'s switches and the decision log\'s size', responses: { 200: AiStatus } }),
+  aiStatus: defineRoute({ method: 'GET', path: '/api/v1/ai/status', summary: 'the AI model registry, the sentinel\'s switches, the decision log\'s size and the gateway\'s analyzer, generator, assistant, contract-alert and rate-limit figures (decisions.md §52)', responses: { 200: AiStatus } }),
   wasmVersion: defineRoute({ method: 'GET', path: '/api/v1/wasm/version', summary: 'the manifest of the browser crypto module (decisions.md §86)', responses: { 200: CryptoModuleManifest, 503: NOT_BUILT } }),
   wasmModule: defineRoute({
     method: 'GET',
@@ -123,14 +124,5 @@ export const GATEWAY_ROUTES = {
     summary: 'a token contract\'s name, symbol, decimals and supply, read by dry runs on a node',
     params: Type.Object({ address: Type.String({ description: 'the contract\'s address' }) }),
     responses: { 200: TokenInfo, 404: 'no contract at that address' },
-  }),
-  // The body is checked by the handler, in its own words (proxy-routes.ts).
-  audit: defineRoute({
-    method: 'POST',
-    path: '/api/v1/contracts/audit',
-    summary: 'the node\'s analysis of a contract\'s bytecode, unchanged (decisions.md §52); source code is not accepted',
-    body: AuditBody,
-    bodyCheck: 'handler',
-    responses: { 200: Type.Record(Type.String(), Type.Unknown(), { description: 'the node\'s analysis (decisions.md §47)' }), 400: 'not {"bytecode_hex"}: a body with source code, or bytes that are not hex', 503: 'no contract analyzer runs on this network' },
   }),
 } as const;

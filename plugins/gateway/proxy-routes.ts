@@ -1,6 +1,4 @@
-import { badRequest, defineRoute, firstRefusal, KERNEL_ROUTES, reply, streamReply, TEST_NETWORK_ONLY, unavailable, type DeclaredRoute, type HttpMethod, type RouteTable, type RpcHandler, type RpcRequest } from '../../kernel/sdk.js';
-import { GATEWAY_ROUTES } from './declarations.js';
-import { AuditBody } from './schemas.js';
+import { defineRoute, KERNEL_ROUTES, reply, streamReply, TEST_NETWORK_ONLY, type DeclaredRoute, type HttpMethod, type RouteTable, type RpcHandler, type RpcRequest } from '../../kernel/sdk.js';
 import type { NodeAnswer } from './node-client.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
@@ -114,17 +112,7 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   const submit = counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText));
   routes.serve(KERNEL_ROUTES.submit, (req) => submit(req.raw));
 
-  // Gateway-only contract audit (part 1, Contracts: bytecode in, the node's analysis out). No
-  // build runs a contract analyzer (no node serves /api/v1/contracts/analyze), so a well-formed
-  // audit is refused at once with 503: nothing is forwarded, and the per-minute AI budget
-  // (AI_RL_MAX_RPM) is not spent on a request that cannot be served. The body is checked first
-  // (decisions.md §47, §52: 400 for a body that is no bytecode), with the schema the assistant
-  // tool server's ch_analyze_contract shares.
-  routes.serve(GATEWAY_ROUTES.audit, (req) => {
-    const refused = firstRefusal(AuditBody, req.raw.body ?? {});
-    if (refused) throw badRequest(`contract audit: ${refused.name}: ${refused.message}`, 'send {"bytecode_hex": "<hex>"}; source code is not accepted');
-    throw unavailable(CONTRACT_ANALYSIS_OFF, 'no contract analyzer runs on this network; the audit endpoint answers once one does');
-  });
+  // The contract audit and the other AI routes: ai-routes.ts.
 }
 
 /**
@@ -146,5 +134,3 @@ function bodyLeftToNode(route: DeclaredRoute): DeclaredRoute {
 }
 
 const FAUCET_PATH = TEST_NETWORK_ONLY.faucet.path;
-
-export const CONTRACT_ANALYSIS_OFF = 'contract analysis is not enabled on this network';
