@@ -1,4 +1,4 @@
-import { definePlugin, deriveAddress, parseHex, type NodeServices } from '../../kernel/sdk.js';
+import { definePlugin, type NodeServices } from '../../kernel/sdk.js';
 import { activeSetUpdates } from './active-set.js';
 import { payeeOf, payRewardsIfDue } from './ledger.js';
 import { delegate } from './operations/delegate.js';
