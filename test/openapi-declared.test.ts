@@ -14,29 +14,6 @@ type Operation = Record<string, unknown>;
 type Doc = { paths: Record<string, Record<string, Operation>> };
 
 /**
- * Routes of plugins/staking and plugins/contracts, still served undeclared: issue 30's
- * conversion (branch h30-convert) declares them. Remove each when it is declared (the test
- * fails on an entry that is declared or gone). The gateway forwards them declared with no change
- * of its own once the plugins list them in their definitions' `routes` (plugins/gateway/plugin-reads.ts).
- */
-const BEING_CONVERTED = [
-  'get /api/v1/accounts/{address}/token-transfers',
-  'get /api/v1/contracts',
-  'get /api/v1/contracts/{address}',
-  'post /api/v1/contracts/{address}/call',
-  'get /api/v1/contracts/{address}/events',
-  'get /api/v1/nodes',
-  'get /api/v1/nodes/{address}',
-  'get /api/v1/staking/delegations/{validator}',
-  'get /api/v1/staking/info/{address}',
-  'get /api/v1/staking/my-delegations/{address}',
-  'get /api/v1/staking/rewards/{address}',
-  'get /api/v1/staking/validators',
-  'get /api/v1/templates',
-  'get /api/v1/templates/{id}',
-];
-
-/**
  * Part 1's contract-security routes, which the gateway forwards as they are while no plugin of the
  * build serves them (plugins/gateway/ai-routes.ts, forwardUndeclared; the plugin is issue 32's
  * analyzer work). The plugin that serves them declares them and lists the reads in its definition's
@@ -51,10 +28,10 @@ const FORWARDED_FOR_A_PLUGIN_NOT_BUILT = [
   'post /api/v1/templates/register',
 ];
 
-/** The routes each document may still list undeclared (the slashing history is Node only). */
+/** The routes each document may still list undeclared. */
 const UNDECLARED_ALLOWED: Readonly<Record<keyof typeof OPENAPI_FILES, readonly string[]>> = {
-  node: [...BEING_CONVERTED, 'get /api/v1/slashing/history'],
-  gateway: [...BEING_CONVERTED, ...FORWARDED_FOR_A_PLUGIN_NOT_BUILT],
+  node: [],
+  gateway: FORWARDED_FOR_A_PLUGIN_NOT_BUILT,
 };
 
 /**

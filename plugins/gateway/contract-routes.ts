@@ -5,11 +5,9 @@ import type { GatewayServices } from './services.js';
 import { DEPLOY_TARGET } from './submissions.js';
 import { pathSegment, upstreamPath } from './upstream-path.js';
 
-/** Contract reads the gateway proxies (plugins/contracts), cached with the others (proxy-routes.ts). */
-export const CONTRACT_GETS = ['/api/v1/contracts', '/api/v1/contracts/:address', '/api/v1/contracts/:address/events', '/api/v1/accounts/:address/token-transfers', '/api/v1/templates', '/api/v1/templates/:id'] as const;
 
-/** The dry-run call, forwarded by proxy-routes.ts with the other contract routes. */
-export const CONTRACT_CALL_PATH = '/api/v1/contracts/:address/call';
+/** The dry-run call (the contracts plugin's; forwarded under its declaration by proxy-routes.ts), used here for token reads. */
+const CONTRACT_CALL_PATH = '/api/v1/contracts/:address/call';
 
 /** A dry run forwarded to a node (contracts are served by every node: state is replicated). */
 async function dryRun(s: GatewayServices, address: string, body: unknown): Promise<unknown> {

@@ -4,7 +4,6 @@ import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
 import { homeShard } from './plugin-reads.js';
 import { VALIDATORS_PATH } from './validators.js';
-import { CONTRACT_CALL_PATH, CONTRACT_GETS } from './contract-routes.js';
 
 /** The kernel's REST reads the gateway serves (part 1, every path not marked Node only), cached. */
 export const PROXIED_GETS = [
@@ -29,19 +28,6 @@ export const PROXIED_GETS = [
   '/api/v1/plugins',
   VALIDATORS_PATH,
 ] as const;
-
-/**
- * Routes of state plugins that do not list them in their definitions yet (staking and contracts,
- * which issue 30 converts), forwarded undeclared. A plugin that lists one takes it over with its
- * declaration (registerProxyRoutes), with no change here; this list then only shrinks.
- */
-export const UNLISTED_PLUGIN_ROUTES: ReadonlyArray<{ readonly method: 'GET' | 'POST'; readonly path: string }> = [
-  // Staking's reads (plugins/staking; GET /api/v1/slashing/history is Node only).
-  ...['/api/v1/staking/info/:address', '/api/v1/staking/validators', '/api/v1/staking/delegations/:validator', '/api/v1/staking/my-delegations/:address', '/api/v1/staking/rewards/:address', '/api/v1/nodes', '/api/v1/nodes/:address'].map((path) => ({ method: 'GET' as const, path })),
-  ...CONTRACT_GETS.map((path) => ({ method: 'GET' as const, path })),
-  // The dry run (part 1, Contracts: served by both), uncached.
-  { method: 'POST', path: CONTRACT_CALL_PATH },
-];
 
 /**
  * The node URL of a proxied read: built from the route's pattern and the decoded, checked params,
@@ -106,7 +92,6 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   };
   // The routes state plugins list in their definitions, to the shard of a plugin that keeps its records on one.
   for (const { route, shardParam } of s.pluginRoutes) served(route.method, route.path, forward(route.method, route.path, shardParam, route), route);
-  for (const { method, path } of UNLISTED_PLUGIN_ROUTES) if (!routes.has(method, path)) served(method, path, forward(method, path, undefined, undefined), undefined);
   if (!routes.has('POST', FAUCET_PATH)) routes.post(FAUCET_PATH, faucet);
 
   const submit = counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText));
