@@ -370,7 +370,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     shards: [{ shard: shardId, height: chain.head.height, state_root: chain.head.state_root, block_hash: chain.head.block_hash }],
   }));
 
-  routes.serve(KERNEL_ROUTES.stateProof, async (req) => chain.proveState(req.query.key));
+  routes.serve(KERNEL_ROUTES.stateProof, async (req) => chain.proveState(req.query.key, req.query.height));
 
   routes.serve(KERNEL_ROUTES.governanceParams, async () => {
     const reader = params.reader(store.state);
