@@ -278,7 +278,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
 
   private readonly sizes = new WeakMap<Tx, number>();
   /** Gas of a transaction before its handler reports more (Admission.gasOf). */
-  gasOf = (tx: Pick<Tx, 'origin' | 'target'>): number => this.admission.gasOf(tx);
+  gasOf = (tx: Pick<Tx, 'origin' | 'target'> & Partial<Pick<Tx, 'body'>>): number => this.admission.gasOf(tx);
   /** The most gas a transaction may use: its declared gas_limit, else its base gas (Admission.gasLimitOf). */
   gasLimitOf = (tx: Pick<Tx, 'origin' | 'target' | 'body'>): number => this.admission.gasLimitOf(tx);
 
