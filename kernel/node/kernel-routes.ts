@@ -102,6 +102,9 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   };
 
   routes.serve(KERNEL_ROUTES.health, health);
+  // Computed as each block commits, not by the first /health after it: under load (a contract
+  // thread's state reads queue on this thread) its 21 reads would each wait a turn of the loop.
+  chain.on('committed', () => void recentActivity().catch(() => undefined));
 
   const status = async (): Promise<Record<string, unknown>> => {
     const set = await chain.validatorSet();
