@@ -1,5 +1,6 @@
 import { jsonRecord, toHex, type IndexReader, type IndexWriter, type ReadonlyStore, type Store } from '../../kernel/sdk.js';
 import type { InstrumentedCode } from './vm/instrument.js';
+import type { ScoreSource } from './execute.js';
 
 /**
  * The contracts plugin's records, in its namespace:
@@ -23,6 +24,11 @@ export interface ContractRecord {
   readonly deploy_tx: string;
   readonly created_height: number;
   readonly code_size: number;
+  /** decisions.md §47, from the deploy gate (absent on a contract deployed with no gate installed). */
+  readonly security_score?: number;
+  readonly risk_score?: number;
+  readonly model?: string;
+  readonly score_source?: ScoreSource;
 }
 
 export const contractCodec = jsonRecord<ContractRecord>();

@@ -1,0 +1,149 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import binaryen from 'binaryen';
+import { makeChain, signOperation, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { isChainError, RouteTable, toHex, type Receipt } from '../../kernel/sdk.js';
+import { contractsPlugin } from '../contracts/index.js';
+import { contractAddress, DEPLOY_ADDRESS } from '../contracts/public.js';
+import { withQueries } from '../../test/helpers/query-services.js';
+import { analyzerPlugin } from './index.js';
+
+const alice = wallet(81);
+const DEPLOY_GAS = 1_000;
+
+function wat(text: string): Uint8Array {
+  const m = binaryen.parseText(text);
+  try {
+    return m.emitBinary();
+  } finally {
+    m.dispose();
+  }
+}
+
+const PRELUDE = `(memory (export "memory") 1) (func (export "alloc") (param i32) (result i32) (i32.const 1024))`;
+/** §46's vector: 95. */
+export const HOSTILE = wat(`(module ${PRELUDE}
+  (func $self (param i32) (result i32) (call $self (local.get 0)))
+  (func (export "call") (param i32 i32) (loop $l (drop (memory.grow (i32.const 1))) (br $l))))`);
+const SAFE = wat(`(module ${PRELUDE} (func (export "call") (param i32 i32)))`);
+
+async function chain(genesisParams: Record<string, string> = {}): Promise<Fixture> {
+  const services = {};
+  const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], services, genesisParams, accounts: [{ address: alice.address, balance: 10_000_000n }] });
+  withQueries(services, f);
+  return f;
+}
+
+const nonceOf = async (f: Fixture, w: Wallet): Promise<number> => Number((await f.account(w.address)).nonce) + 1;
+const plainDeploy = async (f: Fixture, w: Wallet, bytes: Uint8Array) => signTransfer(w, { to: DEPLOY_ADDRESS, value: 0, nonce: await nonceOf(f, w), data: JSON.stringify({ bytecode_hex: toHex(bytes), name: 'x' }), gas_limit: DEPLOY_GAS });
+let clock = 1_700_000_000_000;
+const opDeploy = (w: Wallet, bytes: Uint8Array) => signOperation(w, { kind: 'deploy', actor: w.address, target: DEPLOY_ADDRESS, nonce: ++clock, body: { owner: w.address, bytecode_hex: toHex(bytes), gas_limit: DEPLOY_GAS } });
+
+async function receipt(f: Fixture, hash: string): Promise<Receipt> {
+  const st = await f.chain.store.getTx(hash);
+  assert.ok(st);
+  return st.receipt;
+}
+
+const contractRecord = async (f: Fixture, address: string): Promise<Record<string, unknown> | undefined> => {
+  const raw = await f.chain.store.state.get(`contracts/contract/${address}`);
+  return raw === undefined ? undefined : (JSON.parse(new TextDecoder().decode(raw)) as Record<string, unknown>);
+};
+
+const refusedByGate = (e: unknown): boolean => isChainError(e) && e.status === 403 && /risk_score 95/.test(e.message) && /deploy_risk_threshold 80/.test(e.message);
+
+test('the gate: a hostile deploy is 403 at admission (plain transaction and operation), nothing charged; a safe one records its scores', async () => {
+  const f = await chain();
+  const before = await f.account(alice.address);
+  await assert.rejects(f.chain.admit(await plainDeploy(f, alice, HOSTILE), 0), refusedByGate);
+  await assert.rejects(f.chain.admitOperation('deploy', opDeploy(alice, HOSTILE), {}, 0), refusedByGate);
+  const ok = await f.chain.admit(await plainDeploy(f, alice, SAFE), 0);
+  await f.block();
+  const r = await receipt(f, ok.tx_hash);
+  assert.equal(r.status, 'confirmed', r.error ?? '');
+  const after = await f.account(alice.address);
+  assert.equal(after.nonce, before.nonce + 1n, 'only the safe deploy took a nonce');
+  const rec = await contractRecord(f, contractAddress(alice.address, ok.tx_hash));
+  assert.deepEqual([rec?.security_score, rec?.risk_score, rec?.model, rec?.score_source], [100, 0, 'static-v1', 'analyzer']);
+});
+
+test('the block checks the gate again: an injected hostile deploy fails, no contract, the base fee only', async () => {
+  const f = await chain();
+  for (const body of [await plainDeploy(f, alice, HOSTILE)]) {
+    const tx = f.chain.rebuildTx('signed', body, 1n, 0);
+    f.chain.mempool.add(tx);
+    await f.block();
+    const r = await receipt(f, tx.hash);
+    assert.equal(r.status, 'failed');
+    assert.match(r.error!, /risk_score 95 .* at or above deploy_risk_threshold 80/);
+    assert.equal(r.gas, 50, 'refused by the gate: the base gas, not the metering');
+    assert.equal(await contractRecord(f, contractAddress(alice.address, tx.hash)), undefined);
+  }
+  const op = f.chain.rebuildTx('signed', f.operations.envelope('deploy', opDeploy(alice, HOSTILE), {}), 1n, 0);
+  f.chain.mempool.add(op);
+  await f.block();
+  const r = await receipt(f, op.hash);
+  assert.equal(r.status, 'failed');
+  assert.match(r.error!, /risk_score 95/);
+  assert.equal(await contractRecord(f, contractAddress(alice.address, op.hash)), undefined);
+});
+
+test('with deploy_security_enabled 0 the hostile module deploys with its scores recorded; a threshold of 96 lets it through too', async () => {
+  for (const params of [{ deploy_security_enabled: '0' }, { deploy_risk_threshold: '96' }] as Array<Record<string, string>>) {
+    const f = await chain(params);
+    const ok = await f.chain.admit(await plainDeploy(f, alice, HOSTILE), 0);
+    await f.block();
+    assert.equal((await receipt(f, ok.tx_hash)).status, 'confirmed');
+    const rec = await contractRecord(f, contractAddress(alice.address, ok.tx_hash));
+    assert.deepEqual([rec?.security_score, rec?.risk_score, rec?.score_source], [5, 95, 'analyzer']);
+  }
+  // At the threshold is refused (part 2: "at or above").
+  const f = await chain({ deploy_risk_threshold: '95' });
+  await assert.rejects(f.chain.admit(await plainDeploy(f, alice, HOSTILE), 0), (e: unknown) => isChainError(e) && e.status === 403);
+});
+
+async function analyzeRoute(f: Fixture, body: unknown): Promise<Record<string, unknown>> {
+  const routes = new RouteTable();
+  f.hooks.routes.call(routes);
+  const route = routes.list().find((r) => r.method === 'POST' && r.path === '/api/v1/contracts/analyze')!;
+  return (await route.handler({ method: 'POST', path: route.path, params: {}, query: new URLSearchParams(), headers: {}, body, ip: '127.0.0.1' })) as Record<string, unknown>;
+}
+
+test('POST /api/v1/contracts/analyze answers §47 for bytes and for a deployed contract; 400 and 404 as §47 says', async () => {
+  const f = await chain();
+  const a = await analyzeRoute(f, { bytecode_hex: toHex(HOSTILE) });
+  assert.deepEqual(Object.keys(a).sort(), ['bytecode_hash', 'gas_estimate', 'ml_score', 'model', 'risk_score', 'safe', 'security_score', 'size', 'violations', 'whitelisted']);
+  assert.deepEqual([a.risk_score, a.security_score, a.safe, a.ml_score, a.model, a.size, a.whitelisted], [95, 5, false, 0.95, 'static-v1', HOSTILE.length, false]);
+  assert.ok(typeof a.gas_estimate === 'number' && a.gas_estimate >= 50);
+
+  const ok = await f.chain.admit(await plainDeploy(f, alice, SAFE), 0);
+  await f.block();
+  const r = await receipt(f, ok.tx_hash);
+  const address = contractAddress(alice.address, ok.tx_hash);
+  const b = await analyzeRoute(f, { address });
+  assert.deepEqual([b.address, b.code_hash, b.bytecode_hash, b.recorded_security_score, b.recorded_model, b.safe, b.security_score], [address, b.bytecode_hash, b.bytecode_hash, 100, 'static-v1', true, 100]);
+  assert.equal(b.gas_estimate, r.gas, 'gas_estimate is what the deploy was charged (no init)');
+
+  const status = async (body: unknown): Promise<number> => {
+    try {
+      await analyzeRoute(f, body);
+      return 200;
+    } catch (err) {
+      assert.ok(isChainError(err), String(err));
+      return err.status;
+    }
+  };
+  assert.equal(await status({}), 400);
+  assert.equal(await status({ bytecode_hex: 'abc' }), 400);
+  assert.equal(await status({ bytecode_hex: 'zz' }), 400);
+  assert.equal(await status({ bytecode_hex: '0061736d' }), 400);
+  assert.equal(await status({ bytecode_hex: toHex(new Uint8Array(300_000)) }), 400);
+  assert.equal(await status({ address: 'chain:0000000000.app' }), 404);
+  // A module the VM would not deploy (a float) is analysed, not refused.
+  const float = await analyzeRoute(f, { bytecode_hex: toHex(wat(`(module ${PRELUDE} (func (export "call") (param i32 i32) (drop (f64.const 1))))`)) });
+  assert.equal(float.risk_score, 80);
+});
+
+test('a network that enables contracts without the analyzer refuses to start, naming both', async () => {
+  await assert.rejects(makeChain({ plugins: [contractsPlugin, analyzerPlugin], pluginConfig: [{ name: 'contracts' }] }), (e: unknown) => e instanceof Error && /"contracts" is enabled without "analyzer"/.test(e.message));
+});
