@@ -13,6 +13,7 @@ import { RouteTable } from './route-table.js';
 import type { KernelServices } from './services.js';
 import { QueryService } from './queries.js';
 import { chainHistory } from './history.js';
+import { nodeKey } from './node-key.js';
 
 const alice = wallet(23);
 
@@ -27,6 +28,7 @@ function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>
     metrics: new NodeMetrics({ verifications: 0, cacheHits: 0 }),
     registry: new Registry(),
     provider: nobleProvider,
+    nodeKey: nodeKey('chain:v0.node', alice.keys, nobleProvider),
     now: () => 0,
     history: chainHistory(f.chain.store, () => f.chain, 1),
     node: { genesis: genesisDoc([]), genesisHash: genesisHash(genesisDoc([])), nodeId: 'ab'.repeat(20), nodeAddress: 'chain:v0.node', moniker: 'alpha', p2pEndpoint: () => `${'ab'.repeat(20)}@127.0.0.1:26656` },

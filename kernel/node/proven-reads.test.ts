@@ -18,6 +18,7 @@ import { RouteTable, type RpcRequest } from './route-table.js';
 import type { KernelServices } from './services.js';
 import { QueryService } from './queries.js';
 import { chainHistory } from './history.js';
+import { nodeKey } from './node-key.js';
 import { ProvenReads, accountStateKey, proveParam } from './proven-reads.js';
 
 const alice = wallet(31);
@@ -36,6 +37,7 @@ function served(f: Fixture, extra?: (routes: RouteTable, query: QueryService) =>
     metrics: new NodeMetrics({ verifications: 0, cacheHits: 0 }),
     registry: new Registry(),
     provider: nobleProvider,
+    nodeKey: nodeKey('chain:v0.node', alice.keys, nobleProvider),
     now: () => 0,
     history: chainHistory(f.chain.store, () => f.chain, 1),
   };

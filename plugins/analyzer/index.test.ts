@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import binaryen from 'binaryen';
-import { makeChain, signOperation, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { isChainError, RouteTable, toHex, type Receipt } from '../../kernel/sdk.js';
+import { createRequire } from 'node:module';
+import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { deriveAddress, isChainError, parseHex, RouteTable, sha3Hex0x, toHex, type Receipt } from '../../kernel/sdk.js';
 import { contractsPlugin } from '../contracts/index.js';
 import { contractAddress, DEPLOY_ADDRESS } from '../contracts/public.js';
-import { withQueries } from '../../test/helpers/query-services.js';
+import { withNodeKey, withQueries } from '../../test/helpers/query-services.js';
 import { analyzerPlugin } from './index.js';
 
 const alice = wallet(81);
@@ -27,8 +28,9 @@ export const HOSTILE = wat(`(module ${PRELUDE}
   (func (export "call") (param i32 i32) (loop $l (drop (memory.grow (i32.const 1))) (br $l))))`);
 const SAFE = wat(`(module ${PRELUDE} (func (export "call") (param i32 i32)))`);
 
-async function chain(genesisParams: Record<string, string> = {}): Promise<Fixture> {
+async function chain(genesisParams: Record<string, string> = {}, node: { address: string; keys: typeof VALIDATOR_KEY } = { address: 'chain:v0.node', keys: VALIDATOR_KEY }): Promise<Fixture> {
   const services = {};
+  withNodeKey(services, node.address, node.keys);
   const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], services, genesisParams, accounts: [{ address: alice.address, balance: 10_000_000n }] });
   withQueries(services, f);
   return f;
@@ -102,10 +104,10 @@ test('with deploy_security_enabled 0 the hostile module deploys with its scores 
   await assert.rejects(f.chain.admit(await plainDeploy(f, alice, HOSTILE), 0), (e: unknown) => isChainError(e) && e.status === 403);
 });
 
-async function analyzeRoute(f: Fixture, body: unknown): Promise<Record<string, unknown>> {
+async function analyzeRoute(f: Fixture, body: unknown, path = '/api/v1/contracts/analyze'): Promise<Record<string, unknown>> {
   const routes = new RouteTable();
   f.hooks.routes.call(routes);
-  const route = routes.list().find((r) => r.method === 'POST' && r.path === '/api/v1/contracts/analyze')!;
+  const route = routes.list().find((r) => r.method === 'POST' && r.path === path)!;
   return (await route.handler({ method: 'POST', path: route.path, params: {}, query: new URLSearchParams(), headers: {}, body, ip: '127.0.0.1' })) as Record<string, unknown>;
 }
 
@@ -146,4 +148,33 @@ test('POST /api/v1/contracts/analyze answers §47 for bytes and for a deployed c
 
 test('a network that enables contracts without the analyzer refuses to start, naming both', async () => {
   await assert.rejects(makeChain({ plugins: [contractsPlugin, analyzerPlugin], pluginConfig: [{ name: 'contracts' }] }), (e: unknown) => e instanceof Error && /"contracts" is enabled without "analyzer"/.test(e.message));
+});
+
+/** PQClean's ML-DSA-65 (the optional dependency): not the implementation the node signs with (noble). */
+interface PqcleanSign {
+  verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean;
+}
+const pqclean = createRequire(import.meta.url)('pqclean') as { Sign: new (algorithm: string) => PqcleanSign };
+
+test('POST /api/v1/contracts/attest: §47 plus the ch-ibc-attest-v1 message signed with the node key, verified by PQClean', async () => {
+  const f = await chain();
+  const a = await analyzeRoute(f, { bytecode_hex: toHex(SAFE) }, '/api/v1/contracts/attest');
+  const hash = sha3Hex0x(SAFE);
+  assert.deepEqual([a.score, a.security_score, a.timestamp, a.subject, a.signer, a.pubkey], [100, 100, 1_700_000_000_000, hash, 'chain:v0.node', toHex(VALIDATOR_KEY.publicKey)]);
+  assert.equal(a.message, `ch-ibc-attest-v1|${hash}|100|static-v1|1700000000000|${hash}`);
+  const verifier = new pqclean.Sign('ml-dsa-65');
+  const message = new TextEncoder().encode(String(a.message));
+  assert.equal(verifier.verify(VALIDATOR_KEY.publicKey, message, parseHex(String(a.signature))!), true);
+  const forged = new TextEncoder().encode(String(a.message).replace('|100|', '|99|'));
+  assert.equal(verifier.verify(VALIDATOR_KEY.publicKey, forged, parseHex(String(a.signature))!), false, 'the score is signed');
+
+  // A node that is no validator signs as its key-derived address; an address's subject is the address.
+  const outsider = wallet(90);
+  const g = await chain({}, { address: 'chain:spare.node', keys: outsider.keys });
+  const ok = await g.chain.admit(await plainDeploy(g, alice, SAFE), 0);
+  await g.block();
+  const address = contractAddress(alice.address, ok.tx_hash);
+  const b = await analyzeRoute(g, { address }, '/api/v1/contracts/attest');
+  assert.deepEqual([b.subject, b.signer, b.address], [address, deriveAddress(outsider.keys.publicKey), address]);
+  assert.equal(new pqclean.Sign('ml-dsa-65').verify(outsider.keys.publicKey, new TextEncoder().encode(String(b.message)), parseHex(String(b.signature))!), true);
 });

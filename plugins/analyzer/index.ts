@@ -1,6 +1,7 @@
 import { definePlugin, type NodeServices } from '../../kernel/sdk.js';
 import { deployGate } from '../contracts/public.js';
 import { analyzeBody, analyzeRoute } from './analyze-route.js';
+import { attest, attestRoute } from './attest-route.js';
 import { gateCheck } from './gate.js';
 import { analyzerMethods } from './methods.js';
 import { ANALYZER_PARAMS } from './params.js';
@@ -26,6 +27,7 @@ export const analyzerPlugin = definePlugin<Record<string, unknown>, NodeServices
     const s = api.services;
     api.hooks.routes.tap(api.name, (routes) => {
       routes.serve(analyzeRoute, (req) => s.query.run(api.name, (ctx) => analyzeBody(ctx, req.body)));
+      routes.serve(attestRoute, (req) => s.query.run(api.name, (ctx) => attest(ctx, s, req.body)));
     });
   },
 });
