@@ -8,6 +8,7 @@ import { contractsPlugin } from '../contracts/index.js';
 import { contractAddress, DEPLOY_ADDRESS } from '../contracts/public.js';
 import { withNodeKey, withQueries } from '../../test/helpers/query-services.js';
 import { analyzerPlugin } from './index.js';
+import { tally } from './operators.js';
 
 const alice = wallet(81);
 const DEPLOY_GAS = 1_000;
@@ -177,4 +178,63 @@ test('POST /api/v1/contracts/attest: §47 plus the ch-ibc-attest-v1 message sign
   const b = await analyzeRoute(g, { address }, '/api/v1/contracts/attest');
   assert.deepEqual([b.subject, b.signer, b.address], [address, deriveAddress(outsider.keys.publicKey), address]);
   assert.equal(new pqclean.Sign('ml-dsa-65').verify(outsider.keys.publicKey, new TextEncoder().encode(String(b.message)), parseHex(String(b.signature))!), true);
+});
+
+test('tally: more than 2/3 of the active power applies an action, exactly 2/3 does not; inactive approvals do not count', () => {
+  const set = [{ address: 'chain:a.node', public_key: '', power: 1n }, { address: 'chain:b.node', public_key: '', power: 1n }, { address: 'chain:c.node', public_key: '', power: 1n }];
+  assert.equal(tally(set, ['chain:a.node', 'chain:b.node']).passed, false, 'exactly 2/3');
+  assert.equal(tally(set, ['chain:a.node', 'chain:b.node', 'chain:c.node']).passed, true);
+  const t = tally(set, ['chain:gone.node', 'chain:a.node']);
+  assert.deepEqual([t.approvals, t.approvedPower, t.totalPower], [['chain:a.node'], 1n, 3n]);
+  assert.equal(tally([{ address: 'chain:a.node', public_key: '', power: 7n }, { address: 'chain:b.node', public_key: '', power: 3n }], ['chain:a.node']).passed, true, '7 of 10 is more than 2/3');
+});
+
+test('whitelist: operators approve at the 2/3 line; a trusted hash deploys with score 100 while a copy with another hash is refused', async () => {
+  const keys = [wallet(101), wallet(102), wallet(103)];
+  const nodes = keys.map((_, i) => `chain:op${i}.node`);
+  const services = {};
+  withNodeKey(services, nodes[0]!, keys[0]!.keys);
+  const f = await makeChain({
+    plugins: [contractsPlugin, analyzerPlugin],
+    services,
+    validators: keys.map((w, i) => ({ address: nodes[i]!, key: w.keys, stake: '10000000000' })),
+    accounts: [{ address: alice.address, balance: 10_000_000n }, ...keys.map((w) => ({ address: w.address, balance: 10_000_000n }))],
+  });
+  withQueries(services, f);
+  const hash = sha3Hex0x(HOSTILE);
+  const approve = (i: number, body: Record<string, unknown> = {}) => signOperation(keys[i]!, { kind: 'whitelist', actor: nodes[i]!, target: 'chain:system.whitelist', nonce: ++clock, body: { signer: nodes[i]!, bytecode_hash: hash, ...body } });
+  const view = async (): Promise<Record<string, unknown>> => {
+    const routes = new RouteTable();
+    f.hooks.routes.call(routes);
+    const route = routes.list().find((r) => r.method === 'GET' && r.path === '/api/v1/contracts/whitelist/:bytecode_hash')!;
+    return (await route.handler({ method: 'GET', path: route.path, params: { bytecode_hash: hash }, query: new URLSearchParams(), headers: {}, body: undefined, ip: '127.0.0.1' })) as Record<string, unknown>;
+  };
+  await assert.rejects(view(), (e: unknown) => isChainError(e) && e.status === 404, 'nothing trusted at genesis');
+  // Not an operator: alice's own address, and a .node that is no validator.
+  await assert.rejects(f.chain.admitOperation('whitelist', signOperation(alice, { kind: 'whitelist', actor: alice.address, target: 'chain:system.whitelist', nonce: ++clock, body: { signer: alice.address, bytecode_hash: hash } }), {}, 0), (e: unknown) => isChainError(e) && e.status === 403);
+
+  await f.chain.admitOperation('whitelist', approve(0), {}, 0);
+  await f.chain.admitOperation('whitelist', approve(1), {}, 0);
+  await f.block();
+  assert.deepEqual(await view(), { bytecode_hash: hash, status: 'pending', approvals: [nodes[0], nodes[1]], approved_power: 20_000_000_000, total_power: 30_000_000_000, trusted_height: null }, 'exactly 2/3 is not enough');
+  await assert.rejects(f.chain.admitOperation('whitelist', approve(1), {}, 0), (e: unknown) => isChainError(e) && e.status === 400 && /already approved/.test(e.message));
+  await assert.rejects(f.chain.admit(await plainDeploy(f, alice, HOSTILE), 0), refusedByGate);
+
+  await f.chain.admitOperation('whitelist', approve(2), {}, 0);
+  const b = await f.block();
+  const trusted = await view();
+  assert.deepEqual([trusted.status, trusted.approvals, trusted.trusted_height], ['trusted', [], b.header.height]);
+  await assert.rejects(f.chain.admitOperation('whitelist', approve(0), {}, 0), (e: unknown) => isChainError(e) && e.status === 400 && /already trusted/.test(e.message));
+
+  const ok = await f.chain.admit(await plainDeploy(f, alice, HOSTILE), 0);
+  await f.block();
+  assert.equal((await receipt(f, ok.tx_hash)).status, 'confirmed');
+  const rec = await contractRecord(f, contractAddress(alice.address, ok.tx_hash));
+  assert.deepEqual([rec?.security_score, rec?.risk_score, rec?.score_source], [100, 95, 'whitelist']);
+  const analysed = await analyzeRoute(f, { bytecode_hex: toHex(HOSTILE) });
+  assert.deepEqual([analysed.whitelisted, analysed.security_score, analysed.safe, analysed.risk_score], [true, 100, true, 95]);
+  // The same code with a custom section after it: another hash, not trusted.
+  const copy = new Uint8Array([...HOSTILE, 0, 2, 1, 0x78]);
+  assert.notEqual(sha3Hex0x(copy), hash);
+  await assert.rejects(f.chain.admit(await plainDeploy(f, alice, copy), 0), refusedByGate);
 });

@@ -6,6 +6,8 @@ import { gateCheck } from './gate.js';
 import { analyzerMethods } from './methods.js';
 import { ANALYZER_PARAMS } from './params.js';
 import { ALL_STORES } from './store.js';
+import { whitelistOperation } from './operations/whitelist.js';
+import { whitelistRoute, whitelistView } from './whitelist-route.js';
 
 /**
  * The contract analyzer (decisions.md §46–50): `static-v1` scores a module's bytes alone,
@@ -22,11 +24,14 @@ export const analyzerPlugin = definePlugin<Record<string, unknown>, NodeServices
   stores: ALL_STORES,
   events: [],
   methods: analyzerMethods,
+  operations: [whitelistOperation],
+  routes: [whitelistRoute],
   register(api) {
     deployGate.add(api.name, gateCheck);
     const s = api.services;
     api.hooks.routes.tap(api.name, (routes) => {
       routes.serve(analyzeRoute, (req) => s.query.run(api.name, (ctx) => analyzeBody(ctx, req.body)));
+      routes.serve(whitelistRoute, (req) => s.query.run(api.name, (ctx) => whitelistView(ctx, req.params.bytecode_hash)));
       routes.serve(attestRoute, (req) => s.query.run(api.name, (ctx) => attest(ctx, s, req.body)));
     });
   },

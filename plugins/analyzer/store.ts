@@ -19,6 +19,8 @@ export const WhitelistRecord = Type.Object({
   trusted_height: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
 });
 
+export type WhitelistEntry = typeof WhitelistRecord.static;
+
 export const whitelist = defineStore(PLUGIN, {
   name: 'whitelist',
   description: 'a bytecode hash on the trusted list or awaiting approvals (§49), with the approvals of its pending action',
