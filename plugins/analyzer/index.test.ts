@@ -189,9 +189,10 @@ test('tally: more than 2/3 of the active power applies an action, exactly 2/3 do
   assert.equal(tally([{ address: 'chain:a.node', public_key: '', power: 7n }, { address: 'chain:b.node', public_key: '', power: 3n }], ['chain:a.node']).passed, true, '7 of 10 is more than 2/3');
 });
 
-test('whitelist: operators approve at the 2/3 line; a trusted hash deploys with score 100 while a copy with another hash is refused', async () => {
-  const keys = [wallet(101), wallet(102), wallet(103)];
-  const nodes = keys.map((_, i) => `chain:op${i}.node`);
+/** Three validators of equal self-stake, each `.node` owned by its key's address (funded), and alice. */
+async function operatorChain(seed: number, label: string): Promise<{ f: Fixture; keys: Wallet[]; nodes: string[] }> {
+  const keys = [wallet(seed), wallet(seed + 1), wallet(seed + 2)];
+  const nodes = keys.map((_, i) => `chain:${label}${i}.node`);
   const services = {};
   withNodeKey(services, nodes[0]!, keys[0]!.keys);
   const f = await makeChain({
@@ -201,6 +202,11 @@ test('whitelist: operators approve at the 2/3 line; a trusted hash deploys with 
     accounts: [{ address: alice.address, balance: 10_000_000n }, ...keys.map((w) => ({ address: w.address, balance: 10_000_000n }))],
   });
   withQueries(services, f);
+  return { f, keys, nodes };
+}
+
+test('whitelist: operators approve at the 2/3 line; a trusted hash deploys with score 100 while a copy with another hash is refused', async () => {
+  const { f, keys, nodes } = await operatorChain(101, 'op');
   const hash = sha3Hex0x(HOSTILE);
   const approve = (i: number, body: Record<string, unknown> = {}) => signOperation(keys[i]!, { kind: 'whitelist', actor: nodes[i]!, target: 'chain:system.whitelist', nonce: ++clock, body: { signer: nodes[i]!, bytecode_hash: hash, ...body } });
   const view = async (): Promise<Record<string, unknown>> => {
@@ -237,4 +243,22 @@ test('whitelist: operators approve at the 2/3 line; a trusted hash deploys with 
   const copy = new Uint8Array([...HOSTILE, 0, 2, 1, 0x78]);
   assert.notEqual(sha3Hex0x(copy), hash);
   await assert.rejects(f.chain.admit(await plainDeploy(f, alice, copy), 0), refusedByGate);
+});
+
+test('PATCH score: operators set a contract\'s security_score at more than 2/3 (score_source operators, risk_score kept); unknown contract 404', async () => {
+  const { f, keys, nodes } = await operatorChain(111, 'sc');
+  const ok = await f.chain.admit(await plainDeploy(f, alice, SAFE), 0);
+  await f.block();
+  const address = contractAddress(alice.address, ok.tx_hash);
+  const approve = (i: number, to = address) => f.chain.admitOperation('score', signOperation(keys[i]!, { kind: 'score', actor: nodes[i]!, target: 'chain:system.score', nonce: ++clock, body: { address: to, signer: nodes[i]!, security_score: 40 } }), { address: to }, 0);
+  await assert.rejects(approve(0, 'chain:00000000ff.app'), (e: unknown) => isChainError(e) && e.status === 404);
+  await approve(0);
+  await approve(1);
+  await f.block();
+  assert.equal((await contractRecord(f, address))?.security_score, 100, 'exactly 2/3: not applied');
+  await assert.rejects(approve(0), (e: unknown) => isChainError(e) && e.status === 400);
+  await approve(2);
+  await f.block();
+  const rec = await contractRecord(f, address);
+  assert.deepEqual([rec?.security_score, rec?.risk_score, rec?.score_source], [40, 0, 'operators']);
 });

@@ -7,6 +7,7 @@ import { analyzerMethods } from './methods.js';
 import { ANALYZER_PARAMS } from './params.js';
 import { ALL_STORES } from './store.js';
 import { whitelistOperation } from './operations/whitelist.js';
+import { scoreOperation } from './operations/score.js';
 import { whitelistRoute, whitelistView } from './whitelist-route.js';
 
 /**
@@ -24,7 +25,7 @@ export const analyzerPlugin = definePlugin<Record<string, unknown>, NodeServices
   stores: ALL_STORES,
   events: [],
   methods: analyzerMethods,
-  operations: [whitelistOperation],
+  operations: [whitelistOperation, scoreOperation],
   routes: [whitelistRoute],
   register(api) {
     deployGate.add(api.name, gateCheck);

@@ -112,7 +112,8 @@ describe('contracts on a real devnet', () => {
     assert.match(token, /^chain:[0-9a-f]{10}\.app$/);
     const rec = await getJson(`${rpc(1)}/api/v1/contracts/${token}`);
     assert.equal(rec.body.owner, alice.address);
-    assert.ok(!('security_score' in rec.body));
+    // decisions.md §47: the analyzer's gate recorded the token's scores (static-v1 finds nothing in it).
+    assert.deepEqual([rec.body.security_score, rec.body.risk_score, rec.body.model, rec.body.score_source], [100, 0, 'static-v1', 'analyzer']);
     const mine = await getJson(`${rpc()}/api/v1/contracts?owner=${alice.address}`);
     assert.ok((mine.body.contracts as Array<{ address: string }>).some((c) => c.address === token));
 
