@@ -1,6 +1,7 @@
 import { sha3Hex0x, toHex } from '../kernel/sdk.js';
 import { makeChain, signTransfer, wallet } from '../test/helpers/chain-fixture.js';
 import { contractsPlugin } from '../plugins/contracts/index.js';
+import { analyzerPlugin } from '../plugins/analyzer/index.js';
 import { contractAddress, deployMeteringFuel, DEPLOY_ADDRESS } from '../plugins/contracts/execute.js';
 import { codeKey, contractCodec, contractKey, storageKey, type ContractRecord } from '../plugins/contracts/store.js';
 import { wat } from '../plugins/contracts/testing/hostile.js';
@@ -127,7 +128,7 @@ console.log(`median ${med.toFixed(3)} ns/fuel; slowest "${worst.probe.name}" ${w
 // The worst class for real: one transaction of max_block_gas in a block of a chain (several when
 // one transaction cannot use a block's gas: the first reads of one are bounded by contract_max_storage_keys).
 const owner = wallet(201);
-const f = await makeChain({ plugins: [contractsPlugin], accounts: [{ address: owner.address, balance: 10_000_000_000n }] });
+const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], accounts: [{ address: owner.address, balance: 10_000_000_000n }] });
 let nonce = 0;
 const deploy = async (text: string): Promise<string> => {
   const sent = await f.chain.admit(signTransfer(owner, { to: DEPLOY_ADDRESS, value: 0, nonce: ++nonce, data: JSON.stringify({ bytecode_hex: toHex(wat(text)) }), gas_limit: Number(BLOCK_GAS) }), 0);

@@ -118,6 +118,7 @@ export { CAP_KEYWORD, readParams, readQuery } from './node/request-schema.js';
 export { AccountParams, pagingFields, TransactionListQuery } from './node/read-schemas.js';
 export { TransactionBody } from './tx/submission.js';
 export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
+export { NODE_STATEMENT_DOMAINS, type NodeKey, type NodeStatementDomain } from './node/node-key.js';
 export type { ChainHistory } from './node/history.js';
 export { mountRoutes, servedRoutes } from './node/mount-routes.js';
 export { gatewayApiInfo, openApiDocument, type ApiDocumentInput, type ApiService } from './node/openapi.js';

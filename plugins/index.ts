@@ -6,6 +6,7 @@ import { sponsorPlugin } from './sponsor/index.js';
 import { identityPlugin } from './identity/index.js';
 import { governancePlugin } from './governance/index.js';
 import { contractsPlugin } from './contracts/index.js';
+import { analyzerPlugin } from './analyzer/index.js';
 import { sentinelPlugin } from './sentinel/index.js';
 import { aiRecordsPlugin } from './ai-records/index.js';
 import { namesPlugin } from './names/index.js';
@@ -16,6 +17,6 @@ import { assetsPlugin } from './assets/index.js';
  * Every plugin this build knows. A network enables and orders them in configs/<network>.json;
  * static imports keep the catalogue identical on every node (no discovery from the file system).
  */
-const PLUGINS: ReadonlyArray<PluginDefinition<any, any>> = [stakingPlugin, faucetPlugin, sessionPlugin, sponsorPlugin, identityPlugin, governancePlugin, contractsPlugin, sentinelPlugin, aiRecordsPlugin, assetsPlugin, namesPlugin, vaultsPlugin]; // eslint-disable-line @typescript-eslint/no-explicit-any -- plugins of every option type
+const PLUGINS: ReadonlyArray<PluginDefinition<any, any>> = [stakingPlugin, faucetPlugin, sessionPlugin, sponsorPlugin, identityPlugin, governancePlugin, contractsPlugin, analyzerPlugin, sentinelPlugin, aiRecordsPlugin, assetsPlugin, namesPlugin, vaultsPlugin]; // eslint-disable-line @typescript-eslint/no-explicit-any -- plugins of every option type
 
 export const PLUGIN_CATALOGUE: ReadonlyMap<string, PluginDefinition<any, any>> = new Map(PLUGINS.map((p) => [p.name, p])); // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, signOperation, signOwnLayout, signTransfer, VALIDATOR_KEY, type Fixture, type Wallet } from './helpers/chain-fixture.js';
 import { contractsPlugin, useContractRuntimes } from '../plugins/contracts/index.js';
+import { analyzerPlugin } from '../plugins/analyzer/index.js';
 import { inThreadRuntime } from '../plugins/contracts/runtime.js';
 import { Vm } from '../plugins/contracts/vm/engine.js';
 import { templateBytecode } from '../plugins/contracts/templates.js';
@@ -198,7 +199,7 @@ async function contractsScenario(): Promise<Observed> {
   const [alice, bob] = [labelledWallet('ct-alice'), labelledWallet('ct-bob')];
   const vm = new Vm();
   useContractRuntimes({ blocks: inThreadRuntime(vm), offchain: inThreadRuntime(vm) });
-  const f = await makeChain({ plugins: [contractsPlugin], accounts: [alice, bob].map((w) => ({ address: w.address, balance: 100n * COIN })) });
+  const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], accounts: [alice, bob].map((w) => ({ address: w.address, balance: 100n * COIN })) });
   let time = 1_800_000_000_000;
   const block = () => f.block((time += 1000));
   const send = async (w: Wallet, to: string, data: unknown, extra: { value?: number; gas_limit?: number } = {}) =>
@@ -224,7 +225,8 @@ const RECORDED = {
   sentinel: { keys: 13, events: 18, digest: '0xf61993722f829ae9c77aad1c0a647652451aa02810dcc81b90a78cdfb92a5133' },
   records: { keys: 19, events: 17, digest: '0x09f601e9a0d690c4f33b0fe09818ee251b45f6919e054bf588c71d520bcf1933' },
   staking: { keys: 48, events: 33, digest: '0x8218cf1d5d0e57040b45a4206c07b5f18446603e5f2c62e386326d0303f56da6' },
-  contracts: { keys: 32, events: 13, digest: '0xcd72f7ffcb085314f772e69b969b68d20debe6dd4a0b66e83d7b9acb518239e5' },
+  // Since the analyzer (issue 32): the same keys and events; each contract record adds §47's security_score, risk_score, model, score_source.
+  contracts: { keys: 32, events: 13, digest: '0x4e2e56bbb35ba3ade2abb4a5c24f28473448084af599bd4efa0b184e3045774b' },
 };
 
 test('governance writes the keys, bytes and events it wrote before its stores and events were declared', async () => {

@@ -16,6 +16,7 @@ import { chainHistory } from './history.js';
 import { verifyStateProof } from '../light-client/index.js';
 import { parseHex } from '../codec/hex.js';
 import { utf8Bytes } from '../codec/utf8.js';
+import { nodeKey } from './node-key.js';
 
 const alice = wallet(23);
 
@@ -30,6 +31,7 @@ function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>
     metrics: new NodeMetrics({ verifications: 0, cacheHits: 0 }),
     registry: new Registry(),
     provider: nobleProvider,
+    nodeKey: nodeKey('chain:v0.node', alice.keys, nobleProvider),
     now: () => 0,
     history: chainHistory(f.chain.store, () => f.chain, 1),
     node: { genesis: genesisDoc([]), genesisHash: genesisHash(genesisDoc([])), nodeId: 'ab'.repeat(20), nodeAddress: 'chain:v0.node', moniker: 'alpha', p2pEndpoint: () => `${'ab'.repeat(20)}@127.0.0.1:26656` },

@@ -1,3 +1,4 @@
+import { nodeKey } from './node-key.js';
 import { chainHistory } from './history.js';
 import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -113,6 +114,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     metrics,
     registry: metrics.registry,
     provider,
+    nodeKey: nodeKey(nodeAddress, key.keys, provider),
     now: () => Date.now(),
     history: chainHistory(store, () => services.chain, config.sharding.shards),
     node: { genesis, genesisHash: genesisHashValue, nodeId, nodeAddress, moniker: config.moniker ?? null, p2pEndpoint },

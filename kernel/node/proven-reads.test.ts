@@ -20,6 +20,7 @@ import { QueryService } from './queries.js';
 import { chainHistory } from './history.js';
 import { ProvenReads, accountStateKey } from './proven-reads.js';
 import { proveParam } from './declared-route.js';
+import { nodeKey } from './node-key.js';
 
 const alice = wallet(31);
 const bob = wallet(32);
@@ -37,6 +38,7 @@ function served(f: Fixture, extra?: (routes: RouteTable, query: QueryService) =>
     metrics: new NodeMetrics({ verifications: 0, cacheHits: 0 }),
     registry: new Registry(),
     provider: nobleProvider,
+    nodeKey: nodeKey('chain:v0.node', alice.keys, nobleProvider),
     now: () => 0,
     history: chainHistory(f.chain.store, () => f.chain, 1),
   };

@@ -6,6 +6,7 @@ import type { IndexReader } from '../store/plugin-index.js';
 import type { NodeConfig } from '../config/schema.js';
 import type { NodeMetrics } from './metrics.js';
 import type { SignatureProvider } from '../crypto/provider.js';
+import type { NodeKey } from './node-key.js';
 import type { GenesisDoc } from '../config/genesis.js';
 
 /** What the consensus engine tells the RPC about itself (single validator now, BFT later). */
@@ -57,6 +58,8 @@ export interface NodeServices {
   readonly metrics: NodeMetrics;
   readonly registry: Registry;
   readonly provider: SignatureProvider;
+  /** The node's own key: its address, public key and statements of the allowed domains signed with it (node-key.ts). */
+  readonly nodeKey: NodeKey;
   /** Wall clock for display fields and rate limits only; never consensus input. */
   now(): number;
   /** Committed blocks and their transactions, one height at a time (bulk exports). */

@@ -111,7 +111,7 @@ export interface OperationSpec<S extends TObject = TObject> {
 
 /** A REST route that submits an operation. */
 export interface OperationRoute {
-  readonly method: 'POST' | 'PUT';
+  readonly method: 'POST' | 'PUT' | 'PATCH';
   readonly path: string;
   /**
    * Part 1 marks the route "Node only": nodes serve it, the gateway neither serves nor forwards

@@ -59,24 +59,46 @@ export interface DeployCandidate {
   readonly bytecode: Uint8Array;
 }
 
+/** decisions.md §47: how a contract's `security_score` was set. */
+export type ScoreSource = 'analyzer' | 'whitelist' | 'operators';
+
+/** The fields a deploy gate gives the contract record it lets through (decisions.md §47). */
+export interface ContractSecurity {
+  readonly security_score: number;
+  readonly risk_score: number;
+  readonly model: string;
+  readonly score_source: ScoreSource;
+}
+
 /**
  * The seam for the contract analyzer's deploy gate (part 1, Contract execution 9): a plugin
- * adds a check with `deployGate.add(name, check)` in its register; every check runs in consensus,
- * in order, before a contract is created, and the first error it returns (403 for a refusal by
- * the analyzer) fails the deploy. No check is installed by this plugin, so no score is invented.
+ * adds a check with `deployGate.add(name, check)` in its register; every check runs in consensus
+ * (and at admission), in order, before a contract is created: the first error it returns (403
+ * for a refusal by the analyzer) fails the deploy, and the security fields of the last check that
+ * gives them go into the contract record. No check is installed by this plugin, so no score is
+ * invented.
  */
-export type DeployCheck = (ctx: ReadContext, candidate: DeployCandidate) => Promise<ChainError | undefined>;
+export type DeployCheck = (ctx: ReadContext, candidate: DeployCandidate) => Promise<ChainError | ContractSecurity | undefined>;
+export interface DeployVerdict {
+  readonly refused?: ChainError;
+  readonly security?: ContractSecurity;
+}
 export class DeployGate {
   private readonly checks: Array<{ readonly plugin: string; readonly check: DeployCheck }> = [];
   add(plugin: string, check: DeployCheck): void {
-    this.checks.push({ plugin, check });
+    // One check per plugin: a node that registers a plugin again (tests) replaces its check.
+    const i = this.checks.findIndex((c) => c.plugin === plugin);
+    if (i >= 0) this.checks.splice(i, 1, { plugin, check });
+    else this.checks.push({ plugin, check });
   }
-  async problem(ctx: ReadContext, candidate: DeployCandidate): Promise<ChainError | undefined> {
+  async verdict(ctx: ReadContext, candidate: DeployCandidate): Promise<DeployVerdict> {
+    let security: ContractSecurity | undefined;
     for (const c of this.checks) {
-      const refused = await c.check(ctx, candidate);
-      if (refused) return refused;
+      const answer = await c.check(ctx, candidate);
+      if (isChainError(answer)) return { refused: answer };
+      if (answer) security = answer;
     }
-    return undefined;
+    return security ? { security } : {};
   }
 }
 
@@ -208,12 +230,12 @@ export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, 
   }
   const { exports } = metered;
   const address = contractAddress(owner, txHash);
-  const refused = await gate.problem(ctx, { owner, address, codeHash, bytecode: req.bytecode });
-  if (refused) throw refused;
+  const verdict = await gate.verdict(ctx, { owner, address, codeHash, bytecode: req.bytecode });
+  if (verdict.refused) throw verdict.refused;
   if (await readContract(ctx.store, address)) throw conflict(`a contract already exists at ${address}`);
   await valueProblem(ctx, owner, value);
   const decimals = initDecimals(req.initArgs);
-  const record: ContractRecord = { address, owner, code_hash: codeHash, name: req.name, description: req.description, template: req.template, decimals, deploy_tx: txHash, created_height: ctx.block.height, code_size: req.bytecode.length };
+  const record: ContractRecord = { address, owner, code_hash: codeHash, name: req.name, description: req.description, template: req.template, decimals, deploy_tx: txHash, created_height: ctx.block.height, code_size: req.bytecode.length, ...verdict.security };
   writeContract(ctx.store, record, req.bytecode);
   // Node-local, in this block's batch: a later cache miss compiles these bytes instead of metering again.
   writeMetered(ctx.index, meteredKey(codeHash, s.limits), metered);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { makeChain, signOperation, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { isChainError, RouteTable, sha3Hex0x, toHex, type IndexReader, type ReadonlyStore, type Receipt, type RecordCodec } from '../../kernel/sdk.js';
 import { contractsPlugin, useContractRuntimes } from './index.js';
+import { analyzerPlugin } from '../analyzer/index.js';
 import { inThreadRuntime } from './runtime.js';
 import { readMetered } from './store.js';
 import { contractAddress, DEPLOY_ADDRESS, deployMeteringFuel, dryRun } from './execute.js';
@@ -18,7 +19,7 @@ const bob = wallet(72);
 const DEPLOY_GAS = 1_000;
 
 async function chain(): Promise<Fixture> {
-  return makeChain({ plugins: [contractsPlugin], accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
+  return makeChain({ plugins: [contractsPlugin, analyzerPlugin], accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
 }
 
 const nonceOf = async (f: Fixture, w: Wallet): Promise<number> => Number((await f.account(w.address)).nonce) + 1;
@@ -93,7 +94,7 @@ test('past admission: a float contract deploys nothing, a call with unreadable d
 
 test('the call endpoint never writes: dry_run false is 403 on every network, saying to send a transaction (decisions.md §91)', async () => {
   for (const [env, status] of [['mainnet', 403], ['testnet', 403]] as const) {
-    const f = await makeChain({ plugins: [contractsPlugin], env });
+    const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], env });
     const routes = new RouteTable();
     f.hooks.routes.call(routes);
     const handler = routes.list().find((r) => r.method === 'POST' && r.path === '/api/v1/contracts/:address/call')!.handler;
@@ -171,7 +172,7 @@ test('past admission, a call whose attached value the sender no longer has is re
 test('a deploy keeps its instrumented code in the node-local index: after the compiled cache is cleared a call compiles it from there, with the same gas', async () => {
   const services: { chain?: Fixture['chain']; index?: (p: string) => IndexReader } = {};
   services.index = (p) => services.chain!.store.pluginIndex(p);
-  const f = await makeChain({ plugins: [contractsPlugin], services, accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
+  const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], services, accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
   // In this thread, to see the VM's caches and count its metering passes.
   const vm = new Vm();
   vm.useStore({ load: (k) => readMetered(f.chain.store.pluginIndex('contracts'), k) });
@@ -208,7 +209,7 @@ test('the events and token-transfers routes read one page of the index (at most 
     const r = services.chain!.store.pluginIndex(p);
     return { ...r, scan: async (prefix, options) => { const rows = await r.scan(prefix, options); walked.push(rows.length); return rows; } };
   };
-  const f = await makeChain({ plugins: [contractsPlugin], services, accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
+  const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], services, accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
   const deploy = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), name: 'T', init_args: { name: 'T', symbol: 'T', decimals: 0, total_supply: 100 } }), { gas_limit: 200 }), 0);
   await f.block();
   const token = contractAddress(alice.address, deploy.tx_hash);
@@ -238,7 +239,7 @@ test('the events and token-transfers routes read one page of the index (at most 
 
 test('state growth is priced: a 256 KiB deploy pays at least 1 COIN of storage fee, burned; admission refuses one its payer cannot pay, and past admission it fails in the block with fee and nonce kept', async () => {
   const poor = wallet(73);
-  const f = await makeChain({ plugins: [contractsPlugin], accounts: [{ address: alice.address, balance: 10_000_000n }, { address: poor.address, balance: 500_000n }] });
+  const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], accounts: [{ address: alice.address, balance: 10_000_000n }, { address: poor.address, balance: 500_000n }] });
   // A module of 262 144 bytes (contract_max_bytecode_bytes) that is mostly data: cheap to meter, costly to keep.
   const shell = (n: number): Uint8Array => wat(`(module (memory 8) (data (i32.const 0) "${'k'.repeat(n)}") (func (export "alloc") (param i32) (result i32) (i32.const 0)) (func (export "call") (param i32 i32)))`);
   const big = shell(262_144 - (shell(0).length + 4));

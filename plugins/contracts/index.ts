@@ -1,10 +1,11 @@
-import { badRequest, defineOperation, definePlugin, isChainError, notFound, NodeFault, sha3Hex0x, storageFee, type NodeServices, type ReadContext } from '../../kernel/sdk.js';
+import { badRequest, ConfigError, defineOperation, definePlugin, isChainError, notFound, NodeFault, sha3Hex0x, storageFee, type NodeServices, type ReadContext } from '../../kernel/sdk.js';
 import { callInput, deployFromData, deployRequest, type DeployRequest } from './calls.js';
-import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, executeCall, executeDeploy, readSettings, type Settings } from './execute.js';
+import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, contractAddress, executeCall, executeDeploy, readSettings, type Settings } from './execute.js';
 import { code, codeKey, CONTRACTS_INDEXES, CONTRACTS_STORES, readContract, readMetered } from './store.js';
 import { ContractsOptionsSchema, DeployBody, type ContractsOptions } from './schemas.js';
 import { CONTRACTS_EVENTS } from './events.js';
 import { CONTRACTS_ROUTES, contractsRoutes } from './routes.js';
+import { contractsMethods } from './methods.js';
 import { pooledRuntime, processThreads, threadRuntime, type ContractRuntime } from './runtime.js';
 
 /**
@@ -29,7 +30,7 @@ function contractRuntimes(): { readonly blocks: ContractRuntime; readonly offcha
  * (400 refused, 503 when the node's contract threads are busy). The block charges the storage fee
  * of all it stores (chain/state-growth.ts) and fails the deploy if the account cannot pay it then.
  */
-async function admitDeploy(ctx: ReadContext, s: Settings, req: DeployRequest, account: string, alsoOwed: bigint): Promise<void> {
+async function admitDeploy(ctx: ReadContext, s: Settings, req: DeployRequest, account: string, alsoOwed: bigint, owner: string, txHash: string): Promise<void> {
   const codeHash = sha3Hex0x(req.bytecode);
   if (!(await code.has(ctx.store, codeHash))) {
     const fee = await storageFee(ctx.params, codeKey(codeHash).length + req.bytecode.length + CONTRACTS_NAMESPACE_BYTES);
@@ -37,6 +38,9 @@ async function admitDeploy(ctx: ReadContext, s: Settings, req: DeployRequest, ac
     if (fee > 0n && balance < fee + alsoOwed) throw badRequest(`insufficient balance for the storage fee: storing ${req.bytecode.length} bytes of new code costs at least ${fee} ucoin (storage_byte_price beyond storage_free_bytes, GET /api/v1/gas/estimate) besides ${alsoOwed} of fee and value; ${account} has ${balance}`);
   }
   await contractRuntimes().offchain.meter(codeHash, req.bytecode, s.limits, true);
+  // After the bytecode checks (400), the gate (decisions.md §47: 403, nothing charged).
+  const verdict = await deployGate.verdict(ctx, { owner, address: contractAddress(owner, txHash), codeHash, bytecode: req.bytecode });
+  if (verdict.refused) throw verdict.refused;
 }
 
 /** `contracts/` before each key of this plugin's namespace in state. */
@@ -64,7 +68,7 @@ const deployOperation = defineOperation({
   async check(ctx, op) {
     const s = await readSettings(ctx.params);
     // The kernel checked the fee of the limit against the payer before this; the base counts here when the account pays it.
-    await admitDeploy(ctx, s, deployRequest(op.body, s.maxBytecode), op.signer.account, op.signer.payer === op.signer.account ? BigInt(CONTRACT_BASE_GAS) * (await ctx.params.get('base_fee')) : 0n);
+    await admitDeploy(ctx, s, deployRequest(op.body, s.maxBytecode), op.signer.account, op.signer.payer === op.signer.account ? BigInt(CONTRACT_BASE_GAS) * (await ctx.params.get('base_fee')) : 0n, op.actor, op.txHash);
     return undefined;
   },
   async execute(ctx, op) {
@@ -94,10 +98,16 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
   operations: [deployOperation],
   // Listed so the gateway forwards them under these declarations.
   routes: CONTRACTS_ROUTES,
+  methods: contractsMethods,
   stores: CONTRACTS_STORES,
   indexes: CONTRACTS_INDEXES,
   events: CONTRACTS_EVENTS,
   register(api) {
+    // Part 1, Contract execution 9: every deploy is analysed and gated in consensus, so a network
+    // that runs contracts runs the analyzer (its deploy gate, plugins/analyzer) beside them.
+    if (!api.config.plugins.some((p) => p.name === 'analyzer' && p.enabled)) {
+      throw new ConfigError(`plugins: "contracts" is enabled without "analyzer" in configs/${api.config.network}.json: every deploy is analysed and gated in consensus (part 1, Contract execution 9), so enable "analyzer" after "contracts"`);
+    }
     // The contract threads read instrumented code from this node's index on a cache miss. A cache
     // only: a failed read (a closed store of a stopped in-process node) instruments again.
     const loadMetered = async (key: string) => {
@@ -135,7 +145,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
       if (tx.target === DEPLOY_ADDRESS) {
         const s = await readSettings(ctx.params);
         try {
-          await admitDeploy(ctx, s, deployFromData(tx.data, s.maxBytecode), tx.from, tx.value + feeOfLimit(tx.body.gas_limit, Number(tx.gasPrice), CONTRACT_BASE_GAS));
+          await admitDeploy(ctx, s, deployFromData(tx.data, s.maxBytecode), tx.from, tx.value + feeOfLimit(tx.body.gas_limit, Number(tx.gasPrice), CONTRACT_BASE_GAS), tx.from, tx.hash);
         } catch (err) {
           if (isChainError(err)) return err;
           throw err;

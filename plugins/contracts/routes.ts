@@ -90,7 +90,7 @@ export const templateRoute = defineRoute({
 export const CONTRACTS_ROUTES = [contractsRoute, contractRoute, contractEventsRoute, tokenTransfersRoute, callRoute, templatesRoute, templateRoute];
 
 function contractView(r: ContractRecord): Record<string, unknown> {
-  return { address: r.address, owner: r.owner, code_hash: r.code_hash, name: r.name, description: r.description, template: r.template, decimals: r.decimals, deploy_tx: r.deploy_tx, created_height: r.created_height, code_size: r.code_size };
+  return { address: r.address, owner: r.owner, code_hash: r.code_hash, name: r.name, description: r.description, template: r.template, decimals: r.decimals, deploy_tx: r.deploy_tx, created_height: r.created_height, code_size: r.code_size, security_score: r.security_score ?? null, risk_score: r.risk_score ?? null, model: r.model ?? null, score_source: r.score_source ?? null };
 }
 
 /** What the routes need of the plugin's runtime: where dry runs run, and the time of the last committed block. */

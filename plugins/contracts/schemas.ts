@@ -84,6 +84,10 @@ export const ContractView = Type.Object({
   deploy_tx: Type.String(),
   created_height: Type.Integer({ minimum: 0 }),
   code_size: Type.Integer({ minimum: 0, description: 'bytes' }),
+  security_score: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], { description: "decisions.md §47: from the analyzer's deploy gate (100 when trusted), or the operators' score; null on a contract deployed before any gate ran" }),
+  risk_score: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], { description: 'as analysed at deploy' }),
+  model: Type.Union([Type.String(), Type.Null()], { description: 'the analyzer that scored it (static-v1)' }),
+  score_source: Type.Union([Type.Literal('analyzer'), Type.Literal('whitelist'), Type.Literal('operators'), Type.Null()]),
 });
 
 const EventData = Type.Unknown({ description: "the event's JSON when it is integers-only and at most 32 deep, else its text" });

@@ -23,6 +23,11 @@ const ContractRecordSchema = Type.Object({
   deploy_tx: Type.String(),
   created_height: Type.Integer({ minimum: 0 }),
   code_size: Type.Integer({ minimum: 0 }),
+  /** decisions.md §47, from the deploy gate (absent on a contract deployed with no gate installed). */
+  security_score: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+  risk_score: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+  model: Type.Optional(Type.String()),
+  score_source: Type.Optional(Type.Union([Type.Literal('analyzer'), Type.Literal('whitelist'), Type.Literal('operators')])),
 });
 export type ContractRecord = Static<typeof ContractRecordSchema>;
 

@@ -112,7 +112,8 @@ describe('contracts on a real devnet', () => {
     assert.match(token, /^chain:[0-9a-f]{10}\.app$/);
     const rec = await getJson(`${rpc(1)}/api/v1/contracts/${token}`);
     assert.equal(rec.body.owner, alice.address);
-    assert.ok(!('security_score' in rec.body));
+    // decisions.md §47: the analyzer's gate recorded the token's scores (static-v1 finds nothing in it).
+    assert.deepEqual([rec.body.security_score, rec.body.risk_score, rec.body.model, rec.body.score_source], [100, 0, 'static-v1', 'analyzer']);
     const mine = await getJson(`${rpc()}/api/v1/contracts?owner=${alice.address}`);
     assert.ok((mine.body.contracts as Array<{ address: string }>).some((c) => c.address === token));
 
@@ -188,7 +189,8 @@ describe('contracts on a real devnet', () => {
   });
 
   test('hostile contracts: memory growth beyond the cap and deep recursion trap at the same fuel on every validator; floats and unknown imports refused at deploy', async () => {
-    const mem = await deployHex(alice, wat(HOSTILE_WAT.memoryGrowth), 'grow');
+    // Growing in a loop that ends in br_if: the unconditional loop scores 80 and the analyzer's gate refuses it (decisions.md §46).
+    const mem = await deployHex(alice, wat(HOSTILE_WAT.memoryGrowth.replace('(br $l)', '(br_if $l (i32.const 1))')), 'grow');
     // Growth is paid per call and per page before the host grows (vm/pricing.ts): 15 grows need ~5.4 M fuel.
     const grown = await send(bob, mem, JSON.stringify({ function: 'grow', args: {} }), { gas_limit: 1_000 });
     assert.equal(grown.status, 'failed');

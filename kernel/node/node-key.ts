@@ -1,0 +1,29 @@
+import type { SignatureProvider, KeyPair } from '../crypto/provider.js';
+
+/**
+ * Statements a plugin may have the node sign with its own key, by domain. The key is the one that
+ * signs the node's consensus votes, so it signs only texts that open with one of these tags and
+ * `|`: no vote, proposal or commit (their sign bytes open with other tags) can be made through it.
+ */
+export const NODE_STATEMENT_DOMAINS = ['ch-ibc-attest-v1'] as const;
+export type NodeStatementDomain = (typeof NODE_STATEMENT_DOMAINS)[number];
+
+/** The node's own key as plugins see it (`api.services.nodeKey`): its address and public key, and statements signed with it. */
+export interface NodeKey {
+  /** The `.node` address the node's key file names. */
+  readonly address: string;
+  readonly publicKey: Uint8Array;
+  /** ML-DSA-65 over the UTF-8 of `text`, which must open with `<domain>|` (decisions.md §48's attestation). */
+  signStatement(domain: NodeStatementDomain, text: string): Uint8Array;
+}
+
+export function nodeKey(address: string, keys: KeyPair, provider: Pick<SignatureProvider, 'sign'>): NodeKey {
+  return {
+    address,
+    publicKey: keys.publicKey,
+    signStatement(domain, text) {
+      if (!NODE_STATEMENT_DOMAINS.includes(domain) || !text.startsWith(`${domain}|`)) throw new Error(`the node signs only statements that open with one of ${NODE_STATEMENT_DOMAINS.join(', ')} and "|"`);
+      return provider.sign(new TextEncoder().encode(text), keys.secretKey);
+    },
+  };
+}

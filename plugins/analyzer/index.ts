@@ -1,0 +1,39 @@
+import { definePlugin, type NodeServices } from '../../kernel/sdk.js';
+import { deployGate } from '../contracts/public.js';
+import { analyzeBody, analyzeRoute } from './analyze-route.js';
+import { attest, attestRoute } from './attest-route.js';
+import { gateCheck } from './gate.js';
+import { analyzerMethods } from './methods.js';
+import { ANALYZER_PARAMS } from './params.js';
+import { ALL_STORES } from './store.js';
+import { whitelistOperation } from './operations/whitelist.js';
+import { scoreOperation } from './operations/score.js';
+import { whitelistRoute, whitelistView } from './whitelist-route.js';
+
+/**
+ * The contract analyzer (decisions.md §46–50): `static-v1` scores a module's bytes alone,
+ * deterministically, so every validator computes the same risk; the deploy gate the contracts
+ * plugin runs at admission and in the block refuses risky deploys (403); operators (the active
+ * validators) trust bytecode, set scores and certify contracts.
+ */
+export const analyzerPlugin = definePlugin<Record<string, unknown>, NodeServices>({
+  name: 'analyzer',
+  kind: 'state',
+  description: 'static contract analysis (static-v1), the deploy gate, trusted bytecode, scores and certificates',
+  dependencies: ['contracts'],
+  params: ANALYZER_PARAMS,
+  stores: ALL_STORES,
+  events: [],
+  methods: analyzerMethods,
+  operations: [whitelistOperation, scoreOperation],
+  routes: [whitelistRoute],
+  register(api) {
+    deployGate.add(api.name, gateCheck);
+    const s = api.services;
+    api.hooks.routes.tap(api.name, (routes) => {
+      routes.serve(analyzeRoute, (req) => s.query.run(api.name, (ctx) => analyzeBody(ctx, req.body)));
+      routes.serve(whitelistRoute, (req) => s.query.run(api.name, (ctx) => whitelistView(ctx, req.params.bytecode_hash)));
+      routes.serve(attestRoute, (req) => s.query.run(api.name, (ctx) => attest(ctx, s, req.body)));
+    });
+  },
+});

@@ -1,0 +1,29 @@
+import { defineMethods } from '../../kernel/sdk.js';
+import { codeKey, contractCodec, contractKey, readContract, type ContractRecord } from './store.js';
+
+/**
+ * What the contracts plugin offers other plugins: a contract's record and code (the analyzer
+ * analyses a deployed contract's code and certifies it), and the operators' score of a contract
+ * (decisions.md §49: `security_score` set, `score_source: operators`, `risk_score` kept).
+ */
+export const contractsMethods = defineMethods('contracts', {
+  read: {
+    /** The contract at `address` with its code, or undefined when there is none. */
+    async contract(ctx, address: string): Promise<{ readonly record: ContractRecord; readonly code: Uint8Array } | undefined> {
+      const record = await readContract(ctx.store, address);
+      if (!record) return undefined;
+      const code = await ctx.store.get(codeKey(record.code_hash));
+      if (code === undefined) return undefined;
+      return { record, code };
+    },
+  },
+  write: {
+    /** Sets the contract's security score as the operators approved it; false when there is no such contract. */
+    async setOperatorScore(ctx, address: string, securityScore: number): Promise<boolean> {
+      const record = await readContract(ctx.store, address);
+      if (!record) return false;
+      ctx.store.setRecord(contractKey(address), { ...record, security_score: securityScore, score_source: 'operators' }, contractCodec);
+      return true;
+    },
+  },
+});
