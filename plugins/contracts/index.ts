@@ -6,6 +6,8 @@ import { loadTemplates } from './templates.js';
 import { ContractParams, ContractsOptionsSchema, DeployBody, parseCall, type ContractsOptions } from './schemas.js';
 import { duplicateJsonKey } from './json-keys.js';
 import { pooledRuntime, processThreads, threadRuntime, type ContractRuntime } from './runtime.js';
+import { contractsMethods } from './methods.js';
+import { appNameOf, contractAddressOf } from './app-names.js';
 
 /**
  * Where this process runs contracts (runtime.ts): blocks on one contract thread, dry runs and
@@ -74,9 +76,9 @@ const deployOperation = defineOperation({
   },
 });
 
-function contractView(r: ContractRecord): Record<string, unknown> {
+async function contractView(ctx: ReadContext, r: ContractRecord): Promise<Record<string, unknown>> {
   // No security_score: no analyzer runs, and a stand-in score would be a lie (issue 24).
-  return { address: r.address, owner: r.owner, code_hash: r.code_hash, name: r.name, description: r.description, template: r.template, decimals: r.decimals, deploy_tx: r.deploy_tx, created_height: r.created_height, code_size: r.code_size };
+  return { address: r.address, owner: r.owner, code_hash: r.code_hash, name: r.name, description: r.description, template: r.template, decimals: r.decimals, deploy_tx: r.deploy_tx, created_height: r.created_height, code_size: r.code_size, app_name: await appNameOf(ctx, r.address) };
 }
 
 function page<T>(key: string, all: readonly T[], limit: number, offset: number): Record<string, unknown> {
@@ -104,6 +106,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
   systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS }],
   addressKinds: [{ kind: 'app', gas: CONTRACT_BASE_GAS, description: 'a WebAssembly contract: transactions to it call it' }],
   operations: [deployOperation],
+  methods: contractsMethods,
   events: [
     { type: 'contract_deployed', description: 'a contract was created', fields: ['address', 'owner', 'code_hash', 'tx_hash', 'gas_used', 'return_data'], socket: true },
     { type: 'contract_called', description: 'a contract call succeeded', fields: ['contract', 'caller', 'function', 'value', 'gas_used', 'return_data'], socket: true },
@@ -128,13 +131,13 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     api.hooks.committed.tapPromise(api.name, async (c) => {
       lastBlockTime = c.block.header.timestamp;
     });
-    api.hooks.recordExists.for('app').tapPromise(api.name, async (ctx, address) => (await readContract(ctx.store, address)) !== undefined);
+    api.hooks.recordExists.for('app').tapPromise(api.name, async (ctx, address) => (await readContract(ctx.store, await contractAddressOf(ctx, address))) !== undefined);
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
       if (tx.origin !== 'signed') return undefined;
       if (tx.target === 'kind:app') {
         // A call whose data the node cannot turn into input is refused here rather than failed in
         // a block (the block re-reads it and fails the same way if a proposer skipped this).
-        const rec = await readContract(ctx.store, tx.to);
+        const rec = await readContract(ctx.store, await contractAddressOf(ctx, tx.to));
         if (!rec) return notFound(`no contract at ${tx.to}`);
         try {
           callInput(tx.data, rec.decimals);
@@ -184,14 +187,14 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
             const { limit, offset } = pageOf(req.query, 20, 100);
             const owner = req.query.get('owner');
             const all = (await allContracts(ctx.store)).filter((c) => owner === null || c.owner === owner).sort((a, b) => b.created_height - a.created_height || (a.address < b.address ? -1 : 1));
-            return page('contracts', all.map(contractView), limit, offset);
+            return page('contracts', await Promise.all(all.map((c) => contractView(ctx, c))), limit, offset);
           }),
         );
         routes.get('/api/v1/contracts/:address', (req) =>
           at(async (ctx) => {
-            const rec = await readContract(ctx.store, address(req.params.address));
+            const rec = await readContract(ctx.store, await contractAddressOf(ctx, address(req.params.address)));
             if (!rec) throw notFound(`no contract at ${req.params.address}`);
-            return contractView(rec);
+            return contractView(ctx, rec);
           }),
           { proves: (req) => [stateKey(api.name, contractKey(req.params.address!))] },
         );
@@ -216,7 +219,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
           }
           const twice = req.bodyText === undefined ? undefined : duplicateJsonKey(req.bodyText);
           if (twice !== undefined) throw badRequest(`"${twice}" appears twice in one object of the call: argument names must be unique`);
-          return at((ctx) => dryRun(contractRuntimes().offchain, ctx, lastBlockTime, a, body.data, body.caller ?? '', body.gas_limit));
+          return at(async (ctx) => dryRun(contractRuntimes().offchain, ctx, lastBlockTime, await contractAddressOf(ctx, a), body.data, body.caller ?? '', body.gas_limit));
         });
         const templates = loadTemplates();
         routes.get('/api/v1/templates', (req) => {

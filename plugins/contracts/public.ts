@@ -1,0 +1,5 @@
+/**
+ * What other code may import of the contracts plugin (test/sdk-boundary.test.ts refuses any other
+ * file of it): its methods.
+ */
+export { contractsMethods } from './methods.js';
