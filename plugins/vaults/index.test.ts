@@ -5,6 +5,7 @@ import { namesPlugin } from '../names/index.js';
 import { stakingPlugin } from '../staking/index.js';
 import { vaultsPlugin } from './index.js';
 import { proposals, vaults } from './store.js';
+import { kernelRoutes } from '../../test/helpers/kernel-routes.js';
 
 /**
  * Vaults in consensus: each rule at admission and again in a block whose proposer skipped
@@ -188,4 +189,22 @@ test('the expiry sweep expires at most 256 proposals a block, in (height, vault,
   await refused(admitSign(f, bob, 2 + COUNT), 400, /expired at height/);
   await f.block();
   assert.deepEqual(await statuses(), Array(COUNT).fill('expired'));
+});
+
+test('the confirmed transaction that created a proposal carries proposal_id (decisions.md §44); a signature\'s does not', async () => {
+  const f = await withVault();
+  const get = kernelRoutes(f);
+  await confirmedAll(f, [(await f.chain.admitOperation('add_vault_member', addMember(alice, bob.address), { vault: VAULT }, 0)).tx_hash]);
+  const raise = await f.chain.admitOperation('set_vault_threshold', threshold(alice, 2), { vault: VAULT }, 0);
+  await confirmedAll(f, [raise.tx_hash]);
+  await f.chain.admit(signTransfer(carol, { to: VAULT, value: 10, nonce: 1 }), 0);
+  const pay = await f.chain.admitOperation('create_vault_proposal', payout(alice, carol.address, 1), { vault: VAULT }, 0);
+  await confirmedAll(f, [pay.tx_hash]);
+  const signed = await admitSign(f, bob, 3);
+  await confirmedAll(f, [signed.tx_hash]);
+  assert.equal((await get('/api/v1/transactions/:hash', { hash: raise.tx_hash })).proposal_id, 2);
+  const view = await get('/api/v1/transactions/:hash', { hash: pay.tx_hash });
+  assert.equal(view.type, 'create_vault_proposal');
+  assert.equal(view.proposal_id, 3);
+  assert.equal((await get('/api/v1/transactions/:hash', { hash: signed.tx_hash })).proposal_id, undefined);
 });
