@@ -14,7 +14,7 @@ import { effectiveGasPrice } from '../tx/signing.js';
 import { txIdentity, txIdentityOfText, type TxIdentity } from '../tx/hash.js';
 import { nestingProblem } from '../codec/depth.js';
 import type { Authorized } from '../auth/authorize.js';
-import { authorizeTx } from './authorize-tx.js';
+import { authorizeTx, declaredDebit } from './authorize-tx.js';
 import { presentedKey } from '../auth/presented-key.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import { OP_FIELD, type OperationRegistry, type ParsedOperation } from '../ops/registry.js';
@@ -24,7 +24,7 @@ import { admissionContext, readContext, type ContextEnv } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
 import { recipientProblem, senderProblem } from './recipient.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
-import { OPERATION_TARGET_PREFIX, operationOf, type SignatureLayout, type Tx } from './types.js';
+import { OPERATION_TARGET_PREFIX, operationOf, type BalanceHold, type SignatureLayout, type Tx } from './types.js';
 
 export interface AdmissionDeps {
   readonly store: ChainStore;
@@ -229,10 +229,11 @@ export class Admission {
       if (problem) throw problem;
     }
     // 5. Funds: value from the sender, the fee from whoever pays it.
-    await this.checkFunds(state, tx, tx.from, authorized.signer.payer, gasPrice, sender);
+    await this.checkFunds(state, tx, tx.from, authorized.signer.payer, tx.value, sender);
     // 6. The signature, once per node, on the verify pool; what it covers sets the price (§95).
     tx.sigVersion = await verifyTransferSignature({ ...f, hash }, this.signaturePolicy(baseFee), key.bytes, this.d.verifier);
     tx.gasPrice = effectiveGasPrice(f.gas_price, tx.sigVersion, baseFee);
+    tx.holds = this.holdsOf(tx, tx.from, authorized.signer.payer, tx.value);
     // 7. Every plugin's checkTx, which may add fields to the answer.
     const fields = await this.runCheckTx(tx, height);
     queue(tx);
@@ -283,18 +284,20 @@ export class Admission {
     const pending = this.d.mempool.pendingOperationsOf(p.actor);
     const last = pending.length > 0 ? pending[pending.length - 1]!.nonce : await lastOperationNonce(state, p.actor);
     if (p.nonce <= last) throw badRequest(`nonce ${p.nonce} is not above ${last}, the last nonce accepted from ${p.actor}: operation nonces are millisecond timestamps that only increase`);
-    // 4. Funds, then the owning plugin's own rules.
-    // The signed value is taken from the signer unless the operation declares what it takes
-    // (`debits`): then its own check judges those funds, naming what they are for (a node's
-    // min_stake, a name's price), and a vault payout, which signs the amount the vault pays,
-    // takes nothing from the signing member (decisions.md §44).
-    // `coinValue`: a value counted in another unit (an asset's, a vault's) is not held against coins.
-    const takes = p.op.spec.debits === undefined ? p.coinValue : 0n;
-    await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, tx.gasPrice, undefined, takes);
+    // 4. Funds and the owning plugin's own rules. What the operation declares it takes (by
+    // default its signed value when that counts ucoin; `debits`: a name's price, a node's
+    // min_stake, an NFT transfer fee) must be there besides the fee and what the account's pending
+    // transactions hold (decisions.md §38: price + fee), and stays held while it is pending. An
+    // operation that declares its debit judges it first in its own words (what the coins are
+    // for); a vault payout declares nothing: the vault pays it (§43).
+    const takes = await declaredDebit(p, () => ctx);
+    if (p.op.spec.debits === undefined) await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, takes);
     const input = { name: p.op.spec.name, body: verified.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer: authorized.signer };
     const refused = p.op.spec.check ? await p.op.spec.check(ctx, input as never) : undefined;
     if (refused) throw refused;
-    const admitted: Tx = { ...tx, sigVersion: verified.layout, gasPrice: effectiveGasPrice(p.gasPrice, verified.layout, baseFee) };
+    if (p.op.spec.debits !== undefined) await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, takes);
+    const priced: Tx = { ...tx, sigVersion: verified.layout, gasPrice: effectiveGasPrice(p.gasPrice, verified.layout, baseFee) };
+    const admitted: Tx = { ...priced, holds: this.holdsOf(priced, authorized.signer.account, authorized.signer.payer, takes) };
     const fields = await this.runCheckTx(admitted, height);
     queue(admitted);
     return { ...fields, success: true, status: 'pending', tx_hash: tx.hash, estimated_block: height };
@@ -323,25 +326,33 @@ export class Admission {
 
 
   /**
-   * Funds for the value and the fee: the value from `valueFrom` (a transfer's sender; an
-   * operation's signing account, the owner for a record address), the fee from `payer`, both net
-   * of what their pending transactions reserve. `known`: `valueFrom`'s account, when read already;
-   * `value`: what it takes (an operation's declared `debits`; a transfer's value).
+   * Funds for what the transaction takes and its fee: `value` from `valueFrom` (a transfer's
+   * sender; an operation's signing account, the owner for a record address, its declared debit),
+   * the fee of the whole gas limit from `payer` (the block takes it before the handler runs), each
+   * net of what the account's pending transactions hold. `known`: `valueFrom`'s account, when read
+   * already.
    */
-  private async checkFunds(state: StateSource, tx: Tx, valueFrom: string, payer: string, gasPrice: bigint, known?: AccountRecord, value: bigint = tx.value): Promise<void> {
+  private async checkFunds(state: StateSource, tx: Tx, valueFrom: string, payer: string, value: bigint, known?: AccountRecord): Promise<void> {
     const accounts = accountsReader(state);
-    // The block takes the fee of the whole limit before the handler runs.
-    const fee = BigInt(this.gasLimitOf(tx)) * gasPrice;
+    const fee = BigInt(this.gasLimitOf(tx)) * tx.gasPrice;
     if (payer === valueFrom) {
       const sender = known ?? (await accounts.get(valueFrom));
       const pending = this.d.mempool.pendingSpend(valueFrom, this.gasLimitOf);
       const cost = value + fee;
-      if (sender.balance < pending + cost) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}`);
+      if (sender.balance < pending + cost) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin (${pending} reserved by pending transactions), needs ${cost}${value > 0n && tx.target !== 'transfer' ? ` (${value} the operation takes besides its fee of ${fee})` : ''}`);
       return;
     }
     const [sender, paying] = await Promise.all([known ?? accounts.get(valueFrom), accounts.get(payer)]);
-    if (sender.balance < this.d.mempool.pendingSpend(valueFrom, this.gasLimitOf) + value) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin, needs ${value}`);
-    if (paying.balance < this.d.mempool.pendingSpend(payer, this.gasLimitOf) + fee) throw badRequest(`insufficient balance: the fee payer ${payer} has ${paying.balance} ucoin, needs ${fee}`);
+    const pendingValue = this.d.mempool.pendingSpend(valueFrom, this.gasLimitOf);
+    if (sender.balance < pendingValue + value) throw badRequest(`insufficient balance: ${valueFrom} has ${sender.balance} ucoin (${pendingValue} reserved by pending transactions), needs ${value}`);
+    const pendingFee = this.d.mempool.pendingSpend(payer, this.gasLimitOf);
+    if (paying.balance < pendingFee + fee) throw badRequest(`insufficient balance: the fee payer ${payer} has ${paying.balance} ucoin (${pendingFee} reserved by pending transactions), needs ${fee}`);
+  }
+
+  /** What the mempool holds for an admitted transaction (`Tx.holds`): `value` of `valueFrom`, the fee of its gas limit of `payer`. */
+  private holdsOf(tx: Tx, valueFrom: string, payer: string, value: bigint): BalanceHold[] {
+    const fee = BigInt(this.gasLimitOf(tx)) * tx.gasPrice;
+    return payer === valueFrom ? [{ account: valueFrom, amount: value + fee }] : [{ account: valueFrom, amount: value }, { account: payer, amount: fee }];
   }
 
   /** A transaction a plugin creates (a faucet credit); plugins validate it in checkTx. */

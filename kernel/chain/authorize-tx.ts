@@ -25,7 +25,7 @@ export async function authorizeTx(hooks: Hooks, scoped: <C>(ctx: C, plugin: stri
 }
 
 /** What an operation declares it takes from the signing account (`OperationSpec.debits`, else its signed value when that counts ucoin). */
-async function declaredDebit(p: ParsedOperation, ctx: () => ReadContext): Promise<bigint> {
+export async function declaredDebit(p: ParsedOperation, ctx: () => ReadContext): Promise<bigint> {
   const debits = p.op.spec.debits;
   if (debits === undefined) return p.coinValue;
   const amount = await debits(ctx(), { body: p.body as never, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce });

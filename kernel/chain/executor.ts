@@ -1,12 +1,12 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ChainError, FailedWithGas, NodeFault, isChainError } from '../errors.js';
+import { badRequest, ChainError, FailedWithGas, NodeFault, isChainError } from '../errors.js';
 import type { EndBlockResult, Hooks, ValidatorUpdate } from '../hooks.js';
 import { StateOverlay, type StateSource } from '../state/overlay.js';
 import type { ParamRegistry } from '../state/params.js';
 import { paramStateKey } from '../state/params.js';
 import { bigintCodec } from '../state/record-codec.js';
-import { accountsWriter, type AccountsWriter } from '../state/accounts.js';
+import { accountsReader, accountsWriter, type AccountsWriter } from '../state/accounts.js';
 import type { NetworkEnv, ReadContext, TransferIntent } from '../hooks.js';
 import { ValueMoves } from './value-moves.js';
 import { readContext, txContext, writeContext, type WriteOutputs } from './contexts.js';
@@ -15,7 +15,7 @@ import { operationOf, type BlockEvent, type BlockHeader, type BlockInfo, type Ch
 import { BlockEventLog, type EventSink } from './block-events.js';
 import { IndexStage, type IndexWrite } from './index-stage.js';
 import { ownerOf } from '../auth/authorize.js';
-import { authorizeTx } from './authorize-tx.js';
+import { authorizeTx, declaredDebit } from './authorize-tx.js';
 import { presentedKey } from '../auth/presented-key.js';
 import type { Signer, SignerGrant } from '../auth/signer.js';
 import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
@@ -410,10 +410,17 @@ function proposerPayee(deps: ExecutorDeps, overlay: StateOverlay, block: BlockIn
 /** The operation's own checks again, on the block's state, then its handler, with the owning plugin's context. */
 async function runOperation(deps: ExecutorDeps, child: StateOverlay, block: BlockInfo, out: WriteOutputs, tx: Tx, gasLimit: number, p: ParsedOperation, signer: Signer, moves: ValueMoves | undefined): Promise<number | undefined> {
   const input = { name: p.op.spec.name, body: p.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer };
+  const ctx = deps.scoped(readContext(deps, child, block.height), p.op.plugin);
   if (p.op.spec.check) {
-    const refused = await p.op.spec.check(deps.scoped(readContext(deps, child, block.height), p.op.plugin), input as never);
+    const refused = await p.op.spec.check(ctx, input as never);
     if (refused) throw refused;
   }
+  // Admission's funds rule again (the fee is paid by now): what the operation declares it takes
+  // must be there, so two operations a proposer put in one block cannot together spend more than
+  // the balance; the second fails here with only its fee taken.
+  const takes = await declaredDebit(p, () => ctx);
+  const { balance } = await accountsReader(child).get(signer.account);
+  if (balance < takes) throw badRequest(`insufficient balance: ${p.op.spec.name} takes ${takes} ucoin besides its fee and ${signer.account} has ${balance}`);
   const result = await p.op.spec.execute(deps.scoped(txContext(deps, child, block, out, tx, gasLimit, moves), p.op.plugin), input as never);
   return result ? result.gas : undefined;
 }

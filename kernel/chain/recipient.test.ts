@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
 import { accountsReader } from '../state/accounts.js';
 import { ChainError } from '../errors.js';
+import { recipientProblem } from './recipient.js';
 
 const alice = wallet(61);
 const bob = wallet(62);
@@ -55,4 +56,15 @@ test('signing for an address the key is not bound to is 401 before any balance o
       return true;
     });
   }
+});
+
+test('a system address holding coins is no recipient (part 1, Address kinds: reserved to name operations)', async () => {
+  const pool = 'chain:system.sponsor-pool.0123456789abcde';
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }, { address: pool, balance: 5n * COIN }] });
+  const state = f.chain.store.state;
+  assert.equal((await accountsReader(state).get(pool)).balance, 5n * COIN, 'an account with a balance');
+  const refusal = await recipientProblem(f.hooks, () => assert.fail('no plugin is asked about a system address'), state, pool);
+  assert.equal(refusal?.status, 400);
+  assert.match(refusal!.message, /chain:system\.sponsor-pool\.0123456789abcde is not a valid recipient: chain:system\.\* addresses are reserved/);
+  assert.equal(await recipientProblem(f.hooks, () => assert.fail('not asked'), state, alice.address), null);
 });

@@ -1,5 +1,5 @@
 import { badRequest, type ChainError } from '../errors.js';
-import { addressKind, isKeyDerivedAddress } from '../crypto/address.js';
+import { addressKind, isKeyDerivedAddress, isSystemAddress } from '../crypto/address.js';
 import type { Hooks, ReadContext } from '../hooks.js';
 import { accountsReader } from '../state/accounts.js';
 import type { StateSource } from '../state/overlay.js';
@@ -15,6 +15,12 @@ import { ownerOf } from '../auth/authorize.js';
  */
 export async function recipientProblem(hooks: Hooks, ctx: () => ReadContext, source: StateSource, to: string): Promise<ChainError | null> {
   if (isKeyDerivedAddress(to)) return null;
+  // Part 1 "Address kinds": `chain:system.<operation>` is reserved to name a signed operation. Some
+  // hold coins for their plugin (a sponsor's pool, `chain:system.sponsor-pool.<hex>`), which only
+  // that plugin's operations may move: a payment to one (a vault payout, an asset transfer) is
+  // refused like one to nobody's address. A plain transaction to a served one is its operation's
+  // (admission's targetOf), never a payment.
+  if (isSystemAddress(to)) return badRequest(`${to} is not a valid recipient: chain:system.* addresses are reserved to name operations (part 1, Address kinds) and receive no payments`);
   if (await accountsReader(source).exists(to)) return null;
   if ((await source.get(`${VALIDATORS_NAMESPACE}/${to}`)) !== undefined) return null;
   // A plugin that keeps records of this kind (names, nodes, vaults, agents, channels) says whether one exists.

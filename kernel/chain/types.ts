@@ -41,6 +41,20 @@ export interface Tx {
   readonly sigVersion: SignatureLayout | undefined;
   /** Node-local wall-clock ms when first seen: display only, never consensus input. */
   readonly receivedAt: number;
+  /**
+   * What admission holds of account balances while the transaction is pending (node-local, never
+   * hashed nor carried in blocks): the declared debit from the signing account, the fee of the
+   * whole gas limit from its payer. The mempool sums them per account so that two pending
+   * transactions cannot together spend more than a balance (kernel/mempool). Absent: the value
+   * and the fee of the gas limit, from `from`.
+   */
+  readonly holds?: readonly BalanceHold[];
+}
+
+/** An amount of an account's balance held for a pending transaction. */
+export interface BalanceHold {
+  readonly account: string;
+  readonly amount: bigint;
 }
 
 export interface BlockHeader {

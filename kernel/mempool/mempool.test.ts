@@ -73,3 +73,23 @@ test('a gas limit no block can hold is passed over with its sender\'s later nonc
   const limits = (t: Tx): number => (t.hash === 'a-1' ? 500 : 21);
   assert.deepEqual(m.select(100, limits).map((t) => t.hash), ['b-1']);
 });
+
+test('pendingSpend sums what each pending transaction holds of the account: its holds, else value + fee of its limit; released when it leaves', () => {
+  const m = new Mempool({ maxTxs: 100, maxPerSender: 10 });
+  // A name's price held besides the fee, from the signing account.
+  m.add({ ...op('a', 1), value: 0n, holds: [{ account: 'a', amount: 10_000_100n }] });
+  // A vault payout: the signed amount is the vault's to pay, so only the fee is held of its proposer.
+  m.add({ ...op('a', 2), value: 5_000_000n, holds: [{ account: 'a', amount: 60n }] });
+  // A fee paid by a sponsor: the value of the sender, the fee of the sponsor.
+  m.add({ ...tx('a', 1), holds: [{ account: 'a', amount: 1n }, { account: 'sponsor', amount: 21n }] });
+  // Without holds: value + fee of its limit from `from`.
+  m.add(tx('b', 1));
+  assert.equal(m.pendingSpend('a', gas), 10_000_100n + 60n + 1n);
+  assert.equal(m.pendingSpend('sponsor', gas), 21n);
+  assert.equal(m.pendingSpend('b', gas), 22n);
+  m.removeCommitted(['a-op1', 'a-1']);
+  assert.equal(m.pendingSpend('a', gas), 60n);
+  assert.equal(m.pendingSpend('sponsor', gas), 0n);
+  m.evict('a-op2');
+  assert.equal(m.pendingSpend('a', gas), 0n);
+});

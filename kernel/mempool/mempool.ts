@@ -1,4 +1,4 @@
-import { operationOf, type Tx } from '../chain/types.js';
+import { operationOf, type BalanceHold, type Tx } from '../chain/types.js';
 
 /** A plain signed transfer: kept per sender in account-nonce order. Operations carry millisecond nonces instead. */
 function isSequential(tx: Tx): boolean {
@@ -26,6 +26,8 @@ export class Mempool {
   private readonly byHash = new Map<string, Tx>();
   private readonly bySender = new Map<string, Tx[]>();
   private readonly opsByActor = new Map<string, Tx[]>();
+  /** The pending signed transactions that hold some of each account's balance (`Tx.holds`). */
+  private readonly holders = new Map<string, Set<Tx>>();
   /** Arrival order; entries removed lazily. */
   private readonly arrival: string[] = [];
   private arrivalHead = 0;
@@ -60,11 +62,17 @@ export class Mempool {
     return out;
   }
 
-  /** Value plus maximum fee (the fee of each gas limit) of a sender's pending transfers and operations, for the admission balance check. */
-  pendingSpend(sender: string, gasLimitOf: (tx: Tx) => number): bigint {
+  /**
+   * What a sender's pending transactions hold of its balance, for the admission balance check:
+   * each one's `holds` naming the account (a declared debit such as a name's price, a fee it
+   * pays for another actor), or for one without `holds` its value plus the fee of its gas limit.
+   * A vault payout holds nothing of its proposer's balance: the vault pays it (decisions.md §43).
+   */
+  pendingSpend(account: string, gasLimitOf: (tx: Tx) => number): bigint {
     let total = 0n;
-    for (const tx of this.pendingOf(sender)) total += tx.value + BigInt(gasLimitOf(tx)) * tx.gasPrice;
-    for (const tx of this.pendingOperationsOf(sender)) total += tx.value + BigInt(gasLimitOf(tx)) * tx.gasPrice;
+    for (const tx of this.holders.get(account) ?? []) {
+      for (const h of holdsOf(tx, gasLimitOf)) if (h.account === account) total += h.amount;
+    }
     return total;
   }
 
@@ -93,6 +101,13 @@ export class Mempool {
     }
     this.byHash.set(tx.hash, tx);
     this.arrival.push(tx.hash);
+    if (tx.origin === 'signed') {
+      for (const account of holdingAccounts(tx)) {
+        const set = this.holders.get(account) ?? new Set<Tx>();
+        set.add(tx);
+        this.holders.set(account, set);
+      }
+    }
   }
 
   /**
@@ -176,6 +191,11 @@ export class Mempool {
     if (!tx) return;
     this.byHash.delete(hash);
     if (tx.origin === 'signed') {
+      for (const account of holdingAccounts(tx)) {
+        const set = this.holders.get(account);
+        set?.delete(tx);
+        if (set?.size === 0) this.holders.delete(account);
+      }
       const lists = isSequential(tx) ? this.bySender : this.opsByActor;
       const list = (lists.get(tx.from) ?? []).filter((t) => t.hash !== hash);
       if (list.length === 0) lists.delete(tx.from);
@@ -190,4 +210,14 @@ export class Mempool {
       this.arrivalHead = 0;
     }
   }
+}
+
+/** The accounts a pending signed transaction holds balance of. */
+function holdingAccounts(tx: Tx): Set<string> {
+  return new Set(tx.holds === undefined ? [tx.from] : tx.holds.map((h) => h.account));
+}
+
+/** A pending transaction's holds: admission's, else its value and the fee of its gas limit from `from`. */
+function holdsOf(tx: Tx, gasLimitOf: (tx: Tx) => number): readonly BalanceHold[] {
+  return tx.holds ?? [{ account: tx.from, amount: tx.value + BigInt(gasLimitOf(tx)) * tx.gasPrice }];
 }

@@ -103,7 +103,15 @@ export const TxView = Type.Object({
 });
 
 /** `GET /api/v1/transactions/:hash`: the transaction, its events and a contract's `return_data` (decisions.md §36). */
-export const TxDetail = Type.Composite([TxView, Type.Object({ return_data: Type.Optional(Type.String()), events: Type.Array(EventView) })]);
+export const TxDetail = Type.Composite([
+  TxView,
+  Type.Object({
+    return_data: Type.Optional(Type.String()),
+    // An operation's `viewFields` (kernel/ops/operation.ts), the one the spec names so far.
+    proposal_id: Type.Optional(Type.Integer({ minimum: 1, description: 'the vault proposal a create_vault_proposal, add_vault_member, remove_vault_member or set_vault_threshold created (decisions.md §44)' })),
+    events: Type.Array(EventView),
+  }),
+]);
 
 /** A Merkle proof of one state key under the state tree rules (decisions.md §84). */
 export const StateKeyProof = Type.Object({

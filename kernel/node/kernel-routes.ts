@@ -21,7 +21,7 @@ import { registerPluginRoutes } from './plugin-routes.js';
 import type { BlockRecord, Tx } from '../chain/types.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import type { PluginHost } from '../host/host.js';
-import { OPERATION_TARGET_PREFIX } from '../chain/types.js';
+import { OPERATION_TARGET_PREFIX, operationOf } from '../chain/types.js';
 
 function heightParam(raw: string | undefined): number {
   if (raw === undefined || !/^\d{1,15}$/.test(raw)) throw badRequest(`block height must be a positive integer, got "${raw}"`);
@@ -277,7 +277,14 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     // decisions.md §36: a transaction whose handler emitted an event carrying `return_data` (a
     // contract call or deploy) shows it on the transaction, the last such event's.
     const returned = [...events].reverse().find((e) => typeof e.data.return_data === 'string')?.data.return_data;
-    return { ...(await viewOf(found.tx, found.receipt)), ...(returned !== undefined ? { return_data: returned } : {}), events: events.map(eventView) };
+    // What the operation names on its transaction from the events it emitted (`viewFields`: a vault proposal's `proposal_id`).
+    const op = operationOf(found.tx);
+    const named: Record<string, unknown> = {};
+    for (const { field, event } of (op === undefined ? undefined : operations.get(op)?.spec.viewFields) ?? []) {
+      const from = events.find((e) => e.type === event && e.data[field] !== undefined);
+      if (from !== undefined) named[field] = from.data[field];
+    }
+    return { ...(await viewOf(found.tx, found.receipt)), ...named, ...(returned !== undefined ? { return_data: returned } : {}), events: events.map(eventView) };
   });
 
   routes.serve(KERNEL_ROUTES.txProof, async (req) => {

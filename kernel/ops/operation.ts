@@ -97,6 +97,12 @@ export interface OperationSpec<S extends TObject = TObject> {
    * declaration that says too little cannot spend past a cap: the grant refuses in the block.
    */
   debits?(ctx: ReadContext, op: SignedFields<Static<S>>): Promise<bigint> | bigint;
+  /**
+   * Fields the confirmed transaction's view (`GET /api/v1/transactions/:hash`) takes from the data
+   * of an event the transaction emitted: the record it created, named as the spec names it on the
+   * transaction (a vault proposal's `proposal_id`, decisions.md §44).
+   */
+  readonly viewFields?: ReadonlyArray<{ readonly field: string; readonly event: string }>;
   /** How the signer is authorised and what it signs; the default is the actor's key binding and `ch-tx-v2`/`ch-tx-v3`. */
   readonly signing?: OperationSigning<Static<S>>;
   /**

@@ -1,3 +1,4 @@
+import { contractAddressOf } from './app-names.js';
 import { badRequest, conflict, FailedWithGas, isAddress, isChainError, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
 import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
 import { contractEvents, readContract, tokenTransfers, writeContract, writeMetered, type ContractRecord } from './store.js';
@@ -184,7 +185,7 @@ export interface CallOutput {
 /** A contract call in a block (a transaction to a `.app`). */
 export async function executeCall(runtime: ContractRuntime, ctx: TxContext, tx: TxContext['tx']): Promise<CallOutput> {
   const s = await readSettings(ctx.params);
-  const rec = await readContract(ctx.store, tx.to);
+  const rec = await readContract(ctx.store, await contractAddressOf(ctx, tx.to));
   if (!rec) throw notFound(`no contract at ${tx.to}`);
   const input = callInput(tx.data, rec.decimals);
   await valueProblem(ctx, tx.from, tx.value);

@@ -7,6 +7,7 @@ import { CONTRACTS_EVENTS } from './events.js';
 import { CONTRACTS_ROUTES, contractsRoutes } from './routes.js';
 import { contractsMethods } from './methods.js';
 import { pooledRuntime, processThreads, threadRuntime, type ContractRuntime } from './runtime.js';
+import { contractAddressOf } from './app-names.js';
 
 /**
  * Where this process runs contracts (runtime.ts): blocks on one contract thread, dry runs and
@@ -126,13 +127,13 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     api.hooks.committed.tapPromise(api.name, async (c) => {
       lastBlockTime = c.block.header.timestamp;
     });
-    api.hooks.recordExists.for('app').tapPromise(api.name, async (ctx, address) => (await readContract(ctx.store, address)) !== undefined);
+    api.hooks.recordExists.for('app').tapPromise(api.name, async (ctx, address) => (await readContract(ctx.store, await contractAddressOf(ctx, address))) !== undefined);
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
       if (tx.origin !== 'signed') return undefined;
       if (tx.target === 'kind:app') {
         // A call whose data the node cannot turn into input is refused here rather than failed in
         // a block (the block re-reads it and fails the same way if a proposer skipped this).
-        const rec = await readContract(ctx.store, tx.to);
+        const rec = await readContract(ctx.store, await contractAddressOf(ctx, tx.to));
         if (!rec) return notFound(`no contract at ${tx.to}`);
         try {
           callInput(tx.data, rec.decimals);

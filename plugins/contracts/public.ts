@@ -4,7 +4,7 @@
  * schemas, the read routes' declarations, its events, the deploy gate the contract analyzer taps
  * (part 1, Contract execution 9; decisions.md §47), the host API imports are judged against, the
  * gas a deploy of given bytes is charged, and the methods it offers (a contract's record and
- * code; the operators' score).
+ * code, its owner for names' `.app` binding (decisions.md §42); the operators' score).
  */
 export { contractAddress, DEPLOY_ADDRESS, CONTRACT_BASE_GAS, type ContractSecurity, type DeployCandidate, type DeployCheck, type ScoreSource } from './execute.js';
 export { deployGate } from './index.js';

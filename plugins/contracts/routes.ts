@@ -1,3 +1,4 @@
+import { appNameOf, contractAddressOf } from './app-names.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { badRequest, defineRoute, forbidden, isAddress, listPage, notFound, pageAnswer, pageQuery, toPage, type IndexReader, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
 import { dryRun } from './execute.js';
@@ -89,8 +90,8 @@ export const templateRoute = defineRoute({
 
 export const CONTRACTS_ROUTES = [contractsRoute, contractRoute, contractEventsRoute, tokenTransfersRoute, callRoute, templatesRoute, templateRoute];
 
-function contractView(r: ContractRecord): Record<string, unknown> {
-  return { address: r.address, owner: r.owner, code_hash: r.code_hash, name: r.name, description: r.description, template: r.template, decimals: r.decimals, deploy_tx: r.deploy_tx, created_height: r.created_height, code_size: r.code_size, security_score: r.security_score ?? null, risk_score: r.risk_score ?? null, model: r.model ?? null, score_source: r.score_source ?? null };
+async function contractView(ctx: QueryContext, r: ContractRecord): Promise<Record<string, unknown>> {
+  return { address: r.address, owner: r.owner, code_hash: r.code_hash, name: r.name, description: r.description, template: r.template, decimals: r.decimals, deploy_tx: r.deploy_tx, created_height: r.created_height, code_size: r.code_size, security_score: r.security_score ?? null, risk_score: r.risk_score ?? null, model: r.model ?? null, score_source: r.score_source ?? null, app_name: await appNameOf(ctx, r.address) };
 }
 
 /** What the routes need of the plugin's runtime: where dry runs run, and the time of the last committed block. */
@@ -108,15 +109,15 @@ export function contractsRoutes(routes: RouteTable, s: NodeServices, plugin: str
       const { limit, offset } = toPage(req.query);
       const owner = req.query.owner;
       const all = (await allContracts(ctx.store)).filter((c) => owner === undefined || c.owner === owner).sort((a, b) => b.created_height - a.created_height || (a.address < b.address ? -1 : 1));
-      return listPage('contracts', all.map(contractView), limit, offset);
+      return listPage('contracts', await Promise.all(all.map((c) => contractView(ctx, c))), limit, offset);
     }),
   );
 
   routes.serve(contractRoute, (req) =>
     at(async (ctx) => {
-      const rec = await readContract(ctx.store, req.params.address);
+      const rec = await readContract(ctx.store, await contractAddressOf(ctx, req.params.address));
       if (!rec) throw notFound(`no contract at ${req.params.address}`);
-      return contractView(rec);
+      return contractView(ctx, rec);
     }),
   );
 
@@ -155,7 +156,7 @@ export function contractsRoutes(routes: RouteTable, s: NodeServices, plugin: str
     }
     const twice = req.raw.bodyText === undefined ? undefined : duplicateJsonKey(req.raw.bodyText);
     if (twice !== undefined) throw badRequest(`"${twice}" appears twice in one object of the call: argument names must be unique`);
-    return at((ctx) => dryRun(runtime.offchain(), ctx, runtime.lastBlockTime(), a, body.data, body.caller ?? '', body.gas_limit));
+    return at(async (ctx) => dryRun(runtime.offchain(), ctx, runtime.lastBlockTime(), await contractAddressOf(ctx, a), body.data, body.caller ?? '', body.gas_limit));
   });
 
   const templates = loadTemplates();

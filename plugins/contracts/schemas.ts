@@ -74,6 +74,7 @@ export type ContractsOptions = Static<typeof ContractsOptionsSchema>;
 
 /** A contract as the routes answer it (no security_score: no analyzer runs, and a stand-in score would be a lie, issue 24). */
 export const ContractView = Type.Object({
+  app_name: Type.String({ description: 'its .app name (chain:<name>.app, decisions.md §42), "" when none' }),
   address: Type.String(),
   owner: Type.String(),
   code_hash: Type.String({ description: 'SHA3-256 of the bytecode, 0x-prefixed' }),

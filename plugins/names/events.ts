@@ -23,3 +23,10 @@ export const nftTransferred = defineEvent({
   data: Type.Object({ address: Type.String(), from: Type.String(), to: Type.String(), fee: Type.BigInt({ minimum: 0n }), tx_hash: Type.String() }),
   socket: true,
 });
+
+export const appNameRegistered = defineEvent({
+  type: 'app_name_registered',
+  description: 'an .app name was bound to a contract and its price burned',
+  data: Type.Object({ address: Type.String(), name: Type.String(), owner: Type.String(), contract: Type.String(), price: Type.BigInt({ minimum: 0n }), tx_hash: Type.String() }),
+  socket: true,
+});

@@ -122,3 +122,35 @@ test('custom_address is the .human name owned longest: earliest acquisition, the
   assert.equal(await customAddressOf(state(), alice.address), 'chain:aaa-later.human', 'at one height, the lowest address');
   assert.equal(await customAddressOf(state(), bob.address), 'chain:zed-first.human');
 });
+
+test('admission holds price + fee of a pending registration against the balance: a second one, or one short of the fee, is refused; the block re-checks', async () => {
+  const price = 10n * COIN; // 8 characters or more
+  const fee = 100n; // register_human's gas at base_fee 1
+  const tight = labelledWallet('names-tight');
+  const short = labelledWallet('names-short');
+  const f = await makeChain({ plugins: [namesPlugin], accounts: [{ address: tight.address, balance: price + fee + 50n }, { address: short.address, balance: price + fee - 1n }] });
+  // price + fee: one ucoin short of the fee is refused, though the price alone is there.
+  await refused(f.chain.admitOperation('register_human', register(short, 'shortname'), {}, 0), 400, /insufficient balance: .* needs 10000100 \(10000000 the operation takes besides its fee of 100\)/);
+  const first = await f.chain.admitOperation('register_human', register(tight, 'firstname'), {}, 0);
+  // The first one's price and fee are held while it is pending: the second cannot spend them again.
+  await refused(f.chain.admitOperation('register_human', register(tight, 'secondname'), {}, 0), 400, /insufficient balance: .*\(10000100 reserved by pending transactions\)/);
+  await refused(f.chain.admitOperation('register_agent', register(tight, 'someagent', 'register_agent'), {}, 0), 400, /reserved by pending transactions/);
+  // What is left beside the hold can still be spent.
+  const small = await f.chain.admit(signTransfer(tight, { to: bob.address, value: 29, nonce: 1 }), 0);
+  await f.block();
+  for (const h of [first.tx_hash, small.tx_hash]) assert.equal((await f.chain.store.getTx(h))!.receipt.status, 'confirmed');
+  assert.equal((await f.account(tight.address)).balance, 0n);
+  // A proposer that skips admission puts two registrations the balance covers only one of in one block.
+  const g = await makeChain({ plugins: [namesPlugin], accounts: [{ address: tight.address, balance: price + 2n * fee + 50n }] });
+  const a = g.chain.rebuildTx('signed', g.operations.envelope('register_human', register(tight, 'blockone'), {}), 1n, 0);
+  const b = g.chain.rebuildTx('signed', g.operations.envelope('register_human', register(tight, 'blocktwo'), {}), 1n, 0);
+  g.chain.mempool.add(a);
+  g.chain.mempool.add(b);
+  await g.block();
+  const [ra, rb] = await Promise.all([a, b].map(async (t) => (await g.chain.store.getTx(t.hash))!.receipt));
+  assert.equal(ra!.status, 'confirmed', ra!.error ?? '');
+  assert.equal(rb!.status, 'failed');
+  assert.match(rb!.error!, /insufficient balance/);
+  assert.equal((await g.account(tight.address)).balance, 50n, 'the second paid its fee only');
+  assert.equal(await nfts.has(g.pluginState('names'), 'chain:blocktwo.human'), false);
+});

@@ -1,8 +1,10 @@
 import { addressKind, definePlugin, type NodeServices } from '../../kernel/sdk.js';
-import { humanTenure, nftHistory, nfts, owned, ownedCount } from './store.js';
-import { agentRegistered, nameRegistered, nftTransferred } from './events.js';
+import { apps, appOfContract, humanTenure, nftHistory, nfts, owned, ownedCount } from './store.js';
+import { agentRegistered, appNameRegistered, nameRegistered, nftTransferred } from './events.js';
 import { registerAgent, registerHuman } from './operations/register-name.js';
 import { transferNft } from './operations/transfer-nft.js';
+import { registerApp } from './operations/register-app.js';
+import { namesMethods } from './methods.js';
 import { NAME_PRICE_DEFAULT, NAME_PRICE_MAX, NAME_PRICE_PARAM } from './price.js';
 import { customAddressOf } from './records.js';
 import { NAMES_ROUTES, serveNamesRoutes } from './routes.js';
@@ -12,15 +14,17 @@ import { NAMES_ROUTES, serveNamesRoutes } from './routes.js';
  * bought at a price by length that is burned, received at (a plain transfer to one credits its
  * current owner, resolved when the block applies it) and traded by `nft/transfer`. It answers the
  * kernel's `resolveName`, `recordExists` and `accountName` for its kinds, so the kernel's plain
- * transfer, `GET /api/v1/accounts/<name>` and `custom_address` follow the records.
+ * transfer, `GET /api/v1/accounts/<name>` and `custom_address` follow the records. `.app` names
+ * (§42) bind a label to a contract; the contracts plugin resolves them through `namesMethods`.
  */
 export const namesPlugin = definePlugin<Record<string, never>, NodeServices>({
   name: 'names',
   kind: 'state',
   description: 'custom .human names and .agent identities: registered at a burned price, NFTs, resolved by transfers',
-  stores: [nfts, nftHistory, owned, ownedCount, humanTenure],
-  events: [nameRegistered, agentRegistered, nftTransferred],
-  operations: [registerHuman, registerAgent, transferNft],
+  stores: [nfts, nftHistory, owned, ownedCount, humanTenure, apps, appOfContract],
+  events: [nameRegistered, agentRegistered, appNameRegistered, nftTransferred],
+  operations: [registerHuman, registerAgent, registerApp, transferNft],
+  methods: namesMethods,
   routes: NAMES_ROUTES,
   params: [{ key: NAME_PRICE_PARAM, default: NAME_PRICE_DEFAULT, min: 1n, max: NAME_PRICE_MAX, description: 'price of a name of 8 characters or more, in ucoin; shorter ones cost base × 2^(8 − length) (decisions.md §38)' }],
   register(api) {

@@ -61,3 +61,29 @@ export const humanTenure = defineStore('names', {
   key: ['tenure', keyPart.address('owner'), keyPart.integer('acquired_height'), keyPart.address('address')],
   value: Type.Object({}),
 });
+
+/**
+ * The `.app` names (decisions.md §42): a label bound to a deployed contract, owned by the
+ * contract's owner. Not NFTs: they never move, so they have no history and no owner list.
+ */
+export const apps = defineStore('names', {
+  name: 'apps',
+  description: 'a registered .app name: the contract it names and its owner',
+  key: ['app', keyPart.address('address')],
+  value: Type.Object({
+    name: Type.String(),
+    owner: Type.String(),
+    contract: Type.String(),
+    registered_height: Type.Integer({ minimum: 0 }),
+    price: Type.BigInt({ minimum: 0n }),
+    tx_hash: Type.String(),
+  }),
+});
+
+/** The `.app` name of a contract: one name per contract (§42, 409), and the contract record's `app_name`. */
+export const appOfContract = defineStore('names', {
+  name: 'app_of_contract',
+  description: 'the .app name a contract has',
+  key: ['app_of', keyPart.address('contract')],
+  value: Type.String(),
+});

@@ -5,6 +5,7 @@ import { namesPlugin } from '../names/index.js';
 import { stakingPlugin } from '../staking/index.js';
 import { vaultsPlugin } from './index.js';
 import { proposals, vaults } from './store.js';
+import { kernelRoutes } from '../../test/helpers/kernel-routes.js';
 
 /**
  * Vaults in consensus: each rule at admission and again in a block whose proposer skipped
@@ -150,4 +151,60 @@ test('a proposal expires at exactly expires_height; two payouts in one block bey
   assert.equal(failed.status, 'failed');
   assert.match(failed.error!, /the payout is 700 ucoin and chain:family-fund\.vault holds 300/);
   assert.equal((await f.account(VAULT)).balance, 300n);
+});
+
+test('a pending payout holds nothing of its proposer\'s balance: the vault pays it (decisions.md §43)', async () => {
+  const f = await withVault();
+  for (const [w, n] of [[bob, 1], [carol, 1]] as const) await f.chain.admit(signTransfer(w, { to: VAULT, value: Number(900n * COIN), nonce: n }), 0);
+  await f.block();
+  const aliceBefore = (await f.account(alice.address)).balance;
+  assert.ok(aliceBefore < 1_200n * COIN);
+  // 1 200 COIN from the vault, more than alice holds; then a transfer of most of alice's own coins.
+  const pay = await f.chain.admitOperation('create_vault_proposal', payout(alice, carol.address, Number(1_200n * COIN)), { vault: VAULT }, 0);
+  const own = await f.chain.admit(signTransfer(alice, { to: bob.address, value: Number(500n * COIN), nonce: 1 }), 0);
+  await confirmedAll(f, [pay.tx_hash, own.tx_hash]);
+  assert.equal((await f.account(VAULT)).balance, 600n * COIN);
+  const fees = (await f.chain.store.getTx(pay.tx_hash))!.receipt.fee + (await f.chain.store.getTx(own.tx_hash))!.receipt.fee;
+  assert.equal((await f.account(alice.address)).balance, aliceBefore - 500n * COIN - fees, 'alice paid her transfer and two fees, not the payout');
+});
+
+test('the expiry sweep expires at most 256 proposals a block, in (height, vault, id) order; the rest in the next block', async () => {
+  const f = await makeChain({ plugins: [stakingPlugin, namesPlugin, vaultsPlugin], accounts: [alice, bob].map((w) => ({ address: w.address, balance: 1_000n * COIN })), genesisParams: { vault_proposal_expiry_blocks: String(EXPIRY), max_block_gas: '100000', max_block_bytes: '3500000' }, mempool: { maxTxs: 2_000, maxPerSender: 1_000 } });
+  await confirmedAll(f, [(await f.chain.admitOperation('register_vault', register(alice), {}, 0)).tx_hash]);
+  await confirmedAll(f, [(await f.chain.admitOperation('add_vault_member', addMember(alice, bob.address), { vault: VAULT }, 0)).tx_hash]);
+  await confirmedAll(f, [(await f.chain.admitOperation('set_vault_threshold', threshold(alice, 2), { vault: VAULT }, 0)).tx_hash]);
+  // 300 open proposals (ids 3 to 302) created in one block, so they all expire at one height
+  // (about 10.7 kB each with key and signature: the block's byte bound raised to its maximum).
+  const COUNT = 300;
+  for (let i = 0; i < COUNT; i++) f.chain.mempool.add(f.chain.rebuildTx('signed', f.operations.envelope('create_vault_proposal', payout(alice, bob.address, 1), { vault: VAULT }), 1n, 0));
+  await f.block();
+  const created = await proposal(f, 3);
+  assert.equal((await proposal(f, 2 + COUNT)).created_height, created.created_height, 'all in one block');
+  while (f.chain.head.height < created.expires_height) await f.block();
+  const statuses = async () => Promise.all(Array.from({ length: COUNT }, async (_, i) => (await proposal(f, 3 + i)).status));
+  const atExpiry = await statuses();
+  assert.deepEqual(atExpiry.slice(0, 256), Array(256).fill('expired'), 'the first 256 by id');
+  assert.deepEqual(atExpiry.slice(256), Array(COUNT - 256).fill('open'), 'the rest wait for the next block');
+  // One the sweep has not reached is expired all the same: it cannot be signed.
+  await refused(admitSign(f, bob, 2 + COUNT), 400, /expired at height/);
+  await f.block();
+  assert.deepEqual(await statuses(), Array(COUNT).fill('expired'));
+});
+
+test('the confirmed transaction that created a proposal carries proposal_id (decisions.md §44); a signature\'s does not', async () => {
+  const f = await withVault();
+  const get = kernelRoutes(f);
+  await confirmedAll(f, [(await f.chain.admitOperation('add_vault_member', addMember(alice, bob.address), { vault: VAULT }, 0)).tx_hash]);
+  const raise = await f.chain.admitOperation('set_vault_threshold', threshold(alice, 2), { vault: VAULT }, 0);
+  await confirmedAll(f, [raise.tx_hash]);
+  await f.chain.admit(signTransfer(carol, { to: VAULT, value: 10, nonce: 1 }), 0);
+  const pay = await f.chain.admitOperation('create_vault_proposal', payout(alice, carol.address, 1), { vault: VAULT }, 0);
+  await confirmedAll(f, [pay.tx_hash]);
+  const signed = await admitSign(f, bob, 3);
+  await confirmedAll(f, [signed.tx_hash]);
+  assert.equal((await get('/api/v1/transactions/:hash', { hash: raise.tx_hash })).proposal_id, 2);
+  const view = await get('/api/v1/transactions/:hash', { hash: pay.tx_hash });
+  assert.equal(view.type, 'create_vault_proposal');
+  assert.equal(view.proposal_id, 3);
+  assert.equal((await get('/api/v1/transactions/:hash', { hash: signed.tx_hash })).proposal_id, undefined);
 });

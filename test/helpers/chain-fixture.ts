@@ -22,6 +22,7 @@ import { toHex } from '../../kernel/codec/hex.js';
 import { ValidatorSet } from '../../kernel/consensus/validator-set.js';
 import { validateConfig } from '../../kernel/config/load.js';
 import { OperationRegistry } from '../../kernel/ops/registry.js';
+import { QueryService } from '../../kernel/node/queries.js';
 import { accountsReader, type AccountRecord } from '../../kernel/state/accounts.js';
 import { readonlyStore, type ReadonlyStore } from '../../kernel/state/prefixed-store.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
@@ -184,13 +185,15 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
   const params = new ParamRegistry();
   for (const p of KERNEL_PARAMS) params.declare('kernel', p);
   const log = pino({ level: 'silent' });
-  const services: { chain?: Chain } = (opts.services as { chain?: Chain }) ?? {};
+  const services: { chain?: Chain; query?: QueryService } = (opts.services as { chain?: Chain; query?: QueryService }) ?? {};
   const operations = new OperationRegistry();
   const host = new PluginHost<unknown>({ config, hooks, catalogue: new Map(plugins.map((p) => [p.name, p])), params, log, metrics: new Registry(), services, profile: 'node', operations });
   const kv = opts.kv ?? new MemoryStore();
   const store = new ChainStore(kv, opts.textLog ? { textLog: opts.textLog } : {});
   const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), log, env: config.env, chainId: FIXTURE_CHAIN_ID, shard: 0, requireTxV3: opts.requireTxV3 ?? false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {}, operations });
   services.chain = chain;
+  // Routes read committed state through the query service, as on a node.
+  services.query ??= new QueryService({ get state() { return store.state; }, height: () => chain.head.height }, hooks, { env: config.env, params, boundary: host.boundary });
   await host.boot();
   await chain.open(genesisDoc(opts.accounts ?? [], opts.genesisParams, opts.validators));
   return {

@@ -63,6 +63,8 @@ function registerNftOperation(k: NftKindSpec) {
 
 export const NAME_TARGET = 'chain:system.name';
 export const AGENT_TARGET = 'chain:system.agent';
+/** `POST /api/v1/nodes/register`'s Signs-for address, whichever kind it registers (§38). */
+export const NODE_TARGET = 'chain:system.node';
 
 /** `POST /api/v1/addresses/human` (Node only; the socket method `register_human` reaches it through the gateway's node client). */
 export const registerHuman = registerNftOperation({

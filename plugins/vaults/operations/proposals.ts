@@ -35,8 +35,12 @@ async function create(ctx: TxContext, vault: string, actor: string, change: Chan
 
 const none = { description: '', to: '', amount: 0n, member: '', new_threshold: 0 };
 
+/** decisions.md §44: the confirmed creating transaction carries `proposal_id`. */
+const viewFields = [{ field: 'proposal_id', event: proposalCreated.type }];
+
 export const createPayout = defineOperation({
   name: 'create_vault_proposal',
+  viewFields,
   description: 'proposes a payout from a vault (counts as the proposer\'s signature)',
   routes: [{ method: 'POST', path: '/api/v1/vault/:vault/proposals' }],
   socketMethod: 'create_vault_proposal',
@@ -60,6 +64,7 @@ const memberChange = (op: OperationInput<Static<typeof MemberBody>>, kind: 'add_
 /** `POST /api/v1/vault/:vault/members`: one route, two operations told apart by `remove: true`. */
 export const addMember = defineOperation({
   name: 'add_vault_member',
+  viewFields,
   description: 'proposes adding a member to a vault',
   routes: [{ method: 'POST', path: '/api/v1/vault/:vault/members' }],
   socketMethod: 'add_vault_member',
@@ -74,6 +79,7 @@ export const addMember = defineOperation({
 
 export const removeMember = defineOperation({
   name: 'remove_vault_member',
+  viewFields,
   description: 'proposes removing a member from a vault (remove: true)',
   routes: [{ method: 'POST', path: '/api/v1/vault/:vault/members', selectedBy: Type.Object({ remove: Type.Literal(true) }) }],
   schema: MemberBody,
@@ -89,6 +95,7 @@ const ThresholdBody = Type.Object({ vault: VAULT, threshold: Type.Integer(), req
 
 export const setThreshold = defineOperation({
   name: 'set_vault_threshold',
+  viewFields,
   description: 'proposes a new signature threshold for a vault',
   routes: [{ method: 'POST', path: '/api/v1/vault/:vault/threshold' }],
   socketMethod: 'set_vault_threshold',

@@ -1,0 +1,103 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { labelledWallet, makeChain, refused, signOperation, signTransfer, type Fixture, type Wallet } from './helpers/chain-fixture.js';
+import { RouteTable, toHex } from '../kernel/sdk.js';
+import { contractsPlugin } from '../plugins/contracts/index.js';
+import { contractAddress, DEPLOY_ADDRESS } from '../plugins/contracts/execute.js';
+import { templateBytecode } from '../plugins/contracts/templates.js';
+import { namesPlugin } from '../plugins/names/index.js';
+import { apps, nfts } from '../plugins/names/store.js';
+
+/**
+ * `.app` names (decisions.md §42): registered through `nodes/register` as `register_app`, bound to
+ * a contract its owner deployed, resolved by the contracts plugin in calls, its record and dry
+ * runs; every rule at admission and again in a block whose proposer skipped admission.
+ */
+const alice = labelledWallet('apps-alice');
+const bob = labelledWallet('apps-bob');
+const COIN = 1_000_000n;
+const PRICE = 10n * COIN; // 8 characters or more
+let nonce = 1_820_000_000_000;
+
+const registerApp = (w: Wallet, name: string, contract: string, extra: Record<string, unknown> = {}) =>
+  signOperation(w, { kind: 'register_app', actor: w.address, target: 'chain:system.node', nonce: ++nonce, body: { name, owner: w.address, node_address: `chain:${name}.app`, contract, ...extra } });
+
+async function withToken(): Promise<{ f: Fixture; token: string }> {
+  const f = await makeChain({ plugins: [contractsPlugin, namesPlugin], accounts: [alice, bob].map((w) => ({ address: w.address, balance: 1_000n * COIN })) });
+  const data = JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), name: 'T', init_args: { name: 'T', symbol: 'T', decimals: 0, total_supply: 1000 } });
+  const deploy = await f.chain.admit(signTransfer(alice, { to: DEPLOY_ADDRESS, value: 0, nonce: 1, data, gas_limit: 200 }), 0);
+  await f.block();
+  assert.equal((await f.chain.store.getTx(deploy.tx_hash))!.receipt.status, 'confirmed');
+  return { f, token: contractAddress(alice.address, deploy.tx_hash) };
+}
+
+async function injected(f: Fixture, body: Record<string, unknown>): Promise<{ status: string; error: string | null }> {
+  const tx = f.chain.rebuildTx('signed', f.operations.envelope('register_app', body, {}), 1n, 0);
+  f.chain.mempool.add(tx);
+  await f.block();
+  const r = (await f.chain.store.getTx(tx.hash))!.receipt;
+  return { status: r.status, error: r.error };
+}
+
+test('an .app name bound to its owner\'s contract: price + fee, the price burned; calls, the record and dry runs resolve it; not an NFT', async () => {
+  const { f, token } = await withToken();
+  const before = (await f.account(alice.address)).balance;
+  const burned = f.chain.head.total_burned;
+  const r = await f.chain.admitOperation('register_app', registerApp(alice, 'tokenapp', token), {}, 0);
+  const block = await f.block();
+  const stored = (await f.chain.store.getTx(r.tx_hash))!;
+  assert.equal(stored.receipt.status, 'confirmed', stored.receipt.error ?? '');
+  assert.equal((await f.account(alice.address)).balance, before - PRICE - stored.receipt.fee);
+  assert.equal(f.chain.head.total_burned - burned, stored.receipt.fee_burned + PRICE);
+  const events = await f.chain.store.getTxEvents(block.header.height, r.tx_hash);
+  assert.deepEqual(events.filter((e) => e.type === 'app_name_registered').map((e) => [e.data.address, e.data.contract, e.data.owner]), [['chain:tokenapp.app', token, alice.address]]);
+  assert.equal((await apps.get(f.pluginState('names'), 'chain:tokenapp.app'))?.contract, token);
+  assert.equal(await nfts.has(f.pluginState('names'), 'chain:tokenapp.app'), false, 'not an NFT');
+
+  // A transaction to the name calls the contract, value and all, exactly as if sent to its address.
+  const call = await f.chain.admit(signTransfer(bob, { to: 'chain:tokenapp.app', value: 5, nonce: 1, data: JSON.stringify({ function: 'balance_of', args: { address: alice.address } }) }), 0);
+  const b2 = await f.block();
+  assert.equal((await f.chain.store.getTx(call.tx_hash))!.receipt.status, 'confirmed');
+  const called = (await f.chain.store.getTxEvents(b2.header.height, call.tx_hash)).find((e) => e.type === 'contract_called')!;
+  assert.equal(called.data.contract, token);
+  assert.equal((await f.account(token)).balance, 5n);
+
+  const routes = new RouteTable();
+  f.hooks.routes.call(routes);
+  const handler = (method: string, path: string) => routes.list().find((x) => x.method === method && x.path === path)!.handler;
+  const req = (method: string, path: string, address: string, body?: unknown) => ({ method, path, params: { address }, query: new URLSearchParams(), headers: {}, body, ip: '127.0.0.1' });
+  const record = (await handler('GET', '/api/v1/contracts/:address')(req('GET', '/api/v1/contracts/:address', 'chain:tokenapp.app'))) as Record<string, unknown>;
+  assert.equal(record.address, token);
+  assert.equal(record.app_name, 'chain:tokenapp.app');
+  const direct = (await handler('GET', '/api/v1/contracts/:address')(req('GET', '/api/v1/contracts/:address', token))) as Record<string, unknown>;
+  assert.equal(direct.app_name, 'chain:tokenapp.app');
+  const dry = (await handler('POST', '/api/v1/contracts/:address/call')(req('POST', '/api/v1/contracts/:address/call', 'chain:tokenapp.app', { function: 'balance_of', args: { address: alice.address } }))) as Record<string, unknown>;
+  assert.equal(dry.success, true);
+  assert.equal(dry.contract, token);
+  assert.deepEqual(JSON.parse(String(dry.return_data)), { ok: '1000' });
+});
+
+test('register_app refusals at admission with their status, and again in the block', async () => {
+  const { f, token } = await withToken();
+  await refused(f.chain.admitOperation('register_app', registerApp(bob, 'bobsname', token), {}, 0), 403, /does not own .*its owner is/);
+  await refused(f.chain.admitOperation('register_app', registerApp(alice, 'ghostapp', 'chain:0123456789.app'), {}, 0), 404, /no contract at chain:0123456789\.app/);
+  await refused(f.chain.admitOperation('register_app', registerApp(alice, '0123456789', token), {}, 0), 400, /10 hex characters, which would shadow/);
+  await refused(f.chain.admitOperation('register_app', registerApp(alice, 'tokenapp', token, { node_address: 'chain:other.app' }), {}, 0), 400, /node_address chain:other\.app must be/);
+  await refused(f.chain.admitOperation('register_app', registerApp(alice, 'tokenapp', token, { consensus_public_key: 'ab' }), {}, 0), 400, /consensus_public_key is for a \.node/);
+  const first = await f.chain.admitOperation('register_app', registerApp(alice, 'tokenapp', token), {}, 0);
+  await f.block();
+  assert.equal((await f.chain.store.getTx(first.tx_hash))!.receipt.status, 'confirmed');
+  await refused(f.chain.admitOperation('register_app', registerApp(alice, 'secondname', token), {}, 0), 409, /already named chain:tokenapp\.app: one name per contract/);
+  await refused(f.chain.admitOperation('register_app', registerApp(alice, 'tokenapp', token), {}, 0), 409, /chain:tokenapp\.app is already registered/);
+  // A proposer that skips admission: each fails in the block, nothing but the fee taken.
+  const bobBefore = (await f.account(bob.address)).balance;
+  const notOwner = await injected(f, registerApp(bob, 'bobsname', token));
+  assert.equal(notOwner.status, 'failed');
+  assert.match(notOwner.error!, /does not own/);
+  const twice = await injected(f, registerApp(alice, 'secondname', token));
+  assert.equal(twice.status, 'failed');
+  assert.match(twice.error!, /one name per contract/);
+  assert.equal(await apps.has(f.pluginState('names'), 'chain:bobsname.app'), false);
+  assert.equal(await apps.has(f.pluginState('names'), 'chain:secondname.app'), false);
+  assert.ok(bobBefore - (await f.account(bob.address)).balance < PRICE, 'no price charged');
+});
