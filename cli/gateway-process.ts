@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { createHooks } from '../kernel/hooks.js';
+import { createHooks } from '../kernel/host/hooks.js';
 import { PluginHost, type ServiceReload } from '../kernel/host/host.js';
 import type { PluginDefinition } from '../kernel/host/plugin.js';
 import { declaredEvents } from '../kernel/host/plugin-events.js';

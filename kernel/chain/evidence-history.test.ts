@@ -8,12 +8,12 @@ import { makeEvidence, signVote, type ConsensusEvidence } from '../consensus/ind
 import { sha3 } from '../crypto/hash.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import type { KeyPair } from '../crypto/provider.js';
-import type { ValidatorUpdate } from '../hooks.js';
+import type { ValidatorUpdate } from '../context/contexts.js';
 import { EvidencePool, chainEvidence } from '../replica/evidence-pool.js';
 import { blockHash, evidenceHash } from './block-hash.js';
 import type { ProposedBlock } from './chain.js';
-import type { Evidence } from './types.js';
-import { VALIDATOR_HISTORY_PREFIX } from './validator-history.js';
+import type { Evidence } from '../model/types.js';
+import { VALIDATOR_HISTORY_PREFIX } from '../state/validator-history.js';
 
 /*
  * Double-sign evidence is judged against the validator set of the height it names, from the

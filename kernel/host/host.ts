@@ -2,7 +2,7 @@ import avvio from 'avvio';
 import { Value } from '@sinclair/typebox/value';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { CONSENSUS_HOOKS, type Hooks } from '../hooks.js';
+import { CONSENSUS_HOOKS, type Hooks } from './hooks.js';
 import type { NodeConfig, PluginEntry } from '../config/schema.js';
 import { ConfigError } from '../config/env.js';
 import type { ParamRegistry } from '../state/params.js';
@@ -11,11 +11,11 @@ import { scopeFor } from './scoping.js';
 import type { ChainError } from '../errors.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import { KERNEL_NAMESPACES } from './kernel-namespaces.js';
-import { inactivePluginProblem, pluginState, type PluginScheduleEntry, type PluginState } from './schedule.js';
+import { inactivePluginProblem, pluginState, type PluginScheduleEntry, type PluginState } from '../context/schedule.js';
 import { declaredEvents } from './plugin-events.js';
 import { MethodDirectory } from './method-calls.js';
 import { PluginBoundary } from './plugin-boundary.js';
-import { RouteTable } from '../node/route-table.js';
+import { RouteTable } from './route-table.js';
 
 type AnyPlugin = PluginDefinition<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- catalogue holds plugins of every option type; each checks its own
 

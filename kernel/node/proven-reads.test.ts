@@ -14,7 +14,7 @@ import { decidedCommit } from '../replica/decided-commit.js';
 import { LightClientError, trustFromGenesis, verifyCommit, verifyProvenRead, ONE_THIRD } from '../light-client/index.js';
 import { registerKernelRoutes } from './kernel-routes.js';
 import { NodeMetrics } from './metrics.js';
-import { RouteTable, type RpcRequest } from './route-table.js';
+import { RouteTable, type RpcRequest } from '../host/route-table.js';
 import type { KernelServices } from './services.js';
 import { QueryService } from './queries.js';
 import { chainHistory } from './history.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { EVIDENCE_PER_PROPOSAL, type Chain } from '../chain/chain.js';
 import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from '../chain/evidence-window.js';
-import type { Evidence } from '../chain/types.js';
+import type { Evidence } from '../model/types.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 import type { SignatureProvider } from '../crypto/provider.js';
 import { ValidatorSet, evidenceFromJson, evidenceId, evidenceToJson, verifyEvidence, type ConsensusEvidence, type Validator } from '../consensus/index.js';

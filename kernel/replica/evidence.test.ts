@@ -6,7 +6,7 @@ import { nobleProvider } from '../crypto/noble-provider.js';
 import { sha3 } from '../crypto/hash.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 import { ValidatorSet, evidenceFromJson, evidenceId, evidenceToJson, makeEvidence, signVote, verifyEvidence } from '../consensus/index.js';
-import type { Evidence } from '../chain/types.js';
+import type { Evidence } from '../model/types.js';
 import { toHex } from '../codec/hex.js';
 
 /**

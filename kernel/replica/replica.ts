@@ -21,8 +21,8 @@ import {
   type SignedProposal,
   type TimeoutConfig,
 } from '../consensus/index.js';
-import type { ConsensusStatus, PeerView } from '../node/services.js';
-import { nextBlockDue, type BlockPace } from '../node/pace.js';
+import type { ConsensusStatus, PeerView } from './consensus-status.js';
+import { nextBlockDue, type BlockPace } from './pace.js';
 import { MissingTransactions, proposedBlockCodec, withoutMissing } from './block-codec.js';
 import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
 import { CatchUp } from './catch-up.js';

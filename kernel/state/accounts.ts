@@ -3,7 +3,7 @@ import { parseHex, toHex } from '../codec/hex.js';
 import type { StateOverlay, StateSource } from './overlay.js';
 import { jsonRecord } from './record-codec.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES } from '../crypto/provider.js';
-import { listMainKeys, writeKeySet, type KeySet } from '../auth/key-set.js';
+import { listMainKeys, writeKeySet, type KeySet } from './key-set.js';
 
 /**
  * Balances, nonces and key bindings: the one piece of state the kernel itself owns, because fees

@@ -1,9 +1,9 @@
-import type { BlockEvent, BlockRecord, CommittedBlock, DecidedCommit, Receipt, Tx } from '../chain/types.js';
-import type { IndexWrite } from '../chain/index-stage.js';
+import type { BlockEvent, BlockRecord, CommittedBlock, DecidedCommit, Receipt, Tx } from '../model/types.js';
+import type { IndexWrite } from '../state/index-stage.js';
 import type { ScanOptions, StateSource } from '../state/overlay.js';
 import { jsonRecord } from '../state/record-codec.js';
 import { txFieldsFromRecord, txFromRecord, txToRecord, type TxFields, type TxRecord } from '../tx/record.js';
-import type { KvIterateOptions, KvOp, KvStore } from './kv.js';
+import type { KvIterateOptions, KvOp, KvStore } from '../state/kv.js';
 import { LRUCache } from 'lru-cache';
 import { LOG_START, POINTER_BYTES, decodePointer, encodePointer, type LogPosition, type TextPointer, type TxTextLog } from './tx-text-log.js';
 import {

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { isChainError } from '../../kernel/errors.js';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { createHooks, type Hooks } from '../../kernel/hooks.js';
+import { createHooks, type Hooks } from '../../kernel/host/hooks.js';
 import { PluginHost } from '../../kernel/host/host.js';
 import type { PluginDefinition } from '../../kernel/host/plugin.js';
 import { ParamRegistry } from '../../kernel/state/params.js';
 import { ChainStore } from '../../kernel/store/chain-store.js';
 import { MemoryStore } from '../../kernel/store/level-store.js';
-import type { KvStore } from '../../kernel/store/kv.js';
+import type { KvStore } from '../../kernel/state/kv.js';
 import type { TxTextLog } from '../../kernel/store/tx-text-log.js';
 import { Chain } from '../../kernel/chain/chain.js';
 import { KERNEL_PARAMS } from '../../kernel/chain/kernel-params.js';
@@ -171,7 +171,7 @@ export interface Fixture {
   /** A plugin's namespace of committed state, read-only (for its declared stores' `get`/`scan`). */
   pluginState(namespace: string): ReadonlyStore;
   /** Proposes, validates and commits one block at the given time. */
-  block(timestamp?: number): Promise<import('../../kernel/chain/types.js').BlockRecord>;
+  block(timestamp?: number): Promise<import('../../kernel/model/types.js').BlockRecord>;
 }
 
 let clock = 1_700_000_001_000;
