@@ -225,7 +225,7 @@ class WriteCtx implements WriteContext {
     return this.out.blockEvents?.() ?? [];
   }
 
-  /** Takes `amount` ucoin from `address` out of the supply, counted in the block's `fees_burned` (hooks.ts). */
+  /** Takes `amount` ucoin from `address` out of the supply, counted in the block's `fees_burned` (context/contexts.ts). */
   async burn(address: string, amount: bigint): Promise<void> {
     if (amount < 0n) throw new RangeError(`burn of a negative amount (${amount}) from ${address}`);
     const count = this.out.burned;
