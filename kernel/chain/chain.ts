@@ -46,6 +46,8 @@ export interface ChainDeps {
   readonly host: PluginHost<unknown>;
   readonly params: ParamRegistry;
   readonly verifier: SignatureVerifier;
+  /** Verifies evidence found in someone else's proposal (the consensus layer's proof). */
+  readonly evidenceVerifier: EvidenceVerifier;
   readonly log: Logger;
   readonly env: NetworkEnv;
   readonly chainId: string;
@@ -99,9 +101,6 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private commitLock: Promise<unknown> = Promise.resolve();
   /** Hash of the block validated against the current head (cleared on commit). */
   private validatedHash: string | null = null;
-  /** Set by the consensus engine: verifies evidence found in someone else's proposal. */
-  evidenceVerifier: EvidenceVerifier | null = null;
-
   constructor(private readonly d: ChainDeps) {
     super();
     this.mempool = new Mempool(d.mempool);
@@ -474,7 +473,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       const refused = await this.evidenceRefusal(ev, h.height, windowBlocks);
       if (refused) return `evidence ${ev.hash} ${refused}`;
       const signer = (await this.validatorAt(ev.validator, ev.height))!;
-      const verified = this.evidenceVerifier ? await this.evidenceVerifier(ev.raw, signer) : null;
+      const verified = await this.d.evidenceVerifier(ev.raw, signer);
       if (!verified || verified.hash !== ev.hash || verified.validator !== ev.validator || verified.height !== ev.height || verified.round !== ev.round) return `evidence ${ev.hash} does not verify`;
     }
     const ctx = proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });

@@ -44,6 +44,7 @@ import { nodeApiInfo, openApiDocument } from './openapi.js';
 import { registerSnapshotRoutes } from './snapshot-routes.js';
 import { bootstrapFromSnapshot } from '../replica/snapshot-bootstrap.js';
 import { genesisTrust } from '../replica/snapshot-trust.js';
+import { proposalEvidenceVerifier } from '../replica/evidence-pool.js';
 
 /** Nice value of the transaction verify workers (Linux): below the event loop, which stays at 0. */
 const TX_VERIFY_NICE = 10;
@@ -126,6 +127,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     host: host as PluginHost<unknown>,
     params,
     verifier,
+    evidenceVerifier: proposalEvidenceVerifier(genesis.chain_id, provider),
     log,
     env: config.env,
     chainId: genesis.chain_id,

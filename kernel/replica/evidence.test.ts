@@ -33,7 +33,7 @@ test('verified double-sign evidence reaches the evidence hook exactly once', asy
   const ev = makeEvidence(vote('block A'), vote('block B'));
   assert.equal(verifyEvidence(ev, set, 'test-chain', nobleProvider).ok, true);
   const item: Evidence = { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: 'chain:v0.node', height: 1, round: 0, raw: evidenceToJson(ev) };
-  f.chain.evidenceVerifier = async (raw) => {
+  f.evidenceVerifier = async (raw) => {
     const parsed = evidenceFromJson(raw);
     return parsed && verifyEvidence(parsed, set, 'test-chain', nobleProvider).ok ? item : null;
   };

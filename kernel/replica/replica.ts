@@ -225,7 +225,6 @@ export class Replica implements ConsensusStatus {
       decide: (block, cert) => this.commit(block, cert),
       evidence: (ev) => this.evidence.add(ev, true),
     });
-    this.chain.evidenceVerifier = (raw, signer) => this.evidence.verify(raw, signer);
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
       // transactions are not relayed again (the validators' mesh is complete).

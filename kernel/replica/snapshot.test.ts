@@ -270,5 +270,5 @@ async function makeChainWithoutGenesis(kv: MemoryStore): Promise<import('../chai
   const params = new ParamRegistry();
   const log = pino({ level: 'silent' });
   const host = new PluginHost<unknown>({ config, hooks, catalogue: new Map(), params, log, metrics: new Registry(), services: {}, profile: 'node' });
-  return new Chain({ store: new ChainStore(kv), hooks, host, params, verifier: new CachingVerifier(nobleProvider), log, env: 'testnet', chainId: 'test-chain', shard: 0, requireTxV3: false, mempool: { maxTxs: 10, maxPerSender: 10 }, paramOverrides: {}, operations: new OperationRegistry() });
+  return new Chain({ store: new ChainStore(kv), hooks, host, params, verifier: new CachingVerifier(nobleProvider), evidenceVerifier: async () => null, log, env: 'testnet', chainId: 'test-chain', shard: 0, requireTxV3: false, mempool: { maxTxs: 10, maxPerSender: 10 }, paramOverrides: {}, operations: new OperationRegistry() });
 }
