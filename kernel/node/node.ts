@@ -2,7 +2,8 @@ import { chainHistory } from './history.js';
 import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createHooks } from '../host/hooks.js';
-import { PluginHost, type ServiceReload } from '../host/host.js';
+import { PluginHost } from '../host/host.js';
+import { reconcileServices, type ServiceReload } from '../host/service-reload.js';
 import { PluginBoundary } from '../host/plugin-boundary.js';
 import type { PluginDefinition } from '../host/plugin.js';
 import { ParamRegistry } from '../state/params.js';
@@ -208,7 +209,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     port,
     log,
     async reloadServices(plugins) {
-      const r = await host.reconcileServices(plugins);
+      const r = await reconcileServices(host, plugins);
       log.info({ loaded: r.loaded, unloaded: r.unloaded, failed: r.failed }, 'service plugins reloaded');
       return r;
     },
