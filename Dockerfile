@@ -15,6 +15,9 @@ COPY plugins ./plugins
 COPY sdk ./sdk
 COPY test ./test
 COPY bench ./bench
+# The Markdown the gateway's documentation assistant indexes at build (build:gateway).
+COPY README.md ./
+COPY docs ./docs
 # npm ci runs the install scripts (native builds) and `prepare` (tsc, contract templates).
 RUN npm ci --no-audit --no-fund \
  && node -e "import('./dist/kernel/crypto/select-provider.js').then((m) => { const r = m.selectProvider('pqclean'); console.log('native provider:', r.provider.name, '-', r.reason); })" \

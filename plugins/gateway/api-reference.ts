@@ -1,7 +1,7 @@
 import { gatewayApiInfo, openApiDocument, registerApiReference, servedRoutes, type Hooks, type HttpServer, type RouteTable } from '../../kernel/sdk.js';
 import type { GatewayServices } from './services.js';
 
-/** The params of the socket RPC methods the gateway core answers (rpc-methods.ts, contract-routes.ts). */
+/** The params of the socket RPC methods the gateway core answers (rpc-methods.ts, contract-routes.ts, security-methods.ts). */
 const CORE_METHOD_PARAMS: Readonly<Record<string, readonly string[]>> = {
   get_status: [],
   get_blocks: ['limit', 'offset', 'page'],
@@ -25,6 +25,12 @@ const CORE_METHOD_PARAMS: Readonly<Record<string, readonly string[]>> = {
   get_contract_events: ['address', 'owner', 'limit', 'offset', 'page'],
   call_contract: ['address', 'method', 'args', 'from', 'gas_limit'],
   deploy_contract: ['from', 'to', 'value', 'nonce', 'data', 'gas_price', 'gas_limit', 'signature', 'public_key'],
+  // security-methods.ts (decisions.md §50); certify_contract and update_contract_score here only while no operation declares them.
+  get_certificates: ['owner', 'contract', 'issuer', 'limit', 'offset', 'page'],
+  get_certificate: ['id'],
+  get_contract_certificate: ['address'],
+  certify_contract: ['signer', 'contract', 'note', 'signature', 'public_key', 'nonce', 'gas_price', 'gas_limit'],
+  update_contract_score: ['address', 'signer', 'security_score', 'signature', 'public_key', 'nonce', 'gas_price', 'gas_limit'],
 };
 
 /** The client messages of `/ws` besides `rpc` (socket.ts). */

@@ -35,7 +35,65 @@ export const GatewayEnvSchema = Type.Object({
   SHARD_NODE_URLS: Type.Optional(Type.String({ minLength: 1, description: 'positional "urlShard0,urlShard1"; "a|b" lists failover nodes' })),
   CHAIN_HTTP_BACKEND: Type.Union([Type.Literal('auto'), Type.Literal('uws'), Type.Literal('node')], { default: 'auto' }),
   CACHE_MAX_ENTRIES: Type.Integer({ minimum: 10, default: 5000, description: 'bound of each response cache' }),
+  SENTINEL_CHECK_INTERVAL_MS: Type.Integer({ minimum: 100, default: 30000, description: 'contract activity check: calls per .app in the blocks committed since the last check (decisions.md §53)' }),
+  SENTINEL_SPIKE_LOW_THRESHOLD: Type.Integer({ minimum: 1, default: 10, description: 'calls per interval for a medium call_spike alert' }),
+  SENTINEL_SPIKE_HIGH_THRESHOLD: Type.Integer({ minimum: 1, default: 50, description: 'calls per interval for a high call_spike alert' }),
+  SENTINEL_LOW_SCORE_THRESHOLD: Type.Integer({ minimum: 0, maximum: 101, default: 60, description: 'a contract whose security_score is below this that starts being called raises low_score_active' }),
+  ALERT_COOLDOWN_MS: Type.Integer({ minimum: 0, default: 60000, description: 'minimum gap between two alerts of one contract; a suppressed alert is not sent later' }),
+  ASSISTANT_ENABLED: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0', description: 'documentation assistant: 1 = POST /api/v1/assistant/ask answers (else 403)' }),
+  AI_PROVIDER_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'a secret, never logged: with it, generate may take a `prompt` whose parameters an external model fills (never code)' })),
+  AI_PROVIDER_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://api.openai.com/v1/chat/completions', description: 'an OpenAI-compatible chat completions endpoint, used only with AI_PROVIDER_API_KEY' }),
+  AI_PROVIDER_MODEL: Type.String({ minLength: 1, maxLength: 100, default: 'gpt-4o-mini', description: 'the model named to AI_PROVIDER_URL; generate answers generator llm:<model>' }),
+  AI_PROVIDER_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 20000, description: 'how long generate waits for the external model' }),
 });
+
+/** Variables whose values are secrets: never echoed in an error, a log line or a serialised config. */
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(['AI_PROVIDER_API_KEY']);
+
+/**
+ * A secret configuration value. It serialises, prints and inspects as `***`, so a config object
+ * that reaches a log line (pino serialises with JSON.stringify) or an error never carries it;
+ * `reveal()` is called only where it is sent (the provider request's Authorization header).
+ */
+export class Secret {
+  readonly #value: string;
+  constructor(value: string) {
+    this.#value = value;
+  }
+  reveal(): string {
+    return this.#value;
+  }
+  /** `text` with every occurrence of the secret replaced (a provider's error may echo the key). */
+  redact(text: string): string {
+    return text.split(this.#value).join('***');
+  }
+  toJSON(): string {
+    return '***';
+  }
+  toString(): string {
+    return '***';
+  }
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return 'Secret(***)';
+  }
+}
+
+/** Contract activity alerts (decisions.md §53). */
+export interface ContractAlertConfig {
+  readonly checkIntervalMs: number;
+  readonly spikeLowThreshold: number;
+  readonly spikeHighThreshold: number;
+  readonly lowScoreThreshold: number;
+  readonly cooldownMs: number;
+}
+
+/** The external model that may fill generate's parameters (part 1, Gateway background behaviour 4). */
+export interface AiProviderConfig {
+  readonly apiKey: Secret;
+  readonly url: string;
+  readonly model: string;
+  readonly timeoutMs: number;
+}
 
 export type GatewayEnv = Static<typeof GatewayEnvSchema>;
 
@@ -77,6 +135,10 @@ export interface GatewayConfig {
   readonly shardNodeUrls: string | undefined;
   readonly httpBackend: 'auto' | 'uws' | 'node';
   readonly cacheMaxEntries: number;
+  readonly contractAlerts: ContractAlertConfig;
+  readonly assistantEnabled: boolean;
+  /** Undefined without AI_PROVIDER_API_KEY: generate then runs the built-in generator alone. */
+  readonly aiProvider: AiProviderConfig | undefined;
 }
 
 function convert(name: string, schema: TSchema, text: string): unknown {
@@ -101,7 +163,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const first = Value.Errors(GatewayEnvSchema, value).First();
   if (first) {
     const name = first.path.replace(/^\//, '') || '(environment)';
-    throw new ConfigError(`${name}=${JSON.stringify(env[name] ?? '')}: ${first.message}`);
+    throw new ConfigError(`${name}=${SECRET_VARIABLES.has(name) ? '(secret, not shown)' : JSON.stringify(env[name] ?? '')}: ${first.message}`);
   }
   const e = value as GatewayEnv;
   if ((e.TLS_CERT === undefined) !== (e.TLS_KEY === undefined)) {
@@ -116,6 +178,9 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   // A safe integer, because a request naming no amount is forwarded with this one as a JSON number.
   if (faucetAmount === null || faucetAmount < 1n || faucetAmount > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new ConfigError(`FAUCET_AMOUNT=${JSON.stringify(e.FAUCET_AMOUNT)}: expected a positive amount in ucoin (50000000) or COIN (50 COIN)`);
+  }
+  if (e.SENTINEL_SPIKE_HIGH_THRESHOLD < e.SENTINEL_SPIKE_LOW_THRESHOLD) {
+    throw new ConfigError(`SENTINEL_SPIKE_HIGH_THRESHOLD=${e.SENTINEL_SPIKE_HIGH_THRESHOLD} is below SENTINEL_SPIKE_LOW_THRESHOLD=${e.SENTINEL_SPIKE_LOW_THRESHOLD}: a high spike must take at least as many calls as a medium one`);
   }
   return {
     port: e.PORT,
@@ -141,5 +206,14 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     shardNodeUrls: e.SHARD_NODE_URLS,
     httpBackend: e.CHAIN_HTTP_BACKEND,
     cacheMaxEntries: e.CACHE_MAX_ENTRIES,
+    contractAlerts: {
+      checkIntervalMs: e.SENTINEL_CHECK_INTERVAL_MS,
+      spikeLowThreshold: e.SENTINEL_SPIKE_LOW_THRESHOLD,
+      spikeHighThreshold: e.SENTINEL_SPIKE_HIGH_THRESHOLD,
+      lowScoreThreshold: e.SENTINEL_LOW_SCORE_THRESHOLD,
+      cooldownMs: e.ALERT_COOLDOWN_MS,
+    },
+    assistantEnabled: e.ASSISTANT_ENABLED === '1',
+    aiProvider: e.AI_PROVIDER_API_KEY === undefined ? undefined : { apiKey: new Secret(e.AI_PROVIDER_API_KEY), url: e.AI_PROVIDER_URL, model: e.AI_PROVIDER_MODEL, timeoutMs: e.AI_PROVIDER_TIMEOUT_MS },
   };
 }

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineRoute } from '../../kernel/sdk.js';
+import { AiStatusFigures } from './ai-declarations.js';
 
 /**
  * The gateway's own routes, declared (decisions.md §86–88, part 1's gateway rows): what its API
@@ -64,6 +65,7 @@ export const AiStatus = Type.Object({
   sentinel: Type.Object({ enabled: Type.Unknown(), policy_enabled: Type.Unknown(), reject_threshold: Type.Unknown() }),
   decisions: Nullable(Count()),
   export_token_required: Type.Boolean(),
+  ...AiStatusFigures,
 });
 
 const NOT_BUILT = 'the browser crypto module is not built on this gateway';
@@ -73,7 +75,7 @@ export const GATEWAY_ROUTES = {
   metrics: defineRoute({ method: 'GET', path: '/metrics', summary: 'Prometheus metrics of the gateway', produces: 'text/plain', responses: { 200: Type.String() } }),
   latestBlock: defineRoute({ method: 'GET', path: '/api/v1/blocks/latest', summary: 'the newest committed block', responses: { 200: Type.Object({ block: Type.Record(Type.String(), Type.Unknown()) }), 404: 'no block has been committed yet' } }),
   networkStatus: defineRoute({ method: 'GET', path: '/api/v1/network/status', summary: 'the network as measured from its committed blocks (decisions.md §88)', responses: { 200: NetworkStatus } }),
-  aiStatus: defineRoute({ method: 'GET', path: '/api/v1/ai/status', summary: 'the AI model registry, the sentinel\'s switches and the decision log\'s size', responses: { 200: AiStatus } }),
+  aiStatus: defineRoute({ method: 'GET', path: '/api/v1/ai/status', summary: 'the AI model registry, the sentinel\'s switches, the decision log\'s size and the gateway\'s analyzer, generator, assistant, contract-alert and rate-limit figures (decisions.md §52)', responses: { 200: AiStatus } }),
   wasmVersion: defineRoute({ method: 'GET', path: '/api/v1/wasm/version', summary: 'the manifest of the browser crypto module (decisions.md §86)', responses: { 200: CryptoModuleManifest, 503: NOT_BUILT } }),
   wasmModule: defineRoute({
     method: 'GET',

@@ -11,6 +11,10 @@ import { gatewayHealth } from './status.js';
 import { registerStatusRoutes } from './status-routes.js';
 import { registerGatewayApiReference } from './api-reference.js';
 import { loadCryptoModule, registerCryptoModuleRoutes } from './crypto-module.js';
+import { registerAiRoutes } from './ai-routes.js';
+import { createAiParts } from './ai-parts.js';
+import { registerSecurityMethods } from './security-methods.js';
+import { CONTRACT_ALERT_EVENT } from './contract-alerts.js';
 
 export type { GatewayServices } from './services.js';
 
@@ -25,21 +29,24 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
   description: 'public REST proxy, WebSocket events and socket RPC in front of the node RPC',
   register(api) {
     const s = api.services;
-    for (const e of [...CORE_EVENTS, ...s.blockEvents.events]) s.events.define(e);
+    for (const e of [...CORE_EVENTS, CONTRACT_ALERT_EVENT, ...s.blockEvents.events]) s.events.define(e);
     const hub = new SocketHub(s.config, api.hooks, s.events, s.reads, s.poller, s.router, s.metrics, api.log.child({ part: 'socket' }));
     const health = () => gatewayHealth(s.config, s.poller, s.cooldown, () => hub.clientCount);
     const cryptoModule = loadCryptoModule();
     if (!cryptoModule) api.log.warn('the browser crypto module is not built (npm run build): /api/v1/wasm/* answer 503');
+    const ai = createAiParts(s, api.log);
 
     registerCoreRpcMethods(api.hooks, api.name, s, async () => (await health()).body);
     registerOperationMethods(api.hooks, api.name, s);
     registerContractMethods(api.hooks, api.name, s);
+    registerSecurityMethods(api.hooks, api.name, s);
     api.hooks.routes.tap(api.name, (routes) => {
       routes.withOwner(api.name, () => {
         registerProxyRoutes(routes, s);
-        registerStatusRoutes(routes, s, health);
+        registerStatusRoutes(routes, s, health, () => ai.figures());
         registerOperationRoutes(routes, s);
         registerContractRoutes(routes, s);
+        registerAiRoutes(routes, s, ai);
         registerCryptoModuleRoutes(routes, cryptoModule);
         registerGatewayApiReference(routes, s, api.hooks, () => server);
       });
@@ -48,11 +55,13 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
     let server: HttpServer | undefined;
     s.whenBooted(async () => {
       hub.start();
+      ai.alerts.start();
       s.poller.start();
       server = (await listenGateway(s.config, api.hooks, hub.handlers(), api.log, api.runtime)).server;
     });
     api.onClose(async () => {
       hub.stop();
+      await ai.alerts.stop();
       await s.poller.stop();
       await server?.close();
     });

@@ -50,7 +50,7 @@ export class NodeClient {
    * byte: re-serialising it would cost a stringify per submission and could change what the
    * client signed (an integer beyond 2^53 parses to a nearby double).
    */
-  async request(urls: readonly string[], method: 'GET' | 'POST' | 'PUT', pathAndQuery: string, body?: unknown, sentText?: string): Promise<NodeAnswer> {
+  async request(urls: readonly string[], method: 'GET' | 'POST' | 'PUT' | 'PATCH', pathAndQuery: string, body?: unknown, sentText?: string): Promise<NodeAnswer> {
     assertForwardable(pathAndQuery);
     const now = Date.now();
     const up = urls.filter((u) => (this.downUntil.get(u) ?? 0) <= now);

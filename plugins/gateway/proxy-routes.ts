@@ -1,5 +1,4 @@
-import { badRequest, firstRefusal, KERNEL_ROUTES, reply, streamReply, unavailable, type DeclaredRoute, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
-import { AuditBody } from './schemas.js';
+import { KERNEL_ROUTES, reply, streamReply, type DeclaredRoute, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import type { NodeAnswer } from './node-client.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
@@ -130,18 +129,5 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   // what 1): the node's model scores the shape, the gateway forwards it uncached.
   routes.post('/api/v1/sentinel/score', counted('/api/v1/sentinel/score', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/sentinel/score', req.body, req.bodyText)));
   routes.post('/api/v1/wallet/derive-address', counted('/api/v1/wallet/derive-address', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/wallet/derive-address', req.body, req.bodyText)));
-
-  // Gateway-only contract audit (part 1, Contracts: bytecode in, the node's analysis out). No
-  // build runs a contract analyzer (no node serves /api/v1/contracts/analyze), so a well-formed
-  // audit is refused at once with 503: nothing is forwarded, and the per-minute AI budget
-  // (AI_RL_MAX_RPM) is not spent on a request that cannot be served. The body is checked first
-  // (decisions.md §47, §52: 400 for a body that is no bytecode), with the schema the assistant
-  // tool server's ch_analyze_contract shares.
-  routes.post('/api/v1/contracts/audit', (req) => {
-    const refused = firstRefusal(AuditBody, req.body ?? {});
-    if (refused) throw badRequest(`contract audit: ${refused.name}: ${refused.message}`, 'send {"bytecode_hex": "<hex>"}; source code is not accepted');
-    throw unavailable(CONTRACT_ANALYSIS_OFF, 'no contract analyzer runs on this network; the audit endpoint answers once one does');
-  });
+  // The contract audit and the other AI routes: ai-routes.ts.
 }
-
-export const CONTRACT_ANALYSIS_OFF = 'contract analysis is not enabled on this network';

@@ -14,6 +14,7 @@ import { Submissions } from './submissions.js';
 import type { ForwardedOperation } from './operation-routes.js';
 import { ProtocolParams } from './protocol-params.js';
 import type { ProxiedPluginRead } from './plugin-reads.js';
+import { AiBudget } from './ai-budget.js';
 
 /**
  * What a gateway process offers its service plugins through `api.services` (the node offers its
@@ -39,6 +40,8 @@ export interface GatewayServices {
   readonly pluginReads: readonly ProxiedPluginRead[];
   /** Relays the socket events plugins declare from each new block (the gateway plugin defines their types). */
   readonly blockEvents: BlockEventRelay;
+  /** The AI_RL_MAX_RPM budget per client IP that every AI endpoint shares (decisions.md §52; ai-budget.ts). */
+  readonly aiBudget: AiBudget;
   /** Runs once every plugin has registered (so all routes are known): the gateway plugin listens here. */
   whenBooted(fn: () => Promise<void>): void;
 }
@@ -66,9 +69,10 @@ export function createGatewayServices(config: GatewayConfig, log: Logger, socket
   const submissions = new Submissions(client, router, reads, events, cooldown, config.faucetAmount, log.child({ part: 'submissions' }), params);
   const blockEvents = new BlockEventRelay(socketEvents, reads, events, log.child({ part: 'block-events' }));
   const poller = new NodePoller(reads, cache, events, metrics, config.pollIntervalMs, log.child({ part: 'poller' }), (height) => blockEvents.relayUpTo(height), (height) => blockEvents.takeSetChanges(height));
+  const aiBudget = new AiBudget(config.aiRlMaxRpm);
   const pending: Array<() => Promise<void>> = [];
   return {
-    services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, params, blockEvents, operations, pluginReads, whenBooted: (fn) => pending.push(fn) },
+    services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, params, blockEvents, aiBudget, operations, pluginReads, whenBooted: (fn) => pending.push(fn) },
     async booted() {
       await params.start();
       await cooldown.start();

@@ -7,7 +7,7 @@ import { SHARDS_PATH, shardsOverview } from './shards.js';
 import { GATEWAY_ROUTES } from './declarations.js';
 
 /** The gateway's own endpoints: /health, /metrics, latest block, network summary. */
-export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: () => Promise<{ healthy: boolean; body: Record<string, unknown> }>): void {
+export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: () => Promise<{ healthy: boolean; body: Record<string, unknown> }>, aiFigures: () => Promise<Record<string, unknown>>): void {
   routes.serve(GATEWAY_ROUTES.health, async () => {
     const h = await health();
     // 503 while no node answers, so a load balancer takes this gateway out of rotation.
@@ -31,9 +31,9 @@ export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, hea
   routes.get(SHARDS_PATH, async () => passThrough(await shardsOverview(s.reads, s.router)));
 
   // Status of AI models (part 1, gateway only): the registry's entries, the sentinel's switches
-  // and the decision log's size, as the nodes hold them.
+  // and the decision log's size, as the nodes hold them; the gateway's own AI figures (decisions.md §52).
   routes.serve(GATEWAY_ROUTES.aiStatus, async () => {
-    const [registry, log, params] = await Promise.all([s.reads.get('/api/v1/models/registry?limit=100'), s.reads.get('/api/v1/oracle/log?limit=1'), s.reads.get('/api/v1/governance/params')]);
+    const [registry, log, params, figures] = await Promise.all([s.reads.get('/api/v1/models/registry?limit=100'), s.reads.get('/api/v1/oracle/log?limit=1'), s.reads.get('/api/v1/governance/params'), aiFigures()]);
     const models = registry.status === 200 && isObject(registry.body) && Array.isArray(registry.body.models) ? (registry.body.models as unknown[]).filter(isObject) : [];
     const paramMap = params.status === 200 && isObject(params.body) && isObject(params.body.params) ? params.body.params : {};
     const param = (key: string): unknown => {
@@ -47,6 +47,7 @@ export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, hea
       sentinel: { enabled: param('sentinel_enabled'), policy_enabled: param('sentinel_policy_enabled'), reject_threshold: param('sentinel_reject_threshold') },
       decisions: log.status === 200 && isObject(log.body) ? (log.body.total ?? 0) : null,
       export_token_required: process.env.AI_EXPORT_TOKEN !== undefined && process.env.AI_EXPORT_TOKEN !== '',
+      ...figures,
     };
   });
 }

@@ -147,14 +147,18 @@ describe('gateway limits', () => {
     }
   });
 
-  test('contract audit: 503, contract analysis not enabled, and the AI budget is not spent', async () => {
-    // AI_RL_MAX_RPM is 2 here: three audits answered 503 show none of them counted.
-    for (let i = 0; i < 3; i++) {
+  test('contract audit: every request spends the AI budget, whatever its answer (decisions.md §52)', async () => {
+    // AI_RL_MAX_RPM is 2 here. '00' is no WebAssembly module: a node with the analyzer answers 400,
+    // one without it 503 (contract analysis not enabled); either way both count, and the third is 429.
+    for (let i = 0; i < 2; i++) {
       const r = await postJson(`${gw.url}/api/v1/contracts/audit`, { bytecode_hex: '00' });
-      assert.equal(r.status, 503, JSON.stringify(r.body));
-      assert.equal(r.body.error, 'contract analysis is not enabled on this network');
-      assert.equal(typeof r.body.hint, 'string');
+      assert.ok(r.status === 400 || r.status === 503, JSON.stringify(r.body));
+      if (r.status === 503) assert.equal(r.body.error, 'contract analysis is not enabled on this network');
     }
+    const over = await fetch(`${gw.url}/api/v1/contracts/audit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source: 'fn main() {}' }) });
+    assert.equal(over.status, 429, 'a refused body would be 400, but the budget is checked first');
+    assert.ok(Number(over.headers.get('retry-after')) >= 1);
+    assert.equal(((await over.json()) as { error: string }).error, 'rate limit exceeded');
   });
 
   test('faucet cooldown per address and per IP (memory store)', async () => {

@@ -7,7 +7,7 @@ import { loadGatewayConfig } from '../../plugins/gateway/config.js';
 import { startGateway } from '../../cli/gateway-process.js';
 import { ShardRouter } from '../../plugins/gateway/shard-router.js';
 import { parseJsonLossless } from '../../plugins/gateway/lossless-json.js';
-import { aiRateLimited } from '../../plugins/gateway/rate-limits.js';
+import { aiRateLimited } from '../../plugins/gateway/ai-budget.js';
 import { stringify } from '../../kernel/codec/json.js';
 import type { GatewayServices } from '../../plugins/gateway/index.js';
 import { freePort, WsClient } from '../../plugins/gateway/testing/process.js';
@@ -26,7 +26,7 @@ const echoPlugin = definePlugin<Record<string, unknown>, GatewayServices>({
     api.hooks.routes.tap(api.name, (routes) => {
       routes.get('/api/v1/echo', (req) => ({ echo: req.query.get('text') }));
       // An AI endpoint a plugin adds carries the per-minute AI limit (AI_RL_MAX_RPM) on top of the global one.
-      routes.post('/api/v1/echo/ai', aiRateLimited(api.services.config.aiRlMaxRpm, () => ({ answered: true })));
+      routes.post('/api/v1/echo/ai', aiRateLimited(api.services.aiBudget, () => ({ answered: true })));
     });
   },
 });
