@@ -1,7 +1,7 @@
 import { Type, type TInteger, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { AccountParams, CAP_KEYWORD, TransactionBody, TransactionListQuery } from '../../kernel/sdk.js';
 import { ProposalListQuery } from '../../plugins/governance/public.js';
-import { CallBody, ContractParams, DeployBody } from '../../plugins/contracts/schemas.js';
+import { CallBody, ContractParams, DeployBody } from '../../plugins/contracts/public.js';
 import { SessionListParams } from '../../plugins/session/public.js';
 import { HeldListParams } from '../../plugins/sentinel/public.js';
 import { AuditBody } from '../../plugins/gateway/schemas.js';

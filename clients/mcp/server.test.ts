@@ -4,7 +4,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { deriveAddress } from '../../kernel/crypto/address.js';
 import { toHex } from '../../kernel/codec/hex.js';
-import { contractAddress } from '../../plugins/contracts/execute.js';
+import { contractAddress } from '../../plugins/contracts/public.js';
 import { parseMcpConfig, type McpConfig } from './config.js';
 import { createToolServer } from './server.js';
 import { FakeGateway } from './testing/fake-gateway.js';

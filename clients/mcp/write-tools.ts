@@ -1,5 +1,5 @@
 import { formatCoin } from '../../kernel/codec/amount.js';
-import { contractAddress, DEPLOY_ADDRESS } from '../../plugins/contracts/execute.js';
+import { contractAddress, DEPLOY_ADDRESS } from '../../plugins/contracts/public.js';
 import { amountToUcoin } from './amount.js';
 import type { SessionKey } from './config.js';
 import { isRecord, ToolFailure } from './gateway-client.js';

@@ -131,4 +131,9 @@ test('key layouts: parsed, matched against raw keys and scan prefixes, and two l
   assert.throws(() => new KeyLayout('t', [keyPart.string('s')]), /starts with a fixed segment/);
   assert.throws(() => new KeyLayout('t', ['a', keyPart.string('s'), keyPart.string('s')]), /<s> appears twice/);
   assert.throws(() => new KeyLayout('t', ['A/b']), /fixed key segment "A\/b"/);
+  // A hex part may admit no digits (a contract's zero-byte storage key): the key ends in "/".
+  const kv = new KeyLayout('t', ['kv', keyPart.address('contract'), keyPart.hex('key', { empty: true })]);
+  assert.equal(kv.key([A, ''] as never), `kv/${A}/`);
+  assert.deepEqual(kv.parse(`kv/${A}/`), [A, '']);
+  assert.ok(!new KeyLayout('t', ['kv', keyPart.hex('key')]).holds('kv/'), 'without empty: true, no digits is no key');
 });

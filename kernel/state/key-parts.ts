@@ -101,11 +101,16 @@ export const keyPart = {
   hash(name: string): KeyPart<string> {
     return part(name, 'hash', '0x and 64 lowercase hex digits', (s) => HASH_RE.test(s), (v) => (typeof v === 'string' ? v : undefined), (s) => s);
   },
-  /** Lowercase hex digits, `length` of them when given (a key id). */
-  hex(name: string, options: { readonly length?: number } = {}): KeyPart<string> {
+  /**
+   * Lowercase hex digits, `length` of them when given (a key id). `empty: true` admits no digits
+   * at all (the segment after the last `/` is then empty): for bytes a plugin does not choose, as
+   * a contract's own storage key, which may be zero bytes long.
+   */
+  hex(name: string, options: { readonly length?: number; readonly empty?: boolean } = {}): KeyPart<string> {
     const length = options.length;
-    const what = length === undefined ? 'lowercase hex digits' : `${length} lowercase hex digits`;
-    return part(name, 'hex', what, (s) => HEX_RE.test(s) && (length === undefined || s.length === length), (v) => (typeof v === 'string' ? v : undefined), (s) => s);
+    const empty = options.empty === true && length === undefined;
+    const what = length === undefined ? `lowercase hex digits${empty ? ' (or none)' : ''}` : `${length} lowercase hex digits`;
+    return part(name, 'hex', what, (s) => (empty && s === '') || (HEX_RE.test(s) && (length === undefined || s.length === length)), (v) => (typeof v === 'string' ? v : undefined), (s) => s);
   },
   /**
    * Any other text: 1 to `maxLength` (128) characters, none of them `/`; `pattern`, when given,

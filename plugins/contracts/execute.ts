@@ -1,6 +1,7 @@
-import { badRequest, conflict, FailedWithGas, isChainError, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
+import { badRequest, conflict, FailedWithGas, isAddress, isChainError, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
 import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
-import { readContract, writeContract, writeMetered, type ContractRecord } from './store.js';
+import { contractEvents, readContract, tokenTransfers, writeContract, writeMetered, type ContractRecord } from './store.js';
+import { contractCalled, contractDeployed, contractEvent } from './events.js';
 import { meteredKey, type ContractEvent, type VmLimits } from './vm/engine.js';
 import type { InstrumentedCode } from './vm/instrument.js';
 import { isFailure, type TreeFailure, type TreeResult } from './vm/runner.js';
@@ -105,10 +106,13 @@ function integersOnly(v: unknown): boolean {
   return true;
 }
 
-const pad = (h: number): string => String(h).padStart(12, '0');
 const decoder = new TextDecoder();
 
-/** Applies a finished call tree in the transaction: its storage writes, events and index entries. */
+/**
+ * Applies a finished call tree in the transaction: its storage writes, events and index entries.
+ * The writes' keys are the `storage` store's (the tree built them with `storageKey`), written as
+ * they come; the kernel holds them to the declaration.
+ */
 function apply(ctx: TxContext, r: TreeResult, seq: { n: number }): void {
   for (const [k, v] of r.writes) {
     if (v === null) ctx.store.delete(k);
@@ -121,16 +125,15 @@ function apply(ctx: TxContext, r: TreeResult, seq: { n: number }): void {
 function publish(ctx: TxContext, events: readonly ContractEvent[], seq: { n: number }): void {
   for (const e of events) {
     const data = eventData(e.data);
-    ctx.emit({ type: 'contract_event', data: { contract: e.contract, event: e.name, data } });
-    const i = seq.n++;
-    const at = `${pad(ctx.block.height)}/${ctx.tx.hash}/${String(i).padStart(4, '0')}`;
-    const entry = { height: ctx.block.height, tx_hash: ctx.tx.hash, contract: e.contract, event: e.name, data };
-    ctx.index.putRecord(`ev/${e.contract}/${at}`, entry);
+    contractEvent.emit(ctx, { contract: e.contract, event: e.name, data });
+    const seqText = String(seq.n++).padStart(4, '0');
+    contractEvents.set(ctx.index, e.contract, ctx.block.height, ctx.tx.hash, seqText, { height: ctx.block.height, tx_hash: ctx.tx.hash, contract: e.contract, event: e.name, data });
     if (e.name === 'Transfer' && data !== null && typeof data === 'object' && !Array.isArray(data)) {
       const d = data as Record<string, unknown>;
       const transfer = { height: ctx.block.height, tx_hash: ctx.tx.hash, contract: e.contract, from: d.from ?? null, to: d.to ?? null, amount: d.amount ?? null };
-      const parties = new Set([d.from, d.to].filter((a): a is string => typeof a === 'string' && a.length > 0));
-      for (const p of [...parties].sort()) ctx.index.putRecord(`tt/${p}/${at}`, transfer);
+      // Listed under each party that is an address: the route reads no other (a contract's text may be anything).
+      const parties = new Set([d.from, d.to].filter((a): a is string => typeof a === 'string' && isAddress(a)));
+      for (const p of [...parties].sort()) tokenTransfers.set(ctx.index, p, ctx.block.height, ctx.tx.hash, seqText, transfer);
     }
   }
 }
@@ -175,7 +178,7 @@ export async function executeCall(runtime: ContractRuntime, ctx: TxContext, tx: 
   }
   // Part 1, Contract execution 5: the value moves only once the call succeeded.
   if (tx.value > 0n) await ctx.accounts.transfer(tx.from, rec.address, tx.value);
-  ctx.emit({ type: 'contract_called', data: { contract: rec.address, caller: tx.from, function: input.fn ?? null, value: tx.value.toString(), gas_used: gas, return_data: returnData } });
+  contractCalled.emit(ctx, { contract: rec.address, caller: tx.from, function: input.fn ?? null, value: tx.value.toString(), gas_used: gas, return_data: returnData });
   return { gas, returnData };
 }
 
@@ -229,7 +232,7 @@ export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, 
   }
   if (value > 0n) await ctx.accounts.transfer(owner, address, value);
   const gas = gasOfFuel(used, s.fuelPerGas);
-  ctx.emit({ type: 'contract_deployed', data: { address, owner, code_hash: codeHash, tx_hash: txHash, gas_used: gas, return_data: returnData } });
+  contractDeployed.emit(ctx, { address, owner, code_hash: codeHash, tx_hash: txHash, gas_used: gas, return_data: returnData });
   return { gas, address };
 }
 

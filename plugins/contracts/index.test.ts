@@ -263,3 +263,34 @@ test('state growth is priced: a 256 KiB deploy pays at least 1 COIN of storage f
   assert.equal((await f.account(alice.address)).balance, before.balance - r.fee - unused(r) - r.storage_fee!);
   assert.equal(b.fees_burned, failed.fee_burned + unused(failed) + r.fee_burned + unused(r) + r.storage_fee!, 'the storage fee is burned in the block');
 });
+
+test('a contract may write a storage key of zero bytes and name a callee that is no address: the declared layout holds the first, the second traps as an unknown contract', async () => {
+  const f = await chain();
+  const imports = `(import "env" "storage_write" (func $w (param i32 i32 i32 i32)))
+  (import "env" "storage_read" (func $r (param i32 i32 i32 i32) (result i32)))
+  (import "env" "call_contract" (func $c (param i32 i32 i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 0) "nope/x")
+  (func (export "alloc") (param i32) (result i32) (i32.const 1024))`;
+  const emptyKey = `(module ${imports}
+  (func (export "call") (param i32 i32) (call $w (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 4)) (drop (call $r (i32.const 0) (i32.const 0) (i32.const 100) (i32.const 4)))))`;
+  const madeUpCallee = `(module ${imports}
+  (func (export "call") (param i32 i32) (drop (call $c (i32.const 0) (i32.const 6) (i32.const 0) (i32.const 0) (i32.const 100) (i32.const 10)))))`;
+  const deployed: string[] = [];
+  for (const text of [emptyKey, madeUpCallee]) {
+    const d = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(text)) }), { gas_limit: DEPLOY_GAS }), 0);
+    await f.block();
+    assert.equal((await receipt(f, d.tx_hash)).status, 'confirmed');
+    deployed.push(contractAddress(alice.address, d.tx_hash));
+  }
+  const written = await f.chain.admit(await plain(f, bob, deployed[0]!, JSON.stringify({ function: 'go', args: {} }), { gas_limit: 200 }), 0);
+  await f.block();
+  assert.equal((await receipt(f, written.tx_hash)).status, 'confirmed');
+  assert.deepEqual(await f.chain.store.state.get(`contracts/kv/${deployed[0]}/`), new TextEncoder().encode('nope'), 'the empty key holds the four bytes');
+  const called = await f.chain.admit(await plain(f, bob, deployed[1]!, JSON.stringify({ function: 'go', args: {} }), { gas_limit: 200 }), 0);
+  await f.block();
+  const r = await receipt(f, called.tx_hash);
+  assert.equal(r.status, 'failed');
+  assert.doesNotMatch(r.error!, /none of its declared/, 'a made-up callee is no read outside the declared stores');
+  assert.match(r.error!, /nope\/x/);
+});

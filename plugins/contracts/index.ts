@@ -1,10 +1,10 @@
-import { badRequest, defineOperation, definePlugin, forbidden, isAddress, isChainError, jsonRecord, notFound, NodeFault, pageOf, readParams, sha3Hex0x, stateKey, storageFee, type NodeServices, type ReadContext } from '../../kernel/sdk.js';
+import { badRequest, defineOperation, definePlugin, isChainError, notFound, NodeFault, sha3Hex0x, storageFee, type NodeServices, type ReadContext } from '../../kernel/sdk.js';
 import { callInput, deployFromData, deployRequest, type DeployRequest } from './calls.js';
-import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, dryRun, executeCall, executeDeploy, readSettings, type Settings } from './execute.js';
-import { allContracts, codeKey, contractKey, readContract, readMetered, type ContractRecord } from './store.js';
-import { loadTemplates } from './templates.js';
-import { ContractParams, ContractsOptionsSchema, DeployBody, parseCall, type ContractsOptions } from './schemas.js';
-import { duplicateJsonKey } from './json-keys.js';
+import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, executeCall, executeDeploy, readSettings, type Settings } from './execute.js';
+import { code, codeKey, CONTRACTS_INDEXES, CONTRACTS_STORES, readContract, readMetered } from './store.js';
+import { ContractsOptionsSchema, DeployBody, type ContractsOptions } from './schemas.js';
+import { CONTRACTS_EVENTS } from './events.js';
+import { contractsRoutes } from './routes.js';
 import { pooledRuntime, processThreads, threadRuntime, type ContractRuntime } from './runtime.js';
 
 /**
@@ -31,7 +31,7 @@ function contractRuntimes(): { readonly blocks: ContractRuntime; readonly offcha
  */
 async function admitDeploy(ctx: ReadContext, s: Settings, req: DeployRequest, account: string, alsoOwed: bigint): Promise<void> {
   const codeHash = sha3Hex0x(req.bytecode);
-  if ((await ctx.store.get(codeKey(codeHash))) === undefined) {
+  if (!(await code.has(ctx.store, codeHash))) {
     const fee = await storageFee(ctx.params, codeKey(codeHash).length + req.bytecode.length + CONTRACTS_NAMESPACE_BYTES);
     const { balance } = await ctx.accounts.getCore(account);
     if (fee > 0n && balance < fee + alsoOwed) throw badRequest(`insufficient balance for the storage fee: storing ${req.bytecode.length} bytes of new code costs at least ${fee} ucoin (storage_byte_price beyond storage_free_bytes, GET /api/v1/gas/estimate) besides ${alsoOwed} of fee and value; ${account} has ${balance}`);
@@ -74,18 +74,6 @@ const deployOperation = defineOperation({
   },
 });
 
-function contractView(r: ContractRecord): Record<string, unknown> {
-  // No security_score: no analyzer runs, and a stand-in score would be a lie (issue 24).
-  return { address: r.address, owner: r.owner, code_hash: r.code_hash, name: r.name, description: r.description, template: r.template, decimals: r.decimals, deploy_tx: r.deploy_tx, created_height: r.created_height, code_size: r.code_size };
-}
-
-function page<T>(key: string, all: readonly T[], limit: number, offset: number): Record<string, unknown> {
-  const items = all.slice(offset, offset + limit);
-  return { [key]: items, total: all.length, limit, offset, has_more: offset + items.length < all.length };
-}
-
-const entryCodec = jsonRecord<Record<string, unknown>>();
-
 export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
   name: 'contracts',
   kind: 'state',
@@ -104,11 +92,9 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
   systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS }],
   addressKinds: [{ kind: 'app', gas: CONTRACT_BASE_GAS, description: 'a WebAssembly contract: transactions to it call it' }],
   operations: [deployOperation],
-  events: [
-    { type: 'contract_deployed', description: 'a contract was created', fields: ['address', 'owner', 'code_hash', 'tx_hash', 'gas_used', 'return_data'], socket: true },
-    { type: 'contract_called', description: 'a contract call succeeded', fields: ['contract', 'caller', 'function', 'value', 'gas_used', 'return_data'], socket: true },
-    { type: 'contract_event', description: 'an event a contract emitted (emit_event)', fields: ['contract', 'event', 'data'], socket: true },
-  ],
+  stores: CONTRACTS_STORES,
+  indexes: CONTRACTS_INDEXES,
+  events: CONTRACTS_EVENTS,
   register(api) {
     // The contract threads read instrumented code from this node's index on a cache miss. A cache
     // only: a failed read (a closed store of a stopped in-process node) instruments again.
@@ -162,73 +148,8 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
       return { gas };
     });
 
-    const s = api.services;
-    const at = <T>(fn: Parameters<typeof s.query.run<T>>[1]): Promise<T> => s.query.run(api.name, fn);
-    const address = (raw: string | undefined): string => readParams(ContractParams, { address: raw }).address;
-    /**
-     * A page of an index list, newest first, reading at most offset + limit + 1 entries (a
-     * contract's whole history per request would let anyone make the node read it all). When
-     * more entries follow, `total` counts those walked (a lower bound, `total_exact: false`, as
-     * the kernel's filtered transaction lists say).
-     */
-    const indexPage = async (key: string, prefix: string, limit: number, offset: number): Promise<Record<string, unknown>> => {
-      const walked = await s.index(api.name).scan(prefix, { reverse: true, limit: offset + limit + 1 });
-      const items = walked.slice(offset, offset + limit).map(([, v]) => entryCodec.decode(v));
-      const more = walked.length > offset + limit;
-      return more ? { [key]: items, total: walked.length, total_exact: false, limit, offset, has_more: true } : { [key]: items, total: walked.length, limit, offset, has_more: false };
-    };
     api.hooks.routes.tap(api.name, (routes) =>
-      routes.withOwner(api.name, () => {
-        routes.get('/api/v1/contracts', (req) =>
-          at(async (ctx) => {
-            const { limit, offset } = pageOf(req.query, 20, 100);
-            const owner = req.query.get('owner');
-            const all = (await allContracts(ctx.store)).filter((c) => owner === null || c.owner === owner).sort((a, b) => b.created_height - a.created_height || (a.address < b.address ? -1 : 1));
-            return page('contracts', all.map(contractView), limit, offset);
-          }),
-        );
-        routes.get('/api/v1/contracts/:address', (req) =>
-          at(async (ctx) => {
-            const rec = await readContract(ctx.store, address(req.params.address));
-            if (!rec) throw notFound(`no contract at ${req.params.address}`);
-            return contractView(rec);
-          }),
-          { proves: (req) => [stateKey(api.name, contractKey(req.params.address!))] },
-        );
-        routes.get('/api/v1/contracts/:address/events', async (req) => {
-          const a = address(req.params.address);
-          const { limit, offset } = pageOf(req.query, 50, 200);
-          return { contract: a, ...(await indexPage('events', `ev/${a}/`, limit, offset)) };
-        });
-        routes.get('/api/v1/accounts/:address/token-transfers', async (req) => {
-          const a = req.params.address;
-          if (!isAddress(a)) throw badRequest(`"${a}" is not a chain address`);
-          const { limit, offset } = pageOf(req.query, 50, 200);
-          return { address: a, ...(await indexPage('transfers', `tt/${a}/`, limit, offset)) };
-        });
-        routes.post('/api/v1/contracts/:address/call', (req) => {
-          const a = address(req.params.address);
-          const body = parseCall(req.body ?? {});
-          if (body.dry_run === false) {
-            // decisions.md §91 (part 1, Contract execution 11; part 2, 403): on every network, a
-            // write goes through consensus.
-            throw forbidden('a contract write through the call endpoint is refused (dry_run: false): state changes only in consensus, so send a transaction to the contract instead (POST /api/v1/transactions with data {"function", "args"})');
-          }
-          const twice = req.bodyText === undefined ? undefined : duplicateJsonKey(req.bodyText);
-          if (twice !== undefined) throw badRequest(`"${twice}" appears twice in one object of the call: argument names must be unique`);
-          return at((ctx) => dryRun(contractRuntimes().offchain, ctx, lastBlockTime, a, body.data, body.caller ?? '', body.gas_limit));
-        });
-        const templates = loadTemplates();
-        routes.get('/api/v1/templates', (req) => {
-          const { limit, offset } = pageOf(req.query, 20, 100);
-          return Promise.resolve(page('templates', templates.map((t) => t.summary), limit, offset));
-        });
-        routes.get('/api/v1/templates/:id', (req) => {
-          const t = templates.find((x) => x.summary.id === req.params.id);
-          if (!t) throw notFound(`no template ${req.params.id}`);
-          return Promise.resolve(t.full);
-        });
-      }),
+      routes.withOwner(api.name, () => contractsRoutes(routes, api.services, api.name, { offchain: () => contractRuntimes().offchain, lastBlockTime: () => lastBlockTime })),
     );
   },
 });

@@ -71,3 +71,52 @@ export const ContractsOptionsSchema = Type.Object(
   { additionalProperties: false },
 );
 export type ContractsOptions = Static<typeof ContractsOptionsSchema>;
+
+/** A contract as the routes answer it (no security_score: no analyzer runs, and a stand-in score would be a lie, issue 24). */
+export const ContractView = Type.Object({
+  address: Type.String(),
+  owner: Type.String(),
+  code_hash: Type.String({ description: 'SHA3-256 of the bytecode, 0x-prefixed' }),
+  name: Type.String(),
+  description: Type.String(),
+  template: Type.Union([Type.String(), Type.Null()], { description: 'the template the deploy named, if any' }),
+  decimals: Type.Integer({ minimum: 0, description: 'from init_args.decimals: converts args.amount of calls' }),
+  deploy_tx: Type.String(),
+  created_height: Type.Integer({ minimum: 0 }),
+  code_size: Type.Integer({ minimum: 0, description: 'bytes' }),
+});
+
+const EventData = Type.Unknown({ description: "the event's JSON when it is integers-only and at most 32 deep, else its text" });
+
+export const ContractEventView = Type.Object({ height: Type.Integer({ minimum: 0 }), tx_hash: Type.String(), contract: Type.String(), event: Type.String(), data: EventData });
+
+export const TokenTransferView = Type.Object({
+  height: Type.Integer({ minimum: 0 }),
+  tx_hash: Type.String(),
+  contract: Type.String(),
+  from: Type.Unknown({ description: 'as the Transfer event gave it (null for a mint)' }),
+  to: Type.Unknown({ description: 'as the Transfer event gave it (null for a burn)' }),
+  amount: Type.Unknown({ description: 'as the Transfer event gave it' }),
+});
+
+/** The answer of a dry run (part 1, Contract execution 11): a trap is `success: false` with its `error`, not an HTTP error. */
+export const DryRunAnswer = Type.Object({
+  success: Type.Boolean(),
+  dry_run: Type.Literal(true),
+  contract: Type.String(),
+  height: Type.Integer({ minimum: 0, description: 'the committed height it ran on' }),
+  gas_used: Type.Integer({ minimum: 0 }),
+  return_data: Type.String(),
+  events: Type.Array(Type.Object({ contract: Type.String(), event: Type.String(), data: EventData })),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const TemplateView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  category: Type.String(),
+  description: Type.String(),
+  bytecode_hash: Type.String(),
+  abi: Type.Record(Type.String(), Type.Unknown(), { description: 'functions, their arguments and events (part 1, Contract execution 10)' }),
+  bytecode_hex: Type.String(),
+});

@@ -1,7 +1,5 @@
-import { jsonRecord, type ReadonlyStore, type ValidatorUpdate, type WriteContext } from '../../kernel/sdk.js';
-import { rankedNodes, readNode } from './store.js';
-
-const vsetCodec = jsonRecord<{ public_key: string; power: bigint }>();
+import type { ReadonlyStore, ValidatorUpdate, WriteContext } from '../../kernel/sdk.js';
+import { nodes, rankedNodes } from './store.js';
 
 export interface ActiveValidator {
   readonly address: string;
@@ -31,7 +29,7 @@ export async function activeSet(store: ReadonlyStore, height: number, minStake: 
         exhausted = true;
         break;
       }
-      const node = await readNode(store, address);
+      const node = await nodes.get(store, address);
       if (!node || node.consensus_public_key === '' || node.jailed_until > height) continue;
       chosen.push({ address, public_key: node.consensus_public_key, power: stake });
       if (chosen.length === maxValidators) return chosen;
@@ -41,14 +39,13 @@ export async function activeSet(store: ReadonlyStore, height: number, minStake: 
 }
 
 /**
- * The updates that turn the kernel's current set (`vset`) into the active set, in address order:
+ * The updates that turn the kernel's current set (`ctx.validators.latest()`) into the active set, in address order:
  * additions and power changes for the chosen, power 0 for a member no longer chosen. At most
  * `max_validators` (at most the kernel's bound) stay, so the batch is never refused for size.
  */
-export async function activeSetUpdates(ctx: WriteContext, vset: ReadonlyStore): Promise<ValidatorUpdate[]> {
+export async function activeSetUpdates(ctx: WriteContext): Promise<ValidatorUpdate[]> {
   const wanted = new Map((await activeSet(ctx.store, ctx.block.height, await ctx.params.get('min_stake'), Number(await ctx.params.get('max_validators')))).map((v) => [v.address, v] as const));
-  const current = new Map<string, { public_key: string; power: bigint }>();
-  for (const [address, raw] of await vset.scan('')) current.set(address, vsetCodec.decode(raw));
+  const current = new Map((await ctx.validators.latest()).map((v) => [v.address, v] as const));
   const updates: ValidatorUpdate[] = [];
   for (const address of [...new Set([...wanted.keys(), ...current.keys()])].sort()) {
     const want = wanted.get(address);
@@ -56,7 +53,7 @@ export async function activeSetUpdates(ctx: WriteContext, vset: ReadonlyStore): 
     if (!want) {
       // Only nodes staking keeps records of: a validator it never recorded (the plugin switched
       // on after genesis, whose initGenesis never ran) is not removed because staking does not know it.
-      if (have && have.power > 0n && (await readNode(ctx.store, address))) updates.push({ address, public_key: have.public_key, power: 0n });
+      if (have && have.power > 0n && (await nodes.get(ctx.store, address))) updates.push({ address, public_key: have.public_key, power: 0n });
     } else if (!have || have.power !== want.power || have.public_key !== want.public_key) {
       updates.push({ address, public_key: want.public_key, power: want.power });
     }

@@ -1,4 +1,4 @@
-import { definePlugin, deriveAddress, parseHex, type NodeServices } from '../../kernel/sdk.js';
+import { definePlugin, type NodeServices } from '../../kernel/sdk.js';
 import { activeSetUpdates } from './active-set.js';
 import { payeeOf, payRewardsIfDue } from './ledger.js';
 import { delegate } from './operations/delegate.js';
@@ -10,7 +10,7 @@ import { unjail } from './operations/unjail.js';
 import { unstake } from './operations/unstake.js';
 import { DEFAULT_COMMISSION_BPS, STAKING_PARAMS } from './params.js';
 import { stakingRoutes } from './routes.js';
-import { putNode, putStake, readNode } from './store.js';
+import { nodes, putNode, putStake, STAKING_STORES } from './store.js';
 import { STAKING_EVENTS } from './events.js';
 import { stakingMethods } from './methods.js';
 import { slashDoubleSign } from './slashing.js';
@@ -29,6 +29,7 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
   operations: [registerNode, nodeProfile, unjail, stake, unstake, delegate, undelegate],
   // A plain transfer to a `.node` credits its owner (decisions.md §30).
   addressKinds: [{ kind: 'node', gas: 21, description: 'a plain transfer to a .node credits its owner' }],
+  stores: STAKING_STORES,
   events: STAKING_EVENTS,
   register(api) {
     // Genesis validators are nodes owned by their join statement's owner (decisions.md §82: the
@@ -43,8 +44,8 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
         await putStake(ctx.store, v.address, { amount: BigInt(v.stake), unlock_height: unlock, paid_to: 0, genesis: true, bonded_height: 0, added_height: 0 }, 0);
       }
     });
-    api.hooks.ownerOf.for('node').tapPromise(api.name, async (ctx, address) => (await readNode(ctx.store, address))?.owner);
-    api.hooks.recordExists.for('node').tapPromise(api.name, async (ctx, address) => (await readNode(ctx.store, address)) !== undefined);
+    api.hooks.ownerOf.for('node').tapPromise(api.name, async (ctx, address) => (await nodes.get(ctx.store, address))?.owner);
+    api.hooks.recordExists.for('node').tapPromise(api.name, async (ctx, address) => (await nodes.get(ctx.store, address)) !== undefined);
     api.hooks.executeTx.for('kind:node').tapPromise(api.name, async (ctx, tx) => {
       const owner = await payeeOf(ctx.store, tx.to);
       // A plain payment: the sentinel may hold it and credit the owner on release (decisions.md §99).
@@ -54,7 +55,7 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
     api.hooks.beginBlock.tapPromise(api.name, (ctx) => payRewardsIfDue(ctx));
     api.hooks.evidence.tapPromise(api.name, (ctx, ev) => slashDoubleSign(ctx, ev));
     api.hooks.endBlock.tapPromise(api.name, async (result, ctx) => {
-      const updates = await activeSetUpdates(ctx, ctx.read('vset'));
+      const updates = await activeSetUpdates(ctx);
       return updates.length === 0 ? result : { ...result, validatorUpdates: [...result.validatorUpdates, ...updates] };
     });
     api.hooks.routes.tap(api.name, (routes) => routes.withOwner(api.name, () => stakingRoutes(routes, api.services, api.name)));

@@ -1,5 +1,5 @@
 import { defineMethods } from '../../kernel/sdk.js';
-import { readStake, selfStakeAtStartOf, selfStakeTotal } from './store.js';
+import { selfStakeAtStartOf, selfStakeTotal, stakes } from './store.js';
 
 /** An address's self-stake as other plugins see it (governance weight, part 1 Governance 4). */
 export interface SelfStake {
@@ -18,7 +18,7 @@ export const stakingMethods = defineMethods('staking', {
   read: {
     /** The address's self-stake, or undefined when it has none. */
     async selfStake(ctx, address: string): Promise<SelfStake | undefined> {
-      const r = await readStake(ctx.store, address);
+      const r = await stakes.get(ctx.store, address);
       if (!r || r.amount === 0n) return undefined;
       return { amount: r.amount, bonded_height: r.bonded_height ?? 0, added_height: r.added_height ?? r.bonded_height ?? 0 };
     },

@@ -4,7 +4,8 @@ import { makeChain, signOperation, VALIDATOR_KEY, wallet, type Fixture, type Wal
 import { deriveAddress, jsonRecord, toHex, type ReadonlyStore, type ScanOptions } from '../../kernel/sdk.js';
 import { stakingPlugin } from './index.js';
 import { delegationReward, stakeReward } from './rewards.js';
-import { rewardsPage, rewardSummary, type RewardRecord } from './reward-records.js';
+import { rewardsPage, rewardSummary } from './reward-records.js';
+import type { RewardRecord } from './store.js';
 import { slashPage } from './slashing.js';
 
 const COIN = 1_000_000n;

@@ -1,42 +1,9 @@
-import { jsonRecord, type ReadonlyStore, type Store } from '../../kernel/sdk.js';
-import { pad12 } from './store.js';
+import type { ReadonlyStore, Store } from '../../kernel/sdk.js';
+import { rewards, rewardSummaries, type RewardRecord, type RewardSource, type RewardSummary } from './store.js';
 
-export const REWARD_SOURCES = ['stake', 'delegation', 'commission'] as const;
-export type RewardSource = (typeof REWARD_SOURCES)[number];
-
-/**
- * One payout (decisions.md §33, §97): two payouts in one block to one staker from one source
- * (delegations to two validators, commission from two delegators) are two records, each naming
- * its `counterparty`: the validator of a delegation, the delegator of a commission, the staker
- * itself for self-stake.
- */
-export interface RewardRecord {
-  height: number;
-  source: RewardSource;
-  staker: string;
-  counterparty: string;
-  paid_to: string;
-  amount: bigint;
-}
-
-/** A staker's rewards in one read: the total (`rewards_total`, the records' sum) and how many records each source has. */
-export interface RewardSummary {
-  total: bigint;
-  /** Records written so far: the next record's sequence number. */
-  count: number;
-  stake: number;
-  delegation: number;
-  commission: number;
-}
-
-const recordCodec = jsonRecord<RewardRecord>();
-const summaryCodec = jsonRecord<RewardSummary>();
 const EMPTY: RewardSummary = { total: 0n, count: 0, stake: 0, delegation: 0, commission: 0 };
 
-const summaryKey = (staker: string): string => `sum/reward/${staker}`;
-const sourcePrefix = (staker: string, source: RewardSource): string => `reward/${staker}/${source}/`;
-
-export const rewardSummary = async (s: ReadonlyStore, staker: string): Promise<RewardSummary> => (await s.getRecord(summaryKey(staker), summaryCodec)) ?? EMPTY;
+export const rewardSummary = async (s: ReadonlyStore, staker: string): Promise<RewardSummary> => (await rewardSummaries.get(s, staker)) ?? EMPTY;
 
 /**
  * Stores a payout as its own record under the staker's next sequence number, and adds it to the
@@ -44,8 +11,8 @@ export const rewardSummary = async (s: ReadonlyStore, staker: string): Promise<R
  */
 export async function writeReward(s: Store, r: RewardRecord): Promise<void> {
   const sum = await rewardSummary(s, r.staker);
-  s.setRecord(`${sourcePrefix(r.staker, r.source)}${pad12(sum.count)}`, r, recordCodec);
-  s.setRecord(summaryKey(r.staker), { ...sum, total: sum.total + r.amount, count: sum.count + 1, [r.source]: sum[r.source] + 1 }, summaryCodec);
+  rewards.set(s, r.staker, r.source, sum.count, r);
+  rewardSummaries.set(s, r.staker, { ...sum, total: sum.total + r.amount, count: sum.count + 1, [r.source]: sum[r.source] + 1 });
 }
 
 /**
@@ -57,11 +24,10 @@ export async function rewardsPage(s: ReadonlyStore, staker: string, sources: rea
   const sum = await rewardSummary(s, staker);
   const total = sources.reduce((n, source) => n + sum[source], 0);
   if (offset >= total) return { rows: [], total };
-  const seqOf = (key: string): number => Number(key.slice(key.lastIndexOf('/') + 1));
-  const rows: Array<[number, Uint8Array]> = [];
+  const rows: Array<[number, RewardRecord]> = [];
   for (const source of sources) {
-    for (const [k, v] of await s.scan(sourcePrefix(staker, source), { reverse: true, limit: offset + limit })) rows.push([seqOf(k), v]);
+    for (const { key, value } of await rewards.scan(s, { prefix: [staker, source], reverse: true, limit: offset + limit })) rows.push([key[2], value]);
   }
   rows.sort((a, b) => b[0] - a[0]);
-  return { rows: rows.slice(offset, offset + limit).map(([, v]) => recordCodec.decode(v)), total };
+  return { rows: rows.slice(offset, offset + limit).map(([, v]) => v), total };
 }

@@ -1,35 +1,16 @@
-import { formatCoin, jsonRecord, type ReadonlyStore, type ReportedEvidence, type Store, type WriteContext } from '../../kernel/sdk.js';
+import { formatCoin, type ReadonlyStore, type ReportedEvidence, type Store, type WriteContext } from '../../kernel/sdk.js';
 import { payeeOf } from './ledger.js';
-import { pad12, putNode, putStake, readNode, readStake } from './store.js';
+import { nodes, offences, putNode, putStake, slashCountStore, slashes, stakes, type SlashRecord } from './store.js';
+import { validatorSlashed } from './events.js';
 
-/** A slash as recorded and listed by `GET /api/v1/slashing/history`. */
-export interface SlashRecord {
-  height: number;
-  validator: string;
-  evidence: string;
-  kind: string;
-  offence_height: number;
-  /** The round of the offence: with the validator and `offence_height`, what makes it one offence (decisions.md §98). */
-  offence_round: number;
-  amount: bigint;
-  reporter: string;
-  reporter_reward: bigint;
-  burned: bigint;
-  jailed_until: number;
-}
 
-const slashCodec = jsonRecord<SlashRecord>();
-const COUNT_KEY = 'sum/slashes';
-const slashKey = (seq: number): string => `slash/${pad12(seq)}`;
-const offenceKey = (validator: string, height: number, round: number): string => `offence/${validator}/${pad12(height)}/${round}`;
-
-export const slashCount = async (s: ReadonlyStore): Promise<number> => (await s.getRecord<number>(COUNT_KEY)) ?? 0;
+export const slashCount = async (s: ReadonlyStore): Promise<number> => (await slashCountStore.get(s)) ?? 0;
 
 /** Each slash under the next sequence number: two slashes in one block keep both records. */
 async function writeSlash(s: Store, r: SlashRecord): Promise<void> {
   const n = await slashCount(s);
-  s.setRecord(slashKey(n), r, slashCodec);
-  s.setRecord(COUNT_KEY, n + 1);
+  slashes.set(s, n, r);
+  slashCountStore.set(s, n + 1);
 }
 
 /**
@@ -47,12 +28,11 @@ async function writeSlash(s: Store, r: SlashRecord): Promise<void> {
  * changes nothing.
  */
 export async function slashDoubleSign(ctx: WriteContext, ev: ReportedEvidence): Promise<void> {
-  const offence = offenceKey(ev.validator, ev.height, ev.round);
-  if ((await ctx.store.get(offence)) !== undefined) return;
-  const node = await readNode(ctx.store, ev.validator);
-  const stake = await readStake(ctx.store, ev.validator);
+  if (await offences.has(ctx.store, ev.validator, ev.height, ev.round)) return;
+  const node = await nodes.get(ctx.store, ev.validator);
+  const stake = await stakes.get(ctx.store, ev.validator);
   if (!node || !stake) return;
-  ctx.store.setRecord(offence, ev.hash);
+  offences.set(ctx.store, ev.validator, ev.height, ev.round, ev.hash);
   const p = ctx.params;
   const fraction = await p.get('slash_fraction_double_sign_bps');
   const wanted = ((await p.get('min_stake')) * fraction) / 10_000n;
@@ -66,7 +46,7 @@ export async function slashDoubleSign(ctx: WriteContext, ev: ReportedEvidence): 
   await putNode(ctx.store, { ...node, jailed_until: jailedUntil });
   if (reward > 0n) await ctx.accounts.credit(reporter, reward);
   await writeSlash(ctx.store, { height: ctx.block.height, validator: ev.validator, evidence: ev.hash, kind: ev.kind, offence_height: ev.height, offence_round: ev.round, amount, reporter, reporter_reward: reward, burned: amount - reward, jailed_until: jailedUntil });
-  ctx.emit({ type: 'validator_slashed', data: { validator: ev.validator, amount, reporter, reporter_reward: reward, burned: amount - reward, jailed_until: jailedUntil, evidence: ev.hash } });
+  validatorSlashed.emit(ctx, { validator: ev.validator, amount, reporter, reporter_reward: reward, burned: amount - reward, jailed_until: jailedUntil, evidence: ev.hash });
 }
 
 /** One page of the slashes, newest first: read by sequence number, so a page costs its size. */
@@ -74,7 +54,7 @@ export async function slashPage(s: ReadonlyStore, limit: number, offset: number)
   const total = await slashCount(s);
   const rows: SlashRecord[] = [];
   for (let seq = total - 1 - offset; seq >= 0 && rows.length < limit; seq--) {
-    const r = await s.getRecord(slashKey(seq), slashCodec);
+    const r = await slashes.get(s, seq);
     if (r) rows.push(r);
   }
   return { rows, total };

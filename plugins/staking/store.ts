@@ -1,132 +1,251 @@
-import { addressKind, jsonRecord, type ReadonlyStore, type Store } from '../../kernel/sdk.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { addressKind, defineStore, keyPart, type ReadonlyStore, type Store } from '../../kernel/sdk.js';
 
 /**
- * The staking plugin's records, all in its own namespace, keyed so that scans come back in a
- * deterministic (key) order. Every list a route pages and every total a route or the block
- * reads has its own key, so that no request and no block reads more than what it shows:
- *
- *   stake/<address>                          a self-stake
- *   delegation/<validator>/<delegator>       a delegation
- *   delegator/<delegator>/<validator>        the same delegation seen from the delegator (my-delegations)
- *   node/<address>                           a registered (or genesis) `.node`
- *   rank/<40-digit 10^40−1−stake>/<address>  a `.node` with its consensus key and self-stake, best first
- *                                            (stake descending, then address ascending: decisions.md §96)
- *   reward/<staker>/<source>/<seq, 12>       one reward payout (§97), `seq` counting the staker's payouts
- *   slash/<seq, 12>                          one slash, `seq` counting every slash
- *   offence/<validator>/<height, 12>/<round> the evidence a (validator, height, round) was slashed for (§98)
- *   sum/self_stake                           total self-stake, and what it was when the latest block that changed it began
- *   sum/nodes                                how many nodes there are
- *   sum/to/<validator>                       total and count of delegations to a validator
- *   sum/from/<delegator>                     total and count of delegations by a delegator
- *   sum/reward/<staker>                      a staker's reward total and payout counts (rewards_total = the records' sum)
- *   sum/slashes                              how many slashes there are
+ * The staking plugin's records (its state layout; the README's table is generated from these
+ * declarations), keyed so that scans come back in a deterministic (key) order. Every list a
+ * route pages and every total a route or the block reads has its own key, so that no request
+ * and no block reads more than what it shows. Keys and bytes are those the plugin wrote before
+ * its stores were declared (test/converted-state-bytes.test.ts).
  */
-export interface StakeRecord {
-  amount: bigint;
+
+const StakeRecordSchema = Type.Object({
+  amount: Type.BigInt({ minimum: 0n }),
   /** Height of the last addition + unbonding_blocks (decisions.md §33; at genesis, §96). */
-  unlock_height: number;
+  unlock_height: Type.Integer({ minimum: 0 }),
   /** The height rewards were last paid up to (the bonding height before the first payout, §37). */
-  paid_to: number;
+  paid_to: Type.Integer({ minimum: 0 }),
   /** A genesis validator's self-stake earns genesis_apy_bps (part 1, Staking 5). */
-  genesis: boolean;
+  genesis: Type.Boolean(),
   /**
    * Height the stake was first bonded (0 at genesis); additions keep it, an unstake ends the
    * record. Governance lets an address vote only on proposals created after it (part 1,
    * Governance 4). Records written before this field existed read as 0.
    */
-  bonded_height?: number;
+  bonded_height: Type.Optional(Type.Integer({ minimum: 0 })),
   /**
    * Height of the last addition (the first bond included): stake added at or after a proposal's
    * creation cannot vote on it (part 1, Governance 4), even when the address was bonded before.
    * Records written before this field existed read as their bonded_height.
    */
-  added_height?: number;
-}
+  added_height: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type StakeRecord = Static<typeof StakeRecordSchema>;
 
-export interface DelegationRecord {
-  amount: bigint;
-  unlock_height: number;
-  paid_to: number;
-}
+const DelegationRecordSchema = Type.Object({
+  amount: Type.BigInt({ minimum: 0n }),
+  unlock_height: Type.Integer({ minimum: 0 }),
+  paid_to: Type.Integer({ minimum: 0 }),
+});
+export type DelegationRecord = Static<typeof DelegationRecordSchema>;
 
-export interface NodeRecord {
-  address: string;
-  owner: string;
+const NodeRecordSchema = Type.Object({
+  address: Type.String(),
+  owner: Type.String(),
   /** Hex ML-DSA-65 consensus key; empty until one is set (a node joins the set only with one). */
-  consensus_public_key: string;
-  commission_bps: bigint;
-  description: string;
-  website: string;
-  p2p_endpoint: string;
-  rpc_endpoint: string;
-  registered_height: number;
-  jailed_until: number;
-}
+  consensus_public_key: Type.String(),
+  commission_bps: Type.BigInt({ minimum: 0n }),
+  description: Type.String(),
+  website: Type.String(),
+  p2p_endpoint: Type.String(),
+  rpc_endpoint: Type.String(),
+  registered_height: Type.Integer({ minimum: 0 }),
+  jailed_until: Type.Integer({ minimum: 0 }),
+});
+export type NodeRecord = Static<typeof NodeRecordSchema>;
 
 /** A sum and how many records it adds up. */
-export interface Tally {
-  amount: bigint;
-  count: number;
-}
+const TallySchema = Type.Object({ amount: Type.BigInt(), count: Type.Integer({ minimum: 0 }) });
+export type Tally = Static<typeof TallySchema>;
 
 /**
  * The total self-stake, and `before`: what it was when block `height` began (the latest block
  * that changed it). Governance measures a proposal's quorum against the total when its creation
  * block began, which this answers in one read (decisions.md §98).
  */
-export interface SelfStakeTotal {
-  total: bigint;
-  height: number;
-  before: bigint;
-}
+const SelfStakeTotalSchema = Type.Object({ total: Type.BigInt(), height: Type.Integer({ minimum: 0 }), before: Type.BigInt() });
+export type SelfStakeTotal = Static<typeof SelfStakeTotalSchema>;
 
-const stakeCodec = jsonRecord<StakeRecord>();
-const delegationCodec = jsonRecord<DelegationRecord>();
-const nodeCodec = jsonRecord<NodeRecord>();
-const tallyCodec = jsonRecord<Tally>();
-const selfStakeCodec = jsonRecord<SelfStakeTotal>();
+export const REWARD_SOURCES = ['stake', 'delegation', 'commission'] as const;
+export type RewardSource = (typeof REWARD_SOURCES)[number];
+
+/**
+ * One payout (decisions.md §33, §97): two payouts in one block to one staker from one source
+ * (delegations to two validators, commission from two delegators) are two records, each naming
+ * its `counterparty`: the validator of a delegation, the delegator of a commission, the staker
+ * itself for self-stake.
+ */
+const RewardRecordSchema = Type.Object({
+  height: Type.Integer({ minimum: 0 }),
+  source: Type.Union(REWARD_SOURCES.map((s) => Type.Literal(s))),
+  staker: Type.String(),
+  counterparty: Type.String(),
+  paid_to: Type.String(),
+  amount: Type.BigInt({ minimum: 0n }),
+});
+export type RewardRecord = Static<typeof RewardRecordSchema>;
+
+/** A staker's rewards in one read: the total (`rewards_total`, the records' sum) and how many records each source has. */
+const RewardSummarySchema = Type.Object({
+  total: Type.BigInt({ minimum: 0n }),
+  /** Records written so far: the next record's sequence number. */
+  count: Type.Integer({ minimum: 0 }),
+  stake: Type.Integer({ minimum: 0 }),
+  delegation: Type.Integer({ minimum: 0 }),
+  commission: Type.Integer({ minimum: 0 }),
+});
+export type RewardSummary = Static<typeof RewardSummarySchema>;
+
+/** A slash as recorded and listed by `GET /api/v1/slashing/history`. */
+const SlashRecordSchema = Type.Object({
+  height: Type.Integer({ minimum: 0 }),
+  validator: Type.String(),
+  evidence: Type.String(),
+  kind: Type.String(),
+  offence_height: Type.Integer({ minimum: 0 }),
+  /** The round of the offence: with the validator and `offence_height`, what makes it one offence (decisions.md §98). */
+  offence_round: Type.Integer({ minimum: 0 }),
+  amount: Type.BigInt({ minimum: 0n }),
+  reporter: Type.String(),
+  reporter_reward: Type.BigInt({ minimum: 0n }),
+  burned: Type.BigInt({ minimum: 0n }),
+  jailed_until: Type.Integer({ minimum: 0 }),
+});
+export type SlashRecord = Static<typeof SlashRecordSchema>;
+
+/** An entry whose key is all it says. */
+const MarkSchema = Type.Uint8Array({ maxByteLength: 0 });
 const MARK = new Uint8Array(0);
 
-export const stakeKey = (address: string): string => `stake/${address}`;
-export const delegationKey = (validator: string, delegator: string): string => `delegation/${validator}/${delegator}`;
-const delegatorKey = (delegator: string, validator: string): string => `delegator/${delegator}/${validator}`;
-export const nodeKey = (address: string): string => `node/${address}`;
-const toKey = (validator: string): string => `sum/to/${validator}`;
-const fromKey = (delegator: string): string => `sum/from/${delegator}`;
-const SELF_STAKE_KEY = 'sum/self_stake';
-const NODES_KEY = 'sum/nodes';
+export const stakes = defineStore('staking', {
+  name: 'stakes',
+  description: 'a self-stake (of a .node, or of any address for governance weight)',
+  key: ['stake', keyPart.address('address')],
+  value: StakeRecordSchema,
+});
 
-/** Zero-padded so that key order is numeric order. */
-export const pad12 = (n: number): string => String(n).padStart(12, '0');
+export const delegations = defineStore('staking', {
+  name: 'delegations',
+  description: 'a delegation to a validator',
+  key: ['delegation', keyPart.address('validator'), keyPart.address('delegator')],
+  value: DelegationRecordSchema,
+});
+
+export const delegatorIndex = defineStore('staking', {
+  name: 'delegator_index',
+  description: 'the same delegation seen from the delegator (my-delegations reads it); empty value',
+  key: ['delegator', keyPart.address('delegator'), keyPart.address('validator')],
+  value: MarkSchema,
+  encoding: 'bytes',
+});
+
+export const nodes = defineStore('staking', {
+  name: 'nodes',
+  description: 'a registered (or genesis) .node',
+  key: ['node', keyPart.address('address')],
+  value: NodeRecordSchema,
+});
 
 /** Digits of a rank key's stake: 10^40 ucoin is far beyond any supply, and a fixed width keeps key order numeric. */
 const RANK_DIGITS = 40;
 const RANK_TOP = 10n ** BigInt(RANK_DIGITS) - 1n;
-export const RANK_PREFIX = 'rank/';
 
-/** The rank key of a node with `stake`: ascending key order is stake descending, then address ascending. */
-export function rankKey(address: string, stake: bigint): string {
+export const ranks = defineStore('staking', {
+  name: 'ranks',
+  description: 'a .node with its consensus key and self-stake, best first: the key holds 10^40−1−stake in 40 digits, so key order is stake descending, then address ascending (decisions.md §96); empty value',
+  key: ['rank', keyPart.string('inverse_stake', { maxLength: RANK_DIGITS, pattern: /^[0-9]{40}$/ }), keyPart.address('address')],
+  value: MarkSchema,
+  encoding: 'bytes',
+});
+
+export const rewards = defineStore('staking', {
+  name: 'rewards',
+  description: "one reward payout (decisions.md §97), `seq` counting the staker's payouts",
+  key: ['reward', keyPart.address('staker'), keyPart.string('source', { pattern: /^(stake|delegation|commission)$/ }), keyPart.integer('seq')],
+  value: RewardRecordSchema,
+});
+
+export const slashes = defineStore('staking', {
+  name: 'slashes',
+  description: 'one slash, `seq` counting every slash',
+  key: ['slash', keyPart.integer('seq')],
+  value: SlashRecordSchema,
+});
+
+export const offences = defineStore('staking', {
+  name: 'offences',
+  description: 'the evidence hash a (validator, height, round) was slashed for: one offence whatever the vote types (decisions.md §98)',
+  key: ['offence', keyPart.address('validator'), keyPart.integer('height'), keyPart.decimal('round')],
+  value: Type.String(),
+});
+
+export const selfStakeSum = defineStore('staking', {
+  name: 'self_stake_total',
+  description: 'total self-stake, and what it was when the latest block that changed it began',
+  key: ['sum', 'self_stake'],
+  value: SelfStakeTotalSchema,
+});
+
+export const nodeCountStore = defineStore('staking', {
+  name: 'node_count',
+  description: 'how many nodes there are',
+  key: ['sum', 'nodes'],
+  value: Type.Integer({ minimum: 0 }),
+});
+
+export const delegatedToSum = defineStore('staking', {
+  name: 'delegated_to',
+  description: 'total and count of delegations to a validator (absent when it has none)',
+  key: ['sum', 'to', keyPart.address('validator')],
+  value: TallySchema,
+});
+
+export const delegatedBySum = defineStore('staking', {
+  name: 'delegated_by',
+  description: 'total and count of delegations by a delegator (absent when it has none)',
+  key: ['sum', 'from', keyPart.address('delegator')],
+  value: TallySchema,
+});
+
+export const rewardSummaries = defineStore('staking', {
+  name: 'reward_summaries',
+  description: "a staker's reward total and payout counts (rewards_total = the records' sum)",
+  key: ['sum', 'reward', keyPart.address('staker')],
+  value: RewardSummarySchema,
+});
+
+export const slashCountStore = defineStore('staking', {
+  name: 'slash_count',
+  description: 'how many slashes there are',
+  key: ['sum', 'slashes'],
+  value: Type.Integer({ minimum: 0 }),
+});
+
+export const STAKING_STORES = [stakes, delegations, delegatorIndex, nodes, ranks, rewards, slashes, offences, selfStakeSum, nodeCountStore, delegatedToSum, delegatedBySum, rewardSummaries, slashCountStore];
+
+/** The rank key's stake part for `stake`: ascending key order is stake descending. */
+function inverseStake(address: string, stake: bigint): string {
   if (stake <= 0n || stake > RANK_TOP) throw new RangeError(`stake ${stake} of ${address} cannot be ranked`);
-  return `${RANK_PREFIX}${(RANK_TOP - stake).toString().padStart(RANK_DIGITS, '0')}/${address}`;
+  return (RANK_TOP - stake).toString().padStart(RANK_DIGITS, '0');
 }
+
+/** The rank key of a node with `stake` (inside the namespace). */
+export const rankKey = (address: string, stake: bigint): string => ranks.key(inverseStake(address, stake), address);
 
 /** The address and stake a rank key names. */
 export function parseRankKey(key: string): { address: string; stake: bigint } {
-  const digits = key.slice(RANK_PREFIX.length, RANK_PREFIX.length + RANK_DIGITS);
-  return { address: key.slice(RANK_PREFIX.length + RANK_DIGITS + 1), stake: RANK_TOP - BigInt(digits) };
+  const values = ranks.layout.parse(key);
+  if (values === undefined) throw new Error(`${key} is not a rank key`);
+  return { address: values[1], stake: RANK_TOP - BigInt(values[0]) };
 }
 
-export const readStake = (s: ReadonlyStore, address: string): Promise<StakeRecord | undefined> => s.getRecord(stakeKey(address), stakeCodec);
-export const readDelegation = (s: ReadonlyStore, validator: string, delegator: string): Promise<DelegationRecord | undefined> => s.getRecord(delegationKey(validator, delegator), delegationCodec);
-export const readNode = (s: ReadonlyStore, address: string): Promise<NodeRecord | undefined> => s.getRecord(nodeKey(address), nodeCodec);
-
-const readTally = async (s: ReadonlyStore, key: string): Promise<Tally> => (await s.getRecord(key, tallyCodec)) ?? { amount: 0n, count: 0 };
+const NO_TALLY: Tally = { amount: 0n, count: 0 };
 /** Total and count of delegations to `validator`. */
-export const delegatedTo = (s: ReadonlyStore, validator: string): Promise<Tally> => readTally(s, toKey(validator));
+export const delegatedTo = async (s: ReadonlyStore, validator: string): Promise<Tally> => (await delegatedToSum.get(s, validator)) ?? NO_TALLY;
 /** Total and count of delegations `delegator` made. */
-export const delegatedBy = (s: ReadonlyStore, delegator: string): Promise<Tally> => readTally(s, fromKey(delegator));
-export const nodeCount = async (s: ReadonlyStore): Promise<number> => (await s.getRecord<number>(NODES_KEY)) ?? 0;
-export const selfStakeTotal = async (s: ReadonlyStore): Promise<SelfStakeTotal> => (await s.getRecord(SELF_STAKE_KEY, selfStakeCodec)) ?? { total: 0n, height: 0, before: 0n };
+export const delegatedBy = async (s: ReadonlyStore, delegator: string): Promise<Tally> => (await delegatedBySum.get(s, delegator)) ?? NO_TALLY;
+export const nodeCount = async (s: ReadonlyStore): Promise<number> => (await nodeCountStore.get(s)) ?? 0;
+export const selfStakeTotal = async (s: ReadonlyStore): Promise<SelfStakeTotal> => (await selfStakeSum.get(s)) ?? { total: 0n, height: 0, before: 0n };
 
 /**
  * The total self-stake when block `height` began: the total as the latest change left it, or, if
@@ -143,91 +262,75 @@ export async function selfStakeAtStartOf(s: ReadonlyStore, height: number): Prom
  * rank entry in step with it. `height` is the block making the change.
  */
 export async function putStake(s: Store, address: string, next: StakeRecord | undefined, height: number): Promise<void> {
-  const prev = await readStake(s, address);
+  const prev = await stakes.get(s, address);
   const before = prev?.amount ?? 0n;
   const after = next?.amount ?? 0n;
-  if (next) s.setRecord(stakeKey(address), next, stakeCodec);
-  else s.delete(stakeKey(address));
+  if (next) stakes.set(s, address, next);
+  else stakes.delete(s, address);
   if (before === after) return;
   const t = await selfStakeTotal(s);
-  s.setRecord(SELF_STAKE_KEY, { total: t.total - before + after, height, before: t.height === height ? t.before : t.total }, selfStakeCodec);
+  selfStakeSum.set(s, { total: t.total - before + after, height, before: t.height === height ? t.before : t.total });
   if (addressKind(address) !== 'node') return;
-  const node = await readNode(s, address);
+  const node = await nodes.get(s, address);
   if (!node || node.consensus_public_key === '') return;
-  if (before > 0n) s.delete(rankKey(address, before));
-  if (after > 0n) s.set(rankKey(address, after), MARK);
+  if (before > 0n) ranks.delete(s, inverseStake(address, before), address);
+  if (after > 0n) ranks.set(s, inverseStake(address, after), address, MARK);
 }
 
 /** Writes a node record; a node's first consensus key puts its stake in the ranking. */
 export async function putNode(s: Store, node: NodeRecord): Promise<void> {
-  const prev = await readNode(s, node.address);
-  s.setRecord(nodeKey(node.address), node, nodeCodec);
-  if (!prev) s.setRecord(NODES_KEY, (await nodeCount(s)) + 1);
+  const prev = await nodes.get(s, node.address);
+  nodes.set(s, node.address, node);
+  if (!prev) nodeCountStore.set(s, (await nodeCount(s)) + 1);
   if ((prev?.consensus_public_key ?? '') === '' && node.consensus_public_key !== '') {
-    const stake = await readStake(s, node.address);
-    if (stake && stake.amount > 0n) s.set(rankKey(node.address, stake.amount), MARK);
+    const stake = await stakes.get(s, node.address);
+    if (stake && stake.amount > 0n) ranks.set(s, inverseStake(node.address, stake.amount), node.address, MARK);
   }
 }
 
 /** Writes (or, with undefined, ends) a delegation, keeping its reverse entry and both sums in step. */
 export async function putDelegation(s: Store, validator: string, delegator: string, next: DelegationRecord | undefined): Promise<void> {
-  const prev = await readDelegation(s, validator, delegator);
+  const prev = await delegations.get(s, validator, delegator);
   const delta = (next?.amount ?? 0n) - (prev?.amount ?? 0n);
   const count = (next ? 1 : 0) - (prev ? 1 : 0);
   if (next) {
-    s.setRecord(delegationKey(validator, delegator), next, delegationCodec);
-    s.set(delegatorKey(delegator, validator), MARK);
+    delegations.set(s, validator, delegator, next);
+    delegatorIndex.set(s, delegator, validator, MARK);
   } else {
-    s.delete(delegationKey(validator, delegator));
-    s.delete(delegatorKey(delegator, validator));
+    delegations.delete(s, validator, delegator);
+    delegatorIndex.delete(s, delegator, validator);
   }
   if (delta === 0n && count === 0) return;
-  for (const key of [toKey(validator), fromKey(delegator)]) {
-    const t = await readTally(s, key);
+  for (const [sum, who] of [[delegatedToSum, validator], [delegatedBySum, delegator]] as const) {
+    const t = (await sum.get(s, who)) ?? NO_TALLY;
     const updated = { amount: t.amount + delta, count: t.count + count };
-    if (updated.count === 0) s.delete(key);
-    else s.setRecord(key, updated, tallyCodec);
+    if (updated.count === 0) sum.delete(s, who);
+    else sum.set(s, who, updated);
   }
 }
 
 /** Page of the delegations to `validator`, by delegator: `limit` rows after the first `offset`. */
 export async function delegationsTo(s: ReadonlyStore, validator: string, limit: number, offset: number): Promise<Array<{ delegator: string; record: DelegationRecord }>> {
-  const prefix = `delegation/${validator}/`;
-  return (await s.scan(prefix, { limit: offset + limit })).slice(offset).map(([k, v]) => ({ delegator: k.slice(prefix.length), record: delegationCodec.decode(v) }));
+  return (await delegations.scan(s, { prefix: [validator], limit: offset + limit })).slice(offset).map((e) => ({ delegator: e.key[1], record: e.value }));
 }
 
 /** Page of the validators `delegator` delegates to, by validator address, with each delegation. */
 export async function delegationsBy(s: ReadonlyStore, delegator: string, limit: number, offset: number): Promise<Array<{ validator: string; record: DelegationRecord }>> {
-  const prefix = `delegator/${delegator}/`;
-  const rows = (await s.scan(prefix, { limit: offset + limit })).slice(offset);
+  const rows = (await delegatorIndex.scan(s, { prefix: [delegator], limit: offset + limit })).slice(offset);
   const out: Array<{ validator: string; record: DelegationRecord }> = [];
-  for (const [k] of rows) {
-    const validator = k.slice(prefix.length);
-    const record = await readDelegation(s, validator, delegator);
-    if (record) out.push({ validator, record });
+  for (const { key } of rows) {
+    const record = await delegations.get(s, key[1], delegator);
+    if (record) out.push({ validator: key[1], record });
   }
   return out;
 }
 
-/** Every delegation, with validator and delegator (key order): the reward payout walks them all. */
-export async function allDelegations(s: ReadonlyStore): Promise<Array<{ validator: string; delegator: string; record: DelegationRecord }>> {
-  return (await s.scan('delegation/')).map(([k, v]) => {
-    const [, validator, delegator] = k.split('/') as [string, string, string];
-    return { validator, delegator, record: delegationCodec.decode(v) };
-  });
-}
-
-/** Every self-stake (key order): the reward payout walks them all. */
-export async function allStakes(s: ReadonlyStore): Promise<Array<{ address: string; record: StakeRecord }>> {
-  return (await s.scan('stake/')).map(([k, v]) => ({ address: k.slice('stake/'.length), record: stakeCodec.decode(v) }));
-}
-
 /** Page of the nodes, by address. */
 export async function nodesPage(s: ReadonlyStore, limit: number, offset: number): Promise<NodeRecord[]> {
-  return (await s.scan('node/', { limit: offset + limit })).slice(offset).map(([, v]) => nodeCodec.decode(v));
+  return (await nodes.scan(s, { limit: offset + limit })).slice(offset).map((e) => e.value);
 }
 
 /** The first `limit` ranked nodes (stake descending, then address ascending). */
 export async function rankedNodes(s: ReadonlyStore, limit: number): Promise<Array<{ address: string; stake: bigint }>> {
-  return (await s.scan(RANK_PREFIX, { limit })).map(([k]) => parseRankKey(k));
+  return (await ranks.scan(s, { limit })).map(({ key: [inverse, address] }) => ({ address, stake: RANK_TOP - BigInt(inverse) }));
 }

@@ -1,6 +1,5 @@
 import { formatCoin } from '../../kernel/sdk.js';
-import type { RewardRecord } from './reward-records.js';
-import type { DelegationRecord, NodeRecord, StakeRecord } from './store.js';
+import type { DelegationRecord, NodeRecord, RewardRecord, StakeRecord } from './store.js';
 
 /** Jailed at committed height `height`: the block at `jailed_until` already put the node back in the set. */
 export const isJailed = (n: NodeRecord, height: number): boolean => n.jailed_until > height;

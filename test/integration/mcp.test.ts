@@ -15,7 +15,7 @@ import { makeKeyFile, writeKeyFile } from '../../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
 import { freePort, startGatewayProcess, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
-import { contractAddress } from '../../plugins/contracts/execute.js';
+import { contractAddress } from '../../plugins/contracts/public.js';
 import { leastValueScoring, loadModel } from '../../plugins/sentinel/model.js';
 import { holdParamsOf } from '../../clients/mcp/held.js';
 

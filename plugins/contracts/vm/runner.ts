@@ -1,4 +1,4 @@
-import { codeKey, contractCodec, contractKey, storageKey } from '../store.js';
+import { codeHashOf, codeKey, contractCodec, contractKey, contractKeyOf, storageKey } from '../store.js';
 import { NodeFault } from '../../../kernel/sdk.js';
 import { ContractTrap, NeedKey, type CallEnv, type CallFrame, type CallOutcome, type ContractCode, type ContractEvent, type Vm, type VmLimits } from './engine.js';
 
@@ -73,7 +73,10 @@ export class TreeView {
   private code(address: string): ContractCode | undefined {
     if (this.codes.has(address)) return this.codes.get(address);
     const charged = address !== this.root;
-    const raw = this.value(contractKey(address), charged);
+    const recordKey = contractKeyOf(address);
+    // Text that is no address names no contract: the lookup is charged as any other, and nothing is read.
+    if (recordKey === undefined && charged) this.touch(`contract-name:${address}`);
+    const raw = recordKey === undefined ? undefined : this.value(recordKey, charged);
     let code: ContractCode | undefined;
     if (raw !== undefined) {
       const hash = contractCodec.decode(raw).code_hash;
@@ -143,12 +146,12 @@ export async function runTree(vm: Vm, reader: StateReader, block: BlockClock, fr
       if (!(err instanceof NeedKey)) throw err;
       fetched.set(err.key, (await reader.get(err.key)) ?? null);
       // A callee's code: its instrumented bytes from the node's store, if kept (a cache only).
-      if (err.key.startsWith(CODE_PREFIX)) await vm.preload(err.key.slice(CODE_PREFIX.length), limits);
+      const codeHash = codeHashOf(err.key);
+      if (codeHash !== undefined) await vm.preload(codeHash, limits);
     }
   }
 }
 
-const CODE_PREFIX = codeKey('');
 
 export function isFailure(r: TreeResult | TreeFailure): r is TreeFailure {
   return 'trap' in r;

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { addressKind, badRequest, defineOperation, notFound } from '../../../kernel/sdk.js';
 import { hasActiveStake, payDelegation } from '../ledger.js';
-import { putDelegation, readDelegation, readNode } from '../store.js';
+import { delegations, nodes, putDelegation } from '../store.js';
+import { delegated } from '../events.js';
 
 /**
  * `POST /api/v1/staking/delegate` (part 1, Staking 1 and 6), signed for the validator: to a
@@ -19,10 +20,10 @@ export const delegate = defineOperation({
   async check(ctx, op) {
     const validator = op.body.validator;
     if (addressKind(validator) !== 'node') return badRequest(`validator ${validator} is not a .node: delegations go to validators only`);
-    if (!(await readNode(ctx.store, validator))) return notFound(`validator ${validator} is not registered`);
+    if (!(await nodes.get(ctx.store, validator))) return notFound(`validator ${validator} is not registered`);
     if (!(await hasActiveStake(ctx, validator))) return badRequest(`validator ${validator} has no active stake (self-stake below min_stake, or jailed)`);
     const min = await ctx.params.get('min_stake');
-    if (!(await readDelegation(ctx.store, validator, op.actor)) && op.value < min) return badRequest(`amount ${op.value} is below min_stake ${min}: a first delegation must be at least min_stake`);
+    if (!(await delegations.get(ctx.store, validator, op.actor)) && op.value < min) return badRequest(`amount ${op.value} is below min_stake ${min}: a first delegation must be at least min_stake`);
     return undefined;
   },
   // Funds for the amount need no rule here: the kernel checks the signed value against the
@@ -30,10 +31,10 @@ export const delegate = defineOperation({
   async execute(ctx, op) {
     const validator = op.body.validator;
     await ctx.accounts.debit(op.signer.account, op.value);
-    const current = await readDelegation(ctx.store, validator, op.actor);
+    const current = await delegations.get(ctx.store, validator, op.actor);
     const paid = current ? await payDelegation(ctx, validator, op.actor, current) : undefined;
     const unlock = ctx.block.height + Number(await ctx.params.get('unbonding_blocks'));
     await putDelegation(ctx.store, validator, op.actor, { amount: (paid?.amount ?? 0n) + op.value, unlock_height: unlock, paid_to: ctx.block.height });
-    ctx.emit({ type: 'delegated', data: { delegator: op.actor, validator, amount: op.value, unlock_height: unlock } });
+    delegated.emit(ctx, { delegator: op.actor, validator, amount: op.value, unlock_height: unlock });
   },
 });

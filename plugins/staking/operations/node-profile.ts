@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation, ML_DSA65_PUBLIC_KEY_BYTES, notFound } from '../../../kernel/sdk.js';
-import { putNode, readNode } from '../store.js';
+import { nodes, putNode } from '../store.js';
 import { CONSENSUS_KEY, NODE_TARGET } from './register-node.js';
 
 const PATH = '/api/v1/nodes/:address/profile';
@@ -33,14 +33,14 @@ export const nodeProfile = defineOperation({
   value: null,
   gas: 50,
   async check(ctx, op) {
-    if (!(await readNode(ctx.store, op.actor))) return notFound(`node ${op.actor} is not registered`);
+    if (!(await nodes.get(ctx.store, op.actor))) return notFound(`node ${op.actor} is not registered`);
     const max = await ctx.params.get('max_commission_bps');
     if (op.body.commission_bps !== undefined && BigInt(op.body.commission_bps) > max) return badRequest(`commission_bps ${op.body.commission_bps} is above max_commission_bps ${max}`);
     if (op.body.consensus_public_key !== undefined && !CONSENSUS_KEY.test(op.body.consensus_public_key)) return badRequest(`consensus_public_key must be ${ML_DSA65_PUBLIC_KEY_BYTES * 2} lowercase hex characters (ML-DSA-65)`);
     return undefined;
   },
   async execute(ctx, op) {
-    const node = (await readNode(ctx.store, op.actor))!;
+    const node = (await nodes.get(ctx.store, op.actor))!;
     const b = op.body;
     await putNode(ctx.store, {
       ...node,

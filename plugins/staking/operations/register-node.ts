@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { addressKind, badRequest, conflict, defineOperation, ML_DSA65_PUBLIC_KEY_BYTES } from '../../../kernel/sdk.js';
 import { DEFAULT_COMMISSION_BPS } from '../params.js';
-import { putNode, putStake, readNode } from '../store.js';
+import { nodes, putNode, putStake } from '../store.js';
+import { nodeRegistered } from '../events.js';
 
 export const NODE_TARGET = 'chain:system.node';
 
@@ -36,7 +37,7 @@ export const registerNode = defineOperation({
     const address = `chain:${name}.node`;
     if (node_address !== undefined && node_address !== address) return badRequest(`node_address ${node_address} must be ${address}: registering .app or .vault addresses is not served by this endpoint`);
     if (consensus_public_key !== undefined && !CONSENSUS_KEY.test(consensus_public_key)) return badRequest(`consensus_public_key must be ${ML_DSA65_PUBLIC_KEY_BYTES * 2} lowercase hex characters (ML-DSA-65)`);
-    if ((await readNode(ctx.store, address)) || (await ctx.read('vset').get(address))) return conflict(`${address} is already registered`);
+    if ((await nodes.get(ctx.store, address)) || (await ctx.validators.latest()).some((v) => v.address === address)) return conflict(`${address} is already registered`);
     const min = await ctx.params.get('min_stake');
     const funds = (await ctx.accounts.get(op.signer.account)).balance;
     if (funds < min) return badRequest(`insufficient balance: registering a node bonds min_stake (${min} ucoin); ${op.signer.account} has ${funds}`);
@@ -48,6 +49,6 @@ export const registerNode = defineOperation({
     await ctx.accounts.debit(op.signer.account, min);
     await putNode(ctx.store, { address, owner: op.actor, consensus_public_key: op.body.consensus_public_key ?? '', commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: '', rpc_endpoint: '', registered_height: ctx.block.height, jailed_until: 0 });
     await putStake(ctx.store, address, { amount: min, unlock_height: ctx.block.height + Number(await ctx.params.get('unbonding_blocks')), paid_to: ctx.block.height, genesis: false, bonded_height: ctx.block.height, added_height: ctx.block.height }, ctx.block.height);
-    ctx.emit({ type: 'node_registered', data: { address, owner: op.actor, stake: min } });
+    nodeRegistered.emit(ctx, { address, owner: op.actor, stake: min });
   },
 });

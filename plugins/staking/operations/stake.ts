@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation } from '../../../kernel/sdk.js';
 import { payStake } from '../ledger.js';
-import { putStake, readStake } from '../store.js';
+import { putStake, stakes } from '../store.js';
+import { staked } from '../events.js';
 
 export const STAKE_TARGET = 'chain:system.stake';
 
@@ -20,7 +21,7 @@ export const stake = defineOperation({
   signsFor: STAKE_TARGET,
   gas: 50,
   async check(ctx, op) {
-    const current = await readStake(ctx.store, op.actor);
+    const current = await stakes.get(ctx.store, op.actor);
     const min = await ctx.params.get('min_stake');
     if (!current && op.value < min) return badRequest(`amount ${op.value} is below min_stake ${min}: a first stake must be at least min_stake`);
     return undefined;
@@ -29,10 +30,10 @@ export const stake = defineOperation({
   // signing account at admission, and the debit refuses it in the block.
   async execute(ctx, op) {
     await ctx.accounts.debit(op.signer.account, op.value);
-    const current = await readStake(ctx.store, op.actor);
+    const current = await stakes.get(ctx.store, op.actor);
     const paid = current ? await payStake(ctx, op.actor, current) : undefined;
     const unlock = ctx.block.height + Number(await ctx.params.get('unbonding_blocks'));
     await putStake(ctx.store, op.actor, { amount: (paid?.amount ?? 0n) + op.value, unlock_height: unlock, paid_to: ctx.block.height, genesis: paid?.genesis ?? false, bonded_height: paid ? (paid.bonded_height ?? 0) : ctx.block.height, added_height: ctx.block.height }, ctx.block.height);
-    ctx.emit({ type: 'staked', data: { address: op.actor, amount: op.value, unlock_height: unlock } });
+    staked.emit(ctx, { address: op.actor, amount: op.value, unlock_height: unlock });
   },
 });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation, notFound } from '../../../kernel/sdk.js';
-import { putNode, readNode, readStake } from '../store.js';
+import { nodes, putNode, stakes } from '../store.js';
 import { NODE_TARGET } from './register-node.js';
 
 /**
@@ -17,17 +17,17 @@ export const unjail = defineOperation({
   value: null,
   gas: 50,
   async check(ctx, op) {
-    const node = await readNode(ctx.store, op.actor);
+    const node = await nodes.get(ctx.store, op.actor);
     if (!node) return notFound(`node ${op.actor} is not registered`);
     if (node.jailed_until === 0) return badRequest(`node ${op.actor} is not jailed`);
     if (ctx.height < node.jailed_until) return badRequest(`node ${op.actor} is jailed until height ${node.jailed_until} (jail_blocks after its slash); this is height ${ctx.height}`);
     // Out of jail it would still be out of the set: say so rather than accept a no-op.
-    const stake = (await readStake(ctx.store, op.actor))?.amount ?? 0n;
+    const stake = (await stakes.get(ctx.store, op.actor))?.amount ?? 0n;
     const min = await ctx.params.get('min_stake');
     if (stake < min) return badRequest(`stake ${stake} is below min_stake ${min}: node ${op.actor} needs more stake to return to the set`);
     return undefined;
   },
   async execute(ctx, op) {
-    await putNode(ctx.store, { ...(await readNode(ctx.store, op.actor))!, jailed_until: 0 });
+    await putNode(ctx.store, { ...(await nodes.get(ctx.store, op.actor))!, jailed_until: 0 });
   },
 });

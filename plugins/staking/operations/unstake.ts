@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, defineOperation } from '../../../kernel/sdk.js';
 import { payeeOf, payStake } from '../ledger.js';
-import { putStake, readStake } from '../store.js';
+import { putStake, stakes } from '../store.js';
 import { STAKE_TARGET } from './stake.js';
+import { unstaked } from '../events.js';
 
 /**
  * `POST /api/v1/staking/unstake` (part 1, Staking 4): the whole self-stake, once the lock has
@@ -19,16 +20,16 @@ export const unstake = defineOperation({
   value: null,
   gas: 50,
   async check(ctx, op) {
-    const s = await readStake(ctx.store, op.actor);
+    const s = await stakes.get(ctx.store, op.actor);
     if (!s) return badRequest(`${op.actor} has no stake to unstake`);
     if (ctx.height < s.unlock_height) return badRequest(`stake of ${op.actor} is locked until height ${s.unlock_height} (unbonding_blocks after its last addition); this is height ${ctx.height}`);
     return undefined;
   },
   async execute(ctx, op) {
-    const s = await payStake(ctx, op.actor, (await readStake(ctx.store, op.actor))!);
+    const s = await payStake(ctx, op.actor, (await stakes.get(ctx.store, op.actor))!);
     const to = await payeeOf(ctx.store, op.actor);
     await putStake(ctx.store, op.actor, undefined, ctx.block.height);
     await ctx.accounts.credit(to, s.amount);
-    ctx.emit({ type: 'unstaked', data: { address: op.actor, amount: s.amount, paid_to: to } });
+    unstaked.emit(ctx, { address: op.actor, amount: s.amount, paid_to: to });
   },
 });
