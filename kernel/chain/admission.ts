@@ -19,6 +19,7 @@ import { authorizeTx } from './authorize-tx.js';
 import { presentedKey } from '../auth/presented-key.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import { OP_FIELD, type OperationRegistry, type ParsedOperation } from '../ops/registry.js';
+import type { OperationSpec } from '../ops/operation.js';
 import { DEFERRED, verifyOperationSignatures, verifyWithState, type OperationSignaturePolicy } from '../ops/signature.js';
 import { admissionContext, readContext, type ContextEnv } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
@@ -90,12 +91,16 @@ export class Admission {
     return this.d.head().height + 1;
   }
 
-  /** Gas a transaction is charged before its handler reports more: 21 for a transfer, an operation's or address's declared gas, 0 for system transactions. */
-  gasOf = (tx: Pick<Tx, 'origin' | 'target'>): number => {
+  /** Gas a transaction is charged before its handler reports more: 21 for a transfer, an operation's base gas and what its body's size costs (`bodyGas`) or an address's declared gas, 0 for system transactions. */
+  gasOf = (tx: Pick<Tx, 'origin' | 'target'> & Partial<Pick<Tx, 'body'>>): number => {
     if (tx.origin === 'system') return 0;
     if (tx.target === 'transfer') return GAS_TRANSFER;
     const op = operationOf(tx);
-    if (op !== undefined) return this.d.operations.get(op)?.spec.gas ?? GAS_TRANSFER;
+    if (op !== undefined) {
+      const spec = this.d.operations.get(op)?.spec;
+      // Without a body (a stored transaction's fields, whose receipt carries the gas charged): the base.
+      return spec === undefined ? GAS_TRANSFER : spec.gas + (tx.body === undefined ? 0 : operationBodyGas(spec, tx.body));
+    }
     if (tx.target.startsWith('kind:')) return this.d.host.addressKind(tx.target.slice(5))?.gas ?? GAS_TRANSFER;
     return this.d.host.systemAddress(tx.target)?.gas ?? GAS_TRANSFER;
   };
@@ -103,12 +108,17 @@ export class Admission {
   /** The most gas a transaction may use, and what blocks are packed and bounded by: its declared gas_limit, else its base gas. */
   gasLimitOf = (tx: Pick<Tx, 'origin' | 'target' | 'body'>): number => declaredGasLimit(tx) ?? this.gasOf(tx);
 
-  /** Why a declared gas_limit can never apply: below the transaction's base gas, or above what a block may hold. */
-  private async gasLimitProblem(tx: Tx, declared: number, state: StateSource): Promise<ChainError | undefined> {
-    const below = gasLimitBelowBase(declared, this.gasOf(tx));
+  /**
+   * Why a transaction's limit can never apply: a declared gas_limit below its base gas, or a limit
+   * (declared, else its gas, which a body's size may raise: `bodyGas`) above what a block may hold.
+   */
+  private async gasLimitProblem(tx: Tx, declared: number | undefined, state: StateSource): Promise<ChainError | undefined> {
+    const below = declared === undefined ? undefined : gasLimitBelowBase(declared, this.gasOf(tx));
     if (below !== undefined) return badRequest(below);
     const max = await this.d.params.reader(state).get('max_block_gas');
-    return BigInt(declared) > max ? badRequest(`gas_limit ${declared} exceeds max_block_gas ${max}: no block could include the transaction`) : undefined;
+    const limit = declared ?? this.gasOf(tx);
+    if (BigInt(limit) <= max) return undefined;
+    return badRequest(`${declared === undefined ? 'its gas' : 'gas_limit'} ${limit} exceeds max_block_gas ${max}: no block could include the transaction`);
   }
 
   /** Where a plain transaction to `to` dispatches: a system address, an address kind a plugin claims, or the kernel's transfer. */
@@ -262,10 +272,8 @@ export class Admission {
     const elsewhere = await this.shardProblem(tx.target, state);
     if (elsewhere) throw elsewhere;
     if (tx.gasPrice < baseFee) throw badRequest(`gas_price ${tx.gasPrice} is below base_fee ${baseFee}`, 'omit gas_price to pay base_fee');
-    if (p.gasLimit !== undefined) {
-      const problem = await this.gasLimitProblem(tx, p.gasLimit, state);
-      if (problem) throw problem;
-    }
+    const limitProblem = await this.gasLimitProblem(tx, p.gasLimit, state);
+    if (limitProblem) throw limitProblem;
     // 2. Who may sign, then the signature(s), over the body with any field it may leave out filled (§90).
     const key = presentedKey(envelope, p.publicKey);
     const authorized = await this.authorizeAt(state, height, tx, key, p);
@@ -456,4 +464,12 @@ export function queueInto(mempool: Mempool, onQueued: (tx: Tx) => void): (tx: Tx
     }
     onQueued(tx);
   };
+}
+
+/** An operation's `bodyGas` of a body, held to its contract: a plugin that breaks it is a bug to surface, never a price to guess. */
+function operationBodyGas(spec: Pick<OperationSpec, 'name' | 'bodyGas'>, body: Readonly<Record<string, unknown>>): number {
+  if (spec.bodyGas === undefined) return 0;
+  const gas = spec.bodyGas(body);
+  if (!Number.isSafeInteger(gas) || gas < 0) throw new Error(`operation "${spec.name}": bodyGas returned ${String(gas)}, not a non-negative safe integer`);
+  return gas;
 }

@@ -33,7 +33,7 @@ import { effectiveGasPrice } from '../tx/signing.js';
 import { verifyWithState } from '../ops/signature.js';
 import { IndexStage } from '../state/index-stage.js';
 import { PastState } from './past-state.js';
-import { unavailable } from '../errors.js';
+import { notFound, unavailable } from '../errors.js';
 import { writeValidator } from '../state/validator-set.js';
 import { SET_CHANGE_DELAY, ValidatorHistory, isValidatorSetKey } from '../state/validator-history.js';
 import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from './evidence-window.js';
@@ -278,7 +278,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
 
   private readonly sizes = new WeakMap<Tx, number>();
   /** Gas of a transaction before its handler reports more (Admission.gasOf). */
-  gasOf = (tx: Pick<Tx, 'origin' | 'target'>): number => this.admission.gasOf(tx);
+  gasOf = (tx: Pick<Tx, 'origin' | 'target'> & Partial<Pick<Tx, 'body'>>): number => this.admission.gasOf(tx);
   /** The most gas a transaction may use: its declared gas_limit, else its base gas (Admission.gasLimitOf). */
   gasLimitOf = (tx: Pick<Tx, 'origin' | 'target' | 'body'>): number => this.admission.gasLimitOf(tx);
 
@@ -697,16 +697,29 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return { key, exists: value !== undefined, value_hex: value === undefined ? null : Buffer.from(value).toString('hex'), proof };
   }
 
-  /** Membership (or non-membership) proof of a state key under the current root. */
-  async proveState(key: string): Promise<Record<string, unknown>> {
-    const root = parseHex(this.head.state_root, 32)!;
+  /**
+   * Membership (or non-membership) proof of a state key under block `height`'s state root (decisions.md
+   * §66; the head's when omitted). Every old root stays readable (state/tree/README.md), so any
+   * committed height this node holds the block of is provable; 404 above the head and below what a
+   * node started from a snapshot holds.
+   */
+  async proveState(key: string, height?: number): Promise<Record<string, unknown>> {
+    const head = this.head;
+    let at: { height: number; state_root: string } = head;
+    if (height !== undefined && height !== head.height) {
+      if (height > head.height) throw notFound(`block ${height} not found (latest is ${head.height})`, 'ask for a height at or below the head, or leave height out for the head');
+      const block = await this.d.store.getBlock(height);
+      if (!block) throw notFound(`this node holds no block at height ${height} (it started from a later snapshot)`, 'ask a node that holds the chain from genesis');
+      at = { height, state_root: block.state_root };
+    }
+    const root = parseHex(at.state_root, 32)!;
     const keyBytes = utf8Bytes(key);
-    const proof = await this.tree.prove(root, keyBytes);
-    const value = await this.d.store.state.get(key);
+    // Value and proof both from the tree at one root, so they agree whatever commits meanwhile.
+    const [value, proof] = await Promise.all([this.tree.get(root, keyBytes), this.tree.prove(root, keyBytes)]);
     return {
       key,
-      height: this.head.height,
-      state_root: this.head.state_root,
+      height: at.height,
+      state_root: at.state_root,
       exists: value !== undefined,
       value_hex: value === undefined ? null : Buffer.from(value).toString('hex'),
       // decisions.md §66: an object {leaf, siblings}, not JSON text.

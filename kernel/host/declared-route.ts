@@ -119,6 +119,9 @@ export function defineRoute<P extends TObject | undefined = undefined, Q extends
     parse(raw: RpcRequest) {
       const done = parsed.get(raw);
       if (done !== undefined) return done as RequestFor<P, Q, B>;
+      // Before anything else, as the node's proven-read wrapper reads it: every process that
+      // serves the route (a node, the gateway forwarding it) refuses a bad prove in the same words.
+      if (spec.proves !== undefined) proveParam(raw.query);
       const params = checks.params ? checked('path parameter', checks.params, convert(checks.params.Schema() as TObject, Object.entries(raw.params).map(([k, v]) => [k, [v]]))) : raw.params;
       const q = checks.query ? checked('query parameter', checks.query, Value.Default(checks.query.Schema(), convert(checks.query.Schema() as TObject, groupQuery(raw.query)))) : {};
       for (const [name, cap] of caps) {
@@ -133,7 +136,15 @@ export function defineRoute<P extends TObject | undefined = undefined, Q extends
   });
 }
 
-// The words proven-reads.ts answers a route that is not declared with (decisions.md §84: 400).
+/** `prove`: absent or `false` = no proof, `true` = a proven read, anything else 400 (decisions.md §84). */
+export function proveParam(query: URLSearchParams): boolean {
+  const values = query.getAll('prove');
+  if (values.length === 0) return false;
+  if (values.length === 1 && (values[0] === 'true' || values[0] === 'false')) return values[0] === 'true';
+  throw badRequest(`prove must be true or false, got "${values.join(',')}"`);
+}
+
+// The words proveParam answers a route that is not declared with (decisions.md §84: 400).
 const PROVE = Type.Optional(withRefusal(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true: answer with a proof of the state it was read from (decisions.md §84)' }), (v) => `prove must be true or false, got "${Array.isArray(v) ? v.join(',') : String(v)}"`));
 
 function queryOptions(q: TObject): Record<string, unknown> {

@@ -274,7 +274,7 @@ export const ShardsView = Type.Object({
   shards: Type.Array(Type.Object({ shard: Count(), height: Count(), state_root: Type.String(), block_hash: Type.String() })),
 });
 
-/** `GET /api/v1/state/proof?key=`: one key's proof against the head's state root. */
+/** `GET /api/v1/state/proof?key=&height=`: one key's proof against block height's state root (decisions.md §66). */
 export const StateProofView = Type.Object({ key: Type.String(), height: Count(), state_root: Type.String(), exists: Type.Boolean(), value_hex: Nullable(Type.String()), proof: StateKeyProof });
 
 export const TxInclusionProof = Type.Object({

@@ -4,6 +4,7 @@ import { TransactionBody } from '../tx/submission.js';
 import { defineRoute } from '../host/declared-route.js';
 import { accountStateKey } from './proven-reads.js';
 import { pageQuery } from './page-query.js';
+import { pluginRoute, pluginsRoute } from './plugin-routes.js';
 import { AccountParams, TransactionListQuery } from './read-schemas.js';
 import { TxHashString } from '../tx/wire-schemas.js';
 import {
@@ -106,9 +107,14 @@ export const KERNEL_ROUTES = {
   stateProof: defineRoute({
     method: 'GET',
     path: '/api/v1/state/proof',
-    summary: 'the Merkle proof of one state key against the head\'s state root',
-    query: Type.Object({ key: Type.String({ minLength: 1, maxLength: 1024, description: 'a full state key, e.g. acct/chain:0123456789abcde.human' }) }),
-    responses: { 200: StateProofView },
+    summary: 'the Merkle proof of one state key against block height\'s state root (the head\'s without height; decisions.md §66)',
+    query: Type.Object({
+      key: Type.String({ minLength: 1, maxLength: 1024, description: 'a full state key, e.g. acct/chain:0123456789abcde.human' }),
+      height: Type.Optional(
+        withRefusal(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'a committed block height (from 1); the head when omitted' }), (v) => `height must be a positive integer, got "${Array.isArray(v) ? v.join(',') : String(v)}"`),
+      ),
+    }),
+    responses: { 200: StateProofView, 400: 'no key, or a height that is not a positive integer', 404: 'a height above the head, or one this node holds no block of (started from a later snapshot)' },
   }),
   governanceParams: defineRoute({ method: 'GET', path: '/api/v1/governance/params', summary: 'every governed parameter: value, default, bounds, owner', responses: { 200: GovernanceParamsView } }),
   snapshot: defineRoute({
@@ -119,4 +125,7 @@ export const KERNEL_ROUTES = {
     responses: { 200: SnapshotDocument, 404: 'no block committed yet', 503: 'the snapshot cannot be certified yet, or a follower trusting genesis would refuse it' },
   }),
   checkpoints: defineRoute({ method: 'GET', path: '/api/v1/checkpoints', summary: 'signed checkpoints (height, block hash, state root), newest first', query: pageQuery({ default: 20, cap: 100 }), responses: { 200: CheckpointList } }),
+  // Declared beside the host they read (plugin-routes.ts); listed here so the gateway forwards them declared too.
+  plugins: pluginsRoute,
+  plugin: pluginRoute,
 } as const;

@@ -13,11 +13,14 @@ import { RouteTable } from '../host/route-table.js';
 import type { KernelServices } from './services.js';
 import { QueryService } from './queries.js';
 import { chainHistory } from './history.js';
+import { verifyStateProof } from '../light-client/index.js';
+import { parseHex } from '../codec/hex.js';
+import { utf8Bytes } from '../codec/utf8.js';
 
 const alice = wallet(23);
 
 /** The kernel's routes over a fixture chain, called as the HTTP server would call them. */
-function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>) => Promise<Record<string, unknown>> {
+function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>, query?: string) => Promise<Record<string, unknown>> {
   const services: KernelServices = {
     chain: f.chain,
     index: (plugin: string) => f.chain.store.pluginIndex(plugin),
@@ -33,10 +36,10 @@ function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>
   };
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, f.params, f.operations, f.host);
-  return async (path, params) => {
+  return async (path, params, query = '') => {
     const route = routes.list().find((r) => r.method === 'GET' && r.path === path);
     assert.ok(route, `GET ${path} is served`);
-    return (await route.handler({ method: 'GET', path, params, query: new URLSearchParams(), headers: {}, body: undefined, ip: '127.0.0.1' })) as Record<string, unknown>;
+    return (await route.handler({ method: 'GET', path, params, query: new URLSearchParams(query), headers: {}, body: undefined, ip: '127.0.0.1' })) as Record<string, unknown>;
   };
 }
 
@@ -108,4 +111,35 @@ test('the gas estimate lists the price of state growth, and a transaction that p
   assert.equal(paid.status, 'confirmed');
   // The note record grew from 'hi' to 300 characters: 298 net new bytes, 198 beyond the allowance.
   assert.deepEqual([paid.storage_fee, paid.storage_fee_human], [198n * 7n, '0.001386 COIN']);
+});
+
+test('GET /api/v1/state/proof?height= proves a key against that block\'s state root: the old value at the old height, the new at the new (decisions.md §66)', async () => {
+  const f = await makeChain({ plugins: [eventRecorder()], accounts: [{ address: alice.address, balance: 1_000_000n }] });
+  const get = kernelRoutes(f);
+  const key = `acct/${alice.address}`;
+  await f.chain.admit(signTransfer(alice, { to: NOTE_ADDRESS, value: 0, nonce: 1, data: 'one' }), 0);
+  await f.block();
+  await f.chain.admit(signTransfer(alice, { to: NOTE_ADDRESS, value: 0, nonce: 2, data: 'two' }), 0);
+  await f.block();
+  const root = async (h: number): Promise<string> => (await f.chain.store.getBlock(h))!.state_root;
+  const proofs = await Promise.all(['height=1', 'height=2', ''].map((q) => get('/api/v1/state/proof', {}, `key=${encodeURIComponent(key)}&${q}`)));
+  assert.deepEqual(proofs.map((p) => [p.height, p.state_root]), [[1, await root(1)], [2, await root(2)], [2, await root(2)]]);
+  assert.deepEqual(proofs[1], proofs[2], 'no height is the head');
+  assert.notEqual(proofs[0]!.value_hex, proofs[1]!.value_hex, 'the account changed between the heights (nonce, fee)');
+  for (const p of proofs) {
+    assert.equal(p.exists, true);
+    const value = Buffer.from(p.value_hex as string, 'hex');
+    assert.ok(verifyStateProof(parseHex(p.state_root as string)!, utf8Bytes(key), value, p.proof), `height ${String(p.height)} verifies`);
+  }
+  // Each value proves only at its own height.
+  assert.equal(verifyStateProof(parseHex(proofs[1]!.state_root as string)!, utf8Bytes(key), Buffer.from(proofs[0]!.value_hex as string, 'hex'), proofs[0]!.proof), false);
+  // Absence at a past height verifies too.
+  const absent = await get('/api/v1/state/proof', {}, 'key=acct%2Fnobody&height=1');
+  assert.deepEqual([absent.exists, absent.value_hex], [false, null]);
+  assert.ok(verifyStateProof(parseHex(absent.state_root as string)!, utf8Bytes('acct/nobody'), null, absent.proof));
+  await assert.rejects(get('/api/v1/state/proof', {}, `key=${key}&height=3`), (e) => isChainError(e) && e.status === 404 && /block 3 not found \(latest is 2\)/.test(e.message));
+  for (const height of ['0', '-1', 'x', '1.5', '1e3', '99999999999999999999']) {
+    await assert.rejects(get('/api/v1/state/proof', {}, `key=${key}&height=${encodeURIComponent(height)}`), (e) => isChainError(e) && e.status === 400 && e.message.includes(`height must be a positive integer, got "${height}"`), `height "${height}"`);
+  }
+  await assert.rejects(get('/api/v1/state/proof', {}, `key=${key}&height=1&height=2`), (e) => isChainError(e) && e.status === 400 && /height must be a positive integer/.test(e.message));
 });

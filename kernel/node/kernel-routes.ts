@@ -18,7 +18,7 @@ import type { KernelServices } from './services.js';
 import type { TxPage } from '../store/chain-store.js';
 import { accountView, blockView, eventView, totalsView, txView, validatorView } from './views.js';
 import { registerPluginRoutes } from './plugin-routes.js';
-import type { BlockRecord } from '../model/types.js';
+import type { BlockRecord, Tx } from '../model/types.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import type { PluginHost } from '../host/host.js';
 import { OPERATION_TARGET_PREFIX } from '../model/types.js';
@@ -43,7 +43,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   const shardId = s.config.sharding.shard_id ?? 0;
   const store = chain.store;
 
-  const viewOf = async (tx: TxFields, receipt: import('../model/types.js').Receipt | undefined): Promise<Record<string, unknown>> => {
+  const viewOf = async (tx: TxFields & Partial<Pick<Tx, 'body'>>, receipt: import('../model/types.js').Receipt | undefined): Promise<Record<string, unknown>> => {
     const block = receipt ? await store.getBlock(receipt.block) : undefined;
     return txView({ tx, receipt, blockTimestamp: block?.header.timestamp, gas: chain.gasOf(tx), nShards });
   };
@@ -102,6 +102,9 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   };
 
   routes.serve(KERNEL_ROUTES.health, health);
+  // Computed as each block commits, not by the first /health after it: under load (a contract
+  // thread's state reads queue on this thread) its 21 reads would each wait a turn of the loop.
+  chain.on('committed', () => void recentActivity().catch(() => undefined));
 
   const status = async (): Promise<Record<string, unknown>> => {
     const set = await chain.validatorSet();
@@ -370,7 +373,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     shards: [{ shard: shardId, height: chain.head.height, state_root: chain.head.state_root, block_hash: chain.head.block_hash }],
   }));
 
-  routes.serve(KERNEL_ROUTES.stateProof, async (req) => chain.proveState(req.query.key));
+  routes.serve(KERNEL_ROUTES.stateProof, async (req) => chain.proveState(req.query.key, req.query.height));
 
   routes.serve(KERNEL_ROUTES.governanceParams, async () => {
     const reader = params.reader(store.state);

@@ -18,7 +18,8 @@ import { RouteTable, type RpcRequest } from '../host/route-table.js';
 import type { KernelServices } from './services.js';
 import { QueryService } from './queries.js';
 import { chainHistory } from './history.js';
-import { ProvenReads, accountStateKey, proveParam } from './proven-reads.js';
+import { ProvenReads, accountStateKey } from './proven-reads.js';
+import { proveParam } from '../host/declared-route.js';
 
 const alice = wallet(31);
 const bob = wallet(32);

@@ -2,9 +2,10 @@ import type { Chain } from '../chain/chain.js';
 import { StaleRead } from '../chain/past-state.js';
 import { validatorSetHash } from '../chain/block-hash.js';
 import { toHex0x } from '../codec/hex.js';
-import { badRequest, notFound, unavailable } from '../errors.js';
+import { notFound, unavailable } from '../errors.js';
 import { ACCOUNTS_NAMESPACE, ACCOUNT_KEYS_NAMESPACE } from '../state/accounts.js';
 import { checkAnswerFields, isLightClientError, provenEntryOf, sortValidators, validatorsToJson } from '../light-client/index.js';
+import { proveParam } from '../host/declared-route.js';
 import type { QueryService } from './queries.js';
 import type { RouteEntry, RpcHandler, RpcRequest } from '../host/route-table.js';
 
@@ -29,14 +30,6 @@ export function accountKeysStateKey(address: string): string {
 /** The full state key of a plugin's record: `<namespace>/<key>` (what `ctx.store` reads as `key`). */
 export function stateKey(namespace: string, key: string): string {
   return `${namespace}/${key}`;
-}
-
-/** `prove`: absent or `false` = no proof, `true` = a proven read, anything else 400. */
-export function proveParam(query: URLSearchParams): boolean {
-  const values = query.getAll('prove');
-  if (values.length === 0) return false;
-  if (values.length === 1 && (values[0] === 'true' || values[0] === 'false')) return values[0] === 'true';
-  throw badRequest(`prove must be true or false, got "${values.join(',')}"`);
 }
 
 /** What `GET /api/v1/blocks/:height/commit` answers, and a proven read's proof carries. */

@@ -78,6 +78,15 @@ export interface OperationSpec<S extends TObject = TObject> {
   /** Base gas: charged before `execute` runs, and the limit of an operation that declares no `gas_limit`. */
   readonly gas: number;
   /**
+   * Gas the body's own size costs on top of `gas`, known before anything runs (issue 29: a 15 KB
+   * governance proposal for a flat 100 gas). The kernel adds it wherever the operation's gas
+   * counts: the fee admission holds, the limit of a body without `gas_limit`, block packing and
+   * the charge in the block, so a proposer that skips checkTx charges the same. It sees the body
+   * as sent, unchecked (a proposer may include any body): read fields defensively and return a
+   * non-negative safe integer, deterministically. The estimate's `operations` lists `gas`, the base.
+   */
+  bodyGas?(body: Readonly<Record<string, unknown>>): number;
+  /**
    * The ucoin the operation takes from the signing account besides its fee (decisions.md §95: a
    * stake, a registration, a deposit, a price, a template fee), judged before it runs: a session
    * key's cap is checked against it at admission and again in the block, before anything is

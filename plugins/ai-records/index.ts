@@ -4,7 +4,7 @@ import { append, confidenceText, decisionsOf } from './log.js';
 import { modelId, registerModel } from './registry.js';
 import { AI_RECORDS_STORES, models } from './store.js';
 import { AI_RECORDS_EVENTS, oracleDecision } from './events.js';
-import { aiRecordsRoutes } from './routes.js';
+import { AI_RECORDS_ROUTES, aiRecordsRoutes } from './routes.js';
 import { exportRoutes } from './export.js';
 
 interface GenesisModel {
@@ -49,6 +49,7 @@ export const aiRecordsPlugin = definePlugin<{ genesis_models: GenesisModel[] }, 
   description: 'AI decision log derived from block events, and the on-chain model registry',
   optionsSchema: OptionsSchema,
   operations: [registerModel],
+  routes: AI_RECORDS_ROUTES,
   stores: AI_RECORDS_STORES,
   events: AI_RECORDS_EVENTS,
   register(api) {

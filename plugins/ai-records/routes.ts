@@ -1,3 +1,4 @@
+import { exportRoutesDeclared } from './export.js';
 import { defineRoute, notFound, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { entryView, logCount } from './log.js';
 import { modelView } from './registry.js';
@@ -43,6 +44,9 @@ export const modelEntryRoute = defineRoute({
   responses: { 200: ModelView, 404: 'no entry has the id' },
   proves: (req) => (MODEL_ID.test(req.params.id) ? [models.stateKey(req.params.id)] : []),
 });
+
+/** The routes the plugin lists in its definition, for the gateway to forward under these declarations (part 1: served by both). */
+export const AI_RECORDS_ROUTES = [oracleLogRoute, oracleEntryRoute, modelRegistryRoute, modelEntryRoute, ...exportRoutesDeclared] as const;
 
 export function aiRecordsRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
   // Newest first, filtered by model, kind, subject; paged as decisions.md §20 and §34 say.

@@ -4,7 +4,7 @@ import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, executeCall, exe
 import { code, codeKey, CONTRACTS_INDEXES, CONTRACTS_STORES, readContract, readMetered } from './store.js';
 import { ContractsOptionsSchema, DeployBody, type ContractsOptions } from './schemas.js';
 import { CONTRACTS_EVENTS } from './events.js';
-import { contractsRoutes } from './routes.js';
+import { CONTRACTS_ROUTES, contractsRoutes } from './routes.js';
 import { pooledRuntime, processThreads, threadRuntime, type ContractRuntime } from './runtime.js';
 
 /**
@@ -92,6 +92,8 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
   systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS }],
   addressKinds: [{ kind: 'app', gas: CONTRACT_BASE_GAS, description: 'a WebAssembly contract: transactions to it call it' }],
   operations: [deployOperation],
+  // Listed so the gateway forwards them under these declarations.
+  routes: CONTRACTS_ROUTES,
   stores: CONTRACTS_STORES,
   indexes: CONTRACTS_INDEXES,
   events: CONTRACTS_EVENTS,

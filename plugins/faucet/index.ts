@@ -2,7 +2,7 @@ import { ConfigError, definePlugin, type NodeServices } from '../../kernel/sdk.j
 import { FaucetOptionsSchema } from './schemas.js';
 import { FAUCET_MAX_PARAM, FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
 import { faucetCredited } from './events.js';
-import { serveFaucetRoutes } from './routes.js';
+import { FAUCET_ROUTES, serveFaucetRoutes } from './routes.js';
 
 interface FaucetOptions {
   default_amount: number;
@@ -17,6 +17,7 @@ interface FaucetOptions {
  */
 export const faucetPlugin = definePlugin<FaucetOptions, NodeServices>({
   name: 'faucet',
+  routes: FAUCET_ROUTES,
   kind: 'state',
   description: 'test-network coins and key binding; server-side phrase derivation where allowed',
   optionsSchema: FaucetOptionsSchema,

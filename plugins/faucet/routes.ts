@@ -23,6 +23,9 @@ export const deriveRoute = defineRoute({
   responses: { 200: DeriveAnswerSchema, 400: 'not a valid BIP-39 English phrase', 403: 'mainnet, or server-side derivation switched off' },
 });
 
+/** The routes the plugin lists in its definition, for the gateway to forward under these declarations (part 1: served by both). */
+export const FAUCET_ROUTES = [faucetRoute, deriveRoute] as const;
+
 /** The faucet's routes: both refuse (403) before reading the body where this node does not serve them. */
 export function serveFaucetRoutes(routes: RouteTable, s: NodeServices, opts: { defaultAmount: bigint; maxAmount: bigint }): void {
   const onTestNetwork = () => (s.config.env !== 'testnet' ? forbidden(TEST_NETWORK_ONLY.faucet.message) : undefined);

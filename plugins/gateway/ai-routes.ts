@@ -98,7 +98,7 @@ export function registerAiRoutes(routes: RouteTable, s: GatewayServices, ai: Pic
  */
 function forwardUndeclared(routes: RouteTable, s: GatewayServices): void {
   const posts = new Set(s.operations.flatMap((op) => [...op.routes, ...op.nodeOnlyRoutes].filter((r) => r.method === 'POST').map((r) => r.path)));
-  const gets = new Set(s.pluginReads.map((r) => r.path));
+  const gets = new Set(s.pluginRoutes.filter((r) => r.route.method === 'GET').map((r) => r.route.path));
   for (const path of ['/api/v1/contracts/certify', '/api/v1/templates/register']) {
     if (posts.has(path)) continue;
     routes.post(path, async (req) => {

@@ -1,20 +1,17 @@
-import { badRequest, reply, type Hooks, type RouteTable } from '../../kernel/sdk.js';
-import { isObject, resultOf, type NodeAnswer } from './node-client.js';
+import { badRequest, type Hooks, type RouteTable } from '../../kernel/sdk.js';
+import { isObject, resultOf } from './node-client.js';
+import { GATEWAY_ROUTES } from './declarations.js';
 import type { GatewayServices } from './services.js';
 import { DEPLOY_TARGET } from './submissions.js';
 import { pathSegment, upstreamPath } from './upstream-path.js';
 
-/** Contract reads the gateway proxies (plugins/contracts), cached with the others. */
-export const CONTRACT_GETS = ['/api/v1/contracts', '/api/v1/contracts/:address', '/api/v1/contracts/:address/events', '/api/v1/accounts/:address/token-transfers', '/api/v1/templates', '/api/v1/templates/:id'] as const;
 
-const CALL_PATH = '/api/v1/contracts/:address/call';
-
-/** The node's status and body, unchanged (proxy-routes' passThrough, which imports this module's list). */
-const passThrough = (a: NodeAnswer): unknown => reply(a.status, a.body);
+/** The dry-run call (the contracts plugin's; forwarded under its declaration by proxy-routes.ts), used here for token reads. */
+const CONTRACT_CALL_PATH = '/api/v1/contracts/:address/call';
 
 /** A dry run forwarded to a node (contracts are served by every node: state is replicated). */
 async function dryRun(s: GatewayServices, address: string, body: unknown): Promise<unknown> {
-  return resultOf(await s.client.request(s.router.nodesOfShard(0), 'POST', upstreamPath(CALL_PATH, { address }), body));
+  return resultOf(await s.client.request(s.router.nodesOfShard(0), 'POST', upstreamPath(CONTRACT_CALL_PATH, { address }), body));
 }
 
 /** The `ok` value of a token read by dry run, or null when the contract does not answer it. */
@@ -31,20 +28,23 @@ async function tokenRead(s: GatewayServices, address: string, fn: string): Promi
 
 /**
  * Gateway-only `GET /api/v1/contracts/:address/token-info` (part 1, Contracts): name, symbol,
- * decimals and supply, read from the contract by dry runs on a node; the dry-run call forwarded
- * as it is; and the contract socket methods of part 1 that are not about analysis or certificates
- * and `deploy_contract`, which submits a deploy as a transaction (below).
+ * decimals and supply, read from the contract by dry runs on a node. The contract socket methods
+ * are registered below (registerContractMethods).
  */
 export function registerContractRoutes(routes: RouteTable, s: GatewayServices): void {
-  routes.post(CALL_PATH, async (req) => passThrough(await s.client.request(s.router.nodesOfShard(0), 'POST', upstreamPath(CALL_PATH, req.params), req.body, req.bodyText)));
-  routes.get('/api/v1/contracts/:address/token-info', async (req) => tokenInfo(s, req.params.address ?? ''));
+  routes.serve(GATEWAY_ROUTES.tokenInfo, async (req) => tokenInfo(s, req.params.address));
 }
 
 async function tokenInfo(s: GatewayServices, raw: string): Promise<Record<string, unknown>> {
   const address = pathSegment('path parameter \'address\'', raw);
   resultOf(await s.reads.get(upstreamPath('/api/v1/contracts/:address', { address }))); // 404 for no contract
   const [name, symbol, decimals, supply] = await Promise.all(['name', 'symbol', 'decimals', 'total_supply'].map((fn) => tokenRead(s, address, fn)));
-  return { address, name, symbol, decimals, total_supply: supply };
+  // What a token answers (declarations.ts, TokenInfo); anything else is a contract that does not answer it as a token does.
+  const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  const whole = (v: unknown): bigint | null => (typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v)) ? BigInt(v) : typeof v === 'string' && /^[0-9]+$/.test(v) ? BigInt(v) : null);
+  const d = whole(decimals);
+  const total = whole(supply);
+  return { address, name: text(name), symbol: text(symbol), decimals: d !== null && d >= 0n && d <= 255n ? Number(d) : null, total_supply: total === null || total < 0n ? null : total.toString() };
 }
 
 export function registerContractMethods(hooks: Hooks, plugin: string, s: GatewayServices): void {

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineRoute } from '../../kernel/sdk.js';
 import { AiStatusFigures } from './ai-declarations.js';
+import { SHARDS_PATH } from './shards.js';
 
 /**
  * The gateway's own routes, declared (decisions.md §86–88, part 1's gateway rows): what its API
@@ -68,6 +69,37 @@ export const AiStatus = Type.Object({
   ...AiStatusFigures,
 });
 
+/**
+ * decisions.md §77: one entry per shard, as that shard's nodes report it, or `reachable: false`
+ * and why; without a shard map, the node's own answer as it is (with its `shard_id`).
+ */
+export const GatewayShards = Type.Object({
+  n_shards: Type.Integer({ minimum: 1 }),
+  shard_id: Type.Optional(Count('the shard of the one node asked, on a gateway without a shard map')),
+  shards: Type.Array(
+    Type.Object({
+      shard: Count(),
+      reachable: Type.Optional(Type.Boolean({ description: 'false: none of the shard\'s nodes answered (a gateway with a shard map)' })),
+      error: Type.Optional(Type.String({ description: 'why the shard is not listed with its figures' })),
+      height: Type.Optional(Count()),
+      state_root: Type.Optional(Type.String()),
+      block_hash: Type.Optional(Type.String()),
+    }),
+  ),
+});
+
+/**
+ * Part 1, Contracts: each field read from the contract by a dry run of the function of its name;
+ * null when the contract does not answer it as a token does.
+ */
+export const TokenInfo = Type.Object({
+  address: Type.String(),
+  name: Nullable(Type.String()),
+  symbol: Nullable(Type.String()),
+  decimals: Nullable(Type.Integer({ minimum: 0, maximum: 255 })),
+  total_supply: Nullable(Type.String({ pattern: '^[0-9]+$', description: 'in the token\'s smallest unit, as decimal text (it may exceed 2^53)' })),
+});
+
 const NOT_BUILT = 'the browser crypto module is not built on this gateway';
 
 export const GATEWAY_ROUTES = {
@@ -84,5 +116,13 @@ export const GATEWAY_ROUTES = {
     params: Type.Object({ file: Type.String({ description: 'chain-crypto-<version>.mjs, as the manifest\'s url says' }) }),
     produces: 'text/javascript',
     responses: { 200: Type.String(), 404: 'not the module this gateway serves', 503: NOT_BUILT },
+  }),
+  shards: defineRoute({ method: 'GET', path: SHARDS_PATH, summary: 'per-shard heights and roots, each from that shard\'s nodes (decisions.md §77)', responses: { 200: GatewayShards } }),
+  tokenInfo: defineRoute({
+    method: 'GET',
+    path: '/api/v1/contracts/:address/token-info',
+    summary: 'a token contract\'s name, symbol, decimals and supply, read by dry runs on a node',
+    params: Type.Object({ address: Type.String({ description: 'the contract\'s address' }) }),
+    responses: { 200: TokenInfo, 404: 'no contract at that address' },
   }),
 } as const;

@@ -1,24 +1,26 @@
-import type { PluginDefinition } from '../../kernel/sdk.js';
+import type { DeclaredRoute, PluginDefinition } from '../../kernel/sdk.js';
 import type { ProtocolParams } from './protocol-params.js';
 import type { ShardRouter } from './shard-router.js';
 
-/** A read route a state plugin lists in its definition (`PluginDefinition.routes`), proxied here. */
-export interface ProxiedPluginRead {
+/** A route a state plugin lists in its definition (`PluginDefinition.routes`), forwarded here under its declaration. */
+export interface ForwardedPluginRoute {
   readonly plugin: string;
-  readonly path: string;
-  /** The plugin's `shardParam`: its reads go to the shard that parameter names. */
+  /** The plugin's own declaration: the gateway checks params and query with it and documents it as the node does. */
+  readonly route: DeclaredRoute;
+  /** The plugin's `shardParam`: its routes go to the shard that parameter names. */
   readonly shardParam: string | undefined;
 }
 
 /**
- * The GET routes the build's state plugins list. The gateway boots no state plugin, but it runs
- * the same build as the nodes, so their definitions say which reads exist (part 1: served by both),
- * as the operations they declare say which submissions to forward (operation-routes.ts).
+ * The routes the build's state plugins list, but those part 1 marks Node only. The gateway boots
+ * no state plugin, but it runs the same build as the nodes, so their definitions say which routes
+ * exist and how they are declared (part 1: served by both), as the operations they declare say
+ * which submissions to forward (operation-routes.ts).
  */
-export function proxiedPluginReads(catalogue: ReadonlyMap<string, PluginDefinition<unknown, unknown>>): ProxiedPluginRead[] {
-  const out: ProxiedPluginRead[] = [];
+export function forwardedPluginRoutes(catalogue: ReadonlyMap<string, PluginDefinition<unknown, unknown>>): ForwardedPluginRoute[] {
+  const out: ForwardedPluginRoute[] = [];
   for (const def of catalogue.values()) {
-    for (const r of def.routes ?? []) if (r.method === 'GET') out.push({ plugin: def.name, path: r.path, shardParam: def.shardParam });
+    for (const route of def.routes ?? []) if (route.nodeOnly !== true) out.push({ plugin: def.name, route, shardParam: def.shardParam });
   }
   return out;
 }

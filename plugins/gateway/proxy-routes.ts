@@ -1,12 +1,11 @@
-import { KERNEL_ROUTES, reply, streamReply, type DeclaredRoute, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { defineRoute, KERNEL_ROUTES, reply, streamReply, TEST_NETWORK_ONLY, type DeclaredRoute, type HttpMethod, type RouteTable, type RpcHandler, type RpcRequest } from '../../kernel/sdk.js';
 import type { NodeAnswer } from './node-client.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
 import { homeShard } from './plugin-reads.js';
 import { VALIDATORS_PATH } from './validators.js';
-import { CONTRACT_GETS } from './contract-routes.js';
 
-/** Node REST reads the gateway serves (part 1, every path not marked Node only), cached. */
+/** The kernel's REST reads the gateway serves (part 1, every path not marked Node only), cached. */
 export const PROXIED_GETS = [
   '/api/v1/blocks',
   '/api/v1/blocks/:height',
@@ -22,38 +21,12 @@ export const PROXIED_GETS = [
   '/api/v1/gas/estimate',
   '/api/v1/state/root',
   '/api/v1/governance/params',
-  '/api/v1/governance/proposals',
-  '/api/v1/governance/:id',
   '/api/v1/checkpoints',
   // The genesis as the node loaded it (decisions.md §83): clients pin its hash.
   '/api/v1/genesis',
   // The node's plugins and the operations they declare (kernel/ops/describe.ts): what the client SDK signs with.
   '/api/v1/plugins',
   VALIDATORS_PATH,
-  // Staking's reads (plugins/staking; GET /api/v1/slashing/history is Node only).
-  '/api/v1/staking/info/:address',
-  '/api/v1/staking/validators',
-  '/api/v1/staking/delegations/:validator',
-  '/api/v1/staking/my-delegations/:address',
-  '/api/v1/staking/rewards/:address',
-  '/api/v1/nodes',
-  '/api/v1/nodes/:address',
-  // Reads of the state plugins that decide who may sign (plugins/session, sponsor, identity).
-  '/api/v1/session/list/:account',
-  '/api/v1/sponsor/:address',
-  '/api/v1/sponsor/:address/beneficiaries',
-  '/api/v1/identity/:addr',
-  '/api/v1/identity/recovery/:addr',
-  '/api/v1/identity/guardian-of/:addr',
-  ...CONTRACT_GETS,
-  // The sentinel's holds and trust lists (plugins/sentinel).
-  '/api/v1/held/:address',
-  '/api/v1/trust/:owner',
-  // The AI decision log and model registry (plugins/ai-records).
-  '/api/v1/oracle/log',
-  '/api/v1/oracle/log/:id',
-  '/api/v1/models/registry',
-  '/api/v1/models/registry/:id',
 ] as const;
 
 /**
@@ -77,6 +50,13 @@ export function passThrough(answer: NodeAnswer): unknown {
  * The REST proxy. Reads go through the shared cache; writes are forwarded to the node of the
  * sender's shard. The node's status and body reach the client unchanged; when no node answers
  * the handler throws 503, when one answers something that is not JSON 502 (node-client.ts).
+ *
+ * A forwarded route is served under the declaration of whoever serves it on the node: the
+ * kernel's (KERNEL_ROUTES) or the plugin's that lists it in its definition (plugin-reads.ts). So
+ * the gateway refuses a bad path or query parameter with the node's status and words before
+ * forwarding, its API reference describes the route as the node's does, and
+ * CHAIN_VALIDATE_RESPONSES holds the forwarded answer to it. A body is left to the node, which
+ * checks it in the order the spec fixes (a faucet call on mainnet is 403 whatever its body).
  */
 export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): void {
   const counted = (route: string, handler: (req: RpcRequest) => Promise<NodeAnswer>) => async (req: RpcRequest) => {
@@ -89,45 +69,53 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
       throw e;
     }
   };
+  const served = (method: HttpMethod, path: string, handler: RpcHandler, declared: DeclaredRoute | undefined): void => {
+    if (declared === undefined) routes.add(method, path, handler);
+    else routes.serve(method === 'GET' ? declared : bodyLeftToNode(declared), (req) => handler(req.raw));
+  };
 
-  // A read the kernel declares is served under the kernel's declaration (the same parameters are
-  // refused here as there, and CHAIN_VALIDATE_RESPONSES checks the forwarded answer); the plugins'
-  // reads are listed undeclared until the gateway can read their declarations.
-  const declared = new Map<string, DeclaredRoute>(Object.values(KERNEL_ROUTES).map((r) => [`${r.method} ${r.path}`, r as unknown as DeclaredRoute]));
-  for (const path of PROXIED_GETS) {
-    const forward = counted(path, (req) => s.reads.get(upstreamRead(path, req)));
-    const route = declared.get(`GET ${path}`);
-    if (route) routes.serve(route, (req) => forward(req.raw));
-    else routes.get(path, forward);
-  }
-  // The reads state plugins list in their definitions, to the shard of a plugin that keeps its records on one.
-  for (const r of s.pluginReads) {
-    routes.get(
-      r.path,
-      counted(r.path, (req) => {
-        const home = homeShard(r.shardParam, s.params, s.router);
-        return home === undefined ? s.reads.get(upstreamRead(r.path, req)) : s.reads.getOnShard(home, upstreamRead(r.path, req));
-      }),
-    );
-  }
+  const kernel = new Map<string, DeclaredRoute>(Object.values(KERNEL_ROUTES).map((r) => [`${r.method} ${r.path}`, r as unknown as DeclaredRoute]));
+  for (const path of PROXIED_GETS) served('GET', path, counted(path, (req) => s.reads.get(upstreamRead(path, req))), kernel.get(`GET ${path}`));
 
-  // The AI export (plugins/ai-records): streamed through uncached, with the client's token.
-  for (const kind of ['blocks', 'txs', 'validators', 'oracle']) {
-    const path = `/api/v1/ai/export/${kind}`;
-    routes.get(path, async (req) => {
-      const auth = req.headers['authorization'];
-      const answer = await s.client.stream(s.router.nodesOfShard(0), upstreamRead(path, req), typeof auth === 'string' ? { authorization: auth } : {});
-      s.metrics.proxied.inc({ route: path, status: String(answer.status) });
-      return 'chunks' in answer ? streamReply(answer.chunks, { contentType: answer.contentType }) : passThrough(answer);
+  // The faucet goes through the gateway's cooldown and FAUCET_AMOUNT cap (submissions.ts).
+  const faucet = counted(FAUCET_PATH, (req) => s.submissions.faucet(req.body, req.ip));
+  const forward = (method: HttpMethod, path: string, shardParam: string | undefined, declared: DeclaredRoute | undefined): RpcHandler => {
+    if (method === 'POST' && path === FAUCET_PATH) return faucet;
+    const home = () => homeShard(shardParam, s.params, s.router);
+    if (method === 'POST' || method === 'PUT') return counted(path, (req) => s.client.request(s.router.nodesOfShard(home() ?? 0), method, upstreamPath(path, req.params), req.body, req.bodyText));
+    if (method !== 'GET') throw new Error(`gateway: no way to forward ${method} ${path}`);
+    if (declared?.produces !== undefined) return streamed(s, path, home);
+    return counted(path, (req) => {
+      const at = home();
+      return at === undefined ? s.reads.get(upstreamRead(path, req)) : s.reads.getOnShard(at, upstreamRead(path, req));
     });
-  }
+  };
+  // The routes state plugins list in their definitions, to the shard of a plugin that keeps its records on one.
+  for (const { route, shardParam } of s.pluginRoutes) served(route.method, route.path, forward(route.method, route.path, shardParam, route), route);
+  if (!routes.has('POST', FAUCET_PATH)) routes.post(FAUCET_PATH, faucet);
 
   const submit = counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText));
   routes.serve(KERNEL_ROUTES.submit, (req) => submit(req.raw));
-  routes.post('/api/v1/faucet', counted('/api/v1/faucet', (req) => s.submissions.faucet(req.body, req.ip)));
-  // Part 1 "AI and models": served by node and gateway. Unsigned and stateless (part 2, Who needs
-  // what 1): the node's model scores the shape, the gateway forwards it uncached.
-  routes.post('/api/v1/sentinel/score', counted('/api/v1/sentinel/score', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/sentinel/score', req.body, req.bodyText)));
-  routes.post('/api/v1/wallet/derive-address', counted('/api/v1/wallet/derive-address', (req) => s.client.request(s.router.nodesOfShard(0), 'POST', '/api/v1/wallet/derive-address', req.body, req.bodyText)));
+
   // The contract audit and the other AI routes: ai-routes.ts.
 }
+
+/**
+ * A GET whose answer is not JSON (the AI export's JSON Lines, plugins/ai-records): streamed
+ * through uncached, with the client's Authorization header (the export's token).
+ */
+function streamed(s: GatewayServices, path: string, home: () => number | undefined): RpcHandler {
+  return async (req) => {
+    const auth = req.headers['authorization'];
+    const answer = await s.client.stream(s.router.nodesOfShard(home() ?? 0), upstreamRead(path, req), typeof auth === 'string' ? { authorization: auth } : {});
+    s.metrics.proxied.inc({ route: path, status: String(answer.status) });
+    return 'chunks' in answer ? streamReply(answer.chunks, { contentType: answer.contentType }) : passThrough(answer);
+  };
+}
+
+/** A declaration whose body the node checks, not the gateway (registerProxyRoutes); documented all the same. */
+function bodyLeftToNode(route: DeclaredRoute): DeclaredRoute {
+  return route.body === undefined || route.bodyCheck === 'handler' ? route : (defineRoute({ ...route, bodyCheck: 'handler' }) as unknown as DeclaredRoute);
+}
+
+const FAUCET_PATH = TEST_NETWORK_ONLY.faucet.path;

@@ -13,7 +13,7 @@ import { ShardRouter } from './shard-router.js';
 import { Submissions } from './submissions.js';
 import type { ForwardedOperation } from './operation-routes.js';
 import { ProtocolParams } from './protocol-params.js';
-import type { ProxiedPluginRead } from './plugin-reads.js';
+import type { ForwardedPluginRoute } from './plugin-reads.js';
 import { AiBudget } from './ai-budget.js';
 
 /**
@@ -36,8 +36,8 @@ export interface GatewayServices {
   readonly params: ProtocolParams;
   /** The signed operations of the build's state plugins, forwarded to the nodes (operation-routes.ts). */
   readonly operations: readonly ForwardedOperation[];
-  /** The read routes the build's state plugins list, proxied to the nodes (plugin-reads.ts). */
-  readonly pluginReads: readonly ProxiedPluginRead[];
+  /** The routes the build's state plugins list, forwarded to the nodes under their declarations (plugin-reads.ts). */
+  readonly pluginRoutes: readonly ForwardedPluginRoute[];
   /** Relays the socket events plugins declare from each new block (the gateway plugin defines their types). */
   readonly blockEvents: BlockEventRelay;
   /** The AI_RL_MAX_RPM budget per client IP that every AI endpoint shares (decisions.md §52; ai-budget.ts). */
@@ -57,7 +57,7 @@ export interface GatewayCore {
  * `socketEvents`: what the build's plugins declare with `socket: true` (relayed from blocks);
  * `operations`: the signed operations they declare (forwarded to the nodes).
  */
-export function createGatewayServices(config: GatewayConfig, log: Logger, socketEvents: readonly PluginEventSpec[], operations: readonly ForwardedOperation[] = [], pluginReads: readonly ProxiedPluginRead[] = []): GatewayCore {
+export function createGatewayServices(config: GatewayConfig, log: Logger, socketEvents: readonly PluginEventSpec[], operations: readonly ForwardedOperation[] = [], pluginRoutes: readonly ForwardedPluginRoute[] = []): GatewayCore {
   const router = ShardRouter.fromConfig(config.nodeRpcUrl, config.shardNodes, config.shardNodeUrls);
   const client = new NodeClient(config.nodeTimeoutMs, log.child({ part: 'node-client' }), config.nodeSourceAddress);
   const cache = new ResponseCache(config.cacheMaxEntries, config.pollIntervalMs);
@@ -72,7 +72,7 @@ export function createGatewayServices(config: GatewayConfig, log: Logger, socket
   const aiBudget = new AiBudget(config.aiRlMaxRpm);
   const pending: Array<() => Promise<void>> = [];
   return {
-    services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, params, blockEvents, aiBudget, operations, pluginReads, whenBooted: (fn) => pending.push(fn) },
+    services: { config, client, router, cache, reads, events, metrics, cooldown, submissions, poller, params, blockEvents, aiBudget, operations, pluginRoutes, whenBooted: (fn) => pending.push(fn) },
     async booted() {
       await params.start();
       await cooldown.start();

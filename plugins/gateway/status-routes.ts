@@ -3,7 +3,7 @@ import { isObject } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
 import { NetworkSummary } from './network-summary.js';
-import { SHARDS_PATH, shardsOverview } from './shards.js';
+import { shardsOverview } from './shards.js';
 import { GATEWAY_ROUTES } from './declarations.js';
 
 /** The gateway's own endpoints: /health, /metrics, latest block, network summary. */
@@ -28,7 +28,7 @@ export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, hea
   const summary = new NetworkSummary(s.config, s.reads, s.router);
   routes.serve(GATEWAY_ROUTES.networkStatus, () => summary.current());
 
-  routes.get(SHARDS_PATH, async () => passThrough(await shardsOverview(s.reads, s.router)));
+  routes.serve(GATEWAY_ROUTES.shards, async () => passThrough(await shardsOverview(s.reads, s.router)));
 
   // Status of AI models (part 1, gateway only): the registry's entries, the sentinel's switches
   // and the decision log's size, as the nodes hold them; the gateway's own AI figures (decisions.md §52).

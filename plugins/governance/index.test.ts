@@ -7,6 +7,8 @@ import { stakingPlugin } from '../staking/index.js';
 import { governancePlugin } from './index.js';
 import { outcome } from './tally.js';
 import { proposalPage } from './store.js';
+import { PROPOSE_BASE_GAS } from './params.js';
+import { proposalTextGas } from './rules.js';
 
 const alice = wallet(111);
 const bob = wallet(112);
@@ -18,13 +20,13 @@ const GOV = 'chain:system.governance';
 let clock = 1_800_000_000_000;
 const nonce = (): number => ++clock;
 
-async function chain(): Promise<Fixture> {
+async function chain(params: Record<string, string> = {}): Promise<Fixture> {
   return makeChain({
     plugins: [stakingPlugin, memoPlugin, governancePlugin],
     // memo is listed but not switched on: governance activates it.
     pluginConfig: [{ name: 'staking' }, { name: 'memo', enabled: false } as { name: string }, { name: 'governance' }],
     accounts: [alice, bob, carol, validatorOwner].map((w) => ({ address: w.address, balance: 1_000n * COIN })),
-    genesisParams: { min_stake: String(MIN), unbonding_blocks: '5', reward_interval_blocks: '1000', blocks_per_year: '1000' },
+    genesisParams: { min_stake: String(MIN), unbonding_blocks: '5', reward_interval_blocks: '1000', blocks_per_year: '1000', ...params },
   });
 }
 
@@ -254,4 +256,36 @@ test('the proposals list reads only its page: by id, or by status through the st
   assert.deepEqual([ids(await proposalPage(counting, 'rejected', 10, 0)), (await proposalPage(counting, 'rejected', 10, 0)).total], ['1:rejected', 1]);
   assert.equal((await proposalPage(counting, 'passed', 10, 0)).total, 0);
   assert.deepEqual((await proposalPage(counting, undefined, 10, 5)), { rows: [], total: 3 });
+});
+
+test('a proposal\'s text is priced: base gas plus 1 per 10 bytes of title, description and payload beyond 2 KiB, at admission and in a block proposed without checkTx (issue 29 item 9)', async () => {
+  const f = await chain();
+  assert.equal(f.operations.get('propose')?.spec.gas, PROPOSE_BASE_GAS, 'the estimate\'s operations.propose is the base');
+  const big = { kind: 'text', title: 'big', description: 'x'.repeat(5_000), payload: { note: 'y'.repeat(10_000) } };
+  const bigGas = PROPOSE_BASE_GAS + Math.ceil((3 + 5_000 + 4 + 10_000 - 2_048) / 10);
+  const small = (await propose(f, validatorOwner, 'chain:v0.node', { kind: 'text' })).tx_hash;
+  const large = (await propose(f, validatorOwner, 'chain:v0.node', big)).tx_hash;
+  // A proposer that skips checkTx includes the same text for a proposer who may not file it, and a valid one.
+  const inject = (w: Pick<Wallet, 'keys' | 'publicKeyHex'>, proposer: string) => {
+    const tx = f.chain.rebuildTx('signed', f.operations.envelope('propose', op(w, proposer, { proposer, voting_duration: 100, ...big }), {}), 1n, 0);
+    f.chain.mempool.add(tx);
+    return tx.hash;
+  };
+  const unstaked = inject(bob, bob.address);
+  const skipped = inject(validatorOwner, 'chain:v0.node');
+  await f.block();
+  const receipt = async (hash: string) => (await f.chain.store.getTx(hash))!.receipt;
+  const [s, l, u, k] = await Promise.all([small, large, unstaked, skipped].map(receipt));
+  assert.deepEqual([2_048, 2_049, 2_058, 2_059].map((n) => proposalTextGas({ title: 'x'.repeat(n) })), [0, 1, 1, 2], 'the allowance, then 1 gas per 10 bytes rounded up');
+  assert.equal(proposalTextGas({ title: 7, description: ['x'], payload: 'y'.repeat(9_000) }), 0, 'fields of another type count nothing (the rules refuse them)');
+  assert.deepEqual([s!.status, s!.gas], ['confirmed', PROPOSE_BASE_GAS], 'an ordinary proposal costs exactly the estimate\'s figure (§18)');
+  assert.deepEqual([l!.status, l!.gas, l!.fee], ['confirmed', bigGas, BigInt(bigGas)], '15 007 bytes: 1 296 gas on top of the base, at base_fee 1');
+  assert.deepEqual([u!.status, u!.gas, u!.fee], ['failed', bigGas, BigInt(bigGas)], 'refused in the block, charged for its text all the same');
+  assert.deepEqual([k!.status, k!.gas], ['confirmed', bigGas], 'the block path charges what admission would');
+});
+
+test('a proposal whose text would take more gas than a block holds is refused at admission (blocks are bounded by max_block_gas, so none could carry it)', async () => {
+  const f = await chain({ max_block_gas: '800' });
+  const text = { kind: 'text', title: 't', description: 'x'.repeat(5_000), payload: { note: 'y'.repeat(5_000) } };
+  await refused(propose(f, validatorOwner, 'chain:v0.node', text), 400, /its gas 896 exceeds max_block_gas 800: no block could include the transaction/);
 });

@@ -3,7 +3,7 @@ import { propose } from './operations/propose.js';
 import { vote } from './operations/vote.js';
 import { GOVERNANCE_EVENTS } from './events.js';
 import { GOVERNANCE_PARAMS } from './params.js';
-import { governanceRoutes } from './routes.js';
+import { GOVERNANCE_ROUTES, governanceRoutes } from './routes.js';
 import { GOVERNANCE_STORES } from './store.js';
 import { tallyEnding } from './tally.js';
 
@@ -20,6 +20,7 @@ export const governancePlugin = definePlugin<Record<string, unknown>, NodeServic
   dependencies: ['staking'],
   params: GOVERNANCE_PARAMS,
   operations: [propose, vote],
+  routes: GOVERNANCE_ROUTES,
   stores: GOVERNANCE_STORES,
   events: GOVERNANCE_EVENTS,
   register(api) {

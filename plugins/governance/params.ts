@@ -15,4 +15,20 @@ export const MAX_TITLE_CHARS = 200;
 export const MAX_DESCRIPTION_CHARS = 5_000;
 export const MAX_PAYLOAD_BYTES = 10 * 1024;
 
+/** `propose`'s base gas, the estimate's `operations.propose`: a proposal's checks and record, before its text. */
+export const PROPOSE_BASE_GAS = 100;
+/**
+ * A proposal's text beyond the allowance pays 1 gas per this many bytes on top of the base (issue
+ * 29: 15 KB filed for 100 gas), so block space follows bytes; the largest text the rules allow
+ * (about 31 KB) stays within a default block (10 000 gas). The state it grows pays
+ * `storage_byte_price` besides.
+ */
+export const PROPOSAL_BYTES_PER_GAS = 10;
+/**
+ * Text bytes the base gas covers: a proposal of ordinary size costs exactly the estimate's
+ * `operations.propose`, as decisions.md §18 tells clients of parts 1–2 (the same reason as the
+ * kernel's `storage_free_bytes`).
+ */
+export const PROPOSAL_FREE_TEXT_BYTES = 2_048;
+
 export const GOVERNANCE_TARGET = 'chain:system.governance';

@@ -22,6 +22,9 @@ export const proposalRoute = defineRoute({
   proves: (req) => [proposals.stateKey(Number(req.params.id))],
 });
 
+/** The routes the plugin lists in its definition, for the gateway to forward under these declarations (part 1: served by both). */
+export const GOVERNANCE_ROUTES = [proposalListRoute, proposalRoute] as const;
+
 /** The governance read routes (part 1, "Governance" table), each at one committed height. */
 export function governanceRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
   const at = <T>(fn: (ctx: QueryContext) => Promise<T>): Promise<T> => s.query.run(plugin, fn);

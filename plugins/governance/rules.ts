@@ -1,6 +1,6 @@
 import { badRequest, changeSchedule, forbidden, isChainError, readPluginSchedule, addressKind, type ChainError, type PluginScheduleChange, type ReadContext } from '../../kernel/sdk.js';
 import { stakingMethods } from '../staking/public.js';
-import { DEFAULT_VOTING_DURATION, MAX_DESCRIPTION_CHARS, MAX_PAYLOAD_BYTES, MAX_TITLE_CHARS, MIN_VOTING_DURATION } from './params.js';
+import { DEFAULT_VOTING_DURATION, MAX_DESCRIPTION_CHARS, MAX_PAYLOAD_BYTES, MAX_TITLE_CHARS, MIN_VOTING_DURATION, PROPOSAL_BYTES_PER_GAS, PROPOSAL_FREE_TEXT_BYTES } from './params.js';
 import type { ProposalKind } from './store.js';
 
 /** A PARAM_CHANGE's target: a protocol parameter, or a state plugin's schedule (decisions.md §26). */
@@ -92,3 +92,19 @@ async function isParameter(ctx: ReadContext, key: string): Promise<boolean> {
     return false;
   }
 }
+
+const utf8Length = (v: unknown): number => (typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : 0);
+
+/**
+ * The bytes of a proposal's text that its gas prices (`bodyGas`): title, description and the
+ * payload's keys and values, in UTF-8. It reads the body as sent, before any check (a proposer
+ * may include anything), so a field of another type counts nothing; the rules refuse it anyway.
+ */
+export function proposalTextBytes(body: Readonly<Record<string, unknown>>): number {
+  const payload = body['payload'];
+  const entries = payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? Object.entries(payload) : [];
+  return utf8Length(body['title']) + utf8Length(body['description']) + entries.reduce((n, [k, v]) => n + utf8Length(k) + utf8Length(v), 0);
+}
+
+/** Gas of a proposal's text: 1 per PROPOSAL_BYTES_PER_GAS bytes beyond PROPOSAL_FREE_TEXT_BYTES, rounded up. */
+export const proposalTextGas = (body: Readonly<Record<string, unknown>>): number => Math.ceil(Math.max(0, proposalTextBytes(body) - PROPOSAL_FREE_TEXT_BYTES) / PROPOSAL_BYTES_PER_GAS);

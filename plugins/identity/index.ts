@@ -4,7 +4,7 @@ import { recoveryCancel, recoverySetup } from './operations/recovery-owner.js';
 import { recoveryRequest, recoveryWithdraw } from './operations/recovery-request.js';
 import { recoveryApprove, recoveryReject } from './operations/recovery-guardian.js';
 import { completeRecovery, takeDue } from './recovery.js';
-import { identityRoutes } from './routes.js';
+import { IDENTITY_ROUTES, identityRoutes } from './routes.js';
 import { IDENTITY_STORES } from './store.js';
 import { IDENTITY_EVENTS } from './events.js';
 import { identityMethods } from './methods.js';
@@ -20,6 +20,7 @@ export const identityPlugin = definePlugin<Record<string, never>, NodeServices>(
   kind: 'state',
   description: 'key rotation and guardian recovery',
   operations: [rotateKey, recoverySetup, recoveryRequest, recoveryApprove, recoveryReject, recoveryWithdraw, recoveryCancel],
+  routes: IDENTITY_ROUTES,
   stores: IDENTITY_STORES,
   events: IDENTITY_EVENTS,
   methods: identityMethods,

@@ -48,6 +48,9 @@ export const guardianOfRoute = defineRoute({
   responses: { 200: Type.Object({ address: Type.String(), ...pageAnswer('identities', Type.String({ description: 'an owner the address guards' })).properties }) },
 });
 
+/** The routes the plugin lists in its definition, for the gateway to forward under these declarations (part 1: served by both). */
+export const IDENTITY_ROUTES = [identityRoute, recoveryRoute, guardianOfRoute] as const;
+
 export function identityRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
   routes.serve(identityRoute, (req) =>
     s.query.run(plugin, async (ctx) => {

@@ -6,7 +6,7 @@ import { RECENT_WINDOW, SENTINEL_STORES, heldTransfers, holdsByAddress, holdsDue
 import { SENTINEL_EVENTS, txAnomaly, txHeld } from './events.js';
 import { cancelHeld, confirmHeld, resolveHold } from './operations/held.js';
 import { trustAdd, trustRemove } from './operations/trust.js';
-import { sentinelRoutes } from './routes.js';
+import { SENTINEL_ROUTES, sentinelRoutes } from './routes.js';
 
 /**
  * The signer's kind as authorization will see it, at admission (checkTx has the transaction, not
@@ -62,6 +62,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
   optionsSchema: SentinelOptionsSchema,
   params: SENTINEL_PARAMS,
   operations: [confirmHeld, cancelHeld, trustAdd, trustRemove],
+  routes: SENTINEL_ROUTES,
   stores: SENTINEL_STORES,
   events: SENTINEL_EVENTS,
   register(api) {

@@ -30,6 +30,9 @@ export const trustListRoute = defineRoute({
   responses: { 200: TrustListAnswer },
 });
 
+/** The routes the plugin lists in its definition, for the gateway to forward under these declarations (part 1: served by both). */
+export const SENTINEL_ROUTES = [scoreRoute, heldListRoute, trustListRoute] as const;
+
 /** Read routes and the unsigned scorer (part 1, "AI and models" and "Sentinel trust list" endpoint tables). */
 export function sentinelRoutes(routes: RouteTable, s: NodeServices, plugin: string, model: Model): void {
   routes.serve(scoreRoute, (req) => {

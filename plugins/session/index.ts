@@ -5,7 +5,7 @@ import { revokeSession } from './operations/revoke.js';
 import { capProblem, priceProblem, sessionProblem } from './limits.js';
 import { grants, keyId } from './store.js';
 import { sessionGranted, sessionRevoked } from './events.js';
-import { sessionRoutes } from './routes.js';
+import { SESSION_ROUTES, sessionRoutes } from './routes.js';
 
 /**
  * Session keys (part 1 "Account abstraction", part 2 "Session keys"): an account's main key
@@ -21,6 +21,7 @@ export const sessionPlugin = definePlugin<Record<string, never>, NodeServices>({
   kind: 'state',
   description: 'session keys: grants with scope, spend cap and expiry, enforced in consensus',
   operations: [grantSession, revokeSession],
+  routes: SESSION_ROUTES,
   stores: [grants],
   events: [sessionGranted, sessionRevoked],
   register(api) {

@@ -50,6 +50,9 @@ export async function listGrants(ctx: ReadContext, account: string): Promise<Ses
   return isAddress(account) ? (await grants.scan(ctx.store, { prefix: [account] })).map((e) => e.value) : [];
 }
 
+/** The routes the plugin lists in its definition, for the gateway to forward under these declarations (part 1: served by both). */
+export const SESSION_ROUTES = [sessionListRoute] as const;
+
 /** Paged as decisions.md §20 and §34 say; `total` counts every grant of the account. */
 export function sessionRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
   routes.serve(sessionListRoute, (req) => {

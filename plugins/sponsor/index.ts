@@ -2,7 +2,7 @@ import { definePlugin, type NodeServices } from '../../kernel/sdk.js';
 import { sponsorDeposit, sponsorWithdraw } from './operations/pool.js';
 import { sponsorAllow, sponsorDisallow } from './operations/beneficiaries.js';
 import { sponsorOf } from './payer.js';
-import { sponsorRoutes } from './routes.js';
+import { SPONSOR_ROUTES, sponsorRoutes } from './routes.js';
 import { paidBy, pays } from './store.js';
 import { sponsorAllowed, sponsorDeposited, sponsorDisallowed, sponsorWithdrew } from './events.js';
 
@@ -17,6 +17,7 @@ export const sponsorPlugin = definePlugin<Record<string, never>, NodeServices>({
   description: 'fee pools that pay for the accounts or session keys their owner names',
   params: [{ key: 'sponsor_max_gas', default: 100n, min: 21n, max: 10_000_000n, description: 'the largest gas limit a pool pays for: a transaction whose limit is above it pays its own fee; within it, the pool pays while it holds the largest fee the transaction can be charged (limit × gas_price)' }],
   operations: [sponsorDeposit, sponsorWithdraw, sponsorAllow, sponsorDisallow],
+  routes: SPONSOR_ROUTES,
   stores: [paidBy, pays],
   events: [sponsorDeposited, sponsorWithdrew, sponsorAllowed, sponsorDisallowed],
   register(api) {

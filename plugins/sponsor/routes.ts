@@ -30,6 +30,9 @@ export const beneficiariesRoute = defineRoute({
   },
 });
 
+/** The routes the plugin lists in its definition, for the gateway to forward under these declarations (part 1: served by both). */
+export const SPONSOR_ROUTES = [poolRoute, beneficiariesRoute] as const;
+
 export function sponsorRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
   routes.serve(poolRoute, (req) =>
     s.query.run(plugin, async (ctx) => {

@@ -9,7 +9,7 @@ import { undelegate } from './operations/undelegate.js';
 import { unjail } from './operations/unjail.js';
 import { unstake } from './operations/unstake.js';
 import { DEFAULT_COMMISSION_BPS, STAKING_PARAMS } from './params.js';
-import { stakingRoutes } from './routes.js';
+import { STAKING_ROUTES, stakingRoutes } from './routes.js';
 import { nodes, putNode, putStake, STAKING_STORES } from './store.js';
 import { STAKING_EVENTS } from './events.js';
 import { stakingMethods } from './methods.js';
@@ -27,6 +27,8 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
   params: STAKING_PARAMS,
   methods: stakingMethods,
   operations: [registerNode, nodeProfile, unjail, stake, unstake, delegate, undelegate],
+  // Listed so the gateway forwards them under these declarations (the slashing history is nodeOnly).
+  routes: STAKING_ROUTES,
   // A plain transfer to a `.node` credits its owner (decisions.md §30).
   addressKinds: [{ kind: 'node', gas: 21, description: 'a plain transfer to a .node credits its owner' }],
   stores: STAKING_STORES,

@@ -78,6 +78,7 @@ export const slashingHistoryRoute = defineRoute({
   summary: 'every slash, newest first (Node only in part 1)',
   query: PAGE,
   responses: { 200: pageAnswer('slashes', SlashView) },
+  nodeOnly: true,
 });
 
 export const nodesRoute = defineRoute({

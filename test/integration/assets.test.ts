@@ -1,17 +1,26 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { labelledWallet, type Wallet } from '../helpers/chain-fixture.js';
 import { signAssetOp } from '../helpers/asset-ops.js';
 import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
 import { sameRootEverywhere, startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { assetId, orderedPair, poolId, quoteAlone, swapFees, isqrt } from '../../plugins/assets/public.js';
+import { trustFromGenesis, verifyCommit, verifyStateProof, ONE_THIRD, type TrustedValidators } from '../../kernel/light-client/index.js';
+import { canonicalJson } from '../../kernel/codec/json.js';
+import { sha3Hex0x } from '../../kernel/crypto/hash.js';
+import { parseHex } from '../../kernel/codec/hex.js';
+import { utf8Bytes } from '../../kernel/codec/utf8.js';
 
 /**
  * Native assets and the batch-cleared exchange on a real 4-validator devnet (the test build, for
  * `POST /test/inject`: a proposer that skips checkTx), as a client would: through the gateway,
  * reads checked on every validator. One devnet serves every scenario; after each, supply is
- * conserved per asset and every validator holds the same records and state root.
+ * conserved per asset and every validator holds the same records and state root. At the end,
+ * conservation is checked again at every height from the first issue to the last block, each
+ * holding read at that height through `GET /api/v1/state/proof?height=` (decisions.md §66) and
+ * verified against the state root of a header the genesis validators certified.
  */
 let clock = Date.now();
 const nonce = (): number => ++clock;
@@ -24,6 +33,8 @@ describe('assets and exchange on a real devnet', () => {
   let gold = '';
   let pool = '';
   let minted = 0n;
+  /** What was minted of GOLD from each height on (the issue, then the reissue). */
+  const mintedFrom: Array<{ height: number; minted: bigint }> = [];
   const rpc = (i = 0): string => net.rpcUrls[i]!;
   // Writes go through the gateway; reads that check a write's effect ask a validator, since the
   // gateway may answer from its cache for one poll interval (plugins/gateway/README.md).
@@ -94,12 +105,14 @@ describe('assets and exchange on a real devnet', () => {
     assert.equal(await coin(alice.address), before - fee - BigInt(tx.fee as number), 'the issue fee and the operation fee, nothing else');
     gold = assetId(alice.address, 'GOLD', 1);
     minted = 1_000_000_000n;
+    mintedFrom.push({ height: tx.block as number, minted });
     const a = (await gw(`/api/v1/assets/${gold}`)).body;
     assert.equal(a.supply_human, '1000 GOLD');
     assert.equal((await gw('/api/v1/assets/check-symbol?symbol=GOLD')).body.reason, `taken by ${gold}`);
     await refusedWith('/api/v1/assets/issue', body(bob, 'issue_asset', { name: 'Gold', symbol: 'GOLD', decimals: 6, initial: 1, max_supply: 5, reissuable: true, reissue_unlock_height: 0, issue_nonce: 1 }), 409, /taken/);
-    await confirmed('/api/v1/assets/issue', body(alice, 'issue_asset', { name: 'Gold', symbol: 'GOLD', decimals: 6, initial: 250_000_000, max_supply: 5_000_000_000, reissuable: true, reissue_unlock_height: 0, issue_nonce: 2 }));
+    const reissue = await confirmed('/api/v1/assets/issue', body(alice, 'issue_asset', { name: 'Gold', symbol: 'GOLD', decimals: 6, initial: 250_000_000, max_supply: 5_000_000_000, reissuable: true, reissue_unlock_height: 0, issue_nonce: 2 }));
     minted += 250_000_000n;
+    mintedFrom.push({ height: reissue.block as number, minted });
     await confirmed('/api/v1/assets/transfer', body(alice, 'transfer_asset', { to: bob.address, asset_id: gold, amount: 300_000_000 }));
     assert.equal((await rows(`/api/v1/assets/balances/${bob.address}`)).get(gold), 300_000_000);
     const list = (await gw(`/api/v1/assets?issuer=${alice.address}`)).body;
@@ -191,5 +204,59 @@ describe('assets and exchange on a real devnet', () => {
       assert.match(tx.error as string, /above the exchange balance/);
     }
     await conserved();
+  });
+
+  test('supply conserved per asset at every height of the run, each read proven at its height (§66) against a certified header; a changed value proves old at the old height, new at the new', async (t) => {
+    const genesis = JSON.parse(readFileSync(join(net.dir, 'genesis.json'), 'utf8')) as unknown;
+    const trusted: TrustedValidators = trustFromGenesis(genesis, sha3Hex0x(canonicalJson(genesis)));
+    const first = mintedFrom[0]!.height;
+    const last = (await getJson(`${rpc()}/health`)).body.height as number;
+    // Block h's state root is certified by block h + 1's header (its prev_state_root).
+    await until(`block ${last + 1} committed`, async () => (((await getJson(`${rpc()}/health`)).body.height as number) > last ? true : undefined));
+    const holders = [alice, bob, carol].flatMap((w) => [`assets/balance/${w.address}/${gold}`, `assets/xbalance/${w.address}/${gold}`]);
+    const keys = [`assets/asset/${gold}`, `assets/pool/${pool}`, ...holders];
+    const decoder = new TextDecoder();
+    /** Each key's bytes at `h`, every proof checked against the certified root of `h`. */
+    const provenAt = async (h: number): Promise<Map<string, string | null>> => {
+      const commit = await getJson(`${rpc(h % net.rpcUrls.length)}/api/v1/blocks/${h + 1}/commit`);
+      assert.equal(commit.status, 200, JSON.stringify(commit.body));
+      const root = verifyCommit(commit.body as never, trusted, { trustLevel: ONE_THIRD }).header.prevStateRoot;
+      const out = new Map<string, string | null>();
+      await Promise.all(
+        keys.map(async (key) => {
+          const r = await getJson(`${rpc(h % net.rpcUrls.length)}/api/v1/state/proof?key=${encodeURIComponent(key)}&height=${h}`);
+          assert.equal(r.status, 200, `${key} at ${h}: ${JSON.stringify(r.body)}`);
+          assert.deepEqual([r.body.height, r.body.state_root], [h, root], `${key} at ${h}: the certified root of block ${h}`);
+          const value = r.body.value_hex === null ? null : Buffer.from(r.body.value_hex as string, 'hex');
+          assert.ok(verifyStateProof(parseHex(root)!, utf8Bytes(key), value, r.body.proof), `${key} at ${h}: the proof verifies`);
+          out.set(key, value === null ? null : decoder.decode(value));
+        }),
+      );
+      return out;
+    };
+    const big = (v: unknown): bigint => (typeof v === 'object' && v !== null && '$big' in v ? BigInt((v as { $big: string }).$big) : BigInt(v as number));
+    const aliceMain = new Map<number, string | null>();
+    const heights = Array.from({ length: last - first + 1 }, (_, i) => first + i);
+    // A few heights at a time, spread over the validators: each height is a commit and eight proofs.
+    for (let i = 0; i < heights.length; i += 4) {
+      await Promise.all(
+        heights.slice(i, i + 4).map(async (h) => {
+          const at = await provenAt(h);
+          const asset = JSON.parse(at.get(`assets/asset/${gold}`)!) as Record<string, unknown>;
+          const pooled = at.get(`assets/pool/${pool}`);
+          const reserve = pooled === null || pooled === undefined ? 0n : big((JSON.parse(pooled) as Record<string, unknown>).reserve_x);
+          const held = holders.reduce((sum, key) => sum + BigInt(at.get(key) ?? '0'), reserve);
+          const mintedAt = mintedFrom.filter((m) => m.height <= h).at(-1)!.minted;
+          assert.equal(big(asset.supply) + big(asset.burned), mintedAt, `height ${h}: supply + burned = minted`);
+          assert.equal(held, big(asset.supply), `height ${h}: main + exchange + reserves = supply`);
+          aliceMain.set(h, at.get(`assets/balance/${alice.address}/${gold}`) ?? null);
+        }),
+      );
+    }
+    // The reissue changed alice's balance: the height before proves the old value, its own height the new.
+    const reissued = mintedFrom[1]!.height;
+    assert.deepEqual([aliceMain.get(reissued - 1), aliceMain.get(reissued)], ['1000000000', '1250000000']);
+    assert.ok(heights.length > 20, `${heights.length} heights checked, ${first} to ${last}`);
+    t.diagnostic(`${heights.length} heights checked, ${first} to ${last}`);
   });
 });

@@ -133,6 +133,20 @@ describe('gateway against hostile clients and a struggling node', () => {
         assert.equal((await rawGet(gw.url, `/api/v1/accounts/${encodeURIComponent(alice.address)}/transactions`)).status, 200);
       });
 
+      test("a plugin's read is judged under the plugin's own declaration: a bad parameter gets the node's status and words, and is not forwarded", async () => {
+        const from = upstream.relayed.length;
+        const targets = ['/api/v1/held/not-an-address', '/api/v1/oracle/log?limit=abc', `/api/v1/sponsor/${alice.address}?prove=maybe`, '/api/v1/governance/1?prove=true&prove=false'];
+        for (const target of targets) {
+          const [atGateway, atNode] = [await rawGet(gw.url, target), await rawGet(node.url, target)];
+          assert.equal(atNode.status, 400, `${target}: the node refuses it (${JSON.stringify(atNode.body)})`);
+          assert.deepEqual(atGateway, atNode, `${target}: the gateway answers as the node does`);
+        }
+        const fromClients = upstream.relayed.slice(from).filter((p) => !POLLER_READ.test(p));
+        assert.deepEqual(fromClients, [], 'a refused parameter never reached the node');
+        // A good one is forwarded and answered as the node answers it.
+        assert.deepEqual(await rawGet(gw.url, `/api/v1/held/${alice.address}`), await getJson(`${node.url}/api/v1/held/${alice.address}`));
+      });
+
       test('a node answering 429, then 500: the gateway keeps its height, says the node is not answering, and announces each block once', async () => {
         const client = await ws();
         try {

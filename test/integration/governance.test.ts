@@ -261,5 +261,15 @@ describe('governance on a real devnet', () => {
       assert.equal(entry.status, 'retired');
     }
   });
-});
 
+  test('a .node proposer\'s 15 KB proposal pays for its text: the estimate\'s base plus 1 gas per 10 bytes beyond 2 KiB, fee = gas × base_fee (issue 29 item 9)', async () => {
+    const base = ((await getJson(`${rpc()}/api/v1/gas/estimate`)).body.operations as Record<string, number>).propose!;
+    assert.equal(base, 100, 'the estimate lists the base');
+    // The CLI scenario before signed for validator-0.node with its own clock: operation nonces only increase.
+    clock = Math.max(clock, Date.now());
+    const tx = await propose(v0, 'chain:validator-0.node', { kind: 'text', title: 'bulk', description: 'x'.repeat(5_000), payload: { note: 'y'.repeat(10_000) } });
+    // title, description and the payload's key and value: 4 + 5 000 + 4 + 10 000 bytes, 2 048 of them covered by the base.
+    assert.equal(tx.gas, base + Math.ceil((15_008 - 2_048) / 10));
+    assert.equal(tx.fee, (tx.gas as number) * (await param('base_fee')));
+  });
+});

@@ -43,14 +43,14 @@ export class ContractThread {
   /** Requests run one after another: each waits for the one before. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly opts: { readonly meteredBytes: number; readonly name: string }) {}
+  constructor(private readonly opts: { readonly meteredBytes: number; readonly name: string; readonly niceness?: number }) {}
 
   /** Starts the worker now (it loads Binaryen), instead of at the first request. */
   start(): void {
     if (this.worker) return;
     const signal = new SharedArrayBuffer(4);
     const channel = new MessageChannel();
-    const init: ThreadInit = { signal, port: channel.port2, meteredBytes: this.opts.meteredBytes };
+    const init: ThreadInit = { signal, port: channel.port2, meteredBytes: this.opts.meteredBytes, niceness: this.opts.niceness ?? 0 };
     // A 4 MiB stack: the metered code's stack counter traps far below V8's limit in any thread.
     const worker = new Worker(new URL('./thread-main.js', import.meta.url), { workerData: init, transferList: [channel.port2], name: this.opts.name, resourceLimits: { stackSizeMb: 4 } });
     this.worker = worker;
@@ -195,6 +195,9 @@ function unexpected(reply: ThreadReply): Error {
   return new NodeFault(`unexpected reply ${reply.kind} from a contract thread`);
 }
 
+/** How far below the node's priority off-chain threads run (Linux nice levels; 19 is the floor). */
+export const OFFCHAIN_NICENESS = 10;
+
 /**
  * Contract threads for work outside consensus (dry runs, the checks of a deploy at admission):
  * at most `threads` run at once, at most `queue` wait, anything beyond is refused at once (503),
@@ -209,7 +212,8 @@ export class ThreadPool {
 
   constructor(private readonly opts: { readonly threads: number; readonly queue: number; readonly timeoutMs: number; readonly meteredBytes: number }) {
     for (let i = 0; i < opts.threads; i++) {
-      const t = new ContractThread({ meteredBytes: opts.meteredBytes, name: `contracts-offchain-${i}` });
+      // Dry runs and deploy checks wait on nobody's block: on busy cores they yield to the main thread (issue 29: /health under attack).
+      const t = new ContractThread({ meteredBytes: opts.meteredBytes, name: `contracts-offchain-${i}`, niceness: OFFCHAIN_NICENESS });
       this.threads.push(t);
       this.idle.push(t);
     }

@@ -4,6 +4,7 @@ import { Vm } from './engine.js';
 import { runOnce, isFailure, TreeView } from './runner.js';
 import type { FetchReply, FetchRequest, ThreadInit, ThreadReply, ThreadRequest } from './thread-protocol.js';
 import type { InstrumentedCode } from './instrument.js';
+import { lowerThreadPriority } from './thread-priority.js';
 
 /**
  * A contract thread (worker): runs call trees and meters code for the main thread
@@ -12,6 +13,7 @@ import type { InstrumentedCode } from './instrument.js';
  * call runs once, start to end, and the main thread's event loop stays free while it runs.
  */
 const init = workerData as ThreadInit;
+lowerThreadPriority(init.niceness);
 const signal = new Int32Array(init.signal);
 const port = init.port;
 const vm = new Vm(undefined, init.meteredBytes);

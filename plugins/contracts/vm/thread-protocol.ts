@@ -43,4 +43,6 @@ export interface ThreadInit {
   readonly port: MessagePort;
   /** Bytes of instrumented code the thread keeps in memory. */
   readonly meteredBytes: number;
+  /** Nice levels the thread lowers its own CPU priority by (thread-priority.ts): off-chain threads yield the cores to the main thread. */
+  readonly niceness: number;
 }

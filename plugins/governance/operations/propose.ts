@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineOperation } from '../../../kernel/sdk.js';
 import { stakingMethods } from '../../staking/public.js';
-import { GOVERNANCE_TARGET } from '../params.js';
-import { proposalKind, proposalProblem, votingDuration } from '../rules.js';
+import { GOVERNANCE_TARGET, PROPOSE_BASE_GAS } from '../params.js';
+import { proposalKind, proposalProblem, proposalTextGas, votingDuration } from '../rules.js';
 import { proposalCreated } from '../events.js';
 import { nextProposalId, writeNewProposal } from '../store.js';
 
@@ -29,7 +29,9 @@ export const propose = defineOperation({
   ),
   signsFor: GOVERNANCE_TARGET,
   value: null,
-  gas: 100,
+  gas: PROPOSE_BASE_GAS,
+  // Issue 29: the text is priced, at admission and in the block alike (the kernel adds it to the base).
+  bodyGas: proposalTextGas,
   check: (ctx, op) => proposalProblem(ctx, op.body, ctx.height),
   async execute(ctx, op) {
     const id = await nextProposalId(ctx.store);

@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Type } from '@sinclair/typebox';
+import { defineRoute, RouteTable, type DeclaredRoute, type RpcRequest } from '../../kernel/sdk.js';
+import { PLUGIN_CATALOGUE } from '../index.js';
+import { forwardedPluginRoutes, type ForwardedPluginRoute } from './plugin-reads.js';
+import { registerProxyRoutes } from './proxy-routes.js';
+import type { GatewayServices } from './services.js';
+
+const catalogue = PLUGIN_CATALOGUE as Parameters<typeof forwardedPluginRoutes>[0];
+
+/** Registration reads only the plugin routes; everything else is reached when a request is answered. */
+function table(pluginRoutes: readonly ForwardedPluginRoute[], forwarded: string[] = []): RouteTable {
+  const s = {
+    pluginRoutes,
+    reads: { get: async (p: string) => (forwarded.push(p), { status: 200, body: {} }) },
+    metrics: { proxied: { inc: () => undefined } },
+    params: { value: () => undefined },
+    router: { shardCount: 1 },
+  } as unknown as GatewayServices;
+  const routes = new RouteTable();
+  registerProxyRoutes(routes, s);
+  return routes;
+}
+
+const entry = (routes: RouteTable, method: string, path: string) => routes.list().find((e) => e.method === method && e.path === path);
+
+test("a route a plugin lists is served under the plugin's declaration", () => {
+  const routes = table(forwardedPluginRoutes(catalogue));
+  const held = forwardedPluginRoutes(catalogue).find((r) => r.route.path === '/api/v1/held/:address')!;
+  assert.equal(entry(routes, 'GET', '/api/v1/held/:address')?.declared, held.route, 'the sentinel\'s own declaration object');
+  assert.ok(entry(routes, 'GET', '/api/v1/staking/validators')?.declared !== undefined, 'staking\'s, declared');
+  assert.equal(entry(routes, 'POST', '/api/v1/contracts/:address/call')?.declared?.bodyCheck, 'handler', 'the dry run documented, its body checked by the node');
+  // The faucet's declaration, the gateway's cooldown handler; its body is left to the node.
+  const faucet = entry(routes, 'POST', '/api/v1/faucet')?.declared;
+  assert.ok(faucet?.body !== undefined && faucet.bodyCheck === 'handler');
+  assert.equal(entry(routes, 'GET', '/api/v1/addresses/human/price'), undefined, 'Node only: not forwarded');
+  assert.equal(entry(routes, 'GET', '/api/v1/slashing/history'), undefined, 'Node only: not forwarded');
+});
+
+test("a plugin route's query is judged by the plugin's schema before anything is forwarded", async () => {
+  const validators = defineRoute({ method: 'GET', path: '/api/v1/example/validators', summary: 'test', query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1 })) }), responses: { 200: Type.Object({}) } }) as unknown as DeclaredRoute;
+  const forwarded: string[] = [];
+  const routes = table([{ plugin: 'example', route: validators, shardParam: undefined }], forwarded);
+  assert.equal(entry(routes, 'GET', '/api/v1/example/validators')?.declared, validators);
+  const get = async (query: string): Promise<unknown> => entry(routes, 'GET', '/api/v1/example/validators')!.handler({ method: 'GET', path: '/api/v1/example/validators', params: {}, query: new URLSearchParams(query), headers: {}, body: undefined, ip: '127.0.0.1' } satisfies RpcRequest);
+  await assert.rejects(get('limit=0'), (e: { status?: number; message?: string }) => e.status === 400 && /query parameter limit/.test(e.message ?? ''));
+  assert.deepEqual(forwarded, []);
+  await get('limit=5');
+  assert.deepEqual(forwarded, ['/api/v1/example/validators?limit=5']);
+});
