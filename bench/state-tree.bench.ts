@@ -22,7 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { LevelStore } from '../kernel/store/level-store.js';
-import { WriteBatch, type KvReader, type KvBatch } from '../kernel/store/kv.js';
+import { WriteBatch, type KvReader, type KvBatch } from '../kernel/state/kv.js';
 import { EMPTY_ROOT, StateTree, type StateChange } from '../kernel/state/tree/index.js';
 import { Prng } from '../kernel/state/tree/prng.js';
 

@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
-import { createHooks } from '../kernel/hooks.js';
-import { PluginHost, type ServiceReload } from '../kernel/host/host.js';
+import { createHooks } from '../kernel/host/hooks.js';
+import { PluginHost } from '../kernel/host/host.js';
+import { reconcileServices, type ServiceReload } from '../kernel/host/service-reload.js';
 import type { PluginDefinition } from '../kernel/host/plugin.js';
 import { declaredEvents } from '../kernel/host/plugin-events.js';
 import { ParamRegistry } from '../kernel/state/params.js';
@@ -54,7 +55,7 @@ export async function startGateway(nodeConfig: NodeConfig, config: GatewayConfig
     log,
     services: core.services,
     async reloadServices(plugins) {
-      const r = await host.reconcileServices(withGatewayEntry(plugins));
+      const r = await reconcileServices(host, withGatewayEntry(plugins));
       log.info({ loaded: r.loaded, unloaded: r.unloaded, failed: r.failed }, 'service plugins reloaded');
       return r;
     },

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
-import { readGenesis } from '../kernel/config/genesis-file.js';
+import { readGenesis } from '../kernel/node/genesis-file.js';
 import type { Catalogue } from './catalogue.js';
 import { collectFiles } from './operator/collect.js';
 import { initHome, installGenesis, writeJoin } from './operator/home.js';

@@ -23,7 +23,7 @@ export { PluginBoundaryError } from './host/plugin-boundary.js';
 // The raw handles a declared store reads and writes through (and plugins not converted yet).
 export type { ReadonlyStore, Store } from './state/prefixed-store.js';
 export { jsonRecord, type RecordCodec } from './state/record-codec.js';
-export type { IndexWriter } from './chain/index-stage.js';
+export type { IndexWriter } from './state/index-stage.js';
 export type { IndexReader } from './store/plugin-index.js';
 export type { AccountRecord, AccountsReader, AccountsWriter, TransferOptions } from './state/accounts.js';
 export type { ScanOptions } from './state/overlay.js';
@@ -31,58 +31,42 @@ export { MAX_VALIDATORS } from './chain/validator-update-rules.js';
 export type { ParamReader, ParamSpec } from './state/params.js';
 // The price of state growth the kernel charges every transaction (docs/plugin-sdk.md, "State growth").
 export { readStoragePrice, storageFee, storageFeeOf, STORAGE_BYTE_PRICE_PARAM, STORAGE_FREE_BYTES_PARAM, type StoragePrice } from './chain/state-growth.js';
-export type { ValidatorSetReader } from './chain/validator-reader.js';
-export type { RecipientReader } from './chain/recipient.js';
+export type { ValidatorSetReader } from './state/validator-reader.js';
+export type { RecipientReader } from './context/contexts.js';
 export type { Validator } from './consensus/types.js';
 
 // 3. Events declared with their data's schema (a typed emit; the gateway's socket mapping).
 export { defineEvent, TypedEvent, type EventSpec } from './host/typed-event.js';
 export { EVENT_TYPE_PATTERN } from './host/plugin-events.js';
-export type { BlockEvent, ChainEvent, EventPhase } from './chain/types.js';
+export type { BlockEvent, ChainEvent, EventPhase } from './model/types.js';
 
 // 4. Signed operations (decisions.md §16–19).
 export { COIN_UNIT, defineOperation } from './ops/operation.js';
 export { operationFamily, type FamilyMember, type SharedOperationFields } from './ops/operation-family.js';
 export { ACTOR_FIELDS, VALUE_FIELDS, actorFieldOf, valueFieldOf, signsForOf, signsForText } from './ops/fields.js';
 export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SecondSignatureInput, SignedFields } from './ops/operation.js';
-export { operationOf } from './chain/types.js';
+export { operationOf } from './model/types.js';
 export { defaultMember, operationRouteGroups, selectOperation, type OperationRouteGroup, type RouteMember } from './ops/route-dispatch.js';
 
 // 5. Who signed, and the authorization extension point.
-export type { AppliedTransaction, Signer, SignerAnswer, SignerGrant, SignerKind, SignRequest } from './auth/signer.js';
-export { requireMainKey } from './auth/signer.js';
-export { listMainKeys, readKeySet, writeKeySet, type KeySet } from './auth/key-set.js';
+export type { AppliedTransaction, Signer, SignerAnswer, SignerGrant, SignerKind, SignRequest } from './context/signer.js';
+export { requireMainKey } from './context/signer.js';
+export { listMainKeys, readKeySet, writeKeySet, type KeySet } from './state/key-set.js';
 
 // 6. Hooks and the contexts they receive.
-export type {
-  AdmissionContext,
-  EndBlockResult,
-  GenesisContext,
-  Hooks,
-  NetworkEnv,
-  ProposalContext,
-  QueryContext,
-  ReadContext,
-  ReportedEvidence,
-  RpcMethodHandler,
-  TransferIntent,
-  TransferTakeover,
-  TxContext,
-  TxOutcome,
-  ValidatorUpdate,
-  WriteContext,
-} from './hooks.js';
-export type { BlockInfo, BlockRecord, CommittedBlock, Evidence, Receipt, Tx } from './chain/types.js';
+export type { AdmissionContext, EndBlockResult, GenesisContext, NetworkEnv, ProposalContext, QueryContext, ReadContext, ReportedEvidence, RpcMethodHandler, TransferIntent, TransferTakeover, TxContext, TxOutcome, ValidatorUpdate, WriteContext } from './context/contexts.js';
+export type { Hooks } from './host/hooks.js';
+export type { BlockInfo, BlockRecord, CommittedBlock, Evidence, Receipt, Tx } from './model/types.js';
 
 // 7. Methods plugins offer one another (read: any plugin; write: plugins that depend on the offerer).
-export { defineMethods } from './host/methods.js';
-export type { PluginMethods, ReadMethod, ReadMethodCalls, ReadMethodsOf, WriteMethod, WriteMethodCalls, WriteMethodsOf } from './host/methods.js';
+export { defineMethods } from './context/methods.js';
+export type { PluginMethods, ReadMethod, ReadMethodCalls, ReadMethodsOf, WriteMethod, WriteMethodCalls, WriteMethodsOf } from './context/methods.js';
 
 // 8. Read routes declared with their schemas (validated; the API reference reads them).
-export { defineRoute, type DeclaredRequest, type DeclaredRoute, type RequestFor, type RouteResponses, type RouteSpec } from './node/declared-route.js';
+export { defineRoute, type DeclaredRequest, type DeclaredRoute, type RequestFor, type RouteResponses, type RouteSpec } from './host/declared-route.js';
 export { pageAnswer, pageQuery, toPage, type PageLimits } from './node/page-query.js';
 export { countedPage, listPage, pageFrom, pageOf, type Page } from './node/pagination.js';
-export { RouteTable, type HttpMethod, type ProvenRead, type RouteOptions, type RpcHandler, type RpcRequest, type ServeOptions } from './node/route-table.js';
+export { RouteTable, type HttpMethod, type ProvenRead, type RouteOptions, type RpcHandler, type RpcRequest, type ServeOptions } from './host/route-table.js';
 // Proven reads (decisions.md §84): a route's `proves` names the state keys its answer is read from.
 export { accountKeysStateKey, accountStateKey, stateKey } from './node/proven-reads.js';
 
@@ -95,7 +79,7 @@ export { ADDRESS_MAX_LENGTH, ADDRESS_PATTERN, ADDRESS_PREFIX, addressKind, deriv
 export { formatCoin, parseAmountText, parseCoinDecimal, wireAmount, type CoinDecimal } from './codec/amount.js';
 export { parseHex, toHex, toHex0x } from './codec/hex.js';
 // Schemas of shared wire values, and the check that answers a refusal in the schema's own words.
-export { AddressString, HexBytes, TxHashString, UcoinInteger } from './codec/wire-schemas.js';
+export { AddressString, HexBytes, TxHashString, UcoinInteger } from './tx/wire-schemas.js';
 export { firstRefusal, withRefusal, type SchemaRefusal } from './codec/schema-check.js';
 export { canonicalJson, stringify } from './codec/json.js';
 export { jsonTextDepth, MAX_TX_NESTING } from './codec/depth.js';
@@ -107,8 +91,8 @@ export { CRYPTO_ALGORITHMS } from './crypto/algorithms.js';
 export { NFT_TRANSFER_FEE } from './chain/kernel-params.js';
 
 // 11. Lifecycle: the activation schedule of state plugins (decisions.md §26, §37).
-export type { PluginScheduleChange, PluginScheduleEntry, PluginState } from './host/schedule.js';
-export { changeSchedule } from './host/schedule.js';
+export type { PluginScheduleChange, PluginScheduleEntry, PluginState } from './context/schedule.js';
+export { changeSchedule } from './context/schedule.js';
 export { readPluginSchedule } from './host/schedule-state.js';
 
 // 12. Node-side services (state plugins' routes, the faucet's test-network routes).
@@ -117,7 +101,8 @@ export { readPluginSchedule } from './host/schedule-state.js';
 export { CAP_KEYWORD, readParams, readQuery } from './node/request-schema.js';
 export { AccountParams, pagingFields, TransactionListQuery } from './node/read-schemas.js';
 export { TransactionBody } from './tx/submission.js';
-export type { NodeServices, ConsensusStatus, PeerView } from './node/services.js';
+export type { NodeServices } from './node/services.js';
+export type { ConsensusStatus, PeerView } from './replica/consensus-status.js';
 export { NODE_STATEMENT_DOMAINS, type NodeKey, type NodeStatementDomain } from './node/node-key.js';
 export type { ChainHistory } from './node/history.js';
 export { mountRoutes, servedRoutes } from './node/mount-routes.js';

@@ -178,7 +178,7 @@ async function stakingScenario(): Promise<Observed> {
   await f.chain.admit(signTransfer(bob, { to: alpha, value: 7, nonce: Number((await f.account(bob.address)).nonce) + 1 }), 0);
   await block();
   const evidence = { hash: '0x' + 'cd'.repeat(32), kind: 'duplicate-vote' as const, validator: 'chain:v1.node', height: 1, round: 0, raw: { test: true } };
-  f.chain.evidenceVerifier = async () => evidence;
+  f.evidenceVerifier = async () => evidence;
   await f.chain.finalize(await f.chain.propose(0, 'chain:v0.node', (time += 1000), [evidence]));
   while (f.chain.head.height < 9) await block();
   await op('unjail', other, 'chain:v1.node', 'chain:system.node', { address: 'chain:v1.node' }, 0, { address: 'chain:v1.node' });

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { importsOf, typeScriptSources as sources } from './helpers/import-specifiers.js';
 
 /**
  * The plugin SDK is the kernel's one public entry point: a plugin that imports any other module
@@ -11,24 +12,6 @@ import { dirname, join, relative, resolve } from 'node:path';
  */
 const ROOT = resolve('.');
 const SDK = join(ROOT, 'kernel', 'sdk.ts');
-
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) sources(p, out);
-    else if (name.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
-
-/** Every module specifier of static imports, re-exports and dynamic imports. */
-export function importsOf(text: string): string[] {
-  const specs: string[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/g)) specs.push(m[1]!);
-  for (const m of text.matchAll(/(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)) specs.push(m[1]!);
-  for (const m of text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)) specs.push(m[1]!);
-  return specs;
-}
 
 test('plugins import the kernel only through kernel/sdk.ts', () => {
   const offences: string[] = [];

@@ -7,7 +7,7 @@ import { nodeIdOf } from '../../kernel/crypto/node-id.js';
 import { homePaths, readNodeJson } from '../../kernel/config/home.js';
 import { signJoin } from '../../kernel/config/genesis-join.js';
 import type { JoinStatement } from '../../kernel/config/genesis.js';
-import { readGenesis } from '../../kernel/config/genesis-file.js';
+import { readGenesis } from '../../kernel/node/genesis-file.js';
 import { parseAddress } from '../../kernel/p2p/tcp/wire.js';
 import type { Catalogue } from '../catalogue.js';
 import { networkFacts } from './network.js';

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../kernel/config/load.js';
-import { networkMinStake } from '../../kernel/config/network-min-stake.js';
+import { networkMinStake } from '../../kernel/node/network-min-stake.js';
 import type { NodeConfig } from '../../kernel/config/schema.js';
 import { KERNEL_PARAMS } from '../../kernel/chain/kernel-params.js';
 import { ParamRegistry } from '../../kernel/state/params.js';

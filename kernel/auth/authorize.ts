@@ -1,11 +1,12 @@
 import { ChainError, unauthorized } from '../errors.js';
 import { addressKind, deriveAddress } from '../crypto/address.js';
-import type { Hooks, ReadContext } from '../hooks.js';
+import type { ReadContext } from '../context/contexts.js';
+import type { Hooks } from '../host/hooks.js';
 import type { StateSource } from '../state/overlay.js';
-import { VALIDATORS_NAMESPACE } from '../chain/validator-set.js';
+import { VALIDATORS_NAMESPACE } from '../state/validator-set.js';
 import { jsonRecord } from '../state/record-codec.js';
-import { isMainKey, type PresentedKey } from './key-set.js';
-import type { Signer, SignerGrant, SignRequest } from './signer.js';
+import { isMainKey, type PresentedKey } from '../state/key-set.js';
+import type { Signer, SignerGrant, SignRequest } from '../context/signer.js';
 
 const validatorCodec = jsonRecord<{ public_key: string }>();
 

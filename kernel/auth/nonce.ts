@@ -1,6 +1,6 @@
 import type { StateOverlay, StateSource } from '../state/overlay.js';
 import { bigintCodec } from '../state/record-codec.js';
-import { AUTH_NAMESPACE } from './key-set.js';
+import { AUTH_NAMESPACE } from '../state/key-set.js';
 
 /**
  * The operation nonce of decisions.md §6 and §8: a millisecond timestamp strictly greater than the

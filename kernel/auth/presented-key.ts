@@ -2,7 +2,7 @@ import { unauthorized } from '../errors.js';
 import { parseHex } from '../codec/hex.js';
 import { deriveAddress } from '../crypto/address.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES } from '../crypto/provider.js';
-import type { PresentedKey } from './key-set.js';
+import type { PresentedKey } from '../state/key-set.js';
 
 /**
  * Parsed keys by the transaction body they came with: admission parses and hashes the 1 952-byte

@@ -1,5 +1,6 @@
 import { badRequest, ChainError, unavailable } from '../errors.js';
-import type { Hooks, NetworkEnv } from '../hooks.js';
+import type { NetworkEnv } from '../context/contexts.js';
+import type { Hooks } from '../host/hooks.js';
 import type { PluginHost } from '../host/host.js';
 import type { ParamRegistry } from '../state/params.js';
 import { accountsReader, type AccountRecord } from '../state/accounts.js';
@@ -24,7 +25,7 @@ import { admissionContext, readContext, type ContextEnv } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
 import { recipientProblem, senderProblem } from './recipient.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
-import { OPERATION_TARGET_PREFIX, operationOf, type BalanceHold, type SignatureLayout, type Tx } from './types.js';
+import { OPERATION_TARGET_PREFIX, operationOf, type BalanceHold, type SignatureLayout, type Tx } from '../model/types.js';
 
 export interface AdmissionDeps {
   readonly store: ChainStore;

@@ -1,10 +1,11 @@
 import { ChainError } from '../errors.js';
-import type { Hooks, ReadContext } from '../hooks.js';
+import type { ReadContext } from '../context/contexts.js';
+import type { Hooks } from '../host/hooks.js';
 import type { StateSource } from '../state/overlay.js';
 import { authorize, type Authorized } from '../auth/authorize.js';
-import type { PresentedKey } from '../auth/key-set.js';
+import type { PresentedKey } from '../state/key-set.js';
 import type { ParsedOperation } from '../ops/registry.js';
-import type { Tx } from './types.js';
+import type { Tx } from '../model/types.js';
 
 /**
  * Who signed a transaction or operation, asked the same way at admission (committed state) and in

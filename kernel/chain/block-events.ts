@@ -1,7 +1,7 @@
 import { badRequest } from '../errors.js';
 import { EVENT_TYPE_PATTERN } from '../host/plugin-events.js';
 import { jsonRecord } from '../state/record-codec.js';
-import type { BlockEvent, ChainEvent, EventPhase } from './types.js';
+import type { BlockEvent, ChainEvent, EventPhase } from '../model/types.js';
 
 /** Receives what a hook context's `emit` is given. */
 export type EventSink = (event: ChainEvent) => void;

@@ -3,7 +3,7 @@ import { parseHex, toHex0x } from '../codec/hex.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 import { merkleRoot } from '../crypto/merkle.js';
 import type { GenesisDoc } from '../config/genesis.js';
-import type { BlockHeader } from './types.js';
+import type { BlockHeader } from '../model/types.js';
 import type { Validator } from '../consensus/types.js';
 import { sortValidators, validatorsHash } from '../light-client/validator-set.js';
 

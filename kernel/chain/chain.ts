@@ -1,13 +1,14 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { Hooks, NetworkEnv } from '../hooks.js';
+import type { NetworkEnv } from '../context/contexts.js';
+import type { Hooks } from '../host/hooks.js';
 import type { PluginHost } from '../host/host.js';
 import { StateOverlay } from '../state/overlay.js';
 import { ParamRegistry, paramStateKey } from '../state/params.js';
 import { bigintCodec } from '../state/record-codec.js';
 import { accountsReader, accountsWriter } from '../state/accounts.js';
 import type { ChainStore, ChainMeta, StateView } from '../store/chain-store.js';
-import { WriteBatch } from '../store/kv.js';
+import { WriteBatch } from '../state/kv.js';
 import { toHex0x, parseHex } from '../codec/hex.js';
 import { deriveAddress, isKeyDerivedAddress } from '../crypto/address.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
@@ -26,15 +27,15 @@ import { genesisContext, proposalContext } from './contexts.js';
 import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
 import type { Validator } from '../consensus/types.js';
-import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, SignatureLayout, Tx } from './types.js';
+import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, SignatureLayout, Tx } from '../model/types.js';
 import { ChainError } from '../errors.js';
 import { effectiveGasPrice } from '../tx/signing.js';
 import { verifyWithState } from '../ops/signature.js';
-import { IndexStage } from './index-stage.js';
+import { IndexStage } from '../state/index-stage.js';
 import { PastState } from './past-state.js';
 import { notFound, unavailable } from '../errors.js';
-import { writeValidator } from './validator-set.js';
-import { SET_CHANGE_DELAY, ValidatorHistory, isValidatorSetKey } from './validator-history.js';
+import { writeValidator } from '../state/validator-set.js';
+import { SET_CHANGE_DELAY, ValidatorHistory, isValidatorSetKey } from '../state/validator-history.js';
 import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from './evidence-window.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
@@ -45,6 +46,8 @@ export interface ChainDeps {
   readonly host: PluginHost<unknown>;
   readonly params: ParamRegistry;
   readonly verifier: SignatureVerifier;
+  /** Verifies evidence found in someone else's proposal (the consensus layer's proof). */
+  readonly evidenceVerifier: EvidenceVerifier;
   readonly log: Logger;
   readonly env: NetworkEnv;
   readonly chainId: string;
@@ -98,9 +101,6 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private commitLock: Promise<unknown> = Promise.resolve();
   /** Hash of the block validated against the current head (cleared on commit). */
   private validatedHash: string | null = null;
-  /** Set by the consensus engine: verifies evidence found in someone else's proposal. */
-  evidenceVerifier: EvidenceVerifier | null = null;
-
   constructor(private readonly d: ChainDeps) {
     super();
     this.mempool = new Mempool(d.mempool);
@@ -473,7 +473,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       const refused = await this.evidenceRefusal(ev, h.height, windowBlocks);
       if (refused) return `evidence ${ev.hash} ${refused}`;
       const signer = (await this.validatorAt(ev.validator, ev.height))!;
-      const verified = this.evidenceVerifier ? await this.evidenceVerifier(ev.raw, signer) : null;
+      const verified = await this.d.evidenceVerifier(ev.raw, signer);
       if (!verified || verified.hash !== ev.hash || verified.validator !== ev.validator || verified.height !== ev.height || verified.round !== ev.round) return `evidence ${ev.hash} does not verify`;
     }
     const ctx = proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });

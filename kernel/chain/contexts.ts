@@ -1,4 +1,5 @@
-import type { AdmissionContext, GenesisContext, Hooks, NetworkEnv, ProposalContext, ReadContext, TxContext, WriteContext } from '../hooks.js';
+import type { AdmissionContext, GenesisContext, NetworkEnv, ProposalContext, ReadContext, RecipientReader, TxContext, WriteContext } from '../context/contexts.js';
+import type { Hooks } from '../host/hooks.js';
 import type { ChainError } from '../errors.js';
 import { addressKind } from '../crypto/address.js';
 import { recipientProblem } from './recipient.js';
@@ -9,17 +10,17 @@ import type { ParamReader, ParamRegistry } from '../state/params.js';
 import { readonlyStore, writableStore, type ReadonlyStore, type Store } from '../state/prefixed-store.js';
 import { accountsReader, accountsWriter, type AccountsReader, type AccountsWriter } from '../state/accounts.js';
 import type { GenesisDoc } from '../config/genesis.js';
-import type { BlockEvent, BlockInfo, ChainEvent, Tx } from './types.js';
+import type { BlockEvent, BlockInfo, ChainEvent, Tx } from '../model/types.js';
 import { checkEvent, type EventSink } from './block-events.js';
-import type { IndexStage, IndexWriter } from './index-stage.js';
+import type { IndexStage, IndexWriter } from '../state/index-stage.js';
 import type { ValueMoves } from './value-moves.js';
 import { readMethodCalls, writeMethodCalls, type MethodDirectory } from '../host/method-calls.js';
 import type { PluginBoundary } from '../host/plugin-boundary.js';
-import { validatorSetReader, type ValidatorSetReader } from './validator-reader.js';
+import { validatorSetReader, type ValidatorSetReader } from '../state/validator-reader.js';
 import { readSchedule } from '../host/schedule-state.js';
-import type { PluginScheduleEntry } from '../host/schedule.js';
-import type { ReadMethodCalls, WriteMethodCalls } from '../host/methods.js';
-import { payeeOf, recipientReader, type RecipientReader } from './recipient.js';
+import type { PluginScheduleEntry } from '../context/schedule.js';
+import type { ReadMethodCalls, WriteMethodCalls } from '../context/methods.js';
+import { payeeOf, recipientReader } from './recipient.js';
 
 /**
  * The contexts hooks receive. The kernel builds one unscoped context per call; the host re-scopes
@@ -224,7 +225,7 @@ class WriteCtx implements WriteContext {
     return this.out.blockEvents?.() ?? [];
   }
 
-  /** Takes `amount` ucoin from `address` out of the supply, counted in the block's `fees_burned` (hooks.ts). */
+  /** Takes `amount` ucoin from `address` out of the supply, counted in the block's `fees_burned` (context/contexts.ts). */
   async burn(address: string, amount: bigint): Promise<void> {
     if (amount < 0n) throw new RangeError(`burn of a negative amount (${amount}) from ${address}`);
     const count = this.out.burned;

@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
-import { makeChain, VALIDATOR_KEY, type Fixture, type GenesisValidator } from '../../test/helpers/chain-fixture.js';
+import { FIXTURE_CHAIN_ID, makeChain, VALIDATOR_KEY, type Fixture, type GenesisValidator } from '../../test/helpers/chain-fixture.js';
 import { setChanger } from '../../test/helpers/set-changer.js';
 import { toHex } from '../codec/hex.js';
 import { makeEvidence, signVote, type ConsensusEvidence } from '../consensus/index.js';
 import { sha3 } from '../crypto/hash.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import type { KeyPair } from '../crypto/provider.js';
-import type { ValidatorUpdate } from '../hooks.js';
-import { EvidencePool, chainEvidence } from '../replica/evidence-pool.js';
+import type { ValidatorUpdate } from '../context/contexts.js';
+import { EvidencePool, chainEvidence, proposalEvidenceVerifier } from '../replica/evidence-pool.js';
 import { blockHash, evidenceHash } from './block-hash.js';
 import type { ProposedBlock } from './chain.js';
-import type { Evidence } from './types.js';
-import { VALIDATOR_HISTORY_PREFIX } from './validator-history.js';
+import type { Evidence } from '../model/types.js';
+import { VALIDATOR_HISTORY_PREFIX } from '../state/validator-history.js';
 
 /*
  * Double-sign evidence is judged against the validator set of the height it names, from the
@@ -42,7 +42,7 @@ async function chainWith(script: ReadonlyMap<number, readonly ValidatorUpdate[]>
   const changer = setChanger(script);
   const f = await makeChain({ plugins: [changer.plugin], validators: GENESIS, genesisParams: { slash_evidence_window: String(windowBlocks) }, ...(kv ? { kv } : {}) });
   const pool = new EvidencePool({ chain: f.chain, provider: nobleProvider, log: pino({ level: 'silent' }), broadcast: () => undefined });
-  f.chain.evidenceVerifier = (raw, signer) => pool.verify(raw, signer);
+  f.evidenceVerifier = proposalEvidenceVerifier(FIXTURE_CHAIN_ID, nobleProvider);
   return { f, pool, seen: changer.seen };
 }
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
 import { NOTE_ADDRESS, eventRecorder } from '../../test/helpers/event-recorder.js';
 import { sha3Hex0x } from '../crypto/hash.js';
-import type { CommittedBlock, Evidence } from './types.js';
+import type { CommittedBlock, Evidence } from '../model/types.js';
 
 const alice = wallet(21);
 const bob = wallet(22);

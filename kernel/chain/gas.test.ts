@@ -4,7 +4,7 @@ import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fix
 import { deriveAddress } from '../crypto/address.js';
 import { METERED_OP_BASE_GAS, METER_ADDRESS, METER_BASE_GAS, meterPlugin, type MeterOrder } from '../../test/fixtures/gas-test-plugins.js';
 import { blockHash, txRoot } from './block-hash.js';
-import type { Receipt } from './types.js';
+import type { Receipt } from '../model/types.js';
 
 const alice = wallet(61);
 const bob = wallet(62);

@@ -1,9 +1,10 @@
 import { badRequest, type ChainError } from '../errors.js';
 import { addressKind, isKeyDerivedAddress, isSystemAddress } from '../crypto/address.js';
-import type { Hooks, ReadContext } from '../hooks.js';
+import type { ReadContext, RecipientReader } from '../context/contexts.js';
+import type { Hooks } from '../host/hooks.js';
 import { accountsReader } from '../state/accounts.js';
 import type { StateSource } from '../state/overlay.js';
-import { VALIDATORS_NAMESPACE } from './validator-set.js';
+import { VALIDATORS_NAMESPACE } from '../state/validator-set.js';
 import { ownerOf } from '../auth/authorize.js';
 
 /**
@@ -68,22 +69,6 @@ export async function senderProblem(hooks: Hooks, ctx: () => ReadContext, from: 
   const named = await nameTarget(hooks, ctx, from);
   if (named !== undefined) return badRequest(`a plain transaction from ${from} is refused: it is a name of ${named} and holds no balance; send from ${named}`);
   return null;
-}
-
-/**
- * Where coins sent to an address go, as plugins read it (`ctx.recipients`): the same rules the
- * kernel's plain transfer follows, so a plugin paying out (a vault's payout, decisions.md §44)
- * reaches exactly whom a plain transfer would.
- */
-export interface RecipientReader {
-  /** Why `to` cannot be paid (400 naming it), or null. */
-  problem(to: string): Promise<ChainError | null>;
-  /** The account a payment to `to` lands in now (a name's owner, a `.node`'s owner, else `to`). */
-  payee(to: string): Promise<string>;
-  /** The account a registered name (`.human` name, `.agent`) stands for, or undefined. */
-  nameTarget(address: string): Promise<string | undefined>;
-  /** The name an account is shown with (its `custom_address`, decisions.md §39), `''` for none. */
-  customAddress(account: string): Promise<string>;
 }
 
 export function recipientReader(hooks: Hooks, ctx: () => ReadContext, source: StateSource): RecipientReader {

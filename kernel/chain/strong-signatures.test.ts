@@ -6,7 +6,7 @@ import { sponsorPlugin } from '../../plugins/sponsor/index.js';
 import { identityPlugin } from '../../plugins/identity/index.js';
 import { identityMessages } from '../../plugins/identity/public.js';
 import { blockHash, txRoot } from './block-hash.js';
-import type { Tx } from './types.js';
+import type { Tx } from '../model/types.js';
 
 /**
  * decisions.md §94–95 at the kernel: a ch-tx-v4 signature is good for one kind of act on one

@@ -1,7 +1,7 @@
 import { addressKind } from '../crypto/address.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES } from '../crypto/provider.js';
 import type { Validator } from '../consensus/types.js';
-import type { ValidatorUpdate } from '../hooks.js';
+import type { ValidatorUpdate } from '../context/contexts.js';
 
 /**
  * The most validators a set may hold. Every validator's vote costs every other an ML-DSA-65

@@ -1,7 +1,7 @@
 import { ChainError } from '../errors.js';
 import type { AccountsWriter } from '../state/accounts.js';
-import type { Signer } from '../auth/signer.js';
-import type { TransferIntent, TransferTakeover } from '../hooks.js';
+import type { Signer } from '../context/signer.js';
+import type { TransferIntent, TransferTakeover } from '../context/contexts.js';
 
 /**
  * Every move of coins out of a transaction's signing account, seen in one place while the

@@ -2,7 +2,7 @@ import avvio from 'avvio';
 import { Value } from '@sinclair/typebox/value';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { CONSENSUS_HOOKS, type Hooks } from '../hooks.js';
+import { CONSENSUS_HOOKS, type Hooks } from './hooks.js';
 import type { NodeConfig, PluginEntry } from '../config/schema.js';
 import { ConfigError } from '../config/env.js';
 import type { ParamRegistry } from '../state/params.js';
@@ -11,11 +11,11 @@ import { scopeFor } from './scoping.js';
 import type { ChainError } from '../errors.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import { KERNEL_NAMESPACES } from './kernel-namespaces.js';
-import { inactivePluginProblem, pluginState, type PluginScheduleEntry, type PluginState } from './schedule.js';
+import { inactivePluginProblem, pluginState, type PluginScheduleEntry, type PluginState } from '../context/schedule.js';
 import { declaredEvents } from './plugin-events.js';
 import { MethodDirectory } from './method-calls.js';
 import { PluginBoundary } from './plugin-boundary.js';
-import { RouteTable } from '../node/route-table.js';
+import { RouteTable } from './route-table.js';
 
 type AnyPlugin = PluginDefinition<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- catalogue holds plugins of every option type; each checks its own
 
@@ -35,13 +35,6 @@ interface Closer {
   readonly plugin: string;
   readonly fn: () => Promise<void> | void;
   done: boolean;
-}
-
-/** What a config reload did to the service plugins (`reconcileServices`). */
-export interface ServiceReload {
-  readonly loaded: string[];
-  readonly unloaded: string[];
-  readonly failed: Array<{ name: string; reason: string }>;
 }
 
 /** Where each consensus hook carries its context, and what a gated (inactive) tap returns. */
@@ -309,43 +302,32 @@ export class PluginHost<Services> {
     return this.opts.catalogue.get(owner)?.kind !== 'service' || this.loaded.has(owner);
   }
 
-  /**
-   * Brings the loaded service plugins in line with a reloaded config (SIGHUP): unloads those no
-   * longer enabled (or whose options changed), last listed first, running their close handlers
-   * in reverse order; loads those newly enabled. A plugin that fails to load is reported and left
-   * out; the process keeps running. State plugins are not touched: they switch only in consensus.
-   */
-  async reconcileServices(entries: readonly PluginEntry[]): Promise<ServiceReload> {
-    const out: ServiceReload = { loaded: [], unloaded: [], failed: [] };
-    const wanted = entries.filter((e) => e.enabled && this.opts.catalogue.get(e.name)?.kind === 'service');
-    const current = this.enabled().filter((l) => l.def.kind === 'service');
-    for (const l of [...current].reverse()) {
-      const next = wanted.find((e) => e.name === l.def.name);
-      if (next && JSON.stringify(next.options) === JSON.stringify(l.entry.options)) continue;
-      await this.unloadService(l.def.name);
-      out.unloaded.push(l.def.name);
-    }
-    for (const e of wanted) {
-      if (this.loaded.has(e.name)) continue;
-      const reason = await this.loadService(e, entries.indexOf(e));
-      if (reason === undefined) out.loaded.push(e.name);
-      else out.failed.push({ name: e.name, reason });
-    }
-    for (const e of entries) {
-      const def = this.opts.catalogue.get(e.name);
-      if (def?.kind === 'state' && !this.loaded.has(e.name) && this.opts.profile === 'node') out.failed.push({ name: e.name, reason: 'a state plugin is not loaded at runtime: list it at start, then switch it by governance (chain devnet enable)' });
-    }
-    return out;
+  /** The kind of a plugin of the catalogue, undefined for one this build does not know. */
+  kindOf(name: string): AnyPlugin['kind'] | undefined {
+    return this.opts.catalogue.get(name)?.kind;
   }
 
-  private async unloadService(name: string): Promise<void> {
+  /** Whether this host runs a node's plugins or a gateway's (service plugins only). */
+  get profile(): HostOptions<Services>['profile'] {
+    return this.opts.profile;
+  }
+
+  /** The service plugins loaded now, in list order, with the options they were loaded with. */
+  loadedServices(): Array<{ readonly name: string; readonly options: Record<string, unknown> }> {
+    return this.enabled()
+      .filter((l) => l.def.kind === 'service')
+      .map((l) => ({ name: l.def.name, options: l.entry.options }));
+  }
+
+  /** Unloads a service plugin after boot (a config reload, host/service-reload.ts), running its close handlers last first. */
+  async unloadService(name: string): Promise<void> {
     this.loaded.delete(name);
     await this.runClosers((c) => c.plugin === name);
     this.opts.log.info({ plugin: name }, 'service plugin unloaded');
   }
 
-  /** Loads one service plugin after boot; the reason it could not, or undefined. */
-  private async loadService(entry: PluginEntry, position: number): Promise<string | undefined> {
+  /** Loads one service plugin after boot (a config reload, host/service-reload.ts); the reason it could not, or undefined. */
+  async loadService(entry: PluginEntry, position: number): Promise<string | undefined> {
     const def = this.opts.catalogue.get(entry.name);
     if (!def) return `unknown plugin "${entry.name}" (known: ${[...this.opts.catalogue.keys()].sort().join(', ')})`;
     for (const dep of def.dependencies ?? []) if (!this.loaded.has(dep)) return `depends on "${dep}", which is not loaded`;

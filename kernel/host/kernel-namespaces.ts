@@ -1,7 +1,7 @@
 import { ACCOUNTS_NAMESPACE, ACCOUNT_KEYS_NAMESPACE } from '../state/accounts.js';
 import { PARAMS_NAMESPACE } from '../state/params.js';
-import { VALIDATORS_NAMESPACE } from '../chain/validator-set.js';
-import { AUTH_NAMESPACE } from '../auth/key-set.js';
+import { VALIDATORS_NAMESPACE } from '../state/validator-set.js';
+import { AUTH_NAMESPACE } from '../state/key-set.js';
 
 /**
  * State namespaces the kernel owns. A plugin's namespace is its name, so a plugin named after one

@@ -1,10 +1,10 @@
-import type { ReadContext, WriteContext } from '../hooks.js';
+import type { ReadContext, WriteContext } from '../context/contexts.js';
 import type { StateSource } from '../state/overlay.js';
 import { ConfigError } from '../config/env.js';
 import type { ChainError } from '../errors.js';
-import type { PluginMethods, ReadMethodCalls, ReadMethodsOf, WriteMethodCalls, WriteMethodsOf } from './methods.js';
+import type { PluginMethods, ReadMethodCalls, ReadMethodsOf, WriteMethodCalls, WriteMethodsOf } from '../context/methods.js';
 import type { PluginKind } from './plugin.js';
-import { inactivePluginProblem, pluginState, type PluginScheduleEntry } from './schedule.js';
+import { inactivePluginProblem, pluginState, type PluginScheduleEntry } from '../context/schedule.js';
 import { readSchedule } from './schedule-state.js';
 
 /**

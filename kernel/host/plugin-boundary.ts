@@ -1,5 +1,5 @@
-import type { ChainEvent } from '../chain/types.js';
-import type { IndexWriter } from '../chain/index-stage.js';
+import type { ChainEvent } from '../model/types.js';
+import type { IndexWriter } from '../state/index-stage.js';
 import { ConfigError } from '../config/env.js';
 import type { KeyLayout } from '../state/key-layout.js';
 import type { DeclaredIndex, DeclaredStore } from '../state/declared-store.js';

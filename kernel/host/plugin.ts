@@ -1,14 +1,14 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Hooks } from '../hooks.js';
+import type { Hooks } from './hooks.js';
 import type { ParamSpec } from '../state/params.js';
 import type { NodeConfig } from '../config/schema.js';
 import type { OperationSpec } from '../ops/operation.js';
 import type { AddressKind } from '../crypto/address.js';
-import type { PluginMethods } from './methods.js';
-import type { RouteTable } from '../node/route-table.js';
-import type { DeclaredRoute } from '../node/declared-route.js';
+import type { PluginMethods } from '../context/methods.js';
+import type { RouteTable } from './route-table.js';
+import type { DeclaredRoute } from './declared-route.js';
 import type { DeclaredIndex, DeclaredStore } from '../state/declared-store.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { StateOverlay, StateSource } from '../state/overlay.js';
 import { jsonRecord } from '../state/record-codec.js';
-import type { PluginScheduleEntry } from './schedule.js';
+import type { PluginScheduleEntry } from '../context/schedule.js';
 
 /** Where the plugin schedule lives in state: part of the state root, so nodes configured differently diverge visibly. */
 export const SCHEDULE_KEY = 'kernel/plugins';

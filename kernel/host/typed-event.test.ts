@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
 import { defineEvent } from './typed-event.js';
 import { declaredEvents } from './plugin-events.js';
-import type { ChainEvent } from '../chain/types.js';
+import type { ChainEvent } from '../model/types.js';
 
 const credited = defineEvent({
   type: 'credited',

@@ -1,5 +1,5 @@
 import type { Static, TObject } from '@sinclair/typebox';
-import type { ChainEvent } from '../chain/types.js';
+import type { ChainEvent } from '../model/types.js';
 import { RecordSchema } from '../state/record-schema.js';
 import { EVENT_TYPE_PATTERN } from './plugin-events.js';
 import type { PluginEventSpec } from './plugin.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Mempool, MempoolFullError } from './mempool.js';
-import type { Tx } from '../chain/types.js';
+import type { Tx } from '../model/types.js';
 
 function tx(from: string, nonce: number, hash = `${from}-${nonce}`): Tx {
   return { hash, origin: 'signed', target: 'transfer', from, to: 'b', value: 1n, nonce: BigInt(nonce), gasPrice: 1n, data: undefined, body: {}, canonical: '{}', sigVersion: 'v2', receivedAt: 0 };

@@ -1,4 +1,4 @@
-import { operationOf, type BalanceHold, type Tx } from '../chain/types.js';
+import { operationOf, type BalanceHold, type Tx } from '../model/types.js';
 
 /** A plain signed transfer: kept per sender in account-nonce order. Operations carry millisecond nonces instead. */
 function isSequential(tx: Tx): boolean {

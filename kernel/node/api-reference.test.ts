@@ -5,10 +5,10 @@ import { Type } from '@sinclair/typebox';
 import { conflict } from '../errors.js';
 import { createHttpServer, loadUws } from '../rpc/index.js';
 import { registerApiReference } from './api-reference.js';
-import { defineRoute } from './declared-route.js';
+import { defineRoute } from '../host/declared-route.js';
 import { mountRoutes, servedRoutes } from './mount-routes.js';
 import { openApiDocument } from './openapi.js';
-import { RouteTable } from './route-table.js';
+import { RouteTable } from '../host/route-table.js';
 import { VALIDATE_RESPONSES_ENV } from './response-check.js';
 
 const log = pino({ level: 'silent' });

@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../errors.js';
 import { reply } from '../rpc/index.js';
-import { defineRoute } from './declared-route.js';
-import type { RouteTable } from './route-table.js';
+import { defineRoute } from '../host/declared-route.js';
+import type { RouteTable } from '../host/route-table.js';
 
 /**
  * Serving the API reference (decisions.md §87): `GET /api/v1/openapi.json`, the document of the

@@ -11,7 +11,7 @@ import { parseHex } from '../codec/hex.js';
 import { Replica } from '../replica/replica.js';
 import { openPrivValidator } from '../replica/sign-state-file.js';
 import type { NodeMetrics } from './metrics.js';
-import type { ConsensusStatus, PeerView } from './services.js';
+import type { ConsensusStatus, PeerView } from '../replica/consensus-status.js';
 import { SoloProducer } from './solo-producer.js';
 
 export interface BlockProductionDeps {

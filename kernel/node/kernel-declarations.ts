@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { withRefusal } from '../codec/schema-check.js';
 import { TransactionBody } from '../tx/submission.js';
-import { defineRoute } from './declared-route.js';
+import { defineRoute } from '../host/declared-route.js';
 import { accountStateKey } from './proven-reads.js';
 import { pageQuery } from './page-query.js';
 import { pluginRoute, pluginsRoute } from './plugin-routes.js';
 import { AccountParams, TransactionListQuery } from './read-schemas.js';
-import { TxHashString } from '../codec/wire-schemas.js';
+import { TxHashString } from '../tx/wire-schemas.js';
 import {
   AccountTxList,
   AccountView,

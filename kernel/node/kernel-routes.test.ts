@@ -9,7 +9,7 @@ import { nobleProvider } from '../crypto/noble-provider.js';
 import { isChainError } from '../errors.js';
 import { registerKernelRoutes } from './kernel-routes.js';
 import { NodeMetrics } from './metrics.js';
-import { RouteTable } from './route-table.js';
+import { RouteTable } from '../host/route-table.js';
 import type { KernelServices } from './services.js';
 import { QueryService } from './queries.js';
 import { chainHistory } from './history.js';

@@ -13,15 +13,15 @@ import { pageFrom } from './pagination.js';
 import { toPage } from './page-query.js';
 import { KERNEL_ROUTES } from './kernel-declarations.js';
 import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
-import type { RouteTable } from './route-table.js';
+import type { RouteTable } from '../host/route-table.js';
 import type { KernelServices } from './services.js';
 import type { TxPage } from '../store/chain-store.js';
 import { accountView, blockView, eventView, totalsView, txView, validatorView } from './views.js';
 import { registerPluginRoutes } from './plugin-routes.js';
-import type { BlockRecord, Tx } from '../chain/types.js';
+import type { BlockRecord, Tx } from '../model/types.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import type { PluginHost } from '../host/host.js';
-import { OPERATION_TARGET_PREFIX, operationOf } from '../chain/types.js';
+import { OPERATION_TARGET_PREFIX, operationOf } from '../model/types.js';
 
 function heightParam(raw: string | undefined): number {
   if (raw === undefined || !/^\d{1,15}$/.test(raw)) throw badRequest(`block height must be a positive integer, got "${raw}"`);
@@ -43,7 +43,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   const shardId = s.config.sharding.shard_id ?? 0;
   const store = chain.store;
 
-  const viewOf = async (tx: TxFields & Partial<Pick<Tx, 'body'>>, receipt: import('../chain/types.js').Receipt | undefined): Promise<Record<string, unknown>> => {
+  const viewOf = async (tx: TxFields & Partial<Pick<Tx, 'body'>>, receipt: import('../model/types.js').Receipt | undefined): Promise<Record<string, unknown>> => {
     const block = receipt ? await store.getBlock(receipt.block) : undefined;
     return txView({ tx, receipt, blockTimestamp: block?.header.timestamp, gas: chain.gasOf(tx), nShards });
   };

@@ -3,7 +3,7 @@ import { notFound } from '../errors.js';
 import type { HttpServer } from '../rpc/index.js';
 import type { ApiService } from './openapi.js';
 import { checkingResponses, validatingResponses } from './response-check.js';
-import type { RouteEntry, RouteTable, RpcHandler, RpcRequest } from './route-table.js';
+import type { RouteEntry, RouteTable, RpcHandler, RpcRequest } from '../host/route-table.js';
 
 interface Mounted {
   readonly entry: RouteEntry;

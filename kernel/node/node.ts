@@ -2,8 +2,9 @@ import { nodeKey } from './node-key.js';
 import { chainHistory } from './history.js';
 import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { createHooks } from '../hooks.js';
-import { PluginHost, type ServiceReload } from '../host/host.js';
+import { createHooks } from '../host/hooks.js';
+import { PluginHost } from '../host/host.js';
+import { reconcileServices, type ServiceReload } from '../host/service-reload.js';
 import { PluginBoundary } from '../host/plugin-boundary.js';
 import type { PluginDefinition } from '../host/plugin.js';
 import { ParamRegistry } from '../state/params.js';
@@ -17,18 +18,18 @@ import { PooledVerifier, VerifyPool, monitorEventLoop } from '../crypto/verify-p
 import { availableParallelism } from 'node:os';
 import { selectProvider } from '../crypto/select-provider.js';
 import { readKeyFile } from '../crypto/keyfile.js';
-import { readGenesis } from '../config/genesis-file.js';
+import { readGenesis } from './genesis-file.js';
 import { genesisHash } from '../chain/block-hash.js';
 import { ConfigError } from '../config/env.js';
 import { checkParamOverrides } from '../config/param-overrides.js';
-import { networkMinStake } from '../config/network-min-stake.js';
+import { networkMinStake } from './network-min-stake.js';
 import { GenesisMismatchError } from '../config/genesis-rules.js';
 import { nodeIdOf } from '../crypto/node-id.js';
 import { formatPeerEndpoint } from '../p2p/endpoint.js';
 import { formatAddress } from '../p2p/tcp/wire.js';
 import type { NodeConfig } from '../config/schema.js';
 import { createHttpServer, type HttpServer } from '../rpc/index.js';
-import { RouteTable, type RouteEntry } from './route-table.js';
+import { RouteTable, type RouteEntry } from '../host/route-table.js';
 import { mountRoutes, servedRoutes } from './mount-routes.js';
 import { ProvenReads } from './proven-reads.js';
 import { registerKernelRoutes } from './kernel-routes.js';
@@ -36,14 +37,16 @@ import { registerOperationRoutes } from './operation-routes.js';
 import { OperationRegistry } from '../ops/registry.js';
 import { registerMainnetRefusals } from './test-network-routes.js';
 import { NodeMetrics } from './metrics.js';
-import type { ConsensusStatus, KernelServices } from './services.js';
+import type { KernelServices } from './services.js';
+import type { ConsensusStatus } from '../replica/consensus-status.js';
 import { QueryService } from './queries.js';
 import { BlockProduction } from './block-production.js';
 import { registerApiReference } from './api-reference.js';
 import { nodeApiInfo, openApiDocument } from './openapi.js';
-import { registerSnapshotRoutes } from '../replica/snapshot-routes.js';
+import { registerSnapshotRoutes } from './snapshot-routes.js';
 import { bootstrapFromSnapshot } from '../replica/snapshot-bootstrap.js';
 import { genesisTrust } from '../replica/snapshot-trust.js';
+import { proposalEvidenceVerifier } from '../replica/evidence-pool.js';
 
 /** Nice value of the transaction verify workers (Linux): below the event loop, which stays at 0. */
 const TX_VERIFY_NICE = 10;
@@ -127,6 +130,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     host: host as PluginHost<unknown>,
     params,
     verifier,
+    evidenceVerifier: proposalEvidenceVerifier(genesis.chain_id, provider),
     log,
     env: config.env,
     chainId: genesis.chain_id,
@@ -207,7 +211,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     port,
     log,
     async reloadServices(plugins) {
-      const r = await host.reconcileServices(plugins);
+      const r = await reconcileServices(host, plugins);
       log.info({ loaded: r.loaded, unloaded: r.unloaded, failed: r.failed }, 'service plugins reloaded');
       return r;
     },

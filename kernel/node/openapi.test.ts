@@ -5,10 +5,10 @@ import { Type } from '@sinclair/typebox';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { defineOperation } from '../ops/operation.js';
-import { defineRoute } from './declared-route.js';
+import { defineRoute } from '../host/declared-route.js';
 import { openApiDocument } from './openapi.js';
 import { responseMismatch } from './response-check.js';
-import { RouteTable } from './route-table.js';
+import { RouteTable } from '../host/route-table.js';
 import { KERNEL_ROUTES } from './kernel-declarations.js';
 
 type Json = Record<string, unknown>;

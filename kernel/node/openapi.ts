@@ -2,7 +2,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { wireSchema } from '../host/schema-view.js';
 import { actorFieldOf, signsForText, valueFieldOf } from '../ops/fields.js';
 import type { OperationSpec } from '../ops/operation.js';
-import type { RouteEntry } from './route-table.js';
+import type { RouteEntry } from '../host/route-table.js';
 
 /**
  * The API reference (decisions.md §87): an OpenAPI 3.1 document of exactly the routes a process

@@ -1,7 +1,7 @@
 import { badRequest } from '../errors.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import { defaultMember, selectOperation } from '../ops/route-dispatch.js';
-import type { RouteTable } from './route-table.js';
+import type { RouteTable } from '../host/route-table.js';
 import type { KernelServices } from './services.js';
 
 /**

@@ -4,7 +4,7 @@ import type { PluginDefinition } from '../host/plugin.js';
 import { typeText, wireSchema } from '../host/schema-view.js';
 import type { RegisteredOperation } from '../ops/registry.js';
 import type { DeclaredIndex, DeclaredStore } from '../state/declared-store.js';
-import type { RouteEntry } from './route-table.js';
+import type { RouteEntry } from '../host/route-table.js';
 
 /**
  * A plugin's metadata, generated from its declarations (Lisk's module metadata): its stores with

@@ -6,7 +6,7 @@ import { faucetPlugin } from '../../plugins/faucet/index.js';
 import { isChainError } from '../errors.js';
 import { registerOperationRoutes } from './operation-routes.js';
 import { registerPluginRoutes } from './plugin-routes.js';
-import { RouteTable, type RpcRequest } from './route-table.js';
+import { RouteTable, type RpcRequest } from '../host/route-table.js';
 import type { KernelServices } from './services.js';
 
 const get = (params: Record<string, string>, query = ''): RpcRequest => ({ method: 'GET', path: '', params, query: new URLSearchParams(query), headers: {}, body: undefined, ip: '127.0.0.1' });

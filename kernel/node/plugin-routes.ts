@@ -2,11 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { notFound } from '../errors.js';
 import type { PluginHost } from '../host/host.js';
 import type { OperationRegistry } from '../ops/registry.js';
-import { defineRoute } from './declared-route.js';
+import { defineRoute } from '../host/declared-route.js';
 import { pageAnswer, pageQuery, toPage } from './page-query.js';
 import { listPage } from './pagination.js';
 import { pluginMetadata } from './plugin-metadata.js';
-import type { RouteTable } from './route-table.js';
+import type { RouteTable } from '../host/route-table.js';
 import { pluginsView } from './views.js';
 
 const Nullable = <T extends ReturnType<typeof Type.Integer>>(t: T) => Type.Union([t, Type.Null()]);

@@ -14,12 +14,12 @@ import { decidedCommit } from '../replica/decided-commit.js';
 import { LightClientError, trustFromGenesis, verifyCommit, verifyProvenRead, ONE_THIRD } from '../light-client/index.js';
 import { registerKernelRoutes } from './kernel-routes.js';
 import { NodeMetrics } from './metrics.js';
-import { RouteTable, type RpcRequest } from './route-table.js';
+import { RouteTable, type RpcRequest } from '../host/route-table.js';
 import type { KernelServices } from './services.js';
 import { QueryService } from './queries.js';
 import { chainHistory } from './history.js';
 import { ProvenReads, accountStateKey } from './proven-reads.js';
-import { proveParam } from './declared-route.js';
+import { proveParam } from '../host/declared-route.js';
 import { nodeKey } from './node-key.js';
 
 const alice = wallet(31);

@@ -5,9 +5,9 @@ import { toHex0x } from '../codec/hex.js';
 import { notFound, unavailable } from '../errors.js';
 import { ACCOUNTS_NAMESPACE, ACCOUNT_KEYS_NAMESPACE } from '../state/accounts.js';
 import { checkAnswerFields, isLightClientError, provenEntryOf, sortValidators, validatorsToJson } from '../light-client/index.js';
-import { proveParam } from './declared-route.js';
+import { proveParam } from '../host/declared-route.js';
 import type { QueryService } from './queries.js';
-import type { RouteEntry, RpcHandler, RpcRequest } from './route-table.js';
+import type { RouteEntry, RpcHandler, RpcRequest } from '../host/route-table.js';
 
 /*
  * Proven reads (decisions.md §84): a route declared with `proves` answers `?prove=true` with its

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { notFound } from '../errors.js';
-import type { Hooks, NetworkEnv, QueryContext } from '../hooks.js';
+import type { NetworkEnv, QueryContext } from '../context/contexts.js';
+import type { Hooks } from '../host/hooks.js';
 import type { ParamRegistry } from '../state/params.js';
 import type { StateSource } from '../state/overlay.js';
 import { readContext } from '../chain/contexts.js';

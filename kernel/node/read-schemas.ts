@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { withRefusal } from '../codec/schema-check.js';
-import { AddressString, TxHashString } from '../codec/wire-schemas.js';
+import { AddressString, TxHashString } from '../tx/wire-schemas.js';
 import { CAP_KEYWORD } from './request-schema.js';
 
 /**

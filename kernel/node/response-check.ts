@@ -5,8 +5,8 @@ import { stringify } from '../codec/json.js';
 import { ChainError, isChainError } from '../errors.js';
 import { isHttpReply } from '../rpc/respond.js';
 import type { HttpReply } from '../rpc/index.js';
-import type { DeclaredRoute } from './declared-route.js';
-import type { RouteEntry, RpcHandler, RpcRequest } from './route-table.js';
+import type { DeclaredRoute } from '../host/declared-route.js';
+import type { RouteEntry, RpcHandler, RpcRequest } from '../host/route-table.js';
 
 /** Set to `1` (the test runner does for integration tests) to check every declared route's answers. */
 export const VALIDATE_RESPONSES_ENV = 'CHAIN_VALIDATE_RESPONSES';

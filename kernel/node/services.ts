@@ -8,21 +8,7 @@ import type { NodeMetrics } from './metrics.js';
 import type { SignatureProvider } from '../crypto/provider.js';
 import type { NodeKey } from './node-key.js';
 import type { GenesisDoc } from '../config/genesis.js';
-
-/** What the consensus engine tells the RPC about itself (single validator now, BFT later). */
-export interface ConsensusStatus {
-  round(): number;
-  peers(): PeerView[];
-  /** Blocks this node knows it is behind the network (catch-up), 0 when in step. */
-  behind(): number;
-}
-
-export interface PeerView {
-  id: string;
-  address: string;
-  direction: 'inbound' | 'outbound';
-  connected_since: number;
-}
+import type { ConsensusStatus } from '../replica/consensus-status.js';
 
 /**
  * What a plugin may ask of the chain beyond its hooks: the head, and queueing a transaction it

@@ -3,8 +3,8 @@ import type { Chain } from '../chain/chain.js';
 import { parseHex } from '../codec/hex.js';
 import type { LocalPrivValidator } from '../consensus/index.js';
 import { decidedCommit } from '../replica/decided-commit.js';
-import type { ConsensusStatus, PeerView } from './services.js';
-import { nextBlockDue, type BlockPace } from './pace.js';
+import type { ConsensusStatus, PeerView } from '../replica/consensus-status.js';
+import { nextBlockDue, type BlockPace } from '../replica/pace.js';
 
 export interface SoloProducerOptions {
   readonly chain: Chain;

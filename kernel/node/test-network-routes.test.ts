@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isChainError } from '../errors.js';
-import { RouteTable, type RpcRequest } from './route-table.js';
+import { RouteTable, type RpcRequest } from '../host/route-table.js';
 import { TEST_NETWORK_ONLY, registerMainnetRefusals } from './test-network-routes.js';
 
 function refusal(routes: RouteTable, path: string): { status: number; message: string } {

@@ -1,6 +1,6 @@
 import { forbidden } from '../errors.js';
-import type { NetworkEnv } from '../hooks.js';
-import type { RouteTable } from './route-table.js';
+import type { NetworkEnv } from '../context/contexts.js';
+import type { RouteTable } from '../host/route-table.js';
 
 /**
  * Operations part 1 reserves for test networks, with the refusal each gets elsewhere. The faucet

@@ -3,13 +3,13 @@ import { describeOperation } from '../ops/describe.js';
 import { formatCoin } from '../codec/amount.js';
 import { addressKind } from '../crypto/address.js';
 import type { PluginHost } from '../host/host.js';
-import { operationOf } from '../chain/types.js';
+import { operationOf } from '../model/types.js';
 import { shardOf } from '../crypto/fnv.js';
 import type { AccountRecord } from '../state/accounts.js';
 import type { AddressTotals } from '../store/chain-store.js';
 import type { ValidatorActivity } from '../store/validator-activity.js';
 import type { Validator } from '../consensus/types.js';
-import type { BlockEvent, BlockRecord, Receipt, TxStatus } from '../chain/types.js';
+import type { BlockEvent, BlockRecord, Receipt, TxStatus } from '../model/types.js';
 import type { TxFields } from '../tx/record.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { TObject } from '@sinclair/typebox';
-import { requireMainKey } from '../auth/signer.js';
+import { requireMainKey } from '../context/signer.js';
 import type { OperationSpec } from './operation.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import type { ChainError } from '../errors.js';
-import type { NetworkEnv, ReadContext, TxContext } from '../hooks.js';
-import type { Signer } from '../auth/signer.js';
+import type { NetworkEnv, ReadContext, TxContext } from '../context/contexts.js';
+import type { Signer } from '../context/signer.js';
 
 /**
  * A signed operation (decisions.md §16–19), declared by the plugin that owns it the way a Lisk

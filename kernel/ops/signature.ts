@@ -2,8 +2,8 @@ import { badRequest, ChainError, isChainError, unauthorized } from '../errors.js
 import { utf8Bytes } from '../codec/utf8.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
-import type { NetworkEnv, ReadContext } from '../hooks.js';
-import type { SignatureLayout } from '../chain/types.js';
+import type { NetworkEnv, ReadContext } from '../context/contexts.js';
+import type { SignatureLayout } from '../model/types.js';
 import { firstVerifying, layoutProblem, signatureBytes, type SignaturePolicy } from '../tx/signature.js';
 import type { ParsedOperation } from './registry.js';
 import { operationMessage, type OperationLayout } from './message.js';

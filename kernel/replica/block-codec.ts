@@ -2,7 +2,7 @@ import type { JsonValue } from '../codec/json.js';
 import { hashOfCanonical, isCanonicalTextOf } from '../tx/hash.js';
 import type { BlockCodec, ConsensusMessage } from '../consensus/wire.js';
 import { MAX_EVIDENCE_PER_BLOCK, type Chain, type ProposedBlock } from '../chain/chain.js';
-import type { BlockHeader, Evidence } from '../chain/types.js';
+import type { BlockHeader, Evidence } from '../model/types.js';
 import type { FetchedTxs } from './fetched-txs.js';
 import { isHash0x } from '../codec/hex.js';
 import { txRoot } from '../chain/block-hash.js';

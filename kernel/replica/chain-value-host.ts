@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Chain, ProposedBlock } from '../chain/chain.js';
-import type { Evidence } from '../chain/types.js';
+import type { Evidence } from '../model/types.js';
 import { parseHex, toHex0x } from '../codec/hex.js';
 import type { Value, ValueHost } from '../consensus/index.js';
 

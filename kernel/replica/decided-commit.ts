@@ -1,4 +1,4 @@
-import type { DecidedCommit } from '../chain/types.js';
+import type { DecidedCommit } from '../model/types.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { certificateToJson, type CommitCertificate } from '../consensus/index.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { EVIDENCE_PER_PROPOSAL, type Chain } from '../chain/chain.js';
+import { EVIDENCE_PER_PROPOSAL, type Chain, type EvidenceVerifier } from '../chain/chain.js';
 import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from '../chain/evidence-window.js';
-import type { Evidence } from '../chain/types.js';
+import type { Evidence } from '../model/types.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 import type { SignatureProvider } from '../crypto/provider.js';
 import { ValidatorSet, evidenceFromJson, evidenceId, evidenceToJson, verifyEvidence, type ConsensusEvidence, type Validator } from '../consensus/index.js';
@@ -78,17 +78,28 @@ export class EvidencePool {
     for (const ev of items) this.pool.delete(ev.hash);
   }
 
-  /** The chain's check of evidence in someone else's proposal (`Chain.evidenceVerifier`). */
-  async verify(raw: unknown, signer: Validator): Promise<Evidence | null> {
-    const ev = evidenceFromJson(raw);
-    return ev !== null && this.problem(ev, signer) === null ? chainEvidence(ev) : null;
-  }
-
   /** Why the evidence does not prove that `signer` equivocated, or null. */
   private problem(ev: ConsensusEvidence, signer: Validator): string | null {
-    const check = verifyEvidence(ev, new ValidatorSet([signer]), this.d.chain.chainId, this.d.provider);
-    return check.ok ? null : check.reason;
+    return evidenceProblem(ev, signer, this.d.chain.chainId, this.d.provider);
   }
+}
+
+/** Why the evidence does not prove that `signer` equivocated on chain `chainId`, or null. */
+function evidenceProblem(ev: ConsensusEvidence, signer: Validator, chainId: string, provider: SignatureProvider): string | null {
+  const check = verifyEvidence(ev, new ValidatorSet([signer]), chainId, provider);
+  return check.ok ? null : check.reason;
+}
+
+/**
+ * The chain's check of evidence in someone else's proposal (`ChainDeps.evidenceVerifier`): the
+ * same judgement the pool makes of gossiped evidence, so a block is refused for evidence this
+ * node would not have pooled.
+ */
+export function proposalEvidenceVerifier(chainId: string, provider: SignatureProvider): EvidenceVerifier {
+  return async (raw, signer) => {
+    const ev = evidenceFromJson(raw);
+    return ev !== null && evidenceProblem(ev, signer, chainId, provider) === null ? chainEvidence(ev) : null;
+  };
 }
 
 /** The chain's record of a proof: what a block carries and the `evidence` hook sees. */

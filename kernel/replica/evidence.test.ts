@@ -6,7 +6,7 @@ import { nobleProvider } from '../crypto/noble-provider.js';
 import { sha3 } from '../crypto/hash.js';
 import { sha3Hex0x } from '../crypto/hash.js';
 import { ValidatorSet, evidenceFromJson, evidenceId, evidenceToJson, makeEvidence, signVote, verifyEvidence } from '../consensus/index.js';
-import type { Evidence } from '../chain/types.js';
+import type { Evidence } from '../model/types.js';
 import { toHex } from '../codec/hex.js';
 
 /**
@@ -33,7 +33,7 @@ test('verified double-sign evidence reaches the evidence hook exactly once', asy
   const ev = makeEvidence(vote('block A'), vote('block B'));
   assert.equal(verifyEvidence(ev, set, 'test-chain', nobleProvider).ok, true);
   const item: Evidence = { hash: sha3Hex0x(evidenceId(ev)), kind: 'duplicate-vote', validator: 'chain:v0.node', height: 1, round: 0, raw: evidenceToJson(ev) };
-  f.chain.evidenceVerifier = async (raw) => {
+  f.evidenceVerifier = async (raw) => {
     const parsed = evidenceFromJson(raw);
     return parsed && verifyEvidence(parsed, set, 'test-chain', nobleProvider).ok ? item : null;
   };

@@ -21,8 +21,8 @@ import {
   type SignedProposal,
   type TimeoutConfig,
 } from '../consensus/index.js';
-import type { ConsensusStatus, PeerView } from '../node/services.js';
-import { nextBlockDue, type BlockPace } from '../node/pace.js';
+import type { ConsensusStatus, PeerView } from './consensus-status.js';
+import { nextBlockDue, type BlockPace } from './pace.js';
 import { MissingTransactions, proposedBlockCodec, withoutMissing } from './block-codec.js';
 import { DEFAULT_TIMESTAMP_PRECISION_MS } from './block-time.js';
 import { CatchUp } from './catch-up.js';
@@ -225,7 +225,6 @@ export class Replica implements ConsensusStatus {
       decide: (block, cert) => this.commit(block, cert),
       evidence: (ev) => this.evidence.add(ev, true),
     });
-    this.chain.evidenceVerifier = (raw, signer) => this.evidence.verify(raw, signer);
     this.chain.on('queued', (tx, source) => {
       // Relay what clients submitted here, so every proposer's mempool has it; relayed
       // transactions are not relayed again (the validators' mesh is complete).

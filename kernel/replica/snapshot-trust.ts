@@ -1,5 +1,5 @@
-import type { BlockRecord } from '../chain/types.js';
-import { ValidatorHistory } from '../chain/validator-history.js';
+import type { BlockRecord } from '../model/types.js';
+import { ValidatorHistory } from '../state/validator-history.js';
 import { bytesEqual } from '../consensus/bytes.js';
 import { verifyCommit } from '../consensus/commit.js';
 import type { VerifyResult } from '../consensus/types.js';

@@ -7,14 +7,14 @@ import { toHex, parseHex } from '../codec/hex.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { MemoryStore } from '../store/level-store.js';
 import { blockHash } from '../chain/block-hash.js';
-import type { BlockRecord } from '../chain/types.js';
+import type { BlockRecord } from '../model/types.js';
 import { signVote } from '../consensus/encoding.js';
 import type { ValidatorSet } from '../consensus/validator-set.js';
 import { certificateToJson } from '../consensus/wire.js';
 import { jsonRecord } from '../state/record-codec.js';
 import { entriesHash, signSnapshot, type StateSnapshot } from './snapshot.js';
 import { acceptSnapshot, genesisTrust } from './snapshot-trust.js';
-import { verifyCheckpoint } from './snapshot-routes.js';
+import { verifyCheckpoint } from '../node/snapshot-routes.js';
 import { bootstrapFromSnapshot } from './snapshot-bootstrap.js';
 import { checkpointMessage } from './snapshot.js';
 
@@ -249,16 +249,16 @@ test('checkpoint signatures verify and bind height, hash and root', () => {
   assert.equal(verifyCheckpoint({ ...c, signature }, 'other-chain', nobleProvider), false);
 });
 
-async function decodeBlock(snap: StateSnapshot): Promise<import('../chain/types.js').BlockRecord> {
+async function decodeBlock(snap: StateSnapshot): Promise<import('../model/types.js').BlockRecord> {
   const { jsonRecord } = await import('../state/record-codec.js');
-  return jsonRecord<import('../chain/types.js').BlockRecord>().decode(new TextEncoder().encode(snap.block));
+  return jsonRecord<import('../model/types.js').BlockRecord>().decode(new TextEncoder().encode(snap.block));
 }
 
 /** A Chain over an empty store, before genesis: the state a node is in when it bootstraps from a snapshot. */
 async function makeChainWithoutGenesis(kv: MemoryStore): Promise<import('../chain/chain.js').Chain> {
   const pino = (await import('pino')).default;
   const { Registry } = await import('prom-client');
-  const { createHooks } = await import('../hooks.js');
+  const { createHooks } = await import('../host/hooks.js');
   const { PluginHost } = await import('../host/host.js');
   const { ParamRegistry } = await import('../state/params.js');
   const { ChainStore } = await import('../store/chain-store.js');
@@ -270,5 +270,5 @@ async function makeChainWithoutGenesis(kv: MemoryStore): Promise<import('../chai
   const params = new ParamRegistry();
   const log = pino({ level: 'silent' });
   const host = new PluginHost<unknown>({ config, hooks, catalogue: new Map(), params, log, metrics: new Registry(), services: {}, profile: 'node' });
-  return new Chain({ store: new ChainStore(kv), hooks, host, params, verifier: new CachingVerifier(nobleProvider), log, env: 'testnet', chainId: 'test-chain', shard: 0, requireTxV3: false, mempool: { maxTxs: 10, maxPerSender: 10 }, paramOverrides: {}, operations: new OperationRegistry() });
+  return new Chain({ store: new ChainStore(kv), hooks, host, params, verifier: new CachingVerifier(nobleProvider), evidenceVerifier: async () => null, log, env: 'testnet', chainId: 'test-chain', shard: 0, requireTxV3: false, mempool: { maxTxs: 10, maxPerSender: 10 }, paramOverrides: {}, operations: new OperationRegistry() });
 }

@@ -5,7 +5,7 @@ import { parseHex, toHex } from '../codec/hex.js';
 import { createHash } from 'node:crypto';
 import { sha3Hex0x } from '../crypto/hash.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
-import type { BlockRecord } from '../chain/types.js';
+import type { BlockRecord } from '../model/types.js';
 import { jsonRecord } from '../state/record-codec.js';
 
 /**

@@ -3,7 +3,7 @@ import { parseHex, toHex } from '../codec/hex.js';
 import type { StateOverlay, StateSource } from './overlay.js';
 import { jsonRecord } from './record-codec.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES } from '../crypto/provider.js';
-import { listMainKeys, writeKeySet, type KeySet } from '../auth/key-set.js';
+import { listMainKeys, writeKeySet, type KeySet } from './key-set.js';
 
 /**
  * Balances, nonces and key bindings: the one piece of state the kernel itself owns, because fees
@@ -36,7 +36,7 @@ export interface AccountsReader {
   getCore(address: string): Promise<Omit<AccountRecord, 'public_key'>>;
   exists(address: string): Promise<boolean>;
   /**
-   * The main keys of `address` (kernel/auth/key-set.ts): the explicit set, else the bound key,
+   * The main keys of `address` (kernel/state/key-set.ts): the explicit set, else the bound key,
    * else `derivedKey` when given (a plugin passes a key it knows derives the address). Plugins
    * that judge who signed (session keys, identity views) read keys here, not from raw state.
    */
@@ -120,7 +120,7 @@ const keySetCodec = jsonRecord<{ keys: string[] }>();
 
 /**
  * The key shown as an account's `public_key`: the bound key, or the first of a key set a plugin
- * wrote in its place (kernel/auth/key-set.ts keeps both under this one state key).
+ * wrote in its place (kernel/state/key-set.ts keeps both under this one state key).
  */
 function boundKeyHex(raw: Uint8Array): string | undefined {
   return raw.length === ML_DSA65_PUBLIC_KEY_BYTES ? publicKeyHex(raw) : keySetCodec.decode(raw).keys[0];

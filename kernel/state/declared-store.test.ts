@@ -7,7 +7,7 @@ import { jsonRecord } from './record-codec.js';
 import { defineIndex, defineStore } from './declared-store.js';
 import { keyPart } from './key-parts.js';
 import { KeyLayout } from './key-layout.js';
-import { IndexStage } from '../chain/index-stage.js';
+import { IndexStage } from './index-stage.js';
 
 const empty: StateSource = { get: async () => undefined, scan: async () => [] };
 const A = 'chain:0123456789abcde.human';

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { IndexWriter } from '../chain/index-stage.js';
+import type { IndexWriter } from './index-stage.js';
 import type { KeyPrefix, KeySegment, KeyValues } from './key-parts.js';
 import { KeyLayout } from './key-layout.js';
 import type { ReadonlyStore, Store } from './prefixed-store.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BlockEvent, BlockRecord, Receipt, Tx } from '../chain/types.js';
+import type { BlockEvent, BlockRecord, Receipt, Tx } from '../model/types.js';
 import { txIdentity } from '../tx/hash.js';
 import { ChainStore, type BlockBatch, type ChainStoreOptions } from './chain-store.js';
 import { utf8Bytes } from '../codec/utf8.js';

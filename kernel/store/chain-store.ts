@@ -1,11 +1,11 @@
-import type { BlockEvent, BlockRecord, CommittedBlock, DecidedCommit, Receipt, Tx } from '../chain/types.js';
-import type { IndexWrite } from '../chain/index-stage.js';
+import type { BlockEvent, BlockRecord, CommittedBlock, DecidedCommit, Receipt, Tx } from '../model/types.js';
+import type { IndexWrite } from '../state/index-stage.js';
 import type { ScanOptions, StateSource } from '../state/overlay.js';
-import { jsonRecord } from '../state/record-codec.js';
 import { txFieldsFromRecord, txFromRecord, txToRecord, type TxFields, type TxRecord } from '../tx/record.js';
-import type { KvIterateOptions, KvOp, KvStore } from './kv.js';
-import { LRUCache } from 'lru-cache';
-import { LOG_START, POINTER_BYTES, decodePointer, encodePointer, type LogPosition, type TextPointer, type TxTextLog } from './tx-text-log.js';
+import type { KvIterateOptions, KvOp, KvStore } from '../state/kv.js';
+import { ABSENT, ChainStoreCaches } from './chain-store-caches.js';
+import { LOG_START, type TxTextLog } from './tx-text-log.js';
+import { blockCodec, eventCodec, metaCodec, positionCodec, storedTxCodec, totalsCodec, txIndexEntry } from './chain-store-codec.js';
 import {
   PREFIX,
   blockByHashKey,
@@ -28,74 +28,6 @@ import { utf8Bytes } from '../codec/utf8.js';
 import { ValidatorActivityIndex, type ValidatorActivity } from './validator-activity.js';
 import { indexWriteOps, pluginIndexReader, type IndexReader } from './plugin-index.js';
 
-const blockCodec = jsonRecord<BlockRecord>();
-const eventCodec = jsonRecord<BlockEvent>();
-const storedTxMetaCodec = jsonRecord<{ tx: Omit<TxRecord, 'body_json'>; receipt: Receipt }>();
-const NEWLINE = 0x0a;
-
-/** A marker after the newline that JSON text never starts with: the body is in the text log. */
-const IN_TEXT_LOG = 0x00;
-
-/**
- * A stored transaction: its record and receipt as JSON, a newline, then either the body's
- * canonical text verbatim (inline) or `IN_TEXT_LOG` and a 12-byte pointer into the text log.
- * JSON never contains a raw newline, so the first one splits the two, and the 10 KB body is
- * neither escaped on write nor unescaped on read.
- */
-const storedTxCodec = {
-  split({ tx, receipt }: { tx: TxRecord; receipt: Receipt }): { meta: Uint8Array; body: Uint8Array } {
-    const { body_json, ...rest } = tx;
-    return { meta: storedTxMetaCodec.encode({ tx: rest, receipt }), body: utf8Bytes(body_json) };
-  },
-  inline(meta: Uint8Array, body: Uint8Array): Uint8Array {
-    const out = new Uint8Array(meta.length + 1 + body.length);
-    out.set(meta, 0);
-    out[meta.length] = NEWLINE;
-    out.set(body, meta.length + 1);
-    return out;
-  },
-  pointing(meta: Uint8Array, pointer: TextPointer): Uint8Array {
-    const out = new Uint8Array(meta.length + 2 + POINTER_BYTES);
-    out.set(meta, 0);
-    out[meta.length] = NEWLINE;
-    out[meta.length + 1] = IN_TEXT_LOG;
-    encodePointer(pointer, out, meta.length + 2);
-    return out;
-  },
-  /** The record and receipt only: neither the text log nor the 10 KB body is read. */
-  decodeMeta(bytes: Uint8Array): { tx: Omit<TxRecord, 'body_json'>; receipt: Receipt; cut: number } {
-    const cut = bytes.indexOf(NEWLINE);
-    if (cut < 0) throw new Error('store integrity: a stored transaction has no body');
-    return { ...storedTxMetaCodec.decode(bytes.subarray(0, cut)), cut };
-  },
-  async decode(bytes: Uint8Array, textLog: TxTextLog | undefined): Promise<{ tx: TxRecord; receipt: Receipt }> {
-    const { tx, receipt, cut } = storedTxCodec.decodeMeta(bytes);
-    let body = bytes.subarray(cut + 1);
-    if (body[0] === IN_TEXT_LOG) {
-      if (!textLog) throw new Error('store integrity: a stored transaction points into a text log this store was opened without');
-      body = await textLog.read(decodePointer(bytes, cut + 2));
-    }
-    return { tx: { ...tx, body_json: decoder.decode(body) }, receipt };
-  },
-};
-/**
- * An entry of the global and per-address transaction indexes: the `0x` hash, then a space and the
- * transaction's type (`Tx.target`), so a list filtered by type reads the index alone. Entries
- * written before the type was added hold the hash only.
- */
-const txIndexEntry = {
-  encode(hash: string, target: string): Uint8Array {
-    return utf8Bytes(`${hash} ${target}`);
-  },
-  decode(v: Uint8Array): { hash: string; target: string | undefined } {
-    const text = decoder.decode(v);
-    const cut = text.indexOf(' ');
-    return cut < 0 ? { hash: text, target: undefined } : { hash: text.slice(0, cut), target: text.slice(cut + 1) };
-  },
-};
-const positionCodec = jsonRecord<LogPosition>();
-const totalsCodec = jsonRecord<AddressTotals>();
-const metaCodec = jsonRecord<ChainMeta>();
 const decoder = new TextDecoder();
 
 export interface AddressTotals {
@@ -176,8 +108,6 @@ export interface BlockBatch extends CommittedBlock {
   readonly certificate?: DecidedCommit;
 }
 
-const ABSENT = Symbol('absent');
-
 export interface ChainStoreOptions {
   /** Blocks whose stored bytes stay in memory after their commit (default 64). */
   readonly recentBlocks?: number;
@@ -189,9 +119,6 @@ export interface ChainStoreOptions {
    */
   readonly textLog?: TxTextLog;
 }
-
-const DEFAULT_RECENT_BLOCKS = 64;
-const DEFAULT_RECENT_TX_BYTES = 8 * 1024 * 1024;
 
 export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: '', total_txs: 0, total_burned: 0n };
 
@@ -205,25 +132,8 @@ export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: 
 export class ChainStore {
   private meta: ChainMeta = GENESIS_META;
   private firstFull = 1;
-  /**
-   * Committed state values by key (`ABSENT` for a key known not to exist). Every write of state
-   * goes through this class (block, genesis, snapshot), which updates the cache in the same step,
-   * so reads never see a value LevelDB does not hold. Saves a LevelDB read per account touch on
-   * admission, execution and mempool re-checks.
-   */
-  private readonly stateCache = new LRUCache<string, Uint8Array | typeof ABSENT>({ max: 200_000 });
-  /** Per-address totals, written through on commit like the state cache (read for every transaction a block stores). */
-  private readonly totalsCache = new LRUCache<string, AddressTotals>({ max: 100_000 });
-  /**
-   * The bytes just written for recent blocks and transactions, so reads of a new block (the
-   * gateway's poll, explorers, a client confirming its transfers, /health) skip LevelDB. Bytes,
-   * not decoded records: each read still decodes its own copy, exactly what LevelDB would return.
-   * Filled only by a commit that reached disk; a miss reads LevelDB and is not remembered.
-   */
-  private readonly recentBlockBytes: LRUCache<number, Uint8Array>;
-  private readonly recentTxBytes: LRUCache<string, Uint8Array>;
-  /** Each recent block's event records as written (empty for most), read by the gateway's poll of every block. */
-  private readonly recentEventBytes: LRUCache<number, readonly Uint8Array[]>;
+  /** What the store keeps in memory of what it wrote (chain-store-caches.ts). */
+  private readonly caches: ChainStoreCaches;
   private readonly textLog: TxTextLog | undefined;
   private readonly activity: ValidatorActivityIndex;
 
@@ -231,9 +141,7 @@ export class ChainStore {
     readonly kv: KvStore,
     options: ChainStoreOptions = {},
   ) {
-    this.recentBlockBytes = new LRUCache({ max: options.recentBlocks ?? DEFAULT_RECENT_BLOCKS });
-    this.recentTxBytes = new LRUCache({ maxSize: options.recentTxBytes ?? DEFAULT_RECENT_TX_BYTES, sizeCalculation: (v) => v.length });
-    this.recentEventBytes = new LRUCache({ max: options.recentBlocks ?? DEFAULT_RECENT_BLOCKS });
+    this.caches = new ChainStoreCaches(options);
     this.textLog = options.textLog;
     this.activity = new ValidatorActivityIndex(kv);
   }
@@ -268,10 +176,10 @@ export class ChainStore {
   /** Committed state, as the executor and queries read it. */
   readonly state: StateSource = {
     get: async (key) => {
-      const cached = this.stateCache.get(key);
+      const cached = this.caches.state.get(key);
       if (cached !== undefined) return cached === ABSENT ? undefined : cached;
       const value = await this.kv.get(stateKey(key));
-      this.stateCache.set(key, value ?? ABSENT);
+      this.caches.state.set(key, value ?? ABSENT);
       return value;
     },
     scan: (prefix, options) => collect(stateEntriesOf(this.kv, prefix, options)),
@@ -295,7 +203,7 @@ export class ChainStore {
   }
 
   async getBlock(height: number): Promise<BlockRecord | undefined> {
-    const raw = this.recentBlockBytes.get(height) ?? (await this.kv.get(blockKey(height)));
+    const raw = this.caches.recentBlockBytes.get(height) ?? (await this.kv.get(blockKey(height)));
     return raw ? blockCodec.decode(raw) : undefined;
   }
 
@@ -310,7 +218,7 @@ export class ChainStore {
 
   /** Whether a transaction is committed: the duplicate check, which needs neither record nor text. */
   async hasTx(hash: string): Promise<boolean> {
-    return this.recentTxBytes.has(hash) || (await this.kv.get(txKey(hash))) !== undefined;
+    return this.caches.recentTxBytes.has(hash) || (await this.kv.get(txKey(hash))) !== undefined;
   }
 
   /**
@@ -333,7 +241,7 @@ export class ChainStore {
 
   /** A committed transaction's stored bytes: the recent ones from memory, older ones from LevelDB. */
   private async storedTxBytes(hash: string): Promise<Uint8Array | undefined> {
-    return this.recentTxBytes.get(hash) ?? (await this.kv.get(txKey(hash)));
+    return this.caches.recentTxBytes.get(hash) ?? (await this.kv.get(txKey(hash)));
   }
 
   /**
@@ -341,7 +249,7 @@ export class ChainStore {
    * earlier build stored or a snapshot carried: their events were not kept).
    */
   async getBlockEvents(height: number): Promise<BlockEvent[]> {
-    let raw = this.recentEventBytes.get(height);
+    let raw = this.caches.recentEventBytes.get(height);
     if (!raw) {
       const start = blockEventsPrefix(height);
       const read: Uint8Array[] = [];
@@ -363,11 +271,11 @@ export class ChainStore {
 
   /** A copy: callers may change it without touching the cache. */
   async getTotals(address: string): Promise<AddressTotals> {
-    let t = this.totalsCache.get(address);
+    let t = this.caches.totals.get(address);
     if (!t) {
       const raw = await this.kv.get(totalsKey(address));
       t = raw ? totalsCodec.decode(raw) : { sent: 0n, received: 0n, fees: 0n, sent_count: 0, received_count: 0 };
-      this.totalsCache.set(address, t);
+      this.caches.totals.set(address, t);
     }
     return { ...t };
   }
@@ -518,15 +426,15 @@ export class ChainStore {
     this.meta = meta;
     this.cacheWrites(c.stateChanges);
     this.activity.applied(activity);
-    for (const [address, t] of totals) this.totalsCache.set(address, t);
-    this.recentBlockBytes.set(height, blockBytes);
-    this.recentEventBytes.set(height, eventBytes);
-    for (let i = 0; i < c.txs.length; i++) this.recentTxBytes.set(c.txs[i]!.hash, inline[i]!);
+    for (const [address, t] of totals) this.caches.totals.set(address, t);
+    this.caches.recentBlockBytes.set(height, blockBytes);
+    this.caches.recentEventBytes.set(height, eventBytes);
+    for (let i = 0; i < c.txs.length; i++) this.caches.recentTxBytes.set(c.txs[i]!.hash, inline[i]!);
     return meta;
   }
 
   private cacheWrites(changes: ReadonlyArray<readonly [string, Uint8Array | null]>): void {
-    for (const [key, value] of changes) this.stateCache.set(key, value ?? ABSENT);
+    for (const [key, value] of changes) this.caches.state.set(key, value ?? ABSENT);
   }
 
   /** Genesis state (height 0): state writes, tree nodes and plugins' index writes, with the genesis root in meta. */
@@ -562,8 +470,8 @@ export class ChainStore {
     await this.kv.write(ops, true);
     this.meta = meta;
     this.firstFull = height + 1;
-    this.stateCache.clear();
-    this.totalsCache.clear();
+    this.caches.state.clear();
+    this.caches.totals.clear();
     await this.activity.load(height);
   }
 

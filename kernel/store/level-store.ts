@@ -1,5 +1,5 @@
 import { ClassicLevel } from 'classic-level';
-import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from './kv.js';
+import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from '../state/kv.js';
 
 /** classic-level (LevelDB) behind the KvStore surface, with binary keys and values. */
 export class LevelStore implements KvStore {

@@ -1,7 +1,7 @@
-import type { IndexWrite } from '../chain/index-stage.js';
+import type { IndexWrite } from '../state/index-stage.js';
 import type { ScanOptions } from '../state/overlay.js';
 import { readonlyStore, type ReadonlyStore } from '../state/prefixed-store.js';
-import type { KvOp, KvStore } from './kv.js';
+import type { KvOp, KvStore } from '../state/kv.js';
 import { PREFIX, pluginIndexKey, prefixEnd } from './keys.js';
 
 /**

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BlockRecord } from '../chain/types.js';
+import type { BlockRecord } from '../model/types.js';
 import { ChainStore } from './chain-store.js';
-import type { KvOp, KvStore } from './kv.js';
+import type { KvOp, KvStore } from '../state/kv.js';
 import { ProbeKv } from '../../test/helpers/probe-kv.js';
 import { MemoryStore } from './level-store.js';
 import { PREFIX, metaKey, prefixEnd } from './keys.js';

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { jsonRecord } from '../state/record-codec.js';
-import type { KvOp, KvStore } from './kv.js';
+import type { KvOp, KvStore } from '../state/kv.js';
 import { metaKey, readU64, u64, validatorActivityKey, validatorWindowKey } from './keys.js';
 
 /** How many committed blocks `trust_score` looks back over. */

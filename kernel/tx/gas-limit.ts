@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.js';
-import type { Tx } from '../chain/types.js';
+import type { Tx } from '../model/types.js';
 
 /**
  * A transaction's gas limit: the most gas it may use, which its fee is reserved for before it

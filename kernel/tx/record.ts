@@ -1,4 +1,4 @@
-import type { SignatureLayout, Tx } from '../chain/types.js';
+import type { SignatureLayout, Tx } from '../model/types.js';
 
 /** The stored form of a transaction: exactly what is needed to rebuild the in-memory Tx. */
 export interface TxRecord {

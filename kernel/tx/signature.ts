@@ -1,5 +1,5 @@
 import { badRequest, unauthorized, type ChainError } from '../errors.js';
-import type { SignatureLayout } from '../chain/types.js';
+import type { SignatureLayout } from '../model/types.js';
 import { parseHex } from '../codec/hex.js';
 import { ML_DSA65_SIGNATURE_BYTES } from '../crypto/provider.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';

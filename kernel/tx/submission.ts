@@ -3,7 +3,7 @@ import { wireAmount } from '../codec/amount.js';
 import { sortedKeys } from '../codec/sorted-keys.js';
 import { parseGasLimit } from './gas-limit.js';
 import { Type } from '@sinclair/typebox';
-import { AddressString, UcoinInteger } from '../codec/wire-schemas.js';
+import { AddressString, UcoinInteger } from './wire-schemas.js';
 import { firstRefusal } from '../codec/schema-check.js';
 
 /** Largest `data` payload a transaction may carry (bytes of its JSON string). */

@@ -124,7 +124,7 @@ test('one offence per validator per height and round, whatever the vote types: a
   const nextRound = piece('0x' + '03'.repeat(32), 1);
   const lateSameRound = piece('0x' + '04'.repeat(32), 0);
   const byHash = new Map([prevotes, precommits, nextRound, lateSameRound].map((e) => [e.hash, e]));
-  f.chain.evidenceVerifier = async (raw) => byHash.get((raw as { test: string }).test) ?? null;
+  f.evidenceVerifier = async (raw) => byHash.get((raw as { test: string }).test) ?? null;
   const block = async (evidence: Array<ReturnType<typeof piece>>) => {
     const p = await f.chain.propose(0, 'chain:v0.node', ++clock, evidence);
     assert.equal(await f.chain.validate(p), null);

@@ -18,7 +18,7 @@ test('double-sign evidence: 5 % of min_stake slashed, 1 % of it to the reporter 
     genesisParams: { min_stake: String(10n * COIN), jail_blocks: '3' },
   });
   const evidence = { hash: '0x' + 'ab'.repeat(32), kind: 'duplicate-vote' as const, validator: 'chain:v1.node', height: 1, round: 0, raw: { test: true } };
-  f.chain.evidenceVerifier = async () => evidence; // the consensus layer's verification, taken as passed
+  f.evidenceVerifier = async () => evidence; // the consensus layer's verification, taken as passed
   const reporter = deriveAddress(VALIDATOR_KEY.publicKey);
   const p = await f.chain.propose(0, 'chain:v0.node', Date.now(), [evidence]);
   assert.equal(await f.chain.validate(p), null);
@@ -46,7 +46,7 @@ async function slashChain(v1Stake: bigint, params: Record<string, string>) {
     genesisParams: { min_stake: String(10n * COIN), jail_blocks: '3', ...params },
   });
   const evidence = { hash: '0x' + 'ef'.repeat(32), kind: 'duplicate-vote' as const, validator: 'chain:v1.node', height: 1, round: 0, raw: { test: true } };
-  f.chain.evidenceVerifier = async () => evidence;
+  f.evidenceVerifier = async () => evidence;
   const block = await f.chain.finalize(await f.chain.propose(0, 'chain:v0.node', Date.now(), [evidence]));
   const stake = async () => {
     const raw = await f.chain.store.state.get('staking/stake/chain:v1.node');

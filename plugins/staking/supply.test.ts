@@ -97,7 +97,7 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
   );
   // Height 3: double-sign evidence against v1: 5 % of min_stake, 1 % of that to the reporter.
   const evidence = { hash: '0x' + 'cd'.repeat(32), kind: 'duplicate-vote' as const, validator: 'chain:v1.node', height: 2, round: 0, raw: { test: true } };
-  f.chain.evidenceVerifier = async () => evidence;
+  f.evidenceVerifier = async () => evidence;
   await block(async () => undefined, () => {
     const slashed = (MIN * 500n) / 10_000n;
     model.positions.get('stake:chain:v1.node')!.amount -= slashed;

@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { isChainError } from '../../kernel/errors.js';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { createHooks, type Hooks } from '../../kernel/hooks.js';
+import { createHooks, type Hooks } from '../../kernel/host/hooks.js';
 import { PluginHost } from '../../kernel/host/host.js';
 import type { PluginDefinition } from '../../kernel/host/plugin.js';
 import { ParamRegistry } from '../../kernel/state/params.js';
 import { ChainStore } from '../../kernel/store/chain-store.js';
 import { MemoryStore } from '../../kernel/store/level-store.js';
-import type { KvStore } from '../../kernel/store/kv.js';
+import type { KvStore } from '../../kernel/state/kv.js';
 import type { TxTextLog } from '../../kernel/store/tx-text-log.js';
-import { Chain } from '../../kernel/chain/chain.js';
+import { Chain, type EvidenceVerifier } from '../../kernel/chain/chain.js';
 import { KERNEL_PARAMS } from '../../kernel/chain/kernel-params.js';
 import { CachingVerifier, type SignatureVerifier } from '../../kernel/crypto/verifier.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
@@ -171,8 +171,13 @@ export interface Fixture {
   account(address: string): Promise<AccountRecord>;
   /** A plugin's namespace of committed state, read-only (for its declared stores' `get`/`scan`). */
   pluginState(namespace: string): ReadonlyStore;
+  /**
+   * The chain's check of evidence in another's proposal (the consensus layer's, which a fixture
+   * lacks): none verifies until a test sets it.
+   */
+  evidenceVerifier: EvidenceVerifier;
   /** Proposes, validates and commits one block at the given time. */
-  block(timestamp?: number): Promise<import('../../kernel/chain/types.js').BlockRecord>;
+  block(timestamp?: number): Promise<import('../../kernel/model/types.js').BlockRecord>;
 }
 
 let clock = 1_700_000_001_000;
@@ -190,7 +195,9 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
   const host = new PluginHost<unknown>({ config, hooks, catalogue: new Map(plugins.map((p) => [p.name, p])), params, log, metrics: new Registry(), services, profile: 'node', operations });
   const kv = opts.kv ?? new MemoryStore();
   const store = new ChainStore(kv, opts.textLog ? { textLog: opts.textLog } : {});
-  const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), log, env: config.env, chainId: FIXTURE_CHAIN_ID, shard: 0, requireTxV3: opts.requireTxV3 ?? false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {}, operations });
+  // No consensus engine: no evidence verifies until a test sets `evidenceVerifier`.
+  const evidence: { verifier: EvidenceVerifier } = { verifier: async () => null };
+  const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), evidenceVerifier: (raw, signer) => evidence.verifier(raw, signer), log, env: config.env, chainId: FIXTURE_CHAIN_ID, shard: 0, requireTxV3: opts.requireTxV3 ?? false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {}, operations });
   services.chain = chain;
   // Routes read committed state through the query service, as on a node.
   services.query ??= new QueryService({ get state() { return store.state; }, height: () => chain.head.height }, hooks, { env: config.env, params, boundary: host.boundary });
@@ -205,6 +212,12 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
     params,
     account: (address) => accountsReader(store.state).get(address),
     pluginState: (namespace) => readonlyStore(store.state, namespace),
+    get evidenceVerifier() {
+      return evidence.verifier;
+    },
+    set evidenceVerifier(verifier: EvidenceVerifier) {
+      evidence.verifier = verifier;
+    },
     async block(timestamp?: number) {
       clock += 1000;
       const p = await chain.propose(0, 'chain:v0.node', timestamp ?? clock);

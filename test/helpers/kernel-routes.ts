@@ -6,7 +6,7 @@ import { validateConfig } from '../../kernel/config/load.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { registerKernelRoutes } from '../../kernel/node/kernel-routes.js';
 import { NodeMetrics } from '../../kernel/node/metrics.js';
-import { RouteTable } from '../../kernel/node/route-table.js';
+import { RouteTable } from '../../kernel/host/route-table.js';
 import type { KernelServices } from '../../kernel/node/services.js';
 import { QueryService } from '../../kernel/node/queries.js';
 import { chainHistory } from '../../kernel/node/history.js';

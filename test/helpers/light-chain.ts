@@ -3,7 +3,7 @@ import { canonicalJson } from '../../kernel/codec/json.js';
 import { toHex, toHex0x } from '../../kernel/codec/hex.js';
 import { utf8Bytes } from '../../kernel/codec/utf8.js';
 import { sha3Hex0x } from '../../kernel/crypto/hash.js';
-import { WriteBatch } from '../../kernel/store/kv.js';
+import { WriteBatch } from '../../kernel/state/kv.js';
 import { EMPTY_ROOT, StateTree } from '../../kernel/state/tree/index.js';
 import { MemoryKv } from '../../kernel/state/tree/memory-kv.js';
 import { precommitMessage, sortValidators, validatorsHash, validatorsToJson, type LightValidator } from '../../kernel/light-client/index.js';

@@ -1,4 +1,4 @@
-import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from '../../kernel/store/kv.js';
+import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from '../../kernel/state/kv.js';
 import { MemoryStore } from '../../kernel/store/level-store.js';
 
 /** Counts reads and batches, and can fail writes, around another KvStore. */

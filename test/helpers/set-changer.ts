@@ -1,5 +1,5 @@
 import { definePlugin } from '../../kernel/host/plugin.js';
-import type { ReportedEvidence, ValidatorUpdate } from '../../kernel/hooks.js';
+import type { ReportedEvidence, ValidatorUpdate } from '../../kernel/context/contexts.js';
 
 /**
  * A state plugin that changes the validator set on a script: the updates listed for a height are

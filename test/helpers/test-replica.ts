@@ -2,7 +2,7 @@ import pino from 'pino';
 import type { Chain } from '../../kernel/chain/chain.js';
 import type { KeyPair } from '../../kernel/crypto/provider.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
-import type { BlockPace } from '../../kernel/node/pace.js';
+import type { BlockPace } from '../../kernel/replica/pace.js';
 import type { Transport } from '../../kernel/p2p/transport.js';
 import { Replica, type ReplicaOptions } from '../../kernel/replica/replica.js';
 import { tempDir } from './temp-dir.js';

@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../kernel/codec/json.js';
 import { toHex0x } from '../../kernel/codec/hex.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
-import { changeSchedule, pluginState, type PluginScheduleEntry } from '../../kernel/host/schedule.js';
+import { changeSchedule, pluginState, type PluginScheduleEntry } from '../../kernel/context/schedule.js';
 import { ParamRegistry } from '../../kernel/state/params.js';
 
 /**

@@ -1,5 +1,5 @@
 import { sha3, sha3Concat } from '../../crypto/hash.js';
-import { WriteBatch } from '../../store/kv.js';
+import { WriteBatch } from '../kv.js';
 import type { MemoryKv } from './memory-kv.js';
 import type { StateChange, StateTree } from './state-tree.js';
 

@@ -1,4 +1,4 @@
-import type { KvReader, WriteBatch } from '../../store/kv.js';
+import type { KvReader, WriteBatch } from '../kv.js';
 
 /**
  * In-memory KvReader over a Map of hex keys, for tests and the bench. It counts reads so tests

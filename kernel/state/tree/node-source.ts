@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { KvReader } from '../../store/kv.js';
+import type { KvReader } from '../kv.js';
 import { MissingNodeError } from './errors.js';
 import { decodeNode, type TreeNode } from './node-codec.js';
 import { equalHash, hashKeyString } from './hashing.js';

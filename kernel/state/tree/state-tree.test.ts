@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sha3, sha3Concat } from '../../crypto/hash.js';
-import { WriteBatch } from '../../store/kv.js';
+import { WriteBatch } from '../kv.js';
 import { CorruptNodeError, MissingNodeError } from './errors.js';
 import { EMPTY_ROOT } from './hashing.js';
 import { MemoryKv } from './memory-kv.js';

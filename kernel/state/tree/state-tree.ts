@@ -1,4 +1,4 @@
-import type { KvBatch, KvReader } from '../../store/kv.js';
+import type { KvBatch, KvReader } from '../kv.js';
 import { CorruptNodeError } from './errors.js';
 import { KEY_BITS, HASH_BYTES, bitAt, equalHash, hashKey, hashKeyString, hashValue, isEmptyHash } from './hashing.js';
 import { encodeNode, type TreeNode } from './node-codec.js';

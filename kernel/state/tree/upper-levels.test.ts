@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WriteBatch } from '../../store/kv.js';
+import { WriteBatch } from '../kv.js';
 import { EMPTY_ROOT } from './hashing.js';
 import { MemoryKv } from './memory-kv.js';
 import { Prng } from './prng.js';

@@ -1,5 +1,5 @@
 import type { Validator } from '../consensus/types.js';
-import type { StateSource } from '../state/overlay.js';
+import type { StateSource } from './overlay.js';
 import { ValidatorHistory } from './validator-history.js';
 import { readValidatorSet } from './validator-set.js';
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ADDRESS_MAX_LENGTH, ADDRESS_PATTERN } from '../crypto/address.js';
-import { withRefusal } from './schema-check.js';
+import { withRefusal } from '../codec/schema-check.js';
 
 /**
  * TypeBox schemas of the values every route and body shares, exported once: routes check their

@@ -1,4 +1,4 @@
-import type { ReadContext, WriteContext } from '../hooks.js';
+import type { ReadContext, WriteContext } from './contexts.js';
 
 /**
  * Methods one plugin offers the others, as a Lisk SDK module offers its `method` (the token

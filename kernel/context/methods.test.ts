@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
-import { definePlugin, type PluginDefinition } from './plugin.js';
+import { definePlugin, type PluginDefinition } from '../host/plugin.js';
 import { defineMethods } from './methods.js';
-import { readMethodCalls } from './method-calls.js';
+import { readMethodCalls } from '../host/method-calls.js';
 import { defineOperation } from '../ops/operation.js';
-import type { ReadContext, WriteContext } from '../hooks.js';
+import type { ReadContext, WriteContext } from './contexts.js';
 import { jsonRecord } from '../state/record-codec.js';
 import { makeChain, signOperation, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
 import { LEDGER_TARGET, PEEK_TARGET, SWAP_TARGET, ledgerMethods, ledgerPlugin, peekPlugin, swapPlugin } from '../../test/fixtures/method-test-plugins.js';

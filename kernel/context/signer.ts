@@ -1,6 +1,6 @@
 import { unauthorized, type ChainError } from '../errors.js';
-import type { Tx } from '../chain/types.js';
-import type { TxContext } from '../hooks.js';
+import type { Tx } from '../model/types.js';
+import type { TxContext } from './contexts.js';
 
 /**
  * Who signed a transaction or operation, as authorization decided it. Handlers and plugins read

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { GenesisDoc } from './genesis.js';
-import { GenesisRuleError, checkGenesis, type GenesisRuleOptions } from './genesis-rules.js';
+import type { GenesisDoc } from '../config/genesis.js';
+import { GenesisRuleError, checkGenesis, type GenesisRuleOptions } from '../config/genesis-rules.js';
 import { genesisHash } from '../chain/block-hash.js';
 
 export interface LoadedGenesis {

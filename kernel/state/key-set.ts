@@ -1,7 +1,7 @@
 import { isKeyDerivedAddress } from '../crypto/address.js';
-import type { StateOverlay, StateSource } from '../state/overlay.js';
-import { jsonRecord } from '../state/record-codec.js';
-import { ACCOUNT_KEYS_NAMESPACE } from '../state/accounts.js';
+import type { StateOverlay, StateSource } from './overlay.js';
+import { jsonRecord } from './record-codec.js';
+import { ACCOUNT_KEYS_NAMESPACE } from './accounts.js';
 import { toHex } from '../codec/hex.js';
 import { ML_DSA65_PUBLIC_KEY_BYTES } from '../crypto/provider.js';
 

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isAddress } from '../crypto/address.js';
-import { firstRefusal } from './schema-check.js';
+import { firstRefusal } from '../codec/schema-check.js';
 import { AddressString, HexBytes, TxHashString } from './wire-schemas.js';
-import { parseAmountText, parseCoinDecimal } from './amount.js';
+import { parseAmountText, parseCoinDecimal } from '../codec/amount.js';
 
 test('AddressString refuses exactly what isAddress refuses, in isAddress\'s words', () => {
   const cases = [

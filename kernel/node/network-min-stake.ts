@@ -1,5 +1,5 @@
 import type { PluginDefinition } from '../host/plugin.js';
-import type { NodeConfig } from './schema.js';
+import type { NodeConfig } from '../config/schema.js';
 
 /**
  * A network's `min_stake` as a new genesis gets it when its `params` do not set it: the network's

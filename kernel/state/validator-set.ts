@@ -1,6 +1,6 @@
 import type { Validator } from '../consensus/types.js';
-import type { StateOverlay, StateSource } from '../state/overlay.js';
-import { jsonRecord } from '../state/record-codec.js';
+import type { StateOverlay, StateSource } from './overlay.js';
+import { jsonRecord } from './record-codec.js';
 
 /*
  * The consensus validator set as the kernel keeps it (ABCI's model): plugins (staking) propose

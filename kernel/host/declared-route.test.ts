@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Type, type TObject } from '@sinclair/typebox';
 import { defineRoute } from './declared-route.js';
-import { pageAnswer, pageQuery, toPage } from './page-query.js';
+import { pageAnswer, pageQuery, toPage } from '../node/page-query.js';
 import { RouteTable, type RpcRequest } from './route-table.js';
 import { forbidden, isChainError } from '../errors.js';
 

@@ -1,19 +1,19 @@
 import { ChainError, notFound, unavailable } from '../errors.js';
 import { toHex, parseHex } from '../codec/hex.js';
 import type { Chain } from '../chain/chain.js';
-import type { CommittedBlock } from '../chain/types.js';
+import type { CommittedBlock } from '../model/types.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
-import type { RouteTable } from '../node/route-table.js';
-import { toPage } from '../node/page-query.js';
-import { KERNEL_ROUTES } from '../node/kernel-declarations.js';
+import type { RouteTable } from '../host/route-table.js';
+import { toPage } from './page-query.js';
+import { KERNEL_ROUTES } from './kernel-declarations.js';
 import type { ValidatorSet } from '../consensus/validator-set.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JSON_CONTENT_TYPE, streamReply } from '../rpc/respond.js';
-import { checkpointMessage, snapshotBlocks } from './snapshot.js';
-import { writeSnapshotFile } from './snapshot-file.js';
-import { verifySnapshotTrust } from './snapshot-trust.js';
+import { checkpointMessage, snapshotBlocks } from '../replica/snapshot.js';
+import { writeSnapshotFile } from '../replica/snapshot-file.js';
+import { verifySnapshotTrust } from '../replica/snapshot-trust.js';
 
 /** How long a snapshot request waits for the block that certifies it. */
 const CERTIFY_WAIT_MS = 30_000;

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { wallet } from '../../test/helpers/chain-fixture.js';
 import { MemoryStore } from '../store/level-store.js';
 import { ChainStore } from '../store/chain-store.js';
-import { StateOverlay } from '../state/overlay.js';
-import { accountsReader, accountsWriter } from '../state/accounts.js';
+import { StateOverlay } from './overlay.js';
+import { accountsReader, accountsWriter } from './accounts.js';
 import { isMainKey, listMainKeys, readKeySet, writeKeySet } from './key-set.js';
-import { presentedKey } from './presented-key.js';
+import { presentedKey } from '../auth/presented-key.js';
 
 const a = wallet(81);
 const b = wallet(82);

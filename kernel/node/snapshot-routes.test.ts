@@ -6,9 +6,9 @@ import { tempDir } from '../../test/helpers/temp-dir.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { ChainError } from '../errors.js';
 import type { ValidatorSet } from '../consensus/validator-set.js';
-import { RouteTable, type RpcRequest } from '../node/route-table.js';
-import type { StateSnapshot } from './snapshot.js';
-import { acceptSnapshot, genesisTrust } from './snapshot-trust.js';
+import { RouteTable, type RpcRequest } from '../host/route-table.js';
+import type { StateSnapshot } from '../replica/snapshot.js';
+import { acceptSnapshot, genesisTrust } from '../replica/snapshot-trust.js';
 import { registerSnapshotRoutes } from './snapshot-routes.js';
 
 const signer = { address: 'chain:v0.node', keys: VALIDATOR_KEY };

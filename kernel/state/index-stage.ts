@@ -1,5 +1,5 @@
-import { assertNamespace } from '../state/prefixed-store.js';
-import { jsonRecord, type RecordCodec } from '../state/record-codec.js';
+import { assertNamespace } from './prefixed-store.js';
+import { jsonRecord, type RecordCodec } from './record-codec.js';
 
 /**
  * A plugin's writes to its own node-local index (`ctx.index`), staged while a block executes and

@@ -1,6 +1,6 @@
 import type { Validator } from '../consensus/types.js';
-import type { StateOverlay, StateSource } from '../state/overlay.js';
-import { jsonRecord } from '../state/record-codec.js';
+import type { StateOverlay, StateSource } from './overlay.js';
+import { jsonRecord } from './record-codec.js';
 import { VALIDATORS_NAMESPACE, readValidatorSet, writeValidator } from './validator-set.js';
 
 /*

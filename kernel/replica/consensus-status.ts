@@ -1,0 +1,14 @@
+/** What the consensus engine tells the RPC about itself (single validator now, BFT later). */
+export interface ConsensusStatus {
+  round(): number;
+  peers(): PeerView[];
+  /** Blocks this node knows it is behind the network (catch-up), 0 when in step. */
+  behind(): number;
+}
+
+export interface PeerView {
+  id: string;
+  address: string;
+  direction: 'inbound' | 'outbound';
+  connected_since: number;
+}
