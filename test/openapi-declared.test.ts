@@ -24,7 +24,6 @@ const FORWARDED_FOR_A_PLUGIN_NOT_BUILT = [
   'get /api/v1/certificates/{id}',
   'get /api/v1/certificates/contract/{address}',
   'post /api/v1/contracts/certify',
-  'get /api/v1/contracts/whitelist/{bytecode_hash}',
   'post /api/v1/templates/register',
 ];
 

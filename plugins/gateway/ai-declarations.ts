@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { AddressString, defineRoute, HexBytes } from '../../kernel/sdk.js';
 import { AuditBody } from './schemas.js';
+import { AnalysisAnswer as ContractAnalysis, AnalyzeBody, AttestationAnswer } from '../analyzer/public.js';
 
 /**
  * The gateway's contract-security and AI routes (decisions.md §47–48, §52), declared with their
@@ -13,19 +14,11 @@ import { AuditBody } from './schemas.js';
 const Count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
 const Score = (description: string) => Type.Integer({ minimum: 0, maximum: 100, description });
 
-/** decisions.md §47: the node's analysis, forwarded unchanged (with `address`, the record's fields too). */
-export const ContractAnalysis = Type.Object({
-  risk_score: Score('sum of the weights of the rules that fired, at most 100'),
-  security_score: Score('100 when whitelisted, else 100 − risk_score'),
-  safe: Type.Boolean({ description: 'whitelisted, or risk_score below deploy_risk_threshold' }),
-  ml_score: Type.Number({ description: 'risk_score / 100' }),
-  model: Type.String({ description: 'the analyzer and its version (static-v1)' }),
-  violations: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'the rules that fired: rule, severity, weight, message, offset' }),
-  gas_estimate: Count('the gas a deploy of these bytes is charged, nothing run at deploy'),
-  bytecode_hash: Type.String({ description: '0x + SHA3-256 of the bytes' }),
-  size: Count('bytes'),
-  whitelisted: Type.Boolean(),
-});
+/**
+ * decisions.md §47–48: the node's analysis and attestation, forwarded unchanged, so declared with
+ * the analyzer's own schemas (one declaration for the node's route and the gateway's).
+ */
+export { AnalysisAnswer as ContractAnalysis } from '../analyzer/public.js';
 
 const SOURCE_REFUSED = '400: a body with source, source_code or code (source code is not accepted), or bytecode_hex missing, odd-length, non-hex or not a WebAssembly module; 429: AI_RL_MAX_RPM';
 
@@ -53,20 +46,9 @@ export const GenerateAnswer = Type.Object({
   analysis: ContractAnalysis,
 });
 
-export const AttestBody = Type.Object({ bytecode_hex: Type.Optional(HexBytes), address: Type.Optional(AddressString) });
+export const AttestBody = AnalyzeBody;
 
-export const AttestAnswer = Type.Composite([
-  ContractAnalysis,
-  Type.Object({
-    score: Score('security_score'),
-    timestamp: Count('ms, the node\'s clock'),
-    subject: Type.String({ description: 'the address when given, else bytecode_hash' }),
-    message: Type.String({ description: 'ch-ibc-attest-v1|<bytecode_hash>|<score>|<model>|<timestamp>|<subject>' }),
-    signature: Type.String(),
-    pubkey: Type.String(),
-    signer: Type.String(),
-  }),
-]);
+export const AttestAnswer = AttestationAnswer;
 
 export const AssistantHealth = Type.Object({ enabled: Type.Boolean(), model: Type.String(), documents: Count('Markdown files in the index') });
 
@@ -93,7 +75,7 @@ export const AI_ROUTES = {
   audit: defineRoute({ method: 'POST', path: '/api/v1/contracts/audit', summary: 'the node\'s analysis of bytecode (decisions.md §52), status and body unchanged; source code is not accepted', body: AuditBody, bodyCheck: 'handler', responses: { 200: ContractAnalysis, 400: SOURCE_REFUSED, 429: 'over AI_RL_MAX_RPM in 60 s (Retry-After)', 503: 'no node analyses contracts' } }),
   reaudit: defineRoute({ method: 'POST', path: '/api/v1/contracts/reaudit', summary: 'the node\'s analysis of a deployed contract by address (decisions.md §47, §52), unchanged; changes nothing on chain', body: ReauditBody, bodyCheck: 'handler', responses: { 200: ContractAnalysis, 404: 'no contract at that address', 429: 'over AI_RL_MAX_RPM in 60 s (Retry-After)', 503: 'no node analyses contracts' } }),
   generate: defineRoute({ method: 'POST', path: '/api/v1/contracts/generate', summary: 'a contract from a shipped template, with its parameters and the node\'s analysis (decisions.md §52)', body: GenerateBody, bodyCheck: 'handler', responses: { 200: GenerateAnswer, 400: 'an unknown kind (the message names the kinds), a field out of range, or prompt without AI_PROVIDER_API_KEY', 429: 'over AI_RL_MAX_RPM in 60 s (Retry-After)', 502: 'the model answered no usable parameters', 503: 'no node analyses contracts, or the template is not served' } }),
-  attest: defineRoute({ method: 'POST', path: '/api/v1/contracts/attest', summary: 'the node\'s signed analysis (decisions.md §48), forwarded unchanged', body: AttestBody, bodyCheck: 'handler', responses: { 200: AttestAnswer, 404: 'no contract at that address', 503: 'no node attests' } }),
+  attest: defineRoute({ method: 'POST', path: '/api/v1/contracts/attest', summary: "an analysis signed with the node's own key: the IBC attestation packet (decisions.md §48)", description: 'forwarded to a node unchanged', body: AttestBody, bodyCheck: 'handler', responses: { 200: AttestAnswer, 404: 'no contract at that address', 503: 'no node attests' } }),
   assistantHealth: defineRoute({ method: 'GET', path: '/api/v1/assistant/health', summary: 'the documentation assistant: on or off, its model, the files indexed', responses: { 200: AssistantHealth } }),
   assistantAsk: defineRoute({ method: 'POST', path: '/api/v1/assistant/ask', summary: 'the best-matching passages of the project\'s documentation, with their sources (decisions.md §52)', body: AskBody, bodyCheck: 'handler', responses: { 200: AskAnswer, 400: 'question missing, empty or above 2 000 characters', 403: 'ASSISTANT_ENABLED is not 1', 429: 'over AI_RL_MAX_RPM in 60 s (Retry-After)', 503: 'the index is not built' } }),
 } as const;
