@@ -1,49 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Registry } from 'prom-client';
-import { genesisDoc, makeChain, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
-import { genesisHash } from '../chain/block-hash.js';
+import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
 import { NOTE_ADDRESS, eventRecorder } from '../../test/helpers/event-recorder.js';
-import { validateConfig } from '../config/load.js';
-import { nobleProvider } from '../crypto/noble-provider.js';
+import { kernelRoutes } from '../../test/helpers/kernel-routes.js';
 import { isChainError } from '../errors.js';
-import { registerKernelRoutes } from './kernel-routes.js';
-import { NodeMetrics } from './metrics.js';
-import { RouteTable } from '../host/route-table.js';
-import type { KernelServices } from './services.js';
-import { QueryService } from './queries.js';
-import { chainHistory } from './history.js';
 import { verifyStateProof } from '../light-client/index.js';
 import { parseHex } from '../codec/hex.js';
 import { utf8Bytes } from '../codec/utf8.js';
-import { nodeKey } from './node-key.js';
 
 const alice = wallet(23);
-
-/** The kernel's routes over a fixture chain, called as the HTTP server would call them. */
-function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>, query?: string) => Promise<Record<string, unknown>> {
-  const services: KernelServices = {
-    chain: f.chain,
-    index: (plugin: string) => f.chain.store.pluginIndex(plugin),
-    query: new QueryService({ state: f.chain.store.state, height: () => f.chain.head.height }, f.hooks, { env: 'testnet', params: f.params }),
-    config: validateConfig({ network: 'unit', env: 'testnet', plugins: [] }),
-    consensus: { round: () => 0, peers: () => [], behind: () => 0 },
-    metrics: new NodeMetrics({ verifications: 0, cacheHits: 0 }),
-    registry: new Registry(),
-    provider: nobleProvider,
-    nodeKey: nodeKey('chain:v0.node', alice.keys, nobleProvider),
-    now: () => 0,
-    history: chainHistory(f.chain.store, () => f.chain, 1),
-    node: { genesis: genesisDoc([]), genesisHash: genesisHash(genesisDoc([])), nodeId: 'ab'.repeat(20), nodeAddress: 'chain:v0.node', moniker: 'alpha', p2pEndpoint: () => `${'ab'.repeat(20)}@127.0.0.1:26656` },
-  };
-  const routes = new RouteTable();
-  registerKernelRoutes(routes, services, f.params, f.operations, f.host);
-  return async (path, params, query = '') => {
-    const route = routes.list().find((r) => r.method === 'GET' && r.path === path);
-    assert.ok(route, `GET ${path} is served`);
-    return (await route.handler({ method: 'GET', path, params, query: new URLSearchParams(query), headers: {}, body: undefined, ip: '127.0.0.1' })) as Record<string, unknown>;
-  };
-}
 
 async function statusOf(p: Promise<unknown>): Promise<number> {
   try {

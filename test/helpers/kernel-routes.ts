@@ -13,7 +13,7 @@ import { chainHistory } from '../../kernel/node/history.js';
 import { nodeKey } from '../../kernel/node/node-key.js';
 
 /** The kernel's routes over a fixture chain, called as the HTTP server would call them. */
-export function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>) => Promise<Record<string, unknown>> {
+export function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>, query?: string) => Promise<Record<string, unknown>> {
   const services: KernelServices = {
     chain: f.chain,
     index: (plugin: string) => f.chain.store.pluginIndex(plugin),
@@ -30,10 +30,10 @@ export function kernelRoutes(f: Fixture): (path: string, params: Record<string, 
   };
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, f.params, f.operations, f.host);
-  return async (path, params) => {
+  return async (path, params, query = '') => {
     const route = routes.list().find((r) => r.method === 'GET' && r.path === path);
     assert.ok(route, `GET ${path} is served`);
-    return (await route.handler({ method: 'GET', path, params, query: new URLSearchParams(), headers: {}, body: undefined, ip: '127.0.0.1' })) as Record<string, unknown>;
+    return (await route.handler({ method: 'GET', path, params, query: new URLSearchParams(query), headers: {}, body: undefined, ip: '127.0.0.1' })) as Record<string, unknown>;
   };
 }
 
