@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import binaryen from 'binaryen';
 import { createRequire } from 'node:module';
 import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { deriveAddress, isChainError, parseHex, RouteTable, sha3Hex0x, toHex, type Receipt } from '../../kernel/sdk.js';
@@ -9,18 +8,11 @@ import { contractAddress, DEPLOY_ADDRESS } from '../contracts/public.js';
 import { withNodeKey, withQueries } from '../../test/helpers/query-services.js';
 import { analyzerPlugin } from './index.js';
 import { tally } from './operators.js';
+import { watBytes as wat } from '../../test/helpers/wat.js';
 
 const alice = wallet(81);
 const DEPLOY_GAS = 1_000;
 
-function wat(text: string): Uint8Array {
-  const m = binaryen.parseText(text);
-  try {
-    return m.emitBinary();
-  } finally {
-    m.dispose();
-  }
-}
 
 const PRELUDE = `(memory (export "memory") 1) (func (export "alloc") (param i32) (result i32) (i32.const 1024))`;
 /** §46's vector: 95. */

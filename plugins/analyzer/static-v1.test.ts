@@ -1,22 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import binaryen from 'binaryen';
 import fc from 'fast-check';
 import { HOST_FUNCTIONS, HOST_MODULE } from '../contracts/public.js';
 import { UnreadableModule } from './scan.js';
 import { analyzeStaticV1, judge, RULES, type StaticAnalysis } from './static-v1.js';
+import { watBytes as wat } from '../../test/helpers/wat.js';
 
-/** WAT to bytes with Binaryen (the project's WebAssembly toolkit; nothing encoded by hand). */
-function wat(text: string, features = binaryen.Features.MVP): Uint8Array {
-  const m = binaryen.parseText(text);
-  try {
-    m.setFeatures(features | binaryen.Features.MutableGlobals);
-    return m.emitBinary();
-  } finally {
-    m.dispose();
-  }
-}
 
 const analyse = (bytes: Uint8Array): StaticAnalysis => analyzeStaticV1(bytes, HOST_FUNCTIONS, HOST_MODULE);
 const rules = (a: StaticAnalysis): string[] => a.violations.map((v) => v.rule);

@@ -2,12 +2,12 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import binaryen from 'binaryen';
 import { labelledWallet, signOperation, signTransfer } from '../helpers/chain-fixture.js';
 import { getJson, postJson, waitConfirmed } from '../helpers/node-process.js';
 import { failsInBlock, sameRootEverywhere, startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { parseHex, sha3Hex0x, toHex } from '../../kernel/sdk.js';
 import { templateBytecode } from '../../plugins/contracts/templates.js';
+import { watBytes as wat } from '../helpers/wat.js';
 
 /**
  * The contract analyzer on a real 4-validator devnet (issue 32), as a client: the token analyses
@@ -19,14 +19,6 @@ import { templateBytecode } from '../../plugins/contracts/templates.js';
 const DEPLOY = 'chain:system.deploy';
 let clock = Date.now();
 
-function wat(text: string): Uint8Array {
-  const m = binaryen.parseText(text);
-  try {
-    return m.emitBinary();
-  } finally {
-    m.dispose();
-  }
-}
 /** decisions.md §46's vector: endless memory growth and a self-calling function, risk 95. */
 const HOSTILE = wat(`(module (memory (export "memory") 1) (func (export "alloc") (param i32) (result i32) (i32.const 1024))
   (func $self (param i32) (result i32) (call $self (local.get 0)))
