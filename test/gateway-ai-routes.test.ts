@@ -51,7 +51,9 @@ function stubNode(): Promise<{ url: string; seen: Seen[]; server: Server }> {
       if (req.method === 'POST' && (req.url === '/api/v1/contracts/certify' || req.url === '/api/v1/templates/register')) return send(401, { error: 'signature does not verify' });
       if (req.method === 'PATCH' && decodeURIComponent(req.url ?? '') === `/api/v1/contracts/${APP}/score`) return send(401, { error: 'key not bound', body: json });
       if (req.method === 'GET' && req.url?.startsWith('/api/v1/contracts/whitelist/')) return send(404, { error: 'no approval of that hash' });
-      if (req.method === 'GET' && req.url?.startsWith('/api/v1/certificates')) return send(200, { certificates: [], total: 0, limit: 20, offset: 0, has_more: false, url: req.url });
+      const certificate = { id: 7, contract: APP, owner: 'chain:abc', issuer: 'chain:validator-0.node', code_hash: `0x${'ab'.repeat(32)}`, security_score: 100, risk_score: 0, model: 'static-v1', note: '', height: 3, tx_hash: `0x${'cd'.repeat(32)}` };
+      if (req.method === 'GET' && (req.url === '/api/v1/certificates' || req.url?.startsWith('/api/v1/certificates?'))) return send(200, { certificates: [certificate], total: 1, limit: 5, offset: 0, has_more: false, url: req.url });
+      if (req.method === 'GET' && req.url?.startsWith('/api/v1/certificates/')) return send(200, { ...certificate, url: req.url });
       if (req.method === 'GET' && req.url?.startsWith('/api/v1/models/registry')) return send(200, { models: [], total: 0 });
       return send(404, { error: `not found: ${req.method ?? ''} ${req.url ?? ''}` });
     });

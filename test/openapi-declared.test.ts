@@ -13,24 +13,10 @@ import { OPENAPI_FILES } from '../cli/write-openapi.js';
 type Operation = Record<string, unknown>;
 type Doc = { paths: Record<string, Record<string, Operation>> };
 
-/**
- * Part 1's contract-security routes, which the gateway forwards as they are while no plugin of the
- * build serves them (plugins/gateway/ai-routes.ts, forwardUndeclared; the plugin is issue 32's
- * analyzer work). The plugin that serves them declares them and lists the reads in its definition's
- * `routes` (the gateway then forwards them under its declarations); remove them here then.
- */
-const FORWARDED_FOR_A_PLUGIN_NOT_BUILT = [
-  'get /api/v1/certificates',
-  'get /api/v1/certificates/{id}',
-  'get /api/v1/certificates/contract/{address}',
-  'post /api/v1/contracts/certify',
-  'post /api/v1/templates/register',
-];
-
 /** The routes each document may still list undeclared. */
 const UNDECLARED_ALLOWED: Readonly<Record<keyof typeof OPENAPI_FILES, readonly string[]>> = {
   node: [],
-  gateway: FORWARDED_FOR_A_PLUGIN_NOT_BUILT,
+  gateway: [],
 };
 
 /**

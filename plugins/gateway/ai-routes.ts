@@ -1,6 +1,7 @@
 import { badRequest, firstRefusal, forbidden, unavailable, type DeclaredRoute, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { aiBudgetRefusal } from './ai-budget.js';
-import { AI_ROUTES, AskBody, ReauditBody } from './ai-declarations.js';
+import { AI_ROUTES, AskBody, ReauditBody, SECURITY_FORWARDS } from './ai-declarations.js';
+import { whitelistRoute } from '../analyzer/public.js';
 import type { AiParts } from './ai-parts.js';
 import { ASSISTANT_MODEL } from './assistant/docs-search.js';
 import { analysisRefusal, isAnalyzerMissing } from './generator/contract-generator.js';
@@ -99,21 +100,19 @@ export function registerAiRoutes(routes: RouteTable, s: GatewayServices, ai: Pic
 function forwardUndeclared(routes: RouteTable, s: GatewayServices): void {
   const posts = new Set(s.operations.flatMap((op) => [...op.routes, ...op.nodeOnlyRoutes].filter((r) => r.method === 'POST').map((r) => r.path)));
   const gets = new Set(s.pluginRoutes.filter((r) => r.route.method === 'GET').map((r) => r.route.path));
-  for (const path of ['/api/v1/contracts/certify', '/api/v1/templates/register']) {
-    if (posts.has(path)) continue;
-    routes.post(path, async (req) => {
-      const a = await s.client.request(s.router.nodesOfShard(0), 'POST', path, req.body, req.bodyText);
-      s.metrics.proxied.inc({ route: path, status: String(a.status) });
-      return passThrough(a);
-    });
-  }
-  for (const path of ['/api/v1/certificates', '/api/v1/certificates/:id', '/api/v1/certificates/contract/:address', '/api/v1/contracts/whitelist/:bytecode_hash']) {
-    if (gets.has(path)) continue;
-    routes.get(path, async (req) => {
-      const q = req.query.toString();
-      const a = await s.reads.get(`${upstreamPath(path, req.params)}${q ? `?${q}` : ''}`);
-      s.metrics.proxied.inc({ route: path, status: String(a.status) });
-      return passThrough(a);
-    });
-  }
+  const forward = async (raw: RpcRequest, path: string): Promise<unknown> => {
+    const q = raw.query.toString();
+    const a = raw.method === 'POST'
+      ? await s.client.request(s.router.nodesOfShard(0), 'POST', path, raw.body, raw.bodyText)
+      : await s.reads.get(`${upstreamPath(path, raw.params)}${q ? `?${q}` : ''}`);
+    s.metrics.proxied.inc({ route: path, status: String(a.status) });
+    return passThrough(a);
+  };
+  const { certify, templateRegister, certificates, certificate, contractCertificate } = SECURITY_FORWARDS;
+  if (!posts.has(certify.path)) routes.serve(certify, (req) => forward(req.raw, certify.path));
+  if (!posts.has(templateRegister.path)) routes.serve(templateRegister, (req) => forward(req.raw, templateRegister.path));
+  if (!gets.has(certificates.path)) routes.serve(certificates, (req) => forward(req.raw, certificates.path));
+  if (!gets.has(certificate.path)) routes.serve(certificate, (req) => forward(req.raw, certificate.path));
+  if (!gets.has(contractCertificate.path)) routes.serve(contractCertificate, (req) => forward(req.raw, contractCertificate.path));
+  if (!gets.has(whitelistRoute.path)) routes.serve(whitelistRoute, (req) => forward(req.raw, whitelistRoute.path));
 }
