@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, refused, signOperation, signTransfer, type Fixture, type Wallet } from './helpers/chain-fixture.js';
 import { RouteTable, toHex } from '../kernel/sdk.js';
 import { contractsPlugin } from '../plugins/contracts/index.js';
+import { analyzerPlugin } from '../plugins/analyzer/index.js';
 import { contractAddress, DEPLOY_ADDRESS } from '../plugins/contracts/execute.js';
 import { templateBytecode } from '../plugins/contracts/templates.js';
 import { namesPlugin } from '../plugins/names/index.js';
@@ -23,7 +24,7 @@ const registerApp = (w: Wallet, name: string, contract: string, extra: Record<st
   signOperation(w, { kind: 'register_app', actor: w.address, target: 'chain:system.node', nonce: ++nonce, body: { name, owner: w.address, node_address: `chain:${name}.app`, contract, ...extra } });
 
 async function withToken(): Promise<{ f: Fixture; token: string }> {
-  const f = await makeChain({ plugins: [contractsPlugin, namesPlugin], accounts: [alice, bob].map((w) => ({ address: w.address, balance: 1_000n * COIN })) });
+  const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin, namesPlugin], accounts: [alice, bob].map((w) => ({ address: w.address, balance: 1_000n * COIN })) });
   const data = JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), name: 'T', init_args: { name: 'T', symbol: 'T', decimals: 0, total_supply: 1000 } });
   const deploy = await f.chain.admit(signTransfer(alice, { to: DEPLOY_ADDRESS, value: 0, nonce: 1, data, gas_limit: 200 }), 0);
   await f.block();
