@@ -16,7 +16,7 @@ export interface OperationMeta {
   /** decisions.md §17's type: the `<kind>` a v4 signature names. */
   readonly type: string;
   readonly gas: number;
-  readonly method: 'POST' | 'PUT';
+  readonly method: 'POST' | 'PUT' | 'PATCH';
   /** The route, with `:param`s filled from the body. */
   readonly path: string;
   readonly actorField: string;
@@ -40,7 +40,7 @@ function metaOf(raw: unknown, plugin: string): OperationMeta {
   const route = routes.find((r) => r['node_only'] !== true) ?? routes[0];
   const signsFor = String(raw['signs_for']);
   const field = FIELD_RE.exec(signsFor);
-  if (!route || (route['method'] !== 'POST' && route['method'] !== 'PUT') || typeof route['path'] !== 'string') throw new SdkError('operation', `${name}: no POST or PUT route`);
+  if (!route || (route['method'] !== 'POST' && route['method'] !== 'PUT' && route['method'] !== 'PATCH') || typeof route['path'] !== 'string') throw new SdkError('operation', `${name}: no POST, PUT or PATCH route`);
   if (typeof raw['actor'] !== 'string' || typeof raw['gas'] !== 'number') throw new SdkError('operation', `${name}: no actor field or gas`);
   return {
     type: name,
