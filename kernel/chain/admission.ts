@@ -290,7 +290,7 @@ export class Admission {
     // min_stake, an NFT transfer fee) must be there besides the fee and what the account's pending
     // transactions hold (decisions.md §38: price + fee), and stays held while it is pending. An
     // operation that declares its debit judges it first in its own words (what the coins are
-    // for); a vault payout declares nothing: the vault pays it (§43).
+    // for); a vault payout declares a debit of 0: the vault pays it (§43), so only its fee is held.
     const takes = await declaredDebit(p, () => ctx);
     if (p.op.spec.debits === undefined) await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, takes);
     const input = { name: p.op.spec.name, body: verified.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer: authorized.signer };

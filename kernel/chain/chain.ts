@@ -17,7 +17,7 @@ import { GenesisMismatchError } from '../config/genesis-rules.js';
 import { Mempool } from '../mempool/mempool.js';
 import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
-import { StateTree, EMPTY_ROOT, parseStateProof } from '../state/tree/index.js';
+import { StateTree, EMPTY_ROOT, parseStateProof, MissingNodeError } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry } from '../ops/registry.js';
@@ -715,7 +715,15 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const root = parseHex(at.state_root, 32)!;
     const keyBytes = utf8Bytes(key);
     // Value and proof both from the tree at one root, so they agree whatever commits meanwhile.
-    const [value, proof] = await Promise.all([this.tree.get(root, keyBytes), this.tree.prove(root, keyBytes)]);
+    let value: Uint8Array | undefined;
+    let proof: Awaited<ReturnType<StateTree['prove']>>;
+    try {
+      [value, proof] = await Promise.all([this.tree.get(root, keyBytes), this.tree.prove(root, keyBytes)]);
+    } catch (e) {
+      // A node restored from a snapshot holds no tree nodes of the roots before it.
+      if (e instanceof MissingNodeError) throw notFound(`this node holds no state at height ${at.height} (it started from a later snapshot)`, 'ask a node that holds the chain from genesis');
+      throw e;
+    }
     return {
       key,
       height: at.height,

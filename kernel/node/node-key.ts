@@ -5,8 +5,11 @@ import type { SignatureProvider, KeyPair } from '../crypto/provider.js';
  * signs the node's consensus votes, so it signs only texts that open with one of these tags and
  * `|`: no vote, proposal or commit (their sign bytes open with other tags) can be made through it.
  */
-export const NODE_STATEMENT_DOMAINS = ['ch-ibc-attest-v1'] as const;
+export const NODE_STATEMENT_DOMAINS = Object.freeze(['ch-ibc-attest-v1'] as const);
 export type NodeStatementDomain = (typeof NODE_STATEMENT_DOMAINS)[number];
+
+/** The domains checked at signing: a private copy, so no plugin can widen what the consensus key signs. */
+const SIGNABLE_DOMAINS: ReadonlySet<string> = new Set(NODE_STATEMENT_DOMAINS);
 
 /** The node's own key as plugins see it (`api.services.nodeKey`): its address and public key, and statements signed with it. */
 export interface NodeKey {
@@ -22,7 +25,7 @@ export function nodeKey(address: string, keys: KeyPair, provider: Pick<Signature
     address,
     publicKey: keys.publicKey,
     signStatement(domain, text) {
-      if (!NODE_STATEMENT_DOMAINS.includes(domain) || !text.startsWith(`${domain}|`)) throw new Error(`the node signs only statements that open with one of ${NODE_STATEMENT_DOMAINS.join(', ')} and "|"`);
+      if (!SIGNABLE_DOMAINS.has(domain) || !text.startsWith(`${domain}|`)) throw new Error(`the node signs only statements that open with one of ${[...SIGNABLE_DOMAINS].join(', ')} and "|"`);
       return provider.sign(new TextEncoder().encode(text), keys.secretKey);
     },
   };

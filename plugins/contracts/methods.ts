@@ -1,5 +1,5 @@
 import { defineMethods, type ReadContext } from '../../kernel/sdk.js';
-import { codeKey, contractCodec, contractKey, readContract, type ContractRecord } from './store.js';
+import { codeKey, contracts, readContract, type ContractRecord } from './store.js';
 
 /**
  * What the contracts plugin offers other plugins: a contract's record and code (the analyzer
@@ -27,7 +27,7 @@ export const contractsMethods = defineMethods('contracts', {
     async setOperatorScore(ctx, address: string, securityScore: number): Promise<boolean> {
       const record = await readContract(ctx.store, address);
       if (!record) return false;
-      ctx.store.setRecord(contractKey(address), { ...record, security_score: securityScore, score_source: 'operators' }, contractCodec);
+      contracts.set(ctx.store, address, { ...record, security_score: securityScore, score_source: 'operators' });
       return true;
     },
   },

@@ -1,6 +1,6 @@
 import { appNameOf, contractAddressOf } from './app-names.js';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { badRequest, defineRoute, forbidden, isAddress, listPage, notFound, pageAnswer, pageQuery, toPage, type IndexReader, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
+import { badRequest, countedPage, defineRoute, forbidden, isAddress, listPage, notFound, pageAnswer, pageQuery, toPage, type IndexReader, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
 import { dryRun } from './execute.js';
 import { allContracts, contractEvents, contracts, readContract, tokenTransfers, type ContractRecord } from './store.js';
 import { loadTemplates } from './templates.js';
@@ -109,7 +109,8 @@ export function contractsRoutes(routes: RouteTable, s: NodeServices, plugin: str
       const { limit, offset } = toPage(req.query);
       const owner = req.query.owner;
       const all = (await allContracts(ctx.store)).filter((c) => owner === undefined || c.owner === owner).sort((a, b) => b.created_height - a.created_height || (a.address < b.address ? -1 : 1));
-      return listPage('contracts', await Promise.all(all.map((c) => contractView(ctx, c))), limit, offset);
+      // Views (one names read each, for app_name) only for the page served.
+      return countedPage('contracts', await Promise.all(all.slice(offset, offset + limit).map((c) => contractView(ctx, c))), all.length, limit, offset);
     }),
   );
 
