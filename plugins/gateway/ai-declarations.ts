@@ -95,10 +95,10 @@ export const CertificateRecord = Type.Object({
   tx_hash: Type.String(),
 });
 
-/** What a node answers an admitted signed submission: its hash and state (part 1, POST /api/v1/transactions). */
+/** What a node answers an admitted signed submission: its hash and state (as a transfer's submission response). */
 const Submitted = Type.Object({ tx_hash: TxHashString, status: Type.String({ description: 'pending' }) });
 
-/** The signature fields every signed body carries (part 2, Signed requests). */
+/** The signature fields every signed body carries (part 2, Signed message layouts). */
 const Signed = { signature: Type.String(), public_key: Type.String(), nonce: Type.Integer({ minimum: 0 }) };
 
 /** decisions.md §50: certify (signs for chain:system.cert). */
