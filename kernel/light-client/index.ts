@@ -30,4 +30,5 @@ export {
   type TrustedValidators,
   type VerifiedCommit,
 } from './commit.js';
+export { IBC_HEADER_TAG, ibcHeaderMessage } from './ibc-header.js';
 export { checkAnswerFields, provenEntryOf, trustFromGenesis, verifyProvenRead, type ProvenEntry, type ProvenRead, type ProvenReadOptions } from './proven-read.js';
