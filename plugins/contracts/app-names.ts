@@ -1,7 +1,6 @@
 import type { ReadContext } from '../../kernel/sdk.js';
 import { namesMethods } from '../names/public.js';
-
-const CONTRACT_ADDRESS = /^chain:[0-9a-f]{10}\.app$/;
+import { isContractAddress } from './address.js';
 
 /**
  * The contract address a transaction, `GET /api/v1/contracts/:address` or `/call` names: a
@@ -10,7 +9,7 @@ const CONTRACT_ADDRESS = /^chain:[0-9a-f]{10}\.app$/;
  */
 export async function contractAddressOf(ctx: Pick<ReadContext, 'methods'>, address: string): Promise<string> {
   // A deployed contract's own address (§27) is never a name: §38 refuses 10-hex `.app` labels.
-  if (CONTRACT_ADDRESS.test(address) || !(await ctx.methods.active(namesMethods))) return address;
+  if (isContractAddress(address) || !(await ctx.methods.active(namesMethods))) return address;
   return (await ctx.methods.of(namesMethods).appContract(address)) ?? address;
 }
 

@@ -1,4 +1,6 @@
+export { contractAddress, isContractAddress } from './address.js';
 import { contractAddressOf } from './app-names.js';
+import { contractAddress } from './address.js';
 import { badRequest, conflict, FailedWithGas, isAddress, isChainError, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
 import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
 import { contractEvents, readContract, tokenTransfers, writeContract, writeMetered, type ContractRecord } from './store.js';
@@ -45,11 +47,6 @@ export async function readSettings(params: ParamReader): Promise<Settings> {
 export function gasOfFuel(fuel: bigint, fuelPerGas: bigint): number {
   const g = (fuel + fuelPerGas - 1n) / fuelPerGas;
   return Math.max(CONTRACT_BASE_GAS, Number(g));
-}
-
-/** decisions.md §27: `chain:` + the first 10 hex of SHA3-256 of `ch-app|<owner>|<deploy tx hash>` + `.app`. */
-export function contractAddress(owner: string, deployTxHash: string): string {
-  return `chain:${sha3Hex0x(`ch-app|${owner}|${deployTxHash}`).slice(2, 12)}.app`;
 }
 
 /** A deploy about to happen, as the deploy gate sees it. */

@@ -1,17 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { badRequest, conflict, defineOperation, forbidden, isKeyDerivedAddress, notFound, type ChainError, type ReadContext } from '../../../kernel/sdk.js';
-import { contractsMethods } from '../../contracts/public.js';
+import { contractsMethods, isContractAddress } from '../../contracts/public.js';
 import { labelProblem, nameAddress } from '../price.js';
 import { apps, appOfContract } from '../store.js';
 import { appNameRegistered } from '../events.js';
 import { NODE_TARGET, priceOf } from './register-name.js';
 
-/** A deployed contract's own address (decisions.md §27): `chain:<10 hex>.app`. */
-const CONTRACT_ADDRESS = /^chain:[0-9a-f]{10}\.app$/;
-
 /** Why `contract` cannot be named by `owner` (§42): unknown 404, another's 403, named already 409. */
 async function contractProblem(ctx: ReadContext, contract: string, owner: string): Promise<ChainError | undefined> {
-  if (!CONTRACT_ADDRESS.test(contract)) return badRequest(`contract ${contract} must be a deployed contract's address (chain:<10 hex>.app)`);
+  if (!isContractAddress(contract)) return badRequest(`contract ${contract} must be a deployed contract's address (chain:<10 hex>.app)`);
   if (!(await ctx.methods.active(contractsMethods))) return notFound(`no contract ${contract}: contracts are not enabled on this network`);
   const contractOwner = await ctx.methods.of(contractsMethods).contractOwner(contract);
   if (contractOwner === undefined) return notFound(`no contract at ${contract}`);
