@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { labelledWallet, makeChain, refused, signOperation, signTransfer, type Fixture, type Wallet } from './helpers/chain-fixture.js';
+import { certifiedBlock, labelledWallet, makeChain, refused, signOperation, signTransfer, type Fixture, type Wallet } from './helpers/chain-fixture.js';
 import { RouteTable, toHex } from '../kernel/sdk.js';
+import { ProvenReads } from '../kernel/node/proven-reads.js';
+import type { QueryService } from '../kernel/node/queries.js';
+import { genesisDoc } from './helpers/chain-fixture.js';
+import { ONE_THIRD, trustFromGenesis, verifyProvenRead } from '../kernel/light-client/index.js';
+import { canonicalJson } from '../kernel/codec/json.js';
+import { sha3Hex0x } from '../kernel/crypto/hash.js';
+import { contracts } from '../plugins/contracts/store.js';
 import { contractsPlugin } from '../plugins/contracts/index.js';
 import { analyzerPlugin } from '../plugins/analyzer/index.js';
 import { contractAddress, DEPLOY_ADDRESS } from '../plugins/contracts/execute.js';
@@ -23,8 +30,10 @@ let nonce = 1_820_000_000_000;
 const registerApp = (w: Wallet, name: string, contract: string, extra: Record<string, unknown> = {}) =>
   signOperation(w, { kind: 'register_app', actor: w.address, target: 'chain:system.node', nonce: ++nonce, body: { name, owner: w.address, node_address: `chain:${name}.app`, contract, ...extra } });
 
-async function withToken(): Promise<{ f: Fixture; token: string }> {
-  const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin, namesPlugin], accounts: [alice, bob].map((w) => ({ address: w.address, balance: 1_000n * COIN })) });
+const ACCOUNTS = [alice, bob].map((w) => ({ address: w.address, balance: 1_000n * COIN }));
+
+async function withToken(services: { query?: QueryService } = {}): Promise<{ f: Fixture; token: string }> {
+  const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin, namesPlugin], accounts: ACCOUNTS, services });
   const data = JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), name: 'T', init_args: { name: 'T', symbol: 'T', decimals: 0, total_supply: 1000 } });
   const deploy = await f.chain.admit(signTransfer(alice, { to: DEPLOY_ADDRESS, value: 0, nonce: 1, data, gas_limit: 200 }), 0);
   await f.block();
@@ -52,7 +61,7 @@ test('an .app name bound to its owner\'s contract: price + fee, the price burned
   assert.equal(f.chain.head.total_burned - burned, stored.receipt.fee_burned + PRICE);
   const events = await f.chain.store.getTxEvents(block.header.height, r.tx_hash);
   assert.deepEqual(events.filter((e) => e.type === 'app_name_registered').map((e) => [e.data.address, e.data.contract, e.data.owner]), [['chain:tokenapp.app', token, alice.address]]);
-  assert.equal((await apps.get(f.pluginState('names'), 'chain:tokenapp.app'))?.contract, token);
+  assert.equal((await apps.get(f.pluginState('names'), 'chain:tokenapp.app'))?.address, token);
   assert.equal(await nfts.has(f.pluginState('names'), 'chain:tokenapp.app'), false, 'not an NFT');
 
   // A transaction to the name calls the contract, value and all, exactly as if sent to its address.
@@ -101,4 +110,32 @@ test('register_app refusals at admission with their status, and again in the blo
   assert.equal(await apps.has(f.pluginState('names'), 'chain:bobsname.app'), false);
   assert.equal(await apps.has(f.pluginState('names'), 'chain:secondname.app'), false);
   assert.ok(bobBefore - (await f.account(bob.address)).balance < PRICE, 'no price charged');
+});
+
+test('?prove=true on a contract read through its .app name proves the name\'s record beside the contract\'s, and a client checks both (§84–85)', async () => {
+  const services: { query?: QueryService } = {};
+  const { f, token } = await withToken(services);
+  await f.chain.admitOperation('register_app', registerApp(alice, 'provenapp', token), {}, 0);
+  await certifiedBlock(f);
+  await certifiedBlock(f);
+  const routes = new RouteTable();
+  f.hooks.routes.call(routes);
+  const route = routes.list().find((r) => r.method === 'GET' && r.path === '/api/v1/contracts/:address')!;
+  const proven = new ProvenReads(f.chain, services.query!);
+  const get = async (address: string) => (await proven.handlerOf(route)({ method: 'GET', path: route.path, params: { address }, query: new URLSearchParams('prove=true'), headers: {}, body: undefined, ip: '127.0.0.1' })) as Record<string, unknown>;
+  const genesis = genesisDoc(ACCOUNTS);
+  const trust = trustFromGenesis(JSON.parse(JSON.stringify(genesis, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))), sha3Hex0x(canonicalJson(genesis)));
+  const wire = (a: Record<string, unknown>): unknown => JSON.parse(JSON.stringify(a, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)));
+  const keysOf = (a: Record<string, unknown>) => (a.proof as { entries: Array<{ key: string; exists: boolean }> }).entries.map((e) => [e.key, e.exists]);
+
+  const byName = await get('chain:provenapp.app');
+  assert.deepEqual([byName.address, byName.app_name], [token, 'chain:provenapp.app']);
+  assert.deepEqual(keysOf(byName), [[apps.stateKey('chain:provenapp.app'), true], [contracts.stateKey(token), true]]);
+  verifyProvenRead(wire(byName), trust, { kind: 'record', trustLevel: ONE_THIRD });
+  // The name's record binds it to this contract: a node answering another contract for the name is refused.
+  assert.throws(() => verifyProvenRead(wire({ ...byName, address: 'chain:0123456789.app' }), trust, { kind: 'record', trustLevel: ONE_THIRD }), /answer_field/);
+
+  const direct = await get(token);
+  assert.deepEqual(keysOf(direct), [[contracts.stateKey(token), true]]);
+  verifyProvenRead(wire(direct), trust, { kind: 'record', trustLevel: ONE_THIRD });
 });

@@ -1,16 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { VALIDATOR_KEY, genesisDoc, makeChain, refused, signOperation, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
+import { certifiedBlock, genesisDoc, makeChain, refused, signOperation, signTransfer, wallet, type Fixture } from '../../test/helpers/chain-fixture.js';
 import { memoPlugin, memos } from '../../test/fixtures/readme-example.js';
 import { validateConfig } from '../config/load.js';
 import { genesisHash } from '../chain/block-hash.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { canonicalJson } from '../codec/json.js';
-import { parseHex } from '../codec/hex.js';
 import { sha3Hex0x } from '../crypto/hash.js';
-import { signVote } from '../consensus/index.js';
-import { decidedCommit } from '../replica/decided-commit.js';
 import { LightClientError, trustFromGenesis, verifyCommit, verifyProvenRead, ONE_THIRD } from '../light-client/index.js';
 import { registerKernelRoutes } from './kernel-routes.js';
 import { NodeMetrics } from './metrics.js';
@@ -52,16 +49,6 @@ function served(f: Fixture, extra?: (routes: RouteTable, query: QueryService) =>
     const req: RpcRequest = { method: 'GET', path, params, query: new URLSearchParams(q), headers: {}, body: undefined, ip: '127.0.0.1' };
     return (await proven.handlerOf(route)(req)) as Record<string, unknown>;
   };
-}
-
-/** One block proposed, validated and committed with the fixture validator's precommit as its certificate. */
-async function certifiedBlock(f: Fixture): Promise<number> {
-  const p = await f.chain.propose(0, 'chain:v0.node', 1_700_000_100_000 + f.chain.head.height * 1000);
-  assert.equal(await f.chain.validate(p), null);
-  const blockHash = parseHex(p.hash, 32)!;
-  const vote = signVote(nobleProvider, VALIDATOR_KEY.secretKey, 'test-chain', { type: 'precommit', height: p.header.height, round: 0, blockHash, validator: 'chain:v0.node' });
-  await f.chain.finalize(p, decidedCommit({ height: p.header.height, round: 0, blockHash, precommits: [vote] }));
-  return p.header.height;
 }
 
 const pinnedTrust = () => {

@@ -1,4 +1,5 @@
 import { appNameOf, contractAddressOf } from './app-names.js';
+import { appRecordStateKey } from '../names/public.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { badRequest, countedPage, defineRoute, forbidden, isAddress, listPage, notFound, pageAnswer, pageQuery, toPage, type IndexReader, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
 import { dryRun } from './execute.js';
@@ -34,8 +35,12 @@ export const contractRoute = defineRoute({
   summary: 'a contract',
   params: ContractParams,
   responses: { 200: ContractView, 404: 'no contract at the address' },
-  // decisions.md §84: proven by its record.
-  proves: (req) => [contracts.stateKey(req.params.address)],
+  // decisions.md §84: proven by its record; an `.app` name (§42) also by the name's record, which
+  // binds the name to the contract the answer is (plugins/names/store.ts `apps`).
+  proves: (req, answer) => {
+    const contract = String(answer.address);
+    return contract === req.params.address ? [contracts.stateKey(contract)] : [appRecordStateKey(req.params.address), contracts.stateKey(contract)];
+  },
 });
 
 export const contractEventsRoute = defineRoute({

@@ -4,7 +4,7 @@ import { apps, appOfContract } from './store.js';
 /** The contract a registered `.app` name names (decisions.md §42), or undefined for any other address. */
 async function appContract(ctx: ReadContext, address: string): Promise<string | undefined> {
   if (addressKind(address) !== 'app') return undefined;
-  return (await apps.get(ctx.store, address))?.contract;
+  return (await apps.get(ctx.store, address))?.address;
 }
 
 /** The `.app` name bound to `contract`, or undefined (the contract record's `app_name`). */

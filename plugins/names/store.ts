@@ -65,20 +65,31 @@ export const humanTenure = defineStore('names', {
 /**
  * The `.app` names (decisions.md §42): a label bound to a deployed contract, owned by the
  * contract's owner. Not NFTs: they never move, so they have no history and no owner list.
+ *
+ * The fields a contract record's answer shares (`address` the contract's, `app_name`, `owner`)
+ * carry the answer's values, so a proven read of `GET /api/v1/contracts/<name>.app` (§84–85),
+ * which proves this record beside the contract's, binds the name to the contract by §85's field
+ * rule alone; the label is `label`, not `name` (a contract's `name` is its own).
  */
 export const apps = defineStore('names', {
   name: 'apps',
-  description: 'a registered .app name: the contract it names and its owner',
-  key: ['app', keyPart.address('address')],
+  description: 'a registered .app name: the contract it names (address) and its owner',
+  key: ['app', keyPart.address('app_name')],
   value: Type.Object({
-    name: Type.String(),
+    label: Type.String(),
+    app_name: Type.String({ description: 'chain:<label>.app, the key' }),
+    address: Type.String({ description: 'the contract it names, chain:<10 hex>.app' }),
     owner: Type.String(),
-    contract: Type.String(),
     registered_height: Type.Integer({ minimum: 0 }),
     price: Type.BigInt({ minimum: 0n }),
     tx_hash: Type.String(),
   }),
 });
+
+/** The full state key of an `.app` name's record, for a proven read that resolved the name (§84). */
+export function appRecordStateKey(appName: string): string {
+  return apps.stateKey(appName);
+}
 
 /** The `.app` name of a contract: one name per contract (§42, 409), and the contract record's `app_name`. */
 export const appOfContract = defineStore('names', {

@@ -18,7 +18,9 @@ import { deriveAddress } from '../../kernel/crypto/address.js';
 import { sha3 } from '../../kernel/crypto/hash.js';
 import { operationPayloadHash } from '../../kernel/crypto/signed-message.js';
 import { plainSigningFields, txSigningMessage, type TxLayout } from '../../kernel/tx/signing.js';
-import { toHex } from '../../kernel/codec/hex.js';
+import { parseHex, toHex } from '../../kernel/codec/hex.js';
+import { signVote } from '../../kernel/consensus/index.js';
+import { decidedCommit } from '../../kernel/replica/decided-commit.js';
 import { ValidatorSet } from '../../kernel/consensus/validator-set.js';
 import { validateConfig } from '../../kernel/config/load.js';
 import { OperationRegistry } from '../../kernel/ops/registry.js';
@@ -226,6 +228,20 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
       return chain.finalize(p);
     },
   };
+}
+
+/**
+ * One block proposed, validated and committed with the fixture validator's precommit as its
+ * certificate (a proven read of the state before it needs it, decisions.md §84).
+ */
+export async function certifiedBlock(f: Fixture): Promise<number> {
+  clock += 1000;
+  const p = await f.chain.propose(0, 'chain:v0.node', clock);
+  assert.equal(await f.chain.validate(p), null);
+  const blockHash = parseHex(p.hash, 32)!;
+  const vote = signVote(nobleProvider, VALIDATOR_KEY.secretKey, FIXTURE_CHAIN_ID, { type: 'precommit', height: p.header.height, round: 0, blockHash, validator: 'chain:v0.node' });
+  await f.chain.finalize(p, decidedCommit({ height: p.header.height, round: 0, blockHash, precommits: [vote] }));
+  return p.header.height;
 }
 
 /** Awaits a refusal: a ChainError with this status and a message matching `pattern`. */

@@ -64,7 +64,7 @@ export const registerApp = defineOperation({
     const address = nameAddress(op.body.name, 'app');
     const price = await priceOf(ctx, op.body.name);
     await ctx.burn(op.signer.account, price);
-    apps.set(ctx.store, address, { name: op.body.name, owner: op.actor, contract: op.body.contract, registered_height: ctx.block.height, price, tx_hash: op.txHash });
+    apps.set(ctx.store, address, { label: op.body.name, app_name: address, address: op.body.contract, owner: op.actor, registered_height: ctx.block.height, price, tx_hash: op.txHash });
     appOfContract.set(ctx.store, op.body.contract, address);
     appNameRegistered.emit(ctx, { address, name: op.body.name, owner: op.actor, contract: op.body.contract, price, tx_hash: op.txHash });
   },
