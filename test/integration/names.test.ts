@@ -1,10 +1,18 @@
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
 import { labelledWallet, signOperation, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
 import { getJson, postJson, waitConfirmed } from '../helpers/node-process.js';
 import { failsInBlock, sameRootEverywhere, startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { namePrice } from '../../plugins/names/public.js';
+import { contractAddress, DEPLOY_ADDRESS } from '../../plugins/contracts/public.js';
+import { templateBytecode } from '../../plugins/contracts/templates.js';
+import { toHex } from '../../kernel/sdk.js';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { canonicalJson } from '../../kernel/codec/json.js';
+import { sha3Hex0x } from '../../kernel/crypto/hash.js';
+import { ONE_THIRD, trustFromGenesis, verifyProvenRead } from '../../kernel/light-client/index.js';
+import type { GenesisDoc } from '../../kernel/config/genesis.js';
 
 /**
  * Names and NFTs (issue 31, decisions.md §38–41) on a real 4-validator devnet, each step through
@@ -120,6 +128,79 @@ describe('names and NFTs on a real devnet', () => {
     assert.equal((await getJson(`${rpc()}/api/v1/agents/${nameAddr}`)).status, 404);
     await confirmed((await postJson(`${rpc()}/api/v1/nft/transfer`, giveNft(carol, 'chain:carol-bot.agent', alice.address))).body.tx_hash as string);
     assert.equal((await getJson(`${rpc(2)}/api/v1/agents/chain:carol-bot.agent`)).body.owner, alice.address);
+    await sameRootEverywhere(net);
+  });
+
+  test('an .app name: a token deployed, named, read, proven and dry-run called through its name; admission holds two pending prices; no payment to a system address', async () => {
+    const dana = await funded('it-names-dana');
+    const erin = await funded('it-names-erin');
+    // The shipped token template, deployed by a plain transaction as part 1 describes.
+    const data = JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), name: 'Dana token', init_args: { name: 'Dana', symbol: 'DNA', decimals: 0, total_supply: 5000 } });
+    const deploy = await postJson(`${rpc()}/api/v1/transactions`, signTransfer(dana, { to: DEPLOY_ADDRESS, value: 0, nonce: 1, data, gas_limit: 200 }));
+    assert.equal(deploy.status, 200, JSON.stringify(deploy.body));
+    await confirmed(deploy.body.tx_hash as string);
+    const token = contractAddress(dana.address, deploy.body.tx_hash as string);
+    const APP = 'chain:dana-token.app';
+    const registerApp = (w: Wallet, name: string, contract: string) =>
+      op(w, 'register_app', 'chain:system.node', { name, owner: w.address, node_address: `chain:${name}.app`, contract });
+
+    // Another's contract 403, an unknown one 404, nothing moved; the owner names it: price + fee.
+    const erinBefore = await balanceOf(erin.address);
+    assert.equal((await postJson(`${rpc()}/api/v1/nodes/register`, registerApp(erin, 'erin-steals', token))).status, 403);
+    assert.equal((await postJson(`${rpc()}/api/v1/nodes/register`, registerApp(erin, 'erin-nothing', 'chain:0123456789.app'))).status, 404);
+    assert.equal(await balanceOf(erin.address), erinBefore);
+    const price = namePrice('dana-token'.length, 10_000_000n);
+    const danaBefore = await balanceOf(dana.address);
+    const named = await postJson(`${net.gatewayUrl}/api/v1/nodes/register`, registerApp(dana, 'dana-token', token));
+    assert.equal(named.status, 200, JSON.stringify(named.body));
+    const namedTx = await confirmed(named.body.tx_hash as string);
+    assert.equal(await balanceOf(dana.address), danaBefore - price - BigInt(namedTx.fee as number), 'price + fee, exactly');
+    assert.equal((await postJson(`${rpc()}/api/v1/nodes/register`, registerApp(dana, 'dana-again', token))).status, 409, 'one name per contract');
+    assert.equal((await getJson(`${rpc()}/api/v1/nft/${APP}`)).status, 404, 'not an NFT');
+
+    // Read and dry-run called through the name, on a node and through the gateway.
+    for (const base of [rpc(1), net.gatewayUrl]) {
+      const record = (await getJson(`${base}/api/v1/contracts/${APP}`)).body;
+      assert.deepEqual([record.address, record.app_name, record.owner], [token, APP, dana.address]);
+      const dry = await postJson(`${base}/api/v1/contracts/${APP}/call`, { function: 'balance_of', args: { address: dana.address }, dry_run: true });
+      assert.equal(dry.status, 200, JSON.stringify(dry.body));
+      assert.deepEqual([dry.body.success, dry.body.contract, JSON.parse(dry.body.return_data as string)], [true, token, { ok: '5000' }]);
+    }
+    assert.equal((await getJson(`${rpc()}/api/v1/contracts/${token}`)).body.app_name, APP);
+
+    // Proven through the name (§84–85): the name's record and the contract's, checked against the genesis validators.
+    const genesis = JSON.parse(readFileSync(join(net.dir, 'genesis.json'), 'utf8')) as GenesisDoc;
+    const trust = trustFromGenesis(genesis, sha3Hex0x(canonicalJson(genesis)));
+    const provenRead = (await getJson(`${rpc(2)}/api/v1/contracts/${APP}?prove=true`)).body;
+    const entries = (provenRead.proof as { entries: Array<{ key: string; exists: boolean }> }).entries;
+    assert.deepEqual(entries.map((e) => [e.key, e.exists]), [[`names/app/${APP}`, true], [`contracts/contract/${token}`, true]]);
+    verifyProvenRead(provenRead, trust, { kind: 'record', trustLevel: ONE_THIRD });
+
+    // A plain transaction to the name calls the contract: tokens move.
+    const call = await postJson(`${rpc()}/api/v1/transactions`, signTransfer(dana, { to: APP, value: 0, nonce: 2, data: JSON.stringify({ function: 'transfer', args: { to: erin.address, amount: 70 } }), gas_limit: 200 }));
+    assert.equal(call.status, 200, JSON.stringify(call.body));
+    await confirmed(call.body.tx_hash as string);
+    const erinTokens = await postJson(`${rpc(3)}/api/v1/contracts/${token}/call`, { function: 'balance_of', args: { address: erin.address }, dry_run: true });
+    assert.deepEqual(JSON.parse(erinTokens.body.return_data as string), { ok: '70' });
+
+    // Admission holds (§38): a 6-letter name costs 40 COIN; one faucet credit (50 COIN) pays for one.
+    // The second, sent while the first is pending (or once it applied), is refused at admission.
+    const fay = await funded('it-names-fay');
+    const fayBefore = await balanceOf(fay.address);
+    const first = await postJson(`${rpc()}/api/v1/addresses/human`, registerHuman(fay, 'fayone'));
+    const second = await postJson(`${rpc()}/api/v1/addresses/human`, registerHuman(fay, 'faytwo'));
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(second.status, 400, JSON.stringify(second.body));
+    assert.match(second.body.error as string, /insufficient balance: .* reserved by pending transactions/);
+    const firstTx = await confirmed(first.body.tx_hash as string);
+    assert.equal(await balanceOf(fay.address), fayBefore - namePrice(6, 10_000_000n) - BigInt(firstTx.fee as number), 'only the first moved anything');
+    assert.equal((await getJson(`${rpc()}/api/v1/addresses/human/price?name=faytwo`)).body.available, true);
+
+    // A chain:system.* address names an operation and receives no payment.
+    const erinNow = await balanceOf(erin.address);
+    const toSystem = await postJson(`${rpc()}/api/v1/transactions`, signTransfer(erin, { to: 'chain:system.nothing-here', value: 5, nonce: 1 }));
+    assert.equal(toSystem.status, 400, JSON.stringify(toSystem.body));
+    assert.equal(await balanceOf(erin.address), erinNow);
     await sameRootEverywhere(net);
   });
 });
