@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { labelledWallet, signOperation, type Wallet } from '../helpers/chain-fixture.js';
+import { labelledWallet, signOperation, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
 import { getJson, postJson, spawnChainProcess, until, waitConfirmed, type ChainProcess } from '../helpers/node-process.js';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { freePorts } from '../helpers/cluster.js';
@@ -409,6 +409,29 @@ describe('staking on a real devnet', () => {
     assert.deepEqual([...types].sort(), ['delegate', 'stake', 'undelegate', 'unstake']);
   });
 
+  test('names burn their price and an NFT move its fee; a vault holds coins: all inside the supply check below', async () => {
+    const carol = labelledWallet('staking-carol');
+    const f = await postJson(`${net.gatewayUrl}/api/v1/faucet`, { address: carol.address, public_key: carol.publicKeyHex });
+    assert.equal(f.status, 200, JSON.stringify(f.body));
+    await waitConfirmed(rpc(), f.body.tx_hash as string);
+    const burnedBefore = BigInt((await getJson(`${rpc()}/api/v1/gas/estimate`)).body.total_burned as number);
+    const NAME = 'chain:carol-staking.human';
+    const named = await post('/api/v1/addresses/human', sign(carol, carol.address, 'chain:system.name', { name: 'carol-staking', owner: carol.address }));
+    const moved = await post('/api/v1/nft/transfer', sign(carol, carol.address, NAME, { nft_address: NAME, from: carol.address, to: bob.address }));
+    const VAULT = 'chain:carol-staking.vault';
+    const vault = await post('/api/v1/nodes/register', sign(carol, carol.address, 'chain:system.node', { name: 'carol-staking', owner: carol.address, node_address: VAULT }));
+    const r = await postJson(`${net.gatewayUrl}/api/v1/transactions`, signTransfer(carol, { to: VAULT, value: COIN, nonce: 1 }));
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const funding = await waitConfirmed(rpc(), r.body.tx_hash as string);
+    assert.equal(funding.status, 'confirmed', JSON.stringify(funding));
+    assert.equal((await getJson(`${rpc()}/api/v1/accounts/${VAULT}`)).body.balance, COIN);
+    // Two prices of 10 COIN and the NFT fee of 100 ucoin, besides every fee burned meanwhile.
+    const burned = BigInt((await getJson(`${rpc()}/api/v1/gas/estimate`)).body.total_burned as number) - burnedBefore;
+    assert.ok(burned >= 2n * 10n * BigInt(COIN) + 100n, `burned ${burned}`);
+    // The supply check waits for the fifth node to have applied these too.
+    for (const tx of [named, moved, vault, funding]) happened(tx, () => {});
+  });
+
   test('the chain never stalled and every node, the fifth included, holds the same block and state root at every height', async () => {
     const top = Math.min(...(await Promise.all(everyRpc().map((u) => height(u)))));
     assert.ok(top > 40, `height ${top}`);
@@ -418,7 +441,7 @@ describe('staking on a real devnet', () => {
     }
   });
 
-  test('the supply over the whole run, to the ucoin: every balance, stake and delegation a node holds = genesis + faucet credits + rewards (computed here) − fees burned − slashes burned', async () => {
+  test('the supply over the whole run, to the ucoin: every balance (vaults included), stake and delegation a node holds = genesis + faucet credits + rewards (computed here) − fees, name prices and NFT fees burned − slashes burned', async () => {
     // The fifth node's own store, read once it has applied every change and stopped.
     const last = Math.max(...changes.map((c) => c.height));
     await until(`the fifth node past height ${last}`, async () => ((await height(alphaNode!.url)) > last ? true : undefined), 60_000);
@@ -431,7 +454,7 @@ describe('staking on a real devnet', () => {
       const faucet = ((await getJson(`${rpc()}/api/v1/transactions?type=faucet&limit=200`)).body.transactions as Array<Record<string, unknown>>)
         .filter((t) => t.status === 'confirmed' && (t.block as number) <= meta.height)
         .reduce((sum, t) => sum + BigInt(t.value as number), 0n);
-      assert.equal(faucet, 2n * 50n * BigInt(COIN), 'the two faucet credits of this run');
+      assert.equal(faucet, 3n * 50n * BigInt(COIN), 'the three faucet credits of this run');
       // Rewards: configs/devnet.json's interval 10 and 1 000 blocks a year; genesis stakes at the genesis rate from height 0.
       const model = new RewardModel({ interval: 10, blocksPerYear: 1_000n });
       for (let i = 0; i < genesis.validators.length; i++) model.open(`stake:validator-${i}`, { amount: BigInt(genesis.validators[i]!.stake), paid: 0, rate: GENESIS_APY });

@@ -88,8 +88,16 @@ describe('vaults on a real devnet', () => {
     assert.deepEqual(((await getJson(gw(`/api/v1/vault/member/${bob.address}`))).body.vaults as Array<{ address: string }>).map((v) => v.address), [VAULT]);
 
     // A proposal left open, to expire (30 blocks on the devnet).
-    await submitted(`/api/v1/vault/${VAULT}/proposals`, payout(alice, carol.address, 1));
+    const expiringTx = await submitted(`/api/v1/vault/${VAULT}/proposals`, payout(alice, carol.address, 1));
     const expiring = (await proposalsOf('open'))[0]!;
+    // §44: the confirmed creating transaction carries proposal_id, on a node and through the gateway.
+    assert.equal(expiringTx.proposal_id, expiring.id);
+    assert.equal((await getJson(gw(`/api/v1/transactions/${expiringTx.hash as string}`))).body.proposal_id, expiring.id);
+    // A payout to a chain:system.* address (it names an operation, part 1 Address kinds) is refused, nothing moved.
+    const toSystem = await postJson(gw(`/api/v1/vault/${VAULT}/proposals`), payout(alice, 'chain:system.faucet', 5));
+    assert.equal(toSystem.status, 400, JSON.stringify(toSystem.body));
+    assert.match(toSystem.body.error as string, /reserved to name operations/);
+    assert.equal((await proposalsOf('open')).length, 1);
 
     // Signed by both: the first leaves it open, the second pays; balances exact. (Payouts stay a
     // small share of the vault: the sentinel scores them like any move out of an account, §99.)
@@ -183,6 +191,14 @@ describe('vaults on a real devnet', () => {
     const refusedSign = await ws.rpc('sign_vault_proposal', { ...vop(eve, 'sign_vault_proposal', { signer: eve.address }), vault: VAULT, id: open.id });
     assert.equal(refusedSign.result, null);
     assert.match(String(refusedSign.error), /executed: only an open proposal/);
+    // A non-member through the socket: refused with the REST message, nothing recorded.
+    const outsider = await funded('it-vault-outsider');
+    const countOf = async () => ((await ws.rpc('get_vault_proposals', { vault: VAULT })).result as { proposals: unknown[] }).proposals.length;
+    const proposalsBefore = await countOf();
+    const notMember = await ws.rpc('create_vault_proposal', { ...vop(outsider, 'create_vault_proposal', { proposer: outsider.address, to: outsider.address, amount: 1 }, 1), vault: VAULT });
+    assert.equal(notMember.result, null);
+    assert.match(String(notMember.error), /not a member/);
+    assert.equal(await countOf(), proposalsBefore);
     await sameRootEverywhere(net);
   });
 });
