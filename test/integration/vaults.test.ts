@@ -191,6 +191,13 @@ describe('vaults on a real devnet', () => {
     const refusedSign = await ws.rpc('sign_vault_proposal', { ...vop(eve, 'sign_vault_proposal', { signer: eve.address }), vault: VAULT, id: open.id });
     assert.equal(refusedSign.result, null);
     assert.match(String(refusedSign.error), /executed: only an open proposal/);
+    // Above the balance through the socket: refused at the signature that would execute it, naming both amounts; it stays open.
+    await via('create_vault_proposal', { ...vop(dora, 'create_vault_proposal', { proposer: dora.address, to: eve.address, amount: 900_000 }, 900_000), vault: VAULT });
+    const big = ((await ws.rpc('get_vault_proposals', { vault: VAULT, status: 'open' })).result as { proposals: Array<{ id: number }> }).proposals[0]!;
+    const short = await ws.rpc('sign_vault_proposal', { ...vop(eve, 'sign_vault_proposal', { signer: eve.address }), vault: VAULT, id: big.id });
+    assert.equal(short.result, null);
+    assert.match(String(short.error), /the payout is 900000 ucoin and chain:it-sock-fund\.vault holds 480000/);
+    assert.equal(await balanceOf(VAULT), 480_000n);
     // A non-member through the socket: refused with the REST message, nothing recorded.
     const outsider = await funded('it-vault-outsider');
     const countOf = async () => ((await ws.rpc('get_vault_proposals', { vault: VAULT })).result as { proposals: unknown[] }).proposals.length;
