@@ -416,7 +416,11 @@ describe('staking on a real devnet', () => {
     await waitConfirmed(rpc(), f.body.tx_hash as string);
     const burnedBefore = BigInt((await getJson(`${rpc()}/api/v1/gas/estimate`)).body.total_burned as number);
     const NAME = 'chain:carol-staking.human';
-    const named = await post('/api/v1/addresses/human', sign(carol, carol.address, 'chain:system.name', { name: 'carol-staking', owner: carol.address }));
+    // Node only (part 1): sent to a validator's RPC.
+    const register = await postJson(`${rpc()}/api/v1/addresses/human`, sign(carol, carol.address, 'chain:system.name', { name: 'carol-staking', owner: carol.address }));
+    assert.equal(register.status, 200, JSON.stringify(register.body));
+    const named = await waitConfirmed(rpc(), register.body.tx_hash as string);
+    assert.equal(named.status, 'confirmed', JSON.stringify(named));
     const moved = await post('/api/v1/nft/transfer', sign(carol, carol.address, NAME, { nft_address: NAME, from: carol.address, to: bob.address }));
     const VAULT = 'chain:carol-staking.vault';
     const vault = await post('/api/v1/nodes/register', sign(carol, carol.address, 'chain:system.node', { name: 'carol-staking', owner: carol.address, node_address: VAULT }));
