@@ -59,6 +59,18 @@ describe('contracts on a real devnet', () => {
       },
     };
   }
+  /**
+   * Each validator's worst event-loop delay since the previous scrape, in ms (`/metrics`
+   * event_loop_delay_max_seconds: the node resets it at each scrape). Beside /health's latency it
+   * tells a blocked main thread from one waiting for a core.
+   */
+  async function loopDelays(): Promise<number[]> {
+    return Promise.all(net.rpcUrls.map(async (u) => {
+      const text = await (await fetch(`${u}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('event_loop_delay_max_seconds '));
+      return line === undefined ? NaN : Number(line.split(' ')[1]) * 1000;
+    }));
+  }
   /** Sends a plain transaction (to a contract or chain:system.deploy) and waits until every validator applied it. */
   async function send(w: Wallet, to: string, data: string | undefined, opts: { value?: number; gas_limit?: number } = {}): Promise<Record<string, unknown>> {
     const nonce = Number((await account(w.address)).next_nonce);
@@ -256,9 +268,11 @@ describe('contracts on a real devnet', () => {
     const selfCalls = await deployHex(alice, wat(HOSTILE_WAT.selfCalls), 'self-calls');
     const loop = await deployHex(alice, wat(HOSTILE_WAT.infiniteLoop), 'loop');
     // The same watch without the attack first: on a shared 2-core machine the other tenants' load is in both.
+    await loopDelays();
     const idle = watchValidators();
     await new Promise((r) => setTimeout(r, 4_000));
     const baseline = await idle.stop();
+    const idleLoop = await loopDelays();
     const watch = watchValidators();
     const MAX_BLOCK_GAS = 10_000;
     const [calls, spin, dryRuns] = await Promise.all([
@@ -268,6 +282,7 @@ describe('contracts on a real devnet', () => {
       Promise.all(Array.from({ length: 12 }, () => postJson(`${rpc(1)}/api/v1/contracts/${loop}/call`, { function: 'spin', args: {}, dry_run: true, gas_limit: MAX_BLOCK_GAS }))),
     ]);
     const attacked = await watch.stop();
+    const attackedLoop = await loopDelays();
     assert.equal(calls.status, 'confirmed', JSON.stringify(calls));
     assert.ok((calls.gas as number) < MAX_BLOCK_GAS, `255 self-calls used ${String(calls.gas)} gas`);
     assert.equal(spin.status, 'failed');
@@ -277,7 +292,7 @@ describe('contracts on a real devnet', () => {
       if (d.status === 200) assert.equal(d.body.success, false);
     }
     const ms = (xs: number[]): string => xs.map((m) => m.toFixed(0)).join('/');
-    const figures = `under attack: worst /health ${ms(attacked.health)} ms, worst gap between heights ${ms(attacked.gaps)} ms; idle: ${ms(baseline.health)} ms, ${ms(baseline.gaps)} ms; dry runs ${dryRuns.map((d) => d.status).join(',')}; self-calls ${String(calls.gas)} gas`;
+    const figures = `under attack: worst /health ${ms(attacked.health)} ms, worst gap between heights ${ms(attacked.gaps)} ms; idle: ${ms(baseline.health)} ms, ${ms(baseline.gaps)} ms; dry runs ${dryRuns.map((d) => d.status).join(',')}; self-calls ${String(calls.gas)} gas; worst event-loop delay under attack ${ms(attackedLoop)} ms, idle ${ms(idleLoop)} ms`;
     console.log(`stall attack (issue 29 item 1): ${figures}`);
     // The issue's bars are 2 s between blocks and 100 ms for /health on a validator of its own. Here
     // four validators, the gateway and this test share two cores with other tenants: idle, /health
