@@ -208,3 +208,34 @@ test('the confirmed transaction that created a proposal carries proposal_id (dec
   assert.equal(view.proposal_id, 3);
   assert.equal((await get('/api/v1/transactions/:hash', { hash: signed.tx_hash })).proposal_id, undefined);
 });
+
+test('the other rules of §44 at admission, each with its status, nothing moved: unknown vault or proposal 404, a key not bound 401, amount, recipient, member and threshold 400', async () => {
+  const f = await withVault();
+  await f.chain.admit(signTransfer(bob, { to: VAULT, value: 5_000, nonce: 1 }), 0);
+  await f.block();
+  const before = await Promise.all([alice, bob, carol].map(async (w) => (await f.account(w.address)).balance));
+  const OTHER = 'chain:no-such-fund.vault';
+  await refused(f.chain.admitOperation('create_vault_proposal', op(alice, 'create_vault_proposal', OTHER, { vault: OTHER, proposer: alice.address, to: bob.address, amount: 1 }, 1), { vault: OTHER }, 0), 404, /no-such-fund/);
+  await refused(admitSign(f, alice, 99), 404, /99/);
+  // carol's key signing as alice, a member: the key is not bound to the member it names.
+  const forged = signOperation(carol, { kind: 'create_vault_proposal', actor: alice.address, target: VAULT, nonce: ++nonce, body: { vault: VAULT, proposer: alice.address, to: bob.address, amount: 1 }, value: 1 });
+  await assert.rejects(f.chain.admitOperation('create_vault_proposal', forged, { vault: VAULT }, 0), (e: { status?: number }) => e.status === 401);
+  for (const amount of [0, -5, 1.5]) {
+    const body = op(alice, 'create_vault_proposal', VAULT, { vault: VAULT, proposer: alice.address, to: bob.address, amount }, 0);
+    await assert.rejects(f.chain.admitOperation('create_vault_proposal', body, { vault: VAULT }, 0), (e: { status?: number }) => e.status === 400, `amount ${amount}`);
+  }
+  await refused(f.chain.admitOperation('create_vault_proposal', payout(alice, VAULT, 1), { vault: VAULT }, 0), 400, /./);
+  await refused(f.chain.admitOperation('create_vault_proposal', payout(alice, 'chain:0123456789.app', 1), { vault: VAULT }, 0), 400, /./);
+  await refused(f.chain.admitOperation('create_vault_proposal', op(alice, 'create_vault_proposal', VAULT, { vault: VAULT, proposer: alice.address, to: bob.address, amount: 1, description: 'x'.repeat(501) }, 1), { vault: VAULT }, 0), 400, /./);
+  await refused(f.chain.admitOperation('add_vault_member', addMember(alice, alice.address), { vault: VAULT }, 0), 400, /./);
+  await refused(f.chain.admitOperation('add_vault_member', addMember(alice, 'chain:family-fund.vault'), { vault: VAULT }, 0), 400, /./);
+  await refused(f.chain.admitOperation('remove_vault_member', removeMember(alice, bob.address), { vault: VAULT }, 0), 400, /./);
+  await refused(f.chain.admitOperation('remove_vault_member', removeMember(alice, alice.address), { vault: VAULT }, 0), 400, /./);
+  await refused(f.chain.admitOperation('set_vault_threshold', threshold(alice, 1), { vault: VAULT }, 0), 400, /./);
+  await refused(f.chain.admitOperation('set_vault_threshold', threshold(alice, 0), { vault: VAULT }, 0), 400, /./);
+  assert.equal(f.chain.mempool.size, 0, 'nothing admitted');
+  await f.block();
+  assert.deepEqual(await Promise.all([alice, bob, carol].map(async (w) => (await f.account(w.address)).balance)), before, 'nothing moved');
+  assert.equal((await f.account(VAULT)).balance, 5_000n);
+  assert.equal(await proposals.has(state(f), VAULT, 1), false);
+});
