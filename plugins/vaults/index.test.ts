@@ -224,15 +224,15 @@ test('the other rules of §44 at admission, each with its status, nothing moved:
     const body = op(alice, 'create_vault_proposal', VAULT, { vault: VAULT, proposer: alice.address, to: bob.address, amount }, 0);
     await assert.rejects(f.chain.admitOperation('create_vault_proposal', body, { vault: VAULT }, 0), (e: { status?: number }) => e.status === 400, `amount ${amount}`);
   }
-  await refused(f.chain.admitOperation('create_vault_proposal', payout(alice, VAULT, 1), { vault: VAULT }, 0), 400, /./);
-  await refused(f.chain.admitOperation('create_vault_proposal', payout(alice, 'chain:0123456789.app', 1), { vault: VAULT }, 0), 400, /./);
-  await refused(f.chain.admitOperation('create_vault_proposal', op(alice, 'create_vault_proposal', VAULT, { vault: VAULT, proposer: alice.address, to: bob.address, amount: 1, description: 'x'.repeat(501) }, 1), { vault: VAULT }, 0), 400, /./);
-  await refused(f.chain.admitOperation('add_vault_member', addMember(alice, alice.address), { vault: VAULT }, 0), 400, /./);
-  await refused(f.chain.admitOperation('add_vault_member', addMember(alice, 'chain:family-fund.vault'), { vault: VAULT }, 0), 400, /./);
-  await refused(f.chain.admitOperation('remove_vault_member', removeMember(alice, bob.address), { vault: VAULT }, 0), 400, /./);
-  await refused(f.chain.admitOperation('remove_vault_member', removeMember(alice, alice.address), { vault: VAULT }, 0), 400, /./);
-  await refused(f.chain.admitOperation('set_vault_threshold', threshold(alice, 1), { vault: VAULT }, 0), 400, /./);
-  await refused(f.chain.admitOperation('set_vault_threshold', threshold(alice, 0), { vault: VAULT }, 0), 400, /./);
+  await refused(f.chain.admitOperation('create_vault_proposal', payout(alice, VAULT, 1), { vault: VAULT }, 0), 400, /to chain:family-fund\.vault is this vault: a payout goes else/);
+  await refused(f.chain.admitOperation('create_vault_proposal', payout(alice, 'chain:0123456789.app', 1), { vault: VAULT }, 0), 400, /to chain:0123456789\.app is a contract \(\.app\): a vault pays o/);
+  await refused(f.chain.admitOperation('create_vault_proposal', op(alice, 'create_vault_proposal', VAULT, { vault: VAULT, proposer: alice.address, to: bob.address, amount: 1, description: 'x'.repeat(501) }, 1), { vault: VAULT }, 0), 400, /create_vault_proposal: description: Expected string length l/);
+  await refused(f.chain.admitOperation('add_vault_member', addMember(alice, alice.address), { vault: VAULT }, 0), 400, /chain:91540586810b87c\.human is already a member of chain:fam/);
+  await refused(f.chain.admitOperation('add_vault_member', addMember(alice, 'chain:family-fund.vault'), { vault: VAULT }, 0), 400, /member chain:family-fund\.vault must be a key-derived \.human /);
+  await refused(f.chain.admitOperation('remove_vault_member', removeMember(alice, bob.address), { vault: VAULT }, 0), 400, /chain:2c45b188f4f8852\.human is not a member of chain:family-/);
+  await refused(f.chain.admitOperation('remove_vault_member', removeMember(alice, alice.address), { vault: VAULT }, 0), 400, /removing chain:91540586810b87c\.human would leave 0 members, /);
+  await refused(f.chain.admitOperation('set_vault_threshold', threshold(alice, 1), { vault: VAULT }, 0), 400, /threshold is already 1/);
+  await refused(f.chain.admitOperation('set_vault_threshold', threshold(alice, 0), { vault: VAULT }, 0), 400, /threshold must be an integer from 1 to the number of members/);
   assert.equal(f.chain.mempool.size, 0, 'nothing admitted');
   await f.block();
   assert.deepEqual(await Promise.all([alice, bob, carol].map(async (w) => (await f.account(w.address)).balance)), before, 'nothing moved');
