@@ -2,7 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { toHex } from '../../kernel/sdk.js';
 
 /*
- * The packet texts of part 1 "Packet wire formats" and decisions.md §68, and the denoms they
+ * The packet texts of part 1 "Inter-chain transfers" and decisions.md §68, and the denoms they
  * credit: built here once for the sender, the receiver's rebuild and the tests.
  */
 
