@@ -6,6 +6,7 @@ import { RouteTable, lightClient } from '../../kernel/sdk.js';
 import { ibcPlugin } from './index.js';
 import { channels, commitments, denoms, packets, receipts, vouchers } from './store.js';
 import { commitmentValue, escrowAddress, transferText, voucherDenom, voucherHash } from './packets.js';
+import { heldSupply, ibcHoldings } from '../../test/helpers/supply-model.js';
 
 /**
  * The ibc plugin on one chain (`test-chain`) against a synthetic counterparty `ibc-b` whose
@@ -266,14 +267,22 @@ test('transfer → ack burns the escrow; the coin coming back is credited native
   assert.equal((await channels.get(f.pluginState('ibc'), CH))!.outstanding, 600n);
   await refused(f.chain.admitOperation('ibc_recv', op(operator, 'ibc_recv', { ...tooMuch.body, proof_height: 31, proof: (await h2.prove(tooMuch.key)).proof }), {}, 0), 400, /600 ucoin outstanding, less than the 700/);
 
-  // Supply to the ucoin: what the accounts hold plus what was burned is genesis plus what came back.
-  let held = 0n;
-  for (const w of [operator, alice, mallory]) held += await balance(f, w.address);
-  held += await balance(f, escrow);
-  held += await balance(f, 'chain:v0.node');
-  const genesisValidatorBalance = 0n;
-  assert.equal(held + f.chain.head.total_burned, 3n * START + genesisValidatorBalance + 400n);
+  // Supply to the ucoin: every balance (the escrow's included) plus every burn is genesis plus
+  // the native coin that came back, which the channel's outstanding bounded.
+  const held = await heldSupply(f.chain.store.state);
+  const ibc = await ibcHoldings(f.chain.store.state);
+  assert.equal(ibc.escrowAccounts, 0n);
+  assert.equal(ibc.outstanding, 600n);
+  assert.equal(held.total + f.chain.head.total_burned, 3n * START + 400n);
+  await assertVouchersBacked(f);
 });
+
+/** Every voucher denom's supply is exactly what its holders (escrows included) hold. */
+async function assertVouchersBacked(f: Fixture): Promise<void> {
+  const ibc = await ibcHoldings(f.chain.store.state);
+  for (const [hash, supply] of ibc.voucherSupply) assert.equal(ibc.vouchersHeld.get(hash) ?? 0n, supply, `ibc/${hash}`);
+  for (const hash of ibc.vouchersHeld.keys()) assert.ok(ibc.voucherSupply.has(hash), `vouchers of an unknown denom ${hash}`);
+}
 
 test('timeout refunds only on proof of non-receipt with the counterparty client at or past the timeout; redeem escrows vouchers', async () => {
   const f = await connected({ ibc_timeout_blocks: '3' });
@@ -324,6 +333,9 @@ test('timeout refunds only on proof of non-receipt with the counterparty client 
   await admit(f, 'ibc_ack', op(operator, 'ibc_ack', { id: `${FIXTURE_CHAIN_ID}/${CH}/2`, proof_height: 44, proof: (await acked.prove(lightClient.ibcReceiptKey(CH, 2))).proof }));
   assert.equal(await vouchers.get(state, escrow, hash), undefined);
   assert.equal((await denoms.get(state, hash))!.supply, 600n, 'supply = minted less burned = what holders hold');
+  await assertVouchersBacked(f);
+  const held = await heldSupply(f.chain.store.state);
+  assert.equal(held.total + f.chain.head.total_burned, 3n * START, 'a refund and voucher moves create and destroy no ucoin');
   const all = await packets.scan(state);
   assert.deepEqual(all.map((e) => e.value.status), ['timed_out', 'received', 'committed']);
 });
@@ -340,4 +352,52 @@ test('limits: ibc_max_packet and ibc_max_channel_escrow (escrow + outstanding) r
   assert.match(inBlock.error!, /ibc_max_channel_escrow/);
   assert.ok(before - (await balance(f, alice.address)) < 1001n, 'only the fee moved');
   assert.equal(await balance(f, escrowAddress(CH)), 5000n);
+});
+
+test('attestations: an operator sends one on an attest channel (timestamp the block\'s) and receives the counterparty\'s on a proof', async () => {
+  const f = await connected();
+  await admit(f, 'ibc_channel_open', op(operator, 'ibc_channel_open', { channel: 'att', port: 'attest', counterparty_chain: B, allowed_denoms: [] }));
+  const att = { channel: 'att', bytecode_hash: '0x' + 'ab'.repeat(32), score: 42, model: 'analyzer-v1', subject: 'chain:0123456789.app' };
+  await refused(f.chain.admitOperation('ibc_attest', op(mallory, 'ibc_attest', att), {}, 0), 403, /not an IBC operator/);
+  await refused(f.chain.admitOperation('ibc_attest', op(operator, 'ibc_attest', { ...att, channel: CH }), {}, 0), 400, /attestations travel on an attest channel/);
+  await refused(f.chain.admitOperation('ibc_attest', op(operator, 'ibc_attest', { ...att, score: 101 }), {}, 0), 400, /score must be 0 to 100/);
+  await refused(f.chain.admitOperation('ibc_transfer', op(alice, 'ibc_transfer', { channel: 'att', dest_chain: B, receiver: 'x', denom: 'ucoin', amount: 1 }), {}, 0), 400, /coins travel on a transfer channel/);
+  await admit(f, 'ibc_attest', op(operator, 'ibc_attest', att));
+  const block = await f.chain.store.getBlock(f.chain.head.height);
+  const sent = (await packets.scan(f.pluginState('ibc'))).map((e) => e.value).find((p) => p.kind === 'attest')!;
+  assert.equal(sent.timestamp, block!.header.timestamp);
+  const text = `ch-ibc-attest-v1|${att.bytecode_hash}|42|analyzer-v1|${block!.header.timestamp}|${att.subject}`;
+  assert.equal(new TextDecoder().decode(await commitments.get(f.pluginState('ibc'), 'att', 1)), commitmentValue(sent.timeout_height, text));
+
+  const theirs = `ch-ibc-attest-v1|${'0x' + 'cd'.repeat(32)}|7|their-model|1700000000000|chain:x.app`;
+  const key = lightClient.ibcCommitmentKey('att', 1);
+  const h = await headerWith(50, { [key]: commitmentValue(900, theirs) });
+  await updateClient(f, h);
+  const body = { packet_id: `${B}/att/1`, kind: 'attest', bytecode_hash: '0x' + 'cd'.repeat(32), score: 7, model: 'their-model', timestamp: 1_700_000_000_000, subject: 'chain:x.app', timeout_height: 900, proof_height: 50, proof: (await h.prove(key)).proof };
+  await refused(f.chain.admitOperation('ibc_recv', op(operator, 'ibc_recv', { ...body, score: 8 }), {}, 0), 400, /proof does not prove/);
+  await refused(f.chain.admitOperation('ibc_recv', op(operator, 'ibc_recv', { ...body, kind: 'transfer' }), {}, 0), 400, /cannot arrive on attest channel/);
+  await admit(f, 'ibc_recv', op(operator, 'ibc_recv', body));
+  const got = ((await get(f, '/api/v1/ibc/packets', {}, 'kind=attest&direction=in'))['packets'] as Array<Record<string, unknown>>)[0]!;
+  assert.deepEqual({ status: got['status'], score: got['score'], model: got['model'], amount: got['amount'] }, { status: 'received', score: 7, model: 'their-model', amount: undefined });
+});
+
+test('a redeem that times out gives the vouchers back to the sender', async () => {
+  const f = await connected({ ibc_timeout_blocks: '2' });
+  const inb = inbound(1, { amount: 50 });
+  const h = await headerWith(20, { [inb.key]: inb.value });
+  await updateClient(f, h);
+  await admit(f, 'ibc_recv', op(operator, 'ibc_recv', { ...inb.body, proof_height: 20, proof: (await h.prove(inb.key)).proof }));
+  const denom = voucherDenom(`transfer/${CH}/uatom`);
+  const hash = voucherHash(`transfer/${CH}/uatom`);
+  await admit(f, 'ibc_redeem', op(alice, 'ibc_redeem', { channel: CH, dest_chain: B, receiver: 'cosmos1bob', denom, amount: 50 }));
+  assert.equal(await vouchers.get(f.pluginState('ibc'), alice.address, hash), undefined);
+  const timeout = f.chain.head.height + 2;
+  const clientKey = lightClient.ibcClientHeightKey(FIXTURE_CHAIN_ID);
+  const due = await headerWith(21, { [clientKey]: String(timeout + 5) });
+  await updateClient(f, due);
+  const receiptKey = lightClient.ibcReceiptKey(CH, 1);
+  await admit(f, 'ibc_timeout', op(operator, 'ibc_timeout', { id: `${FIXTURE_CHAIN_ID}/${CH}/1`, proof_height: 21, proof: (await due.prove(receiptKey)).proof, client_height: timeout + 5, client_proof: (await due.prove(clientKey)).proof }));
+  assert.equal(await vouchers.get(f.pluginState('ibc'), alice.address, hash), 50n);
+  assert.equal(await vouchers.get(f.pluginState('ibc'), escrowAddress(CH), hash), undefined);
+  await assertVouchersBacked(f);
 });
