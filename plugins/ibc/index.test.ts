@@ -401,3 +401,10 @@ test('a redeem that times out gives the vouchers back to the sender', async () =
   assert.equal(await vouchers.get(f.pluginState('ibc'), escrowAddress(CH), hash), undefined);
   await assertVouchersBacked(f);
 });
+
+test('start-up refuses CHAIN_IBC_REQUIRE_HEADER or _PACKET_COMMITMENT off and a malformed operator key, naming the variable', async () => {
+  const boot = (options: Record<string, unknown>) => makeChain({ plugins: [ibcPlugin], pluginConfig: [{ name: 'ibc', options }] });
+  await assert.rejects(boot({ require_header: false }), /CHAIN_IBC_REQUIRE_HEADER/);
+  await assert.rejects(boot({ require_packet_commitment: false }), /CHAIN_IBC_REQUIRE_PACKET_COMMITMENT/);
+  await assert.rejects(boot({ operator_pubkeys: 'abcd' }), /CHAIN_IBC_OPERATOR_PUBKEYS: "abcd…" is not an ML-DSA-65 public key/);
+});
