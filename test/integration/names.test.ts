@@ -1,7 +1,7 @@
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelledWallet, signOperation, signTransfer, type Wallet } from '../helpers/chain-fixture.js';
-import { getJson, postJson, waitConfirmed } from '../helpers/node-process.js';
+import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
 import { failsInBlock, sameRootEverywhere, startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { namePrice } from '../../plugins/names/public.js';
 import { contractAddress, DEPLOY_ADDRESS } from '../../plugins/contracts/public.js';
@@ -171,7 +171,11 @@ describe('names and NFTs on a real devnet', () => {
     // Proven through the name (§84–85): the name's record and the contract's, checked against the genesis validators.
     const genesis = JSON.parse(readFileSync(join(net.dir, 'genesis.json'), 'utf8')) as GenesisDoc;
     const trust = trustFromGenesis(genesis, sha3Hex0x(canonicalJson(genesis)));
-    const provenRead = (await getJson(`${rpc(2)}/api/v1/contracts/${APP}?prove=true`)).body;
+    // A proven read answers the state one block behind the head: wait until that state holds the name.
+    const provenRead = await until('the name in the proven state', async () => {
+      const r = await getJson(`${rpc(2)}/api/v1/contracts/${APP}?prove=true`);
+      return r.status === 200 ? r.body : undefined;
+    });
     const entries = (provenRead.proof as { entries: Array<{ key: string; exists: boolean }> }).entries;
     assert.deepEqual(entries.map((e) => [e.key, e.exists]), [[`names/app/${APP}`, true], [`contracts/contract/${token}`, true]]);
     verifyProvenRead(provenRead, trust, { kind: 'record', trustLevel: ONE_THIRD });
