@@ -41,6 +41,7 @@ import type { KernelServices } from './services.js';
 import type { ConsensusStatus } from '../replica/consensus-status.js';
 import { QueryService } from './queries.js';
 import { BlockProduction } from './block-production.js';
+import { CLOCK_OFFSET_VARIABLE, parseClockOffset, skewedClock } from './clock.js';
 import { registerApiReference } from './api-reference.js';
 import { nodeApiInfo, openApiDocument } from './openapi.js';
 import { registerSnapshotRoutes } from './snapshot-routes.js';
@@ -89,6 +90,10 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   let p2pListen: () => string | undefined = () => undefined;
   const p2pEndpoint = (): string => formatPeerEndpoint(nodeId, config.p2p.external ?? p2pListen() ?? formatAddress(config.p2p.host, config.p2p.port));
 
+  // One clock for the whole node; CHAIN_CLOCK_OFFSET_MS skews it in fault tests (clock.ts).
+  const clockOffset = parseClockOffset(process.env[CLOCK_OFFSET_VARIABLE]);
+  const clock = skewedClock(clockOffset);
+  if (clockOffset !== 0) log.warn({ offset_ms: clockOffset }, 'CHAIN_CLOCK_OFFSET_MS set: this node runs on a skewed clock (fault tests only)');
   const hooks = createHooks();
   const params = new ParamRegistry();
   for (const p of KERNEL_PARAMS) params.declare('kernel', p);
@@ -118,7 +123,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     registry: metrics.registry,
     provider,
     nodeKey: nodeKey(nodeAddress, key.keys, provider),
-    now: () => Date.now(),
+    now: clock,
     history: chainHistory(store, () => services.chain, config.sharding.shards),
     node: { genesis, genesisHash: genesisHashValue, nodeId, nodeAddress, moniker: config.moniker ?? null, p2pEndpoint },
   };
@@ -199,7 +204,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host, rate_limit: config.rpc.rate_limit, trusted_ips: config.rpc.trusted_ips }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 
   chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
-  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: genesisHashValue, self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log });
+  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: genesisHashValue, self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log, now: clock });
   consensus = production;
   p2pListen = () => production.p2pAddress();
   metrics.consensusView = () => ({ peers: production.peers().length, round: production.round(), behind: production.behind() });
