@@ -1,13 +1,16 @@
 import type { CheckFailure } from './check-failure.js';
 
-/** A transfer a client sent, with what it was told: `confirmed` committed, `refused`, or `unknown` (no answer, a timeout). */
+/**
+ * A transfer a client sent, with what it was told: `confirmed` committed, `failed` committed but
+ * failed (its fee paid, nothing moved), `refused` at admission, or `unknown` (no answer, a timeout).
+ */
 export interface SentTransfer {
   readonly id: string;
   readonly client: string;
   readonly from: string;
   readonly to: string;
   readonly amount: bigint;
-  readonly outcome: 'confirmed' | 'refused' | 'unknown';
+  readonly outcome: 'confirmed' | 'failed' | 'refused' | 'unknown';
 }
 
 /** A transaction as the chain holds it after healing: its id, the height that committed it and the fee it paid. */
@@ -15,6 +18,8 @@ export interface CommittedTransfer {
   readonly id: string;
   readonly height: number;
   readonly fee: bigint;
+  /** Committed as failed: the fee was paid, the amount did not move. */
+  readonly failed?: boolean;
 }
 
 /**
@@ -32,6 +37,8 @@ export function checkTransfersApplied(sent: readonly SentTransfer[], committed: 
   const twice = [...heights].filter(([, hs]) => hs.length > 1);
   if (twice.length > 0) failures.push({ check: 'no transfer applied twice', message: `${twice.length} transaction id(s) committed more than once`, window: twice.map(([id, hs]) => `${id} at heights ${hs.join(', ')}`) });
   const refused = sent.filter((s) => s.outcome === 'refused' && heights.has(s.id));
+  const wrong = sent.filter((s) => (s.outcome === 'confirmed' && committed.some((c) => c.id === s.id && c.failed)) || (s.outcome === 'failed' && committed.some((c) => c.id === s.id && !c.failed)));
+  if (wrong.length > 0) failures.push({ check: 'a client is told what the chain holds', message: `${wrong.length} transfer(s) answered confirmed but failed in the chain, or the other way round`, window: wrong.map(line) });
   if (refused.length > 0) failures.push({ check: 'no refused transfer applied', message: `${refused.length} transfer(s) refused to a client are in the chain`, window: refused.map(line) });
   return failures;
 }
@@ -52,6 +59,10 @@ export function checkBalances(genesis: ReadonlyMap<string, bigint>, sent: readon
   for (const c of committed) {
     const s = byId.get(c.id);
     if (!s) continue;
+    if (c.failed) {
+      move(s.from, -c.fee, `h${c.height} ${c.id}: failed, −fee ${c.fee}`);
+      continue;
+    }
     move(s.from, -(s.amount + c.fee), `h${c.height} ${c.id}: −${s.amount} −fee ${c.fee}`);
     move(s.to, s.amount, `h${c.height} ${c.id}: +${s.amount}`);
   }
