@@ -1,13 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { labelledWallet } from '../helpers/chain-fixture.js';
-import { getJson, postJson, until } from '../helpers/node-process.js';
-import { mulberry32, testSeed } from '../helpers/prng.js';
 import { ValidatorHosts } from '../cluster/validator-hosts.js';
-import { TransferWorkload, type WorkloadClient } from '../cluster/history/transfer-workload.js';
-import { checkHistory } from '../cluster/history/check-history.js';
-import { reportFailures } from '../cluster/history/check-failure.js';
-import { settledRun } from '../cluster/settled-run.js';
+import { FaultRun } from '../cluster/fault-run.js';
 
 /*
  * Four validators on four hosts (network namespaces), clients writing transfers and reading their
@@ -20,40 +14,21 @@ import { settledRun } from '../cluster/settled-run.js';
 const skip = ValidatorHosts.unavailable();
 
 describe('faults between hosts, with a history checked afterwards', { skip: skip ? `skipped: ${skip}` : false }, () => {
-  const seed = testSeed('partitions');
-  const rand = mulberry32(seed);
+  let run: FaultRun;
   let v: ValidatorHosts;
-  let workload: TransferWorkload;
-  const clients: WorkloadClient[] = [0, 1, 2, 3].map((i) => ({ name: `client-${i}`, wallet: labelledWallet(`partitions-client-${i}`), node: i }));
-  const initial = new Map<string, bigint>();
-  const replay = `seed ${seed} (replay with TEST_SEED=${seed})`;
 
   before(async () => {
-    v = await ValidatorHosts.start(4);
-    await v.waitHeight([0, 1, 2, 3], 2);
-    for (const c of clients) {
-      const f = await postJson(`${v.nodes[0]!.url}/api/v1/faucet`, { address: c.wallet.address, public_key: c.wallet.publicKeyHex });
-      assert.equal(f.status, 200, JSON.stringify(f.body));
-    }
-    await until('every client funded on every node', async () => {
-      for (const n of v.nodes) for (const c of clients) if (((await getJson(`${n.url}/api/v1/accounts/${c.wallet.address}`)).body.balance as number) <= 0) return undefined;
-      return true;
-    }, 60_000);
-    for (const c of clients) initial.set(c.wallet.address, BigInt((await getJson(`${v.nodes[0]!.url}/api/v1/accounts/${c.wallet.address}`)).body.balance as number));
-    workload = new TransferWorkload(clients, (i) => v.nodes[i]!.url, rand, { maxAmount: 1_000, confirmWithinMs: 6_000, pauseMs: 150 });
-    workload.start();
+    run = await FaultRun.start('partitions');
+    v = run.v;
   });
-  after(async () => {
-    await workload?.stop();
-    await v?.destroy();
-  });
+  after(async () => run?.destroy());
 
   test('a minority cut off (1 of 4): the other three keep committing; healed, it catches up', async () => {
     const from = await v.maxHeight();
     v.faults.isolate(v.nodes[3]!.host);
     await v.waitHeight([0, 1, 2], from + 4);
     const stuck = await v.height(3);
-    assert.ok(stuck <= from + 1, `the isolated validator stays behind (at ${stuck}, the others passed ${from + 4}); ${replay}`);
+    assert.ok(stuck <= from + 1, `the isolated validator stays behind (at ${stuck}, the others passed ${from + 4}); ${run.replay}`);
     v.faults.healAll();
     await v.waitHeight([3], from + 5);
   });
@@ -66,7 +41,7 @@ describe('faults between hosts, with a history checked afterwards', { skip: skip
     await new Promise((r) => setTimeout(r, 1_500));
     const halted = await v.maxHeight();
     await new Promise((r) => setTimeout(r, 4_000));
-    assert.equal(await v.maxHeight(), halted, `no height decided while split 2 and 2 (was ${before}, stopped at ${halted}); ${replay}`);
+    assert.equal(await v.maxHeight(), halted, `no height decided while split 2 and 2 (was ${before}, stopped at ${halted}); ${run.replay}`);
     v.faults.healAll();
     await v.waitHeight([0, 1, 2, 3], halted + 3, 90_000);
   });
@@ -81,14 +56,6 @@ describe('faults between hosts, with a history checked afterwards', { skip: skip
   });
 
   test('after healing: no confirmed transfer lost or doubled, balances explained, reads linearizable per replica, one chain', async (t) => {
-    await workload.stop();
-    const run = await settledRun(v, workload, clients);
-    const failures = checkHistory({ workload, committed: run.committed, initial, final: run.final, nodes: [0, 1, 2, 3], blocks: run.blocks });
-    const outcomes = new Map<string, number>();
-    for (const x of workload.transfers) outcomes.set(x.outcome, (outcomes.get(x.outcome) ?? 0) + 1);
-    t.diagnostic(`${replay}: ${workload.transfers.length} transfers (${[...outcomes].map(([k, n]) => `${k} ${n}`).join(', ')}), ${workload.reads.length} reads, ${run.committed.length} committed, checked up to height ${run.height}`);
-    assert.deepEqual(failures, [], `${reportFailures(seed, failures)}\nfaults:\n${v.faults.log.join('\n')}`);
-    assert.ok((outcomes.get('confirmed') ?? 0) >= 10 && workload.reads.length >= 10, `the clients got transfers through and read (${workload.transfers.length} sent, ${workload.reads.length} reads); ${replay}`);
-    assert.deepEqual(v.logsMatching(/double-sign evidence recorded/), [], replay);
+    await run.verify((line) => t.diagnostic(line));
   });
 });
