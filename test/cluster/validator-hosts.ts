@@ -77,6 +77,22 @@ export class ValidatorHosts {
     });
   }
 
+  /** The genesis document every validator runs. */
+  get genesisFile(): string {
+    return this.files.genesisFile;
+  }
+
+  /** SIGTERM (a clean stop: its data directory can then be audited) and wait for the exit. */
+  async stop(i: number): Promise<void> {
+    const proc = this.nodes[i]!.proc;
+    if (!proc) return;
+    const exited = new Promise<void>((res) => (proc.exitCode !== null || proc.signalCode !== null ? res() : proc.once('exit', () => res())));
+    proc.kill('SIGCONT');
+    proc.kill('SIGTERM');
+    await exited;
+    this.nodes[i]!.proc = null;
+  }
+
   /** kill -9 and wait for the exit. */
   async kill(i: number): Promise<void> {
     const proc = this.nodes[i]!.proc;

@@ -2,6 +2,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidatorHosts } from '../cluster/validator-hosts.js';
 import { FaultRun } from '../cluster/fault-run.js';
+import { spawnSync } from 'node:child_process';
+import { CLI } from '../helpers/node-process.js';
 
 /*
  * Four validators on four hosts (network namespaces), clients writing transfers and reading their
@@ -57,5 +59,13 @@ describe('faults between hosts, with a history checked afterwards', { skip: skip
 
   test('after healing: no confirmed transfer lost or doubled, balances explained, reads linearizable per replica, one chain', async (t) => {
     await run.verify((line) => t.diagnostic(line));
+  });
+
+  test('chain audit replays validator 0\'s stored chain, faults and all: every block, certificate, state root and the supply check out', async (t) => {
+    await v.stop(0);
+    const audit = spawnSync(process.execPath, [CLI, 'audit', '--network', 'devnet', '--data-dir', v.nodes[0]!.dataDir, '--genesis', v.genesisFile], { encoding: 'utf8', timeout: 240_000 });
+    t.diagnostic(audit.stdout.trim());
+    assert.equal(audit.status, 0, `${audit.stderr}\n${audit.stdout}`);
+    assert.match(audit.stdout, /^audit ok devnet-\S+: heights 1\.\.\d+: every block, commit certificate, state root and the supply check out/);
   });
 });
