@@ -58,16 +58,23 @@ describe('longer faults between hosts (npm run test:faults)', { skip: skip ? `sk
     // Host 1 ahead, host 3 behind; block timestamps may never run ahead of the honest clocks by more than the precision (500 ms).
     run = await FaultRun.start('clock-skew', (i) => (i === 1 ? skewedEnv(SKEW_MS, {}) : i === 3 ? skewedEnv(-SKEW_MS, {}) : {}));
     const { v } = run;
+    assert.equal(v.logsMatching(/CHAIN_CLOCK_OFFSET_MS set/).length, 2, 'two nodes run on skewed clocks');
+    const addresses = await Promise.all(v.nodes.map(async (n) => String((await getJson(`${n.url}/status`)).body.node_address)));
     const from = await v.maxHeight();
     await v.waitHeight([0, 1, 2, 3], from + 12, 120_000);
     const to = await v.maxHeight();
     let previous = 0;
+    const proposers: string[] = [];
     for (let h = from; h <= to; h++) {
       const b = (await getJson(`${v.nodes[0]!.url}/api/v1/blocks/${h}`)).body;
       const ts = b.timestamp as number;
       assert.ok(ts > previous, `block ${h}'s time advances`);
       previous = ts;
+      proposers.push(String(b.proposer));
     }
+    // The host 2 s ahead proposes blocks from the future: the others prevote nil, so none of its blocks is decided.
+    assert.ok(!proposers.includes(addresses[1]!), `no block of heights ${from}..${to} proposed by the host ${SKEW_MS} ms ahead (proposers ${proposers.join(', ')}); ${run.replay}`);
+    assert.ok(proposers.includes(addresses[3]!), `the host ${SKEW_MS} ms behind still proposes decided blocks; ${run.replay}`);
     assert.ok(previous <= Date.now() + 500, `the newest block time ${previous} is not ahead of this clock (${Date.now()}) by more than the precision; ${run.replay}`);
     await run.verify((line) => t.diagnostic(line));
   });
