@@ -5,8 +5,10 @@ import type { NetnsCluster, NetnsHost } from './netns.js';
  * Faults between the hosts of a `NetnsCluster`, and to their processes.
  *
  * Links are cut with blackhole routes inside the hosts' namespaces (`ip route add blackhole
- * <peer>/32`): this machine's kernel has no `sch_netem` and no tc actions (gact, u32 drop), and no
- * iptables or nft binary, but routes work everywhere `ip netns` does. A blackhole drops silently,
+ * <peer>/32`): this machine's kernel has no `sch_netem` and no tc actions (gact, u32 drop), but
+ * routes work everywhere `ip netns` does. Random loss uses nftables (`numgen random … drop`) in
+ * the sender's namespace when the `nft` binary is installed (`.ci/run` installs it); nothing here
+ * delays packets, so there is no jitter without netem. A blackhole drops silently,
  * as a broken switch would (a `prohibit` route would answer at once, which a real partition does
  * not), per direction: `cut(a, b)` is both ways, `cutOneWay(a, b)` only a's packets to b. Each
  * host keeps its link to this machine, so the test reads every node throughout. The routes live in
@@ -19,6 +21,8 @@ import type { NetnsCluster, NetnsHost } from './netns.js';
 export class Faults {
   /** `from>to` for every direction cut now. */
   private readonly cuts = new Set<string>();
+  /** `from>to` → the percentage of packets dropped on that direction. */
+  private readonly losses = new Map<string, number>();
   private readonly paused = new Set<ChildProcess>();
   /** What was done, in order, with the test clock's time: printed with a failing check's window. */
   readonly log: string[] = [];
@@ -93,8 +97,39 @@ export class Faults {
     this.note(`kill -9 ${label}`);
   }
 
-  /** Every link healed, every paused process resumed. */
+  /** Why `loss` cannot drop packets here (no `nft` binary), or undefined when it can. */
+  static lossUnavailable(): string | undefined {
+    return spawnSync('nft', ['--version'], { stdio: 'ignore' }).status === 0 ? undefined : 'the nft command (Debian package nftables) is not installed';
+  }
+
+  /**
+   * `percent` % of the packets from `from` to `to` dropped at random (nft's `numgen random` in
+   * `from`'s namespace; the kernel's randomness, not the test's seed). 0 clears it.
+   */
+  loss(from: NetnsHost, to: NetnsHost, percent: number): void {
+    if (!Number.isInteger(percent) || percent < 0 || percent > 100) throw new RangeError(`loss must be 0..100 %, got ${percent}`);
+    const key = `${from.index}>${to.index}`;
+    if (percent === 0) this.losses.delete(key);
+    else this.losses.set(key, percent);
+    this.note(`loss ${from.index} → ${to.index} ${percent} %`);
+    // The namespace's rules are rebuilt whole: simpler than tracking nft rule handles.
+    const nft = (args: readonly string[]): void => void execFileSync('ip', ['netns', 'exec', from.netns, 'nft', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    nft(['add', 'table', 'inet', 'pqfault']);
+    nft(['add', 'chain', 'inet', 'pqfault', 'out', '{ type filter hook output priority 0; }']);
+    nft(['flush', 'chain', 'inet', 'pqfault', 'out']);
+    for (const [k, p] of this.losses) {
+      const [f, t] = k.split('>').map(Number);
+      if (f !== from.index) continue;
+      nft(['add', 'rule', 'inet', 'pqfault', 'out', 'ip', 'daddr', this.cluster.hosts[t!]!.ip, 'numgen', 'random', 'mod', '100', '<', String(p), 'drop']);
+    }
+  }
+
+  /** Every link healed, every loss cleared, every paused process resumed. */
   healAll(): void {
+    for (const key of [...this.losses.keys()]) {
+      const [from, to] = key.split('>').map(Number);
+      this.loss(this.cluster.hosts[from!]!, this.cluster.hosts[to!]!, 0);
+    }
     for (const key of [...this.cuts]) {
       const [from, to] = key.split('>').map(Number);
       this.healOneWay(this.cluster.hosts[from!]!, this.cluster.hosts[to!]!);

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { getJson } from '../helpers/node-process.js';
 import { ValidatorHosts } from '../cluster/validator-hosts.js';
 import { FaultRun } from '../cluster/fault-run.js';
-import { flap, skewedEnv } from '../cluster/faults.js';
+import { Faults, flap, skewedEnv } from '../cluster/faults.js';
 
 /*
  * The longer fault scenarios of docs/reliability.md, run by `npm run test:faults` (not the normal
- * suite): the proposer isolated mid-round, flapping links, one host's clock 2 s ahead and another's
- * 2 s behind, kill -9 in a loop under load. Each run's history is checked after healing.
+ * suite): the proposer isolated mid-round, flapping links, kill -9 in a loop under load, 30 % packet
+ * loss on every link, one host's clock 2 s ahead and another's 2 s behind. Each run's history is checked after healing.
  */
 
 const skip = ValidatorHosts.unavailable();
@@ -50,6 +50,21 @@ describe('longer faults between hosts (npm run test:faults)', { skip: skip ? `sk
       await v.kill(2);
       await v.start(2);
     }
+    await run.verify((line) => t.diagnostic(line));
+  });
+
+  test('30 % packet loss on every link for 15 s while clients write: the chain goes on, and the history checks', { skip: Faults.lossUnavailable() }, async (t) => {
+    await run?.destroy();
+    run = await FaultRun.start('packet-loss');
+    const { v } = run;
+    const hosts = v.nodes.map((n) => n.host);
+    for (const a of hosts) for (const b of hosts) if (a !== b) v.faults.loss(a, b, 30);
+    const from = await v.maxHeight();
+    await new Promise((r) => setTimeout(r, 15_000));
+    const during = await v.maxHeight();
+    v.faults.healAll();
+    t.diagnostic(`heights ${from} → ${during} in 15 s at 30 % loss`);
+    assert.ok(during > from, `blocks were decided through 30 % loss (${from} → ${during}); ${run.replay}`);
     await run.verify((line) => t.diagnostic(line));
   });
 
