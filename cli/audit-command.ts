@@ -60,7 +60,15 @@ export async function runAudit(f: AuditFlags, catalogue: Catalogue): Promise<num
   const { doc: genesis, hash: genesisHash } = readGenesis(resolve(config.genesis_file), { minStake: networkMinStake(config, catalogue), provider });
   const log = pino({ level: 'warn' }, pino.destination(2));
 
-  const source = new ChainStore(await LevelStore.open(join(dataDir, 'chain')), { textLog: await FileTxTextLog.open(join(dataDir, 'txtext')) });
+  let kv: LevelStore;
+  try {
+    kv = await LevelStore.open(join(dataDir, 'chain'));
+  } catch (e) {
+    // LevelDB's lock: a running node holds it.
+    const err = e as Error & { cause?: Error };
+    throw new ConfigError(`cannot open ${join(dataDir, 'chain')}: ${err.message}${err.cause ? `: ${err.cause.message}` : ''} (is its node still running? stop it, or audit a copy of the directory)`);
+  }
+  const source = new ChainStore(kv, { textLog: await FileTxTextLog.open(join(dataDir, 'txtext')) });
   const replayDir = mkdtempSync(join(tmpdir(), 'chain-audit-'));
   try {
     await source.load();
