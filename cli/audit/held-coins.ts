@@ -39,12 +39,18 @@ export async function heldCoins(state: StateSource): Promise<HeldCoins> {
 
 const ucoin = (v: unknown): bigint => (typeof v === 'bigint' ? v : BigInt(v as number | string));
 
-/** Coins a block created (faucet credits, staking rewards) and destroyed outside its fees (slashes), from its events. */
+/**
+ * Coins a block created (faucet credits, staking rewards, this chain's coin coming back over IBC:
+ * its escrow was burned by the ack, decisions.md §67–68) and destroyed outside its fees (slashes;
+ * an IBC ack's burn is in the fees burned), from its events. IBC vouchers (`ibc/…` denoms) are not
+ * the coin.
+ */
 export function mintedAndBurned(events: readonly BlockEvent[]): { minted: bigint; burned: bigint } {
   let minted = 0n;
   let burned = 0n;
   for (const e of events) {
     if (e.type === 'faucet' || e.type === 'reward_paid') minted += ucoin(e.data.amount);
+    else if (e.type === 'ibc_recv' && typeof e.data.credited_denom === 'string' && !e.data.credited_denom.startsWith('ibc/')) minted += ucoin(e.data.amount);
     else if (e.type === 'validator_slashed') burned += ucoin(e.data.burned);
   }
   return { minted, burned };
