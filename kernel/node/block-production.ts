@@ -29,6 +29,8 @@ export interface BlockProductionDeps {
   readonly workers: number;
   readonly metrics: NodeMetrics;
   readonly log: Logger;
+  /** Called once when the engine stopped because a write found the disk full (the node then stops). */
+  readonly diskFull?: (err: Error) => void;
 }
 
 /** Whether `self` alone signs `height` and the height after it: when the one-validator producer may make `height`. */
@@ -115,6 +117,7 @@ export class BlockProduction implements ConsensusStatus {
       handover: (height) => {
         this.switching = this.handover(height);
       },
+      ...(this.d.diskFull ? { diskFull: this.d.diskFull } : {}),
     });
     this.solo = solo;
     chain.on('queued', () => solo.poke());
@@ -171,6 +174,7 @@ export class BlockProduction implements ConsensusStatus {
       timestampPrecisionMs: config.consensus.timestamp_precision_ms,
       log: log.child({ component: 'consensus' }),
       ...(this.consensusCrypto ? { consensusCrypto: this.consensusCrypto } : {}),
+      ...(this.d.diskFull ? { diskFull: this.d.diskFull } : {}),
     });
     this.replica = replica;
     metrics.consensusSignatures = () => replica.preverifiedStats;
