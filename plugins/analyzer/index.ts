@@ -8,6 +8,8 @@ import { ANALYZER_PARAMS } from './params.js';
 import { ALL_STORES } from './store.js';
 import { whitelistOperation } from './operations/whitelist.js';
 import { scoreOperation } from './operations/score.js';
+import { certifyOperation } from './operations/certify.js';
+import { CERTIFICATE_ROUTES, certificateList, certificateRoute, certificatesRoute, certificateView, contractCertificate, contractCertificateRoute } from './certificate-routes.js';
 import { whitelistRoute, whitelistView } from './whitelist-route.js';
 
 /**
@@ -25,8 +27,9 @@ export const analyzerPlugin = definePlugin<Record<string, unknown>, NodeServices
   stores: ALL_STORES,
   events: [],
   methods: analyzerMethods,
-  operations: [whitelistOperation, scoreOperation],
-  routes: [whitelistRoute],
+  operations: [whitelistOperation, scoreOperation, certifyOperation],
+  // Listed so the gateway proxies them (and answers their socket methods) under these declarations.
+  routes: [whitelistRoute, ...CERTIFICATE_ROUTES],
   register(api) {
     deployGate.add(api.name, gateCheck);
     const s = api.services;
@@ -34,6 +37,9 @@ export const analyzerPlugin = definePlugin<Record<string, unknown>, NodeServices
       routes.serve(analyzeRoute, (req) => s.query.run(api.name, (ctx) => analyzeBody(ctx, req.body)));
       routes.serve(whitelistRoute, (req) => s.query.run(api.name, (ctx) => whitelistView(ctx, req.params.bytecode_hash)));
       routes.serve(attestRoute, (req) => s.query.run(api.name, (ctx) => attest(ctx, s, req.body)));
+      routes.serve(certificatesRoute, (req) => s.query.run(api.name, (ctx) => certificateList(ctx, req.query)));
+      routes.serve(certificateRoute, (req) => s.query.run(api.name, (ctx) => certificateView(ctx, req.params.id)));
+      routes.serve(contractCertificateRoute, (req) => s.query.run(api.name, (ctx) => contractCertificate(ctx, req.params.address)));
     });
   },
 });
