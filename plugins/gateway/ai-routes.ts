@@ -1,5 +1,5 @@
 import { badRequest, firstRefusal, forbidden, unavailable, type DeclaredRoute, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
-import { aiBudgetRefusal } from './ai-budget.js';
+import { aiRateLimited } from './ai-budget.js';
 import { AI_ROUTES, AskBody, ReauditBody } from './ai-declarations.js';
 import type { AiParts } from './ai-parts.js';
 import { ASSISTANT_MODEL } from './assistant/docs-search.js';
@@ -32,11 +32,7 @@ export function registerAiRoutes(routes: RouteTable, s: GatewayServices, ai: Pic
     return passThrough(a);
   };
   const budgeted = <R extends DeclaredRoute>(route: R, handler: (req: RpcRequest) => Promise<unknown> | unknown): void => {
-    routes.serve(route, async (req) => {
-      const d = await s.aiBudget.consume(req.raw.ip);
-      if (!d.allowed) return aiBudgetRefusal(s.aiBudget, d.retryAfterMs);
-      return handler(req.raw);
-    });
+    routes.serve(route, aiRateLimited(s.aiBudget, (req) => handler(req.raw)));
   };
 
   budgeted(AI_ROUTES.audit, async (req) => {
