@@ -350,3 +350,16 @@ async function listWith(f: Fixture, q: Record<string, unknown>): Promise<number[
   const answer = (await route.handler({ method: 'GET', path: route.path, params: {}, query: new URLSearchParams(q as Record<string, string>), headers: {}, body: undefined, ip: '127.0.0.1' })) as { certificates: Array<{ id: number }> };
   return answer.certificates.map((c) => c.id);
 }
+
+test('the node budgets analyses per IP (analysis_rpm, analyze and attest together): 429 with Retry-After past it', async () => {
+  const services = {};
+  withNodeKey(services, 'chain:v0.node', VALIDATOR_KEY);
+  const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], pluginConfig: [{ name: 'contracts' }, { name: 'analyzer', options: { analysis_rpm: 2 } }], services });
+  withQueries(services, f);
+  assert.equal((await analyzeRoute(f, { bytecode_hex: toHex(SAFE) })).risk_score, 0);
+  assert.equal((await analyzeRoute(f, { bytecode_hex: toHex(SAFE) }, '/api/v1/contracts/attest')).score, 100);
+  const over = (await analyzeRoute(f, { bytecode_hex: toHex(SAFE) })) as unknown as { status: number; body: { error: string }; headers: Record<string, string> };
+  assert.equal(over.status, 429);
+  assert.equal(over.body.error, 'rate limit exceeded');
+  assert.ok(Number(over.headers['Retry-After']) >= 59);
+});
