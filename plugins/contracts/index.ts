@@ -66,6 +66,12 @@ const feeOfLimit = (gasLimit: unknown, gasPrice: unknown, baseGas: number): bigi
  */
 export const deployGate = new DeployGate();
 
+/** decisions.md §51: what a confirmed deploy naming a template shows (operation or plain transaction). */
+const TEMPLATE_FEE_VIEW = [
+  { field: 'template_fee', event: 'template_fee_paid' },
+  { field: 'template_fee_human', event: 'template_fee_paid' },
+];
+
 const deployOperation = defineOperation({
   // decisions.md §17: the transaction type of a deploy is `deploy` (also the `<kind>` a v4 signature names, §94).
   name: 'deploy',
@@ -98,10 +104,7 @@ const deployOperation = defineOperation({
     }
   },
   // decisions.md §51: the confirmed deploy's transaction carries the template fee.
-  viewFields: [
-    { field: 'template_fee', event: 'template_fee_paid' },
-    { field: 'template_fee_human', event: 'template_fee_paid' },
-  ],
+  viewFields: TEMPLATE_FEE_VIEW,
 });
 
 const [registerTemplateOperation, deprecateTemplateOperation] = templateOperations({
@@ -127,7 +130,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     { key: PARAMS.maxBytecode, default: 262_144n, min: 1024n, max: 4_194_304n, description: 'largest contract bytecode, in bytes' },
     { key: PARAMS.maxKeys, default: 1024n, min: 16n, max: 65_536n, description: 'most distinct storage keys one transaction\'s call tree may read' },
   ],
-  systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS }],
+  systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS, viewFields: TEMPLATE_FEE_VIEW }],
   addressKinds: [{ kind: 'app', gas: CONTRACT_BASE_GAS, description: 'a WebAssembly contract: transactions to it call it' }],
   operations: [deployOperation, registerTemplateOperation, deprecateTemplateOperation],
   // Listed so the gateway forwards them under these declarations.

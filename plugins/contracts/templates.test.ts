@@ -6,6 +6,7 @@ import { contractsPlugin } from './index.js';
 import { analyzerPlugin } from '../analyzer/index.js';
 import { contractAddress, DEPLOY_ADDRESS } from './execute.js';
 import { templateId } from './operations/templates.js';
+import { kernelRoutes } from '../../test/helpers/kernel-routes.js';
 import { wat } from './testing/hostile.js';
 
 const alice = wallet(141);
@@ -97,6 +98,8 @@ test('a deploy naming a template pays its fee to the author\'s owner exactly (wh
   assert.equal((await f.account(alice.address)).balance, alice0 - paid(rf) - paid(r) - BigInt(FEE));
   const t = await get(f, '/api/v1/templates/:id', { id });
   assert.deepEqual([t.uses, t.earned, t.earned_human], [1, BigInt(FEE), '1.234567 COIN']);
+  const view = await kernelRoutes(f)('/api/v1/transactions/:hash', { hash: ok.tx_hash });
+  assert.deepEqual([view.template_fee, view.template_fee_human], [BigInt(FEE), '1.234567 COIN'], 'a plain-transaction deploy shows the fee too');
   const rec = await f.chain.store.state.get(`contracts/contract/${contractAddress(alice.address, ok.tx_hash)}`);
   assert.equal((JSON.parse(new TextDecoder().decode(rec!)) as { template: string }).template, id);
 
