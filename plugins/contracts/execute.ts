@@ -1,5 +1,5 @@
 import { contractAddressOf } from './app-names.js';
-import { badRequest, conflict, FailedWithGas, isAddress, isChainError, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
+import { badRequest, conflict, contractAddressOn, FailedWithGas, ONE_SHARD, type ShardView, isAddress, isChainError, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
 import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
 import { contractEvents, readContract, tokenTransfers, writeContract, writeMetered, type ContractRecord } from './store.js';
 import { contractCalled, contractDeployed, contractEvent } from './events.js';
@@ -47,9 +47,13 @@ export function gasOfFuel(fuel: bigint, fuelPerGas: bigint): number {
   return Math.max(CONTRACT_BASE_GAS, Number(g));
 }
 
-/** decisions.md §27: `chain:` + the first 10 hex of SHA3-256 of `ch-app|<owner>|<deploy tx hash>` + `.app`. */
-export function contractAddress(owner: string, deployTxHash: string): string {
-  return `chain:${sha3Hex0x(`ch-app|${owner}|${deployTxHash}`).slice(2, 12)}.app`;
+/**
+ * decisions.md §27: `chain:` + the first 10 hex of SHA3-256 of `ch-app|<owner>|<deploy tx hash>` +
+ * `.app`; in a sharded network §71's k-rule keeps it on the deployer's shard (`shard`, the
+ * context's). The kernel's one rule (`contractAddressOn`), so clients and this plugin agree.
+ */
+export function contractAddress(owner: string, deployTxHash: string, shard: ShardView = ONE_SHARD): string {
+  return contractAddressOn(shard, owner, deployTxHash);
 }
 
 /** A deploy about to happen, as the deploy gate sees it. */
@@ -230,7 +234,7 @@ export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, 
     throw err;
   }
   const { exports } = metered;
-  const address = contractAddress(owner, txHash);
+  const address = contractAddress(owner, txHash, ctx.shard);
   const verdict = await gate.verdict(ctx, { owner, address, codeHash, bytecode: req.bytecode });
   if (verdict.refused) throw verdict.refused;
   if (await readContract(ctx.store, address)) throw conflict(`a contract already exists at ${address}`);
