@@ -101,12 +101,12 @@ export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'shards' | '
  * when that shard owns it, else `chain:validator-<k>-<t>.node` for the least t ≥ 1 it owns; the
  * key drawn again until its owner (the key's `.human`) belongs to the shard too. One shard: §13.
  */
-export function shardKey(k: number, shard: number, shards: number): LoadedKey {
+export function shardKey(k: number, shard: number, shards: number, draw: () => Uint8Array = () => new Uint8Array(randomBytes(32))): LoadedKey {
   const view = shardView(shard, shards);
   let label = `validator-${k}`;
   for (let t = 1; !view.owns(`chain:${label}.node`); t++) label = `validator-${k}-${t}`;
   for (;;) {
-    const key = makeKeyFile(nobleProvider, new Uint8Array(randomBytes(32)), label);
+    const key = makeKeyFile(nobleProvider, draw(), label);
     if (view.owns(key.file.address)) return key;
   }
 }

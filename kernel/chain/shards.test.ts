@@ -1,20 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeChain, refused, signTransfer, wallet, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { makeChain, refused, signTransfer, walletOnShard } from '../../test/helpers/chain-fixture.js';
 import { MemoryStore } from '../store/level-store.js';
-import { shardOf } from '../crypto/fnv.js';
 import { GenesisMismatchError } from '../config/genesis-rules.js';
 import { SHARD_BINDING_KEY } from '../state/shard-binding.js';
 
 // The fixture's validator chain:v0.node belongs to shard 0 of 2.
 const HERE = { id: 0, count: 2 };
-const onShard = (shard: number, skip = 0): Wallet => {
-  for (let i = 200; i < 256; i++) if (shardOf(wallet(i).address, 2) === shard && skip-- === 0) return wallet(i);
-  throw new Error(`no wallet of shard ${shard}`);
-};
-const mine = onShard(0);
-const mine2 = onShard(0, 1);
-const foreign = onShard(1);
+const mine = walletOnShard(0, 2);
+const mine2 = walletOnShard(0, 2, 1);
+const foreign = walletOnShard(1, 2);
 const COIN = 1_000_000n;
 
 test('a transfer from a sender of another shard is 400 with its shard, before signatures; one of this shard goes through (decisions.md §73)', async () => {

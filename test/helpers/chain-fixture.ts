@@ -1,3 +1,4 @@
+import { shardOf } from '../../kernel/crypto/fnv.js';
 import assert from 'node:assert/strict';
 import { isChainError } from '../../kernel/errors.js';
 import pino from 'pino';
@@ -33,6 +34,12 @@ export interface Wallet {
   readonly keys: KeyPair;
   readonly address: string;
   readonly publicKeyHex: string;
+}
+
+/** The `skip`-th deterministic wallet (from index 180 up) whose address shard `shard` of `nShards` owns (decisions.md §71). */
+export function walletOnShard(shard: number, nShards: number, skip = 0): Wallet {
+  for (let i = 180; i < 256; i++) if (shardOf(wallet(i).address, nShards) === shard && skip-- === 0) return wallet(i);
+  throw new Error(`no wallet of shard ${shard} of ${nShards}`);
 }
 
 /** Deterministic wallets: the seed is the index repeated, so tests need no randomness. */
