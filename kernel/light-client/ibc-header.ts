@@ -1,5 +1,5 @@
 /**
- * The IBC commit header's signed text (decisions.md §64, part 1 "Packet wire formats"). The
+ * The IBC commit header's signed text (decisions.md §64, part 1 "Inter-chain transfers"). The
  * validators of the set that committed `height` sign it with their consensus keys; the signing
  * node, the header routes and the counterparty's on-chain light client (§65) build it here, once.
  */

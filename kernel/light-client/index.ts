@@ -31,4 +31,18 @@ export {
   type VerifiedCommit,
 } from './commit.js';
 export { IBC_HEADER_TAG, ibcHeaderMessage } from './ibc-header.js';
+export {
+  IBC_VALSET_KEY,
+  compareIbcKeys,
+  ibcClientHeightKey,
+  ibcCommitmentKey,
+  ibcReceiptKey,
+  ibcValsetValue,
+  parseIbcHeader,
+  verifyIbcHeader,
+  verifyIbcProof,
+  type IbcHeader,
+  type IbcValidator,
+  type VerifiedIbcHeader,
+} from './ibc-client.js';
 export { checkAnswerFields, provenEntryOf, trustFromGenesis, verifyProvenRead, type ProvenEntry, type ProvenRead, type ProvenReadOptions } from './proven-read.js';

@@ -13,6 +13,7 @@ import { openPrivValidator } from '../replica/sign-state-file.js';
 import type { NodeMetrics } from './metrics.js';
 import type { ConsensusStatus, PeerView } from '../replica/consensus-status.js';
 import { SoloProducer } from './solo-producer.js';
+import type { Clock } from './clock.js';
 
 export interface BlockProductionDeps {
   readonly chain: Chain;
@@ -29,6 +30,8 @@ export interface BlockProductionDeps {
   readonly workers: number;
   readonly metrics: NodeMetrics;
   readonly log: Logger;
+  /** The node's wall clock (clock.ts): block timestamps, timeouts and pace read it. */
+  readonly now: Clock;
 }
 
 /** Whether `self` alone signs `height` and the height after it: when the one-validator producer may make `height`. */
@@ -111,6 +114,7 @@ export class BlockProduction implements ConsensusStatus {
       signer: await openPrivValidator({ dataDir: this.d.dataDir, address: self, keyPair: this.d.keys, provider: this.d.provider }),
       pace: { blockMs: config.consensus.block_ms, emptyBlockMs: config.consensus.empty_block_ms },
       log: this.d.log,
+      now: this.d.now,
       alone: (height) => signsAlone(chain, self, height),
       handover: (height) => {
         this.switching = this.handover(height);
@@ -147,6 +151,7 @@ export class BlockProduction implements ConsensusStatus {
       seeds: config.p2p.seeds,
       maxPeers: config.p2p.max_peers,
       logger: log.child({ component: 'p2p' }),
+      now: this.d.now,
     });
     const p2pPort = await transport.start();
     this.transport = transport;
@@ -170,6 +175,7 @@ export class BlockProduction implements ConsensusStatus {
       syncHistoryBlocks: config.consensus.sync_history_blocks,
       timestampPrecisionMs: config.consensus.timestamp_precision_ms,
       log: log.child({ component: 'consensus' }),
+      now: this.d.now,
       ...(this.consensusCrypto ? { consensusCrypto: this.consensusCrypto } : {}),
     });
     this.replica = replica;

@@ -1,5 +1,6 @@
-import { ACCOUNTS_NAMESPACE, accountsReader } from '../../kernel/state/accounts.js';
+import { accountsReader } from '../../kernel/state/accounts.js';
 import { applyScanOptions, type StateSource } from '../../kernel/state/overlay.js';
+import { heldCoins, type HeldCoins } from '../../cli/audit/held-coins.js';
 
 /**
  * An independent model of staking's rewards (decisions.md §33) for tests that check the supply:
@@ -82,23 +83,36 @@ export class RewardModel {
 
 /**
  * What a state holds, by where: every account balance (sponsor pools are accounts), the stakes
- * and delegations staking holds, and the transfers the sentinel holds in escrow.
+ * and delegations staking holds, and the transfers the sentinel holds in escrow. The same sum
+ * `chain audit` checks at every height (cli/audit/held-coins.ts).
  */
-export async function heldSupply(state: StateSource): Promise<{ balances: bigint; stakes: bigint; delegations: bigint; escrows: bigint; total: bigint }> {
+export const heldSupply = (state: StateSource): Promise<HeldCoins> => heldCoins(state);
+
+/**
+ * The ibc plugin's holdings (decisions.md §67–68). Its native escrow is an account
+ * (`chain:ibc.escrow.<channel>`, counted in `heldSupply`'s balances) and an ack's burn is in
+ * `total_burned`; what it adds to the coin's equation is the ucoin a returning coin re-creates,
+ * bounded by each channel's `outstanding`. Vouchers are not the coin: each denom's `supply` must
+ * equal what its holders hold, escrow included.
+ */
+export async function ibcHoldings(state: StateSource): Promise<{ outstanding: bigint; escrowAccounts: bigint; vouchersHeld: Map<string, bigint>; voucherSupply: Map<string, bigint> }> {
+  const big = (x: { $big: string }): bigint => BigInt(x.$big);
+  let outstanding = 0n;
+  let escrowAccounts = 0n;
   const accounts = accountsReader(state);
-  let balances = 0n;
-  for (const [key] of await state.scan(`${ACCOUNTS_NAMESPACE}/`)) balances += (await accounts.get(key.slice(ACCOUNTS_NAMESPACE.length + 1))).balance;
-  const amount = (raw: Uint8Array): bigint => BigInt((JSON.parse(new TextDecoder().decode(raw)) as { amount: { $big: string } }).amount.$big);
-  let stakes = 0n;
-  for (const [, raw] of await state.scan('staking/stake/')) stakes += amount(raw);
-  let delegations = 0n;
-  for (const [, raw] of await state.scan('staking/delegation/')) delegations += amount(raw);
-  let escrows = 0n;
-  for (const [, raw] of await state.scan('sentinel/held/')) {
-    const held = JSON.parse(new TextDecoder().decode(raw)) as { status: string; value: { $big: string } };
-    if (held.status === 'held') escrows += BigInt(held.value.$big);
+  for (const [key, raw] of await state.scan('ibc/channels/')) {
+    const ch = JSON.parse(new TextDecoder().decode(raw)) as { outstanding: { $big: string } };
+    outstanding += big(ch.outstanding);
+    escrowAccounts += (await accounts.get(`chain:ibc.escrow.${key.slice('ibc/channels/'.length)}`)).balance;
   }
-  return { balances, stakes, delegations, escrows, total: balances + stakes + delegations + escrows };
+  const vouchersHeld = new Map<string, bigint>();
+  for (const [key, raw] of await state.scan('ibc/vouchers/')) {
+    const hash = key.slice(key.lastIndexOf('/') + 1);
+    vouchersHeld.set(hash, (vouchersHeld.get(hash) ?? 0n) + BigInt(new TextDecoder().decode(raw)));
+  }
+  const voucherSupply = new Map<string, bigint>();
+  for (const [key, raw] of await state.scan('ibc/denoms/')) voucherSupply.set(key.slice('ibc/denoms/'.length), big((JSON.parse(new TextDecoder().decode(raw)) as { supply: { $big: string } }).supply));
+  return { outstanding, escrowAccounts, vouchersHeld, voucherSupply };
 }
 
 /** Every reward record a state holds (decisions.md §97), as the model lists them. */
