@@ -32,6 +32,8 @@ export interface BlockProductionDeps {
   readonly log: Logger;
   /** The node's wall clock (clock.ts): block timestamps, timeouts and pace read it. */
   readonly now: Clock;
+  /** Called once when the engine stopped because a write found the disk full (the node then stops). */
+  readonly diskFull?: (err: Error) => void;
 }
 
 /** Whether `self` alone signs `height` and the height after it: when the one-validator producer may make `height`. */
@@ -119,6 +121,7 @@ export class BlockProduction implements ConsensusStatus {
       handover: (height) => {
         this.switching = this.handover(height);
       },
+      ...(this.d.diskFull ? { diskFull: this.d.diskFull } : {}),
     });
     this.solo = solo;
     chain.on('queued', () => solo.poke());
@@ -177,6 +180,7 @@ export class BlockProduction implements ConsensusStatus {
       log: log.child({ component: 'consensus' }),
       now: this.d.now,
       ...(this.consensusCrypto ? { consensusCrypto: this.consensusCrypto } : {}),
+      ...(this.d.diskFull ? { diskFull: this.d.diskFull } : {}),
     });
     this.replica = replica;
     metrics.consensusSignatures = () => replica.preverifiedStats;

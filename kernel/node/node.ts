@@ -41,6 +41,13 @@ export interface RunningNode {
   readonly log: Logger;
   stop(): Promise<void>;
   /**
+   * Settles with the reason when the node cannot go on: a write found the disk full, so block
+   * production stopped (nothing half-written: a block's batch is atomic). The process stops then
+   * (cli/run-service.ts) and, started again with room on the disk, resumes from its last
+   * committed block. Never settles otherwise.
+   */
+  readonly fault: Promise<Error>;
+  /**
    * Loads and unloads service plugins to match a reloaded config's plugin list (SIGHUP): their
    * routes appear and disappear, the node keeps running, a plugin that fails to load is reported.
    */
@@ -144,7 +151,15 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host, rate_limit: config.rpc.rate_limit, trusted_ips: config.rpc.trusted_ips }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 
   chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
-  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: shardChainHash(genesisHashValue, shards), self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log, now: clock });
+  let faulted: ((err: Error) => void) | undefined;
+  const fault = new Promise<Error>((res) => (faulted = res));
+  const diskFull = (err: Error): void => {
+    const reason = new Error(`the disk holding ${dataDir} is full (${err.message}): block production stopped with every committed block intact; free space and start the node again`, { cause: err });
+    log.fatal({ err, data_dir: dataDir }, reason.message);
+    faulted?.(reason);
+    faulted = undefined;
+  };
+  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: shardChainHash(genesisHashValue, shards), self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log, now: clock, diskFull });
   consensus = production;
   p2pListen = () => production.p2pAddress();
   metrics.consensusView = () => ({ peers: production.peers().length, round: production.round(), behind: production.behind() });
@@ -155,6 +170,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     server,
     port,
     log,
+    fault,
     async reloadServices(plugins) {
       const r = await reconcileServices(host, plugins);
       log.info({ loaded: r.loaded, unloaded: r.unloaded, failed: r.failed }, 'service plugins reloaded');

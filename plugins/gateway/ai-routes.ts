@@ -1,4 +1,4 @@
-import { badRequest, firstRefusal, forbidden, unavailable, type DeclaredRoute, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { badRequest, firstRefusal, forbidden, notFound, unavailable, type DeclaredRoute, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { aiBudgetRefusal } from './ai-budget.js';
 import { AI_ROUTES, AskBody, ReauditBody, SECURITY_FORWARDS } from './ai-declarations.js';
 import { whitelistRoute } from '../analyzer/public.js';
@@ -106,6 +106,10 @@ function forwardUndeclared(routes: RouteTable, s: GatewayServices): void {
       ? await s.client.request(s.router.nodesOfShard(0), 'POST', path, raw.body, raw.bodyText)
       : await s.reads.get(`${upstreamPath(path, raw.params)}${q ? `?${q}` : ''}`);
     s.metrics.proxied.inc({ route: path, status: String(a.status) });
+    // A node none of whose plugins serves the route has it under another method only (POST
+    // /api/v1/contracts/certify meets GET /api/v1/contracts/:address): its 405 would tell the
+    // client to change method, where the truth is that this network serves no such route.
+    if (a.status === 405) throw notFound(`no plugin of the node serves ${raw.method} ${path} on this network`);
     return passThrough(a);
   };
   const { certify, templateRegister, certificates, certificate, contractCertificate } = SECURITY_FORWARDS;
