@@ -51,12 +51,12 @@ export const FUZZ_REGRESSIONS: readonly FuzzRegression[] = [
   },
   {
     route: 'POST /api/v1/contracts/certify',
-    why: 'no node plugin serves it on the devnet and the node answered 405 (GET /api/v1/contracts/:address); the gateway now answers 404 naming the route (plugins/gateway/ai-routes.ts)',
+    why: 'when no node plugin served it the node answered 405 (GET /api/v1/contracts/:address), a status the gateway did not declare; the analyzer plugin now serves it, and a bad body is a declared 400',
     request: { kind: 'valid', method: 'POST', target: '/api/v1/contracts/certify', body: '{"signer":"x"}', contentType: 'application/json' },
   },
   {
     route: 'GET /api/v1/certificates',
-    why: 'no node plugin serves it on the devnet: the node\'s 404 was not declared; it is now',
+    why: 'when no node plugin served it the node\'s 404 was not declared; the analyzer plugin now serves it as a declared read',
     request: { kind: 'valid', method: 'GET', target: '/api/v1/certificates' },
   },
 ];
