@@ -1,3 +1,4 @@
+import { resolveSharding } from '../kernel/config/sharding.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -90,6 +91,8 @@ export async function runAudit(f: AuditFlags, catalogue: Catalogue): Promise<num
       consensus: () => ({ round: () => 0, peers: () => [], behind: () => 0 }),
       node: { nodeId: nodeIdOf(keys.publicKey), nodeAddress: 'chain:audit.node', keys, p2pEndpoint: () => '' },
       snapshotBootstrap: false,
+      // A shard's chain replays as that shard (decisions.md §71): the same genesis part and binding.
+      shards: resolveSharding(config.sharding, genesis.n_shards ?? 1, resolve(config.genesis_file)).view,
     });
     try {
       const started = Date.now();

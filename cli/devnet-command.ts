@@ -6,6 +6,7 @@ import { runTopUntilSignal } from './top/command.js';
 
 export interface DevnetFlags {
   validators: string;
+  shards: string;
   dir: string;
   reset: boolean;
   basePort: string;
@@ -23,9 +24,11 @@ export async function runDevnetCommand(o: DevnetFlags, catalogue: Catalogue): Pr
   }
   const validators = Number(o.validators);
   if (!Number.isInteger(validators) || validators < 1 || validators > 64) throw new Error('--validators must be an integer from 1 to 64');
+  const shards = Number(o.shards);
+  if (!Number.isInteger(shards) || shards < 1 || shards * validators > 64) throw new Error('--shards must be an integer from 1 with at most 64 validators in all');
   // The processes run the binary this command runs, so a build with another catalogue (a test
   // build's) gets validators and a gateway that have the same plugins.
-  const devnet = await startDevnet({ validators, dir: o.dir, reset: o.reset, basePort: Number(o.basePort), p2pBasePort: Number(o.p2pBasePort), gatewayPort: o.gateway ? Number(o.gatewayPort) : null, enablePlugins: o.enablePlugin, disablePlugins: o.disablePlugin, cli: resolve(process.argv[1]!) });
+  const devnet = await startDevnet({ validators, shards, dir: o.dir, reset: o.reset, basePort: Number(o.basePort), p2pBasePort: Number(o.p2pBasePort), gatewayPort: o.gateway ? Number(o.gatewayPort) : null, enablePlugins: o.enablePlugin, disablePlugins: o.disablePlugin, cli: resolve(process.argv[1]!) });
   const stop = (): void => {
     process.stdout.write('stopping devnet...\n');
     devnet.stop().then(() => process.exit(0));
@@ -38,7 +41,7 @@ export async function runDevnetCommand(o: DevnetFlags, catalogue: Catalogue): Pr
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   for (const [i, child] of devnet.nodes.entries()) {
-    const name = i < validators ? `validator-${i}` : 'gateway';
+    const name = i < validators * shards ? `validator-${i}` : 'gateway';
     child.once('exit', (code, signal) => process.stdout.write(`${name} exited (${signal ?? code})\n`));
   }
 }

@@ -63,7 +63,8 @@ const devnet = program
   .description('run a local test network of N validators on loopback')
   // `devnet enable <plugin> --dir …`: options after the verb are the verb's own.
   .enablePositionalOptions()
-  .option('--validators <n>', 'number of validators', '4')
+  .option('--validators <n>', 'number of validators (per shard with --shards)', '4')
+  .option('--shards <n>', 'shards, each with --validators validators and one genesis (decisions.md §77; 1 is the unsharded devnet)', '1')
   .option('--dir <dir>', 'folder holding every node\'s keys and data', '.devnet')
   .option('--reset', 'delete the folder first and start a new chain', false)
   .option('--base-port <port>', 'RPC port of validator 0 (validator i listens on base + i)', '9933')

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, rmSync, writeFileSync, readFileSync, createWrite
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { makeKeyFile, readKeyFile, writeKeyFile } from '../kernel/crypto/keyfile.js';
+import { makeKeyFile, readKeyFile, writeKeyFile, type KeyFile, type LoadedKey } from '../kernel/crypto/keyfile.js';
+import { shardView } from '../kernel/crypto/shard.js';
 import { NODE_V8_FLAGS } from '../kernel/node/v8-flags.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import type { GenesisDoc } from '../kernel/config/genesis.js';
@@ -11,7 +12,10 @@ import { signJoin } from '../kernel/config/genesis-join.js';
 import { collectGenesis } from '../kernel/config/genesis-collect.js';
 
 export interface DevnetOptions {
+  /** Validators per shard (decisions.md §13; §77 with `shards`). */
   validators: number;
+  /** Shards (decisions.md §77): n × validators processes, one genesis; 1 or absent is §13's devnet. */
+  shards?: number;
   dir: string;
   reset: boolean;
   basePort: number;
@@ -35,7 +39,10 @@ export interface DevnetOptions {
 
 export interface Devnet {
   readonly dir: string;
+  /** Validator k's RPC URL; in a sharded devnet validator k = s·v + i is the i-th of shard s (decisions.md §77). */
   readonly rpcUrls: string[];
+  /** Shards of the devnet (1 unsharded). */
+  readonly shards: number;
   readonly gatewayUrl: string | null;
   readonly nodes: ChildProcess[];
   stop(): Promise<void>;
@@ -61,29 +68,47 @@ export const GATEWAY_SOURCE_ADDRESS = '127.0.0.2';
  * validator key signs a join statement (owned by its own `.human`, endpoint on loopback) and the
  * one builder collects them; the file passes `chain genesis validate`.
  */
-export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset' | 'genesisParams' | 'genesisStake'> & { p2pEndpoint?: (i: number) => string }): { genesisFile: string; keyFiles: string[] } {
+export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'shards' | 'dir' | 'reset' | 'genesisParams' | 'genesisStake'> & { p2pEndpoint?: (i: number) => string }): { genesisFile: string; keyFiles: string[] } {
   const dir = resolve(o.dir);
   if (o.reset) rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'keys'), { recursive: true });
+  const shards = o.shards ?? 1;
+  const total = shards * o.validators;
   const genesisFile = join(dir, 'genesis.json');
-  const keyFiles = Array.from({ length: o.validators }, (_, i) => join(dir, 'keys', `validator-${i}.json`));
+  const keyFiles = Array.from({ length: total }, (_, k) => join(dir, 'keys', `validator-${k}.json`));
   if (existsSync(genesisFile)) {
     const g = JSON.parse(readFileSync(genesisFile, 'utf8')) as GenesisDoc;
-    if (g.validators.length !== o.validators) throw new Error(`${dir} holds a ${g.validators.length}-validator devnet; pass --validators ${g.validators.length} or --reset`);
+    if (g.validators.length !== total || (g.n_shards ?? 1) !== shards) throw new Error(`${dir} holds a devnet of ${g.n_shards ?? 1} shard(s) and ${g.validators.length} validator(s); pass the same --shards and --validators or --reset`);
     return { genesisFile, keyFiles };
   }
   const chainId = `devnet-${randomBytes(3).toString('hex')}`;
   const endpoint = o.p2pEndpoint ?? ((i: number) => `127.0.0.1:${26656 + i}`);
-  const joins = keyFiles.map((file, i) => {
-    const k = existsSync(file) ? readKeyFile(file, nobleProvider) : makeKeyFile(nobleProvider, new Uint8Array(randomBytes(32)), `validator-${i}`);
-    if (!existsSync(file)) writeKeyFile(file, k.file);
-    return signJoin({ chainId, address: k.file.node_address ?? `chain:validator-${i}.node`, key: k.keys, stake: o.genesisStake !== undefined ? BigInt(o.genesisStake) : GENESIS_STAKE, p2pExternal: endpoint(i) }, nobleProvider);
+  const joins = keyFiles.map((file, k) => {
+    const shard = Math.floor(k / o.validators);
+    const k2 = existsSync(file) ? readKeyFile(file, nobleProvider) : shardKey(k, shard, shards);
+    if (!existsSync(file)) writeKeyFile(file, shards > 1 ? ({ ...k2.file, shard } as KeyFile) : k2.file);
+    return signJoin({ chainId, address: k2.file.node_address ?? `chain:validator-${k}.node`, key: k2.keys, stake: o.genesisStake !== undefined ? BigInt(o.genesisStake) : GENESIS_STAKE, p2pExternal: endpoint(k) }, nobleProvider);
   });
   // decisions.md §14: each validator's owner gets 1 000 COIN (a test network's collect does that),
   // so validators can pay the fees of their own operations; clients get coins from the faucet.
-  const genesis = collectGenesis(joins, { chainId, genesisTime: Date.now(), testNetwork: true, params: { ...(o.genesisParams ?? {}) } });
+  const genesis = collectGenesis(joins, { chainId, genesisTime: Date.now(), testNetwork: true, params: { ...(o.genesisParams ?? {}) }, nShards: shards });
   writeFileSync(genesisFile, JSON.stringify(genesis, null, 2) + '\n');
   return { genesisFile, keyFiles };
+}
+
+/**
+ * Validator k's key, of shard `shard` of `shards` (decisions.md §77): `chain:validator-<k>.node`
+ * when that shard owns it, else `chain:validator-<k>-<t>.node` for the least t ≥ 1 it owns; the
+ * key drawn again until its owner (the key's `.human`) belongs to the shard too. One shard: §13.
+ */
+export function shardKey(k: number, shard: number, shards: number, draw: () => Uint8Array = () => new Uint8Array(randomBytes(32))): LoadedKey {
+  const view = shardView(shard, shards);
+  let label = `validator-${k}`;
+  for (let t = 1; !view.owns(`chain:${label}.node`); t++) label = `validator-${k}-${t}`;
+  for (;;) {
+    const key = makeKeyFile(nobleProvider, draw(), label);
+    if (view.owns(key.file.address)) return key;
+  }
 }
 
 /** The last lines of a process's log, for an error that would otherwise only say "see its log" (the folder of a test devnet is gone by the time anyone looks). */
@@ -130,6 +155,9 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const dir = resolve(o.dir);
   const { genesisFile, keyFiles } = prepareDevnet({ ...o, p2pEndpoint: (i) => `127.0.0.1:${o.p2pBasePort + i}` });
   const log = o.log ?? ((l: string) => process.stdout.write(l + '\n'));
+  const shards = o.shards ?? 1;
+  const total = shards * o.validators;
+  const shardOfValidator = (k: number): number => Math.floor(k / o.validators);
   const nodes: ChildProcess[] = [];
   const rpcUrls: string[] = [];
   // decisions.md §63: the devnet's own validator-0 key acts as IBC operator, beside what the environment lists.
@@ -138,9 +166,9 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const spawnValidator = (i: number): ChildProcess => {
     const port = o.basePort + i;
     const p2pPort = o.p2pBasePort + i;
-    // Every validator knows every other's P2P address; peer exchange would also find them from one.
-    const seeds = Array.from({ length: o.validators }, (_, j) => j)
-      .filter((j) => j !== i)
+    // Every validator knows every other's P2P address of its shard; peer exchange would also find them from one.
+    const seeds = Array.from({ length: total }, (_, j) => j)
+      .filter((j) => j !== i && shardOfValidator(j) === shardOfValidator(i))
       .map((j) => `127.0.0.1:${o.p2pBasePort + j}`)
       .join(',');
     const logFile = createWriteStream(join(dir, `validator-${i}.log`), { flags: 'a' });
@@ -150,13 +178,14 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
       // decisions.md §93: the gateway reaches every validator from its own loopback address, and
       // only that address is exempt from the node's per-IP limit; every other local client (a
       // script, a benchmark, the CLI) meets the node's limit as it would from another host.
-      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: GATEWAY_SOURCE_ADDRESS, CHAIN_IBC_OPERATOR_PUBKEYS: ibcOperators, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      // decisions.md §77: CHAIN_SHARDS, CHAIN_SHARD_ID and CHAIN_MIN_VALIDATORS = validators per shard.
+      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: GATEWAY_SOURCE_ADDRESS, CHAIN_IBC_OPERATOR_PUBKEYS: ibcOperators, ...(shards > 1 ? { CHAIN_SHARDS: String(shards), CHAIN_SHARD_ID: String(shardOfValidator(i)) } : {}), ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.pipe(logFile);
     child.stderr!.pipe(logFile);
     return child;
   };
-  for (let i = 0; i < o.validators; i++) {
+  for (let i = 0; i < total; i++) {
     nodes.push(spawnValidator(i));
     rpcUrls.push(`http://127.0.0.1:${o.basePort + i}`);
   }
@@ -179,10 +208,11 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   try {
     await Promise.all(rpcUrls.map((u, i) => waitForFirstBlock(u, nodes[i]!, 60_000, join(dir, `validator-${i}.log`))));
     if (o.gatewayPort !== null) {
-      // The gateway fails over across every validator (one shard, several nodes).
+      // The gateway fails over across every validator of a shard, and routes by owner (decisions.md §73, §77).
       const logFile = createWriteStream(join(dir, 'gateway.log'), { flags: 'a' });
+      const shardNodes = Array.from({ length: shards }, (_, sh) => `${sh}=${rpcUrls.filter((_, k) => shardOfValidator(k) === sh).join('|')}`).join(',');
       const gw = spawn(process.execPath, [o.cli ?? CLI, 'gateway', '--network', 'devnet'], {
-        env: { ...process.env, PORT: String(o.gatewayPort), NODE_RPC_URL: rpcUrls[0]!, SHARD_NODE_URLS: rpcUrls.join('|'), NODE_SOURCE_ADDRESS: GATEWAY_SOURCE_ADDRESS, NETWORK_ID: 'devnet-local', POLL_NODE_INTERVAL_MS: '500', ...o.env },
+        env: { ...process.env, PORT: String(o.gatewayPort), NODE_RPC_URL: rpcUrls[0]!, ...(shards > 1 ? { CHAIN_SHARD_NODES: shardNodes } : { SHARD_NODE_URLS: rpcUrls.join('|') }), NODE_SOURCE_ADDRESS: GATEWAY_SOURCE_ADDRESS, NETWORK_ID: 'devnet-local', POLL_NODE_INTERVAL_MS: '500', ...o.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       gw.stdout!.pipe(logFile);
@@ -195,8 +225,8 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     await stop();
     throw e;
   }
-  log(`devnet ready: ${o.validators} validator(s)${gatewayUrl ? ' and a gateway' : ''}, data in ${dir}`);
-  rpcUrls.forEach((u, i) => log(`  validator-${i} RPC ${u}   log ${join(dir, `validator-${i}.log`)}`));
+  log(`devnet ready: ${shards > 1 ? `${shards} shards of ${o.validators} validator(s)` : `${o.validators} validator(s)`}${gatewayUrl ? ' and a gateway' : ''}, data in ${dir}`);
+  rpcUrls.forEach((u, i) => log(`  validator-${i}${shards > 1 ? ` (shard ${shardOfValidator(i)})` : ''} RPC ${u}   log ${join(dir, `validator-${i}.log`)}`));
   if (gatewayUrl) log(`  gateway ${gatewayUrl}  (WebSocket ${gatewayUrl.replace('http', 'ws')}/ws)   log ${join(dir, 'gateway.log')}`);
-  return { dir, rpcUrls, gatewayUrl, nodes, stop, stopValidator, startValidator };
+  return { dir, rpcUrls, shards, gatewayUrl, nodes, stop, stopValidator, startValidator };
 }

@@ -23,6 +23,7 @@ import type { OperationSpec } from '../ops/operation.js';
 import { DEFERRED, verifyOperationSignatures, verifyWithState, type OperationSignaturePolicy } from '../ops/signature.js';
 import { admissionContext, readContext, type ContextEnv } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
+import { foreignSenderError, type ShardView } from '../crypto/shard.js';
 import { recipientProblem, senderProblem } from './recipient.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 import { OPERATION_TARGET_PREFIX, operationOf, type BalanceHold, type SignatureLayout, type Tx } from '../model/types.js';
@@ -40,6 +41,8 @@ export interface AdmissionDeps {
   readonly requireTxV3: boolean;
   /** The shard this node serves (`CHAIN_SHARD_ID`, 0 unsharded): a plugin with a `shardParam` is served by one shard only. */
   readonly shard: number;
+  /** What this shard owns (decisions.md §71): a sender of another shard is refused (§73). */
+  readonly shards: ShardView;
   readonly mempool: Mempool;
   readonly operations: OperationRegistry;
   head(): Readonly<ChainMeta>;
@@ -193,6 +196,8 @@ export class Admission {
   private async admitTransferNow(rawBody: unknown, receivedAt: number, text: string | undefined, queue: (tx: Tx) => void): Promise<SubmissionResult> {
     // 1. Shape.
     const f = parseSubmission(rawBody);
+    // decisions.md §73: right after the shape, before signatures: the sender's shard executes it.
+    if (!this.d.shards.owns(f.from)) throw foreignSenderError(this.d.shards, 'from', f.from);
     const { canonical, hash } = txIdentityOfText(text, f.body);
     if (this.d.mempool.has(hash)) throw badRequest(`duplicate transaction ${hash}`);
     const state = this.d.store.state;
@@ -265,6 +270,8 @@ export class Admission {
     const baseFee = await this.d.params.reader(state).get('base_fee');
     // 1. Shape, and the plugin that owns the operation is active.
     const p = this.d.operations.parse(envelope);
+    // decisions.md §71, §73: an operation is applied on its actor's shard; refused before signatures.
+    if (!this.d.shards.owns(p.actor)) throw foreignSenderError(this.d.shards, 'actor', p.actor);
     const identity = txIdentityOfText(text, envelope);
     const tx = this.operationTx(p, envelope, identity, baseFee, receivedAt);
     if (this.d.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) throw badRequest(`duplicate transaction ${tx.hash}`);
@@ -310,7 +317,7 @@ export class Admission {
   }
 
   private get ctxEnv(): ContextEnv {
-    return { env: this.d.env, params: this.d.params, boundary: this.d.host.boundary, hooks: this.d.hooks };
+    return { env: this.d.env, params: this.d.params, boundary: this.d.host.boundary, hooks: this.d.hooks, shards: this.d.shards };
   }
 
   /** What signatures must be on this network at `baseFee` (decisions.md §94–95). */

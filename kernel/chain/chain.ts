@@ -13,7 +13,9 @@ import { toHex0x, parseHex } from '../codec/hex.js';
 import { deriveAddress, isKeyDerivedAddress } from '../crypto/address.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { GenesisDoc } from '../config/genesis.js';
-import { GenesisMismatchError } from '../config/genesis-rules.js';
+import { GenesisMismatchError, genesisOfShard } from '../config/genesis-rules.js';
+import { shardView, type ShardView } from '../crypto/shard.js';
+import { readShardBinding, writeShardBinding } from '../state/shard-binding.js';
 import { Mempool } from '../mempool/mempool.js';
 import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
@@ -52,6 +54,8 @@ export interface ChainDeps {
   readonly env: NetworkEnv;
   readonly chainId: string;
   readonly shard: number;
+  /** `n_shards` of the genesis (decisions.md §71); absent on a one-shard network. */
+  readonly nShards?: number;
   readonly requireTxV3: boolean;
   readonly mempool: { maxTxs: number; maxPerSender: number };
   readonly paramOverrides: Readonly<Record<string, string>>;
@@ -101,10 +105,13 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private commitLock: Promise<unknown> = Promise.resolve();
   /** Hash of the block validated against the current head (cleared on commit). */
   private validatedHash: string | null = null;
+  /** The shard this chain is and what it owns (decisions.md §71): bound to genesis state at open. */
+  readonly shards: ShardView;
   constructor(private readonly d: ChainDeps) {
     super();
     this.mempool = new Mempool(d.mempool);
-    this.admission = new Admission({ store: d.store, hooks: d.hooks, host: d.host, params: d.params, verifier: d.verifier, env: d.env, chainId: d.chainId, requireTxV3: d.requireTxV3, shard: d.shard, mempool: this.mempool, operations: d.operations, head: () => this.head });
+    this.shards = shardView(d.shard, d.nShards ?? 1);
+    this.admission = new Admission({ store: d.store, hooks: d.hooks, host: d.host, params: d.params, verifier: d.verifier, env: d.env, chainId: d.chainId, requireTxV3: d.requireTxV3, shard: d.shard, shards: this.shards, mempool: this.mempool, operations: d.operations, head: () => this.head });
     this.tree = new StateTree(d.store.kv, { prefix: utf8Bytes(PREFIX.treeNode) });
   }
 
@@ -140,6 +147,11 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (recordedHash !== undefined && recordedHash !== this.genesisParentHash) {
       throw new GenesisMismatchError(`the data directory holds the chain of genesis ${recordedHash}, but the genesis file hashes to ${this.genesisParentHash}; use another data_dir or reset it`);
     }
+    const boundShard = await readShardBinding(this.d.store.state);
+    const served = this.shards.count === 1 ? null : { shard: this.shards.id, n_shards: this.shards.count };
+    if (JSON.stringify(boundShard) !== JSON.stringify(served)) {
+      throw new GenesisMismatchError(`the data directory holds the chain of ${boundShard === null ? 'a one-shard network' : `shard ${boundShard.shard} of ${boundShard.n_shards}`}, but this node is configured for ${served === null ? 'a one-shard network' : `shard ${served.shard} of ${served.n_shards}`} (CHAIN_SHARD_ID, CHAIN_SHARDS); use the data_dir of that shard or another one`);
+    }
     await this.checkIntegrity(meta);
     await this.loadSchedule();
   }
@@ -168,10 +180,16 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.d.log.info({ height: meta.height, block_hash: meta.block_hash, state_root: meta.state_root }, 'store opened at recorded head');
   }
 
-  private async writeGenesis(genesis: GenesisDoc): Promise<void> {
+  private async writeGenesis(whole: GenesisDoc): Promise<void> {
+    let genesis = whole;
     const overlay = new StateOverlay(this.d.store.state);
     overlay.set('kernel/chain_id', utf8Bytes(genesis.chain_id));
     overlay.set('kernel/genesis_hash', utf8Bytes(this.genesisParentHash));
+    // decisions.md §71: the shard is bound to its genesis state (and so to every state root), so a
+    // node cannot join another shard's chain; a one-shard network writes nothing (roots as §13).
+    if (this.shards.count > 1) writeShardBinding(overlay, { shard: this.shards.id, n_shards: this.shards.count });
+    // Shard s starts with its own validators and the accounts it owns (§71).
+    genesis = genesisOfShard(genesis, this.shards.id);
     // The plugin activation schedule is state, so nodes configured differently diverge visibly.
     writeSchedule(overlay, this.d.host.genesisSchedule());
     for (const spec of this.d.params.list()) {
@@ -187,7 +205,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
     const index = new IndexStage();
     // Genesis is no block: there is no height to store its events under, so they are dropped.
-    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods, boundary: this.d.host.boundary }, overlay, block, genesis, { emit: () => undefined, index }));
+    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods, boundary: this.d.host.boundary, shards: this.shards }, overlay, block, genesis, { emit: () => undefined, index }));
     const batch = new WriteBatch();
     const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
     await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
@@ -380,7 +398,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const block: BlockInfo = { chainId: this.d.chainId, height, round, timestamp: time, proposer };
     const baseFee = await reader.get('base_fee');
     const candidates = await this.includable(this.mempool.select(maxGas, this.gasLimitOf, 10_000, maxBytes, this.sizeOf), baseFee);
-    const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary }, this.d.store.state, block));
+    const txs = await this.d.hooks.prepareProposal.promise(candidates, proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary, shards: this.shards }, this.d.store.state, block));
     // Only what every validator will accept: a block carrying anything else could not be decided.
     const fresh: Evidence[] = [];
     const windowBlocks = evidence.length === 0 ? 0n : await reader.get(EVIDENCE_WINDOW_PARAM);
@@ -476,7 +494,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       const verified = await this.d.evidenceVerifier(ev.raw, signer);
       if (!verified || verified.hash !== ev.hash || verified.validator !== ev.validator || verified.height !== ev.height || verified.round !== ev.round) return `evidence ${ev.hash} does not verify`;
     }
-    const ctx = proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
+    const ctx = proposalContext({ env: this.d.env, params: this.d.params, boundary: this.d.host.boundary, shards: this.shards }, this.d.store.state, { chainId: h.chain_id, height: h.height, round: h.round, timestamp: h.timestamp, proposer: h.proposer });
     const rejected = await this.d.hooks.processProposal.promise(ctx, p.txs);
     if (rejected) return rejected;
     await this.executeMemo(p, priced);
@@ -517,6 +535,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
         hooks: this.d.hooks,
         params: this.d.params,
         env: this.d.env,
+        shards: this.shards,
         log: this.d.log,
         gasOf: this.gasOf,
         operations: this.d.operations,

@@ -21,6 +21,7 @@ import { readSchedule } from '../host/schedule-state.js';
 import type { PluginScheduleEntry } from '../context/schedule.js';
 import type { ReadMethodCalls, WriteMethodCalls } from '../context/methods.js';
 import { payeeOf, recipientReader } from './recipient.js';
+import { ONE_SHARD, type ShardView } from '../crypto/shard.js';
 
 /**
  * The contexts hooks receive. The kernel builds one unscoped context per call; the host re-scopes
@@ -40,6 +41,8 @@ export interface ContextEnv {
   readonly boundary?: PluginBoundary;
   /** The kernel's hooks, which `recipients` asks (names, owners of record addresses). */
   readonly hooks?: Hooks;
+  /** The shard of the chain (decisions.md §71); absent: a one-shard network. */
+  readonly shards?: ShardView;
 }
 
 /** `ctx.recipients` over `source`: the hooks are asked with a kernel context on the same state. */
@@ -75,6 +78,10 @@ class ReadCtx implements ReadContext {
 
   get env(): NetworkEnv {
     return this.e.env;
+  }
+
+  get shard(): ShardView {
+    return this.e.shards ?? ONE_SHARD;
   }
 
   get params(): ParamReader {
@@ -170,6 +177,10 @@ class WriteCtx implements WriteContext {
 
   get env(): NetworkEnv {
     return this.e.env;
+  }
+
+  get shard(): ShardView {
+    return this.e.shards ?? ONE_SHARD;
   }
 
   get params(): ParamReader {

@@ -17,6 +17,7 @@ import { BlockEventLog, type EventSink } from './block-events.js';
 import { IndexStage, type IndexWrite } from '../state/index-stage.js';
 import { ownerOf } from '../auth/authorize.js';
 import { authorizeTx, declaredDebit } from './authorize-tx.js';
+import { foreignSenderError, type ShardView } from '../crypto/shard.js';
 import { presentedKey } from '../auth/presented-key.js';
 import type { Signer, SignerGrant } from '../context/signer.js';
 import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
@@ -54,6 +55,8 @@ export interface ExecutorDeps {
   readonly hooks: Hooks;
   readonly params: ParamRegistry;
   readonly env: NetworkEnv;
+  /** The shard of the chain (decisions.md §71): a sender another shard owns fails here too (§73). */
+  readonly shards: ShardView;
   readonly log: Logger;
   readonly gasOf: (tx: Tx) => number;
   readonly operations: OperationRegistry;
@@ -233,6 +236,9 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     // the body's field even where the signature does not cover it (decisions.md §95).
     const floor = gasPriceFloorProblem(tx, baseFee);
     if (floor !== undefined) return { ...NOTHING_CHARGED, error: floor };
+    // Admission's shard rule (decisions.md §73), asked again: a proposer may include a transaction
+    // whose sender another shard owns; it has no account here to charge, so nothing is.
+    if (!deps.shards.owns(tx.from)) return { ...NOTHING_CHARGED, error: foreignSenderError(deps.shards, 'sender', tx.from).message };
     gas = deps.gasOf(tx);
     const declared = declaredGasLimit(tx);
     const below = declared === undefined ? undefined : gasLimitBelowBase(declared, gas);

@@ -1,6 +1,7 @@
 import { UCOIN_PER_COIN } from '../codec/amount.js';
 import type { GenesisDoc, JoinStatement } from './genesis.js';
 import { genesisValidatorOf } from './genesis-join.js';
+import { shardOf } from '../crypto/fnv.js';
 
 /** decisions.md §14: on a test network each validator's owner gets 1 000 COIN for its own fees. */
 export const TEST_NETWORK_OWNER_FUNDS = 1_000n * UCOIN_PER_COIN;
@@ -13,6 +14,11 @@ export interface CollectOptions {
   /** `--account <address>=<ucoin>`: added to what the address gets otherwise. */
   readonly accounts?: ReadonlyArray<{ readonly address: string; readonly balance: bigint }>;
   readonly params?: Readonly<Record<string, string>>;
+  /**
+   * decisions.md §71: a sharded network's shard count. Above 1 the document carries `n_shards`
+   * and each validator the shard that owns its `.node`; 1 or absent makes §82's document unchanged.
+   */
+  readonly nShards?: number;
 }
 
 function byUtf8(a: string, b: string): number {
@@ -31,10 +37,13 @@ export function collectGenesis(joins: readonly JoinStatement[], o: CollectOption
   if (o.testNetwork) for (const owner of new Set(joins.map((j) => j.owner))) credit(owner, TEST_NETWORK_OWNER_FUNDS);
   for (const a of o.accounts ?? []) credit(a.address, a.balance);
   const params = Object.fromEntries(Object.entries(o.params ?? {}).sort(([a], [b]) => byUtf8(a, b)));
+  const n = o.nShards ?? 1;
+  const validators = joins.map(genesisValidatorOf).sort((a, b) => byUtf8(a.address, b.address));
   return {
     chain_id: o.chainId,
+    ...(n > 1 ? { n_shards: n } : {}),
     genesis_time: o.genesisTime,
-    validators: joins.map(genesisValidatorOf).sort((a, b) => byUtf8(a.address, b.address)),
+    validators: n > 1 ? validators.map((v) => ({ ...v, shard: shardOf(v.address, n) })) : validators,
     accounts: [...balances].sort(([a], [b]) => byUtf8(a, b)).map(([address, balance]) => ({ address, balance: balance.toString(10) })),
     params,
   };

@@ -6,9 +6,11 @@ import { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES, type SignatureProv
 import { parsePeerEndpoint } from '../p2p/endpoint.js';
 import { GenesisSchema, JoinStatementSchema, type GenesisDoc, type GenesisValidator, type JoinStatement } from './genesis.js';
 import { genesisJoinMessage } from './genesis-join.js';
+import { shardOf } from '../crypto/fnv.js';
+import { isShardOwned } from '../crypto/shard.js';
 
 /** The rules of decisions.md §82 a genesis (or one join statement) can break; each refusal names one. */
-export type GenesisRule = 'schema' | 'duplicate address' | 'duplicate public_key' | 'duplicate account' | 'owner' | 'p2p_endpoint' | 'stake' | 'signature' | 'owner_signature' | 'chain_id';
+export type GenesisRule = 'schema' | 'duplicate address' | 'duplicate public_key' | 'duplicate account' | 'owner' | 'p2p_endpoint' | 'stake' | 'signature' | 'owner_signature' | 'chain_id' | 'shard';
 
 /**
  * A genesis or join statement that breaks a rule of §82. Not a ConfigError: a node refuses to
@@ -115,9 +117,42 @@ export function checkGenesis(raw: unknown, o: GenesisRuleOptions): GenesisDoc {
     if (accounts.has(a.address)) throw new GenesisRuleError('duplicate account', undefined, `${a.address} is listed twice in accounts`);
     accounts.add(a.address);
   }
+  checkShards(doc);
   const minStake = genesisMinStake(doc, o.minStake);
   for (const v of doc.validators) checkValidator(doc.chain_id, v, minStake, o.provider);
   return doc;
+}
+
+/**
+ * decisions.md §71: in a sharded genesis every validator names the shard that owns both its
+ * `.node` and its owner, and every shard has a validator (it must make blocks); a one-shard
+ * genesis names no shard but 0. The refusal names the address.
+ */
+function checkShards(doc: GenesisDoc): void {
+  const n = doc.n_shards ?? 1;
+  const staffed = new Set<number>();
+  for (const v of doc.validators) {
+    const shard = v.shard ?? (n === 1 ? 0 : undefined);
+    if (shard === undefined) throw new GenesisRuleError('shard', v.address, `a genesis of ${n} shards names each validator's shard`);
+    if (shard >= n) throw new GenesisRuleError('shard', v.address, `shard ${shard} is not below n_shards ${n}`);
+    for (const address of [v.address, v.owner]) {
+      const owner = shardOf(address, n);
+      if (owner !== shard) throw new GenesisRuleError('shard', v.address, `${address} belongs to shard ${owner}, but the validator is listed under shard ${shard}`);
+    }
+    staffed.add(shard);
+  }
+  for (let s = 0; s < n; s++) if (!staffed.has(s)) throw new GenesisRuleError('shard', undefined, `shard ${s} of ${n} has no validator`);
+}
+
+/**
+ * The part of a (sharded) genesis that shard `shard` starts from (decisions.md §71): its own
+ * validators as its active set, and the accounts it owns funded. The document itself (and its
+ * hash, block 1's `parent_hash`) stays the whole network's. A one-shard genesis is its own part.
+ */
+export function genesisOfShard(doc: GenesisDoc, shard: number): GenesisDoc {
+  const n = doc.n_shards ?? 1;
+  if (n === 1) return doc;
+  return { ...doc, validators: doc.validators.filter((v) => v.shard === shard), accounts: doc.accounts.filter((a) => (isShardOwned(a.address) ? shardOf(a.address, n) === shard : shard === 0)) };
 }
 
 /** One join statement, as `collect` takes it: its schema, its own rules, and the chain it is for. */

@@ -23,7 +23,12 @@ const JoinFields = {
   owner_signature: Type.Optional(SignatureHex),
 };
 
-export const GenesisValidatorSchema = Type.Object(JoinFields, { additionalProperties: false });
+/**
+ * A validator as the genesis lists it: its join statement, and in a sharded network (decisions.md
+ * §71) the shard it validates, the one that owns its `.node` and its owner. Not signed: the shard
+ * follows from the address, and `checkGenesis` refuses any other.
+ */
+export const GenesisValidatorSchema = Type.Object({ ...JoinFields, shard: Type.Optional(Type.Integer({ minimum: 0, description: 'the shard that owns the .node (decisions.md §71); sharded networks only' })) }, { additionalProperties: false });
 
 /** `<home>/config/join.json`: one validator's signed statement, for one chain. */
 export const JoinStatementSchema = Type.Object({ chain_id: ChainId, ...JoinFields }, { additionalProperties: false });
@@ -31,6 +36,8 @@ export const JoinStatementSchema = Type.Object({ chain_id: ChainId, ...JoinField
 export const GenesisSchema = Type.Object(
   {
     chain_id: ChainId,
+    /** decisions.md §71: the shard count of a sharded network; absent on a one-shard network (§13), whose document is unchanged. */
+    n_shards: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'shard count (decisions.md §71); absent = 1' })),
     genesis_time: Type.Integer({ minimum: 0, description: 'milliseconds since epoch; the first block is later than this' }),
     validators: Type.Array(GenesisValidatorSchema, { minItems: 1 }),
     accounts: Type.Array(Type.Object({ address: Type.String({ minLength: 1, maxLength: 128 }), balance: Amount }, { additionalProperties: false })),

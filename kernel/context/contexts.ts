@@ -10,6 +10,7 @@ import type { Signer } from './signer.js';
 import type { PluginScheduleChange, PluginScheduleEntry } from './schedule.js';
 import type { ReadMethodCalls, WriteMethodCalls } from './methods.js';
 import type { ValidatorSetReader } from '../state/validator-reader.js';
+import type { ShardView } from '../crypto/shard.js';
 
 /**
  * What the kernel hands a plugin's hooks and methods: the contexts, and the types they name.
@@ -26,6 +27,12 @@ export interface ReadContext {
   /** Height being built or checked (last committed + 1); for queries, the last committed height. */
   readonly height: number;
   readonly env: NetworkEnv;
+  /**
+   * The shard whose chain this is and what it owns (decisions.md §71): `ctx.shard.owns(address)`.
+   * Bound to the genesis, so the same on every validator of the shard: a plugin judges by it at
+   * admission and again in the block (a record is created only on the shard that owns it).
+   */
+  readonly shard: ShardView;
   readonly params: ParamReader;
   readonly accounts: AccountsReader;
   readonly store: ReadonlyStore;

@@ -15,7 +15,7 @@ export interface ChainHistory {
   transactions(height: number): Promise<Array<Record<string, unknown>>>;
 }
 
-export function chainHistory(store: ChainStore, chain: () => Chain, nShards: number): ChainHistory {
+export function chainHistory(store: ChainStore, chain: () => Chain, shard: number): ChainHistory {
   return {
     head: () => store.head.height,
     async block(height) {
@@ -28,7 +28,7 @@ export function chainHistory(store: ChainStore, chain: () => Chain, nShards: num
       const out: Array<Record<string, unknown>> = [];
       for (const hash of b.tx_hashes) {
         const st = await store.getTxFields(hash);
-        if (st) out.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain().gasOf(st.tx), nShards }));
+        if (st) out.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain().gasOf(st.tx), shard }));
       }
       return out;
     },

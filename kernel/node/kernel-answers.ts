@@ -225,6 +225,8 @@ export const HealthView = Type.Object({
   bft_ready: Type.Boolean(),
   finality_ms: Count('mean block interval over the last blocks'),
   behind: Count('blocks this node knows it is behind'),
+  shard: Count('the shard this node serves (decisions.md §77)'),
+  n_shards: Type.Integer({ minimum: 1, description: 'shards of the network (1 unsharded)' }),
 });
 
 /** `GET /status`, `/api/v1/status` (part 1, decisions.md §83). */

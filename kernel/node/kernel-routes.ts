@@ -39,13 +39,14 @@ function hashParam(raw: string | undefined): string {
 /** The node RPC endpoints the kernel itself answers (part 1, endpoint tables, node side). */
 export function registerKernelRoutes(routes: RouteTable, s: KernelServices, params: ParamRegistry, operations: OperationRegistry, host: PluginHost<unknown>): void {
   const { chain } = s;
-  const nShards = s.config.sharding.shards;
-  const shardId = s.config.sharding.shard_id ?? 0;
+  // decisions.md §71: the shard bound to the genesis (CHAIN_SHARDS is ignored without CHAIN_SHARD_ID).
+  const nShards = s.shards.count;
+  const shardId = s.shards.id;
   const store = chain.store;
 
   const viewOf = async (tx: TxFields & Partial<Pick<Tx, 'body'>>, receipt: import('../model/types.js').Receipt | undefined): Promise<Record<string, unknown>> => {
     const block = receipt ? await store.getBlock(receipt.block) : undefined;
-    return txView({ tx, receipt, blockTimestamp: block?.header.timestamp, gas: chain.gasOf(tx), nShards });
+    return txView({ tx, receipt, blockTimestamp: block?.header.timestamp, gas: chain.gasOf(tx), shard: shardId });
   };
 
   const health = async (): Promise<Record<string, unknown>> => {
@@ -69,6 +70,8 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
       bft_ready: n >= s.config.consensus.min_validators,
       finality_ms: recent.blockMs,
       behind,
+      shard: shardId,
+      n_shards: nShards,
     };
   };
 
@@ -242,7 +245,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     const transactions = [];
     for (const hash of b.tx_hashes.slice(offset, offset + limit)) {
       const st = await store.getTxFields(hash);
-      if (st) transactions.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain.gasOf(st.tx), nShards }));
+      if (st) transactions.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain.gasOf(st.tx), shard: shardId }));
     }
     const total = b.tx_hashes.length;
     return { height: h, transactions, count: total, total, limit, offset, has_more: offset + limit < total };
@@ -337,7 +340,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
       const [acct, custom] = await Promise.all([ctx.accounts.get(address), ctx.recipients.customAddress(address)]);
       return { address, acct, custom };
     });
-    return accountView(address, acct, chain.mempool.nextNonce(address, acct.nonce), nShards, custom);
+    return accountView(address, acct, chain.mempool.nextNonce(address, acct.nonce), s.shards.shardOf(address), custom);
   });
 
   routes.serve(KERNEL_ROUTES.accountTransactions, async (req) => {

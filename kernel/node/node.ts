@@ -10,13 +10,16 @@ import { readGenesis } from './genesis-file.js';
 import { genesisHash } from '../chain/block-hash.js';
 import { ConfigError } from '../config/env.js';
 import { networkMinStake } from './network-min-stake.js';
-import { GenesisMismatchError } from '../config/genesis-rules.js';
+import { GenesisMismatchError, genesisOfShard } from '../config/genesis-rules.js';
+import { resolveSharding } from '../config/sharding.js';
+import { shardChainHash } from '../crypto/shard.js';
 import { nodeIdOf } from '../crypto/node-id.js';
 import { formatPeerEndpoint } from '../p2p/endpoint.js';
 import { formatAddress } from '../p2p/tcp/wire.js';
 import type { NodeConfig } from '../config/schema.js';
 import { createHttpServer, type HttpServer } from '../rpc/index.js';
-import { RouteTable, type RouteEntry } from '../host/route-table.js';
+import { RouteTable, type RouteEntry, type RpcHandler } from '../host/route-table.js';
+import { guardForeignReads } from './foreign-reads.js';
 import { mountRoutes, servedRoutes } from './mount-routes.js';
 import { ProvenReads } from './proven-reads.js';
 import { registerKernelRoutes } from './kernel-routes.js';
@@ -71,6 +74,11 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   if (config.genesis_hash !== undefined && config.genesis_hash !== genesisHashValue) {
     throw new GenesisMismatchError(`genesis file ${genesisFile} hashes to ${genesisHashValue}, but this node is pinned to genesis_hash ${config.genesis_hash} (node.json, CHAIN_GENESIS_HASH or --genesis-hash)`);
   }
+  // decisions.md §71: the shard this node serves, checked against the genesis before anything boots.
+  const sharding = resolveSharding(config.sharding, genesis.n_shards ?? 1, genesisFile);
+  const shards = sharding.view;
+  if (sharding.ignoredShards) log.warn({ CHAIN_SHARDS: config.sharding.shards }, 'CHAIN_SHARDS is ignored without CHAIN_SHARD_ID: this node runs shard 0 of a one-shard network');
+  if (shards.count > 1) log.info({ shard: shards.id, n_shards: shards.count }, `serving shard ${shards.id} of ${shards.count}`);
   const nodeId = nodeIdOf(key.keys.publicKey);
   log.info({ chain_id: genesis.chain_id, genesis_hash: genesisHashValue, node_id: nodeId, node_address: nodeAddress, moniker: config.moniker ?? null }, 'genesis checked');
   let p2pListen: () => string | undefined = () => undefined;
@@ -94,6 +102,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     consensus: () => consensus,
     node: { nodeId, nodeAddress, keys: key.keys, p2pEndpoint },
     snapshotBootstrap: true,
+    shards,
   });
   metrics.height.set(chain.head.height);
   chain.on('committed', (c) => {
@@ -112,7 +121,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
 
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, params, operations, host as PluginHost<unknown>);
-  registerSnapshotRoutes(routes, chain, { address: nodeAddress, keys: key.keys }, provider, genesisTrust(genesis), config.consensus.checkpoint_interval, config.consensus.sync_history_blocks, join(dataDir, 'snapshots'));
+  registerSnapshotRoutes(routes, chain, { address: nodeAddress, keys: key.keys }, provider, genesisTrust(genesisOfShard(genesis, shards.id)), config.consensus.checkpoint_interval, config.consensus.sync_history_blocks, join(dataDir, 'snapshots'));
   hooks.routes.call(routes);
   const unserved = host.unservedListedRoute(routes);
   if (unserved !== undefined) throw new ConfigError(unserved);
@@ -133,10 +142,11 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     logger: log,
   });
   const proven = new ProvenReads(chain, services.query);
-  mountRoutes(server, routes, (owner) => host.servesRoutesOf(owner), log, proven.handlerOf);
+  const handlerOf = (e: RouteEntry): RpcHandler => guardForeignReads(shards, e, proven.handlerOf(e), (owner) => host.shardParamOf(owner) !== undefined);
+  mountRoutes(server, routes, (owner) => host.servesRoutesOf(owner), log, handlerOf);
   served = () => servedRoutes(server);
   // A service plugin loaded at runtime: its routes are mounted from its own routes tap alone.
-  host.onServiceLoaded((name) => mountRoutes(server, host.routesOf(name), (owner) => host.servesRoutesOf(owner), log, proven.handlerOf));
+  host.onServiceLoaded((name) => mountRoutes(server, host.routesOf(name), (owner) => host.servesRoutesOf(owner), log, handlerOf));
   const { port } = await server.listen();
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host, rate_limit: config.rpc.rate_limit, trusted_ips: config.rpc.trusted_ips }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 
@@ -149,7 +159,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     faulted?.(reason);
     faulted = undefined;
   };
-  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: genesisHashValue, self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log, now: clock, diskFull });
+  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: shardChainHash(genesisHashValue, shards), self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log, now: clock, diskFull });
   consensus = production;
   p2pListen = () => production.p2pAddress();
   metrics.consensusView = () => ({ peers: production.peers().length, round: production.round(), behind: production.behind() });

@@ -16,6 +16,8 @@ import { PooledVerifier, VerifyPool, monitorEventLoop } from '../crypto/verify-p
 import type { KeyPair } from '../crypto/provider.js';
 import type { LoadedProvider } from '../crypto/providers/index.js';
 import type { GenesisDoc } from '../config/genesis.js';
+import { genesisOfShard } from '../config/genesis-rules.js';
+import { ONE_SHARD, type ShardView } from '../crypto/shard.js';
 import type { NodeConfig } from '../config/schema.js';
 import { checkParamOverrides } from '../config/param-overrides.js';
 import { OperationRegistry } from '../ops/registry.js';
@@ -47,6 +49,8 @@ export interface OpenChainDeps {
   readonly node: { readonly nodeId: string; readonly nodeAddress: string; readonly keys: KeyPair; readonly p2pEndpoint: () => string };
   /** Whether an empty store may be filled from `consensus.snapshot_url` (a node's start; an audit replays from genesis). */
   readonly snapshotBootstrap: boolean;
+  /** The shard this chain is (decisions.md §71, `resolveSharding`); absent: a one-shard network. */
+  readonly shards?: ShardView;
 }
 
 export interface OpenedChain {
@@ -71,6 +75,7 @@ export interface OpenedChain {
  */
 export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
   const { config, log, provider, genesis } = d;
+  const shards = d.shards ?? ONE_SHARD;
   const hooks = createHooks();
   const params = new ParamRegistry();
   for (const p of KERNEL_PARAMS) params.declare('kernel', p);
@@ -89,7 +94,7 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
   const services: KernelServices = {
     chain: undefined as unknown as Chain, // set below, before any plugin registers
     index: (plugin: string) => boundary.indexReader(plugin, store.pluginIndex(plugin)),
-    query: new QueryService({ state: store.state, height: () => store.head.height }, hooks, { env: config.env, params, boundary }),
+    query: new QueryService({ state: store.state, height: () => store.head.height }, hooks, { env: config.env, params, boundary, shards }),
     config,
     get consensus() {
       return d.consensus();
@@ -99,7 +104,8 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
     provider,
     nodeKey: nodeKey(d.node.nodeAddress, d.node.keys, provider),
     now: d.clock,
-    history: chainHistory(store, () => services.chain, config.sharding.shards),
+    history: chainHistory(store, () => services.chain, shards.id),
+    shards,
     node: { genesis, genesisHash: d.genesisHash, nodeId: d.node.nodeId, nodeAddress: d.node.nodeAddress, moniker: config.moniker ?? null, p2pEndpoint: d.node.p2pEndpoint },
   };
   const operations = new OperationRegistry();
@@ -114,7 +120,8 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
     log,
     env: config.env,
     chainId: genesis.chain_id,
-    shard: config.sharding.shard_id ?? 0,
+    shard: shards.id,
+    nShards: shards.count,
     requireTxV3: config.tx.require_v3,
     mempool: { maxTxs: config.tx.mempool_max_txs, maxPerSender: config.tx.mempool_max_per_sender },
     paramOverrides: config.param_overrides,
@@ -126,7 +133,7 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
     await host.boot();
     checkParamOverrides(config.param_overrides, params);
     if (d.snapshotBootstrap && config.consensus.snapshot_url && (await store.load()).state_root === '') {
-      await bootstrapFromSnapshot(chain, config.consensus.snapshot_url, genesis, provider, log);
+      await bootstrapFromSnapshot(chain, config.consensus.snapshot_url, genesisOfShard(genesis, shards.id), provider, log);
     }
     await chain.open(genesis);
   } catch (e) {

@@ -37,7 +37,8 @@ function served(f: Fixture, extra?: (routes: RouteTable, query: QueryService) =>
     provider: nobleProvider,
     nodeKey: nodeKey('chain:v0.node', alice.keys, nobleProvider),
     now: () => 0,
-    history: chainHistory(f.chain.store, () => f.chain, 1),
+    history: chainHistory(f.chain.store, () => f.chain, 0),
+    shards: f.chain.shards,
   };
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, f.params, f.operations, f.host);

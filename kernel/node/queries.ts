@@ -1,3 +1,4 @@
+import type { ShardView } from '../crypto/shard.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { notFound } from '../errors.js';
 import type { NetworkEnv, QueryContext } from '../context/contexts.js';
@@ -24,12 +25,12 @@ export class QueryService {
   private readonly pinned = new AsyncLocalStorage<{ readonly state: StateSource; readonly height: number }>();
 
   /** The contexts' env: the hooks ride along, so `ctx.recipients` works in routes. */
-  private readonly e: { env: NetworkEnv; params: ParamRegistry; boundary?: PluginBoundary; hooks: Hooks };
+  private readonly e: { env: NetworkEnv; params: ParamRegistry; boundary?: PluginBoundary; hooks: Hooks; shards?: ShardView };
 
   constructor(
     private readonly committed: CommittedState,
     private readonly hooks: Hooks,
-    env: { env: NetworkEnv; params: ParamRegistry; boundary?: PluginBoundary },
+    env: { env: NetworkEnv; params: ParamRegistry; boundary?: PluginBoundary; shards?: ShardView },
   ) {
     this.e = { ...env, hooks };
   }

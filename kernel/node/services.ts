@@ -9,6 +9,7 @@ import type { SignatureProvider } from '../crypto/provider.js';
 import type { NodeKey } from './node-key.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import type { ConsensusStatus } from '../replica/consensus-status.js';
+import type { ShardView } from '../crypto/shard.js';
 
 /**
  * What a plugin may ask of the chain beyond its hooks: the head, and queueing a transaction it
@@ -50,6 +51,12 @@ export interface NodeServices {
   now(): number;
   /** Committed blocks and their transactions, one height at a time (bulk exports). */
   readonly history: ChainHistory;
+  /**
+   * The shard this node serves and what it owns (decisions.md §71): what a route checks a request
+   * against before it reaches the chain (`foreignSenderError`, `foreignReadError`). Hooks read the
+   * same view as `ctx.shard`.
+   */
+  readonly shards: ShardView;
 }
 
 /** Who this node is and which genesis it runs (decisions.md §83: `/status`, `GET /api/v1/genesis`). */

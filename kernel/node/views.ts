@@ -4,7 +4,6 @@ import { formatCoin } from '../codec/amount.js';
 import { addressKind } from '../crypto/address.js';
 import type { PluginHost } from '../host/host.js';
 import { operationOf } from '../model/types.js';
-import { shardOf } from '../crypto/fnv.js';
 import type { AccountRecord } from '../state/accounts.js';
 import type { AddressTotals } from '../store/chain-store.js';
 import type { ValidatorActivity } from '../store/validator-activity.js';
@@ -53,7 +52,8 @@ export interface TxViewInput {
   /** Timestamp of the block that included it (committed transactions). */
   blockTimestamp: number | undefined;
   gas: number;
-  nShards: number;
+  /** The shard whose chain holds it: this node's (decisions.md §71). */
+  shard: number;
 }
 
 export function txView(i: TxViewInput): Record<string, unknown> {
@@ -79,7 +79,7 @@ export function txView(i: TxViewInput): Record<string, unknown> {
     ...(receipt?.unused_gas_fee !== undefined ? { unused_gas_fee: receipt.unused_gas_fee, unused_gas_fee_human: formatCoin(receipt.unused_gas_fee) } : {}),
     // The storage fee for state growth beyond the free allowance (chain/state-growth.ts): burned on top of `fee`.
     ...(receipt?.storage_fee !== undefined ? { storage_fee: receipt.storage_fee, storage_fee_human: formatCoin(receipt.storage_fee) } : {}),
-    shard: shardOf(tx.from, i.nShards),
+    shard: i.shard,
     timestamp: i.blockTimestamp ?? tx.receivedAt,
     block: receipt ? receipt.block : null,
     index: receipt ? receipt.index : null,
@@ -89,7 +89,8 @@ export function txView(i: TxViewInput): Record<string, unknown> {
   };
 }
 
-export function accountView(address: string, a: AccountRecord, nextNonce: bigint, nShards: number, customAddress = ''): Record<string, unknown> {
+/** `shard`: the shard that owns `address` (decisions.md §71). */
+export function accountView(address: string, a: AccountRecord, nextNonce: bigint, shard: number, customAddress = ''): Record<string, unknown> {
   const kind = addressKind(address);
   return {
     address,
@@ -99,7 +100,7 @@ export function accountView(address: string, a: AccountRecord, nextNonce: bigint
     nonce: a.nonce,
     next_nonce: nextNonce,
     tx_count: a.tx_count,
-    shard: shardOf(address, nShards),
+    shard,
     is_contract: kind === 'app',
     // A key is proven for the address once one is bound on chain or a signed transaction confirmed.
     verified: a.public_key !== undefined || a.nonce > 0n,

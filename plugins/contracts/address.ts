@@ -1,8 +1,12 @@
-import { sha3Hex0x } from '../../kernel/sdk.js';
+import { contractAddressOn, ONE_SHARD, type ShardView } from '../../kernel/sdk.js';
 
-/** decisions.md §27: `chain:` + the first 10 hex of SHA3-256 of `ch-app|<owner>|<deploy tx hash>` + `.app`. */
-export function contractAddress(owner: string, deployTxHash: string): string {
-  return `chain:${sha3Hex0x(`ch-app|${owner}|${deployTxHash}`).slice(2, 12)}.app`;
+/**
+ * decisions.md §27: `chain:` + the first 10 hex of SHA3-256 of `ch-app|<owner>|<deploy tx hash>` +
+ * `.app`; in a sharded network §71's k-rule keeps it on the deployer's shard (`shard`, the
+ * context's). The kernel's one rule (`contractAddressOn`), so clients and this plugin agree.
+ */
+export function contractAddress(owner: string, deployTxHash: string, shard: ShardView = ONE_SHARD): string {
+  return contractAddressOn(shard, owner, deployTxHash);
 }
 
 const CONTRACT_ADDRESS = /^chain:[0-9a-f]{10}\.app$/;

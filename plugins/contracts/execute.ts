@@ -228,7 +228,7 @@ export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, 
     throw err;
   }
   const { exports } = metered;
-  const address = contractAddress(owner, txHash);
+  const address = contractAddress(owner, txHash, ctx.shard);
   const verdict = await gate.verdict(ctx, { owner, address, codeHash, bytecode: req.bytecode });
   if (verdict.refused) throw verdict.refused;
   if (await readContract(ctx.store, address)) throw conflict(`a contract already exists at ${address}`);

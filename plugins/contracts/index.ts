@@ -50,7 +50,7 @@ async function admitDeploy(ctx: ReadContext, s: Settings, req: ResolvedDeploy, a
   }
   await contractRuntimes().offchain.meter(codeHash, req.bytecode, s.limits, true);
   // After the bytecode checks (400), the gate (decisions.md §47: 403, nothing charged).
-  const verdict = await deployGate.verdict(ctx, { owner, address: contractAddress(owner, txHash), codeHash, bytecode: req.bytecode });
+  const verdict = await deployGate.verdict(ctx, { owner, address: contractAddress(owner, txHash, ctx.shard), codeHash, bytecode: req.bytecode });
   if (verdict.refused) throw verdict.refused;
 }
 

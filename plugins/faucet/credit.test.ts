@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { makeChain, wallet } from '../../test/helpers/chain-fixture.js';
 import { faucetPlugin } from './index.js';
 import { checkCredit, FAUCET_SENDER, FAUCET_TX } from './credit.js';
+import { ONE_SHARD, shardOf, shardView } from '../../kernel/sdk.js';
 
 const owner = wallet(71);
 const attacker = wallet(72);
@@ -14,7 +15,7 @@ async function faucetChain() {
 
 test('the faucet binds a key only to its own derived address: another key\'s address is 409, record and system addresses 400', async () => {
   const f = await faucetChain();
-  const ctx = { env: 'testnet' as const, accounts: { get: f.account, getCore: f.account, exists: async (a: string) => (await f.account(a)).balance > 0n, mainKeys: async () => ({ keys: [], version: 0 }) } };
+  const ctx = { env: 'testnet' as const, shard: ONE_SHARD, accounts: { get: f.account, getCore: f.account, exists: async (a: string) => (await f.account(a)).balance > 0n, mainKeys: async () => ({ keys: [], version: 0 }) } };
   const ask = (address: string, w = attacker) => checkCredit(ctx, { address, publicKey: w.publicKeyHex, amount: 1n }, MAX);
   assert.equal(await ask(attacker.address), undefined);
   const stolen = await ask(owner.address);
@@ -44,4 +45,15 @@ test('a faucet credit that steals an address fails in a block whose proposer ski
   assert.equal((await f.chain.store.getTx(tx.hash))?.receipt.status, 'confirmed');
   assert.equal((await f.account(owner.address)).balance, 5n);
   assert.equal((await f.account(owner.address)).public_key, owner.publicKeyHex);
+});
+
+test('a faucet request for an address another shard owns is 400 with that shard (decisions.md §73)', async () => {
+  const f = await faucetChain();
+  const here = shardOf(attacker.address, 2);
+  const accounts = { get: f.account, getCore: f.account, exists: async () => false, mainKeys: async () => ({ keys: [], version: 0 }) };
+  const elsewhere = await checkCredit({ env: 'testnet', shard: shardView(1 - here, 2), accounts }, { address: attacker.address, publicKey: attacker.publicKeyHex, amount: 1n }, MAX);
+  assert.equal(elsewhere?.status, 400);
+  assert.equal(elsewhere?.extra?.shard, here);
+  assert.match(elsewhere!.message, new RegExp(`belongs to shard ${here}`));
+  assert.equal(await checkCredit({ env: 'testnet', shard: shardView(here, 2), accounts }, { address: attacker.address, publicKey: attacker.publicKeyHex, amount: 1n }, MAX), undefined);
 });

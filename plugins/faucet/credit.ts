@@ -1,4 +1,4 @@
-import { badRequest, ChainError, conflict, deriveAddress, isAddress, isKeyDerivedAddress, ML_DSA65_PUBLIC_KEY_BYTES, parseHex, TEST_NETWORK_ONLY, type ReadContext, type Tx, type TxContext } from '../../kernel/sdk.js';
+import { badRequest, ChainError, conflict, deriveAddress, foreignSenderError, isAddress, isKeyDerivedAddress, ML_DSA65_PUBLIC_KEY_BYTES, parseHex, TEST_NETWORK_ONLY, type ReadContext, type Tx, type TxContext } from '../../kernel/sdk.js';
 import { faucetCredited } from './events.js';
 
 /** The system transaction a faucet request becomes; validated identically by every validator. */
@@ -31,14 +31,16 @@ export function readCredit(tx: Tx): FaucetCredit {
  * already bound to the same key (a name its owner registered) is credited without rebinding;
  * every other binding comes from the operation that owns it (names, nodes, rotation).
  */
-export async function checkCredit(ctx: Pick<ReadContext, 'env' | 'accounts'>, credit: FaucetCredit, maxAmount: bigint): Promise<ChainError | undefined> {
+export async function checkCredit(ctx: Pick<ReadContext, 'env' | 'accounts' | 'shard'>, credit: FaucetCredit, maxAmount: bigint): Promise<ChainError | undefined> {
   if (ctx.env !== 'testnet') return new ChainError(403, TEST_NETWORK_ONLY.faucet.message);
   return creditProblem(ctx, credit, maxAmount);
 }
 
 /** The rules every validator judges alike from the chain alone (no node configuration). */
-async function creditProblem(ctx: Pick<ReadContext, 'accounts'>, credit: FaucetCredit, maxAmount: bigint): Promise<ChainError | undefined> {
+async function creditProblem(ctx: Pick<ReadContext, 'accounts' | 'shard'>, credit: FaucetCredit, maxAmount: bigint): Promise<ChainError | undefined> {
   if (!isAddress(credit.address)) return badRequest(`address: "${credit.address}" is not a chain address`);
+  // decisions.md §73: the faucet credits only an address this shard owns (400 with `shard`).
+  if (!ctx.shard.owns(credit.address)) return foreignSenderError(ctx.shard, 'address', credit.address);
   const key = parseHex(credit.publicKey, ML_DSA65_PUBLIC_KEY_BYTES);
   if (!key) return badRequest(`public_key must be ${ML_DSA65_PUBLIC_KEY_BYTES * 2} lowercase hex characters (ML-DSA-65)`);
   if (credit.publicKey !== credit.publicKey.toLowerCase()) return badRequest('public_key must be lowercase hex');

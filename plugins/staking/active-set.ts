@@ -1,4 +1,4 @@
-import type { ReadonlyStore, ValidatorUpdate, WriteContext } from '../../kernel/sdk.js';
+import type { ReadonlyStore, ShardView, ValidatorUpdate, WriteContext } from '../../kernel/sdk.js';
 import { nodes, rankedNodes } from './store.js';
 
 export interface ActiveValidator {
@@ -10,7 +10,7 @@ export interface ActiveValidator {
 /**
  * The active set re-derived from chain state (part 1, Consensus 7; decisions.md §96): of the
  * eligible `.node`s (consensus key on chain, self-stake at least `min_stake`, not jailed at
- * `height`), the `max_validators` with the highest self-stake, ties by address in ascending byte
+ * `height`; in a sharded network, owned by this shard, decisions.md §72), the `max_validators` with the highest self-stake, ties by address in ascending byte
  * order. Voting power is the self-stake. An eligible node outside has no power and joins when it
  * ranks in.
  *
@@ -18,7 +18,7 @@ export interface ActiveValidator {
  * only: it stops at the first stake below `min_stake` (all after are lower) and reads further only
  * past jailed nodes, so a block's cost follows `max_validators`, not how many nodes registered.
  */
-export async function activeSet(store: ReadonlyStore, height: number, minStake: bigint, maxValidators: number): Promise<ActiveValidator[]> {
+export async function activeSet(store: ReadonlyStore, height: number, minStake: bigint, maxValidators: number, shard?: Pick<ShardView, 'owns'>): Promise<ActiveValidator[]> {
   const chosen: ActiveValidator[] = [];
   for (let want = maxValidators; ; want *= 2) {
     const ranked = await rankedNodes(store, want);
@@ -31,6 +31,8 @@ export async function activeSet(store: ReadonlyStore, height: number, minStake: 
       }
       const node = await nodes.get(store, address);
       if (!node || node.consensus_public_key === '' || node.jailed_until > height) continue;
+      // Part 1, Consensus 7 in a sharded network: only the `.node`s this shard owns (decisions.md §72).
+      if (shard !== undefined && !shard.owns(address)) continue;
       chosen.push({ address, public_key: node.consensus_public_key, power: stake });
       if (chosen.length === maxValidators) return chosen;
     }
@@ -44,7 +46,7 @@ export async function activeSet(store: ReadonlyStore, height: number, minStake: 
  * `max_validators` (at most the kernel's bound) stay, so the batch is never refused for size.
  */
 export async function activeSetUpdates(ctx: WriteContext): Promise<ValidatorUpdate[]> {
-  const wanted = new Map((await activeSet(ctx.store, ctx.block.height, await ctx.params.get('min_stake'), Number(await ctx.params.get('max_validators')))).map((v) => [v.address, v] as const));
+  const wanted = new Map((await activeSet(ctx.store, ctx.block.height, await ctx.params.get('min_stake'), Number(await ctx.params.get('max_validators')), ctx.shard)).map((v) => [v.address, v] as const));
   const current = new Map((await ctx.validators.latest()).map((v) => [v.address, v] as const));
   const updates: ValidatorUpdate[] = [];
   for (const address of [...new Set([...wanted.keys(), ...current.keys()])].sort()) {

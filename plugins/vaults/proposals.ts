@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { addressKind, badRequest, forbidden, formatCoin, isKeyDerivedAddress, notFound, type ChainError, type ReadContext, type TxContext, type WriteContext } from '../../kernel/sdk.js';
+import { addressKind, badRequest, forbidden, foreignRecordError, formatCoin, isKeyDerivedAddress, notFound, type ChainError, type ReadContext, type TxContext, type WriteContext } from '../../kernel/sdk.js';
 import { expiries, membershipCount, memberships, openProposals, proposals, vaults } from './store.js';
 import { proposalCancelled, proposalExecuted, proposalExpired } from './events.js';
 
@@ -12,8 +12,9 @@ export const EXPIRY_PARAM = 'vault_proposal_expiry_blocks';
 /** decisions.md §43. */
 export const MAX_MEMBERS = 32;
 
-/** The vault, or 404. */
+/** The vault, or 404; a vault another shard owns is 400 naming that shard (decisions.md §73), checked at admission and in the block. */
 export async function vaultOr404(ctx: ReadContext, vault: string): Promise<VaultConfig | ChainError> {
+  if (!ctx.shard.owns(vault)) return foreignRecordError(ctx.shard, vault);
   return (await vaults.get(ctx.store, vault)) ?? notFound(`no vault ${vault}`);
 }
 

@@ -1,3 +1,4 @@
+import { shardOf } from '../../kernel/crypto/fnv.js';
 import assert from 'node:assert/strict';
 import { isChainError } from '../../kernel/errors.js';
 import pino from 'pino';
@@ -35,6 +36,12 @@ export interface Wallet {
   readonly keys: KeyPair;
   readonly address: string;
   readonly publicKeyHex: string;
+}
+
+/** The `skip`-th deterministic wallet (from index 180 up) whose address shard `shard` of `nShards` owns (decisions.md §71). */
+export function walletOnShard(shard: number, nShards: number, skip = 0): Wallet {
+  for (let i = 180; i < 256; i++) if (shardOf(wallet(i).address, nShards) === shard && skip-- === 0) return wallet(i);
+  throw new Error(`no wallet of shard ${shard} of ${nShards}`);
 }
 
 /** Deterministic wallets: the seed is the index repeated, so tests need no randomness. */
@@ -185,7 +192,7 @@ export interface Fixture {
 let clock = 1_700_000_001_000;
 
 /** A chain over an in-memory store with the given plugins, genesis already written. */
-export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; validators?: readonly GenesisValidator[]; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number }; requireTxV3?: boolean } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; validators?: readonly GenesisValidator[]; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number }; requireTxV3?: boolean; shard?: { id: number; count: number } } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const plugins = opts.plugins ?? [];
   const config = validateConfig({ network: 'unit', env: opts.env ?? 'testnet', plugins: (opts.pluginConfig ?? plugins.map((p) => ({ name: p.name }))).map((p) => ({ enabled: true, activation_height: 0, options: {}, ...p })) });
   const hooks = createHooks();
@@ -199,10 +206,10 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
   const store = new ChainStore(kv, opts.textLog ? { textLog: opts.textLog } : {});
   // No consensus engine: no evidence verifies until a test sets `evidenceVerifier`.
   const evidence: { verifier: EvidenceVerifier } = { verifier: async () => null };
-  const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), evidenceVerifier: (raw, signer) => evidence.verifier(raw, signer), log, env: config.env, chainId: FIXTURE_CHAIN_ID, shard: 0, requireTxV3: opts.requireTxV3 ?? false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {}, operations });
+  const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), evidenceVerifier: (raw, signer) => evidence.verifier(raw, signer), log, env: config.env, chainId: FIXTURE_CHAIN_ID, shard: opts.shard?.id ?? 0, nShards: opts.shard?.count ?? 1, requireTxV3: opts.requireTxV3 ?? false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {}, operations });
   services.chain = chain;
   // Routes read committed state through the query service, as on a node.
-  services.query ??= new QueryService({ get state() { return store.state; }, height: () => chain.head.height }, hooks, { env: config.env, params, boundary: host.boundary });
+  services.query ??= new QueryService({ get state() { return store.state; }, height: () => chain.head.height }, hooks, { env: config.env, params, boundary: host.boundary, shards: chain.shards });
   await host.boot();
   await chain.open(genesisDoc(opts.accounts ?? [], opts.genesisParams, opts.validators));
   return {

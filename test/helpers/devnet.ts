@@ -21,17 +21,20 @@ export interface TestDevnet extends Devnet {
  * that talk to it as a client would; short block times, no faucet cooldown, and node rate limits
  * out of the way unless `env` says otherwise. One per test file: scenarios share it.
  */
-export async function startTestDevnet(opts: { validators?: number; env?: NodeJS.ProcessEnv; cli?: string; enablePlugins?: string[]; disablePlugins?: string[]; genesisParams?: Record<string, string>; genesisStake?: string } = {}): Promise<TestDevnet> {
+export async function startTestDevnet(opts: { validators?: number; shards?: number; env?: NodeJS.ProcessEnv; cli?: string; enablePlugins?: string[]; disablePlugins?: string[]; genesisParams?: Record<string, string>; genesisStake?: string } = {}): Promise<TestDevnet> {
   const validators = opts.validators ?? 4;
-  const base = await freePortBlock(2 * validators + 1);
+  // With shards, `validators` per shard (decisions.md §77): the processes are shards × validators.
+  const total = validators * (opts.shards ?? 1);
+  const base = await freePortBlock(2 * total + 1);
   const dir = tempDir('devnet-it-');
   const net = await startDevnet({
     validators,
+    ...(opts.shards !== undefined ? { shards: opts.shards } : {}),
     dir,
     reset: true,
     basePort: base,
-    p2pBasePort: base + validators,
-    gatewayPort: base + 2 * validators,
+    p2pBasePort: base + total,
+    gatewayPort: base + 2 * total,
     env: { CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_RPC_RATE_LIMIT: '100000', FAUCET_COOLDOWN_SECS: '0', GLOBAL_RL_MAX_RPS: '100000', ...opts.env },
     log: () => undefined,
     ...(opts.cli ? { cli: opts.cli } : {}),
@@ -40,7 +43,7 @@ export async function startTestDevnet(opts: { validators?: number; env?: NodeJS.
     ...(opts.genesisParams ? { genesisParams: opts.genesisParams } : {}),
     ...(opts.genesisStake ? { genesisStake: opts.genesisStake } : {}),
   });
-  const p2pAddresses = Array.from({ length: validators }, (_, i) => `127.0.0.1:${base + validators + i}`);
+  const p2pAddresses = Array.from({ length: total }, (_, i) => `127.0.0.1:${base + total + i}`);
   // The signing helpers name this chain in ch-tx-v4 (decisions.md §94: GET /api/v1/status chain_id).
   setSigningChainId(String((await getJson(`${net.rpcUrls[0]}/api/v1/status`)).body.chain_id));
   return { ...net, gatewayUrl: net.gatewayUrl!, p2pAddresses, validatorKey: (i) => readKeyFile(join(net.dir, 'keys', `validator-${i}.json`), nobleProvider) };

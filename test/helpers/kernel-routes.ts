@@ -25,7 +25,8 @@ export function kernelRoutes(f: Fixture): (path: string, params: Record<string, 
     provider: nobleProvider,
     nodeKey: nodeKey('chain:v0.node', wallet(23).keys, nobleProvider),
     now: () => 0,
-    history: chainHistory(f.chain.store, () => f.chain, 1),
+    history: chainHistory(f.chain.store, () => f.chain, 0),
+    shards: f.chain.shards,
     node: { genesis: genesisDoc([]), genesisHash: genesisHash(genesisDoc([])), nodeId: 'ab'.repeat(20), nodeAddress: 'chain:v0.node', moniker: 'alpha', p2pEndpoint: () => `${'ab'.repeat(20)}@127.0.0.1:26656` },
   };
   const routes = new RouteTable();

@@ -6,6 +6,9 @@ import { createInterface } from 'node:readline';
 import { makeKeyFile, writeKeyFile } from '../../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { testGenesis } from './genesis.js';
+import { shardKey } from '../../devnet/launcher.js';
+import { collectGenesis } from '../../kernel/config/genesis-collect.js';
+import { signJoin } from '../../kernel/config/genesis-join.js';
 import { tempDir } from './temp-dir.js';
 import { setSigningChainId } from './chain-fixture.js';
 
@@ -96,6 +99,36 @@ export async function startNodeProcess(opts: { network?: string; env?: NodeJS.Pr
     /"port":(\d+).*node RPC listening/,
   );
   return { ...node, dir };
+}
+
+/**
+ * One single-validator node per shard of an `n`-shard network (decisions.md §71): one genesis
+ * listing each shard's validator with its `shard` (keys drawn from a fixed seed sequence so the
+ * `.node` and its owner belong to that shard), each node run with CHAIN_SHARDS and CHAIN_SHARD_ID.
+ */
+export async function startShardNodes(n: number, env: NodeJS.ProcessEnv = {}): Promise<NodeHandle[]> {
+  const dir = tempDir('shards-it-');
+  let seed = 0;
+  const keys = Array.from({ length: n }, (_, s) => shardKey(s, s, n, () => new Uint8Array(32).fill(++seed)));
+  const doc = collectGenesis(
+    keys.map((k) => signJoin({ chainId: 'it-shards', address: k.file.node_address!, key: k.keys, stake: 10_000_000_000n, p2pExternal: '127.0.0.1:26656' }, nobleProvider)),
+    { chainId: 'it-shards', genesisTime: 1_700_000_000_000, testNetwork: false, nShards: n },
+  );
+  const genesis = join(dir, 'genesis.json');
+  writeFileSync(genesis, JSON.stringify(doc));
+  setSigningChainId(doc.chain_id);
+  return Promise.all(
+    keys.map(async (k, s) => {
+      const key = join(dir, `validator-${s}.json`);
+      writeKeyFile(key, k.file);
+      const node = await spawnChainProcess(
+        ['node', '--network', 'devnet', '--data-dir', join(dir, `data-${s}`), '--genesis', genesis, '--key', key, '--rpc-port', '0'],
+        { CHAIN_LOG_LEVEL: 'info', CHAIN_MIN_VALIDATORS: '1', CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '250', CHAIN_SHARDS: String(n), CHAIN_SHARD_ID: String(s), ...env },
+        /"port":(\d+).*node RPC listening/,
+      );
+      return { ...node, dir };
+    }),
+  );
 }
 
 export async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {

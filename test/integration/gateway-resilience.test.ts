@@ -2,7 +2,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { signTransfer, wallet, type Wallet } from '../helpers/chain-fixture.js';
-import { getJson, postJson, startNodeProcess, until, waitConfirmed, type NodeHandle } from '../helpers/node-process.js';
+import { getJson, postJson, startNodeProcess, startShardNodes, until, waitConfirmed, type NodeHandle } from '../helpers/node-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { shardOf } from '../../kernel/crypto/fnv.js';
 import { freePort, startGatewayProcess, startNodeAt, WsClient, type ProcessHandle } from '../../plugins/gateway/testing/process.js';
@@ -98,8 +98,7 @@ describe('gateway resilience and routing', () => {
   });
 
   test('GET /api/v1/shards lists every shard\'s height and root from its own node; a dead shard is marked', async () => {
-    const nodeEnv = (shard: number): NodeJS.ProcessEnv => ({ CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '100000', CHAIN_SHARDS: '2', CHAIN_SHARD_ID: String(shard) });
-    const [a, b] = await Promise.all([startNodeProcess({ env: nodeEnv(0) }), startNodeProcess({ env: nodeEnv(1) })]);
+    const [a, b] = (await startShardNodes(2, { CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '100000' })) as [NodeHandle, NodeHandle];
     cleanup.push(() => a.stop(), () => b.stop());
     const gw = await startGatewayProcess({ NODE_RPC_URL: a.url, CHAIN_SHARD_NODES: `0=${a.url},1=${b.url}` });
     cleanup.push(() => gw.stop());

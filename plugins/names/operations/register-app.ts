@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { badRequest, conflict, defineOperation, forbidden, isKeyDerivedAddress, notFound, type ChainError, type ReadContext } from '../../../kernel/sdk.js';
+import { badRequest, conflict, defineOperation, forbidden, isKeyDerivedAddress, notFound, type ChainError, type ReadContext, foreignRecordError } from '../../../kernel/sdk.js';
 import { contractsMethods, isContractAddress } from '../../contracts/public.js';
 import { labelProblem, nameAddress } from '../price.js';
 import { apps, appOfContract } from '../store.js';
@@ -49,6 +49,8 @@ export const registerApp = defineOperation({
     const refused = labelProblem(name, 'app');
     if (refused) return refused;
     const address = nameAddress(name, 'app');
+    // decisions.md §71, §73: a name is created only on the shard that owns its address.
+    if (!ctx.shard.owns(address)) return foreignRecordError(ctx.shard, address);
     if (node_address !== address) return badRequest(`node_address ${node_address} must be chain:<name>.app with the body's name: ${address}`);
     if (consensus_public_key !== undefined) return badRequest('consensus_public_key is for a .node: an .app name has no consensus key');
     if (!isKeyDerivedAddress(op.actor)) return badRequest(`owner ${op.actor} must be a key-derived .human address (chain:<15 hex>.human)`);

@@ -1,4 +1,4 @@
-import { conflict, badRequest, defineOperation, isKeyDerivedAddress, type ReadContext, type TypedEvent } from '../../../kernel/sdk.js';
+import { conflict, badRequest, defineOperation, isKeyDerivedAddress, type ReadContext, type TypedEvent, foreignRecordError } from '../../../kernel/sdk.js';
 import { RegisterNameBody } from '../schemas.js';
 import { NAME_PRICE_PARAM, labelProblem, nameAddress, namePrice } from '../price.js';
 import { nfts } from '../store.js';
@@ -45,6 +45,8 @@ function registerNftOperation(k: NftKindSpec) {
       if (refused) return refused;
       if (!isKeyDerivedAddress(op.actor)) return badRequest(`owner ${op.actor} must be a key-derived .human address (chain:<15 hex>.human)`);
       const address = nameAddress(op.body.name, k.kind);
+      // decisions.md §71, §73: a name is created only on the shard that owns its address.
+      if (!ctx.shard.owns(address)) return foreignRecordError(ctx.shard, address);
       if (await nfts.has(ctx.store, address)) return conflict(`${address} is already registered`);
       const price = await priceOf(ctx, op.body.name);
       const balance = (await ctx.accounts.get(op.signer.account)).balance;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { addressKind, badRequest, defineOperation, notFound } from '../../../kernel/sdk.js';
+import { addressKind, badRequest, defineOperation, foreignRecordError, notFound } from '../../../kernel/sdk.js';
 import { hasActiveStake, payDelegation } from '../ledger.js';
 import { delegations, nodes, putDelegation } from '../store.js';
 import { delegated } from '../events.js';
@@ -20,6 +20,8 @@ export const delegate = defineOperation({
   async check(ctx, op) {
     const validator = op.body.validator;
     if (addressKind(validator) !== 'node') return badRequest(`validator ${validator} is not a .node: delegations go to validators only`);
+    // decisions.md §72, §73: staking is per shard; a validator of another shard is delegated to there.
+    if (!ctx.shard.owns(validator)) return foreignRecordError(ctx.shard, validator);
     if (!(await nodes.get(ctx.store, validator))) return notFound(`validator ${validator} is not registered`);
     if (!(await hasActiveStake(ctx, validator))) return badRequest(`validator ${validator} has no active stake (self-stake below min_stake, or jailed)`);
     const min = await ctx.params.get('min_stake');

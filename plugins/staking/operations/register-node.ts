@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { addressKind, badRequest, conflict, defineOperation, ML_DSA65_PUBLIC_KEY_BYTES } from '../../../kernel/sdk.js';
+import { addressKind, badRequest, conflict, defineOperation, foreignRecordError, ML_DSA65_PUBLIC_KEY_BYTES } from '../../../kernel/sdk.js';
 import { DEFAULT_COMMISSION_BPS } from '../params.js';
 import { nodes, putNode, putStake } from '../store.js';
 import { nodeRegistered } from '../events.js';
@@ -35,6 +35,8 @@ export const registerNode = defineOperation({
     if (!LABEL.test(name)) return badRequest(`name "${name}" must be 1 to 32 characters of a-z, 0-9 and -, not starting or ending with -`);
     if (addressKind(op.actor) !== 'human') return badRequest(`owner ${op.actor} must be a .human address`);
     const address = `chain:${name}.node`;
+    // decisions.md §71, §73: a `.node` is created only on the shard that owns its address.
+    if (!ctx.shard.owns(address)) return foreignRecordError(ctx.shard, address);
     if (node_address !== undefined && node_address !== address) return badRequest(`node_address ${node_address} must be ${address}: registering .app or .vault addresses is not served by this endpoint`);
     if (consensus_public_key !== undefined && !CONSENSUS_KEY.test(consensus_public_key)) return badRequest(`consensus_public_key must be ${ML_DSA65_PUBLIC_KEY_BYTES * 2} lowercase hex characters (ML-DSA-65)`);
     if ((await nodes.get(ctx.store, address)) || (await ctx.validators.latest()).some((v) => v.address === address)) return conflict(`${address} is already registered`);

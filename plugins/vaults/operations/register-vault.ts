@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { badRequest, conflict, defineOperation, isKeyDerivedAddress, type ReadContext } from '../../../kernel/sdk.js';
+import { badRequest, conflict, defineOperation, isKeyDerivedAddress, type ReadContext, foreignRecordError } from '../../../kernel/sdk.js';
 import { labelProblem, NAME_PRICE_PARAM, namePrice } from '../../names/public.js';
 import { vaults } from '../store.js';
 import { joinVault } from '../proposals.js';
@@ -30,6 +30,8 @@ export const registerVault = defineOperation({
     const refused = labelProblem(name, 'vault');
     if (refused) return refused;
     const address = `chain:${name}.vault`;
+    // decisions.md §71, §73: a vault is created only on the shard that owns its address.
+    if (!ctx.shard.owns(address)) return foreignRecordError(ctx.shard, address);
     if (node_address !== address) return badRequest(`node_address ${node_address} must be chain:<name>.vault with the body's name: ${address}`);
     if (consensus_public_key !== undefined) return badRequest('consensus_public_key is for a .node: a .vault has no consensus key');
     if (!isKeyDerivedAddress(op.actor)) return badRequest(`owner ${op.actor} must be a key-derived .human address (chain:<15 hex>.human)`);

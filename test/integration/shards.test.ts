@@ -1,0 +1,93 @@
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestDevnet, sameRootEverywhere, type TestDevnet } from '../helpers/devnet.js';
+import { getJson, postJson, waitConfirmed } from '../helpers/node-process.js';
+import { signTransfer, walletOnShard } from '../helpers/chain-fixture.js';
+import { shardOf } from '../../kernel/crypto/fnv.js';
+import type { GenesisDoc } from '../../kernel/config/genesis.js';
+
+/*
+ * A 2 × 2 sharded devnet (decisions.md §71–§73, §77) driven as a client would: each shard is its
+ * own chain with its own validators, a node takes senders of its own shard only and reads of its
+ * own addresses only, and the gateway routes by owner. One devnet for every scenario of the file.
+ */
+let net: TestDevnet;
+const shardNodes = (s: number): string[] => net.rpcUrls.filter((_, k) => Math.floor(k / 2) === s);
+const a0 = walletOnShard(0, 2);
+const b0 = walletOnShard(0, 2, 1);
+const a1 = walletOnShard(1, 2);
+
+before(async () => {
+  net = await startTestDevnet({ shards: 2, validators: 2 });
+});
+after(async () => {
+  await net?.stop();
+});
+
+test('four validators, two per shard, from one genesis: /health names the shard; each shard decides with its own set', async () => {
+  const genesis = JSON.parse(readFileSync(join(net.dir, 'genesis.json'), 'utf8')) as GenesisDoc;
+  assert.equal(genesis.n_shards, 2);
+  for (const [k, url] of net.rpcUrls.entries()) {
+    const shard = Math.floor(k / 2);
+    const key = JSON.parse(readFileSync(join(net.dir, 'keys', `validator-${k}.json`), 'utf8')) as { node_address: string; address: string; shard: number };
+    assert.equal(key.shard, shard);
+    assert.equal(shardOf(key.node_address, 2), shard, `${key.node_address} belongs to its shard`);
+    assert.equal(shardOf(key.address, 2), shard, 'and so does its owner');
+    assert.equal(genesis.validators.find((v) => v.address === key.node_address)?.shard, shard);
+    const h = (await getJson(`${url}/health`)).body;
+    assert.equal(h.shard, shard);
+    assert.equal(h.n_shards, 2);
+    assert.equal(h.validator_count, 2, 'the active set is the shard\'s own two validators');
+    const commit = (await getJson(`${url}/api/v1/blocks/1/commit`)).body;
+    const own = genesis.validators.filter((v) => v.shard === shard).map((v) => v.address).sort();
+    assert.deepEqual((commit.validators as Array<{ address: string }>).map((v) => v.address), own);
+    assert.equal((commit.header as { shard: number }).shard, shard);
+  }
+  for (const s of [0, 1]) await sameRootEverywhere({ rpcUrls: shardNodes(s) });
+  const roots = await Promise.all([0, 1].map(async (s) => (await getJson(`${shardNodes(s)[0]}/api/v1/blocks/1`)).body.state_root));
+  assert.notEqual(roots[0], roots[1], 'each shard has its own state');
+});
+
+test('accounts on both shards through the gateway, and an unchanged intra-shard transfer', async () => {
+  for (const w of [a0, a1]) {
+    const f = await postJson(`${net.gatewayUrl}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex, amount: 1_000_000 });
+    assert.equal(f.status, 200, JSON.stringify(f.body));
+    const shard = shardOf(w.address, 2);
+    // Both validators of the shard have applied it before the second is read.
+    for (const url of shardNodes(shard)) assert.equal((await waitConfirmed(url, f.body.tx_hash as string)).status, 'confirmed');
+    const acct = (await getJson(`${shardNodes(shard)[1]!}/api/v1/accounts/${w.address}`)).body;
+    assert.equal(acct.balance, 1_000_000);
+    assert.equal(acct.shard, shard);
+  }
+  const t = await postJson(`${net.gatewayUrl}/api/v1/transactions`, signTransfer(a0, { to: b0.address, value: 1000, nonce: 1 }));
+  assert.equal(t.status, 200, JSON.stringify(t.body));
+  const tx = await waitConfirmed(shardNodes(0)[0]!, t.body.tx_hash as string);
+  assert.equal(tx.status, 'confirmed');
+  assert.equal(tx.shard, 0);
+  await waitConfirmed(shardNodes(0)[1]!, t.body.tx_hash as string);
+  assert.equal((await getJson(`${shardNodes(0)[1]!}/api/v1/accounts/${b0.address}`)).body.balance, 1000);
+  assert.equal((await getJson(`${shardNodes(1)[0]!}/api/v1/transactions/${t.body.tx_hash}`)).status, 404, 'shard 1 never saw it');
+});
+
+test('a sender of another shard is refused 400 with shard, and nothing moves; a foreign read is 404 with shard', async () => {
+  const node0 = shardNodes(0)[0]!;
+  const before = (await getJson(`${shardNodes(1)[0]!}/api/v1/accounts/${a1.address}`)).body.balance;
+  const r = await postJson(`${node0}/api/v1/transactions`, signTransfer(a1, { to: b0.address, value: 5, nonce: 1 }));
+  assert.equal(r.status, 400);
+  assert.equal(r.body.shard, 1);
+  assert.match(r.body.error as string, /belongs to shard 1; this node serves shard 0/);
+  const faucet = await postJson(`${node0}/api/v1/faucet`, { address: a1.address, public_key: a1.publicKeyHex });
+  assert.equal(faucet.status, 400);
+  assert.equal(faucet.body.shard, 1);
+  for (const path of [`/api/v1/accounts/${a1.address}`, `/api/v1/accounts/${a1.address}/transactions`, `/api/v1/staking/info/${a1.address}`]) {
+    const read = await getJson(`${node0}${path}`);
+    assert.equal(read.status, 404, path);
+    assert.equal(read.body.shard, 1, path);
+  }
+  assert.equal((await getJson(`${shardNodes(1)[0]!}/api/v1/accounts/${a1.address}`)).body.balance, before, 'nothing moved');
+  const viaGateway = await getJson(`${net.gatewayUrl}/api/v1/accounts/${a1.address}`);
+  assert.equal(viaGateway.status, 200, 'the gateway reads it from its shard');
+  assert.equal(viaGateway.body.shard, 1);
+});
