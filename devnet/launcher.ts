@@ -14,6 +14,8 @@ export interface DevnetOptions {
   validators: number;
   dir: string;
   reset: boolean;
+  /** The chain id of a new folder's genesis (decisions.md §63); `devnet-` + 6 random hex when absent. */
+  chainId?: string;
   basePort: number;
   /** P2P port of validator 0; validator i listens on p2pBasePort + i. */
   p2pBasePort: number;
@@ -55,13 +57,35 @@ const GENESIS_STAKE = 10_000_000_000n;
  */
 export const GATEWAY_SOURCE_ADDRESS = '127.0.0.2';
 
+/** A devnet's chain id (decisions.md §63): 1 to 64 of a-z, 0-9 and -. */
+export const DEVNET_CHAIN_ID = /^[a-z0-9-]{1,64}$/;
+
+/** Folder already holding a chain of another id than the one asked for: refused naming both. */
+export class DevnetChainIdError extends Error {
+  constructor(dir: string, held: string, asked: string) {
+    super(`${dir} holds the chain "${held}", not "${asked}": pass --chain-id ${held}, another --dir, or --reset to start "${asked}" there`);
+    this.name = 'DevnetChainIdError';
+  }
+}
+
+/**
+ * The IBC operator list a devnet's validators seed their genesis state with (decisions.md §63):
+ * what CHAIN_IBC_OPERATOR_PUBKEYS lists, then validator-0's key, so the devnet's own key file
+ * acts as operator.
+ */
+export function devnetOperatorKeys(listed: string | undefined, validator0PublicKey: string): string {
+  const keys = (listed ?? '').split(',').map((k) => k.trim()).filter((k) => k.length > 0);
+  if (!keys.includes(validator0PublicKey)) keys.push(validator0PublicKey);
+  return keys.join(',');
+}
+
 /**
  * Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain.
  * The genesis is made as operators on separate hosts make theirs (decisions.md §82): each
  * validator key signs a join statement (owned by its own `.human`, endpoint on loopback) and the
  * one builder collects them; the file passes `chain genesis validate`.
  */
-export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset' | 'genesisParams' | 'genesisStake'> & { p2pEndpoint?: (i: number) => string }): { genesisFile: string; keyFiles: string[] } {
+export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'reset' | 'chainId' | 'genesisParams' | 'genesisStake'> & { p2pEndpoint?: (i: number) => string }): { genesisFile: string; keyFiles: string[] } {
   const dir = resolve(o.dir);
   if (o.reset) rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'keys'), { recursive: true });
@@ -69,10 +93,11 @@ export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'dir' | 'res
   const keyFiles = Array.from({ length: o.validators }, (_, i) => join(dir, 'keys', `validator-${i}.json`));
   if (existsSync(genesisFile)) {
     const g = JSON.parse(readFileSync(genesisFile, 'utf8')) as GenesisDoc;
+    if (o.chainId !== undefined && g.chain_id !== o.chainId) throw new DevnetChainIdError(dir, g.chain_id, o.chainId);
     if (g.validators.length !== o.validators) throw new Error(`${dir} holds a ${g.validators.length}-validator devnet; pass --validators ${g.validators.length} or --reset`);
     return { genesisFile, keyFiles };
   }
-  const chainId = `devnet-${randomBytes(3).toString('hex')}`;
+  const chainId = o.chainId ?? `devnet-${randomBytes(3).toString('hex')}`;
   const endpoint = o.p2pEndpoint ?? ((i: number) => `127.0.0.1:${26656 + i}`);
   const joins = keyFiles.map((file, i) => {
     const k = existsSync(file) ? readKeyFile(file, nobleProvider) : makeKeyFile(nobleProvider, new Uint8Array(randomBytes(32)), `validator-${i}`);
@@ -130,6 +155,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const dir = resolve(o.dir);
   const { genesisFile, keyFiles } = prepareDevnet({ ...o, p2pEndpoint: (i) => `127.0.0.1:${o.p2pBasePort + i}` });
   const log = o.log ?? ((l: string) => process.stdout.write(l + '\n'));
+  const operators = devnetOperatorKeys(o.env?.CHAIN_IBC_OPERATOR_PUBKEYS ?? process.env.CHAIN_IBC_OPERATOR_PUBKEYS, readKeyFile(keyFiles[0]!, nobleProvider).file.public_key);
   const nodes: ChildProcess[] = [];
   const rpcUrls: string[] = [];
   const spawnValidator = (i: number): ChildProcess => {
@@ -147,7 +173,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
       // decisions.md §93: the gateway reaches every validator from its own loopback address, and
       // only that address is exempt from the node's per-IP limit; every other local client (a
       // script, a benchmark, the CLI) meets the node's limit as it would from another host.
-      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: GATEWAY_SOURCE_ADDRESS, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: GATEWAY_SOURCE_ADDRESS, ...o.env, CHAIN_IBC_OPERATOR_PUBKEYS: operators }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.pipe(logFile);
     child.stderr!.pipe(logFile);
@@ -192,7 +218,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     await stop();
     throw e;
   }
-  log(`devnet ready: ${o.validators} validator(s)${gatewayUrl ? ' and a gateway' : ''}, data in ${dir}`);
+  log(`devnet ready: ${o.validators} validator(s)${gatewayUrl ? ' and a gateway' : ''}, chain ${(JSON.parse(readFileSync(genesisFile, 'utf8')) as GenesisDoc).chain_id}, data in ${dir}`);
   rpcUrls.forEach((u, i) => log(`  validator-${i} RPC ${u}   log ${join(dir, `validator-${i}.log`)}`));
   if (gatewayUrl) log(`  gateway ${gatewayUrl}  (WebSocket ${gatewayUrl.replace('http', 'ws')}/ws)   log ${join(dir, 'gateway.log')}`);
   return { dir, rpcUrls, gatewayUrl, nodes, stop, stopValidator, startValidator };

@@ -60,6 +60,17 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_SENTINEL_CONFIRM_EXPIRY_BLOCKS', path: ['param_overrides', 'sentinel_confirm_expiry_blocks'], kind: 'amount' },
   { variable: 'CHAIN_SENTINEL_AGENT_CONFIRM_THRESHOLD', path: ['param_overrides', 'sentinel_agent_confirm_threshold'], kind: 'amount' },
   { variable: 'CHAIN_TRUST_ACTIVATION_BLOCKS', path: ['param_overrides', 'trust_activation_blocks'], kind: 'amount' },
+  // IBC (part 2, "IBC configuration"; decisions.md §63): the parameters are seeded at genesis like
+  // CHAIN_UNBONDING_BLOCKS; the rest are node settings the ibc plugin and the header signer read.
+  { variable: 'CHAIN_IBC_HEADER_INTERVAL', path: ['param_overrides', 'ibc_header_interval'], kind: 'amount' },
+  { variable: 'CHAIN_IBC_TIMEOUT_BLOCKS', path: ['param_overrides', 'ibc_timeout_blocks'], kind: 'amount' },
+  { variable: 'CHAIN_IBC_MAX_PACKET_UNRO', path: ['param_overrides', 'ibc_max_packet'], kind: 'amount' },
+  { variable: 'CHAIN_IBC_MAX_CHANNEL_ESCROW_UNRO', path: ['param_overrides', 'ibc_max_channel_escrow'], kind: 'amount' },
+  { variable: 'CHAIN_IBC_OPERATOR_PUBKEYS', path: ['ibc', 'operator_pubkeys'], kind: 'list' },
+  { variable: 'CHAIN_IBC_TRUSTED_PUBKEYS', path: ['ibc', 'trusted_pubkeys'], kind: 'list' },
+  { variable: 'CHAIN_IBC_NATIVE_DENOM', path: ['ibc', 'native_denom'], kind: 'string' },
+  { variable: 'CHAIN_IBC_REQUIRE_HEADER', path: ['ibc', 'require_header'], kind: 'bool' },
+  { variable: 'CHAIN_IBC_REQUIRE_PACKET_COMMITMENT', path: ['ibc', 'require_packet_commitment'], kind: 'bool' },
 ];
 
 /**

@@ -90,6 +90,9 @@ export function validateConfig(raw: unknown, source = 'config'): NodeConfig {
   const badSeed = config.p2p.seeds.find((e) => parsePeerEndpoint(e) === null);
   if (badSeed !== undefined) throw new ConfigError(`invalid configuration (${source}):\n  p2p.seeds: "${badSeed}" is not <host>:<port> or <node_id>@<host>:<port> (node id: 40 lowercase hex)`);
   if (config.p2p.external !== undefined && parseAddress(config.p2p.external) === null) throw new ConfigError(`invalid configuration (${source}):\n  p2p.external: "${config.p2p.external}" is not <host>:<port>`);
+  // decisions.md §63: as §15 refuses unsigned transfers, no network accepts unproven inbound packets.
+  if (!config.ibc.require_header) throw new ConfigError(`invalid configuration (${source}):\n  CHAIN_IBC_REQUIRE_HEADER (ibc.require_header) cannot be switched off: every inbound IBC packet needs a verified header (decisions.md §63)`);
+  if (!config.ibc.require_packet_commitment) throw new ConfigError(`invalid configuration (${source}):\n  CHAIN_IBC_REQUIRE_PACKET_COMMITMENT (ibc.require_packet_commitment) cannot be switched off: every inbound IBC packet needs a proven commitment (decisions.md §63)`);
   const names = new Set<string>();
   for (const p of config.plugins) {
     if (names.has(p.name)) throw new ConfigError(`invalid configuration (${source}):\n  plugins: "${p.name}" is listed twice`);

@@ -13,6 +13,7 @@ import { openPrivValidator } from '../replica/sign-state-file.js';
 import type { NodeMetrics } from './metrics.js';
 import type { ConsensusStatus, PeerView } from '../replica/consensus-status.js';
 import { SoloProducer } from './solo-producer.js';
+import type { LightClientHeaders } from '../replica/light-client-headers.js';
 
 export interface BlockProductionDeps {
   readonly chain: Chain;
@@ -29,6 +30,8 @@ export interface BlockProductionDeps {
   readonly workers: number;
   readonly metrics: NodeMetrics;
   readonly log: Logger;
+  /** Signs and collects light-client commit headers (decisions.md §64); gossips over P2P once BFT runs. */
+  readonly headers?: LightClientHeaders;
 }
 
 /** Whether `self` alone signs `height` and the height after it: when the one-validator producer may make `height`. */
@@ -171,6 +174,11 @@ export class BlockProduction implements ConsensusStatus {
       timestampPrecisionMs: config.consensus.timestamp_precision_ms,
       log: log.child({ component: 'consensus' }),
       ...(this.consensusCrypto ? { consensusCrypto: this.consensusCrypto } : {}),
+      ...(this.d.headers ? { lightClientHeaders: this.d.headers } : {}),
+    });
+    // A relayed signature goes to every peer but the one it came from.
+    this.d.headers?.attach((bytes, except) => {
+      for (const peer of transport.peers()) if (peer !== except) transport.send(peer, bytes);
     });
     this.replica = replica;
     metrics.consensusSignatures = () => replica.preverifiedStats;

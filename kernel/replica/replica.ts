@@ -33,6 +33,7 @@ import { EffectDispatcher } from './effect-dispatcher.js';
 import {
   TAG_CONSENSUS,
   TAG_EVIDENCE,
+  TAG_LC_HEADER_SIGNATURE,
   TAG_STATUS,
   TAG_SYNC_REQUEST,
   TAG_TX,
@@ -85,6 +86,8 @@ export interface ReplicaOptions {
     verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean>;
     sign(message: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array>;
   };
+  /** Light-client header signatures from peers (light-client-headers.ts): false for a malformed one. */
+  readonly lightClientHeaders?: { receive(from: string, body: Uint8Array): boolean };
 }
 
 /**
@@ -488,6 +491,9 @@ export class Replica implements ConsensusStatus {
         this.fetch.onTexts(from, answer);
         return;
       }
+      case TAG_LC_HEADER_SIGNATURE:
+        if (this.o.lightClientHeaders && !this.o.lightClientHeaders.receive(from, env.body)) this.misbehaved(from, 'bad light-client header signature');
+        return;
       case TAG_EVIDENCE: {
         const ev = evidenceFromJson(parseJsonBody(env.body));
         if (!ev) return this.misbehaved(from, 'bad evidence');
