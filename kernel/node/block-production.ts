@@ -177,9 +177,12 @@ export class BlockProduction implements ConsensusStatus {
       ...(this.d.headers ? { lightClientHeaders: this.d.headers } : {}),
     });
     // A relayed signature goes to every peer but the one it came from.
-    this.d.headers?.attach((bytes, except) => {
-      for (const peer of transport.peers()) if (peer !== except) transport.send(peer, bytes);
-    });
+    this.d.headers?.attach(
+      (bytes, except) => {
+        for (const peer of transport.peers()) if (peer !== except) transport.send(peer, bytes);
+      },
+      (peer, reason) => transport.reportMisbehaviour?.(peer, 20, reason),
+    );
     this.replica = replica;
     metrics.consensusSignatures = () => replica.preverifiedStats;
     metrics.proposalTxFetches = () => replica.proposalTxFetches;

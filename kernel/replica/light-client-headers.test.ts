@@ -46,7 +46,7 @@ async function fixture(kv = new MemoryStore()): Promise<Fixture> {
   });
 }
 
-function collector(f: Fixture, sent: Array<{ msg: HeaderSignatureMessage; except: string | null }> = []): LightClientHeaders {
+function collector(f: Fixture, sent: Array<{ msg: HeaderSignatureMessage; except: string | null }> = [], reported: string[] = []): LightClientHeaders {
   const headers = new LightClientHeaders({
     chain: f.chain,
     kv: f.kv,
@@ -59,7 +59,7 @@ function collector(f: Fixture, sent: Array<{ msg: HeaderSignatureMessage; except
     const env = openEnvelope(bytes)!;
     assert.equal(env.tag, TAG_LC_HEADER_SIGNATURE);
     sent.push({ msg: parseHeaderSignature(parseJsonBody(env.body))!, except });
-  });
+  }, (peer, reason) => reported.push(`${peer}: ${reason}`));
   return headers;
 }
 
@@ -73,7 +73,8 @@ async function signatureOf(f: Fixture, keys: KeyPair, validator: string, height:
 test('a header is served only once more than 2/3 of the committing set signed it, deduplicated, outsiders and forgeries ignored', async () => {
   const f = await fixture();
   const sent: Array<{ msg: HeaderSignatureMessage; except: string | null }> = [];
-  const headers = collector(f, sent);
+  const reported: string[] = [];
+  const headers = collector(f, sent, reported);
   await headers.start();
   await f.block();
   await f.block();
@@ -93,6 +94,7 @@ test('a header is served only once more than 2/3 of the committing set signed it
   assert.equal(headers.receive('peer-2', utf8Bytes('{"height":"2"}')), false, 'malformed: the replica reports the peer');
   assert.equal(await headers.header(2), undefined, 'a duplicate, a non-member, a wrong key and another text add no power');
   assert.equal(sent.length, 2, 'nothing of those relayed');
+  assert.deepEqual(reported, ['peer-2: light-client header signature does not verify', 'peer-2: light-client header signature does not verify'], 'a member\'s name with a bad signature is the sender\'s misbehaviour; a non-member is simply dropped');
 
   headers.receive('peer-2', await signatureOf(f, V2, 'chain:v2.node', 2));
   const header = await headers.header(2);

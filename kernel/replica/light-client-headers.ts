@@ -31,11 +31,16 @@ import { envelope, parseJsonBody, TAG_LC_HEADER_SIGNATURE } from './envelope.js'
 
 /** Heights above the head whose signatures are parked until the block commits. */
 export const AHEAD = 8;
+/** Parked signatures per height (about 6.6 KB each): bounds what peers can make a node hold to ~13 MB. */
+const MAX_PARKED_PER_HEIGHT = 256;
+/** Peer messages waiting in the queue; more are dropped (a flood costs the sender, not this node's memory). */
+const MAX_QUEUED = 1_024;
 /** Header heights kept (signatures and set); older ones are deleted (docs/architecture.md, "Light-client headers"). */
 export const RETAINED_HEADERS = 10_000;
 
 /** Heights back from the head a data folder without header records is caught up over. */
 const FIRST_START_HEIGHTS = 1_000;
+const PROCESSED_WRITE_EVERY = 100;
 const HEADER_PREFIX = PREFIX.lightClientHeader;
 const SIGNATURE_PREFIX = PREFIX.lightClientSignature;
 const PROCESSED_KEY = utf8Bytes(`${PREFIX.lightClientMeta}processed`);
@@ -121,6 +126,8 @@ export class LightClientHeaders {
   private processed = 0;
   private queue: Promise<void> = Promise.resolve();
   private gossip: HeaderGossip = () => undefined;
+  private report: (peer: string, reason: string) => void = () => undefined;
+  private queued = 0;
   private stopped = false;
 
   constructor(private readonly o: LightClientHeadersOptions) {}
@@ -146,8 +153,9 @@ export class LightClientHeaders {
   }
 
   /** Where signatures go from now on (the P2P transport once BFT runs; nowhere for a lone validator). */
-  attach(gossip: HeaderGossip): void {
+  attach(gossip: HeaderGossip, report?: (peer: string, reason: string) => void): void {
     this.gossip = gossip;
+    if (report) this.report = report;
     // Peers that missed this node's recent signatures (it was down, or they were) get them again.
     void this.enqueue(async () => {
       for (const h of this.heights.slice(-AHEAD)) this.resendOwn(h);
@@ -163,7 +171,12 @@ export class LightClientHeaders {
   receive(from: string, body: Uint8Array): boolean {
     const msg = parseHeaderSignature(parseJsonBody(body));
     if (msg === null) return false;
-    void this.enqueue(() => this.accept(msg, from));
+    if (this.queued >= MAX_QUEUED) return true;
+    this.queued++;
+    void this.enqueue(() => {
+      this.queued--;
+      return this.accept(msg, from);
+    });
     return true;
   }
 
@@ -220,9 +233,12 @@ export class LightClientHeaders {
     while (this.processed < head && !this.stopped) {
       const h = this.processed + 1;
       const events = await this.o.chain.store.getBlockEvents(h);
-      if (needsHeader(h, await this.o.interval(), events)) await this.open(h);
+      const opened = needsHeader(h, await this.o.interval(), events);
+      if (opened) await this.open(h);
       this.processed = h;
-      await this.o.kv.write([{ type: 'put', key: PROCESSED_KEY, value: utf8Bytes(String(h)) }], true);
+      // Synced with each header; otherwise now and then, since looking at a height again after a
+      // crash only signs the same text again.
+      if (opened || h % PROCESSED_WRITE_EVERY === 0) await this.o.kv.write([{ type: 'put', key: PROCESSED_KEY, value: utf8Bytes(String(h)) }], opened);
       const parked = this.parked.get(h);
       this.parked.delete(h);
       for (const { msg, from } of parked?.values() ?? []) await this.accept(msg, from);
@@ -277,7 +293,7 @@ export class LightClientHeaders {
       if (at === undefined) this.parked.set(h, (at = new Map()));
       // One per validator and height; which set a height has is known only once it commits, so
       // the map is bounded by AHEAD heights × the addresses peers name, each capped per height.
-      if (!at.has(msg.validator) && at.size < 1_000) at.set(msg.validator, { msg, from });
+      if (!at.has(msg.validator) && at.size < MAX_PARKED_PER_HEIGHT) at.set(msg.validator, { msg, from });
       return;
     }
     const record = this.records.get(h);
@@ -294,7 +310,9 @@ export class LightClientHeaders {
       ok = false;
     }
     if (!ok) {
+      // The signer relays only what verified, so a bad one is the sender's doing.
       this.o.log.warn({ peer: from, height: h, validator: msg.validator }, 'light-client header signature does not verify: dropped');
+      this.report(from, 'light-client header signature does not verify');
       return;
     }
     await this.o.kv.write([{ type: 'put', key: signatureKey(h, msg.validator), value: signature }], true);
