@@ -13,6 +13,7 @@ import { kernelStatementSigner } from '../node/node-key.js';
 import { envelope, openEnvelope, parseJsonBody, TAG_LC_HEADER_SIGNATURE } from './envelope.js';
 import { LightClientHeaders, needsHeader, parseHeaderSignature, type HeaderSignatureMessage } from './light-client-headers.js';
 import type { KeyPair } from '../crypto/provider.js';
+import { setChanger } from '../../test/helpers/set-changer.js';
 
 const V1 = wallet(11).keys;
 const V2 = wallet(12).keys;
@@ -157,5 +158,39 @@ test('signatures of a height this node has not committed yet are parked, then co
   await mine.block(1_800_000_001_000);
   assert.equal((await mine.chain.store.getBlock(2))!.hash, (await peer.chain.store.getBlock(2))!.hash, 'the same block');
   assert.equal((await headers.header(2))?.signatures.length, 3);
+  await headers.stop();
+});
+
+test('a block that changes the validator set has a header signed by the set that committed it, carrying the new set proven under its root', async () => {
+  const joiner = wallet(14);
+  const CHANGE_AT = 5; // not a multiple of the interval (2)
+  const changer = setChanger(new Map([[CHANGE_AT, [{ address: 'chain:v3.node', public_key: joiner.publicKeyHex, power: BigInt(STAKE) }]]]));
+  const f = await makeChain({
+    plugins: [changer.plugin],
+    genesisParams: { ibc_header_interval: '2' },
+    validators: [
+      { address: 'chain:v0.node', key: VALIDATOR_KEY, stake: STAKE },
+      { address: 'chain:v1.node', key: V1, stake: STAKE },
+      { address: 'chain:v2.node', key: V2, stake: STAKE },
+    ],
+  });
+  const headers = collector(f);
+  await headers.start();
+  for (let i = 0; i < CHANGE_AT; i++) await f.block();
+  headers.receive('p', await signatureOf(f, V1, 'chain:v1.node', CHANGE_AT));
+  headers.receive('p', await signatureOf(f, V2, 'chain:v2.node', CHANGE_AT));
+  // The joiner is not of the set that committed this height: its signature is no member's.
+  headers.receive('p', await signatureOf(f, joiner.keys, 'chain:v3.node', CHANGE_AT));
+  const header = await headers.header(CHANGE_AT);
+  assert.ok(header, 'a header at the set change, though not at the interval');
+  assert.equal(header.total_power, 3n * BigInt(STAKE), 'the power of the set that committed it');
+  assert.equal(header.signatures.length, 3);
+  assert.equal(header.validators.length, 4, 'the new set, as ibc/valset holds it after the change');
+  assert.ok(header.validators.some((v) => v.public_key === joiner.publicKeyHex));
+  const valset = new TextDecoder().decode(await f.chain.store.state.get('ibc/valset'));
+  assert.equal(valset, ibcValsetText(header.validators));
+  assert.equal(valset.split('\n').length, 4);
+  assert.ok(!valset.endsWith('\n'));
+  assert.ok(verifyStateProof(Buffer.from(header.state_root.slice(2), 'hex'), utf8Bytes('ibc/valset'), utf8Bytes(valset), header.validators_proof));
   await headers.stop();
 });
