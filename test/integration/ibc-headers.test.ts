@@ -108,3 +108,13 @@ test('the test vector is the same on both chains', async () => {
   assert.deepEqual(va.body, vb.body);
   assert.ok(ml_dsa65.verify(hex(va.body.signature), new TextEncoder().encode(String(va.body.message)), hex(va.body.public_key)));
 });
+
+test('a restarted validator still serves the headers it served, and the chain goes on making them', async () => {
+  const header = await headerAtLeast(b.rpcUrls[1]!, INTERVAL);
+  await b.stopValidator(1);
+  await b.startValidator(1);
+  const again = await getJson(`${b.rpcUrls[1]}/api/v1/ibc/header/${String(header.height)}`);
+  assert.equal(again.status, 200);
+  assert.deepEqual(again.body, header);
+  await checkHeader(b.rpcUrls[1]!, 'ibc-b', await headerAtLeast(b.rpcUrls[1]!, Number(header.height) + INTERVAL));
+});
