@@ -248,6 +248,9 @@ export class LightClientHeaders {
 
   /** Records header height `h` with its committing set, and signs it when this node is of that set. */
   private async open(h: number): Promise<void> {
+    // Looked at again after a crash before `processed` was written: the record and this node's
+    // signature were written together, so there is nothing to add.
+    if (this.records.has(h)) return;
     const block = await this.o.chain.store.getBlock(h);
     if (block === undefined) return; // a node started from a later snapshot holds no such block
     const set: Validator[] = await this.o.chain.validatorSetAt(h);
