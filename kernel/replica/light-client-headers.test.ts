@@ -135,7 +135,7 @@ test('a plugin\'s request and the interval make header heights; a restarted node
 
   // The same store after a restart, and one that lost its processed height (a crash before it was
   // written): the heights are looked at again, and the headers and signatures are still there.
-  await kv.write([{ type: 'del', key: utf8Bytes('lm/processed') }], true);
+  await kv.write([{ type: 'del', key: utf8Bytes('lm/processed') }]);
   const again = collector(f);
   await again.start();
   assert.equal((await again.latest())?.height, 3);
