@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEVNET_CHAIN_ID, DevnetChainIdError, devnetOperatorKeys, prepareDevnet } from './launcher.js';
+import { DEVNET_CHAIN_ID, DevnetChainIdError, prepareDevnet } from './launcher.js';
 import { tempDir } from '../test/helpers/temp-dir.js';
 
 test('--chain-id names a new folder\'s chain; a folder of another chain is refused naming both (decisions.md §63)', () => {
@@ -16,10 +16,4 @@ test('--chain-id names a new folder\'s chain; a folder of another chain is refus
   assert.match((JSON.parse(readFileSync(fresh.genesisFile, 'utf8')) as { chain_id: string }).chain_id, /^devnet-[0-9a-f]{6}$/);
   for (const ok of ['a', 'ibc-b', 'x'.repeat(64)]) assert.ok(DEVNET_CHAIN_ID.test(ok), ok);
   for (const bad of ['', 'IBC', 'a_b', 'x'.repeat(65), 'a b']) assert.ok(!DEVNET_CHAIN_ID.test(bad), bad);
-});
-
-test('a devnet\'s IBC operators are what the environment lists, then validator-0\'s key, once', () => {
-  assert.equal(devnetOperatorKeys(undefined, 'v0'), 'v0');
-  assert.equal(devnetOperatorKeys(' aa, bb ,', 'v0'), 'aa,bb,v0');
-  assert.equal(devnetOperatorKeys('v0,aa', 'v0'), 'v0,aa');
 });

@@ -69,17 +69,6 @@ export class DevnetChainIdError extends Error {
 }
 
 /**
- * The IBC operator list a devnet's validators seed their genesis state with (decisions.md §63):
- * what CHAIN_IBC_OPERATOR_PUBKEYS lists, then validator-0's key, so the devnet's own key file
- * acts as operator.
- */
-export function devnetOperatorKeys(listed: string | undefined, validator0PublicKey: string): string {
-  const keys = (listed ?? '').split(',').map((k) => k.trim()).filter((k) => k.length > 0);
-  if (!keys.includes(validator0PublicKey)) keys.push(validator0PublicKey);
-  return keys.join(',');
-}
-
-/**
  * Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain.
  * The genesis is made as operators on separate hosts make theirs (decisions.md §82): each
  * validator key signs a join statement (owned by its own `.human`, endpoint on loopback) and the
@@ -155,9 +144,11 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const dir = resolve(o.dir);
   const { genesisFile, keyFiles } = prepareDevnet({ ...o, p2pEndpoint: (i) => `127.0.0.1:${o.p2pBasePort + i}` });
   const log = o.log ?? ((l: string) => process.stdout.write(l + '\n'));
-  const operators = devnetOperatorKeys(o.env?.CHAIN_IBC_OPERATOR_PUBKEYS ?? process.env.CHAIN_IBC_OPERATOR_PUBKEYS, readKeyFile(keyFiles[0]!, nobleProvider).file.public_key);
   const nodes: ChildProcess[] = [];
   const rpcUrls: string[] = [];
+  // decisions.md §63: the devnet's own validator-0 key acts as IBC operator, beside what the environment lists.
+  const validator0Key = (JSON.parse(readFileSync(keyFiles[0]!, 'utf8')) as { public_key: string }).public_key;
+  const ibcOperators = [...(process.env['CHAIN_IBC_OPERATOR_PUBKEYS'] ?? '').split(',').map((k) => k.trim()).filter((k) => k.length > 0), validator0Key].join(',');
   const spawnValidator = (i: number): ChildProcess => {
     const port = o.basePort + i;
     const p2pPort = o.p2pBasePort + i;
@@ -173,7 +164,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
       // decisions.md §93: the gateway reaches every validator from its own loopback address, and
       // only that address is exempt from the node's per-IP limit; every other local client (a
       // script, a benchmark, the CLI) meets the node's limit as it would from another host.
-      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: GATEWAY_SOURCE_ADDRESS, ...o.env, CHAIN_IBC_OPERATOR_PUBKEYS: operators }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: GATEWAY_SOURCE_ADDRESS, CHAIN_IBC_OPERATOR_PUBKEYS: ibcOperators, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.pipe(logFile);
     child.stderr!.pipe(logFile);

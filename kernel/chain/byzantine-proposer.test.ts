@@ -5,6 +5,11 @@ import { deriveAddress } from '../crypto/address.js';
 import { canonicalJson } from '../codec/json.js';
 import { stakingPlugin } from '../../plugins/staking/index.js';
 import { faucetPlugin } from '../../plugins/faucet/index.js';
+import { ibcPlugin } from '../../plugins/ibc/index.js';
+import { signOperation } from '../../test/helpers/chain-fixture.js';
+import { counterpartyHeader, ibcSigners } from '../../test/helpers/ibc-chain.js';
+import { commitmentValue, transferText, voucherHash } from '../../plugins/ibc/packets.js';
+import { ibcCommitmentKey } from '../light-client/index.js';
 
 /**
  * What a peer that relays, or a proposer that builds blocks, can try without a valid signature
@@ -68,4 +73,39 @@ test('a committed transaction included again is refused: a faucet credit does no
   assert.match((await judgedByAnotherValidator(f, f.chain.rebuildTx('signed', transfer!.tx.body as Record<string, unknown>, 1n, 0))) ?? '', /is already committed/);
   assert.equal((await f.account(w.address)).balance, 1000n);
   assert.equal((await f.chain.store.getTx(sent.tx_hash))?.receipt.status, 'confirmed');
+});
+
+test('IBC past admission: a forged recv and an under-signed client update fail in the block and move nothing', async () => {
+  const operator = wallet(113);
+  const f = await makeChain({ plugins: [ibcPlugin], pluginConfig: [{ name: 'ibc', options: { operator_pubkeys: operator.publicKeyHex } }], accounts: [operator, alice].map((w) => ({ address: w.address, balance: 1_000n * COIN })) });
+  let nonce = 1_950_000_000_000;
+  const op = (kind: string, body: Record<string, unknown>, version: 'v2' | 'v4' = 'v4') => signOperation(operator, { kind, actor: operator.address, target: 'chain:system.ibc', nonce: ++nonce, value: typeof body['amount'] === 'number' ? body['amount'] : 0, body: { from: operator.address, ...body }, version });
+  const applied = async (kind: string, body: Record<string, unknown>) => {
+    const tx = f.chain.rebuildTx('signed', f.operations.envelope(kind, body, {}), 1n, 0);
+    f.chain.mempool.add(tx);
+    await f.block();
+    return (await f.chain.store.getTx(tx.hash))!.receipt;
+  };
+  const set = ibcSigners([10, 10, 10]);
+  assert.equal((await applied('ibc_channel_open', op('ibc_channel_open', { channel: 'ch-1', port: 'transfer', counterparty_chain: 'ibc-b', allowed_denoms: ['uatom'] }))).status, 'confirmed');
+  const fields = { sender: 'cosmos1s', receiver: alice.address, denom: 'uatom', amount: 10, memo: '' };
+  const value = commitmentValue(100, transferText({ ...fields, amount: 10n, channel: 'ch-1' }));
+  const h = await counterpartyHeader({ chainId: 'ibc-b', height: 5, validators: set, records: { [ibcCommitmentKey('ch-1', 1)]: value } });
+  assert.equal((await applied('ibc_client_update', op('ibc_client_update', { header: h.header }))).status, 'confirmed');
+
+  const underSigned = await counterpartyHeader({ chainId: 'ibc-b', height: 6, validators: set, signers: set.slice(0, 2) });
+  const update = await applied('ibc_client_update', op('ibc_client_update', { header: underSigned.header }));
+  assert.equal(update.status, 'failed');
+  assert.match(update.error ?? '', /not more than 2\/3/);
+
+  const proof = (await h.prove(ibcCommitmentKey('ch-1', 1))).proof;
+  const forged = await applied('ibc_recv', op('ibc_recv', { packet_id: 'ibc-b/ch-1/1', ...fields, amount: 10_000, timeout_height: 100, proof_height: 5, proof }));
+  assert.equal(forged.status, 'failed');
+  assert.match(forged.error ?? '', /proof does not prove/);
+  assert.equal(await f.pluginState('ibc').get('receipts/ch-1/1'), undefined, 'no receipt, nothing credited');
+  assert.equal(await f.pluginState('ibc').get(`vouchers/${alice.address}/${voucherHash('transfer/ch-1/uatom')}`), undefined);
+  // The honest packet still goes through once.
+  assert.equal((await applied('ibc_recv', op('ibc_recv', { packet_id: 'ibc-b/ch-1/1', ...fields, timeout_height: 100, proof_height: 5, proof }))).status, 'confirmed');
+  assert.equal(new TextDecoder().decode(await f.pluginState('ibc').get(`vouchers/${alice.address}/${voucherHash('transfer/ch-1/uatom')}`)), '10');
+
 });

@@ -93,19 +93,3 @@ test('a home is a layer between the network file and the environment: its key, g
   assert.throws(() => loadConfig({ home, configDir: 'configs', env: {} }), /genesis_hash/);
   assert.throws(() => loadConfig({ network: 'devnet', configDir: 'configs', env: { CHAIN_P2P_EXTERNAL: 'no-port' } }), /p2p\.external: "no-port" is not <host>:<port>/);
 });
-
-test('IBC variables (decisions.md §63): parameters as genesis overrides, the rest in config.ibc, the require switches refused off', () => {
-  const dir = dirWith('x', { env: 'testnet' });
-  const key = 'ab'.repeat(1952);
-  const other = 'cd'.repeat(1952);
-  const c = loadConfig({ network: 'x', configDir: dir, env: { CHAIN_IBC_HEADER_INTERVAL: '25', CHAIN_IBC_TIMEOUT_BLOCKS: '7', CHAIN_IBC_OPERATOR_PUBKEYS: ` ${key}, 0x${other.toUpperCase()},${key} `, CHAIN_IBC_NATIVE_DENOM: 'uatom', CHAIN_IBC_REQUIRE_HEADER: 'on' } });
-  assert.deepEqual(c.param_overrides, { ibc_header_interval: '25', ibc_timeout_blocks: '7' });
-  assert.deepEqual(c.ibc, { operator_pubkeys: [key, other], trusted_pubkeys: [], native_denom: 'uatom', require_header: true, require_packet_commitment: true }, 'lowercase, no 0x, once');
-  assert.equal(loadConfig({ network: 'devnet', configDir: 'configs', env: {} }).param_overrides.ibc_header_interval, '10', 'devnet signs a header every 10 blocks');
-  for (const variable of ['CHAIN_IBC_REQUIRE_HEADER', 'CHAIN_IBC_REQUIRE_PACKET_COMMITMENT']) {
-    assert.throws(() => loadConfig({ network: 'x', configDir: dir, env: { [variable]: 'off' } }), (e: Error) => e instanceof ConfigError && e.message.includes(`${variable} (`) && /cannot be switched off/.test(e.message), variable);
-  }
-  assert.throws(() => loadConfig({ network: 'x', configDir: dir, env: { CHAIN_IBC_HEADER_INTERVAL: 'often' } }), /CHAIN_IBC_HEADER_INTERVAL="often"/);
-  assert.throws(() => loadConfig({ network: 'x', configDir: dir, env: { CHAIN_IBC_OPERATOR_PUBKEYS: 'not-hex' } }), /ibc\.operator_pubkeys/);
-  assert.throws(() => loadConfig({ network: 'x', configDir: dir, env: { CHAIN_IBC_TRUSTED_PUBKEYS: 'abcd' } }), /CHAIN_IBC_TRUSTED_PUBKEYS \(ibc\.trusted_pubkeys\): "abcd" is not an ML-DSA-65 public key/);
-});

@@ -60,17 +60,11 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_SENTINEL_CONFIRM_EXPIRY_BLOCKS', path: ['param_overrides', 'sentinel_confirm_expiry_blocks'], kind: 'amount' },
   { variable: 'CHAIN_SENTINEL_AGENT_CONFIRM_THRESHOLD', path: ['param_overrides', 'sentinel_agent_confirm_threshold'], kind: 'amount' },
   { variable: 'CHAIN_TRUST_ACTIVATION_BLOCKS', path: ['param_overrides', 'trust_activation_blocks'], kind: 'amount' },
-  // IBC (part 2, "IBC configuration"; decisions.md §63): the parameters are seeded at genesis like
-  // CHAIN_UNBONDING_BLOCKS; the rest are node settings the ibc plugin and the header signer read.
+  // decisions.md §63: the IBC parameters, seeded at genesis (the ibc plugin declares them).
   { variable: 'CHAIN_IBC_HEADER_INTERVAL', path: ['param_overrides', 'ibc_header_interval'], kind: 'amount' },
   { variable: 'CHAIN_IBC_TIMEOUT_BLOCKS', path: ['param_overrides', 'ibc_timeout_blocks'], kind: 'amount' },
   { variable: 'CHAIN_IBC_MAX_PACKET_UNRO', path: ['param_overrides', 'ibc_max_packet'], kind: 'amount' },
   { variable: 'CHAIN_IBC_MAX_CHANNEL_ESCROW_UNRO', path: ['param_overrides', 'ibc_max_channel_escrow'], kind: 'amount' },
-  { variable: 'CHAIN_IBC_OPERATOR_PUBKEYS', path: ['ibc', 'operator_pubkeys'], kind: 'list' },
-  { variable: 'CHAIN_IBC_TRUSTED_PUBKEYS', path: ['ibc', 'trusted_pubkeys'], kind: 'list' },
-  { variable: 'CHAIN_IBC_NATIVE_DENOM', path: ['ibc', 'native_denom'], kind: 'string' },
-  { variable: 'CHAIN_IBC_REQUIRE_HEADER', path: ['ibc', 'require_header'], kind: 'bool' },
-  { variable: 'CHAIN_IBC_REQUIRE_PACKET_COMMITMENT', path: ['ibc', 'require_packet_commitment'], kind: 'bool' },
 ];
 
 /**
@@ -83,6 +77,8 @@ interface PluginOptionBinding {
   readonly variable: string;
   readonly plugin: string;
   readonly option: string;
+  /** How the text is read: a ucoin amount (the default), text as it is, or a 1/0/true/false switch. */
+  readonly kind?: 'ucoin' | 'text' | 'bool';
 }
 
 export const PLUGIN_OPTION_BINDINGS: readonly PluginOptionBinding[] = [
@@ -90,6 +86,12 @@ export const PLUGIN_OPTION_BINDINGS: readonly PluginOptionBinding[] = [
   // variable as its cap and default (plugins/gateway/config.ts); a node's faucet uses it as the
   // amount of a request that names none.
   { variable: 'FAUCET_AMOUNT', plugin: 'faucet', option: 'default_amount' },
+  // decisions.md §63 and part 2 "IBC configuration": seeded into the ibc plugin's genesis state or checked at start-up.
+  { variable: 'CHAIN_IBC_OPERATOR_PUBKEYS', plugin: 'ibc', option: 'operator_pubkeys', kind: 'text' },
+  { variable: 'CHAIN_IBC_TRUSTED_PUBKEYS', plugin: 'ibc', option: 'trusted_pubkeys', kind: 'text' },
+  { variable: 'CHAIN_IBC_NATIVE_DENOM', plugin: 'ibc', option: 'native_denom', kind: 'text' },
+  { variable: 'CHAIN_IBC_REQUIRE_HEADER', plugin: 'ibc', option: 'require_header', kind: 'bool' },
+  { variable: 'CHAIN_IBC_REQUIRE_PACKET_COMMITMENT', plugin: 'ibc', option: 'require_packet_commitment', kind: 'bool' },
 ];
 
 export class ConfigError extends Error {
@@ -156,11 +158,22 @@ function parseUcoin(variable: string, text: string): number {
   return Number(v);
 }
 
+function optionValue(b: PluginOptionBinding, raw: string): unknown {
+  switch (b.kind ?? 'ucoin') {
+    case 'ucoin':
+      return parseUcoin(b.variable, raw);
+    case 'text':
+      return raw.trim();
+    case 'bool':
+      return parse({ variable: b.variable, path: [], kind: 'bool' }, raw);
+  }
+}
+
 /** `plugins` (the network's list) with the options the environment sets on the plugins it lists. */
 export function pluginOptionsFromEnv(plugins: unknown, env: NodeJS.ProcessEnv): unknown {
   const values = PLUGIN_OPTION_BINDINGS.flatMap((b) => {
     const raw = env[b.variable];
-    return raw === undefined ? [] : [{ ...b, value: parseUcoin(b.variable, raw) }];
+    return raw === undefined ? [] : [{ ...b, value: optionValue(b, raw) }];
   });
   if (values.length === 0 || !Array.isArray(plugins)) return plugins;
   return plugins.map((entry: unknown) => {

@@ -2,7 +2,6 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigSchema, type NodeConfig } from './schema.js';
-import { ML_DSA65_PUBLIC_KEY_BYTES } from '../crypto/provider.js';
 import { ConfigError, badAddress, configFromEnv, pluginOptionsFromEnv } from './env.js';
 import { HOME_VARIABLE, homeLayer, homePaths } from './home.js';
 import { parsePeerEndpoint } from '../p2p/endpoint.js';
@@ -77,18 +76,6 @@ export function loadConfig(opts: LoadOptions): NodeConfig {
   return validateConfig(merged, file);
 }
 
-const ML_DSA65_PUBLIC_KEY_HEX = new RegExp(`^(0x)?[0-9a-fA-F]{${2 * ML_DSA65_PUBLIC_KEY_BYTES}}$`);
-
-/**
- * IBC key lists as the ibc plugin seeds and compares them (decisions.md §63, §65): each an
- * ML-DSA-65 public key, lowercase hex without `0x` (decisions.md §2), once, in the order listed.
- */
-function ibcKeyList(keys: readonly string[], name: string, source: string): string[] {
-  const bad = keys.find((k) => !ML_DSA65_PUBLIC_KEY_HEX.test(k));
-  if (bad !== undefined) throw new ConfigError(`invalid configuration (${source}):\n  ${name}: "${bad.length > 20 ? `${bad.slice(0, 20)}…` : bad}" is not an ML-DSA-65 public key (${ML_DSA65_PUBLIC_KEY_BYTES} bytes as hex)`);
-  return [...new Set(keys.map((k) => k.replace(/^0x/, '').toLowerCase()))];
-}
-
 export function validateConfig(raw: unknown, source = 'config'): NodeConfig {
   const withDefaults = Value.Default(ConfigSchema, Value.Clone(raw));
   const errors = [...Value.Errors(ConfigSchema, withDefaults)];
@@ -103,11 +90,6 @@ export function validateConfig(raw: unknown, source = 'config'): NodeConfig {
   const badSeed = config.p2p.seeds.find((e) => parsePeerEndpoint(e) === null);
   if (badSeed !== undefined) throw new ConfigError(`invalid configuration (${source}):\n  p2p.seeds: "${badSeed}" is not <host>:<port> or <node_id>@<host>:<port> (node id: 40 lowercase hex)`);
   if (config.p2p.external !== undefined && parseAddress(config.p2p.external) === null) throw new ConfigError(`invalid configuration (${source}):\n  p2p.external: "${config.p2p.external}" is not <host>:<port>`);
-  // decisions.md §63: as §15 refuses unsigned transfers, no network accepts unproven inbound packets.
-  if (!config.ibc.require_header) throw new ConfigError(`invalid configuration (${source}):\n  CHAIN_IBC_REQUIRE_HEADER (ibc.require_header) cannot be switched off: every inbound IBC packet needs a verified header (decisions.md §63)`);
-  if (!config.ibc.require_packet_commitment) throw new ConfigError(`invalid configuration (${source}):\n  CHAIN_IBC_REQUIRE_PACKET_COMMITMENT (ibc.require_packet_commitment) cannot be switched off: every inbound IBC packet needs a proven commitment (decisions.md §63)`);
-  config.ibc.operator_pubkeys = ibcKeyList(config.ibc.operator_pubkeys, 'CHAIN_IBC_OPERATOR_PUBKEYS (ibc.operator_pubkeys)', source);
-  config.ibc.trusted_pubkeys = ibcKeyList(config.ibc.trusted_pubkeys, 'CHAIN_IBC_TRUSTED_PUBKEYS (ibc.trusted_pubkeys)', source);
   const names = new Set<string>();
   for (const p of config.plugins) {
     if (names.has(p.name)) throw new ConfigError(`invalid configuration (${source}):\n  plugins: "${p.name}" is listed twice`);

@@ -93,21 +93,6 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
-    /**
-     * IBC settings that are not parameters (part 2, "IBC configuration"; decisions.md §63). The
-     * operator list seeds genesis state only: rights are read from state in consensus. The two
-     * `require_*` switches exist to be refused when off (config/load.ts).
-     */
-    ibc: Type.Object(
-      {
-        operator_pubkeys: Type.Array(Type.String({ pattern: '^(0x)?[0-9a-fA-F]+$' }), { default: [], description: 'hex ML-DSA-65 public keys of the IBC operators, written into genesis state' }),
-        trusted_pubkeys: Type.Array(Type.String({ pattern: '^(0x)?[0-9a-fA-F]+$' }), { default: [], description: 'when non-empty, every key of a counterparty client\'s validator set must be listed (decisions.md §65)' }),
-        native_denom: Type.String({ pattern: '^[a-z][a-z0-9]{1,31}$', default: 'ucoin', description: 'the base denom on the wire' }),
-        require_header: Type.Boolean({ default: true, description: 'inbound packets need a verified header; cannot be switched off' }),
-        require_packet_commitment: Type.Boolean({ default: true, description: 'inbound packets need a proven commitment; cannot be switched off' }),
-      },
-      { additionalProperties: false, default: {} },
-    ),
     /** Parameter values written at genesis instead of the declared defaults (e.g. CHAIN_JAIL_BLOCKS). */
     param_overrides: Type.Record(Type.String(), Type.String({ pattern: '^(0|[1-9][0-9]{0,30})$' }), { default: {} }),
     plugins: Type.Array(PluginEntrySchema, { default: [] }),

@@ -29,7 +29,9 @@ export type LightClientCheck =
   /** The signers of the trusted set hold too little of its power. */
   | 'trusted_power'
   /** The signers of the served (new) set hold no more than 2/3 of its power. */
-  | 'served_power';
+  | 'served_power'
+  /** An IBC header's `validators_proof` does not prove its `validators` as `ibc/valset` under its state root (decisions.md §65). */
+  | 'validators_proof';
 
 /** A refused header, certificate, proof or answer: `check` names the rule, the message says how. */
 export class LightClientError extends Error {

@@ -30,5 +30,19 @@ export {
   type TrustedValidators,
   type VerifiedCommit,
 } from './commit.js';
-export { IBC_HEADER_TAG, IBC_VALSET_KEY, ibcHeaderMessage, ibcValsetText, sortByPublicKey, type IbcValidator } from './ibc-header.js';
+export { IBC_HEADER_TAG, ibcHeaderMessage } from './ibc-header.js';
+export {
+  IBC_VALSET_KEY,
+  compareIbcKeys,
+  ibcClientHeightKey,
+  ibcCommitmentKey,
+  ibcReceiptKey,
+  ibcValsetValue,
+  parseIbcHeader,
+  verifyIbcHeader,
+  verifyIbcProof,
+  type IbcHeader,
+  type IbcValidator,
+  type VerifiedIbcHeader,
+} from './ibc-client.js';
 export { checkAnswerFields, provenEntryOf, trustFromGenesis, verifyProvenRead, type ProvenEntry, type ProvenRead, type ProvenReadOptions } from './proven-read.js';

@@ -1,7 +1,7 @@
 import { kernelStatementSigner, nodeKey } from './node-key.js';
 import { LightClientHeaders } from '../replica/light-client-headers.js';
 import { registerIbcHeaderRoutes } from './ibc-header-routes.js';
-import { IBC_HEADER_INTERVAL_PARAM } from '../chain/kernel-params.js';
+import { DEFAULT_IBC_HEADER_INTERVAL, IBC_HEADER_INTERVAL_PARAM } from '../chain/kernel-params.js';
 import { chainHistory } from './history.js';
 import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -176,7 +176,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     kv: store.kv,
     signer: { address: nodeAddress, sign: kernelStatementSigner(key.keys, provider) },
     verify: (signature, message, publicKey) => provider.verify(signature, message, publicKey),
-    interval: () => params.reader(store.state).get(IBC_HEADER_INTERVAL_PARAM),
+    interval: async () => (params.has(IBC_HEADER_INTERVAL_PARAM) ? params.reader(store.state).get(IBC_HEADER_INTERVAL_PARAM) : DEFAULT_IBC_HEADER_INTERVAL),
     log: log.child({ component: 'light-client-headers' }),
   });
   const routes = new RouteTable();

@@ -185,6 +185,12 @@ export interface OperationSigning<B> {
    * and pays its fee from the address its key derives.
    */
   readonly operatorKeys?: (ctx: ReadContext) => Promise<readonly string[]> | readonly string[];
+  /**
+   * Only `ch-tx-v4` on every network, test networks included: `ch-tx-v2`, `ch-tx-v3` and an own
+   * layout are refused with 401 (IBC, decisions.md §63: with two chains a signature must name its
+   * chain and its act).
+   */
+  readonly v4Only?: boolean;
 }
 
 /** What a signed layout may cover: the operation as the kernel parsed it. */

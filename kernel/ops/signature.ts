@@ -47,8 +47,9 @@ export async function verifyOperationSignatures(p: ParsedOperation, txHash: stri
   } else {
     const message = (l: OperationLayout) => (): Uint8Array => operationMessage(p, l, policy);
     const candidates: Array<readonly [SignatureLayout, () => Uint8Array]> = [['v4', message('v4')]];
-    if (signing?.message) candidates.push(['own', message('own')]);
-    if (!signing?.message || signing.acceptsTxLayouts === true) {
+    const weakToo = signing?.v4Only !== true;
+    if (weakToo && signing?.message) candidates.push(['own', message('own')]);
+    if (weakToo && (!signing?.message || signing.acceptsTxLayouts === true)) {
       // Part 2 documents ch-tx-v2 for operations; a sender that set gas_price most likely signed v3.
       if (p.gasPrice !== undefined) candidates.push(['v3', message('v3')], ['v2', message('v2')]);
       else candidates.push(['v2', message('v2')], ['v3', message('v3')]);
@@ -56,7 +57,8 @@ export async function verifyOperationSignatures(p: ParsedOperation, txHash: stri
     layout = await firstVerifying(verifier, txHash, p.gasPrice ?? policy.baseFee, sig, publicKey, candidates);
     if (layout === undefined) {
       const names = candidates.map(([l]) => (l === 'own' ? `the ${name} layout` : `ch-tx-${l}`)).join(', ');
-      throw unauthorized(`invalid signature: it verifies under none of ${names} for ${p.actor} → ${p.target}`, `ch-tx-v4 names GET /api/v1/status chain_id and the kind "${name}"`);
+      const only = weakToo ? '' : ` (${name} takes ch-tx-v4 only, on every network)`;
+      throw unauthorized(`invalid signature: it verifies under none of ${names} for ${p.actor} → ${p.target}${only}`, `ch-tx-v4 names GET /api/v1/status chain_id and the kind "${name}"`);
     }
     // ch-tx-v3/v4 promise every field covered: a path field must be in the signed body as well.
     if ((layout === 'v3' || layout === 'v4') && p.pathOnly.length > 0) throw unauthorized(`ch-tx-${layout} does not cover the URL: put ${p.pathOnly.join(', ')} in the signed body too (equal to the path's)`);

@@ -6,7 +6,8 @@ import { makeChain, VALIDATOR_KEY, wallet, type Fixture } from '../../test/helpe
 import { definePlugin } from '../host/plugin.js';
 import { nobleProvider } from '../crypto/noble-provider.js';
 import { MemoryStore } from '../store/level-store.js';
-import { ibcHeaderMessage, ibcValsetText } from '../light-client/ibc-header.js';
+import { ibcHeaderMessage } from '../light-client/ibc-header.js';
+import { ibcValsetValue } from '../light-client/ibc-client.js';
 import { verifyStateProof } from '../light-client/state-proof.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { kernelStatementSigner } from '../node/node-key.js';
@@ -38,7 +39,6 @@ async function fixture(kv = new MemoryStore()): Promise<Fixture> {
   return makeChain({
     kv,
     plugins: [requester],
-    genesisParams: { ibc_header_interval: '2' },
     validators: [
       { address: 'chain:v0.node', key: VALIDATOR_KEY, stake: STAKE },
       { address: 'chain:v1.node', key: V1, stake: STAKE },
@@ -53,7 +53,8 @@ function collector(f: Fixture, sent: Array<{ msg: HeaderSignatureMessage; except
     kv: f.kv,
     signer: { address: 'chain:v0.node', sign: kernelStatementSigner(VALIDATOR_KEY, nobleProvider) },
     verify: (s, m, p) => nobleProvider.verify(s, m, p),
-    interval: () => f.params.reader(f.chain.store.state).get('ibc_header_interval'),
+    // What the ibc plugin's parameter would hold (plugins/ibc/params.ts); the kernel reads it by name.
+    interval: async () => 2n,
     log: pino({ level: 'silent' }),
   });
   headers.attach((bytes, except) => {
@@ -113,7 +114,7 @@ test('a header is served only once more than 2/3 of the committing set signed it
   const keys = header.validators.map((v) => v.public_key);
   assert.deepEqual(keys, [...keys].sort(), 'validators ascending by public key');
   assert.equal(header.validators.length, 3);
-  const valset = ibcValsetText(header.validators);
+  const valset = ibcValsetValue(header.validators);
   assert.ok(verifyStateProof(Buffer.from(block.state_root.slice(2), 'hex'), utf8Bytes('ibc/valset'), utf8Bytes(valset), header.validators_proof), 'validators proven under state_root');
   await headers.stop();
 });
@@ -169,7 +170,6 @@ test('a block that changes the validator set has a header signed by the set that
   const changer = setChanger(new Map([[CHANGE_AT, [{ address: 'chain:v3.node', public_key: joiner.publicKeyHex, power: BigInt(STAKE) }]]]));
   const f = await makeChain({
     plugins: [changer.plugin],
-    genesisParams: { ibc_header_interval: '2' },
     validators: [
       { address: 'chain:v0.node', key: VALIDATOR_KEY, stake: STAKE },
       { address: 'chain:v1.node', key: V1, stake: STAKE },
@@ -190,7 +190,7 @@ test('a block that changes the validator set has a header signed by the set that
   assert.equal(header.validators.length, 4, 'the new set, as ibc/valset holds it after the change');
   assert.ok(header.validators.some((v) => v.public_key === joiner.publicKeyHex));
   const valset = new TextDecoder().decode(await f.chain.store.state.get('ibc/valset'));
-  assert.equal(valset, ibcValsetText(header.validators));
+  assert.equal(valset, ibcValsetValue(header.validators));
   assert.equal(valset.split('\n').length, 4);
   assert.ok(!valset.endsWith('\n'));
   assert.ok(verifyStateProof(Buffer.from(header.state_root.slice(2), 'hex'), utf8Bytes('ibc/valset'), utf8Bytes(valset), header.validators_proof));

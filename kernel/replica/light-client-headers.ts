@@ -4,7 +4,8 @@ import type { Validator } from '../consensus/types.js';
 import type { KvOp, KvStore } from '../state/kv.js';
 import type { BlockEvent } from '../model/types.js';
 import { LIGHT_CLIENT_HEADER_REQUESTED } from '../context/contexts.js';
-import { IBC_HEADER_TAG, IBC_VALSET_KEY, ibcHeaderMessage, sortByPublicKey } from '../light-client/ibc-header.js';
+import { IBC_HEADER_TAG, ibcHeaderMessage } from '../light-client/ibc-header.js';
+import { IBC_VALSET_KEY, compareIbcKeys } from '../light-client/ibc-client.js';
 import { exceeds, TWO_THIRDS } from '../light-client/commit.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { concat, PREFIX, prefixEnd, readU64, u64 } from '../store/keys.js';
@@ -332,7 +333,7 @@ export class LightClientHeaders {
       return { public_key: public_key!, power: BigInt(power!) };
     });
     const sigs = this.signatures.get(h) ?? new Map<string, Uint8Array>();
-    const signatures = sortByPublicKey(record.signers.filter((v) => sigs.has(v.address))).map((v) => ({
+    const signatures = record.signers.filter((v) => sigs.has(v.address)).sort((x, y) => compareIbcKeys(x.public_key, y.public_key)).map((v) => ({
       validator: v.address,
       public_key: v.public_key,
       power: BigInt(v.power),

@@ -1,4 +1,4 @@
-import { IBC_VALSET_KEY, ibcValsetText } from '../light-client/ibc-header.js';
+import { IBC_VALSET_KEY, compareIbcKeys, ibcValsetValue } from '../light-client/ibc-client.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import type { StateOverlay } from './overlay.js';
 import { readValidatorSet } from './validator-set.js';
@@ -11,6 +11,6 @@ import { readValidatorSet } from './validator-set.js';
  * the ibc plugin reads it and never writes it.
  */
 export async function writeLightClientValset(overlay: StateOverlay): Promise<void> {
-  const set = await readValidatorSet(overlay);
-  overlay.set(IBC_VALSET_KEY, utf8Bytes(ibcValsetText(set)));
+  const set = (await readValidatorSet(overlay)).sort((a, b) => compareIbcKeys(a.public_key, b.public_key));
+  overlay.set(IBC_VALSET_KEY, utf8Bytes(ibcValsetValue(set)));
 }

@@ -101,6 +101,33 @@ export async function heldSupply(state: StateSource): Promise<{ balances: bigint
   return { balances, stakes, delegations, escrows, total: balances + stakes + delegations + escrows };
 }
 
+/**
+ * The ibc plugin's holdings (decisions.md §67–68). Its native escrow is an account
+ * (`chain:ibc.escrow.<channel>`, counted in `heldSupply`'s balances) and an ack's burn is in
+ * `total_burned`; what it adds to the coin's equation is the ucoin a returning coin re-creates,
+ * bounded by each channel's `outstanding`. Vouchers are not the coin: each denom's `supply` must
+ * equal what its holders hold, escrow included.
+ */
+export async function ibcHoldings(state: StateSource): Promise<{ outstanding: bigint; escrowAccounts: bigint; vouchersHeld: Map<string, bigint>; voucherSupply: Map<string, bigint> }> {
+  const big = (x: { $big: string }): bigint => BigInt(x.$big);
+  let outstanding = 0n;
+  let escrowAccounts = 0n;
+  const accounts = accountsReader(state);
+  for (const [key, raw] of await state.scan('ibc/channels/')) {
+    const ch = JSON.parse(new TextDecoder().decode(raw)) as { outstanding: { $big: string } };
+    outstanding += big(ch.outstanding);
+    escrowAccounts += (await accounts.get(`chain:ibc.escrow.${key.slice('ibc/channels/'.length)}`)).balance;
+  }
+  const vouchersHeld = new Map<string, bigint>();
+  for (const [key, raw] of await state.scan('ibc/vouchers/')) {
+    const hash = key.slice(key.lastIndexOf('/') + 1);
+    vouchersHeld.set(hash, (vouchersHeld.get(hash) ?? 0n) + BigInt(new TextDecoder().decode(raw)));
+  }
+  const voucherSupply = new Map<string, bigint>();
+  for (const [key, raw] of await state.scan('ibc/denoms/')) voucherSupply.set(key.slice('ibc/denoms/'.length), big((JSON.parse(new TextDecoder().decode(raw)) as { supply: { $big: string } }).supply));
+  return { outstanding, escrowAccounts, vouchersHeld, voucherSupply };
+}
+
 /** Every reward record a state holds (decisions.md §97), as the model lists them. */
 export async function rewardRecords(state: StateSource): Promise<ExpectedReward[]> {
   return (await state.scan('staking/reward/')).map(([, raw]) => {

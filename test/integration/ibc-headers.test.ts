@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { getJson } from '../helpers/node-process.js';
-import { ibcValsetText, verifyStateProof } from '../../kernel/light-client/index.js';
+import { ibcValsetValue, verifyStateProof } from '../../kernel/light-client/index.js';
 
 /**
  * decisions.md §63, §64, §66, §70 on two devnets side by side (2 validators each, their own chain
@@ -64,7 +64,7 @@ async function checkHeader(rpc: string, chainId: string, header: Record<string, 
   const keys = validators.map((v) => v.public_key);
   assert.deepEqual(keys, [...keys].sort(), 'validators ascending by public key');
   assert.equal(validators.length, 2);
-  const valset = ibcValsetText(validators.map((v) => ({ public_key: v.public_key, power: BigInt(v.power) })));
+  const valset = ibcValsetValue(validators.map((v) => ({ public_key: v.public_key, power: BigInt(v.power) })));
   assert.ok(verifyStateProof(hex(header.state_root), new TextEncoder().encode('ibc/valset'), new TextEncoder().encode(valset), header.validators_proof), 'validators proven under state_root');
 }
 
