@@ -74,6 +74,6 @@ export async function runNodeCommand(flags: NodeFlags, catalogue: Catalogue): Pr
     const node = await startNode(config(), catalogue);
     // SIGHUP: the same layers re-read (configs/<network>.json, environment, flags); service plugins
     // follow the new list, state plugins switch only by governance.
-    return { log: node.log, stop: () => node.stop(), reload: async () => void (await node.reloadServices(config().plugins)) };
+    return { log: node.log, stop: () => node.stop(), fault: node.fault, reload: async () => void (await node.reloadServices(config().plugins)) };
   });
 }

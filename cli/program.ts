@@ -6,6 +6,7 @@ import { registerOperatorCommands } from './operator-commands.js';
 import { registerWalletCommands } from './wallet-commands.js';
 import { registerTopCommand } from './top/command.js';
 import { registerMcpCommand } from './mcp-command.js';
+import { registerAuditCommand } from './audit-command.js';
 import { runDevnetCommand, type DevnetFlags } from './devnet-command.js';
 import { runDevnetToggle, type DevnetToggleFlags } from './devnet-toggle.js';
 import { printConfigSchema } from './schema-command.js';
@@ -49,6 +50,8 @@ registerKeysCommands(program.command('keys').description('create and inspect ML-
 registerOpCommand(program, catalogue);
 
 registerOperatorCommands(program, catalogue);
+
+registerAuditCommand(program, catalogue);
 
 registerWalletCommands(program);
 

@@ -76,6 +76,9 @@ test('an .app name bound to its owner\'s contract: price + fee, the price burned
   assert.equal(dry.success, true);
   assert.equal(dry.contract, token);
   assert.deepEqual(JSON.parse(String(dry.return_data)), { ok: '1000' });
+  // The analyzer reads a contract through the contracts plugin's method, which resolves the name too.
+  const analysis = (await handler('POST', '/api/v1/contracts/analyze')({ ...req('POST', '/api/v1/contracts/analyze', ''), params: {}, body: { address: 'chain:tokenapp.app' } })) as Record<string, unknown>;
+  assert.deepEqual([analysis.address, analysis.risk_score], [token, 0]);
 });
 
 test('register_app refusals at admission with their status, and again in the block', async () => {

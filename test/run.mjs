@@ -13,8 +13,14 @@ function collect(dir, out) {
   return out;
 }
 
-const filter = process.argv.slice(2);
+// `--faults` (npm run test:faults) runs the fault suite: the long scenarios under dist/test/faults/,
+// which the normal suite leaves out, with the reduced ones and the history checker's own tests.
+const faults = process.argv.includes('--faults');
+const filter = process.argv.slice(2).filter((a) => a !== '--faults');
+const FAULTS_DIR = join('dist', 'test', 'faults');
+const FAULTS_REDUCED = [join('dist', 'test', 'cluster'), join('dist', 'test', 'integration', 'partitions.test.js')];
 let files = collect('dist', []);
+files = faults ? files.filter((f) => f.startsWith(FAULTS_DIR) || FAULTS_REDUCED.some((p) => f.startsWith(p))) : files.filter((f) => !f.startsWith(FAULTS_DIR));
 if (filter.length > 0) files = files.filter((f) => filter.some((s) => f.includes(s)));
 if (files.length === 0) {
   console.error('no test files found under dist/ (did the build run?)');
@@ -22,7 +28,7 @@ if (files.length === 0) {
 }
 // Every declared route's answers are checked against its declaration in the processes the
 // integration tests start (kernel/node/response-check.ts): a mismatch answers 500 and fails the test.
-const res = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=300000', ...files], {
+const res = spawnSync(process.execPath, ['--test', `--test-concurrency=${faults ? 1 : 2}`, '--test-timeout=300000', ...files], {
   stdio: 'inherit',
   env: { CHAIN_VALIDATE_RESPONSES: '1', ...process.env },
 });

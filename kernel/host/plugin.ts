@@ -23,6 +23,12 @@ export interface SystemAddressSpec {
   readonly address: string;
   /** Gas charged for one transaction to this address. */
   readonly gas: number;
+  /**
+   * As an operation's `viewFields` (kernel/ops/operation.ts): fields a plain transaction to this
+   * address shows on `GET /api/v1/transactions/:hash`, from the data of an event it emitted (a
+   * deploy's `template_fee`, decisions.md §51).
+   */
+  readonly viewFields?: ReadonlyArray<{ readonly field: string; readonly event: string }>;
 }
 
 /**

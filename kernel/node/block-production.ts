@@ -14,6 +14,7 @@ import type { NodeMetrics } from './metrics.js';
 import type { ConsensusStatus, PeerView } from '../replica/consensus-status.js';
 import { SoloProducer } from './solo-producer.js';
 import type { LightClientHeaders } from '../replica/light-client-headers.js';
+import type { Clock } from './clock.js';
 
 export interface BlockProductionDeps {
   readonly chain: Chain;
@@ -32,6 +33,10 @@ export interface BlockProductionDeps {
   readonly log: Logger;
   /** Signs and collects light-client commit headers (decisions.md §64); gossips over P2P once BFT runs. */
   readonly headers?: LightClientHeaders;
+  /** The node's wall clock (clock.ts): block timestamps, timeouts and pace read it. */
+  readonly now: Clock;
+  /** Called once when the engine stopped because a write found the disk full (the node then stops). */
+  readonly diskFull?: (err: Error) => void;
 }
 
 /** Whether `self` alone signs `height` and the height after it: when the one-validator producer may make `height`. */
@@ -114,10 +119,12 @@ export class BlockProduction implements ConsensusStatus {
       signer: await openPrivValidator({ dataDir: this.d.dataDir, address: self, keyPair: this.d.keys, provider: this.d.provider }),
       pace: { blockMs: config.consensus.block_ms, emptyBlockMs: config.consensus.empty_block_ms },
       log: this.d.log,
+      now: this.d.now,
       alone: (height) => signsAlone(chain, self, height),
       handover: (height) => {
         this.switching = this.handover(height);
       },
+      ...(this.d.diskFull ? { diskFull: this.d.diskFull } : {}),
     });
     this.solo = solo;
     chain.on('queued', () => solo.poke());
@@ -150,6 +157,7 @@ export class BlockProduction implements ConsensusStatus {
       seeds: config.p2p.seeds,
       maxPeers: config.p2p.max_peers,
       logger: log.child({ component: 'p2p' }),
+      now: this.d.now,
     });
     const p2pPort = await transport.start();
     this.transport = transport;
@@ -173,8 +181,10 @@ export class BlockProduction implements ConsensusStatus {
       syncHistoryBlocks: config.consensus.sync_history_blocks,
       timestampPrecisionMs: config.consensus.timestamp_precision_ms,
       log: log.child({ component: 'consensus' }),
+      now: this.d.now,
       ...(this.consensusCrypto ? { consensusCrypto: this.consensusCrypto } : {}),
       ...(this.d.headers ? { lightClientHeaders: this.d.headers } : {}),
+      ...(this.d.diskFull ? { diskFull: this.d.diskFull } : {}),
     });
     // A relayed signature goes to every peer but the one it came from.
     this.d.headers?.attach(

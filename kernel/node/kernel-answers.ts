@@ -107,8 +107,10 @@ export const TxDetail = Type.Composite([
   TxView,
   Type.Object({
     return_data: Type.Optional(Type.String()),
-    // An operation's `viewFields` (kernel/ops/operation.ts), the one the spec names so far.
+    // An operation's `viewFields` (kernel/ops/operation.ts), those the spec names so far.
     proposal_id: Type.Optional(Type.Integer({ minimum: 1, description: 'the vault proposal a create_vault_proposal, add_vault_member, remove_vault_member or set_vault_threshold created (decisions.md §44)' })),
+    template_fee: Type.Optional(Type.Integer({ minimum: 0, description: "ucoin a deploy naming a template paid its author's owner (decisions.md §51)" })),
+    template_fee_human: Type.Optional(Type.String()),
     events: Type.Array(EventView),
   }),
 ]);

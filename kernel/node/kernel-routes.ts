@@ -278,9 +278,11 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     // contract call or deploy) shows it on the transaction, the last such event's.
     const returned = [...events].reverse().find((e) => typeof e.data.return_data === 'string')?.data.return_data;
     // What the operation names on its transaction from the events it emitted (`viewFields`: a vault proposal's `proposal_id`).
+    // A plain transaction to a system address takes the fields its plugin declares there.
     const op = operationOf(found.tx);
+    const viewFields = op === undefined ? host.systemAddress(found.tx.to)?.viewFields : operations.get(op)?.spec.viewFields;
     const named: Record<string, unknown> = {};
-    for (const { field, event } of (op === undefined ? undefined : operations.get(op)?.spec.viewFields) ?? []) {
+    for (const { field, event } of viewFields ?? []) {
       const from = events.find((e) => e.type === event && e.data[field] !== undefined);
       if (from !== undefined) named[field] = from.data[field];
     }

@@ -1,30 +1,18 @@
-import { kernelStatementSigner, nodeKey } from './node-key.js';
+import { kernelStatementSigner } from './node-key.js';
 import { LightClientHeaders } from '../replica/light-client-headers.js';
 import { registerIbcHeaderRoutes } from './ibc-header-routes.js';
 import { DEFAULT_IBC_HEADER_INTERVAL, IBC_HEADER_INTERVAL_PARAM } from '../chain/kernel-params.js';
-import { chainHistory } from './history.js';
 import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { createHooks } from '../host/hooks.js';
 import { PluginHost } from '../host/host.js';
 import { reconcileServices, type ServiceReload } from '../host/service-reload.js';
-import { PluginBoundary } from '../host/plugin-boundary.js';
 import type { PluginDefinition } from '../host/plugin.js';
-import { ParamRegistry } from '../state/params.js';
-import { ChainStore } from '../store/chain-store.js';
-import { FileTxTextLog } from '../store/tx-text-log.js';
-import { LevelStore } from '../store/level-store.js';
 import { Chain } from '../chain/chain.js';
-import { KERNEL_PARAMS } from '../chain/kernel-params.js';
-import { CachingVerifier, type SignatureVerifier } from '../crypto/verifier.js';
-import { PooledVerifier, VerifyPool, monitorEventLoop } from '../crypto/verify-pool/index.js';
-import { availableParallelism } from 'node:os';
 import { selectProvider } from '../crypto/select-provider.js';
 import { readKeyFile } from '../crypto/keyfile.js';
 import { readGenesis } from './genesis-file.js';
 import { genesisHash } from '../chain/block-hash.js';
 import { ConfigError } from '../config/env.js';
-import { checkParamOverrides } from '../config/param-overrides.js';
 import { networkMinStake } from './network-min-stake.js';
 import { GenesisMismatchError } from '../config/genesis-rules.js';
 import { nodeIdOf } from '../crypto/node-id.js';
@@ -37,22 +25,15 @@ import { mountRoutes, servedRoutes } from './mount-routes.js';
 import { ProvenReads } from './proven-reads.js';
 import { registerKernelRoutes } from './kernel-routes.js';
 import { registerOperationRoutes } from './operation-routes.js';
-import { OperationRegistry } from '../ops/registry.js';
 import { registerMainnetRefusals } from './test-network-routes.js';
-import { NodeMetrics } from './metrics.js';
-import type { KernelServices } from './services.js';
 import type { ConsensusStatus } from '../replica/consensus-status.js';
-import { QueryService } from './queries.js';
 import { BlockProduction } from './block-production.js';
+import { openChain } from './open-chain.js';
+import { CLOCK_OFFSET_VARIABLE, parseClockOffset, skewedClock } from './clock.js';
 import { registerApiReference } from './api-reference.js';
 import { nodeApiInfo, openApiDocument } from './openapi.js';
 import { registerSnapshotRoutes } from './snapshot-routes.js';
-import { bootstrapFromSnapshot } from '../replica/snapshot-bootstrap.js';
 import { genesisTrust } from '../replica/snapshot-trust.js';
-import { proposalEvidenceVerifier } from '../replica/evidence-pool.js';
-
-/** Nice value of the transaction verify workers (Linux): below the event loop, which stays at 0. */
-const TX_VERIFY_NICE = 10;
 
 export interface RunningNode {
   readonly chain: Chain;
@@ -60,6 +41,13 @@ export interface RunningNode {
   readonly port: number;
   readonly log: Logger;
   stop(): Promise<void>;
+  /**
+   * Settles with the reason when the node cannot go on: a write found the disk full, so block
+   * production stopped (nothing half-written: a block's batch is atomic). The process stops then
+   * (cli/run-service.ts) and, started again with room on the disk, resumes from its last
+   * committed block. Never settles otherwise.
+   */
+  readonly fault: Promise<Error>;
   /**
    * Loads and unloads service plugins to match a reloaded config's plugin list (SIGHUP): their
    * routes appear and disappear, the node keeps running, a plugin that fails to load is reported.
@@ -92,70 +80,25 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   let p2pListen: () => string | undefined = () => undefined;
   const p2pEndpoint = (): string => formatPeerEndpoint(nodeId, config.p2p.external ?? p2pListen() ?? formatAddress(config.p2p.host, config.p2p.port));
 
-  const hooks = createHooks();
-  const params = new ParamRegistry();
-  for (const p of KERNEL_PARAMS) params.declare('kernel', p);
-  const workers = config.crypto.verify_workers ?? availableParallelism();
-  // Verification runs off the main thread so the event loop keeps serving votes and RPC under load.
-  // Transaction verification is the bulk of the CPU under load; its workers run niced so the
-  // event loop (consensus steps, RPC) and the consensus signer below always get the CPU first.
-  const verifier: SignatureVerifier & { close?: () => Promise<void> } = workers > 0 ? new PooledVerifier(new VerifyPool({ provider: provider.name, size: workers, nice: TX_VERIFY_NICE })) : new CachingVerifier(provider);
-  log.info({ workers, provider: provider.name }, workers > 0 ? `signature verification on ${workers} worker thread(s)` : 'signature verification on the main thread');
-  const metrics = new NodeMetrics(verifier.stats);
-  const loopMonitor = monitorEventLoop(metrics.registry);
-  const dataDir = resolve(config.data_dir);
-  const store = new ChainStore(await LevelStore.open(join(dataDir, 'chain')), { textLog: await FileTxTextLog.open(join(dataDir, 'txtext')) });
-
+  // One clock for the whole node; CHAIN_CLOCK_OFFSET_MS skews it in fault tests (clock.ts).
+  const clockOffset = parseClockOffset(process.env[CLOCK_OFFSET_VARIABLE]);
+  const clock = skewedClock(clockOffset);
+  if (clockOffset !== 0) log.warn({ offset_ms: clockOffset }, 'CHAIN_CLOCK_OFFSET_MS set: this node runs on a skewed clock (fault tests only)');
   let consensus: ConsensusStatus = { round: () => 0, peers: () => [], behind: () => 0 };
-  // Made before the host so the query service's contexts hold plugins to their declarations too.
-  const boundary = new PluginBoundary();
-  const services: KernelServices = {
-    chain: undefined as unknown as Chain, // set below, before any plugin registers
-    index: (plugin: string) => boundary.indexReader(plugin, store.pluginIndex(plugin)),
-    query: new QueryService({ state: store.state, height: () => store.head.height }, hooks, { env: config.env, params, boundary }),
+  const dataDir = resolve(config.data_dir);
+  const { chain, store, host, services, hooks, params, operations, verifier, metrics, loopMonitor, workers } = await openChain({
     config,
-    get consensus() {
-      return consensus;
-    },
-    metrics,
-    registry: metrics.registry,
-    provider,
-    nodeKey: nodeKey(nodeAddress, key.keys, provider),
-    now: () => Date.now(),
-    history: chainHistory(store, () => services.chain, config.sharding.shards),
-    node: { genesis, genesisHash: genesisHashValue, nodeId, nodeAddress, moniker: config.moniker ?? null, p2pEndpoint },
-  };
-  const operations = new OperationRegistry();
-  const host = new PluginHost<KernelServices>({ config, hooks, catalogue, params, log, metrics: metrics.registry, services, profile: 'node', operations, boundary });
-  const chain = new Chain({
-    store,
-    hooks,
-    host: host as PluginHost<unknown>,
-    params,
-    verifier,
-    evidenceVerifier: proposalEvidenceVerifier(genesis.chain_id, provider),
+    catalogue,
     log,
-    env: config.env,
-    chainId: genesis.chain_id,
-    shard: config.sharding.shard_id ?? 0,
-    requireTxV3: config.tx.require_v3,
-    mempool: { maxTxs: config.tx.mempool_max_txs, maxPerSender: config.tx.mempool_max_per_sender },
-    paramOverrides: config.param_overrides,
-    operations,
+    provider,
+    genesis,
+    genesisHash: genesisHashValue,
+    dataDir,
+    clock,
+    consensus: () => consensus,
+    node: { nodeId, nodeAddress, keys: key.keys, p2pEndpoint },
+    snapshotBootstrap: true,
   });
-  (services as { chain: Chain }).chain = chain;
-
-  try {
-    await host.boot();
-    checkParamOverrides(config.param_overrides, params);
-    if (config.consensus.snapshot_url && (await store.load()).state_root === '') {
-      await bootstrapFromSnapshot(chain, config.consensus.snapshot_url, genesis, provider, log);
-    }
-    await chain.open(genesis);
-  } catch (e) {
-    await store.close();
-    throw e;
-  }
   metrics.height.set(chain.head.height);
   chain.on('committed', (c) => {
     metrics.height.set(c.block.header.height);
@@ -212,7 +155,15 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
 
   chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
   await headers.start();
-  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: genesisHashValue, self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log, headers });
+  let faulted: ((err: Error) => void) | undefined;
+  const fault = new Promise<Error>((res) => (faulted = res));
+  const diskFull = (err: Error): void => {
+    const reason = new Error(`the disk holding ${dataDir} is full (${err.message}): block production stopped with every committed block intact; free space and start the node again`, { cause: err });
+    log.fatal({ err, data_dir: dataDir }, reason.message);
+    faulted?.(reason);
+    faulted = undefined;
+  };
+  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: genesisHashValue, self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log, now: clock, diskFull, headers });
   consensus = production;
   p2pListen = () => production.p2pAddress();
   metrics.consensusView = () => ({ peers: production.peers().length, round: production.round(), behind: production.behind() });
@@ -223,6 +174,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     server,
     port,
     log,
+    fault,
     async reloadServices(plugins) {
       const r = await reconcileServices(host, plugins);
       log.info({ loaded: r.loaded, unloaded: r.unloaded, failed: r.failed }, 'service plugins reloaded');

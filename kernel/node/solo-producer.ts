@@ -5,6 +5,7 @@ import type { LocalPrivValidator } from '../consensus/index.js';
 import { decidedCommit } from '../replica/decided-commit.js';
 import type { ConsensusStatus, PeerView } from '../replica/consensus-status.js';
 import { nextBlockDue, type BlockPace } from '../replica/pace.js';
+import { isDiskFull } from '../store/disk-full.js';
 
 export interface SoloProducerOptions {
   readonly chain: Chain;
@@ -21,6 +22,8 @@ export interface SoloProducerOptions {
   alone(height: number): Promise<boolean>;
   /** Called once, before a height this validator does not sign alone: BFT consensus takes over there. */
   handover(height: number): void;
+  /** Called once when a block could not be written for want of disk space: production has stopped. */
+  diskFull?(err: Error): void;
 }
 
 /**
@@ -110,6 +113,11 @@ export class SoloProducer implements ConsensusStatus {
       await chain.finalize(proposal, decidedCommit({ height, round, blockHash, precommits: [precommit] }));
       this.lastBlockAt = this.now();
     } catch (err) {
+      if (isDiskFull(err) && this.o.diskFull !== undefined) {
+        this.running = false;
+        this.o.diskFull(err as Error);
+        return;
+      }
       this.o.log.error({ err }, 'block production failed');
       this.lastBlockAt = this.now();
     }

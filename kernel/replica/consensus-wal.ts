@@ -32,7 +32,10 @@ export class ConsensusWal {
   /** Opens (creating) the log at `path` and returns it with the entries left from before a restart. */
   static async open(path: string, d: ConsensusWalDeps): Promise<{ wal: ConsensusWal; entries: Uint8Array[] }> {
     const opened = await Wal.open(path);
-    if (opened.truncatedBytes > 0) d.log.warn({ bytes: opened.truncatedBytes }, 'WAL had a torn tail (crash mid-write); cut it off');
+    // A torn tail is a crash mid-write; a damaged entry (a checksum that fails) may be a disk
+    // fault. Either way what follows it cannot be framed, so it goes: the votes it held are still
+    // bound by the last-signed record, which the WAL does not replace.
+    if (opened.truncatedBytes > 0) d.log.warn({ file: path, kept_entries: opened.entries.length, cut_bytes: opened.truncatedBytes }, `WAL ${path} ended in a torn or damaged entry; cut it off and replayed the ${opened.entries.length} entries before it`);
     return { wal: new ConsensusWal(opened.wal, d), entries: opened.entries };
   }
 

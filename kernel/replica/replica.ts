@@ -51,6 +51,7 @@ import { PreverifiedSignatures } from './preverified.js';
 import { ProposalArrivals, type ProposalArrival } from './proposal-arrivals.js';
 import { ProposalTxFetch, decodeTxAnswer } from './proposal-tx-fetch.js';
 import { openPrivValidator } from './sign-state-file.js';
+import { isDiskFull } from '../store/disk-full.js';
 import { TxRelay } from './tx-relay.js';
 
 export interface ReplicaOptions {
@@ -88,6 +89,8 @@ export interface ReplicaOptions {
   };
   /** Light-client header signatures from peers (light-client-headers.ts): false for a malformed one. */
   readonly lightClientHeaders?: { receive(from: string, body: Uint8Array): boolean };
+  /** Called once when an input could not be handled for want of disk space: the replica takes no more input. */
+  readonly diskFull?: (err: Error) => void;
 }
 
 /**
@@ -262,7 +265,14 @@ export class Replica implements ConsensusStatus {
     const run = this.queue.then(async () => {
       if (!this.stopped) await fn();
     });
-    this.queue = run.catch((err: unknown) => this.o.log.error({ err }, 'consensus input failed'));
+    this.queue = run.catch((err: unknown) => {
+      if (isDiskFull(err) && this.o.diskFull !== undefined && !this.stopped) {
+        this.stopped = true;
+        this.o.diskFull(err as Error);
+        return;
+      }
+      this.o.log.error({ err }, 'consensus input failed');
+    });
     return run.catch(() => undefined);
   }
 

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_WAL_ENTRY, Wal } from './wal.js';
+import { patternedBytes as patterned } from '../../test/helpers/prng.js';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'wal-test-'));
@@ -14,16 +15,6 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-/** Deterministic bytes (a proposal's texts in size), so a copy that drops or shifts any shows. */
-function patterned(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let x = seed;
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    out[i] = x >>> 24;
-  }
-  return out;
-}
 
 /** A log holding `entries`, the last one synced, closed again. */
 async function writeLog(path: string, entries: readonly Uint8Array[]): Promise<void> {

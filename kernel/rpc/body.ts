@@ -47,6 +47,14 @@ export interface JsonBody {
   readonly text: string;
 }
 
+/**
+ * How deeply a request body's arrays and objects may nest. JSON.parse itself takes any depth, but
+ * what handles the value afterwards recurses (JSON.stringify when the gateway forwards it,
+ * schema checks, canonical hashing) and a body of 8 000 brackets overflowed the stack there: a 500
+ * the route fuzzer found (issue 39). No body of this interface comes near it.
+ */
+export const MAX_JSON_DEPTH = 64;
+
 /** undefined for an empty (or all-whitespace) body; throws a 400 ChainError for anything not JSON. */
 export function parseJsonBody(bytes: Buffer): JsonBody | undefined {
   if (bytes.byteLength === 0) return undefined;
@@ -57,6 +65,7 @@ export function parseJsonBody(bytes: Buffer): JsonBody | undefined {
     throw badRequest('malformed JSON body', 'body is not valid UTF-8');
   }
   if (text.trim() === '') return undefined;
+  if (nestedPast(text, MAX_JSON_DEPTH)) throw badRequest('malformed JSON body', `arrays and objects nest deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     // Plain JSON.parse: integers beyond 2^53 come out as unsafe numbers, which wireAmount() rejects
     // rather than silently rounding.
@@ -64,6 +73,23 @@ export function parseJsonBody(bytes: Buffer): JsonBody | undefined {
   } catch {
     throw badRequest('malformed JSON body');
   }
+}
+
+/** Whether `text`'s brackets (those outside strings) open more than `limit` deep; one pass, no parse. */
+export function nestedPast(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 /** Content-Length as a number, undefined when absent, NaN when unparseable. */

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { ChainError, isChainError } from '../errors.js';
-import { BodyCollector, bodyTooLargeError, hasBody, parseJsonBody } from './body.js';
+import { BodyCollector, MAX_JSON_DEPTH, bodyTooLargeError, hasBody, nestedPast, parseJsonBody } from './body.js';
 import { CorsPolicy } from './cors.js';
 import { addressMatcher, clientIp, normalizeIp, parseAddressRange } from './ip.js';
 import { resolveOptions } from './options.js';
@@ -97,6 +97,20 @@ describe('bodies', () => {
         (e: unknown) => isChainError(e) && e.status === 400 && e.message === 'malformed JSON body',
       );
     }
+  });
+
+  it('refuses a body nested past MAX_JSON_DEPTH before anything recurses into it', () => {
+    const nested = (n: number): string => '['.repeat(n) + ']'.repeat(n);
+    assert.deepEqual(parseJsonBody(Buffer.from(nested(MAX_JSON_DEPTH)))?.text, nested(MAX_JSON_DEPTH));
+    for (const deep of [nested(MAX_JSON_DEPTH + 1), `{"a":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_001)}`]) {
+      assert.throws(
+        () => parseJsonBody(Buffer.from(deep)),
+        (e: unknown) => isChainError(e) && e.status === 400 && /nest deeper than/.test(e.hint ?? ''),
+      );
+    }
+    // Brackets inside strings, escaped quotes included, are text, not nesting.
+    assert.equal(nestedPast(JSON.stringify({ s: '['.repeat(1000) + '\\"' + '{'.repeat(1000) }), 2), false);
+    assert.equal(nestedPast('[[[', 2), true);
   });
 
   it('knows when a request carries a body', () => {

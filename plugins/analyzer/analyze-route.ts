@@ -16,6 +16,7 @@ export const analyzeRoute = defineRoute({
     200: AnalysisAnswer,
     400: 'bytecode_hex missing, odd-length or not hex, bytes that are not a valid WebAssembly module, or more than contract_max_bytecode_bytes',
     404: 'no contract at address',
+    429: "over the analyzer's analysis_rpm per IP in 60 s (Retry-After)",
   },
 });
 

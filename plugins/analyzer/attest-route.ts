@@ -11,6 +11,7 @@ export const attestRoute = defineRoute({
     200: AttestationAnswer,
     400: 'as POST /api/v1/contracts/analyze',
     404: 'no contract at address',
+    429: "over the analyzer's analysis_rpm per IP in 60 s, shared with analyze (Retry-After)",
   },
 });
 

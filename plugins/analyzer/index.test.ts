@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { deriveAddress, isChainError, parseHex, RouteTable, sha3Hex0x, toHex, type Receipt } from '../../kernel/sdk.js';
+import { definePlugin, deriveAddress, isChainError, parseHex, RouteTable, sha3Hex0x, toHex, type NodeServices, type Receipt } from '../../kernel/sdk.js';
 import { contractsPlugin } from '../contracts/index.js';
 import { contractAddress, DEPLOY_ADDRESS } from '../contracts/public.js';
 import { withNodeKey, withQueries } from '../../test/helpers/query-services.js';
@@ -182,13 +182,13 @@ test('tally: more than 2/3 of the active power applies an action, exactly 2/3 do
 });
 
 /** Three validators of equal self-stake, each `.node` owned by its key's address (funded), and alice. */
-async function operatorChain(seed: number, label: string): Promise<{ f: Fixture; keys: Wallet[]; nodes: string[] }> {
-  const keys = [wallet(seed), wallet(seed + 1), wallet(seed + 2)];
+async function operatorChain(seed: number, label: string, count = 3, extra: NonNullable<NonNullable<Parameters<typeof makeChain>[0]>['plugins']> = []): Promise<{ f: Fixture; keys: Wallet[]; nodes: string[] }> {
+  const keys = Array.from({ length: count }, (_, i) => wallet(seed + i));
   const nodes = keys.map((_, i) => `chain:${label}${i}.node`);
   const services = {};
   withNodeKey(services, nodes[0]!, keys[0]!.keys);
   const f = await makeChain({
-    plugins: [contractsPlugin, analyzerPlugin],
+    plugins: [contractsPlugin, analyzerPlugin, ...extra],
     services,
     validators: keys.map((w, i) => ({ address: nodes[i]!, key: w.keys, stake: '10000000000' })),
     accounts: [{ address: alice.address, balance: 10_000_000n }, ...keys.map((w) => ({ address: w.address, balance: 10_000_000n }))],
@@ -214,7 +214,7 @@ test('whitelist: operators approve at the 2/3 line; a trusted hash deploys with 
   await f.chain.admitOperation('whitelist', approve(0), {}, 0);
   await f.chain.admitOperation('whitelist', approve(1), {}, 0);
   await f.block();
-  assert.deepEqual(await view(), { bytecode_hash: hash, status: 'pending', approvals: [nodes[0], nodes[1]], approved_power: 20_000_000_000, total_power: 30_000_000_000, trusted_height: null }, 'exactly 2/3 is not enough');
+  assert.deepEqual(await view(), { bytecode_hash: hash, status: 'pending', approvals: [nodes[0], nodes[1]], approved_power: 20_000_000_000n, total_power: 30_000_000_000n, trusted_height: null }, 'exactly 2/3 is not enough');
   await assert.rejects(f.chain.admitOperation('whitelist', approve(1), {}, 0), (e: unknown) => isChainError(e) && e.status === 400 && /already approved/.test(e.message));
   await assert.rejects(f.chain.admit(await plainDeploy(f, alice, HOSTILE), 0), refusedByGate);
 
@@ -253,4 +253,113 @@ test('PATCH score: operators set a contract\'s security_score at more than 2/3 (
   await f.block();
   const rec = await contractRecord(f, address);
   assert.deepEqual([rec?.security_score, rec?.risk_score, rec?.score_source], [40, 0, 'operators']);
+});
+
+async function getRoute(f: Fixture, path: string, params: Record<string, string> = {}, query = ''): Promise<Record<string, unknown>> {
+  const routes = new RouteTable();
+  f.hooks.routes.call(routes);
+  const route = routes.list().find((r) => r.method === 'GET' && r.path === path)!;
+  return (await route.handler({ method: 'GET', path: route.path, params, query: new URLSearchParams(query), headers: {}, body: undefined, ip: '127.0.0.1' })) as Record<string, unknown>;
+}
+
+/** A test plugin that takes one validator out of the set at the end of the block it is told (a validator that left). */
+function leaver(): { plugin: ReturnType<typeof definePlugin<Record<string, unknown>, NodeServices>>; leave: (address: string) => void } {
+  let leaving: string | undefined;
+  const plugin = definePlugin<Record<string, unknown>, NodeServices>({
+    name: 'leaver',
+    kind: 'state',
+    description: 'takes a validator out of the set (test)',
+    register(api) {
+      api.hooks.endBlock.tapPromise(api.name, async (result, ctx) => {
+        const set = await ctx.validators.latest();
+        const gone = set.find((v) => v.address === leaving);
+        leaving = undefined;
+        return gone === undefined ? result : { ...result, validatorUpdates: [...result.validatorUpdates, { address: gone.address, public_key: gone.public_key, power: 0n }] };
+      });
+    },
+  });
+  return { plugin, leave: (a) => (leaving = a) };
+}
+
+test('approvals are tallied against the set active at the tally: an approval of a validator that left does not count', async () => {
+  const l = leaver();
+  const { f, keys, nodes } = await operatorChain(121, 'ls', 4, [l.plugin]);
+  const hash = sha3Hex0x(HOSTILE);
+  const approve = (i: number) => f.chain.admitOperation('whitelist', signOperation(keys[i]!, { kind: 'whitelist', actor: nodes[i]!, target: 'chain:system.whitelist', nonce: ++clock, body: { signer: nodes[i]!, bytecode_hash: hash } }), {}, 0);
+  const view = () => getRoute(f, '/api/v1/contracts/whitelist/:bytecode_hash', { bytecode_hash: hash });
+  await approve(3);
+  await f.block();
+  l.leave(nodes[3]!);
+  await f.block();
+  // The new set signs from two heights after the block that made it (decisions.md §22).
+  for (let i = 0; i < 3; i++) await f.block();
+  assert.deepEqual([(await view()).approvals, (await view()).approved_power, (await view()).total_power], [[], 0n, 30_000_000_000n], 'its approval no longer counts');
+  await approve(0);
+  await approve(1);
+  await f.block();
+  // With the leaver counted, 3 of 4 would pass; of the 3 active, 2 is exactly 2/3.
+  const pending = await view();
+  assert.deepEqual([pending.status, pending.approvals, pending.approved_power, pending.total_power], ['pending', [nodes[0], nodes[1]], 20_000_000_000n, 30_000_000_000n]);
+  await approve(2);
+  await f.block();
+  assert.equal((await view()).status, 'trusted');
+});
+
+test('certify (§50): an operator certifies a contract once per code hash; a non-operator is 403 at admission and fails in the block; the reads', async () => {
+  const { f, keys, nodes } = await operatorChain(131, 'ce');
+  const ok = await f.chain.admit(await plainDeploy(f, alice, SAFE), 0);
+  await f.block();
+  const address = contractAddress(alice.address, ok.tx_hash);
+  const certify = (w: Wallet, signer: string, contract = address, note?: string) => signOperation(w, { kind: 'certify', actor: signer, target: 'chain:system.cert', nonce: ++clock, body: { signer, contract, ...(note === undefined ? {} : { note }) } });
+  const status = (e: unknown, code: number) => isChainError(e) && e.status === code;
+  await assert.rejects(f.chain.admitOperation('certify', certify(alice, alice.address), {}, 0), (e) => status(e, 403));
+  await assert.rejects(f.chain.admitOperation('certify', certify(keys[0]!, nodes[0]!, 'chain:00000000ff.app'), {}, 0), (e) => status(e, 404));
+  await assert.rejects(getRoute(f, '/api/v1/certificates/contract/:address', { address }), (e) => status(e, 404));
+
+  // A proposer that skipped admission: the block refuses the non-operator the same way.
+  const injected = f.chain.rebuildTx('signed', f.operations.envelope('certify', certify(alice, alice.address), {}), 1n, 0);
+  f.chain.mempool.add(injected);
+  await f.chain.admitOperation('certify', certify(keys[0]!, nodes[0]!, address, 'audited by hand'), {}, 0);
+  const b = await f.block();
+  const bad = await receipt(f, injected.hash);
+  assert.equal(bad.status, 'failed');
+  assert.match(bad.error!, /not an analyzer operator/);
+
+  const cert = await getRoute(f, '/api/v1/certificates/:id', { id: '1' });
+  assert.deepEqual({ ...cert, tx_hash: undefined }, { id: 1, contract: address, owner: alice.address, issuer: nodes[0], code_hash: sha3Hex0x(SAFE), security_score: 100, risk_score: 0, model: 'static-v1', note: 'audited by hand', height: b.header.height, tx_hash: undefined });
+  assert.deepEqual(await getRoute(f, '/api/v1/certificates/contract/:address', { address }), cert);
+  await assert.rejects(getRoute(f, '/api/v1/certificates/:id', { id: '2' }), (e) => status(e, 404));
+  await assert.rejects(f.chain.admitOperation('certify', certify(keys[0]!, nodes[0]!), {}, 0), (e) => status(e, 400));
+
+  await f.chain.admitOperation('certify', certify(keys[1]!, nodes[1]!), {}, 0);
+  await f.block();
+  const all = await getRoute(f, '/api/v1/certificates', {}, '');
+  assert.deepEqual([(all.certificates as Array<{ id: number }>).map((c) => c.id), all.total], [[2, 1], 2], 'newest first');
+  const list = (q: Record<string, unknown>) => listWith(f, q);
+  assert.deepEqual(await list({ issuer: nodes[1] }), [2]);
+  assert.deepEqual(await list({ owner: alice.address }), [2, 1]);
+  assert.deepEqual(await list({ owner: nodes[0] }), []);
+  assert.deepEqual(await list({ contract: address, issuer: nodes[0] }), [1]);
+  assert.equal((await getRoute(f, '/api/v1/certificates/contract/:address', { address })).id, 2, 'the newest');
+});
+
+async function listWith(f: Fixture, q: Record<string, unknown>): Promise<number[]> {
+  const routes = new RouteTable();
+  f.hooks.routes.call(routes);
+  const route = routes.list().find((r) => r.method === 'GET' && r.path === '/api/v1/certificates')!;
+  const answer = (await route.handler({ method: 'GET', path: route.path, params: {}, query: new URLSearchParams(q as Record<string, string>), headers: {}, body: undefined, ip: '127.0.0.1' })) as { certificates: Array<{ id: number }> };
+  return answer.certificates.map((c) => c.id);
+}
+
+test('the node budgets analyses per IP (analysis_rpm, analyze and attest together): 429 with Retry-After past it', async () => {
+  const services = {};
+  withNodeKey(services, 'chain:v0.node', VALIDATOR_KEY);
+  const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], pluginConfig: [{ name: 'contracts' }, { name: 'analyzer', options: { analysis_rpm: 2 } }], services });
+  withQueries(services, f);
+  assert.equal((await analyzeRoute(f, { bytecode_hex: toHex(SAFE) })).risk_score, 0);
+  assert.equal((await analyzeRoute(f, { bytecode_hex: toHex(SAFE) }, '/api/v1/contracts/attest')).score, 100);
+  const over = (await analyzeRoute(f, { bytecode_hex: toHex(SAFE) })) as unknown as { status: number; body: { error: string }; headers: Record<string, string> };
+  assert.equal(over.status, 429);
+  assert.equal(over.body.error, 'rate limit exceeded');
+  assert.ok(Number(over.headers['Retry-After']) >= 59);
 });

@@ -55,6 +55,8 @@ export const CertificateRecord = Type.Object({
   tx_hash: Type.String(),
 });
 
+export type Certificate = typeof CertificateRecord.static;
+
 const certId = keyPart.integer('id', { width: 12 });
 
 export const certificates = defineStore(PLUGIN, { name: 'certificates', description: 'a certificate (§50), by id', key: ['cert', certId], value: CertificateRecord });

@@ -21,9 +21,10 @@ export const whitelistRoute = defineRoute({
   proves: (req) => [whitelist.stateKey(req.params.bytecode_hash)],
 });
 
-export async function whitelistView(ctx: ReadContext, hash: string): Promise<typeof WhitelistAnswer.static> {
+/** Powers stay bigints: the kernel writes them as JSON integers of any size (never through a float). */
+export async function whitelistView(ctx: ReadContext, hash: string): Promise<Omit<typeof WhitelistAnswer.static, 'approved_power' | 'total_power'> & { approved_power: bigint; total_power: bigint }> {
   const rec = await whitelist.get(ctx.store, hash);
   if (!rec) throw notFound(`no approval names ${hash}`);
   const t = tally(await activeSet(ctx), rec.approvals);
-  return { bytecode_hash: hash, status: rec.status, approvals: t.approvals, approved_power: Number(t.approvedPower), total_power: Number(t.totalPower), trusted_height: rec.trusted_height };
+  return { bytecode_hash: hash, status: rec.status, approvals: t.approvals, approved_power: t.approvedPower, total_power: t.totalPower, trusted_height: rec.trusted_height };
 }

@@ -124,7 +124,8 @@ export function callInput(data: string | undefined, decimals: number): CallInput
 }
 
 export interface DeployRequest {
-  readonly bytecode: Uint8Array;
+  /** Null when the deploy names a template and omits its bytes (decisions.md §51: the template's are used). */
+  readonly bytecode: Uint8Array | null;
   readonly name: string;
   readonly description: string;
   readonly template: string | null;
@@ -151,11 +152,11 @@ export function deployRequest(fields: Record<string, unknown>, maxBytes: number)
     if (!BASE64.test(fields.base64_wasm)) throw badRequest('base64_wasm is not base64');
     bytecode = new Uint8Array(Buffer.from(fields.base64_wasm, 'base64'));
   }
-  if (!bytecode || bytecode.length === 0) throw badRequest('a deploy needs bytecode_hex or base64_wasm');
-  if (bytecode.length > maxBytes) throw badRequest(`bytecode is ${bytecode.length} bytes, above contract_max_bytecode_bytes (${maxBytes})`);
+  const template = text(fields.template, 'template', 64);
+  if (bytecode?.length === 0 || (bytecode === null && !template)) throw badRequest('a deploy needs bytecode_hex or base64_wasm (or a template)');
+  if (bytecode !== null && bytecode.length > maxBytes) throw badRequest(`bytecode is ${bytecode.length} bytes, above contract_max_bytecode_bytes (${maxBytes})`);
   const init = fields.init_args;
   if (init !== undefined && init !== null && !isObject(init)) throw badRequest('init_args must be an object');
-  const template = text(fields.template, 'template', 64);
   return { bytecode, name: text(fields.name, 'name', 64), description: text(fields.description, 'description', 1000), template: template || null, initArgs: isObject(init) ? init : undefined };
 }
 

@@ -32,4 +32,18 @@ export const contractEvent = defineEvent({
   socket: true,
 });
 
-export const CONTRACTS_EVENTS = [contractDeployed, contractCalled, contractEvent];
+/** decisions.md §51: a deploy named a template; its transaction view carries `template_fee` and `template_fee_human` from here. */
+export const templateFeePaid = defineEvent({
+  type: 'template_fee_paid',
+  description: "a deploy named a template and paid its fee to the author's owner (0 for a shipped template)",
+  data: Type.Object({
+    template: Type.String(),
+    contract: Type.String(),
+    payer: Type.String(),
+    payee: Type.Union([Type.String(), Type.Null()], { description: "the author's owner; null for a shipped template" }),
+    template_fee: Type.BigInt({ minimum: 0n, description: 'ucoin' }),
+    template_fee_human: Type.String(),
+  }),
+});
+
+export const CONTRACTS_EVENTS = [contractDeployed, contractCalled, contractEvent, templateFeePaid];

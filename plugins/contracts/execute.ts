@@ -1,8 +1,9 @@
 import { contractAddressOf } from './app-names.js';
-import { badRequest, conflict, FailedWithGas, isAddress, isChainError, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
-import { callInput, initDecimals, initializeInput, type DeployRequest } from './calls.js';
+import { badRequest, conflict, FailedWithGas, formatCoin, isAddress, isChainError, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
+import { callInput, initDecimals, initializeInput } from './calls.js';
+import { payTemplate, type ResolvedDeploy } from './template-registry.js';
 import { contractEvents, readContract, tokenTransfers, writeContract, writeMetered, type ContractRecord } from './store.js';
-import { contractCalled, contractDeployed, contractEvent } from './events.js';
+import { contractCalled, contractDeployed, contractEvent, templateFeePaid } from './events.js';
 import { meteredKey, type ContractEvent, type VmLimits } from './vm/engine.js';
 import type { InstrumentedCode } from './vm/instrument.js';
 import { isFailure, type TreeFailure, type TreeResult } from './vm/runner.js';
@@ -206,7 +207,7 @@ export async function executeCall(runtime: ContractRuntime, ctx: TxContext, tx: 
 }
 
 /** A deploy in a block: from a plain transaction to chain:system.deploy or the deploy operation. */
-export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, ctx: TxContext, owner: string, txHash: string, req: DeployRequest, value: bigint): Promise<{ gas: number; address: string }> {
+export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, ctx: TxContext, owner: string, txHash: string, req: ResolvedDeploy, value: bigint): Promise<{ gas: number; address: string }> {
   const s = await readSettings(ctx.params);
   const codeHash = sha3Hex0x(req.bytecode);
   const budget = BigInt(ctx.gasLimit) * s.fuelPerGas;
@@ -235,6 +236,12 @@ export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, 
   if (verdict.refused) throw verdict.refused;
   if (await readContract(ctx.store, address)) throw conflict(`a contract already exists at ${address}`);
   await valueProblem(ctx, owner, value);
+  const fee = req.templateUse?.fee ?? 0n;
+  if (fee > 0n) {
+    // Like the value: there before any metered work, taken only once the deploy succeeded (decisions.md §51).
+    const { balance } = await ctx.accounts.getCore(owner);
+    if (balance < value + fee) throw badRequest(`insufficient balance for the template fee: template ${req.templateUse!.id} costs ${fee} ucoin besides ${value} of value, ${owner} has ${balance} after the fee`);
+  }
   const decimals = initDecimals(req.initArgs);
   const record: ContractRecord = { address, owner, code_hash: codeHash, name: req.name, description: req.description, template: req.template, decimals, deploy_tx: txHash, created_height: ctx.block.height, code_size: req.bytecode.length, ...verdict.security };
   writeContract(ctx.store, record, req.bytecode);
@@ -254,6 +261,10 @@ export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, 
     returnData = decoder.decode(r.outcome.returnData);
   }
   if (value > 0n) await ctx.accounts.transfer(owner, address, value);
+  if (req.templateUse) {
+    await payTemplate(ctx, owner, req.templateUse);
+    templateFeePaid.emit(ctx, { template: req.templateUse.id, contract: address, payer: owner, payee: req.templateUse.payee ?? null, template_fee: fee, template_fee_human: formatCoin(fee) });
+  }
   const gas = gasOfFuel(used, s.fuelPerGas);
   contractDeployed.emit(ctx, { address, owner, code_hash: codeHash, tx_hash: txHash, gas_used: gas, return_data: returnData });
   return { gas, address };

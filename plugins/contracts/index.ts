@@ -1,5 +1,8 @@
 import { badRequest, ConfigError, defineOperation, definePlugin, isChainError, notFound, NodeFault, sha3Hex0x, storageFee, type NodeServices, type ReadContext } from '../../kernel/sdk.js';
-import { callInput, deployFromData, deployRequest, type DeployRequest } from './calls.js';
+import { callInput, deployFromData, deployRequest } from './calls.js';
+import { resolveDeploy, type ResolvedDeploy } from './template-registry.js';
+import { TEMPLATE_STORES } from './template-store.js';
+import { templateOperations } from './operations/templates.js';
 import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, contractAddress, executeCall, executeDeploy, readSettings, type Settings } from './execute.js';
 import { code, codeKey, CONTRACTS_INDEXES, CONTRACTS_STORES, readContract, readMetered } from './store.js';
 import { ContractsOptionsSchema, DeployBody, type ContractsOptions } from './schemas.js';
@@ -31,8 +34,15 @@ function contractRuntimes(): { readonly blocks: ContractRuntime; readonly offcha
  * (400 refused, 503 when the node's contract threads are busy). The block charges the storage fee
  * of all it stores (chain/state-growth.ts) and fails the deploy if the account cannot pay it then.
  */
-async function admitDeploy(ctx: ReadContext, s: Settings, req: DeployRequest, account: string, alsoOwed: bigint, owner: string, txHash: string): Promise<void> {
+async function admitDeploy(ctx: ReadContext, s: Settings, req: ResolvedDeploy, account: string, owed: bigint, owner: string, txHash: string): Promise<void> {
   const codeHash = sha3Hex0x(req.bytecode);
+  // decisions.md §51: a template's fee is covered at admission besides the fee (400), taken in the block only if the deploy succeeds.
+  const templateFee = req.templateUse?.fee ?? 0n;
+  const alsoOwed = owed + templateFee;
+  if (templateFee > 0n) {
+    const { balance } = await ctx.accounts.getCore(account);
+    if (balance < alsoOwed) throw badRequest(`insufficient balance for the template fee: template ${req.templateUse!.id} costs ${templateFee} ucoin besides ${owed} of fee and value; ${account} has ${balance}`);
+  }
   if (!(await code.has(ctx.store, codeHash))) {
     const fee = await storageFee(ctx.params, codeKey(codeHash).length + req.bytecode.length + CONTRACTS_NAMESPACE_BYTES);
     const { balance } = await ctx.accounts.getCore(account);
@@ -56,6 +66,12 @@ const feeOfLimit = (gasLimit: unknown, gasPrice: unknown, baseGas: number): bigi
  */
 export const deployGate = new DeployGate();
 
+/** decisions.md §51: what a confirmed deploy naming a template shows (operation or plain transaction). */
+const TEMPLATE_FEE_VIEW = [
+  { field: 'template_fee', event: 'template_fee_paid' },
+  { field: 'template_fee_human', event: 'template_fee_paid' },
+];
+
 const deployOperation = defineOperation({
   // decisions.md §17: the transaction type of a deploy is `deploy` (also the `<kind>` a v4 signature names, §94).
   name: 'deploy',
@@ -69,13 +85,33 @@ const deployOperation = defineOperation({
   async check(ctx, op) {
     const s = await readSettings(ctx.params);
     // The kernel checked the fee of the limit against the payer before this; the base counts here when the account pays it.
-    await admitDeploy(ctx, s, deployRequest(op.body, s.maxBytecode), op.signer.account, op.signer.payer === op.signer.account ? BigInt(CONTRACT_BASE_GAS) * (await ctx.params.get('base_fee')) : 0n, op.actor, op.txHash);
+    await admitDeploy(ctx, s, await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode)), op.signer.account, op.signer.payer === op.signer.account ? BigInt(CONTRACT_BASE_GAS) * (await ctx.params.get('base_fee')) : 0n, op.actor, op.txHash);
     return undefined;
   },
   async execute(ctx, op) {
     const s = await readSettings(ctx.params);
-    const { gas } = await executeDeploy(contractRuntimes().blocks, deployGate, ctx, op.actor, op.txHash, deployRequest(op.body, s.maxBytecode), 0n);
+    const { gas } = await executeDeploy(contractRuntimes().blocks, deployGate, ctx, op.actor, op.txHash, await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode)), 0n);
     return { gas };
+  },
+  // decisions.md §95: the template fee is taken from the signing account besides the fee.
+  async debits(ctx, op) {
+    try {
+      const s = await readSettings(ctx.params);
+      return (await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode))).templateUse?.fee ?? 0n;
+    } catch (err) {
+      if (isChainError(err)) return 0n; // a deploy refused for its template takes nothing; check says why
+      throw err;
+    }
+  },
+  // decisions.md §51: the confirmed deploy's transaction carries the template fee.
+  viewFields: TEMPLATE_FEE_VIEW,
+});
+
+const [registerTemplateOperation, deprecateTemplateOperation] = templateOperations({
+  gate: deployGate,
+  meter: async (where, codeHash, bytes, s) => {
+    const r = contractRuntimes();
+    await (where === 'admission' ? r.offchain.meter(codeHash, bytes, s.limits, true) : r.blocks.meter(codeHash, bytes, s.limits));
   },
 });
 
@@ -94,13 +130,13 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     { key: PARAMS.maxBytecode, default: 262_144n, min: 1024n, max: 4_194_304n, description: 'largest contract bytecode, in bytes' },
     { key: PARAMS.maxKeys, default: 1024n, min: 16n, max: 65_536n, description: 'most distinct storage keys one transaction\'s call tree may read' },
   ],
-  systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS }],
+  systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS, viewFields: TEMPLATE_FEE_VIEW }],
   addressKinds: [{ kind: 'app', gas: CONTRACT_BASE_GAS, description: 'a WebAssembly contract: transactions to it call it' }],
-  operations: [deployOperation],
+  operations: [deployOperation, registerTemplateOperation, deprecateTemplateOperation],
   // Listed so the gateway forwards them under these declarations.
   routes: CONTRACTS_ROUTES,
   methods: contractsMethods,
-  stores: CONTRACTS_STORES,
+  stores: [...CONTRACTS_STORES, ...TEMPLATE_STORES],
   indexes: CONTRACTS_INDEXES,
   events: CONTRACTS_EVENTS,
   register(api) {
@@ -146,7 +182,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
       if (tx.target === DEPLOY_ADDRESS) {
         const s = await readSettings(ctx.params);
         try {
-          await admitDeploy(ctx, s, deployFromData(tx.data, s.maxBytecode), tx.from, tx.value + feeOfLimit(tx.body.gas_limit, Number(tx.gasPrice), CONTRACT_BASE_GAS), tx.from, tx.hash);
+          await admitDeploy(ctx, s, await resolveDeploy(ctx, deployFromData(tx.data, s.maxBytecode)), tx.from, tx.value + feeOfLimit(tx.body.gas_limit, Number(tx.gasPrice), CONTRACT_BASE_GAS), tx.from, tx.hash);
         } catch (err) {
           if (isChainError(err)) return err;
           throw err;
@@ -157,7 +193,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     api.hooks.executeTx.for('kind:app').tapPromise(api.name, async (ctx, tx) => ({ gas: (await executeCall(contractRuntimes().blocks, ctx, tx)).gas }));
     api.hooks.executeTx.for(DEPLOY_ADDRESS).tapPromise(api.name, async (ctx, tx) => {
       const s = await readSettings(ctx.params);
-      const { gas } = await executeDeploy(contractRuntimes().blocks, deployGate, ctx, tx.from, tx.hash, deployFromData(tx.data, s.maxBytecode), tx.value);
+      const { gas } = await executeDeploy(contractRuntimes().blocks, deployGate, ctx, tx.from, tx.hash, await resolveDeploy(ctx, deployFromData(tx.data, s.maxBytecode)), tx.value);
       return { gas };
     });
 

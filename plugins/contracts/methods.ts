@@ -1,4 +1,5 @@
 import { defineMethods, type ReadContext } from '../../kernel/sdk.js';
+import { contractAddressOf } from './app-names.js';
 import { codeKey, contracts, readContract, type ContractRecord } from './store.js';
 
 /**
@@ -13,9 +14,12 @@ export const contractsMethods = defineMethods('contracts', {
     async contractOwner(ctx: ReadContext, address: string): Promise<string | undefined> {
       return (await readContract(ctx.store, address))?.owner;
     },
-    /** The contract at `address` with its code, or undefined when there is none. */
+    /**
+     * The contract at `address` with its code, or undefined when there is none. A registered
+     * `.app` name (decisions.md §42) stands for its contract, as everywhere a contract is named.
+     */
     async contract(ctx, address: string): Promise<{ readonly record: ContractRecord; readonly code: Uint8Array } | undefined> {
-      const record = await readContract(ctx.store, address);
+      const record = await readContract(ctx.store, await contractAddressOf(ctx, address));
       if (!record) return undefined;
       const code = await ctx.store.get(codeKey(record.code_hash));
       if (code === undefined) return undefined;
@@ -25,9 +29,9 @@ export const contractsMethods = defineMethods('contracts', {
   write: {
     /** Sets the contract's security score as the operators approved it; false when there is no such contract. */
     async setOperatorScore(ctx, address: string, securityScore: number): Promise<boolean> {
-      const record = await readContract(ctx.store, address);
+      const record = await readContract(ctx.store, await contractAddressOf(ctx, address));
       if (!record) return false;
-      contracts.set(ctx.store, address, { ...record, security_score: securityScore, score_source: 'operators' });
+      contracts.set(ctx.store, record.address, { ...record, security_score: securityScore, score_source: 'operators' });
       return true;
     },
   },

@@ -3,7 +3,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { badRequest, countedPage, defineRoute, forbidden, isAddress, listPage, notFound, pageAnswer, pageQuery, toPage, type IndexReader, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
 import { dryRun } from './execute.js';
 import { allContracts, contractEvents, contracts, readContract, tokenTransfers, type ContractRecord } from './store.js';
-import { loadTemplates } from './templates.js';
+import { templateList, templateOne } from './template-registry.js';
 import { CallBody, ContractEventView, ContractParams, ContractView, DryRunAnswer, parseCall, TemplateView, TokenTransferView } from './schemas.js';
 import { duplicateJsonKey } from './json-keys.js';
 import type { ContractRuntime } from './runtime.js';
@@ -75,17 +75,21 @@ export const callRoute = defineRoute({
 export const templatesRoute = defineRoute({
   method: 'GET',
   path: '/api/v1/templates',
-  summary: 'the contract templates this build ships, with ABI and bytecode',
-  query: pageQuery({ default: 20, cap: 100 }),
+  summary: 'contract templates: the shipped ones (builtin) first, then the registered ones in the order registered (decisions.md §51)',
+  query: pageQuery({ default: 20, cap: 100 }, {
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('deprecated')])),
+    author: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'a .node, or chain:system.templates for the shipped ones' })),
+    category: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+  }),
   responses: { 200: pageAnswer('templates', TemplateView) },
 });
 
 export const templateRoute = defineRoute({
   method: 'GET',
   path: '/api/v1/templates/:id',
-  summary: 'one shipped template',
-  params: Type.Object({ id: Type.String({ minLength: 1, description: 'the template id (fungible-token)' }) }),
-  responses: { 200: TemplateView, 404: 'no template of that id' },
+  summary: 'one template with its ABI and bytecode, shipped or registered (decisions.md §51)',
+  params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'the template id (fungible-token, or tpl-<16 hex>)' }) }),
+  responses: { 200: TemplateView, 404: 'no template of that id, or a deleted one' },
 });
 
 export const CONTRACTS_ROUTES = [contractsRoute, contractRoute, contractEventsRoute, tokenTransfersRoute, callRoute, templatesRoute, templateRoute];
@@ -160,14 +164,11 @@ export function contractsRoutes(routes: RouteTable, s: NodeServices, plugin: str
     return at(async (ctx) => dryRun(runtime.offchain(), ctx, runtime.lastBlockTime(), await contractAddressOf(ctx, a), body.data, body.caller ?? '', body.gas_limit));
   });
 
-  const templates = loadTemplates();
-  routes.serve(templatesRoute, (req) => {
-    const { limit, offset } = toPage(req.query);
-    return Promise.resolve(listPage('templates', templates.map((t) => t.summary), limit, offset));
-  });
-  routes.serve(templateRoute, (req) => {
-    const t = templates.find((x) => x.summary.id === req.params.id);
-    if (!t) throw notFound(`no template ${req.params.id}`);
-    return Promise.resolve(t.full);
-  });
+  routes.serve(templatesRoute, (req) =>
+    at(async (ctx) => {
+      const { limit, offset } = toPage(req.query);
+      return listPage('templates', await templateList(ctx.store, req.query), limit, offset);
+    }),
+  );
+  routes.serve(templateRoute, (req) => at((ctx) => templateOne(ctx.store, req.params.id)));
 }

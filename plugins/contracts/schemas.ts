@@ -117,11 +117,21 @@ export const DryRunAnswer = Type.Object({
 });
 
 export const TemplateView = Type.Object({
-  id: Type.String(),
+  id: Type.String({ description: 'fungible-token for a shipped one, tpl-<16 hex> for a registered one' }),
   name: Type.String(),
-  category: Type.String(),
   description: Type.String(),
+  category: Type.String(),
+  author: Type.String({ description: 'the registering .node; chain:system.templates for a shipped one' }),
   bytecode_hash: Type.String(),
-  abi: Type.Record(Type.String(), Type.Unknown(), { description: 'functions, their arguments and events (part 1, Contract execution 10)' }),
   bytecode_hex: Type.String(),
+  abi: Type.Unknown({ description: 'functions, their arguments and events (part 1, Contract execution 10): abi_json parsed' }),
+  fee_unro: Type.Integer({ minimum: 0, description: "ucoin each deploy naming it pays the author's owner" }),
+  fee_unro_human: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('deprecated')]),
+  builtin: Type.Boolean(),
+  created_height: Type.Integer({ minimum: 0, description: '0 for a shipped one' }),
+  tx_hash: Type.Union([Type.String(), Type.Null()], { description: 'the registration; null for a shipped one' }),
+  uses: Type.Integer({ minimum: 0, description: 'deploys that named it' }),
+  earned: Type.Integer({ minimum: 0, description: 'template fees paid to its author, ucoin' }),
+  earned_human: Type.String(),
 });

@@ -66,3 +66,16 @@ test('aiRateLimited answers 429 with Retry-After in whole seconds and the error 
   assert.equal(over.headers['Retry-After'], '2', '1.5 s rounds up to 2: never a Retry-After of 0');
   assert.equal(served, 1);
 });
+
+test('constant work per request: a large budget answers from the ring, and IPs idle for 60 s are forgotten', async (t) => {
+  mock.timers.enable({ apis: ['Date', 'setTimeout'], now: 0 });
+  t.after(() => mock.timers.reset());
+  const b = new AiBudget(10_000);
+  for (let i = 0; i < 10_000; i++) assert.equal(await allowed(b, 'busy'), true);
+  assert.deepEqual(await b.consume('busy'), { allowed: false, retryAfterMs: 60_000 });
+  for (let i = 0; i < 50; i++) await b.consume(`idle-${i}`);
+  assert.equal(b.tracked, 51);
+  mock.timers.tick(60_000);
+  assert.equal(await allowed(b, 'fresh'), true);
+  assert.equal(b.tracked, 1, 'every IP whose last request left the window is dropped');
+});

@@ -1,59 +1,77 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { reply, type RateLimiter, type RpcHandler, type RpcRequest } from '../../kernel/sdk.js';
+import { reply, type RateLimiter, type RpcRequest } from '../../kernel/sdk.js';
 
 /** The window of AI_RL_MAX_RPM (decisions.md §52): any 60 s, not calendar minutes. */
 export const AI_WINDOW_SECONDS = 60;
+const WINDOW_MS = AI_WINDOW_SECONDS * 1000;
 
 type Decision = Awaited<ReturnType<RateLimiter['consume']>>;
+
+/** One IP's admitted requests of the last 60 s: a ring of their times, oldest at `head` once full. */
+interface Ring {
+  readonly times: number[];
+  head: number;
+  /** The last admitted request's time (when the IP may be forgotten: 60 s after it). */
+  last: number;
+}
 
 /**
  * The one AI request budget of a gateway (decisions.md §52): a client IP may make at most
  * AI_RL_MAX_RPM requests in any 60 s, shared by audit, reaudit, generate and assistant/ask.
  *
- * rate-limiter-flexible counts fixed windows (a window opens at a key's first request and the
- * whole count expires together), which would let a client send 2 × the limit across a window's
- * end. A sliding window is built from it instead: each IP has `rpm` slots, each a key of one
- * point that expires 60 s after the request that took it. A request takes any free slot; when
- * none is free, `rpm` requests were admitted in the last 60 s, and the first slot to expire says
- * when the next is (Retry-After). The store stays the library's, so a Redis-backed limiter could
- * stand in for the memory one.
+ * An exact sliding window in constant time per request: each IP keeps the times of its last
+ * `rpm` admitted requests in a ring. A request is admitted when the ring is not full or its
+ * oldest entry is 60 s old or more (that entry is overwritten); otherwise it is refused until the
+ * oldest leaves the window (Retry-After). A refused request spends nothing. rate-limiter-flexible
+ * (the gateway's other limits) counts fixed windows, which would let a client send 2 × the limit
+ * across a window's end, and a sliding window built of its keys took up to `rpm` lookups per
+ * request; this ring is the counter that needs neither. IPs are kept in the order they last
+ * spent (a Map re-inserted on use), so those idle for 60 s are dropped from the front as
+ * requests come: memory is bounded by the IPs active in the last minute.
  */
 export class AiBudget {
-  private readonly slots: RateLimiterMemory;
+  private readonly rings = new Map<string, Ring>();
 
   /** `rpm` 0 turns the budget off. */
-  constructor(readonly rpm: number) {
-    this.slots = new RateLimiterMemory({ keyPrefix: 'gateway-ai', points: 1, duration: AI_WINDOW_SECONDS });
-  }
+  constructor(readonly rpm: number) {}
 
   get enabled(): boolean {
     return this.rpm > 0;
+  }
+
+  /** How many IPs the budget holds now (those that spent in the last 60 s, and possibly a few more). */
+  get tracked(): number {
+    return this.rings.size;
   }
 
   /**
    * Spends one request of `ip`'s budget when one is left. A refused request spends nothing: a
    * client that keeps asking while refused is let in again once its oldest request is 60 s old.
    */
-  async consume(ip: string): Promise<Decision> {
-    if (!this.enabled) return { allowed: true };
-    let soonest = Number.POSITIVE_INFINITY;
-    for (let slot = 0; slot < this.rpm; slot++) {
-      const key = `${ip}#${slot}`;
-      const held = await this.slots.get(key);
-      if (held !== null && held.consumedPoints >= 1 && held.msBeforeNext > 0) {
-        soonest = Math.min(soonest, held.msBeforeNext);
-        continue;
-      }
-      try {
-        await this.slots.consume(key);
-        return { allowed: true };
-      } catch (e: unknown) {
-        // Taken between the look and the take by a concurrent request of the same IP: try the next.
-        if (!(e instanceof RateLimiterRes)) throw e;
-        soonest = Math.min(soonest, e.msBeforeNext);
-      }
+  consume(ip: string): Promise<Decision> {
+    if (!this.enabled) return Promise.resolve({ allowed: true });
+    const now = Date.now();
+    this.forgetIdle(now);
+    const ring = this.rings.get(ip) ?? { times: [], head: 0, last: now };
+    if (ring.times.length < this.rpm) {
+      ring.times.push(now);
+    } else {
+      const oldest = ring.times[ring.head]!;
+      if (now - oldest < WINDOW_MS) return Promise.resolve({ allowed: false, retryAfterMs: oldest + WINDOW_MS - now });
+      ring.times[ring.head] = now;
+      ring.head = (ring.head + 1) % this.rpm;
     }
-    return { allowed: false, retryAfterMs: Number.isFinite(soonest) ? soonest : AI_WINDOW_SECONDS * 1000 };
+    ring.last = now;
+    this.rings.delete(ip);
+    this.rings.set(ip, ring);
+    return Promise.resolve({ allowed: true });
+  }
+
+  /** Drops, from the least recently spending, the IPs whose last request left the window (amortised constant time). */
+  private forgetIdle(now: number): void {
+    for (const [ip, ring] of this.rings) {
+      if (now - ring.last < WINDOW_MS) return;
+      this.rings.delete(ip);
+    }
   }
 }
 
@@ -64,12 +82,14 @@ export function aiBudgetRefusal(budget: AiBudget, retryAfterMs: number): unknown
 }
 
 /**
- * Wraps an AI endpoint's handler: the request spends the caller's budget before anything else
- * (every request counts, whatever its answer: a refused body as much as a served one).
+ * Wraps an AI endpoint's handler (a route table's, or a declared route's, whose request carries
+ * the raw one): the request spends the caller's budget before anything else (every request
+ * counts, whatever its answer: a refused body as much as a served one).
  */
-export function aiRateLimited(budget: AiBudget, handler: RpcHandler): RpcHandler {
-  return async (req: RpcRequest) => {
-    const d = await budget.consume(req.ip);
+export function aiRateLimited<R extends { readonly raw: RpcRequest } | RpcRequest>(budget: AiBudget, handler: (req: R) => Promise<unknown> | unknown): (req: R) => Promise<unknown> {
+  return async (req: R) => {
+    const ip = 'raw' in req ? req.raw.ip : req.ip;
+    const d = await budget.consume(ip);
     if (!d.allowed) return aiBudgetRefusal(budget, d.retryAfterMs);
     return handler(req);
   };

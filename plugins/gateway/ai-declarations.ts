@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { AddressString, defineRoute, HexBytes, pageAnswer, TxHashString } from '../../kernel/sdk.js';
+import { AddressString, defineRoute } from '../../kernel/sdk.js';
 import { AuditBody } from './schemas.js';
 import { AnalysisAnswer as ContractAnalysis, AnalyzeBody, AttestationAnswer } from '../analyzer/public.js';
 
@@ -78,62 +78,4 @@ export const AI_ROUTES = {
   attest: defineRoute({ method: 'POST', path: '/api/v1/contracts/attest', summary: "an analysis signed with the node's own key: the IBC attestation packet (decisions.md §48)", description: 'forwarded to a node unchanged', body: AttestBody, bodyCheck: 'handler', responses: { 200: AttestAnswer, 404: 'no contract at that address', 503: 'no node attests' } }),
   assistantHealth: defineRoute({ method: 'GET', path: '/api/v1/assistant/health', summary: 'the documentation assistant: on or off, its model, the files indexed', responses: { 200: AssistantHealth } }),
   assistantAsk: defineRoute({ method: 'POST', path: '/api/v1/assistant/ask', summary: 'the best-matching passages of the project\'s documentation, with their sources (decisions.md §52)', body: AskBody, bodyCheck: 'handler', responses: { 200: AskAnswer, 400: 'question missing, empty or above 2 000 characters', 403: 'ASSISTANT_ENABLED is not 1', 429: 'over AI_RL_MAX_RPM in 60 s (Retry-After)', 503: 'the index is not built' } }),
-} as const;
-
-/** decisions.md §50: a certificate record. */
-export const CertificateRecord = Type.Object({
-  id: Type.Integer({ minimum: 1, description: 'from 1, in the order applied' }),
-  contract: Type.String({ description: 'the certified .app' }),
-  owner: Type.String({ description: 'the contract\'s owner' }),
-  issuer: Type.String({ description: 'the operator who certified it' }),
-  code_hash: Type.String(),
-  security_score: Score('the contract\'s at that height'),
-  risk_score: Score('the contract\'s at that height'),
-  model: Type.String(),
-  note: Type.String({ maxLength: 280 }),
-  height: Type.Integer({ minimum: 1 }),
-  tx_hash: Type.String(),
-});
-
-/** What a node answers an admitted signed submission: its hash and state (as a transfer's submission response). */
-const Submitted = Type.Object({ tx_hash: TxHashString, status: Type.String({ description: 'pending' }) });
-
-/** The signature fields every signed body carries (part 2, Signed message layouts). */
-const Signed = { signature: Type.String(), public_key: Type.String(), nonce: Type.Integer({ minimum: 0 }) };
-
-/** decisions.md §50: certify (signs for chain:system.cert). */
-export const CertifyBody = Type.Object({ signer: AddressString, contract: AddressString, note: Type.Optional(Type.String({ maxLength: 280 })), ...Signed });
-
-/** decisions.md §51: a template's registration (signs for chain:system.templates). */
-export const TemplateRegisterBody = Type.Object({
-  author: AddressString,
-  name: Type.String({ minLength: 1, maxLength: 64 }),
-  description: Type.Optional(Type.String({ maxLength: 1000 })),
-  category: Type.Optional(Type.String()),
-  bytecode_hex: Type.String(),
-  abi_json: Type.Optional(Type.String({ maxLength: 65536 })),
-  fee_unro: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e15 })),
-  ...Signed,
-});
-
-const CertificateFilters = Type.Object({
-  owner: Type.Optional(Type.String({ description: 'the contract\'s owner' })),
-  contract: Type.Optional(Type.String()),
-  issuer: Type.Optional(Type.String()),
-  limit: Type.Optional(Type.Integer({ minimum: 1 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0 })),
-  page: Type.Optional(Type.Integer({ minimum: 1 })),
-});
-
-/**
- * Part 1's certificate and template submissions and reads (decisions.md §50–51), forwarded to a
- * node as they are where no plugin of the build declares them (ai-routes.ts): described here
- * from the spec; the node judges bodies and signatures.
- */
-export const SECURITY_FORWARDS = {
-  certify: defineRoute({ method: 'POST', path: '/api/v1/contracts/certify', summary: 'issue a security certificate (decisions.md §50; signs for chain:system.cert), forwarded', body: CertifyBody, bodyCheck: 'handler', responses: { 200: Submitted, 400: 'a bad body, or this issuer certified this code already', 401: 'the signature does not verify', 403: 'the signer is no operator', 404: 'no such contract' } }),
-  templateRegister: defineRoute({ method: 'POST', path: '/api/v1/templates/register', summary: 'register a contract template (decisions.md §51; signs for chain:system.templates), forwarded', body: TemplateRegisterBody, bodyCheck: 'handler', responses: { 200: Submitted, 400: 'a bad field, bytecode refused by the deploy checks', 401: 'the signature does not verify', 403: 'the author is no .node of the signer, or the gate refuses the bytecode', 409: 'the author has a template of that name' } }),
-  certificates: defineRoute({ method: 'GET', path: '/api/v1/certificates', summary: 'certificates, newest first (decisions.md §50), forwarded', query: CertificateFilters, responses: { 200: pageAnswer('certificates', CertificateRecord) } }),
-  certificate: defineRoute({ method: 'GET', path: '/api/v1/certificates/:id', summary: 'one certificate (decisions.md §50), forwarded', params: Type.Object({ id: Type.String({ pattern: '^[0-9]{1,15}$' }) }), responses: { 200: CertificateRecord, 404: 'no such certificate' } }),
-  contractCertificate: defineRoute({ method: 'GET', path: '/api/v1/certificates/contract/:address', summary: 'a contract\'s newest certificate (decisions.md §50), forwarded', params: Type.Object({ address: AddressString }), responses: { 200: CertificateRecord, 404: 'the contract has none' } }),
 } as const;

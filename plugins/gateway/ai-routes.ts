@@ -1,7 +1,6 @@
 import { badRequest, firstRefusal, forbidden, unavailable, type DeclaredRoute, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
-import { aiBudgetRefusal } from './ai-budget.js';
-import { AI_ROUTES, AskBody, ReauditBody, SECURITY_FORWARDS } from './ai-declarations.js';
-import { whitelistRoute } from '../analyzer/public.js';
+import { aiRateLimited } from './ai-budget.js';
+import { AI_ROUTES, AskBody, ReauditBody } from './ai-declarations.js';
 import type { AiParts } from './ai-parts.js';
 import { ASSISTANT_MODEL } from './assistant/docs-search.js';
 import { analysisRefusal, isAnalyzerMissing } from './generator/contract-generator.js';
@@ -10,7 +9,6 @@ import { isObject, type NodeAnswer } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import { AuditBody } from './schemas.js';
 import type { GatewayServices } from './services.js';
-import { upstreamPath } from './upstream-path.js';
 
 export const ANALYZE_PATH = '/api/v1/contracts/analyze';
 
@@ -20,9 +18,10 @@ const SOURCE_FIELDS = ['source', 'source_code', 'code'] as const;
 /**
  * The gateway's contract-security and AI routes (decisions.md §47–48, §52): audit and reaudit
  * (the node's analysis, unchanged), generate, the attestation forwarded, the documentation
- * assistant; and the contract-security submissions and reads of part 1 that no plugin of the
- * build declares (forwardUndeclared). audit, reaudit, generate and assistant/ask spend the one
- * AI_RL_MAX_RPM budget per client IP before anything else.
+ * assistant. The contract-security submissions and reads of part 1 (certify, whitelist, score,
+ * certificates, templates) are the analyzer's and the contracts plugin's declared operations and
+ * routes, proxied like every plugin's (operation-routes.ts, proxy-routes.ts). audit, reaudit,
+ * generate and assistant/ask spend the one AI_RL_MAX_RPM budget per client IP before anything else.
  */
 export function registerAiRoutes(routes: RouteTable, s: GatewayServices, ai: Pick<AiParts, 'generator' | 'docs'>): void {
   const analyze = (body: unknown, text?: string): Promise<NodeAnswer> => s.client.request(s.router.nodesOfShard(0), 'POST', ANALYZE_PATH, body, text);
@@ -33,11 +32,7 @@ export function registerAiRoutes(routes: RouteTable, s: GatewayServices, ai: Pic
     return passThrough(a);
   };
   const budgeted = <R extends DeclaredRoute>(route: R, handler: (req: RpcRequest) => Promise<unknown> | unknown): void => {
-    routes.serve(route, async (req) => {
-      const d = await s.aiBudget.consume(req.raw.ip);
-      if (!d.allowed) return aiBudgetRefusal(s.aiBudget, d.retryAfterMs);
-      return handler(req.raw);
-    });
+    routes.serve(route, aiRateLimited(s.aiBudget, (req) => handler(req.raw)));
   };
 
   budgeted(AI_ROUTES.audit, async (req) => {
@@ -87,32 +82,5 @@ export function registerAiRoutes(routes: RouteTable, s: GatewayServices, ai: Pic
     return ai.docs.ask((req.body as { question: string }).question);
   });
 
-  forwardUndeclared(routes, s);
 }
 
-/**
- * Part 1's contract-security submissions and reads the gateway forwards. A plugin of the build
- * that declares them (an operation's routes, the reads its definition lists) has them served by
- * operation-routes.ts and proxy-routes.ts; the ones none declares are forwarded here to a node
- * as they are (the node checks signatures and bodies), so the gateway serves them either way and
- * never twice.
- */
-function forwardUndeclared(routes: RouteTable, s: GatewayServices): void {
-  const posts = new Set(s.operations.flatMap((op) => [...op.routes, ...op.nodeOnlyRoutes].filter((r) => r.method === 'POST').map((r) => r.path)));
-  const gets = new Set(s.pluginRoutes.filter((r) => r.route.method === 'GET').map((r) => r.route.path));
-  const forward = async (raw: RpcRequest, path: string): Promise<unknown> => {
-    const q = raw.query.toString();
-    const a = raw.method === 'POST'
-      ? await s.client.request(s.router.nodesOfShard(0), 'POST', path, raw.body, raw.bodyText)
-      : await s.reads.get(`${upstreamPath(path, raw.params)}${q ? `?${q}` : ''}`);
-    s.metrics.proxied.inc({ route: path, status: String(a.status) });
-    return passThrough(a);
-  };
-  const { certify, templateRegister, certificates, certificate, contractCertificate } = SECURITY_FORWARDS;
-  if (!posts.has(certify.path)) routes.serve(certify, (req) => forward(req.raw, certify.path));
-  if (!posts.has(templateRegister.path)) routes.serve(templateRegister, (req) => forward(req.raw, templateRegister.path));
-  if (!gets.has(certificates.path)) routes.serve(certificates, (req) => forward(req.raw, certificates.path));
-  if (!gets.has(certificate.path)) routes.serve(certificate, (req) => forward(req.raw, certificate.path));
-  if (!gets.has(contractCertificate.path)) routes.serve(contractCertificate, (req) => forward(req.raw, contractCertificate.path));
-  if (!gets.has(whitelistRoute.path)) routes.serve(whitelistRoute, (req) => forward(req.raw, whitelistRoute.path));
-}

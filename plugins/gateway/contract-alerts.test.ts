@@ -26,7 +26,7 @@ const APP_A = 'chain:aaaaaaaaaa.app';
 const APP_B = 'chain:bbbbbbbbbb.app';
 
 /** A node whose blocks hold the given transactions' `to` addresses, and whose contracts have scores. */
-function fakeNode(blocks: Map<number, string[]>, scores: Record<string, number>): { get: (path: string) => Promise<NodeAnswer>; paths: string[] } {
+function fakeNode(blocks: Map<number, string[]>, scores: Record<string, number>, names: Record<string, string> = {}): { get: (path: string) => Promise<NodeAnswer>; paths: string[] } {
   const paths: string[] = [];
   return {
     paths,
@@ -42,7 +42,9 @@ function fakeNode(blocks: Map<number, string[]>, scores: Record<string, number>)
       }
       const c = /^\/api\/v1\/contracts\/(.+)$/.exec(path);
       if (c) {
-        const address = decodeURIComponent(c[1]!);
+        const named = decodeURIComponent(c[1]!);
+        // A registered .app name answers the record of the contract it names (decisions.md §42).
+        const address = names[named] ?? named;
         return Promise.resolve(address in scores ? { status: 200, body: { address, security_score: scores[address] } } : { status: 404, body: { error: 'no contract' } });
       }
       return Promise.resolve({ status: 404, body: { error: `not found: GET ${path}` } });
@@ -50,9 +52,9 @@ function fakeNode(blocks: Map<number, string[]>, scores: Record<string, number>)
   };
 }
 
-function setup(config: ContractAlertConfig, scores: Record<string, number>) {
+function setup(config: ContractAlertConfig, scores: Record<string, number>, names: Record<string, string> = {}) {
   const blocks = new Map<number, string[]>();
-  const node = fakeNode(blocks, scores);
+  const node = fakeNode(blocks, scores, names);
   const bus = new EventBus(pino({ level: 'silent' }));
   for (const type of ['new_block', CONTRACT_ALERT_EVENT.type]) bus.define(type === 'new_block' ? { type, description: 'b', fields: [] } : CONTRACT_ALERT_EVENT);
   const alerts: Array<Record<string, unknown>> = [];
@@ -137,6 +139,18 @@ test('a block whose transactions the node does not give is counted at the next c
     await t.monitor.check();
     assert.equal(t.alerts.length, 1);
     assert.equal(t.alerts[0]!.call_count, 10);
+  } finally {
+    await t.monitor.stop();
+  }
+});
+
+test('calls to a registered .app name count with the calls to the contract\'s own address: one count, one alert', async () => {
+  const t = setup({ ...T, checkIntervalMs: 1_000_000 }, { [APP_A]: 95 }, { 'chain:shop.app': APP_A });
+  t.monitor.start();
+  try {
+    t.block([...Array<string>(6).fill(APP_A), ...Array<string>(5).fill('chain:shop.app'), 'chain:gone.app']);
+    await t.monitor.check();
+    assert.deepEqual(t.alerts, [{ address: APP_A, alert: 'call_spike', severity: 'medium', call_count: 11, delta: 11, timestamp: 1_000, model: 'contract-activity-v1', security_score: 95 }], '6 + 5 calls reach the medium threshold of 10 together; a name the node cannot resolve counts as itself (1 call)');
   } finally {
     await t.monitor.stop();
   }

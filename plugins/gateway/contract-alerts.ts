@@ -40,6 +40,9 @@ function isContractAddress(to: unknown): to is string {
   return typeof to === 'string' && to.startsWith('chain:') && to.endsWith('.app');
 }
 
+/** A deployed contract's own address (§27), never a name (§38 refuses 10-hex `.app` labels). */
+const OWN_ADDRESS = /^chain:[0-9a-f]{10}\.app$/;
+
 /** Heights whose transactions could not be read yet are retried at the next check, this many at most. */
 const MAX_PENDING_HEIGHTS = 10_000;
 
@@ -113,9 +116,10 @@ export class ContractAlerts {
       }
     }
     const previous = this.previous;
-    this.previous = counts;
+    const merged = await this.byContract(counts);
+    this.previous = merged;
     const at = this.now();
-    for (const [address, callCount] of [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [address, callCount] of [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const before = previous.get(address) ?? 0;
       // The score is read only where the class may depend on it or an alert carries it.
       const mayAlert = callCount >= this.config.spikeLowThreshold || before === 0;
@@ -145,6 +149,33 @@ export class ContractAlerts {
       for (const tx of txs) if (isObject(tx) && isContractAddress(tx.to)) counts.set(tx.to, (counts.get(tx.to) ?? 0) + 1);
       if (page.body.has_more !== true || txs.length === 0) return true;
       offset += txs.length;
+    }
+  }
+
+  /**
+   * The counts under each contract's own address: calls addressed to a registered `.app` name
+   * (decisions.md §42) are the calls of the contract it names, so they count with the calls
+   * addressed to its hex address (one contract, one count, one cooldown). The node resolves the
+   * name (its contract record's `address`); a name it cannot resolve now counts as itself.
+   */
+  private async byContract(counts: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+    const merged = new Map<string, number>();
+    for (const [to, n] of counts) {
+      const address = OWN_ADDRESS.test(to) ? to : ((await this.contractOf(to)) ?? to);
+      merged.set(address, (merged.get(address) ?? 0) + n);
+    }
+    return merged;
+  }
+
+  /** The contract address a record read answers for `name`, undefined when it cannot be read. */
+  private async contractOf(name: string): Promise<string | undefined> {
+    try {
+      const r = await this.reads.get(upstreamPath('/api/v1/contracts/:address', { address: name }));
+      if (r.status !== 200 || !isObject(r.body)) return undefined;
+      const record = isObject(r.body.contract) ? r.body.contract : r.body;
+      return typeof record.address === 'string' && OWN_ADDRESS.test(record.address) ? record.address : undefined;
+    } catch {
+      return undefined;
     }
   }
 

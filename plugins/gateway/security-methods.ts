@@ -19,11 +19,9 @@ function query(p: Record<string, unknown>, keys: readonly string[]): string {
 }
 
 /**
- * The contract-security socket methods of part 1 (Contracts) and decisions.md §50: the
- * certificate reads, through the same cache as their REST twins so both answer the same data;
- * and `certify_contract` / `update_contract_score` forwarded to a node as the REST bodies (with
- * S) where no operation of the build declares them as its socket method (operation-routes.ts
- * serves those that do, and announces them as `tx`).
+ * The certificate reads among part 1's contract socket methods (decisions.md §50), through the
+ * same cache as their REST twins so both answer the same data. `certify_contract` and
+ * `update_contract_score` are the analyzer's operations' socket methods (operation-routes.ts).
  */
 export function registerSecurityMethods(hooks: Hooks, plugin: string, s: GatewayServices): void {
   const method = (name: string, fn: (p: Record<string, unknown>) => Promise<unknown>): void => void hooks.rpcMethods.for(name).tapPromise(plugin, fn);
@@ -32,13 +30,4 @@ export function registerSecurityMethods(hooks: Hooks, plugin: string, s: Gateway
   method('get_certificate', (p) => read(upstreamPath('/api/v1/certificates/:id', { id: param(p, 'id') })));
   method('get_contract_certificate', (p) => read(upstreamPath('/api/v1/certificates/contract/:address', { address: param(p, 'address') })));
 
-  const declared = new Set(s.operations.map((op) => op.socketMethod).filter((m) => m !== undefined));
-  const forward = async (method: 'POST' | 'PATCH', path: string, body: unknown): Promise<unknown> => resultOf(await s.client.request(s.router.nodesOfShard(0), method, path, body));
-  if (!declared.has('certify_contract')) method('certify_contract', (p) => forward('POST', '/api/v1/contracts/certify', p));
-  if (!declared.has('update_contract_score')) {
-    method('update_contract_score', (p) => {
-      const { address, ...body } = p;
-      return forward('PATCH', upstreamPath('/api/v1/contracts/:address/score', { address: param({ address }, 'address') }), body);
-    });
-  }
 }

@@ -1,11 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { countedPage, defineRoute, formatCoin, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { AddressString, countedPage, defineRoute, formatCoin, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { NamePriceSchema, NftRecordSchema, NftSummarySchema } from './schemas.js';
 import { NAME_PRICE_PARAM, labelProblem, nameAddress, namePrice } from './price.js';
 import { nfts, owned, ownedCount } from './store.js';
 import { recordView, summaryView } from './records.js';
 
-const AddressParams = Type.Object({ address: Type.String() });
+// A chain address, checked before the store is read: the store's key layout refuses any other
+// text, and that refusal was a 500 for `GET /api/v1/nft/%20` (the route fuzzer, issue 39).
+const AddressParams = Type.Object({ address: AddressString });
 
 export const namePriceRoute = defineRoute({
   method: 'GET',

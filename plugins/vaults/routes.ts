@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { countedPage, defineRoute, formatCoin, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
+import { AddressString, countedPage, defineRoute, formatCoin, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
 import { membershipCount, memberships, proposals, vaults } from './store.js';
 import { proposalView, type VaultConfig } from './proposals.js';
 
@@ -37,7 +37,9 @@ export const vaultConfigRoute = defineRoute({
   method: 'GET',
   path: '/api/v1/vault/:vault/config',
   summary: 'a vault: members, threshold, balance (decisions.md §43)',
-  params: Type.Object({ vault: Type.String() }),
+  // Chain addresses, checked before the store is read: its key layout refuses any other text, and
+  // that refusal was a 500 (the route fuzzer, issue 39).
+  params: Type.Object({ vault: AddressString }),
   responses: { 200: VaultConfigSchema, 404: 'no such vault' },
   socketMethod: 'get_vault_config',
 });
@@ -46,7 +48,7 @@ export const vaultProposalsRoute = defineRoute({
   method: 'GET',
   path: '/api/v1/vault/:vault/proposals',
   summary: 'a vault\'s proposals, newest first, optionally of one status',
-  params: Type.Object({ vault: Type.String() }),
+  params: Type.Object({ vault: AddressString }),
   query: pageQuery({ default: 20, cap: 100 }, { status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('executed'), Type.Literal('expired'), Type.Literal('cancelled')])) }),
   responses: { 200: pageAnswer('proposals', ProposalSchema), 404: 'no such vault' },
   socketMethod: 'get_vault_proposals',
@@ -56,7 +58,7 @@ export const memberVaultsRoute = defineRoute({
   method: 'GET',
   path: '/api/v1/vault/member/:address',
   summary: 'the vaults an address is a member of, by vault address',
-  params: Type.Object({ address: Type.String() }),
+  params: Type.Object({ address: AddressString }),
   query: pageQuery({ default: 20, cap: 100 }),
   responses: { 200: pageAnswer('vaults', VaultConfigSchema) },
   socketMethod: 'list_member_vaults',

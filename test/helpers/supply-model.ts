@@ -1,5 +1,6 @@
-import { ACCOUNTS_NAMESPACE, accountsReader } from '../../kernel/state/accounts.js';
+import { accountsReader } from '../../kernel/state/accounts.js';
 import { applyScanOptions, type StateSource } from '../../kernel/state/overlay.js';
+import { heldCoins, type HeldCoins } from '../../cli/audit/held-coins.js';
 
 /**
  * An independent model of staking's rewards (decisions.md §33) for tests that check the supply:
@@ -82,24 +83,10 @@ export class RewardModel {
 
 /**
  * What a state holds, by where: every account balance (sponsor pools are accounts), the stakes
- * and delegations staking holds, and the transfers the sentinel holds in escrow.
+ * and delegations staking holds, and the transfers the sentinel holds in escrow. The same sum
+ * `chain audit` checks at every height (cli/audit/held-coins.ts).
  */
-export async function heldSupply(state: StateSource): Promise<{ balances: bigint; stakes: bigint; delegations: bigint; escrows: bigint; total: bigint }> {
-  const accounts = accountsReader(state);
-  let balances = 0n;
-  for (const [key] of await state.scan(`${ACCOUNTS_NAMESPACE}/`)) balances += (await accounts.get(key.slice(ACCOUNTS_NAMESPACE.length + 1))).balance;
-  const amount = (raw: Uint8Array): bigint => BigInt((JSON.parse(new TextDecoder().decode(raw)) as { amount: { $big: string } }).amount.$big);
-  let stakes = 0n;
-  for (const [, raw] of await state.scan('staking/stake/')) stakes += amount(raw);
-  let delegations = 0n;
-  for (const [, raw] of await state.scan('staking/delegation/')) delegations += amount(raw);
-  let escrows = 0n;
-  for (const [, raw] of await state.scan('sentinel/held/')) {
-    const held = JSON.parse(new TextDecoder().decode(raw)) as { status: string; value: { $big: string } };
-    if (held.status === 'held') escrows += BigInt(held.value.$big);
-  }
-  return { balances, stakes, delegations, escrows, total: balances + stakes + delegations + escrows };
-}
+export const heldSupply = (state: StateSource): Promise<HeldCoins> => heldCoins(state);
 
 /**
  * The ibc plugin's holdings (decisions.md §67–68). Its native escrow is an account

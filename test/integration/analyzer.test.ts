@@ -14,7 +14,10 @@ import { watBytes as wat } from '../helpers/wat.js';
  * safe on every validator; a hostile deploy is refused 403 at admission (operation and plain
  * transaction) with nothing charged, and fails the same on every validator when a proposer skips
  * admission; operators trust its hash at the 2/3 line; an attestation verifies with PQClean; a
- * non-operator's approval is 403; every validator ends with the same state root.
+ * non-operator's approval is 403; certify by a non-operator is 403 (and fails in the block when a
+ * proposer skips admission), by a validator's owner it lists a certificate; a `.node` registers a
+ * template with a fee, a deploy naming it pays the author exactly, deprecate refuses new deploys
+ * (also in the block), delete removes it; every validator ends with the same state root.
  */
 const DEPLOY = 'chain:system.deploy';
 let clock = Date.now();
@@ -23,6 +26,8 @@ let clock = Date.now();
 const HOSTILE = wat(`(module (memory (export "memory") 1) (func (export "alloc") (param i32) (result i32) (i32.const 1024))
   (func $self (param i32) (result i32) (call $self (local.get 0)))
   (func (export "call") (param i32 i32) (loop $l (drop (memory.grow (i32.const 1))) (br $l))))`);
+/** A module that analyses safe (risk 0): a template of one's own. */
+const PLAIN = wat(`(module (memory (export "memory") 1) (func (export "alloc") (param i32) (result i32) (i32.const 1024)) (func (export "call") (param i32 i32)))`);
 const pqclean = createRequire(import.meta.url)('pqclean') as { Sign: new (a: string) => { verify(pk: Uint8Array, m: Uint8Array, s: Uint8Array): boolean } };
 
 describe('the contract analyzer on a real devnet', () => {
@@ -113,5 +118,86 @@ describe('the contract analyzer on a real devnet', () => {
     assert.equal(a.message, `ch-ibc-attest-v1|${a.bytecode_hash}|100|static-v1|${a.timestamp}|${a.bytecode_hash}`);
     assert.equal(new pqclean.Sign('ml-dsa-65').verify(parseHex(k.file.public_key)!, new TextEncoder().encode(a.message as string), parseHex(a.signature as string)!), true);
   });
-});
 
+  /** Validator i's .node acting through its owner's key (a devnet validator's owner is its key's address). */
+  const asNode = (i: number) => {
+    const k = net.validatorKey(i);
+    return { node: k.file.node_address!, signer: { keys: k.keys, publicKeyHex: k.file.public_key } };
+  };
+  const confirmedEverywhere = async (hash: string): Promise<Record<string, unknown>> => {
+    let tx: Record<string, unknown> = {};
+    for (const u of net.rpcUrls) tx = await waitConfirmed(u, hash);
+    assert.equal(tx.status, 'confirmed', JSON.stringify(tx));
+    return tx;
+  };
+  const deployData = (fields: Record<string, unknown>) => JSON.stringify({ name: 'from a template', ...fields });
+
+  test('certify: a non-operator is 403 (and fails in the block when a proposer skips admission); a validator\'s owner certifies, the certificate is listed', async () => {
+    const nonce = Number((await account(alice.address)).next_nonce);
+    const r = await postJson(`${net.gatewayUrl}/api/v1/transactions`, signTransfer(alice, { to: DEPLOY, value: 0, nonce, data: JSON.stringify({ bytecode_hex: toHex(PLAIN), name: 'plain' }), gas_limit: 1_000 }));
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const deployed = await confirmedEverywhere(r.body.tx_hash as string);
+    const contract = (deployed.events as Array<{ type: string; data: Record<string, unknown> }>).find((e) => e.type === 'contract_deployed')!.data.address as string;
+
+    const byAlice = signOperation(alice, { kind: 'certify', actor: alice.address, target: 'chain:system.cert', nonce: ++clock, body: { signer: alice.address, contract } });
+    const refused = await postJson(`${net.gatewayUrl}/api/v1/contracts/certify`, byAlice);
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.match(refused.body.error as string, /not an analyzer operator/);
+    await failsInBlock(net, signOperation(alice, { kind: 'certify', actor: alice.address, target: 'chain:system.cert', nonce: ++clock, body: { signer: alice.address, contract } }), /not an analyzer operator/, 'certify');
+
+    const { node, signer } = asNode(2);
+    const ok = await postJson(`${net.gatewayUrl}/api/v1/contracts/certify`, signOperation(signer, { kind: 'certify', actor: node, target: 'chain:system.cert', nonce: ++clock, body: { signer: node, contract, note: 'reviewed' } }));
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    const tx = await confirmedEverywhere(ok.body.tx_hash as string);
+    const list = await getJson(`${net.gatewayUrl}/api/v1/certificates?owner=${alice.address}`);
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    const certs = list.body.certificates as Array<Record<string, unknown>>;
+    assert.equal(certs.length, 1);
+    assert.deepEqual([certs[0]!.contract, certs[0]!.owner, certs[0]!.issuer, certs[0]!.code_hash, certs[0]!.security_score, certs[0]!.note, certs[0]!.tx_hash], [contract, alice.address, node, sha3Hex0x(PLAIN), 100, 'reviewed', tx.hash ?? ok.body.tx_hash]);
+    assert.deepEqual((await getJson(`${rpc(3)}/api/v1/certificates/contract/${contract}`)).body, certs[0]);
+    assert.equal((await getJson(`${net.gatewayUrl}/api/v1/certificates/${String(certs[0]!.id)}`)).body.id, certs[0]!.id);
+    const again = await postJson(`${rpc(2)}/api/v1/contracts/certify`, signOperation(signer, { kind: 'certify', actor: node, target: 'chain:system.cert', nonce: ++clock, body: { signer: node, contract } }));
+    assert.equal(again.status, 400, 'once per code hash');
+    const ops = (await getJson(`${rpc()}/api/v1/gas/estimate`)).body.operations as Record<string, number>;
+    for (const name of ['certify', 'whitelist', 'score', 'register_template', 'deprecate_template', 'deploy']) assert.equal(typeof ops[name], 'number', `${name} in the gas estimate`);
+    await sameRootEverywhere(net);
+  });
+
+  test('templates: a .node registers one with a fee; a deploy naming it pays the author exactly; deprecate refuses new deploys (also in the block); delete removes it', async () => {
+    const FEE = 2_500_000;
+    const { node, signer } = asNode(1);
+    const reg = await postJson(`${net.gatewayUrl}/api/v1/templates/register`, signOperation(signer, { kind: 'register_template', actor: node, target: 'chain:system.templates', nonce: ++clock, body: { author: node, name: 'plain', description: 'does nothing', category: 'demo', bytecode_hex: toHex(PLAIN), abi_json: '{"functions":[]}', fee_unro: FEE } }));
+    assert.equal(reg.status, 200, JSON.stringify(reg.body));
+    await confirmedEverywhere(reg.body.tx_hash as string);
+    const id = `tpl-${sha3Hex0x(`ch-template|${node}|${reg.body.tx_hash as string}`).slice(2, 18)}`;
+    const listed = (await getJson(`${net.gatewayUrl}/api/v1/templates?author=${node}`)).body.templates as Array<Record<string, unknown>>;
+    assert.deepEqual(listed.map((t) => [t.id, t.fee_unro, t.status, t.builtin, t.uses]), [[id, FEE, 'active', false, 0]]);
+    assert.equal(((await getJson(`${net.gatewayUrl}/api/v1/templates`)).body.templates as Array<Record<string, unknown>>)[0]!.builtin, true, 'the shipped template first');
+
+    const before = await account(alice.address);
+    const op = signOperation(alice, { kind: 'deploy', actor: alice.address, target: DEPLOY, nonce: ++clock, body: { owner: alice.address, template: id, name: 'from plain', gas_limit: 1_000 } });
+    const d = await postJson(`${rpc()}/api/v1/contracts/deploy`, op);
+    assert.equal(d.status, 200, JSON.stringify(d.body));
+    const tx = await confirmedEverywhere(d.body.tx_hash as string);
+    assert.deepEqual([tx.template_fee, tx.template_fee_human], [FEE, '2.5 COIN']);
+    const after = await account(alice.address);
+    assert.ok(BigInt(before.balance as number) - BigInt(after.balance as number) >= BigInt(FEE) + BigInt(tx.fee as number), 'alice paid the fee besides gas');
+    const t = (await getJson(`${rpc(2)}/api/v1/templates/${id}`)).body;
+    assert.deepEqual([t.uses, t.earned], [1, FEE], 'the author earned exactly the fee');
+
+    const dep = await postJson(`${rpc(1)}/api/v1/templates/deprecate`, signOperation(signer, { kind: 'deprecate_template', actor: node, target: 'chain:system.templates', nonce: ++clock, body: { template_id: id, author: node } }));
+    assert.equal(dep.status, 200, JSON.stringify(dep.body));
+    await confirmedEverywhere(dep.body.tx_hash as string);
+    const late = signTransfer(alice, { to: DEPLOY, value: 0, nonce: Number((await account(alice.address)).next_nonce), data: deployData({ template: id }), gas_limit: 1_000 });
+    const refused = await postJson(`${net.gatewayUrl}/api/v1/transactions`, late);
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.match(refused.body.error as string, /deprecated/);
+    await failsInBlock(net, late, /deprecated/);
+
+    const del = await postJson(`${rpc(1)}/api/v1/templates/deprecate`, signOperation(signer, { kind: 'deprecate_template', actor: node, target: 'chain:system.templates', nonce: ++clock, body: { template_id: id, author: node, delete: true } }));
+    assert.equal(del.status, 200, JSON.stringify(del.body));
+    await confirmedEverywhere(del.body.tx_hash as string);
+    assert.equal((await getJson(`${net.gatewayUrl}/api/v1/templates/${id}`)).status, 404);
+    await sameRootEverywhere(net);
+  });
+});

@@ -18,9 +18,15 @@ export const ScoreBody = Type.Object(
 
 type Body = typeof ScoreBody.static;
 
+/** The contract's own address (a registered `.app` name stands for it, §42): approvals of one contract are one tally. */
+async function contractOf(ctx: ReadContext, address: string): Promise<string | undefined> {
+  return (await ctx.methods.of(contractsMethods).contract(address))?.record.address;
+}
+
 async function problem(ctx: ReadContext, signer: string, b: Body): Promise<ChainError | undefined> {
-  if (!(await ctx.methods.of(contractsMethods).contract(b.address))) return notFound(`no contract at ${b.address}`);
-  const rec = await scoreApprovals.get(ctx.store, b.address, b.security_score);
+  const address = await contractOf(ctx, b.address);
+  if (address === undefined) return notFound(`no contract at ${b.address}`);
+  const rec = await scoreApprovals.get(ctx.store, address, b.security_score);
   if (rec?.approvals.includes(signer)) return badRequest(`${signer} has already approved security_score ${b.security_score} for ${b.address}`);
   return undefined;
 }
@@ -41,18 +47,21 @@ export const scoreOperation = defineOperation({
   value: null,
   gas: SCORE_GAS,
   mainKeyOnly: 'approve as an analyzer operator',
+  socketMethod: 'update_contract_score',
   async check(ctx, op) {
     return (await operatorProblem(ctx, op.actor)) ?? (await problem(ctx, op.actor, op.body));
   },
   async execute(ctx, op) {
     const b = op.body;
-    const rec = await scoreApprovals.get(ctx.store, b.address, b.security_score);
+    const address = await contractOf(ctx, b.address);
+    if (address === undefined) throw notFound(`no contract at ${b.address}`);
+    const rec = await scoreApprovals.get(ctx.store, address, b.security_score);
     const t = tally(await activeSet(ctx), [...(rec?.approvals ?? []), op.actor]);
     if (!t.passed) {
-      scoreApprovals.set(ctx.store, b.address, b.security_score, { address: b.address, security_score: b.security_score, approvals: t.approvals });
+      scoreApprovals.set(ctx.store, address, b.security_score, { address, security_score: b.security_score, approvals: t.approvals });
       return;
     }
-    scoreApprovals.delete(ctx.store, b.address, b.security_score);
-    if (!(await ctx.methods.of(contractsMethods).setOperatorScore(b.address, b.security_score))) throw notFound(`no contract at ${b.address}`);
+    scoreApprovals.delete(ctx.store, address, b.security_score);
+    if (!(await ctx.methods.of(contractsMethods).setOperatorScore(address, b.security_score))) throw notFound(`no contract at ${b.address}`);
   },
 });

@@ -5,6 +5,33 @@ import { GENERATOR_KINDS, TOKEN_FIELDS } from './token-params.js';
 /** The longest prompt sent to the model (a question, not a document). */
 export const MAX_PROMPT_CHARS = 2000;
 
+/**
+ * The most of a provider's reply the gateway reads (bytes): five fields of JSON fit in a few
+ * hundred, so a reply past this is refused (502) and the rest of it never read, whatever the
+ * provider sends. `max_tokens` asks the model for as much too.
+ */
+export const MAX_REPLY_BYTES = 64 * 1024;
+const MAX_REPLY_TOKENS = 512;
+
+/** The reply's text, at most `max` bytes (undefined when it is longer: the read stops there). */
+export async function readCapped(res: Response, max: number): Promise<string | undefined> {
+  if (res.body === null) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 const INSTRUCTIONS = [
   'You fill the parameters of a contract generated from a fixed, audited template.',
   'You never write code: answer one JSON object and nothing else, with exactly these keys:',
@@ -26,13 +53,15 @@ export async function fillParamsFromPrompt(provider: AiProviderConfig, prompt: s
     res = await fetch(provider.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${provider.apiKey.reveal()}` },
-      body: JSON.stringify({ model: provider.model, temperature: 0, response_format: { type: 'json_object' }, messages: [{ role: 'system', content: INSTRUCTIONS }, { role: 'user', content: prompt }] }),
+      body: JSON.stringify({ model: provider.model, temperature: 0, max_tokens: MAX_REPLY_TOKENS, response_format: { type: 'json_object' }, messages: [{ role: 'system', content: INSTRUCTIONS }, { role: 'user', content: prompt }] }),
       signal: AbortSignal.timeout(provider.timeoutMs),
     });
   } catch (e: unknown) {
     throw unavailable(`the model provider did not answer: ${provider.apiKey.redact(e instanceof Error ? e.message : String(e))}`, 'send the fields (kind, name, symbol, decimals, total_supply) instead of a prompt');
   }
-  const text = await res.text().catch(() => '');
+  const capped = await readCapped(res, MAX_REPLY_BYTES).catch(() => '');
+  if (capped === undefined) throw new ChainError(502, `the model provider's reply is longer than ${MAX_REPLY_BYTES} bytes: it was not read`, 'send the fields (kind, name, symbol, decimals, total_supply) instead of a prompt');
+  const text = capped;
   if (!res.ok) throw new ChainError(502, `the model provider answered ${res.status}: ${provider.apiKey.redact(text).slice(0, 200)}`, 'send the fields (kind, name, symbol, decimals, total_supply) instead of a prompt');
   const content = messageContent(text);
   if (content === undefined) throw new ChainError(502, 'the model provider answered no message content', 'send the fields instead of a prompt');
