@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '../kernel/config/env.js';
-import { startDevnet } from '../devnet/launcher.js';
+import { DEVNET_CHAIN_ID, startDevnet } from '../devnet/launcher.js';
 import type { Catalogue } from './catalogue.js';
 import { runTopUntilSignal } from './top/command.js';
 
@@ -9,6 +9,7 @@ export interface DevnetFlags {
   shards: string;
   dir: string;
   reset: boolean;
+  chainId?: string;
   basePort: string;
   p2pBasePort: string;
   gatewayPort: string;
@@ -28,7 +29,8 @@ export async function runDevnetCommand(o: DevnetFlags, catalogue: Catalogue): Pr
   if (!Number.isInteger(shards) || shards < 1 || shards * validators > 64) throw new Error('--shards must be an integer from 1 with at most 64 validators in all');
   // The processes run the binary this command runs, so a build with another catalogue (a test
   // build's) gets validators and a gateway that have the same plugins.
-  const devnet = await startDevnet({ validators, shards, dir: o.dir, reset: o.reset, basePort: Number(o.basePort), p2pBasePort: Number(o.p2pBasePort), gatewayPort: o.gateway ? Number(o.gatewayPort) : null, enablePlugins: o.enablePlugin, disablePlugins: o.disablePlugin, cli: resolve(process.argv[1]!) });
+  if (o.chainId !== undefined && !DEVNET_CHAIN_ID.test(o.chainId)) throw new ConfigError(`--chain-id "${o.chainId}": expected 1 to 64 of a-z, 0-9 and - (decisions.md §63)`);
+  const devnet = await startDevnet({ validators, shards, dir: o.dir, reset: o.reset, ...(o.chainId !== undefined ? { chainId: o.chainId } : {}), basePort: Number(o.basePort), p2pBasePort: Number(o.p2pBasePort), gatewayPort: o.gateway ? Number(o.gatewayPort) : null, enablePlugins: o.enablePlugin, disablePlugins: o.disablePlugin, cli: resolve(process.argv[1]!) });
   const stop = (): void => {
     process.stdout.write('stopping devnet...\n');
     devnet.stop().then(() => process.exit(0));

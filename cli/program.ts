@@ -67,6 +67,7 @@ const devnet = program
   .option('--shards <n>', 'shards, each with --validators validators and one genesis (decisions.md §77; 1 is the unsharded devnet)', '1')
   .option('--dir <dir>', 'folder holding every node\'s keys and data', '.devnet')
   .option('--reset', 'delete the folder first and start a new chain', false)
+  .option('--chain-id <id>', 'chain id of a new folder\'s genesis (1-64 of a-z, 0-9, -; default devnet-<6 random hex>); a folder of another chain is refused')
   .option('--base-port <port>', 'RPC port of validator 0 (validator i listens on base + i)', '9933')
   .option('--p2p-base-port <port>', 'P2P port of validator 0 (validator i listens on base + i)', '26656')
   .option('--gateway-port <port>', 'gateway port', '3000')

@@ -18,6 +18,8 @@ export interface DevnetOptions {
   shards?: number;
   dir: string;
   reset: boolean;
+  /** The chain id of a new folder's genesis (decisions.md §63); `devnet-` + 6 random hex when absent. */
+  chainId?: string;
   basePort: number;
   /** P2P port of validator 0; validator i listens on p2pBasePort + i. */
   p2pBasePort: number;
@@ -62,13 +64,24 @@ const GENESIS_STAKE = 10_000_000_000n;
  */
 export const GATEWAY_SOURCE_ADDRESS = '127.0.0.2';
 
+/** A devnet's chain id (decisions.md §63): 1 to 64 of a-z, 0-9 and -. */
+export const DEVNET_CHAIN_ID = /^[a-z0-9-]{1,64}$/;
+
+/** Folder already holding a chain of another id than the one asked for: refused naming both. */
+export class DevnetChainIdError extends Error {
+  constructor(dir: string, held: string, asked: string) {
+    super(`${dir} holds the chain "${held}", not "${asked}": pass --chain-id ${held}, another --dir, or --reset to start "${asked}" there`);
+    this.name = 'DevnetChainIdError';
+  }
+}
+
 /**
  * Keys and genesis on first start; reused afterwards so a restarted devnet continues its chain.
  * The genesis is made as operators on separate hosts make theirs (decisions.md §82): each
  * validator key signs a join statement (owned by its own `.human`, endpoint on loopback) and the
  * one builder collects them; the file passes `chain genesis validate`.
  */
-export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'shards' | 'dir' | 'reset' | 'genesisParams' | 'genesisStake'> & { p2pEndpoint?: (i: number) => string }): { genesisFile: string; keyFiles: string[] } {
+export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'shards' | 'dir' | 'reset' | 'chainId' | 'genesisParams' | 'genesisStake'> & { p2pEndpoint?: (i: number) => string }): { genesisFile: string; keyFiles: string[] } {
   const dir = resolve(o.dir);
   if (o.reset) rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'keys'), { recursive: true });
@@ -78,10 +91,11 @@ export function prepareDevnet(o: Pick<DevnetOptions, 'validators' | 'shards' | '
   const keyFiles = Array.from({ length: total }, (_, k) => join(dir, 'keys', `validator-${k}.json`));
   if (existsSync(genesisFile)) {
     const g = JSON.parse(readFileSync(genesisFile, 'utf8')) as GenesisDoc;
+    if (o.chainId !== undefined && g.chain_id !== o.chainId) throw new DevnetChainIdError(dir, g.chain_id, o.chainId);
     if (g.validators.length !== total || (g.n_shards ?? 1) !== shards) throw new Error(`${dir} holds a devnet of ${g.n_shards ?? 1} shard(s) and ${g.validators.length} validator(s); pass the same --shards and --validators or --reset`);
     return { genesisFile, keyFiles };
   }
-  const chainId = `devnet-${randomBytes(3).toString('hex')}`;
+  const chainId = o.chainId ?? `devnet-${randomBytes(3).toString('hex')}`;
   const endpoint = o.p2pEndpoint ?? ((i: number) => `127.0.0.1:${26656 + i}`);
   const joins = keyFiles.map((file, k) => {
     const shard = Math.floor(k / o.validators);
@@ -225,7 +239,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     await stop();
     throw e;
   }
-  log(`devnet ready: ${shards > 1 ? `${shards} shards of ${o.validators} validator(s)` : `${o.validators} validator(s)`}${gatewayUrl ? ' and a gateway' : ''}, data in ${dir}`);
+  log(`devnet ready: ${shards > 1 ? `${shards} shards of ${o.validators} validator(s)` : `${o.validators} validator(s)`}${gatewayUrl ? ' and a gateway' : ''}, chain ${(JSON.parse(readFileSync(genesisFile, 'utf8')) as GenesisDoc).chain_id}, data in ${dir}`);
   rpcUrls.forEach((u, i) => log(`  validator-${i}${shards > 1 ? ` (shard ${shardOfValidator(i)})` : ''} RPC ${u}   log ${join(dir, `validator-${i}.log`)}`));
   if (gatewayUrl) log(`  gateway ${gatewayUrl}  (WebSocket ${gatewayUrl.replace('http', 'ws')}/ws)   log ${join(dir, 'gateway.log')}`);
   return { dir, rpcUrls, shards, gatewayUrl, nodes, stop, stopValidator, startValidator };

@@ -37,6 +37,7 @@ import { IndexStage } from '../state/index-stage.js';
 import { PastState } from './past-state.js';
 import { notFound, unavailable } from '../errors.js';
 import { writeValidator } from '../state/validator-set.js';
+import { writeLightClientValset } from '../state/light-client-valset.js';
 import { SET_CHANGE_DELAY, ValidatorHistory, isValidatorSetKey } from '../state/validator-history.js';
 import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from './evidence-window.js';
 import { utf8Bytes } from '../codec/utf8.js';
@@ -202,6 +203,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const accounts = accountsWriter(overlay);
     for (const a of genesis.accounts) await accounts.credit(a.address, BigInt(a.balance));
     for (const v of genesis.validators) writeValidator(overlay, { address: v.address, public_key: v.public_key, power: BigInt(v.stake) });
+    await writeLightClientValset(overlay);
     const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
     const index = new IndexStage();
     // Genesis is no block: there is no height to store its events under, so they are dropped.

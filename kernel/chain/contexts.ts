@@ -22,6 +22,7 @@ import type { PluginScheduleEntry } from '../context/schedule.js';
 import type { ReadMethodCalls, WriteMethodCalls } from '../context/methods.js';
 import { payeeOf, recipientReader } from './recipient.js';
 import { ONE_SHARD, type ShardView } from '../crypto/shard.js';
+import { LIGHT_CLIENT_HEADER_REQUESTED } from '../context/contexts.js';
 
 /**
  * The contexts hooks receive. The kernel builds one unscoped context per call; the host re-scopes
@@ -246,6 +247,11 @@ class WriteCtx implements WriteContext {
     // counted as what the transaction took (a session key's cap).
     await this.accounts.debit(address, amount);
     count(amount);
+  }
+
+  /** The kernel's event, not the plugin's: outside the plugin's declared events (context/contexts.ts). */
+  requestLightClientHeader(): void {
+    this.out.emit({ type: LIGHT_CLIENT_HEADER_REQUESTED, data: { plugin: this.ns } });
   }
 
   /** A property, not a method: handlers pass `ctx.emit` around on its own. */

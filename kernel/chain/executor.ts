@@ -24,6 +24,7 @@ import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry, ParsedOperation } from '../ops/registry.js';
 import type { MethodDirectory } from '../host/method-calls.js';
 import { readValidatorSet } from '../state/validator-set.js';
+import { writeLightClientValset } from '../state/light-client-valset.js';
 import { SET_CHANGE_DELAY, writeValidatorUpdates } from '../state/validator-history.js';
 import { EVIDENCE_WINDOW_PARAM } from './evidence-window.js';
 import { resultingSetProblem, validatorUpdateProblem } from './validator-update-rules.js';
@@ -162,6 +163,7 @@ async function applyValidatorUpdates(deps: ExecutorDeps, overlay: StateOverlay, 
     return;
   }
   await writeValidatorUpdates(overlay, block.height, updates, await deps.params.reader(overlay).get(EVIDENCE_WINDOW_PARAM));
+  await writeLightClientValset(overlay);
   emit({ type: 'validator_update', data: { height: block.height, effective_height: block.height + SET_CHANGE_DELAY, validators: updates.map((u) => ({ address: u.address, power: u.power.toString() })) } });
 }
 

@@ -2,6 +2,14 @@ import type { ParamSpec } from '../state/params.js';
 import { EVIDENCE_WINDOW_PARAM } from './evidence-window.js';
 import { STATE_GROWTH_PARAMS } from './state-growth.js';
 
+/**
+ * Blocks between the light-client commit headers the validators sign (decisions.md §64): the ibc
+ * plugin declares it (plugins/ibc/params.ts); a network without that plugin signs one every
+ * DEFAULT_IBC_HEADER_INTERVAL blocks (part 1, Inter-chain transfers 1).
+ */
+export const IBC_HEADER_INTERVAL_PARAM = 'ibc_header_interval';
+export const DEFAULT_IBC_HEADER_INTERVAL = 1_000n;
+
 /** Parameters the kernel itself reads (part 2, "Protocol parameters"; decisions.md §9, §11). */
 export const KERNEL_PARAMS: readonly ParamSpec[] = [
   { key: 'base_fee', default: 1n, min: 1n, max: 1_000_000_000n, description: 'ucoin per gas unit burned from every fee; gas_price must be at least this' },

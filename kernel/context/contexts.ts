@@ -68,6 +68,9 @@ export interface ReadContext {
 }
 
 /** Deterministic execution contexts: beginBlock, executeTx, endBlock, evidence, initGenesis. */
+/** The kernel event `ctx.requestLightClientHeader()` stores with the block (decisions.md §64). */
+export const LIGHT_CLIENT_HEADER_REQUESTED = 'light_client_header_requested';
+
 export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts' | 'methods'> {
   readonly block: BlockInfo;
   readonly store: Store;
@@ -102,6 +105,15 @@ export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts' | '
    * `initGenesis` (no block counts it there).
    */
   burn(address: string, amount: bigint): Promise<void>;
+  /**
+   * Asks the validators to sign a light-client commit header at this block's height (decisions.md
+   * §64): a plugin whose block writes state a counterparty must prove soon (an IBC packet
+   * commitment or receipt, §66) calls it so the proof need not wait for the next interval header.
+   * Recorded as the kernel event `light_client_header_requested` (`{plugin}`) stored with the
+   * block; in a transaction it counts only if the transaction succeeds. Idempotent per block in
+   * effect: one header per height however many ask.
+   */
+  requestLightClientHeader(): void;
   /**
    * This plugin's node-local index (`IndexWriter`): written in the block's own atomic batch,
    * outside the state root, dropped with a failed transaction. Write-only: consensus must not

@@ -13,6 +13,7 @@ import { openPrivValidator } from '../replica/sign-state-file.js';
 import type { NodeMetrics } from './metrics.js';
 import type { ConsensusStatus, PeerView } from '../replica/consensus-status.js';
 import { SoloProducer } from './solo-producer.js';
+import type { LightClientHeaders } from '../replica/light-client-headers.js';
 import type { Clock } from './clock.js';
 
 export interface BlockProductionDeps {
@@ -30,6 +31,8 @@ export interface BlockProductionDeps {
   readonly workers: number;
   readonly metrics: NodeMetrics;
   readonly log: Logger;
+  /** Signs and collects light-client commit headers (decisions.md §64); gossips over P2P once BFT runs. */
+  readonly headers?: LightClientHeaders;
   /** The node's wall clock (clock.ts): block timestamps, timeouts and pace read it. */
   readonly now: Clock;
   /** Called once when the engine stopped because a write found the disk full (the node then stops). */
@@ -180,8 +183,16 @@ export class BlockProduction implements ConsensusStatus {
       log: log.child({ component: 'consensus' }),
       now: this.d.now,
       ...(this.consensusCrypto ? { consensusCrypto: this.consensusCrypto } : {}),
+      ...(this.d.headers ? { lightClientHeaders: this.d.headers } : {}),
       ...(this.d.diskFull ? { diskFull: this.d.diskFull } : {}),
     });
+    // A relayed signature goes to every peer but the one it came from.
+    this.d.headers?.attach(
+      (bytes, except) => {
+        for (const peer of transport.peers()) if (peer !== except) transport.send(peer, bytes);
+      },
+      (peer, reason) => transport.reportMisbehaviour?.(peer, 20, reason),
+    );
     this.replica = replica;
     metrics.consensusSignatures = () => replica.preverifiedStats;
     metrics.proposalTxFetches = () => replica.proposalTxFetches;

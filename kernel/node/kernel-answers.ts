@@ -289,6 +289,32 @@ export const ShardsView = Type.Object({
 /** `GET /api/v1/state/proof?key=&height=`: one key's proof against block height's state root (decisions.md §66). */
 export const StateProofView = Type.Object({ key: Type.String(), height: Count(), state_root: Type.String(), exists: Type.Boolean(), value_hex: Nullable(Type.String()), proof: StateKeyProof });
 
+/** A light-client commit header (decisions.md §64). Powers are self-stake in ucoin, JSON integers. */
+export const IbcHeaderView = Type.Object({
+  chain_id: Type.String(),
+  height: Type.Integer({ minimum: 1 }),
+  block_hash: Type.String({ description: '`hash` of GET /api/v1/blocks/<height>' }),
+  state_root: Type.String({ description: 'that block\'s state_root: the root after executing it' }),
+  message: Type.String({ description: 'the signed text, ch-pq-lc-v1|<chain_id>|<height>|<block_hash>|<state_root>' }),
+  signatures: Type.Array(Type.Object({ validator: Type.String(), public_key: Type.String(), power: Count(), signature: Type.String({ description: 'ML-DSA-65 over the UTF-8 of message, hex' }) })),
+  signed_power: Count('power of the signatures held'),
+  total_power: Count('power of the set that committed the block'),
+  validators: Type.Array(Type.Object({ public_key: Type.String(), power: Count() }), { description: 'the set in ibc/valset at height, ascending by public key' }),
+  validators_proof: StateKeyProof,
+});
+
+/** `GET /api/v1/ibc/pq/test-vector` (decisions.md §70): a fixed header, key and signature. */
+export const IbcTestVectorView = Type.Object({
+  chain_id: Type.Literal('test-vector'),
+  height: Type.Literal(1000),
+  block_hash: Type.String(),
+  state_root: Type.String(),
+  message: Type.String(),
+  seed_hex: Type.String({ description: 'the 32-byte ML-DSA-65 key seed (decisions.md §4\'s vector key)' }),
+  public_key: Type.String(),
+  signature: Type.String({ description: 'FIPS 204 deterministic ML-DSA-65 of message, empty context' }),
+});
+
 export const TxInclusionProof = Type.Object({
   tx_hash: Type.String(),
   leaf_index: Count(),

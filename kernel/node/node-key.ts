@@ -20,6 +20,24 @@ export interface NodeKey {
   signStatement(domain: NodeStatementDomain, text: string): Uint8Array;
 }
 
+/**
+ * Statements only the kernel has its consensus key sign, never a plugin: the light-client commit
+ * header (decisions.md §64). A plugin able to sign `ch-pq-lc-v1|…` could sign a header for a
+ * block that was never committed and mint on a counterparty, so this set is apart from
+ * NODE_STATEMENT_DOMAINS and frozen the same way.
+ */
+const KERNEL_SIGNABLE_DOMAINS: ReadonlySet<string> = new Set(['ch-pq-lc-v1']);
+
+/** Signs a kernel statement (KERNEL_SIGNABLE_DOMAINS) with the node's consensus key. */
+export type KernelStatementSigner = (domain: string, text: string) => Uint8Array;
+
+export function kernelStatementSigner(keys: KeyPair, provider: Pick<SignatureProvider, 'sign'>): KernelStatementSigner {
+  return (domain, text) => {
+    if (!KERNEL_SIGNABLE_DOMAINS.has(domain) || !text.startsWith(`${domain}|`)) throw new Error(`the kernel signs only statements that open with one of ${[...KERNEL_SIGNABLE_DOMAINS].join(', ')} and "|"`);
+    return provider.sign(new TextEncoder().encode(text), keys.secretKey);
+  };
+}
+
 export function nodeKey(address: string, keys: KeyPair, provider: Pick<SignatureProvider, 'sign'>): NodeKey {
   return {
     address,

@@ -1,3 +1,7 @@
+import { kernelStatementSigner } from './node-key.js';
+import { LightClientHeaders } from '../replica/light-client-headers.js';
+import { registerIbcHeaderRoutes } from './ibc-header-routes.js';
+import { DEFAULT_IBC_HEADER_INTERVAL, IBC_HEADER_INTERVAL_PARAM } from '../chain/kernel-params.js';
 import { join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { PluginHost } from '../host/host.js';
@@ -119,8 +123,17 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     log.warn({ node_address: nodeAddress }, 'this key is not in the validator set; following without voting until a validator update adds it');
   }
 
+  const headers = new LightClientHeaders({
+    chain,
+    kv: store.kv,
+    signer: { address: nodeAddress, sign: kernelStatementSigner(key.keys, provider) },
+    verify: (signature, message, publicKey) => provider.verify(signature, message, publicKey),
+    interval: async () => (params.has(IBC_HEADER_INTERVAL_PARAM) ? params.reader(store.state).get(IBC_HEADER_INTERVAL_PARAM) : DEFAULT_IBC_HEADER_INTERVAL),
+    log: log.child({ component: 'light-client-headers' }),
+  });
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, params, operations, host as PluginHost<unknown>);
+  registerIbcHeaderRoutes(routes, headers);
   registerSnapshotRoutes(routes, chain, { address: nodeAddress, keys: key.keys }, provider, genesisTrust(genesisOfShard(genesis, shards.id)), config.consensus.checkpoint_interval, config.consensus.sync_history_blocks, join(dataDir, 'snapshots'));
   hooks.routes.call(routes);
   const unserved = host.unservedListedRoute(routes);
@@ -151,6 +164,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host, rate_limit: config.rpc.rate_limit, trusted_ips: config.rpc.trusted_ips }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 
   chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
+  await headers.start();
   let faulted: ((err: Error) => void) | undefined;
   const fault = new Promise<Error>((res) => (faulted = res));
   const diskFull = (err: Error): void => {
@@ -159,7 +173,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     faulted?.(reason);
     faulted = undefined;
   };
-  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: shardChainHash(genesisHashValue, shards), self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log, now: clock, diskFull });
+  const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: shardChainHash(genesisHashValue, shards), self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log, now: clock, diskFull, headers });
   consensus = production;
   p2pListen = () => production.p2pAddress();
   metrics.consensusView = () => ({ peers: production.peers().length, round: production.round(), behind: production.behind() });
@@ -179,6 +193,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     stop() {
       stopping ??= (async () => {
         await production.stop();
+        await headers.stop();
         await server.close();
         await host.close();
         await store.close();

@@ -22,6 +22,11 @@ export const TAG_TX_REQUEST = 7;
  * open with `{`).
  */
 export const TAG_TX_TEXTS = 8;
+/**
+ * One validator's signature of a light-client commit header (decisions.md §64):
+ * `{"height", "validator", "signature"}` (kernel/replica/light-client-headers.ts).
+ */
+export const TAG_LC_HEADER_SIGNATURE = 9;
 /** Most ids in one request: a block's transaction bound (block-codec MAX_TXS). */
 export const MAX_TX_REQUEST = 20_000;
 

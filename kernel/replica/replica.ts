@@ -33,6 +33,7 @@ import { EffectDispatcher } from './effect-dispatcher.js';
 import {
   TAG_CONSENSUS,
   TAG_EVIDENCE,
+  TAG_LC_HEADER_SIGNATURE,
   TAG_STATUS,
   TAG_SYNC_REQUEST,
   TAG_TX,
@@ -86,6 +87,8 @@ export interface ReplicaOptions {
     verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean>;
     sign(message: Uint8Array, secretKey: Uint8Array): Promise<Uint8Array>;
   };
+  /** Light-client header signatures from peers (light-client-headers.ts): false for a malformed one. */
+  readonly lightClientHeaders?: { receive(from: string, body: Uint8Array): boolean };
   /** Called once when an input could not be handled for want of disk space: the replica takes no more input. */
   readonly diskFull?: (err: Error) => void;
 }
@@ -498,6 +501,9 @@ export class Replica implements ConsensusStatus {
         this.fetch.onTexts(from, answer);
         return;
       }
+      case TAG_LC_HEADER_SIGNATURE:
+        if (this.o.lightClientHeaders && !this.o.lightClientHeaders.receive(from, env.body)) this.misbehaved(from, 'bad light-client header signature');
+        return;
       case TAG_EVIDENCE: {
         const ev = evidenceFromJson(parseJsonBody(env.body));
         if (!ev) return this.misbehaved(from, 'bad evidence');

@@ -19,6 +19,10 @@ export const PREFIX = {
   validatorWindow: 'vw/',
   event: 'ev/',
   pluginIndex: 'x/',
+  /** Light-client commit headers the node signs and collects (kernel/replica/light-client-headers.ts). */
+  lightClientHeader: 'lh/',
+  lightClientSignature: 'ls/',
+  lightClientMeta: 'lm/',
 } as const;
 
 /*

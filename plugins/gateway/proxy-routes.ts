@@ -27,6 +27,10 @@ export const PROXIED_GETS = [
   // The node's plugins and the operations they declare (kernel/ops/describe.ts): what the client SDK signs with.
   '/api/v1/plugins',
   VALIDATORS_PATH,
+  // decisions.md §64, §70: the chain's light-client commit headers and the signature test vector.
+  '/api/v1/ibc/header/latest',
+  '/api/v1/ibc/header/:height',
+  '/api/v1/ibc/pq/test-vector',
 ] as const;
 
 /**

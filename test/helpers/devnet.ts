@@ -21,7 +21,7 @@ export interface TestDevnet extends Devnet {
  * that talk to it as a client would; short block times, no faucet cooldown, and node rate limits
  * out of the way unless `env` says otherwise. One per test file: scenarios share it.
  */
-export async function startTestDevnet(opts: { validators?: number; shards?: number; env?: NodeJS.ProcessEnv; cli?: string; enablePlugins?: string[]; disablePlugins?: string[]; genesisParams?: Record<string, string>; genesisStake?: string } = {}): Promise<TestDevnet> {
+export async function startTestDevnet(opts: { validators?: number; shards?: number; chainId?: string; env?: NodeJS.ProcessEnv; cli?: string; enablePlugins?: string[]; disablePlugins?: string[]; genesisParams?: Record<string, string>; genesisStake?: string } = {}): Promise<TestDevnet> {
   const validators = opts.validators ?? 4;
   // With shards, `validators` per shard (decisions.md §77): the processes are shards × validators.
   const total = validators * (opts.shards ?? 1);
@@ -38,6 +38,7 @@ export async function startTestDevnet(opts: { validators?: number; shards?: numb
     env: { CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_RPC_RATE_LIMIT: '100000', FAUCET_COOLDOWN_SECS: '0', GLOBAL_RL_MAX_RPS: '100000', ...opts.env },
     log: () => undefined,
     ...(opts.cli ? { cli: opts.cli } : {}),
+    ...(opts.chainId ? { chainId: opts.chainId } : {}),
     ...(opts.enablePlugins ? { enablePlugins: opts.enablePlugins } : {}),
     ...(opts.disablePlugins ? { disablePlugins: opts.disablePlugins } : {}),
     ...(opts.genesisParams ? { genesisParams: opts.genesisParams } : {}),
