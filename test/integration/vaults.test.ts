@@ -173,10 +173,16 @@ describe('vaults on a real devnet', () => {
     await submitted('/api/v1/nodes/register', signOperation(dora, { kind: 'register_vault', actor: dora.address, target: 'chain:system.node', nonce: ++clock, body: { name: 'it-sock-fund', owner: dora.address, node_address: VAULT } }));
     await confirmed((await postJson(gw('/api/v1/transactions'), signTransfer(eve, { to: VAULT, value: 500_000, nonce: 1 }))).body.tx_hash as string);
     const vop = (w: Wallet, kind: string, body: Record<string, unknown>, value = 0) => signOperation(w, { kind, actor: w.address, target: VAULT, nonce: ++clock, body, value });
+    // A write through the socket, confirmed on every validator and its event relayed to the
+    // socket: the gateway then has seen its block, so the socket reads that follow (answered from
+    // the gateway's cache, cleared at each new block) are not older than the write.
     const via = async (method: string, params: Record<string, unknown>) => {
       const r = await ws.rpc(method, params);
       assert.equal(r.error ?? null, null, `${method}: ${JSON.stringify(r)}`);
-      return confirmed((r.result as { tx_hash: string }).tx_hash);
+      const hash = (r.result as { tx_hash: string }).tx_hash;
+      const tx = await confirmed(hash);
+      await ws.next(`the vault event of ${method} ${hash}`, (e) => e.type.startsWith('vault_') && (e.data as Record<string, unknown> | undefined)?.tx_hash === hash, 30_000);
+      return tx;
     };
     await via('add_vault_member', { ...vop(dora, 'add_vault_member', { member: eve.address, requester: dora.address }), vault: VAULT });
     await via('set_vault_threshold', { ...vop(dora, 'set_vault_threshold', { threshold: 2, requester: dora.address }), vault: VAULT });
@@ -206,6 +212,84 @@ describe('vaults on a real devnet', () => {
     assert.equal(notMember.result, null);
     assert.match(String(notMember.error), /not a member/);
     assert.equal(await countOf(), proposalsBefore);
+
+    // The same signed body to the REST route and to its socket method: both refuse with one
+    // message (§45), and neither records anything.
+    const refusedAlike = async (method: string, path: string, signed: Record<string, unknown>, pathParams: Record<string, unknown>): Promise<string> => {
+      const rest = await postJson(gw(path), signed);
+      assert.ok(rest.status >= 400 && rest.status < 500, `${path}: ${rest.status} ${JSON.stringify(rest.body)}`);
+      const sock = await ws.rpc(method, { ...signed, ...pathParams });
+      assert.deepEqual([sock.result, sock.error], [null, rest.body.error], method);
+      return rest.body.error as string;
+    };
+    // The vault's socket events, relayed from the stored block events: once one arrives the
+    // gateway has seen its block, so its cached reads are no older than that block.
+    const vaultEvent = async (type: string, id: number, timeoutMs = 30_000): Promise<Record<string, unknown>> => {
+      const m = await ws.next(`${type} of proposal ${id}`, (e) => e.type === type && (e.data as Record<string, unknown> | undefined)?.vault === VAULT && (e.data as Record<string, unknown>).proposal_id === id, timeoutMs);
+      return m.data as Record<string, unknown>;
+    };
+    const proposalVia = async (id: number): Promise<Record<string, unknown>> => {
+      const list = ((await ws.rpc('get_vault_proposals', { vault: VAULT, limit: 100 })).result as { proposals: Array<Record<string, unknown>> }).proposals;
+      const found = list.find((p) => p.id === id);
+      assert.ok(found, `proposal ${id} of ${VAULT}`);
+      return found;
+    };
+    const membersVia = async (): Promise<[unknown, unknown]> => {
+      const c = (await ws.rpc('get_vault_config', { vault: VAULT })).result as { members: unknown; threshold: unknown };
+      return [c.members, c.threshold];
+    };
+    const membersPath = `/api/v1/vault/${VAULT}/members`;
+    const signPath = (id: number): string => `/api/v1/vault/${VAULT}/proposals/${id}/sign`;
+
+    // add_vault_member with remove: true is the removal (§45); refused while it would leave fewer members than the threshold.
+    const tooFew = await refusedAlike('add_vault_member', membersPath, vop(dora, 'remove_vault_member', { member: eve.address, requester: dora.address, remove: true }), { vault: VAULT });
+    assert.match(tooFew, /would leave 1 members, fewer than the threshold 2/);
+    assert.equal(await countOf(), proposalsBefore);
+
+    // The payout left open for want of funds expires: its socket event comes from the block at
+    // exactly its expires_height (30 blocks on the devnet), nothing is paid, and signing it is refused.
+    const bigOpen = await proposalVia(big.id);
+    assert.equal(bigOpen.expires_height, (bigOpen.created_height as number) + 30);
+    await vaultEvent('vault_proposal_expired', big.id, 120_000);
+    const expiresIn = async (h: number): Promise<boolean> =>
+      ((await getJson(`${rpc(1)}/api/v1/blocks/${h}/events`)).body.events as Array<{ type: string; data: Record<string, unknown> }>).some((e) => e.type === 'vault_proposal_expired' && e.data.vault === VAULT && e.data.proposal_id === big.id);
+    assert.deepEqual([await expiresIn((bigOpen.expires_height as number) - 1), await expiresIn(bigOpen.expires_height as number)], [false, true]);
+    const bigExpired = await proposalVia(big.id);
+    assert.deepEqual([bigExpired.status, bigExpired.executed_height, bigExpired.signatures], ['expired', null, [dora.address]]);
+    const eveAtExpiry = await balanceOf(eve.address);
+    assert.match(await refusedAlike('sign_vault_proposal', signPath(big.id), vop(eve, 'sign_vault_proposal', { signer: eve.address }), { vault: VAULT, id: big.id }), /is expired: only an open proposal can be signed/);
+    assert.deepEqual([await balanceOf(VAULT), await balanceOf(eve.address)], [480_000n, eveAtExpiry]);
+
+    // A membership change cancels an open payout: the outsider is to be paid and added; eve's
+    // signature executes the addition and, in that same transaction, cancels the payout.
+    const outsiderBefore = await balanceOf(outsider.address);
+    const pay = (await via('create_vault_proposal', { ...vop(dora, 'create_vault_proposal', { proposer: dora.address, to: outsider.address, amount: 10 }, 10), vault: VAULT })).proposal_id as number;
+    const add = (await via('add_vault_member', { ...vop(dora, 'add_vault_member', { member: outsider.address, requester: dora.address }), vault: VAULT })).proposal_id as number;
+    const adding = await via('sign_vault_proposal', { ...vop(eve, 'sign_vault_proposal', { signer: eve.address }), vault: VAULT, id: add });
+    const cancelled = await vaultEvent('vault_proposal_cancelled', pay);
+    assert.deepEqual([cancelled.by_proposal, cancelled.tx_hash], [add, adding.hash]);
+    assert.equal((await vaultEvent('vault_proposal_executed', add)).tx_hash, adding.hash);
+    assert.deepEqual([(await proposalVia(pay)).status, (await proposalVia(add)).status], ['cancelled', 'executed']);
+    assert.deepEqual(await membersVia(), [[dora.address, eve.address, outsider.address], 2]);
+    assert.deepEqual([await balanceOf(VAULT), await balanceOf(outsider.address)], [480_000n, outsiderBefore]);
+    const eveAtCancel = await balanceOf(eve.address);
+    assert.match(await refusedAlike('sign_vault_proposal', signPath(pay), vop(eve, 'sign_vault_proposal', { signer: eve.address }), { vault: VAULT, id: pay }), /is cancelled: only an open proposal can be signed/);
+    assert.deepEqual([await balanceOf(VAULT), await balanceOf(eve.address)], [480_000n, eveAtCancel]);
+
+    // The outsider removed again: a remove_member proposal through add_vault_member, executed by
+    // eve's signature; the vault leaves their list, and they are refused as a non-member once more.
+    const remove = (await via('add_vault_member', { ...vop(dora, 'remove_vault_member', { member: outsider.address, requester: dora.address, remove: true }), vault: VAULT })).proposal_id as number;
+    const removing = await via('sign_vault_proposal', { ...vop(eve, 'sign_vault_proposal', { signer: eve.address }), vault: VAULT, id: remove });
+    assert.equal((await vaultEvent('vault_proposal_executed', remove)).tx_hash, removing.hash);
+    const removal = await proposalVia(remove);
+    assert.deepEqual([removal.kind, removal.member, removal.status, removal.signatures], ['remove_member', outsider.address, 'executed', [dora.address, eve.address]]);
+    assert.deepEqual(await membersVia(), [[dora.address, eve.address], 2]);
+    assert.deepEqual(((await ws.rpc('list_member_vaults', { address: outsider.address })).result as { vaults: unknown[] }).vaults, []);
+    const proposalsAfter = await countOf();
+    const removedRefused = await refusedAlike('create_vault_proposal', `/api/v1/vault/${VAULT}/proposals`, vop(outsider, 'create_vault_proposal', { proposer: outsider.address, to: outsider.address, amount: 1 }, 1), { vault: VAULT });
+    assert.match(removedRefused, /not a member/);
+    assert.equal(await countOf(), proposalsAfter);
+    assert.deepEqual([await balanceOf(VAULT), await balanceOf(outsider.address)], [480_000n, outsiderBefore]);
     await sameRootEverywhere(net);
   });
 });
