@@ -23,7 +23,7 @@ import type { OperationSpec } from '../ops/operation.js';
 import { DEFERRED, verifyOperationSignatures, verifyWithState, type OperationSignaturePolicy } from '../ops/signature.js';
 import { admissionContext, readContext, type ContextEnv } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
-import { foreignSenderError, type ShardView } from '../crypto/shard.js';
+import { foreignRecipientError, foreignSenderError, type ShardView } from '../crypto/shard.js';
 import { recipientProblem, senderProblem } from './recipient.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 import { OPERATION_TARGET_PREFIX, operationOf, type BalanceHold, type SignatureLayout, type Tx } from '../model/types.js';
@@ -198,6 +198,7 @@ export class Admission {
     const f = parseSubmission(rawBody);
     // decisions.md §73: right after the shape, before signatures: the sender's shard executes it.
     if (!this.d.shards.owns(f.from)) throw foreignSenderError(this.d.shards, 'from', f.from);
+    if (!this.d.shards.owns(f.to)) throw foreignRecipientError(this.d.shards, f.to);
     const { canonical, hash } = txIdentityOfText(text, f.body);
     if (this.d.mempool.has(hash)) throw badRequest(`duplicate transaction ${hash}`);
     const state = this.d.store.state;
@@ -301,7 +302,7 @@ export class Admission {
     const takes = await declaredDebit(p, () => ctx);
     if (p.op.spec.debits === undefined) await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, takes);
     const input = { name: p.op.spec.name, body: verified.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer: authorized.signer };
-    const refused = p.op.spec.check ? await p.op.spec.check(ctx, input as never) : undefined;
+    const refused = (p.op.spec.check ? await p.op.spec.check(ctx, input as never) : undefined) ?? (p.op.spec.admit ? await p.op.spec.admit(ctx, input as never) : undefined);
     if (refused) throw refused;
     if (p.op.spec.debits !== undefined) await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, takes);
     const priced: Tx = { ...tx, sigVersion: verified.layout, gasPrice: effectiveGasPrice(p.gasPrice, verified.layout, baseFee) };

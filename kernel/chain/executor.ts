@@ -17,7 +17,7 @@ import { BlockEventLog, type EventSink } from './block-events.js';
 import { IndexStage, type IndexWrite } from '../state/index-stage.js';
 import { ownerOf } from '../auth/authorize.js';
 import { authorizeTx, declaredDebit } from './authorize-tx.js';
-import { foreignSenderError, type ShardView } from '../crypto/shard.js';
+import { foreignRecipientError, foreignSenderError, type ShardView } from '../crypto/shard.js';
 import { presentedKey } from '../auth/presented-key.js';
 import type { Signer, SignerGrant } from '../context/signer.js';
 import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
@@ -241,6 +241,7 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     // Admission's shard rule (decisions.md §73), asked again: a proposer may include a transaction
     // whose sender another shard owns; it has no account here to charge, so nothing is.
     if (!deps.shards.owns(tx.from)) return { ...NOTHING_CHARGED, error: foreignSenderError(deps.shards, 'sender', tx.from).message };
+    if (!deps.shards.owns(tx.to)) return { ...NOTHING_CHARGED, error: foreignRecipientError(deps.shards, tx.to).message };
     gas = deps.gasOf(tx);
     const declared = declaredGasLimit(tx);
     const below = declared === undefined ? undefined : gasLimitBelowBase(declared, gas);

@@ -22,9 +22,28 @@ test('a transfer from a sender of another shard is 400 with its shard, before si
     assert.match(err.message, /^from chain:[0-9a-f]{15}\.human belongs to shard 1; this node serves shard 0 of 2/);
     return true;
   });
-  await f.chain.admit(signTransfer(mine, { to: foreign.address, value: 5, nonce: 1 }), 0);
+  await f.chain.admit(signTransfer(mine, { to: mine2.address, value: 5, nonce: 1 }), 0);
   await f.block();
   assert.equal((await f.account(mine.address)).nonce, 1n);
+});
+
+test('a plain transfer to an address of another shard is 400 with its shard at admission, and fails in a block with nothing charged (no cross-shard lock in this build)', async () => {
+  const f = await makeChain({ shard: HERE, accounts: [mine].map((w) => ({ address: w.address, balance: 100n * COIN })) });
+  await assert.rejects(f.chain.admit(signTransfer(mine, { to: foreign.address, value: 5, nonce: 1 }), 0), (e: unknown) => {
+    const err = e as { status: number; message: string; extra?: Record<string, unknown> };
+    assert.equal(err.status, 400);
+    assert.equal(err.extra?.shard, 1);
+    assert.match(err.message, /^to chain:[0-9a-f]{15}\.human belongs to shard 1; this node serves shard 0/);
+    return true;
+  });
+  const tx = f.chain.rebuildTx('signed', signTransfer(mine, { to: foreign.address, value: 7, nonce: 1 }), 1n, 0);
+  f.chain.mempool.add(tx);
+  await f.block();
+  const stored = await f.chain.store.getTx(tx.hash);
+  assert.equal(stored?.receipt.status, 'failed');
+  assert.match(stored?.receipt.error ?? '', /belongs to shard 1; this node serves shard 0/);
+  assert.equal((await f.account(mine.address)).balance, 100n * COIN, 'no fee, no value');
+  assert.equal((await f.account(foreign.address)).balance, 0n);
 });
 
 test('a proposer that skips admission cannot land a foreign sender\'s transfer: it fails with nothing charged', async () => {

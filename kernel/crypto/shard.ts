@@ -50,6 +50,16 @@ export function foreignSenderError(view: ShardView, role: string, address: strin
 }
 
 /**
+ * decisions.md §74: a plain transfer whose `to` another shard owns is a cross-shard transfer, which
+ * this build does not serve yet (no lock, no proof, no relay): 400 with `shard`, at admission and
+ * in the block, rather than a credit here to an address that can never spend it on this shard.
+ */
+export function foreignRecipientError(view: ShardView, address: string): ChainError {
+  const owner = view.shardOf(address);
+  return new ChainError(400, `to ${address} belongs to shard ${owner}; this node serves shard ${view.id}, and cross-shard transfers are not served by this build`, 'send to an address of the same shard', { shard: owner });
+}
+
+/**
  * decisions.md §71, §73: a record (a name, `.node`, `.vault`, `.agent`) is created or acted on only
  * on the shard that owns its address; another shard's is 400 naming that shard, with `shard`.
  */

@@ -2,7 +2,7 @@ import { foreignReadError, isShardOwned, type ShardView } from '../crypto/shard.
 import type { RouteEntry, RpcHandler } from '../host/route-table.js';
 
 /** Path parameters that name an account or record address on the node's routes. */
-const ADDRESS_PARAMS = ['address', 'addr', 'owner'] as const;
+const ADDRESS_PARAMS = ['address', 'addr', 'owner', 'validator', 'account', 'vault'] as const;
 
 /**
  * decisions.md §73: a read naming an address another shard owns (`/accounts/:address` and its

@@ -111,6 +111,14 @@ export interface OperationSpec<S extends TObject = TObject> {
    * follows decisions.md §31.
    */
   check?(ctx: ReadContext, op: OperationInput<Static<S>>): Promise<ChainError | undefined>;
+  /**
+   * Admission only, after `check`: judgements that need the node's own resources (an off-chain
+   * VM pool with its queue and time limit) and so may answer differently on two validators. Never
+   * run in the block, so nothing here may be a rule: `execute` judges again with the block's own
+   * resources (a deploy metered on the block thread). `check` runs in the block and must stay
+   * deterministic.
+   */
+  admit?(ctx: ReadContext, op: OperationInput<Static<S>>): Promise<ChainError | undefined>;
   /** Applies the operation in the block; a throw fails it with its writes rolled back, fee and nonce kept. */
   execute(ctx: TxContext, op: OperationInput<Static<S>>): Promise<OperationResult | void>;
 }

@@ -34,7 +34,7 @@ function contractRuntimes(): { readonly blocks: ContractRuntime; readonly offcha
  * (400 refused, 503 when the node's contract threads are busy). The block charges the storage fee
  * of all it stores (chain/state-growth.ts) and fails the deploy if the account cannot pay it then.
  */
-async function admitDeploy(ctx: ReadContext, s: Settings, req: ResolvedDeploy, account: string, owed: bigint, owner: string, txHash: string): Promise<void> {
+async function admitDeploy(ctx: ReadContext, s: Settings, req: ResolvedDeploy, account: string, owed: bigint, owner: string, txHash: string, meter: 'offchain' | 'none'): Promise<void> {
   const codeHash = sha3Hex0x(req.bytecode);
   // decisions.md §51: a template's fee is covered at admission besides the fee (400), taken in the block only if the deploy succeeds.
   const templateFee = req.templateUse?.fee ?? 0n;
@@ -48,7 +48,9 @@ async function admitDeploy(ctx: ReadContext, s: Settings, req: ResolvedDeploy, a
     const { balance } = await ctx.accounts.getCore(account);
     if (fee > 0n && balance < fee + alsoOwed) throw badRequest(`insufficient balance for the storage fee: storing ${req.bytecode.length} bytes of new code costs at least ${fee} ucoin (storage_byte_price beyond storage_free_bytes, GET /api/v1/gas/estimate) besides ${alsoOwed} of fee and value; ${account} has ${balance}`);
   }
-  await contractRuntimes().offchain.meter(codeHash, req.bytecode, s.limits, true);
+  // The off-chain pool has a queue and a time limit of its own: its answer may differ between
+  // validators, so only admission asks it; the block meters on its own thread (executeDeploy).
+  if (meter === 'offchain') await contractRuntimes().offchain.meter(codeHash, req.bytecode, s.limits, true);
   // After the bytecode checks (400), the gate (decisions.md §47: 403, nothing charged).
   const verdict = await deployGate.verdict(ctx, { owner, address: contractAddress(owner, txHash, ctx.shard), codeHash, bytecode: req.bytecode });
   if (verdict.refused) throw verdict.refused;
@@ -85,7 +87,13 @@ const deployOperation = defineOperation({
   async check(ctx, op) {
     const s = await readSettings(ctx.params);
     // The kernel checked the fee of the limit against the payer before this; the base counts here when the account pays it.
-    await admitDeploy(ctx, s, await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode)), op.signer.account, op.signer.payer === op.signer.account ? BigInt(CONTRACT_BASE_GAS) * (await ctx.params.get('base_fee')) : 0n, op.actor, op.txHash);
+    await admitDeploy(ctx, s, await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode)), op.signer.account, op.signer.payer === op.signer.account ? BigInt(CONTRACT_BASE_GAS) * (await ctx.params.get('base_fee')) : 0n, op.actor, op.txHash, 'none');
+    return undefined;
+  },
+  async admit(ctx, op) {
+    const s = await readSettings(ctx.params);
+    const req = await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode));
+    await contractRuntimes().offchain.meter(sha3Hex0x(req.bytecode), req.bytecode, s.limits, true);
     return undefined;
   },
   async execute(ctx, op) {
@@ -182,7 +190,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
       if (tx.target === DEPLOY_ADDRESS) {
         const s = await readSettings(ctx.params);
         try {
-          await admitDeploy(ctx, s, await resolveDeploy(ctx, deployFromData(tx.data, s.maxBytecode)), tx.from, tx.value + feeOfLimit(tx.body.gas_limit, Number(tx.gasPrice), CONTRACT_BASE_GAS), tx.from, tx.hash);
+          await admitDeploy(ctx, s, await resolveDeploy(ctx, deployFromData(tx.data, s.maxBytecode)), tx.from, tx.value + feeOfLimit(tx.body.gas_limit, Number(tx.gasPrice), CONTRACT_BASE_GAS), tx.from, tx.hash, 'offchain');
         } catch (err) {
           if (isChainError(err)) return err;
           throw err;

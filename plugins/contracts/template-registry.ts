@@ -8,8 +8,10 @@ import { templates, templateUsage, type RegisteredTemplate } from './template-st
 export interface TemplateUse {
   readonly id: string;
   readonly fee: bigint;
-  /** Who the fee goes to; none for a shipped template (fee 0). */
+  /** Who the fee went to at registration; none for a shipped template (fee 0). */
   readonly payee: string | undefined;
+  /** The author `.node`: its owner in the deploy's block is paid (§51), `payee` if it has none. */
+  readonly author?: string;
 }
 
 /** A deploy with its bytecode settled: given, or the named template's. */
@@ -39,7 +41,7 @@ export async function resolveDeploy(ctx: Pick<ReadContext, 'store'>, req: Deploy
     if (t.status === 'deprecated') throw badRequest(`template ${id} is deprecated: it takes no new deploys`);
     bytes = await code.get(ctx.store, t.bytecode_hash);
     if (bytes === undefined) throw notFound(`template ${id} has no stored bytecode`);
-    use = { id, fee: t.fee_unro, payee: t.payee };
+    use = { id, fee: t.fee_unro, payee: t.payee, author: t.author };
   }
   if (req.bytecode !== null && !sameBytes(req.bytecode, bytes)) throw badRequest(`the bytecode differs from template ${id}'s (${sha3Hex0x(req.bytecode)} is not ${sha3Hex0x(bytes)}); omit it to deploy the template's`);
   return { ...req, bytecode: bytes, templateUse: use };
@@ -57,7 +59,9 @@ export async function payTemplate(ctx: TxContext, payer: string, use: TemplateUs
   if (use.fee > 0n && use.payee !== undefined) {
     const { balance } = await ctx.accounts.getCore(payer);
     if (balance < use.fee) throw badRequest(`insufficient balance for the template fee: template ${use.id} costs ${use.fee} ucoin, ${payer} has ${balance}`);
-    await ctx.accounts.transfer(payer, use.payee, use.fee);
+    // §51: the author's owner now, as a plain transfer to the `.node` would land (it may have changed hands since registration).
+    const owner = use.author === undefined ? use.payee : await ctx.payee(use.author);
+    await ctx.accounts.transfer(payer, typeof owner === 'string' ? owner : use.payee, use.fee);
   }
   const u = (await templateUsage.get(ctx.store, use.id)) ?? { uses: 0, earned: 0n };
   templateUsage.set(ctx.store, use.id, { uses: u.uses + 1, earned: u.earned + (use.payee === undefined ? 0n : use.fee) });

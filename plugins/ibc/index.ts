@@ -34,6 +34,9 @@ function keyList(variable: string, text: string): string[] {
  * in consensus by the kernel light client. Operators relay (their keys are in state, seeded at
  * genesis); every account may send its own coins and redeem its vouchers.
  */
+/** The native coin's base denom on the wire when no genesis variable names another (schemas.ts's default). */
+const DEFAULT_NATIVE_DENOM = 'ucoin';
+
 export const ibcPlugin = definePlugin<IbcOptions, NodeServices>({
   name: 'ibc',
   kind: 'state',
@@ -55,11 +58,14 @@ export const ibcPlugin = definePlugin<IbcOptions, NodeServices>({
       settings.set(ctx.store, seed(ctx.genesis.chain_id));
     });
     let compared = false;
-    // A network that activates the plugin after genesis seeds it in its first block.
+    // A network that activates the plugin after genesis seeds it in its first block, from nothing
+    // a node's own variables say: this runs in consensus, where validators started with other
+    // lists would write other states. No operators and no key restriction, the native denom's
+    // default; the list of operators is then the chain's to change, never a node's.
     api.hooks.beginBlock.tapPromise(api.name, async (ctx) => {
       const current = await settings.get(ctx.store);
       if (current === undefined) {
-        settings.set(ctx.store, seed(ctx.block.chainId));
+        settings.set(ctx.store, { chain_id: ctx.block.chainId, operators: [], trusted_keys: [], native_denom: DEFAULT_NATIVE_DENOM });
       } else if (!compared) {
         // §63: rights are read from state; a node started with another list says so once and follows the chain.
         compared = true;

@@ -60,7 +60,8 @@ function abiProblem(text: string): ChainError | undefined {
   return undefined;
 }
 
-async function registerProblem(ctx: ReadContext, deps: TemplateDeps, where: 'admission' | 'block', b: RegisterBody): Promise<ChainError | undefined> {
+/** `check`: the rules, no metering (it runs in the block too); `block`: the rules and the block thread's metering. */
+async function registerProblem(ctx: ReadContext, deps: TemplateDeps, where: 'check' | 'block', b: RegisterBody): Promise<ChainError | undefined> {
   if (addressKind(b.author) !== 'node') return forbidden(`author ${b.author} is not a .node: templates are registered by a .node acting through its owner (decisions.md §51)`);
   if (b.category !== undefined && !LABEL.test(b.category)) return badRequest('category must be a label: 1 to 32 of a-z, 0-9 and -, not starting or ending with -');
   const abi = abiProblem(b.abi_json ?? '{}');
@@ -74,7 +75,7 @@ async function registerProblem(ctx: ReadContext, deps: TemplateDeps, where: 'adm
   const hash = sha3Hex0x(bytes);
   try {
     checkCodeShape(bytes);
-    await deps.meter(where, hash, bytes, s);
+    if (where === 'block') await deps.meter('block', hash, bytes, s);
   } catch (err) {
     if (isChainError(err)) return err;
     throw err;
@@ -96,7 +97,19 @@ export function templateOperations(deps: TemplateDeps) {
     gas: CONTRACT_BASE_GAS,
     mainKeyOnly: 'register a template as its author',
     async check(ctx, op) {
-      return registerProblem(ctx, deps, 'admission', op.body);
+      return registerProblem(ctx, deps, 'check', op.body);
+    },
+    async admit(ctx, op) {
+      // The off-chain pool's queue and time limit are this node's own: admission only (operation.ts `admit`).
+      const bytes = parseHex(op.body.bytecode_hex);
+      if (bytes === null) return badRequest('bytecode_hex is not hex');
+      try {
+        await deps.meter('admission', sha3Hex0x(bytes), bytes, await readSettings(ctx.params));
+      } catch (err) {
+        if (isChainError(err)) return err;
+        throw err;
+      }
+      return undefined;
     },
     async execute(ctx, op) {
       // The kernel ran check on the block's state without the VM pass; this is the block's own.
