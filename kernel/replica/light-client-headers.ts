@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { SET_CHANGE_DELAY } from '../state/validator-history.js';
 import type { Chain } from '../chain/chain.js';
 import type { Validator } from '../consensus/types.js';
 import type { KvOp, KvStore } from '../state/kv.js';
@@ -293,6 +294,16 @@ export class LightClientHeaders {
     const h = msg.height;
     if (h > this.processed) {
       if (h > this.processed + AHEAD) return;
+      // Only names of the set in force (known up to head + SET_CHANGE_DELAY, the nearest known set
+      // beyond): a peer cannot take the slots of a height with invented validators and crowd out
+      // the genuine signatures, which their signers send once.
+      const known = this.o.chain.head.height + SET_CHANGE_DELAY;
+      const set = await this.o.chain.validatorSetAt(Math.min(h, known));
+      if (!set.some((v) => v.address === msg.validator)) {
+        // Beyond the known set a joining validator is not listed yet: dropped, not the sender's fault.
+        if (h <= known) this.report(from, 'light-client header signature names no validator of the set');
+        return;
+      }
       let at = this.parked.get(h);
       if (at === undefined) this.parked.set(h, (at = new Map()));
       // One per validator and height; which set a height has is known only once it commits, so
