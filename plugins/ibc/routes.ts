@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, isAddress, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { defineRoute, isAddress, countedPage, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { ChannelView, ClientView, DenomView, PacketView, VoucherView } from './schemas.js';
-import { channels, clientRoots, clients, denoms, packets, vouchers } from './store.js';
+import { channels, clientRoots, clients, denoms, packetCount, packets, vouchers } from './store.js';
 import { KEPT_ROOTS } from './client.js';
 import { channelView, clientView, denomView, packetView, voucherHuman } from './views.js';
 import { readSettings } from './rules.js';
@@ -77,11 +77,18 @@ export function serveIbcRoutes(routes: RouteTable, s: NodeServices): void {
     s.query.run('ibc', async (ctx) => {
       const { limit, offset } = toPage(req.query);
       const q = req.query;
+      const native = (await readSettings(ctx.store)).native_denom;
+      const filtered = [q.channel, q.direction, q.status, q.kind, q.sender, q.receiver, q.id].some((f) => f !== undefined);
+      if (!filtered) {
+        // The whole list, newest first: one bounded scan and the count, never every record.
+        const page = await packets.scan(ctx.store, { reverse: true, limit: offset + limit });
+        const total = (await packetCount.get(ctx.store)) ?? 0;
+        return countedPage('packets', page.slice(offset).map((e) => packetView(e.value, native)), total, limit, offset);
+      }
       const all = await packets.scan(ctx.store, { reverse: true });
       const rows = all
         .map((e) => e.value)
         .filter((p) => (q.channel === undefined || p.channel === q.channel) && (q.direction === undefined || p.direction === q.direction) && (q.status === undefined || p.status === q.status) && (q.kind === undefined || p.kind === q.kind) && (q.sender === undefined || p.sender === q.sender) && (q.receiver === undefined || p.receiver === q.receiver) && (q.id === undefined || p.id === q.id));
-      const native = (await readSettings(ctx.store)).native_denom;
       return listPage('packets', rows.map((p) => packetView(p, native)), limit, offset);
     }),
   );
