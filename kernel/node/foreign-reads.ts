@@ -4,6 +4,11 @@ import type { RouteEntry, RpcHandler } from '../host/route-table.js';
 /** Path parameters that name an account or record address on the node's routes. */
 const ADDRESS_PARAMS = ['address', 'addr', 'owner', 'validator', 'account', 'vault'] as const;
 
+/** Whether a route's path names an address the shard guard judges (so it may answer §73's 404). */
+export function namesGuardedAddress(path: string): boolean {
+  return ADDRESS_PARAMS.some((p) => path.includes(`:${p}`));
+}
+
 /**
  * decisions.md §73: a read naming an address another shard owns (`/accounts/:address` and its
  * sub-paths, `/staking/info/:address`, `/nodes/:address`, …) is answered 404 with `shard`, by

@@ -7,6 +7,7 @@ import { isHttpReply } from '../rpc/respond.js';
 import type { HttpReply } from '../rpc/index.js';
 import type { DeclaredRoute } from '../host/declared-route.js';
 import type { RouteEntry, RpcHandler, RpcRequest } from '../host/route-table.js';
+import { namesGuardedAddress } from './foreign-reads.js';
 
 /** Set to `1` (the test runner does for integration tests) to check every declared route's answers. */
 export const VALIDATE_RESPONSES_ENV = 'CHAIN_VALIDATE_RESPONSES';
@@ -22,6 +23,8 @@ export function allowedStatuses(route: DeclaredRoute, service: 'node' | 'gateway
   const body = route.body as { properties?: Record<string, unknown> } | undefined;
   if (body?.properties !== undefined && 'signature' in body.properties) out.add(401);
   if (route.proves !== undefined) out.add(503);
+  // decisions.md §73: on a sharded network every node read naming an address another shard owns is 404 with `shard` (foreign-reads.ts).
+  if (service === 'node' && route.method === 'GET' && namesGuardedAddress(route.path)) out.add(404);
   if (service === 'gateway') for (const s of [502, 503]) out.add(s);
   return out;
 }

@@ -29,7 +29,7 @@ test('chain devnet: 4 validators and a gateway on loopback, ready line, only the
     void exited.then((code) => rej(new Error(`devnet exited (${code}) before ready:\n${lines.join('\n')}`)));
   });
   try {
-    assert.match(lines.join('\n'), /devnet ready: 4 validator\(s\) and a gateway, data in /);
+    assert.match(lines.join('\n'), /devnet ready: 4 validator\(s\) and a gateway, chain devnet-[0-9a-f]{6}, data in /);
     for (let i = 0; i < 4; i++) {
       const h = await getJson(`http://127.0.0.1:${rpc + i}/health`);
       assert.equal(h.body.validator_count, 4);
