@@ -47,6 +47,11 @@ export interface Devnet {
   readonly shards: number;
   readonly gatewayUrl: string | null;
   readonly nodes: ChildProcess[];
+  /**
+   * The variables every node of this network must start with to compute its genesis state
+   * (the IBC operator list, plugins/ibc/README.md): a node joining later (a new validator) takes them too.
+   */
+  readonly networkEnv: Readonly<Record<string, string>>;
   stop(): Promise<void>;
   /** Stops validator i (SIGTERM) and waits for it to exit; its data stays. */
   stopValidator(i: number): Promise<void>;
@@ -242,5 +247,5 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   log(`devnet ready: ${shards > 1 ? `${shards} shards of ${o.validators} validator(s)` : `${o.validators} validator(s)`}${gatewayUrl ? ' and a gateway' : ''}, chain ${(JSON.parse(readFileSync(genesisFile, 'utf8')) as GenesisDoc).chain_id}, data in ${dir}`);
   rpcUrls.forEach((u, i) => log(`  validator-${i}${shards > 1 ? ` (shard ${shardOfValidator(i)})` : ''} RPC ${u}   log ${join(dir, `validator-${i}.log`)}`));
   if (gatewayUrl) log(`  gateway ${gatewayUrl}  (WebSocket ${gatewayUrl.replace('http', 'ws')}/ws)   log ${join(dir, 'gateway.log')}`);
-  return { dir, rpcUrls, shards, gatewayUrl, nodes, stop, stopValidator, startValidator };
+  return { dir, rpcUrls, shards, gatewayUrl, nodes, networkEnv: { CHAIN_IBC_OPERATOR_PUBKEYS: ibcOperators }, stop, stopValidator, startValidator };
 }

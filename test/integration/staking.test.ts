@@ -187,7 +187,8 @@ describe('staking on a real devnet', () => {
     const [p2p] = await freePorts(1);
     alphaNode = await spawnChainProcess(
       ['node', '--network', 'devnet', '--data-dir', join(net.dir, 'node-alpha'), '--genesis', join(net.dir, 'genesis.json'), '--key', join(net.dir, 'keys', 'alpha.json'), '--rpc-port', '0', '--p2p-port', String(p2p), '--seeds', net.p2pAddresses.join(',')],
-      { CHAIN_LOG_LEVEL: 'info', CHAIN_MIN_VALIDATORS: '4', CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_RPC_RATE_LIMIT: '100000', CHAIN_RPC_TRUSTED_IPS: '127.0.0.1' },
+      // The network's variables first: its genesis state depends on them (the IBC operator list).
+      { ...net.networkEnv, CHAIN_LOG_LEVEL: 'info', CHAIN_MIN_VALIDATORS: '4', CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_RPC_RATE_LIMIT: '100000', CHAIN_RPC_TRUSTED_IPS: '127.0.0.1' },
       /"port":(\d+).*node RPC listening/,
     );
     for (const url of everyRpc()) {
