@@ -48,10 +48,19 @@ async function admitDeploy(ctx: ReadContext, s: Settings, req: ResolvedDeploy, a
     const { balance } = await ctx.accounts.getCore(account);
     if (fee > 0n && balance < fee + alsoOwed) throw badRequest(`insufficient balance for the storage fee: storing ${req.bytecode.length} bytes of new code costs at least ${fee} ucoin (storage_byte_price beyond storage_free_bytes, GET /api/v1/gas/estimate) besides ${alsoOwed} of fee and value; ${account} has ${balance}`);
   }
-  // The off-chain pool has a queue and a time limit of its own: its answer may differ between
-  // validators, so only admission asks it; the block meters on its own thread (executeDeploy).
-  if (meter === 'offchain') await contractRuntimes().offchain.meter(codeHash, req.bytecode, s.limits, true);
-  // After the bytecode checks (400), the gate (decisions.md §47: 403, nothing charged).
+  if (meter === 'offchain') await meterThenGate(ctx, s, req, owner, txHash);
+}
+
+/**
+ * Admission's bytecode checks (400) on the off-chain pool, then the gate (decisions.md §47: 403,
+ * nothing charged), in the order the block judges them (executeDeploy). The pool has a queue and
+ * a time limit of its own, so its answer may differ between validators: only admission asks it
+ * (an operation's `admit`, a plain transaction's `checkTx`); the block meters on its own thread
+ * and runs the gate again there.
+ */
+async function meterThenGate(ctx: ReadContext, s: Settings, req: ResolvedDeploy, owner: string, txHash: string): Promise<void> {
+  const codeHash = sha3Hex0x(req.bytecode);
+  await contractRuntimes().offchain.meter(codeHash, req.bytecode, s.limits, true);
   const verdict = await deployGate.verdict(ctx, { owner, address: contractAddress(owner, txHash, ctx.shard), codeHash, bytecode: req.bytecode });
   if (verdict.refused) throw verdict.refused;
 }
@@ -92,8 +101,7 @@ const deployOperation = defineOperation({
   },
   async admit(ctx, op) {
     const s = await readSettings(ctx.params);
-    const req = await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode));
-    await contractRuntimes().offchain.meter(sha3Hex0x(req.bytecode), req.bytecode, s.limits, true);
+    await meterThenGate(ctx, s, await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode)), op.actor, op.txHash);
     return undefined;
   },
   async execute(ctx, op) {

@@ -75,7 +75,10 @@ async function registerProblem(ctx: ReadContext, deps: TemplateDeps, where: 'che
   const hash = sha3Hex0x(bytes);
   try {
     checkCodeShape(bytes);
-    if (where === 'block') await deps.meter('block', hash, bytes, s);
+    // In `check` (admission and block alike) no metering and no gate: `admit` meters off-chain
+    // then gates, `execute` meters on the block thread then gates, so both answer 400 before 403.
+    if (where === 'check') return undefined;
+    await deps.meter('block', hash, bytes, s);
   } catch (err) {
     if (isChainError(err)) return err;
     throw err;
@@ -103,13 +106,14 @@ export function templateOperations(deps: TemplateDeps) {
       // The off-chain pool's queue and time limit are this node's own: admission only (operation.ts `admit`).
       const bytes = parseHex(op.body.bytecode_hex);
       if (bytes === null) return badRequest('bytecode_hex is not hex');
+      const hash = sha3Hex0x(bytes);
       try {
-        await deps.meter('admission', sha3Hex0x(bytes), bytes, await readSettings(ctx.params));
+        await deps.meter('admission', hash, bytes, await readSettings(ctx.params));
       } catch (err) {
         if (isChainError(err)) return err;
         throw err;
       }
-      return undefined;
+      return (await deps.gate.verdict(ctx, { owner: op.body.author, address: TEMPLATES_ADDRESS, codeHash: hash, bytecode: bytes })).refused;
     },
     async execute(ctx, op) {
       // The kernel ran check on the block's state without the VM pass; this is the block's own.
