@@ -1,5 +1,5 @@
 import { ConfigError, definePlugin, type NodeServices } from '../../kernel/sdk.js';
-import { IbcOptionsSchema } from './schemas.js';
+import { DEFAULT_NATIVE_DENOM, IbcOptionsSchema } from './schemas.js';
 import { IBC_STORES, settings } from './store.js';
 import { IBC_EVENTS } from './events.js';
 import { IBC_PARAMS } from './params.js';
@@ -34,9 +34,6 @@ function keyList(variable: string, text: string): string[] {
  * in consensus by the kernel light client. Operators relay (their keys are in state, seeded at
  * genesis); every account may send its own coins and redeem its vouchers.
  */
-/** The native coin's base denom on the wire when no genesis variable names another (schemas.ts's default). */
-const DEFAULT_NATIVE_DENOM = 'ucoin';
-
 export const ibcPlugin = definePlugin<IbcOptions, NodeServices>({
   name: 'ibc',
   kind: 'state',

@@ -5,11 +5,14 @@ import { Type } from '@sinclair/typebox';
  * signed fields), read answers, and the node options. Amounts are ucoin integers with `*_human`.
  */
 
+/** The native coin's base denom on the wire when no variable names another. */
+export const DEFAULT_NATIVE_DENOM = 'ucoin';
+
 export const IbcOptionsSchema = Type.Object(
   {
     operator_pubkeys: Type.String({ default: '', description: 'CHAIN_IBC_OPERATOR_PUBKEYS: comma-separated hex keys seeded into genesis state as IBC operators' }),
     trusted_pubkeys: Type.String({ default: '', description: 'CHAIN_IBC_TRUSTED_PUBKEYS: when non-empty, every key of a client\'s set must be listed (seeded into genesis state)' }),
-    native_denom: Type.String({ default: 'ucoin', pattern: '^[a-zA-Z][a-zA-Z0-9]{0,63}$', description: 'CHAIN_IBC_NATIVE_DENOM: the base denom on the wire (seeded into genesis state)' }),
+    native_denom: Type.String({ default: DEFAULT_NATIVE_DENOM, pattern: '^[a-zA-Z][a-zA-Z0-9]{0,63}$', description: 'CHAIN_IBC_NATIVE_DENOM: the base denom on the wire (seeded into genesis state)' }),
     require_header: Type.Boolean({ default: true, description: 'CHAIN_IBC_REQUIRE_HEADER: must stay on (decisions.md §63)' }),
     require_packet_commitment: Type.Boolean({ default: true, description: 'CHAIN_IBC_REQUIRE_PACKET_COMMITMENT: must stay on (decisions.md §63)' }),
   },
