@@ -9,6 +9,8 @@ import { CLI, getJson, until } from '../helpers/node-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { NetnsCluster, type NetnsHost } from './netns.js';
 import { Faults } from './faults.js';
+import { makeKeyFile, writeKeyFile } from '../../kernel/crypto/keyfile.js';
+import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import type { BlockView } from './history/chain-agreement.js';
 
 const P2P_PORT = 26656;
@@ -26,7 +28,9 @@ export interface ValidatorHost {
  * Validators on hosts of their own (network namespaces on one bridge), for fault scenarios: the
  * genesis and keys come from the devnet's files, made with each validator's address on its host;
  * every node binds its host's IP and seeds from the others. `faults` cuts, pauses and kills;
- * `start(i, env)` restarts a node on its data (a skewed clock: `skewedEnv`).
+ * `start(i, env)` restarts a node on its data (a skewed clock: `skewedEnv`). `followers` adds
+ * hosts past the validators for full nodes that are not validators (a key of their own, not in
+ * the genesis), left stopped until a scenario starts them (`start(i, env, ['--snapshot-from', url])`).
  */
 export class ValidatorHosts {
   readonly nodes: ValidatorHost[];
@@ -36,6 +40,8 @@ export class ValidatorHosts {
     readonly dir: string,
     private readonly files: { genesisFile: string; keyFiles: string[] },
     private readonly env: NodeJS.ProcessEnv,
+    /** How many of the hosts are validators (the rest: followers). */
+    readonly validators: number,
   ) {
     this.nodes = cluster.hosts.map((host) => ({ host, url: `http://${host.ip}:${RPC_PORT}`, dataDir: join(dir, `node-${host.index}`), proc: null, logs: [] }));
     this.faults = new Faults(cluster);
@@ -45,14 +51,19 @@ export class ValidatorHosts {
     return NetnsCluster.unavailable();
   }
 
-  static async start(n: number, env: NodeJS.ProcessEnv = {}, envOf: (i: number) => NodeJS.ProcessEnv = () => ({})): Promise<ValidatorHosts> {
-    const cluster = NetnsCluster.create(n);
+  static async start(n: number, env: NodeJS.ProcessEnv = {}, envOf: (i: number) => NodeJS.ProcessEnv = () => ({}), followers = 0): Promise<ValidatorHosts> {
+    const cluster = NetnsCluster.create(n + followers);
     try {
       const dir = tempDir('faults-');
       const files = prepareDevnet({ validators: n, dir, reset: false, p2pEndpoint: (i) => `${cluster.hosts[i]!.ip}:${P2P_PORT}` });
+      for (let i = n; i < n + followers; i++) {
+        const keyFile = join(dir, `follower-${i}.json`);
+        writeKeyFile(keyFile, makeKeyFile(nobleProvider, new Uint8Array(32).fill(200 + i), `follower-${i}`).file);
+        files.keyFiles.push(keyFile);
+      }
       setSigningChainId((JSON.parse(readFileSync(files.genesisFile, 'utf8')) as { chain_id: string }).chain_id);
-      const v = new ValidatorHosts(cluster, dir, files, { CHAIN_BLOCK_MS: '100', CHAIN_EMPTY_BLOCK_MS: '400', CHAIN_MIN_VALIDATORS: String(n), CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_VERIFY_WORKERS: '0', ...env });
-      await Promise.all(v.nodes.map((_, i) => v.start(i, envOf(i))));
+      const v = new ValidatorHosts(cluster, dir, files, { CHAIN_BLOCK_MS: '100', CHAIN_EMPTY_BLOCK_MS: '400', CHAIN_MIN_VALIDATORS: String(n), CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_VERIFY_WORKERS: '0', ...env }, n);
+      await Promise.all(v.nodes.slice(0, n).map((_, i) => v.start(i, envOf(i))));
       return v;
     } catch (err) {
       await cluster.destroy();
@@ -60,11 +71,12 @@ export class ValidatorHosts {
     }
   }
 
-  /** Starts validator i on its data dir; resolves once its RPC listens. */
-  async start(i: number, env: NodeJS.ProcessEnv = {}): Promise<void> {
+  /** Starts node i (a validator, or a follower past them) on its data dir; resolves once its RPC listens. */
+  async start(i: number, env: NodeJS.ProcessEnv = {}, extraArgs: readonly string[] = []): Promise<void> {
     const node = this.nodes[i]!;
-    const seeds = this.nodes.filter((_, j) => j !== i).map((n) => `${n.host.ip}:${P2P_PORT}`).join(',');
-    const argv = [process.execPath, ...NODE_V8_FLAGS, CLI, 'node', '--network', 'devnet', '--data-dir', node.dataDir, '--genesis', this.files.genesisFile, '--key', this.files.keyFiles[i]!, '--rpc-host', node.host.ip, '--rpc-port', String(RPC_PORT), '--p2p-host', node.host.ip, '--p2p-port', String(P2P_PORT), '--seeds', seeds];
+    // Every node seeds from the validators; a follower is no one's seed.
+    const seeds = this.nodes.filter((_, j) => j !== i && j < this.validators).map((n) => `${n.host.ip}:${P2P_PORT}`).join(',');
+    const argv = [process.execPath, ...NODE_V8_FLAGS, CLI, 'node', '--network', 'devnet', '--data-dir', node.dataDir, '--genesis', this.files.genesisFile, '--key', this.files.keyFiles[i]!, '--rpc-host', node.host.ip, '--rpc-port', String(RPC_PORT), '--p2p-host', node.host.ip, '--p2p-port', String(P2P_PORT), '--seeds', seeds, ...extraArgs];
     const proc = this.cluster.spawn(node.host, argv, { env: { ...process.env, ...this.env, ...env } });
     node.proc = proc;
     createInterface({ input: proc.stdout! }).on('line', (l) => node.logs.push(l));
@@ -73,7 +85,7 @@ export class ValidatorHosts {
       createInterface({ input: proc.stdout! }).on('line', (l) => {
         if (l.includes('node RPC listening')) res();
       });
-      proc.once('exit', (code) => rej(new Error(`validator ${i} exited (${code}):\n${node.logs.slice(-20).join('\n')}`)));
+      proc.once('exit', (code) => rej(new Error(`node ${i} exited (${code}):\n${node.logs.slice(-20).join('\n')}`)));
     });
   }
 
@@ -125,13 +137,17 @@ export class ValidatorHosts {
         const b = await getJson(`${this.nodes[i]!.url}/api/v1/blocks/${h}`);
         if (b.status === 200) list.push({ height: h, hash: String(b.body.hash), stateRoot: String(b.body.state_root) });
       }
-      views.set(`validator ${i}`, list);
+      views.set(this.label(i), list);
     }
     return views;
   }
 
+  label(i: number): string {
+    return i < this.validators ? `validator ${i}` : `follower ${i}`;
+  }
+
   logsMatching(re: RegExp): string[] {
-    return this.nodes.flatMap((n, i) => n.logs.filter((l) => re.test(l)).map((l) => `validator ${i}: ${l}`));
+    return this.nodes.flatMap((n, i) => n.logs.filter((l) => re.test(l)).map((l) => `${this.label(i)}: ${l}`));
   }
 
   async destroy(): Promise<void> {
