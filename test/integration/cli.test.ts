@@ -179,6 +179,12 @@ describe('the CLI on a devnet: chain op, the wallet verbs, chain top', () => {
     const refused = spawnSync(process.execPath, [CLI, 'send', '--key', alice.file, '--to', bob.address, '--amount', '1000000', '--rpc', net.rpcUrls[0]!], { encoding: 'utf8' });
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /the node answered 400: insufficient balance/);
+    // --no-wait: the node's acceptance, printed before the block; the transfer then lands.
+    const queued = JSON.parse((await cli(['send', '--key', alice.file, '--to', bob.address, '--amount', '7ucoin', '--no-wait', '--json', '--rpc', net.rpcUrls[0]!])).stdout) as Record<string, unknown>;
+    assert.equal(queued.status, 'pending', JSON.stringify(queued));
+    assert.match(queued.tx_hash as string, /^0x[0-9a-f]{64}$/);
+    const landed = await waitConfirmed(net.rpcUrls[0]!, queued.tx_hash as string);
+    assert.deepEqual([landed.status, landed.value], ['confirmed', 7]);
     const typo = chain(['send', '--key', alice.file, '--to', bob.address, '--amount', '1.0000001']);
     assert.equal(typo.code, 1);
     assert.match(typo.err, /--amount "1\.0000001": give COIN as decimal text/);
