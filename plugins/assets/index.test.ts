@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, refused, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { signAssetOp } from '../../test/helpers/asset-ops.js';
 import { assetHoldings } from '../../test/helpers/supply-model.js';
+import { heldCoins } from '../../cli/audit/held-coins.js';
 import { assetsPlugin } from './index.js';
 import { definePlugin, type Tx } from '../../kernel/sdk.js';
 import { assetId, EXCHANGE_ESCROW, orderedPair, poolId } from './public.js';
@@ -13,6 +14,8 @@ const COIN = 1_000_000n;
 const alice = labelledWallet('assets-alice');
 const bob = labelledWallet('assets-bob');
 const carol = labelledWallet('assets-carol');
+/** Holds 50 COIN only: moves of far more asset units than that must not be held against it. */
+const dave = labelledWallet('assets-dave');
 let nonce = 1_960_000_000_000;
 
 /** A byzantine proposer's list, put in place of the honest one after every plugin's prepareProposal (listed last). */
@@ -34,13 +37,16 @@ const byzantineProposer = definePlugin<Record<string, unknown>, unknown>({
   },
 });
 
+/** What the genesis of `chain` credits: three accounts of 100 000 COIN and dave's 50. */
+const GENESIS_COINS = 3n * 100_000n * COIN + 50n * COIN;
+
 async function chain(opts: { env?: 'mainnet' | 'testnet'; params?: Record<string, string>; requireTxV3?: boolean; peer?: boolean } = {}): Promise<Fixture> {
   const make = () =>
     makeChain({
       plugins: [assetsPlugin, byzantineProposer],
       env: opts.env ?? 'testnet',
       requireTxV3: opts.requireTxV3 ?? false,
-      accounts: [alice, bob, carol].map((w) => ({ address: w.address, balance: 100_000n * COIN })),
+      accounts: [...[alice, bob, carol].map((w) => ({ address: w.address, balance: 100_000n * COIN })), { address: dave.address, balance: 50n * COIN }],
       genesisParams: { asset_issue_fee: String(10n * COIN), ...opts.params },
     });
   const f = await make();
@@ -95,6 +101,10 @@ async function conserved(f: Fixture, minted: ReadonlyMap<string, bigint>): Promi
     assert.equal(a.supply + a.burned, minted.get(id), `asset ${id}: supply + burned = minted`);
   }
   assert.equal(h.escrowBalance, h.exchangeUcoin, 'the escrow holds exactly the exchange\'s ucoin');
+  // The coin: the escrow is an account, so balances (with it) and everything burned (issue fees,
+  // ucoin protocol fees, operation fees) are the genesis supply to the ucoin.
+  const coins = await heldCoins(f.chain.store.state);
+  assert.equal(coins.total + f.chain.head.total_burned, GENESIS_COINS, 'coin supply conserved: balances + burned = genesis');
 }
 
 const issueBody = (symbol: string, over: Record<string, unknown> = {}) => ({ name: `${symbol} token`, symbol, decimals: 6, initial: 1_000_000_000, max_supply: 2_000_000_000, reissuable: true, reissue_unlock_height: 0, issue_nonce: 7, ...over });
@@ -133,6 +143,25 @@ test('issue burns asset_issue_fee beside the operation fee; reissue mints within
   await confirmed(f, 'dex_withdraw', op(bob, 'dex_withdraw', { asset_id: gold, amount: 40_000_000 }));
   assert.equal((await f.account(EXCHANGE_ESCROW)).balance, 3_000_000n);
   await conserved(f, minted);
+});
+
+test('an operation\'s value counts asset units (§54): 10^12 units issued, moved, deposited and swapped by an account holding 50 COIN; only a ucoin deposit is held against its coins', async () => {
+  const f = await chain();
+  const big = 1_000_000_000_000;
+  await confirmed(f, 'issue_asset', op(dave, 'issue_asset', issueBody('DAVE', { initial: big, max_supply: 2 * big })));
+  const id = assetId(dave.address, 'DAVE', 7);
+  await confirmed(f, 'transfer_asset', op(dave, 'transfer_asset', { to: alice.address, asset_id: id, amount: big / 2 }));
+  await confirmed(f, 'dex_deposit', op(dave, 'dex_deposit', { asset_id: id, amount: big / 2 }));
+  await confirmed(f, 'dex_withdraw', op(dave, 'dex_withdraw', { asset_id: id, amount: big / 4 }));
+  const coins = (await f.account(dave.address)).balance;
+  assert.ok(coins < 40n * COIN, `dave holds ${coins} ucoin after the 10 COIN issue fee and the operation fees`);
+  await refused(f.chain.admitOperation('dex_deposit', op(dave, 'dex_deposit', { asset_id: 'ucoin', amount: Number(coins) }), {}, 0), 400, /./);
+  await confirmed(f, 'dex_deposit', op(dave, 'dex_deposit', { asset_id: 'ucoin', amount: 20_000_000 }));
+  await confirmed(f, 'create_pool', op(dave, 'create_pool', { asset_x: id, asset_y: 'ucoin', amount_x: big / 8, amount_y: 10_000_000 }));
+  const pool = poolId(...orderedPair(id, 'ucoin'));
+  await confirmed(f, 'swap', op(dave, 'swap', { pool_id: pool, asset_in: id, amount_in: big / 8, min_out: 0, deadline_height: 1_000 }));
+  assert.ok((await xbal(f, dave.address, 'ucoin')) > 10_000_000n, 'the swap paid ucoin out');
+  await conserved(f, new Map([[id, BigInt(big)]]));
 });
 
 const text = (raw: Uint8Array | undefined): string | undefined => (raw === undefined ? undefined : new TextDecoder().decode(raw));
