@@ -376,6 +376,14 @@ test('a proposer that skips checkTx: a swap past its deadline is refunded, one a
   assert.match(failed.error ?? '', /above the exchange balance/);
   assert.equal(await xbal(f, carol.address, 'ucoin'), carolBefore, 'nothing moved but the fee');
 
+  // A _psig that does not verify, carried past admission: checked again in the block (§54).
+  const forged = f.chain.rebuildTx('signed', f.operations.envelope('dex_withdraw', op(bob, 'dex_withdraw', { asset_id: gold, amount: 1 }, { psigBy: carol }), {}), 1n, 0);
+  proposalOverride = [forged];
+  const withForged = await f.chain.propose(0, 'chain:v0.node', (peerClock += 1000));
+  proposalOverride = undefined;
+  assert.deepEqual(withForged.txs.map((t) => t.hash), [forged.hash]);
+  for (const v of [peer, f]) assert.match((await v.chain.validate(withForged)) ?? '', /invalid _psig: it does not verify over the dex_withdraw payload/, 'every validator refuses a block carrying it');
+
   // An honest proposer defers the third swap of a pool; a byzantine one that keeps it is refused.
   const three = [alice, bob, carol].map((w) => rebuilt(op(w, 'swap', { pool_id: pool, asset_in: 'ucoin', amount_in: 100, min_out: 0, deadline_height: 1_000 })));
   for (const tx of three) f.chain.mempool.add(tx);
