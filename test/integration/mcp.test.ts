@@ -156,8 +156,10 @@ describe('the assistant tool server on a real devnet', () => {
   });
 
   test('ch_transfer of "0.123457" moves exactly 123 457 ucoin plus the fee, and the grant\'s spent rises by that value', async () => {
-    const [aliceBefore, bobBefore] = [await balanceOf(main.owner.address), await balanceOf(bob.address)];
+    const [aliceBefore, bobBefore, proxiedBefore] = [await balanceOf(main.owner.address), await balanceOf(bob.address), await proxiedTransactions()];
     const r = await ok(agent, 'ch_transfer', { to: bob.address, amount_nro: '0.123457' });
+    // The counter the read-only test reads does count a write: one POST, no retry.
+    assert.equal(await proxiedTransactions(), proxiedBefore + 1);
     assert.deepEqual([r.status, r.from, r.to, r.value, r.value_human, r.held], ['pending', main.owner.address, bob.address, 123_457, '0.123457 COIN', null]);
     const tx = await confirmedEverywhere(r.tx_hash as string);
     assert.equal(tx.status, 'confirmed', JSON.stringify(tx));
