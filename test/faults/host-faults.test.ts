@@ -52,7 +52,7 @@ describe('longer faults between hosts (npm run test:faults)', { skip: skip ? `sk
     // Links 0–1 and 2–3 flapping at seeded intervals of 0.5–2 s for a minute.
     const [h0, h1, h2, h3] = v.nodes.map((n) => n.host);
     const flapped = await flapFor(v.faults, [[h0!, h1!], [h2!, h3!]], run.rand, { min: 500, max: 2_000 }, FLAP_MS, () => v.maxHeight());
-    t.diagnostic(`flapping for ${FLAP_MS / 1000} s: heights ${flapped.from} → ${flapped.to}, ${v.faults.log.filter((l) => / (cut|heal) /.test(l)).length} cuts and heals`);
+    t.diagnostic(`flapping for ${FLAP_MS / 1000} s: heights ${flapped.from} → ${flapped.to}, ${v.faults.log.filter((l) => / (cut|heal) /.test(l)).length / 2} links cut or healed`);
     assert.ok(flapped.to > flapped.from, `blocks were decided while links flapped (${flapped.from} → ${flapped.to}); ${run.replay}`);
     await v.waitHeight([0, 1, 2, 3], flapped.to + 3, 90_000);
 
