@@ -234,6 +234,19 @@ describe('browser module and explorer in headless Chromium', () => {
     await shot('validators');
   });
 
+  test('/docs: Swagger UI from the gateway\'s origin shows every operation\'s method and path without a click (decisions.md §87)', async (t) => {
+    if (skip(t)) return;
+    const doc = (await getJson(`${net.gatewayUrl}/api/v1/openapi.json`)).body as { paths: Record<string, Record<string, unknown>> };
+    const expected = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    await page.goto(`${net.gatewayUrl}/docs`);
+    await page.waitForSelector('.swagger-ui .opblock', { timeout: 30_000 });
+    const shown = await page.$$eval('.swagger-ui .opblock-summary', (els) =>
+      els.map((e) => `${e.querySelector('.opblock-summary-method')?.textContent ?? ''} ${e.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? e.querySelector('.opblock-summary-path')?.textContent ?? ''}`.replace(/\u200b/g, '')),
+    );
+    assert.deepEqual([...shown].sort(), expected);
+    await shot('docs');
+  });
+
   test('no request left the gateway\'s origin, and the page threw nothing', async (t) => {
     if (skip(t)) return;
     const origin = new URL(net.gatewayUrl);
