@@ -21,7 +21,7 @@ export interface ServedModule {
   readonly bytes: Uint8Array;
   readonly manifest: Readonly<Record<string, unknown>>;
   readonly file: string;
-  /** The SDK package's version the module was built from (the manifest's `version`). */
+  /** The module's semver (the client SDK package's): `wasm_version` of the network summary. */
   readonly version: string;
 }
 

@@ -30,7 +30,7 @@ export class NetworkSummary {
     private readonly config: GatewayConfig,
     private readonly reads: NodeReads,
     private readonly router: ShardRouter,
-    /** The version of the browser crypto module this gateway serves (§86), null when it is not built. */
+    /** The served browser crypto module's version (decisions.md §86); null when this gateway has not built it. */
     private readonly wasmVersion: string | null,
   ) {}
 
