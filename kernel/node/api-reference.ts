@@ -46,8 +46,9 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#
 
 /**
  * Every operation's method and path, written into the page itself: readable without a click and
- * without scripts (a terminal browser, a test reading the HTML). Swagger UI renders over it, in
- * the same element, with every tag open.
+ * without scripts (a terminal browser, a test reading the HTML), whatever Swagger UI renders
+ * below it (5.35 renders the first dozen or so operations of a 150-route document and the rest
+ * only as the reader scrolls, so a page that has just loaded does not yet show them all).
  */
 function operationList(doc: Readonly<Record<string, unknown>>): string {
   const paths = (doc.paths ?? {}) as Record<string, Record<string, { summary?: unknown }>>;
@@ -71,9 +72,10 @@ function page(doc: Readonly<Record<string, unknown>>): string {
 <link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-32x32.png">
 </head>
 <body>
-<div id="swagger-ui">
+<section class="swagger-ui">
 ${operationList(doc)}
-</div>
+</section>
+<div id="swagger-ui"></div>
 <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
 <script src="${DOCS_PATH}/init.js"></script>
 </body>
