@@ -10,6 +10,9 @@ import { supplyAtSnapshot } from './supply-at-snapshot.js';
 import { checkSupply } from './history/supply-check.js';
 import { ValidatorHosts } from './validator-hosts.js';
 
+/** How long a client waits for its transfer to be confirmed before it counts it unknown. */
+export const CONFIRM_WITHIN_MS = 6_000;
+
 /**
  * One fault scenario's run: four validators on four hosts, a client per host funded by the faucet
  * and writing transfers and reading its balance from the start, and, after healing, every check
@@ -33,11 +36,15 @@ export class FaultRun {
     return `seed ${this.seed} (replay with TEST_SEED=${this.seed})`;
   }
 
-  /** `o.env` for every node (a faster block pace), `o.followers` hosts for full nodes a scenario starts itself. */
-  static async start(name: string, envOf: (i: number) => NodeJS.ProcessEnv = () => ({}), o: { readonly env?: NodeJS.ProcessEnv; readonly followers?: number } = {}): Promise<FaultRun> {
+  /**
+   * `emulatedLinks`: the validators talk through links `faults.shape` can delay, jitter and stall
+   * (seeded by the run's seed); `env` for every node (a faster block pace); `followers` hosts for
+   * full nodes a scenario starts itself.
+   */
+  static async start(name: string, envOf: (i: number) => NodeJS.ProcessEnv = () => ({}), options: { readonly emulatedLinks?: boolean; readonly env?: NodeJS.ProcessEnv; readonly followers?: number } = {}): Promise<FaultRun> {
     const seed = testSeed(name);
     const rand = mulberry32(seed);
-    const v = await ValidatorHosts.start(4, o.env ?? {}, envOf, o.followers ?? 0);
+    const v = await ValidatorHosts.start(4, options.env ?? {}, envOf, { ...(options.emulatedLinks ? { emulatedLinks: { seed } } : {}), followers: options.followers ?? 0 });
     try {
       await v.waitHeight([0, 1, 2, 3], 2);
       const clients: WorkloadClient[] = [0, 1, 2, 3].map((i) => ({ name: `client-${i}`, wallet: labelledWallet(`${name}-client-${i}`), node: i }));
@@ -51,7 +58,7 @@ export class FaultRun {
       }, 60_000);
       const initial = new Map<string, bigint>();
       for (const c of clients) initial.set(c.wallet.address, BigInt((await getJson(`${v.nodes[0]!.url}/api/v1/accounts/${c.wallet.address}`)).body.balance as number));
-      const workload = new TransferWorkload(clients, (i) => v.nodes[i]!.url, rand, { maxAmount: 1_000, confirmWithinMs: 6_000, pauseMs: 150 });
+      const workload = new TransferWorkload(clients, (i) => v.nodes[i]!.url, rand, { maxAmount: 1_000, confirmWithinMs: CONFIRM_WITHIN_MS, pauseMs: 150 });
       workload.start();
       return new FaultRun(seed, v, clients, workload, initial, rand);
     } catch (err) {
