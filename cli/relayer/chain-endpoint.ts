@@ -57,10 +57,24 @@ export interface ServedProof {
   readonly proof: unknown;
 }
 
+/** What the relayer needs of a chain (ChainEndpoint over RPC; an in-memory chain in its unit tests). */
+export interface RelayerChain {
+  readonly chainId: string;
+  latestHeader(): Promise<ServedHeader | undefined>;
+  header(height: number): Promise<ServedHeader | undefined>;
+  client(chainId: string): Promise<ClientState | undefined>;
+  channels(): Promise<ChannelState[]>;
+  packets(filters: Readonly<Record<string, string>>): Promise<PacketState[]>;
+  received(id: string): Promise<PacketState | undefined>;
+  proof(key: string, height: number): Promise<ServedProof>;
+  pending(hash: string): Promise<boolean>;
+  submit(name: string, body: Readonly<Record<string, unknown>>): Promise<string>;
+}
+
 /** Where the §20 list routes stop a page. */
 const PAGE = 100;
 
-export class ChainEndpoint {
+export class ChainEndpoint implements RelayerChain {
   private readonly rpc: NodeClient;
   private lastNonce = 0;
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { NodeRefusal } from '../client/node-client.js';
 import { ibcClientHeightKey, ibcCommitmentKey, ibcReceiptKey } from '../../kernel/light-client/index.js';
 import { clientTarget, proofHeightFrom, type WaitingRecv } from './client-target.js';
-import type { ChainEndpoint, ClientState, PacketState, ServedHeader } from './chain-endpoint.js';
+import type { ClientState, PacketState, RelayerChain, ServedHeader } from './chain-endpoint.js';
 
 /**
  * `chain relayer` (decisions.md §70): each poll, per direction X → Y, it creates Y's client of X
@@ -16,8 +16,8 @@ import type { ChainEndpoint, ClientState, PacketState, ServedHeader } from './ch
  * the growing delay before a refused submission is tried again.
  */
 export interface RelayerOptions {
-  readonly a: ChainEndpoint;
-  readonly b: ChainEndpoint;
+  readonly a: RelayerChain;
+  readonly b: RelayerChain;
   readonly log: Logger;
   readonly intervalMs: number;
 }
@@ -31,8 +31,8 @@ interface Retry {
 }
 
 interface Direction {
-  readonly src: ChainEndpoint;
-  readonly dst: ChainEndpoint;
+  readonly src: RelayerChain;
+  readonly dst: RelayerChain;
   /** dst's client of src. */
   readonly clientOnDst: ClientState;
   /** src's client of dst. */
@@ -51,7 +51,7 @@ export class Relayer {
   /** Packets whose recv the destination refused at admission (it will not take them): their timeouts may pass. */
   private readonly refusedRecv = new Set<string>();
   private readonly retries = new Map<string, Retry>();
-  private readonly inFlight = new Map<string, { chain: ChainEndpoint; hash: string }>();
+  private readonly inFlight = new Map<string, { chain: RelayerChain; hash: string }>();
   private ready = false;
   private stopped = false;
   private wake: (() => void) | undefined;
@@ -120,12 +120,12 @@ export class Relayer {
     return new Set(onA.filter((c) => c.counterparty_chain === b.chainId && fromB.get(c.channel)?.port === c.port).map((c) => c.channel));
   }
 
-  private async lockedOut(chain: ChainEndpoint, paired: ReadonlySet<string>): Promise<PacketState[]> {
+  private async lockedOut(chain: RelayerChain, paired: ReadonlySet<string>): Promise<PacketState[]> {
     const locked = await chain.packets({ direction: 'out', status: 'locked' });
     return locked.filter((p) => paired.has(p.channel)).sort((x, y) => x.height - y.height || x.sequence - y.sequence);
   }
 
-  private async createClient(src: ChainEndpoint, dst: ChainEndpoint): Promise<void> {
+  private async createClient(src: RelayerChain, dst: RelayerChain): Promise<void> {
     const header = await src.latestHeader();
     if (!header) {
       this.o.log.info({ chain: src.chainId }, 'waiting for a first commit header to create a client from');
@@ -190,7 +190,7 @@ export class Relayer {
    * logs one line per submission, and a refusal with the node's status and message, doubling the
    * delay before the next try.
    */
-  private async submit(chain: ChainEndpoint, op: string, key: string, body: Record<string, unknown>, what: Record<string, unknown>, recvOf?: string): Promise<void> {
+  private async submit(chain: RelayerChain, op: string, key: string, body: Record<string, unknown>, what: Record<string, unknown>, recvOf?: string): Promise<void> {
     const now = Date.now();
     const retry = this.retries.get(key);
     if (retry && retry.notBefore > now) return;
