@@ -19,6 +19,14 @@ export interface ClientState {
   /** Verified heights usable as `proof_height`, ascending (the last 100). */
   readonly heights: readonly number[];
   readonly updated_height: number;
+  /** The set it trusts: the `validators` of the last header it verified. */
+  readonly validators: readonly WireValidator[];
+}
+
+/** A validator as headers and clients list it (power a JSON integer, or decimal text beyond 2^53). */
+export interface WireValidator {
+  readonly public_key: string;
+  readonly power: number | string;
 }
 
 export interface ChannelState {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { NodeRefusal } from '../client/node-client.js';
 import { Relayer } from './relayer.js';
-import type { ChannelState, ClientState, PacketState, RelayerChain, ServedHeader, ServedProof } from './chain-endpoint.js';
+import type { ChannelState, ClientState, PacketState, RelayerChain, ServedHeader, ServedProof, WireValidator } from './chain-endpoint.js';
 
 /*
  * The relayer's decisions against two in-memory chains that keep §69's rules where they matter to
@@ -14,6 +14,7 @@ import type { ChannelState, ClientState, PacketState, RelayerChain, ServedHeader
 
 interface Client {
   latest: number;
+  validators: WireValidator[];
   heights: number[];
   updated: number;
   /** [chain height, client height] after each update: the §66 key `ibc/clients/<id>/height` through time. */
@@ -28,6 +29,15 @@ class MemoryChain implements RelayerChain {
   readonly submissions: Array<{ op: string; body: Readonly<Record<string, unknown>> }> = [];
   /** Packet ids this chain will not credit (its channel does not allow the denom). */
   readonly refuses = new Set<string>();
+  /** [height, set] from each set change on: `ibc/valset` from that block, signing from two blocks later (the kernel's delay). */
+  readonly sets: Array<[number, WireValidator[]]> = [[0, [{ public_key: 'aa', power: 10 }]]];
+
+  valsetAt(height: number): WireValidator[] {
+    return ([...this.sets].reverse().find(([h]) => h <= height) ?? this.sets[0]!)[1];
+  }
+
+  /** The counterparty, whose headers this chain's client judges. */
+  other: MemoryChain | undefined;
 
   constructor(readonly chainId: string, readonly counterparty: string) {}
 
@@ -39,14 +49,14 @@ class MemoryChain implements RelayerChain {
     return p;
   }
   async latestHeader(): Promise<ServedHeader> {
-    return { height: this.height, chain_id: this.chainId };
+    return { height: this.height, chain_id: this.chainId, validators: this.valsetAt(this.height) };
   }
   async header(height: number): Promise<ServedHeader | undefined> {
-    return height <= this.height ? { height, chain_id: this.chainId } : undefined;
+    return height <= this.height ? { height, chain_id: this.chainId, validators: this.valsetAt(height) } : undefined;
   }
   async client(chainId: string): Promise<ClientState | undefined> {
     const c = this.clients.get(chainId);
-    return c && { chain_id: chainId, latest_height: c.latest, heights: [...c.heights], updated_height: c.updated };
+    return c && { chain_id: chainId, latest_height: c.latest, heights: [...c.heights], updated_height: c.updated, validators: c.validators };
   }
   async channels(): Promise<ChannelState[]> {
     return [{ channel: 'ch-1', port: 'transfer', counterparty_chain: this.counterparty, state: 'open' }];
@@ -59,6 +69,7 @@ class MemoryChain implements RelayerChain {
   }
   async proof(key: string, height: number): Promise<ServedProof> {
     const [, kind, a, b] = key.split('/');
+    if (kind === 'valset') return { exists: true, value_hex: Buffer.from(this.valsetText(this.valsetAt(height))).toString('hex'), proof: key };
     if (kind === 'receipts') {
       const r = [...this.inbound.values()].find((p) => p.channel === a && p.sequence === Number(b));
       return { exists: r !== undefined && r.height <= height, value_hex: null, proof: key };
@@ -69,6 +80,9 @@ class MemoryChain implements RelayerChain {
     }
     const at = [...(this.clients.get(a!)?.history ?? [])].reverse().find(([h]) => h <= height)?.[1];
     return at === undefined ? { exists: false, value_hex: null, proof: key } : { exists: true, value_hex: Buffer.from(String(at)).toString('hex'), proof: key };
+  }
+  valsetText(set: readonly WireValidator[]): string {
+    return set.map((v) => `${v.public_key}|${v.power}`).join('\n');
   }
   async pending(): Promise<boolean> {
     return false;
@@ -86,10 +100,15 @@ class MemoryChain implements RelayerChain {
     };
     const client = this.clients.get(this.counterparty);
     if (op === 'ibc_client_update') {
-      const h = (body.header as ServedHeader).height;
+      const header = body.header as ServedHeader;
+      const h = header.height;
       if (client && h <= client.latest) refuse('not above latest_height');
-      const c = client ?? { latest: 0, heights: [], updated: 0, history: [] };
+      // Signed by the set that committed h (ibc/valset two blocks before); the client must trust it.
+      const signers = this.other!.valsetAt(h - 2);
+      if (client && this.valsetText(signers) !== this.valsetText(client.validators)) refuse('header: signatures of not more than 2/3 of the trusted power');
+      const c = client ?? { latest: 0, validators: [], heights: [], updated: 0, history: [] };
       c.latest = h;
+      c.validators = header['validators'] as WireValidator[];
       c.heights.push(h);
       c.updated = this.height;
       c.history.push([this.height, h]);
@@ -114,7 +133,13 @@ class MemoryChain implements RelayerChain {
 }
 
 const quiet = pino({ level: 'silent' });
-const pair = (): [MemoryChain, MemoryChain] => [new MemoryChain('chain-a', 'chain-b'), new MemoryChain('chain-b', 'chain-a')];
+function pair(): [MemoryChain, MemoryChain] {
+  const a = new MemoryChain('chain-a', 'chain-b');
+  const b = new MemoryChain('chain-b', 'chain-a');
+  a.other = b;
+  b.other = a;
+  return [a, b];
+}
 const ops = (c: MemoryChain): string[] => c.submissions.map((s) => s.op);
 
 /** Counts every submission of `op` the relayer attempts on `chain`, refused ones included. */
@@ -208,4 +233,23 @@ test('a refused submission waits a growing delay before it is tried again', asyn
   const eager = new Relayer({ a, b, log: quiet, intervalMs: 0 });
   await polls(eager, 3);
   assert.equal(recvs.n, 4);
+});
+
+test('after a change of the source\'s validator set the client goes through the header of the change, then on', async () => {
+  const [a, b] = pair();
+  const r = new Relayer({ a, b, log: quiet, intervalMs: 0 });
+  await r.poll();
+  const before = (await b.client('chain-a'))!.latest_height;
+  a.height += 5;
+  const change = a.height;
+  a.sets.push([change, [{ public_key: 'bb', power: 10 }, { public_key: 'cc', power: 5 }]]);
+  a.height += 7;
+  const updates = () => b.submissions.filter((s) => s.op === 'ibc_client_update').map((s) => (s.body.header as ServedHeader).height);
+  const seen = updates().length;
+  await r.poll();
+  assert.deepEqual(updates().slice(seen), [change], `from ${before} to the set change first`);
+  await r.poll();
+  assert.equal(updates().length, seen + 2);
+  assert.ok(updates().at(-1)! >= change + 2, 'then a header the new set signed');
+  assert.deepEqual((await b.client('chain-a'))!.validators.map((v) => v.public_key), ['bb', 'cc']);
 });

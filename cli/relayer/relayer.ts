@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { NodeRefusal } from '../client/node-client.js';
-import { ibcClientHeightKey, ibcCommitmentKey, ibcReceiptKey } from '../../kernel/light-client/index.js';
+import { IBC_VALSET_KEY, ibcClientHeightKey, ibcCommitmentKey, ibcReceiptKey, ibcValsetValue } from '../../kernel/light-client/index.js';
 import { clientTarget, proofHeightFrom, type WaitingRecv } from './client-target.js';
-import type { ClientState, PacketState, RelayerChain, ServedHeader } from './chain-endpoint.js';
+import type { ClientState, PacketState, RelayerChain, ServedHeader, WireValidator } from './chain-endpoint.js';
 
 /**
  * `chain relayer` (decisions.md §70): each poll, per direction X → Y, it creates Y's client of X
@@ -180,9 +180,36 @@ export class Relayer {
     const { src, dst, clientOnDst } = d;
     const target = clientTarget({ latest: clientOnDst.latest_height, newestHeader: d.newestSrcHeader?.height, waiting: need.waiting, needed: need.needed });
     if (target === undefined) return;
-    const header = target === d.newestSrcHeader?.height ? d.newestSrcHeader : await src.header(target);
-    if (!header) return; // its signatures are still being gathered
+    const found = target === d.newestSrcHeader?.height ? d.newestSrcHeader : await src.header(target);
+    if (!found) return; // its signatures are still being gathered
+    const header = await this.throughSetChange(src, clientOnDst, found);
     await this.submit(dst, 'ibc_client_update', `client ${dst.chainId} ${src.chainId}`, { header }, { chain: src.chainId, height: header.height });
+  }
+
+  /**
+   * The client trusts only the set it last adopted (§65), so a header past a change of the
+   * source's validator set is signed by a set it does not know yet. Then the update goes first to
+   * the header of the block where `ibc/valset` first differs from the trusted set (§64 serves one
+   * at every set change; still signed by the trusted set, it carries the new one with its proof),
+   * found by bisecting the source's `ibc/valset` proofs; the next poll goes on from there.
+   */
+  private async throughSetChange(src: RelayerChain, client: ClientState, header: ServedHeader): Promise<ServedHeader> {
+    const trusted = valsetText(client.validators);
+    const served = header['validators'];
+    if (!Array.isArray(served) || valsetText(served as WireValidator[]) === trusted) return header;
+    let same = client.latest_height;
+    let changed = header.height;
+    while (changed - same > 1) {
+      const mid = same + Math.floor((changed - same) / 2);
+      const at = await src.proof(IBC_VALSET_KEY, mid);
+      if (at.value_hex !== null && Buffer.from(at.value_hex.replace(/^0x/, ''), 'hex').toString('utf8') === trusted) same = mid;
+      else changed = mid;
+    }
+    if (changed === header.height) return header;
+    const step = await src.header(changed);
+    if (!step) return header;
+    this.o.log.info({ chain: src.chainId, from: client.latest_height, set_change: changed, newest: header.height }, 'the validator set changed: updating the client through the header of the change first');
+    return step;
   }
 
   /**
@@ -218,4 +245,9 @@ export class Relayer {
 function packetFields(p: PacketState): Record<string, unknown> {
   if (p.kind === 'attest') return { kind: 'attest', bytecode_hash: p.bytecode_hash, score: p.score, model: p.model, timestamp: p.timestamp, subject: p.subject };
   return { kind: 'transfer', sender: p.sender, receiver: p.receiver, denom: p.denom, amount: p.amount, memo: p.memo ?? '' };
+}
+
+/** §66's `ibc/valset` text of a set as headers and clients list it. */
+function valsetText(validators: readonly WireValidator[]): string {
+  return ibcValsetValue(validators.map((v) => ({ public_key: v.public_key, power: BigInt(v.power) })));
 }
