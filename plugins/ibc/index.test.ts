@@ -195,6 +195,12 @@ test('recv: proven once, vouchers minted; replay, forged field, another packet\'
   assert.equal(rec['status'], 'received');
   assert.equal(rec['credited_denom'], voucherDenom(`transfer/${CH}/uatom`));
   assert.equal(rec['proof_height'], 20);
+  // By id: looked up through the index, each filter still applied.
+  const byId = (dir: string, id: string) => get(f, '/api/v1/ibc/packets', {}, `id=${encodeURIComponent(id)}${dir ? `&direction=${dir}` : ''}`).then((l) => l['packets'] as Array<Record<string, unknown>>);
+  assert.deepEqual((await byId('in', String(rec['id']))).map((p) => p['id']), [rec['id']]);
+  assert.deepEqual(await byId('out', String(rec['id'])), []);
+  assert.deepEqual(await byId('', `${B}/${CH}/99`), []);
+  assert.deepEqual(await byId('', 'not an id'), []);
 
   // Paused: refused; resumed: accepted.
   await admit(f, 'ibc_channel_pause', op(operator, 'ibc_channel_pause', { channel: CH, paused: true }));

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, isAddress, countedPage, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { defineRoute, isAddress, type ReadonlyStore, countedPage, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { ChannelView, ClientView, DenomView, PacketView, VoucherView } from './schemas.js';
-import { channels, clientRoots, clients, denoms, packetCount, packets, vouchers } from './store.js';
+import { channels, clientRoots, clients, denoms, packetCount, packetIndex, packets, vouchers } from './store.js';
 import { KEPT_ROOTS } from './client.js';
 import { channelView, clientView, denomView, packetView, voucherHuman } from './views.js';
-import { readSettings } from './rules.js';
-import { voucherDenom } from './packets.js';
+import { readSettings, type PacketRecord } from './rules.js';
+import { parsePacketId, voucherDenom } from './packets.js';
 
 export const channelsRoute = defineRoute({
   method: 'GET',
@@ -85,9 +85,7 @@ export function serveIbcRoutes(routes: RouteTable, s: NodeServices): void {
         const total = (await packetCount.get(ctx.store)) ?? 0;
         return countedPage('packets', page.slice(offset).map((e) => packetView(e.value, native)), total, limit, offset);
       }
-      const all = await packets.scan(ctx.store, { reverse: true });
-      const rows = all
-        .map((e) => e.value)
+      const rows = (q.id !== undefined ? await packetsWithId(ctx.store, q.id) : (await packets.scan(ctx.store, { reverse: true })).map((e) => e.value))
         .filter((p) => (q.channel === undefined || p.channel === q.channel) && (q.direction === undefined || p.direction === q.direction) && (q.status === undefined || p.status === q.status) && (q.kind === undefined || p.kind === q.kind) && (q.sender === undefined || p.sender === q.sender) && (q.receiver === undefined || p.receiver === q.receiver) && (q.id === undefined || p.id === q.id));
       return listPage('packets', rows.map((p) => packetView(p, native)), limit, offset);
     }),
@@ -123,4 +121,21 @@ export function serveIbcRoutes(routes: RouteTable, s: NodeServices): void {
       return listPage('vouchers', rows, limit, offset);
     }),
   );
+}
+
+/**
+ * The records (at most one per direction) a packet id names, newest first, through the index
+ * rather than a scan: the relayer asks this once per locked packet per poll. An inbound record
+ * sits under the channel its id names, as the two ends of a channel share its id (§67).
+ */
+async function packetsWithId(store: ReadonlyStore, id: string): Promise<PacketRecord[]> {
+  const parsed = parsePacketId(id);
+  if (parsed === undefined) return [];
+  const found: Array<{ n: number; record: PacketRecord }> = [];
+  for (const direction of ['out', 'in'] as const) {
+    const n = await packetIndex.get(store, direction, parsed.channel, parsed.sequence);
+    const record = n === undefined ? undefined : await packets.get(store, n);
+    if (n !== undefined && record !== undefined && record.id === id) found.push({ n, record });
+  }
+  return found.sort((x, y) => y.n - x.n).map((f) => f.record);
 }
