@@ -65,6 +65,9 @@ export interface ServedProof {
   readonly proof: unknown;
 }
 
+/** A submitted transaction as the chain answers for it; `unknown` when it left the pool unexecuted (or the node forgot it). */
+export type TxOutcome = { readonly status: 'pending' | 'confirmed' | 'unknown' } | { readonly status: 'failed'; readonly error: string };
+
 /** What the relayer needs of a chain (ChainEndpoint over RPC; an in-memory chain in its unit tests). */
 export interface RelayerChain {
   readonly chainId: string;
@@ -75,7 +78,7 @@ export interface RelayerChain {
   packets(filters: Readonly<Record<string, string>>): Promise<PacketState[]>;
   received(id: string): Promise<PacketState | undefined>;
   proof(key: string, height: number): Promise<ServedProof>;
-  pending(hash: string): Promise<boolean>;
+  txStatus(hash: string): Promise<TxOutcome>;
   submit(name: string, body: Readonly<Record<string, unknown>>): Promise<string>;
 }
 
@@ -144,10 +147,12 @@ export class ChainEndpoint implements RelayerChain {
     return this.rpc.get<ServedProof>(`/api/v1/state/proof?${new URLSearchParams({ key, height: String(height) })}`);
   }
 
-  /** Whether the transaction `hash` still waits in the pool (a submission still in flight). */
-  async pending(hash: string): Promise<boolean> {
+  /** Where the transaction `hash` stands: in the pool, in a block (confirmed or failed, with its error), or unknown. */
+  async txStatus(hash: string): Promise<TxOutcome> {
     const tx = await this.orAbsent(this.rpc.get(`/api/v1/transactions/${encodeURIComponent(hash)}`));
-    return tx !== undefined && tx['status'] === 'pending';
+    const status = tx?.['status'];
+    if (status === 'failed') return { status, error: typeof tx?.['error'] === 'string' ? tx['error'] : 'failed' };
+    return { status: status === 'pending' || status === 'confirmed' ? status : 'unknown' };
   }
 
   /**

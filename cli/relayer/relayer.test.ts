@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { NodeRefusal } from '../client/node-client.js';
-import { Relayer } from './relayer.js';
-import type { ChannelState, ClientState, PacketState, RelayerChain, ServedHeader, ServedProof, WireValidator } from './chain-endpoint.js';
+import { Relayer, refusesThePacket } from './relayer.js';
+import type { ChannelState, ClientState, PacketState, RelayerChain, ServedHeader, ServedProof, TxOutcome, WireValidator } from './chain-endpoint.js';
 
 /*
  * The relayer's decisions against two in-memory chains that keep §69's rules where they matter to
@@ -84,10 +84,23 @@ class MemoryChain implements RelayerChain {
   valsetText(set: readonly WireValidator[]): string {
     return set.map((v) => `${v.public_key}|${v.power}`).join('\n');
   }
-  async pending(): Promise<boolean> {
-    return false;
+  /** Submissions pass or are refused at once; `failing` ones land in a block that fails them. */
+  readonly failing = new Set<string>();
+  async txStatus(hash: string): Promise<TxOutcome> {
+    return this.failing.has(hash) ? { status: 'failed', error: 'out of gas' } : { status: 'confirmed' };
   }
+  /** Ops whose submissions are admitted but fail in their block (nothing applied, the fee paid). */
+  readonly failOps = new Set<string>();
+  /** A paused channel refuses recvs until resumed. */
+  paused = false;
   async submit(op: string, body: Readonly<Record<string, unknown>>): Promise<string> {
+    if (this.failOps.has(op)) {
+      this.submissions.push({ op: `${op} (failed)`, body });
+      this.height++;
+      const hash = `0x${this.submissions.length}`;
+      this.failing.add(hash);
+      return hash;
+    }
     this.apply(op, body);
     this.submissions.push({ op, body });
     this.height++;
@@ -118,6 +131,7 @@ class MemoryChain implements RelayerChain {
     if (!client?.heights.includes(Number(body.proof_height))) refuse('proof_height is not a verified height');
     if (op === 'ibc_recv') {
       const id = String(body.packet_id);
+      if (this.paused) refuse('channel ch-1 is paused');
       if (this.inbound.has(id)) refuse(`packet ${id} was already received`);
       if (client!.latest >= Number(body.timeout_height)) refuse(`packet ${id} timed out`);
       if (this.refuses.has(id)) refuse('denom is not in allowed_denoms');
@@ -252,4 +266,83 @@ test('after a change of the source\'s validator set the client goes through the 
   assert.equal(updates().length, seen + 2);
   assert.ok(updates().at(-1)! >= change + 2, 'then a header the new set signed');
   assert.deepEqual((await b.client('chain-a'))!.validators.map((v) => v.public_key), ['bb', 'cc']);
+});
+
+test('a recv refused for a reason that may clear (a paused channel) keeps the client below its timeout, then is delivered', async () => {
+  const [a, b] = pair();
+  const r = new Relayer({ a, b, log: quiet, intervalMs: 0 });
+  await r.poll();
+  const p = a.send(7, 3);
+  b.paused = true;
+  const recvs = attempts(b, 'ibc_recv');
+  for (let i = 0; i < 8; i++) {
+    a.height += 2;
+    await r.poll();
+  }
+  assert.ok(recvs.n >= 2, 'tried again and again');
+  assert.ok((await b.client('chain-a'))!.latest_height < p.timeout_height, 'the client never reached the timeout');
+  assert.equal(a.out[0]!.status, 'locked');
+  b.paused = false;
+  await polls(r, 3);
+  assert.equal(b.inbound.get(p.id)?.amount, 7, 'delivered, not refunded');
+  assert.equal(a.out[0]!.status, 'committed');
+});
+
+test('a submission that fails in its block waits a growing delay instead of being resent (and paid for) every poll', async () => {
+  const [a, b] = pair();
+  const r = new Relayer({ a, b, log: quiet, intervalMs: 60_000 });
+  await r.poll();
+  const p = a.send(4, 100);
+  b.failOps.add('ibc_recv');
+  const recvs = attempts(b, 'ibc_recv');
+  await polls(r, 6);
+  assert.equal(recvs.n, 1, 'submitted once, failed in its block, then waits out its delay');
+  // With no delay to wait out, the next relayer resends; once it passes, it is delivered.
+  b.failOps.clear();
+  await polls(new Relayer({ a, b, log: quiet, intervalMs: 0 }), 3);
+  assert.equal(b.inbound.get(p.id)?.amount, 4);
+});
+
+test('what the relayer keeps about a packet is dropped once the packet is settled', async () => {
+  const [a, b] = pair();
+  const r = new Relayer({ a, b, log: quiet, intervalMs: 0 });
+  await r.poll();
+  const kept = r as unknown as { refusedRecv: Set<string>; retries: Map<string, unknown>; inFlight: Map<string, unknown> };
+  const delivered = a.send(1);
+  const refunded = a.send(2, 3);
+  b.refuses.add(refunded.id);
+  for (let i = 0; i < 12 && a.out.some((p) => p.status === 'locked'); i++) await r.poll();
+  assert.deepEqual(a.out.map((p) => p.status), ['committed', 'timed_out']);
+  await r.poll();
+  const keys = [...kept.retries.keys(), ...kept.inFlight.keys()];
+  assert.deepEqual(kept.refusedRecv.size, 0);
+  assert.ok(keys.every((k) => k.startsWith('client ')), `only client updates remain: ${keys.join(', ')}`);
+  assert.ok(!keys.some((k) => k.includes(delivered.id) || k.includes(refunded.id)));
+});
+
+test('refusals about the packet itself are told from those that may clear (the ibc plugin\'s recv messages)', () => {
+  const aboutThePacket = [
+    'packet_id "x" must be <source chain id>/<channel>/<sequence>',
+    'packet_id names source chain c, not channel ch-1\'s counterparty d',
+    'kind must be transfer or attest, not "x"',
+    'a attest packet cannot arrive on transfer channel ch-1',
+    'a transfer packet needs sender, receiver, denom and amount',
+    'receiver must be 1-128 characters without |',
+    'amount must be at least 1',
+    'receiver cosmos1x is not an address of this chain',
+    'chain:abc.human is not a valid recipient: it is neither a key-derived address (chain:<15 hex>.human) nor a record that exists on this chain',
+    'denom transfer/ch-1/uatom comes back through ch-1 but uatom is not the native denom ucoin',
+    'channel ch-1 has 5 ucoin outstanding, less than the 9 coming back',
+    "denom uosmo: uosmo is not in channel ch-1's allowed_denoms",
+    'amount 10 is above ibc_max_packet 5',
+  ];
+  const mayClear = [
+    'channel ch-1 is paused',
+    'proof_height 12 is not a verified height of the client of chain-a (GET /api/v1/ibc/client/chain-a heights)',
+    'nonce 5 is not above the last nonce 9',
+    'insufficient balance: chain:abc.human holds 3 ucoin, the fee is 10',
+    'gas_price 1 is below the base fee 2',
+  ];
+  assert.deepEqual(aboutThePacket.filter((m) => !refusesThePacket(m)), []);
+  assert.deepEqual(mayClear.filter(refusesThePacket), []);
 });

@@ -12,8 +12,9 @@ import type { ClientState, PacketState, RelayerChain, ServedHeader, WireValidato
  * has not tried, client-target.ts). Everything it acts on is read from the chains at each poll
  * (packet states, client heights, receipts), so a relayer killed at any point and restarted
  * resumes without double delivery: the chains refuse a second recv, ack or timeout of a packet.
- * What it keeps in memory only paces it: recvs refused at admission, submissions in flight, and
- * the growing delay before a refused submission is tried again.
+ * What it keeps in memory only paces it, and only about packets still locked: recvs refused for
+ * a reason about the packet itself, submissions in flight, and the growing delay before a refused
+ * (or failed) submission is tried again.
  */
 export interface RelayerOptions {
   readonly a: RelayerChain;
@@ -28,6 +29,8 @@ const MAX_BACKOFF_MS = 60_000;
 interface Retry {
   readonly attempts: number;
   readonly notBefore: number;
+  /** The packet the operation is about (none for a client update): forgotten once it is no longer locked. */
+  readonly packet: string | undefined;
 }
 
 interface Direction {
@@ -51,7 +54,7 @@ export class Relayer {
   /** Packets whose recv the destination refused at admission (it will not take them): their timeouts may pass. */
   private readonly refusedRecv = new Set<string>();
   private readonly retries = new Map<string, Retry>();
-  private readonly inFlight = new Map<string, { chain: RelayerChain; hash: string }>();
+  private readonly inFlight = new Map<string, { chain: RelayerChain; hash: string; packet: string | undefined }>();
   private ready = false;
   private stopped = false;
   private wake: (() => void) | undefined;
@@ -110,6 +113,14 @@ export class Relayer {
     ]);
     for (const d of [ab, ba]) await this.deliver(d, needs);
     for (const d of [ab, ba]) await this.updateClient(d, needs.get(d.dst.chainId)!);
+    this.forgetSettled(new Set([...packetsA, ...packetsB].map((p) => p.id)));
+  }
+
+  /** Drops what it keeps about packets no longer locked (acked, timed out, their channel gone): memory stays bounded by what is in flight. */
+  private forgetSettled(locked: ReadonlySet<string>): void {
+    for (const id of this.refusedRecv) if (!locked.has(id)) this.refusedRecv.delete(id);
+    for (const [key, r] of this.retries) if (r.packet !== undefined && !locked.has(r.packet)) this.retries.delete(key);
+    for (const [key, f] of this.inFlight) if (f.packet !== undefined && !locked.has(f.packet)) this.inFlight.delete(key);
   }
 
   /** Channel ids open (or paused) on both chains, each naming the other as counterparty. */
@@ -149,7 +160,7 @@ export class Relayer {
         }
         const proof = await dst.proof(ibcReceiptKey(sequenceKey.channel, sequenceKey.sequence), h);
         if (!proof.exists) continue; // not yet in that block's state: a later poll
-        await this.submit(src, 'ibc_ack', `ack ${p.id}`, { id: p.id, proof_height: h, proof: proof.proof }, { id: p.id, proof_height: h });
+        await this.submit(src, 'ibc_ack', `ack ${p.id}`, { id: p.id, proof_height: h, proof: proof.proof }, { id: p.id, proof_height: h }, p.id);
         continue;
       }
       if (clientOnDst.latest_height < p.timeout_height) {
@@ -172,7 +183,7 @@ export class Relayer {
       if (!clientHeight.exists || at < p.timeout_height) continue; // src's client of dst moves to a newer dst header first
       const absence = await dst.proof(ibcReceiptKey(p.channel, p.sequence), h);
       if (absence.exists) continue;
-      await this.submit(src, 'ibc_timeout', `timeout ${p.id}`, { id: p.id, proof_height: h, proof: absence.proof, client_height: at, client_proof: clientHeight.proof }, { id: p.id, proof_height: h, client_height: at });
+      await this.submit(src, 'ibc_timeout', `timeout ${p.id}`, { id: p.id, proof_height: h, proof: absence.proof, client_height: at, client_proof: clientHeight.proof }, { id: p.id, proof_height: h, client_height: at }, p.id);
     }
   }
 
@@ -214,31 +225,66 @@ export class Relayer {
 
   /**
    * Submits one operation unless the same one is still in the pool or waiting out its delay;
-   * logs one line per submission, and a refusal with the node's status and message, doubling the
-   * delay before the next try.
+   * logs one line per submission, and a refusal (or a failure in its block) with the node's
+   * message, doubling the delay before the next try. The attempts count from the first refusal
+   * until the operation is confirmed.
    */
-  private async submit(chain: RelayerChain, op: string, key: string, body: Record<string, unknown>, what: Record<string, unknown>, recvOf?: string): Promise<void> {
+  private async submit(chain: RelayerChain, op: string, key: string, body: Record<string, unknown>, what: Record<string, unknown>, packet?: string): Promise<void> {
     const now = Date.now();
     const retry = this.retries.get(key);
     if (retry && retry.notBefore > now) return;
     const flight = this.inFlight.get(key);
-    if (flight && (await flight.chain.pending(flight.hash))) return;
-    this.inFlight.delete(key);
+    if (flight) {
+      const outcome = await flight.chain.txStatus(flight.hash);
+      if (outcome.status === 'pending') return;
+      this.inFlight.delete(key);
+      if (outcome.status === 'confirmed') this.retries.delete(key);
+      if (outcome.status === 'failed') {
+        // Executed and failed (its fee paid): resending at once would fail again and pay again.
+        this.refused(chain, op, key, what, packet, now, { status: 'failed', error: outcome.error, tx_hash: flight.hash }, outcome.error);
+        return;
+      }
+    }
     try {
       const hash = await chain.submit(op, body);
-      this.inFlight.set(key, { chain, hash });
-      this.retries.delete(key);
+      this.inFlight.set(key, { chain, hash, packet });
       this.o.log.info({ chain: chain.chainId, op, ...what, tx_hash: hash }, `submitted ${op}`);
     } catch (err) {
       if (!(err instanceof NodeRefusal)) throw err;
-      const attempts = (retry?.attempts ?? 0) + 1;
-      const delay = Math.min(MAX_BACKOFF_MS, this.o.intervalMs * 2 ** (attempts - 1));
-      this.retries.set(key, { attempts, notBefore: now + delay });
-      // A recv the destination judged and refused (not a nonce or rate refusal): it will not take the packet.
-      if (recvOf !== undefined && err.status === 400 && !/nonce/i.test(err.nodeMessage)) this.refusedRecv.add(recvOf);
-      this.o.log.warn({ chain: chain.chainId, op, ...what, status: err.status, error: err.nodeMessage, attempts, retry_in_ms: delay }, `${op} refused`);
+      this.refused(chain, op, key, what, packet, now, { status: err.status, error: err.nodeMessage }, err.status === 400 ? err.nodeMessage : undefined);
     }
   }
+
+  /** Sets the growing delay of `key`, and marks a recv refused for good when `judged` (a 400's or failure's message) is about the packet itself. */
+  private refused(chain: RelayerChain, op: string, key: string, what: Record<string, unknown>, packet: string | undefined, now: number, logged: Record<string, unknown>, judged: string | undefined): void {
+    const attempts = (this.retries.get(key)?.attempts ?? 0) + 1;
+    const delay = Math.min(MAX_BACKOFF_MS, this.o.intervalMs * 2 ** (attempts - 1));
+    this.retries.set(key, { attempts, notBefore: now + delay, packet });
+    if (op === 'ibc_recv' && packet !== undefined && judged !== undefined && refusesThePacket(judged)) this.refusedRecv.add(packet);
+    this.o.log.warn({ chain: chain.chainId, op, ...what, ...logged, attempts, retry_in_ms: delay }, `${op} refused`);
+  }
+}
+
+/**
+ * §68–69's recv refusals about the packet itself (its kind, fields, receiver, denom, amount, the
+ * channel's outstanding and limits): the destination will never take it, so its timeout may pass.
+ * Any other refusal (the relayer's balance or fee, a nonce, a paused channel, a proof height not
+ * verified yet, a proof) may clear, so the client stays below the packet's timeout meanwhile.
+ */
+const PACKET_REFUSALS = [
+  /^packet_id /,
+  /^kind must be /,
+  /^an? \w+ packet (needs|cannot arrive)/,
+  /^(sender|receiver|denom|memo|bytecode_hash|model|subject) must be /,
+  /^amount /,
+  /^receiver \S+ is not an address/,
+  /is not a valid recipient/,
+  /^denom \S+/,
+  /^channel \S+ (has \d+ ucoin outstanding|would expose)/,
+];
+
+export function refusesThePacket(message: string): boolean {
+  return PACKET_REFUSALS.some((re) => re.test(message));
 }
 
 /** The packet's own fields as recv takes them (§69): a transfer's five or an attestation's five. */
