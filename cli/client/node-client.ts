@@ -22,10 +22,16 @@ export class NodeRefusal extends Error {
   }
 }
 
+/** How long one request may take, the answer's body included. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 export class NodeClient {
   readonly base: string;
 
-  constructor(url: string) {
+  constructor(
+    url: string,
+    private readonly timeoutMs = REQUEST_TIMEOUT_MS,
+  ) {
     this.base = url.replace(/\/+$/, '');
   }
 
@@ -40,8 +46,10 @@ export class NodeClient {
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
-      res = await fetch(`${this.base}${path}`, { method, ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+      // Every route answers at once (`send` waits for its block by polling): a node that never answers must not stall the CLI or a relayer poll.
+      res = await fetch(`${this.base}${path}`, { method, signal: AbortSignal.timeout(this.timeoutMs), ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
     } catch (e) {
+      if ((e as Error).name === 'TimeoutError') throw new Error(`${this.base} did not answer ${method} ${path} within ${this.timeoutMs} ms`);
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       throw new Error(`cannot reach ${this.base} (${cause?.code ?? cause?.message ?? (e as Error).message}): is a node running there? (--rpc or CHAIN_RPC)`);
     }
