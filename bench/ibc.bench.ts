@@ -59,8 +59,9 @@ const f = await makeChain({
   mempool: { maxTxs: RECEIVES + 10, maxPerSender: RECEIVES + 10 },
 });
 let nonce = 1_980_000_000_000;
+// An inbound packet's amount is the operation's signed value, as for every ibc operation but an ack.
 const op = (w: Wallet, kind: string, body: Record<string, unknown>): Record<string, unknown> =>
-  signOperation(w, { kind, actor: w.address, target: 'chain:system.ibc', nonce: ++nonce, value: 0, body: { from: w.address, ...body }, version: 'v4' });
+  signOperation(w, { kind, actor: w.address, target: 'chain:system.ibc', nonce: ++nonce, value: typeof body['amount'] === 'number' ? body['amount'] : 0, body: { from: w.address, ...body }, version: 'v4' });
 async function confirmed(kind: string, body: Record<string, unknown>): Promise<void> {
   const r = await f.chain.admitOperation(kind, body, {}, 0);
   await f.block();
