@@ -512,16 +512,16 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     await this.progress.writing(
       () =>
         this.d.store.commitBlock({
-        block: record,
-        // As executed: each at the price its signature set, with the layout it verified under.
-        txs,
-        receipts: result.receipts,
-        events: result.events,
-        stateChanges: result.overlay.changes(),
-        indexWrites: result.indexWrites,
-        extraOps: treeOps.ops,
-        ...(commit ? { certificate: commit } : {}),
-      }),
+          block: record,
+          // As executed: each at the price its signature set, with the layout it verified under.
+          txs,
+          receipts: result.receipts,
+          events: result.events,
+          stateChanges: result.overlay.changes(),
+          indexWrites: result.indexWrites,
+          extraOps: treeOps.ops,
+          ...(commit ? { certificate: commit } : {}),
+        }),
       { height: record.header.height, keys: changedKeys },
     );
     this.executed = null;
