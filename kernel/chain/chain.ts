@@ -3,28 +3,26 @@ import type { Logger } from 'pino';
 import type { NetworkEnv } from '../context/contexts.js';
 import type { Hooks } from '../host/hooks.js';
 import type { PluginHost } from '../host/host.js';
-import { StateOverlay } from '../state/overlay.js';
-import { ParamRegistry, paramStateKey } from '../state/params.js';
-import { bigintCodec } from '../state/record-codec.js';
-import { accountsReader, accountsWriter } from '../state/accounts.js';
+import { ParamRegistry } from '../state/params.js';
+import { accountsReader } from '../state/accounts.js';
 import type { ChainStore, ChainMeta } from '../store/chain-store.js';
 import { WriteBatch } from '../state/kv.js';
 import { toHex0x, parseHex } from '../codec/hex.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { GenesisDoc } from '../config/genesis.js';
-import { GenesisMismatchError, genesisOfShard } from '../config/genesis-rules.js';
+import { GenesisMismatchError } from '../config/genesis-rules.js';
 import { shardView, type ShardView } from '../crypto/shard.js';
-import { readShardBinding, writeShardBinding } from '../state/shard-binding.js';
+import { readShardBinding } from '../state/shard-binding.js';
 import { Mempool } from '../mempool/mempool.js';
 import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
-import { StateTree, EMPTY_ROOT } from '../state/tree/index.js';
+import { StateTree } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry } from '../ops/registry.js';
-import { readSchedule, writeSchedule } from '../host/schedule-state.js';
+import { readSchedule } from '../host/schedule-state.js';
 import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
-import { genesisContext, proposalContext } from './contexts.js';
+import { proposalContext } from './contexts.js';
 import { executeBlock, type ExecutionResult } from './executor.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
 import type { Validator } from '../consensus/types.js';
@@ -32,9 +30,6 @@ import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit
 import { ChainError } from '../errors.js';
 import { effectiveGasPrice } from '../tx/signing.js';
 import { verifyWithState } from '../ops/signature.js';
-import { IndexStage } from '../state/index-stage.js';
-import { writeValidator } from '../state/validator-set.js';
-import { writeLightClientValset } from '../state/light-client-valset.js';
 import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from './evidence-window.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
@@ -43,6 +38,7 @@ import { ChainSnapshots } from './chain-snapshots.js';
 import { CommitProgress } from './commit-progress.js';
 import type { ProposedBlock } from './proposed-block.js';
 import { ValidatorSets } from './validator-sets.js';
+import { writeGenesisState } from './genesis-state.js';
 
 export interface ChainDeps {
   readonly store: ChainStore;
@@ -138,7 +134,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.genesisParentHash = genesisHash(genesis);
     const meta = await this.d.store.load();
     if (meta.state_root === '') {
-      await this.writeGenesis(genesis);
+      await writeGenesisState({ ...this.d, tree: this.tree, shards: this.shards }, genesis, this.genesisParentHash);
       this.d.log.info({ chain_id: genesis.chain_id, state_root: this.d.store.head.state_root }, 'genesis state written');
       await this.loadSchedule();
       return;
@@ -179,39 +175,6 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     }
     if (await this.d.store.getBlock(meta.height + 1)) throw new Error(`store integrity: block ${meta.height + 1} exists beyond the recorded head ${meta.height}`);
     this.d.log.info({ height: meta.height, block_hash: meta.block_hash, state_root: meta.state_root }, 'store opened at recorded head');
-  }
-
-  private async writeGenesis(whole: GenesisDoc): Promise<void> {
-    let genesis = whole;
-    const overlay = new StateOverlay(this.d.store.state);
-    overlay.set('kernel/chain_id', utf8Bytes(genesis.chain_id));
-    overlay.set('kernel/genesis_hash', utf8Bytes(this.genesisParentHash));
-    // decisions.md §71: the shard is bound to its genesis state (and so to every state root), so a
-    // node cannot join another shard's chain; a one-shard network writes nothing (roots as §13).
-    if (this.shards.count > 1) writeShardBinding(overlay, { shard: this.shards.id, n_shards: this.shards.count });
-    // Shard s starts with its own validators and the accounts it owns (§71).
-    genesis = genesisOfShard(genesis, this.shards.id);
-    // The plugin activation schedule is state, so nodes configured differently diverge visibly.
-    writeSchedule(overlay, this.d.host.genesisSchedule());
-    for (const spec of this.d.params.list()) {
-      const raw = genesis.params[spec.key] ?? this.d.paramOverrides[spec.key];
-      const value = raw === undefined ? spec.default : BigInt(raw);
-      const problem = this.d.params.checkValue(spec.key, value);
-      if (problem) throw new Error(`genesis: ${problem}`);
-      overlay.set(paramStateKey(spec.key), bigintCodec.encode(value));
-    }
-    const accounts = accountsWriter(overlay);
-    for (const a of genesis.accounts) await accounts.credit(a.address, BigInt(a.balance));
-    for (const v of genesis.validators) writeValidator(overlay, { address: v.address, public_key: v.public_key, power: BigInt(v.stake) });
-    await writeLightClientValset(overlay);
-    const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
-    const index = new IndexStage();
-    // Genesis is no block: there is no height to store its events under, so they are dropped.
-    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods, boundary: this.d.host.boundary, shards: this.shards }, overlay, block, genesis, { emit: () => undefined, index }));
-    const batch = new WriteBatch();
-    const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
-    await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
-    this.tree.releasePending();
   }
 
   /** Size of a transaction in a block: the bytes of its canonical body (what the hash covers). */
