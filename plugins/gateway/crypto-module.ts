@@ -21,6 +21,8 @@ export interface ServedModule {
   readonly bytes: Uint8Array;
   readonly manifest: Readonly<Record<string, unknown>>;
   readonly file: string;
+  /** The module's semver (the client SDK package's): `wasm_version` of the network summary. */
+  readonly version: string;
 }
 
 /** Reads the built module and its build manifest; undefined when the build has not made them. */
@@ -48,7 +50,7 @@ export function loadCryptoModule(dir = BUILT_WEB_DIR): ServedModule | undefined 
     exports: built.exports,
     built_from: built.built_from,
   };
-  return { bytes, manifest, file: built.file };
+  return { bytes, manifest, file: built.file, version: built.version };
 }
 
 export function registerCryptoModuleRoutes(routes: RouteTable, module: ServedModule | undefined): void {

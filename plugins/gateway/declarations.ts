@@ -41,7 +41,7 @@ export const NetworkStatus = Type.Object({
   tps_peak: Type.Number({ minimum: 0, description: 'the highest 10-block figure over the last 1 000 blocks' }),
   crypto: Type.Array(Type.String()),
   ai_models: Nullable(Type.Object({ active: Count(), pending: Count() })),
-  wasm_version: Nullable(Type.String()),
+  wasm_version: Nullable(Type.String({ description: 'version of the browser crypto module this gateway serves (decisions.md §86); null when it is not built' })),
 });
 
 export const CryptoModuleManifest = Type.Object({

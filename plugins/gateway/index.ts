@@ -43,7 +43,7 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
     api.hooks.routes.tap(api.name, (routes) => {
       routes.withOwner(api.name, () => {
         registerProxyRoutes(routes, s);
-        registerStatusRoutes(routes, s, health, () => ai.figures());
+        registerStatusRoutes(routes, s, health, () => ai.figures(), cryptoModule?.version ?? null);
         registerOperationRoutes(routes, s);
         registerContractRoutes(routes, s);
         registerAiRoutes(routes, s, ai);

@@ -30,6 +30,8 @@ export class NetworkSummary {
     private readonly config: GatewayConfig,
     private readonly reads: NodeReads,
     private readonly router: ShardRouter,
+    /** The served browser crypto module's version (decisions.md §86); null when this gateway has not built it. */
+    private readonly wasmVersion: string | null,
   ) {}
 
   /** Concurrent requests share one computation. */
@@ -57,8 +59,7 @@ export class NetworkSummary {
       tps_peak: figures.tps_peak,
       crypto: CRYPTO_ALGORITHMS,
       ai_models: await this.modelCounts(),
-      // The browser crypto module (§86) is not served by this build's gateway.
-      wasm_version: null,
+      wasm_version: this.wasmVersion,
     };
   }
 

@@ -7,7 +7,7 @@ import { shardsOverview } from './shards.js';
 import { GATEWAY_ROUTES } from './declarations.js';
 
 /** The gateway's own endpoints: /health, /metrics, latest block, network summary. */
-export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: () => Promise<{ healthy: boolean; body: Record<string, unknown> }>, aiFigures: () => Promise<Record<string, unknown>>): void {
+export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: () => Promise<{ healthy: boolean; body: Record<string, unknown> }>, aiFigures: () => Promise<Record<string, unknown>>, wasmVersion: string | null): void {
   routes.serve(GATEWAY_ROUTES.health, async () => {
     const h = await health();
     // 503 while no node answers, so a load balancer takes this gateway out of rotation.
@@ -25,7 +25,7 @@ export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, hea
     return { block };
   });
 
-  const summary = new NetworkSummary(s.config, s.reads, s.router);
+  const summary = new NetworkSummary(s.config, s.reads, s.router, wasmVersion);
   routes.serve(GATEWAY_ROUTES.networkStatus, () => summary.current());
 
   routes.serve(GATEWAY_ROUTES.shards, async () => passThrough(await shardsOverview(s.reads, s.router)));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, getJson, makeChainDir, postJson, startNodeProcess, until, waitConfirmed } from '../helpers/node-process.js';
 import { testGenesis } from '../helpers/genesis.js';
@@ -179,9 +179,37 @@ describe('the CLI on a devnet: chain op, the wallet verbs, chain top', () => {
     const refused = spawnSync(process.execPath, [CLI, 'send', '--key', alice.file, '--to', bob.address, '--amount', '1000000', '--rpc', net.rpcUrls[0]!], { encoding: 'utf8' });
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /the node answered 400: insufficient balance/);
+    // --no-wait: the node's acceptance, printed before the block; the transfer then lands.
+    const queued = JSON.parse((await cli(['send', '--key', alice.file, '--to', bob.address, '--amount', '7ucoin', '--no-wait', '--json', '--rpc', net.rpcUrls[0]!])).stdout) as Record<string, unknown>;
+    assert.equal(queued.status, 'pending', JSON.stringify(queued));
+    assert.match(queued.tx_hash as string, /^0x[0-9a-f]{64}$/);
+    const landed = await waitConfirmed(net.rpcUrls[0]!, queued.tx_hash as string);
+    assert.deepEqual([landed.status, landed.value], ['confirmed', 7]);
     const typo = chain(['send', '--key', alice.file, '--to', bob.address, '--amount', '1.0000001']);
     assert.equal(typo.code, 1);
     assert.match(typo.err, /--amount "1\.0000001": give COIN as decimal text/);
+  });
+
+  test('the README\'s "Try it" block, run as written in a shell against the devnet: from two new keys to a confirmed send without curl', async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const from = readme.indexOf('Try it, in a second terminal');
+    assert.ok(from > 0 && from < readme.indexOf('## The `chain` CLI'), 'Try it sits in the README\'s first section');
+    const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(from))![1]!;
+    assert.doesNotMatch(block, /\bcurl\b|\bjq\b/, 'the walk needs neither curl nor jq');
+    for (const verb of ['keys generate', 'faucet', 'send', 'balance', 'tx', 'watch', 'top']) assert.match(block, new RegExp(`^chain ${verb}\\b`, 'm'), verb);
+    // The alias line becomes a function (a script does not expand aliases); a line naming a
+    // placeholder (<hash>, <address>) or drawing live (top) is the reader's to fill in or stop.
+    const lines = block.split('\n').filter((l) => l.startsWith('chain ') && !l.includes('<') && !l.startsWith('chain top'));
+    assert.ok(block.split('\n')[0]!.startsWith('alias chain='), 'the block starts by making chain a command');
+    const walk = join(dir, 'readme-walk');
+    mkdirSync(walk, { recursive: true });
+    const script = [`chain() { "${process.execPath}" "${CLI}" "$@"; }`, 'set -e', ...lines].join('\n');
+    const { stdout } = await promisify(execFile)('bash', ['-c', script], { cwd: walk, env: { ...process.env, CHAIN_RPC: net.rpcUrls[0]!, CHAIN_GATEWAY: net.gatewayUrl } });
+    const sent = /^(0x[0-9a-f]{64}) confirmed in block \d+: 1\.5 COIN to (chain:[0-9a-f]{15}\.human), fee \S+ COIN$/m.exec(stdout);
+    assert.ok(sent, stdout);
+    assert.match(stdout, new RegExp(`^${sent[2]!.replace('.', '\\.')}  1\\.5 COIN  \\(1500000 ucoin, nonce 0\\)$`, 'm'), 'bob\'s balance is the 1.5 COIN sent');
+    const tx = (await getJson(`${net.rpcUrls[0]}/api/v1/transactions/${sent[1]}`)).body;
+    assert.deepEqual([tx.status, tx.value], ['confirmed', 1_500_000]);
   });
 
   test('chain top --once: one frame without escapes, a row per validator of the devnet folder, down for a node that does not answer', async () => {

@@ -52,6 +52,9 @@ async function networkStatusIsMeasured(gatewayUrl: string, nodeUrl: string): Pro
   assert.equal(ns.shard_count, 1);
   assert.equal(ns.validator_count, status.validator_count);
   for (const alg of ['ML-DSA-65', 'ML-KEM-768', 'SHA3-256']) assert.ok((ns.crypto as string[]).includes(alg), alg);
+  const wasm = await getJson(`${gatewayUrl}/api/v1/wasm/version`);
+  assert.equal(wasm.status, 200, 'the build serves the browser crypto module');
+  assert.equal(ns.wasm_version, wasm.body.version, 'wasm_version is the version of the module this gateway serves');
   const top = ns.height as number;
   assert.ok(top >= 2, `the summary is at height ${top}`);
   const blocks = new Map<number, { timestamp: number; tx_count: number }>();
