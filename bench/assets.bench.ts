@@ -6,12 +6,15 @@ import { assetId, orderedPair, poolId } from '../plugins/assets/public.js';
 import { signAssetOp } from '../test/helpers/asset-ops.js';
 import { labelledWallet, makeChain } from '../test/helpers/chain-fixture.js';
 import { mulberry32 } from '../test/helpers/prng.js';
+import { selectProvider, type ProviderChoice } from '../kernel/crypto/select-provider.js';
+import { CachingVerifier } from '../kernel/crypto/verifier.js';
 
 /**
  * The exchange's clearing and admission (issue 33): the uniform-price rule of a full batch
  * (`dex_max_swaps_per_pool_block` = 100 swaps, a third with a min_out that drops) in one pool and
  * in 100 pools, pure; a block of 100 swaps of one pool executed and cleared (endBlock) on an
- * in-memory chain; and swaps admitted per second on one node (signature, _psig, checks).
+ * in-memory chain; and swaps admitted per second on one node (signature, _psig, checks), verified
+ * by the provider a node picks (CHAIN_CRYPTO_PROVIDER, default auto), as a validator would.
  * `npm run build && node dist/bench/assets.bench.js` (under /work/bin/heavy on a shared machine).
  */
 const FULL = 100;
@@ -37,7 +40,9 @@ console.table(pure.table());
 // On a chain: 100 traders with exchange balances of GOLD and ucoin in one pool.
 const traders = Array.from({ length: FULL }, (_, i) => labelledWallet(`assets-bench-${i}`));
 const issuer = traders[0]!;
-const f = await makeChain({ plugins: [assetsPlugin], accounts: traders.map((w) => ({ address: w.address, balance: 10n ** 12n })), genesisParams: { asset_issue_fee: '0' }, mempool: { maxTxs: 10_000, maxPerSender: 256 } });
+const { provider } = selectProvider((process.env.CHAIN_CRYPTO_PROVIDER ?? 'auto') as ProviderChoice);
+console.log(`signature verification: ${provider.name}`);
+const f = await makeChain({ plugins: [assetsPlugin], verifier: new CachingVerifier(provider), accounts: traders.map((w) => ({ address: w.address, balance: 10n ** 12n })), genesisParams: { asset_issue_fee: '0' }, mempool: { maxTxs: 10_000, maxPerSender: 256 } });
 let nonce = 1_970_000_000_000;
 const op = (w: (typeof traders)[number], name: string, body: Record<string, unknown>) => signAssetOp(w, name, { from: w.address, ...body }, { nonce: ++nonce });
 const gold = assetId(issuer.address, 'GOLD', 1);
@@ -79,5 +84,5 @@ const admitted = swapBodies();
 const t0 = process.hrtime.bigint();
 for (const b of admitted) await f.chain.admitOperation('swap', b, {}, 0);
 const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-console.log(`swaps admitted on one node: ${admitted.length} in ${seconds.toFixed(3)} s = ${(admitted.length / seconds).toFixed(0)} per second (ch-tx-v4 and _psig verified, checks on committed state)`);
+console.log(`swaps admitted on one node: ${admitted.length} in ${seconds.toFixed(3)} s = ${(admitted.length / seconds).toFixed(0)} per second (ch-tx-v4 and _psig verified by ${provider.name}, checks on committed state)`);
 await f.block();

@@ -46,7 +46,7 @@ export { operationFamily, type FamilyMember, type SharedOperationFields } from '
 export { ACTOR_FIELDS, VALUE_FIELDS, actorFieldOf, valueFieldOf, signsForOf, signsForText } from './ops/fields.js';
 export type { OperationInput, OperationResult, OperationRoute, OperationSigning, OperationSpec, SecondSignatureInput, SignedFields } from './ops/operation.js';
 export { operationOf } from './model/types.js';
-export { defaultMember, operationRouteGroups, selectOperation, type OperationRouteGroup, type RouteMember } from './ops/route-dispatch.js';
+export { defaultMember, groupRouteOperations, operationRouteGroups, selectOperation, type OperationRouteGroup, type RouteMember } from './ops/route-dispatch.js';
 
 // 5. Who signed, and the authorization extension point.
 export type { AppliedTransaction, Signer, SignerAnswer, SignerGrant, SignerKind, SignRequest } from './context/signer.js';

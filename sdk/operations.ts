@@ -3,14 +3,12 @@ import type { Http } from './http.js';
 
 /**
  * What the SDK knows of an operation, read from the node (issue 36: a new plugin's operation
- * needs no SDK release). The one adapter over the node's self-description.
- *
- * TODAY it reads `GET /api/v1/plugins` (node and gateway), whose entries carry `operations` as the
- * kernel describes them (kernel/ops/describe.ts). TO BE SWITCHED to `GET /api/v1/openapi.json`
- * (decisions.md §87) once it is served: each path item with `x-operation` gives `type`, its method
- * and path give `method`/`path`, `x-signs-for` gives `signsFor` (same `{field}` form), `x-gas`
- * gives `gas`, and the `<actor>`/`<value>` placeholders of `x-signed-layout` give `actorField` and
- * `valueField`. Only this file changes then.
+ * needs no SDK release). The one adapter over the node's self-description: its API reference,
+ * `GET /api/v1/openapi.json` (decisions.md §87), where each operation route carries
+ * `x-operation` (the type), `x-gas`, `x-signs-for` (an address, or `{field}`), `x-actor`,
+ * `x-actor-from-key`, `x-value` and `x-path-fields`; a route several operations share lists the
+ * others under `x-shared-operations` with the same fields. The document lists exactly the routes
+ * the process serves, so a gateway's leaves out the node-only ones.
  */
 export interface OperationMeta {
   /** decisions.md §17's type: the `<kind>` a v4 signature names. */
@@ -31,45 +29,54 @@ export interface OperationMeta {
 
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const FIELD_RE = /^\{([a-z_][a-z0-9_]*)\}$/;
+const SIGNED_METHODS = ['post', 'put', 'patch'] as const;
 
-function metaOf(raw: unknown, plugin: string): OperationMeta {
-  if (!isObj(raw) || typeof raw['name'] !== 'string' || !Array.isArray(raw['routes'])) throw new SdkError('operation', `plugin ${plugin}: an operation entry without name or routes`);
-  const name = raw['name'];
-  const routes = raw['routes'].filter(isObj);
-  // A gateway serves every route but the node-only ones; a node serves all: the first served by both wins.
-  const route = routes.find((r) => r['node_only'] !== true) ?? routes[0];
-  const signsFor = String(raw['signs_for']);
+/** One operation's `x-*` facts on `method path` (path in the document's `{param}` form). */
+function metaOf(facts: Record<string, unknown>, method: (typeof SIGNED_METHODS)[number], path: string): OperationMeta {
+  const name = facts['x-operation'];
+  if (typeof name !== 'string') throw new SdkError('operation', `${method.toUpperCase()} ${path}: x-operation is not a name`);
+  const signsFor = facts['x-signs-for'];
+  const actor = facts['x-actor'];
+  const gas = facts['x-gas'];
+  if (typeof signsFor !== 'string' || typeof actor !== 'string' || typeof gas !== 'number') throw new SdkError('operation', `${name}: the API reference gives no x-signs-for, x-actor or x-gas`);
   const field = FIELD_RE.exec(signsFor);
-  if (!route || (route['method'] !== 'POST' && route['method'] !== 'PUT' && route['method'] !== 'PATCH') || typeof route['path'] !== 'string') throw new SdkError('operation', `${name}: no POST, PUT or PATCH route`);
-  if (typeof raw['actor'] !== 'string' || typeof raw['gas'] !== 'number') throw new SdkError('operation', `${name}: no actor field or gas`);
+  const value = facts['x-value'];
+  const pathFields = facts['x-path-fields'];
   return {
     type: name,
-    gas: raw['gas'],
-    method: route['method'],
-    path: route['path'],
-    actorField: raw['actor'],
-    actorFromKey: raw['actor_from_key'] === true,
+    gas,
+    method: method.toUpperCase() as OperationMeta['method'],
+    path: path.replace(/\{([a-z_][a-z0-9_]*)\}/g, ':$1'),
+    actorField: actor,
+    actorFromKey: facts['x-actor-from-key'] === true,
     signsFor: field ? { field: field[1]! } : { address: signsFor },
-    valueField: typeof raw['value'] === 'string' ? raw['value'] : null,
-    pathFields: Array.isArray(raw['path_fields']) ? raw['path_fields'].filter((f): f is string => typeof f === 'string') : [],
+    valueField: typeof value === 'string' ? value : null,
+    pathFields: Array.isArray(pathFields) ? pathFields.filter((f): f is string => typeof f === 'string') : [],
   };
 }
 
-/** Every operation the node describes, by type. */
+/**
+ * Every operation the node's API reference describes, by type. An operation served on several
+ * routes (POST and PUT of one path) keeps the first the document lists.
+ */
 export async function fetchOperations(http: Http): Promise<ReadonlyMap<string, OperationMeta>> {
+  const doc = await http.get('/api/v1/openapi.json');
+  if (!isObj(doc) || !isObj(doc['paths'])) throw new SdkError('operation', 'GET /api/v1/openapi.json answered no OpenAPI paths');
   const out = new Map<string, OperationMeta>();
-  for (let offset = 0; ; ) {
-    const page = await http.get(`/api/v1/plugins?limit=100&offset=${offset}`);
-    if (!isObj(page) || !Array.isArray(page['plugins'])) throw new SdkError('operation', 'GET /api/v1/plugins answered no plugins list');
-    for (const p of page['plugins'].filter(isObj)) {
-      for (const op of Array.isArray(p['operations']) ? p['operations'] : []) {
-        const meta = metaOf(op, String(p['name']));
-        out.set(meta.type, meta);
-      }
+  const add = (meta: OperationMeta): void => {
+    if (!out.has(meta.type)) out.set(meta.type, meta);
+  };
+  for (const [path, item] of Object.entries(doc['paths'])) {
+    if (!isObj(item)) continue;
+    for (const method of SIGNED_METHODS) {
+      const op = item[method];
+      if (!isObj(op) || op['x-operation'] === undefined) continue;
+      add(metaOf(op, method, path));
+      const shared = op['x-shared-operations'];
+      for (const other of Array.isArray(shared) ? shared.filter(isObj) : []) add(metaOf(other, method, path));
     }
-    offset += page['plugins'].length;
-    if (page['has_more'] !== true || page['plugins'].length === 0) return out;
   }
+  return out;
 }
 
 /** The Signs-for address of a body, as the node will read it. */

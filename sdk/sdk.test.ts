@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
 import { labelledWallet, makeChain, signTransfer as fixtureTransfer, setSigningChainId, FIXTURE_CHAIN_ID, type Fixture } from '../test/helpers/chain-fixture.js';
 import { sessionPlugin } from '../plugins/session/index.js';
-import { definePlugin, defineOperation } from '../kernel/sdk.js';
-import { pluginsView } from '../kernel/node/views.js';
+import { definePlugin, defineOperation, defaultMember, groupRouteOperations, selectOperation } from '../kernel/sdk.js';
+import { openApiDocument } from '../kernel/node/openapi.js';
+import { RouteTable } from '../kernel/host/route-table.js';
 import { seedFromMnemonic } from '../kernel/crypto/mnemonic.js';
 import { sha3 } from '../kernel/crypto/hash.js';
 import { ChainClient, ChainHttpError, SdkError, generatePhrase, keyFromKeyFile, keyFromPhrase, keyFromSeed, signTransfer, type FetchLike } from './index.js';
@@ -12,8 +13,9 @@ import { ChainClient, ChainHttpError, SdkError, generatePhrase, keyFromKeyFile, 
 /**
  * The SDK against the kernel itself: keys as decisions.md §4 says, and bodies it signs `ch-tx-v4`
  * admitted by a chain that requires strong signatures (mainnet rules), operations built from the
- * node's own description (GET /api/v1/plugins) — a fixed Signs-for address and one a body field
- * names, in a plugin the SDK was not written for.
+ * node's own description (the `x-*` fields of GET /api/v1/openapi.json) — a fixed Signs-for
+ * address, one a body field names, and one that shares its route, in a plugin the SDK was not
+ * written for.
  */
 const COIN = 1_000_000n;
 const alice = labelledWallet('sdk-unit-alice');
@@ -37,9 +39,29 @@ const tipPlugin = definePlugin({
         await ctx.accounts.transfer(op.actor, op.body.to, op.value);
       },
     }),
+    // Shares tip's route; a body with `big: true` selects it (OperationRoute.selectedBy).
+    defineOperation({
+      name: 'big_tip',
+      description: 'test: sends ten times the tip',
+      routes: [{ method: 'POST', path: '/test/tips/:to', selectedBy: Type.Object({ big: Type.Literal(true) }) }],
+      schema: Type.Object({ from: Type.String(), to: Type.String(), amount: Type.Integer({ minimum: 1 }), big: Type.Literal(true) }, { additionalProperties: false }),
+      signsFor: { field: 'to' },
+      pathFields: ['to'],
+      gas: 35,
+      async execute(ctx, op) {
+        await ctx.accounts.transfer(op.actor, op.body.to, op.value * 10n);
+      },
+    }),
   ],
   register() {},
 });
+
+/** The node's API reference as the kernel writes it for the fixture's operation routes (kernel/node/operation-routes.ts). */
+function apiReference(f: Fixture): Record<string, unknown> {
+  const table = new RouteTable();
+  for (const g of f.operations.routeGroups()) table.withOwner(defaultMember(g).op.plugin, () => table.add(g.method, g.path, () => undefined, groupRouteOperations(g)));
+  return openApiDocument({ service: 'node', title: 'fixture', version: 'v1', description: 'the fixture chain', routes: table.list() });
+}
 
 /** The node's HTTP answers the client needs, served from a fixture chain in process. */
 function fakeNode(f: Fixture): FetchLike {
@@ -48,7 +70,7 @@ function fakeNode(f: Fixture): FetchLike {
     const method = init?.method ?? 'GET';
     const body = init?.body === undefined ? undefined : (JSON.parse(init.body) as Record<string, unknown>);
     const answer = async (): Promise<[number, unknown]> => {
-      if (path === '/api/v1/plugins') return [200, { plugins: pluginsView(f.host, 1, f.operations), has_more: false }];
+      if (path === '/api/v1/openapi.json') return [200, apiReference(f)];
       if (path === '/api/v1/status') return [200, { chain_id: f.chain.chainId }];
       if (path === '/api/v1/gas/estimate') return [200, { base_fee: 1 }];
       if (path.startsWith('/api/v1/accounts/')) {
@@ -56,12 +78,12 @@ function fakeNode(f: Fixture): FetchLike {
         return [200, { next_nonce: Number(f.chain.mempool.nextNonce(address, (await f.account(address)).nonce)) }];
       }
       if (method === 'POST' && path === '/api/v1/transactions') return [200, await f.chain.admit(body, 0)];
-      for (const op of f.operations.list()) {
-        for (const r of op.spec.routes) {
-          const re = new RegExp(`^${r.path.replace(/:([a-z_]+)/g, '(?<$1>[^/]+)')}$`);
-          const m = re.exec(path);
-          if (m && r.method === method) return [200, await f.chain.admitOperation(op.spec.name, body, Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)])), 0)];
-        }
+      for (const g of f.operations.routeGroups()) {
+        const m = new RegExp(`^${g.path.replace(/:([a-z_]+)/g, '(?<$1>[^/]+)')}$`).exec(path);
+        if (!m || g.method !== method) continue;
+        const params = Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+        const op = selectOperation(g, { ...body, ...params });
+        if (op) return [200, await f.chain.admitOperation(op.spec.name, body, params, 0)];
       }
       return [404, { error: `not found: ${method} ${path}` }];
     };
@@ -109,13 +131,16 @@ test('on a chain requiring ch-tx-v4: a transfer, a session grant and a new plugi
   assert.equal(sent.status, 'pending');
   const ops = await client.operations();
   assert.deepEqual(ops.get('tip'), { type: 'tip', gas: 30, method: 'POST', path: '/test/tips/:to', actorField: 'from', actorFromKey: false, signsFor: { field: 'to' }, valueField: 'amount', pathFields: ['to'] });
+  assert.deepEqual(ops.get('big_tip'), { type: 'big_tip', gas: 35, method: 'POST', path: '/test/tips/:to', actorField: 'from', actorFromKey: false, signsFor: { field: 'to' }, valueField: 'amount', pathFields: ['to'] }, 'an operation sharing its route is listed too');
   assert.deepEqual(ops.get('grant_session')?.signsFor, { address: 'chain:system.session' });
   const grant = await client.operation(key, 'grant_session', { account: key.address, session_pk: bob.publicKeyHex, scope: '*', cap: 1000, expiry_block: 100 });
   assert.equal(grant.status, 'pending');
   const tip = await client.operation(key, 'tip', { to: bob.address, amount: 3, note: 'thanks' });
   assert.equal(tip.status, 'pending');
+  const big = await client.operation(key, 'big_tip', { to: bob.address, amount: 2, big: true });
+  assert.equal(big.status, 'pending');
   await f.block();
-  assert.equal((await f.account(bob.address)).balance, 10n);
+  assert.equal((await f.account(bob.address)).balance, 30n, '7 sent, a tip of 3, a big tip of 2 × 10');
   await assert.rejects(client.operation(key, 'no_such_op', {}), (e: unknown) => e instanceof SdkError && e.kind === 'operation');
   const elsewhere = new ChainClient({ url: 'http://node.test', fetch: async (url, init) => (url.endsWith('/api/v1/status') ? { status: 200, text: async () => JSON.stringify({ chain_id: 'another-chain' }) } : fakeNode(f)(url, init)) });
   await assert.rejects(elsewhere.transfer(key, { to: bob.address, value: 1 }), (e: unknown) => e instanceof ChainHttpError && e.status === 401);

@@ -77,21 +77,61 @@ test('the file: unset variable, unreadable file and invalid JSON are refused nam
   }
 });
 
-test('chain mcp stops with exit code 2 before answering initialize, naming the field, and writes nothing to stdout', () => {
+test('chain mcp stops with exit code 2 before answering initialize, naming the variable or field, for every refusal, and writes nothing to stdout', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-cli-'));
   try {
-    const file = join(dir, 'half.json');
-    writeFileSync(file, JSON.stringify({ node_rpc: GATEWAY, account: ACCOUNT, session_pk: SESSION.session_pk }));
+    const file = (name: string, text: string): string => {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    };
+    const json = (name: string, value: unknown): string => file(name, JSON.stringify(value));
     const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) + '\n';
-    for (const [env, field] of [
+    const cases: Array<[Record<string, string>, string]> = [
       [{}, 'CHAIN_MCP_CONFIG'],
-      [{ CHAIN_MCP_CONFIG: file }, 'sk_seed_hex'],
-    ] as const) {
+      [{ CHAIN_MCP_CONFIG: join(dir, 'absent.json') }, 'CHAIN_MCP_CONFIG'],
+      [{ CHAIN_MCP_CONFIG: file('bad.json', '{"node_rpc": ') }, 'CHAIN_MCP_CONFIG'],
+      [{ CHAIN_MCP_CONFIG: json('array.json', []) }, 'CHAIN_MCP_CONFIG'],
+      [{ CHAIN_MCP_CONFIG: json('no-rpc.json', { account: ACCOUNT }) }, 'node_rpc'],
+      [{ CHAIN_MCP_CONFIG: json('port.json', { node_rpc: '127.0.0.1:3000' }) }, 'node_rpc'],
+      [{ CHAIN_MCP_CONFIG: json('account.json', { node_rpc: GATEWAY, account: 'alice' }) }, 'account'],
+      [{ CHAIN_MCP_CONFIG: json('half-pk.json', { node_rpc: GATEWAY, account: ACCOUNT, session_pk: SESSION.session_pk }) }, 'sk_seed_hex'],
+      [{ CHAIN_MCP_CONFIG: json('half-seed.json', { node_rpc: GATEWAY, account: ACCOUNT, sk_seed_hex: SESSION.sk_seed_hex }) }, 'session_pk'],
+      [{ CHAIN_MCP_CONFIG: json('short-pk.json', { node_rpc: GATEWAY, account: ACCOUNT, ...SESSION, session_pk: 'abcd' }) }, 'session_pk'],
+      [{ CHAIN_MCP_CONFIG: json('short-seed.json', { node_rpc: GATEWAY, account: ACCOUNT, ...SESSION, sk_seed_hex: 'abcd' }) }, 'sk_seed_hex'],
+      [{ CHAIN_MCP_CONFIG: json('other-seed.json', { node_rpc: GATEWAY, account: ACCOUNT, ...SESSION, sk_seed_hex: toHex(new Uint8Array(32).fill(9)) }) }, 'sk_seed_hex'],
+      [{ CHAIN_MCP_CONFIG: json('no-account.json', { node_rpc: GATEWAY, ...SESSION }) }, 'account'],
+    ];
+    for (const [env, field] of cases) {
       const r = spawnSync(process.execPath, [resolve('dist/cli/main.js'), 'mcp'], { cwd: dir, env: { PATH: process.env.PATH, ...env }, input: initialize, encoding: 'utf8', timeout: 20_000 });
-      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.status, 2, `${JSON.stringify(env)}: ${r.stderr}`);
       assert.equal(r.stdout, '', 'no protocol message: initialize is not answered');
-      assert.match(r.stderr, new RegExp(`^chain mcp: ${field}: `));
+      assert.match(r.stderr, new RegExp(`^chain mcp: ${field}: `), JSON.stringify(env));
+      assert.ok(!r.stderr.includes(SESSION.sk_seed_hex), 'the seed is never written out');
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('chain mcp answers initialize on stdout with the tools capability only, logs on stderr, and exits when stdin closes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-cli-'));
+  try {
+    const config = join(dir, 'session.json');
+    writeFileSync(config, JSON.stringify({ node_rpc: GATEWAY, account: ACCOUNT, ...SESSION, scope: '*' }));
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) + '\n';
+    // spawnSync writes the input and closes stdin: the server must answer, then stop by itself.
+    const r = spawnSync(process.execPath, [resolve('dist/cli/main.js'), 'mcp'], { cwd: dir, env: { PATH: process.env.PATH, CHAIN_MCP_CONFIG: config }, input: initialize, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(r.signal, null, 'it exited by itself, not by the timeout');
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    assert.equal(lines.length, 1, `stdout carries the one protocol message only: ${r.stdout}`);
+    const answer = JSON.parse(lines[0]!) as { id: number; result: { capabilities: Record<string, unknown>; serverInfo: { name: string } } };
+    assert.equal(answer.id, 1);
+    assert.deepEqual(answer.result.capabilities, { tools: { listChanged: false } }, 'no resources, no prompts');
+    assert.equal(answer.result.serverInfo.name, 'pq-chain');
+    assert.match(r.stderr, /serving tools on stdio/);
+    assert.ok(!r.stderr.includes(SESSION.sk_seed_hex) && !r.stdout.includes(SESSION.sk_seed_hex), 'the seed is never written out');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -19,7 +19,7 @@ test('export-config: the scope comes from the grant on chain, the file is 0600 a
     const keyFile = join(dir, 'session.json');
     const { file } = makeKeyFile(nobleProvider, new Uint8Array(32).fill(42));
     writeKeyFile(keyFile, file);
-    const listPath = `/api/v1/session/list/${ACCOUNT}?limit=100`;
+    const listPath = `/api/v1/session/list/${ACCOUNT}?limit=100&offset=0`;
     const grantOf = (status: string) => ({ account: ACCOUNT, grants: [{ account: ACCOUNT, session_pk: file.public_key, scope: ['chain:0123456789abcde.human'], cap: 5000, cap_human: '0.005 COIN', spent: 0, expiry_block: 900, status }] });
     const out = join(dir, 'mcp.json');
     const flags = { key: keyFile, account: ACCOUNT, gateway: `${gw.url}/`, out };
@@ -30,7 +30,10 @@ test('export-config: the scope comes from the grant on chain, the file is 0600 a
     await assert.rejects(exportConfig(flags, '/opt/chain/dist/cli/main.js'), /is revoked, not active/);
     await assert.rejects(exportConfig({ ...flags, account: 'alice' }, '/x'), /--account: "alice" is not a chain address/);
 
-    gw.answer('GET', listPath, 200, grantOf('active'));
+    // An account with more grants than a page holds: the key's grant is on the second page.
+    const other = (i: number) => ({ ...grantOf('active').grants[0]!, session_pk: i.toString(16).padStart(3904, '0') });
+    gw.answer('GET', listPath, 200, { account: ACCOUNT, grants: Array.from({ length: 100 }, (_, i) => other(i)), total: 101, limit: 100, offset: 0, has_more: true });
+    gw.answer('GET', `/api/v1/session/list/${ACCOUNT}?limit=100&offset=100`, 200, { ...grantOf('active'), total: 101, limit: 100, offset: 100, has_more: false });
     const told = await exportConfig(flags, '/opt/chain/dist/cli/main.js');
     const written = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
     assert.deepEqual(written, { node_rpc: gw.url, account: ACCOUNT, session_pk: file.public_key, sk_seed_hex: file.seed_hex, scope: ['chain:0123456789abcde.human'] });

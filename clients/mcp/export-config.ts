@@ -14,6 +14,20 @@ export interface ExportFlags {
   readonly out: string;
 }
 
+/** The list's page size: the route's cap (decisions.md §20). */
+const PAGE = 100;
+
+/** The account's grant of `sessionPk`, read page by page (an account may have granted more keys than one page holds). */
+async function grantOf(gateway: GatewayClient, account: string, sessionPk: string): Promise<Record<string, unknown> | undefined> {
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await gateway.get(`/api/v1/session/list/${account}?limit=${PAGE}&offset=${offset}`);
+    const grants = isRecord(page) && Array.isArray(page.grants) ? (page.grants as unknown[]).filter(isRecord) : [];
+    const found = grants.find((g) => g.session_pk === sessionPk);
+    if (found) return found;
+    if (!isRecord(page) || page.has_more !== true || grants.length === 0) return undefined;
+  }
+}
+
 /**
  * `chain mcp export-config`: the config file of part 2, Session keys 5, for a session key the
  * account granted on chain, so a seed is never typed into JSON by hand. `scope` is copied from the
@@ -28,9 +42,7 @@ export async function exportConfig(f: ExportFlags, mainJs: string, fetchFn?: (ur
   if (refused) throw new Error(`--account: ${refused.message}`);
   const { file } = readKeyFile(f.key, nobleProvider);
   const gateway = new GatewayClient(f.gateway.replace(/\/+$/, ''), fetchFn);
-  const listed = await gateway.get(`/api/v1/session/list/${f.account}?limit=100`);
-  const grants = isRecord(listed) && Array.isArray(listed.grants) ? (listed.grants as unknown[]).filter(isRecord) : [];
-  const grant = grants.find((g) => g.session_pk === file.public_key);
+  const grant = await grantOf(gateway, f.account, file.public_key);
   if (!grant) throw new Error(`${f.account} has granted no session key ${file.public_key.slice(0, 16)}… on chain (${f.gateway}): grant it first with chain op grant_session --key <the account's key file> --body '{"session_pk":"<public_key of ${f.key}>","scope":…,"cap":…,"expiry_block":…}' (a grant just sent is listed once its block commits: try again in a moment)`);
   if (grant.status !== 'active') throw new Error(`the grant of this key by ${f.account} is ${String(grant.status)}, not active: grant it again (chain op grant_session)`);
   const config = { node_rpc: gateway.baseUrl, account: f.account, session_pk: file.public_key, sk_seed_hex: file.seed_hex, scope: grant.scope };

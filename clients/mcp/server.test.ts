@@ -4,6 +4,8 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { deriveAddress } from '../../kernel/crypto/address.js';
 import { toHex } from '../../kernel/codec/hex.js';
+import { shardOf } from '../../kernel/crypto/fnv.js';
+import { contractAddressOn, shardView } from '../../kernel/sdk.js';
 import { contractAddress } from '../../plugins/contracts/public.js';
 import { parseMcpConfig, type McpConfig } from './config.js';
 import { createToolServer } from './server.js';
@@ -186,14 +188,33 @@ describe('the tool server against a recording gateway', () => {
     assert.deepEqual([(noArgs.requests.at(-1)!.body as Record<string, unknown>).data, (noArgs.requests.at(-1)!.body as Record<string, unknown>).value], ['{"function":"name","args":{}}', 0]);
 
     gw.answer('GET', '/api/v1/templates/fungible-token', 200, { id: 'fungible-token', bytecode_hex: '0061736d01000000' });
+    // A deploy's address depends on the network's shard count: without it nothing is signed or sent.
+    const blind = await during(() => call(withKey, 'ch_deploy', { bytecode_hex: '0061736d01000000' }));
+    assert.match(text(blind.out), /^GET \/api\/v1\/network\/status → 200 the answer has no shard_count .*nothing was sent$/);
+    assert.equal(blind.requests.filter((q) => q.method === 'POST').length, 0);
+    gw.answer('GET', '/api/v1/network/status', 200, { chain_id: 'unit-chain', shard_count: 1 });
     const deployed = await during(() => call(withKey, 'ch_deploy', { template: 'fungible-token', name: 'T', init_args: { name: 'T', symbol: 'T', decimals: 6, total_supply: 1000 } }));
     assert.equal(deployed.requests[0]!.path, '/api/v1/templates/fungible-token', 'the template is read first');
     const body = deployed.requests.at(-1)!.body as Record<string, unknown>;
     assert.equal(body.to, 'chain:system.deploy');
     assert.equal(body.data, '{"bytecode_hex":"0061736d01000000","name":"T","template":"fungible-token","init_args":{"name":"T","symbol":"T","decimals":6,"total_supply":1000}}');
     assert.equal(deployed.out.structuredContent!.contract_address, contractAddress(ACCOUNT, TX));
+
+    // On a sharded network the chain keeps the contract on the deployer's shard (decisions.md §71's
+    // k-rule): where §27's address belongs to another shard, the tool reports the moved one.
+    const count = [2, 3, 4, 5, 6, 7, 8].find((n) => shardOf(contractAddress(ACCOUNT, TX), n) !== shardOf(ACCOUNT, n))!;
+    assert.ok(count, 'some shard count moves §27\'s address of this deploy off its deployer\'s shard');
+    gw.answer('GET', '/api/v1/network/status', 200, { chain_id: 'unit-chain', shard_count: count });
+    const sharded = (await call(withKey, 'ch_deploy', { bytecode_hex: '0061736d01000000' })).structuredContent!.contract_address as string;
+    assert.equal(sharded, contractAddressOn(shardView(shardOf(ACCOUNT, count), count), ACCOUNT, TX));
+    assert.notEqual(sharded, contractAddress(ACCOUNT, TX));
+    assert.equal(shardOf(sharded, count), shardOf(ACCOUNT, count), 'on the deployer\'s shard');
+    gw.answer('GET', '/api/v1/network/status', 200, { chain_id: 'unit-chain', shard_count: 1 });
     gw.answer('GET', '/api/v1/templates/nothing', 404, { error: 'no template nothing' });
     assert.equal(text(await call(withKey, 'ch_deploy', { template: 'nothing' })), 'GET /api/v1/templates/nothing → 404 no template nothing');
+    // The analyzer gate's refusal is reported as any refused write is (decisions.md §79).
+    gw.answer('POST', '/api/v1/transactions', 403, { error: 'deploy refused by the contract analyzer: risk score 92 is at or above deploy_risk_threshold 80' });
+    assert.equal(text(await call(withKey, 'ch_deploy', { bytecode_hex: '0061736d01000000' })), 'POST /api/v1/transactions → 403 deploy refused by the contract analyzer: risk score 92 is at or above deploy_risk_threshold 80');
   });
 
   test('a held transfer: the node\'s details are relayed; where they do not say how the hold ends, the parameters decide (§81)', async () => {

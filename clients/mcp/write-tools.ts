@@ -1,4 +1,6 @@
 import { formatCoin } from '../../kernel/codec/amount.js';
+import { shardOf } from '../../kernel/crypto/fnv.js';
+import { shardView } from '../../kernel/sdk.js';
 import { contractAddress, DEPLOY_ADDRESS } from '../../plugins/contracts/public.js';
 import { amountToUcoin } from './amount.js';
 import type { SessionKey } from './config.js';
@@ -29,23 +31,48 @@ function integerField(answer: unknown, field: string, route: string): bigint {
   throw new ToolFailure(`GET ${route} → 200 the answer has no integer ${field}`);
 }
 
+/** What a write needs of GET /api/v1/network/status: the chain id it signs for, and (a deploy) the network's shard count. */
+interface NetworkFacts {
+  readonly chainId: string;
+  readonly shardCount: number;
+}
+
+/** Checked before anything is signed or sent, so a deploy never lands without the tool knowing its address. */
+function networkFactsOf(status: unknown, needsShardCount: boolean): NetworkFacts {
+  const s = isRecord(status) ? status : {};
+  if (typeof s.chain_id !== 'string' || s.chain_id === '') throw new ToolFailure('GET /api/v1/network/status → 200 the answer has no chain_id yet (the gateway has not reached its node): try again');
+  const count = typeof s.shard_count === 'bigint' ? Number(s.shard_count) : s.shard_count;
+  if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 1) return { chainId: s.chain_id, shardCount: count };
+  if (needsShardCount) throw new ToolFailure('GET /api/v1/network/status → 200 the answer has no shard_count (a positive integer), which the contract\'s address depends on: nothing was sent');
+  return { chainId: s.chain_id, shardCount: 1 };
+}
+
+/**
+ * decisions.md §27, §71: the address the chain gives the contract `account` deploys in `txHash`.
+ * The deploy runs on the deployer's shard, which keeps §27's address when it owns it and else
+ * moves it by the k-rule: the kernel's one rule (`contractAddressOn`, through the contracts
+ * plugin's `contractAddress`), with the deployer's shard of the network's `shard_count`.
+ */
+export function deployedAddress(account: string, txHash: string, shardCount: number): string {
+  return contractAddress(account, txHash, shardView(shardOf(account, shardCount), shardCount));
+}
+
 /**
  * decisions.md §80: reads `next_nonce`, `base_fee` and `chain_id`, signs `ch-tx-v4` with the
  * session key and sends one `POST /api/v1/transactions`. No retry: a refused write is reported
  * with the node's status and message. The result is §80's object.
  */
-async function submit(ctx: ToolContext, session: SessionKey, account: string, w: Write): Promise<{ result: Record<string, unknown>; answer: Record<string, unknown> }> {
+async function submit(ctx: ToolContext, session: SessionKey, account: string, w: Write): Promise<{ result: Record<string, unknown>; answer: Record<string, unknown>; network: NetworkFacts }> {
   const accountPath = `/api/v1/accounts/${account}`;
   const nonce = integerField(await ctx.gateway.get(accountPath), 'next_nonce', accountPath);
   const gasPrice = integerField(await ctx.gateway.get('/api/v1/gas/estimate'), 'base_fee', '/api/v1/gas/estimate');
-  const status = await ctx.gateway.get('/api/v1/network/status');
-  const chainId = isRecord(status) ? status.chain_id : undefined;
-  if (typeof chainId !== 'string' || chainId === '') throw new ToolFailure('GET /api/v1/network/status → 200 the answer has no chain_id yet (the gateway has not reached its node): try again');
-  const body = signWrite(session, { chainId, from: account, to: w.to, value: w.value, nonce, gasPrice, ...(w.data !== undefined ? { data: w.data } : {}) });
+  const network = networkFactsOf(await ctx.gateway.get('/api/v1/network/status'), w.to === DEPLOY_ADDRESS);
+  const body = signWrite(session, { chainId: network.chainId, from: account, to: w.to, value: w.value, nonce, gasPrice, ...(w.data !== undefined ? { data: w.data } : {}) });
   const answer = await ctx.gateway.post('/api/v1/transactions', body);
   const a = isRecord(answer) ? answer : {};
   return {
     answer: a,
+    network,
     result: {
       tx_hash: a.tx_hash,
       status: a.status,
@@ -120,9 +147,9 @@ export const WRITE_TOOLS = [
       }
       const fields = { bytecode_hex: bytecode, name: a.name, description: a.description, template: a.template, init_args: a.init_args };
       const data = JSON.stringify(fields);
-      const { result } = await submit(ctx, session, account, { to: DEPLOY_ADDRESS, value: 0n, data });
+      const { result, network } = await submit(ctx, session, account, { to: DEPLOY_ADDRESS, value: 0n, data });
       const txHash = result.tx_hash;
-      return { contract_address: typeof txHash === 'string' ? contractAddress(account, txHash) : null, ...result };
+      return { contract_address: typeof txHash === 'string' ? deployedAddress(account, txHash, network.shardCount) : null, ...result };
     },
   }),
 ] as const;

@@ -38,11 +38,24 @@ export interface ProvenRead {
   readonly keys: (req: RpcRequest, answer: Readonly<Record<string, unknown>>) => readonly string[];
 }
 
+/** An operation admitted through a route it shares, and the bodies that select it. */
+export interface SharedOperation {
+  readonly spec: OperationSpec<TObject>;
+  readonly selectedBy: TObject | undefined;
+}
+
 export interface RouteOptions {
   /** Declares the route a proven read: it takes `prove` (true/false) and proves these keys. */
   readonly proves?: ProvenRead['keys'];
   /** The signed operation (decisions.md §16) this route admits: its body schema and signing facts describe the route. */
   readonly operation?: OperationSpec<TObject>;
+  /**
+   * The other operations a shared route admits (`POST /api/v1/nodes/register` registers a `.node`,
+   * an `.app` or a `.vault` name), each with the body schema that selects it
+   * (`OperationRoute.selectedBy`): listed in the API reference beside `operation`, so a client
+   * reading it learns every operation of the build.
+   */
+  readonly sharedWith?: readonly SharedOperation[];
   /**
    * false for a route that only says the path does not exist in this process (the gateway's 404 for
    * a Node only operation route, kept so the answer is 404 rather than 405): left out of the API reference.
@@ -60,6 +73,8 @@ export interface RouteEntry {
   readonly declared?: DeclaredRoute;
   /** The operation the route admits (operation routes, served by the kernel and forwarded by the gateway). */
   readonly operation?: OperationSpec<TObject>;
+  /** The other operations admitted through the route (RouteOptions.sharedWith). */
+  readonly sharedWith?: readonly SharedOperation[];
   /** false: not part of this process's API (RouteOptions.listed). */
   readonly listed?: boolean;
 }
@@ -118,6 +133,7 @@ export class RouteTable {
       ...(options.proves ? { proven: { keys: options.proves } } : {}),
       ...(declared ? { declared } : {}),
       ...(options.operation ? { operation: options.operation } : {}),
+      ...(options.sharedWith && options.sharedWith.length > 0 ? { sharedWith: options.sharedWith } : {}),
       ...(options.listed === false ? { listed: false } : {}),
     });
   }

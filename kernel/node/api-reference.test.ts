@@ -47,8 +47,12 @@ for (const backend of ['node', 'uws'] as const) {
       const page = await fetch(`${base}/docs`);
       assert.equal(page.status, 200);
       const html = await page.text();
-      const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+      const assets = [...html.matchAll(/<(?:script|link)[^>]*(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
       assert.ok(assets.length >= 3 && assets.every((a) => a.startsWith('/docs/')), `every asset is same-origin: ${assets.join(', ')}`);
+      // decisions.md §87: every operation's method and path shows without a click, in the HTML itself.
+      for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+        for (const method of Object.keys(methods)) assert.ok(html.includes(`<code>${method.toUpperCase()}</code> <code>${path}</code>`), `${method} ${path} on the page`);
+      }
       for (const a of assets) assert.equal((await fetch(`${base}${a}`)).status, 200, a);
       assert.match(await (await fetch(`${base}/docs/init.js`)).text(), /validatorUrl: null/);
     } finally {

@@ -42,7 +42,28 @@ const VIEWER_FILES: Readonly<Record<string, string>> = {
   'favicon-32x32.png': 'image/png',
 };
 
-const PAGE = `<!DOCTYPE html>
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * Every operation's method and path, written into the page itself: readable without a click and
+ * without scripts (a terminal browser, a test reading the HTML), whatever Swagger UI renders
+ * below it (5.35 renders the first dozen or so operations of a 150-route document and the rest
+ * only as the reader scrolls, so a page that has just loaded does not yet show them all).
+ */
+function operationList(doc: Readonly<Record<string, unknown>>): string {
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, { summary?: unknown }>>;
+  const rows: string[] = [];
+  for (const [path, methods] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const summary = typeof op.summary === 'string' ? ` — ${escapeHtml(op.summary)}` : '';
+      rows.push(`<li><code>${method.toUpperCase()}</code> <code>${escapeHtml(path)}</code>${summary}</li>`);
+    }
+  }
+  return `<h1>API reference</h1>\n<p><a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a> (OpenAPI 3.1)</p>\n<ul data-operations>\n${rows.join('\n')}\n</ul>`;
+}
+
+function page(doc: Readonly<Record<string, unknown>>): string {
+  return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -51,12 +72,16 @@ const PAGE = `<!DOCTYPE html>
 <link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-32x32.png">
 </head>
 <body>
+<section class="swagger-ui">
+${operationList(doc)}
+</section>
 <div id="swagger-ui"></div>
 <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
 <script src="${DOCS_PATH}/init.js"></script>
 </body>
 </html>
 `;
+}
 
 // docExpansion 'list': every tag open, so each operation's method and path shows without a click;
 // validatorUrl null: Swagger UI would otherwise fetch a badge from validator.swagger.io.
@@ -80,16 +105,16 @@ function viewerFile(name: string): Buffer {
 /** Adds the document route (owned by whoever runs `routes.withOwner`) and the viewer's pages to a table. */
 export function registerApiReference(routes: RouteTable, document: () => Record<string, unknown>): void {
   routes.serve(openApiRoute, () => document());
-  const page = (body: string | Buffer, contentType: string) => reply(200, body, { contentType, headers: { 'content-security-policy': CSP, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' } });
-  routes.get(DOCS_PATH, () => page(PAGE, 'text/html; charset=utf-8'), { listed: false });
+  const asset = (body: string | Buffer, contentType: string) => reply(200, body, { contentType, headers: { 'content-security-policy': CSP, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' } });
+  routes.get(DOCS_PATH, () => asset(page(document()), 'text/html; charset=utf-8'), { listed: false });
   routes.get(
     `${DOCS_PATH}/:file`,
     (req) => {
       const name = req.params.file ?? '';
-      if (name === 'init.js') return page(INIT, 'text/javascript; charset=utf-8');
+      if (name === 'init.js') return asset(INIT, 'text/javascript; charset=utf-8');
       const type = VIEWER_FILES[name];
       if (type === undefined) throw notFound(`no file ${name} in ${DOCS_PATH}`);
-      return page(viewerFile(name), type);
+      return asset(viewerFile(name), type);
     },
     { listed: false },
   );

@@ -202,10 +202,10 @@ function bodyHasSignature(body: TSchema | undefined): boolean {
 const HEX = (description: string): Json => ({ type: 'string', pattern: '^[0-9a-fA-F]+$', description });
 
 /**
- * An operation route: the body as a client sends it (the operation's fields and the signed
- * ones), the §17 answer, and what a client needs to sign it (decisions.md §87, §94).
+ * An operation as a client signs and sends it: the body (the operation's fields and the signed
+ * ones) and the `x-*` facts of decisions.md §87 and §94.
  */
-function signedOperation(r: RouteEntry, spec: OperationSpec<TObject>, service: ApiService): Json {
+function operationFacts(spec: OperationSpec<TObject>): { body: Json; facts: Json } {
   const actor = actorFieldOf(spec) ?? 'address';
   const value = valueFieldOf(spec);
   const signsFor = signsForText(spec);
@@ -225,19 +225,9 @@ function signedOperation(r: RouteEntry, spec: OperationSpec<TObject>, service: A
     },
     required: [...required, 'signature', 'public_key', 'nonce'],
   };
-  const own = new Map<number, string>([400, 401, 403, 404, 409].map((s) => [s, STATUS_TEXT[s]!] as [number, string]));
-  own.set(503, 'the mempool is full (retry)');
-  const ok = { description: 'admitted: pending in the mempool (decisions.md §17)', content: { 'application/json': { schema: { $ref: '#/components/schemas/OperationAccepted' } } } };
   const placeholder = (f: string) => `<${f}>`;
   const target = signsFor.startsWith('{') ? placeholder(signsFor.slice(1, -1)) : signsFor;
-  return {
-    operationId: operationIdOf(r.method, r.path),
-    summary: spec.description,
-    tags: [r.owner],
-    ...(r.path.includes(':') ? { parameters: pathParameters(r.path) } : {}),
-    requestBody: { required: true, content: { 'application/json': { schema: body } } },
-    responses: withErrors(ok, own, service),
-    'x-declared': true,
+  const facts: Json = {
     'x-operation': spec.name,
     'x-gas': spec.gas,
     'x-signs-for': signsFor,
@@ -247,6 +237,35 @@ function signedOperation(r: RouteEntry, spec: OperationSpec<TObject>, service: A
     'x-value': value,
     'x-path-fields': spec.pathFields ?? [],
     ...(spec.signing?.message !== undefined ? { 'x-own-layout': true } : {}),
+  };
+  return { body, facts };
+}
+
+/**
+ * An operation route: the body as a client sends it, the §17 answer, and what a client needs to
+ * sign it (decisions.md §87, §94). A route several operations share describes the one that takes
+ * the bodies no selector takes, and lists the others under `x-shared-operations`, each with its
+ * own facts, its body (`x-body`) and the body schema that selects it (`x-selected-by`).
+ */
+function signedOperation(r: RouteEntry, spec: OperationSpec<TObject>, service: ApiService): Json {
+  const { body, facts } = operationFacts(spec);
+  const own = new Map<number, string>([400, 401, 403, 404, 409].map((s) => [s, STATUS_TEXT[s]!] as [number, string]));
+  own.set(503, 'the mempool is full (retry)');
+  const ok = { description: 'admitted: pending in the mempool (decisions.md §17)', content: { 'application/json': { schema: { $ref: '#/components/schemas/OperationAccepted' } } } };
+  const shared = (r.sharedWith ?? []).map((m) => {
+    const other = operationFacts(m.spec);
+    return { ...other.facts, 'x-selected-by': m.selectedBy === undefined ? null : wireSchema(m.selectedBy), 'x-body': other.body };
+  });
+  return {
+    operationId: operationIdOf(r.method, r.path),
+    summary: spec.description,
+    tags: [r.owner],
+    ...(r.path.includes(':') ? { parameters: pathParameters(r.path) } : {}),
+    requestBody: { required: true, content: { 'application/json': { schema: body } } },
+    responses: withErrors(ok, own, service),
+    'x-declared': true,
+    ...facts,
+    ...(shared.length > 0 ? { 'x-shared-operations': shared } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.js';
 import type { OperationRegistry } from '../ops/registry.js';
-import { defaultMember, selectOperation } from '../ops/route-dispatch.js';
+import { defaultMember, groupRouteOperations, selectOperation } from '../ops/route-dispatch.js';
 import type { RouteTable } from '../host/route-table.js';
 import type { KernelServices } from './services.js';
 
@@ -28,7 +28,7 @@ export function registerOperationRoutes(routes: RouteTable, s: KernelServices, o
           s.metrics.txsRejected.inc({ status: String((e as { status?: number }).status ?? 500) });
           throw e;
         }
-      }, { operation: primary.spec }),
+      }, groupRouteOperations(group)),
     );
   }
 }

@@ -1,4 +1,5 @@
 import { Value } from '@sinclair/typebox/value';
+import type { TObject } from '@sinclair/typebox';
 import type { OperationRoute, OperationSpec } from './operation.js';
 
 /** One operation on one of its routes. */
@@ -63,4 +64,17 @@ export function selectOperation<O>(group: OperationRouteGroup<O>, body: unknown)
   const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
   for (const m of group.members) if (m.route.selectedBy !== undefined && isObject && Value.Check(m.route.selectedBy, body)) return m.op;
   return group.members.find((m) => m.route.selectedBy === undefined)?.op;
+}
+
+/**
+ * What a group's route declares in the route table (RouteOptions): the operation it stands for
+ * (`defaultMember`) and every other member with the body schema that selects it, so the API
+ * reference lists each operation of the build once.
+ */
+export function groupRouteOperations<O extends { readonly spec: OperationSpec<TObject> }>(group: OperationRouteGroup<O>): { operation: OperationSpec<TObject>; sharedWith: Array<{ spec: OperationSpec<TObject>; selectedBy: TObject | undefined }> } {
+  const primary = defaultMember(group);
+  return {
+    operation: primary.op.spec,
+    sharedWith: group.members.filter((m) => m !== primary).map((m) => ({ spec: m.op.spec, selectedBy: m.route.selectedBy })),
+  };
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, refused, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { signAssetOp } from '../../test/helpers/asset-ops.js';
 import { assetHoldings } from '../../test/helpers/supply-model.js';
+import { heldCoins } from '../../cli/audit/held-coins.js';
 import { assetsPlugin } from './index.js';
 import { definePlugin, type Tx } from '../../kernel/sdk.js';
 import { assetId, EXCHANGE_ESCROW, orderedPair, poolId } from './public.js';
@@ -13,28 +14,66 @@ const COIN = 1_000_000n;
 const alice = labelledWallet('assets-alice');
 const bob = labelledWallet('assets-bob');
 const carol = labelledWallet('assets-carol');
+/** Holds 50 COIN only: moves of far more asset units than that must not be held against it. */
+const dave = labelledWallet('assets-dave');
 let nonce = 1_960_000_000_000;
 
 /** A byzantine proposer's list, put in place of the honest one after every plugin's prepareProposal (listed last). */
 let proposalOverride: Tx[] | undefined;
+/** A parameter the next block's endBlock sets, as a passed governance proposal would. */
+let paramChange: readonly [string, bigint] | undefined;
 const byzantineProposer = definePlugin<Record<string, unknown>, unknown>({
   name: 'byzantine',
   kind: 'state',
-  description: 'test only: replaces the proposal a proposer built',
+  description: 'test only: replaces the proposal a proposer built; sets a parameter as governance would',
   stores: [],
   register(api) {
     api.hooks.prepareProposal.tapPromise(api.name, async (txs) => proposalOverride ?? txs);
+    api.hooks.endBlock.tapPromise(api.name, async (result) => {
+      const change = paramChange;
+      paramChange = undefined;
+      return change === undefined ? result : { ...result, paramUpdates: [...result.paramUpdates, change] };
+    });
   },
 });
 
-async function chain(opts: { env?: 'mainnet' | 'testnet'; params?: Record<string, string>; requireTxV3?: boolean } = {}): Promise<Fixture> {
-  return makeChain({
-    plugins: [assetsPlugin, byzantineProposer],
-    env: opts.env ?? 'testnet',
-    requireTxV3: opts.requireTxV3 ?? false,
-    accounts: [alice, bob, carol].map((w) => ({ address: w.address, balance: 100_000n * COIN })),
-    genesisParams: { asset_issue_fee: String(10n * COIN), ...opts.params },
-  });
+/** What the genesis of `chain` credits: three accounts of 100 000 COIN and dave's 50. */
+const GENESIS_COINS = 3n * 100_000n * COIN + 50n * COIN;
+
+async function chain(opts: { env?: 'mainnet' | 'testnet'; params?: Record<string, string>; requireTxV3?: boolean; peer?: boolean } = {}): Promise<Fixture> {
+  const make = () =>
+    makeChain({
+      plugins: [assetsPlugin, byzantineProposer],
+      env: opts.env ?? 'testnet',
+      requireTxV3: opts.requireTxV3 ?? false,
+      accounts: [...[alice, bob, carol].map((w) => ({ address: w.address, balance: 100_000n * COIN })), { address: dave.address, balance: 50n * COIN }],
+      genesisParams: { asset_issue_fee: String(10n * COIN), ...opts.params },
+    });
+  const f = await make();
+  if (opts.peer === true) withPeer(f, await make());
+  return f;
+}
+
+/** The second validator of a fixture made with `peer` (withPeer). */
+const peers = new WeakMap<Fixture, Fixture>();
+let peerClock = 1_800_000_000_000;
+
+/**
+ * Makes `f` the proposer of a two-validator chain: each block it proposes is validated by `peer`
+ * too, which never admitted its transactions (it sees only the proposal, as a validator of a
+ * byzantine proposer does), and committed on both; the two must end every block with the same
+ * state root.
+ */
+function withPeer(f: Fixture, peer: Fixture): void {
+  peers.set(f, peer);
+  f.block = async () => {
+    const p = await f.chain.propose(0, 'chain:v0.node', (peerClock += 1000));
+    assert.equal(await f.chain.validate(p), null, 'the proposer accepts its own block');
+    assert.equal(await peer.chain.validate(p), null, 'the other validator accepts the block');
+    const [b] = await Promise.all([f.chain.finalize(p), peer.chain.finalize(p)]);
+    assert.equal(peer.chain.head.state_root, f.chain.head.state_root, `the same state root on both validators at height ${b.header.height}`);
+    return b;
+  };
 }
 
 const op = (w: Wallet, name: string, body: Record<string, unknown>, o: Partial<Parameters<typeof signAssetOp>[3]> = {}) => signAssetOp(w, name, { from: w.address, ...body }, { nonce: ++nonce, ...o });
@@ -62,6 +101,10 @@ async function conserved(f: Fixture, minted: ReadonlyMap<string, bigint>): Promi
     assert.equal(a.supply + a.burned, minted.get(id), `asset ${id}: supply + burned = minted`);
   }
   assert.equal(h.escrowBalance, h.exchangeUcoin, 'the escrow holds exactly the exchange\'s ucoin');
+  // The coin: the escrow is an account, so balances (with it) and everything burned (issue fees,
+  // ucoin protocol fees, operation fees) are the genesis supply to the ucoin.
+  const coins = await heldCoins(f.chain.store.state);
+  assert.equal(coins.total + f.chain.head.total_burned, GENESIS_COINS, 'coin supply conserved: balances + burned = genesis');
 }
 
 const issueBody = (symbol: string, over: Record<string, unknown> = {}) => ({ name: `${symbol} token`, symbol, decimals: 6, initial: 1_000_000_000, max_supply: 2_000_000_000, reissuable: true, reissue_unlock_height: 0, issue_nonce: 7, ...over });
@@ -102,6 +145,25 @@ test('issue burns asset_issue_fee beside the operation fee; reissue mints within
   await conserved(f, minted);
 });
 
+test('an operation\'s value counts asset units (§54): 10^12 units issued, moved, deposited and swapped by an account holding 50 COIN; only a ucoin deposit is held against its coins', async () => {
+  const f = await chain();
+  const big = 1_000_000_000_000;
+  await confirmed(f, 'issue_asset', op(dave, 'issue_asset', issueBody('DAVE', { initial: big, max_supply: 2 * big })));
+  const id = assetId(dave.address, 'DAVE', 7);
+  await confirmed(f, 'transfer_asset', op(dave, 'transfer_asset', { to: alice.address, asset_id: id, amount: big / 2 }));
+  await confirmed(f, 'dex_deposit', op(dave, 'dex_deposit', { asset_id: id, amount: big / 2 }));
+  await confirmed(f, 'dex_withdraw', op(dave, 'dex_withdraw', { asset_id: id, amount: big / 4 }));
+  const coins = (await f.account(dave.address)).balance;
+  assert.ok(coins < 40n * COIN, `dave holds ${coins} ucoin after the 10 COIN issue fee and the operation fees`);
+  await refused(f.chain.admitOperation('dex_deposit', op(dave, 'dex_deposit', { asset_id: 'ucoin', amount: Number(coins) }), {}, 0), 400, /./);
+  await confirmed(f, 'dex_deposit', op(dave, 'dex_deposit', { asset_id: 'ucoin', amount: 20_000_000 }));
+  await confirmed(f, 'create_pool', op(dave, 'create_pool', { asset_x: id, asset_y: 'ucoin', amount_x: big / 8, amount_y: 10_000_000 }));
+  const pool = poolId(...orderedPair(id, 'ucoin'));
+  await confirmed(f, 'swap', op(dave, 'swap', { pool_id: pool, asset_in: id, amount_in: big / 8, min_out: 0, deadline_height: 1_000 }));
+  assert.ok((await xbal(f, dave.address, 'ucoin')) > 10_000_000n, 'the swap paid ucoin out');
+  await conserved(f, new Map([[id, BigInt(big)]]));
+});
+
 const text = (raw: Uint8Array | undefined): string | undefined => (raw === undefined ? undefined : new TextDecoder().decode(raw));
 
 /** An exchange balance as committed state has it. */
@@ -117,8 +179,8 @@ async function poolAt(f: Fixture, id: string): Promise<{ reserve_x: bigint; rese
 }
 
 /** Alice's GOLD, deposited with ucoin by alice and bob, and a GOLD/ucoin pool of 1 000 000 / 2 000 000 created by alice. */
-async function exchange(params: Record<string, string> = {}): Promise<{ f: Fixture; gold: string; pool: string; minted: Map<string, bigint> }> {
-  const f = await chain({ params });
+async function exchange(params: Record<string, string> = {}, peer = false): Promise<{ f: Fixture; gold: string; pool: string; minted: Map<string, bigint> }> {
+  const f = await chain({ params, peer });
   const gold = assetId(alice.address, 'GOLD', 7);
   await confirmed(f, 'issue_asset', op(alice, 'issue_asset', issueBody('GOLD')));
   await confirmed(f, 'transfer_asset', op(alice, 'transfer_asset', { to: bob.address, asset_id: gold, amount: 100_000_000 }));
@@ -187,8 +249,11 @@ test('swaps of one block clear at one price: opposite swaps, an unmet min_out dr
   assert.deepEqual([p.reserve_x, p.reserve_y], [X + f1.net + f1.lpFee - (f2.net * den) / num, Y + f2.net + f2.lpFee - (f1.net * num) / den]);
   const a = (await assetHoldings(f.chain.queries.state, EXCHANGE_ESCROW)).assets.get(gold)!;
   assert.equal(a.burned, f1.protocolFee, 'the GOLD protocol fee is burned');
-  assert.equal(b.fees_burned >= f2.protocolFee + alone.burnedY, true);
-  minted.set(gold, minted.get(gold)!);
+  // The block burns its operation fees and the ucoin protocol fee of bob's swap, nothing else.
+  let opFeesBurned = 0n;
+  for (const h of b.tx_hashes) opFeesBurned += (await f.chain.store.getTx(h))!.receipt.fee_burned;
+  assert.equal(b.tx_hashes.length, 3);
+  assert.equal(b.fees_burned, opFeesBurned + f2.protocolFee, 'the ucoin protocol fee is in the block\'s fees_burned');
   await conserved(f, minted);
 });
 
@@ -220,34 +285,81 @@ test('_psig: valid ones apply, every kind of bad one is 401 with nothing moved; 
   assert.equal(await xbal(m, alice.address, 'ucoin'), 7n);
 });
 
-test('refusals at admission with the statuses of §62, nothing moved', async () => {
+test('refusals at admission with the statuses of §62 and a message naming the rule, nothing moved', async () => {
   const { f, gold, pool } = await exchange();
+  // A second asset, not reissuable, in carol's exchange balance; a third that unlocks its reissue late.
+  await confirmed(f, 'issue_asset', op(carol, 'issue_asset', issueBody('SILV', { reissuable: false })));
+  const silv = assetId(carol.address, 'SILV', 7);
+  await confirmed(f, 'dex_deposit', op(carol, 'dex_deposit', { asset_id: silv, amount: 1_000 }));
+  await confirmed(f, 'issue_asset', op(carol, 'issue_asset', issueBody('LATE', { reissue_unlock_height: 1_000 })));
+  const addresses = [alice, bob, carol].map((w) => w.address);
+  /** Every balance, position, pool and asset record and account the refusals could touch. */
+  const snapshot = async () => ({
+    accounts: await Promise.all(addresses.map(async (a) => (await f.account(a)).balance)),
+    holdings: await assetHoldings(f.chain.store.state, EXCHANGE_ESCROW),
+    exchange: await Promise.all(addresses.flatMap((a) => [gold, silv, 'ucoin'].map((id) => xbal(f, a, id)))),
+    pool: await poolAt(f, pool),
+  });
+  const before = await snapshot();
   const unknown = `0x${'ab'.repeat(32)}`;
-  await refused(f.chain.admitOperation('transfer_asset', op(alice, 'transfer_asset', { to: bob.address, asset_id: unknown, amount: 1 }), {}, 0), 404, /no asset/);
-  await refused(f.chain.admitOperation('transfer_asset', op(alice, 'transfer_asset', { to: bob.address, asset_id: 'ucoin', amount: 1 }), {}, 0), 400, /not an issued asset/);
-  await refused(f.chain.admitOperation('transfer_asset', op(bob, 'transfer_asset', { to: alice.address, asset_id: gold, amount: 100_000_001 }), {}, 0), 400, /insufficient/);
-  await refused(f.chain.admitOperation('swap', op(bob, 'swap', { pool_id: unknown, asset_in: gold, amount_in: 1, min_out: 0, deadline_height: 1_000 }), {}, 0), 404, /no pool/);
-  await refused(f.chain.admitOperation('swap', op(bob, 'swap', { pool_id: pool, asset_in: gold, amount_in: 1, min_out: 0, deadline_height: 1 }), {}, 0), 400, /deadline_height 1 has passed/);
-  await refused(f.chain.admitOperation('swap', op(bob, 'swap', { pool_id: pool, asset_in: gold, amount_in: 50_000_001, min_out: 0, deadline_height: 1_000 }), {}, 0), 400, /above the exchange balance/);
-  await refused(f.chain.admitOperation('issue_asset', op(carol, 'issue_asset', issueBody('WIDE', { decimals: 19 })), {}, 0), 400, /asset_max_decimals/);
-  await refused(f.chain.admitOperation('issue_asset', op(carol, 'issue_asset', issueBody('BIG', { initial: 3_000_000_000 })), {}, 0), 400, /above max_supply/);
-  await refused(f.chain.admitOperation('issue_asset', op(carol, 'issue_asset', issueBody('COIN')), {}, 0), 400, /reserved/);
-  await refused(f.chain.admitOperation('dex_withdraw', op(carol, 'dex_withdraw', { asset_id: gold, amount: 1 }), {}, 0), 400, /insufficient/);
-  await refused(f.chain.admitOperation('create_pool', op(carol, 'create_pool', { asset_x: 'ucoin', asset_y: 'ucoin', amount_x: 1, amount_y: 1 }), {}, 0), 400, /distinct/);
+  const refusedOp = (w: Wallet, name: string, body: Record<string, unknown>, status: number, re: RegExp) => refused(f.chain.admitOperation(name, op(w, name, body), {}, 0), status, re);
+  // 409: a taken symbol, a pooled pair.
+  await refusedOp(bob, 'issue_asset', issueBody('GOLD'), 409, new RegExp(`symbol GOLD is taken by ${gold}`));
+  await refusedOp(bob, 'create_pool', { asset_x: gold, asset_y: 'ucoin', amount_x: 5_000, amount_y: 5_000 }, 409, /pooled already/);
+  // 404: an unknown asset or pool in the body.
+  await refusedOp(alice, 'transfer_asset', { to: bob.address, asset_id: unknown, amount: 1 }, 404, /no asset/);
+  await refusedOp(alice, 'dex_deposit', { asset_id: unknown, amount: 1 }, 404, /no asset/);
+  await refusedOp(alice, 'create_pool', { asset_x: unknown, asset_y: 'ucoin', amount_x: 5_000, amount_y: 5_000 }, 404, /no asset/);
+  await refusedOp(bob, 'swap', { pool_id: unknown, asset_in: gold, amount_in: 1, min_out: 0, deadline_height: 1_000 }, 404, /no pool/);
+  await refusedOp(bob, 'add_liquidity', { pool_id: unknown, max_a: 1, max_b: 1 }, 404, /no pool/);
+  await refusedOp(alice, 'remove_liquidity', { pool_id: unknown, shares: 1 }, 404, /no pool/);
+  // 400, the message naming the rule.
+  await refusedOp(carol, 'issue_asset', issueBody('WIDE', { decimals: 19 }), 400, /decimals 19 is above asset_max_decimals 18/);
+  await refusedOp(carol, 'issue_asset', issueBody('BIG', { initial: 3_000_000_000 }), 400, /initial 3000000000 is above max_supply/);
+  await refusedOp(carol, 'issue_asset', issueBody('COIN'), 400, /reserved/);
+  await refusedOp(carol, 'issue_asset', issueBody('gold'), 400, /A-Z and 0-9/);
+  await refusedOp(carol, 'issue_asset', issueBody('HUGE', { initial: 2 ** 53, max_supply: 2 ** 53 }), 400, /initial/);
+  await refusedOp(carol, 'issue_asset', issueBody('SILV', { reissuable: false }), 400, /not reissuable/);
+  await refusedOp(carol, 'issue_asset', issueBody('LATE', { reissue_unlock_height: 1_000 }), 400, /reissue_unlock_height/);
+  await refusedOp(alice, 'issue_asset', issueBody('GOLD', { initial: 0 }), 400, /initial is 0/);
+  await refusedOp(alice, 'issue_asset', issueBody('GOLD', { name: 'Other gold' }), 400, /name is "GOLD token"/);
+  await refusedOp(alice, 'transfer_asset', { to: bob.address, asset_id: 'ucoin', amount: 1 }, 400, /not an issued asset/);
+  await refusedOp(alice, 'transfer_asset', { to: alice.address, asset_id: gold, amount: 1 }, 400, /sender itself/);
+  await refusedOp(bob, 'transfer_asset', { to: alice.address, asset_id: gold, amount: 100_000_001 }, 400, /insufficient GOLD/);
+  await refusedOp(bob, 'dex_deposit', { asset_id: 'ucoin', amount: 100_000 * Number(COIN) }, 400, /balance|insufficient/);
+  await refusedOp(carol, 'dex_withdraw', { asset_id: gold, amount: 1 }, 400, /insufficient/);
+  await refusedOp(carol, 'create_pool', { asset_x: 'ucoin', asset_y: 'ucoin', amount_x: 1, amount_y: 1 }, 400, /distinct/);
+  await refusedOp(carol, 'create_pool', { asset_x: silv, asset_y: 'ucoin', amount_x: 10_000, amount_y: 10 }, 400, /insufficient exchange balance/);
+  await refusedOp(carol, 'create_pool', { asset_x: silv, asset_y: 'ucoin', amount_x: 1_000, amount_y: 1_000 }, 400, /liquidity worth no share: .* = 1000 must be above dex_min_liquidity 1000/);
+  await refusedOp(bob, 'swap', { pool_id: pool, asset_in: gold, amount_in: 1, min_out: 0, deadline_height: 1 }, 400, /deadline_height 1 has passed/);
+  await refusedOp(bob, 'swap', { pool_id: pool, asset_in: gold, amount_in: 50_000_001, min_out: 0, deadline_height: 1_000 }, 400, /above the exchange balance/);
+  await refusedOp(bob, 'swap', { pool_id: pool, asset_in: silv, amount_in: 1, min_out: 0, deadline_height: 1_000 }, 400, /not an asset of pool/);
+  await refusedOp(bob, 'add_liquidity', { pool_id: pool, max_a: 1, max_b: 1 }, 400, /worth no share/);
+  await refusedOp(bob, 'add_liquidity', { pool_id: pool, max_a: 50_000_001, max_b: 1 }, 400, /above the exchange balance/);
+  await refusedOp(bob, 'remove_liquidity', { pool_id: pool, shares: 1 }, 400, /above the position/);
+  // Nothing entered the pool: the next block is empty and nothing moved.
+  assert.equal((await f.block()).tx_hashes.length, 0, 'no refused operation reached a block');
+  assert.deepEqual(await snapshot(), before, 'nothing moved');
 
-  // A paused exchange refuses new pools, liquidity and swaps (403 naming dex_paused); withdrawals stay open.
-  const p = await chain({ params: { dex_paused: '1' } });
-  await confirmed(p, 'dex_deposit', op(alice, 'dex_deposit', { asset_id: 'ucoin', amount: 10 }));
-  await refused(p.chain.admitOperation('create_pool', op(alice, 'create_pool', { asset_x: 'ucoin', asset_y: gold, amount_x: 5, amount_y: 5 }), {}, 0), 403, /dex_paused = 1/);
-  await refused(p.chain.admitOperation('swap', op(alice, 'swap', { pool_id: pool, asset_in: 'ucoin', amount_in: 1, min_out: 0, deadline_height: 1_000 }), {}, 0), 403, /dex_paused/);
-  await refused(p.chain.admitOperation('add_liquidity', op(alice, 'add_liquidity', { pool_id: pool, max_a: 1, max_b: 1 }), {}, 0), 403, /dex_paused/);
-  await confirmed(p, 'dex_withdraw', op(alice, 'dex_withdraw', { asset_id: 'ucoin', amount: 10 }));
+  // Paused (a parameter change, as governance makes it): new pools, liquidity and swaps 403 naming
+  // dex_paused; deposits, withdrawals, removals and transfers stay open.
+  paramChange = ['dex_paused', 1n];
+  await f.block();
+  await refusedOp(carol, 'create_pool', { asset_x: silv, asset_y: 'ucoin', amount_x: 1_000, amount_y: 5_000_000 }, 403, /dex_paused = 1/);
+  await refusedOp(bob, 'swap', { pool_id: pool, asset_in: gold, amount_in: 1_000, min_out: 0, deadline_height: 1_000 }, 403, /dex_paused/);
+  await refusedOp(bob, 'add_liquidity', { pool_id: pool, max_a: 10_000, max_b: 20_000 }, 403, /dex_paused/);
+  await confirmed(f, 'dex_deposit', op(bob, 'dex_deposit', { asset_id: 'ucoin', amount: 10 }));
+  await confirmed(f, 'dex_withdraw', op(bob, 'dex_withdraw', { asset_id: 'ucoin', amount: 10 }));
+  await confirmed(f, 'remove_liquidity', op(alice, 'remove_liquidity', { pool_id: pool, shares: 1_000 }));
+  await confirmed(f, 'transfer_asset', op(alice, 'transfer_asset', { to: carol.address, asset_id: gold, amount: 1 }));
+  // A node whose shard is not dex_shard refuses the operations (403 naming it).
   const elsewhere = await chain({ params: { dex_shard: '1' } });
   await refused(elsewhere.chain.admitOperation('dex_deposit', op(alice, 'dex_deposit', { asset_id: 'ucoin', amount: 1 }), {}, 0), 403, /dex_shard/);
 });
 
-test('a proposer that skips checkTx: a swap past its deadline is refunded, one above the balance fails, a proposal with too many swaps of a pool is refused', async () => {
-  const { f, gold, pool, minted } = await exchange({ dex_max_swaps_per_pool_block: '2' });
+test('a proposer that skips checkTx: a swap past its deadline is refunded, one above the balance fails, a proposal with too many swaps of a pool is refused; both validators end every block with the same state root', async () => {
+  const { f, gold, pool, minted } = await exchange({ dex_max_swaps_per_pool_block: '2' }, true);
+  const peer = peers.get(f)!;
   const height = f.chain.head.height;
   const rebuilt = (body: Record<string, unknown>) => f.chain.rebuildTx('signed', f.operations.envelope('swap', body, {}), 1n, 0);
   const late = rebuilt(op(bob, 'swap', { pool_id: pool, asset_in: gold, amount_in: 1_000, min_out: 0, deadline_height: height }));
@@ -267,6 +379,14 @@ test('a proposer that skips checkTx: a swap past its deadline is refunded, one a
   assert.match(failed.error ?? '', /above the exchange balance/);
   assert.equal(await xbal(f, carol.address, 'ucoin'), carolBefore, 'nothing moved but the fee');
 
+  // A _psig that does not verify, carried past admission: checked again in the block (§54).
+  const forged = f.chain.rebuildTx('signed', f.operations.envelope('dex_withdraw', op(bob, 'dex_withdraw', { asset_id: gold, amount: 1 }, { psigBy: carol }), {}), 1n, 0);
+  proposalOverride = [forged];
+  const withForged = await f.chain.propose(0, 'chain:v0.node', (peerClock += 1000));
+  proposalOverride = undefined;
+  assert.deepEqual(withForged.txs.map((t) => t.hash), [forged.hash]);
+  for (const v of [peer, f]) assert.match((await v.chain.validate(withForged)) ?? '', /invalid _psig: it does not verify over the dex_withdraw payload/, 'every validator refuses a block carrying it');
+
   // An honest proposer defers the third swap of a pool; a byzantine one that keeps it is refused.
   const three = [alice, bob, carol].map((w) => rebuilt(op(w, 'swap', { pool_id: pool, asset_in: 'ucoin', amount_in: 100, min_out: 0, deadline_height: 1_000 })));
   for (const tx of three) f.chain.mempool.add(tx);
@@ -275,9 +395,12 @@ test('a proposer that skips checkTx: a swap past its deadline is refunded, one a
   proposalOverride = undefined;
   assert.equal(p.txs.length, 3);
   assert.match((await f.chain.validate(p)) ?? '', /more than dex_max_swaps_per_pool_block \(2\) swaps of pool/);
+  assert.match((await peer.chain.validate(p)) ?? '', /more than dex_max_swaps_per_pool_block \(2\) swaps of pool/, 'the other validator refuses it too');
   const honest = await f.block();
   assert.equal(honest.tx_hashes.length, 2, 'two swaps of the pool, the third deferred');
   const next = await f.block();
   assert.equal(next.tx_hashes.length, 1, 'the deferred one in the next block');
   await conserved(f, minted);
+  await conserved(peer, minted);
+  assert.deepEqual(await xbal(peer, bob.address, gold), await xbal(f, bob.address, gold), 'the same records on both validators');
 });

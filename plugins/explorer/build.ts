@@ -2,6 +2,7 @@ import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BROWSER_BUNDLE } from '../../sdk/build/browser-bundle.js';
 
 /**
  * `npm run build:web`, second step: the explorer's page (decisions.md §88) into
@@ -16,17 +17,10 @@ const out = join(here, 'static');
 
 mkdirSync(out, { recursive: true });
 const result = await build({
+  ...BROWSER_BUNDLE,
   absWorkingDir: root,
   entryPoints: [join(app, 'main.ts')],
   outfile: join(out, 'app.js'),
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  target: 'es2022',
-  minify: true,
-  legalComments: 'none',
-  charset: 'utf8',
-  metafile: true,
   logLevel: 'warning',
 });
 copyFileSync(join(app, 'index.html'), join(out, 'index.html'));

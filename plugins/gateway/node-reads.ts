@@ -1,9 +1,8 @@
+import { isShardOwned } from '../../kernel/sdk.js';
 import type { NodeAnswer, NodeClient } from './node-client.js';
 import type { ResponseCache } from './response-cache.js';
 import type { ShardRouter } from './shard-router.js';
 import { pathSegment, segmentProblem } from './upstream-path.js';
-
-const ACCOUNT_PATH = /^\/api\/v1\/accounts\/([^/?]+)/;
 
 /**
  * Cached GETs against the nodes, shared by the REST proxy, the socket RPC methods and the
@@ -51,13 +50,15 @@ export class NodeReads {
     return this.client.request([this.primary], 'GET', pathAndQuery);
   }
 
-  /** Account data lives on the shard owning the account; everything else on the primary node. */
+  /**
+   * decisions.md §73: a read that names an address goes to the shard that owns it (an account, a
+   * contract, a session list, held transfers, `?address=` of the transaction list); everything
+   * else to the primary node.
+   */
   private nodesForPath(pathAndQuery: string): readonly string[] {
-    if (this.router.shardCount > 1) {
-      const m = ACCOUNT_PATH.exec(pathAndQuery);
-      if (m) return this.router.nodesFor(safeDecode(m[1]!));
-    }
-    return this.router.shardCount === 1 ? this.router.nodesOfShard(0) : [this.primary];
+    if (this.router.shardCount === 1) return this.router.nodesOfShard(0);
+    const named = namedAddress(pathAndQuery);
+    return named === undefined ? [this.primary] : this.router.nodesFor(named);
   }
 
   /**
@@ -74,6 +75,16 @@ export class NodeReads {
     this.cache.forget(this.accountPath(address));
     this.cache.forget(`${this.accountPath(address)}?prove=true`);
   }
+}
+
+/** The first address of a shard-owned kind (§71) a read names: a path segment, else the `address` query parameter. */
+export function namedAddress(pathAndQuery: string): string | undefined {
+  const q = pathAndQuery.indexOf('?');
+  const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
+  const inPath = path.split('/').map(safeDecode).find(isShardOwned);
+  if (inPath !== undefined) return inPath;
+  const inQuery = q < 0 ? null : new URLSearchParams(pathAndQuery.slice(q + 1)).get('address');
+  return inQuery !== null && isShardOwned(inQuery) ? inQuery : undefined;
 }
 
 function safeDecode(s: string): string {

@@ -1,4 +1,4 @@
-import { actorFieldOf, isAddress, defaultMember, notFound, operationRouteGroups, selectOperation, signsForOf, valueFieldOf, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { actorFieldOf, isAddress, groupRouteOperations, notFound, operationRouteGroups, selectOperation, signsForOf, valueFieldOf, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { resultOf, type NodeAnswer } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
@@ -107,7 +107,7 @@ export function registerOperationRoutes(routes: RouteTable, s: GatewayServices):
       const answer = await forward(s, op, route, req.params, req.body, req.bodyText);
       s.metrics.proxied.inc({ route: group.path, status: String(answer.status) });
       return passThrough(answer);
-    }, { operation: defaultMember(group).op.spec });
+    }, groupRouteOperations(group));
   }
 }
 

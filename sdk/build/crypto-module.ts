@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SDK_PACKAGE, SDK_VERSION } from '../version.js';
+import { BROWSER_BUNDLE } from './browser-bundle.js';
 
 /**
  * Builds the browser crypto module (decisions.md §86): `sdk/crypto.ts` and everything it imports
@@ -51,18 +52,10 @@ function browserHash(root: string): Plugin {
 /** The esbuild run itself: the same options every time, in memory. */
 export async function bundleCryptoModule(root: string): Promise<{ bytes: Uint8Array; metafile: Metafile }> {
   const result = await build({
+    ...BROWSER_BUNDLE,
     absWorkingDir: root,
     entryPoints: [join(root, 'sdk', 'crypto.ts')],
-    bundle: true,
-    format: 'esm',
-    // A Node built-in anywhere in the graph fails the build: the module must run in a page.
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    legalComments: 'none',
-    charset: 'utf8',
     write: false,
-    metafile: true,
     logLevel: 'silent',
     plugins: [browserHash(root)],
   });

@@ -8,6 +8,9 @@ import { TransferWorkload, type WorkloadClient } from './history/transfer-worklo
 import { settledRun } from './settled-run.js';
 import { ValidatorHosts } from './validator-hosts.js';
 
+/** How long a client waits for its transfer to be confirmed before it counts it unknown. */
+export const CONFIRM_WITHIN_MS = 6_000;
+
 /**
  * One fault scenario's run: four validators on four hosts, a client per host funded by the faucet
  * and writing transfers and reading its balance from the start, and, after healing, every check
@@ -31,10 +34,11 @@ export class FaultRun {
     return `seed ${this.seed} (replay with TEST_SEED=${this.seed})`;
   }
 
-  static async start(name: string, envOf: (i: number) => NodeJS.ProcessEnv = () => ({})): Promise<FaultRun> {
+  /** `emulatedLinks`: the validators talk through links `faults.shape` can delay, jitter and stall (seeded by the run's seed). */
+  static async start(name: string, envOf: (i: number) => NodeJS.ProcessEnv = () => ({}), options: { readonly emulatedLinks?: boolean } = {}): Promise<FaultRun> {
     const seed = testSeed(name);
     const rand = mulberry32(seed);
-    const v = await ValidatorHosts.start(4, {}, envOf);
+    const v = await ValidatorHosts.start(4, {}, envOf, options.emulatedLinks ? { emulatedLinks: { seed } } : {});
     try {
       await v.waitHeight([0, 1, 2, 3], 2);
       const clients: WorkloadClient[] = [0, 1, 2, 3].map((i) => ({ name: `client-${i}`, wallet: labelledWallet(`${name}-client-${i}`), node: i }));
@@ -48,7 +52,7 @@ export class FaultRun {
       }, 60_000);
       const initial = new Map<string, bigint>();
       for (const c of clients) initial.set(c.wallet.address, BigInt((await getJson(`${v.nodes[0]!.url}/api/v1/accounts/${c.wallet.address}`)).body.balance as number));
-      const workload = new TransferWorkload(clients, (i) => v.nodes[i]!.url, rand, { maxAmount: 1_000, confirmWithinMs: 6_000, pauseMs: 150 });
+      const workload = new TransferWorkload(clients, (i) => v.nodes[i]!.url, rand, { maxAmount: 1_000, confirmWithinMs: CONFIRM_WITHIN_MS, pauseMs: 150 });
       workload.start();
       return new FaultRun(seed, v, clients, workload, initial, rand);
     } catch (err) {

@@ -1,4 +1,6 @@
 import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
+import type { EmulatedLinks } from './emulated-links.js';
+import type { LinkProfile } from './link-shaper.js';
 import type { NetnsCluster, NetnsHost } from './netns.js';
 
 /**
@@ -18,6 +20,15 @@ import type { NetnsCluster, NetnsHost } from './netns.js';
  * SIGKILL; every paused one is resumed by `healAll`. A clock skew is set per process when it starts
  * (`CHAIN_CLOCK_OFFSET_MS`, kernel/node/clock.ts): see `skewedEnv`.
  */
+/** Packets from `from` to `to`'s address dropped silently, by a route in `from`'s namespace. */
+export function addBlackhole(from: NetnsHost, to: NetnsHost): void {
+  execFileSync('ip', ['-n', from.netns, 'route', 'add', 'blackhole', `${to.ip}/32`], { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+export function removeBlackhole(from: NetnsHost, to: NetnsHost): void {
+  spawnSync('ip', ['-n', from.netns, 'route', 'del', 'blackhole', `${to.ip}/32`], { stdio: 'ignore' });
+}
+
 export class Faults {
   /** `from>to` for every direction cut now. */
   private readonly cuts = new Set<string>();
@@ -26,6 +37,8 @@ export class Faults {
   private readonly paused = new Set<ChildProcess>();
   /** What was done, in order, with the test clock's time: printed with a failing check's window. */
   readonly log: string[] = [];
+  /** Set when the hosts talk through emulated links (delay, jitter, loss: emulated-links.ts). */
+  links: EmulatedLinks | undefined;
 
   constructor(
     private readonly cluster: NetnsCluster,
@@ -40,7 +53,9 @@ export class Faults {
   cutOneWay(from: NetnsHost, to: NetnsHost): void {
     const key = `${from.index}>${to.index}`;
     if (this.cuts.has(key)) return;
-    execFileSync('ip', ['-n', from.netns, 'route', 'add', 'blackhole', `${to.ip}/32`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Behind emulated links every direct route is a blackhole already and the traffic goes through the proxies.
+    if (this.links) throw new Error('links are emulated here: cut them with a blackhole in a cluster without EmulatedLinks');
+    addBlackhole(from, to);
     this.cuts.add(key);
     this.note(`cut ${from.index} → ${to.index}`);
   }
@@ -48,7 +63,7 @@ export class Faults {
   healOneWay(from: NetnsHost, to: NetnsHost): void {
     const key = `${from.index}>${to.index}`;
     if (!this.cuts.delete(key)) return;
-    spawnSync('ip', ['-n', from.netns, 'route', 'del', 'blackhole', `${to.ip}/32`], { stdio: 'ignore' });
+    removeBlackhole(from, to);
     this.note(`heal ${from.index} → ${to.index}`);
   }
 
@@ -124,8 +139,22 @@ export class Faults {
     }
   }
 
-  /** Every link healed, every loss cleared, every paused process resumed. */
+  /**
+   * The emulated link from `from` to `to` delays, jitters and stalls as `p` says (link-shaper.ts);
+   * needs a cluster started with emulated links.
+   */
+  shape(from: NetnsHost, to: NetnsHost, p: LinkProfile): void {
+    if (!this.links) throw new Error('shape needs emulated links (ValidatorHosts.start with { emulatedLinks: true })');
+    this.links.shape(from, to, p);
+    this.note(`link ${from.index} → ${to.index}: delay ${p.delayMs} ms + jitter < ${p.jitterMs} ms, ${p.lossPercent} % loss (stalls from ${p.rtoMs} ms, ≤ ${p.maxRetransmits} retransmissions)`);
+  }
+
+  /** Every link healed, every loss and shaping cleared, every paused process resumed. */
   healAll(): void {
+    if (this.links?.shaped) {
+      this.links.clear();
+      this.note('every emulated link clean');
+    }
     for (const key of [...this.losses.keys()]) {
       const [from, to] = key.split('>').map(Number);
       this.loss(this.cluster.hosts[from!]!, this.cluster.hosts[to!]!, 0);
@@ -164,4 +193,19 @@ export function flap(faults: Faults, a: NetnsHost, b: NetnsHost, rand: () => num
       faults.heal(a, b);
     },
   };
+}
+
+/**
+ * Each pair's link flapping (`flap`) for `durationMs`, then healed: resolves with the highest
+ * height of `heightOf` before and at the end, the progress made while flapping.
+ */
+export async function flapFor(faults: Faults, pairs: ReadonlyArray<readonly [NetnsHost, NetnsHost]>, rand: () => number, periodMs: { readonly min: number; readonly max: number }, durationMs: number, heightOf: () => Promise<number>): Promise<{ from: number; to: number }> {
+  const from = await heightOf();
+  const flaps = pairs.map(([a, b]) => flap(faults, a, b, rand, periodMs));
+  try {
+    await new Promise((r) => setTimeout(r, durationMs));
+  } finally {
+    for (const f of flaps) f.stop();
+  }
+  return { from, to: await heightOf() };
 }

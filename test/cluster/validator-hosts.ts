@@ -9,6 +9,7 @@ import { CLI, getJson, until } from '../helpers/node-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { NetnsCluster, type NetnsHost } from './netns.js';
 import { Faults } from './faults.js';
+import { EmulatedLinks } from './emulated-links.js';
 import type { BlockView } from './history/chain-agreement.js';
 
 const P2P_PORT = 26656;
@@ -35,26 +36,35 @@ export class ValidatorHosts {
     readonly cluster: NetnsCluster,
     readonly dir: string,
     private readonly files: { genesisFile: string; keyFiles: string[] },
+    readonly links: EmulatedLinks | undefined,
     private readonly env: NodeJS.ProcessEnv,
   ) {
     this.nodes = cluster.hosts.map((host) => ({ host, url: `http://${host.ip}:${RPC_PORT}`, dataDir: join(dir, `node-${host.index}`), proc: null, logs: [] }));
     this.faults = new Faults(cluster);
+    this.faults.links = links;
   }
 
   static unavailable(): string | undefined {
     return NetnsCluster.unavailable();
   }
 
-  static async start(n: number, env: NodeJS.ProcessEnv = {}, envOf: (i: number) => NodeJS.ProcessEnv = () => ({})): Promise<ValidatorHosts> {
+  /**
+   * `emulatedLinks`: the validators dial each other through emulated links (emulated-links.ts), so
+   * `faults.shape` can delay, jitter and stall them; their schedules derive from `seed`.
+   */
+  static async start(n: number, env: NodeJS.ProcessEnv = {}, envOf: (i: number) => NodeJS.ProcessEnv = () => ({}), options: { readonly emulatedLinks?: { readonly seed: number } } = {}): Promise<ValidatorHosts> {
     const cluster = NetnsCluster.create(n);
+    let links: EmulatedLinks | undefined;
     try {
+      if (options.emulatedLinks) links = await EmulatedLinks.open(cluster, P2P_PORT, options.emulatedLinks.seed);
       const dir = tempDir('faults-');
       const files = prepareDevnet({ validators: n, dir, reset: false, p2pEndpoint: (i) => `${cluster.hosts[i]!.ip}:${P2P_PORT}` });
       setSigningChainId((JSON.parse(readFileSync(files.genesisFile, 'utf8')) as { chain_id: string }).chain_id);
-      const v = new ValidatorHosts(cluster, dir, files, { CHAIN_BLOCK_MS: '100', CHAIN_EMPTY_BLOCK_MS: '400', CHAIN_MIN_VALIDATORS: String(n), CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_VERIFY_WORKERS: '0', ...env });
+      const v = new ValidatorHosts(cluster, dir, files, links, { CHAIN_BLOCK_MS: '100', CHAIN_EMPTY_BLOCK_MS: '400', CHAIN_MIN_VALIDATORS: String(n), CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_VERIFY_WORKERS: '0', ...env });
       await Promise.all(v.nodes.map((_, i) => v.start(i, envOf(i))));
       return v;
     } catch (err) {
+      await links?.close();
       await cluster.destroy();
       throw err;
     }
@@ -63,7 +73,7 @@ export class ValidatorHosts {
   /** Starts validator i on its data dir; resolves once its RPC listens. */
   async start(i: number, env: NodeJS.ProcessEnv = {}): Promise<void> {
     const node = this.nodes[i]!;
-    const seeds = this.nodes.filter((_, j) => j !== i).map((n) => `${n.host.ip}:${P2P_PORT}`).join(',');
+    const seeds = (this.links?.seedsOf(i) ?? this.nodes.filter((_, j) => j !== i).map((n) => `${n.host.ip}:${P2P_PORT}`)).join(',');
     const argv = [process.execPath, ...NODE_V8_FLAGS, CLI, 'node', '--network', 'devnet', '--data-dir', node.dataDir, '--genesis', this.files.genesisFile, '--key', this.files.keyFiles[i]!, '--rpc-host', node.host.ip, '--rpc-port', String(RPC_PORT), '--p2p-host', node.host.ip, '--p2p-port', String(P2P_PORT), '--seeds', seeds];
     const proc = this.cluster.spawn(node.host, argv, { env: { ...process.env, ...this.env, ...env } });
     node.proc = proc;
@@ -137,5 +147,6 @@ export class ValidatorHosts {
   async destroy(): Promise<void> {
     this.faults.healAll();
     await this.cluster.destroy();
+    await this.links?.close();
   }
 }

@@ -23,6 +23,8 @@ export interface TestReplicaOptions {
    * network of replicas that runs by itself, for tests that watch it rather than script it.
    */
   readonly liveMs?: number;
+  /** Replaces any of the timeouts `liveMs` sets (e.g. the per-round growth, to build a replica without it). */
+  readonly timeouts?: ReplicaOptions['timeouts'];
 }
 
 /**
@@ -39,7 +41,7 @@ export function testReplica(o: TestReplicaOptions): Replica {
     pace: o.pace ?? { blockMs: 200, emptyBlockMs: 600_000 },
     syncHistoryBlocks: 100,
     log: pino({ level: 'silent' }),
-    timeouts: { proposeBaseMs: o.liveMs ?? 600_000, prevoteBaseMs: o.liveMs ?? 600_000, precommitBaseMs: o.liveMs ?? 600_000 },
+    timeouts: { proposeBaseMs: o.liveMs ?? 600_000, prevoteBaseMs: o.liveMs ?? 600_000, precommitBaseMs: o.liveMs ?? 600_000, ...o.timeouts },
     gossipMs: o.liveMs ?? 600_000,
     statusMs: o.liveMs ?? 600_000,
     ...(o.now ? { now: o.now } : {}),

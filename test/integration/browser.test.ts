@@ -234,6 +234,19 @@ describe('browser module and explorer in headless Chromium', () => {
     await shot('validators');
   });
 
+  test('/docs from the gateway\'s origin shows every operation\'s method and path without a click (decisions.md §87), Swagger UI below', async (t) => {
+    if (skip(t)) return;
+    const doc = (await getJson(`${net.gatewayUrl}/api/v1/openapi.json`)).body as { paths: Record<string, Record<string, unknown>> };
+    const expected = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    await page.goto(`${net.gatewayUrl}/docs`);
+    await page.waitForSelector('.swagger-ui .opblock', { timeout: 30_000 });
+    const shown = await page.$$eval('[data-operations] li', (els) =>
+      els.filter((e) => (e as unknown as { checkVisibility(): boolean }).checkVisibility()).map((e) => [...e.querySelectorAll('code')].map((c) => c.textContent ?? '').join(' ')),
+    );
+    assert.deepEqual([...shown].sort(), expected, 'every operation, visible on the page as it loads');
+    await shot('docs');
+  });
+
   test('no request left the gateway\'s origin, and the page threw nothing', async (t) => {
     if (skip(t)) return;
     const origin = new URL(net.gatewayUrl);

@@ -156,8 +156,10 @@ describe('the assistant tool server on a real devnet', () => {
   });
 
   test('ch_transfer of "0.123457" moves exactly 123 457 ucoin plus the fee, and the grant\'s spent rises by that value', async () => {
-    const [aliceBefore, bobBefore] = [await balanceOf(main.owner.address), await balanceOf(bob.address)];
+    const [aliceBefore, bobBefore, proxiedBefore] = [await balanceOf(main.owner.address), await balanceOf(bob.address), await proxiedTransactions()];
     const r = await ok(agent, 'ch_transfer', { to: bob.address, amount_nro: '0.123457' });
+    // The counter the read-only test reads does count a write: one POST, no retry.
+    assert.equal(await proxiedTransactions(), proxiedBefore + 1);
     assert.deepEqual([r.status, r.from, r.to, r.value, r.value_human, r.held], ['pending', main.owner.address, bob.address, 123_457, '0.123457 COIN', null]);
     const tx = await confirmedEverywhere(r.tx_hash as string);
     assert.equal(tx.status, 'confirmed', JSON.stringify(tx));
@@ -246,7 +248,8 @@ describe('the assistant tool server on a real devnet', () => {
 
   test('every reading tool answers what the gateway answers for the same read', async () => {
     const a = main.owner.address;
-    const tokenCode = ((await getJson(gw('/api/v1/templates/fungible-token'))).body.bytecode_hex as string).slice(0, 64);
+    // The whole template: the devnet runs the analyzer, so the audit answers an analysis (200), not a refusal of a fragment.
+    const tokenCode = (await getJson(gw('/api/v1/templates/fungible-token'))).body.bytecode_hex as string;
     const reads: Array<[string, Record<string, unknown>, 'GET' | 'POST', string, unknown?]> = [
       ['ch_get_account', {}, 'GET', `/api/v1/accounts/${a}`],
       ['ch_get_txs', { limit: 5 }, 'GET', `/api/v1/transactions?${new URLSearchParams({ address: a, limit: '5', offset: '0' })}`],
@@ -258,15 +261,19 @@ describe('the assistant tool server on a real devnet', () => {
       ['ch_get_session_grants', { address: a }, 'GET', `/api/v1/session/list/${a}`],
       ['ch_get_held', { address: labelledWallet('mcp-it-hana').address }, 'GET', `/api/v1/held/${labelledWallet('mcp-it-hana').address}`],
     ];
+    const statuses = new Map<string, number>();
     for (const [tool, args, method, path, body] of reads) {
       // The chain moves between the two reads: equal once both read the same height.
       await until(`${tool} to answer as ${method} ${path}`, async () => {
         const t = await call(agent, tool, args);
         const g = method === 'GET' ? await getJson(gw(path)) : await postJson(gw(path), body);
+        statuses.set(tool, g.status);
         if (g.status !== 200) return t.isError === true && text(t) === `${method} ${path} → ${g.status} ${g.body.error as string}` ? true : undefined;
         return t.isError !== true && isDeepStrictEqual(t.structuredContent, g.body) ? true : undefined;
       });
     }
+    // Every read above is one the gateway serves: each compared a real answer, not two equal refusals.
+    assert.deepEqual([...statuses].filter(([, status]) => status !== 200), []);
   });
 
   test('a stopped gateway gives an error naming its URL, and the next call is answered', async () => {

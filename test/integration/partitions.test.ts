@@ -2,6 +2,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidatorHosts } from '../cluster/validator-hosts.js';
 import { FaultRun } from '../cluster/fault-run.js';
+import { flapFor } from '../cluster/faults.js';
 import { spawnSync } from 'node:child_process';
 import { CLI } from '../helpers/node-process.js';
 
@@ -55,6 +56,14 @@ describe('faults between hosts, with a history checked afterwards', { skip: skip
     await v.waitHeight([0, 2, 3], from + 4);
     v.faults.resume(proc, 'validator 1');
     await v.waitHeight([1], from + 5);
+  });
+
+  test('links 0–1 and 2–3 flapping every 0.5–2 s: blocks keep coming, and every validator catches up', async (t) => {
+    const [a, b, c, d] = v.nodes.map((n) => n.host);
+    const flapped = await flapFor(v.faults, [[a!, b!], [c!, d!]], run.rand, { min: 500, max: 2_000 }, 8_000, () => v.maxHeight());
+    t.diagnostic(`flapping for 8 s: heights ${flapped.from} → ${flapped.to}`);
+    assert.ok(flapped.to > flapped.from, `blocks were decided while links flapped (${flapped.from} → ${flapped.to}); ${run.replay}`);
+    await v.waitHeight([0, 1, 2, 3], flapped.to + 2, 90_000);
   });
 
   test('after healing: no confirmed transfer lost or doubled, balances explained, reads linearizable per replica, one chain', async (t) => {

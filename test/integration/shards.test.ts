@@ -1,11 +1,18 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startTestDevnet, sameRootEverywhere, type TestDevnet } from '../helpers/devnet.js';
 import { getJson, postJson, waitConfirmed } from '../helpers/node-process.js';
-import { signTransfer, walletOnShard } from '../helpers/chain-fixture.js';
+import { signOperation, signTransfer, walletOnShard } from '../helpers/chain-fixture.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { shardOf } from '../../kernel/crypto/fnv.js';
+import { sha3 } from '../../kernel/crypto/hash.js';
+import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
+import { toHex } from '../../kernel/codec/hex.js';
+import { contractAddress } from '../../plugins/contracts/public.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
 
 /*
@@ -90,4 +97,50 @@ test('a sender of another shard is refused 400 with shard, and nothing moves; a 
   const viaGateway = await getJson(`${net.gatewayUrl}/api/v1/accounts/${a1.address}`);
   assert.equal(viaGateway.status, 200, 'the gateway reads it from its shard');
   assert.equal(viaGateway.body.shard, 1);
+});
+
+test('the assistant tool server on a sharded network: ch_deploy reports the address the chain gives, on the deployer\'s shard (decisions.md §27, §71)', async () => {
+  const owner = walletOnShard(1, 2, 1);
+  const home = shardNodes(1);
+  const f = await postJson(`${net.gatewayUrl}/api/v1/faucet`, { address: owner.address, public_key: owner.publicKeyHex });
+  assert.equal(f.status, 200, JSON.stringify(f.body));
+  for (const url of home) await waitConfirmed(url, f.body.tx_hash as string);
+  // A session key granted on chain by the owner's main key, through the gateway (routed by actor to shard 1).
+  const seed = sha3('shards-mcp-session');
+  const sessionPk = toHex(nobleProvider.keygen(seed).publicKey);
+  const height = (await getJson(`${home[0]!}/health`)).body.height as number;
+  const grant = await postJson(
+    `${net.gatewayUrl}/api/v1/session/grant`,
+    signOperation(owner, { kind: 'grant_session', actor: owner.address, target: 'chain:system.session', nonce: Date.now(), body: { account: owner.address, session_pk: sessionPk, scope: '*', cap: 1_000_000, expiry_block: height + 100_000 } }),
+  );
+  assert.equal(grant.status, 200, JSON.stringify(grant.body));
+  for (const url of home) await waitConfirmed(url, grant.body.tx_hash as string);
+  // The tool server as an assistant starts it, pointed at the gateway of the sharded network.
+  const work = tempDir('shards-mcp-');
+  const config = join(work, 'mcp.json');
+  writeFileSync(config, JSON.stringify({ node_rpc: net.gatewayUrl, account: owner.address, session_pk: sessionPk, sk_seed_hex: toHex(seed), scope: '*' }), { mode: 0o600 });
+  const client = new Client({ name: 'shards-it', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [resolve('dist/cli/main.js'), 'mcp'], env: { ...getDefaultEnvironment(), CHAIN_MCP_CONFIG: config }, cwd: work, stderr: 'pipe' }));
+  try {
+    // Half of all deploys keep §27's address (shard 1 owns it); the others move by the k-rule. Deploy until one
+    // has moved (each try moves with probability 1/2), checking every reported address against the chain's record.
+    let moved = 0;
+    for (let i = 0; i < 10 && moved === 0; i++) {
+      const a = (await client.callTool({ name: 'ch_deploy', arguments: { template: 'fungible-token', name: `sharded ${i}` } })) as { isError?: boolean; content: Array<{ text: string }>; structuredContent?: Record<string, unknown> };
+      assert.notEqual(a.isError, true, a.content.map((c) => c.text).join(''));
+      const r = a.structuredContent!;
+      for (const url of home) assert.equal((await waitConfirmed(url, r.tx_hash as string)).status, 'confirmed');
+      const address = r.contract_address as string;
+      assert.equal(shardOf(address, 2), 1, `${address} is on the deployer's shard`);
+      const record = await getJson(`${net.gatewayUrl}/api/v1/contracts/${address}`);
+      assert.equal(record.status, 200, `the chain has a contract at the reported ${address}: ${JSON.stringify(record.body)}`);
+      assert.deepEqual([record.body.address, record.body.owner, record.body.deploy_tx], [address, owner.address, r.tx_hash]);
+      const viaTool = (await client.callTool({ name: 'ch_get_contract', arguments: { address } })) as { structuredContent?: Record<string, unknown> };
+      assert.equal(viaTool.structuredContent?.address, address, 'ch_get_contract reads it through the gateway, routed by address');
+      if (address !== contractAddress(owner.address, r.tx_hash as string)) moved++;
+    }
+    assert.equal(moved, 1, 'a deploy whose §27 address belongs to shard 0 was seen, and reported where the chain put it');
+  } finally {
+    await client.close();
+  }
 });
