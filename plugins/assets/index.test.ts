@@ -103,7 +103,7 @@ async function conserved(f: Fixture, minted: ReadonlyMap<string, bigint>): Promi
   assert.equal(h.escrowBalance, h.exchangeUcoin, 'the escrow holds exactly the exchange\'s ucoin');
   // The coin: the escrow is an account, so balances (with it) and everything burned (issue fees,
   // ucoin protocol fees, operation fees) are the genesis supply to the ucoin.
-  const coins = await heldCoins(f.chain.store.state);
+  const coins = await heldCoins(f.chain.queries.state);
   assert.equal(coins.total + f.chain.head.total_burned, GENESIS_COINS, 'coin supply conserved: balances + burned = genesis');
 }
 
@@ -251,7 +251,7 @@ test('swaps of one block clear at one price: opposite swaps, an unmet min_out dr
   assert.equal(a.burned, f1.protocolFee, 'the GOLD protocol fee is burned');
   // The block burns its operation fees and the ucoin protocol fee of bob's swap, nothing else.
   let opFeesBurned = 0n;
-  for (const h of b.tx_hashes) opFeesBurned += (await f.chain.store.getTx(h))!.receipt.fee_burned;
+  for (const h of b.tx_hashes) opFeesBurned += (await f.chain.queries.getTx(h))!.receipt.fee_burned;
   assert.equal(b.tx_hashes.length, 3);
   assert.equal(b.fees_burned, opFeesBurned + f2.protocolFee, 'the ucoin protocol fee is in the block\'s fees_burned');
   await conserved(f, minted);
@@ -296,7 +296,7 @@ test('refusals at admission with the statuses of §62 and a message naming the r
   /** Every balance, position, pool and asset record and account the refusals could touch. */
   const snapshot = async () => ({
     accounts: await Promise.all(addresses.map(async (a) => (await f.account(a)).balance)),
-    holdings: await assetHoldings(f.chain.store.state, EXCHANGE_ESCROW),
+    holdings: await assetHoldings(f.chain.queries.state, EXCHANGE_ESCROW),
     exchange: await Promise.all(addresses.flatMap((a) => [gold, silv, 'ucoin'].map((id) => xbal(f, a, id)))),
     pool: await poolAt(f, pool),
   });
