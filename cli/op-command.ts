@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { readKeyFile } from '../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
-import { toHex } from '../kernel/codec/hex.js';
-import { OperationRegistry } from '../kernel/ops/registry.js';
-import { operationMessage, type OperationLayout } from '../kernel/ops/message.js';
+import type { OperationLayout } from '../kernel/ops/message.js';
+import { operationRegistryOf, signOperationBody } from './client/operation-body.js';
 import type { Catalogue } from './catalogue.js';
 
 export interface OpFlags {
@@ -15,13 +14,6 @@ export interface OpFlags {
   readonly gasLimit?: string;
   readonly layout: string;
   readonly dryRun: boolean;
-}
-
-/** Every operation of the build's plugins, as the node registers them (actor, value and target rules included). */
-function registryOf(catalogue: Catalogue): OperationRegistry {
-  const registry = new OperationRegistry();
-  for (const def of catalogue.values()) for (const spec of def.operations ?? []) registry.add(def.name, spec);
-  return registry;
 }
 
 async function fetchJson(url: string, init?: RequestInit): Promise<{ status: number; body: unknown }> {
@@ -53,12 +45,9 @@ async function nodeAnswer(url: string): Promise<Record<string, unknown>> {
  * nonce is the current millisecond time unless `--nonce` says otherwise.
  */
 export async function runOpCommand(name: string, flags: OpFlags, catalogue: Catalogue): Promise<void> {
-  const registry = registryOf(catalogue);
-  const reg = registry.get(name);
-  if (!reg) throw new Error(`unknown operation ${JSON.stringify(name)}; the build has: ${registry.list().map((o) => o.spec.name).join(', ')}`);
+  const registry = operationRegistryOf(catalogue);
   const layout = flags.layout as OperationLayout;
   if (!LAYOUTS.includes(layout)) throw new Error(`--layout ${flags.layout}: expected one of ${LAYOUTS.join(', ')}`);
-  if (layout === 'own' && !reg.spec.signing?.message) throw new Error(`${name} has no layout of its own: sign v4 (the default)`);
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(flags.body) as Record<string, unknown>;
@@ -66,39 +55,25 @@ export async function runOpCommand(name: string, flags: OpFlags, catalogue: Cata
     throw new Error(`--body is not JSON: ${(e as Error).message}`);
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Error('--body must be a JSON object');
-  const { file, keys } = readKeyFile(flags.key, nobleProvider);
+  if (!registry.get(name)) throw new Error(`unknown operation ${JSON.stringify(name)}; the build has: ${registry.list().map((o) => o.spec.name).join(', ')}`);
+  const key = readKeyFile(flags.key, nobleProvider);
   const rpc = flags.rpc.replace(/\/+$/, '');
   const nonce = flags.nonce !== undefined ? Number(flags.nonce) : Date.now();
   if (!Number.isSafeInteger(nonce)) throw new Error(`--nonce ${flags.nonce}: expected a millisecond timestamp`);
   const gasLimit = flags.gasLimit !== undefined ? Number(flags.gasLimit) : undefined;
   if (gasLimit !== undefined && (!Number.isSafeInteger(gasLimit) || gasLimit < 1)) throw new Error(`--gas-limit ${flags.gasLimit}: expected a positive integer`);
-  // v3 and v4 cover the price: it is sent, so the signature does not depend on a base fee that may change.
   let gasPrice: bigint | undefined;
   if (flags.gasPrice !== undefined) gasPrice = BigInt(flags.gasPrice);
   else if (layout === 'v3' || layout === 'v4') gasPrice = BigInt((await nodeAnswer(`${rpc}/api/v1/gas/estimate`)).base_fee as number | string);
   const chainId = layout === 'v4' ? String((await nodeAnswer(`${rpc}/api/v1/status`)).chain_id) : '';
-  const unsigned: Record<string, unknown> = {
-    [reg.actorField]: file.address,
-    ...body,
-    nonce,
-    ...(gasPrice !== undefined ? { gas_price: Number(gasPrice) } : {}),
-    ...(gasLimit !== undefined ? { gas_limit: gasLimit } : {}),
-  };
-  // Parsed as the node parses it, so actor, target and value are the node's; the signature is filled after.
-  const parsed = registry.parse(registry.envelope(name, { ...unsigned, public_key: file.public_key, signature: '-' }, {}));
-  if (parsed.unresolved.length > 0) throw new Error(`${name}: put ${parsed.unresolved.join(', ')} in --body (the node would fill it from its state, which a signature made here cannot know)`);
-  const signature = toHex(nobleProvider.sign(operationMessage(parsed, layout, { chainId, baseFee: gasPrice ?? 0n }), keys.secretKey));
-  const signed = { ...unsigned, public_key: file.public_key, signature };
-  const route = reg.spec.routes[0];
-  if (!route) throw new Error(`operation ${name} has no route to submit it to`);
-  const path = route.path.replace(/:([a-z_]+)/g, (_m, p: string) => encodeURIComponent(String(unsigned[p] ?? '')));
+  const { method, path, body: signed } = signOperationBody(registry, name, body, key, { layout, chainId, nonce, ...(gasPrice !== undefined ? { gasPrice } : {}), ...(gasLimit !== undefined ? { gasLimit } : {}) }, nobleProvider);
   if (flags.dryRun) {
-    process.stdout.write(JSON.stringify({ method: route.method, url: `${rpc}${path}`, layout, body: signed }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ method: method, url: `${rpc}${path}`, layout, body: signed }, null, 2) + '\n');
     return;
   }
-  const answer = await fetchJson(`${rpc}${path}`, { method: route.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(signed) });
+  const answer = await fetchJson(`${rpc}${path}`, { method: method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(signed) });
   process.stdout.write(JSON.stringify(answer.body, null, 2) + '\n');
-  if (answer.status !== 200) throw new Error(`${route.method} ${path} answered ${answer.status}`);
+  if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}`);
 }
 
 export function registerOpCommand(program: Command, catalogue: Catalogue): void {

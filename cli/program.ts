@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { runNodeCommand, type NodeFlags } from './node-command.js';
 import { registerKeysCommands } from './keys-command.js';
 import { registerOpCommand } from './op-command.js';
+import { registerRelayerCommand } from './relayer-command.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerWalletCommands } from './wallet-commands.js';
 import { registerTopCommand } from './top/command.js';
@@ -48,6 +49,8 @@ program
 registerKeysCommands(program.command('keys').description('create and inspect ML-DSA-65 keys'));
 
 registerOpCommand(program, catalogue);
+
+registerRelayerCommand(program, catalogue);
 
 registerOperatorCommands(program, catalogue);
 

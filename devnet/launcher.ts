@@ -181,7 +181,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const rpcUrls: string[] = [];
   // decisions.md §63: the devnet's own validator-0 key acts as IBC operator, beside what the environment lists.
   const validator0Key = (JSON.parse(readFileSync(keyFiles[0]!, 'utf8')) as { public_key: string }).public_key;
-  const ibcOperators = [...(process.env['CHAIN_IBC_OPERATOR_PUBKEYS'] ?? '').split(',').map((k) => k.trim()).filter((k) => k.length > 0), validator0Key].join(',');
+  const ibcOperators = [...(o.env?.['CHAIN_IBC_OPERATOR_PUBKEYS'] ?? process.env['CHAIN_IBC_OPERATOR_PUBKEYS'] ?? '').split(',').map((k) => k.trim()).filter((k) => k.length > 0), validator0Key].join(',');
   const spawnValidator = (i: number): ChildProcess => {
     const port = o.basePort + i;
     const p2pPort = o.p2pBasePort + i;
@@ -198,7 +198,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
       // only that address is exempt from the node's per-IP limit; every other local client (a
       // script, a benchmark, the CLI) meets the node's limit as it would from another host.
       // decisions.md §77: CHAIN_SHARDS, CHAIN_SHARD_ID and CHAIN_MIN_VALIDATORS = validators per shard.
-      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: GATEWAY_SOURCE_ADDRESS, CHAIN_IBC_OPERATOR_PUBKEYS: ibcOperators, ...(shards > 1 ? { CHAIN_SHARDS: String(shards), CHAIN_SHARD_ID: String(shardOfValidator(i)) } : {}), ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: { ...process.env, CHAIN_MIN_VALIDATORS: String(o.validators), CHAIN_RPC_TRUSTED_IPS: GATEWAY_SOURCE_ADDRESS, ...(shards > 1 ? { CHAIN_SHARDS: String(shards), CHAIN_SHARD_ID: String(shardOfValidator(i)) } : {}), ...o.env, CHAIN_IBC_OPERATOR_PUBKEYS: ibcOperators }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout!.pipe(logFile);
     child.stderr!.pipe(logFile);
