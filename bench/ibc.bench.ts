@@ -65,7 +65,7 @@ const op = (w: Wallet, kind: string, body: Record<string, unknown>): Record<stri
 async function confirmed(kind: string, body: Record<string, unknown>): Promise<void> {
   const r = await f.chain.admitOperation(kind, body, {}, 0);
   await f.block();
-  const stored = await f.chain.store.getTx(r.tx_hash);
+  const stored = await f.chain.queries.getTx(r.tx_hash);
   if (stored?.receipt.status !== 'confirmed') throw new Error(`${kind}: ${stored?.receipt.error ?? 'not stored'}`);
 }
 await confirmed('ibc_channel_open', op(operator, 'ibc_channel_open', { channel: CH, port: 'transfer', counterparty_chain: CP, allowed_denoms: ['uatom'] }));
@@ -91,7 +91,7 @@ while (f.chain.mempool.size > 0) {
 }
 const execSeconds = Number(process.hrtime.bigint() - t1) / 1e9;
 let ok = 0;
-for (const h of hashes) if ((await f.chain.store.getTx(h))?.receipt.status === 'confirmed') ok++;
+for (const h of hashes) if ((await f.chain.queries.getTx(h))?.receipt.status === 'confirmed') ok++;
 if (ok !== RECEIVES) throw new Error(`${RECEIVES - ok} of ${RECEIVES} receives not confirmed`);
 console.log(`proven ibc_recv on one validator (membership proofs under a ${proven.root.slice(0, 10)}… root of ${RECEIVES + 1} records, tx signatures by ${provider.name}):`);
 console.log(`  admitted: ${RECEIVES} in ${admitSeconds.toFixed(3)} s = ${(RECEIVES / admitSeconds).toFixed(0)} per second`);
