@@ -100,6 +100,8 @@ export async function runAudit(f: AuditFlags, catalogue: Catalogue): Promise<num
         source,
         replay: replay.chain,
         provider,
+        // Their supply declarations: a plugin not enabled holds nothing and emits nothing.
+        plugins: catalogue.values(),
         onHeight: (h) => {
           if (h % 500 === 0) process.stderr.write(`audit: height ${h} of ${source.head.height}\n`);
         },

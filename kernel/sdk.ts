@@ -27,6 +27,7 @@ export type { IndexWriter } from './state/index-stage.js';
 export type { IndexReader } from './store/plugin-index.js';
 export type { AccountRecord, AccountsReader, AccountsWriter, TransferOptions } from './state/accounts.js';
 export type { ScanOptions } from './state/overlay.js';
+export { eventUcoin, type CoinHolding, type SupplyDeclaration } from './state/supply.js';
 export { MAX_VALIDATORS } from './chain/validator-update-rules.js';
 export type { ParamReader, ParamSpec } from './state/params.js';
 // The price of state growth the kernel charges every transaction (docs/plugin-sdk.md, "State growth").

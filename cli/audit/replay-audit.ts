@@ -5,7 +5,7 @@ import { toHex } from '../../kernel/codec/hex.js';
 import type { SignatureProvider } from '../../kernel/crypto/provider.js';
 import type { BlockRecord } from '../../kernel/model/types.js';
 import type { StoredTx } from '../../kernel/store/chain-store.js';
-import { heldCoins, mintedAndBurned } from './held-coins.js';
+import { heldCoins, mintedAndBurned, type SupplyDeclarer } from '../../kernel/state/supply.js';
 
 /** The stored chain under audit: what a node's `ChainStore` answers. */
 export interface AuditSource {
@@ -40,15 +40,17 @@ const decoder = new TextDecoder();
  *   - its commit certificate holds precommits of more than 2/3 of the power of that height's
  *     validator set, as the replayed state gives it, for exactly this block;
  *   - executing it gives the state root the store recorded;
- *   - supply is conserved: what is held after it equals what was held before, plus what it minted
- *     (faucet credits, rewards), minus what it burned (fees, slashes).
+ *   - supply is conserved: what is held after it (every balance and every holding `plugins`
+ *     declare, kernel/state/supply.ts) equals what was held before, plus what it minted (faucet
+ *     credits, rewards), minus what it burned (fees, `ctx.burn`, slashes).
  * Stops at the first divergence.
  */
-export async function auditChain(o: { source: AuditSource; replay: Chain; provider: SignatureProvider; onHeight?: (height: number) => void }): Promise<AuditResult> {
+export async function auditChain(o: { source: AuditSource; replay: Chain; provider: SignatureProvider; plugins: Iterable<SupplyDeclarer>; onHeight?: (height: number) => void }): Promise<AuditResult> {
   const { source, replay } = o;
+  const plugins = [...o.plugins];
   const head = source.head.height;
   if (replay.head.height !== 0) throw new Error(`the replay chain must start at genesis, not height ${replay.head.height}`);
-  let held = (await heldCoins(replay.store.state)).total;
+  let held = (await heldCoins(replay.store.state, plugins)).total;
   const diverged = (height: number, check: AuditCheck, message: string): AuditResult => ({ audited: height - 1, head, divergence: { height, check, message } });
   for (let h = 1; h <= head; h++) {
     const record = await source.getBlock(h);
@@ -75,8 +77,8 @@ export async function auditChain(o: { source: AuditSource; replay: Chain; provid
     const committed = await replay.finalize(block);
     if (committed.state_root !== record.state_root) return diverged(h, 'state_root', `replayed, block ${h} gives state root ${committed.state_root}; the store recorded ${record.state_root}`);
 
-    const { minted, burned } = mintedAndBurned(await replay.store.getBlockEvents(h));
-    const now = (await heldCoins(replay.store.state)).total;
+    const { minted, burned } = mintedAndBurned(await replay.store.getBlockEvents(h), plugins);
+    const now = (await heldCoins(replay.store.state, plugins)).total;
     const expected = held + minted - burned - record.fees_burned;
     if (now !== expected) return diverged(h, 'supply', `after block ${h} ${now} ucoin are held; before it ${held}, minted ${minted}, burned ${burned} and fees burned ${record.fees_burned} make ${expected} (${now > expected ? 'created' : 'lost'}: ${now > expected ? now - expected : expected - now})`);
     held = now;

@@ -10,6 +10,7 @@ import type { PluginMethods } from '../context/methods.js';
 import type { RouteTable } from './route-table.js';
 import type { DeclaredRoute } from './declared-route.js';
 import type { DeclaredIndex, DeclaredStore } from '../state/declared-store.js';
+import type { SupplyDeclaration } from '../state/supply.js';
 
 /**
  * What a plugin is. `state` plugins change chain state and may tap the consensus hooks; `service`
@@ -117,6 +118,13 @@ export interface PluginDefinition<Options = Record<string, unknown>, Services = 
   readonly indexes?: readonly DeclaredIndex[];
   /** Methods this plugin offers other plugins (`defineMethods`; state plugins only). */
   readonly methods?: PluginMethods;
+  /**
+   * Coins it holds outside accounts and creates or destroys beside fees and `ctx.burn`
+   * (kernel/state/supply.ts): what `chain audit`, the history checker and the tests' supply model
+   * sum. A plugin that debits an account into its own records, or credits one from nothing, must
+   * declare it (test/supply-declarations.test.ts).
+   */
+  readonly supply?: SupplyDeclaration;
   /** Schema of `options` in the network config; defaults are applied before register runs. */
   readonly optionsSchema?: TSchema;
   register(api: PluginApi<Options, Services>): void | Promise<void>;

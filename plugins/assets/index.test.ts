@@ -2,8 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, refused, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { signAssetOp } from '../../test/helpers/asset-ops.js';
-import { assetHoldings } from '../../test/helpers/supply-model.js';
-import { heldCoins } from '../../cli/audit/held-coins.js';
+import { assetHoldings, heldSupply } from '../../test/helpers/supply-model.js';
 import { assetsPlugin } from './index.js';
 import { definePlugin, type Tx } from '../../kernel/sdk.js';
 import { assetId, EXCHANGE_ESCROW, orderedPair, poolId } from './public.js';
@@ -103,7 +102,7 @@ async function conserved(f: Fixture, minted: ReadonlyMap<string, bigint>): Promi
   assert.equal(h.escrowBalance, h.exchangeUcoin, 'the escrow holds exactly the exchange\'s ucoin');
   // The coin: the escrow is an account, so balances (with it) and everything burned (issue fees,
   // ucoin protocol fees, operation fees) are the genesis supply to the ucoin.
-  const coins = await heldCoins(f.chain.store.state);
+  const coins = await heldSupply(f.chain.store.state);
   assert.equal(coins.total + f.chain.head.total_burned, GENESIS_COINS, 'coin supply conserved: balances + burned = genesis');
 }
 

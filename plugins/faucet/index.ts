@@ -1,4 +1,4 @@
-import { ConfigError, definePlugin, type NodeServices } from '../../kernel/sdk.js';
+import { ConfigError, definePlugin, eventUcoin, type NodeServices } from '../../kernel/sdk.js';
 import { FaucetOptionsSchema } from './schemas.js';
 import { FAUCET_MAX_PARAM, FAUCET_TX, applyCredit, checkCredit, readCredit } from './credit.js';
 import { faucetCredited } from './events.js';
@@ -23,6 +23,8 @@ export const faucetPlugin = definePlugin<FaucetOptions, NodeServices>({
   optionsSchema: FaucetOptionsSchema,
   stores: [],
   events: [faucetCredited],
+  // Its credits create coins (a test network's).
+  supply: { minted: (e) => (e.type === faucetCredited.type ? eventUcoin(e.data.amount) : 0n) },
   systemTransactions: [FAUCET_TX],
   params: [{ key: FAUCET_MAX_PARAM, default: 1_000_000_000n, min: 1n, max: 1_000_000_000_000_000n, description: 'the most one faucet credit may be, in ucoin; every validator enforces it in the block' }],
   register(api) {

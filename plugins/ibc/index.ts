@@ -1,7 +1,7 @@
-import { ConfigError, definePlugin, type NodeServices } from '../../kernel/sdk.js';
+import { ConfigError, definePlugin, eventUcoin, type NodeServices } from '../../kernel/sdk.js';
 import { DEFAULT_NATIVE_DENOM, IbcOptionsSchema } from './schemas.js';
 import { IBC_STORES, settings } from './store.js';
-import { IBC_EVENTS } from './events.js';
+import { IBC_EVENTS, ibcRecv } from './events.js';
 import { IBC_PARAMS } from './params.js';
 import { IBC_ROUTES, serveIbcRoutes } from './routes.js';
 import { channelOpen, channelPause } from './operations/channel.js';
@@ -41,6 +41,10 @@ export const ibcPlugin = definePlugin<IbcOptions, NodeServices>({
   optionsSchema: IbcOptionsSchema,
   stores: [...IBC_STORES],
   events: [...IBC_EVENTS],
+  // The native escrow is an account (`chain:ibc.escrow.<channel>`) and an ack burns it with
+  // ctx.burn; this chain's coin coming back is created again by the recv (decisions.md §67–68).
+  // Vouchers (`ibc/…` denoms) are not the coin.
+  supply: { minted: (e) => (e.type === ibcRecv.type && typeof e.data.credited_denom === 'string' && !e.data.credited_denom.startsWith('ibc/') ? eventUcoin(e.data.amount) : 0n) },
   params: [...IBC_PARAMS],
   operations: [channelOpen, channelPause, clientUpdate, transfer, redeem, attest, recv, ack, timeout],
   routes: IBC_ROUTES,

@@ -7,6 +7,7 @@ import { SENTINEL_EVENTS, txAnomaly, txHeld } from './events.js';
 import { cancelHeld, confirmHeld, resolveHold } from './operations/held.js';
 import { trustAdd, trustRemove } from './operations/trust.js';
 import { SENTINEL_ROUTES, sentinelRoutes } from './routes.js';
+import { SENTINEL_SUPPLY } from './supply.js';
 
 /**
  * The signer's kind as authorization will see it, at admission (checkTx has the transaction, not
@@ -65,6 +66,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
   routes: SENTINEL_ROUTES,
   stores: SENTINEL_STORES,
   events: SENTINEL_EVENTS,
+  supply: SENTINEL_SUPPLY,
   register(api) {
     const model = loadModel(api.options.weights_file);
     if (model.weightsHash !== api.options.weights_hash) {

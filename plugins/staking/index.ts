@@ -14,6 +14,7 @@ import { nodes, putNode, putStake, STAKING_STORES } from './store.js';
 import { STAKING_EVENTS } from './events.js';
 import { stakingMethods } from './methods.js';
 import { slashDoubleSign } from './slashing.js';
+import { STAKING_SUPPLY } from './supply.js';
 
 /**
  * Staking (part 1, "Staking and delegation", Consensus 2, 5, 7): nodes, self-stake, delegation,
@@ -33,6 +34,7 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
   addressKinds: [{ kind: 'node', gas: 21, description: 'a plain transfer to a .node credits its owner' }],
   stores: STAKING_STORES,
   events: STAKING_EVENTS,
+  supply: STAKING_SUPPLY,
   register(api) {
     // Genesis validators are nodes owned by their join statement's owner (decisions.md §82: the
     // address their key derives, §19, unless another key signed as owner), with their genesis

@@ -6,6 +6,8 @@ import { reportFailures } from './history/check-failure.js';
 import { checkHistory } from './history/check-history.js';
 import { TransferWorkload, type WorkloadClient } from './history/transfer-workload.js';
 import { settledRun } from './settled-run.js';
+import { supplyAtSnapshot } from './supply-at-snapshot.js';
+import { checkSupply } from './history/supply-check.js';
 import { ValidatorHosts } from './validator-hosts.js';
 
 /** How long a client waits for its transfer to be confirmed before it counts it unknown. */
@@ -34,11 +36,15 @@ export class FaultRun {
     return `seed ${this.seed} (replay with TEST_SEED=${this.seed})`;
   }
 
-  /** `emulatedLinks`: the validators talk through links `faults.shape` can delay, jitter and stall (seeded by the run's seed). */
-  static async start(name: string, envOf: (i: number) => NodeJS.ProcessEnv = () => ({}), options: { readonly emulatedLinks?: boolean } = {}): Promise<FaultRun> {
+  /**
+   * `emulatedLinks`: the validators talk through links `faults.shape` can delay, jitter and stall
+   * (seeded by the run's seed); `env` for every node (a faster block pace); `followers` hosts for
+   * full nodes a scenario starts itself.
+   */
+  static async start(name: string, envOf: (i: number) => NodeJS.ProcessEnv = () => ({}), options: { readonly emulatedLinks?: boolean; readonly env?: NodeJS.ProcessEnv; readonly followers?: number } = {}): Promise<FaultRun> {
     const seed = testSeed(name);
     const rand = mulberry32(seed);
-    const v = await ValidatorHosts.start(4, {}, envOf, options.emulatedLinks ? { emulatedLinks: { seed } } : {});
+    const v = await ValidatorHosts.start(4, options.env ?? {}, envOf, { ...(options.emulatedLinks ? { emulatedLinks: { seed } } : {}), followers: options.followers ?? 0 });
     try {
       await v.waitHeight([0, 1, 2, 3], 2);
       const clients: WorkloadClient[] = [0, 1, 2, 3].map((i) => ({ name: `client-${i}`, wallet: labelledWallet(`${name}-client-${i}`), node: i }));
@@ -47,7 +53,7 @@ export class FaultRun {
         assert.equal(f.status, 200, JSON.stringify(f.body));
       }
       await until('every client funded on every node', async () => {
-        for (const n of v.nodes) for (const c of clients) if (((await getJson(`${n.url}/api/v1/accounts/${c.wallet.address}`)).body.balance as number) <= 0) return undefined;
+        for (const n of v.nodes.slice(0, v.validators)) for (const c of clients) if (((await getJson(`${n.url}/api/v1/accounts/${c.wallet.address}`)).body.balance as number) <= 0) return undefined;
         return true;
       }, 60_000);
       const initial = new Map<string, bigint>();
@@ -67,9 +73,12 @@ export class FaultRun {
     this.v.faults.healAll();
     const run = await settledRun(this.v, this.workload, this.clients);
     const failures = checkHistory({ workload: this.workload, committed: run.committed, initial: this.initial, final: run.final, nodes: this.clients.map((c) => c.node), blocks: run.blocks });
+    // Supply to the ucoin at a height past every transfer of the run, over balances and every declared holding.
+    const supply = await supplyAtSnapshot(this.v.nodes.find((n) => n.proc)!.url, this.v.genesisFile, run.height);
+    failures.push(...checkSupply(supply));
     const outcomes = new Map<string, number>();
     for (const x of this.workload.transfers) outcomes.set(x.outcome, (outcomes.get(x.outcome) ?? 0) + 1);
-    diagnostic(`${this.replay}: ${this.workload.transfers.length} transfers (${[...outcomes].map(([k, n]) => `${k} ${n}`).join(', ')}), ${this.workload.reads.length} reads, ${run.committed.length} committed, checked up to height ${run.height}`);
+    diagnostic(`${this.replay}: ${this.workload.transfers.length} transfers (${[...outcomes].map(([k, n]) => `${k} ${n}`).join(', ')}), ${this.workload.reads.length} reads, ${run.committed.length} committed, checked up to height ${run.height}; supply at height ${supply.height}: genesis ${supply.genesis} + minted ${supply.minted} − burned ${supply.burned} = held ${Object.values(supply.held).reduce((a, b) => a + b, 0n)} (${Object.entries(supply.held).map(([k, x]) => `${k} ${x}`).join(', ')})`);
     assert.deepEqual(failures, [], `${reportFailures(this.seed, failures)}\nfaults:\n${this.v.faults.log.join('\n')}`);
     assert.ok((outcomes.get('confirmed') ?? 0) >= 10 && this.workload.reads.length >= 10, `the clients got transfers through and read (${this.workload.transfers.length} sent, ${this.workload.reads.length} reads); ${this.replay}`);
     assert.deepEqual(this.v.logsMatching(/double-sign evidence recorded/), [], this.replay);

@@ -10,6 +10,8 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { NetnsCluster, type NetnsHost } from './netns.js';
 import { Faults } from './faults.js';
 import { EmulatedLinks } from './emulated-links.js';
+import { makeKeyFile, writeKeyFile } from '../../kernel/crypto/keyfile.js';
+import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import type { BlockView } from './history/chain-agreement.js';
 
 const P2P_PORT = 26656;
@@ -27,7 +29,9 @@ export interface ValidatorHost {
  * Validators on hosts of their own (network namespaces on one bridge), for fault scenarios: the
  * genesis and keys come from the devnet's files, made with each validator's address on its host;
  * every node binds its host's IP and seeds from the others. `faults` cuts, pauses and kills;
- * `start(i, env)` restarts a node on its data (a skewed clock: `skewedEnv`).
+ * `start(i, env)` restarts a node on its data (a skewed clock: `skewedEnv`). `followers` adds
+ * hosts past the validators for full nodes that are not validators (a key of their own, not in
+ * the genesis), left stopped until a scenario starts them (`start(i, env, ['--snapshot-from', url])`).
  */
 export class ValidatorHosts {
   readonly nodes: ValidatorHost[];
@@ -38,6 +42,8 @@ export class ValidatorHosts {
     private readonly files: { genesisFile: string; keyFiles: string[] },
     readonly links: EmulatedLinks | undefined,
     private readonly env: NodeJS.ProcessEnv,
+    /** How many of the hosts are validators (the rest: followers). */
+    readonly validators: number,
   ) {
     this.nodes = cluster.hosts.map((host) => ({ host, url: `http://${host.ip}:${RPC_PORT}`, dataDir: join(dir, `node-${host.index}`), proc: null, logs: [] }));
     this.faults = new Faults(cluster);
@@ -51,17 +57,24 @@ export class ValidatorHosts {
   /**
    * `emulatedLinks`: the validators dial each other through emulated links (emulated-links.ts), so
    * `faults.shape` can delay, jitter and stall them; their schedules derive from `seed`.
+   * `followers`: hosts past the validators for full nodes a scenario starts itself.
    */
-  static async start(n: number, env: NodeJS.ProcessEnv = {}, envOf: (i: number) => NodeJS.ProcessEnv = () => ({}), options: { readonly emulatedLinks?: { readonly seed: number } } = {}): Promise<ValidatorHosts> {
-    const cluster = NetnsCluster.create(n);
+  static async start(n: number, env: NodeJS.ProcessEnv = {}, envOf: (i: number) => NodeJS.ProcessEnv = () => ({}), options: { readonly emulatedLinks?: { readonly seed: number }; readonly followers?: number } = {}): Promise<ValidatorHosts> {
+    const followers = options.followers ?? 0;
+    const cluster = NetnsCluster.create(n + followers);
     let links: EmulatedLinks | undefined;
     try {
       if (options.emulatedLinks) links = await EmulatedLinks.open(cluster, P2P_PORT, options.emulatedLinks.seed);
       const dir = tempDir('faults-');
       const files = prepareDevnet({ validators: n, dir, reset: false, p2pEndpoint: (i) => `${cluster.hosts[i]!.ip}:${P2P_PORT}` });
+      for (let i = n; i < n + followers; i++) {
+        const keyFile = join(dir, `follower-${i}.json`);
+        writeKeyFile(keyFile, makeKeyFile(nobleProvider, new Uint8Array(32).fill(200 + i), `follower-${i}`).file);
+        files.keyFiles.push(keyFile);
+      }
       setSigningChainId((JSON.parse(readFileSync(files.genesisFile, 'utf8')) as { chain_id: string }).chain_id);
-      const v = new ValidatorHosts(cluster, dir, files, links, { CHAIN_BLOCK_MS: '100', CHAIN_EMPTY_BLOCK_MS: '400', CHAIN_MIN_VALIDATORS: String(n), CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_VERIFY_WORKERS: '0', ...env });
-      await Promise.all(v.nodes.map((_, i) => v.start(i, envOf(i))));
+      const v = new ValidatorHosts(cluster, dir, files, links, { CHAIN_BLOCK_MS: '100', CHAIN_EMPTY_BLOCK_MS: '400', CHAIN_MIN_VALIDATORS: String(n), CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_VERIFY_WORKERS: '0', ...env }, n);
+      await Promise.all(v.nodes.slice(0, n).map((_, i) => v.start(i, envOf(i))));
       return v;
     } catch (err) {
       await links?.close();
@@ -70,11 +83,12 @@ export class ValidatorHosts {
     }
   }
 
-  /** Starts validator i on its data dir; resolves once its RPC listens. */
-  async start(i: number, env: NodeJS.ProcessEnv = {}): Promise<void> {
+  /** Starts node i (a validator, or a follower past them) on its data dir; resolves once its RPC listens. */
+  async start(i: number, env: NodeJS.ProcessEnv = {}, extraArgs: readonly string[] = []): Promise<void> {
     const node = this.nodes[i]!;
-    const seeds = (this.links?.seedsOf(i) ?? this.nodes.filter((_, j) => j !== i).map((n) => `${n.host.ip}:${P2P_PORT}`)).join(',');
-    const argv = [process.execPath, ...NODE_V8_FLAGS, CLI, 'node', '--network', 'devnet', '--data-dir', node.dataDir, '--genesis', this.files.genesisFile, '--key', this.files.keyFiles[i]!, '--rpc-host', node.host.ip, '--rpc-port', String(RPC_PORT), '--p2p-host', node.host.ip, '--p2p-port', String(P2P_PORT), '--seeds', seeds];
+    // Every node seeds from the validators (through the emulated links between validators); a follower is no one's seed.
+    const seeds = ((i < this.validators ? this.links?.seedsOf(i) : undefined) ?? this.nodes.filter((_, j) => j !== i && j < this.validators).map((n) => `${n.host.ip}:${P2P_PORT}`)).join(',');
+    const argv = [process.execPath, ...NODE_V8_FLAGS, CLI, 'node', '--network', 'devnet', '--data-dir', node.dataDir, '--genesis', this.files.genesisFile, '--key', this.files.keyFiles[i]!, '--rpc-host', node.host.ip, '--rpc-port', String(RPC_PORT), '--p2p-host', node.host.ip, '--p2p-port', String(P2P_PORT), '--seeds', seeds, ...extraArgs];
     const proc = this.cluster.spawn(node.host, argv, { env: { ...process.env, ...this.env, ...env } });
     node.proc = proc;
     createInterface({ input: proc.stdout! }).on('line', (l) => node.logs.push(l));
@@ -83,7 +97,7 @@ export class ValidatorHosts {
       createInterface({ input: proc.stdout! }).on('line', (l) => {
         if (l.includes('node RPC listening')) res();
       });
-      proc.once('exit', (code) => rej(new Error(`validator ${i} exited (${code}):\n${node.logs.slice(-20).join('\n')}`)));
+      proc.once('exit', (code) => rej(new Error(`node ${i} exited (${code}):\n${node.logs.slice(-20).join('\n')}`)));
     });
   }
 
@@ -135,13 +149,17 @@ export class ValidatorHosts {
         const b = await getJson(`${this.nodes[i]!.url}/api/v1/blocks/${h}`);
         if (b.status === 200) list.push({ height: h, hash: String(b.body.hash), stateRoot: String(b.body.state_root) });
       }
-      views.set(`validator ${i}`, list);
+      views.set(this.label(i), list);
     }
     return views;
   }
 
+  label(i: number): string {
+    return i < this.validators ? `validator ${i}` : `follower ${i}`;
+  }
+
   logsMatching(re: RegExp): string[] {
-    return this.nodes.flatMap((n, i) => n.logs.filter((l) => re.test(l)).map((l) => `validator ${i}: ${l}`));
+    return this.nodes.flatMap((n, i) => n.logs.filter((l) => re.test(l)).map((l) => `${this.label(i)}: ${l}`));
   }
 
   async destroy(): Promise<void> {

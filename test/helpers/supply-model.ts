@@ -1,6 +1,7 @@
 import { accountsReader } from '../../kernel/state/accounts.js';
 import { applyScanOptions, type StateSource } from '../../kernel/state/overlay.js';
-import { heldCoins, type HeldCoins } from '../../cli/audit/held-coins.js';
+import { heldCoins, type HeldCoins } from '../../kernel/state/supply.js';
+import { PLUGIN_CATALOGUE } from '../../plugins/index.js';
 
 /**
  * An independent model of staking's rewards (decisions.md §33) for tests that check the supply:
@@ -82,11 +83,12 @@ export class RewardModel {
 }
 
 /**
- * What a state holds, by where: every account balance (sponsor pools are accounts), the stakes
- * and delegations staking holds, and the transfers the sentinel holds in escrow. The same sum
- * `chain audit` checks at every height (cli/audit/held-coins.ts).
+ * What a state holds, by where: every account balance (sponsor pools, vaults, escrow accounts are
+ * accounts) and every holding a shipped plugin declares (`supply` on its definition: staking's
+ * stakes and delegations, the sentinel's held transfers). The same sum `chain audit` checks at
+ * every height and the history checker at the end of a fault scenario (kernel/state/supply.ts).
  */
-export const heldSupply = (state: StateSource): Promise<HeldCoins> => heldCoins(state);
+export const heldSupply = (state: StateSource): Promise<HeldCoins> => heldCoins(state, PLUGIN_CATALOGUE.values());
 
 /**
  * The ibc plugin's holdings (decisions.md §67–68). Its native escrow is an account
