@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FIXTURE_CHAIN_ID, labelledWallet, makeChain, refused, signOperation, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { counterpartyHeader, ibcSigners, type CounterpartyHeader } from '../../test/helpers/ibc-chain.js';
+import { counterpartyHeader, ibcSigners, inboundTransfer, type CounterpartyHeader } from '../../test/helpers/ibc-chain.js';
 import { RouteTable, lightClient } from '../../kernel/sdk.js';
 import { ibcPlugin } from './index.js';
 import { channels, commitments, denoms, packets, receipts, vouchers } from './store.js';
@@ -76,12 +76,7 @@ async function connected(genesisParams: Record<string, string> = {}): Promise<Fi
 const headerWith = (height: number, records: Record<string, string>): Promise<CounterpartyHeader> => counterpartyHeader({ chainId: B, height, validators: SET, records });
 
 /** An inbound transfer's body fields and the counterparty's commitment of them. */
-function inbound(sequence: number, o: { denom?: string; amount?: number; receiver?: string; timeout?: number } = {}) {
-  const fields = { sender: 'cosmos1sender', receiver: o.receiver ?? alice.address, denom: o.denom ?? 'uatom', amount: o.amount ?? 5000, memo: '' };
-  const timeout = o.timeout ?? 1000;
-  const value = commitmentValue(timeout, transferText({ ...fields, amount: BigInt(fields.amount), channel: CH }));
-  return { body: { packet_id: `${B}/${CH}/${sequence}`, ...fields, timeout_height: timeout }, key: lightClient.ibcCommitmentKey(CH, sequence), value };
-}
+const inbound = (sequence: number, o: { denom?: string; amount?: number; receiver?: string; timeout?: number } = {}) => inboundTransfer({ ...o, counterparty: B, channel: CH, sequence, receiver: o.receiver ?? alice.address });
 
 async function updateClient(f: Fixture, h: CounterpartyHeader): Promise<void> {
   await admit(f, 'ibc_client_update', op(operator, 'ibc_client_update', { header: h.header }));
