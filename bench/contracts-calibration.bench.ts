@@ -133,7 +133,7 @@ let nonce = 0;
 const deploy = async (text: string): Promise<string> => {
   const sent = await f.chain.admit(signTransfer(owner, { to: DEPLOY_ADDRESS, value: 0, nonce: ++nonce, data: JSON.stringify({ bytecode_hex: toHex(wat(text)) }), gas_limit: Number(BLOCK_GAS) }), 0);
   await f.block();
-  const r = await f.chain.store.getTx(sent.tx_hash);
+  const r = await f.chain.queries.getTx(sent.tx_hash);
   if (r?.receipt.status !== 'confirmed') throw new Error(`deploy failed: ${r?.receipt.error}`);
   return contractAddress(owner.address, sent.tx_hash);
 };
@@ -160,7 +160,7 @@ else target = await deploy(running.probe.wat);
 // How much of a block one transaction of this contract can use.
 const probeRun = await f.chain.admit(signTransfer(owner, { to: target, value: 0, nonce: ++nonce, data: '0x00', gas_limit: Number(BLOCK_GAS) }), 0);
 await f.block();
-const perTx = (await f.chain.store.getTx(probeRun.tx_hash))!.receipt.gas;
+const perTx = (await f.chain.queries.getTx(probeRun.tx_hash))!.receipt.gas;
 const txsPerBlock = Math.max(1, Math.floor(Number(BLOCK_GAS) / perTx));
 const limitEach = Math.floor(Number(BLOCK_GAS) / txsPerBlock);
 const calls = await timeBlocks(async () => {

@@ -56,5 +56,5 @@ const rows = [...crypto.tasks, ...commit.tasks].map((t) => {
   return { task: t.name, 'mean ms': r?.latency?.mean?.toFixed(3), 'p99 ms': r?.latency?.p99?.toFixed(3), 'ops/s': r?.throughput?.mean?.toFixed(1) };
 });
 console.table(rows);
-await f.chain.store.close();
+await f.close();
 rmSync(dir, { recursive: true, force: true });

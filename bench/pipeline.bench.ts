@@ -176,6 +176,6 @@ try {
     },
   ]);
 } finally {
-  await f.chain.store.close();
+  await f.close();
   rmSync(dir, { recursive: true, force: true });
 }

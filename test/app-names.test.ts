@@ -37,7 +37,7 @@ async function withToken(services: { query?: QueryService } = {}): Promise<{ f: 
   const data = JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), name: 'T', init_args: { name: 'T', symbol: 'T', decimals: 0, total_supply: 1000 } });
   const deploy = await f.chain.admit(signTransfer(alice, { to: DEPLOY_ADDRESS, value: 0, nonce: 1, data, gas_limit: 200 }), 0);
   await f.block();
-  assert.equal((await f.chain.store.getTx(deploy.tx_hash))!.receipt.status, 'confirmed');
+  assert.equal((await f.chain.queries.getTx(deploy.tx_hash))!.receipt.status, 'confirmed');
   return { f, token: contractAddress(alice.address, deploy.tx_hash) };
 }
 
@@ -45,7 +45,7 @@ async function injected(f: Fixture, body: Record<string, unknown>): Promise<{ st
   const tx = f.chain.rebuildTx('signed', f.operations.envelope('register_app', body, {}), 1n, 0);
   f.chain.mempool.add(tx);
   await f.block();
-  const r = (await f.chain.store.getTx(tx.hash))!.receipt;
+  const r = (await f.chain.queries.getTx(tx.hash))!.receipt;
   return { status: r.status, error: r.error };
 }
 
@@ -55,11 +55,11 @@ test('an .app name bound to its owner\'s contract: price + fee, the price burned
   const burned = f.chain.head.total_burned;
   const r = await f.chain.admitOperation('register_app', registerApp(alice, 'tokenapp', token), {}, 0);
   const block = await f.block();
-  const stored = (await f.chain.store.getTx(r.tx_hash))!;
+  const stored = (await f.chain.queries.getTx(r.tx_hash))!;
   assert.equal(stored.receipt.status, 'confirmed', stored.receipt.error ?? '');
   assert.equal((await f.account(alice.address)).balance, before - PRICE - stored.receipt.fee);
   assert.equal(f.chain.head.total_burned - burned, stored.receipt.fee_burned + PRICE);
-  const events = await f.chain.store.getTxEvents(block.header.height, r.tx_hash);
+  const events = await f.chain.queries.getTxEvents(block.header.height, r.tx_hash);
   assert.deepEqual(events.filter((e) => e.type === 'app_name_registered').map((e) => [e.data.address, e.data.contract, e.data.owner]), [['chain:tokenapp.app', token, alice.address]]);
   assert.equal((await apps.get(f.pluginState('names'), 'chain:tokenapp.app'))?.address, token);
   assert.equal(await nfts.has(f.pluginState('names'), 'chain:tokenapp.app'), false, 'not an NFT');
@@ -67,8 +67,8 @@ test('an .app name bound to its owner\'s contract: price + fee, the price burned
   // A transaction to the name calls the contract, value and all, exactly as if sent to its address.
   const call = await f.chain.admit(signTransfer(bob, { to: 'chain:tokenapp.app', value: 5, nonce: 1, data: JSON.stringify({ function: 'balance_of', args: { address: alice.address } }) }), 0);
   const b2 = await f.block();
-  assert.equal((await f.chain.store.getTx(call.tx_hash))!.receipt.status, 'confirmed');
-  const called = (await f.chain.store.getTxEvents(b2.header.height, call.tx_hash)).find((e) => e.type === 'contract_called')!;
+  assert.equal((await f.chain.queries.getTx(call.tx_hash))!.receipt.status, 'confirmed');
+  const called = (await f.chain.queries.getTxEvents(b2.header.height, call.tx_hash)).find((e) => e.type === 'contract_called')!;
   assert.equal(called.data.contract, token);
   assert.equal((await f.account(token)).balance, 5n);
 
@@ -99,7 +99,7 @@ test('register_app refusals at admission with their status, and again in the blo
   await refused(f.chain.admitOperation('register_app', registerApp(alice, 'tokenapp', token, { consensus_public_key: 'ab' }), {}, 0), 400, /consensus_public_key is for a \.node/);
   const first = await f.chain.admitOperation('register_app', registerApp(alice, 'tokenapp', token), {}, 0);
   await f.block();
-  assert.equal((await f.chain.store.getTx(first.tx_hash))!.receipt.status, 'confirmed');
+  assert.equal((await f.chain.queries.getTx(first.tx_hash))!.receipt.status, 'confirmed');
   await refused(f.chain.admitOperation('register_app', registerApp(alice, 'secondname', token), {}, 0), 409, /already named chain:tokenapp\.app: one name per contract/);
   await refused(f.chain.admitOperation('register_app', registerApp(alice, 'tokenapp', token), {}, 0), 409, /chain:tokenapp\.app is already registered/);
   // A proposer that skips admission: each fails in the block, nothing but the fee taken.

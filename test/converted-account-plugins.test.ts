@@ -51,10 +51,10 @@ async function scenario(): Promise<Run> {
     const b = await f.block((time += 1000));
     roots.push(b.state_root);
     for (const h of b.tx_hashes) {
-      const r = (await f.chain.store.getTx(h))?.receipt;
+      const r = (await f.chain.queries.getTx(h))?.receipt;
       receipts.push(`${b.header.height} ${r?.status}${r?.error ? ` ${r.error}` : ''}`);
     }
-    for (const e of await f.chain.store.getBlockEvents(b.header.height)) events.push(canonicalJson({ height: b.header.height, type: e.type, data: e.data, phase: e.phase, tx: e.tx_hash }));
+    for (const e of await f.chain.queries.getBlockEvents(b.header.height)) events.push(canonicalJson({ height: b.header.height, type: e.type, data: e.data, phase: e.phase, tx: e.tx_hash }));
   };
   const own = <B extends Record<string, unknown>>(name: string, w: Wallet, layout: (b: B, n: bigint) => string, body: B) => {
     const nonce = ++clock;
@@ -114,7 +114,7 @@ async function scenario(): Promise<Run> {
   const decoder = new TextDecoder();
   // The kernel parameters added after the recording (state growth's, issue 29 item 8) are not the
   // plugins' bytes: left out of the comparison of state (the roots, which cover them, were recorded again).
-  const rows = (await f.chain.store.state.scan('')).filter(([k]) => !ADDED_KERNEL_KEYS.has(k));
+  const rows = (await f.chain.queries.state.scan('')).filter(([k]) => !ADDED_KERNEL_KEYS.has(k));
   const state = sha3Hex0x(rows.map(([k, v]) => `${k}=${decoder.decode(v)}`).join('\n'));
   const namespaces = new Set(rows.map(([k]) => k.slice(0, k.indexOf('/') + 1) + k.slice(k.indexOf('/') + 1).split('/')[0]));
   return { roots, state, events, receipts, namespaces };

@@ -33,8 +33,8 @@ async function scenario(plugins: Plugins): Promise<{ roots: string[]; state: Arr
   const block = async (): Promise<void> => {
     const b = await f.block((time += 1000));
     roots.push(b.state_root);
-    for (const h of b.tx_hashes) receipts.push(`${(await f.chain.store.getTx(h))?.receipt.status}`);
-    for (const e of await f.chain.store.getBlockEvents(b.header.height)) events.push(canonicalJson({ type: e.type, data: e.data, phase: e.phase, tx: e.tx_hash }));
+    for (const h of b.tx_hashes) receipts.push(`${(await f.chain.queries.getTx(h))?.receipt.status}`);
+    for (const e of await f.chain.queries.getBlockEvents(b.header.height)) events.push(canonicalJson({ type: e.type, data: e.data, phase: e.phase, tx: e.tx_hash }));
   };
   let nonce = 1_800_000_000_000;
   const op = (name: string, target: string, body: Record<string, unknown>) => f.chain.admitOperation(name, signOperation(alice, { actor: alice.address, target, nonce: ++nonce, body: { address: alice.address, ...body } }), {}, nonce);
@@ -57,7 +57,7 @@ async function scenario(plugins: Plugins): Promise<{ roots: string[]; state: Arr
   await block();
 
   const decoder = new TextDecoder();
-  const state = (await f.chain.store.state.scan('')).map(([k, v]) => [k, decoder.decode(v)] as [string, string]);
+  const state = (await f.chain.queries.state.scan('')).map(([k, v]) => [k, decoder.decode(v)] as [string, string]);
   return { roots, state, events, receipts };
 }
 

@@ -34,12 +34,12 @@ interface Observed {
 const decoder = new TextDecoder();
 
 async function observe(f: Fixture, namespace: string, eventTypes: readonly string[], withIndex = false): Promise<Observed> {
-  const state = (await f.chain.store.state.scan(`${namespace}/`)).map(([k, v]) => [k, decoder.decode(v)]);
+  const state = (await f.chain.queries.state.scan(`${namespace}/`)).map(([k, v]) => [k, decoder.decode(v)]);
   // The node-local index is outside the state root, but its entries are what the plugin's list routes read.
-  if (withIndex) for (const [k, v] of await f.chain.store.pluginIndex(namespace).scan('')) state.push([`index:${k}`, k.endsWith('/bin') ? sha3Hex0x(v) : decoder.decode(v)]);
+  if (withIndex) for (const [k, v] of await f.chain.queries.pluginIndex(namespace).scan('')) state.push([`index:${k}`, k.endsWith('/bin') ? sha3Hex0x(v) : decoder.decode(v)]);
   const events: string[] = [];
   for (let h = 1; h <= f.chain.head.height; h++) {
-    for (const e of await f.chain.store.getBlockEvents(h)) {
+    for (const e of await f.chain.queries.getBlockEvents(h)) {
       if (eventTypes.includes(e.type)) events.push(canonicalJson({ height: h, type: e.type, data: e.data, phase: e.phase, tx: e.tx_hash }));
     }
   }
@@ -209,7 +209,7 @@ async function contractsScenario(): Promise<Observed> {
   const code = toHex(templateBytecode('token.wasm'));
   const first = await send(alice, 'chain:system.deploy', { bytecode_hex: code, name: 'Token', description: 'a token', template: 'fungible-token', init_args: { name: 'Token', symbol: 'TOK', decimals: 2, total_supply: 1000 } }, { gas_limit: 400 });
   await block();
-  const token = (await f.chain.store.getTxEvents(f.chain.head.height, first.tx_hash)).find((e) => e.type === 'contract_deployed')!.data.address as string;
+  const token = (await f.chain.queries.getTxEvents(f.chain.head.height, first.tx_hash)).find((e) => e.type === 'contract_deployed')!.data.address as string;
   await f.chain.admitOperation('deploy', signOperation(bob, { actor: bob.address, target: 'chain:system.deploy', kind: 'deploy', nonce: 1_980_000_000_000, gas_limit: 400, body: { owner: bob.address, bytecode_hex: code, name: 'Second', init_args: { name: 'S', symbol: 'S', decimals: 0, total_supply: 5 } } }), {}, 0);
   await send(alice, token, { function: 'transfer', args: { to: bob.address, amount: '12.5' } }, { gas_limit: 200 });
   await block();

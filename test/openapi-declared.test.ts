@@ -59,3 +59,29 @@ test('a route the gateway forwards is described as the node describes it: parame
     assert.equal(g['x-proven-read'], n['x-proven-read'], `${key}: a proven read on both or on neither`);
   }
 });
+
+test('each route both services serve carries the same tag in both documents; `gateway` only routes the node does not serve (decisions.md §87)', () => {
+  const node = operations(read('node'));
+  const gateway = operations(read('gateway'));
+  const tag = (op: Operation): string => JSON.stringify(op.tags ?? null);
+  const shared = [...gateway.keys()].filter((k) => node.has(k));
+  assert.ok(shared.length > 50, `the gateway forwards the node's routes (${shared.length} shared)`);
+  const differing = shared.filter((k) => tag(gateway.get(k)!) !== tag(node.get(k)!)).map((k) => `${k}: node ${tag(node.get(k)!)}, gateway ${tag(gateway.get(k)!)}`);
+  assert.deepEqual(differing, []);
+  const gatewayOnly = [...gateway].filter(([k]) => !node.has(k));
+  assert.ok(gatewayOnly.length > 0);
+  for (const [key, op] of gatewayOnly) assert.equal(tag(op), '["gateway"]', `${key} is the gateway's own`);
+  for (const [key, op] of node) assert.notEqual(tag(op), '["gateway"]', `${key}: a node route is never tagged gateway`);
+});
+
+test('every route whose documented body carries signature lists 401 and says what is signed for and how (decisions.md §87)', () => {
+  for (const which of ['node', 'gateway'] as const) {
+    for (const [key, op] of operations(read(which))) {
+      const body = (op.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.['application/json']?.schema;
+      if (body?.properties?.signature === undefined) continue;
+      assert.ok((op.responses as Record<string, unknown>)['401'] !== undefined, `${which} ${key}: lists 401`);
+      assert.equal(typeof op['x-signs-for'], 'string', `${which} ${key}: x-signs-for`);
+      assert.equal(typeof op['x-signed-layout'], 'string', `${which} ${key}: x-signed-layout`);
+    }
+  }
+});

@@ -48,11 +48,11 @@ const KEPT_HOLDING: SupplyDeclaration = {
 async function firstImbalance(plugin: PluginDefinition<unknown, unknown>, blocks: number): Promise<{ height: number; missing: bigint } | null> {
   const f = await makeChain({ plugins: [plugin], accounts: [{ address: alice.address, balance: 1_000_000n }] });
   const declarers: SupplyDeclarer[] = [plugin];
-  let held = (await heldCoins(f.chain.store.state, declarers)).total;
+  let held = (await heldCoins(f.chain.queries.state, declarers)).total;
   for (let h = 1; h <= blocks; h++) {
     const b = await f.block();
-    const { minted, burned } = mintedAndBurned(await f.chain.store.getBlockEvents(b.header.height), declarers);
-    const now = (await heldCoins(f.chain.store.state, declarers)).total;
+    const { minted, burned } = mintedAndBurned(await f.chain.queries.getBlockEvents(b.header.height), declarers);
+    const now = (await heldCoins(f.chain.queries.state, declarers)).total;
     const want = held + minted - burned - b.fees_burned;
     if (now !== want) return { height: b.header.height, missing: want - now };
     held = now;

@@ -54,7 +54,7 @@ async function storedChain(plugins: PluginDefinition<unknown, unknown>[] = []): 
 
 /** The source with one answer changed, as a tampered store would give it. */
 function tampered(chain: Chain, change: Partial<AuditSource>): AuditSource {
-  const store = chain.store;
+  const store = chain.queries;
   return { head: store.head, getBlock: (h) => store.getBlock(h), getTx: (x) => store.getTx(x), getCommit: (h) => store.getCommit(h), ...change };
 }
 
@@ -64,40 +64,40 @@ test('a sound stored chain replays to its head: every state root, certificate an
   const source = await storedChain();
   assert.ok(source.head.height >= BLOCKS);
   const seen: number[] = [];
-  const result = await auditChain({ source: source.store, replay: await replayChain(), provider: nobleProvider, plugins: [], onHeight: (h) => seen.push(h) });
+  const result = await auditChain({ source: source.queries, replay: await replayChain(), provider: nobleProvider, plugins: [], onHeight: (h) => seen.push(h) });
   assert.deepEqual(result, { audited: source.head.height, head: source.head.height });
   assert.equal(seen.length, source.head.height);
-  assert.ok((await source.store.getBlock(1))!.tx_hashes.length + (await source.store.getBlock(2))!.tx_hashes.length > 0, 'the audited blocks carry transfers');
+  assert.ok((await source.queries.getBlock(1))!.tx_hashes.length + (await source.queries.getBlock(2))!.tx_hashes.length > 0, 'the audited blocks carry transfers');
 });
 
 test('a tampered state root, certificate or transaction is reported at its height, with the check that broke', async () => {
   const source = await storedChain();
-  const root = await auditChain({ source: tampered(source, { getBlock: async (h) => { const b = await source.store.getBlock(h); return b && h === 3 ? { ...b, state_root: `0x${'ab'.repeat(32)}` } : b; } }), replay: await replayChain(), provider: nobleProvider, plugins: [] });
+  const root = await auditChain({ source: tampered(source, { getBlock: async (h) => { const b = await source.queries.getBlock(h); return b && h === 3 ? { ...b, state_root: `0x${'ab'.repeat(32)}` } : b; } }), replay: await replayChain(), provider: nobleProvider, plugins: [] });
   assert.deepEqual([root.divergence?.height, root.divergence?.check, root.audited], [3, 'state_root', 2]);
   assert.match(root.divergence!.message, /gives state root 0x[0-9a-f]{64}; the store recorded 0xabab/);
 
-  const cert = await auditChain({ source: tampered(source, { getCommit: (h) => source.store.getCommit(h === 2 ? 1 : h) }), replay: await replayChain(), provider: nobleProvider, plugins: [] });
+  const cert = await auditChain({ source: tampered(source, { getCommit: (h) => source.queries.getCommit(h === 2 ? 1 : h) }), replay: await replayChain(), provider: nobleProvider, plugins: [] });
   assert.deepEqual([cert.divergence?.height, cert.divergence?.check], [2, 'certificate']);
 
-  const none = await auditChain({ source: tampered(source, { getCommit: async (h) => (h === 4 ? undefined : source.store.getCommit(h)) }), replay: await replayChain(), provider: nobleProvider, plugins: [] });
+  const none = await auditChain({ source: tampered(source, { getCommit: async (h) => (h === 4 ? undefined : source.queries.getCommit(h)) }), replay: await replayChain(), provider: nobleProvider, plugins: [] });
   assert.deepEqual([none.divergence?.height, none.divergence?.check], [4, 'certificate']);
 
-  const withTx = (await Promise.all([1, 2, 3].map((h) => source.store.getBlock(h)))).find((b) => b!.tx_hashes.length > 0)!;
-  const txs = await auditChain({ source: tampered(source, { getBlock: async (h) => { const b = await source.store.getBlock(h); return b && h === withTx.header.height ? { ...b, tx_hashes: b.tx_hashes.slice(1) } : b; } }), replay: await replayChain(), provider: nobleProvider, plugins: [] });
+  const withTx = (await Promise.all([1, 2, 3].map((h) => source.queries.getBlock(h)))).find((b) => b!.tx_hashes.length > 0)!;
+  const txs = await auditChain({ source: tampered(source, { getBlock: async (h) => { const b = await source.queries.getBlock(h); return b && h === withTx.header.height ? { ...b, tx_hashes: b.tx_hashes.slice(1) } : b; } }), replay: await replayChain(), provider: nobleProvider, plugins: [] });
   assert.deepEqual([txs.divergence?.height, txs.divergence?.check], [withTx.header.height, 'block']);
   assert.match(txs.divergence!.message, /tx_count|tx_root/);
 });
 
 test('a build that mints without an event keeps its state roots consistent, and fails the supply check at that height', async () => {
   const source = await storedChain([silentMint]);
-  const result = await auditChain({ source: source.store, replay: await replayChain([silentMint]), provider: nobleProvider, plugins: [] });
+  const result = await auditChain({ source: source.queries, replay: await replayChain([silentMint]), provider: nobleProvider, plugins: [] });
   assert.deepEqual([result.divergence?.height, result.divergence?.check, result.audited], [3, 'supply', 2]);
   assert.match(result.divergence!.message, /created: 7/);
 });
 
 test('a replay with another build (the mint missing) diverges at the first state root it changes', async () => {
   const source = await storedChain([silentMint]);
-  const result = await auditChain({ source: source.store, replay: await replayChain(), provider: nobleProvider, plugins: [] });
+  const result = await auditChain({ source: source.queries, replay: await replayChain(), provider: nobleProvider, plugins: [] });
   // Without the plugin the replayed chain's genesis differs, or block 3's root does: either way the audit stops there or earlier.
   assert.ok(result.divergence !== undefined && result.divergence.height <= 3, JSON.stringify(result));
 });

@@ -50,7 +50,7 @@ export async function auditChain(o: { source: AuditSource; replay: Chain; provid
   const plugins = [...o.plugins];
   const head = source.head.height;
   if (replay.head.height !== 0) throw new Error(`the replay chain must start at genesis, not height ${replay.head.height}`);
-  let held = (await heldCoins(replay.store.state, plugins)).total;
+  let held = (await heldCoins(replay.queries.state, plugins)).total;
   const diverged = (height: number, check: AuditCheck, message: string): AuditResult => ({ audited: height - 1, head, divergence: { height, check, message } });
   for (let h = 1; h <= head; h++) {
     const record = await source.getBlock(h);
@@ -69,7 +69,7 @@ export async function auditChain(o: { source: AuditSource; replay: Chain; provid
     const cert = certificateFromJson(JSON.parse(decoder.decode(rawCert)));
     if (!cert) return diverged(h, 'certificate', `the commit certificate of block ${h} does not decode`);
     if (`0x${toHex(cert.blockHash)}` !== record.hash) return diverged(h, 'certificate', `the certificate of height ${h} is for block 0x${toHex(cert.blockHash)}, the store holds ${record.hash}`);
-    const verdict = verifyCommit(cert, new ValidatorSet(await replay.validatorSetAt(h)), replay.chainId, o.provider);
+    const verdict = verifyCommit(cert, new ValidatorSet(await replay.queries.validatorSetAt(h)), replay.chainId, o.provider);
     if (!verdict.ok) return diverged(h, 'certificate', `the commit certificate of block ${h} does not verify against the validator set of height ${h}: ${verdict.reason}`);
 
     const invalid = await replay.validate(block);
@@ -77,8 +77,8 @@ export async function auditChain(o: { source: AuditSource; replay: Chain; provid
     const committed = await replay.finalize(block);
     if (committed.state_root !== record.state_root) return diverged(h, 'state_root', `replayed, block ${h} gives state root ${committed.state_root}; the store recorded ${record.state_root}`);
 
-    const { minted, burned } = mintedAndBurned(await replay.store.getBlockEvents(h), plugins);
-    const now = (await heldCoins(replay.store.state, plugins)).total;
+    const { minted, burned } = mintedAndBurned(await replay.queries.getBlockEvents(h), plugins);
+    const now = (await heldCoins(replay.queries.state, plugins)).total;
     const expected = held + minted - burned - record.fees_burned;
     if (now !== expected) return diverged(h, 'supply', `after block ${h} ${now} ucoin are held; before it ${held}, minted ${minted}, burned ${burned} and fees burned ${record.fees_burned} make ${expected} (${now > expected ? 'created' : 'lost'}: ${now > expected ? now - expected : expected - now})`);
     held = now;

@@ -44,7 +44,7 @@ test('an unsigned system transaction may only be of a type a plugin declares: ki
   // And executed anyway (the proposer's own view), it fails and moves nothing.
   f.chain.mempool.add(tx);
   const b = await f.block();
-  assert.equal((await f.chain.store.getTx(b.tx_hashes[0]!))?.receipt.status, 'failed');
+  assert.equal((await f.chain.queries.getTx(b.tx_hashes[0]!))?.receipt.status, 'failed');
   assert.equal((await f.account(alice.address)).balance, 1_000n * COIN);
   assert.equal((await f.account(owner)).balance, 0n);
 });
@@ -55,7 +55,7 @@ test('a transaction priced below base_fee fails in the block with nothing charge
   await assert.rejects(f.chain.admit(body, 0), /below base_fee/);
   f.chain.mempool.add(f.chain.rebuildTx('signed', body, 10n, 0));
   const b = await f.block();
-  const rec = await f.chain.store.getTx(b.tx_hashes[0]!);
+  const rec = await f.chain.queries.getTx(b.tx_hashes[0]!);
   assert.equal(rec?.receipt.status, 'failed');
   assert.equal(rec?.receipt.fee, 0n);
   assert.equal(b.fees_burned, 0n);
@@ -68,11 +68,11 @@ test('a committed transaction included again is refused: a faucet credit does no
   const credit = await f.chain.admitSystem('faucet', 'chain:system.faucet', w.address, 1000n, { address: w.address, public_key: w.publicKeyHex, amount: 1000, requested_at: 1 }, 0);
   const sent = await f.chain.admit(signTransfer(alice, { to: mallory.address, value: 5, nonce: 1 }), 0);
   await f.block();
-  const transfer = await f.chain.store.getTx(sent.tx_hash);
+  const transfer = await f.chain.queries.getTx(sent.tx_hash);
   assert.match((await judgedByAnotherValidator(f, credit)) ?? '', /is already committed/);
   assert.match((await judgedByAnotherValidator(f, f.chain.rebuildTx('signed', transfer!.tx.body as Record<string, unknown>, 1n, 0))) ?? '', /is already committed/);
   assert.equal((await f.account(w.address)).balance, 1000n);
-  assert.equal((await f.chain.store.getTx(sent.tx_hash))?.receipt.status, 'confirmed');
+  assert.equal((await f.chain.queries.getTx(sent.tx_hash))?.receipt.status, 'confirmed');
 });
 
 test('IBC past admission: a forged recv and an under-signed client update fail in the block and move nothing', async () => {
@@ -84,7 +84,7 @@ test('IBC past admission: a forged recv and an under-signed client update fail i
     const tx = f.chain.rebuildTx('signed', f.operations.envelope(kind, body, {}), 1n, 0);
     f.chain.mempool.add(tx);
     await f.block();
-    return (await f.chain.store.getTx(tx.hash))!.receipt;
+    return (await f.chain.queries.getTx(tx.hash))!.receipt;
   };
   const set = ibcSigners([10, 10, 10]);
   assert.equal((await applied('ibc_channel_open', op('ibc_channel_open', { channel: 'ch-1', port: 'transfer', counterparty_chain: 'ibc-b', allowed_denoms: ['uatom'] }))).status, 'confirmed');

@@ -16,7 +16,7 @@ const bob = wallet(2);
 const COIN = 1_000_000n;
 
 async function balance(chain: import('./chain.js').Chain, address: string): Promise<bigint> {
-  return (await accountsReader(chain.store.state).get(address)).balance;
+  return (await accountsReader(chain.queries.state).get(address)).balance;
 }
 
 test('a v2 transfer at base fee costs 21 gas, burns it, and moves value', async () => {
@@ -31,7 +31,7 @@ test('a v2 transfer at base fee costs 21 gas, burns it, and moves value', async 
   assert.equal(block.fees_burned, 21n);
   assert.equal(await balance(f.chain, alice.address), 10n * COIN - 1000n - 21n);
   assert.equal(await balance(f.chain, bob.address), 1000n);
-  const stored = await f.chain.store.getTx(res.tx_hash);
+  const stored = await f.chain.queries.getTx(res.tx_hash);
   assert.equal(stored?.receipt.status, 'confirmed');
   assert.equal(stored?.receipt.fee, 21n);
   assert.equal(f.chain.head.total_burned, 21n);
@@ -42,7 +42,7 @@ test('a transfer to oneself costs only the fee and counts once', async () => {
   await f.chain.admit(signTransfer(alice, { to: alice.address, value: 5000, nonce: 1 }), 0);
   const block = await f.block();
   assert.equal(block.header.tx_count, 1);
-  const acct = await accountsReader(f.chain.store.state).get(alice.address);
+  const acct = await accountsReader(f.chain.queries.state).get(alice.address);
   assert.equal(acct.balance, 10n * COIN - 21n);
   assert.equal(acct.nonce, 1n);
   assert.equal(acct.tx_count, 1);
@@ -58,7 +58,7 @@ test('a v3 transfer at gas price 2 pays 42; the part above base fee goes to the 
   // for a genesis validator the address its key derives.
   assert.equal(await balance(f.chain, 'chain:v0.node'), 0n);
   assert.equal(await balance(f.chain, deriveAddress(VALIDATOR_KEY.publicKey)), 21n);
-  const stored = await f.chain.store.getTx(block.tx_hashes[0]!);
+  const stored = await f.chain.queries.getTx(block.tx_hashes[0]!);
   assert.equal(stored?.tx.sigVersion, 'v3');
 });
 
@@ -124,7 +124,7 @@ test('pending nonces chain: next nonce counts the mempool', async () => {
   assert.equal(f.chain.mempool.nextNonce(alice.address, 0n), 4n);
   const b = await f.block();
   assert.equal(b.header.tx_count, 3);
-  const acct = await accountsReader(f.chain.store.state).get(alice.address);
+  const acct = await accountsReader(f.chain.queries.state).get(alice.address);
   assert.equal(acct.nonce, 3n);
   assert.equal(acct.tx_count, 3);
 });
@@ -146,14 +146,14 @@ test('a failing plugin handler rolls back its writes but keeps fee and nonce', a
   const f = await makeChain({ plugins: [failing], accounts: [{ address: alice.address, balance: COIN }] });
   const res = await f.chain.admit(signTransfer(alice, { to: 'chain:system.boom', value: 0, nonce: 1 }), 0);
   await f.block();
-  const st = await f.chain.store.getTx(res.tx_hash);
+  const st = await f.chain.queries.getTx(res.tx_hash);
   assert.equal(st?.receipt.status, 'failed');
   assert.equal(st?.receipt.error, 'boom refuses');
   assert.equal(st?.receipt.fee, 30n);
-  const acct = await accountsReader(f.chain.store.state).get(alice.address);
+  const acct = await accountsReader(f.chain.queries.state).get(alice.address);
   assert.equal(acct.balance, COIN - 30n);
   assert.equal(acct.nonce, 1n);
-  assert.equal(await f.chain.store.state.get('boom/written'), undefined);
+  assert.equal(await f.chain.queries.state.get('boom/written'), undefined);
 });
 
 test('validation refuses a block whose prev_state_root differs (state divergence)', async () => {
@@ -177,7 +177,7 @@ test('state root changes with state and every block links to its parent', async 
   assert.notEqual(b2.state_root, b1.state_root);
   assert.equal(b2.header.parent_hash, b1.hash);
   assert.equal(b2.header.prev_state_root, b1.state_root);
-  const proof = await f.chain.proveState(`acct/${bob.address}`);
+  const proof = await f.chain.queries.proveState(`acct/${bob.address}`);
   assert.equal(proof.exists, true);
   const { verifyProof, parseStateProof } = await import('../state/tree/index.js');
   const { parseHex } = await import('../codec/hex.js');

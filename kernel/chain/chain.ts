@@ -3,45 +3,42 @@ import type { Logger } from 'pino';
 import type { NetworkEnv } from '../context/contexts.js';
 import type { Hooks } from '../host/hooks.js';
 import type { PluginHost } from '../host/host.js';
-import { StateOverlay } from '../state/overlay.js';
-import { ParamRegistry, paramStateKey } from '../state/params.js';
-import { bigintCodec } from '../state/record-codec.js';
-import { accountsReader, accountsWriter } from '../state/accounts.js';
-import type { ChainStore, ChainMeta, StateView } from '../store/chain-store.js';
+import { ParamRegistry } from '../state/params.js';
+import { accountsReader } from '../state/accounts.js';
+import type { ChainStore, ChainMeta } from '../store/chain-store.js';
 import { WriteBatch } from '../state/kv.js';
 import { toHex0x, parseHex } from '../codec/hex.js';
-import { deriveAddress, isKeyDerivedAddress } from '../crypto/address.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { GenesisDoc } from '../config/genesis.js';
-import { GenesisMismatchError, genesisOfShard } from '../config/genesis-rules.js';
+import { GenesisMismatchError } from '../config/genesis-rules.js';
 import { shardView, type ShardView } from '../crypto/shard.js';
-import { readShardBinding, writeShardBinding } from '../state/shard-binding.js';
+import { readShardBinding } from '../state/shard-binding.js';
 import { Mempool } from '../mempool/mempool.js';
 import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
-import { StateTree, EMPTY_ROOT, parseStateProof, MissingNodeError } from '../state/tree/index.js';
+import { StateTree } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry } from '../ops/registry.js';
-import { readSchedule, writeSchedule } from '../host/schedule-state.js';
-import { blockHash, evidenceHash, genesisHash, txRoot, validatorSetHash } from './block-hash.js';
-import { genesisContext, proposalContext } from './contexts.js';
-import { evidenceStateKey, executeBlock, type ExecutionResult } from './executor.js';
+import { readSchedule } from '../host/schedule-state.js';
+import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
+import { proposalContext } from './contexts.js';
+import { executeBlock, type ExecutionResult } from './executor.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
 import type { Validator } from '../consensus/types.js';
 import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, SignatureLayout, Tx } from '../model/types.js';
 import { ChainError } from '../errors.js';
 import { effectiveGasPrice } from '../tx/signing.js';
 import { verifyWithState } from '../ops/signature.js';
-import { IndexStage } from '../state/index-stage.js';
-import { PastState } from './past-state.js';
-import { notFound, unavailable } from '../errors.js';
-import { writeValidator } from '../state/validator-set.js';
-import { writeLightClientValset } from '../state/light-client-valset.js';
-import { SET_CHANGE_DELAY, ValidatorHistory, isValidatorSetKey } from '../state/validator-history.js';
 import { EVIDENCE_WINDOW_PARAM, evidenceWindowProblem } from './evidence-window.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
+import { ChainQueries } from './chain-queries.js';
+import { ChainSnapshots } from './chain-snapshots.js';
+import { CommitProgress } from './commit-progress.js';
+import type { ProposedBlock } from './proposed-block.js';
+import { ValidatorSets } from './validator-sets.js';
+import { writeGenesisState } from './genesis-state.js';
 
 export interface ChainDeps {
   readonly store: ChainStore;
@@ -63,12 +60,7 @@ export interface ChainDeps {
   readonly operations: OperationRegistry;
 }
 
-export interface ProposedBlock {
-  readonly header: BlockHeader;
-  readonly hash: string;
-  readonly txs: readonly Tx[];
-  readonly evidence: readonly Evidence[];
-}
+export type { ProposedBlock } from './proposed-block.js';
 
 /**
  * Evidence a valid block may carry: what the block codec has always decoded, so no block
@@ -100,10 +92,15 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   readonly mempool: Mempool;
   private readonly admission: Admission;
   private readonly tree: StateTree;
+  private readonly progress = new CommitProgress();
+  private readonly sets: ValidatorSets;
+  /** The committed chain, read only: what everything outside the core reads (chain-queries.ts). */
+  readonly queries: ChainQueries;
+  /** Serving and installing state snapshots (chain-snapshots.ts). */
+  readonly snapshots: ChainSnapshots;
   private genesisParentHash = '';
   /** Memoised execution of a validated proposal, so commit does not execute it twice. */
   private executed: { hash: string; txs: readonly Tx[]; result: ExecutionResult; stateRoot: string; treeOps: WriteBatch } | null = null;
-  private commitLock: Promise<unknown> = Promise.resolve();
   /** Hash of the block validated against the current head (cleared on commit). */
   private validatedHash: string | null = null;
   /** The shard this chain is and what it owns (decisions.md §71): bound to genesis state at open. */
@@ -114,10 +111,9 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.shards = shardView(d.shard, d.nShards ?? 1);
     this.admission = new Admission({ store: d.store, hooks: d.hooks, host: d.host, params: d.params, verifier: d.verifier, env: d.env, chainId: d.chainId, requireTxV3: d.requireTxV3, shard: d.shard, shards: this.shards, mempool: this.mempool, operations: d.operations, head: () => this.head });
     this.tree = new StateTree(d.store.kv, { prefix: utf8Bytes(PREFIX.treeNode) });
-  }
-
-  get store(): ChainStore {
-    return this.d.store;
+    this.sets = new ValidatorSets(d.store.state, () => this.head.height);
+    this.queries = new ChainQueries({ store: d.store, tree: this.tree, sets: this.sets, progress: this.progress, params: d.params });
+    this.snapshots = new ChainSnapshots({ store: d.store, tree: this.tree, sets: this.sets, progress: this.progress, log: d.log });
   }
 
   get head(): Readonly<ChainMeta> {
@@ -138,7 +134,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.genesisParentHash = genesisHash(genesis);
     const meta = await this.d.store.load();
     if (meta.state_root === '') {
-      await this.writeGenesis(genesis);
+      await writeGenesisState({ ...this.d, tree: this.tree, shards: this.shards }, genesis, this.genesisParentHash);
       this.d.log.info({ chain_id: genesis.chain_id, state_root: this.d.store.head.state_root }, 'genesis state written');
       await this.loadSchedule();
       return;
@@ -179,111 +175,6 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     }
     if (await this.d.store.getBlock(meta.height + 1)) throw new Error(`store integrity: block ${meta.height + 1} exists beyond the recorded head ${meta.height}`);
     this.d.log.info({ height: meta.height, block_hash: meta.block_hash, state_root: meta.state_root }, 'store opened at recorded head');
-  }
-
-  private async writeGenesis(whole: GenesisDoc): Promise<void> {
-    let genesis = whole;
-    const overlay = new StateOverlay(this.d.store.state);
-    overlay.set('kernel/chain_id', utf8Bytes(genesis.chain_id));
-    overlay.set('kernel/genesis_hash', utf8Bytes(this.genesisParentHash));
-    // decisions.md §71: the shard is bound to its genesis state (and so to every state root), so a
-    // node cannot join another shard's chain; a one-shard network writes nothing (roots as §13).
-    if (this.shards.count > 1) writeShardBinding(overlay, { shard: this.shards.id, n_shards: this.shards.count });
-    // Shard s starts with its own validators and the accounts it owns (§71).
-    genesis = genesisOfShard(genesis, this.shards.id);
-    // The plugin activation schedule is state, so nodes configured differently diverge visibly.
-    writeSchedule(overlay, this.d.host.genesisSchedule());
-    for (const spec of this.d.params.list()) {
-      const raw = genesis.params[spec.key] ?? this.d.paramOverrides[spec.key];
-      const value = raw === undefined ? spec.default : BigInt(raw);
-      const problem = this.d.params.checkValue(spec.key, value);
-      if (problem) throw new Error(`genesis: ${problem}`);
-      overlay.set(paramStateKey(spec.key), bigintCodec.encode(value));
-    }
-    const accounts = accountsWriter(overlay);
-    for (const a of genesis.accounts) await accounts.credit(a.address, BigInt(a.balance));
-    for (const v of genesis.validators) writeValidator(overlay, { address: v.address, public_key: v.public_key, power: BigInt(v.stake) });
-    await writeLightClientValset(overlay);
-    const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
-    const index = new IndexStage();
-    // Genesis is no block: there is no height to store its events under, so they are dropped.
-    await this.d.hooks.initGenesis.promise(genesisContext({ env: this.d.env, params: this.d.params, methods: this.d.host.methods, boundary: this.d.host.boundary, shards: this.shards }, overlay, block, genesis, { emit: () => undefined, index }));
-    const batch = new WriteBatch();
-    const root = await this.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
-    await this.d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
-    this.tree.releasePending();
-  }
-
-  /**
-   * The header's hashes of the sets deciding `height` and `height + 1`, both derived from committed
-   * state (the set of head + 2 is fixed by then, SET_CHANGE_DELAY), so every validator computes
-   * the same two hashes for a proposal.
-   */
-  async validatorHashesAt(height: number): Promise<{ validators_hash: string; next_validators_hash: string }> {
-    const [current, next] = await Promise.all([this.validatorSetHashAt(height), this.validatorSetHashAt(height + 1)]);
-    return { validators_hash: current, next_validators_hash: next };
-  }
-
-  /**
-   * `validators_hash` of the set in force at `height`, remembered: a set of 150 keys is ~300 KB of
-   * text to hash, and a height's set never changes once derivable (changes take effect
-   * SET_CHANGE_DELAY after the block that makes them).
-   */
-  private async validatorSetHashAt(height: number): Promise<string> {
-    const known = this.setHashes.get(height);
-    if (known !== undefined) return known;
-    const hash = validatorSetHash(await this.validatorSetAt(height));
-    if (this.setHashes.size >= 16) this.setHashes.delete(this.setHashes.keys().next().value!);
-    this.setHashes.set(height, hash);
-    return hash;
-  }
-
-  private readonly setHashes = new Map<number, string>();
-
-  /** The set that signs the next block (height head + 1). */
-  validatorSet(): Promise<Validator[]> {
-    return this.validatorSetAt(this.head.height + 1);
-  }
-
-  /**
-   * The set in force at `height`, as committed state derives it: known up to
-   * head + SET_CHANGE_DELAY, and back as far as the history is kept (`slash_evidence_window`).
-   */
-  async validatorSetAt(height: number): Promise<Validator[]> {
-    this.checkDerivable(height);
-    return (await this.validatorHistory()).setAt(height);
-  }
-
-  /** The record `address` held at `height`; undefined when it was not in that height's set. */
-  async validatorAt(address: string, height: number): Promise<Validator | undefined> {
-    this.checkDerivable(height);
-    return (await this.validatorHistory()).validatorAt(address, height);
-  }
-
-  private checkDerivable(height: number): void {
-    if (height > this.head.height + SET_CHANGE_DELAY) throw new RangeError(`the validator set of height ${height} is not known before block ${height - SET_CHANGE_DELAY} is committed`);
-  }
-
-  /**
-   * The validator set history of committed state. Read again only after a block (or a snapshot)
-   * that wrote the set or its history, not once per block: with 150 validators a read is ~600 KB.
-   */
-  private validatorHistory(): Promise<ValidatorHistory> {
-    if (this.history === null) {
-      const read = ValidatorHistory.read(this.d.store.state);
-      this.history = read;
-      // A failed read is not remembered.
-      read.catch(() => {
-        if (this.history === read) this.history = null;
-      });
-    }
-    return this.history;
-  }
-
-  private history: Promise<ValidatorHistory> | null = null;
-
-  async param(key: string): Promise<bigint> {
-    return this.d.params.reader(this.d.store.state).get(key);
   }
 
   /** Size of a transaction in a block: the bytes of its canonical body (what the hash covers). */
@@ -349,21 +240,16 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return queueInto(this.mempool, (tx) => this.emit('queued', tx, source));
   }
 
-  /** Whether a block already applied this piece of evidence (each applies once). */
-  async evidenceApplied(hash: string): Promise<boolean> {
-    return (await this.d.store.state.get(evidenceStateKey(hash))) !== undefined;
-  }
-
   /**
    * Why the block at `blockHeight` may not carry this evidence, signatures aside: applied already,
    * outside `slash_evidence_window`, or naming a validator that was not in the set of the
    * evidence's height. Its signatures are then checked against that height's key (`validate`).
    */
   private async evidenceRefusal(ev: Evidence, blockHeight: number, windowBlocks: bigint): Promise<string | null> {
-    if ((await this.d.store.state.get(evidenceStateKey(ev.hash))) !== undefined) return 'was already applied';
+    if (await this.queries.evidenceApplied(ev.hash)) return 'was already applied';
     const outside = evidenceWindowProblem(ev.height, blockHeight, windowBlocks);
     if (outside) return outside;
-    if ((await this.validatorAt(ev.validator, ev.height)) === undefined) return `names ${ev.validator}, which was not a validator at height ${ev.height}`;
+    if ((await this.sets.validatorAt(ev.validator, ev.height)) === undefined) return `names ${ev.validator}, which was not a validator at height ${ev.height}`;
     return null;
   }
 
@@ -421,7 +307,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       base_fee: baseFee,
       shard: this.d.shard,
       evidence_hash: evidenceHash(fresh.map((e) => e.hash)),
-      ...(await this.validatorHashesAt(height)),
+      ...(await this.sets.hashesAt(height)),
     };
     return { header, hash: blockHash(header), txs, evidence: fresh };
   }
@@ -450,7 +336,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (parent && h.timestamp <= parent.header.timestamp) return 'timestamp does not advance past the parent block';
     const reader = this.d.params.reader(this.d.store.state);
     if (h.base_fee !== (await reader.get('base_fee'))) return 'base_fee differs from the parameter';
-    const sets = await this.validatorHashesAt(h.height);
+    const sets = await this.sets.hashesAt(h.height);
     if (h.validators_hash !== sets.validators_hash) return `validators_hash ${h.validators_hash} is not the set of height ${h.height} (${sets.validators_hash})`;
     if (h.next_validators_hash !== sets.next_validators_hash) return `next_validators_hash ${h.next_validators_hash} is not the set of height ${h.height + 1} (${sets.next_validators_hash})`;
     const lists = this.listsMatchHeader(p);
@@ -492,7 +378,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       seenEvidence.add(ev.hash);
       const refused = await this.evidenceRefusal(ev, h.height, windowBlocks);
       if (refused) return `evidence ${ev.hash} ${refused}`;
-      const signer = (await this.validatorAt(ev.validator, ev.height))!;
+      const signer = (await this.sets.validatorAt(ev.validator, ev.height))!;
       const verified = await this.d.evidenceVerifier(ev.raw, signer);
       if (!verified || verified.hash !== ev.hash || verified.validator !== ev.validator || verified.height !== ev.height || verified.round !== ev.round) return `evidence ${ev.hash} does not verify`;
     }
@@ -566,9 +452,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
 
   /** FinalizeBlock + Commit: executes (or reuses the validated execution) and stores atomically. */
   finalize(p: ProposedBlock, commit?: DecidedCommit): Promise<BlockRecord> {
-    const run = this.commitLock.then(() => this.finalizeNow(p, commit));
-    this.commitLock = run.catch(() => undefined);
-    return run;
+    return this.progress.serialize(() => this.finalizeNow(p, commit));
   }
 
   private async finalizeNow(p: ProposedBlock, commit?: DecidedCommit): Promise<BlockRecord> {
@@ -588,30 +472,25 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       tx_hashes: p.txs.map((t) => t.hash),
       evidence: p.evidence,
     };
-    this.commitSequence++;
-    try {
-      await this.d.store.commitBlock({
-        block: record,
-        // As executed: each at the price its signature set, with the layout it verified under.
-        txs,
-        receipts: result.receipts,
-        events: result.events,
-        stateChanges: result.overlay.changes(),
-        indexWrites: result.indexWrites,
-        extraOps: treeOps.ops,
-        ...(commit ? { certificate: commit } : {}),
-      });
-      this.lastChanged = { height: record.header.height, keys: changedKeys };
-    } finally {
-      this.commitSequence++;
-    }
+    await this.progress.writing(
+      () =>
+        this.d.store.commitBlock({
+          block: record,
+          // As executed: each at the price its signature set, with the layout it verified under.
+          txs,
+          receipts: result.receipts,
+          events: result.events,
+          stateChanges: result.overlay.changes(),
+          indexWrites: result.indexWrites,
+          extraOps: treeOps.ops,
+          ...(commit ? { certificate: commit } : {}),
+        }),
+      { height: record.header.height, keys: changedKeys },
+    );
     this.executed = null;
     this.validatedHash = null;
     this.tree.releasePending();
-    // After the write: a read that started before it is dropped with the old history.
-    if (result.overlay.changes().some(([key]) => isValidatorSetKey(key))) this.history = null;
-    // An entry of this map would be wrong only if the set of a derivable height changed; drop them with the history anyway.
-    if (this.history === null) this.setHashes.clear();
+    this.sets.committed(changedKeys);
     this.mempool.removeCommitted(record.tx_hashes);
     if (result.scheduleChanged) await this.loadSchedule();
     await this.recheckMempool();
@@ -638,139 +517,14 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     }
   }
 
-  /**
-   * Installs a verified snapshot into an empty store. The state root is recomputed from the
-   * entries and must equal the snapshot's, so altered entries are refused.
-   */
-  async installSnapshot(block: BlockRecord, entries: ReadonlyArray<readonly [string, Uint8Array]>): Promise<void> {
-    await this.d.store.load();
-    const batch = new WriteBatch();
-    const root = toHex0x(await this.tree.update(EMPTY_ROOT, entries.map(([k, v]) => [utf8Bytes(k), v] as const), batch));
-    if (root !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${root}, not the claimed ${block.state_root}`);
-    this.commitSequence++;
-    try {
-      await this.d.store.installSnapshot(block, entries, batch.ops);
-    } finally {
-      this.commitSequence++;
-    }
-    this.history = null;
-    this.setHashes.clear();
-    this.tree.releasePending();
-    this.d.log.info({ height: block.header.height, state_root: root, keys: entries.length }, 'state snapshot installed');
-  }
-
-  /** Every state entry at the head, ascending by key, all at once (tests; a snapshot streams `stateView`). */
-  async stateEntries(): Promise<Array<[string, Uint8Array]>> {
-    return this.d.store.state.scan('');
-  }
-
-  /** Committed state as of now, with its head, read consistently while blocks commit (GET /api/v1/state/snapshot). */
-  stateView(): Promise<StateView> {
-    return this.d.store.stateView();
-  }
-
-  /** A committed block as its proposal (header, transactions, evidence), for peers catching up. */
-  async loadProposedBlock(height: number): Promise<ProposedBlock | undefined> {
-    const record = await this.d.store.getBlock(height);
-    if (!record) return undefined;
-    // Reads in parallel: each is a LevelDB get and, for an older block, a text-log read.
-    const stored = await Promise.all(record.tx_hashes.map((h) => this.d.store.getTx(h)));
-    const txs: Tx[] = stored.map((st, i) => {
-      if (!st) throw new Error(`store integrity: transaction ${record.tx_hashes[i]} of block ${height} is missing`);
-      return st.tx;
-    });
-    return { header: record.header, hash: record.hash, txs, evidence: record.evidence ?? [] };
-  }
-
-  /** Odd while a block's batch is being written; advanced by every commit (PastState's guard). */
-  private commitSequence = 0;
-  /** The keys the head block wrote: where the state before it differs from the head's. Unknown until this process commits a block. */
-  private lastChanged: { readonly height: number; readonly keys: ReadonlySet<string> } | null = null;
-
-  /**
-   * The state at height head − 1 (decisions.md §84), the newest one a committed header (the
-   * head block's `prev_state_root`) carries. 503 before block 1 and, after a restart, until this
-   * node commits a block (it needs to know which keys the head block wrote).
-   */
-  async pastState(): Promise<PastState> {
-    for (;;) {
-      const sequence = this.commitSequence;
-      if (sequence % 2 === 1) {
-        await this.commitLock;
-        continue;
-      }
-      const head = this.head;
-      if (head.height < 1) throw unavailable('no block is committed yet: a proven read needs the header of block 1', 'retry once the chain has a block');
-      const changed = this.lastChanged;
-      if (changed?.height !== head.height) throw unavailable('this node serves proven reads once it has committed a block since it started', 'retry after the next block');
-      const block = await this.d.store.getBlock(head.height);
-      if (this.commitSequence !== sequence) continue;
-      if (!block) throw new Error(`store integrity: head block ${head.height} is missing`);
-      const deps = { treeGet: (root: Uint8Array, key: Uint8Array) => this.tree.get(root, key), head: this.d.store.state, sequence: () => this.commitSequence };
-      return new PastState(deps, head.height - 1, parseHex(block.header.prev_state_root, 32)!, changed.keys, sequence);
-    }
-  }
-
-  /** One proven-read entry (§84): the key's bytes at the view's height and their proof under its root. */
-  async provenEntry(view: PastState, key: string): Promise<{ key: string; exists: boolean; value_hex: string | null; proof: unknown }> {
-    const keyBytes = utf8Bytes(key);
-    const [value, proof] = await Promise.all([this.tree.get(view.root, keyBytes), this.tree.prove(view.root, keyBytes)]);
-    return { key, exists: value !== undefined, value_hex: value === undefined ? null : Buffer.from(value).toString('hex'), proof };
-  }
-
-  /**
-   * Membership (or non-membership) proof of a state key under block `height`'s state root (decisions.md
-   * §66; the head's when omitted). Every old root stays readable (state/tree/README.md), so any
-   * committed height this node holds the block of is provable; 404 above the head and below what a
-   * node started from a snapshot holds.
-   */
-  async proveState(key: string, height?: number): Promise<Record<string, unknown>> {
-    const head = this.head;
-    let at: { height: number; state_root: string } = head;
-    if (height !== undefined && height !== head.height) {
-      if (height > head.height) throw notFound(`block ${height} not found (latest is ${head.height})`, 'ask for a height at or below the head, or leave height out for the head');
-      const block = await this.d.store.getBlock(height);
-      if (!block) throw notFound(`this node holds no block at height ${height} (it started from a later snapshot)`, 'ask a node that holds the chain from genesis');
-      at = { height, state_root: block.state_root };
-    }
-    const root = parseHex(at.state_root, 32)!;
-    const keyBytes = utf8Bytes(key);
-    // Value and proof both from the tree at one root, so they agree whatever commits meanwhile.
-    let value: Uint8Array | undefined;
-    let proof: Awaited<ReturnType<StateTree['prove']>>;
-    try {
-      [value, proof] = await Promise.all([this.tree.get(root, keyBytes), this.tree.prove(root, keyBytes)]);
-    } catch (e) {
-      // A node restored from a snapshot holds no tree nodes of the roots before it.
-      if (e instanceof MissingNodeError) throw notFound(`this node holds no state at height ${at.height} (it started from a later snapshot)`, 'ask a node that holds the chain from genesis');
-      throw e;
-    }
-    return {
-      key,
-      height: at.height,
-      state_root: at.state_root,
-      exists: value !== undefined,
-      value_hex: value === undefined ? null : Buffer.from(value).toString('hex'),
-      // decisions.md §66: an object {leaf, siblings}, not JSON text.
-      proof: parseStateProof(proof),
-    };
-  }
-
   /** ChainAccess.pendingOperations: the pool's operations of one type, in arrival order. */
   pendingOperations(name: string): Array<{ hash: string; body: Readonly<Record<string, unknown>> }> {
     return this.mempool.operationsNamed(name).map((tx) => ({ hash: tx.hash, body: tx.body }));
   }
 
-  /** ChainAccess.derivedKeyOf: the public key of a signed transaction of `address`'s recent history that derives it. */
-  async derivedKeyOf(address: string, within = 100): Promise<string | undefined> {
-    if (!isKeyDerivedAddress(address)) return undefined;
-    for (const hash of await this.d.store.addressTxHashes(address, 0, within)) {
-      const stored = await this.d.store.getTx(hash);
-      const pk = stored?.tx.origin === 'signed' ? stored.tx.body.public_key : undefined;
-      const bytes = typeof pk === 'string' ? parseHex(pk) : null;
-      if (bytes !== null && deriveAddress(bytes) === address) return (pk as string).toLowerCase();
-    }
-    return undefined;
+  /** ChainAccess.derivedKeyOf (ChainQueries.derivedKeyOf). */
+  derivedKeyOf(address: string, within?: number): Promise<string | undefined> {
+    return this.queries.derivedKeyOf(address, within);
   }
 
   /** Submission-time view: is a hash pending, committed, or unknown. */

@@ -62,12 +62,12 @@ test('a validator removed from the set after height h is still slashed for a dou
   const script = new Map([[3, [{ address: V1, public_key: toHex(K1.publicKey), power: 0n }]]]);
   const first = await chainWith(script, 10);
   await blocks(first.f, 4);
-  assert.deepEqual((await first.f.chain.validatorSet()).map((v) => v.address), [V0], 'V1 is out of the set');
+  assert.deepEqual((await first.f.chain.queries.validatorSet()).map((v) => v.address), [V0], 'V1 is out of the set');
 
   // The node restarts on its data: the history is state, not memory.
   const { f, pool, seen } = await chainWith(script, 10, first.f.kv);
-  assert.equal((await f.chain.validatorAt(V1, 4))?.public_key, toHex(K1.publicKey));
-  assert.equal(await f.chain.validatorAt(V1, 5), undefined);
+  assert.equal((await f.chain.queries.validatorAt(V1, 4))?.public_key, toHex(K1.publicKey));
+  assert.equal(await f.chain.queries.validatorAt(V1, 5), undefined);
 
   // A double-sign at its last height, judged in the block after it left.
   const ev = doubleSign(K1, V1, 4);
@@ -82,7 +82,7 @@ test('a validator removed from the set after height h is still slashed for a dou
     [[V1, 4, V0]],
     'the evidence hook sees it once, with the proposer that included it as reporter',
   );
-  const events = await f.chain.store.getBlockEvents(5);
+  const events = await f.chain.queries.getBlockEvents(5);
   assert.deepEqual(events.find((e) => e.type === 'evidence')?.data.reporter, V0);
 });
 
@@ -141,12 +141,12 @@ test('the history keeps what the window can still ask about, and drops older ent
   await blocks(f, 6);
   // After block 6 the next block may judge heights 5 and on: the genesis record (in force up to
   // height 3) is gone; 11 (heights 4-5), 12 (6-7) and 13 remain.
-  const entries = await f.chain.store.state.scan(`${VALIDATOR_HISTORY_PREFIX}${V1}/`);
+  const entries = await f.chain.queries.state.scan(`${VALIDATOR_HISTORY_PREFIX}${V1}/`);
   assert.equal(entries.length, 3);
-  assert.equal(await f.chain.validatorAt(V1, 3), undefined, 'forgotten: no block may judge height 3 any more');
-  assert.equal((await f.chain.validatorAt(V1, 5))?.power, 11n);
-  assert.equal((await f.chain.validatorAt(V1, 7))?.power, 12n);
-  assert.deepEqual((await f.chain.validatorSet()).map((v) => [v.address, v.power]), [[V0, 10n], [V1, 12n]], 'block 7 is signed by the set block 5 left');
-  assert.deepEqual((await f.chain.validatorSetAt(8)).map((v) => [v.address, v.power]), [[V0, 10n], [V1, 13n]], 'and block 8 by the one block 6 left');
-  await assert.rejects(f.chain.validatorSetAt(9), /not known before block 7 is committed/);
+  assert.equal(await f.chain.queries.validatorAt(V1, 3), undefined, 'forgotten: no block may judge height 3 any more');
+  assert.equal((await f.chain.queries.validatorAt(V1, 5))?.power, 11n);
+  assert.equal((await f.chain.queries.validatorAt(V1, 7))?.power, 12n);
+  assert.deepEqual((await f.chain.queries.validatorSet()).map((v) => [v.address, v.power]), [[V0, 10n], [V1, 12n]], 'block 7 is signed by the set block 5 left');
+  assert.deepEqual((await f.chain.queries.validatorSetAt(8)).map((v) => [v.address, v.power]), [[V0, 10n], [V1, 13n]], 'and block 8 by the one block 6 left');
+  await assert.rejects(f.chain.queries.validatorSetAt(9), /not known before block 7 is committed/);
 });

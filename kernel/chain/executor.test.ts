@@ -26,7 +26,7 @@ test('a block stores the events of every phase with it, in execution order; a fa
   // Evidence is verified by validation; finalize alone executes what the proposal carries.
   await f.chain.finalize(await f.chain.propose(0, 'chain:v0.node', T0, [offence(0)]));
 
-  const events = await f.chain.store.getBlockEvents(1);
+  const events = await f.chain.queries.getBlockEvents(1);
   assert.deepEqual(
     events.map((e) => [e.height, e.index, e.phase, e.type, e.tx_hash]),
     [
@@ -39,21 +39,21 @@ test('a block stores the events of every phase with it, in execution order; a fa
   );
   assert.deepEqual(events[1]!.data, { from: alice.address, note: 'hello' });
   assert.deepEqual(events, committed?.events, 'the committed hook sees what the store holds');
-  assert.deepEqual(await f.chain.store.getTxEvents(1, ok), [events[1]]);
-  assert.deepEqual(await f.chain.store.getTxEvents(1, failed), [], 'the failed note emitted before throwing; nothing of it is kept');
-  assert.deepEqual(await f.chain.store.getTxEvents(1, transfer), []);
-  const failedReceipt = (await f.chain.store.getTx(failed))!.receipt;
+  assert.deepEqual(await f.chain.queries.getTxEvents(1, ok), [events[1]]);
+  assert.deepEqual(await f.chain.queries.getTxEvents(1, failed), [], 'the failed note emitted before throwing; nothing of it is kept');
+  assert.deepEqual(await f.chain.queries.getTxEvents(1, transfer), []);
+  const failedReceipt = (await f.chain.queries.getTx(failed))!.receipt;
   assert.equal(failedReceipt.status, 'failed');
-  assert.ok(!('events' in failedReceipt) && !('events' in (await f.chain.store.getTx(ok))!.receipt), 'events are stored once, beside the block, not in receipts');
-  assert.deepEqual(await f.chain.store.getBlockEvents(2), [], 'a height not committed has no events');
+  assert.ok(!('events' in failedReceipt) && !('events' in (await f.chain.queries.getTx(ok))!.receipt), 'events are stored once, beside the block, not in receipts');
+  assert.deepEqual(await f.chain.queries.getBlockEvents(2), [], 'a height not committed has no events');
 
-  const index = f.chain.store.pluginIndex('recorder');
+  const index = f.chain.queries.pluginIndex('recorder');
   assert.deepEqual(await index.getRecord(`note/${ok}`), { from: alice.address, note: 'hello' });
   assert.equal(await index.get(`note/${failed}`), undefined, 'a failed transaction\'s index writes are dropped with its state writes');
   assert.equal(new TextDecoder().decode(await index.get('opened/1')), 'begin');
 
   await f.block();
-  assert.deepEqual((await f.chain.store.getBlockEvents(2)).map((e) => [e.index, e.type]), [[0, 'block_opened'], [1, 'block_closed']]);
+  assert.deepEqual((await f.chain.queries.getBlockEvents(2)).map((e) => [e.index, e.type]), [[0, 'block_opened'], [1, 'block_closed']]);
   assert.equal(await index.get('opened/1'), undefined, 'an index delete staged in endBlock applies with block 2');
   assert.deepEqual((await index.scan('opened/')).map(([k]) => k), ['opened/2']);
 });
@@ -65,7 +65,7 @@ test('index writes are node-local: two nodes that index differently agree on eve
     await f.chain.admit(note(1, 'hello'), 0);
     const b1 = await f.block(T0);
     const b2 = await f.block(T0 + 1000);
-    assert.equal((await f.chain.store.pluginIndex('recorder').scan()).length > 0, indexing);
+    assert.equal((await f.chain.queries.pluginIndex('recorder').scan()).length > 0, indexing);
     roots.push([b1.state_root, b2.state_root]);
   }
   assert.deepEqual(roots[0], roots[1]);
@@ -76,7 +76,7 @@ test('emit refuses what the store could not hold or the socket could not carry, 
   const float = (await f.chain.admit(note(1, 'float'), 0)).tx_hash;
   const badType = (await f.chain.admit(note(2, 'Bad-Type'), 0)).tx_hash;
   await f.block(T0);
-  assert.match((await f.chain.store.getTx(float))!.receipt.error ?? '', /event noted: data cannot be stored/);
-  assert.match((await f.chain.store.getTx(badType))!.receipt.error ?? '', /event type "Bad-Type" must be lower_snake_case/);
-  assert.deepEqual((await f.chain.store.getBlockEvents(1)).map((e) => e.phase), ['begin_block', 'end_block'], 'neither transaction left an event');
+  assert.match((await f.chain.queries.getTx(float))!.receipt.error ?? '', /event noted: data cannot be stored/);
+  assert.match((await f.chain.queries.getTx(badType))!.receipt.error ?? '', /event type "Bad-Type" must be lower_snake_case/);
+  assert.deepEqual((await f.chain.queries.getBlockEvents(1)).map((e) => e.phase), ['begin_block', 'end_block'], 'neither transaction left an event');
 });

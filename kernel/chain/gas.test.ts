@@ -26,7 +26,7 @@ const metered = (nonce: number, order: MeterOrder, extra: { gas_limit?: number; 
   signTransfer(alice, { to: METER_ADDRESS, value: 0, nonce, data: JSON.stringify(order), ...extra });
 
 async function receiptOf(f: Fixture, hash: string): Promise<Receipt> {
-  const st = await f.chain.store.getTx(hash);
+  const st = await f.chain.queries.getTx(hash);
   assert.ok(st, `transaction ${hash} is stored`);
   return st.receipt;
 }
@@ -42,10 +42,10 @@ test('a transaction pays gas used × gas_price, up to its gas_limit; the unused 
   assert.equal((await f.account(PROPOSER_OWNER)).balance, 140n, '70 × (3 − base fee 1)');
   assert.equal(b.gas_used, 70, 'the block counts the gas used, not the limit');
   assert.equal(b.fees_burned, 100n, 'the used gas\'s base fee and the unused reservation');
-  const stored = await f.chain.store.state.get(`meter/ran/${r.tx_hash}`);
+  const stored = await f.chain.queries.state.get(`meter/ran/${r.tx_hash}`);
   assert.ok(stored, 'the handler\'s write is kept');
   assert.match(new TextDecoder().decode(stored), /"limit":100/, 'the handler saw its limit as ctx.gasLimit');
-  assert.deepEqual((await f.chain.store.getTxEvents(b.header.height, r.tx_hash)).map((e) => e.data), [{ limit: 100 }]);
+  assert.deepEqual((await f.chain.queries.getTxEvents(b.header.height, r.tx_hash)).map((e) => e.data), [{ limit: 100 }]);
 });
 
 test('beyond its gas_limit a transaction fails out of gas: the fee of the whole limit is charged, its writes and events roll back', async () => {
@@ -60,8 +60,8 @@ test('beyond its gas_limit a transaction fails out of gas: the fee of the whole 
   assert.equal((await f.account(alice.address)).balance, before - 200n);
   assert.equal((await f.account(alice.address)).nonce, 1n, 'the nonce is consumed');
   assert.equal((await f.account(PROPOSER_OWNER)).balance, 100n);
-  assert.equal(await f.chain.store.state.get(`meter/ran/${r.tx_hash}`), undefined, 'the handler\'s write rolled back');
-  assert.deepEqual(await f.chain.store.getTxEvents(b.header.height, r.tx_hash), [], 'and its event');
+  assert.equal(await f.chain.queries.state.get(`meter/ran/${r.tx_hash}`), undefined, 'the handler\'s write rolled back');
+  assert.deepEqual(await f.chain.queries.getTxEvents(b.header.height, r.tx_hash), [], 'and its event');
   assert.equal(b.gas_used, 100);
 });
 
@@ -107,7 +107,7 @@ test('an operation\'s reported gas is bounded by the gas_limit in its body (whic
   assert.deepEqual([u!.status, u!.gas], ['failed', METERED_OP_BASE_GAS], 'no gas_limit: the limit is the declared base gas');
   assert.equal(b.gas_used, 45 + 60 + METERED_OP_BASE_GAS);
   assert.equal((await f.account(alice.address)).balance, before - BigInt(45 + 15 + 60 + METERED_OP_BASE_GAS), 'each limit was held; the 15 unused of the first burned at base fee 1');
-  assert.match(new TextDecoder().decode(await f.chain.store.state.get(`meter/work/${within.tx_hash}`)), /"limit":60/);
+  assert.match(new TextDecoder().decode(await f.chain.queries.state.get(`meter/work/${within.tx_hash}`)), /"limit":60/);
 });
 
 test('admission refuses a gas_limit that is malformed, below the base gas, above max_block_gas, or more than the payer can cover', async () => {
@@ -187,5 +187,5 @@ test('a handler that fails after metered work (FailedWithGas) is charged the gas
   assert.equal(b!.gas, 100, 'never above the limit');
   assert.equal(c!.gas, METER_BASE_GAS, 'never below the base');
   assert.equal((await f.account(alice.address)).balance, before - 3n * 100n, 'at gas_price = base_fee each pays its whole limit: used gas as fee, the rest burned unused');
-  assert.equal(await f.chain.store.state.get(`meter/ran/${used.tx_hash}`), undefined, 'the write rolled back');
+  assert.equal(await f.chain.queries.state.get(`meter/ran/${used.tx_hash}`), undefined, 'the write rolled back');
 });

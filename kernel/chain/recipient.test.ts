@@ -26,7 +26,7 @@ test('a plain transfer to an address nobody can own is refused at admission with
   await f.block();
   await f.chain.admit(signTransfer(alice, { to: 'chain:v0.node', value: 1, nonce: 2 }), 0);
   await f.block();
-  assert.equal((await accountsReader(f.chain.store.state).get(alice.address)).nonce, 2n);
+  assert.equal((await accountsReader(f.chain.queries.state).get(alice.address)).nonce, 2n);
 });
 
 test('a transfer to nobody\'s address in a block whose proposer skipped checkTx fails in consensus: fee and nonce kept, no coins moved', async () => {
@@ -36,10 +36,10 @@ test('a transfer to nobody\'s address in a block whose proposer skipped checkTx 
   f.chain.mempool.add(tx); // straight into the pool, as a proposer that skips admission would
   const block = await f.block();
   assert.deepEqual(block.tx_hashes, [tx.hash]);
-  const stored = await f.chain.store.getTx(tx.hash);
+  const stored = await f.chain.queries.getTx(tx.hash);
   assert.equal(stored?.receipt.status, 'failed');
   assert.match(stored?.receipt.error ?? '', /chain:a\.human is not a valid recipient/);
-  const accounts = accountsReader(f.chain.store.state);
+  const accounts = accountsReader(f.chain.queries.state);
   assert.equal((await accounts.get(alice.address)).balance, 10n * COIN - 21n, 'the fee is paid, the value stays');
   assert.equal((await accounts.get(alice.address)).nonce, 1n);
   assert.equal(await accounts.exists(to), false, 'nothing was credited to the unowned address');
@@ -61,7 +61,7 @@ test('signing for an address the key is not bound to is 401 before any balance o
 test('a system address holding coins is no recipient (part 1, Address kinds: reserved to name operations)', async () => {
   const pool = 'chain:system.sponsor-pool.0123456789abcde';
   const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }, { address: pool, balance: 5n * COIN }] });
-  const state = f.chain.store.state;
+  const state = f.chain.queries.state;
   assert.equal((await accountsReader(state).get(pool)).balance, 5n * COIN, 'an account with a balance');
   const refusal = await recipientProblem(f.hooks, () => assert.fail('no plugin is asked about a system address'), state, pool);
   assert.equal(refusal?.status, 400);

@@ -39,7 +39,7 @@ test('a plain transfer to an address of another shard is 400 with its shard at a
   const tx = f.chain.rebuildTx('signed', signTransfer(mine, { to: foreign.address, value: 7, nonce: 1 }), 1n, 0);
   f.chain.mempool.add(tx);
   await f.block();
-  const stored = await f.chain.store.getTx(tx.hash);
+  const stored = await f.chain.queries.getTx(tx.hash);
   assert.equal(stored?.receipt.status, 'failed');
   assert.match(stored?.receipt.error ?? '', /belongs to shard 1; this node serves shard 0/);
   assert.equal((await f.account(mine.address)).balance, 100n * COIN, 'no fee, no value');
@@ -51,7 +51,7 @@ test('a proposer that skips admission cannot land a foreign sender\'s transfer: 
   const tx = f.chain.rebuildTx('signed', signTransfer(foreign, { to: mine2.address, value: 7, nonce: 1 }), 1n, 0);
   f.chain.mempool.add(tx);
   await f.block();
-  const stored = await f.chain.store.getTx(tx.hash);
+  const stored = await f.chain.queries.getTx(tx.hash);
   assert.equal(stored?.receipt.status, 'failed');
   assert.match(stored?.receipt.error ?? '', /belongs to shard 1; this node serves shard 0/);
   assert.equal((await f.account(foreign.address)).balance, 100n * COIN, 'no fee, no value');
@@ -61,11 +61,11 @@ test('a proposer that skips admission cannot land a foreign sender\'s transfer: 
 test('the shard is bound to the genesis state: a data folder of another shard (or of one shard) does not open', async () => {
   const kv = new MemoryStore();
   const f = await makeChain({ shard: HERE, kv });
-  assert.deepEqual(JSON.parse(new TextDecoder().decode((await f.chain.store.state.get(SHARD_BINDING_KEY))!)), { shard: 0, n_shards: 2 });
+  assert.deepEqual(JSON.parse(new TextDecoder().decode((await f.chain.queries.state.get(SHARD_BINDING_KEY))!)), { shard: 0, n_shards: 2 });
   await assert.rejects(makeChain({ shard: { id: 1, count: 2 }, kv }), (e: unknown) => e instanceof GenesisMismatchError && /holds the chain of shard 0 of 2, but this node is configured for shard 1 of 2/.test(e.message));
   await assert.rejects(makeChain({ kv }), (e: unknown) => e instanceof GenesisMismatchError && /configured for a one-shard network/.test(e.message));
   const one = await makeChain();
-  assert.equal(await one.chain.store.state.get(SHARD_BINDING_KEY), undefined, 'a one-shard chain writes no binding: its roots are §13\'s');
+  assert.equal(await one.chain.queries.state.get(SHARD_BINDING_KEY), undefined, 'a one-shard chain writes no binding: its roots are §13\'s');
   assert.notEqual(one.chain.head.state_root, f.chain.head.state_root);
 });
 

@@ -44,7 +44,7 @@ test('within the free allowance nothing is charged but gas; one byte beyond it c
   assert.equal(noteBytes(alice.address, atEdge), FREE);
   const h1 = inject(f, alice, atEdge);
   const b1 = await f.block();
-  const r1 = (await f.chain.store.getTx(h1))!.receipt;
+  const r1 = (await f.chain.queries.getTx(h1))!.receipt;
   assert.equal(r1.status, 'confirmed');
   assert.equal(r1.storage_fee, undefined);
   assert.equal(b1.fees_burned, r1.fee_burned);
@@ -53,7 +53,7 @@ test('within the free allowance nothing is charged but gas; one byte beyond it c
   const before = (await f.account(bob.address)).balance;
   const h2 = inject(f, bob, over);
   const b2 = await f.block();
-  const r2 = (await f.chain.store.getTx(h2))!.receipt;
+  const r2 = (await f.chain.queries.getTx(h2))!.receipt;
   assert.deepEqual([r2.status, r2.storage_fee], ['confirmed', PRICE]);
   assert.equal((await f.account(bob.address)).balance, before - r2.fee - PRICE, 'balance down by the fee and the storage fee, exactly');
   assert.equal(b2.fees_burned, r2.fee_burned + PRICE);
@@ -61,7 +61,7 @@ test('within the free allowance nothing is charged but gas; one byte beyond it c
   // Rewriting the record with the same length adds nothing.
   const h3 = inject(f, bob, over.replace('b', 'c'));
   await f.block();
-  assert.equal((await f.chain.store.getTx(h3))!.receipt.storage_fee, undefined);
+  assert.equal((await f.chain.queries.getTx(h3))!.receipt.storage_fee, undefined);
 });
 
 test('a payer who cannot pay the storage fee fails the transaction in the block: nothing it wrote is kept, its fee and nonce are', async () => {
@@ -71,14 +71,14 @@ test('a payer who cannot pay the storage fee fails the transaction in the block:
   const before = await f.account(alice.address);
   const h = inject(f, alice, big);
   await f.block();
-  const r = (await f.chain.store.getTx(h))!.receipt;
+  const r = (await f.chain.queries.getTx(h))!.receipt;
   assert.equal(r.status, 'failed');
   assert.match(r.error!, /insufficient balance for the storage fee: the transaction stores \d+ new bytes of state, \d+ beyond the 1000 free, at 10 ucoin each/);
   assert.equal(r.storage_fee, undefined);
   const after = await f.account(alice.address);
   assert.equal(after.balance, before.balance - r.fee);
   assert.equal(after.nonce, before.nonce + 1n);
-  assert.equal(await f.chain.store.state.get(`recorder/note/${alice.address}`), undefined);
+  assert.equal(await f.chain.queries.state.get(`recorder/note/${alice.address}`), undefined);
 });
 
 test('the supply is conserved to the ucoin with storage fees burned: balances + total_burned = genesis', async () => {
@@ -89,7 +89,7 @@ test('the supply is conserved to the ucoin with storage fees burned: balances + 
     inject(f, i % 2 ? alice : bob, 'n'.repeat(FREE * (i + 1)));
     inject(f, i % 2 ? bob : alice, 'short');
     await f.block();
-    const held = await heldSupply(f.chain.store.state);
+    const held = await heldSupply(f.chain.queries.state);
     assert.equal(held.total + f.chain.head.total_burned, genesis, `after block ${i + 1}`);
   }
   assert.ok(f.chain.head.total_burned > 4n * 21n, 'storage fees were burned');
@@ -101,7 +101,7 @@ test('an ordinary transfer, even to a new account, pays exactly its fee: the all
   const before = (await f.account(alice.address)).balance;
   const sent = await f.chain.admit(signTransfer(alice, { to: fresh.address, value: 1_000, nonce: 1 }), 0);
   await f.block();
-  const r = (await f.chain.store.getTx(sent.tx_hash))!.receipt;
+  const r = (await f.chain.queries.getTx(sent.tx_hash))!.receipt;
   assert.deepEqual([r.status, r.fee, r.storage_fee], ['confirmed', 21n, undefined]);
   assert.equal((await f.account(alice.address)).balance, before - 1_000n - 21n);
 });

@@ -117,7 +117,7 @@ export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts' | '
   /**
    * This plugin's node-local index (`IndexWriter`): written in the block's own atomic batch,
    * outside the state root, dropped with a failed transaction. Write-only: consensus must not
-   * depend on what a node indexed. Routes read it through `chain.store.pluginIndex(name)`.
+   * depend on what a node indexed. Routes read it through `chain.queries.pluginIndex(name)`.
    */
   readonly index: IndexWriter;
 }

@@ -32,19 +32,19 @@ async function submit(f: Fixture, name: string, target: string, body: Record<str
 
 /** Straight into the pool, as a proposer that skipped admission would. */
 async function inject(f: Fixture, name: string, target: string, body: Record<string, unknown>): Promise<string> {
-  const tx = f.chain.rebuildTx('signed', f.operations.envelope(name, op(name, target, body), {}), await f.chain.param('base_fee'), 0);
+  const tx = f.chain.rebuildTx('signed', f.operations.envelope(name, op(name, target, body), {}), await f.chain.queries.param('base_fee'), 0);
   f.chain.mempool.add(tx);
   return tx.hash;
 }
 
 async function receipt(f: Fixture, hash: string): Promise<{ status: string; error: string | null; block: number }> {
-  const st = await f.chain.store.getTx(hash);
+  const st = await f.chain.queries.getTx(hash);
   assert.ok(st, `transaction ${hash} is stored`);
   return st.receipt;
 }
 
 const tokens = async (f: Fixture, address: string): Promise<bigint | undefined> => {
-  const raw = await f.chain.store.state.get(`ledger/balance/${address}`);
+  const raw = await f.chain.queries.state.get(`ledger/balance/${address}`);
   return raw === undefined ? undefined : jsonRecord<bigint>().decode(raw);
 };
 
@@ -58,7 +58,7 @@ test('read methods: any plugin may call them, at admission and in a block, on th
   const peeked = await submit(f, 'peek_balance', PEEK_TARGET, {});
   await f.block();
   assert.equal((await receipt(f, peeked)).status, 'confirmed');
-  const seen = await f.chain.store.state.get(`peek/seen/${alice.address}`);
+  const seen = await f.chain.queries.state.get(`peek/seen/${alice.address}`);
   assert.equal(seen && jsonRecord<bigint>().decode(seen), 500n, 'the balance the read method returned, stored in peek\'s own namespace');
 
   // swap's check reads at admission, over committed state.
@@ -77,8 +77,8 @@ test('write methods: a dependent plugin writes the offering plugin\'s namespace 
   assert.equal((await receipt(f, paid)).status, 'confirmed');
   assert.equal(await tokens(f, alice.address), 300n);
   assert.equal(await tokens(f, bob.address), 200n);
-  assert.equal(await f.chain.store.state.get(`swap/balance/${bob.address}`), undefined, 'the ledger\'s writes went to the ledger\'s namespace, not the caller\'s');
-  const events = await f.chain.store.getTxEvents(b.header.height, paid);
+  assert.equal(await f.chain.queries.state.get(`swap/balance/${bob.address}`), undefined, 'the ledger\'s writes went to the ledger\'s namespace, not the caller\'s');
+  const events = await f.chain.queries.getTxEvents(b.header.height, paid);
   assert.deepEqual(events.map((e) => [e.type, e.phase, e.tx_hash, e.data]), [['ledger_moved', 'tx', paid, { from: alice.address, to: bob.address, amount: '200' }]]);
 });
 
@@ -94,7 +94,7 @@ test('a write method\'s effects roll back with a failed caller; fee and nonce st
   assert.equal(r.error, 'swap failed after paying, on purpose');
   assert.equal(await tokens(f, alice.address), 500n, 'the ledger\'s debit was rolled back');
   assert.equal(await tokens(f, bob.address), undefined, 'and its credit');
-  assert.deepEqual(await f.chain.store.getTxEvents(b.header.height, failed), [], 'the ledger\'s event was dropped with the transaction');
+  assert.deepEqual(await f.chain.queries.getTxEvents(b.header.height, failed), [], 'the ledger\'s event was dropped with the transaction');
   assert.equal((await f.account(alice.address)).balance, before.balance - 20n, 'the operation\'s fee (20 gas at base fee 1) is kept');
 });
 
@@ -106,7 +106,7 @@ test('a write method called by a plugin that does not depend on the offering plu
   assert.equal(r.status, 'failed');
   assert.equal(r.error, 'plugin "peek" may not call write method "mint" of "ledger": "peek" does not list "ledger" in its dependencies');
   assert.equal(await tokens(f, alice.address), undefined, 'nothing minted');
-  assert.equal(await f.chain.store.state.get(`peek/seen/${alice.address}`), undefined, 'the caller\'s own write before the refused call rolled back too');
+  assert.equal(await f.chain.queries.state.get(`peek/seen/${alice.address}`), undefined, 'the caller\'s own write before the refused call rolled back too');
 });
 
 test('a look-alike declaration under the offering plugin\'s name cannot write its namespace', async () => {
@@ -202,7 +202,7 @@ export function typesFlowFromTheDeclaration(read: ReadContext, write: WriteConte
 
 test('ctx.methods.active says whether the offering plugin is active at the height, without calling it', async () => {
   const f = await chainOf(3);
-  const site = (height: number) => readMethodCalls({ caller: 'peek', height, state: f.chain.store.state, readScope: () => assert.fail('active calls no method') });
+  const site = (height: number) => readMethodCalls({ caller: 'peek', height, state: f.chain.queries.state, readScope: () => assert.fail('active calls no method') });
   assert.equal(await site(1).active(ledgerMethods), false, 'scheduled at 3');
   assert.equal(await site(3).active(ledgerMethods), true);
   assert.equal(await site(1).active(defineMethods('absent', { read: { async nothing() {} } })), false, 'a plugin the network does not run');

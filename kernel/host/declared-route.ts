@@ -46,6 +46,15 @@ export interface RouteSpec<P extends TObject | undefined = TObject | undefined, 
    * missing signature is 401, not 400: kernel/tx/submission.ts); `body` then documents it only.
    */
   readonly bodyCheck?: 'handler';
+  /**
+   * Body fields a client may send by a convention the route does not follow, and which it
+   * ignores: the `signature` and `nonce` a socket write method carries (part 2, Client messages)
+   * on an unsigned write (the faucet). Each is optional; a value of the wrong type is still a 400
+   * naming it; the rest are dropped before the body is checked, so the handler never sees them and
+   * the API reference does not list them. Applied where the kernel checks the body (not with
+   * `bodyCheck: 'handler'`).
+   */
+  readonly ignoredBodyFields?: TObject;
   readonly responses: RouteResponses;
   /** Content type of the 200 answer when not JSON (a streamed export). */
   readonly produces?: string;
@@ -104,6 +113,7 @@ export function defineRoute<P extends TObject | undefined = undefined, Q extends
   if (spec.body !== undefined && spec.method === 'GET') throw new Error(`${where}: a GET takes no body`);
   if (spec.responses[200] === undefined) throw new Error(`${where}: declare the 200 answer's schema`);
   if (spec.proves !== undefined && spec.method !== 'GET') throw new Error(`${where}: only a GET can be a proven read`);
+  if (spec.ignoredBodyFields !== undefined) ignoredFieldsFit(where, spec.ignoredBodyFields, spec.body);
   // A proven read takes `prove` (decisions.md §84), which the kernel reads before the handler.
   const given: TObject | undefined = spec.query;
   const query: TObject | undefined = spec.proves === undefined ? given : Type.Object({ ...((given?.properties ?? {}) as TProperties), prove: PROVE }, given ? queryOptions(given) : {});
@@ -111,6 +121,7 @@ export function defineRoute<P extends TObject | undefined = undefined, Q extends
     params: spec.params ? TypeCompiler.Compile(spec.params) : undefined,
     query: query ? TypeCompiler.Compile(query) : undefined,
     body: spec.body && spec.bodyCheck !== 'handler' ? TypeCompiler.Compile(spec.body) : undefined,
+    ignored: spec.ignoredBodyFields && spec.bodyCheck !== 'handler' ? TypeCompiler.Compile(spec.ignoredBodyFields) : undefined,
   };
   const caps = query ? capsOf(query) : [];
   const route: RouteSpec<P, Q, B> = { ...spec, ...(query !== undefined ? { query: query as Q } : {}) };
@@ -128,7 +139,8 @@ export function defineRoute<P extends TObject | undefined = undefined, Q extends
         const v = (q as Record<string, unknown>)[name];
         if (typeof v === 'number' && v > cap) (q as Record<string, unknown>)[name] = cap;
       }
-      const body = checks.body ? checked('body field', checks.body, raw.body, bodyHint(spec.body!)) : raw.body;
+      const hint = spec.body !== undefined ? bodyHint(spec.body) : undefined;
+      const body = checks.body ? checked('body field', checks.body, checks.ignored ? withoutIgnored(checks.ignored, raw.body, hint) : raw.body, hint) : raw.body;
       const request = { params, query: q, body, raw } as RequestFor<P, Q, B>;
       parsed.set(raw, request);
       return request;
@@ -198,6 +210,25 @@ function checked<T>(where: string, check: TypeCheck<TSchema>, value: unknown, hi
   // In the schema's own words where it has them (withRefusal: the address and hash schemas every route shares).
   const message = (first !== undefined ? ownRefusal(first.schema, first.value) : undefined) ?? first?.message ?? 'invalid';
   throw badRequest(`${field === '' ? where.replace(/ (parameter|field)$/, '') : `${where} ${field}`}: ${message}`, hint);
+}
+
+/** RouteSpec.ignoredBodyFields: optional, and none of them a field of the body itself. */
+function ignoredFieldsFit(where: string, ignored: TObject, body: TSchema | undefined): void {
+  const own = (body as TObject | undefined)?.properties;
+  if (own === undefined) throw new Error(`${where}: ignoredBodyFields needs an object body`);
+  if ((ignored.required ?? []).length > 0) throw new Error(`${where}: ignoredBodyFields must all be optional (${ignored.required!.join(', ')})`);
+  for (const name of Object.keys(ignored.properties)) if (Object.prototype.hasOwnProperty.call(own, name)) throw new Error(`${where}: ${name} is both a body field and an ignored one`);
+}
+
+/** The body without the ignored fields it carries, once their values are checked (400 naming a wrong one). */
+function withoutIgnored(check: TypeCheck<TSchema>, body: unknown, hint: string | undefined): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const names = Object.keys((check.Schema() as TObject).properties);
+  const sent = body as Record<string, unknown>;
+  const given = names.filter((n) => Object.prototype.hasOwnProperty.call(sent, n));
+  if (given.length === 0) return body;
+  checked('body field', check, Object.fromEntries(given.map((n) => [n, sent[n]])), hint);
+  return Object.fromEntries(Object.entries(sent).filter(([k]) => !given.includes(k)));
 }
 
 /** `send {"address", "public_key", "amount"?}`: the body's fields, for a refusal's hint. */

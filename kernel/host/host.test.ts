@@ -35,8 +35,8 @@ test('tap order follows the network plugin list, not registration order', async 
 test('each plugin writes only its own namespace', async () => {
   const f = await makeChain({ plugins: [recorder('alpha', []), recorder('beta', [])] });
   await f.block();
-  assert.ok(await f.chain.store.state.get('alpha/seen'));
-  assert.ok(await f.chain.store.state.get('beta/seen'));
+  assert.ok(await f.chain.queries.state.get('alpha/seen'));
+  assert.ok(await f.chain.queries.state.get('beta/seen'));
 });
 
 test('a service plugin may not tap consensus hooks', async () => {
@@ -118,10 +118,10 @@ test('a plugin switched on at height H behaves identically on every node', async
     const r1 = await n1.chain.finalize(p);
     const r2 = await n2.chain.finalize(p);
     assert.equal(r1.state_root, r2.state_root, `same state root at height ${h}`);
-    const active = (await n1.chain.store.state.get(`marker/active-at-${h}`)) !== undefined;
+    const active = (await n1.chain.queries.state.get(`marker/active-at-${h}`)) !== undefined;
     assert.equal(active, h >= 3, `marker active at ${h}`);
   }
-  assert.equal((await accountsReader(n1.chain.store.state).get(alice.address)).nonce, 2n);
+  assert.equal((await accountsReader(n1.chain.queries.state).get(alice.address)).nonce, 2n);
 });
 
 test('a plugin named after a kernel state namespace is refused at start', async () => {

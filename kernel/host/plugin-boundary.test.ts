@@ -80,7 +80,7 @@ async function run(f: Fixture, op: 'tidy_act' | 'loose_act', mode: Mode): Promis
   const target = op === 'tidy_act' ? TARGET : 'chain:system.loose';
   const r = await f.chain.admitOperation(op, signOperation(alice, { actor: alice.address, target, nonce: ++nonce, body: { address: alice.address, mode } }), {}, nonce);
   await f.block();
-  const receipt = (await f.chain.store.getTx(r.tx_hash))!.receipt;
+  const receipt = (await f.chain.queries.getTx(r.tx_hash))!.receipt;
   return { status: receipt.status, error: receipt.error };
 }
 
@@ -104,14 +104,14 @@ test('a plugin that declares its stores fails, on every node alike, when it step
     assert.equal(r.status, 'failed', mode);
     assert.match(r.error ?? '', pattern, mode);
   }
-  assert.equal(await f.chain.store.state.get(`tidy/scratch/${alice.address}`), undefined, 'the stray write was rolled back');
+  assert.equal(await f.chain.queries.state.get(`tidy/scratch/${alice.address}`), undefined, 'the stray write was rolled back');
   // A plugin not converted yet keeps the raw API, untouched.
   for (const mode of ['stray_write', 'whole_scan', 'read_other', 'undeclared_event'] as const) assert.deepEqual(await run(f, 'loose_act', mode), { status: 'confirmed', error: null }, mode);
 });
 
 test('a route reading through the query service is held to the same declarations', async () => {
   const f = await makeChain({ plugins: [tidyPlugin], accounts: [{ address: alice.address, balance: 1_000_000n }] });
-  const query = new QueryService({ state: f.chain.store.state, height: () => f.chain.head.height }, f.hooks, { env: 'testnet', params: f.params, boundary: f.host.boundary });
+  const query = new QueryService({ state: f.chain.queries.state, height: () => f.chain.head.height }, f.hooks, { env: 'testnet', params: f.params, boundary: f.host.boundary });
   assert.equal(await query.run('tidy', (ctx) => notes.get(ctx.store, alice.address)), undefined);
   await assert.rejects(
     query.run('tidy', (ctx) => ctx.store.get('scratch/x')),

@@ -61,6 +61,12 @@ export interface RouteOptions {
    * a Node only operation route, kept so the answer is 404 rather than 405): left out of the API reference.
    */
   readonly listed?: boolean;
+  /**
+   * The route's tag in the API reference where it is not its owner (decisions.md §87: the owning
+   * plugin, `kernel` or `gateway`): the gateway tags a route it forwards, or answers in a node's
+   * place, with the plugin or `kernel` that serves it on a node, so both documents tag it alike.
+   */
+  readonly tag?: string;
 }
 
 export interface RouteEntry {
@@ -77,6 +83,8 @@ export interface RouteEntry {
   readonly sharedWith?: readonly SharedOperation[];
   /** false: not part of this process's API (RouteOptions.listed). */
   readonly listed?: boolean;
+  /** The API reference's tag where it is not `owner` (RouteOptions.tag). */
+  readonly tag?: string;
 }
 
 /**
@@ -85,6 +93,8 @@ export interface RouteEntry {
  */
 export interface ServeOptions {
   readonly refuse?: (raw: RpcRequest) => ChainError | undefined;
+  /** The API reference's tag where it is not the owner (RouteOptions.tag). */
+  readonly tag?: string;
 }
 
 export class RouteTable {
@@ -118,7 +128,7 @@ export class RouteTable {
       return handler(route.parse(raw));
     };
     const proves = route.proves;
-    this.push(route.method, route.path, run, proves ? { proves: (raw, answer) => proves(route.parse(raw) as never, answer as never) } : {}, route as unknown as DeclaredRoute);
+    this.push(route.method, route.path, run, { ...(proves ? { proves: (raw: RpcRequest, answer: Readonly<Record<string, unknown>>) => proves(route.parse(raw) as never, answer as never) } : {}), ...(options.tag !== undefined ? { tag: options.tag } : {}) }, route as unknown as DeclaredRoute);
   }
 
   private push(method: HttpMethod, path: string, handler: RpcHandler, options: RouteOptions, declared: DeclaredRoute | undefined): void {
@@ -135,6 +145,7 @@ export class RouteTable {
       ...(options.operation ? { operation: options.operation } : {}),
       ...(options.sharedWith && options.sharedWith.length > 0 ? { sharedWith: options.sharedWith } : {}),
       ...(options.listed === false ? { listed: false } : {}),
+      ...(options.tag !== undefined && options.tag !== this.owner ? { tag: options.tag } : {}),
     });
   }
 

@@ -104,7 +104,8 @@ function viewerFile(name: string): Buffer {
 
 /** Adds the document route (owned by whoever runs `routes.withOwner`) and the viewer's pages to a table. */
 export function registerApiReference(routes: RouteTable, document: () => Record<string, unknown>): void {
-  routes.serve(openApiRoute, () => document());
+  // The kernel's route in every process that serves one: tagged `kernel` in each document (decisions.md §87).
+  routes.serve(openApiRoute, () => document(), { tag: 'kernel' });
   const asset = (body: string | Buffer, contentType: string) => reply(200, body, { contentType, headers: { 'content-security-policy': CSP, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' } });
   routes.get(DOCS_PATH, () => asset(page(document()), 'text/html; charset=utf-8'), { listed: false });
   routes.get(

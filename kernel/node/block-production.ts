@@ -42,7 +42,7 @@ export interface BlockProductionDeps {
 /** Whether `self` alone signs `height` and the height after it: when the one-validator producer may make `height`. */
 export async function signsAlone(chain: Chain, self: string, height: number): Promise<boolean> {
   for (const h of [height, height + 1]) {
-    const set = await chain.validatorSetAt(h);
+    const set = await chain.queries.validatorSetAt(h);
     if (set.length !== 1 || set[0]!.address !== self) return false;
   }
   return true;
@@ -75,7 +75,7 @@ export class BlockProduction implements ConsensusStatus {
   static async start(d: BlockProductionDeps): Promise<BlockProduction> {
     const production = new BlockProduction(d);
     const next = d.chain.head.height + 1;
-    const set = await d.chain.validatorSetAt(next);
+    const set = await d.chain.queries.validatorSetAt(next);
     const seeds = d.config.p2p.seeds.length > 0;
     if (!seeds && !existsSync(join(d.dataDir, 'consensus.wal')) && (await signsAlone(d.chain, d.self, next))) await production.startSolo();
     else if (seeds || set.length > 1 || set.some((v) => v.address === d.self)) await production.startBft();
@@ -135,7 +135,7 @@ export class BlockProduction implements ConsensusStatus {
   private async handover(height: number): Promise<void> {
     await this.solo?.stop();
     if (this.stopped) return;
-    this.d.log.info({ height, validators: (await this.d.chain.validatorSetAt(height + 1)).length }, 'the validator set grows beyond this node: BFT consensus takes over block production');
+    this.d.log.info({ height, validators: (await this.d.chain.queries.validatorSetAt(height + 1)).length }, 'the validator set grows beyond this node: BFT consensus takes over block production');
     try {
       await this.startBft();
       this.solo = null;
@@ -197,7 +197,7 @@ export class BlockProduction implements ConsensusStatus {
     metrics.consensusSignatures = () => replica.preverifiedStats;
     metrics.proposalTxFetches = () => replica.proposalTxFetches;
     await replica.start();
-    const set = await chain.validatorSetAt(chain.head.height + 1);
+    const set = await chain.queries.validatorSetAt(chain.head.height + 1);
     log.info({ validators: set.length, voting: set.some((v) => v.address === this.d.self) }, 'BFT consensus started');
   }
 }

@@ -1,5 +1,5 @@
-import type { ChainStore } from '../store/chain-store.js';
 import type { Chain } from '../chain/chain.js';
+import type { ChainQueries } from '../chain/chain-queries.js';
 import { blockView, txView } from './views.js';
 
 /**
@@ -15,7 +15,8 @@ export interface ChainHistory {
   transactions(height: number): Promise<Array<Record<string, unknown>>>;
 }
 
-export function chainHistory(store: ChainStore, chain: () => Chain, shard: number): ChainHistory {
+/** `store`: the committed chain (ChainQueries, or the store itself where the node is composed, before the chain exists). */
+export function chainHistory(store: Pick<ChainQueries, 'head' | 'getBlock' | 'getTxFields'>, chain: () => Chain, shard: number): ChainHistory {
   return {
     head: () => store.head.height,
     async block(height) {

@@ -88,7 +88,7 @@ test('GET /api/v1/state/proof?height= proves a key against that block\'s state r
   await f.block();
   await f.chain.admit(signTransfer(alice, { to: NOTE_ADDRESS, value: 0, nonce: 2, data: 'two' }), 0);
   await f.block();
-  const root = async (h: number): Promise<string> => (await f.chain.store.getBlock(h))!.state_root;
+  const root = async (h: number): Promise<string> => (await f.chain.queries.getBlock(h))!.state_root;
   const proofs = await Promise.all(['height=1', 'height=2', ''].map((q) => get('/api/v1/state/proof', {}, `key=${encodeURIComponent(key)}&${q}`)));
   assert.deepEqual(proofs.map((p) => [p.height, p.state_root]), [[1, await root(1)], [2, await root(2)], [2, await root(2)]]);
   assert.deepEqual(proofs[1], proofs[2], 'no height is the head');

@@ -42,7 +42,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   // decisions.md §71: the shard bound to the genesis (CHAIN_SHARDS is ignored without CHAIN_SHARD_ID).
   const nShards = s.shards.count;
   const shardId = s.shards.id;
-  const store = chain.store;
+  const store = chain.queries;
 
   const viewOf = async (tx: TxFields & Partial<Pick<Tx, 'body'>>, receipt: import('../model/types.js').Receipt | undefined): Promise<Record<string, unknown>> => {
     const block = receipt ? await store.getBlock(receipt.block) : undefined;
@@ -50,7 +50,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   };
 
   const health = async (): Promise<Record<string, unknown>> => {
-    const set = await chain.validatorSet();
+    const set = await chain.queries.validatorSet();
     const n = set.length;
     const f = Math.floor((n - 1) / 3);
     const recent = await activityNow();
@@ -131,7 +131,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   chain.on('committed', () => void recentActivity().catch(() => undefined));
 
   const status = async (): Promise<Record<string, unknown>> => {
-    const set = await chain.validatorSet();
+    const set = await chain.queries.validatorSet();
     return {
       network: s.config.network,
       chain_id: chain.chainId,
@@ -171,7 +171,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     do {
       height = chain.head.height;
       windowBlocks = store.trustWindowBlocks;
-      const set = await chain.validatorSet();
+      const set = await chain.queries.validatorSet();
       count = set.length;
       total = set.reduce((sum, v) => sum + v.power, 0n);
       validators = [];
@@ -362,10 +362,10 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   });
 
   routes.serve(KERNEL_ROUTES.gasEstimate, async () => {
-    const baseFee = await chain.param('base_fee');
+    const baseFee = await chain.queries.param('base_fee');
     const transfer = BigInt(GAS_TRANSFER) * baseFee;
     const contract = BigInt(GAS_CONTRACT_CALL) * baseFee;
-    const bytePrice = await chain.param(STORAGE_BYTE_PRICE_PARAM);
+    const bytePrice = await chain.queries.param(STORAGE_BYTE_PRICE_PARAM);
     return {
       base_fee: baseFee,
       gas_base_transfer: GAS_TRANSFER,
@@ -382,7 +382,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
       // beyond the free allowance, burned on top of the fee.
       storage_byte_price: bytePrice,
       storage_byte_price_human: formatCoin(bytePrice),
-      storage_free_bytes: await chain.param(STORAGE_FREE_BYTES_PARAM),
+      storage_free_bytes: await chain.queries.param(STORAGE_FREE_BYTES_PARAM),
       // decisions.md §18: every operation's gas, by name.
       operations: Object.fromEntries(operations.list().map((o) => [o.spec.name, o.spec.gas])),
     };
@@ -406,7 +406,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     shards: [{ shard: shardId, height: chain.head.height, state_root: chain.head.state_root, block_hash: chain.head.block_hash }],
   }));
 
-  routes.serve(KERNEL_ROUTES.stateProof, async (req) => chain.proveState(req.query.key, req.query.height));
+  routes.serve(KERNEL_ROUTES.stateProof, async (req) => chain.queries.proveState(req.query.key, req.query.height));
 
   routes.serve(KERNEL_ROUTES.governanceParams, async () => {
     const reader = params.reader(store.state);

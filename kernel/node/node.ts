@@ -115,7 +115,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     metrics.mempool.set(chain.mempool.size);
   });
 
-  const set = await chain.validatorSet();
+  const set = await chain.queries.validatorSet();
   if (set.length < config.consensus.min_validators) {
     log.warn({ validators: set.length, min_validators: config.consensus.min_validators }, `only ${set.length} validator(s): BFT fault tolerance needs at least ${config.consensus.min_validators} (CHAIN_MIN_VALIDATORS)`);
   }

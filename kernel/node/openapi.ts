@@ -117,7 +117,7 @@ export function openApiDocument(input: ApiDocumentInput): Json {
     ids.add(id);
     (paths[path] ??= {})[r.method.toLowerCase()] = { ...op, operationId: id };
   }
-  const tags = [...new Set(listed.map((r) => r.owner))].sort().map((name) => ({ name, description: name === 'kernel' ? 'routes the kernel serves itself' : name === 'gateway' ? 'routes the gateway serves itself or forwards to a node' : `routes of the ${name} plugin` }));
+  const tags = [...new Set(listed.map(tagOf))].sort().map((name) => ({ name, description: tagDescription(name, input.service) }));
   return {
     openapi: '3.1.0',
     info: { title: input.title, version: input.version, description: input.description, license: { name: 'see the repository' } },
@@ -126,6 +126,19 @@ export function openApiDocument(input: ApiDocumentInput): Json {
     components: { schemas: { Error: ERROR_SCHEMA, OperationAccepted: OPERATION_ACCEPTED_SCHEMA } },
     ...(input.extensions ?? {}),
   };
+}
+
+function tagDescription(tag: string, service: ApiService): string {
+  if (tag === 'gateway') return 'routes only the gateway serves';
+  if (service === 'node') return tag === 'kernel' ? 'routes the kernel serves itself' : `routes of the ${tag} plugin`;
+  return tag === 'kernel'
+    ? "the kernel's routes: forwarded to a node, or answered by the gateway for itself where every process serves one (health, metrics, shards, this document)"
+    : `routes of the ${tag} plugin, forwarded to a node`;
+}
+
+/** decisions.md §87: the plugin that owns the route, `kernel` or `gateway` (RouteOptions.tag where the owner is not it). */
+function tagOf(r: RouteEntry): string {
+  return r.tag ?? r.owner;
 }
 
 function operationObject(r: RouteEntry, service: ApiService): Json {
@@ -184,7 +197,7 @@ function declaredOperation(r: RouteEntry, service: ApiService): Json {
     operationId: operationIdOf(r.method, r.path),
     summary: d.summary,
     ...(d.description !== undefined ? { description: d.description } : {}),
-    tags: [r.owner],
+    tags: [tagOf(r)],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(d.body !== undefined ? { requestBody: { required: true, content: { 'application/json': { schema: wireSchema(d.body) } } } } : {}),
     responses: withErrors(ok, own, service),
@@ -259,7 +272,7 @@ function signedOperation(r: RouteEntry, spec: OperationSpec<TObject>, service: A
   return {
     operationId: operationIdOf(r.method, r.path),
     summary: spec.description,
-    tags: [r.owner],
+    tags: [tagOf(r)],
     ...(r.path.includes(':') ? { parameters: pathParameters(r.path) } : {}),
     requestBody: { required: true, content: { 'application/json': { schema: body } } },
     responses: withErrors(ok, own, service),
@@ -281,7 +294,7 @@ function undeclaredOperation(r: RouteEntry, service: ApiService): Json {
   return {
     operationId: operationIdOf(r.method, r.path),
     summary: `${r.method} ${r.path} (not declared yet)`,
-    tags: [r.owner],
+    tags: [tagOf(r)],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(r.method !== 'GET' ? { requestBody: { required: false, content: { 'application/json': { schema: {} } } } } : {}),
     responses: withErrors(ok, own, service),

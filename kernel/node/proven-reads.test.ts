@@ -24,10 +24,10 @@ const bob = wallet(32);
 
 /** The kernel's routes as the node mounts them (proven reads wrapped), called as the server would. */
 function served(f: Fixture, extra?: (routes: RouteTable, query: QueryService) => void): (path: string, params: Record<string, string>, query?: string) => Promise<Record<string, unknown>> {
-  const query = new QueryService({ state: f.chain.store.state, height: () => f.chain.head.height }, f.hooks, { env: 'testnet', params: f.params });
+  const query = new QueryService({ state: f.chain.queries.state, height: () => f.chain.head.height }, f.hooks, { env: 'testnet', params: f.params });
   const services: KernelServices = {
     chain: f.chain,
-    index: (plugin: string) => f.chain.store.pluginIndex(plugin),
+    index: (plugin: string) => f.chain.queries.pluginIndex(plugin),
     query,
     config: validateConfig({ network: 'unit', env: 'testnet', plugins: [] }),
     consensus: { round: () => 0, peers: () => [], behind: () => 0 },
@@ -37,7 +37,7 @@ function served(f: Fixture, extra?: (routes: RouteTable, query: QueryService) =>
     provider: nobleProvider,
     nodeKey: nodeKey('chain:v0.node', alice.keys, nobleProvider),
     now: () => 0,
-    history: chainHistory(f.chain.store, () => f.chain, 0),
+    history: chainHistory(f.chain.queries, () => f.chain, 0),
     shards: f.chain.shards,
   };
   const routes = new RouteTable();

@@ -55,13 +55,13 @@ export class ProvenReads {
    * (a set older than its validator history: never a set that does not hash to the header's).
    */
   async commitAt(height: number): Promise<CommitView> {
-    const store = this.chain.store;
+    const store = this.chain.queries;
     if (height > this.chain.head.height) throw notFound(`block ${height} is above the tip ${this.chain.head.height}`);
     const block = await store.getBlock(height);
     if (!block) throw notFound(`block ${height} not found`);
     const raw = await store.getCommit(height);
     if (!raw) throw notFound(`this node holds no commit certificate for block ${height}`);
-    const set = sortValidators(await this.chain.validatorSetAt(height));
+    const set = sortValidators(await this.chain.queries.validatorSetAt(height));
     if (validatorSetHash(set) !== block.header.validators_hash) throw notFound(`this node no longer holds the validator set of block ${height}`);
     return { height, header: block.header, certificate: JSON.parse(decoder.decode(raw)) as unknown, validators: validatorsToJson(set) };
   }
@@ -75,7 +75,7 @@ export class ProvenReads {
 
   private async answer(entry: RouteEntry, keysOf: (req: RpcRequest, answer: Readonly<Record<string, unknown>>) => readonly string[], req: RpcRequest): Promise<Record<string, unknown>> {
     for (let attempt = 1; ; attempt++) {
-      const view = await this.chain.pastState();
+      const view = await this.chain.queries.pastState();
       try {
         const result = await this.query.pinnedTo(view, view.height, () => entry.handler(req));
         if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new Error(`${entry.path}: a proven read must answer a record`);
@@ -83,7 +83,7 @@ export class ProvenReads {
         const unread = keys.filter((k) => !view.keysRead.has(k));
         // A declaration that drifted from what the handler reads would prove the wrong bytes.
         if (unread.length > 0) throw new Error(`${entry.path} declares ${unread.join(', ')} as proven but its handler did not read them`);
-        const entries = await Promise.all(keys.map((k) => this.chain.provenEntry(view, k)));
+        const entries = await Promise.all(keys.map((k) => this.chain.queries.provenEntry(view, k)));
         const answer = result as Record<string, unknown>;
         try {
           checkAnswerFields(answer, entries.map((e) => provenEntryOf(e.key, e.value_hex === null ? null : Buffer.from(e.value_hex, 'hex'))), 'record');

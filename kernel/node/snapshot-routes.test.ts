@@ -27,8 +27,8 @@ async function snapshotRoute(trusted: ValidatorSet): Promise<{ f: Fixture; dir: 
   await f.block();
   await f.block();
   let reads = 0;
-  const stateView = f.chain.stateView.bind(f.chain);
-  f.chain.stateView = async () => {
+  const stateView = f.chain.snapshots.stateView.bind(f.chain.snapshots);
+  f.chain.snapshots.stateView = async () => {
     reads++;
     return stateView();
   };
@@ -61,7 +61,7 @@ test('a node streams a snapshot that a follower trusting genesis would accept, w
 
 test('the snapshot is the state of its own height even when blocks commit while it is written', async () => {
   const r = await snapshotRoute(genesisTrust(genesisDoc([])));
-  const atTwo = (await r.f.chain.stateEntries()).map(([k, v]) => [k, Buffer.from(v).toString('hex')]);
+  const atTwo = (await r.f.chain.snapshots.stateEntries()).map(([k, v]) => [k, Buffer.from(v).toString('hex')]);
   const pending = r.get();
   // Block 3 certifies height 2; blocks 4 and 5 commit while the route waits and writes.
   await r.block();
@@ -70,7 +70,7 @@ test('the snapshot is the state of its own height even when blocks commit while 
   const s = JSON.parse(await bodyOf(await pending)) as StateSnapshot;
   assert.equal(s.height, 2);
   assert.deepEqual(s.entries, atTwo);
-  assert.equal(s.state_root, (await r.f.chain.store.getBlock(2))!.state_root);
+  assert.equal(s.state_root, (await r.f.chain.queries.getBlock(2))!.state_root);
 });
 
 test('a node answers 503 instead of serving a snapshot its followers would refuse', async () => {

@@ -87,7 +87,7 @@ export function registerSnapshotRoutes(
     const newest = Math.floor(chain.head.height / checkpointInterval) * checkpointInterval;
     const checkpoints = [];
     for (let h = newest - offset * checkpointInterval; h >= checkpointInterval && checkpoints.length < limit; h -= checkpointInterval) {
-      const b = await chain.store.getBlock(h);
+      const b = await chain.queries.getBlock(h);
       if (!b) break; // below a snapshot this node started from
       let signature = signatures.get(h);
       if (!signature) {
@@ -113,18 +113,18 @@ async function* fileChunks(file: FileHandle): AsyncIterable<Uint8Array> {
 async function buildSnapshot(chain: Chain, signer: { address: string; keys: KeyPair }, provider: SignatureProvider, trusted: ValidatorSet, dir: string): Promise<SnapshotFile> {
   // One consistent view: its height and its state are the same block's, whatever commits while
   // the file is written.
-  const view = await chain.stateView();
+  const view = await chain.snapshots.stateView();
   try {
     const height = view.head.height;
     if (height < 1) throw notFound('no block committed yet');
-    const block = await chain.store.getBlock(height);
+    const block = await chain.queries.getBlock(height);
     if (!block) throw new Error(`store integrity: block ${height} is committed but cannot be read`);
     if (!(await committedPast(chain, height, CERTIFY_WAIT_MS))) {
       throw unavailable(`block ${height + 1}, whose certificate vouches for the snapshot of height ${height}, is not committed yet`, 'retry when the chain makes progress');
     }
-    const next = await chain.store.getBlock(height + 1);
+    const next = await chain.queries.getBlock(height + 1);
     if (!next) throw new Error(`store integrity: block ${height + 1} is committed but cannot be read`);
-    const commit = await chain.store.getCommit(height + 1);
+    const commit = await chain.queries.getCommit(height + 1);
     const blocks = snapshotBlocks({ chain_id: chain.chainId, block, certifying: { block: next, commit } });
     // A certificate holds the first > 2/3 of precommits this node collected; once the set has
     // moved on from genesis, those may hold too little genesis power for a follower to trust.

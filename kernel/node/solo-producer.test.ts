@@ -28,11 +28,11 @@ async function run(chain: Chain, signer: LocalPrivValidator, blocks: number): Pr
 }
 
 async function certificateSigners(chain: Chain, height: number): Promise<string[]> {
-  const cert = certificateFromJson(JSON.parse(new TextDecoder().decode((await chain.store.getCommit(height))!)))!;
-  const block = (await chain.store.getBlock(height))!;
+  const cert = certificateFromJson(JSON.parse(new TextDecoder().decode((await chain.queries.getCommit(height))!)))!;
+  const block = (await chain.queries.getBlock(height))!;
   assert.equal(toHex(cert.blockHash), block.hash.slice(2));
   assert.equal(cert.round, block.header.round);
-  assert.deepEqual(verifyCommit(cert, new ValidatorSet(await chain.validatorSetAt(height)), chain.chainId, nobleProvider), { ok: true }, `certificate of ${height}`);
+  assert.deepEqual(verifyCommit(cert, new ValidatorSet(await chain.queries.validatorSetAt(height)), chain.chainId, nobleProvider), { ok: true }, `certificate of ${height}`);
   return cert.precommits.map((p) => p.vote.validator);
 }
 
@@ -54,7 +54,7 @@ test('after a crash between its precommit and the block, the producer makes the 
   guard.record(1, 0, 'precommit', voteSignBytes(chain.chainId, lost), 'lost', nobleProvider.sign(voteSignBytes(chain.chainId, lost), VALIDATOR_KEY.secretKey));
   const signer = new LocalPrivValidator({ address: V0, keyPair: VALIDATOR_KEY, provider: nobleProvider, guard });
   assert.equal(await run(chain, signer, 2), undefined);
-  assert.equal((await chain.store.getBlock(1))!.header.round, 1);
+  assert.equal((await chain.queries.getBlock(1))!.header.round, 1);
   assert.deepEqual(await certificateSigners(chain, 1), [V0]);
-  assert.equal((await chain.store.getBlock(2))!.header.round, 0, 'the next height starts at round 0 again');
+  assert.equal((await chain.queries.getBlock(2))!.header.round, 0, 'the next height starts at round 0 again');
 });

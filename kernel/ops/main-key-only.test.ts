@@ -72,7 +72,7 @@ async function inBlockWithoutCheckTx(f: Fixture, name: string, signed: Record<st
   const tx = f.chain.rebuildTx('signed', f.operations.envelope(name, signed, {}), 1n, nonce);
   f.chain.mempool.add(tx);
   await f.block();
-  const r = (await f.chain.store.getTx(tx.hash))!.receipt;
+  const r = (await f.chain.queries.getTx(tx.hash))!.receipt;
   return { status: r.status, error: r.error };
 }
 
@@ -84,17 +84,17 @@ test('mainKeyOnly: a delegated signer is refused 401 naming the action at admiss
   // The deputy may sign what is not main-key-only.
   await f.chain.admitOperation('desk_note', body('desk_note', deputy), {}, nonce);
   await f.block();
-  assert.match(new TextDecoder().decode(await f.chain.store.state.get(`desk/note/${owner.address}`)), /"by":"session"/);
+  assert.match(new TextDecoder().decode(await f.chain.queries.state.get(`desk/note/${owner.address}`)), /"by":"session"/);
 
   const injected = await inBlockWithoutCheckTx(f, 'desk_lock', body('desk_lock', deputy));
   assert.equal(injected.status, 'failed');
   assert.match(injected.error ?? '', /only a main key of the account may lock or unlock the desk/);
-  assert.equal(await f.chain.store.state.get(`desk/locked/${owner.address}`), undefined);
+  assert.equal(await f.chain.queries.state.get(`desk/locked/${owner.address}`), undefined);
 
   await refused(f.chain.admitOperation('desk_lock', body('desk_lock', owner, ''), {}, nonce), 400, /say why/);
   await f.chain.admitOperation('desk_lock', body('desk_lock', owner), {}, nonce);
   await f.block();
-  assert.ok(await f.chain.store.state.get(`desk/locked/${owner.address}`), 'the main key locked it');
+  assert.ok(await f.chain.queries.state.get(`desk/locked/${owner.address}`), 'the main key locked it');
 });
 
 test('an operation family shares its fields; a member may set its own gas; an empty mainKeyOnly is refused at boot', async () => {

@@ -34,7 +34,7 @@ test('the path may carry only the actor: a relayer cannot add fields to a signed
   await assert.rejects(f.chain.admitFromPeer('signed', hostile, 0, canonicalJson(hostile)), /consensus_public_key: not a path parameter of update_node_profile/);
   f.chain.mempool.add(f.chain.rebuildTx('signed', honest, 1n, 0));
   await f.block();
-  const node = JSON.parse(new TextDecoder().decode((await f.chain.store.state.get('staking/node/chain:alpha.node'))!)) as { consensus_public_key: string; description: string };
+  const node = JSON.parse(new TextDecoder().decode((await f.chain.queries.state.get('staking/node/chain:alpha.node'))!)) as { consensus_public_key: string; description: string };
   assert.equal(node.description, 'hello');
   assert.equal(node.consensus_public_key, wallet(113).publicKeyHex);
 });

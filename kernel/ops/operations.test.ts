@@ -112,7 +112,7 @@ async function injected(f: Fixture, name: string, body: Record<string, unknown>)
   const tx = f.chain.rebuildTx('signed', f.operations.envelope(name, body, {}), 1n, 0);
   f.chain.mempool.add(tx);
   await f.block();
-  const stored = await f.chain.store.getTx(tx.hash);
+  const stored = await f.chain.queries.getTx(tx.hash);
   return { status: stored!.receipt.status, error: stored!.receipt.error };
 }
 
@@ -124,7 +124,7 @@ test('a fee payer named by a plugin pays the fee; a member signer is accepted fo
   assert.equal((await f.account(sponsor.address)).balance, 10n * COIN - 25n, 'the sponsor paid 25 gas');
   await f.chain.admitOperation('note', sign('by a member', { signer: other }), {}, 0);
   await f.block();
-  assert.deepEqual(await f.chain.store.state.get('probe/note/' + owner.address).then((b) => JSON.parse(new TextDecoder().decode(b!))), { text: 'by a member', signer: 'member', payer: sponsor.address });
+  assert.deepEqual(await f.chain.queries.state.get('probe/note/' + owner.address).then((b) => JSON.parse(new TextDecoder().decode(b!))), { text: 'by a member', signer: 'member', payer: sponsor.address });
   await refused(f.chain.admitOperation('own_note', { ...sign('x', { signer: other }) }, {}, 0), 401, /./);
   await refused(f.chain.admitOperation('note', sign('stranger', { signer: sponsor }), {}, 0), 401, /not bound to/);
   const inBlock = await injected(f, 'note', sign('stranger in a block', { signer: sponsor }));
@@ -138,12 +138,12 @@ test('an operation that signs its own layout verifies under it or ch-tx-v4 for i
   const body = { address: owner.address, text: 'mine', nonce: n, public_key: owner.publicKeyHex, signature: toHex(nobleProvider.sign(utf8Bytes(`ch-own|${owner.address}|mine|${n}`), owner.keys.secretKey)) };
   const r = await f.chain.admitOperation('own_note', body, {}, 0);
   await f.block();
-  assert.equal((await f.chain.store.getTx(r.tx_hash))?.receipt.status, 'confirmed');
+  assert.equal((await f.chain.queries.getTx(r.tx_hash))?.receipt.status, 'confirmed');
   await refused(f.chain.admitOperation('own_note', sign('v4 of another kind'), {}, 0), 401, /verifies under none of ch-tx-v4, the own_note layout/);
   await refused(f.chain.admitOperation('own_note', signOperation(owner, { actor: owner.address, target: TARGET, nonce: next(), body: { address: owner.address, text: 'v2' }, version: 'v2' }), {}, 0), 401, /verifies under none of ch-tx-v4, the own_note layout/);
   const v4 = await f.chain.admitOperation('own_note', sign('v4 of its own kind', { kind: 'own_note' }), {}, 0);
   await f.block();
-  assert.equal((await f.chain.store.getTx(v4.tx_hash))?.receipt.status, 'confirmed');
+  assert.equal((await f.chain.queries.getTx(v4.tx_hash))?.receipt.status, 'confirmed');
 });
 
 test('a second signature is required where the operation says so, and must cover its payload', async () => {
@@ -155,7 +155,7 @@ test('a second signature is required where the operation says so, and must cover
   await refused(f.chain.admitOperation('co_signed', { ...first, _psig: psig('other text') }, {}, 0), 401, /invalid _psig/);
   const r = await f.chain.admitOperation('co_signed', { ...first, _psig: psig('two') }, {}, 0);
   await f.block();
-  assert.equal((await f.chain.store.getTx(r.tx_hash))?.receipt.status, 'confirmed');
+  assert.equal((await f.chain.queries.getTx(r.tx_hash))?.receipt.status, 'confirmed');
 });
 
 test('an operator-key operation accepts a key in the set, whatever address it names, and refuses any other', async () => {
@@ -164,7 +164,7 @@ test('an operator-key operation accepts a key in the set, whatever address it na
   await refused(f.chain.admitOperation('operate', body(other), {}, 0), 403, /not an operator key/);
   await f.chain.admitOperation('operate', body(owner), {}, 0);
   await f.block();
-  const rec = JSON.parse(new TextDecoder().decode((await f.chain.store.state.get('probe/operated'))!));
+  const rec = JSON.parse(new TextDecoder().decode((await f.chain.queries.state.get('probe/operated'))!));
   assert.deepEqual(rec, { by: owner.address, kind: 'operator' });
   const past = await injected(f, 'operate', body(other));
   assert.equal(past.status, 'failed');

@@ -13,7 +13,7 @@ export interface DecidedBlock {
 }
 
 export interface CatchUpDeps {
-  readonly chain: Pick<Chain, 'head' | 'store' | 'loadProposedBlock'>;
+  readonly chain: Pick<Chain, 'head' | 'queries'>;
   /** Decided blocks travel in full: the asking node may hold none of their transactions. */
   readonly codec: BlockCodec;
   /** Heights served to peers below the head. */
@@ -132,7 +132,7 @@ export class CatchUp {
 
   /** The lowest height served to peers: within the history window, and held in full here. */
   private servableBase(): number {
-    return Math.max(1, this.d.chain.head.height - this.d.syncHistoryBlocks + 1, this.d.chain.store.firstFullHeight);
+    return Math.max(1, this.d.chain.head.height - this.d.syncHistoryBlocks + 1, this.d.chain.queries.firstFullHeight);
   }
 
   /** A peer's sync request, answered with at most a batch of decided blocks. */
@@ -141,9 +141,9 @@ export class CatchUp {
     const to = Math.min(request.to, from + this.d.syncBatch - 1);
     const head = this.d.chain.head.height;
     for (let h = Math.max(from, this.servableBase()); h <= Math.min(to, head); h++) {
-      const certBytes = await this.d.chain.store.getCommit(h);
+      const certBytes = await this.d.chain.queries.getCommit(h);
       if (!certBytes) break;
-      const block = await this.d.chain.loadProposedBlock(h);
+      const block = await this.d.chain.queries.loadProposedBlock(h);
       if (!block) break;
       const cert = certificateFromJson(JSON.parse(new TextDecoder().decode(certBytes)));
       if (!cert) break;

@@ -12,7 +12,7 @@ const EVIDENCE_PER_VALIDATOR = 4;
 const EVIDENCE_POOL_MAX = 256;
 
 export interface EvidencePoolDeps {
-  readonly chain: Pick<Chain, 'chainId' | 'head' | 'evidenceApplied' | 'param' | 'validatorAt'>;
+  readonly chain: Pick<Chain, 'chainId' | 'head' | 'queries'>;
   readonly provider: SignatureProvider;
   readonly log: Logger;
   broadcast(bytes: Uint8Array): void;
@@ -33,14 +33,14 @@ export class EvidencePool {
   /** Evidence seen by the machine here (`gossip`: passed on to the peers) or received from a peer. */
   async add(ev: ConsensusEvidence, gossip: boolean): Promise<void> {
     const item = chainEvidence(ev);
-    if (this.pool.has(item.hash) || (await this.d.chain.evidenceApplied(item.hash))) return;
+    if (this.pool.has(item.hash) || (await this.d.chain.queries.evidenceApplied(item.hash))) return;
     // One validator's equivocations are kept a few at a time: each is signed by it, so it could
     // otherwise mint evidence for every round it cares to sign in.
     let fromValidator = 0;
     for (const held of this.pool.values()) if (held.validator === item.validator) fromValidator++;
     if (fromValidator >= EVIDENCE_PER_VALIDATOR || this.pool.size >= EVIDENCE_POOL_MAX) return;
-    const outside = evidenceWindowProblem(item.height, this.d.chain.head.height + 1, await this.d.chain.param(EVIDENCE_WINDOW_PARAM));
-    const signer = outside ? undefined : await this.d.chain.validatorAt(item.validator, item.height);
+    const outside = evidenceWindowProblem(item.height, this.d.chain.head.height + 1, await this.d.chain.queries.param(EVIDENCE_WINDOW_PARAM));
+    const signer = outside ? undefined : await this.d.chain.queries.validatorAt(item.validator, item.height);
     const reason = outside ?? (signer === undefined ? `${item.validator} was not a validator at height ${item.height}` : this.problem(ev, signer));
     if (reason !== null) {
       this.d.log.warn({ reason }, 'evidence does not verify; ignored');
@@ -57,11 +57,11 @@ export class EvidencePool {
    */
   async proposable(): Promise<Evidence[]> {
     const height = this.d.chain.head.height + 1;
-    const windowBlocks = await this.d.chain.param(EVIDENCE_WINDOW_PARAM);
+    const windowBlocks = await this.d.chain.queries.param(EVIDENCE_WINDOW_PARAM);
     const out: Evidence[] = [];
     for (const [hash, item] of [...this.pool.entries()]) {
       // Applied already (a peer gossiped it again after its block): it would never leave.
-      const stale = (await this.d.chain.evidenceApplied(hash)) ? 'applied' : evidenceWindowProblem(item.height, height, windowBlocks);
+      const stale = (await this.d.chain.queries.evidenceApplied(hash)) ? 'applied' : evidenceWindowProblem(item.height, height, windowBlocks);
       if (stale !== null) {
         this.pool.delete(hash);
         this.d.log.info({ evidence: hash, validator: item.validator, reason: stale }, 'evidence can no longer be included; dropped');

@@ -44,7 +44,7 @@ test('verified double-sign evidence reaches the evidence hook exactly once', asy
   await f.chain.finalize(p1);
   assert.equal(seen.length, 1);
   assert.equal(seen[0]!.validator, 'chain:v0.node');
-  assert.ok(await f.chain.store.state.get(`slash-recorder/ev/${item.hash}`));
+  assert.ok(await f.chain.queries.state.get(`slash-recorder/ev/${item.hash}`));
 
   // The proposer drops evidence already applied; a block that carries it anyway is refused.
   const p2 = await f.chain.propose(0, 'chain:v0.node', 1_800_000_001_000, [item]);

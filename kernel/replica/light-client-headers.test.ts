@@ -66,7 +66,7 @@ function collector(f: Fixture, sent: Array<{ msg: HeaderSignatureMessage; except
 }
 
 async function signatureOf(f: Fixture, keys: KeyPair, validator: string, height: number, text?: string): Promise<Uint8Array> {
-  const block = (await f.chain.store.getBlock(height))!;
+  const block = (await f.chain.queries.getBlock(height))!;
   const message = text ?? ibcHeaderMessage(f.chain.chainId, height, block.hash, block.state_root);
   const signature = Buffer.from(ml_dsa65.sign(utf8Bytes(message), keys.secretKey)).toString('hex');
   return envelope(TAG_LC_HEADER_SIGNATURE, { height, validator, signature }).subarray(1);
@@ -102,7 +102,7 @@ test('a header is served only once more than 2/3 of the committing set signed it
   const header = await headers.header(2);
   assert.ok(header);
   assert.deepEqual(await headers.latest(), header);
-  const block = (await f.chain.store.getBlock(2))!;
+  const block = (await f.chain.queries.getBlock(2))!;
   assert.equal(header.chain_id, f.chain.chainId);
   assert.equal(header.block_hash, block.hash);
   assert.equal(header.state_root, block.state_root);
@@ -159,7 +159,7 @@ test('signatures of a height this node has not committed yet are parked, then co
   assert.equal(headers.receive('p', await signatureOf(peer, V2, 'chain:v2.node', 2)), true);
   assert.equal(await headers.header(2), undefined);
   await mine.block(1_800_000_001_000);
-  assert.equal((await mine.chain.store.getBlock(2))!.hash, (await peer.chain.store.getBlock(2))!.hash, 'the same block');
+  assert.equal((await mine.chain.queries.getBlock(2))!.hash, (await peer.chain.queries.getBlock(2))!.hash, 'the same block');
   assert.equal((await headers.header(2))?.signatures.length, 3);
   await headers.stop();
 });
@@ -189,7 +189,7 @@ test('a block that changes the validator set has a header signed by the set that
   assert.equal(header.signatures.length, 3);
   assert.equal(header.validators.length, 4, 'the new set, as ibc/valset holds it after the change');
   assert.ok(header.validators.some((v) => v.public_key === joiner.publicKeyHex));
-  const valset = new TextDecoder().decode(await f.chain.store.state.get('ibc/valset'));
+  const valset = new TextDecoder().decode(await f.chain.queries.state.get('ibc/valset'));
   assert.equal(valset, ibcValsetValue(header.validators));
   assert.equal(valset.split('\n').length, 4);
   assert.ok(!valset.endsWith('\n'));

@@ -77,7 +77,7 @@ export interface HeaderSignatureMessage {
 }
 
 export interface LightClientHeadersOptions {
-  readonly chain: Pick<Chain, 'chainId' | 'head' | 'store' | 'validatorSetAt' | 'proveState' | 'on'>;
+  readonly chain: Pick<Chain, 'chainId' | 'head' | 'queries' | 'on'>;
   readonly kv: KvStore;
   /** This node's validator address and its signer of kernel statements; null when it holds no validator key. */
   readonly signer: { readonly address: string; sign(domain: string, text: string): Uint8Array } | null;
@@ -234,7 +234,7 @@ export class LightClientHeaders {
     const head = this.o.chain.head.height;
     while (this.processed < head && !this.stopped) {
       const h = this.processed + 1;
-      const events = await this.o.chain.store.getBlockEvents(h);
+      const events = await this.o.chain.queries.getBlockEvents(h);
       const opened = needsHeader(h, await this.o.interval(), events);
       if (opened) await this.open(h);
       this.processed = h;
@@ -253,9 +253,9 @@ export class LightClientHeaders {
     // Looked at again after a crash before `processed` was written: the record and this node's
     // signature were written together, so there is nothing to add.
     if (this.records.has(h)) return;
-    const block = await this.o.chain.store.getBlock(h);
+    const block = await this.o.chain.queries.getBlock(h);
     if (block === undefined) return; // a node started from a later snapshot holds no such block
-    const set: Validator[] = await this.o.chain.validatorSetAt(h);
+    const set: Validator[] = await this.o.chain.queries.validatorSetAt(h);
     const record: HeaderRecord = { height: h, block_hash: block.hash, state_root: block.state_root, signers: set.map((v) => ({ address: v.address, public_key: v.public_key, power: v.power.toString() })) };
     const ops: KvOp[] = [{ type: 'put', key: headerKey(h), value: utf8Bytes(JSON.stringify(record)) }];
     const signer = this.o.signer;
@@ -298,7 +298,7 @@ export class LightClientHeaders {
       // beyond): a peer cannot take the slots of a height with invented validators and crowd out
       // the genuine signatures, which their signers send once.
       const known = this.o.chain.head.height + SET_CHANGE_DELAY;
-      const set = await this.o.chain.validatorSetAt(Math.min(h, known));
+      const set = await this.o.chain.queries.validatorSetAt(Math.min(h, known));
       if (!set.some((v) => v.address === msg.validator)) {
         // Beyond the known set a joining validator is not listed yet: dropped, not the sender's fault.
         if (h <= known) this.report(from, 'light-client header signature names no validator of the set');
@@ -337,7 +337,7 @@ export class LightClientHeaders {
 
   private async assemble(record: HeaderRecord): Promise<ServedIbcHeader> {
     const h = record.height;
-    const proof = await this.o.chain.proveState(IBC_VALSET_KEY, h);
+    const proof = await this.o.chain.queries.proveState(IBC_VALSET_KEY, h);
     const text = typeof proof.value_hex === 'string' ? Buffer.from(proof.value_hex, 'hex').toString('utf8') : '';
     const validators = text === '' ? [] : text.split('\n').map((line) => {
       const [public_key, power] = line.split('|');

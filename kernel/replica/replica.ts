@@ -303,8 +303,8 @@ export class Replica implements ConsensusStatus {
     this.arrivals.enterHeight(height);
     this.fetch.enterHeight(height);
     // Both from committed state: every node derives the same set for each height.
-    this.validators = new ValidatorSet(await this.chain.validatorSetAt(height));
-    this.nextValidators = new ValidatorSet(await this.chain.validatorSetAt(height + 1));
+    this.validators = new ValidatorSet(await this.chain.queries.validatorSetAt(height));
+    this.nextValidators = new ValidatorSet(await this.chain.queries.validatorSetAt(height + 1));
     const signs = this.signs(this.validators);
     if (signs !== signedBefore && this.o.signer) {
       this.o.log.info({ height, validator: this.o.signer.address }, signs ? 'this node is in the validator set from this height: signing' : 'this node is not in the validator set at this height: following without voting');

@@ -58,7 +58,7 @@ test('a follower whose key a validator update adds signs from the height it take
     for (const r of replicas) await r.stop();
   }
 
-  for (const c of chains) assert.equal((await c.store.getBlock(TOP))!.hash, (await chains[0]!.store.getBlock(TOP))!.hash, 'one chain');
+  for (const c of chains) assert.equal((await c.queries.getBlock(TOP))!.hash, (await chains[0]!.queries.getBlock(TOP))!.hash, 'one chain');
   // Who voted at which heights, from what each node sent.
   const codec = proposedBlockCodec(chains[0]!);
   const votedAt = new Map<string, number[]>();
@@ -77,7 +77,7 @@ test('a follower whose key a validator update adds signs from the height it take
 
   // From height 9 the set is B, C, D: a certificate needs all three, D among them.
   const signersOf = async (h: number): Promise<string[]> => {
-    const bytes = await chains[0]!.store.getCommit(h);
+    const bytes = await chains[0]!.queries.getCommit(h);
     return certificateFromJson(JSON.parse(new TextDecoder().decode(bytes!)))!.precommits.map((p) => p.vote.validator);
   };
   for (let h = REMOVES_A + SET_CHANGE_DELAY; h <= TOP; h++) assert.deepEqual(await signersOf(h), [address(1), address(2), address(3)], `certificate of ${h}`);

@@ -18,7 +18,7 @@ export async function bootstrapFromSnapshot(chain: Chain, url: string, genesis: 
   const checked = await acceptSnapshot(body, genesis.chain_id, genesisTrust(genesis), provider);
   if (!checked.ok) throw new Error(`snapshot from ${url} refused: ${checked.reason}`);
   const entries = checked.snapshot.entries.map(([k, v]) => [k, parseHex(v)!] as const);
-  await chain.installSnapshot(checked.block, entries);
+  await chain.snapshots.installSnapshot(checked.block, entries);
   log.info({ url, height: checked.snapshot.height, signer: checked.snapshot.signer, certified: checked.snapshot.certifying_commit !== undefined }, 'started from a signed state snapshot');
 }
 

@@ -46,7 +46,7 @@ async function certifiedSnapshotOfBusyChain(): Promise<Busy> {
   await f.chain.admit(signTransfer(alice, { to: wallet(32).address, value: 77, nonce: 1 }), 0);
   await f.block();
   const block2 = await f.block();
-  const entries = (await f.chain.stateEntries()).map(([k, v]) => [k, toHex(v)] as [string, string]);
+  const entries = (await f.chain.snapshots.stateEntries()).map(([k, v]) => [k, toHex(v)] as [string, string]);
   const block3 = await f.block();
   const snap = signSnapshot({ chain_id: 'test-chain', block: block2, entries, certifying: { block: block3, commit: certificateOf(block3, [signer]) } }, signer, nobleProvider);
   return { snap, block2, block3, entries };
@@ -75,14 +75,14 @@ test('a certified snapshot verifies and a fresh node installs it at the same roo
   const { ChainStore } = await import('../store/chain-store.js');
   const kv = new MemoryStore();
   const f2 = await makeChainWithoutGenesis(kv);
-  await f2.installSnapshot(v.block, snap.entries.map(([k, v]) => [k, parseHex(v)!] as const));
+  await f2.snapshots.installSnapshot(v.block, snap.entries.map(([k, v]) => [k, parseHex(v)!] as const));
   const store = new ChainStore(kv);
   const meta = await store.load();
   assert.equal(meta.height, 2);
   assert.equal(meta.state_root, snap.state_root);
   // Block 2 came without its transactions or certificate: peers are served from block 3 on.
   assert.equal(store.firstFullHeight, 3);
-  assert.equal(f2.store.firstFullHeight, 3);
+  assert.equal(f2.queries.firstFullHeight, 3);
 });
 
 test('a tampered snapshot is refused', async () => {
@@ -103,7 +103,7 @@ test('a tampered snapshot is refused', async () => {
   const v = await verdict(resigned);
   assert.ok(v.ok, v.ok ? '' : v.reason);
   const f2 = await makeChainWithoutGenesis(new MemoryStore());
-  await assert.rejects(f2.installSnapshot(v.block, entries.map(([k, val]) => [k, parseHex(val)!] as const)), /hash to state root/);
+  await assert.rejects(f2.snapshots.installSnapshot(v.block, entries.map(([k, val]) => [k, parseHex(val)!] as const)), /hash to state root/);
 });
 
 test("block h's header must hash to the block's hash and belong to the chain", async () => {

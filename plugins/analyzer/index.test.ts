@@ -35,13 +35,13 @@ let clock = 1_700_000_000_000;
 const opDeploy = (w: Wallet, bytes: Uint8Array) => signOperation(w, { kind: 'deploy', actor: w.address, target: DEPLOY_ADDRESS, nonce: ++clock, body: { owner: w.address, bytecode_hex: toHex(bytes), gas_limit: DEPLOY_GAS } });
 
 async function receipt(f: Fixture, hash: string): Promise<Receipt> {
-  const st = await f.chain.store.getTx(hash);
+  const st = await f.chain.queries.getTx(hash);
   assert.ok(st);
   return st.receipt;
 }
 
 const contractRecord = async (f: Fixture, address: string): Promise<Record<string, unknown> | undefined> => {
-  const raw = await f.chain.store.state.get(`contracts/contract/${address}`);
+  const raw = await f.chain.queries.state.get(`contracts/contract/${address}`);
   return raw === undefined ? undefined : (JSON.parse(new TextDecoder().decode(raw)) as Record<string, unknown>);
 };
 

@@ -82,7 +82,7 @@ async function applied(f: Fixture, name: string, body: Record<string, unknown>):
   const r = await f.chain.admitOperation(name, body, {}, 0);
   const b = await f.block();
   assert.ok(b.tx_hashes.includes(r.tx_hash));
-  const rec = (await f.chain.store.getTx(r.tx_hash))!;
+  const rec = (await f.chain.queries.getTx(r.tx_hash))!;
   return { status: rec.receipt.status, error: rec.receipt.error };
 }
 
@@ -93,7 +93,7 @@ async function confirmed(f: Fixture, name: string, body: Record<string, unknown>
 
 /** Supply per asset and the exchange's ucoin, as decisions.md §62 states them, at the committed height. */
 async function conserved(f: Fixture, minted: ReadonlyMap<string, bigint>): Promise<void> {
-  const h = await assetHoldings(f.chain.store.state, EXCHANGE_ESCROW);
+  const h = await assetHoldings(f.chain.queries.state, EXCHANGE_ESCROW);
   assert.equal(h.openBatches, 0, 'no batch is open at a committed height');
   for (const [id, a] of h.assets) {
     assert.equal(a.held, a.supply, `asset ${id}: main + exchange balances + reserves = supply`);
@@ -102,7 +102,7 @@ async function conserved(f: Fixture, minted: ReadonlyMap<string, bigint>): Promi
   assert.equal(h.escrowBalance, h.exchangeUcoin, 'the escrow holds exactly the exchange\'s ucoin');
   // The coin: the escrow is an account, so balances (with it) and everything burned (issue fees,
   // ucoin protocol fees, operation fees) are the genesis supply to the ucoin.
-  const coins = await heldSupply(f.chain.store.state);
+  const coins = await heldSupply(f.chain.queries.state);
   assert.equal(coins.total + f.chain.head.total_burned, GENESIS_COINS, 'coin supply conserved: balances + burned = genesis');
 }
 
@@ -114,7 +114,7 @@ test('issue burns asset_issue_fee beside the operation fee; reissue mints within
   const before = (await f.account(alice.address)).balance;
   const r = await f.chain.admitOperation('issue_asset', op(alice, 'issue_asset', issueBody('GOLD')), {}, 0);
   const b = await f.block();
-  const rec = (await f.chain.store.getTx(r.tx_hash))!;
+  const rec = (await f.chain.queries.getTx(r.tx_hash))!;
   assert.equal(rec.receipt.status, 'confirmed', rec.receipt.error ?? '');
   assert.equal((await f.account(alice.address)).balance, before - 10n * COIN - rec.receipt.fee, 'the issue fee and the operation fee, nothing else');
   assert.equal(b.fees_burned, 10n * COIN + rec.receipt.fee_burned, 'the issue fee is in the block\'s fees_burned');
@@ -126,7 +126,7 @@ test('issue burns asset_issue_fee beside the operation fee; reissue mints within
   const mid = (await f.account(alice.address)).balance;
   const r2 = await f.chain.admitOperation('issue_asset', op(alice, 'issue_asset', issueBody('GOLD', { initial: 500_000_000, issue_nonce: 99 })), {}, 0);
   await f.block();
-  const rec2 = (await f.chain.store.getTx(r2.tx_hash))!;
+  const rec2 = (await f.chain.queries.getTx(r2.tx_hash))!;
   assert.equal(rec2.receipt.status, 'confirmed', rec2.receipt.error ?? '');
   assert.equal((await f.account(alice.address)).balance, mid - rec2.receipt.fee);
   minted.set(gold, 1_500_000_000n);
@@ -167,12 +167,12 @@ const text = (raw: Uint8Array | undefined): string | undefined => (raw === undef
 
 /** An exchange balance as committed state has it. */
 async function xbal(f: Fixture, address: string, asset: string): Promise<bigint> {
-  return BigInt(text(await f.chain.store.state.get(`assets/xbalance/${address}/${asset}`)) ?? '0');
+  return BigInt(text(await f.chain.queries.state.get(`assets/xbalance/${address}/${asset}`)) ?? '0');
 }
 
 /** A pool record as committed state has it, amounts as bigints. */
 async function poolAt(f: Fixture, id: string): Promise<{ reserve_x: bigint; reserve_y: bigint; total_shares: bigint; last_batch: Record<string, unknown> | null }> {
-  const raw = text(await f.chain.store.state.get(`assets/pool/${id}`));
+  const raw = text(await f.chain.queries.state.get(`assets/pool/${id}`));
   assert.ok(raw !== undefined, `pool ${id} exists`);
   return JSON.parse(raw, (_k, v: unknown) => (v !== null && typeof v === 'object' && '$big' in v ? BigInt((v as { $big: string }).$big) : v)) as never;
 }
@@ -220,7 +220,7 @@ test('swaps of one block clear at one price: opposite swaps, an unmet min_out dr
   const alone = clearBatch(99, 1_000_000n, 2_000_000n, [{ side: 'y', amountIn: 10_000n, minOut: 0n, deadlineHeight: 1_000, ...swapFees(10_000n, 30n, 5n) }]);
   const r0 = await f.chain.admitOperation('swap', op(carol, 'swap', { pool_id: pool, asset_in: 'ucoin', amount_in: 10_000, min_out: 0, deadline_height: 1_000 }), {}, 0);
   await f.block();
-  assert.equal((await f.chain.store.getTx(r0.tx_hash))!.receipt.status, 'confirmed');
+  assert.equal((await f.chain.queries.getTx(r0.tx_hash))!.receipt.status, 'confirmed');
   assert.equal(await xbal(f, carol.address, gold), (alone.outcomes[0] as { amountOut: bigint }).amountOut);
   let p = await poolAt(f, pool);
   assert.deepEqual([p.reserve_x, p.reserve_y], [alone.reserveX, alone.reserveY]);
@@ -246,11 +246,11 @@ test('swaps of one block clear at one price: opposite swaps, an unmet min_out dr
   assert.equal(await xbal(f, bob.address, gold), before[1]! + (f2.net * den) / num);
   assert.equal(await xbal(f, carol.address, 'ucoin'), before[2]!, 'carol\'s 2 000 came back whole (escrowed in the block, refunded at its end)');
   assert.deepEqual([p.reserve_x, p.reserve_y], [X + f1.net + f1.lpFee - (f2.net * den) / num, Y + f2.net + f2.lpFee - (f1.net * num) / den]);
-  const a = (await assetHoldings(f.chain.store.state, EXCHANGE_ESCROW)).assets.get(gold)!;
+  const a = (await assetHoldings(f.chain.queries.state, EXCHANGE_ESCROW)).assets.get(gold)!;
   assert.equal(a.burned, f1.protocolFee, 'the GOLD protocol fee is burned');
   // The block burns its operation fees and the ucoin protocol fee of bob's swap, nothing else.
   let opFeesBurned = 0n;
-  for (const h of b.tx_hashes) opFeesBurned += (await f.chain.store.getTx(h))!.receipt.fee_burned;
+  for (const h of b.tx_hashes) opFeesBurned += (await f.chain.queries.getTx(h))!.receipt.fee_burned;
   assert.equal(b.tx_hashes.length, 3);
   assert.equal(b.fees_burned, opFeesBurned + f2.protocolFee, 'the ucoin protocol fee is in the block\'s fees_burned');
   await conserved(f, minted);
@@ -295,7 +295,7 @@ test('refusals at admission with the statuses of §62 and a message naming the r
   /** Every balance, position, pool and asset record and account the refusals could touch. */
   const snapshot = async () => ({
     accounts: await Promise.all(addresses.map(async (a) => (await f.account(a)).balance)),
-    holdings: await assetHoldings(f.chain.store.state, EXCHANGE_ESCROW),
+    holdings: await assetHoldings(f.chain.queries.state, EXCHANGE_ESCROW),
     exchange: await Promise.all(addresses.flatMap((a) => [gold, silv, 'ucoin'].map((id) => xbal(f, a, id)))),
     pool: await poolAt(f, pool),
   });
@@ -370,10 +370,10 @@ test('a proposer that skips checkTx: a swap past its deadline is refunded, one a
   const carolBefore = await xbal(f, carol.address, 'ucoin');
   const b = await f.block();
   assert.ok(b.tx_hashes.includes(late.hash) && b.tx_hashes.includes(tooMuch.hash));
-  assert.equal((await f.chain.store.getTx(late.hash))!.receipt.status, 'confirmed');
+  assert.equal((await f.chain.queries.getTx(late.hash))!.receipt.status, 'confirmed');
   assert.equal(await xbal(f, bob.address, gold), goldBefore, 'refunded whole for deadline');
   assert.deepEqual((await poolAt(f, pool)).last_batch, { height: b.header.height, swaps: 1, filled: 0, refunded: 1, price_num: (await poolAt(f, pool)).reserve_y, price_den: (await poolAt(f, pool)).reserve_x });
-  const failed = (await f.chain.store.getTx(tooMuch.hash))!.receipt;
+  const failed = (await f.chain.queries.getTx(tooMuch.hash))!.receipt;
   assert.equal(failed.status, 'failed');
   assert.match(failed.error ?? '', /above the exchange balance/);
   assert.equal(await xbal(f, carol.address, 'ucoin'), carolBefore, 'nothing moved but the fee');

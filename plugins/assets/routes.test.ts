@@ -52,7 +52,7 @@ async function status(path: string, params: Record<string, string> = {}, query =
 async function committed(name: string, body: Record<string, unknown>): Promise<{ hash: string; height: number }> {
   const r = await f.chain.admitOperation(name, body, {}, 0);
   const b = await f.block();
-  const rec = (await f.chain.store.getTx(r.tx_hash))!;
+  const rec = (await f.chain.queries.getTx(r.tx_hash))!;
   assert.equal(rec.receipt.status, 'confirmed', `${name}: ${rec.receipt.error ?? ''}`);
   return { hash: r.tx_hash, height: b.header.height };
 }

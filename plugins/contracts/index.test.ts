@@ -26,7 +26,7 @@ const nonceOf = async (f: Fixture, w: Wallet): Promise<number> => Number((await 
 const plain = async (f: Fixture, w: Wallet, to: string, data: string, extra: { value?: number; gas_limit?: number } = {}) => signTransfer(w, { to, value: extra.value ?? 0, nonce: await nonceOf(f, w), data, ...(extra.gas_limit !== undefined ? { gas_limit: extra.gas_limit } : {}) });
 
 async function receipt(f: Fixture, hash: string): Promise<Receipt> {
-  const st = await f.chain.store.getTx(hash);
+  const st = await f.chain.queries.getTx(hash);
   assert.ok(st);
   return st.receipt;
 }
@@ -44,7 +44,7 @@ test('a deploy with init_args and calls in blocks: the address of decisions.md Â
   const b = await f.block();
   assert.equal((await receipt(f, deploy.tx_hash)).status, 'confirmed');
   const token = contractAddress(alice.address, deploy.tx_hash);
-  const events = await f.chain.store.getTxEvents(b.header.height, deploy.tx_hash);
+  const events = await f.chain.queries.getTxEvents(b.header.height, deploy.tx_hash);
   assert.deepEqual(events.filter((e) => e.type === 'contract_deployed').map((e) => e.data.address), [token]);
   assert.deepEqual(events.filter((e) => e.type === 'contract_event').map((e) => e.data.data), [{ from: null, to: alice.address, amount: '1000' }], 'total_supply 10 with 2 decimals');
 
@@ -53,7 +53,7 @@ test('a deploy with init_args and calls in blocks: the address of decisions.md Â
   const b2 = await f.block();
   const r = await receipt(f, refused.tx_hash);
   assert.equal(r.status, 'confirmed');
-  const called = (await f.chain.store.getTxEvents(b2.header.height, refused.tx_hash)).find((e) => e.type === 'contract_called')!;
+  const called = (await f.chain.queries.getTxEvents(b2.header.height, refused.tx_hash)).find((e) => e.type === 'contract_called')!;
   assert.equal(called.data.return_data, '{"error":"only the owner may mint"}');
   assert.equal((await f.account(token)).balance, 5n, 'the value was credited after the call succeeded');
   assert.equal((await f.account(bob.address)).balance, before - 5n - r.fee);
@@ -71,7 +71,7 @@ test('past admission: a float contract deploys nothing, a call with unreadable d
   assert.match(fr.error!, /floating-point/);
   const metering = deployMeteringFuel(checkCodeShape(wat(HOSTILE_WAT.float)));
   assert.equal(fr.gas, Math.max(50, Math.ceil(Number(metering + BigInt(DEPLOY_FUEL.perByte * wat(HOSTILE_WAT.float).length)) / 20_000)), 'refused bytes pay for the metering they took');
-  assert.equal(await f.chain.store.state.get(`contracts/contract/${contractAddress(alice.address, float)}`), undefined);
+  assert.equal(await f.chain.queries.state.get(`contracts/contract/${contractAddress(alice.address, float)}`), undefined);
 
   const loopDeploy = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
@@ -130,7 +130,7 @@ test('a dry run may not ask for more gas than a block holds: an unsigned request
   const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.infiniteLoop)) }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const loop = contractAddress(alice.address, deployed.tx_hash);
-  const state = f.chain.store.state;
+  const state = f.chain.queries.state;
   const store: ReadonlyStore = {
     namespace: 'contracts',
     get: (k) => state.get(`contracts/${k}`),
@@ -140,7 +140,7 @@ test('a dry run may not ask for more gas than a block holds: an unsigned request
     },
     scan: () => Promise.resolve([]),
   };
-  const ctx = { height: f.chain.store.head.height, params: f.params.reader(state), store };
+  const ctx = { height: f.chain.queries.head.height, params: f.params.reader(state), store };
   const data = JSON.stringify({ function: 'spin', args: {} });
   const max = Number(await ctx.params.get('max_block_gas'));
   await assert.rejects(dryRun(inThreadRuntime(new Vm()), ctx, 0, loop, data, '', max + 1), (e: unknown) => isChainError(e) && e.status === 400 && /above max_block_gas/.test(e.message));
@@ -171,18 +171,18 @@ test('past admission, a call whose attached value the sender no longer has is re
 
 test('a deploy keeps its instrumented code in the node-local index: after the compiled cache is cleared a call compiles it from there, with the same gas', async () => {
   const services: { chain?: Fixture['chain']; index?: (p: string) => IndexReader } = {};
-  services.index = (p) => services.chain!.store.pluginIndex(p);
+  services.index = (p) => services.chain!.queries.pluginIndex(p);
   const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], services, accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
   // In this thread, to see the VM's caches and count its metering passes.
   const vm = new Vm();
-  vm.useStore({ load: (k) => readMetered(f.chain.store.pluginIndex('contracts'), k) });
+  vm.useStore({ load: (k) => readMetered(f.chain.queries.pluginIndex('contracts'), k) });
   useContractRuntimes({ blocks: inThreadRuntime(vm), offchain: inThreadRuntime(vm) });
   const code = wat(HOSTILE_WAT.cpuHeavy);
   const deployed = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(code) }), { gas_limit: DEPLOY_GAS }), 0);
   await f.block();
   const heavy = contractAddress(alice.address, deployed.tx_hash);
   const key = meteredKey(sha3Hex0x(code), { maxPages: 16, maxStack: 4096 });
-  const stored = await readMetered(f.chain.store.pluginIndex('contracts'), key);
+  const stored = await readMetered(f.chain.queries.pluginIndex('contracts'), key);
   assert.ok(stored, 'the deploy wrote the instrumented module to the index');
   const fresh = new Vm();
   await fresh.ready();
@@ -206,7 +206,7 @@ test('the events and token-transfers routes read one page of the index (at most 
   const walked: number[] = [];
   const services: { chain?: Fixture['chain']; index?: (p: string) => IndexReader } = {};
   services.index = (p) => {
-    const r = services.chain!.store.pluginIndex(p);
+    const r = services.chain!.queries.pluginIndex(p);
     return { ...r, scan: async (prefix, options) => { const rows = await r.scan(prefix, options); walked.push(rows.length); return rows; } };
   };
   const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], services, accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }] });
@@ -287,7 +287,7 @@ test('a contract may write a storage key of zero bytes and name a callee that is
   const written = await f.chain.admit(await plain(f, bob, deployed[0]!, JSON.stringify({ function: 'go', args: {} }), { gas_limit: 200 }), 0);
   await f.block();
   assert.equal((await receipt(f, written.tx_hash)).status, 'confirmed');
-  assert.deepEqual(await f.chain.store.state.get(`contracts/kv/${deployed[0]}/`), new TextEncoder().encode('nope'), 'the empty key holds the four bytes');
+  assert.deepEqual(await f.chain.queries.state.get(`contracts/kv/${deployed[0]}/`), new TextEncoder().encode('nope'), 'the empty key holds the four bytes');
   const called = await f.chain.admit(await plain(f, bob, deployed[1]!, JSON.stringify({ function: 'go', args: {} }), { gas_limit: 200 }), 0);
   await f.block();
   const r = await receipt(f, called.tx_hash);

@@ -38,7 +38,7 @@ const deployTx = async (f: Fixture, w: Wallet, fields: Record<string, unknown>, 
 const status = (code: number, re?: RegExp) => (e: unknown) => isChainError(e) && e.status === code && (re === undefined || re.test(e.message));
 
 async function receipt(f: Fixture, hash: string): Promise<Receipt> {
-  const st = await f.chain.store.getTx(hash);
+  const st = await f.chain.queries.getTx(hash);
   assert.ok(st);
   return st.receipt;
 }
@@ -100,7 +100,7 @@ test('a deploy naming a template pays its fee to the author\'s owner exactly (wh
   assert.deepEqual([t.uses, t.earned, t.earned_human], [1, BigInt(FEE), '1.234567 COIN']);
   const view = await kernelRoutes(f)('/api/v1/transactions/:hash', { hash: ok.tx_hash });
   assert.deepEqual([view.template_fee, view.template_fee_human], [BigInt(FEE), '1.234567 COIN'], 'a plain-transaction deploy shows the fee too');
-  const rec = await f.chain.store.state.get(`contracts/contract/${contractAddress(alice.address, ok.tx_hash)}`);
+  const rec = await f.chain.queries.state.get(`contracts/contract/${contractAddress(alice.address, ok.tx_hash)}`);
   assert.equal((JSON.parse(new TextDecoder().decode(rec!)) as { template: string }).template, id);
 
   // Bytes differing from the template's: 400; unknown template 404.

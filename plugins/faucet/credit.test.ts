@@ -34,7 +34,7 @@ test('a faucet credit that steals an address fails in a block whose proposer ski
   const theft = f.chain.rebuildTx('system', body(attacker), 0n, 0);
   f.chain.mempool.add(theft);
   await f.block();
-  const stored = await f.chain.store.getTx(theft.hash);
+  const stored = await f.chain.queries.getTx(theft.hash);
   assert.equal(stored?.receipt.status, 'failed');
   assert.match(stored?.receipt.error ?? '', /derived from another public key/);
   assert.equal((await f.account(owner.address)).public_key, undefined, 'no key was bound');
@@ -42,7 +42,7 @@ test('a faucet credit that steals an address fails in a block whose proposer ski
 
   const tx = await f.chain.admitSystem(FAUCET_TX, FAUCET_SENDER, owner.address, 5n, { address: owner.address, public_key: owner.publicKeyHex, amount: 5, requested_at: 2 }, 2);
   await f.block();
-  assert.equal((await f.chain.store.getTx(tx.hash))?.receipt.status, 'confirmed');
+  assert.equal((await f.chain.queries.getTx(tx.hash))?.receipt.status, 'confirmed');
   assert.equal((await f.account(owner.address)).balance, 5n);
   assert.equal((await f.account(owner.address)).public_key, owner.publicKeyHex);
 });

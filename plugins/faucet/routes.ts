@@ -1,12 +1,14 @@
 import { badRequest, defineRoute, deriveAddress, forbidden, formatCoin, isValidMnemonic, seedFromMnemonic, TEST_NETWORK_ONLY, toHex, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
-import { DeriveAnswerSchema, DeriveRequestSchema, FaucetAnswerSchema, FaucetRequestSchema } from './schemas.js';
+import { DeriveAnswerSchema, DeriveRequestSchema, FaucetAnswerSchema, FaucetIgnoredFields, FaucetRequestSchema } from './schemas.js';
 import { FAUCET_SENDER, FAUCET_TX, checkCredit } from './credit.js';
 
 export const faucetRoute = defineRoute({
   method: 'POST',
   path: TEST_NETWORK_ONLY.faucet.path,
   summary: 'queues a credit of test coins to an address, binding its key when it has none (test networks only)',
+  description: 'an unsigned write: the signed fields a socket write method carries (signature, nonce) are accepted when well typed and ignored',
   body: FaucetRequestSchema,
+  ignoredBodyFields: FaucetIgnoredFields,
   responses: {
     200: FaucetAnswerSchema,
     400: 'not a chain address, not a 3 904-hex-digit lowercase key, an amount outside 1..max_amount, or a key the faucet may not bind to that address',

@@ -11,21 +11,29 @@ export const FaucetOptionsSchema = Type.Object(
 );
 
 /**
- * `POST /api/v1/faucet` and the socket method `faucet`. Socket write methods carry `signature`,
- * `public_key` and `nonce` inside params (part 2, Client messages), and a client may send the
- * same over REST: `signature` and `nonce` are accepted when well typed and ignored (the faucet
- * signs nothing; the credit binds `public_key`). Any other field is refused.
+ * `POST /api/v1/faucet` and the socket method `faucet`: part 1's body. Any other field is refused,
+ * but for those of FaucetIgnoredFields.
  */
 export const FaucetRequestSchema = Type.Object(
   {
     address: Type.String({ minLength: 1, description: 'the address to credit' }),
     public_key: Type.String({ minLength: 1, description: 'hex ML-DSA-65 public key, bound to the address when it has none' }),
     amount: Type.Optional(Type.Integer({ minimum: 1, description: 'ucoin; the node\'s default_amount when absent' })),
-    signature: Type.Optional(Type.String({ description: 'accepted and ignored (socket write methods carry one)' })),
-    nonce: Type.Optional(Type.Integer({ minimum: 0, description: 'accepted and ignored' })),
   },
   { additionalProperties: false },
 );
+
+/**
+ * Socket write methods carry `signature`, `public_key` and `nonce` inside params (part 2, Client
+ * messages), and a REST client may send the same. The faucet is an unsigned write (decisions.md
+ * §76): `signature` and `nonce` are accepted when well typed and ignored (the credit binds
+ * `public_key`), and left out of its API reference, which lists a signed body's 401 and
+ * `x-signs-for` (§87).
+ */
+export const FaucetIgnoredFields = Type.Object({
+  signature: Type.Optional(Type.String()),
+  nonce: Type.Optional(Type.Integer({ minimum: 0 })),
+});
 
 export const FaucetAnswerSchema = Type.Object({
   success: Type.Literal(true),

@@ -70,7 +70,7 @@ export function registerAiRoutes(routes: RouteTable, s: GatewayServices, ai: Pic
     s.metrics.proxied.inc({ route: AI_ROUTES.attest.path, status: String(a.status) });
     if (isAnalyzerMissing(a)) throw unavailable('contract attestation is not enabled on this network', 'no node of this network serves POST /api/v1/contracts/attest');
     return passThrough(a);
-  });
+  }, { tag: 'analyzer' }); // the analyzer plugin's route on a node (decisions.md §87 tags)
 
   routes.serve(AI_ROUTES.assistantHealth, () => ({ enabled: s.config.assistantEnabled, model: ASSISTANT_MODEL, documents: ai.docs?.documents ?? 0 }));
 

@@ -15,7 +15,7 @@ const CORE_METHOD_PARAMS: Readonly<Record<string, readonly string[]>> = {
   get_proposal: ['id'],
   get_validators: ['limit', 'offset', 'page'],
   get_validator: ['address'],
-  faucet: ['address', 'amount'],
+  faucet: ['address', 'public_key', 'amount'],
   get_oracle_log: ['model', 'kind', 'subject', 'limit', 'offset', 'page'],
   get_oracle_entry: ['id'],
   get_model_registry: ['limit', 'offset', 'page'],

@@ -1,4 +1,4 @@
-import { actorFieldOf, isAddress, groupRouteOperations, notFound, operationRouteGroups, selectOperation, signsForOf, valueFieldOf, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { actorFieldOf, defaultMember, isAddress, groupRouteOperations, notFound, operationRouteGroups, selectOperation, signsForOf, valueFieldOf, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { resultOf, type NodeAnswer } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
@@ -8,6 +8,8 @@ import { homeShard } from './plugin-reads.js';
 /** What the gateway needs of an operation to forward it and announce the forward. */
 export interface ForwardedOperation {
   readonly name: string;
+  /** The plugin that declares it: its routes' tag in the API reference, as on a node (decisions.md §87). */
+  readonly plugin: string;
   /** The routes the gateway serves: the operation's routes without the `nodeOnly` ones. */
   readonly routes: readonly OperationRoute[];
   /** Its routes part 1 marks Node only: answered 404 here, never forwarded. */
@@ -29,9 +31,10 @@ export interface ForwardedOperation {
   signsFor(body: Record<string, unknown>): string | undefined;
 }
 
-function forwardedOperation(op: OperationSpec, shardParam: string | undefined): ForwardedOperation {
+function forwardedOperation(plugin: string, op: OperationSpec, shardParam: string | undefined): ForwardedOperation {
   return {
     name: op.name,
+    plugin,
     routes: op.routes.filter((r) => r.nodeOnly !== true),
     nodeOnlyRoutes: op.routes.filter((r) => r.nodeOnly === true),
     socketMethod: op.socketMethod,
@@ -55,7 +58,7 @@ function forwardedOperation(op: OperationSpec, shardParam: string | undefined): 
  */
 export function forwardedOperations(catalogue: ReadonlyMap<string, PluginDefinition<unknown, unknown>>): ForwardedOperation[] {
   const out: ForwardedOperation[] = [];
-  for (const def of catalogue.values()) for (const op of def.operations ?? []) out.push(forwardedOperation(op, def.shardParam));
+  for (const def of catalogue.values()) for (const op of def.operations ?? []) out.push(forwardedOperation(def.name, op, def.shardParam));
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
@@ -107,7 +110,7 @@ export function registerOperationRoutes(routes: RouteTable, s: GatewayServices):
       const answer = await forward(s, op, route, req.params, req.body, req.bodyText);
       s.metrics.proxied.inc({ route: group.path, status: String(answer.status) });
       return passThrough(answer);
-    }, groupRouteOperations(group));
+    }, { ...groupRouteOperations(group), tag: defaultMember(group).op.plugin });
   }
 }
 

@@ -73,13 +73,14 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
       throw e;
     }
   };
-  const served = (method: HttpMethod, path: string, handler: RpcHandler, declared: DeclaredRoute | undefined): void => {
-    if (declared === undefined) routes.add(method, path, handler);
-    else routes.serve(method === 'GET' ? declared : bodyLeftToNode(declared), (req) => handler(req.raw));
+  // Tagged in the API reference with whoever serves the route on a node (decisions.md §87).
+  const served = (method: HttpMethod, path: string, handler: RpcHandler, declared: DeclaredRoute | undefined, tag: string): void => {
+    if (declared === undefined) routes.add(method, path, handler, { tag });
+    else routes.serve(method === 'GET' ? declared : bodyLeftToNode(declared), (req) => handler(req.raw), { tag });
   };
 
   const kernel = new Map<string, DeclaredRoute>(Object.values(KERNEL_ROUTES).map((r) => [`${r.method} ${r.path}`, r as unknown as DeclaredRoute]));
-  for (const path of PROXIED_GETS) served('GET', path, counted(path, (req) => s.reads.get(upstreamRead(path, req))), kernel.get(`GET ${path}`));
+  for (const path of PROXIED_GETS) served('GET', path, counted(path, (req) => s.reads.get(upstreamRead(path, req))), kernel.get(`GET ${path}`), 'kernel');
 
   // The faucet goes through the gateway's cooldown and FAUCET_AMOUNT cap (submissions.ts).
   const faucet = counted(FAUCET_PATH, (req) => s.submissions.faucet(req.body, req.ip));
@@ -95,11 +96,11 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
     });
   };
   // The routes state plugins list in their definitions, to the shard of a plugin that keeps its records on one.
-  for (const { route, shardParam } of s.pluginRoutes) served(route.method, route.path, forward(route.method, route.path, shardParam, route), route);
-  if (!routes.has('POST', FAUCET_PATH)) routes.post(FAUCET_PATH, faucet);
+  for (const { plugin, route, shardParam } of s.pluginRoutes) served(route.method, route.path, forward(route.method, route.path, shardParam, route), route, plugin);
+  if (!routes.has('POST', FAUCET_PATH)) routes.add('POST', FAUCET_PATH, faucet, { tag: 'faucet' });
 
   const submit = counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText));
-  routes.serve(KERNEL_ROUTES.submit, (req) => submit(req.raw));
+  routes.serve(KERNEL_ROUTES.submit, (req) => submit(req.raw), { tag: 'kernel' });
 
   // The contract audit and the other AI routes: ai-routes.ts.
 }

@@ -6,15 +6,21 @@ import { NetworkSummary } from './network-summary.js';
 import { shardsOverview } from './shards.js';
 import { GATEWAY_ROUTES } from './declarations.js';
 
-/** The gateway's own endpoints: /health, /metrics, latest block, network summary. */
+/**
+ * The gateway's own endpoints: /health, /metrics, latest block, network summary. Those every
+ * process serves (health, metrics, shards) keep the node's tag, `kernel`, in the API reference
+ * (decisions.md §87), so a client groups them alike in both documents.
+ */
+const KERNEL_TAG = { tag: 'kernel' } as const;
+
 export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: () => Promise<{ healthy: boolean; body: Record<string, unknown> }>, aiFigures: () => Promise<Record<string, unknown>>, wasmVersion: string | null): void {
   routes.serve(GATEWAY_ROUTES.health, async () => {
     const h = await health();
     // 503 while no node answers, so a load balancer takes this gateway out of rotation.
     return reply(h.healthy ? 200 : 503, h.body);
-  });
+  }, KERNEL_TAG);
 
-  routes.serve(GATEWAY_ROUTES.metrics, async () => reply(200, await s.metrics.registry.metrics(), { contentType: s.metrics.registry.contentType }));
+  routes.serve(GATEWAY_ROUTES.metrics, async () => reply(200, await s.metrics.registry.metrics(), { contentType: s.metrics.registry.contentType }), KERNEL_TAG);
 
   routes.serve(GATEWAY_ROUTES.latestBlock, async () => {
     const list = await s.reads.get('/api/v1/blocks?limit=1');
@@ -28,7 +34,7 @@ export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, hea
   const summary = new NetworkSummary(s.config, s.reads, s.router, wasmVersion);
   routes.serve(GATEWAY_ROUTES.networkStatus, () => summary.current());
 
-  routes.serve(GATEWAY_ROUTES.shards, async () => passThrough(await shardsOverview(s.reads, s.router)));
+  routes.serve(GATEWAY_ROUTES.shards, async () => passThrough(await shardsOverview(s.reads, s.router)), KERNEL_TAG);
 
   // Status of AI models (part 1, gateway only): the registry's entries, the sentinel's switches
   // and the decision log's size, as the nodes hold them; the gateway's own AI figures (decisions.md §52).

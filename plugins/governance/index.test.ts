@@ -36,7 +36,7 @@ function op(w: Pick<Wallet, 'keys' | 'publicKeyHex'>, actor: string, body: Recor
 
 
 async function proposal(f: Fixture, id: number): Promise<Record<string, unknown>> {
-  const raw = await f.chain.store.state.get(`governance/proposal/${String(id).padStart(12, '0')}`);
+  const raw = await f.chain.queries.state.get(`governance/proposal/${String(id).padStart(12, '0')}`);
   assert.ok(raw, `proposal ${id} exists`);
   return JSON.parse(new TextDecoder().decode(raw)) as Record<string, unknown>;
 }
@@ -104,15 +104,15 @@ test('a PARAM_CHANGE passes and holds from the next height; out of range passes 
   const again = f.chain.rebuildTx('signed', f.operations.envelope('vote', op(validatorOwner, 'chain:v0.node', { voter: 'chain:v0.node', accept: false }), { id: '1' }), 1n, 0);
   f.chain.mempool.add(again);
   await f.block();
-  assert.equal((await f.chain.store.getTx(again.hash))?.receipt.status, 'failed');
+  assert.equal((await f.chain.queries.getTx(again.hash))?.receipt.status, 'failed');
   const end = created + 100;
   await blocksUntil(f, end - 1);
-  assert.equal(await f.chain.param('max_block_gas'), 10_000n);
+  assert.equal(await f.chain.queries.param('max_block_gas'), 10_000n);
   await blocksUntil(f, end);
   const passed = await proposal(f, 1);
   assert.equal(passed.status, 'passed');
   assert.equal(passed.applied, true);
-  assert.equal(await f.chain.param('max_block_gas'), 20_000n, 'the new value holds from the next height');
+  assert.equal(await f.chain.queries.param('max_block_gas'), 20_000n, 'the new value holds from the next height');
   const refusedChange = await proposal(f, 2);
   assert.equal(refusedChange.status, 'passed');
   assert.equal(refusedChange.applied, false);
@@ -131,7 +131,7 @@ test('a proposal short of quorum is rejected', async () => {
   const p = await proposal(f, 1);
   assert.equal(p.status, 'rejected');
   assert.equal(p.applied, null, 'a rejected proposal applies nothing');
-  assert.equal(await f.chain.param('max_block_gas'), 10_000n);
+  assert.equal(await f.chain.queries.param('max_block_gas'), 10_000n);
 });
 
 test('the quorum is measured against the self-stake when the proposal\'s block began: voting and then unstaking does not shrink it (decisions.md §98)', async () => {
@@ -178,7 +178,7 @@ test('plugin:<name> activates a state plugin at the agreed height, then retires 
   await blocksUntil(f, at - 1);
   await memo();
   await f.block();
-  assert.ok(await f.chain.store.state.get(`memo/memo/${alice.address}`), 'memo ran from its activation height');
+  assert.ok(await f.chain.queries.state.get(`memo/memo/${alice.address}`), 'memo ran from its activation height');
   const retireAt = f.chain.head.height + 1 + 100 + 3;
   await propose(f, validatorOwner, 'chain:v0.node', { kind: 'PARAM_CHANGE', payload: { param_key: 'plugin:memo', param_value: `retire@${retireAt}` } });
   const created2 = (await f.block()).header.height;
@@ -187,7 +187,7 @@ test('plugin:<name> activates a state plugin at the agreed height, then retires 
   assert.equal((await proposal(f, 2)).applied, true);
   assert.ok(created2 + 100 < retireAt);
   await refused(memo(), 403, /retired, not active/);
-  assert.ok(await f.chain.store.state.get(`memo/memo/${alice.address}`), 'a retired plugin\'s state stays');
+  assert.ok(await f.chain.queries.state.get(`memo/memo/${alice.address}`), 'a retired plugin\'s state stays');
 });
 
 test('a vote signed ch-tx-v3 must carry the proposal id in its body, where the signature covers it', async () => {
@@ -220,7 +220,7 @@ test('stake added after a proposal was created cannot vote on it: a top-up of an
   f.chain.mempool.add(injected);
   await castVote(f, alice, alice.address, 1, true);
   await f.block();
-  assert.equal((await f.chain.store.getTx(injected.hash))?.receipt.status, 'failed');
+  assert.equal((await f.chain.queries.getTx(injected.hash))?.receipt.status, 'failed');
   const p = await proposal(f, 1);
   assert.equal(p.votes, 1, 'only alice, whose stake did not change since the proposal');
   assert.deepEqual(p.yes_weight, { $big: String(MIN) });
@@ -237,7 +237,7 @@ test('the proposals list reads only its page: by id, or by status through the st
   await f.block();
   await blocksUntil(f, first + 100);
   // The governance namespace of committed state, counting the proposal records read.
-  const state = f.chain.store.state;
+  const state = f.chain.queries.state;
   let proposalsRead = 0;
   const counting = {
     namespace: 'governance',
@@ -274,7 +274,7 @@ test('a proposal\'s text is priced: base gas plus 1 per 10 bytes of title, descr
   const unstaked = inject(bob, bob.address);
   const skipped = inject(validatorOwner, 'chain:v0.node');
   await f.block();
-  const receipt = async (hash: string) => (await f.chain.store.getTx(hash))!.receipt;
+  const receipt = async (hash: string) => (await f.chain.queries.getTx(hash))!.receipt;
   const [s, l, u, k] = await Promise.all([small, large, unstaked, skipped].map(receipt));
   assert.deepEqual([2_048, 2_049, 2_058, 2_059].map((n) => proposalTextGas({ title: 'x'.repeat(n) })), [0, 1, 1, 2], 'the allowance, then 1 gas per 10 bytes rounded up');
   assert.equal(proposalTextGas({ title: 7, description: ['x'], payload: 'y'.repeat(9_000) }), 0, 'fields of another type count nothing (the rules refuse them)');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FIXTURE_CHAIN_ID, labelledWallet, makeChain, refused, signOperation, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { counterpartyHeader, ibcSigners, type CounterpartyHeader } from '../../test/helpers/ibc-chain.js';
+import { counterpartyHeader, ibcSigners, inboundTransfer, type CounterpartyHeader } from '../../test/helpers/ibc-chain.js';
 import { RouteTable, lightClient } from '../../kernel/sdk.js';
 import { ibcPlugin } from './index.js';
 import { channels, commitments, denoms, packets, receipts, vouchers } from './store.js';
@@ -33,7 +33,7 @@ function op(w: Wallet, kind: string, body: Record<string, unknown>, o: { version
 async function admit(f: Fixture, kind: string, body: Record<string, unknown>): Promise<string> {
   const r = await f.chain.admitOperation(kind, body, {}, 0);
   await f.block();
-  const stored = (await f.chain.store.getTx(r.tx_hash))!;
+  const stored = (await f.chain.queries.getTx(r.tx_hash))!;
   assert.equal(stored.receipt.status, 'confirmed', `${kind}: ${stored.receipt.error ?? ''}`);
   return r.tx_hash;
 }
@@ -43,7 +43,7 @@ async function injected(f: Fixture, kind: string, body: Record<string, unknown>)
   const tx = f.chain.rebuildTx('signed', f.operations.envelope(kind, body, {}), 1n, 0);
   f.chain.mempool.add(tx);
   await f.block();
-  const stored = await f.chain.store.getTx(tx.hash);
+  const stored = await f.chain.queries.getTx(tx.hash);
   return { status: stored!.receipt.status, error: stored!.receipt.error };
 }
 
@@ -76,12 +76,7 @@ async function connected(genesisParams: Record<string, string> = {}): Promise<Fi
 const headerWith = (height: number, records: Record<string, string>): Promise<CounterpartyHeader> => counterpartyHeader({ chainId: B, height, validators: SET, records });
 
 /** An inbound transfer's body fields and the counterparty's commitment of them. */
-function inbound(sequence: number, o: { denom?: string; amount?: number; receiver?: string; timeout?: number } = {}) {
-  const fields = { sender: 'cosmos1sender', receiver: o.receiver ?? alice.address, denom: o.denom ?? 'uatom', amount: o.amount ?? 5000, memo: '' };
-  const timeout = o.timeout ?? 1000;
-  const value = commitmentValue(timeout, transferText({ ...fields, amount: BigInt(fields.amount), channel: CH }));
-  return { body: { packet_id: `${B}/${CH}/${sequence}`, ...fields, timeout_height: timeout }, key: lightClient.ibcCommitmentKey(CH, sequence), value };
-}
+const inbound = (sequence: number, o: { denom?: string; amount?: number; receiver?: string; timeout?: number } = {}) => inboundTransfer({ ...o, counterparty: B, channel: CH, sequence, receiver: o.receiver ?? alice.address });
 
 async function updateClient(f: Fixture, h: CounterpartyHeader): Promise<void> {
   await admit(f, 'ibc_client_update', op(operator, 'ibc_client_update', { header: h.header }));
@@ -231,7 +226,7 @@ test('transfer → ack burns the escrow; the coin coming back is credited native
 
   const aliceBefore = await balance(f, alice.address);
   const txHash = await admit(f, 'ibc_transfer', op(alice, 'ibc_transfer', send));
-  const fee = (await f.chain.store.getTx(txHash))!.receipt.fee;
+  const fee = (await f.chain.queries.getTx(txHash))!.receipt.fee;
   assert.equal(await balance(f, alice.address), aliceBefore - 1000n - fee);
   assert.equal(await balance(f, escrow), 1000n);
   const sentAt = f.chain.head.height;
@@ -254,7 +249,7 @@ test('transfer → ack burns the escrow; the coin coming back is credited native
   await refused(f.chain.admitOperation('ibc_ack', op(operator, 'ibc_ack', { id: `${FIXTURE_CHAIN_ID}/${CH}/9`, proof_height: 30, proof: (await h.prove(receiptKey)).proof }), {}, 0), 404, /no outbound packet/);
   const burnedBefore = f.chain.head.total_burned;
   const ackHash = await admit(f, 'ibc_ack', op(operator, 'ibc_ack', { id, proof_height: 30, proof: (await h.prove(receiptKey)).proof }));
-  const ackFeeBurned = (await f.chain.store.getTx(ackHash))!.receipt.fee_burned;
+  const ackFeeBurned = (await f.chain.queries.getTx(ackHash))!.receipt.fee_burned;
   assert.equal(f.chain.head.total_burned - burnedBefore, 1000n + ackFeeBurned, 'the escrow is burned');
   assert.equal(await balance(f, escrow), 0n);
   assert.equal(await commitments.get(f.pluginState('ibc'), CH, 1), undefined, 'the commitment is deleted at the ack');
@@ -275,8 +270,8 @@ test('transfer → ack burns the escrow; the coin coming back is credited native
 
   // Supply to the ucoin: every balance (the escrow's included) plus every burn is genesis plus
   // the native coin that came back, which the channel's outstanding bounded.
-  const held = await heldSupply(f.chain.store.state);
-  const ibc = await ibcHoldings(f.chain.store.state);
+  const held = await heldSupply(f.chain.queries.state);
+  const ibc = await ibcHoldings(f.chain.queries.state);
   assert.equal(ibc.escrowAccounts, 0n);
   assert.equal(ibc.outstanding, 600n);
   assert.equal(held.total + f.chain.head.total_burned, 3n * START + 400n);
@@ -285,7 +280,7 @@ test('transfer → ack burns the escrow; the coin coming back is credited native
 
 /** Every voucher denom's supply is exactly what its holders (escrows included) hold. */
 async function assertVouchersBacked(f: Fixture): Promise<void> {
-  const ibc = await ibcHoldings(f.chain.store.state);
+  const ibc = await ibcHoldings(f.chain.queries.state);
   for (const [hash, supply] of ibc.voucherSupply) assert.equal(ibc.vouchersHeld.get(hash) ?? 0n, supply, `ibc/${hash}`);
   for (const hash of ibc.vouchersHeld.keys()) assert.ok(ibc.voucherSupply.has(hash), `vouchers of an unknown denom ${hash}`);
 }
@@ -295,7 +290,7 @@ test('timeout refunds only on proof of non-receipt with the counterparty client 
   const escrow = escrowAddress(CH);
   const aliceBefore = await balance(f, alice.address);
   const txHash = await admit(f, 'ibc_transfer', op(alice, 'ibc_transfer', { channel: CH, dest_chain: B, receiver: 'cosmos1bob', denom: 'ucoin', amount: 2500, memo: 'hi' }));
-  const fee = (await f.chain.store.getTx(txHash))!.receipt.fee;
+  const fee = (await f.chain.queries.getTx(txHash))!.receipt.fee;
   const timeout = f.chain.head.height + 3;
   const id = `${FIXTURE_CHAIN_ID}/${CH}/1`;
   const clientKey = lightClient.ibcClientHeightKey(FIXTURE_CHAIN_ID);
@@ -340,7 +335,7 @@ test('timeout refunds only on proof of non-receipt with the counterparty client 
   assert.equal(await vouchers.get(state, escrow, hash), undefined);
   assert.equal((await denoms.get(state, hash))!.supply, 600n, 'supply = minted less burned = what holders hold');
   await assertVouchersBacked(f);
-  const held = await heldSupply(f.chain.store.state);
+  const held = await heldSupply(f.chain.queries.state);
   assert.equal(held.total + f.chain.head.total_burned, 3n * START, 'a refund and voucher moves create and destroy no ucoin');
   const all = await packets.scan(state);
   assert.deepEqual(all.map((e) => e.value.status), ['timed_out', 'received', 'committed']);
@@ -369,7 +364,7 @@ test('attestations: an operator sends one on an attest channel (timestamp the bl
   await refused(f.chain.admitOperation('ibc_attest', op(operator, 'ibc_attest', { ...att, score: 101 }), {}, 0), 400, /score must be 0 to 100/);
   await refused(f.chain.admitOperation('ibc_transfer', op(alice, 'ibc_transfer', { channel: 'att', dest_chain: B, receiver: 'x', denom: 'ucoin', amount: 1 }), {}, 0), 400, /coins travel on a transfer channel/);
   await admit(f, 'ibc_attest', op(operator, 'ibc_attest', att));
-  const block = await f.chain.store.getBlock(f.chain.head.height);
+  const block = await f.chain.queries.getBlock(f.chain.head.height);
   const sent = (await packets.scan(f.pluginState('ibc'))).map((e) => e.value).find((p) => p.kind === 'attest')!;
   assert.equal(sent.timestamp, block!.header.timestamp);
   const text = `ch-ibc-attest-v1|${att.bytecode_hash}|42|analyzer-v1|${block!.header.timestamp}|${att.subject}`;

@@ -39,7 +39,7 @@ const signed = <B extends Record<string, unknown>>(w: Wallet, layout: (b: B, n: 
   return signOwnLayout(w, layout(body, BigInt(nonce)), body, nonce);
 };
 const transfer = async (f: Fixture, w: Wallet, from = owner.address) => signTransfer(w, { from, to: shop.address, value: 1, nonce: Number((await f.account(from)).nonce) + 1 });
-const keysOf = (f: Fixture, address: string) => listMainKeys(f.chain.store.state, address);
+const keysOf = (f: Fixture, address: string) => listMainKeys(f.chain.queries.state, address);
 
 test('rotation: the added key signs, the removed derived key is refused like any unknown key, version rises; the session keys it granted end for good', async () => {
   const f = await chain();
@@ -120,14 +120,14 @@ test('two scheduled recoveries: the cancelled one is taken off the due list, the
   for (const target of [owner.address, other.address]) {
     for (const g of [g1, g2]) await confirmed(f, 'recovery_approve', signed(g, identityMessages.approve, { guardian: g.address, target, request_id: 1 }));
   }
-  const due = async () => (JSON.parse(Buffer.from((await f.chain.store.state.get('identity/due')) ?? Buffer.from('{"entries":[]}')).toString()) as { entries: Array<{ target: string }> }).entries.map((e) => e.target);
+  const due = async () => (JSON.parse(Buffer.from((await f.chain.queries.state.get('identity/due')) ?? Buffer.from('{"entries":[]}')).toString()) as { entries: Array<{ target: string }> }).entries.map((e) => e.target);
   assert.deepEqual((await due()).sort(), [owner.address, other.address].sort());
   await confirmed(f, 'recovery_cancel', signed(owner, identityMessages.cancel, { owner: owner.address }));
   assert.deepEqual(await due(), [other.address]);
   for (let i = 0; i < 6; i++) await f.block();
   assert.deepEqual((await keysOf(f, owner.address)).keys, [], 'cancelled: the owner keeps its derived key');
   assert.deepEqual(await keysOf(f, other.address), { keys: [newOther.publicKeyHex], version: 1 });
-  assert.equal(await f.chain.store.state.get('identity/due'), undefined, 'nothing left scheduled');
+  assert.equal(await f.chain.queries.state.get('identity/due'), undefined, 'nothing left scheduled');
 });
 
 test('decisions.md §90: part 1\'s bodies succeed: requester left out is the signing key\'s address; a vote without request_id is verified against the open request, so one signed for an earlier request never counts for a later one, at admission or in a block', async () => {
@@ -139,7 +139,7 @@ test('decisions.md §90: part 1\'s bodies succeed: requester left out is the sig
     return signOwnLayout(w, identityMessages.request({ requester: w.address, target: owner.address, new_key: newKey }, BigInt(nonce)), { target: owner.address, new_key: newKey }, nonce);
   };
   await confirmed(f, 'recovery_request', asRequest(outsider, outsider.publicKeyHex));
-  const open = async () => JSON.parse(new TextDecoder().decode((await f.chain.store.state.get(`identity/request/${owner.address}`))!)) as { id: number; requester: string; approvals: string[] };
+  const open = async () => JSON.parse(new TextDecoder().decode((await f.chain.queries.state.get(`identity/request/${owner.address}`))!)) as { id: number; requester: string; approvals: string[] };
   assert.equal((await open()).requester, outsider.address);
   // approve: target, guardian, S; signed over the open request's id (1).
   const vote = (g: Wallet, id: number) => {
@@ -172,10 +172,10 @@ test('decisions.md §90: part 1\'s bodies succeed: requester left out is the sig
 test('guardian-of is counted per guardian as recoveries are set up and replaced, so a page is read without reading every entry', async () => {
   const f = await chain();
   const count = async (g: Wallet): Promise<number | undefined> => {
-    const raw = await f.chain.store.state.get(`identity/guards_count/${g.address}`);
+    const raw = await f.chain.queries.state.get(`identity/guards_count/${g.address}`);
     return raw === undefined ? undefined : (JSON.parse(new TextDecoder().decode(raw)) as number);
   };
-  const entries = async (g: Wallet): Promise<string[]> => (await f.chain.store.state.scan(`identity/guards/${g.address}/`)).map(([k]) => k.slice(`identity/guards/${g.address}/`.length));
+  const entries = async (g: Wallet): Promise<string[]> => (await f.chain.queries.state.scan(`identity/guards/${g.address}/`)).map(([k]) => k.slice(`identity/guards/${g.address}/`.length));
   await confirmed(f, 'recovery_setup', signed(owner, identityMessages.setup, { owner: owner.address, guardians: [g1.address, g2.address], threshold: 1, timelock: 5 }));
   await confirmed(f, 'recovery_setup', signed(outsider, identityMessages.setup, { owner: outsider.address, guardians: [g1.address], threshold: 1, timelock: 5 }));
   assert.deepEqual([await count(g1), await count(g2), (await entries(g1)).length], [2, 1, 2]);

@@ -28,7 +28,7 @@ async function injected(f: Fixture, name: string, body: Record<string, unknown>)
   const tx = f.chain.rebuildTx('signed', f.operations.envelope(name, body, {}), 1n, 0);
   f.chain.mempool.add(tx);
   await f.block();
-  const stored = await f.chain.store.getTx(tx.hash);
+  const stored = await f.chain.queries.getTx(tx.hash);
   return { status: stored!.receipt.status, error: stored!.receipt.error, fee: stored!.receipt.fee };
 }
 
@@ -41,7 +41,7 @@ test('a name costs price + fee, the price is burned and counted in fees_burned a
   const burnedBefore = f.chain.head.total_burned;
   const r = await f.chain.admitOperation('register_human', register(alice, 'alice'), {}, 0);
   const block = await f.block();
-  const stored = (await f.chain.store.getTx(r.tx_hash))!;
+  const stored = (await f.chain.queries.getTx(r.tx_hash))!;
   assert.equal(stored.receipt.status, 'confirmed', stored.receipt.error ?? '');
   const price = 80n * COIN; // 5 characters: 10 COIN × 2^3
   assert.equal((await f.account(alice.address)).balance, START - price - stored.receipt.fee, 'price + fee, exactly');
@@ -93,7 +93,7 @@ test('coins sent to a name reach its owner at apply time; a plain transaction fr
   const burnedBeforeMove = f.chain.head.total_burned;
   const r = await f.chain.admitOperation('transfer_nft', giveNft(alice, 'chain:alice-name.human', bob.address), {}, 0);
   await f.block();
-  const stored = (await f.chain.store.getTx(r.tx_hash))!;
+  const stored = (await f.chain.queries.getTx(r.tx_hash))!;
   assert.equal(stored.receipt.status, 'confirmed', stored.receipt.error ?? '');
   assert.equal(f.chain.head.total_burned - burnedBeforeMove, stored.receipt.fee_burned + NFT_TRANSFER_FEE, 'the NFT fee is burned');
   assert.equal((await f.account(alice.address)).balance, before - stored.receipt.fee - NFT_TRANSFER_FEE);
@@ -138,7 +138,7 @@ test('admission holds price + fee of a pending registration against the balance:
   // What is left beside the hold can still be spent.
   const small = await f.chain.admit(signTransfer(tight, { to: bob.address, value: 29, nonce: 1 }), 0);
   await f.block();
-  for (const h of [first.tx_hash, small.tx_hash]) assert.equal((await f.chain.store.getTx(h))!.receipt.status, 'confirmed');
+  for (const h of [first.tx_hash, small.tx_hash]) assert.equal((await f.chain.queries.getTx(h))!.receipt.status, 'confirmed');
   assert.equal((await f.account(tight.address)).balance, 0n);
   // A proposer that skips admission puts two registrations the balance covers only one of in one block.
   const g = await makeChain({ plugins: [namesPlugin], accounts: [{ address: tight.address, balance: price + 2n * fee + 50n }] });
@@ -147,7 +147,7 @@ test('admission holds price + fee of a pending registration against the balance:
   g.chain.mempool.add(a);
   g.chain.mempool.add(b);
   await g.block();
-  const [ra, rb] = await Promise.all([a, b].map(async (t) => (await g.chain.store.getTx(t.hash))!.receipt));
+  const [ra, rb] = await Promise.all([a, b].map(async (t) => (await g.chain.queries.getTx(t.hash))!.receipt));
   assert.equal(ra!.status, 'confirmed', ra!.error ?? '');
   assert.equal(rb!.status, 'failed');
   assert.match(rb!.error!, /insufficient balance/);

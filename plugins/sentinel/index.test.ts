@@ -34,7 +34,7 @@ function valueScoring(bp: bigint, balance: bigint, firstTransfer = true, burst =
 const nextNonce = async (f: Fixture, w: Wallet): Promise<number> => Number((await f.account(w.address)).nonce) + 1;
 const send = async (f: Fixture, from: Wallet, to: string, value: number) => f.chain.admit(signTransfer(from, { to, value, nonce: await nextNonce(f, from) }), 0);
 const receipt = async (f: Fixture, hash: string) => (await f.chain.lookupTx(hash))!.receipt!;
-const types = async (f: Fixture, height: number): Promise<string[]> => (await f.chain.store.getBlockEvents(height)).map((e) => e.type).filter((t) => t.startsWith('tx_'));
+const types = async (f: Fixture, height: number): Promise<string[]> => (await f.chain.queries.getBlockEvents(height)).map((e) => e.type).filter((t) => t.startsWith('tx_'));
 const held = (f: Fixture, owner: Wallet, hash: string, action: 'confirm' | 'cancel', signer: Wallet = owner) => {
   const nonce = ++clock;
   const body = { owner: owner.address, hash };
@@ -173,7 +173,7 @@ test('a session-key transfer from sentinel_agent_confirm_threshold needs the own
   assert.deepEqual([(r.held as Record<string, unknown>).reason, (r.held as Record<string, unknown>).releases], ['agent', 'owner_confirmation']);
   const b = (await f.block()).header.height;
   assert.deepEqual(await types(f, b), ['tx_anomaly', 'tx_held']);
-  const [ev] = (await f.chain.store.getBlockEvents(b)).filter((e) => e.type === 'tx_held');
+  const [ev] = (await f.chain.queries.getBlockEvents(b)).filter((e) => e.type === 'tx_held');
   assert.equal(ev!.data.needs_owner, true);
   // The same score signed by the main key is below the hold threshold (60): not held at all.
   const own = (await send(f, g, labelledWallet('sn-g-to2').address, valueScoring(5_700n, (await f.account(g.address)).balance, false, 1n))) as unknown as Record<string, unknown>;

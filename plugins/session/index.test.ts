@@ -150,7 +150,7 @@ test('what an operation really took is counted, whatever it declared: past the c
   assert.match(r.error!, /session spend cap exceeded: 600 of 1000 ucoin spent, 5000 more asked/);
   assert.equal((await f.account(owner.address)).balance, before - 20n, 'only the fee: the 5 000 came back with the rollback');
   assert.equal((await f.account(shop.address)).balance, 600n);
-  const list = (await f.chain.store.state.scan('session/grant/')).map(([, v]) => JSON.parse(new TextDecoder().decode(v)) as { spent: { $big: string } | number });
+  const list = (await f.chain.queries.state.scan('session/grant/')).map(([, v]) => JSON.parse(new TextDecoder().decode(v)) as { spent: { $big: string } | number });
   assert.deepEqual(list.map((g) => g.spent), [{ $big: '600' }]);
 });
 

@@ -112,9 +112,9 @@ test(`more eligible nodes than the kernel's bound (${MAX_VALIDATORS}): the set i
   for (let i = 0; i < MAX_VALIDATORS + 1; i++) await f.chain.admitOperation('register_node', registerOp(i), {}, 0);
   const b = await f.block();
   assert.equal(b.tx_hashes.length, MAX_VALIDATORS + 1);
-  const events = await f.chain.store.getBlockEvents(b.header.height);
+  const events = await f.chain.queries.getBlockEvents(b.header.height);
   assert.equal(events.filter((e) => e.type === 'validator_update_refused').length, 0, 'no batch refused');
-  const set = await f.chain.validatorSetAt(b.header.height + 2);
+  const set = await f.chain.queries.validatorSetAt(b.header.height + 2);
   assert.equal(set.length, MAX_VALIDATORS, `${4 + MAX_VALIDATORS + 1} eligible, ${MAX_VALIDATORS} in the set`);
   const ids = set.map((v) => v.address);
   for (const g of ['chain:v0.node', 'chain:v3.node', 'chain:n000.node', 'chain:n145.node']) assert.ok(ids.includes(g), g);
@@ -122,10 +122,10 @@ test(`more eligible nodes than the kernel's bound (${MAX_VALIDATORS}): the set i
   // One ucoin more ranks n150 above every min_stake tie: in, and the last of those ties (n145) out.
   await f.chain.admitOperation('stake', signOperation(owner, { actor: 'chain:n150.node', target: 'chain:system.stake', value: 1, nonce: ++clock, body: { address: 'chain:n150.node', amount: 1 } }), {}, 0);
   const b2 = await f.block();
-  const set2 = (await f.chain.validatorSetAt(b2.header.height + 2)).map((v) => v.address);
+  const set2 = (await f.chain.queries.validatorSetAt(b2.header.height + 2)).map((v) => v.address);
   assert.equal(set2.length, MAX_VALIDATORS);
   assert.ok(set2.includes('chain:n150.node') && !set2.includes('chain:n145.node'));
-  const updates = (await f.chain.store.getBlockEvents(b2.header.height)).find((e) => e.type === 'validator_update')!.data as { validators: Array<{ address: string; power: string }> };
+  const updates = (await f.chain.queries.getBlockEvents(b2.header.height)).find((e) => e.type === 'validator_update')!.data as { validators: Array<{ address: string; power: string }> };
   assert.deepEqual(updates.validators, [{ address: 'chain:n145.node', power: '0' }, { address: 'chain:n150.node', power: String(MIN + 1n) }], 'one in, one out: a batch of two');
 });
 
@@ -140,14 +140,14 @@ test('max_validators is a governance parameter from 4 to 150 (the kernel\'s boun
 
 test('a genesis validator\'s stake is locked until unbonding_blocks from genesis: refused at admission and in a block before, returned at that height', async () => {
   const f = await bigChain(4);
-  const stake = JSON.parse(new TextDecoder().decode((await f.chain.store.state.get('staking/stake/chain:v0.node'))!)) as { unlock_height: number };
+  const stake = JSON.parse(new TextDecoder().decode((await f.chain.queries.state.get('staking/stake/chain:v0.node'))!)) as { unlock_height: number };
   assert.equal(stake.unlock_height, 5);
   const unstake = () => signOperation(v0Owner, { actor: 'chain:v0.node', target: 'chain:system.stake', nonce: ++clock, body: { address: 'chain:v0.node' } });
   await refused(f.chain.admitOperation('unstake', unstake(), {}, 0), 400, /stake of chain:v0\.node is locked until height 5/);
   const early = f.chain.rebuildTx('signed', f.operations.envelope('unstake', unstake(), {}), 1n, 0);
   f.chain.mempool.add(early);
   await f.block();
-  const receipt = (await f.chain.store.getTx(early.hash))?.receipt;
+  const receipt = (await f.chain.queries.getTx(early.hash))?.receipt;
   assert.equal(receipt?.status, 'failed');
   assert.match(String(receipt?.error), /locked until height 5/);
   while (f.chain.head.height < 4) await f.block();
@@ -156,5 +156,5 @@ test('a genesis validator\'s stake is locked until unbonding_blocks from genesis
   const b = await f.block();
   assert.equal(b.header.height, 5);
   assert.ok((await f.account(v0Owner.address)).balance - before >= 10_000n * COIN - 50n, 'the genesis stake, to its owner');
-  assert.ok(!(await f.chain.validatorSetAt(7)).some((v) => v.address === 'chain:v0.node'), 'and no voting power left');
+  assert.ok(!(await f.chain.queries.validatorSetAt(7)).some((v) => v.address === 'chain:v0.node'), 'and no voting power left');
 });

@@ -17,6 +17,6 @@ test('staking switched on after genesis never removes validators it has no recor
   await f.block();
   await f.chain.admitOperation('register_node', signOperation(mallory, { actor: mallory.address, target: 'chain:system.node', nonce: 1_700_000_001_000, body: { name: 'evil', owner: mallory.address, consensus_public_key: mallory.publicKeyHex } }), {}, 0);
   await f.block();
-  const set = (await f.chain.validatorSetAt(f.chain.head.height + 2)).map((v) => [v.address, v.power]);
+  const set = (await f.chain.queries.validatorSetAt(f.chain.head.height + 2)).map((v) => [v.address, v.power]);
   assert.deepEqual(set, [['chain:evil.node', 10n * COIN], ['chain:v0.node', 10_000_000_000n]], 'the genesis validator keeps its power; the new node joins beside it');
 });

@@ -19,7 +19,7 @@ let clock = 1_760_000_000_000;
 
 /** Staking's namespace of committed state, as its routes read it. */
 function stakingState(f: Fixture): ReadonlyStore {
-  const state = f.chain.store.state;
+  const state = f.chain.queries.state;
   return {
     namespace: 'staking',
     get: (k: string) => state.get(`staking/${k}`),
@@ -77,7 +77,7 @@ test('two payouts to one staker in one block from one source are two records, ea
   assert.equal(v0Sum.total, v0.reduce((n, r) => n + r.amount, 0n));
   assert.equal((await f.account(v0Owner)).balance - ownerBefore, v0Sum.total, 'a node\'s records are credited to its owner (§30)');
   // The events: one reward_paid per record.
-  const paid = (await f.chain.store.getBlockEvents(4)).filter((e) => e.type === 'reward_paid');
+  const paid = (await f.chain.queries.getBlockEvents(4)).filter((e) => e.type === 'reward_paid');
   assert.equal(paid.length, 2 /* bob */ + 1 /* carol */ + 3 /* v0 */ + 2 /* v1: stake and bob's commission */);
 });
 
@@ -131,11 +131,11 @@ test('one offence per validator per height and round, whatever the vote types: a
     return f.chain.finalize(p);
   };
   const slashed = (MIN * 500n) / 10_000n;
-  const stakeOf = async () => BigInt((JSON.parse(new TextDecoder().decode((await f.chain.store.state.get('staking/stake/chain:v1.node'))!)) as { amount: { $big: string } }).amount.$big);
+  const stakeOf = async () => BigInt((JSON.parse(new TextDecoder().decode((await f.chain.queries.state.get('staking/stake/chain:v1.node'))!)) as { amount: { $big: string } }).amount.$big);
   // Both pieces in one block.
   const b = await block([prevotes, precommits]);
   assert.equal(await stakeOf(), 10_000n * COIN - slashed, 'slashed once');
-  const events = await f.chain.store.getBlockEvents(b.header.height);
+  const events = await f.chain.queries.getBlockEvents(b.header.height);
   assert.equal(events.filter((e) => e.type === 'evidence').length, 2, 'the kernel applied both pieces');
   assert.equal(events.filter((e) => e.type === 'validator_slashed').length, 1, 'one offence');
   // A piece of the same (height, round) in a later block changes nothing either.

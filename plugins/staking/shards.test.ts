@@ -31,7 +31,7 @@ const op = (target: string, body: Record<string, unknown>, value = 0) => signOpe
 test('a shard\'s active set is the .nodes it owns: staking counts nothing else (decisions.md §72)', async () => {
   const f = await shardZero();
   await f.block();
-  const next = await f.chain.validatorSetAt(f.chain.head.height + 2);
+  const next = await f.chain.queries.validatorSetAt(f.chain.head.height + 2);
   assert.deepEqual(next.filter((v) => v.power > 0n).map((v) => v.address), ['chain:v0.node'], 'chain:v1.node, owned by shard 1, has no power here');
 });
 
@@ -49,7 +49,7 @@ test('a .node another shard owns is not registered here, nor delegated to: 400 n
   await assert.rejects(f.chain.admitOperation('delegate', delegation, {}, 0), (e: unknown) => (e as { status: number; extra?: Record<string, unknown> }).status === 400 && (e as { extra?: Record<string, unknown> }).extra?.shard === 1);
   await register('alpha');
   await f.block();
-  assert.ok(await f.chain.store.state.get('staking/node/chain:alpha.node'), 'a .node of this shard is registered');
+  assert.ok(await f.chain.queries.state.get('staking/node/chain:alpha.node'), 'a .node of this shard is registered');
 });
 
 test('a proposer that skips admission cannot register another shard\'s .node: the check runs again in the block', async () => {
@@ -57,8 +57,8 @@ test('a proposer that skips admission cannot register another shard\'s .node: th
   const tx = f.chain.rebuildTx('signed', { ...op(NODE, { name: 'gamma', owner: owner.address }), _op: 'register_node' }, 1n, 0);
   f.chain.mempool.add(tx);
   await f.block();
-  const stored = await f.chain.store.getTx(tx.hash);
+  const stored = await f.chain.queries.getTx(tx.hash);
   assert.equal(stored?.receipt.status, 'failed');
   assert.match(stored?.receipt.error ?? '', /chain:gamma\.node belongs to shard 1/);
-  assert.equal(await f.chain.store.state.get('staking/node/chain:gamma.node'), undefined);
+  assert.equal(await f.chain.queries.state.get('staking/node/chain:gamma.node'), undefined);
 });

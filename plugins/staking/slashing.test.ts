@@ -26,13 +26,13 @@ test('double-sign evidence: 5 % of min_stake slashed, 1 % of it to the reporter 
   const slashed = 10n * COIN * 500n / 10_000n; // 500 000 ucoin
   const reward = slashed * 100n / 10_000n; // 5 000 ucoin
   assert.equal((await f.account(reporter)).balance, reward);
-  const stake = JSON.parse(new TextDecoder().decode((await f.chain.store.state.get('staking/stake/chain:v1.node'))!)) as { amount: { $big: string } };
+  const stake = JSON.parse(new TextDecoder().decode((await f.chain.queries.state.get('staking/stake/chain:v1.node'))!)) as { amount: { $big: string } };
   assert.equal(BigInt(stake.amount.$big), 10_000n * COIN - slashed);
-  assert.deepEqual((await f.chain.validatorSetAt(f.chain.head.height + 2)).map((v) => v.address), ['chain:v0.node'], 'jailed: voting power 0 (from the set-change delay on)');
-  const node = JSON.parse(new TextDecoder().decode((await f.chain.store.state.get('staking/node/chain:v1.node'))!)) as { jailed_until: number };
+  assert.deepEqual((await f.chain.queries.validatorSetAt(f.chain.head.height + 2)).map((v) => v.address), ['chain:v0.node'], 'jailed: voting power 0 (from the set-change delay on)');
+  const node = JSON.parse(new TextDecoder().decode((await f.chain.queries.state.get('staking/node/chain:v1.node'))!)) as { jailed_until: number };
   assert.equal(node.jailed_until, block.header.height + 3);
   while (f.chain.head.height < node.jailed_until) await f.block();
-  assert.deepEqual((await f.chain.validatorSetAt(f.chain.head.height + 2)).map((v) => [v.address, v.power]), [['chain:v0.node', 10_000n * COIN], ['chain:v1.node', 10_000n * COIN - slashed]], 'back after jail_blocks, its stake still above min_stake');
+  assert.deepEqual((await f.chain.queries.validatorSetAt(f.chain.head.height + 2)).map((v) => [v.address, v.power]), [['chain:v0.node', 10_000n * COIN], ['chain:v1.node', 10_000n * COIN - slashed]], 'back after jail_blocks, its stake still above min_stake');
 });
 
 async function slashChain(v1Stake: bigint, params: Record<string, string>) {
@@ -49,7 +49,7 @@ async function slashChain(v1Stake: bigint, params: Record<string, string>) {
   f.evidenceVerifier = async () => evidence;
   const block = await f.chain.finalize(await f.chain.propose(0, 'chain:v0.node', Date.now(), [evidence]));
   const stake = async () => {
-    const raw = await f.chain.store.state.get('staking/stake/chain:v1.node');
+    const raw = await f.chain.queries.state.get('staking/stake/chain:v1.node');
     return raw === undefined ? undefined : BigInt((JSON.parse(new TextDecoder().decode(raw)) as { amount: { $big: string } }).amount.$big);
   };
   return { f, block, stake };
@@ -60,7 +60,7 @@ test('a slash is capped at the validator\'s self-stake (nothing below zero, the 
   const { f, stake } = await slashChain(4n * COIN, { slash_fraction_double_sign_bps: '10000' });
   assert.equal(await stake(), 0n);
   assert.equal((await f.account(deriveAddress(VALIDATOR_KEY.publicKey))).balance, (4n * COIN * 100n) / 10_000n);
-  const slashes = await f.chain.store.state.scan('staking/slash/');
+  const slashes = await f.chain.queries.state.scan('staking/slash/');
   const record = JSON.parse(new TextDecoder().decode(slashes[0]![1])) as Record<string, { $big: string }>;
   assert.deepEqual([record.amount!.$big, record.reporter_reward!.$big, record.burned!.$big], ['4000000', '40000', '3960000']);
 });
@@ -71,7 +71,7 @@ test('stake below min_stake after a slash: jailed, not back after jail_blocks, a
   assert.equal(await stake(), 10n * COIN - 500_000n);
   while (f.chain.head.height < block.header.height + 3) await f.block();
   await f.block();
-  assert.deepEqual((await f.chain.validatorSetAt(f.chain.head.height + 2)).map((v) => v.address), ['chain:v0.node'], 'out of the set after jail_blocks: its stake is below min_stake');
+  assert.deepEqual((await f.chain.queries.validatorSetAt(f.chain.head.height + 2)).map((v) => v.address), ['chain:v0.node'], 'out of the set after jail_blocks: its stake is below min_stake');
   const unjail = signOperation(other, { actor: 'chain:v1.node', target: 'chain:system.node', nonce: Date.now(), body: { address: 'chain:v1.node' } });
   await assert.rejects(f.chain.admitOperation('unjail', unjail, { address: 'chain:v1.node' }, 0), (e: unknown) => {
     assert.ok(isChainError(e));

@@ -29,7 +29,7 @@ function op(w: Wallet, target: string, actor: string, body: Record<string, unkno
 
 
 async function record(f: Fixture, key: string): Promise<Record<string, unknown> | undefined> {
-  const raw = await f.chain.store.state.get(`staking/${key}`);
+  const raw = await f.chain.queries.state.get(`staking/${key}`);
   return raw === undefined ? undefined : (JSON.parse(new TextDecoder().decode(raw)) as Record<string, unknown>);
 }
 
@@ -57,7 +57,7 @@ test('register a node: min_stake debited and recorded as its stake; the name tak
   await refused(f.chain.admitOperation('register_node', op(bob, NODE, bob.address, { ...body, owner: bob.address }), {}, 0), 409, /chain:alpha\.node is already registered/);
   // The endBlock of the registering block handed the new node to consensus, which counts it from
   // two heights on (the kernel's set-change delay).
-  const vset = await f.chain.validatorSetAt(f.chain.head.height + 2);
+  const vset = await f.chain.queries.validatorSetAt(f.chain.head.height + 2);
   assert.deepEqual(vset.map((v) => [v.address, v.power]), [['chain:alpha.node', MIN], ['chain:v0.node', 10_000n * COIN]]);
   assert.equal(vset[0]!.public_key, consensus.publicKeyHex);
 });
@@ -76,7 +76,7 @@ test('stake and unstake: the minimum, the lock restarted by an addition, the who
   const early = f.chain.rebuildTx('signed', f.operations.envelope('unstake', op(alice, STAKE, alice.address, { address: alice.address }), {}), 1n, 0);
   f.chain.mempool.add(early);
   await f.block();
-  assert.equal((await f.chain.store.getTx(early.hash))?.receipt.status, 'failed');
+  assert.equal((await f.chain.queries.getTx(early.hash))?.receipt.status, 'failed');
   while (f.chain.head.height + 1 < h2 + 5) await f.block();
   const before = (await f.account(alice.address)).balance;
   await f.chain.admitOperation('unstake', op(alice, STAKE, alice.address, { address: alice.address }), {}, 0);
@@ -111,7 +111,7 @@ test('rewards at the interval, in exact integers: genesis rate for the genesis s
   const split = delegationReward(100n * COIN, 1_200n, 1_000n, BigInt(4 - bonded), 1_000n);
   assert.equal((await f.account(bob.address)).balance - bobBefore, split.delegator);
   assert.equal((await f.account(owner)).balance - ownerBefore, genesisStake + split.commission, 'the genesis validator\'s owner gets its stake reward and its commission (§30)');
-  const rewards = (await f.chain.store.state.scan(`staking/reward/${bob.address}/`)).length;
+  const rewards = (await f.chain.queries.state.scan(`staking/reward/${bob.address}/`)).length;
   assert.equal(rewards, 1, 'one delegation reward record for bob');
 });
 

@@ -47,9 +47,9 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
   const op = (w: Wallet, name: string, target: string, actor: string, body: Record<string, unknown>, value = 0, gasPrice?: number) =>
     f.chain.admitOperation(name, signOperation(w, { actor, target, value, nonce: ++clock, body, ...(gasPrice !== undefined ? { gas_price: gasPrice } : {}) }), name === 'update_node_profile' ? { address: actor } : {}, 0);
   const check = async (h: number): Promise<void> => {
-    const held = await heldSupply(f.chain.store.state);
+    const held = await heldSupply(f.chain.queries.state);
     const expected = genesisSupply + model.minted - f.chain.head.total_burned - slashBurned;
-    assert.equal(recordedMinted(await rewardRecords(f.chain.store.state)), model.minted, `height ${h}: every credit a reward record`);
+    assert.equal(recordedMinted(await rewardRecords(f.chain.queries.state)), model.minted, `height ${h}: every credit a reward record`);
     assert.equal(held.total, expected, `height ${h}: ${JSON.stringify(held, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
   };
   /** One block at the next height; `txs` admitted before it, the model told what they do. */
@@ -60,7 +60,7 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
     const p = await f.chain.propose(0, 'chain:v0.node', clock, evidence);
     assert.equal(await f.chain.validate(p), null);
     const b = await f.chain.finalize(p);
-    for (const hash of b.tx_hashes) assert.equal((await f.chain.store.getTx(hash))?.receipt.status, 'confirmed', `height ${h}: ${String((await f.chain.store.getTx(hash))?.receipt.error)}`);
+    for (const hash of b.tx_hashes) assert.equal((await f.chain.queries.getTx(hash))?.receipt.status, 'confirmed', `height ${h}: ${String((await f.chain.queries.getTx(hash))?.receipt.error)}`);
     model.begin(h);
     apply(h);
     await check(h);
@@ -126,12 +126,12 @@ test('supply is conserved to the ucoin over a run of registrations, stakes, dele
   while (f.chain.head.height < 16) await block(async () => undefined, () => undefined);
 
   assert.ok(model.minted > 0n);
-  assert.equal(await recordedSum(f.chain.store.state, 'staking/reward/', 'amount'), model.minted, 'the reward records hold exactly what the formula mints');
+  assert.equal(await recordedSum(f.chain.queries.state, 'staking/reward/', 'amount'), model.minted, 'the reward records hold exactly what the formula mints');
   // Record by record (decisions.md §97): every payout the formula makes is one record, with its counterparty.
-  const records = await rewardRecords(f.chain.store.state);
+  const records = await rewardRecords(f.chain.queries.state);
   assert.deepEqual(sortedRewards(records), sortedRewards(model.payouts));
   assert.ok(records.filter((r) => r.staker === bob.address && r.height === 4).length === 2, 'bob: two delegation payouts in one block, two records');
-  assert.equal(await recordedSum(f.chain.store.state, 'staking/slash/', 'burned'), slashBurned);
+  assert.equal(await recordedSum(f.chain.queries.state, 'staking/slash/', 'burned'), slashBurned);
   assert.equal(slashBurned, 495_000n);
   assert.ok(f.chain.head.total_burned > 80n * COIN + 100n, 'the name\'s price and the NFT fee are among the burned');
   // v0's owner collected the reporter's share, the tip, its commission and its stake rewards.

@@ -33,14 +33,14 @@ async function injected(f: Fixture, name: string, body: Record<string, unknown>,
   const tx = f.chain.rebuildTx('signed', f.operations.envelope(name, body, path), 1n, 0);
   f.chain.mempool.add(tx);
   await f.block();
-  const stored = await f.chain.store.getTx(tx.hash);
+  const stored = await f.chain.queries.getTx(tx.hash);
   return { status: stored!.receipt.status, error: stored!.receipt.error };
 }
 
 async function confirmedAll(f: Fixture, hashes: string[]): Promise<void> {
   await f.block();
   for (const h of hashes) {
-    const r = (await f.chain.store.getTx(h))!.receipt;
+    const r = (await f.chain.queries.getTx(h))!.receipt;
     assert.equal(r.status, 'confirmed', r.error ?? '');
   }
 }
@@ -146,8 +146,8 @@ test('a proposal expires at exactly expires_height; two payouts in one block bey
   const first = await f.chain.admitOperation('create_vault_proposal', payout(alice, carol.address, 700), { vault: VAULT }, 0);
   const second = await f.chain.admitOperation('create_vault_proposal', payout(bob, carol.address, 700), { vault: VAULT }, 0);
   await f.block();
-  assert.equal((await f.chain.store.getTx(first.tx_hash))!.receipt.status, 'confirmed');
-  const failed = (await f.chain.store.getTx(second.tx_hash))!.receipt;
+  assert.equal((await f.chain.queries.getTx(first.tx_hash))!.receipt.status, 'confirmed');
+  const failed = (await f.chain.queries.getTx(second.tx_hash))!.receipt;
   assert.equal(failed.status, 'failed');
   assert.match(failed.error!, /the payout is 700 ucoin and chain:family-fund\.vault holds 300/);
   assert.equal((await f.account(VAULT)).balance, 300n);
@@ -164,7 +164,7 @@ test('a pending payout holds nothing of its proposer\'s balance: the vault pays 
   const own = await f.chain.admit(signTransfer(alice, { to: bob.address, value: Number(500n * COIN), nonce: 1 }), 0);
   await confirmedAll(f, [pay.tx_hash, own.tx_hash]);
   assert.equal((await f.account(VAULT)).balance, 600n * COIN);
-  const fees = (await f.chain.store.getTx(pay.tx_hash))!.receipt.fee + (await f.chain.store.getTx(own.tx_hash))!.receipt.fee;
+  const fees = (await f.chain.queries.getTx(pay.tx_hash))!.receipt.fee + (await f.chain.queries.getTx(own.tx_hash))!.receipt.fee;
   assert.equal((await f.account(alice.address)).balance, aliceBefore - 500n * COIN - fees, 'alice paid her transfer and two fees, not the payout');
 });
 

@@ -41,12 +41,12 @@ export function catchUpScenarios(name: string, gap: number): void {
       await v.stop(BEHIND);
       const from = await v.height(0);
       const stopped = Date.now();
-      await v.waitHeight([0, 1, 2, 3], from + gap, 30_000 + gap * 300);
+      await v.waitHeight([0, 1, 2, 3], from + gap, 30_000 + gap * 600);
       const ahead = await v.maxHeight([0, 1, 2, 3]);
       const producedMs = Date.now() - stopped;
       const restarted = Date.now();
       await v.start(BEHIND);
-      await v.waitHeight([BEHIND], ahead, 30_000 + gap * 200);
+      await v.waitHeight([BEHIND], ahead, 30_000 + gap * 400);
       const reachedMs = Date.now() - restarted;
       // Caught up means in step: at the head the validators have reached meanwhile, and past it.
       const head = await v.maxHeight([0, 1, 2, 3]);

@@ -61,6 +61,8 @@ export class ValidatorHosts {
    */
   static async start(n: number, env: NodeJS.ProcessEnv = {}, envOf: (i: number) => NodeJS.ProcessEnv = () => ({}), options: { readonly emulatedLinks?: { readonly seed: number }; readonly followers?: number } = {}): Promise<ValidatorHosts> {
     const followers = options.followers ?? 0;
+    // The emulator blackholes every pair of hosts and seeds only validators' proxies: a follower could reach nobody.
+    if (options.emulatedLinks && followers > 0) throw new Error('emulated links and followers are not supported together: the emulator links validators only');
     const cluster = NetnsCluster.create(n + followers);
     let links: EmulatedLinks | undefined;
     try {

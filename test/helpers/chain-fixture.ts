@@ -185,6 +185,8 @@ export interface Fixture {
    * lacks): none verifies until a test sets it.
    */
   evidenceVerifier: EvidenceVerifier;
+  /** Closes the chain's store (and its text log). */
+  close(): Promise<void>;
   /** Proposes, validates and commits one block at the given time. */
   block(timestamp?: number): Promise<import('../../kernel/model/types.js').BlockRecord>;
 }
@@ -227,6 +229,7 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
     set evidenceVerifier(verifier: EvidenceVerifier) {
       evidence.verifier = verifier;
     },
+    close: () => store.close(),
     async block(timestamp?: number) {
       clock += 1000;
       const p = await chain.propose(0, 'chain:v0.node', timestamp ?? clock);

@@ -2,8 +2,9 @@ import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { toHex } from '../../kernel/codec/hex.js';
 import { utf8Bytes } from '../../kernel/codec/utf8.js';
 import { sha3Hex0x } from '../../kernel/crypto/hash.js';
-import { IBC_VALSET_KEY, compareIbcKeys, ibcHeaderMessage, ibcValsetValue } from '../../kernel/light-client/index.js';
+import { IBC_VALSET_KEY, compareIbcKeys, ibcCommitmentKey, ibcHeaderMessage, ibcValsetValue } from '../../kernel/light-client/index.js';
 import { makeSigners, stateOf, type TestSigner } from './light-chain.js';
+import { commitmentValue, transferText } from '../../plugins/ibc/packets.js';
 
 /*
  * A counterparty chain for IBC tests without processes: real ML-DSA-65 keys, a real state tree
@@ -55,4 +56,12 @@ export async function counterpartyHeader(o: { chainId: string; height: number; v
       return { exists: e['exists'] as boolean, value_hex: e['value_hex'] as string | null, proof: e['proof'] };
     },
   };
+}
+
+/** An inbound ICS-20 transfer: the `ibc_recv` body fields and the counterparty's commitment record (key and value) of them. */
+export function inboundTransfer(o: { counterparty: string; channel: string; sequence: number; receiver: string; denom?: string; amount?: number; timeout?: number }) {
+  const fields = { sender: 'cosmos1sender', receiver: o.receiver, denom: o.denom ?? 'uatom', amount: o.amount ?? 5000, memo: '' };
+  const timeout = o.timeout ?? 1000;
+  const value = commitmentValue(timeout, transferText({ ...fields, amount: BigInt(fields.amount), channel: o.channel }));
+  return { body: { packet_id: `${o.counterparty}/${o.channel}/${o.sequence}`, ...fields, timeout_height: timeout }, key: ibcCommitmentKey(o.channel, o.sequence), value };
 }

@@ -16,8 +16,8 @@ import { nodeKey } from '../../kernel/node/node-key.js';
 export function kernelRoutes(f: Fixture): (path: string, params: Record<string, string>, query?: string) => Promise<Record<string, unknown>> {
   const services: KernelServices = {
     chain: f.chain,
-    index: (plugin: string) => f.chain.store.pluginIndex(plugin),
-    query: new QueryService({ state: f.chain.store.state, height: () => f.chain.head.height }, f.hooks, { env: 'testnet', params: f.params }),
+    index: (plugin: string) => f.chain.queries.pluginIndex(plugin),
+    query: new QueryService({ state: f.chain.queries.state, height: () => f.chain.head.height }, f.hooks, { env: 'testnet', params: f.params }),
     config: validateConfig({ network: 'unit', env: 'testnet', plugins: [] }),
     consensus: { round: () => 0, peers: () => [], behind: () => 0 },
     metrics: new NodeMetrics({ verifications: 0, cacheHits: 0 }),
@@ -25,7 +25,7 @@ export function kernelRoutes(f: Fixture): (path: string, params: Record<string, 
     provider: nobleProvider,
     nodeKey: nodeKey('chain:v0.node', wallet(23).keys, nobleProvider),
     now: () => 0,
-    history: chainHistory(f.chain.store, () => f.chain, 0),
+    history: chainHistory(f.chain.queries, () => f.chain, 0),
     shards: f.chain.shards,
     node: { genesis: genesisDoc([]), genesisHash: genesisHash(genesisDoc([])), nodeId: 'ab'.repeat(20), nodeAddress: 'chain:v0.node', moniker: 'alpha', p2pEndpoint: () => `${'ab'.repeat(20)}@127.0.0.1:26656` },
   };

@@ -10,7 +10,7 @@ import type { Fixture } from './chain-fixture.js';
  * on the fixture (the service reads the chain's committed state).
  */
 export function withQueries(services: { query?: QueryService }, f: Fixture): void {
-  services.query = new QueryService({ state: f.chain.store.state, height: () => f.chain.head.height }, f.hooks, { env: 'testnet', params: f.params });
+  services.query = new QueryService({ state: f.chain.queries.state, height: () => f.chain.head.height }, f.hooks, { env: 'testnet', params: f.params });
 }
 
 /** The node's own key for a unit-test chain's plugins (`api.services.nodeKey`), signing with noble. */

@@ -6,4 +6,4 @@ import { catchUpScenarios } from '../cluster/catch-up-scenario.js';
  * stopped while the others commit under load, restarted; a node started from a snapshot while the
  * others keep committing; the history checked after both.
  */
-catchUpScenarios('catch-up', Number(process.env.CATCH_UP_BLOCKS ?? 120));
+catchUpScenarios('catch-up', Number(process.env.CATCH_UP_BLOCKS ?? 80));

@@ -123,9 +123,9 @@ test('the assistant tool server on a sharded network: ch_deploy reports the addr
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [resolve('dist/cli/main.js'), 'mcp'], env: { ...getDefaultEnvironment(), CHAIN_MCP_CONFIG: config }, cwd: work, stderr: 'pipe' }));
   try {
     // Half of all deploys keep §27's address (shard 1 owns it); the others move by the k-rule. Deploy until one
-    // has moved (each try moves with probability 1/2), checking every reported address against the chain's record.
+    // has moved (each try moves with probability 1/2: 20 tries all stay with probability 2^-20), checking every reported address against the chain's record.
     let moved = 0;
-    for (let i = 0; i < 10 && moved === 0; i++) {
+    for (let i = 0; i < 20 && moved === 0; i++) {
       const a = (await client.callTool({ name: 'ch_deploy', arguments: { template: 'fungible-token', name: `sharded ${i}` } })) as { isError?: boolean; content: Array<{ text: string }>; structuredContent?: Record<string, unknown> };
       assert.notEqual(a.isError, true, a.content.map((c) => c.text).join(''));
       const r = a.structuredContent!;

@@ -1,0 +1,71 @@
+import type { NetworkEnv } from '../context/contexts.js';
+import type { GenesisDoc } from '../config/genesis.js';
+import { genesisOfShard } from '../config/genesis-rules.js';
+import type { Hooks } from '../host/hooks.js';
+import type { PluginHost } from '../host/host.js';
+import { writeSchedule } from '../host/schedule-state.js';
+import type { BlockInfo } from '../model/types.js';
+import type { ShardView } from '../crypto/shard.js';
+import { toHex0x } from '../codec/hex.js';
+import { utf8Bytes } from '../codec/utf8.js';
+import { accountsWriter } from '../state/accounts.js';
+import { IndexStage } from '../state/index-stage.js';
+import { WriteBatch } from '../state/kv.js';
+import { writeLightClientValset } from '../state/light-client-valset.js';
+import { StateOverlay } from '../state/overlay.js';
+import { paramStateKey, type ParamRegistry } from '../state/params.js';
+import { bigintCodec } from '../state/record-codec.js';
+import { writeShardBinding } from '../state/shard-binding.js';
+import { EMPTY_ROOT, type StateTree } from '../state/tree/index.js';
+import { writeValidator } from '../state/validator-set.js';
+import type { ChainStore } from '../store/chain-store.js';
+import { genesisContext } from './contexts.js';
+
+export interface GenesisStateDeps {
+  readonly store: ChainStore;
+  readonly tree: StateTree;
+  readonly hooks: Hooks;
+  readonly host: PluginHost<unknown>;
+  readonly params: ParamRegistry;
+  readonly env: NetworkEnv;
+  readonly paramOverrides: Readonly<Record<string, string>>;
+  readonly shards: ShardView;
+}
+
+/**
+ * Writes the state of height 0 into an empty store: the chain's identity and its shard, the plugin
+ * schedule, every parameter, the genesis accounts and validators, then what each plugin's
+ * `initGenesis` adds, under the first state root.
+ */
+export async function writeGenesisState(d: GenesisStateDeps, whole: GenesisDoc, genesisHash: string): Promise<void> {
+  let genesis = whole;
+  const overlay = new StateOverlay(d.store.state);
+  overlay.set('kernel/chain_id', utf8Bytes(genesis.chain_id));
+  overlay.set('kernel/genesis_hash', utf8Bytes(genesisHash));
+  // decisions.md §71: the shard is bound to its genesis state (and so to every state root), so a
+  // node cannot join another shard's chain; a one-shard network writes nothing (roots as §13).
+  if (d.shards.count > 1) writeShardBinding(overlay, { shard: d.shards.id, n_shards: d.shards.count });
+  // Shard s starts with its own validators and the accounts it owns (§71).
+  genesis = genesisOfShard(genesis, d.shards.id);
+  // The plugin activation schedule is state, so nodes configured differently diverge visibly.
+  writeSchedule(overlay, d.host.genesisSchedule());
+  for (const spec of d.params.list()) {
+    const raw = genesis.params[spec.key] ?? d.paramOverrides[spec.key];
+    const value = raw === undefined ? spec.default : BigInt(raw);
+    const problem = d.params.checkValue(spec.key, value);
+    if (problem) throw new Error(`genesis: ${problem}`);
+    overlay.set(paramStateKey(spec.key), bigintCodec.encode(value));
+  }
+  const accounts = accountsWriter(overlay);
+  for (const a of genesis.accounts) await accounts.credit(a.address, BigInt(a.balance));
+  for (const v of genesis.validators) writeValidator(overlay, { address: v.address, public_key: v.public_key, power: BigInt(v.stake) });
+  await writeLightClientValset(overlay);
+  const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
+  const index = new IndexStage();
+  // Genesis is no block: there is no height to store its events under, so they are dropped.
+  await d.hooks.initGenesis.promise(genesisContext({ env: d.env, params: d.params, methods: d.host.methods, boundary: d.host.boundary, shards: d.shards }, overlay, block, genesis, { emit: () => undefined, index }));
+  const batch = new WriteBatch();
+  const root = await d.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
+  await d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
+  d.tree.releasePending();
+}
