@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { definePlugin, deriveAddress, isChainError, parseHex, RouteTable, sha3Hex0x, toHex, type NodeServices, type Receipt } from '../../kernel/sdk.js';
-import { contractsPlugin } from '../contracts/index.js';
 import { contractAddress, DEPLOY_ADDRESS } from '../contracts/public.js';
 import { withNodeKey, withQueries } from '../../test/helpers/query-services.js';
 import { analyzerPlugin } from './index.js';
 import { tally } from './operators.js';
 import { watBytes as wat } from '../../test/helpers/wat.js';
+import { cataloguedPlugin } from '../../test/helpers/catalogued-plugin.js';
+const contractsPlugin = cataloguedPlugin('contracts');
 
 const alice = wallet(81);
 const DEPLOY_GAS = 1_000;

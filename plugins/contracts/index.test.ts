@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { makeChain, signOperation, signTransfer, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { isChainError, RouteTable, sha3Hex0x, toHex, type IndexReader, type ReadonlyStore, type Receipt, type RecordCodec } from '../../kernel/sdk.js';
 import { contractsPlugin, useContractRuntimes } from './index.js';
-import { analyzerPlugin } from '../analyzer/index.js';
 import { inThreadRuntime } from './runtime.js';
 import { readMetered } from './store.js';
 import { contractAddress, DEPLOY_ADDRESS, deployMeteringFuel, dryRun } from './execute.js';
@@ -12,6 +11,8 @@ import { checkCodeShape } from './vm/shape.js';
 import { meteredKey, Vm } from './vm/engine.js';
 import { templateBytecode } from './templates.js';
 import { HOSTILE_WAT, wat } from './testing/hostile.js';
+import { cataloguedPlugin } from '../../test/helpers/catalogued-plugin.js';
+const analyzerPlugin = cataloguedPlugin('analyzer');
 
 const alice = wallet(71);
 const bob = wallet(72);

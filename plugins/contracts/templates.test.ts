@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { isChainError, RouteTable, sha3Hex0x, toHex, type Receipt } from '../../kernel/sdk.js';
 import { contractsPlugin } from './index.js';
-import { analyzerPlugin } from '../analyzer/index.js';
 import { contractAddress, DEPLOY_ADDRESS } from './execute.js';
 import { templateId } from './operations/templates.js';
 import { kernelRoutes } from '../../test/helpers/kernel-routes.js';
 import { wat } from './testing/hostile.js';
+import { cataloguedPlugin } from '../../test/helpers/catalogued-plugin.js';
+const analyzerPlugin = cataloguedPlugin('analyzer');
 
 const alice = wallet(141);
 const ownerKey = wallet(142);

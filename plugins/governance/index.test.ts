@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { makeChain, refused, signOperation, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { deriveAddress, toHex, type ReadonlyStore } from '../../kernel/sdk.js';
 import { memoPlugin } from '../../test/fixtures/sdk-test-plugins.js';
-import { stakingPlugin } from '../staking/index.js';
 import { governancePlugin } from './index.js';
 import { outcome } from './tally.js';
 import { proposalPage } from './store.js';
 import { PROPOSE_BASE_GAS } from './params.js';
 import { proposalTextGas } from './rules.js';
+import { cataloguedPlugin } from '../../test/helpers/catalogued-plugin.js';
+const stakingPlugin = cataloguedPlugin('staking');
 
 const alice = wallet(111);
 const bob = wallet(112);

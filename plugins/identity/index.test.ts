@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, signOperation, signOwnLayout, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { isChainError, listMainKeys } from '../../kernel/sdk.js';
-import { sessionPlugin } from '../session/index.js';
 import { identityPlugin } from './index.js';
 import { identityMessages } from './messages.js';
+import { cataloguedPlugin } from '../../test/helpers/catalogued-plugin.js';
+const sessionPlugin = cataloguedPlugin('session');
 
 const owner = labelledWallet('identity-owner');
 const fresh = labelledWallet('identity-fresh');

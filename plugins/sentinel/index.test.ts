@@ -3,14 +3,15 @@ import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
 import { labelledWallet, makeChain, signOwnLayout, signOperation, signTransfer, VALIDATOR_KEY, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { defineOperation, definePlugin, deriveAddress, isChainError, type NodeServices } from '../../kernel/sdk.js';
-import { stakingPlugin } from '../staking/index.js';
-import { sessionPlugin } from '../session/index.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SHIPPED_MODEL_FILE, leastValueScoring, loadModel } from './model.js';
 import { heldMessages } from './operations/held.js';
 import { sentinelPlugin } from './index.js';
+import { cataloguedPlugin } from '../../test/helpers/catalogued-plugin.js';
+const sessionPlugin = cataloguedPlugin('session');
+const stakingPlugin = cataloguedPlugin('staking');
 
 const model = loadModel();
 const BALANCE = 1_000_000n;

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, signOperation, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { Type } from '@sinclair/typebox';
 import { defineOperation, definePlugin, isChainError, type NodeServices } from '../../kernel/sdk.js';
-import { stakingPlugin } from '../staking/index.js';
 import { sessionPlugin } from './index.js';
+import { cataloguedPlugin } from '../../test/helpers/catalogued-plugin.js';
+const stakingPlugin = cataloguedPlugin('staking');
 
 const owner = labelledWallet('session-owner');
 const agent = labelledWallet('session-agent');

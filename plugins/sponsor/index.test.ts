@@ -2,10 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, signOperation, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { isChainError } from '../../kernel/sdk.js';
-import { sessionPlugin } from '../session/index.js';
 import { sponsorPlugin } from './index.js';
 import { poolAddress } from './store.js';
 import { NOTE_ADDRESS, eventRecorder } from '../../test/helpers/event-recorder.js';
+import { cataloguedPlugin } from '../../test/helpers/catalogued-plugin.js';
+const sessionPlugin = cataloguedPlugin('session');
 
 const sponsor = labelledWallet('sponsor-owner');
 const user = labelledWallet('sponsor-user');

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { deriveAddress, toHex } from '../../kernel/sdk.js';
 import { stakingPlugin } from './index.js';
-import { namesPlugin } from '../names/index.js';
 import { heldSupply, recordedSum, rewardRecords, RewardModel, sortedRewards } from '../../test/helpers/supply-model.js';
+import { cataloguedPlugin } from '../../test/helpers/catalogued-plugin.js';
+const namesPlugin = cataloguedPlugin('names');
 
 /**
  * The supply over a run, to the ucoin: after every block, every balance plus every stake and

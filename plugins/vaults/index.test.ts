@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { labelledWallet, makeChain, refused, signOperation, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { namesPlugin } from '../names/index.js';
-import { stakingPlugin } from '../staking/index.js';
 import { vaultsPlugin } from './index.js';
 import { proposals, vaults } from './store.js';
 import { kernelRoutes } from '../../test/helpers/kernel-routes.js';
+import { cataloguedPlugin } from '../../test/helpers/catalogued-plugin.js';
+const stakingPlugin = cataloguedPlugin('staking');
+const namesPlugin = cataloguedPlugin('names');
 
 /**
  * Vaults in consensus: each rule at admission and again in a block whose proposer skipped
