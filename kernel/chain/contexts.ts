@@ -46,6 +46,32 @@ export interface ContextEnv {
   readonly shards?: ShardView;
 }
 
+/**
+ * A plugin's `ctx.store` over one state source, made once per (boundary, source, namespace) and
+ * handed to every context on that source: the wrappers keep no state of their own, and building
+ * them (a prefixed store, then the boundary's guard) for each plugin each tap re-scopes to cost
+ * every transaction a few kilobytes per plugin that reads its state (admission reads committed
+ * state, one source for every transaction).
+ */
+const NO_BOUNDARY = {};
+type StoreCache<S> = WeakMap<object, WeakMap<StateSource, Map<string, S>>>;
+/** Read-only and writable stores apart: one overlay is read through both kinds of context. */
+const readStores: StoreCache<ReadonlyStore> = new WeakMap();
+const writeStores: StoreCache<Store> = new WeakMap();
+
+function storeFor<S>(cache: StoreCache<S>, e: ContextEnv, source: StateSource, ns: string, make: () => S): S {
+  const key = e.boundary ?? NO_BOUNDARY;
+  let bySource = cache.get(key);
+  if (bySource === undefined) cache.set(key, (bySource = new WeakMap()));
+  let byNs = bySource.get(source);
+  if (byNs === undefined) bySource.set(source, (byNs = new Map()));
+  // A plugin whose declarations load after boot (a service plugin loaded at runtime) gets a guarded store from then on.
+  const at = e.boundary?.holds(ns) ? `held:${ns}` : ns;
+  let store = byNs.get(at);
+  if (store === undefined) byNs.set(at, (store = make()));
+  return store;
+}
+
 /** `ctx.recipients` over `source`: the hooks are asked with a kernel context on the same state. */
 function recipientsOf(e: ContextEnv, source: StateSource, height: number): RecipientReader {
   const hooks = e.hooks;
@@ -94,7 +120,7 @@ class ReadCtx implements ReadContext {
   }
 
   get store(): ReadonlyStore {
-    return (this.storeOf ??= this.e.boundary ? this.e.boundary.readonlyStore(this.ns, readonlyStore(this.source, this.ns)) : readonlyStore(this.source, this.ns));
+    return (this.storeOf ??= storeFor(readStores, this.e, this.source, this.ns, () => (this.e.boundary ? this.e.boundary.readonlyStore(this.ns, readonlyStore(this.source, this.ns)) : readonlyStore(this.source, this.ns))));
   }
 
   read(other: string): ReadonlyStore {
@@ -193,7 +219,7 @@ class WriteCtx implements WriteContext {
   }
 
   get store(): Store {
-    return (this.storeOf ??= this.e.boundary ? this.e.boundary.store(this.ns, writableStore(this.overlay, this.ns)) : writableStore(this.overlay, this.ns));
+    return (this.storeOf ??= storeFor(writeStores, this.e, this.overlay, this.ns, () => (this.e.boundary ? this.e.boundary.store(this.ns, writableStore(this.overlay, this.ns)) : writableStore(this.overlay, this.ns))));
   }
 
   get index(): IndexWriter {
