@@ -72,6 +72,38 @@ function storeFor<S>(cache: StoreCache<S>, e: ContextEnv, source: StateSource, n
   return store;
 }
 
+/**
+ * The same for what does not depend on the namespace at all: `ctx.params` and `ctx.accounts`
+ * over one source (and, in a transaction, its value moves) are one object for the kernel's
+ * context and every plugin's re-scope of it, instead of one per tap that reads them.
+ */
+const paramReaders: WeakMap<object, WeakMap<StateSource, ParamReader>> = new WeakMap();
+const accountReaders: WeakMap<StateSource, AccountsReader> = new WeakMap();
+const accountWriters: WeakMap<object, WeakMap<StateSource, AccountsWriter>> = new WeakMap();
+const NO_MOVES = {};
+
+function memo2<V>(cache: WeakMap<object, WeakMap<StateSource, V>>, outer: object, source: StateSource, make: () => V): V {
+  let bySource = cache.get(outer);
+  if (bySource === undefined) cache.set(outer, (bySource = new WeakMap()));
+  let v = bySource.get(source);
+  if (v === undefined) bySource.set(source, (v = make()));
+  return v;
+}
+
+function paramsFor(e: ContextEnv, source: StateSource): ParamReader {
+  return memo2(paramReaders, e.params, source, () => e.params.reader(source));
+}
+
+function accountsReaderFor(source: StateSource): AccountsReader {
+  let r = accountReaders.get(source);
+  if (r === undefined) accountReaders.set(source, (r = accountsReader(source)));
+  return r;
+}
+
+function accountsWriterFor(overlay: StateOverlay, moves: ValueMoves | undefined): AccountsWriter {
+  return memo2(accountWriters, moves ?? NO_MOVES, overlay, () => (moves === undefined ? accountsWriter(overlay) : moves.wrap(accountsWriter(overlay))));
+}
+
 /** `ctx.recipients` over `source`: the hooks are asked with a kernel context on the same state. */
 function recipientsOf(e: ContextEnv, source: StateSource, height: number): RecipientReader {
   const hooks = e.hooks;
@@ -112,11 +144,11 @@ class ReadCtx implements ReadContext {
   }
 
   get params(): ParamReader {
-    return (this.paramsOf ??= this.e.params.reader(this.source));
+    return (this.paramsOf ??= paramsFor(this.e, this.source));
   }
 
   get accounts(): AccountsReader {
-    return (this.accountsOf ??= accountsReader(this.source));
+    return (this.accountsOf ??= accountsReaderFor(this.source));
   }
 
   get store(): ReadonlyStore {
@@ -211,11 +243,11 @@ class WriteCtx implements WriteContext {
   }
 
   get params(): ParamReader {
-    return (this.paramsOf ??= this.e.params.reader(this.overlay));
+    return (this.paramsOf ??= paramsFor(this.e, this.overlay));
   }
 
   get accounts(): AccountsWriter {
-    return (this.accountsOf ??= accountsWriter(this.overlay));
+    return (this.accountsOf ??= accountsWriterFor(this.overlay, undefined));
   }
 
   get store(): Store {
@@ -299,7 +331,7 @@ class TxCtx extends WriteCtx implements TxContext {
 
   /** Moves out of the signing account are shown to `beforeTransfer` and counted (value-moves.ts). */
   override get accounts(): AccountsWriter {
-    return (this.accountsOf ??= this.moves === undefined ? accountsWriter(this.overlay) : this.moves.wrap(accountsWriter(this.overlay)));
+    return (this.accountsOf ??= accountsWriterFor(this.overlay, this.moves));
   }
 
   override [SCOPE](plugin: string): TxContext {
