@@ -3,6 +3,7 @@ import { runNodeCommand, type NodeFlags } from './node-command.js';
 import { registerKeysCommands } from './keys-command.js';
 import { registerOpCommand } from './op-command.js';
 import { registerRelayerCommand } from './relayer-command.js';
+import { registerRelayShardsCommand } from './relay-shards/command.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerWalletCommands } from './wallet-commands.js';
 import { registerTopCommand } from './top/command.js';
@@ -51,6 +52,8 @@ registerKeysCommands(program.command('keys').description('create and inspect ML-
 registerOpCommand(program, catalogue);
 
 registerRelayerCommand(program, catalogue);
+
+registerRelayShardsCommand(program);
 
 registerOperatorCommands(program, catalogue);
 
