@@ -78,6 +78,7 @@ const devnet = program
   .option('--p2p-base-port <port>', 'P2P port of validator 0 (validator i listens on base + i)', '26656')
   .option('--gateway-port <port>', 'gateway port', '3000')
   .option('--no-gateway', 'start the validators only')
+  .option('--no-relay', 'with --shards above 1: start no chain relay-shards (cross-shard transfers then wait for one)')
   .option('--watch', 'show the validators live (chain top) instead of returning to the logs', false)
   .option('--enable-plugin <name>', 'switch a plugin on for this devnet (repeatable)', collect, [])
   .option('--disable-plugin <name>', 'switch a plugin off for this devnet (repeatable)', collect, [])
