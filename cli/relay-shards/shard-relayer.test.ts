@@ -129,6 +129,22 @@ test('a stale client is updated with the commit of the set change and the next s
   assert.equal(posted(shards[0]!, '/cross-shard/commit').length, 1);
 });
 
+test('a shard entry without validators_hash: the set is read from the head commit header', async () => {
+  const { shards, relayer } = harness();
+  const real = shards[1]!.get.bind(shards[1]!);
+  shards[1]!.get = async <T>(path: string): Promise<T> => {
+    const answer = await real<{ shards?: Array<Record<string, unknown>> }>(path);
+    if (path === '/api/v1/shards') for (const e of answer.shards ?? []) delete e['validators_hash'];
+    return answer as T;
+  };
+  shards[1]!.setAt = (h) => (h <= 12 ? 's1' : 'n1');
+  await relayer.poll();
+  assert.equal((posted(shards[0]!, '/cross-shard/headers')[0]!.body as { height: number }).height, 12);
+  shards[1]!.setAt = () => 's1';
+  await relayer.poll();
+  assert.equal(posted(shards[0]!, '/cross-shard/headers').length, 1, 'a current client: nothing sent');
+});
+
 test('a set change at the tip waits for the next set first block', async () => {
   const { shards, relayer } = harness();
   shards[1]!.setAt = (h) => (h <= 20 ? 's1' : 'n1');

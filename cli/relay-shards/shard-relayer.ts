@@ -138,8 +138,10 @@ export class ShardRelayer {
   private async stateOf(api: ShardApi): Promise<ShardState | undefined> {
     try {
       const [shards, clients] = await Promise.all([api.get<{ shards?: ShardEntry[] }>('/api/v1/shards'), api.get<{ clients?: ClientEntry[] }>('/api/v1/cross-shard/clients?limit=100')]);
-      const entry = (shards.shards ?? []).find((e) => e.shard === api.shard);
-      if (!entry) throw new Error(`its node does not list shard ${api.shard} in /api/v1/shards (is the shard map right?)`);
+      const listed = (shards.shards ?? []).find((e) => e.shard === api.shard);
+      if (!listed) throw new Error(`its node does not list shard ${api.shard} in /api/v1/shards (is the shard map right?)`);
+      // §77 lists validators_hash in the entry; a node that does not yet has it in its head's commit header.
+      const entry = typeof listed.validators_hash === 'string' ? listed : { ...listed, validators_hash: (await api.get<CommitAnswer>(`/api/v1/blocks/${listed.height}/commit`)).header.validators_hash };
       return { entry, clients: new Map((clients.clients ?? []).filter((c) => c.shard !== api.shard).map((c) => [c.shard, c])) };
     } catch (err) {
       this.o.log.warn({ shard: api.shard, err: err instanceof Error ? err.message : String(err) }, 'shard unreachable: skipped this poll');
