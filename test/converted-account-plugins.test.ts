@@ -124,7 +124,7 @@ async function scenario(): Promise<Run> {
  * What the code before the conversion produced for the scenario (printed by `RECORD=1`). The roots
  * were recorded again when the kernel gained state growth's two parameters, and again when it
  * gained `ibc/valset` (decisions.md §64, §66; every root covers it), and when
- * `storage_free_bytes` became 4 096 (docs/decisions.md L-29-8);
+ * `storage_free_bytes` became 4 096 (docs/decisions.md L1);
  * `state` and `events`, which leave those keys out, are the original recording's.
  */
 const RECORDED = {

@@ -156,7 +156,7 @@ function keeper() {
   });
 }
 
-test('the default allowance is 4 096 bytes of plugin state per transaction (docs/decisions.md L-29-8)', () => {
+test('the default allowance is 4 096 bytes of plugin state per transaction (docs/decisions.md L1)', () => {
   const free = STATE_GROWTH_PARAMS.find((p) => p.key === 'storage_free_bytes')!;
   const price = STATE_GROWTH_PARAMS.find((p) => p.key === 'storage_byte_price')!;
   assert.deepEqual([free.default, price.default], [4_096n, 10n]);

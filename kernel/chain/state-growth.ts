@@ -9,7 +9,7 @@ import { KERNEL_NAMESPACES } from '../host/kernel-namespaces.js';
  * The charge is on the net new bytes a transaction leaves in plugins' state (key and value sizes
  * of what it writes, less what those keys held before; a deletion counts negative), measured by
  * the kernel on the transaction's own overlay after its handler ran, so no plugin can forget it
- * or be priced twice. Not counted (docs/decisions.md, local decision L-29-8):
+ * or be priced twice. Not counted (docs/decisions.md, local decision L1):
  * - the kernel's own records (`KERNEL_NAMESPACES`: an account, a key binding, a nonce): their
  *   size per transaction is fixed by the kernel and part 1's fees (a transfer's 21 gas) pay them;
  * - bytes a plugin declares sized by the protocol (`ctx.protocolSizedBytes`: an ML-DSA-65 public

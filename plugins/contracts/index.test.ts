@@ -266,7 +266,7 @@ test('state growth is priced: a 256 KiB deploy pays at least 1 COIN of storage f
   assert.equal(b.fees_burned, failed.fee_burned + unused(failed) + r.fee_burned + unused(r) + r.storage_fee!, 'the storage fee is burned in the block');
 });
 
-test('a call that writes 8 KiB of contract storage pays for the bytes beyond storage_free_bytes (4 096), past admission too; the shipped token\'s code is not priced (docs/decisions.md L-29-8)', async () => {
+test('a call that writes 8 KiB of contract storage pays for the bytes beyond storage_free_bytes (4 096), past admission too; the shipped token\'s code is not priced (docs/decisions.md L1)', async () => {
   const f = await chain();
   // The token template's 12.7 KB of code: sized by the protocol (every node ships it), so its first deploy pays gas only.
   const tokenDeploy = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), init_args: { name: 'T', symbol: 'T', decimals: 0, total_supply: 100 } }), { gas_limit: 200 }), 0);
