@@ -213,6 +213,8 @@ export interface WriteOutputs {
   readonly blockEvents?: () => readonly BlockEvent[];
   /** Counts ucoin a plugin burned (`ctx.burn`) into the block's `fees_burned`; absent where no block is built (genesis). */
   readonly burned?: (amount: bigint) => void;
+  /** Counts bytes a plugin declared protocol-sized (`ctx.protocolSizedBytes`) for its transaction's storage fee; absent outside a transaction. */
+  readonly protocolSized?: (bytes: number) => void;
 }
 
 class WriteCtx implements WriteContext {
@@ -305,6 +307,12 @@ class WriteCtx implements WriteContext {
     // counted as what the transaction took (a session key's cap).
     await this.accounts.debit(address, amount);
     count(amount);
+  }
+
+  /** Exempts `bytes` of this transaction's state growth from its storage fee (context/contexts.ts). */
+  protocolSizedBytes(bytes: number): void {
+    if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`protocolSizedBytes: ${bytes} is not a whole number of bytes`);
+    this.out.protocolSized?.(bytes);
   }
 
   /** The kernel's event, not the plugin's: outside the plugin's declared events (context/contexts.ts). */
