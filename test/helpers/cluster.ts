@@ -6,6 +6,7 @@ import { prepareDevnet } from '../../devnet/launcher.js';
 import { NODE_V8_FLAGS } from '../../kernel/node/v8-flags.js';
 import { CLI, getJson, until } from './node-process.js';
 import { tempDir } from './temp-dir.js';
+import { registerNetworkLogs } from './process-logs.js';
 import { readFileSync } from 'node:fs';
 import { setSigningChainId } from './chain-fixture.js';
 
@@ -70,6 +71,12 @@ export class Cluster {
     private readonly env: NodeJS.ProcessEnv,
   ) {
     this.nodes = rpcPorts.map((p, index) => ({ index, url: `http://127.0.0.1:${p}`, proc: null, logs: [] }));
+    this.registerLogs();
+  }
+
+  /** Every node's in-memory log, for the tails a timed-out wait prints (process-logs.ts). */
+  private registerLogs(): void {
+    registerNetworkLogs(this.nodes.map((n) => n.url), this.nodes.map((n) => ({ name: `node ${n.index}`, read: () => n.logs.join('\n') })));
   }
 
   /** The genesis document every node of the cluster was started with. */
@@ -110,6 +117,7 @@ export class Cluster {
     this.files.keyFiles.push(keyFile);
     const node: ClusterNode = { index: i, url: `http://127.0.0.1:${rpc}`, proc: null, logs: [] };
     this.nodes.push(node);
+    this.registerLogs();
     await this.startNode(i, extraArgs);
     return node;
   }

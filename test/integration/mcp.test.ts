@@ -190,7 +190,8 @@ describe('the assistant tool server on a real devnet', () => {
     const d = await ok(agent, 'ch_deploy', { template: 'fungible-token', name: 'Agent token', init_args: { name: 'Agent', symbol: 'AGT', decimals: 6, total_supply: 1000 } });
     token = d.contract_address as string;
     assert.equal(token, contractAddress(main.owner.address, d.tx_hash as string));
-    assert.equal((await confirmedEverywhere(d.tx_hash as string)).status, 'confirmed');
+    const deployed = await confirmedEverywhere(d.tx_hash as string);
+    assert.equal(deployed.status, 'confirmed', JSON.stringify(deployed));
     const record = await ok(agent, 'ch_get_contract', { address: token });
     assert.deepEqual([record.address, record.owner, record.template], [token, main.owner.address, 'fungible-token']);
     // The grant names its destinations: widen it to the new contract (a new grant of the key starts spent at 0).
