@@ -166,7 +166,7 @@ async function waitForGateway(url: string, child: ChildProcess, timeoutMs: numbe
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`gateway at ${url} did not answer within ${timeoutMs} ms`);
+  throw new Error(`gateway at ${url} did not answer within ${timeoutMs} ms${logTail(logPath)}`);
 }
 
 /** Starts every validator process (decisions.md §13) and resolves once the first block is committed. */
@@ -238,7 +238,9 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
       gw.stderr!.pipe(logFile);
       nodes.push(gw);
       gatewayUrl = `http://127.0.0.1:${o.gatewayPort}`;
-      await waitForGateway(gatewayUrl, gw, 30_000, join(dir, 'gateway.log'));
+      // As long as a validator's first block: on a loaded machine (a suite running two devnets at
+      // once under coverage) the gateway's process has been seen to take over 30 s to boot.
+      await waitForGateway(gatewayUrl, gw, 60_000, join(dir, 'gateway.log'));
     }
   } catch (e) {
     await stop();
