@@ -243,6 +243,13 @@ export class Admission {
     tx.holds = this.holdsOf(tx, tx.from, authorized.signer.payer, tx.value);
     // 7. Every plugin's checkTx, which may add fields to the answer.
     const fields = await this.runCheckTx(tx, height);
+    // 8. The nonce again, on the state committed now: steps 5–7 waited (the verify pool, a
+    // deploy's metering), and a block may have committed meanwhile carrying this transaction
+    // (relayed here while this copy was checked) or another of its nonce. Queued, it would head
+    // the sender's queue with a nonce the chain has taken: a block proposed from this pool would
+    // carry it again, and every peer would refuse that block.
+    const now = await accountsReader(this.d.store.state).get(f.from);
+    if (f.nonce <= now.nonce) throw (await this.d.store.hasTx(hash)) ? badRequest(`duplicate transaction ${hash}`) : badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: a block took it while this transaction was being checked (last confirmed ${now.nonce})`);
     queue(tx);
     const receiver = await accounts.get(f.to);
     return { ...fields, tx_hash: hash, status: 'pending', estimated_block: height, sender_balance: sender.balance, receiver_balance: receiver.balance, gas_price: tx.gasPrice };

@@ -276,3 +276,40 @@ test('a block validated once is not re-checked in full, but its lists still must
   assert.equal(await f.chain.validate(next), null);
   assert.equal(processCalls, 2, 'a new head validates in full again');
 });
+
+test('a copy still in admission when a block commits its transaction is refused, and the nonces after it are kept and committed', async () => {
+  // checkTx waits until the test lets it go: the window in which a relayed copy of the same
+  // transaction (or another of its nonce) commits while this copy is being checked.
+  let release: () => void = () => undefined;
+  let entered: () => void = () => undefined;
+  let waiting: Promise<void> = Promise.resolve();
+  const slow = definePlugin({
+    name: 'slow-check',
+    kind: 'state',
+    description: 'holds checkTx until released',
+    register(api) {
+      api.hooks.checkTx.tapPromise(api.name, async () => {
+        entered();
+        await waiting;
+        return undefined;
+      });
+    },
+  });
+  const f = await makeChain({ plugins: [slow], accounts: [{ address: alice.address, balance: COIN }] });
+  const first = signTransfer(alice, { to: bob.address, value: 5, nonce: 1 });
+  waiting = new Promise((r) => (release = r));
+  const checking = new Promise<void>((r) => (entered = r));
+  const late = f.chain.admit(first, 0);
+  await checking;
+  // The same transaction, relayed and admitted elsewhere, committed first.
+  f.chain.mempool.add(f.chain.rebuildTx('signed', first, 1n, 0));
+  const b1 = await f.block();
+  assert.equal(b1.header.tx_count, 1);
+  release();
+  await assert.rejects(late, (e: unknown) => e instanceof ChainError && e.status === 400 && /duplicate transaction/.test(e.message));
+  assert.equal(f.chain.mempool.pendingOf(alice.address).length, 0, 'the late copy was not queued');
+  const second = await f.chain.admit(signTransfer(alice, { to: bob.address, value: 6, nonce: 2 }), 0);
+  await f.block();
+  assert.equal((await f.chain.queries.getTx(second.tx_hash))?.receipt.status, 'confirmed');
+  assert.equal((await f.chain.queries.getTx(b1.tx_hashes[0]!))?.receipt.status, 'confirmed', 'the first keeps its receipt');
+});
