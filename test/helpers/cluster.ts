@@ -7,6 +7,7 @@ import { NODE_V8_FLAGS } from '../../kernel/node/v8-flags.js';
 import { CLI, getJson, until } from './node-process.js';
 import { tempDir } from './temp-dir.js';
 import { registerNetworkLogs } from './process-logs.js';
+import { claimPorts } from './port-claims.js';
 import { readFileSync } from 'node:fs';
 import { setSigningChainId } from './chain-fixture.js';
 
@@ -36,7 +37,9 @@ function portIsFree(port: number): Promise<boolean> {
 /**
  * A block of `n` consecutive free loopback ports, for launchers that number ports from a base.
  * Searched below the kernel's ephemeral range (32768+), where port-0 binds and outgoing connections
- * of concurrent tests would otherwise take a port between our probe and the launcher's bind.
+ * of concurrent tests would otherwise take a port between our probe and the launcher's bind; and
+ * claimed for this process (port-claims.ts), so another test file starting a devnet at the same
+ * moment cannot probe the same block free before either binds it.
  */
 export async function freePortBlock(n: number): Promise<number> {
   const low = 10000;
@@ -45,7 +48,7 @@ export async function freePortBlock(n: number): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++, start = low + ((start - low + n + 13) % span)) {
     let ok = true;
     for (let i = 0; i < n && ok; i++) ok = await portIsFree(start + i);
-    if (ok) return start;
+    if (ok && claimPorts(start, n)) return start;
   }
   throw new Error(`no block of ${n} free consecutive ports found below 32768`);
 }
