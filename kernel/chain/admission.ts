@@ -246,8 +246,11 @@ export class Admission {
     // 8. The nonce again, on the state committed now: steps 5–7 waited (the verify pool, a
     // deploy's metering), and a block may have committed meanwhile carrying this transaction
     // (relayed here while this copy was checked) or another of its nonce. Queued, it would head
-    // the sender's queue with a nonce the chain has taken: a block proposed from this pool would
-    // carry it again, and every peer would refuse that block.
+    // the sender's queue with a nonce the chain has taken, and a block proposed from this pool
+    // would carry it again: peers without such a copy refuse that block, and where enough
+    // validators hold one (a deploy's relayed copies all wait seconds on metering) it commits,
+    // and the transaction's confirmed receipt is overwritten by a failed one ("nonce … is not
+    // the next nonce").
     const now = await accountsReader(this.d.store.state).get(f.from);
     if (f.nonce <= now.nonce) throw (await this.d.store.hasTx(hash)) ? badRequest(`duplicate transaction ${hash}`) : badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: a block took it while this transaction was being checked (last confirmed ${now.nonce})`);
     queue(tx);
