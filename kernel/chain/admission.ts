@@ -396,6 +396,9 @@ export class Admission {
     const tx = this.rebuildTx('system', body, 0n, receivedAt, txIdentityOfText(text, body));
     if (this.d.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) return;
     await this.runCheckTx(tx, this.height);
+    // Asked again after the plugins' checks: a block may have committed it meanwhile, and a
+    // system transaction has no nonce to stop a second inclusion from applying it twice.
+    if (await this.d.store.hasTx(tx.hash)) return;
     queue(tx);
   }
 
