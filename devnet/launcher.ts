@@ -171,7 +171,7 @@ async function waitForGateway(url: string, child: ChildProcess, timeoutMs: numbe
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`gateway at ${url} did not answer within ${timeoutMs} ms`);
+  throw new Error(`gateway at ${url} did not answer within ${timeoutMs} ms${logTail(logPath)}`);
 }
 
 /** A `chain` verb as a child process, its output appended to `logPath`. */
@@ -254,7 +254,9 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
       const gw = spawnLogged(o.cli ?? CLI, ['gateway', '--network', 'devnet'], { ...process.env, PORT: String(o.gatewayPort), NODE_RPC_URL: rpcUrls[0]!, ...(shards > 1 ? { CHAIN_SHARD_NODES: shardNodes } : { SHARD_NODE_URLS: rpcUrls.join('|') }), NODE_SOURCE_ADDRESS: GATEWAY_SOURCE_ADDRESS, NETWORK_ID: 'devnet-local', POLL_NODE_INTERVAL_MS: '500', ...o.env }, join(dir, 'gateway.log'));
       nodes.push(gw);
       gatewayUrl = `http://127.0.0.1:${o.gatewayPort}`;
-      await waitForGateway(gatewayUrl, gw, 30_000, join(dir, 'gateway.log'));
+      // As long as a validator's first block: on a loaded machine (a suite running two devnets at
+      // once under coverage) the gateway's process has been seen to take over 30 s to boot.
+      await waitForGateway(gatewayUrl, gw, 60_000, join(dir, 'gateway.log'));
     }
   } catch (e) {
     await stop();

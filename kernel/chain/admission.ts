@@ -243,6 +243,16 @@ export class Admission {
     tx.holds = this.holdsOf(tx, tx.from, authorized.signer.payer, tx.value);
     // 7. Every plugin's checkTx, which may add fields to the answer.
     const fields = await this.runCheckTx(tx, height);
+    // 8. The nonce again, on the state committed now: steps 5–7 waited (the verify pool, a
+    // deploy's metering), and a block may have committed meanwhile carrying this transaction
+    // (relayed here while this copy was checked) or another of its nonce. Queued, it would head
+    // the sender's queue with a nonce the chain has taken, and a block proposed from this pool
+    // would carry it again: peers without such a copy refuse that block, and where enough
+    // validators hold one (a deploy's relayed copies all wait seconds on metering) it commits,
+    // and the transaction's confirmed receipt is overwritten by a failed one ("nonce … is not
+    // the next nonce").
+    const now = await accountsReader(this.d.store.state).get(f.from);
+    if (f.nonce <= now.nonce) throw (await this.d.store.hasTx(hash)) ? badRequest(`duplicate transaction ${hash}`) : badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: a block took it while this transaction was being checked (last confirmed ${now.nonce})`);
     queue(tx);
     const receiver = await accounts.get(f.to);
     return { ...fields, tx_hash: hash, status: 'pending', estimated_block: height, sender_balance: sender.balance, receiver_balance: receiver.balance, gas_price: tx.gasPrice };
@@ -386,6 +396,9 @@ export class Admission {
     const tx = this.rebuildTx('system', body, 0n, receivedAt, txIdentityOfText(text, body));
     if (this.d.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) return;
     await this.runCheckTx(tx, this.height);
+    // Asked again after the plugins' checks: a block may have committed it meanwhile, and a
+    // system transaction has no nonce to stop a second inclusion from applying it twice.
+    if (await this.d.store.hasTx(tx.hash)) return;
     queue(tx);
   }
 

@@ -5,6 +5,7 @@ import { deriveAddress } from '../crypto/address.js';
 import { accountsReader } from '../state/accounts.js';
 import { ChainError } from '../errors.js';
 import { definePlugin } from '../host/plugin.js';
+import { faucetPlugin } from '../../plugins/faucet/index.js';
 import { badRequest } from '../errors.js';
 import { canonicalJson } from '../codec/json.js';
 import { sha3Hex0x } from '../crypto/hash.js';
@@ -275,4 +276,66 @@ test('a block validated once is not re-checked in full, but its lists still must
   const next = await f.chain.propose(0, 'chain:v0.node', 1_800_000_001_000);
   assert.equal(await f.chain.validate(next), null);
   assert.equal(processCalls, 2, 'a new head validates in full again');
+});
+
+/** A plugin whose checkTx, once `hold` is called, waits until released: the window in which a block commits a transaction whose copy is still in admission. */
+function slowCheck(): { plugin: ReturnType<typeof definePlugin>; hold(): { entered: Promise<void>; release(): void } } {
+  let entered: () => void = () => undefined;
+  let waiting: Promise<void> = Promise.resolve();
+  const plugin = definePlugin({
+    name: 'slow-check',
+    kind: 'state',
+    description: 'holds checkTx until released',
+    register(api) {
+      api.hooks.checkTx.tapPromise(api.name, async () => {
+        entered();
+        await waiting;
+        return undefined;
+      });
+    },
+  });
+  return {
+    plugin,
+    hold() {
+      let release: () => void = () => undefined;
+      waiting = new Promise((r) => (release = r));
+      return { entered: new Promise<void>((r) => (entered = r)), release: () => release() };
+    },
+  };
+}
+
+test('a copy still in admission when a block commits its transaction is refused, and the nonces after it are kept and committed', async () => {
+  const slow = slowCheck();
+  const f = await makeChain({ plugins: [slow.plugin], accounts: [{ address: alice.address, balance: COIN }] });
+  const first = signTransfer(alice, { to: bob.address, value: 5, nonce: 1 });
+  const held = slow.hold();
+  const late = f.chain.admit(first, 0);
+  await held.entered;
+  // The same transaction, relayed and admitted elsewhere, committed first.
+  f.chain.mempool.add(f.chain.rebuildTx('signed', first, 1n, 0));
+  const b1 = await f.block();
+  assert.equal(b1.header.tx_count, 1);
+  held.release();
+  await assert.rejects(late, (e: unknown) => e instanceof ChainError && e.status === 400 && /duplicate transaction/.test(e.message));
+  assert.equal(f.chain.mempool.pendingOf(alice.address).length, 0, 'the late copy was not queued');
+  const second = await f.chain.admit(signTransfer(alice, { to: bob.address, value: 6, nonce: 2 }), 0);
+  await f.block();
+  assert.equal((await f.chain.queries.getTx(second.tx_hash))?.receipt.status, 'confirmed');
+  assert.equal((await f.chain.queries.getTx(b1.tx_hashes[0]!))?.receipt.status, 'confirmed', 'the first keeps its receipt');
+});
+
+test('a relayed system transaction committed while its copy was in admission is not queued again (it has no nonce to stop a second credit)', async () => {
+  const slow = slowCheck();
+  const f = await makeChain({ plugins: [faucetPlugin, slow.plugin] });
+  const credit = { type: 'faucet', from: 'chain:system.faucet', to: bob.address, value: 7, address: bob.address, public_key: bob.publicKeyHex, amount: 7 };
+  const held = slow.hold();
+  const late = f.chain.admitFromPeer('system', credit, 0, canonicalJson(credit));
+  await held.entered;
+  f.chain.mempool.add(f.chain.rebuildTx('system', credit, 0n, 0));
+  assert.equal((await f.block()).header.tx_count, 1);
+  held.release();
+  await late;
+  assert.equal(f.chain.mempool.size, 0, 'the late copy was not queued');
+  await f.block();
+  assert.equal((await accountsReader(f.chain.queries.state).get(bob.address)).balance, 7n, 'credited once');
 });

@@ -505,6 +505,10 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const accounts = accountsReader(this.d.store.state);
     for (const sender of this.mempool.senders()) {
       const acct = await accounts.get(sender);
+      // A nonce the chain took (a copy admitted while the block carrying it committed) goes
+      // alone: the transfers queued behind it follow the chain and stay.
+      const taken = this.mempool.dropTaken(sender, acct.nonce);
+      if (taken.length > 0) this.d.log.debug({ sender, dropped: taken.length }, 'dropped pending transactions whose nonce the chain has taken');
       const first = this.mempool.pendingOf(sender)[0];
       if (first && first.nonce !== acct.nonce + 1n) {
         const dropped = this.mempool.evict(first.hash);

@@ -29,6 +29,20 @@ test('per-sender nonce order, selection within the gas budget', () => {
   assert.equal(m.size, 1);
 });
 
+test('a nonce the chain has taken is dropped alone: the nonces behind it stay', () => {
+  const m = new Mempool({ maxTxs: 100, maxPerSender: 10 });
+  // a-5 came out of admission after the block carrying it (confirmed nonce 5) had committed; a-6 followed it in.
+  m.add(tx('a', 5));
+  m.add(tx('a', 6));
+  m.add(tx('a', 7));
+  assert.deepEqual(m.dropTaken('a', 5n).map((t) => t.hash), ['a-5']);
+  assert.deepEqual(m.pendingOf('a').map((t) => t.hash), ['a-6', 'a-7']);
+  assert.equal(m.nextNonce('a', 5n), 8n);
+  assert.deepEqual(m.select(1000, gas).map((t) => t.hash), ['a-6', 'a-7']);
+  assert.deepEqual(m.dropTaken('a', 5n), [], 'nothing else is taken');
+  assert.deepEqual(m.dropTaken('b', 9n), []);
+});
+
 test('size bounds', () => {
   const m = new Mempool({ maxTxs: 2, maxPerSender: 1 });
   m.add(tx('a', 1));

@@ -158,6 +158,20 @@ export class Mempool {
     this.compact();
   }
 
+  /**
+   * Drops a sender's pending transfers whose nonce the chain has taken (at or below
+   * `confirmedNonce`), and only those: the ones after them may follow the chain now. Such a
+   * transfer gets here when a block carrying it (or another of its nonce) commits while its copy
+   * is still in admission (the nonce was checked before the signature and the plugins' checks
+   * were awaited); evicting it with `evict` would take every later nonce of the sender along.
+   */
+  dropTaken(sender: string, confirmedNonce: bigint): Tx[] {
+    const taken = (this.bySender.get(sender) ?? []).filter((t) => t.nonce <= confirmedNonce);
+    for (const t of taken) this.remove(t.hash);
+    if (taken.length > 0) this.compact();
+    return taken;
+  }
+
   /** Drops a transaction and, for a signed one, every later nonce of its sender (they can no longer apply). */
   evict(hash: string): Tx[] {
     const tx = this.byHash.get(hash);

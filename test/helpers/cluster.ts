@@ -6,6 +6,8 @@ import { prepareDevnet } from '../../devnet/launcher.js';
 import { NODE_V8_FLAGS } from '../../kernel/node/v8-flags.js';
 import { CLI, getJson, until } from './node-process.js';
 import { tempDir } from './temp-dir.js';
+import { registerNetworkLogs } from './process-logs.js';
+import { claimPorts } from './port-claims.js';
 import { readFileSync } from 'node:fs';
 import { setSigningChainId } from './chain-fixture.js';
 
@@ -35,7 +37,9 @@ function portIsFree(port: number): Promise<boolean> {
 /**
  * A block of `n` consecutive free loopback ports, for launchers that number ports from a base.
  * Searched below the kernel's ephemeral range (32768+), where port-0 binds and outgoing connections
- * of concurrent tests would otherwise take a port between our probe and the launcher's bind.
+ * of concurrent tests would otherwise take a port between our probe and the launcher's bind; and
+ * claimed for this process (port-claims.ts), so another test file starting a devnet at the same
+ * moment cannot probe the same block free before either binds it.
  */
 export async function freePortBlock(n: number): Promise<number> {
   const low = 10000;
@@ -44,7 +48,7 @@ export async function freePortBlock(n: number): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++, start = low + ((start - low + n + 13) % span)) {
     let ok = true;
     for (let i = 0; i < n && ok; i++) ok = await portIsFree(start + i);
-    if (ok) return start;
+    if (ok && claimPorts(start, n)) return start;
   }
   throw new Error(`no block of ${n} free consecutive ports found below 32768`);
 }
@@ -70,6 +74,12 @@ export class Cluster {
     private readonly env: NodeJS.ProcessEnv,
   ) {
     this.nodes = rpcPorts.map((p, index) => ({ index, url: `http://127.0.0.1:${p}`, proc: null, logs: [] }));
+    this.registerLogs();
+  }
+
+  /** Every node's in-memory log, for the tails a timed-out wait prints (process-logs.ts). */
+  private registerLogs(): void {
+    registerNetworkLogs(this.nodes.map((n) => n.url), this.nodes.map((n) => ({ name: `node ${n.index}`, read: () => n.logs.join('\n') })));
   }
 
   /** The genesis document every node of the cluster was started with. */
@@ -110,6 +120,7 @@ export class Cluster {
     this.files.keyFiles.push(keyFile);
     const node: ClusterNode = { index: i, url: `http://127.0.0.1:${rpc}`, proc: null, logs: [] };
     this.nodes.push(node);
+    this.registerLogs();
     await this.startNode(i, extraArgs);
     return node;
   }

@@ -4,6 +4,7 @@ import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { startDevnet, type Devnet } from '../../devnet/launcher.js';
 import { freePortBlock } from './cluster.js';
 import { tempDir } from './temp-dir.js';
+import { fileLog, registerNetworkLogs } from './process-logs.js';
 import { setSigningChainId } from './chain-fixture.js';
 import assert from 'node:assert/strict';
 import { getJson, postJson, waitConfirmed } from './node-process.js';
@@ -44,6 +45,7 @@ export async function startTestDevnet(opts: { validators?: number; shards?: numb
     ...(opts.genesisParams ? { genesisParams: opts.genesisParams } : {}),
     ...(opts.genesisStake ? { genesisStake: opts.genesisStake } : {}),
   });
+  registerNetworkLogs(net.rpcUrls, [...net.rpcUrls.map((_, i) => fileLog(`validator-${i}`, join(net.dir, `validator-${i}.log`))), ...(net.gatewayUrl ? [fileLog('gateway', join(net.dir, 'gateway.log'))] : [])]);
   const p2pAddresses = Array.from({ length: total }, (_, i) => `127.0.0.1:${base + total + i}`);
   // The signing helpers name this chain in ch-tx-v4 (decisions.md §94: GET /api/v1/status chain_id).
   setSigningChainId(String((await getJson(`${net.rpcUrls[0]}/api/v1/status`)).body.chain_id));

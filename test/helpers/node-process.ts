@@ -11,6 +11,7 @@ import { collectGenesis } from '../../kernel/config/genesis-collect.js';
 import { signJoin } from '../../kernel/config/genesis-join.js';
 import { tempDir } from './temp-dir.js';
 import { setSigningChainId } from './chain-fixture.js';
+import { logTails } from './process-logs.js';
 
 export const CLI = resolve('dist/cli/main.js');
 
@@ -166,9 +167,21 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined>, t
   }
 }
 
+/**
+ * The transaction once `url` reports it out of pending. On a timeout the error carries the last
+ * answer and the tails of the network's logs (process-logs.ts): whether the chain stalled or only
+ * this transaction did.
+ */
 export async function waitConfirmed(url: string, hash: string): Promise<Record<string, unknown>> {
-  return until(`transaction ${hash} to leave pending`, async () => {
-    const r = await getJson(`${url}/api/v1/transactions/${hash}`);
-    return r.status === 200 && r.body.status !== 'pending' ? r.body : undefined;
-  });
+  let last = 'no answer';
+  try {
+    return await until(`transaction ${hash} to leave pending`, async () => {
+      const r = await getJson(`${url}/api/v1/transactions/${hash}`);
+      last = `${r.status} ${JSON.stringify(r.body)}`;
+      return r.status === 200 && r.body.status !== 'pending' ? r.body : undefined;
+    });
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith('timed out')) throw err;
+    throw new Error(`${err.message} at ${url} (last answer: ${last})${logTails(url)}`);
+  }
 }
