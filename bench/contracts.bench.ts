@@ -8,10 +8,15 @@ import { Vm, type CallEnv, type VmLimits } from '../plugins/contracts/vm/engine.
 import { isFailure, runTree } from '../plugins/contracts/vm/runner.js';
 
 /**
- * The contract VM's cost (issue 24): a CPU-heavy contract (an integer LCG loop) metered by the
- * VM against the same bytecode compiled as it is (target: at most 1.3×), and calls per second of
- * the AssemblyScript token's `transfer` in process (runner + VM + storage view, no consensus).
- * `npm run build && node dist/bench/contracts.bench.js`.
+ * The contract VM's cost (issues 24 and 40): a CPU-heavy contract (an integer LCG loop) metered
+ * by the VM against the same bytecode compiled as it is (target: at most 1.3×), and calls per
+ * second of the AssemblyScript token's `transfer` in process (runner + VM + storage view, no
+ * consensus). Both sides run under the VM's baseline-only compiler (the flag is process-wide).
+ * The ratio judged is of CPU time (process.cpuUsage, medians of interleaved samples): on the
+ * shared 2-core machine, with a load average of 10–25, a few-millisecond call's wall time is
+ * mostly the scheduler's, and the wall-time medians of two runs put the same build at 2.74× and
+ * 3.32× where its CPU time said 1.3×. The wall-time table (tinybench) is printed beside it.
+ * `npm run build && node dist/bench/contracts.bench.js` (under /work/bin/heavy on a shared machine).
  */
 const limits: VmLimits & { maxKeys: number } = { maxPages: 16, maxStack: 4096, maxDepth: 8, maxKeys: 1024 };
 const ITERATIONS_BYTE = 16; // × 65 536 loop iterations per call
@@ -38,16 +43,16 @@ const env: CallEnv = {
   remove: () => undefined,
 };
 let lastFuel = 0n;
+const unmeteredCall = (): void => {
+  const p = rawAlloc(input.length);
+  new Uint8Array(rawMemory.buffer).set(input, p);
+  rawCall(p, input.length);
+};
+const meteredCall = (): void => {
+  lastFuel = vm.run(env, { contract: 'chain:00000000c0.app', caller: 'chain:x', entry: 'call', input }, 10n ** 12n, limits).fuelUsed;
+};
 const bench = new Bench({ time: 3000 });
-bench
-  .add('CPU-heavy contract, unmetered (V8 as is)', () => {
-    const p = rawAlloc(input.length);
-    new Uint8Array(rawMemory.buffer).set(input, p);
-    rawCall(p, input.length);
-  })
-  .add('CPU-heavy contract, metered (fresh instance per call)', () => {
-    lastFuel = vm.run(env, { contract: 'chain:00000000c0.app', caller: 'chain:x', entry: 'call', input }, 10n ** 12n, limits).fuelUsed;
-  });
+bench.add('CPU-heavy contract, unmetered (V8 as is)', unmeteredCall).add('CPU-heavy contract, metered (fresh instance per call)', meteredCall);
 
 // The token: one contract, transfers between two holders, state in memory.
 const kv = new Map<string, Uint8Array>();
@@ -80,4 +85,24 @@ const rows = bench.tasks.map((t) => {
 console.table(rows);
 const [unmetered, metered] = rows;
 // The median: a shared machine's stalls land in the mean of a few-millisecond task.
-console.log(`metered / unmetered median time: ${((metered!['median ms'] || 0) / (unmetered!['median ms'] || 1)).toFixed(2)}× (target ≤ 1.3×); fuel per CPU-heavy call ${lastFuel}; fuel per token transfer ${transferFuel}`);
+console.log(`wall time, metered / unmetered median: ${((metered!['median ms'] || 0) / (unmetered!['median ms'] || 1)).toFixed(2)}× (the scheduler's share included)`);
+
+/** CPU µs of `calls` calls of `f` (user + system of the process: the VM runs in this thread). */
+const cpuMicros = (f: () => void, calls: number): number => {
+  const before = process.cpuUsage();
+  for (let i = 0; i < calls; i++) f();
+  const spent = process.cpuUsage(before);
+  return (spent.user + spent.system) / calls;
+};
+const SAMPLES = 41;
+const CALLS_PER_SAMPLE = 5;
+const cpuTimes: Record<'unmetered' | 'metered', number[]> = { unmetered: [], metered: [] };
+// Interleaved, so a slow spell of the machine lands on both sides alike.
+for (let i = 0; i < SAMPLES; i++) {
+  cpuTimes.unmetered.push(cpuMicros(unmeteredCall, CALLS_PER_SAMPLE));
+  cpuTimes.metered.push(cpuMicros(meteredCall, CALLS_PER_SAMPLE));
+}
+const median = (xs: number[]): number => xs.slice().sort((a, b) => a - b)[xs.length >> 1]!;
+const [u, m] = [median(cpuTimes.unmetered), median(cpuTimes.metered)];
+console.log(`CPU time per CPU-heavy call (median of ${SAMPLES} interleaved samples of ${CALLS_PER_SAMPLE} calls): unmetered ${(u / 1000).toFixed(3)} ms, metered ${(m / 1000).toFixed(3)} ms`);
+console.log(`metered / unmetered CPU time: ${(m / u).toFixed(2)}× (target ≤ 1.3×); fuel per CPU-heavy call ${lastFuel}; fuel per token transfer ${transferFuel}`);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { flatOutLanes, parsePositiveInt, parseRates, parseVia, phasesOf, planRuns, poolsFor, rateLabel, transfersFor } from './load-plan.js';
+import { flatOutLanes, isTokenTransfer, parsePositiveInt, parseRates, parseTokenMix, parseVia, phasesOf, planRuns, poolsFor, rateLabel, tokenRecipient, transfersFor } from './load-plan.js';
 
 const choices = ['auto', 'noble', 'pqclean', 'node'] as const;
 const plan = (opts: { run?: string[]; rates?: string; envChoice?: string }) => planRuns({ defaultRates: '20,40', choices, ...opts });
@@ -87,4 +87,20 @@ test('flat-out lanes never share an account, keep each account in nonce order, a
       });
     });
   }
+});
+
+test('--token-mix is a share from 0 to 1 in thousandths, spread evenly over a pool', () => {
+  assert.deepEqual(['0', '1', '0.5', '0.25', '0.125', '1.0', '0.05'].map(parseTokenMix), [0, 1000, 500, 250, 125, 1000, 50]);
+  for (const bad of ['', '2', '1.5', '-0.5', '0.1234', '.5', 'half', '1.001']) assert.throws(() => parseTokenMix(bad), /--token-mix .*: expected a share from 0 to 1/, bad);
+  const kinds = (n: number, p: number) => Array.from({ length: n }, (_, k) => isTokenTransfer(k, p));
+  assert.deepEqual(kinds(6, 500), [false, true, false, true, false, true]);
+  assert.ok(kinds(100, 0).every((x) => !x));
+  assert.ok(kinds(100, 1000).every((x) => x));
+  for (const p of [1, 125, 333, 500, 999]) {
+    const ks = kinds(3000, p);
+    assert.equal(ks.slice(0, 1000).filter(Boolean).length, p, `first 1000 at ${p}`);
+    // Every stretch of 100 carries the mix to within one transfer.
+    for (let s = 0; s + 100 <= 3000; s += 100) assert.ok(Math.abs(ks.slice(s, s + 100).filter(Boolean).length - p / 10) <= 1, `stretch ${s} at ${p}`);
+  }
+  assert.deepEqual([0, 1, 2].map((i) => tokenRecipient(i, 3)), [1, 2, 0]);
 });

@@ -129,3 +129,29 @@ export function flatOutLanes(poolSize: number, accounts: number, inflight: numbe
 export function rateLabel(rate: Rate): string {
   return rate === FLAT_OUT ? 'flat out' : `${rate} tx/s`;
 }
+
+/**
+ * `--token-mix F`: the share of each pool sent as fungible-token `transfer` calls instead of plain
+ * transfers, written as a decimal from 0 to 1 with at most three places ("0.5", "1", "0.125"),
+ * kept in thousandths so the plan is exact.
+ */
+export function parseTokenMix(text: string): number {
+  const m = /^(0|1)(?:\.([0-9]{1,3}))?$/.exec(text);
+  const permille = m ? Number(m[1]) * 1000 + Number((m[2] ?? '').padEnd(3, '0')) : NaN;
+  if (!(permille >= 0 && permille <= 1000)) throw new Error(`--token-mix ${text}: expected a share from 0 to 1 with at most three decimals, e.g. 0.5`);
+  return permille;
+}
+
+/**
+ * Whether transfer k of a pool is a token transfer, at `permille` thousandths: spread evenly
+ * (k is one when the running count ⌊(k + 1)·p/1000⌋ steps up), so every stretch of a pool, and
+ * hence every second of a phase, carries the mix, and the first 1000 of a pool carry exactly p.
+ */
+export function isTokenTransfer(k: number, permille: number): boolean {
+  return Math.floor(((k + 1) * permille) / 1000) > Math.floor((k * permille) / 1000);
+}
+
+/** Token transfers go from each load account to the next one round the ring, so every holder both sends and receives. */
+export function tokenRecipient(i: number, accounts: number): number {
+  return (i + 1) % accounts;
+}

@@ -5,6 +5,8 @@ import { flatOutLanes } from './load-plan.js';
 export interface Transfer {
   readonly i: number;
   readonly body: string;
+  /** A fungible-token `transfer` call (`--token-mix`), not a plain transfer. */
+  readonly token?: boolean;
 }
 
 /** Overload answers (mempool full, rate limited): flat out waits this long and sends the same transfer again... */
@@ -21,6 +23,8 @@ const PRINTED = 3;
 export class Submitter {
   /** Transaction id → send time (performance.now()). */
   readonly submitted = new Map<string, number>();
+  /** The accepted ids that are token transfers (`Transfer.token`). */
+  readonly tokenIds = new Set<string>();
   sent = 0;
   rejected = 0;
   failed = 0;
@@ -56,6 +60,7 @@ export class Submitter {
         const res = await this.http.postJsonText(url, t.body);
         if (res.status === 200) {
           this.submitted.set(res.body.tx_hash as string, t0);
+          if (t.token) this.tokenIds.add(res.body.tx_hash as string);
           this.lastAnswer = performance.now();
         } else if (retryOverloadUntil !== undefined && (res.status === 503 || res.status === 429) && performance.now() < retryOverloadUntil) {
           this.overloaded++;

@@ -17,8 +17,8 @@ import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } fro
 import { ConfirmationWatcher } from './confirmation-watcher.js';
 import { latencyBySlice, settlingWarning } from './settling.js';
 import { percentile } from './percentile.js';
-import { FlatOutCursor, Submitter, sendAtRate } from './load-sender.js';
-import { FLAT_OUT, parsePositiveInt, parseVia, phasesOf, planRuns, poolsFor, rateLabel, type Rate } from './load-plan.js';
+import { FlatOutCursor, Submitter, sendAtRate, type Transfer } from './load-sender.js';
+import { FLAT_OUT, isTokenTransfer, parsePositiveInt, parseTokenMix, parseVia, phasesOf, planRuns, poolsFor, rateLabel, tokenRecipient, type Rate } from './load-plan.js';
 import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
 import type { ChainProcess } from '../test/helpers/node-process.js';
 
@@ -34,6 +34,11 @@ import type { ChainProcess } from '../test/helpers/node-process.js';
  *
  *   node dist/bench/load.bench.js --validators 4 --rates 20,40,80 --seconds 10 --accounts 100
  *   node dist/bench/load.bench.js --run noble=40,max --run pqclean=130,max --via gateway
+ *
+ * With `--token-mix F` the shipped fungible-token template is deployed once, every load account
+ * is given tokens, and that share of each phase's transactions are token `transfer` calls from
+ * one load account to the next (the rest plain transfers): each phase prints committed token
+ * transfers per second beside plain transfers per second in the same window, and their ratio.
  */
 const PROVIDER_CHOICES: readonly ProviderChoice[] = ['auto', ...PROVIDER_NAMES];
 const DEFAULT_RATES = '20,40,80,max';
@@ -49,6 +54,8 @@ const USAGE = `usage: node dist/bench/load.bench.js [options]
   --block-ms N          the devnet's CHAIN_BLOCK_MS (default 200)
   --inflight N          flat out: submissions outstanding at once (default 64)
   --max-pool N          flat out: at most this many transfers pre-signed for a phase (default 12000)
+  --token-mix F         share (0–1, e.g. 0.5) of transactions sent as fungible-token transfer calls
+                        among the load accounts (default 0: plain transfers only)
   --trace FILE          one JSON line per transaction and per block
   -h, --help            this text`;
 
@@ -80,6 +87,7 @@ function parseCommandLine() {
       // Flat out pre-signs C transfers per second of the phase, at most this many (client memory
       // and pre-signing time where C is far above what the devnet commits, i.e. native providers).
       'max-pool': { type: 'string', default: '12000' },
+      'token-mix': { type: 'string', default: '0' },
     },
   });
   const runs = values.help ? [] : planRuns({ run: values.run, rates: values.rates, envChoice: process.env.CHAIN_CRYPTO_PROVIDER, defaultRates: DEFAULT_RATES, choices: PROVIDER_CHOICES });
@@ -96,6 +104,7 @@ function parseCommandLine() {
     via: parseVia(values.via!),
     inflight: parsePositiveInt(values.inflight!, '--inflight'),
     maxPool: parsePositiveInt(values['max-pool']!, '--max-pool'),
+    tokenPermille: parseTokenMix(values['token-mix']!),
     trace: values.trace,
   };
 }
@@ -112,7 +121,7 @@ if (options.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const { runs, validators, seconds, nAccounts, warmup, blockMs, via, inflight, maxPool } = options;
+const { runs, validators, seconds, nAccounts, warmup, blockMs, via, inflight, maxPool, tokenPermille } = options;
 // Pre-signing is the client's set-up, not what is measured: the fastest provider that loads signs
 // for every run (the shared vectors prove each provider verifies what the others sign), so a
 // pure-JS devnet does not wait a minute for noble to sign its thousands of transfers.
@@ -142,6 +151,60 @@ function verifyRate(provider: typeof nobleProvider): { v: number; min: number; m
   verifyRateOnce(provider, 300); // JIT warm-up, not counted
   const samples = Array.from({ length: 5 }, () => verifyRateOnce(provider, 600)).sort((a, b) => a - b);
   return { v: samples[2]!, min: samples[0]!, max: samples[4]! };
+}
+
+const DEPLOY_ADDRESS = 'chain:system.deploy';
+/** One token unit (10^-6 of a token of 6 decimals): what each token transfer of the load moves. */
+const TOKEN_TRANSFER_AMOUNT = '0.000001';
+/** Holders' set-up transfers sent before waiting for the last of them: below the mempool's 256 per sender. */
+const SETUP_CHUNK = 200;
+
+/** Waits for a transaction to be included; fails the bench if it failed (a set-up that did not happen measures nothing). */
+async function included(nodeUrl: string, hash: string, what: string): Promise<Record<string, unknown>> {
+  const tx = await until(`${what} to be included`, async () => {
+    const t = (await getJson(`${nodeUrl}/api/v1/transactions/${hash}`)).body;
+    return t.status === 'confirmed' || t.status === 'failed' ? t : undefined;
+  }, 120_000);
+  if (tx.status !== 'confirmed') throw new Error(`${what} failed: ${JSON.stringify(tx)}`);
+  return tx;
+}
+
+/**
+ * `--token-mix`: deploys the shipped fungible-token template from `owner` (a plain deploy
+ * transaction naming the template) and transfers each load account a balance far above what the
+ * phases move; returns the token's address.
+ */
+async function deployToken(nodeUrl: string, owner: Wallet, holders: readonly Wallet[]): Promise<string> {
+  const tpl = (await getJson(`${nodeUrl}/api/v1/templates/fungible-token`)).body as { bytecode_hex: string };
+  const fields = { bytecode_hex: tpl.bytecode_hex, name: 'Load bench token', template: 'fungible-token', init_args: { name: 'Load', symbol: 'LOAD', decimals: 6, total_supply: '1000000000' } };
+  let nonce = 0;
+  const send = async (to: string, data: string, gasLimit?: number): Promise<string> => {
+    const r = await postJson(`${nodeUrl}/api/v1/transactions`, canonicalJson(signTransfer(owner, { to, value: 0, nonce: ++nonce, data, ...(gasLimit ? { gas_limit: gasLimit } : {}) }, presigner)));
+    if (r.status !== 200) throw new Error(`token set-up transaction refused (${r.status}): ${JSON.stringify(r.body)}`);
+    return r.body.tx_hash as string;
+  };
+  const deployed = await included(nodeUrl, await send(DEPLOY_ADDRESS, JSON.stringify(fields), 5_000), 'the token deploy');
+  const token = (deployed.events as Array<{ type: string; data: { address?: string } }>).find((e) => e.type === 'contract_deployed')?.data.address;
+  if (!token) throw new Error(`the token deploy emitted no contract_deployed: ${JSON.stringify(deployed)}`);
+  for (let from = 0; from < holders.length; from += SETUP_CHUNK) {
+    const hashes: string[] = [];
+    for (const h of holders.slice(from, from + SETUP_CHUNK)) hashes.push(await send(token, JSON.stringify({ function: 'transfer', args: { to: h.address, amount: '1000000' } })));
+    await included(nodeUrl, hashes[hashes.length - 1]!, 'the holders\' token balances');
+  }
+  console.log(`token ${token} deployed from ${owner.address}; ${holders.length} load accounts hold 1 000 000 LOAD each`);
+  return token;
+}
+
+/**
+ * Statuses of up to `n` of a phase's committed token transfers (a token transfer can be included
+ * and fail, out of fuel or trapped, which a plain transfer cannot): printed, so a ratio is never
+ * quoted of calls that did nothing.
+ */
+async function tokenStatuses(nodeUrl: string, ids: readonly string[], n: number): Promise<string> {
+  const sample = ids.slice(0, n);
+  const statuses = await Promise.all(sample.map(async (h) => (await getJson(`${nodeUrl}/api/v1/transactions/${h}`)).body.status as string));
+  const failed = statuses.filter((st) => st !== 'confirmed').length;
+  return `${sample.length - failed} of ${sample.length} sampled token transfers confirmed, ${failed} failed`;
 }
 
 /** Each validator's VmHWM so far, in MiB; null where procfs cannot say. */
@@ -187,21 +250,29 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
     }
     const gatewayUrl = gateway?.url;
     const accounts: Wallet[] = Array.from({ length: nAccounts }, (_, i) => labelledWallet(`load-bench-${i}`));
+    const tokenOwner = labelledWallet('load-bench-token-owner');
     const home = (i: number): string => c.nodes[i % validators]!.url;
     // Fund every account, each through its home node (its transfers go there too, so its nonces arrive in order).
     const funding = await Promise.all(accounts.map((w, i) => postJson(`${home(i)}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex, amount: 1_000_000_000 })));
+    if (tokenPermille > 0) funding.unshift(await postJson(`${c.nodes[0]!.url}/api/v1/faucet`, { address: tokenOwner.address, public_key: tokenOwner.publicKeyHex, amount: 1_000_000_000 }));
     const last = funding[funding.length - 1]!.body.tx_hash as string;
     await until('funding to confirm', async () => ((await getJson(`${c.nodes[0]!.url}/api/v1/transactions/${last}`)).body.status === 'confirmed' ? true : undefined), 120_000);
+    if (tokenPermille > 0) await included(c.nodes[0]!.url, funding[0]!.body.tx_hash as string, 'the token owner\'s funding');
+    const token = tokenPermille > 0 ? await deployToken(c.nodes[0]!.url, tokenOwner, accounts) : undefined;
 
     const nonces = accounts.map(() => 0);
     const sink = wallet(251).address;
     const { sizes, poolOf } = poolsFor(phases, C, maxPool);
-    console.log(`pre-signing ${sizes.reduce((a, n) => a + n, 0)} transfers with ${presigning.name}...`);
+    console.log(`pre-signing ${sizes.reduce((a, n) => a + n, 0)} transfers with ${presigning.name}${token ? `, ${tokenPermille / 10} % of them token transfers` : ''}...`);
     const pools = sizes.map((size) =>
-      Array.from({ length: size }, (_, k) => {
+      Array.from({ length: size }, (_, k): Transfer => {
         const i = k % accounts.length;
         nonces[i]!++;
         // Sent as canonical JSON, the text a client hashes to know its transaction's id.
+        if (token && isTokenTransfer(k, tokenPermille)) {
+          const data = JSON.stringify({ function: 'transfer', args: { to: accounts[tokenRecipient(i, accounts.length)]!.address, amount: TOKEN_TRANSFER_AMOUNT } });
+          return { i, token: true, body: canonicalJson(signTransfer(accounts[i]!, { to: token, value: 0, nonce: nonces[i]!, data }, presigner)) };
+        }
         return { i, body: canonicalJson(signTransfer(accounts[i]!, { to: sink, value: 1, nonce: nonces[i]! }, presigner)) };
       }),
     );
@@ -272,6 +343,10 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       const firstSubmit = Math.min(...submitted.values());
       const lastConfirm = Math.max(...confirmed.values());
       const tps = (confirmed.size * 1000) / (lastConfirm - firstSubmit);
+      // The mix's two kinds over the same window: committed token transfers per second, plain ones, their ratio.
+      const tokenCommitted = [...confirmed.keys()].filter((h) => sender.tokenIds.has(h));
+      const tokenTps = (tokenCommitted.length * 1000) / (lastConfirm - firstSubmit);
+      const plainTps = tps - tokenTps;
       // Where the CPU went, per committed transaction summed over validators: main threads (event
       // loops) versus other threads (verify workers, libuv, GC), and the machine's utilisation.
       const perTx = (sec: number): string => ((sec * 1000) / Math.max(1, confirmed.size)).toFixed(2);
@@ -285,6 +360,10 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         continue;
       }
       console.log(settling ? `${byQuarter}; ${settling}` : byQuarter);
+      if (token) {
+        const tokenLat = tokenCommitted.map((h) => confirmed.get(h)! - submitted.get(h)!).sort((a, b) => a - b);
+        console.log(`token transfers: ${tokenCommitted.length} committed (${tokenTps.toFixed(1)}/s, p50 ${percentile(tokenLat, 50).toFixed(0)} ms) beside ${confirmed.size - tokenCommitted.length} plain (${plainTps.toFixed(1)}/s); token / plain ${plainTps > 0 ? (tokenTps / plainTps).toFixed(2) : 'n/a'} at a ${tokenPermille / 10} % mix; ${await tokenStatuses(c.nodes[0]!.url, tokenCommitted, 20)}`);
+      }
       const peakRss = worstOf(peakRssMiB(c));
       const worstLoopP99Ms = Math.max(...spent.loopP99Ms);
       results.push({ offered, flatOut: rate === FLAT_OUT, ...(exhausted ? { exhausted } : {}), committedTps: tps, p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss, ...(settling ? { settling } : {}) });
@@ -299,6 +378,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         failed: sender.failed,
         committed: confirmed.size,
         'committed tx/s': tps.toFixed(1),
+        ...(token ? { 'token tx/s': tokenTps.toFixed(1), 'plain tx/s': plainTps.toFixed(1), 'token/plain': plainTps > 0 ? (tokenTps / plainTps).toFixed(2) : 'n/a' } : {}),
         'TPS/C': (tps / C).toFixed(2),
         'p50 ms': percentile(lat, 50).toFixed(0),
         'p99 ms': percentile(lat, 99).toFixed(0),

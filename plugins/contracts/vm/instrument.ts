@@ -25,6 +25,11 @@ import { checkCodeShape, withoutCustomSections } from './shape.js';
  *   Running out is `unreachable` with the counter below zero, which the host tells from the
  *   contract's own traps by the counter: a call of an imported trap function in every loop made
  *   TurboFan's code of a tight loop 3–10× slower than the loop unmetered (bench/contracts.bench).
+ *   Each function keeps a local copy of the counter (read at its entry and after every call,
+ *   since callees and host functions spend from the global) and writes every charge through to
+ *   the global, so the global is exact wherever the contract traps or calls the host: the charges,
+ *   where they trap and the fuel a trapped call used are those of charging the global alone; the
+ *   copy only spares the baseline compiler a reload of the global per charge (see `belowZero`).
  * - every function is wrapped: its entry adds its frame's weight (1 + its locals) to a stack
  *   counter and traps (`unreachable`, the counter above the limit) past it, its exit takes it
  *   back, so deep recursion traps at the same depth on every node instead of at V8's native
@@ -202,6 +207,14 @@ interface Ctx {
   readonly fuel: string;
   /** An i32 local of the function for bulk sizes. */
   readonly tmp32: number;
+  /**
+   * An i64 local of the function: its copy of the fuel count, equal to the global whenever the
+   * function's own code runs (read at entry and after every call, written through on every charge).
+   */
+  readonly count: number;
+  /** Scratch locals holding a call's i32 or i64 result while `count` is read again after it. */
+  readonly result32: number;
+  readonly result64: number;
   /** What the last visited expression is replaced by in its parent, or 0 (see `slot`). */
   swap: Ref;
 }
@@ -220,13 +233,46 @@ function refuseFloats(types: readonly number[], where: string): void {
 
 const i64c = (c: Ctx, v: bigint | number): Ref => (c.m.i64.const as unknown as (v: bigint) => Ref)(BigInt(v));
 
-/** `fuel -= cost; if (fuel < 0) unreachable` (the host reads the counter to tell running out from a trap). */
-function charge(c: Ctx, cost: number): Ref {
+/**
+ * `fuel < 0` as the metered code tests it: the sign bit of the function's copy of the count.
+ * Under Liftoff (baseline-tier.ts) a global is loaded from the instance at every read and an
+ * i64 compare is not fused with its `if`: reading the global, `i64.lt_s` and the `if` made the
+ * charge of a tight loop cost 1.33× the loop's own time; a local copy tested by its sign bit,
+ * 1.13× (bench/contracts.bench, CPU time).
+ */
+function belowZero(c: Ctx): Ref {
+  const { m } = c;
+  return m.i32.wrap(m.i64.shr_u(m.local.get(c.count, i64), i64c(c, 63)));
+}
+
+/**
+ * `fuel -= cost; if (fuel < 0) unreachable`, on the function's copy and written through to the
+ * global, so the global is exact at every trap and host call (the host reads it to tell running
+ * out from a trap, and to charge a trapped call what it used).
+ */
+function spend(c: Ctx, cost: Ref): Ref {
   const { m } = c;
   return m.block(null, [
-    m.global.set(c.fuel, m.i64.sub(m.global.get(c.fuel, i64), i64c(c, cost))),
-    m.if(m.i64.lt_s(m.global.get(c.fuel, i64), i64c(c, 0)), m.unreachable()),
+    m.local.set(c.count, m.i64.sub(m.local.get(c.count, i64), cost)),
+    m.global.set(c.fuel, m.local.get(c.count, i64)),
+    m.if(belowZero(c), m.unreachable()),
   ]);
+}
+
+const charge = (c: Ctx, cost: number): Ref => spend(c, i64c(c, cost));
+
+/** The function's copy of the count, read from the global (at entry, and after a call, which spends from it). */
+const reloadCount = (c: Ctx): Ref => c.m.local.set(c.count, c.m.global.get(c.fuel, i64));
+
+/** A call (a contract function, a host function, the host's grow) followed by reading the count again. */
+function thenReload(c: Ctx, call: Ref): Ref {
+  const { m } = c;
+  const type = L._BinaryenExpressionGetType(call);
+  // A call whose operands never finish (typed unreachable) never returns either.
+  if (type === binaryen.unreachable) return call;
+  if (type === none) return m.block(null, [call, reloadCount(c)]);
+  const keep = type === i64 ? c.result64 : c.result32;
+  return m.block(null, [m.local.set(keep, call), reloadCount(c), m.local.get(keep, type)], type);
 }
 
 /** A bulk instruction's size operand, charged per byte before the instruction runs. */
@@ -234,8 +280,7 @@ function bulkCharged(c: Ctx, size: Ref): Ref {
   const { m } = c;
   return m.block(null, [
     m.local.set(c.tmp32, size),
-    m.global.set(c.fuel, m.i64.sub(m.global.get(c.fuel, i64), m.i64.mul(m.i64.extend_u(m.local.get(c.tmp32, i32)), i64c(c, BULK_FUEL_PER_BYTE)))),
-    m.if(m.i64.lt_s(m.global.get(c.fuel, i64), i64c(c, 0)), m.unreachable()),
+    spend(c, m.i64.mul(m.i64.extend_u(m.local.get(c.tmp32, i32)), i64c(c, BULK_FUEL_PER_BYTE))),
     m.local.get(c.tmp32, i32),
   ], i32);
 }
@@ -301,11 +346,13 @@ function visit(c: Ctx, e: Ref): number {
     case X.Call: {
       let cost = W.call;
       for (let i = 0; i < L._BinaryenCallGetNumOperands(e); i++) cost += slot(c, e, (x) => L._BinaryenCallGetOperandAt(x, i), (x, v) => L._BinaryenCallSetOperandAt(x, i, v));
+      c.swap = thenReload(c, e);
       return cost;
     }
     case X.CallIndirect: {
       let cost = W.callIndirect + slot(c, e, L._BinaryenCallIndirectGetTarget, L._BinaryenCallIndirectSetTarget);
       for (let i = 0; i < L._BinaryenCallIndirectGetNumOperands(e); i++) cost += slot(c, e, (x) => L._BinaryenCallIndirectGetOperandAt(x, i), (x, v) => L._BinaryenCallIndirectSetOperandAt(x, i, v));
+      c.swap = thenReload(c, e);
       return cost;
     }
     case X.LocalSet:
@@ -334,7 +381,7 @@ function visit(c: Ctx, e: Ref): number {
         delta = c.swap;
         c.swap = 0;
       }
-      c.swap = c.m.call(`${METERING_MODULE}$grow`, [delta], i32);
+      c.swap = thenReload(c, c.m.call(`${METERING_MODULE}$grow`, [delta], i32));
       return cost;
     }
     case X.MemoryFill:
@@ -517,8 +564,9 @@ function instrumentModule(m: BinaryenNs.Module, limits: InstrumentLimits): Instr
   for (const f of declared) {
     const params = typeList(f.params);
     const weight = 1 + params.length + f.vars.length;
-    // A scratch i32 after the function's own locals.
-    const c: Ctx = { m, fuel, tmp32: params.length + f.vars.length, swap: 0 };
+    // Scratch locals after the function's own: a bulk size, the count, a call's result.
+    const own = params.length + f.vars.length;
+    const c: Ctx = { m, fuel, tmp32: own, count: own + 1, result32: own + 2, result64: own + 3, swap: 0 };
     let body: Ref;
     if (L._BinaryenExpressionGetId(f.body) === X.Block) {
       meterBlock(c, f.body, 0);
@@ -526,10 +574,11 @@ function instrumentModule(m: BinaryenNs.Module, limits: InstrumentLimits): Instr
     } else {
       body = region(c, f.body);
     }
+    body = m.block(null, [reloadCount(c), body], f.results);
     // The body moves to `<name>$body`; `<name>` (what calls, exports and tables name) becomes the
     // stack-counting wrapper around it.
     const inner = `${f.name}$body`;
-    m.addFunction(inner, f.params, f.results, [...f.vars, i32], body);
+    m.addFunction(inner, f.params, f.results, [...f.vars, i32, i64, i32, i64], body);
     const func = m.getFunction(f.name);
     const results = typeList(f.results);
     const args = params.map((t, i) => m.local.get(i, t));

@@ -9,7 +9,7 @@ import { meteredKey, Vm, type VmLimits } from './engine.js';
 import { contractsPlugin } from '../index.js';
 import { PARAMS } from '../execute.js';
 import { isFailure, runOnce, runTree, TreeView, type TreeResult } from './runner.js';
-import { BULK_FUEL_PER_BYTE, HOST_FUEL } from './pricing.js';
+import { BULK_FUEL_PER_BYTE, HOST_FUEL, INSTRUCTION_FUEL } from './pricing.js';
 
 const limits: VmLimits & { maxKeys: number } = { maxPages: 4, maxStack: 4096, maxDepth: 8, maxKeys: 1024 };
 const BLOCK = { height: 7, time: 1_700_000_000_000 };
@@ -250,4 +250,37 @@ test('Binaryen\'s validator report goes into the 400 message, not into the node\
     process.stdout.write = out;
   }
   assert.deepEqual(written, []);
+});
+
+test('a trapped call is charged every charge it ran, calls and host calls in its loop included (each function meters a local copy of the count)', async () => {
+  const vm = new Vm();
+  const s = new MemState();
+  const C = 'chain:00000000f1.app';
+  // Input: [iterations, trap?]. Each iteration calls a contract function and a host function
+  // (which charge the global count while the caller's copy waits), then the call ends or traps.
+  s.deploy(C, wat(`(module
+  (import "env" "block_height" (func $bh (result i64)))
+  (memory (export "memory") 1)
+  (func (export "alloc") (param i32) (result i32) (i32.const 1024))
+  (func $f (result i32) (i32.const 7))
+  (func (export "call") (param i32 i32) (local i32 i32)
+    (local.set 3 (i32.load8_u (local.get 0)))
+    (loop $l
+      (drop (call $f))
+      (drop (call $bh))
+      (local.set 2 (i32.add (local.get 2) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get 2) (local.get 3))))
+    (if (i32.load8_u offset=1 (local.get 0)) (then unreachable))))`));
+  const fuelOf = async (n: number, trap: boolean): Promise<bigint> => {
+    const r = await call(vm, s, C, 'chain:alice', new Uint8Array([n, trap ? 1 : 0]));
+    assert.equal(isFailure(r), trap);
+    if (isFailure(r)) assert.equal(r.trap.kind, 'trap');
+    return isFailure(r) ? r.fuelUsed : r.outcome.fuelUsed;
+  };
+  const [one, two] = [await fuelOf(1, false), await fuelOf(2, false)];
+  assert.ok(two - one > BigInt(HOST_FUEL.call), 'an iteration costs its host call');
+  for (const n of [1, 2, 40]) {
+    // The trap's arm charges a region and its `unreachable` before it traps: nothing else differs.
+    assert.equal(await fuelOf(n, true), (await fuelOf(n, false)) + BigInt(INSTRUCTION_FUEL.region + INSTRUCTION_FUEL.base), `${n} iterations`);
+  }
 });
