@@ -438,6 +438,19 @@ export class ChainStore {
   }
 
   /** Genesis state (height 0): state writes, tree nodes and plugins' index writes, with the genesis root in meta. */
+  /**
+   * Part of the genesis state written ahead of `commitGenesis` (the genesis account ranges, a
+   * chunk at a time): state entries and the tree nodes that hold them. The head stays empty, so
+   * until `commitGenesis` the store is still uninitialised and a restart writes genesis again.
+   */
+  async writeGenesisPart(entries: ReadonlyArray<readonly [string, Uint8Array]>, treeOps: readonly KvOp[]): Promise<void> {
+    if (this.meta.state_root !== '') throw new Error('genesis already committed');
+    const ops: KvOp[] = entries.map(([key, value]) => ({ type: 'put', key: stateKey(key), value }));
+    ops.push(...treeOps);
+    await this.kv.write(ops, false);
+    for (const [key] of entries) this.caches.state.delete(key);
+  }
+
   async commitGenesis(stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>, extraOps: readonly KvOp[], stateRoot: string, indexWrites: readonly IndexWrite[] = []): Promise<void> {
     if (this.meta.state_root !== '') throw new Error('genesis already committed');
     const ops: KvOp[] = [];
