@@ -47,7 +47,7 @@ export async function writeGenesisRanges(d: { readonly store: ChainStore; readon
     pending = new Map();
     const batch = new WriteBatch();
     root = await d.tree.update(root, entries.map(([k, v]) => [utf8Bytes(k), v] as const), batch);
-    await d.store.writeGenesisPart(entries, batch.ops);
+    await d.store.writeStaged(entries, batch.ops);
     d.tree.releasePending();
   };
   for (const range of ranges) {

@@ -439,16 +439,38 @@ export class ChainStore {
 
   /** Genesis state (height 0): state writes, tree nodes and plugins' index writes, with the genesis root in meta. */
   /**
-   * Part of the genesis state written ahead of `commitGenesis` (the genesis account ranges, a
-   * chunk at a time): state entries and the tree nodes that hold them. The head stays empty, so
-   * until `commitGenesis` the store is still uninitialised and a restart writes genesis again.
+   * State written into an uninitialised store ahead of the step that initialises it, a chunk at a
+   * time: the genesis account ranges before `commitGenesis`, a streamed snapshot's entries before
+   * `installSnapshot`. State entries and the tree nodes that hold them; the head stays empty, so
+   * a node stopped half-way is still uninitialised (`discardStaged` clears what it left).
    */
-  async writeGenesisPart(entries: ReadonlyArray<readonly [string, Uint8Array]>, treeOps: readonly KvOp[]): Promise<void> {
+  async writeStaged(entries: ReadonlyArray<readonly [string, Uint8Array]>, treeOps: readonly KvOp[]): Promise<void> {
     if (this.meta.state_root !== '') throw new Error('genesis already committed');
     const ops: KvOp[] = entries.map(([key, value]) => ({ type: 'put', key: stateKey(key), value }));
     ops.push(...treeOps);
     await this.kv.write(ops, false);
     for (const [key] of entries) this.caches.state.delete(key);
+  }
+
+  /**
+   * Deletes the state entries and tree nodes of an uninitialised store: what a streamed install
+   * that was refused or cut off left (`writeStaged`), so that the next one does not mix it in.
+   */
+  async discardStaged(): Promise<void> {
+    if (this.meta.state_root !== '') throw new Error('the store is initialised: its state is not staged');
+    for (const prefix of [PREFIX.state, PREFIX.treeNode]) {
+      const start = utf8Bytes(prefix);
+      let ops: KvOp[] = [];
+      for await (const [key] of this.kv.iterate({ gte: start, lt: prefixEnd(start) })) {
+        ops.push({ type: 'del', key });
+        if (ops.length >= 10_000) {
+          await this.kv.write(ops, false);
+          ops = [];
+        }
+      }
+      await this.kv.write(ops, false);
+    }
+    this.caches.state.clear();
   }
 
   async commitGenesis(stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>, extraOps: readonly KvOp[], stateRoot: string, indexWrites: readonly IndexWrite[] = []): Promise<void> {
