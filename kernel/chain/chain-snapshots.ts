@@ -8,9 +8,6 @@ import type { ChainStore, StateView } from '../store/chain-store.js';
 import type { CommitProgress } from './commit-progress.js';
 import type { ValidatorSets } from './validator-sets.js';
 import type { StateSource } from '../state/overlay.js';
-import { parseHex } from '../codec/hex.js';
-import { EntriesHasher, entryJson, isSnapshotEntry } from '../replica/snapshot.js';
-import { SnapshotStreamReader } from '../replica/snapshot-stream.js';
 
 /** Snapshot entries per tree update and staged write of a streamed install: bounds its memory. */
 export const SNAPSHOT_INSTALL_CHUNK = 16_384;
@@ -41,53 +38,42 @@ export class ChainSnapshots {
   }
 
   /**
-   * Installs a snapshot into an empty store as its document arrives (`chunks`: the bytes of
-   * `GET /api/v1/state/snapshot`), never holding its state or JSON whole: each run of `chunk`
-   * entries becomes one state-tree update from the previous root and one staged store write, and
-   * the snapshot is accepted only at the end, once its entries hash, signature, certificate
-   * (`accept`, judged on the staged state) and the recomputed root all agree. A refused or cut-off
-   * document leaves the store empty again. Returns the installed block's height and key count.
+   * Installs a snapshot's state into an empty store as its entries arrive (ascending by key),
+   * never holding them whole: each run of `chunk` entries becomes one state-tree update from the
+   * previous root and one staged store write. The snapshot is accepted only once every entry is
+   * in, by `accept` (judged on the staged state: the serving node's signature and the certificate
+   * of block h + 1) and by the recomputed root. A refusal, or an entry source that throws (a
+   * malformed or cut-off document), leaves the store empty again. Returns the installed block's
+   * height and key count. (`kernel/replica/snapshot-install.ts` feeds it a peer's document.)
    */
-  async installSnapshotStream(chunks: AsyncIterable<Uint8Array>, accept: (head: unknown, entriesHash: string, state: StateSource) => Promise<{ ok: true; block: BlockRecord } | { ok: false; reason: string }>, chunk = SNAPSHOT_INSTALL_CHUNK): Promise<{ height: number; keys: number }> {
+  async installStream(entries: AsyncIterable<readonly [string, Uint8Array]>, accept: (state: StateSource) => Promise<{ ok: true; block: BlockRecord } | { ok: false; reason: string }>, chunk = SNAPSHOT_INSTALL_CHUNK): Promise<{ height: number; keys: number }> {
     const store = this.d.store;
     await store.load();
     // What an earlier attempt staged before it was cut off.
     await store.discardStaged();
-    const head: Record<string, unknown> = {};
-    const hasher = new EntriesHasher();
     let root = EMPTY_ROOT;
     let keys = 0;
     let previous: string | null = null;
     let pending: Array<readonly [string, Uint8Array]> = [];
     const flush = async (): Promise<void> => {
       if (pending.length === 0) return;
-      const entries = pending;
+      const run = pending;
       pending = [];
       const batch = new WriteBatch();
-      root = await this.d.tree.update(root, entries.map(([k, v]) => [utf8Bytes(k), v] as const), batch);
-      await store.writeStaged(entries, batch.ops);
+      root = await this.d.tree.update(root, run.map(([k, v]) => [utf8Bytes(k), v] as const), batch);
+      await store.writeStaged(run, batch.ops);
       this.d.tree.releasePending();
     };
-    const reader = new SnapshotStreamReader({
-      field: (name, value) => {
-        head[name] = value;
-      },
-      entry: async (e) => {
-        if (!isSnapshotEntry(e)) throw new Error('snapshot refused: snapshot entries are malformed');
-        const [key, hex] = e;
-        if (previous !== null && !(previous < key)) throw new Error('snapshot refused: snapshot entries are not strictly ascending');
-        previous = key;
-        hasher.add(entryJson(key, hex));
-        pending.push([key, parseHex(hex)!]);
+    try {
+      for await (const entry of entries) {
+        if (previous !== null && !(previous < entry[0])) throw new Error('snapshot refused: snapshot entries are not strictly ascending');
+        previous = entry[0];
+        pending.push(entry);
         keys++;
         if (pending.length >= chunk) await flush();
-      },
-    });
-    try {
-      for await (const bytes of chunks) await reader.push(bytes);
-      reader.end();
+      }
       await flush();
-      const checked = await accept(head, hasher.digest(), store.state);
+      const checked = await accept(store.state);
       if (!checked.ok) throw new Error(`snapshot refused: ${checked.reason}`);
       const block = checked.block;
       const got = toHex0x(root);

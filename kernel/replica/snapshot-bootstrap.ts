@@ -3,12 +3,13 @@ import type { Chain } from '../chain/chain.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import type { SignatureProvider } from '../crypto/provider.js';
 import { checkSnapshotHead } from './snapshot.js';
+import { installSnapshotDocument } from './snapshot-install.js';
 import { genesisTrust, verifySnapshotTrust } from './snapshot-trust.js';
 
 /**
  * Fetches a peer's snapshot and installs it into this node's empty store as it downloads: the
  * response body is read a network chunk at a time and its entries written through the state
- * tree in bounded runs (`ChainSnapshots.installSnapshotStream`), so neither the state nor its JSON
+ * tree in bounded runs (`installSnapshotDocument`), so neither the state nor its JSON
  * is ever held whole. The state is trusted only through block h + 1's commit certificate,
  * checked against the genesis validators as a light client would (`verifySnapshotTrust`), and
  * the state root is recomputed from the entries. Any defect stops start-up and leaves the store
@@ -22,7 +23,7 @@ export async function bootstrapFromSnapshot(chain: Chain, url: string, genesis: 
   let signer = '';
   let certified = false;
   try {
-    const installed = await chain.snapshots.installSnapshotStream(res.body, async (head, entriesHash, state) => {
+    const installed = await installSnapshotDocument(chain.snapshots, res.body, async (head, entriesHash, state) => {
       const checked = checkSnapshotHead(head, entriesHash, genesis.chain_id, provider);
       if (!checked.ok) return checked;
       signer = checked.head.signer;

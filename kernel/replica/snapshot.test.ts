@@ -16,6 +16,7 @@ import { checkSnapshotHead, entriesHash, signSnapshot, type StateSnapshot } from
 import { acceptSnapshot, genesisTrust, verifySnapshotTrust } from './snapshot-trust.js';
 import { verifyCheckpoint } from '../node/snapshot-routes.js';
 import { bootstrapFromSnapshot } from './snapshot-bootstrap.js';
+import { installSnapshotDocument } from './snapshot-install.js';
 import { checkpointMessage } from './snapshot.js';
 
 const alice = wallet(31);
@@ -106,13 +107,14 @@ test('a tampered snapshot is refused', async () => {
   await assert.rejects(f2.snapshots.installSnapshot(v.block, entries.map(([k, val]) => [k, parseHex(val)!] as const)), /hash to state root/);
 });
 
-/** `installSnapshotStream` of `s`'s JSON in pieces of `size` bytes, runs of `run` entries, judged as start-up judges it. */
+/** `installSnapshotDocument` of `s`'s JSON in pieces of `size` bytes, runs of `run` entries, judged as start-up judges it. */
 async function streamInstall(chain: import('../chain/chain.js').Chain, s: unknown, size: number, run: number): Promise<{ height: number; keys: number }> {
   const bytes = utf8Bytes(JSON.stringify(s));
   async function* pieces(): AsyncIterable<Uint8Array> {
     for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
   }
-  return chain.snapshots.installSnapshotStream(
+  return installSnapshotDocument(
+    chain.snapshots,
     pieces(),
     async (head, hash, state) => {
       const checked = checkSnapshotHead(head, hash, 'test-chain', nobleProvider);
