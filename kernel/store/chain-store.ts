@@ -60,6 +60,14 @@ export interface StateView {
   close(): Promise<void>;
 }
 
+/**
+ * `ops.push(...more)` without the spread: a spread passes every element as an argument, and a
+ * write of ~10^5 tree nodes (a genesis chunk into a 10^6-key tree) overflows the call stack.
+ */
+function append(ops: KvOp[], more: readonly KvOp[]): void {
+  for (const op of more) ops.push(op);
+}
+
 /** State entries under `prefix` read through `kv` (the store or a snapshot of it). */
 async function* stateEntriesOf(kv: { iterate(o: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> }, prefix: string, options: ScanOptions = {}): AsyncIterable<[string, Uint8Array]> {
   if (options.limit !== undefined && options.limit <= 0) return;
@@ -394,10 +402,10 @@ export class ChainStore {
       eventBytes.push(bytes);
       put(eventKey(height, e.index), bytes);
     }
-    ops.push(...indexWriteOps(c.indexWrites ?? []));
-    ops.push(...c.extraOps);
+    append(ops, indexWriteOps(c.indexWrites ?? []));
+    append(ops, c.extraOps);
     const activity = await this.activity.update(height, block.header.proposer, c.certificate?.signers ?? []);
-    ops.push(...activity.ops);
+    append(ops, activity.ops);
     const meta: ChainMeta = {
       height,
       state_root: block.state_root,
@@ -447,7 +455,7 @@ export class ChainStore {
   async writeStaged(entries: ReadonlyArray<readonly [string, Uint8Array]>, treeOps: readonly KvOp[]): Promise<void> {
     if (this.meta.state_root !== '') throw new Error('genesis already committed');
     const ops: KvOp[] = entries.map(([key, value]) => ({ type: 'put', key: stateKey(key), value }));
-    ops.push(...treeOps);
+    append(ops, treeOps);
     await this.kv.write(ops, false);
     for (const [key] of entries) this.caches.state.delete(key);
   }
@@ -479,8 +487,8 @@ export class ChainStore {
     for (const [key, value] of stateChanges) {
       if (value !== null) ops.push({ type: 'put', key: stateKey(key), value });
     }
-    ops.push(...indexWriteOps(indexWrites));
-    ops.push(...extraOps);
+    append(ops, indexWriteOps(indexWrites));
+    append(ops, extraOps);
     const meta: ChainMeta = { ...GENESIS_META, state_root: stateRoot };
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     await this.kv.write(ops, true);
@@ -493,7 +501,7 @@ export class ChainStore {
     if (this.meta.state_root !== '') throw new Error('a snapshot can only be installed into an empty data directory');
     const ops: KvOp[] = [];
     for (const [key, value] of state) ops.push({ type: 'put', key: stateKey(key), value });
-    ops.push(...extraOps);
+    append(ops, extraOps);
     const height = block.header.height;
     ops.push({ type: 'put', key: blockKey(height), value: blockCodec.encode(block) });
     ops.push({ type: 'put', key: blockByHashKey(block.hash), value: blockKey(height).slice(PREFIX.block.length) });
