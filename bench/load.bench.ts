@@ -18,6 +18,7 @@ import { ConfirmationWatcher } from './confirmation-watcher.js';
 import { latencyBySlice, settlingWarning } from './settling.js';
 import { percentile } from './percentile.js';
 import { FlatOutCursor, Submitter, sendAtRate, type Transfer } from './load-sender.js';
+import { genesisSpread, recipientDraw, senderWallets, withGenesisAccounts } from './genesis-load.js';
 import { FLAT_OUT, isTokenTransfer, parsePositiveInt, parseTokenMix, parseVia, phasesOf, planRuns, poolsFor, rateLabel, tokenRecipient, type Rate } from './load-plan.js';
 import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
 import type { ChainProcess } from '../test/helpers/node-process.js';
@@ -51,6 +52,8 @@ const USAGE = `usage: node dist/bench/load.bench.js [options]
   --seconds N           each timed phase (default 10)
   --warmup N            a phase at the first rate before them, not counted (default 20, 0 for none)
   --accounts N          funded sending accounts (default 120)
+  --genesis-accounts N  instead: N accounts funded in the genesis, a keyed sender per transfer
+                        (as N allows) and the rest by range rule; recipients drawn among all N
   --block-ms N          the devnet's CHAIN_BLOCK_MS (default 200)
   --inflight N          flat out: submissions outstanding at once (default 64)
   --max-pool N          flat out: at most this many transfers pre-signed for a phase (default 12000)
@@ -68,6 +71,7 @@ function parseCommandLine() {
       rates: { type: 'string' },
       seconds: { type: 'string', default: '10' },
       accounts: { type: 'string', default: '120' },
+      'genesis-accounts': { type: 'string' },
       'block-ms': { type: 'string', default: '200' },
       // Sent at the first rate before the timed rates and not counted: fresh processes run the
       // signed-transfer path (admission, verify workers, execution) unoptimised for their first
@@ -99,6 +103,7 @@ function parseCommandLine() {
     validators: parsePositiveInt(values.validators!, '--validators'),
     seconds: parsePositiveInt(values.seconds!, '--seconds'),
     nAccounts: parsePositiveInt(values.accounts!, '--accounts'),
+    genesisAccounts: values['genesis-accounts'] === undefined ? null : parsePositiveInt(values['genesis-accounts'], '--genesis-accounts'),
     warmup: values.warmup === '0' ? 0 : parsePositiveInt(values.warmup!, '--warmup (0 for none)'),
     blockMs: parsePositiveInt(values['block-ms']!, '--block-ms'),
     via: parseVia(values.via!),
@@ -121,7 +126,7 @@ if (options.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const { runs, validators, seconds, nAccounts, warmup, blockMs, via, inflight, maxPool, tokenPermille } = options;
+const { runs, validators, seconds, nAccounts, genesisAccounts, warmup, blockMs, via, inflight, maxPool, tokenPermille } = options;
 // Pre-signing is the client's set-up, not what is measured: the fastest provider that loads signs
 // for every run (the shared vectors prove each provider verifies what the others sign), so a
 // pure-JS devnet does not wait a minute for noble to sign its thousands of transfers.
@@ -237,11 +242,26 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
   const C = (cores * v) / validators;
   console.log(`provider ${provider.name}: single-core ML-DSA-65 verify ${v.toFixed(0)}/s (median of 5 samples, ${measured.min.toFixed(0)}–${measured.max.toFixed(0)}); cores ${cores}; validators ${validators}; C = cores × v / validators = ${C.toFixed(1)} tx/s`);
 
-  const c = await Cluster.start(validators, { CHAIN_BLOCK_MS: String(blockMs), CHAIN_EMPTY_BLOCK_MS: '1000', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_CRYPTO_PROVIDER: choice });
+  const { sizes, poolOf } = poolsFor(phases, C, maxPool);
+  // --genesis-accounts: the senders' keys now (only theirs: recipients need no key), before any process starts.
+  const spread = genesisAccounts === null ? null : genesisSpread(genesisAccounts, sizes.reduce((a, n) => a + n, 0));
+  let senders: Wallet[] = [];
+  if (spread) {
+    const t0 = performance.now();
+    senders = senderWallets(spread, (seed) => presigning.keygen(seed));
+    console.log(`genesis: ${spread.total} accounts, ${spread.senders} keyed senders (keys derived in ${((performance.now() - t0) / 1000).toFixed(1)} s with ${presigning.name}) and ${spread.ranged} by range rule`);
+  }
+  const startedAt = performance.now();
+  const c = await Cluster.start(
+    validators,
+    { CHAIN_BLOCK_MS: String(blockMs), CHAIN_EMPTY_BLOCK_MS: '1000', CHAIN_RPC_RATE_LIMIT: '0', CHAIN_CRYPTO_PROVIDER: choice },
+    spread ? { editGenesis: (doc) => withGenesisAccounts(doc, spread, senders.map((w) => w.address)) } : {},
+  );
   const http = new BenchHttpClient(Math.max(64, inflight));
   let gateway: ChainProcess | null = null;
   try {
     await c.waitHeight(0, 1);
+    if (spread) console.log(`devnet up (genesis written, block 1 committed) ${((performance.now() - startedAt) / 1000).toFixed(1)} s after the processes were started; peak RSS per validator so far (MiB): ${peakRssMiB(c).map((x) => (x === null ? 'n/a' : x.toFixed(0))).join(', ')}`);
     if (via === 'gateway') {
       // As the devnet launcher runs it: one shard whose nodes are every validator, in failover
       // order, so every transfer enters at validator 0 and reaches the others by relay.
@@ -249,20 +269,25 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       console.log(`transfers go through the gateway at ${gateway.url}`);
     }
     const gatewayUrl = gateway?.url;
-    const accounts: Wallet[] = Array.from({ length: nAccounts }, (_, i) => labelledWallet(`load-bench-${i}`));
+    const accounts: Wallet[] = spread ? senders : Array.from({ length: nAccounts }, (_, i) => labelledWallet(`load-bench-${i}`));
     const tokenOwner = labelledWallet('load-bench-token-owner');
     const home = (i: number): string => c.nodes[i % validators]!.url;
-    // Fund every account, each through its home node (its transfers go there too, so its nonces arrive in order).
-    const funding = await Promise.all(accounts.map((w, i) => postJson(`${home(i)}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex, amount: 1_000_000_000 })));
-    if (tokenPermille > 0) funding.unshift(await postJson(`${c.nodes[0]!.url}/api/v1/faucet`, { address: tokenOwner.address, public_key: tokenOwner.publicKeyHex, amount: 1_000_000_000 }));
-    const last = funding[funding.length - 1]!.body.tx_hash as string;
-    await until('funding to confirm', async () => ((await getJson(`${c.nodes[0]!.url}/api/v1/transactions/${last}`)).body.status === 'confirmed' ? true : undefined), 120_000);
-    if (tokenPermille > 0) await included(c.nodes[0]!.url, funding[0]!.body.tx_hash as string, 'the token owner\'s funding');
+    if (!spread) {
+      // Fund every account, each through its home node (its transfers go there too, so its nonces arrive in order).
+      const funding = await Promise.all(accounts.map((w, i) => postJson(`${home(i)}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex, amount: 1_000_000_000 })));
+      const last = funding[funding.length - 1]!.body.tx_hash as string;
+      await until('funding to confirm', async () => ((await getJson(`${c.nodes[0]!.url}/api/v1/transactions/${last}`)).body.status === 'confirmed' ? true : undefined), 120_000);
+    }
+    if (tokenPermille > 0) {
+      const funded = await postJson(`${c.nodes[0]!.url}/api/v1/faucet`, { address: tokenOwner.address, public_key: tokenOwner.publicKeyHex, amount: 1_000_000_000 });
+      await included(c.nodes[0]!.url, funded.body.tx_hash as string, "the token owner's funding");
+    }
     const token = tokenPermille > 0 ? await deployToken(c.nodes[0]!.url, tokenOwner, accounts) : undefined;
 
     const nonces = accounts.map(() => 0);
+    // One sink, or recipients spread over all N (most of them cold) with --genesis-accounts.
     const sink = wallet(251).address;
-    const { sizes, poolOf } = poolsFor(phases, C, maxPool);
+    const recipient = spread ? recipientDraw(spread, senders.map((w) => w.address)) : (): string => sink;
     console.log(`pre-signing ${sizes.reduce((a, n) => a + n, 0)} transfers with ${presigning.name}${token ? `, ${tokenPermille / 10} % of them token transfers` : ''}...`);
     const pools = sizes.map((size) =>
       Array.from({ length: size }, (_, k): Transfer => {
@@ -273,7 +298,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
           const data = JSON.stringify({ function: 'transfer', args: { to: accounts[tokenRecipient(i, accounts.length)]!.address, amount: TOKEN_TRANSFER_AMOUNT } });
           return { i, token: true, body: canonicalJson(signTransfer(accounts[i]!, { to: token, value: 0, nonce: nonces[i]!, data }, presigner)) };
         }
-        return { i, body: canonicalJson(signTransfer(accounts[i]!, { to: sink, value: 1, nonce: nonces[i]! }, presigner)) };
+        return { i, body: canonicalJson(signTransfer(accounts[i]!, { to: recipient(accounts[i]!.address), value: 1, nonce: nonces[i]! }, presigner)) };
       }),
     );
     // Flat out's lanes per pool, so a timed phase goes on where a flat-out warm-up from the same pool stopped.

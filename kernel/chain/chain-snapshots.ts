@@ -7,6 +7,10 @@ import { EMPTY_ROOT, type StateTree } from '../state/tree/index.js';
 import type { ChainStore, StateView } from '../store/chain-store.js';
 import type { CommitProgress } from './commit-progress.js';
 import type { ValidatorSets } from './validator-sets.js';
+import type { StateSource } from '../state/overlay.js';
+
+/** Snapshot entries per tree update and staged write of a streamed install: bounds its memory. */
+export const SNAPSHOT_INSTALL_CHUNK = 16_384;
 
 export interface ChainSnapshotsDeps {
   readonly store: ChainStore;
@@ -31,6 +35,58 @@ export class ChainSnapshots {
   /** Every state entry at the head, ascending by key, all at once (tests; a snapshot streams `stateView`). */
   async stateEntries(): Promise<Array<[string, Uint8Array]>> {
     return this.d.store.state.scan('');
+  }
+
+  /**
+   * Installs a snapshot's state into an empty store as its entries arrive (ascending by key),
+   * never holding them whole: each run of `chunk` entries becomes one state-tree update from the
+   * previous root and one staged store write. The snapshot is accepted only once every entry is
+   * in, by `accept` (judged on the staged state: the serving node's signature and the certificate
+   * of block h + 1) and by the recomputed root. A refusal, or an entry source that throws (a
+   * malformed or cut-off document), leaves the store empty again. Returns the installed block's
+   * height and key count. (`kernel/replica/snapshot-install.ts` feeds it a peer's document.)
+   */
+  async installStream(entries: AsyncIterable<readonly [string, Uint8Array]>, accept: (state: StateSource) => Promise<{ ok: true; block: BlockRecord } | { ok: false; reason: string }>, chunk = SNAPSHOT_INSTALL_CHUNK): Promise<{ height: number; keys: number }> {
+    const store = this.d.store;
+    await store.load();
+    // What an earlier attempt staged before it was cut off.
+    await store.discardStaged();
+    let root = EMPTY_ROOT;
+    let keys = 0;
+    let previous: string | null = null;
+    let pending: Array<readonly [string, Uint8Array]> = [];
+    const flush = async (): Promise<void> => {
+      if (pending.length === 0) return;
+      const run = pending;
+      pending = [];
+      const batch = new WriteBatch();
+      root = await this.d.tree.update(root, run.map(([k, v]) => [utf8Bytes(k), v] as const), batch);
+      await store.writeStaged(run, batch.ops);
+      this.d.tree.releasePending();
+    };
+    try {
+      for await (const entry of entries) {
+        if (previous !== null && !(previous < entry[0])) throw new Error('snapshot refused: snapshot entries are not strictly ascending');
+        previous = entry[0];
+        pending.push(entry);
+        keys++;
+        if (pending.length >= chunk) await flush();
+      }
+      await flush();
+      const checked = await accept(store.state);
+      if (!checked.ok) throw new Error(`snapshot refused: ${checked.reason}`);
+      const block = checked.block;
+      const got = toHex0x(root);
+      if (got !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${got}, not the claimed ${block.state_root}`);
+      await this.d.progress.writing(() => store.installSnapshot(block, [], []));
+      this.d.sets.forget();
+      this.d.log.info({ height: block.header.height, state_root: got, keys }, 'state snapshot installed');
+      return { height: block.header.height, keys };
+    } catch (e) {
+      this.d.tree.releasePending();
+      await store.discardStaged();
+      throw e;
+    }
   }
 
   /**

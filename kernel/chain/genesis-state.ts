@@ -20,6 +20,7 @@ import { EMPTY_ROOT, type StateTree } from '../state/tree/index.js';
 import { writeValidator } from '../state/validator-set.js';
 import type { ChainStore } from '../store/chain-store.js';
 import { genesisContext } from './contexts.js';
+import { writeGenesisRanges } from './genesis-accounts.js';
 
 export interface GenesisStateDeps {
   readonly store: ChainStore;
@@ -39,6 +40,9 @@ export interface GenesisStateDeps {
  */
 export async function writeGenesisState(d: GenesisStateDeps, whole: GenesisDoc, genesisHash: string): Promise<void> {
   let genesis = whole;
+  // The ranges first, streamed into the store: the rest of genesis is an ordinary update on top,
+  // and an account listed both ways sums (its credit reads the range's balance back).
+  const ranges = whole.account_ranges?.length ? await writeGenesisRanges(d, whole.account_ranges) : { root: EMPTY_ROOT };
   const overlay = new StateOverlay(d.store.state);
   overlay.set('kernel/chain_id', utf8Bytes(genesis.chain_id));
   overlay.set('kernel/genesis_hash', utf8Bytes(genesisHash));
@@ -65,7 +69,7 @@ export async function writeGenesisState(d: GenesisStateDeps, whole: GenesisDoc, 
   // Genesis is no block: there is no height to store its events under, so they are dropped.
   await d.hooks.initGenesis.promise(genesisContext({ env: d.env, params: d.params, methods: d.host.methods, boundary: d.host.boundary, shards: d.shards }, overlay, block, genesis, { emit: () => undefined, index }));
   const batch = new WriteBatch();
-  const root = await d.tree.update(EMPTY_ROOT, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
+  const root = await d.tree.update(ranges.root, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
   await d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
   d.tree.releasePending();
 }

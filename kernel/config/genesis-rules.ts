@@ -117,6 +117,12 @@ export function checkGenesis(raw: unknown, o: GenesisRuleOptions): GenesisDoc {
     if (accounts.has(a.address)) throw new GenesisRuleError('duplicate account', undefined, `${a.address} is listed twice in accounts`);
     accounts.add(a.address);
   }
+  const seeds = new Set<string>();
+  for (const r of doc.account_ranges ?? []) {
+    // Two ranges of one seed would fund the same addresses twice over.
+    if (seeds.has(r.seed)) throw new GenesisRuleError('duplicate account', undefined, `account_ranges: seed "${r.seed}" is listed twice`);
+    seeds.add(r.seed);
+  }
   checkShards(doc);
   const minStake = genesisMinStake(doc, o.minStake);
   for (const v of doc.validators) checkValidator(doc.chain_id, v, minStake, o.provider);

@@ -33,6 +33,22 @@ export const GenesisValidatorSchema = Type.Object({ ...JoinFields, shard: Type.O
 /** `<home>/config/join.json`: one validator's signed statement, for one chain. */
 export const JoinStatementSchema = Type.Object({ chain_id: ChainId, ...JoinFields }, { additionalProperties: false });
 
+/**
+ * Accounts funded by rule rather than listed: `count` accounts, the i-th (0-based) at the address
+ * `genesisRangeAddress(seed, i)` (kernel/chain/genesis-accounts.ts), each holding `balance`. A
+ * million funded accounts cost the document a line, and the node a streamed write at its first
+ * start, not a 60 MB array parsed at every start. Nobody holds a key for these addresses: they
+ * receive; the accounts that sign are listed in `accounts`.
+ */
+export const GenesisAccountRangeSchema = Type.Object(
+  {
+    seed: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$', description: 'names the range: its addresses derive from it' }),
+    count: Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'accounts in the range' }),
+    balance: Amount,
+  },
+  { additionalProperties: false },
+);
+
 export const GenesisSchema = Type.Object(
   {
     chain_id: ChainId,
@@ -42,10 +58,12 @@ export const GenesisSchema = Type.Object(
     validators: Type.Array(GenesisValidatorSchema, { minItems: 1 }),
     accounts: Type.Array(Type.Object({ address: Type.String({ minLength: 1, maxLength: 128 }), balance: Amount }, { additionalProperties: false })),
     params: Type.Record(Type.String(), Amount),
+    account_ranges: Type.Optional(Type.Array(GenesisAccountRangeSchema, { description: 'accounts funded by rule (kernel/chain/genesis-accounts.ts); absent = none' })),
   },
   { additionalProperties: false },
 );
 
 export type GenesisDoc = Static<typeof GenesisSchema>;
+export type GenesisAccountRange = Static<typeof GenesisAccountRangeSchema>;
 export type GenesisValidator = Static<typeof GenesisValidatorSchema>;
 export type JoinStatement = Static<typeof JoinStatementSchema>;

@@ -12,10 +12,11 @@ import { signVote } from '../consensus/encoding.js';
 import type { ValidatorSet } from '../consensus/validator-set.js';
 import { certificateToJson } from '../consensus/wire.js';
 import { jsonRecord } from '../state/record-codec.js';
-import { entriesHash, signSnapshot, type StateSnapshot } from './snapshot.js';
-import { acceptSnapshot, genesisTrust } from './snapshot-trust.js';
+import { checkSnapshotHead, entriesHash, signSnapshot, type StateSnapshot } from './snapshot.js';
+import { acceptSnapshot, genesisTrust, verifySnapshotTrust } from './snapshot-trust.js';
 import { verifyCheckpoint } from '../node/snapshot-routes.js';
 import { bootstrapFromSnapshot } from './snapshot-bootstrap.js';
+import { installSnapshotDocument } from './snapshot-install.js';
 import { checkpointMessage } from './snapshot.js';
 
 const alice = wallet(31);
@@ -104,6 +105,51 @@ test('a tampered snapshot is refused', async () => {
   assert.ok(v.ok, v.ok ? '' : v.reason);
   const f2 = await makeChainWithoutGenesis(new MemoryStore());
   await assert.rejects(f2.snapshots.installSnapshot(v.block, entries.map(([k, val]) => [k, parseHex(val)!] as const)), /hash to state root/);
+});
+
+/** `installSnapshotDocument` of `s`'s JSON in pieces of `size` bytes, runs of `run` entries, judged as start-up judges it. */
+async function streamInstall(chain: import('../chain/chain.js').Chain, s: unknown, size: number, run: number): Promise<{ height: number; keys: number }> {
+  const bytes = utf8Bytes(JSON.stringify(s));
+  async function* pieces(): AsyncIterable<Uint8Array> {
+    for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+  }
+  return installSnapshotDocument(
+    chain.snapshots,
+    pieces(),
+    async (head, hash, state) => {
+      const checked = checkSnapshotHead(head, hash, 'test-chain', nobleProvider);
+      if (!checked.ok) return checked;
+      const trust = await verifySnapshotTrust(checked.head, checked.block, trustedSolo, nobleProvider, state);
+      return trust.ok ? { ok: true, block: checked.block } : trust;
+    },
+    run,
+  );
+}
+
+test('a streamed install in runs of a few entries reaches the same root; a refused one leaves the store empty for the next', async () => {
+  const { snap, block2, entries: real } = await certifiedSnapshotOfBusyChain();
+  assert.ok(real.length > 6);
+  // Altered entries, re-signed by the validator: every check but the recomputed root passes.
+  const entries = real.map(([k, v]) => [k, v] as [string, string]);
+  const idx = entries.findIndex(([k]) => k === `acct/${alice.address}`);
+  entries[idx] = [entries[idx]![0], toHex(new TextEncoder().encode('{"balance":{"$big":"999999999999"},"nonce":{"$big":"1"},"tx_count":1}'))];
+  const resigned = signSnapshot({ chain_id: 'test-chain', block: block2, entries, certifying: { block: blockCodec.decode(utf8Bytes(snap.certifying_block!)), commit: utf8Bytes(JSON.stringify(snap.certifying_commit)) } }, signer, nobleProvider);
+  const kv = new MemoryStore();
+  const chain = await makeChainWithoutGenesis(kv);
+  await assert.rejects(streamInstall(chain, resigned, 13, 3), /hash to state root/);
+  assert.deepEqual(await chain.snapshots.stateEntries(), []);
+  // Out of order, and cut off: refused as they stream, nothing left behind.
+  const swapped = [...real];
+  [swapped[1], swapped[2]] = [swapped[2]!, swapped[1]!];
+  await assert.rejects(streamInstall(chain, { ...snap, entries: swapped }, 13, 3), /not strictly ascending/);
+  assert.deepEqual(await chain.snapshots.stateEntries(), []);
+  await assert.rejects(streamInstall(chain, { ...snap, entries_hash: '0x00' }, 13, 3), /entries_hash does not match/);
+  assert.deepEqual(await chain.snapshots.stateEntries(), []);
+  // The genuine snapshot then installs into the same store.
+  assert.deepEqual(await streamInstall(chain, snap, 13, 3), { height: 2, keys: real.length });
+  assert.equal(chain.head.height, 2);
+  assert.equal(chain.head.state_root, snap.state_root);
+  assert.deepEqual((await chain.snapshots.stateEntries()).map(([k, v]) => [k, toHex(v)]), real);
 });
 
 test("block h's header must hash to the block's hash and belong to the chain", async () => {

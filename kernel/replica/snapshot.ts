@@ -125,13 +125,27 @@ export function signSnapshot(
 export function checkSnapshot(s: unknown, chainId: string, provider: SignatureProvider): { ok: true; snapshot: StateSnapshot; block: BlockRecord } | { ok: false; reason: string } {
   if (typeof s !== 'object' || s === null) return { ok: false, reason: 'snapshot is not an object' };
   const x = s as StateSnapshot;
+  if (!Array.isArray(x.entries) || !x.entries.every(isSnapshotEntry)) return { ok: false, reason: 'snapshot entries are malformed' };
+  for (let i = 1; i < x.entries.length; i++) if (!(x.entries[i - 1]![0] < x.entries[i]![0])) return { ok: false, reason: 'snapshot entries are not strictly ascending' };
+  const head = checkSnapshotHead(x, entriesHash(x.entries), chainId, provider);
+  return head.ok ? { ok: true, snapshot: x, block: head.block } : head;
+}
+
+/** One element of a snapshot's `entries`: `[key, lowercase hex value]`. */
+export function isSnapshotEntry(e: unknown): e is [string, string] {
+  return Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && typeof e[1] === 'string' && /^[0-9a-f]*$/.test(e[1]);
+}
+
+/**
+ * `checkSnapshot` but for the entries, given the hash of the entries as received (a streamed
+ * install hashes them as they pass): chain, height, entries hash, signature, block identity.
+ */
+export function checkSnapshotHead(s: unknown, receivedEntriesHash: string, chainId: string, provider: SignatureProvider): { ok: true; head: SnapshotHead; block: BlockRecord } | { ok: false; reason: string } {
+  if (typeof s !== 'object' || s === null) return { ok: false, reason: 'snapshot is not an object' };
+  const x = s as SnapshotHead;
   if (x.chain_id !== chainId) return { ok: false, reason: `snapshot is for chain ${String(x.chain_id)}, not ${chainId}` };
   if (!Number.isSafeInteger(x.height) || x.height < 1) return { ok: false, reason: 'snapshot height is not a positive integer' };
-  if (!Array.isArray(x.entries) || !x.entries.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && typeof e[1] === 'string' && /^[0-9a-f]*$/.test(e[1]))) {
-    return { ok: false, reason: 'snapshot entries are malformed' };
-  }
-  for (let i = 1; i < x.entries.length; i++) if (!(x.entries[i - 1]![0] < x.entries[i]![0])) return { ok: false, reason: 'snapshot entries are not strictly ascending' };
-  if (entriesHash(x.entries) !== x.entries_hash) return { ok: false, reason: 'entries_hash does not match the entries' };
+  if (receivedEntriesHash !== x.entries_hash) return { ok: false, reason: 'entries_hash does not match the entries' };
   if (typeof x.signer !== 'string') return { ok: false, reason: 'snapshot signer is missing' };
   const sig = typeof x.signature === 'string' ? parseHex(x.signature) : null;
   const publicKey = typeof x.public_key === 'string' ? parseHex(x.public_key) : null;
@@ -145,7 +159,7 @@ export function checkSnapshot(s: unknown, chainId: string, provider: SignaturePr
   if (block.header.chain_id !== chainId || block.hash !== x.block_hash || block.header.height !== x.height || block.state_root !== x.state_root) {
     return { ok: false, reason: 'snapshot block does not match its chain, height, hash and root' };
   }
-  return { ok: true, snapshot: x, block };
+  return { ok: true, head: x, block };
 }
 
 /**

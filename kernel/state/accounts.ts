@@ -83,6 +83,15 @@ function key(address: string): string {
   return `${ACCOUNTS_NAMESPACE}/${address}`;
 }
 
+/**
+ * The state key and stored bytes of a fresh account holding `balance`, exactly as `credit` would
+ * write them into empty state: for writers that create many accounts at once without an overlay
+ * (the genesis account ranges, kernel/chain/genesis-accounts.ts).
+ */
+export function freshAccountEntry(address: string, balance: bigint): readonly [string, Uint8Array] {
+  return [key(address), codec.encode({ ...EMPTY, balance })];
+}
+
 function keyOfKey(address: string): string {
   return `${ACCOUNT_KEYS_NAMESPACE}/${address}`;
 }

@@ -375,3 +375,17 @@ test('ChainStore: a type-filtered transaction list is filtered before it is page
   assert.deepEqual(await store.matchingTxHashes(undefined, isCredit, 0, 1), { hashes: [credit(3).hash], total: 3 });
   assert.deepEqual(await store.latestTxHashes(2, 1), [credit(3).hash]);
 });
+
+test('a staged write of 200,000 tree nodes (a genesis chunk into a 10^6-key tree) is one write, not a call-stack overflow; discardStaged clears it', async () => {
+  const { MemoryStore } = await import('./level-store.js');
+  const kv = new MemoryStore();
+  const store = new ChainStore(kv);
+  await store.load();
+  const nodes = Array.from({ length: 200_000 }, (_, i) => ({ type: 'put' as const, key: utf8Bytes(`n/${i}`), value: new Uint8Array([i & 255]) }));
+  await store.writeStaged([['acct/a', utf8Bytes('1')]], nodes);
+  assert.deepEqual(await store.state.scan(''), [['acct/a', utf8Bytes('1')]]);
+  assert.notEqual(await kv.get(utf8Bytes('n/199999')), undefined);
+  await store.discardStaged();
+  assert.deepEqual(await store.state.scan(''), []);
+  assert.equal(await kv.get(utf8Bytes('n/199999')), undefined);
+});

@@ -60,6 +60,14 @@ export interface StateView {
   close(): Promise<void>;
 }
 
+/**
+ * `ops.push(...more)` without the spread: a spread passes every element as an argument, and a
+ * write of ~10^5 tree nodes (a genesis chunk into a 10^6-key tree) overflows the call stack.
+ */
+function append(ops: KvOp[], more: readonly KvOp[]): void {
+  for (const op of more) ops.push(op);
+}
+
 /** State entries under `prefix` read through `kv` (the store or a snapshot of it). */
 async function* stateEntriesOf(kv: { iterate(o: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> }, prefix: string, options: ScanOptions = {}): AsyncIterable<[string, Uint8Array]> {
   if (options.limit !== undefined && options.limit <= 0) return;
@@ -394,10 +402,10 @@ export class ChainStore {
       eventBytes.push(bytes);
       put(eventKey(height, e.index), bytes);
     }
-    ops.push(...indexWriteOps(c.indexWrites ?? []));
-    ops.push(...c.extraOps);
+    append(ops, indexWriteOps(c.indexWrites ?? []));
+    append(ops, c.extraOps);
     const activity = await this.activity.update(height, block.header.proposer, c.certificate?.signers ?? []);
-    ops.push(...activity.ops);
+    append(ops, activity.ops);
     const meta: ChainMeta = {
       height,
       state_root: block.state_root,
@@ -438,14 +446,49 @@ export class ChainStore {
   }
 
   /** Genesis state (height 0): state writes, tree nodes and plugins' index writes, with the genesis root in meta. */
+  /**
+   * State written into an uninitialised store ahead of the step that initialises it, a chunk at a
+   * time: the genesis account ranges before `commitGenesis`, a streamed snapshot's entries before
+   * `installSnapshot`. State entries and the tree nodes that hold them; the head stays empty, so
+   * a node stopped half-way is still uninitialised (`discardStaged` clears what it left).
+   */
+  async writeStaged(entries: ReadonlyArray<readonly [string, Uint8Array]>, treeOps: readonly KvOp[]): Promise<void> {
+    if (this.meta.state_root !== '') throw new Error('genesis already committed');
+    const ops: KvOp[] = entries.map(([key, value]) => ({ type: 'put', key: stateKey(key), value }));
+    append(ops, treeOps);
+    await this.kv.write(ops, false);
+    for (const [key] of entries) this.caches.state.delete(key);
+  }
+
+  /**
+   * Deletes the state entries and tree nodes of an uninitialised store: what a streamed install
+   * that was refused or cut off left (`writeStaged`), so that the next one does not mix it in.
+   */
+  async discardStaged(): Promise<void> {
+    if (this.meta.state_root !== '') throw new Error('the store is initialised: its state is not staged');
+    for (const prefix of [PREFIX.state, PREFIX.treeNode]) {
+      const start = utf8Bytes(prefix);
+      let ops: KvOp[] = [];
+      for await (const [key] of this.kv.iterate({ gte: start, lt: prefixEnd(start) })) {
+        ops.push({ type: 'del', key });
+        if (ops.length >= 10_000) {
+          await this.kv.write(ops, false);
+          ops = [];
+        }
+      }
+      await this.kv.write(ops, false);
+    }
+    this.caches.state.clear();
+  }
+
   async commitGenesis(stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>, extraOps: readonly KvOp[], stateRoot: string, indexWrites: readonly IndexWrite[] = []): Promise<void> {
     if (this.meta.state_root !== '') throw new Error('genesis already committed');
     const ops: KvOp[] = [];
     for (const [key, value] of stateChanges) {
       if (value !== null) ops.push({ type: 'put', key: stateKey(key), value });
     }
-    ops.push(...indexWriteOps(indexWrites));
-    ops.push(...extraOps);
+    append(ops, indexWriteOps(indexWrites));
+    append(ops, extraOps);
     const meta: ChainMeta = { ...GENESIS_META, state_root: stateRoot };
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     await this.kv.write(ops, true);
@@ -458,7 +501,7 @@ export class ChainStore {
     if (this.meta.state_root !== '') throw new Error('a snapshot can only be installed into an empty data directory');
     const ops: KvOp[] = [];
     for (const [key, value] of state) ops.push({ type: 'put', key: stateKey(key), value });
-    ops.push(...extraOps);
+    append(ops, extraOps);
     const height = block.header.height;
     ops.push({ type: 'put', key: blockKey(height), value: blockCodec.encode(block) });
     ops.push({ type: 'put', key: blockByHashKey(block.hash), value: blockKey(height).slice(PREFIX.block.length) });

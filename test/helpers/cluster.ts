@@ -8,7 +8,8 @@ import { CLI, getJson, until } from './node-process.js';
 import { tempDir } from './temp-dir.js';
 import { registerNetworkLogs } from './process-logs.js';
 import { claimPorts } from './port-claims.js';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import { setSigningChainId } from './chain-fixture.js';
 
 /** Free loopback ports, reserved by binding them until all are known. */
@@ -87,10 +88,12 @@ export class Cluster {
     return this.files.genesisFile;
   }
 
-  static async start(n: number, env: NodeJS.ProcessEnv = {}): Promise<Cluster> {
+  /** `editGenesis` changes the devnet's genesis document before any node reads it (the load bench's funded accounts). */
+  static async start(n: number, env: NodeJS.ProcessEnv = {}, options: { editGenesis?: (doc: GenesisDoc) => GenesisDoc } = {}): Promise<Cluster> {
     const dir = tempDir('cluster-');
     const ports = await freePorts(2 * n);
     const files = prepareDevnet({ validators: n, dir, reset: false, p2pEndpoint: (i) => `127.0.0.1:${ports[n + i]}` });
+    if (options.editGenesis) writeFileSync(files.genesisFile, JSON.stringify(options.editGenesis(JSON.parse(readFileSync(files.genesisFile, 'utf8')) as GenesisDoc), null, 2));
     // The signing helpers name this chain in ch-tx-v4.
     setSigningChainId((JSON.parse(readFileSync(files.genesisFile, 'utf8')) as { chain_id: string }).chain_id);
     const c = new Cluster(dir, files, ports.slice(0, n), ports.slice(n), { CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_MIN_VALIDATORS: String(n), CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '0', ...env });
