@@ -33,7 +33,7 @@ import { readSchedule, writeSchedule } from '../host/schedule-state.js';
 import { payeeOf, recipientProblem, senderProblem } from './recipient.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
-import { readStoragePrice, storageFeeOf, type StoragePrice } from './state-growth.js';
+import { isPricedKey, readStoragePrice, storageFeeOf, type StoragePrice } from './state-growth.js';
 
 export interface ExecutionResult {
   readonly overlay: StateOverlay;
@@ -295,9 +295,14 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
   const burnedHere = (amount: bigint): void => {
     txBurned += amount;
   };
+  // Bytes the handlers declared sized by the protocol (ctx.protocolSizedBytes): not priced as growth.
+  let protocolSized = 0n;
+  const protocolSizedHere = (bytes: number): void => {
+    protocolSized += BigInt(bytes);
+  };
   const outputs = (): WriteOutputs => {
     const events: ChainEvent[] = (txEvents ??= []);
-    return { emit: (ev) => void events.push(ev), index: (stage ??= new IndexStage()), burned: burnedHere };
+    return { emit: (ev) => void events.push(ev), index: (stage ??= new IndexStage()), burned: burnedHere, protocolSized: protocolSizedHere };
   };
   // Coins leaving the signing account through a handler: shown to beforeTransfer, counted for the grant.
   let moves: ValueMoves | undefined;
@@ -338,7 +343,7 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
       used = limit;
     } else {
       // From the acting account, not a sponsor or vault paying its fee: their exposure is the fee they were checked for (decisions.md §95).
-      if (tx.origin === 'signed') storageFee = await chargeStorage(child, storagePrice, signer!.account, used);
+      if (tx.origin === 'signed') storageFee = await chargeStorage(child, storagePrice, protocolSized, signer!.account, used);
       // A session key's cap counts the storage fee with what else the operation took (decisions.md §95): it is not gas.
       if (grant?.onApplied) await grant.onApplied(deps.scoped(txContext(deps, child, block, outputs(), tx, limit), grant.plugin), { debited: debited + (moves?.debited ?? 0n) + storageFee });
       overlay.absorb(child);
@@ -364,14 +369,15 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
  * transaction (charged the gas its handler used, nothing it wrote kept) instead of getting the
  * bytes free.
  */
-async function chargeStorage(child: StateOverlay, price: StoragePrice, payer: string, used: number): Promise<bigint> {
+async function chargeStorage(child: StateOverlay, price: StoragePrice, protocolSized: bigint, payer: string, used: number): Promise<bigint> {
   if (price.bytePrice === 0n) return 0n;
-  const bytes = await child.growth();
-  const fee = storageFeeOf(bytes, price);
+  const bytes = await child.growth(isPricedKey);
+  const fee = storageFeeOf(bytes, price, protocolSized);
   if (fee === 0n) return 0n;
   const accounts = accountsWriter(child);
   const { balance } = await accounts.get(payer);
-  if (balance < fee) throw new FailedWithGas(`insufficient balance for the storage fee: the transaction stores ${bytes} new bytes of state, ${bytes - price.freeBytes} beyond the ${price.freeBytes} free, at ${price.bytePrice} ucoin each: ${fee} ucoin; ${payer} has ${balance}`, used);
+  const free = price.freeBytes + protocolSized;
+  if (balance < fee) throw new FailedWithGas(`insufficient balance for the storage fee: the transaction stores ${bytes} new bytes of plugin state, ${bytes - free} beyond the ${free} free (storage_free_bytes ${price.freeBytes}${protocolSized > 0n ? `, ${protocolSized} sized by the protocol` : ''}), at ${price.bytePrice} ucoin each: ${fee} ucoin; ${payer} has ${balance}`, used);
   await accounts.debit(payer, fee);
   return fee;
 }

@@ -5,7 +5,9 @@ import { NOTE_ADDRESS, eventRecorder } from '../../test/helpers/event-recorder.j
 import { heldSupply } from '../../test/helpers/supply-model.js';
 import { NodeFault } from '../errors.js';
 import { StateOverlay } from '../state/overlay.js';
-import { storageFeeOf } from './state-growth.js';
+import { isPricedKey, STATE_GROWTH_PARAMS, storageFeeOf } from './state-growth.js';
+import { definePlugin } from '../host/plugin.js';
+import { KERNEL_NAMESPACES } from '../host/kernel-namespaces.js';
 
 /**
  * The price of state growth (issue 29 item 8, chain/state-growth.ts), on the kernel's own path:
@@ -73,7 +75,7 @@ test('a payer who cannot pay the storage fee fails the transaction in the block:
   await f.block();
   const r = (await f.chain.queries.getTx(h))!.receipt;
   assert.equal(r.status, 'failed');
-  assert.match(r.error!, /insufficient balance for the storage fee: the transaction stores \d+ new bytes of state, \d+ beyond the 1000 free, at 10 ucoin each/);
+  assert.match(r.error!, /insufficient balance for the storage fee: the transaction stores \d+ new bytes of plugin state, \d+ beyond the 1000 free \(storage_free_bytes 1000\), at 10 ucoin each/);
   assert.equal(r.storage_fee, undefined);
   const after = await f.account(alice.address);
   assert.equal(after.balance, before.balance - r.fee);
@@ -95,15 +97,22 @@ test('the supply is conserved to the ucoin with storage fees burned: balances + 
   assert.ok(f.chain.head.total_burned > 4n * 21n, 'storage fees were burned');
 });
 
-test('an ordinary transfer, even to a new account, pays exactly its fee: the allowance covers it at the default parameters', async () => {
-  const f = await makeChain({ accounts: [{ address: alice.address, balance: 1_000_000n }] });
-  const fresh = wallet(133);
+/** A transfer of 1 000 ucoin from alice to a new account on a chain of `genesisParams`: it pays its 21 gas, no storage fee. */
+async function transferToNewAccountPaysItsFee(genesisParams: Record<string, string>, freshSeed: number): Promise<Fixture> {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: 1_000_000n }], genesisParams });
+  const fresh = wallet(freshSeed);
   const before = (await f.account(alice.address)).balance;
   const sent = await f.chain.admit(signTransfer(alice, { to: fresh.address, value: 1_000, nonce: 1 }), 0);
   await f.block();
   const r = (await f.chain.queries.getTx(sent.tx_hash))!.receipt;
   assert.deepEqual([r.status, r.fee, r.storage_fee], ['confirmed', 21n, undefined]);
   assert.equal((await f.account(alice.address)).balance, before - 1_000n - 21n);
+  assert.equal((await f.account(fresh.address)).balance, 1_000n, 'the new account was written (acct/)');
+  return f;
+}
+
+test('an ordinary transfer, even to a new account, pays exactly its fee: the allowance covers it at the default parameters', async () => {
+  await transferToNewAccountPaysItsFee({}, 133);
 });
 
 test('growth is net: a deletion counts negative, and state that shrinks pays nothing', async () => {
@@ -122,4 +131,69 @@ test('a node-local failure in a handler (NodeFault) stops the block instead of f
   inject(f, alice, 'fault');
   await assert.rejects(f.block(), (e: unknown) => e instanceof NodeFault);
   assert.equal(f.chain.head.height, 0, 'nothing was committed');
+});
+
+/**
+ * A plugin that stores `data` as a record and declares the first `n` characters of it sized by
+ * the protocol (`ctx.protocolSizedBytes`), as a plugin recording a public key does: data
+ * `<n>:<text>`.
+ */
+const KEEPER_ADDRESS = 'chain:system.keeper';
+function keeper() {
+  return definePlugin({
+    name: 'keeper',
+    kind: 'state',
+    description: 'stores a record, part of it declared sized by the protocol',
+    systemAddresses: [{ address: KEEPER_ADDRESS, gas: 30 }],
+    register(api) {
+      api.hooks.executeTx.for(KEEPER_ADDRESS).tapPromise(api.name, async (ctx, tx) => {
+        const [n, text] = (tx.data ?? '0:').split(':') as [string, string];
+        ctx.protocolSizedBytes(Number(n));
+        ctx.store.setRecord(`kept/${tx.from}`, { text });
+        return undefined;
+      });
+    },
+  });
+}
+
+test('the default allowance is 4 096 bytes of plugin state per transaction (docs/decisions.md L1)', () => {
+  const free = STATE_GROWTH_PARAMS.find((p) => p.key === 'storage_free_bytes')!;
+  const price = STATE_GROWTH_PARAMS.find((p) => p.key === 'storage_byte_price')!;
+  assert.deepEqual([free.default, price.default], [4_096n, 10n]);
+  // 8 KiB of a plugin's (a contract's) state in one transaction now pays for what is beyond 4 KiB.
+  assert.equal(storageFeeOf(8_192n, { bytePrice: 10n, freeBytes: 4_096n }), 40_960n);
+});
+
+test('the kernel\'s own records are not priced: a transfer creating an account, with no allowance at all, pays its 21 gas only', async () => {
+  for (const ns of KERNEL_NAMESPACES) assert.equal(isPricedKey(`${ns}/x`), false, ns);
+  assert.equal(isPricedKey('contracts/code/0xab'), true);
+  assert.equal(isPricedKey('acctx/a'), true, 'a namespace is matched whole');
+  await transferToNewAccountPaysItsFee({ storage_free_bytes: '0', storage_byte_price: '10' }, 134);
+});
+
+test('bytes a plugin declares sized by the protocol are not priced, the rest is; in a block past admission', async () => {
+  const f = await makeChain({ plugins: [keeper()], accounts: [{ address: alice.address, balance: 10_000_000n }, { address: bob.address, balance: 10_000_000n }], genesisParams: { storage_free_bytes: '0', storage_byte_price: String(PRICE) } });
+  const recordBytes = (from: string, text: string): number => `keeper/kept/${from}`.length + `{"text":"${text}"}`.length;
+  const run = async (w: typeof alice, nonce: number, data: string) => {
+    const tx = f.chain.rebuildTx('signed', signTransfer(w, { to: KEEPER_ADDRESS, value: 0, nonce, data, version: 'v3' }), 1n, 0);
+    f.chain.mempool.add(tx);
+    await f.block();
+    return (await f.chain.queries.getTx(tx.hash))!.receipt;
+  };
+  const text = 'k'.repeat(3_904);
+  // Alice declares the 3 904 characters of her "key": only the record's framing is priced.
+  const a = await run(alice, 1, `3904:${text}`);
+  assert.deepEqual([a.status, a.storage_fee], ['confirmed', BigInt(recordBytes(alice.address, text) - 3_904) * PRICE]);
+  // Bob declares nothing: every byte is priced.
+  const b = await run(bob, 1, `0:${text}`);
+  assert.deepEqual([b.status, b.storage_fee], ['confirmed', BigInt(recordBytes(bob.address, text)) * PRICE]);
+  // A declaration covers growth only: declaring more than was stored buys nothing beyond the transaction.
+  const c = await run(bob, 2, `100000:${text}x`);
+  assert.deepEqual([c.status, c.storage_fee], ['confirmed', undefined]);
+  const d = await run(bob, 3, `0:${text}xy`);
+  assert.deepEqual([d.status, d.storage_fee], ['confirmed', 1n * PRICE], 'the next transaction is priced again: one new byte');
+  // A negative or fractional declaration is the plugin's bug: the transaction fails.
+  const e = await run(alice, 2, `-1:${text}`);
+  assert.equal(e.status, 'failed');
+  assert.match(e.error!, /protocolSizedBytes: -1 is not a whole number of bytes/);
 });

@@ -115,6 +115,16 @@ export interface WriteContext extends Omit<ReadContext, 'store' | 'accounts' | '
    */
   requestLightClientHeader(): void;
   /**
+   * Declares that `bytes` of the state this transaction stores are sized by the protocol, not
+   * chosen by its sender, so its storage fee does not count them (chain/state-growth.ts): the hex
+   * of an ML-DSA-65 public key the plugin records (3 904 characters), a shipped template's code,
+   * a counterparty's validator keys. Everything else a transaction adds to a plugin's state is
+   * priced beyond `storage_free_bytes`. Counts only if the transaction succeeds; outside a
+   * signed transaction (system transactions, block phases, genesis) nothing is priced and it
+   * does nothing. A whole number ≥ 0 (RangeError otherwise).
+   */
+  protocolSizedBytes(bytes: number): void;
+  /**
    * This plugin's node-local index (`IndexWriter`): written in the block's own atomic batch,
    * outside the state root, dropped with a failed transaction. Write-only: consensus must not
    * depend on what a node indexed. Routes read it through `chain.queries.pluginIndex(name)`.

@@ -390,13 +390,18 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 
   registerPluginRoutes(routes, host, operations, () => chain.head.height + 1);
 
-  routes.serve(KERNEL_ROUTES.stateRoot, () => ({
-    global_root: chain.head.state_root,
-    shard_roots: [chain.head.state_root],
-    height: chain.head.height,
-    root_height: chain.head.height,
-    n_shards: nShards,
-  }));
+  // decisions.md §77: this node fills its own shard's entry only; the gateway assembles every shard's.
+  routes.serve(KERNEL_ROUTES.stateRoot, () => {
+    const own = <T>(value: T): Array<T | null> => Array.from({ length: nShards }, (_, s) => (s === shardId ? value : null));
+    return {
+      n_shards: nShards,
+      shard_roots: own(chain.head.state_root),
+      shard_heights: own(chain.head.height),
+      height: chain.head.height,
+      root_height: chain.head.height,
+      global_root: nShards === 1 ? chain.head.state_root : null,
+    };
+  });
 
   // Part 1, Network and node: each shard's height and root. A node runs one shard (CHAIN_SHARD_ID) and sees no
   // other, so it lists the one it serves; the gateway assembles every shard from their nodes.

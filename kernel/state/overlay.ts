@@ -84,11 +84,13 @@ export class StateOverlay implements StateSource {
   /**
    * Bytes this overlay adds to its parent's state: for each key it writes, the key's and the new
    * value's UTF-8 size, less the key's and the old value's when the parent holds one (a deletion
-   * counts negative). What the kernel prices as state growth (chain/state-growth.ts).
+   * counts negative). What the kernel prices as state growth (chain/state-growth.ts), over the
+   * keys `counted` accepts (all by default).
    */
-  async growth(): Promise<bigint> {
+  async growth(counted: (key: string) => boolean = () => true): Promise<bigint> {
     let bytes = 0;
     for (const [k, v] of this.writes) {
+      if (!counted(k)) continue;
       const old = await this.parent.get(k);
       const keyBytes = Buffer.byteLength(k, 'utf8');
       bytes += (v === null ? 0 : keyBytes + v.length) - (old === undefined ? 0 : keyBytes + old.length);

@@ -4,7 +4,7 @@ import { contractAddress } from './address.js';
 import { badRequest, conflict, FailedWithGas, formatCoin, isAddress, isChainError, jsonTextDepth, notFound, sha3Hex0x, type ChainError, type ParamReader, type ReadContext, type ReadonlyStore, type TxContext } from '../../kernel/sdk.js';
 import { callInput, initDecimals, initializeInput } from './calls.js';
 import { payTemplate, type ResolvedDeploy } from './template-registry.js';
-import { contractEvents, readContract, tokenTransfers, writeContract, writeMetered, type ContractRecord } from './store.js';
+import { code, contractEvents, readContract, storedCodeBytes, tokenTransfers, writeContract, writeMetered, type ContractRecord } from './store.js';
 import { contractCalled, contractDeployed, contractEvent, templateFeePaid } from './events.js';
 import { meteredKey, type ContractEvent, type VmLimits } from './vm/engine.js';
 import type { InstrumentedCode } from './vm/instrument.js';
@@ -241,6 +241,9 @@ export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, 
   }
   const decimals = initDecimals(req.initArgs);
   const record: ContractRecord = { address, owner, code_hash: codeHash, name: req.name, description: req.description, template: req.template, decimals, deploy_tx: txHash, created_height: ctx.block.height, code_size: req.bytecode.length, ...verdict.security };
+  // A shipped template's code ships with every node: its bytes are sized by the protocol, not
+  // chosen by the deployer, so storing them the first time is not priced as growth (kernel/chain/state-growth.ts).
+  if (isShippedCode(codeHash) && !(await code.has(ctx.store, codeHash))) ctx.protocolSizedBytes(storedCodeBytes(codeHash, req.bytecode));
   writeContract(ctx.store, record, req.bytecode);
   // Node-local, in this block's batch: a later cache miss compiles these bytes instead of metering again.
   writeMetered(ctx.index, meteredKey(codeHash, s.limits), metered);

@@ -266,6 +266,41 @@ test('state growth is priced: a 256 KiB deploy pays at least 1 COIN of storage f
   assert.equal(b.fees_burned, failed.fee_burned + unused(failed) + r.fee_burned + unused(r) + r.storage_fee!, 'the storage fee is burned in the block');
 });
 
+test('a call that writes 8 KiB of contract storage pays for the bytes beyond storage_free_bytes (4 096), past admission too; the shipped token\'s code is not priced (docs/decisions.md L1)', async () => {
+  const f = await chain();
+  // The token template's 12.7 KB of code: sized by the protocol (every node ships it), so its first deploy pays gas only.
+  const tokenDeploy = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), init_args: { name: 'T', symbol: 'T', decimals: 0, total_supply: 100 } }), { gas_limit: 200 }), 0);
+  await f.block();
+  const d = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.store8KiB)) }), { gas_limit: DEPLOY_GAS }), 0);
+  await f.block();
+  const tr = await receipt(f, tokenDeploy.tx_hash);
+  assert.deepEqual([tr.status, tr.storage_fee], ['confirmed', undefined], tr.error ?? '');
+  assert.ok(templateBytecode('token.wasm').length > 4_096, 'the token is larger than the allowance');
+  assert.equal((await receipt(f, d.tx_hash)).status, 'confirmed');
+  const store = contractAddress(alice.address, d.tx_hash);
+  // The key is kept as hex (`big` → 626967) under the contract's address.
+  const growth = `contracts/kv/${store}/626967`.length + 8_192;
+  const expected = BigInt(growth - 4_096) * 10n;
+  const before = (await f.account(bob.address)).balance;
+  const sent = await f.chain.admit(await plain(f, bob, store, JSON.stringify({ function: 'go', args: {} }), { gas_limit: 200 }), 0);
+  await f.block();
+  const r = await receipt(f, sent.tx_hash);
+  assert.deepEqual([r.status, r.storage_fee], ['confirmed', expected], r.error ?? '');
+  assert.equal((await f.account(bob.address)).balance, before - r.fee - (r.unused_gas_fee ?? 0n) - expected);
+  assert.equal((await f.chain.queries.state.get(`contracts/kv/${store}/626967`))?.length, 8_192);
+  // Writing the same 8 KiB again adds nothing; another contract's first 8 KiB, included without checkTx, pays alike.
+  const again = await f.chain.admit(await plain(f, bob, store, JSON.stringify({ function: 'go', args: {} }), { gas_limit: 200 }), 0);
+  await f.block();
+  const d2 = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(wat(HOSTILE_WAT.store8KiB)), name: 'second' }), { gas_limit: DEPLOY_GAS }), 0);
+  await f.block();
+  assert.equal((await receipt(f, again.tx_hash)).storage_fee, undefined);
+  const second = contractAddress(alice.address, d2.tx_hash);
+  const past = inject(f, signTransfer(bob, { to: second, value: 0, nonce: await nonceOf(f, bob), data: JSON.stringify({ function: 'go', args: {} }), gas_limit: 200 }));
+  await f.block();
+  const p = await receipt(f, past);
+  assert.deepEqual([p.status, p.storage_fee], ['confirmed', BigInt(`contracts/kv/${second}/626967`.length + 8_192 - 4_096) * 10n]);
+});
+
 test('a contract may write a storage key of zero bytes and name a callee that is no address: the declared layout holds the first, the second traps as an unknown contract', async () => {
   const f = await chain();
   const imports = `(import "env" "storage_write" (func $w (param i32 i32 i32 i32)))

@@ -2,9 +2,10 @@ import { badRequest, ConfigError, defineOperation, definePlugin, isChainError, n
 import { callInput, deployFromData, deployRequest } from './calls.js';
 import { resolveDeploy, type ResolvedDeploy } from './template-registry.js';
 import { TEMPLATE_STORES } from './template-store.js';
+import { isShippedCode } from './templates.js';
 import { templateOperations } from './operations/templates.js';
 import { CONTRACT_BASE_GAS, DEPLOY_ADDRESS, DeployGate, PARAMS, contractAddress, executeCall, executeDeploy, readSettings, type Settings } from './execute.js';
-import { code, codeKey, CONTRACTS_INDEXES, CONTRACTS_STORES, readContract, readMetered } from './store.js';
+import { code, storedCodeBytes, CONTRACTS_INDEXES, CONTRACTS_STORES, readContract, readMetered } from './store.js';
 import { ContractsOptionsSchema, DeployBody, type ContractsOptions } from './schemas.js';
 import { CONTRACTS_EVENTS } from './events.js';
 import { CONTRACTS_ROUTES, contractsRoutes } from './routes.js';
@@ -43,8 +44,9 @@ async function admitDeploy(ctx: ReadContext, s: Settings, req: ResolvedDeploy, a
     const { balance } = await ctx.accounts.getCore(account);
     if (balance < alsoOwed) throw badRequest(`insufficient balance for the template fee: template ${req.templateUse!.id} costs ${templateFee} ucoin besides ${owed} of fee and value; ${account} has ${balance}`);
   }
-  if (!(await code.has(ctx.store, codeHash))) {
-    const fee = await storageFee(ctx.params, codeKey(codeHash).length + req.bytecode.length + CONTRACTS_NAMESPACE_BYTES);
+  // A shipped template's code is not priced (sized by the protocol: every node ships it; execute.ts).
+  if (!isShippedCode(codeHash) && !(await code.has(ctx.store, codeHash))) {
+    const fee = await storageFee(ctx.params, storedCodeBytes(codeHash, req.bytecode));
     const { balance } = await ctx.accounts.getCore(account);
     if (fee > 0n && balance < fee + alsoOwed) throw badRequest(`insufficient balance for the storage fee: storing ${req.bytecode.length} bytes of new code costs at least ${fee} ucoin (storage_byte_price beyond storage_free_bytes, GET /api/v1/gas/estimate) besides ${alsoOwed} of fee and value; ${account} has ${balance}`);
   }
@@ -64,9 +66,6 @@ async function meterThenGate(ctx: ReadContext, s: Settings, req: ResolvedDeploy,
   const verdict = await deployGate.verdict(ctx, { owner, address: contractAddress(owner, txHash, ctx.shard), codeHash, bytecode: req.bytecode });
   if (verdict.refused) throw verdict.refused;
 }
-
-/** `contracts/` before each key of this plugin's namespace in state. */
-const CONTRACTS_NAMESPACE_BYTES = 'contracts/'.length;
 
 /** The fee of a transaction's whole gas limit (what the block takes before it runs). */
 const feeOfLimit = (gasLimit: unknown, gasPrice: unknown, baseGas: number): bigint => BigInt(typeof gasLimit === 'number' ? gasLimit : baseGas) * BigInt(typeof gasPrice === 'number' ? gasPrice : 1);

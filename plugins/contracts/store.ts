@@ -125,6 +125,9 @@ export const contractCodec: RecordCodec<ContractRecord> = {
   decode: (b) => contracts.record.decode(b, 'a contract record'),
 };
 export const codeKey = (hash: string): string => code.key(hash);
+
+/** The bytes of state storing `bytes` as new code adds (its key in this plugin's namespace and the bytes): what state growth prices (kernel/chain/state-growth.ts). */
+export const storedCodeBytes = (hash: string, bytes: Uint8Array): number => 'contracts/'.length + codeKey(hash).length + bytes.length;
 /** The code hash a key of the `code` store names, or undefined for any other key. */
 export const codeHashOf = (key: string): string | undefined => code.layout.parse(key)?.[0];
 export const storageKey = (address: string, key: Uint8Array): string => storage.key(address, toHex(key));

@@ -48,6 +48,10 @@ export async function judgeHeader(store: ReadonlyStore, raw: unknown, verify = t
 export async function applyHeader(ctx: WriteContext & { store: Store }, header: lightClient.IbcHeader, existing: ClientRecord | undefined, txHash: string): Promise<void> {
   const validators = header.validators.map((v) => ({ public_key: v.public_key, power: v.power }));
   const setChanged = existing !== undefined && lightClient.ibcValsetValue(existing.validators) !== lightClient.ibcValsetValue(validators);
+  // The counterparty's validator keys are sized by its set, not chosen by the relayer: what they add is not priced as growth (kernel/chain/state-growth.ts).
+  const keyBytes = (set: readonly { public_key: string }[]): number => set.reduce((n, v) => n + v.public_key.length, 0);
+  const addedKeyBytes = keyBytes(validators) - (existing === undefined ? 0 : keyBytes(existing.validators));
+  if (addedKeyBytes > 0) ctx.protocolSizedBytes(addedKeyBytes);
   clients.set(ctx.store, header.chainId, {
     chain_id: header.chainId,
     latest_height: header.height,

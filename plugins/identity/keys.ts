@@ -18,8 +18,11 @@ export async function currentKeys(ctx: Pick<ReadContext, 'accounts' | 'store'>, 
 }
 
 /** Keeps the derived key of an address that signed with it, so its identity view can list it after rotation starts from it. */
-export function rememberDerived(ctx: WriteContext, address: string, signer: Pick<Signer, 'publicKey' | 'kind'>): void {
-  if (signer.kind === 'main' && derives(signer.publicKey, address)) derivedKeys.set(ctx.store, address, { key: signer.publicKey });
+export async function rememberDerived(ctx: WriteContext, address: string, signer: Pick<Signer, 'publicKey' | 'kind'>): Promise<void> {
+  if (signer.kind !== 'main' || !derives(signer.publicKey, address)) return;
+  // A public key's hex is sized by the protocol, not chosen by the signer: not priced as growth (kernel/chain/state-growth.ts).
+  if (!(await derivedKeys.get(ctx.store, address))) ctx.protocolSizedBytes(signer.publicKey.length);
+  derivedKeys.set(ctx.store, address, { key: signer.publicKey });
 }
 
 /** A key removed by rotation: what it granted ends (`removedSince`). */

@@ -9,6 +9,12 @@ const PRELUDE = `
   (func (export "alloc") (param i32) (result i32) (i32.const 1024))`;
 
 export const HOSTILE_WAT = {
+  /** Writes 8 KiB (zeros) under its storage key `big`: state growth a call's storage fee must price. */
+  store8KiB: `(module
+  (import "env" "storage_write" (func $w (param i32 i32 i32 i32)))
+  ${PRELUDE}
+  (data (i32.const 0) "big")
+  (func (export "call") (param i32 i32) (call $w (i32.const 0) (i32.const 3) (i32.const 16) (i32.const 8192))))`,
   /** Loops forever: must run out of fuel. */
   infiniteLoop: `(module ${PRELUDE}
   (func (export "call") (param i32 i32) (loop $l (br $l))))`,

@@ -37,7 +37,7 @@ export const recoverySetup = defineOperation({
     const config: RecoveryConfig = { owner: op.actor, guardians: op.body.guardians, threshold: op.body.threshold, timelock: op.body.timelock, height: ctx.block.height };
     configs.set(ctx.store, op.actor, config);
     await replaceGuardians(ctx.store, op.actor, before?.guardians ?? [], config.guardians, ctx.block.height);
-    rememberDerived(ctx, op.actor, op.signer);
+    await rememberDerived(ctx, op.actor, op.signer);
     recoverySetupDone.emit(ctx, { owner: op.actor, guardians: config.guardians, threshold: config.threshold, timelock: config.timelock });
   },
 });

@@ -34,6 +34,8 @@ export const recoveryRequest = defineOperation({
     // Numbered per target: the previous request (closed, or none) stays under the same key.
     const previous = await latestRequest(ctx, op.body.target);
     const r: RecoveryRequest = { id: (previous?.id ?? 0) + 1, target: op.body.target, requester: op.actor, new_key: op.body.new_key, height: ctx.block.height, approvals: [], rejections: [], status: 'open', due_height: null, closed_height: null };
+    // The new key's hex is sized by the protocol: not priced as growth, once per request record (kernel/chain/state-growth.ts).
+    if (previous === undefined) ctx.protocolSizedBytes(r.new_key.length);
     requests.set(ctx.store, r.target, r);
     recoveryRequested.emit(ctx, { target: r.target, request_id: r.id, requester: r.requester, new_key: r.new_key });
   },

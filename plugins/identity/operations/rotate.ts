@@ -34,7 +34,7 @@ export const rotateKey = defineOperation({
   async execute(ctx, op) {
     const { add, remove } = op.body;
     const now = await currentKeys(ctx, op.actor, op.signer);
-    rememberDerived(ctx, op.actor, op.signer);
+    await rememberDerived(ctx, op.actor, op.signer);
     const keys = now.keys.filter((k) => k !== remove);
     if (add !== '') keys.push(add);
     ctx.accounts.setMainKeys(op.actor, { keys, version: now.version + 1 });

@@ -54,6 +54,8 @@ export const grantSession = defineOperation({
       granted_height: ctx.block.height,
       revoked_height: null,
     };
+    // Two public keys' hex (the session key, the main key that granted it), sized by the protocol: not priced as growth (kernel/chain/state-growth.ts).
+    if (!(await grants.get(ctx.store, op.actor, keyId(pk)))) ctx.protocolSizedBytes(pk.length + grant.granted_by.length);
     grants.set(ctx.store, op.actor, keyId(pk), grant);
     sessionGranted.emit(ctx, { account: op.actor, session_pk: pk, scope: op.body.scope, cap: op.body.cap, expiry_block: op.body.expiry_block });
   },

@@ -26,6 +26,8 @@ export const sponsorAllow = defineOperation({
   },
   async execute(ctx, op) {
     const s: Sponsorship = { sponsor: op.actor, beneficiary: op.body.beneficiary, session_pk: op.body.session_pk?.toLowerCase() ?? null, height: ctx.block.height };
+    // The session key's hex, in both records, is sized by the protocol: not priced as growth (kernel/chain/state-growth.ts).
+    if (s.session_pk !== null && !(await paidBy.get(ctx.store, s.beneficiary))?.session_pk) ctx.protocolSizedBytes(2 * s.session_pk.length);
     paidBy.set(ctx.store, s.beneficiary, s);
     pays.set(ctx.store, s.sponsor, s.beneficiary, s);
     sponsorAllowed.emit(ctx, { address: s.sponsor, beneficiary: s.beneficiary, session_pk: s.session_pk });

@@ -42,6 +42,8 @@ export const nodeProfile = defineOperation({
   async execute(ctx, op) {
     const node = (await nodes.get(ctx.store, op.actor))!;
     const b = op.body;
+    // A first consensus key's hex is sized by the protocol: not priced as growth (kernel/chain/state-growth.ts); the profile's texts are.
+    if (b.consensus_public_key !== undefined && node.consensus_public_key === '') ctx.protocolSizedBytes(b.consensus_public_key.length);
     await putNode(ctx.store, {
       ...node,
       description: b.description ?? node.description,

@@ -49,6 +49,8 @@ export const registerNode = defineOperation({
     const address = `chain:${op.body.name}.node`;
     const min = await ctx.params.get('min_stake');
     await ctx.accounts.debit(op.signer.account, min);
+    // The consensus key's hex is sized by the protocol: not priced as growth (kernel/chain/state-growth.ts); a description is.
+    if (op.body.consensus_public_key !== undefined) ctx.protocolSizedBytes(op.body.consensus_public_key.length);
     await putNode(ctx.store, { address, owner: op.actor, consensus_public_key: op.body.consensus_public_key ?? '', commission_bps: DEFAULT_COMMISSION_BPS, description: '', website: '', p2p_endpoint: '', rpc_endpoint: '', registered_height: ctx.block.height, jailed_until: 0 });
     await putStake(ctx.store, address, { amount: min, unlock_height: ctx.block.height + Number(await ctx.params.get('unbonding_blocks')), paid_to: ctx.block.height, genesis: false, bonded_height: ctx.block.height, added_height: ctx.block.height }, ctx.block.height);
     nodeRegistered.emit(ctx, { address, owner: op.actor, stake: min });
