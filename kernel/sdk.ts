@@ -122,4 +122,4 @@ export * as lightClient from './light-client/index.js';
 export { LightClientError, isLightClientError, type LightClientCheck } from './light-client/index.js';
 
 // 14. The HTTP/WebSocket adapter, for service plugins that serve their own port (the gateway).
-export { createHttpServer, flexibleRateLimiter, reply, streamReply, type HttpServer, type RateLimiter, type WsConnection, type WsHandlers } from './rpc/index.js';
+export { createHttpServer, encodedReply, flexibleRateLimiter, reply, streamReply, type HttpServer, type RateLimiter, type WsConnection, type WsHandlers } from './rpc/index.js';

@@ -156,3 +156,14 @@ test('pageQuery refuses bounds that make no sense', () => {
   assert.throws(() => pageQuery({ default: 20, cap: 10 }), /1 ≤ default ≤ cap/);
   assert.throws(() => toPage({}), /no limit/);
 });
+
+test('a request is parsed once however often it is asked, a copy of it afresh, and a frozen one every time', () => {
+  const raw = req({ params: { owner: 'chain:a.human', id: '7' } });
+  const first = proposals.parse(raw);
+  assert.equal(proposals.parse(raw), first);
+  // The parse is no field of the request: a spread copy with other params is judged on its own.
+  assert.deepEqual(Object.keys(raw).sort(), ['body', 'headers', 'ip', 'method', 'params', 'path', 'query']);
+  assert.equal(proposals.parse({ ...raw, params: { owner: 'chain:a.human', id: '8' } }).params.id, 8);
+  const frozen = Object.freeze(req({ params: { owner: 'chain:b.human', id: '2' } }));
+  assert.deepEqual(proposals.parse(frozen).params, proposals.parse(frozen).params);
+});

@@ -100,7 +100,21 @@ export interface DeclaredRoute<P extends TObject | undefined = TObject | undefin
 }
 
 const PATH_PARAM = /:([a-zA-Z_][a-zA-Z0-9_]*)/g;
-const parsed = new WeakMap<RpcRequest, unknown>();
+/**
+ * Where a request keeps its parse (the proven-read wrapper and the handler share one): a
+ * non-enumerable own property, so a spread copy of the request is parsed afresh. Not a WeakMap:
+ * an entry per request made every GC trace ephemerons and cost ~6 µs a request, the larger part
+ * of a cached gateway read (docs/performance.md, "Gateway").
+ */
+const PARSED = Symbol('parsed request');
+
+function parsedOf(raw: RpcRequest): unknown {
+  return (raw as unknown as Record<symbol, unknown>)[PARSED];
+}
+
+function keepParsed(raw: RpcRequest, request: unknown): void {
+  if (Object.isExtensible(raw)) Object.defineProperty(raw, PARSED, { value: request, enumerable: false, configurable: true });
+}
 
 /** Declares a route; serve it with `routes.serve(route, handler)` in the plugin's `routes` tap. */
 export function defineRoute<P extends TObject | undefined = undefined, Q extends TObject | undefined = undefined, B extends TSchema | undefined = undefined>(spec: RouteSpec<P, Q, B>): DeclaredRoute<P, Q, B> {
@@ -128,7 +142,7 @@ export function defineRoute<P extends TObject | undefined = undefined, Q extends
   return Object.freeze({
     ...route,
     parse(raw: RpcRequest) {
-      const done = parsed.get(raw);
+      const done = parsedOf(raw);
       if (done !== undefined) return done as RequestFor<P, Q, B>;
       // Before anything else, as the node's proven-read wrapper reads it: every process that
       // serves the route (a node, the gateway forwarding it) refuses a bad prove in the same words.
@@ -142,7 +156,7 @@ export function defineRoute<P extends TObject | undefined = undefined, Q extends
       const hint = spec.body !== undefined ? bodyHint(spec.body) : undefined;
       const body = checks.body ? checked('body field', checks.body, checks.ignored ? withoutIgnored(checks.ignored, raw.body, hint) : raw.body, hint) : raw.body;
       const request = { params, query: q, body, raw } as RequestFor<P, Q, B>;
-      parsed.set(raw, request);
+      keepParsed(raw, request);
       return request;
     },
   });

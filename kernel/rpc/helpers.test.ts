@@ -9,7 +9,7 @@ import { addressMatcher, clientIp, normalizeIp, parseAddressRange } from './ip.j
 import { resolveOptions } from './options.js';
 import { flexibleRateLimiter, retryAfterSeconds } from './rate-limit.js';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { errorResponse, reply, successResponse } from './respond.js';
+import { encodedReply, errorResponse, reply, successResponse } from './respond.js';
 import { createHttpServer, requestedBackend } from './select-backend.js';
 
 const silent = pino({ level: 'silent' });
@@ -131,6 +131,15 @@ describe('responses', () => {
     assert.equal(successResponse({ status: 500, body: 'x' }, silent).status, 200);
     const e = errorResponse(new ChainError(402, 'fee too low', 'raise it', { minFee: 10n }), silent);
     assert.deepEqual([e.status, e.body.toString()], [402, '{"minFee":10,"error":"fee too low","hint":"raise it"}']);
+  });
+
+  it('sends an encoded reply as the bytes reply() would, encoded when it was made', () => {
+    const body = { n: 2n ** 64n, list: [{ a: 'x' }] };
+    const once = encodedReply(200, body, { headers: { 'X-A': 'b' } });
+    const plain = successResponse(reply(200, body, { headers: { 'X-A': 'b' } }), silent);
+    for (let i = 0; i < 2; i++) assert.deepEqual(successResponse(once, silent), plain);
+    assert.ok(Object.isFrozen(once));
+    assert.throws(() => encodedReply(200, { bytes: new Uint8Array(1) }), TypeError);
   });
 
   it('turns unencodable results and unsafe headers into 500', () => {

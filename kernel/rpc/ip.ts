@@ -64,6 +64,8 @@ export function parseAddressRange(entry: string): AddressRange | undefined {
 
 /** Whether a client IP (as clientIp() spells it) falls in any of `entries`; a bad entry throws a RangeError naming `setting` and the entry. */
 export function addressMatcher(setting: string, entries: readonly string[]): (ip: string) => boolean {
+  // The usual case (no exemptions) asked per request: BlockList.check builds a SocketAddress each time.
+  if (entries.length === 0) return () => false;
   const list = new BlockList();
   for (const entry of entries) {
     const range = parseAddressRange(entry);

@@ -18,6 +18,20 @@ export function reply(status: number, body: unknown, options: { headers?: Record
   return r as unknown as HttpReply;
 }
 
+const ENCODED = Symbol('encoded body');
+
+/**
+ * reply() for an answer served many times unchanged (the gateway's cached node reads): its JSON
+ * body is encoded here, once, and every request it answers sends those bytes instead of
+ * serialising the body again (docs/performance.md, "Gateway"). The body must not change
+ * afterwards; the reply is frozen, and `body` stays readable (CHAIN_VALIDATE_RESPONSES checks it).
+ */
+export function encodedReply(status: number, body: unknown, options: { headers?: Record<string, string> } = {}): HttpReply {
+  const r = reply(status, body, options) as unknown as Record<string | symbol, unknown>;
+  r[ENCODED] = Buffer.from(stringify(body), 'utf8');
+  return Object.freeze(r) as unknown as HttpReply;
+}
+
 /**
  * A streamed answer (JSON Lines exports): status 200, no Content-Length (chunked), the chunks
  * written as `source` yields them, each only once the client took the previous ones
@@ -66,7 +80,8 @@ export function successResponse(result: unknown, log: Logger): { status: number;
       const reserved = Object.keys(own).find((n) => RESERVED_HEADERS.has(n.toLowerCase()));
       if (reserved !== undefined) throw new TypeError(`reply() may not set ${reserved}${reserved.toLowerCase() === 'content-type' ? ' (use the contentType option)' : ''}`);
       checkHeaders({ 'Content-Type': contentType });
-      return { status: result.status, headers: { ...own, 'Content-Type': contentType }, body: encodeBody(result.body, contentType) };
+      const encoded = (result as unknown as Record<symbol, Buffer | undefined>)[ENCODED];
+      return { status: result.status, headers: { ...own, 'Content-Type': contentType }, body: encoded ?? encodeBody(result.body, contentType) };
     }
     if (result === undefined) return { status: 204, headers: {}, body: Buffer.alloc(0) };
     return { status: 200, headers: { 'Content-Type': JSON_CONTENT_TYPE }, body: Buffer.from(stringify(result), 'utf8') };

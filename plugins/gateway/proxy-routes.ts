@@ -1,5 +1,6 @@
 import { defineRoute, KERNEL_ROUTES, reply, streamReply, TEST_NETWORK_ONLY, type DeclaredRoute, type HttpMethod, type RouteTable, type RpcHandler, type RpcRequest } from '../../kernel/sdk.js';
 import type { NodeAnswer } from './node-client.js';
+import { CachedAnswer } from './response-cache.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
 import { homeShard } from './plugin-reads.js';
@@ -45,9 +46,10 @@ function upstreamRead(pattern: string, req: RpcRequest): string {
   return q ? `${path}?${q}` : path;
 }
 
-/** The node's status and body, unchanged. */
+/** The node's status and body, unchanged; a cache entry's encoded once (response-cache.ts). */
 export function passThrough(answer: NodeAnswer): unknown {
   if (answer.status === 204) return undefined;
+  if (answer instanceof CachedAnswer) return answer.reply();
   return reply(answer.status, answer.body);
 }
 

@@ -1,5 +1,25 @@
 import { LRUCache } from 'lru-cache';
+import { encodedReply } from '../../kernel/sdk.js';
 import type { NodeAnswer } from './node-client.js';
+
+/**
+ * A cached node answer, and the HTTP reply that serves it, encoded on its first REST hit and
+ * reused for every later one: a hit costs no serialisation (the socket layer reads `body` only,
+ * so an entry it alone reads is never encoded).
+ */
+export class CachedAnswer implements NodeAnswer {
+  #encoded: unknown;
+
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+
+  /** The reply `passThrough` answers with: the node's status and body, as bytes once. */
+  reply(): unknown {
+    return (this.#encoded ??= encodedReply(this.status, this.body));
+  }
+}
 
 /**
  * Two bounded caches of node answers. Committed data never changes (a block at a height, a
@@ -10,8 +30,8 @@ import type { NodeAnswer } from './node-client.js';
  * ever answered from an entry of its own request: its fields and proof of one height, together.
  */
 export class ResponseCache {
-  private readonly immutable: LRUCache<string, NodeAnswer>;
-  private readonly volatile: LRUCache<string, NodeAnswer>;
+  private readonly immutable: LRUCache<string, CachedAnswer>;
+  private readonly volatile: LRUCache<string, CachedAnswer>;
   hits = 0;
   misses = 0;
 
@@ -20,7 +40,7 @@ export class ResponseCache {
     this.volatile = new LRUCache({ max: maxEntries, ttl: volatileTtlMs });
   }
 
-  get(key: string): NodeAnswer | undefined {
+  get(key: string): CachedAnswer | undefined {
     const v = this.immutable.get(key) ?? this.volatile.get(key);
     if (v) this.hits++;
     else this.misses++;
@@ -30,8 +50,9 @@ export class ResponseCache {
   put(key: string, answer: NodeAnswer): void {
     // Errors are never cached: a 404 for a block that does not exist yet must not outlive it.
     if (answer.status !== 200) return;
-    if (isImmutable(key, answer)) this.immutable.set(key, answer);
-    else this.volatile.set(key, answer);
+    const entry = answer instanceof CachedAnswer ? answer : new CachedAnswer(answer.status, answer.body);
+    if (isImmutable(key, answer)) this.immutable.set(key, entry);
+    else this.volatile.set(key, entry);
   }
 
   /** A new block makes every height-dependent answer stale. */

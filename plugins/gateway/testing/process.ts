@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { makeChainDir, spawnChainProcess, type ChainProcess } from '../../../test/helpers/node-process.js';
+import { CLI, makeChainDir, spawnChainProcess, type ChainProcess } from '../../../test/helpers/node-process.js';
 import { freePorts } from '../../../test/helpers/cluster.js';
 
 export type ProcessHandle = ChainProcess;
@@ -17,10 +17,14 @@ export async function freePort(): Promise<number> {
 /** A gateway or a restarted node must not hang a test run: SIGKILL after 5 s of a hung shutdown. */
 const KILL_AFTER_MS = 5000;
 
-/** `chain gateway` with PORT=0 unless given; resolves with the port it logged. */
-export function startGatewayProcess(env: Record<string, string>): Promise<ProcessHandle> {
+/**
+ * `chain gateway` with PORT=0 unless given; resolves with the port it logged. `nodeFlags` go to
+ * node before the CLI (the gateway bench's `--cpu-prof`, which NODE_OPTIONS does not accept).
+ */
+export function startGatewayProcess(env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<ProcessHandle> {
   const scheme = env.TLS_CERT ? 'https' : 'http';
-  return spawnChainProcess(['gateway', '--network', 'devnet'], { CHAIN_LOG_LEVEL: 'info', PORT: '0', POLL_NODE_INTERVAL_MS: '100', FAUCET_COOLDOWN_SECS: '0', ...env }, /"port":(\d+).*gateway listening/, { scheme, killAfterMs: KILL_AFTER_MS });
+  const [first, ...rest] = [...nodeFlags, CLI];
+  return spawnChainProcess([...rest, 'gateway', '--network', 'devnet'], { CHAIN_LOG_LEVEL: 'info', PORT: '0', POLL_NODE_INTERVAL_MS: '100', FAUCET_COOLDOWN_SECS: '0', ...env }, /"port":(\d+).*gateway listening/, { scheme, killAfterMs: KILL_AFTER_MS, cli: first! });
 }
 
 /**
