@@ -10,6 +10,7 @@ import type { NodeKey } from './node-key.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import type { ConsensusStatus } from '../replica/consensus-status.js';
 import type { ShardView } from '../crypto/shard.js';
+import type { StateKeysProof } from './proven-reads.js';
 
 /**
  * What a plugin may ask of the chain beyond its hooks: the head, and queueing a transaction it
@@ -31,6 +32,12 @@ export interface ChainAccess {
    * (the exchange's open batch window, decisions.md §60): consensus never reads it.
    */
   pendingOperations(name: string): ReadonlyArray<{ readonly hash: string; readonly body: Readonly<Record<string, unknown>> }>;
+  /**
+   * decisions.md §84's proof object (`height` = head − 1, `state_root`, one entry per key,
+   * `header`, `certificate`, `validators`) for state keys (`stateKey(namespace, key)`), with no
+   * answer around it: what a cross-shard bundle carries (§75). 503 before a block is committed.
+   */
+  proveKeys(keys: readonly string[]): Promise<StateKeysProof>;
 }
 
 /** The services a node offers its plugins through `api.services`. */

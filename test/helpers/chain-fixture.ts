@@ -194,7 +194,7 @@ export interface Fixture {
 let clock = 1_700_000_001_000;
 
 /** A chain over an in-memory store with the given plugins, genesis already written. */
-export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; validators?: readonly GenesisValidator[]; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number }; requireTxV3?: boolean; shard?: { id: number; count: number } } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; validators?: readonly GenesisValidator[]; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number }; requireTxV3?: boolean; shard?: { id: number; count: number }; genesis?: GenesisDoc } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const plugins = opts.plugins ?? [];
   const config = validateConfig({ network: 'unit', env: opts.env ?? 'testnet', plugins: (opts.pluginConfig ?? plugins.map((p) => ({ name: p.name }))).map((p) => ({ enabled: true, activation_height: 0, options: {}, ...p })) });
   const hooks = createHooks();
@@ -213,7 +213,8 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
   // Routes read committed state through the query service, as on a node.
   services.query ??= new QueryService({ get state() { return store.state; }, height: () => chain.head.height }, hooks, { env: config.env, params, boundary: host.boundary, shards: chain.shards });
   await host.boot();
-  await chain.open(genesisDoc(opts.accounts ?? [], opts.genesisParams, opts.validators));
+  // A whole network's document (a sharded one, decisions.md §71) when given; else the fixture's.
+  await chain.open(opts.genesis ?? genesisDoc(opts.accounts ?? [], opts.genesisParams, opts.validators));
   return {
     chain,
     operations,
