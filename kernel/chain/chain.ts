@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { proveStateKeys, type StateKeysProof } from '../node/proven-reads.js';
 import type { Logger } from 'pino';
 import type { NetworkEnv } from '../context/contexts.js';
 import type { Hooks } from '../host/hooks.js';
@@ -521,11 +520,6 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   /** ChainAccess.pendingOperations: the pool's operations of one type, in arrival order. */
   pendingOperations(name: string): Array<{ hash: string; body: Readonly<Record<string, unknown>> }> {
     return this.mempool.operationsNamed(name).map((tx) => ({ hash: tx.hash, body: tx.body }));
-  }
-
-  /** ChainAccess.proveKeys: §84's proof object for state keys at head − 1. */
-  proveKeys(keys: readonly string[]): Promise<StateKeysProof> {
-    return proveStateKeys(this, keys);
   }
 
   /** ChainAccess.derivedKeyOf (ChainQueries.derivedKeyOf). */

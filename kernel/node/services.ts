@@ -32,12 +32,6 @@ export interface ChainAccess {
    * (the exchange's open batch window, decisions.md §60): consensus never reads it.
    */
   pendingOperations(name: string): ReadonlyArray<{ readonly hash: string; readonly body: Readonly<Record<string, unknown>> }>;
-  /**
-   * decisions.md §84's proof object (`height` = head − 1, `state_root`, one entry per key,
-   * `header`, `certificate`, `validators`) for state keys (`stateKey(namespace, key)`), with no
-   * answer around it: what a cross-shard bundle carries (§75). 503 before a block is committed.
-   */
-  proveKeys(keys: readonly string[]): Promise<StateKeysProof>;
 }
 
 /** The services a node offers its plugins through `api.services`. */
@@ -64,6 +58,12 @@ export interface NodeServices {
    * same view as `ctx.shard`.
    */
   readonly shards: ShardView;
+  /**
+   * decisions.md §84's proof object (`height` = head − 1, `state_root`, one entry per key,
+   * `header`, `certificate`, `validators`) for state keys (`stateKey(namespace, key)`), with no
+   * answer around it: what a cross-shard bundle carries (§75). 503 before a block is committed.
+   */
+  proveKeys(keys: readonly string[]): Promise<StateKeysProof>;
 }
 
 /** Who this node is and which genesis it runs (decisions.md §83: `/status`, `GET /api/v1/genesis`). */

@@ -148,7 +148,7 @@ export function serveXshardRoutes(routes: RouteTable, s: NodeServices, plugin: s
   );
   // §75: the record as stored at head − 1, read from the proof's own entry, so record and proof never disagree.
   const bundle = async (key: string, missing: string) => {
-    const proof = await s.chain.proveKeys([key]);
+    const proof = await s.proveKeys([key]);
     const entry = proof.entries[0]!;
     if (entry.value_hex === null) throw notFound(missing);
     return { record: JSON.parse(Buffer.from(entry.value_hex, 'hex').toString('utf8')) as Record<string, unknown>, proof };

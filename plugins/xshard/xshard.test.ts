@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalJson } from '../../kernel/sdk.js';
+import { canonicalJson, shardOf, type NodeServices, type ReadContext } from '../../kernel/sdk.js';
 import { makeChain, refused, signTransfer, walletOnShard, type Fixture } from '../../test/helpers/chain-fixture.js';
 import { bundleOf, setUpdateOf, shardSigners, twoShardGenesis } from '../../test/helpers/xshard-fixture.js';
 import { xshardPlugin } from './index.js';
@@ -23,7 +23,7 @@ const SHARD1_LOCK_ID = '0x' + 'ab'.repeat(32);
 
 interface Net {
   f: Fixture;
-  services: { query?: import('../../kernel/node/queries.js').QueryService };
+  services: { query?: NodeServices['query'] };
 }
 
 async function shard0(params: Record<string, string> = {}): Promise<Net> {
@@ -47,7 +47,7 @@ async function receipt(n: Net, source: number, id: string): Promise<Receipt | un
   return receipts.get(n.f.pluginState('xshard'), source, id);
 }
 
-function judge<T>(n: Net, fn: (ctx: import('../../kernel/sdk.js').ReadContext) => Promise<T>): Promise<T> {
+function judge<T>(n: Net, fn: (ctx: ReadContext) => Promise<T>): Promise<T> {
   return n.services.query!.run('xshard', fn);
 }
 
@@ -72,7 +72,7 @@ test('§74: a transfer to another shard locks value at the source: exact debit, 
 test('§74: a cross-shard transfer to a name, with data or of value 0 is refused with 400 naming the rule, and nothing moves', async () => {
   const n = await shard0();
   let name = 'chain:n0.human';
-  for (let k = 1; !(await import('../../kernel/sdk.js')).shardOf(name, 2); k++) name = `chain:n${k}.human`;
+  for (let k = 1; shardOf(name, 2) !== 1; k++) name = `chain:n${k}.human`;
   await refused(n.f.chain.admit(signTransfer(alice, { to: name, value: 5, nonce: 1 }), 0), 400, /key-derived \.human/);
   await refused(n.f.chain.admit(signTransfer(alice, { to: carol.address, value: 5, nonce: 1, data: 'aa' }), 0), 400, /^data: /);
   await refused(n.f.chain.admit(signTransfer(alice, { to: carol.address, value: 0, nonce: 1 }), 0), 400, /^value: .*at least 1/);

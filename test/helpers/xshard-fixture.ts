@@ -1,11 +1,11 @@
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { canonicalJson } from '../../kernel/codec/json.js';
-import { toHex } from '../../kernel/codec/hex.js';
+import { toHex, toHex0x } from '../../kernel/codec/hex.js';
 import { shardOf } from '../../kernel/crypto/fnv.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import { sortValidators } from '../../kernel/light-client/index.js';
 import { certify, headerOf, served, stateOf, type TestSigner } from './light-chain.js';
-import { FIXTURE_CHAIN_ID, genesisDoc } from './chain-fixture.js';
+import { FIXTURE_CHAIN_ID, VALIDATOR_KEY, genesisDoc, type Fixture } from './chain-fixture.js';
 
 /*
  * Two shards of one network without processes (decisions.md §71–§76): the fixture chain is shard
@@ -66,4 +66,22 @@ export async function bundleOf(kind: 'lock' | 'receipt', key: string, record: Re
 export function setUpdateOf(height: number, set: readonly TestSigner[], next: readonly TestSigner[], signers: readonly TestSigner[] = set, shard = 1): Record<string, unknown> {
   const header = { ...headerOf({ chainId: FIXTURE_CHAIN_ID, height, prevStateRoot: '0x' + '11'.repeat(32), validators: set, next }), shard };
   return { height, header, certificate: certify(header, signers), validators: served(set), next_validators: served(next) };
+}
+
+/** The fixture validator of shard 0 as a signer (its key certifies shard-0 headers). */
+export function shardZeroSigner(): TestSigner {
+  return { address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), power: 10_000_000_000n, secretKey: VALIDATOR_KEY.secretKey };
+}
+
+/**
+ * A bundle of a record of `f`'s own state as a node serves it (§75): the record's bytes and proof
+ * at head − 1, the header of the head block, certified by `signers` (the chain's validators).
+ */
+export async function servedBundle(f: Fixture, kind: 'lock' | 'receipt', key: string, set: readonly TestSigner[]): Promise<Record<string, unknown> & { proof: Record<string, unknown> }> {
+  const view = await f.chain.queries.pastState();
+  const entry = await f.chain.queries.provenEntry(view, key);
+  const block = await f.chain.queries.getBlock(view.height + 1);
+  const header = block!.header as unknown as Record<string, unknown>;
+  const record = entry.value_hex === null ? null : (JSON.parse(Buffer.from(entry.value_hex, 'hex').toString('utf8')) as Record<string, unknown>);
+  return { [kind]: record, proof: { height: view.height, state_root: toHex0x(view.root), entries: [entry], header, certificate: certify(header, set), validators: served(set) } };
 }
