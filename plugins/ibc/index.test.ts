@@ -4,7 +4,7 @@ import { FIXTURE_CHAIN_ID, labelledWallet, makeChain, refused, signOperation, ty
 import { counterpartyHeader, ibcSigners, inboundTransfer, type CounterpartyHeader } from '../../test/helpers/ibc-chain.js';
 import { RouteTable, lightClient } from '../../kernel/sdk.js';
 import { ibcPlugin } from './index.js';
-import { channels, commitments, denoms, packets, receipts, vouchers } from './store.js';
+import { channels, commitments, denoms, openPackets, packets, receipts, vouchers } from './store.js';
 import { commitmentValue, escrowAddress, transferText, voucherDenom, voucherHash } from './packets.js';
 import { heldSupply, ibcHoldings } from '../../test/helpers/supply-model.js';
 
@@ -240,6 +240,10 @@ test('transfer → ack burns the escrow; the coin coming back is credited native
   assert.equal(out[0]!['status'], 'locked');
   assert.equal(out[0]!['timeout_height'], timeout);
   assert.equal(out[0]!['amount'], 1000n);
+  const lockedIds = async (q = 'status=locked'): Promise<unknown[]> => ((await get(f, '/api/v1/ibc/packets', {}, q))['packets'] as Array<Record<string, unknown>>).map((p) => p['id']);
+  assert.deepEqual(await lockedIds(), [id], 'the relayer\'s poll lists it from the open packets');
+  assert.deepEqual(await lockedIds('status=locked&channel=ch-9'), []);
+  assert.deepEqual(await lockedIds('status=locked&direction=in'), []);
 
   // The counterparty's receipt proves delivery.
   const receiptKey = lightClient.ibcReceiptKey(CH, 1);
@@ -253,6 +257,9 @@ test('transfer → ack burns the escrow; the coin coming back is credited native
   assert.equal(f.chain.head.total_burned - burnedBefore, 1000n + ackFeeBurned, 'the escrow is burned');
   assert.equal(await balance(f, escrow), 0n);
   assert.equal(await commitments.get(f.pluginState('ibc'), CH, 1), undefined, 'the commitment is deleted at the ack');
+  assert.deepEqual(await lockedIds(), [], 'an acknowledged packet leaves the open packets');
+  assert.deepEqual(await openPackets.scan(f.pluginState('ibc')), []);
+  assert.deepEqual(((await get(f, '/api/v1/ibc/packets', {}, 'status=committed'))['packets'] as Array<Record<string, unknown>>).map((p) => p['id']), [id]);
   const ch = (await channels.get(f.pluginState('ibc'), CH))!;
   assert.deepEqual({ escrow: ch.escrow_balance, outstanding: ch.outstanding }, { escrow: 0n, outstanding: 1000n });
   await refused(f.chain.admitOperation('ibc_ack', op(operator, 'ibc_ack', { id, proof_height: 30, proof: (await h.prove(receiptKey)).proof }), {}, 0), 400, /is committed, not locked/);
@@ -313,6 +320,7 @@ test('timeout refunds only on proof of non-receipt with the counterparty client 
   const rec = (await get(f, '/api/v1/ibc/packets', {}, 'direction=out'))['packets'] as Array<Record<string, unknown>>;
   assert.equal(rec[0]!['status'], 'timed_out');
   assert.equal(rec[0]!['memo'], 'hi');
+  assert.deepEqual(await openPackets.scan(f.pluginState('ibc')), [], 'a timed-out packet leaves the open packets');
 
   // Vouchers leave through redeem on their own channel, locked in the escrow.
   const inb = inbound(1, { amount: 900 });

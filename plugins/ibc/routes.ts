@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, isAddress, type ReadonlyStore, countedPage, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { ChannelView, ClientView, DenomView, PacketView, VoucherView } from './schemas.js';
-import { channels, clientRoots, clients, denoms, packetCount, packetIndex, packets, vouchers } from './store.js';
+import { channels, clientRoots, clients, denoms, openPackets, packetCount, packetIndex, packets, vouchers } from './store.js';
 import { KEPT_ROOTS } from './client.js';
 import { channelView, clientView, denomView, packetView, voucherHuman } from './views.js';
 import { readSettings, type PacketRecord } from './rules.js';
@@ -85,7 +85,7 @@ export function serveIbcRoutes(routes: RouteTable, s: NodeServices): void {
         const total = (await packetCount.get(ctx.store)) ?? 0;
         return countedPage('packets', page.slice(offset).map((e) => packetView(e.value, native)), total, limit, offset);
       }
-      const rows = (q.id !== undefined ? await packetsWithId(ctx.store, q.id) : (await packets.scan(ctx.store, { reverse: true })).map((e) => e.value))
+      const rows = (q.id !== undefined ? await packetsWithId(ctx.store, q.id) : q.status === 'locked' ? await lockedPackets(ctx.store, q.channel) : (await packets.scan(ctx.store, { reverse: true })).map((e) => e.value))
         .filter((p) => (q.channel === undefined || p.channel === q.channel) && (q.direction === undefined || p.direction === q.direction) && (q.status === undefined || p.status === q.status) && (q.kind === undefined || p.kind === q.kind) && (q.sender === undefined || p.sender === q.sender) && (q.receiver === undefined || p.receiver === q.receiver) && (q.id === undefined || p.id === q.id));
       return listPage('packets', rows.map((p) => packetView(p, native)), limit, offset);
     }),
@@ -138,4 +138,15 @@ async function packetsWithId(store: ReadonlyStore, id: string): Promise<PacketRe
     if (n !== undefined && record !== undefined && record.id === id) found.push({ n, record });
   }
   return found.sort((x, y) => y.n - x.n).map((f) => f.record);
+}
+
+/** The locked packets, newest first, from the open list (on `channel` when given): a relayer's poll reads these alone. */
+async function lockedPackets(store: ReadonlyStore, channel: string | undefined): Promise<PacketRecord[]> {
+  const open = (await openPackets.scan(store, { reverse: true })).filter((e) => channel === undefined || e.value === channel);
+  const found: PacketRecord[] = [];
+  for (const e of open) {
+    const record = await packets.get(store, e.key[0]);
+    if (record !== undefined) found.push(record);
+  }
+  return found;
 }

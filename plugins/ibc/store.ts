@@ -143,6 +143,18 @@ export const packetIndex = defineStore('ibc', {
   value: Type.Integer({ minimum: 1 }),
 });
 
+/**
+ * The packets still `locked` (sent, neither acknowledged nor timed out), by number, with their
+ * channel: what a relayer polls every second (`GET /api/v1/ibc/packets?status=locked`), read
+ * without walking every packet the chain ever sent.
+ */
+export const openPackets = defineStore('ibc', {
+  name: 'open_packets',
+  description: 'an outbound packet still locked (neither acknowledged nor timed out): its number in packets and its channel',
+  key: ['open_packets', keyPart.integer('n')],
+  value: Type.String({ maxLength: 32, pattern: CHANNEL.source }),
+});
+
 export const packetCount = defineStore('ibc', {
   name: 'packet_count',
   description: 'how many packets this chain sent and received',
@@ -167,4 +179,4 @@ export const vouchers = defineStore('ibc', {
   encoding: 'decimal',
 });
 
-export const IBC_STORES = [settings, clients, clientHeight, clientRoots, channels, commitments, receipts, packets, packetIndex, packetCount, denoms, vouchers] as const;
+export const IBC_STORES = [settings, clients, clientHeight, clientRoots, channels, commitments, receipts, packets, packetIndex, openPackets, packetCount, denoms, vouchers] as const;

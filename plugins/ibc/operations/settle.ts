@@ -1,6 +1,7 @@
 import { badRequest, defineOperation, isChainError, lightClient, type ChainError, type ReadContext, type Store, type WriteContext } from '../../../kernel/sdk.js';
 import { AckBody, TimeoutBody } from '../schemas.js';
-import { channels, commitments, packets } from '../store.js';
+import { channels, commitments } from '../store.js';
+import { settlePacket } from '../packet-log.js';
 import { channelOf, clientOf, operatorProblem, outboundPacket, readSettings, verifiedRoot, type ChannelRecord, type PacketRecord } from '../rules.js';
 import { attestText, commitmentValue, escrowAddress, transferText, voucherHashOf } from '../packets.js';
 import { burnVoucher, moveVoucher } from '../vouchers.js';
@@ -68,7 +69,7 @@ async function judgeTimeout(ctx: ReadContext, body: { id: string; proof_height: 
 /** Marks the packet settled and deletes its commitment (§66: deleted at its ack or timeout). */
 function settle(ctx: WriteContext & { store: Store }, s: Settling, status: 'committed' | 'timed_out'): void {
   commitments.delete(ctx.store, s.channel.channel, s.packet.sequence);
-  packets.set(ctx.store, s.n, { ...s.packet, status, updated_height: ctx.block.height });
+  settlePacket(ctx.store, s.n, s.packet, status, ctx.block.height);
 }
 
 export const ack = defineOperation({
