@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
+import { makeChain, signTransfer, statusOf, wallet } from '../../test/helpers/chain-fixture.js';
 import { NOTE_ADDRESS, eventRecorder } from '../../test/helpers/event-recorder.js';
 import { kernelRoutes } from '../../test/helpers/kernel-routes.js';
 import { isChainError } from '../errors.js';
@@ -9,16 +9,6 @@ import { parseHex } from '../codec/hex.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
 const alice = wallet(23);
-
-async function statusOf(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-    return 200;
-  } catch (e) {
-    assert.ok(isChainError(e), String(e));
-    return e.status;
-  }
-}
 
 test('GET /api/v1/blocks/:height/events lists the block\'s events; heights are refused exactly as /blocks/:height refuses them', async () => {
   const f = await makeChain({ plugins: [eventRecorder()], accounts: [{ address: alice.address, balance: 1_000_000n }] });

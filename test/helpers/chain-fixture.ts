@@ -255,6 +255,17 @@ export async function certifiedBlock(f: Fixture): Promise<number> {
   return p.header.height;
 }
 
+/** The status a call answers: 200 when it resolves, else its ChainError's. */
+export async function statusOf(p: Promise<unknown>): Promise<number> {
+  try {
+    await p;
+    return 200;
+  } catch (e) {
+    assert.ok(isChainError(e), String(e));
+    return e.status;
+  }
+}
+
 /** Awaits a refusal: a ChainError with this status and a message matching `pattern`. */
 export async function refused(p: Promise<unknown>, status: number, pattern: RegExp): Promise<void> {
   await assert.rejects(p, (e: unknown) => {

@@ -4,6 +4,8 @@ import { toHex, toHex0x } from '../../kernel/codec/hex.js';
 import { shardOf } from '../../kernel/crypto/fnv.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import { sortValidators } from '../../kernel/light-client/index.js';
+import { proveStateKeys } from '../../kernel/node/proven-reads.js';
+import type { NodeServices } from '../../kernel/node/services.js';
 import { certify, headerOf, served, stateOf, type TestSigner } from './light-chain.js';
 import { FIXTURE_CHAIN_ID, VALIDATOR_KEY, genesisDoc, type Fixture } from './chain-fixture.js';
 
@@ -84,4 +86,13 @@ export async function servedBundle(f: Fixture, kind: 'lock' | 'receipt', key: st
   const header = block!.header as unknown as Record<string, unknown>;
   const record = entry.value_hex === null ? null : (JSON.parse(Buffer.from(entry.value_hex, 'hex').toString('utf8')) as Record<string, unknown>);
   return { [kind]: record, proof: { height: view.height, state_root: toHex0x(view.root), entries: [entry], header, certificate: certify(header, set), validators: served(set) } };
+}
+
+/**
+ * What a plugin's routes use of `NodeServices` over a fixture chain: `chain`, `query` (the fixture
+ * fills them in `services`), `shards`, `now` and `proveKeys` (§84 proofs of its own state).
+ */
+export function nodeServicesOf(f: Fixture, services: Record<string, unknown>): NodeServices {
+  Object.assign(services, { shards: f.chain.shards, now: () => 0, proveKeys: (keys: readonly string[]) => proveStateKeys(f.chain, keys) });
+  return services as unknown as NodeServices;
 }
