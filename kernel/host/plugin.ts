@@ -70,8 +70,8 @@ export interface CrossShardTransferSpec {
   admit(tx: Pick<Tx, 'to' | 'value' | 'data'>, shards: ShardView): ChainError | undefined;
   /** The fields `POST /api/v1/transactions` answers besides a transfer's (`dest_shard`); `receiver_balance` is null. */
   answer(tx: Pick<Tx, 'to'>, shards: ShardView): Readonly<Record<string, unknown>>;
-  /** What `GET /api/v1/transactions/:hash` adds for one (`cross_shard`), read from state as it now stands. */
-  view(ctx: QueryContext, txHash: string): Promise<Readonly<Record<string, unknown>>>;
+  /** What `GET /api/v1/transactions/:hash` adds for one (`cross_shard`), read from state as it now stands; undefined while it is pending. */
+  view(ctx: QueryContext, txHash: string): Promise<Readonly<Record<string, unknown>> | undefined>;
   /** `cross_shard` of this shard's `GET /api/v1/shards` entry. */
   totals(ctx: QueryContext): Promise<Readonly<Record<string, unknown>>>;
 }

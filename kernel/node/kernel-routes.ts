@@ -316,7 +316,10 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     }
     // decisions.md §74: a transfer to another shard shows its lock as it now stands.
     const crossShard = host.crossShard();
-    if (found.tx.target === CROSS_SHARD_TARGET && crossShard !== undefined) named.cross_shard = await s.query.run(crossShard.plugin, (ctx) => crossShard.view(ctx, hash));
+    if (found.tx.target === CROSS_SHARD_TARGET && crossShard !== undefined) {
+      const lock = await s.query.run(crossShard.plugin, (ctx) => crossShard.view(ctx, hash));
+      if (lock !== undefined) named.cross_shard = lock;
+    }
     return { ...(await viewOf(found.tx, found.receipt)), ...named, ...(returned !== undefined ? { return_data: returned } : {}), events: events.map(eventView) };
   });
 

@@ -33,7 +33,7 @@ export const xshardPlugin = definePlugin<Record<string, never>, NodeServices>({
     answer: (tx, shards) => ({ dest_shard: shards.shardOf(tx.to) }),
     view: async (ctx, hash) => {
       const lock = await locks.get(ctx.store, hash);
-      return lock === undefined ? {} : crossShardOfTx(lock);
+      return lock === undefined ? undefined : crossShardOfTx(lock);
     },
     totals: async (ctx) => totalsView(await readTotals(ctx)),
   },
