@@ -14,6 +14,7 @@ export interface DevnetFlags {
   p2pBasePort: string;
   gatewayPort: string;
   gateway: boolean;
+  relay: boolean;
   watch: boolean;
   enablePlugin: string[];
   disablePlugin: string[];
@@ -30,7 +31,7 @@ export async function runDevnetCommand(o: DevnetFlags, catalogue: Catalogue): Pr
   // The processes run the binary this command runs, so a build with another catalogue (a test
   // build's) gets validators and a gateway that have the same plugins.
   if (o.chainId !== undefined && !DEVNET_CHAIN_ID.test(o.chainId)) throw new ConfigError(`--chain-id "${o.chainId}": expected 1 to 64 of a-z, 0-9 and - (decisions.md §63)`);
-  const devnet = await startDevnet({ validators, shards, dir: o.dir, reset: o.reset, ...(o.chainId !== undefined ? { chainId: o.chainId } : {}), basePort: Number(o.basePort), p2pBasePort: Number(o.p2pBasePort), gatewayPort: o.gateway ? Number(o.gatewayPort) : null, enablePlugins: o.enablePlugin, disablePlugins: o.disablePlugin, cli: resolve(process.argv[1]!) });
+  const devnet = await startDevnet({ validators, shards, dir: o.dir, reset: o.reset, ...(o.chainId !== undefined ? { chainId: o.chainId } : {}), basePort: Number(o.basePort), p2pBasePort: Number(o.p2pBasePort), gatewayPort: o.gateway ? Number(o.gatewayPort) : null, relay: o.relay, enablePlugins: o.enablePlugin, disablePlugins: o.disablePlugin, cli: resolve(process.argv[1]!) });
   const stop = (): void => {
     process.stdout.write('stopping devnet...\n');
     devnet.stop().then(() => process.exit(0));
@@ -43,7 +44,7 @@ export async function runDevnetCommand(o: DevnetFlags, catalogue: Catalogue): Pr
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   for (const [i, child] of devnet.nodes.entries()) {
-    const name = i < validators * shards ? `validator-${i}` : 'gateway';
+    const name = i < validators * shards ? `validator-${i}` : child === devnet.relay ? 'relay-shards' : 'gateway';
     child.once('exit', (code, signal) => process.stdout.write(`${name} exited (${signal ?? code})\n`));
   }
 }

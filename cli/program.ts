@@ -3,6 +3,7 @@ import { runNodeCommand, type NodeFlags } from './node-command.js';
 import { registerKeysCommands } from './keys-command.js';
 import { registerOpCommand } from './op-command.js';
 import { registerRelayerCommand } from './relayer-command.js';
+import { registerRelayShardsCommand } from './relay-shards/command.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerWalletCommands } from './wallet-commands.js';
 import { registerTopCommand } from './top/command.js';
@@ -52,6 +53,8 @@ registerOpCommand(program, catalogue);
 
 registerRelayerCommand(program, catalogue);
 
+registerRelayShardsCommand(program);
+
 registerOperatorCommands(program, catalogue);
 
 registerAuditCommand(program, catalogue);
@@ -75,6 +78,7 @@ const devnet = program
   .option('--p2p-base-port <port>', 'P2P port of validator 0 (validator i listens on base + i)', '26656')
   .option('--gateway-port <port>', 'gateway port', '3000')
   .option('--no-gateway', 'start the validators only')
+  .option('--no-relay', 'with --shards above 1: start no chain relay-shards (cross-shard transfers then wait for one)')
   .option('--watch', 'show the validators live (chain top) instead of returning to the logs', false)
   .option('--enable-plugin <name>', 'switch a plugin on for this devnet (repeatable)', collect, [])
   .option('--disable-plugin <name>', 'switch a plugin off for this devnet (repeatable)', collect, [])

@@ -25,6 +25,8 @@ export interface DevnetOptions {
   p2pBasePort: number;
   /** Gateway port (decisions.md §13: 3000); null starts no gateway. */
   gatewayPort: number | null;
+  /** With shards > 1: start one `chain relay-shards` on the gateway's shard map (decisions.md §77); false starts none (`--no-relay`). Default true. */
+  relay?: boolean;
   /** Plugins switched on or off for this devnet (experimental features such as IBC or vaults). */
   enablePlugins?: string[];
   disablePlugins?: string[];
@@ -46,7 +48,10 @@ export interface Devnet {
   /** Shards of the devnet (1 unsharded). */
   readonly shards: number;
   readonly gatewayUrl: string | null;
+  /** Every process the devnet started: the validators, then the gateway and the relayer when started. */
   readonly nodes: ChildProcess[];
+  /** The `chain relay-shards` process of a sharded devnet (its pid in `<dir>/relay.pid`), null when none runs. */
+  readonly relay: ChildProcess | null;
   /**
    * The variables every node of this network must start with to compute its genesis state
    * (the IBC operator list, plugins/ibc/README.md): a node joining later (a new validator) takes them too.
@@ -169,6 +174,15 @@ async function waitForGateway(url: string, child: ChildProcess, timeoutMs: numbe
   throw new Error(`gateway at ${url} did not answer within ${timeoutMs} ms`);
 }
 
+/** A `chain` verb as a child process, its output appended to `logPath`. */
+function spawnLogged(cli: string, args: string[], env: NodeJS.ProcessEnv, logPath: string): ChildProcess {
+  const logFile = createWriteStream(logPath, { flags: 'a' });
+  const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.pipe(logFile);
+  child.stderr!.pipe(logFile);
+  return child;
+}
+
 /** Starts every validator process (decisions.md §13) and resolves once the first block is committed. */
 export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   const dir = resolve(o.dir);
@@ -216,6 +230,7 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     });
   const stop = async (): Promise<void> => {
     await Promise.all(nodes.map(stopChild));
+    rmSync(relayPidFile, { force: true });
   };
   const stopValidator = (i: number): Promise<void> => stopChild(nodes[i]!);
   const startValidator = async (i: number): Promise<void> => {
@@ -224,18 +239,19 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
     await waitForFirstBlock(rpcUrls[i]!, nodes[i]!, 60_000, join(dir, `validator-${i}.log`));
   };
   let gatewayUrl: string | null = null;
+  let relay: ChildProcess | null = null;
+  // The gateway fails over across every validator of a shard, and routes by owner (decisions.md §73, §77); the relayer takes the same map.
+  const shardNodes = Array.from({ length: shards }, (_, sh) => `${sh}=${rpcUrls.filter((_, k) => shardOfValidator(k) === sh).join('|')}`).join(',');
+  const relayPidFile = join(dir, 'relay.pid');
   try {
     await Promise.all(rpcUrls.map((u, i) => waitForFirstBlock(u, nodes[i]!, 60_000, join(dir, `validator-${i}.log`))));
+    if (shards > 1 && o.relay !== false) {
+      relay = spawnLogged(o.cli ?? CLI, ['relay-shards'], { ...process.env, CHAIN_SHARD_NODES: shardNodes, SHARD_NODE_URLS: '', ...o.env }, join(dir, 'relay.log'));
+      nodes.push(relay);
+      writeFileSync(relayPidFile, `${relay.pid}\n`);
+    }
     if (o.gatewayPort !== null) {
-      // The gateway fails over across every validator of a shard, and routes by owner (decisions.md §73, §77).
-      const logFile = createWriteStream(join(dir, 'gateway.log'), { flags: 'a' });
-      const shardNodes = Array.from({ length: shards }, (_, sh) => `${sh}=${rpcUrls.filter((_, k) => shardOfValidator(k) === sh).join('|')}`).join(',');
-      const gw = spawn(process.execPath, [o.cli ?? CLI, 'gateway', '--network', 'devnet'], {
-        env: { ...process.env, PORT: String(o.gatewayPort), NODE_RPC_URL: rpcUrls[0]!, ...(shards > 1 ? { CHAIN_SHARD_NODES: shardNodes } : { SHARD_NODE_URLS: rpcUrls.join('|') }), NODE_SOURCE_ADDRESS: GATEWAY_SOURCE_ADDRESS, NETWORK_ID: 'devnet-local', POLL_NODE_INTERVAL_MS: '500', ...o.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      gw.stdout!.pipe(logFile);
-      gw.stderr!.pipe(logFile);
+      const gw = spawnLogged(o.cli ?? CLI, ['gateway', '--network', 'devnet'], { ...process.env, PORT: String(o.gatewayPort), NODE_RPC_URL: rpcUrls[0]!, ...(shards > 1 ? { CHAIN_SHARD_NODES: shardNodes } : { SHARD_NODE_URLS: rpcUrls.join('|') }), NODE_SOURCE_ADDRESS: GATEWAY_SOURCE_ADDRESS, NETWORK_ID: 'devnet-local', POLL_NODE_INTERVAL_MS: '500', ...o.env }, join(dir, 'gateway.log'));
       nodes.push(gw);
       gatewayUrl = `http://127.0.0.1:${o.gatewayPort}`;
       await waitForGateway(gatewayUrl, gw, 30_000, join(dir, 'gateway.log'));
@@ -247,5 +263,6 @@ export async function startDevnet(o: DevnetOptions): Promise<Devnet> {
   log(`devnet ready: ${shards > 1 ? `${shards} shards of ${o.validators} validator(s)` : `${o.validators} validator(s)`}${gatewayUrl ? ' and a gateway' : ''}, chain ${(JSON.parse(readFileSync(genesisFile, 'utf8')) as GenesisDoc).chain_id}, data in ${dir}`);
   rpcUrls.forEach((u, i) => log(`  validator-${i}${shards > 1 ? ` (shard ${shardOfValidator(i)})` : ''} RPC ${u}   log ${join(dir, `validator-${i}.log`)}`));
   if (gatewayUrl) log(`  gateway ${gatewayUrl}  (WebSocket ${gatewayUrl.replace('http', 'ws')}/ws)   log ${join(dir, 'gateway.log')}`);
-  return { dir, rpcUrls, shards, gatewayUrl, nodes, networkEnv: { CHAIN_IBC_OPERATOR_PUBKEYS: ibcOperators }, stop, stopValidator, startValidator };
+  if (relay) log(`  relay-shards pid ${relay.pid} (${relayPidFile})   log ${join(dir, 'relay.log')}`);
+  return { dir, rpcUrls, shards, gatewayUrl, nodes, relay, networkEnv: { CHAIN_IBC_OPERATOR_PUBKEYS: ibcOperators }, stop, stopValidator, startValidator };
 }

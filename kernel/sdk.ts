@@ -85,6 +85,7 @@ export { firstRefusal, withRefusal, type SchemaRefusal } from './codec/schema-ch
 export { canonicalJson, stringify } from './codec/json.js';
 export { jsonTextDepth, MAX_TX_NESTING } from './codec/depth.js';
 export { shardOf } from './crypto/fnv.js';
+export { parseShardMap } from './config/shard-map.js';
 export { CROSS_SHARD_TARGET, contractAddressOn, foreignReadError, foreignRecordError, foreignSenderError, isShardOwned, ONE_SHARD, shardView, type ShardView } from './crypto/shard.js';
 export { sha3Hex0x } from './crypto/hash.js';
 export { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES, type SignatureProvider } from './crypto/provider.js';

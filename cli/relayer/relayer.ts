@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import { PollLoop } from './poll-loop.js';
 import { NodeRefusal } from '../client/node-client.js';
 import { IBC_VALSET_KEY, ibcClientHeightKey, ibcCommitmentKey, ibcReceiptKey, ibcValsetValue } from '../../kernel/light-client/index.js';
+import { retryDelay } from './retry-delay.js';
 import { clientTarget, proofHeightFrom, type WaitingRecv } from './client-target.js';
 import type { ClientState, PacketState, RelayerChain, ServedHeader, WireValidator } from './chain-endpoint.js';
 
@@ -22,9 +24,6 @@ export interface RelayerOptions {
   readonly log: Logger;
   readonly intervalMs: number;
 }
-
-/** The longest wait before a refused submission is tried again. */
-const MAX_BACKOFF_MS = 60_000;
 
 interface Retry {
   readonly attempts: number;
@@ -56,38 +55,20 @@ export class Relayer {
   private readonly retries = new Map<string, Retry>();
   private readonly inFlight = new Map<string, { chain: RelayerChain; hash: string; packet: string | undefined }>();
   private ready = false;
-  private stopped = false;
-  private wake: (() => void) | undefined;
-  private running: Promise<void> | undefined;
+  private readonly loop: PollLoop;
 
-  constructor(private readonly o: RelayerOptions) {}
-
-  /** Polls until stop(); a failed poll (a node down, a read refused) is logged and the next one runs. */
-  start(): void {
-    this.running = (async () => {
-      while (!this.stopped) {
-        try {
-          await this.poll();
-        } catch (err) {
-          this.o.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'poll failed; trying again next poll');
-        }
-        if (this.stopped) break;
-        await new Promise<void>((res) => {
-          const timer = setTimeout(res, this.o.intervalMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            res();
-          };
-        });
-      }
-    })();
+  constructor(private readonly o: RelayerOptions) {
+    this.loop = new PollLoop(o.intervalMs, o.log, () => this.poll());
   }
 
-  /** Ends the loop after the poll under way (a submission is never cut in half). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
-    await this.running;
+  /** Polls until stop(); a failed poll is logged and the next one runs (poll-loop.ts). */
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Ends the loop after the poll under way. */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   async poll(): Promise<void> {
@@ -258,7 +239,7 @@ export class Relayer {
   /** Sets the growing delay of `key`, and marks a recv refused for good when `judged` (a 400's or failure's message) is about the packet itself. */
   private refused(chain: RelayerChain, op: string, key: string, what: Record<string, unknown>, packet: string | undefined, now: number, logged: Record<string, unknown>, judged: string | undefined): void {
     const attempts = (this.retries.get(key)?.attempts ?? 0) + 1;
-    const delay = Math.min(MAX_BACKOFF_MS, this.o.intervalMs * 2 ** (attempts - 1));
+    const delay = retryDelay(this.o.intervalMs, attempts);
     this.retries.set(key, { attempts, notBefore: now + delay, packet });
     if (op === 'ibc_recv' && packet !== undefined && judged !== undefined && refusesThePacket(judged)) this.refusedRecv.add(packet);
     this.o.log.warn({ chain: chain.chainId, op, ...what, ...logged, attempts, retry_in_ms: delay }, `${op} refused`);

@@ -46,6 +46,64 @@ export interface ContextEnv {
   readonly shards?: ShardView;
 }
 
+/**
+ * A plugin's `ctx.store` over one state source, made once per (boundary, source, namespace) and
+ * handed to every context on that source: the wrappers keep no state of their own, and building
+ * them (a prefixed store, then the boundary's guard) for each plugin each tap re-scopes to cost
+ * every transaction a few kilobytes per plugin that reads its state (admission reads committed
+ * state, one source for every transaction).
+ */
+const NO_BOUNDARY = {};
+type StoreCache<S> = WeakMap<object, WeakMap<StateSource, Map<string, S>>>;
+/** Read-only and writable stores apart: one overlay is read through both kinds of context. */
+const readStores: StoreCache<ReadonlyStore> = new WeakMap();
+const writeStores: StoreCache<Store> = new WeakMap();
+
+function storeFor<S>(cache: StoreCache<S>, e: ContextEnv, source: StateSource, ns: string, make: () => S): S {
+  const key = e.boundary ?? NO_BOUNDARY;
+  let bySource = cache.get(key);
+  if (bySource === undefined) cache.set(key, (bySource = new WeakMap()));
+  let byNs = bySource.get(source);
+  if (byNs === undefined) bySource.set(source, (byNs = new Map()));
+  // A plugin whose declarations load after boot (a service plugin loaded at runtime) gets a guarded store from then on.
+  const at = e.boundary?.holds(ns) ? `held:${ns}` : ns;
+  let store = byNs.get(at);
+  if (store === undefined) byNs.set(at, (store = make()));
+  return store;
+}
+
+/**
+ * The same for what does not depend on the namespace at all: `ctx.params` and `ctx.accounts`
+ * over one source (and, in a transaction, its value moves) are one object for the kernel's
+ * context and every plugin's re-scope of it, instead of one per tap that reads them.
+ */
+const paramReaders: WeakMap<object, WeakMap<StateSource, ParamReader>> = new WeakMap();
+const accountReaders: WeakMap<StateSource, AccountsReader> = new WeakMap();
+const accountWriters: WeakMap<object, WeakMap<StateSource, AccountsWriter>> = new WeakMap();
+const NO_MOVES = {};
+
+function memo2<V>(cache: WeakMap<object, WeakMap<StateSource, V>>, outer: object, source: StateSource, make: () => V): V {
+  let bySource = cache.get(outer);
+  if (bySource === undefined) cache.set(outer, (bySource = new WeakMap()));
+  let v = bySource.get(source);
+  if (v === undefined) bySource.set(source, (v = make()));
+  return v;
+}
+
+function paramsFor(e: ContextEnv, source: StateSource): ParamReader {
+  return memo2(paramReaders, e.params, source, () => e.params.reader(source));
+}
+
+function accountsReaderFor(source: StateSource): AccountsReader {
+  let r = accountReaders.get(source);
+  if (r === undefined) accountReaders.set(source, (r = accountsReader(source)));
+  return r;
+}
+
+function accountsWriterFor(overlay: StateOverlay, moves: ValueMoves | undefined): AccountsWriter {
+  return memo2(accountWriters, moves ?? NO_MOVES, overlay, () => (moves === undefined ? accountsWriter(overlay) : moves.wrap(accountsWriter(overlay))));
+}
+
 /** `ctx.recipients` over `source`: the hooks are asked with a kernel context on the same state. */
 function recipientsOf(e: ContextEnv, source: StateSource, height: number): RecipientReader {
   const hooks = e.hooks;
@@ -86,15 +144,15 @@ class ReadCtx implements ReadContext {
   }
 
   get params(): ParamReader {
-    return (this.paramsOf ??= this.e.params.reader(this.source));
+    return (this.paramsOf ??= paramsFor(this.e, this.source));
   }
 
   get accounts(): AccountsReader {
-    return (this.accountsOf ??= accountsReader(this.source));
+    return (this.accountsOf ??= accountsReaderFor(this.source));
   }
 
   get store(): ReadonlyStore {
-    return (this.storeOf ??= this.e.boundary ? this.e.boundary.readonlyStore(this.ns, readonlyStore(this.source, this.ns)) : readonlyStore(this.source, this.ns));
+    return (this.storeOf ??= storeFor(readStores, this.e, this.source, this.ns, () => (this.e.boundary ? this.e.boundary.readonlyStore(this.ns, readonlyStore(this.source, this.ns)) : readonlyStore(this.source, this.ns))));
   }
 
   read(other: string): ReadonlyStore {
@@ -185,15 +243,15 @@ class WriteCtx implements WriteContext {
   }
 
   get params(): ParamReader {
-    return (this.paramsOf ??= this.e.params.reader(this.overlay));
+    return (this.paramsOf ??= paramsFor(this.e, this.overlay));
   }
 
   get accounts(): AccountsWriter {
-    return (this.accountsOf ??= accountsWriter(this.overlay));
+    return (this.accountsOf ??= accountsWriterFor(this.overlay, undefined));
   }
 
   get store(): Store {
-    return (this.storeOf ??= this.e.boundary ? this.e.boundary.store(this.ns, writableStore(this.overlay, this.ns)) : writableStore(this.overlay, this.ns));
+    return (this.storeOf ??= storeFor(writeStores, this.e, this.overlay, this.ns, () => (this.e.boundary ? this.e.boundary.store(this.ns, writableStore(this.overlay, this.ns)) : writableStore(this.overlay, this.ns))));
   }
 
   get index(): IndexWriter {
@@ -273,7 +331,7 @@ class TxCtx extends WriteCtx implements TxContext {
 
   /** Moves out of the signing account are shown to `beforeTransfer` and counted (value-moves.ts). */
   override get accounts(): AccountsWriter {
-    return (this.accountsOf ??= this.moves === undefined ? accountsWriter(this.overlay) : this.moves.wrap(accountsWriter(this.overlay)));
+    return (this.accountsOf ??= accountsWriterFor(this.overlay, this.moves));
   }
 
   override [SCOPE](plugin: string): TxContext {

@@ -284,13 +284,17 @@ export const GasEstimateView = Type.Object({
   operations: Type.Record(Type.String(), Count(), { description: 'each operation\'s gas, by name (decisions.md §18)' }),
 });
 
+/**
+ * decisions.md §77: arrays by shard of each head's state root and height; a node fills its own
+ * entry and leaves the others null, the gateway fills every shard's from its nodes.
+ */
 export const StateRootView = Type.Object({
-  global_root: Nullable(Type.String({ description: 'decisions.md §77: shard_roots[0] on one shard, else SHA3-256 of ch-global-root-v1|<n>|<h_0>|<root_0>|…; null while an entry is null' })),
-  shard_roots: Type.Array(Nullable(Type.String()), { description: 'by shard; a node fills only its own' }),
-  shard_heights: Type.Array(Nullable(Count()), { description: 'by shard; a node fills only its own' }),
-  height: Count(),
-  root_height: Count(),
   n_shards: Type.Integer({ minimum: 1 }),
+  shard_roots: Type.Array(Nullable(Type.String()), { description: 'by shard: the state root after its head block (null: not known here)' }),
+  shard_heights: Type.Array(Nullable(Count()), { description: 'by shard: its head height (null: not known here)' }),
+  height: Nullable(Count('the lowest of the known shard_heights')),
+  root_height: Nullable(Count('= height')),
+  global_root: Nullable(Type.String({ description: 'shard_roots[0] with one shard, else 0x SHA3-256 of ch-global-root-v1|<n>|<h_0>|<root_0>|… in shard order; null while an entry is null' })),
 });
 
 const CrossShardTotals = Type.Object({

@@ -7,8 +7,6 @@ import { isChainError } from '../errors.js';
 import { verifyStateProof } from '../light-client/index.js';
 import { parseHex } from '../codec/hex.js';
 import { utf8Bytes } from '../codec/utf8.js';
-import { globalRoot } from './kernel-routes.js';
-import { sha3Hex0x } from '../crypto/hash.js';
 
 const alice = wallet(23);
 
@@ -101,14 +99,6 @@ test('GET /api/v1/state/proof?height= proves a key against that block\'s state r
     await assert.rejects(get('/api/v1/state/proof', {}, `key=${key}&height=${encodeURIComponent(height)}`), (e) => isChainError(e) && e.status === 400 && e.message.includes(`height must be a positive integer, got "${height}"`), `height "${height}"`);
   }
   await assert.rejects(get('/api/v1/state/proof', {}, `key=${key}&height=1&height=2`), (e) => isChainError(e) && e.status === 400 && /height must be a positive integer/.test(e.message));
-});
-
-test('decisions.md §77 global_root: shard_roots[0] on one shard, null while an entry is null, else SHA3-256 of ch-global-root-v1|<n>|<h_0>|<root_0>|…', () => {
-  const r0 = '0x' + '11'.repeat(32);
-  const r1 = '0x' + '22'.repeat(32);
-  assert.equal(globalRoot([r0], [7]), r0);
-  assert.equal(globalRoot([r0, null], [7, null]), null);
-  assert.equal(globalRoot([r0, r1], [7, 9]), sha3Hex0x(`ch-global-root-v1|2|7|${r0}|9|${r1}`));
 });
 
 test('a node\'s /state/root fills its own shard\'s entry only; /shards carries its validators, their hash and cross_shard totals', async () => {

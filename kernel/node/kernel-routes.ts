@@ -23,7 +23,6 @@ import type { OperationRegistry } from '../ops/registry.js';
 import type { PluginHost } from '../host/host.js';
 import { OPERATION_TARGET_PREFIX, operationOf } from '../model/types.js';
 import { CROSS_SHARD_TARGET } from '../crypto/shard.js';
-import { sha3Hex0x } from '../crypto/hash.js';
 import { validatorSetHash } from '../chain/block-hash.js';
 import { sortValidators, validatorsToJson } from '../light-client/index.js';
 
@@ -401,12 +400,17 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 
   registerPluginRoutes(routes, host, operations, () => chain.head.height + 1);
 
-  // decisions.md §77: a node fills only its own shard's entry; the global root needs every shard's, so it is null here unless the network has one.
+  // decisions.md §77: this node fills its own shard's entry only; the gateway assembles every shard's.
   routes.serve(KERNEL_ROUTES.stateRoot, () => {
-    const { height, state_root } = chain.head;
-    const shard_roots = Array.from({ length: nShards }, (_, i) => (i === shardId ? state_root : null));
-    const shard_heights = Array.from({ length: nShards }, (_, i) => (i === shardId ? height : null));
-    return { global_root: globalRoot(shard_roots, shard_heights), shard_roots, shard_heights, height, root_height: height, n_shards: nShards };
+    const own = <T>(value: T): Array<T | null> => Array.from({ length: nShards }, (_, s) => (s === shardId ? value : null));
+    return {
+      n_shards: nShards,
+      shard_roots: own(chain.head.state_root),
+      shard_heights: own(chain.head.height),
+      height: chain.head.height,
+      root_height: chain.head.height,
+      global_root: nShards === 1 ? chain.head.state_root : null,
+    };
   });
 
   // Part 1, Network and node: each shard's height and root. A node runs one shard (CHAIN_SHARD_ID) and sees no
@@ -454,13 +458,3 @@ function matchesType(target: string, type: string): boolean {
 
 /** `cross_shard` of a network that serves no cross-shard transfers (decisions.md §76): nothing ever locked. */
 const NO_CROSS_SHARD = Object.freeze({ locked: 0n, locked_human: formatCoin(0n), sent: 0n, sent_human: formatCoin(0n), refunded: 0n, refunded_human: formatCoin(0n), received: 0n, received_human: formatCoin(0n) });
-
-/**
- * decisions.md §77: `shard_roots[0]` on a one-shard network, else `0x` SHA3-256 of
- * `ch-global-root-v1|<n>|<h_0>|<root_0>|…` in shard order, and null while an entry is null.
- */
-export function globalRoot(roots: ReadonlyArray<string | null>, heights: ReadonlyArray<number | null>): string | null {
-  if (roots.length === 1) return roots[0] ?? null;
-  if (roots.some((r) => r === null) || heights.some((h) => h === null)) return null;
-  return sha3Hex0x(`ch-global-root-v1|${roots.length}|${roots.map((r, i) => `${heights[i]}|${r}`).join('|')}`);
-}

@@ -137,3 +137,15 @@ test('key layouts: parsed, matched against raw keys and scan prefixes, and two l
   assert.deepEqual(kv.parse(`kv/${A}/`), [A, '']);
   assert.ok(!new KeyLayout('t', ['kv', keyPart.hex('key')]).holds('kv/'), 'without empty: true, no digits is no key');
 });
+
+test('a key layout holds exactly the keys it parses (holds checks the prefix first and decodes nothing)', () => {
+  const layouts = [
+    new KeyLayout('t', ['reward', keyPart.address('staker'), keyPart.integer('height'), keyPart.string('source')]),
+    new KeyLayout('t', ['model']),
+    new KeyLayout('t', ['by', 'status', keyPart.string('s')]),
+    new KeyLayout('t', ['kv', keyPart.address('contract'), keyPart.hex('key', { empty: true })]),
+    new KeyLayout('t', ['recent', keyPart.address('address')]),
+  ];
+  const keys = ['', '/', 'model', 'model/', 'models', 'mode', 'model/x', `recent/${A}`, `recent/${A}/`, `recentx/${A}`, `recent/${A}x`, 'recent/', `reward/${A}/000000000012/block`, `reward/${A}/12/block`, `reward/${A}/000000000012`, `rewards/${A}/000000000012/block`, 'by/status/open', 'by/status/', 'by/statusx/open', 'by', `kv/${A}/`, `kv/${A}/0aff`, `kv/${A}/0AFF`, `kv/${B}`, `kv//00`];
+  for (const l of layouts) for (const k of keys) assert.equal(l.holds(k), l.parse(k) !== undefined, `${l.text} on "${k}"`);
+});

@@ -1,5 +1,7 @@
 import { assertFixedSegment, type KeyPart, type KeySegment, type KeyValues } from './key-parts.js';
 
+const SLASH = '/'.charCodeAt(0);
+
 /**
  * A declared store's key layout (`delegation/<validator>/<delegator>`): builds keys from values,
  * reads values back from keys, and says whether a raw key or scan prefix lies inside it. The
@@ -88,9 +90,21 @@ export class KeyLayout<S extends readonly KeySegment[] = readonly KeySegment[]> 
     return values as KeyValues<S>;
   }
 
-  /** Whether a raw key is a key of this layout. */
+  /**
+   * Whether a raw key is a key of this layout: `parse` without decoding the values. Asked for every
+   * key a plugin reads or writes, against each of its stores in turn (the plugin boundary), so a
+   * key outside the fixed prefix is turned away before it is split.
+   */
   holds(key: string): boolean {
-    return this.parse(key) !== undefined;
+    const p = this.prefix;
+    if (!key.startsWith(p) || (key.length !== p.length && key.charCodeAt(p.length) !== SLASH)) return false;
+    const pieces = key.split('/');
+    if (pieces.length !== this.segments.length) return false;
+    for (let i = 0; i < pieces.length; i++) {
+      const s = this.segments[i]!;
+      if (typeof s === 'string' ? pieces[i] !== s : !s.accepts(pieces[i]!)) return false;
+    }
+    return true;
   }
 
   /**

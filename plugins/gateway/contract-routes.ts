@@ -9,9 +9,9 @@ import { pathSegment, upstreamPath } from './upstream-path.js';
 /** The dry-run call (the contracts plugin's; forwarded under its declaration by proxy-routes.ts), used here for token reads. */
 const CONTRACT_CALL_PATH = '/api/v1/contracts/:address/call';
 
-/** A dry run forwarded to a node (contracts are served by every node: state is replicated). */
+/** A dry run forwarded to a node of the contract's shard (decisions.md §73: a contract lives on the shard that owns its address). */
 async function dryRun(s: GatewayServices, address: string, body: unknown): Promise<unknown> {
-  return resultOf(await s.client.request(s.router.nodesOfShard(0), 'POST', upstreamPath(CONTRACT_CALL_PATH, { address }), body));
+  return resultOf(await s.client.request(s.router.nodesFor(address), 'POST', upstreamPath(CONTRACT_CALL_PATH, { address }), body));
 }
 
 /** The `ok` value of a token read by dry run, or null when the contract does not answer it. */

@@ -84,6 +84,9 @@ export const GatewayShards = Type.Object({
       height: Type.Optional(Count()),
       state_root: Type.Optional(Type.String()),
       block_hash: Type.Optional(Type.String()),
+      validators: Type.Optional(Type.Array(Type.Object({ address: Type.String(), public_key: Type.String(), power: Count() }), { description: 'the active set, in §84\'s form' })),
+      validators_hash: Type.Optional(Type.String()),
+      cross_shard: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'the shard\'s locked, sent, refunded and received totals since genesis, each with *_human (decisions.md §76)' })),
     }),
   ),
 });

@@ -2,6 +2,7 @@ import { definePlugin, type HttpServer } from '../../kernel/sdk.js';
 import { CORE_EVENTS } from './event-bus.js';
 import { listenGateway } from './listen.js';
 import { registerProxyRoutes } from './proxy-routes.js';
+import { registerCrossShardRoutes } from './cross-shard-routes.js';
 import { registerContractMethods, registerContractRoutes } from './contract-routes.js';
 import { registerOperationMethods, registerOperationRoutes } from './operation-routes.js';
 import { registerCoreRpcMethods } from './rpc-methods.js';
@@ -45,6 +46,7 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
         registerProxyRoutes(routes, s);
         registerStatusRoutes(routes, s, health, () => ai.figures(), cryptoModule?.version ?? null);
         registerOperationRoutes(routes, s);
+        registerCrossShardRoutes(routes, s);
         registerContractRoutes(routes, s);
         registerAiRoutes(routes, s, ai);
         registerCryptoModuleRoutes(routes, cryptoModule);

@@ -4,6 +4,7 @@ import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
 import { homeShard } from './plugin-reads.js';
+import { submissionShard } from './cross-shard.js';
 
 /** What the gateway needs of an operation to forward it and announce the forward. */
 export interface ForwardedOperation {
@@ -76,7 +77,9 @@ async function forward(s: GatewayServices, op: ForwardedOperation, route: Operat
   const b = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const actor = actorOf(op, params, b);
   const home = homeShard(op.shardParam, s.params, s.router);
-  const nodes = home !== undefined ? s.router.nodesOfShard(home) : actor !== undefined ? s.router.nodesFor(actor) : s.router.nodesOfShard(0);
+  // decisions.md §73: a relay submission (unsigned, no actor) goes to the shard its body names.
+  const named = submissionShard(route.path, body, s.router.shardCount);
+  const nodes = named !== undefined ? s.router.nodesOfShard(named) : home !== undefined ? s.router.nodesOfShard(home) : actor !== undefined ? s.router.nodesFor(actor) : s.router.nodesOfShard(0);
   const answer = await s.client.request(nodes, route.method, upstreamPath(route.path, params), body, text);
   await s.submissions.announceOperation(op, actor, { ...b, ...params }, answer);
   return answer;

@@ -4,6 +4,8 @@ import type { GatewayServices } from './services.js';
 import { upstreamPath } from './upstream-path.js';
 import { homeShard } from './plugin-reads.js';
 import { VALIDATORS_PATH } from './validators.js';
+import { CROSS_SHARD_PATHS, EVERY_SHARD_READS, firstFound, mergedQueue, shardQuery, submissionShard } from './cross-shard.js';
+import { namedAddress } from './node-reads.js';
 
 /** The kernel's REST reads the gateway serves (part 1, every path not marked Node only), cached. */
 export const PROXIED_GETS = [
@@ -19,7 +21,6 @@ export const PROXIED_GETS = [
   '/api/v1/accounts/:address',
   '/api/v1/accounts/:address/transactions',
   '/api/v1/gas/estimate',
-  '/api/v1/state/root',
   '/api/v1/governance/params',
   '/api/v1/checkpoints',
   // The genesis as the node loaded it (decisions.md §83): clients pin its hash.
@@ -80,20 +81,17 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   };
 
   const kernel = new Map<string, DeclaredRoute>(Object.values(KERNEL_ROUTES).map((r) => [`${r.method} ${r.path}`, r as unknown as DeclaredRoute]));
-  for (const path of PROXIED_GETS) served('GET', path, counted(path, (req) => s.reads.get(upstreamRead(path, req))), kernel.get(`GET ${path}`), 'kernel');
+  for (const path of PROXIED_GETS) served('GET', path, counted(path, (req) => shardedRead(s, path, req, undefined)), kernel.get(`GET ${path}`), 'kernel');
 
   // The faucet goes through the gateway's cooldown and FAUCET_AMOUNT cap (submissions.ts).
   const faucet = counted(FAUCET_PATH, (req) => s.submissions.faucet(req.body, req.ip));
   const forward = (method: HttpMethod, path: string, shardParam: string | undefined, declared: DeclaredRoute | undefined): RpcHandler => {
     if (method === 'POST' && path === FAUCET_PATH) return faucet;
     const home = () => homeShard(shardParam, s.params, s.router);
-    if (method === 'POST' || method === 'PUT') return counted(path, (req) => s.client.request(s.router.nodesOfShard(home() ?? 0), method, upstreamPath(path, req.params), req.body, req.bodyText));
+    if (method === 'POST' || method === 'PUT') return counted(path, (req) => s.client.request(s.router.nodesOfShard(writeShard(s, path, req, home())), method, upstreamPath(path, req.params), req.body, req.bodyText));
     if (method !== 'GET') throw new Error(`gateway: no way to forward ${method} ${path}`);
     if (declared?.produces !== undefined) return streamed(s, path, home);
-    return counted(path, (req) => {
-      const at = home();
-      return at === undefined ? s.reads.get(upstreamRead(path, req)) : s.reads.getOnShard(at, upstreamRead(path, req));
-    });
+    return counted(path, (req) => shardedRead(s, path, req, home()));
   };
   // The routes state plugins list in their definitions, to the shard of a plugin that keeps its records on one.
   for (const { plugin, route, shardParam } of s.pluginRoutes) served(route.method, route.path, forward(route.method, route.path, shardParam, route), route, plugin);
@@ -103,6 +101,36 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   routes.serve(KERNEL_ROUTES.submit, (req) => submit(req.raw), { tag: 'kernel' });
 
   // The contract audit and the other AI routes: ai-routes.ts.
+}
+
+/**
+ * decisions.md §73, where a read goes: to the plugin's home shard (`shardParam`); a transaction,
+ * lock or receipt to every shard, the first 200 answering; the cross-shard queue merged over the
+ * shards; a read naming an address to the shard that owns it; any other to `?shard=` (default 0).
+ */
+export async function shardedRead(s: GatewayServices, path: string, req: RpcRequest, home: number | undefined): Promise<NodeAnswer> {
+  const target = upstreamRead(path, req);
+  if (home !== undefined) return s.reads.getOnShard(home, target);
+  if (s.router.shardCount > 1 && EVERY_SHARD_READS.has(path)) return firstFound(s.reads, s.router, target);
+  if (path === CROSS_SHARD_PATHS.queue) return mergedQueue(s.reads, s.router, req.query);
+  const shard = shardQuery(req.query, s.router.shardCount);
+  // One shard: the key the socket methods and the poller read under, so all serve the same bytes.
+  if (s.router.shardCount === 1 || namedAddress(target) !== undefined) return s.reads.get(target);
+  return s.reads.getOnShard(shard, target);
+}
+
+/**
+ * decisions.md §73, where a forwarded POST or PUT goes: a relay submission by the shard its body
+ * names (a commit to `lock.dest_shard`, an ack to `receipt.source_shard`); else the plugin's home
+ * shard; else the shard that owns the record its path names (a contract's dry run goes to the
+ * contract's shard); else shard 0.
+ */
+export function writeShard(s: GatewayServices, path: string, req: Pick<RpcRequest, 'params' | 'body'>, home: number | undefined): number {
+  const named = submissionShard(path, req.body, s.router.shardCount);
+  if (named !== undefined) return named;
+  if (home !== undefined) return home;
+  const owner = namedAddress(upstreamPath(path, req.params));
+  return owner === undefined ? 0 : s.router.shardOf(owner);
 }
 
 /**

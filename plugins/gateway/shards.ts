@@ -17,7 +17,7 @@ export async function shardsOverview(reads: NodeReads, router: ShardRouter): Pro
   return { status: 200, body: { n_shards: router.shardCount, shards } };
 }
 
-async function shardEntry(reads: NodeReads, shard: number): Promise<Record<string, unknown>> {
+export async function shardEntry(reads: NodeReads, shard: number): Promise<Record<string, unknown>> {
   let answer: NodeAnswer;
   try {
     answer = await reads.getOnShard(shard, SHARDS_PATH);

@@ -1,9 +1,10 @@
-import { reply, type RouteTable } from '../../kernel/sdk.js';
+import { KERNEL_ROUTES, reply, type RouteTable } from '../../kernel/sdk.js';
 import { isObject } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
 import { NetworkSummary } from './network-summary.js';
 import { shardsOverview } from './shards.js';
+import { assembledStateRoot } from './cross-shard.js';
 import { GATEWAY_ROUTES } from './declarations.js';
 
 /**
@@ -35,6 +36,7 @@ export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, hea
   routes.serve(GATEWAY_ROUTES.networkStatus, () => summary.current());
 
   routes.serve(GATEWAY_ROUTES.shards, async () => passThrough(await shardsOverview(s.reads, s.router)), KERNEL_TAG);
+  routes.serve(KERNEL_ROUTES.stateRoot, () => assembledStateRoot(s.reads, s.router), KERNEL_TAG);
 
   // Status of AI models (part 1, gateway only): the registry's entries, the sentinel's switches
   // and the decision log's size, as the nodes hold them; the gateway's own AI figures (decisions.md §52).

@@ -93,11 +93,8 @@ export function featuresOf(r: ScoreRequest): bigint[] {
 const P = 1_000_000_000_000n;
 const E_MINUS_1 = 367_879_441_171n;
 
-/** e^(-x/SCALE) on P, x ≥ 0. */
-function expNeg(x: bigint): bigint {
-  const whole = x / SCALE;
-  if (whole > 40n) return 0n;
-  const frac = x % SCALE; // r = frac / SCALE in [0, 1)
+/** e^(-frac/SCALE) on P by its Taylor series, 0 ≤ frac < SCALE. */
+function expNegFraction(frac: bigint): bigint {
   let term = P;
   let sum = P;
   for (let k = 1n; k <= 20n; k++) {
@@ -105,6 +102,23 @@ function expNeg(x: bigint): bigint {
     sum += k % 2n === 1n ? -term : term;
     if (term === 0n) break;
   }
+  return sum;
+}
+
+/**
+ * The series' value for each of the SCALE fractions, filled as they are first asked: every
+ * transfer is scored (twice: at admission and in its block), and the series was most of a
+ * score's cost. The same integers as computing it each time, so scores are unchanged.
+ */
+const FRACTION_SERIES: Array<bigint | undefined> = new Array<bigint | undefined>(Number(SCALE));
+
+/** e^(-x/SCALE) on P, x ≥ 0. */
+function expNeg(x: bigint): bigint {
+  const whole = x / SCALE;
+  if (whole > 40n) return 0n;
+  const frac = x % SCALE; // r = frac / SCALE in [0, 1)
+  const at = Number(frac);
+  const sum = FRACTION_SERIES[at] ?? (FRACTION_SERIES[at] = expNegFraction(frac));
   let result = sum;
   for (let i = 0n; i < whole; i++) result = (result * E_MINUS_1) / P;
   return result;

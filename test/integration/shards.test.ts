@@ -144,3 +144,41 @@ test('the assistant tool server on a sharded network: ch_deploy reports the addr
     await client.close();
   }
 });
+
+test('the gateway routes as §73/§77 say: ?shard=, /state/root with global_root, lookups asked of every shard, the dry run on the contract\'s shard; the relayer runs', async () => {
+  const gw = net.gatewayUrl;
+  const pid = Number(readFileSync(join(net.dir, 'relay.pid'), 'utf8'));
+  assert.ok(net.relay !== null && net.relay.pid === pid && net.relay.exitCode === null, 'one chain relay-shards, its pid in relay.pid, running');
+  for (const bad of ['2', 'x', '-1']) assert.equal((await getJson(`${gw}/api/v1/blocks?shard=${bad}`)).status, 400, `?shard=${bad}`);
+  const commit1 = (await getJson(`${gw}/api/v1/blocks/1/commit?shard=1`)).body;
+  assert.equal((commit1.header as { shard: number }).shard, 1);
+  assert.equal(((await getJson(`${gw}/api/v1/blocks/1/commit`)).body.header as { shard: number }).shard, 0, 'default shard 0');
+  // A node fills its own entry of /state/root; the gateway every shard's, and the global root over them.
+  const own = (await getJson(`${shardNodes(1)[0]!}/api/v1/state/root`)).body;
+  assert.equal((own.shard_roots as unknown[])[0], null);
+  assert.match((own.shard_roots as string[])[1]!, /^0x[0-9a-f]{64}$/);
+  const root = (await getJson(`${gw}/api/v1/state/root`)).body;
+  const roots = root.shard_roots as string[];
+  const heights = root.shard_heights as number[];
+  assert.equal(root.n_shards, 2);
+  assert.ok(roots.every((r) => /^0x[0-9a-f]{64}$/.test(r)) && heights.every((h) => h >= 1));
+  assert.equal(root.height, Math.min(...heights));
+  assert.equal(root.global_root, '0x' + toHex(sha3(`ch-global-root-v1|2|${heights[0]}|${roots[0]}|${heights[1]}|${roots[1]}`)));
+  // A transaction of shard 1, found through the gateway without saying where.
+  const w = walletOnShard(1, 2, 3);
+  const f = await postJson(`${gw}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex });
+  assert.equal(f.status, 200, JSON.stringify(f.body));
+  await waitConfirmed(shardNodes(1)[0]!, f.body.tx_hash as string);
+  const tx = await getJson(`${gw}/api/v1/transactions/${f.body.tx_hash}`);
+  assert.equal(tx.status, 200);
+  assert.equal(tx.body.shard, 1);
+  assert.equal((await getJson(`${gw}/api/v1/transactions/0x${'00'.repeat(32)}`)).status, 404);
+  // The contracts the assistant deployed on shard 1 (above): a dry run through the gateway reaches their shard.
+  const listed = (await getJson(`${gw}/api/v1/contracts?shard=1`)).body.contracts as Array<{ address: string }>;
+  assert.ok(listed.length > 0, 'contracts on shard 1');
+  const call = await postJson(`${gw}/api/v1/contracts/${listed[0]!.address}/call`, { function: 'name', args: {}, dry_run: true });
+  assert.equal(call.status, 200, JSON.stringify(call.body));
+  const noLock = await postJson(`${gw}/api/v1/cross-shard/commit`, { proof: {} });
+  assert.equal(noLock.status, 400);
+  assert.match(noLock.body.error as string, /lock\.dest_shard/);
+});
