@@ -17,7 +17,8 @@ const nonces = new Map<string, number>();
 const TIMEOUT = 8;
 
 before(async () => {
-  net = await startTestDevnet({ shards: 2, validators: 2, genesisParams: { relay_timeout_blocks: String(TIMEOUT) } });
+  // --no-relay: the test is the relayer, so it decides when (and whether) bundles travel.
+  net = await startTestDevnet({ shards: 2, validators: 2, relay: false, genesisParams: { relay_timeout_blocks: String(TIMEOUT) } });
   for (const w of [a0, a1]) {
     const s = w === a0 ? 0 : 1;
     const f = await postJson(`${nodes(s)[0]}/api/v1/faucet`, { address: w.address, public_key: w.publicKeyHex, amount: 1_000_000 });
