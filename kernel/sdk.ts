@@ -13,7 +13,7 @@
 
 // 1. Defining a plugin.
 export { definePlugin } from './host/plugin.js';
-export type { AddressKindSpec, PluginApi, PluginDefinition, PluginEventSpec, PluginKind, PluginRuntime, SystemAddressSpec } from './host/plugin.js';
+export type { AddressKindSpec, CrossShardTransferSpec, PluginApi, PluginDefinition, PluginEventSpec, PluginKind, PluginRuntime, SystemAddressSpec } from './host/plugin.js';
 
 // 2. State: stores declared with their key layout and value schema (the plugin's state layout).
 export { defineIndex, defineStore, DeclaredIndex, DeclaredStore, type ScanRange, type StoreEntry, type StoreSpec } from './state/declared-store.js';
@@ -86,7 +86,7 @@ export { canonicalJson, stringify } from './codec/json.js';
 export { jsonTextDepth, MAX_TX_NESTING } from './codec/depth.js';
 export { shardOf } from './crypto/fnv.js';
 export { parseShardMap } from './config/shard-map.js';
-export { contractAddressOn, foreignReadError, foreignRecordError, foreignSenderError, isShardOwned, ONE_SHARD, shardView, type ShardView } from './crypto/shard.js';
+export { CROSS_SHARD_TARGET, contractAddressOn, foreignReadError, foreignRecordError, foreignSenderError, isShardOwned, ONE_SHARD, shardView, type ShardView } from './crypto/shard.js';
 export { sha3Hex0x } from './crypto/hash.js';
 export { ML_DSA65_PUBLIC_KEY_BYTES, ML_DSA65_SIGNATURE_BYTES, type SignatureProvider } from './crypto/provider.js';
 export { isValidMnemonic, seedFromMnemonic } from './crypto/mnemonic.js';
@@ -104,7 +104,8 @@ export { readPluginSchedule } from './host/schedule-state.js';
 export { CAP_KEYWORD, readParams, readQuery } from './node/request-schema.js';
 export { AccountParams, pagingFields, TransactionListQuery } from './node/read-schemas.js';
 export { TransactionBody } from './tx/submission.js';
-export type { NodeServices } from './node/services.js';
+export type { ChainAccess, NodeServices } from './node/services.js';
+export type { StateKeysProof } from './node/proven-reads.js';
 export type { ConsensusStatus, PeerView } from './replica/consensus-status.js';
 export { NODE_STATEMENT_DOMAINS, type NodeKey, type NodeStatementDomain } from './node/node-key.js';
 export type { ChainHistory } from './node/history.js';

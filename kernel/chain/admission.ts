@@ -23,7 +23,7 @@ import type { OperationSpec } from '../ops/operation.js';
 import { DEFERRED, verifyOperationSignatures, verifyWithState, type OperationSignaturePolicy } from '../ops/signature.js';
 import { admissionContext, readContext, type ContextEnv } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
-import { foreignRecipientError, foreignSenderError, type ShardView } from '../crypto/shard.js';
+import { CROSS_SHARD_TARGET, foreignRecipientError, foreignSenderError, type ShardView } from '../crypto/shard.js';
 import { recipientProblem, senderProblem } from './recipient.js';
 import { declaredGasLimit, gasLimitBelowBase } from '../tx/gas-limit.js';
 import { OPERATION_TARGET_PREFIX, operationOf, type BalanceHold, type SignatureLayout, type Tx } from '../model/types.js';
@@ -53,7 +53,8 @@ export interface SubmissionResult {
   status: 'pending';
   estimated_block: number;
   sender_balance: bigint;
-  receiver_balance: bigint;
+  /** Null for a transfer to another shard (decisions.md §74). */
+  receiver_balance: bigint | null;
   /** The price admission charged for: the sender's, or base_fee when omitted (decisions.md §9). */
   gas_price: bigint;
   /** Fields plugins added in checkTx (the sentinel's score, a hold). */
@@ -96,8 +97,8 @@ export class Admission {
 
   /** Gas a transaction is charged before its handler reports more: 21 for a transfer, an operation's base gas and what its body's size costs (`bodyGas`) or an address's declared gas, 0 for system transactions. */
   gasOf = (tx: Pick<Tx, 'origin' | 'target'> & Partial<Pick<Tx, 'body'>>): number => {
-    if (tx.origin === 'system') return 0;
-    if (tx.target === 'transfer') return GAS_TRANSFER;
+    if (tx.origin === 'system') return this.d.host.systemTransactionGas(tx.target);
+    if (tx.target === 'transfer' || tx.target === CROSS_SHARD_TARGET) return GAS_TRANSFER;
     const op = operationOf(tx);
     if (op !== undefined) {
       const spec = this.d.operations.get(op)?.spec;
@@ -126,6 +127,9 @@ export class Admission {
 
   /** Where a plain transaction to `to` dispatches: a system address, an address kind a plugin claims, or the kernel's transfer. */
   targetOf(to: string, data: string | undefined): string {
+    // decisions.md §74: a transfer to an address another shard owns is the cross-shard plugin's (a lock), when one is
+    // enabled; without one, admission refuses it and a block that carries it anyway fails it with nothing charged.
+    if (!this.d.shards.owns(to) && this.d.host.crossShard()) return CROSS_SHARD_TARGET;
     if (isSystemAddress(to)) {
       if (!this.d.host.systemAddress(to)) throw badRequest(`${to} is not served on this network (its plugin is not enabled)`);
       return to;
@@ -142,6 +146,7 @@ export class Admission {
   private pluginOf(target: string): string | undefined {
     const op = operationOf({ target });
     if (op !== undefined) return this.d.operations.get(op)?.plugin;
+    if (target === CROSS_SHARD_TARGET) return this.d.host.crossShard()?.plugin;
     if (target.startsWith('kind:')) return this.d.host.addressKind(target.slice(5))?.plugin;
     return this.d.host.systemAddress(target)?.plugin;
   }
@@ -198,7 +203,8 @@ export class Admission {
     const f = parseSubmission(rawBody);
     // decisions.md §73: right after the shape, before signatures: the sender's shard executes it.
     if (!this.d.shards.owns(f.from)) throw foreignSenderError(this.d.shards, 'from', f.from);
-    if (!this.d.shards.owns(f.to)) throw foreignRecipientError(this.d.shards, f.to);
+    const crossShard = this.d.shards.owns(f.to) ? undefined : this.d.host.crossShard();
+    if (!this.d.shards.owns(f.to) && crossShard === undefined) throw foreignRecipientError(this.d.shards, f.to);
     const { canonical, hash } = txIdentityOfText(text, f.body);
     if (this.d.mempool.has(hash)) throw badRequest(`duplicate transaction ${hash}`);
     const state = this.d.store.state;
@@ -231,7 +237,11 @@ export class Admission {
     // 4. Where it goes: the serving plugin is active, the recipient can be owned.
     const inactive = this.inactiveProblem(target, height);
     if (inactive) throw inactive;
-    if (target === 'transfer' || target.startsWith('kind:')) {
+    if (crossShard !== undefined) {
+      // decisions.md §74: the rules of a cross-shard transfer, in the words of the rule breached.
+      const problem = crossShard.admit(f, this.d.shards);
+      if (problem) throw problem;
+    } else if (target === 'transfer' || target.startsWith('kind:')) {
       const problem = await recipientProblem(this.d.hooks, () => readContext(this.ctxEnv, state, height), state, f.to);
       if (problem) throw problem;
     }
@@ -254,6 +264,8 @@ export class Admission {
     const now = await accountsReader(this.d.store.state).get(f.from);
     if (f.nonce <= now.nonce) throw (await this.d.store.hasTx(hash)) ? badRequest(`duplicate transaction ${hash}`) : badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: a block took it while this transaction was being checked (last confirmed ${now.nonce})`);
     queue(tx);
+    // decisions.md §74: the recipient's balance is another shard's to tell.
+    if (crossShard !== undefined) return { ...fields, ...crossShard.answer(f, this.d.shards), tx_hash: hash, status: 'pending', estimated_block: height, sender_balance: sender.balance, receiver_balance: null, gas_price: tx.gasPrice };
     const receiver = await accounts.get(f.to);
     return { ...fields, tx_hash: hash, status: 'pending', estimated_block: height, sender_balance: sender.balance, receiver_balance: receiver.balance, gas_price: tx.gasPrice };
   }

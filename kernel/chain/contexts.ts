@@ -348,12 +348,20 @@ class TxCtx extends WriteCtx implements TxContext {
 }
 
 class GenesisCtx extends WriteCtx implements GenesisContext {
-  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly genesis: GenesisDoc) {
+  constructor(
+    e: ContextEnv,
+    overlay: StateOverlay,
+    block: BlockInfo,
+    out: WriteOutputs,
+    ns: string,
+    readonly genesis: GenesisDoc,
+    readonly networkGenesis: GenesisDoc,
+  ) {
     super(e, overlay, block, out, ns);
   }
 
   override [SCOPE](plugin: string): GenesisContext {
-    return new GenesisCtx(this.e, this.overlay, this.block, this.out, plugin, this.genesis);
+    return new GenesisCtx(this.e, this.overlay, this.block, this.out, plugin, this.genesis, this.networkGenesis);
   }
 }
 
@@ -379,6 +387,6 @@ export function txContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo
   return new TxCtx(e, overlay, block, out, 'kernel', tx, gasLimit, moves);
 }
 
-export function genesisContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, genesis: GenesisDoc, out: WriteOutputs): GenesisContext {
-  return new GenesisCtx(e, overlay, block, out, 'kernel', genesis);
+export function genesisContext(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, genesis: GenesisDoc, out: WriteOutputs, networkGenesis: GenesisDoc = genesis): GenesisContext {
+  return new GenesisCtx(e, overlay, block, out, 'kernel', genesis, networkGenesis);
 }

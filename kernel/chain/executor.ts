@@ -17,7 +17,7 @@ import { BlockEventLog, type EventSink } from './block-events.js';
 import { IndexStage, type IndexWrite } from '../state/index-stage.js';
 import { ownerOf } from '../auth/authorize.js';
 import { authorizeTx, declaredDebit } from './authorize-tx.js';
-import { foreignRecipientError, foreignSenderError, type ShardView } from '../crypto/shard.js';
+import { CROSS_SHARD_TARGET, foreignRecipientError, foreignSenderError, type ShardView } from '../crypto/shard.js';
 import { presentedKey } from '../auth/presented-key.js';
 import type { Signer, SignerGrant } from '../context/signer.js';
 import { lastOperationNonce, recordOperationNonce } from '../auth/nonce.js';
@@ -241,7 +241,9 @@ async function executeTx(deps: ExecutorDeps, overlay: StateOverlay, accounts: Ac
     // Admission's shard rule (decisions.md §73), asked again: a proposer may include a transaction
     // whose sender another shard owns; it has no account here to charge, so nothing is.
     if (!deps.shards.owns(tx.from)) return { ...NOTHING_CHARGED, error: foreignSenderError(deps.shards, 'sender', tx.from).message };
-    if (!deps.shards.owns(tx.to)) return { ...NOTHING_CHARGED, error: foreignRecipientError(deps.shards, tx.to).message };
+    // A transfer to another shard runs only as the cross-shard plugin's (decisions.md §74): its target says so on every validator alike.
+    if (!deps.shards.owns(tx.to) && (tx.target !== CROSS_SHARD_TARGET || deps.hooks.executeTx.get(CROSS_SHARD_TARGET)?.isUsed() !== true)) return { ...NOTHING_CHARGED, error: foreignRecipientError(deps.shards, tx.to).message };
+    if (tx.target === CROSS_SHARD_TARGET && deps.shards.owns(tx.to)) return { ...NOTHING_CHARGED, error: `to ${tx.to} belongs to this shard: not a cross-shard transfer` };
     gas = deps.gasOf(tx);
     const declared = declaredGasLimit(tx);
     const below = declared === undefined ? undefined : gasLimitBelowBase(declared, gas);

@@ -67,7 +67,7 @@ export async function writeGenesisState(d: GenesisStateDeps, whole: GenesisDoc, 
   const block: BlockInfo = { chainId: genesis.chain_id, height: 0, round: 0, timestamp: genesis.genesis_time, proposer: '' };
   const index = new IndexStage();
   // Genesis is no block: there is no height to store its events under, so they are dropped.
-  await d.hooks.initGenesis.promise(genesisContext({ env: d.env, params: d.params, methods: d.host.methods, boundary: d.host.boundary, shards: d.shards }, overlay, block, genesis, { emit: () => undefined, index }));
+  await d.hooks.initGenesis.promise(genesisContext({ env: d.env, params: d.params, methods: d.host.methods, boundary: d.host.boundary, shards: d.shards }, overlay, block, genesis, { emit: () => undefined, index }, whole));
   const batch = new WriteBatch();
   const root = await d.tree.update(ranges.root, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
   await d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);

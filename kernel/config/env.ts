@@ -65,6 +65,8 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'CHAIN_IBC_TIMEOUT_BLOCKS', path: ['param_overrides', 'ibc_timeout_blocks'], kind: 'amount' },
   { variable: 'CHAIN_IBC_MAX_PACKET_UNRO', path: ['param_overrides', 'ibc_max_packet'], kind: 'amount' },
   { variable: 'CHAIN_IBC_MAX_CHANNEL_ESCROW_UNRO', path: ['param_overrides', 'ibc_max_channel_escrow'], kind: 'amount' },
+  // decisions.md §74: the cross-shard deadline, seeded at genesis (the xshard plugin declares it).
+  { variable: 'RELAY_TIMEOUT_BLOCKS', path: ['param_overrides', 'relay_timeout_blocks'], kind: 'amount' },
 ];
 
 /**

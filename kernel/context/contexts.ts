@@ -143,7 +143,10 @@ export interface TxContext extends WriteContext {
 }
 
 export interface GenesisContext extends WriteContext {
+  /** This shard's part of the genesis (decisions.md §71): its validators and the accounts it owns. */
   readonly genesis: GenesisDoc;
+  /** The whole document of a sharded network, every shard's validators included (the cross-shard clients' trust anchors, §72); `genesis` on one shard. */
+  readonly networkGenesis: GenesisDoc;
 }
 
 /**

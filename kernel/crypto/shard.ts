@@ -50,13 +50,20 @@ export function foreignSenderError(view: ShardView, role: string, address: strin
 }
 
 /**
- * decisions.md §74: a plain transfer whose `to` another shard owns is a cross-shard transfer, which
- * this build does not serve yet (no lock, no proof, no relay): 400 with `shard`, at admission and
- * in the block, rather than a credit here to an address that can never spend it on this shard.
+ * The target a plain transfer to another shard's address dispatches to (decisions.md §74): the
+ * handler of the plugin that declares `crossShardTransfers` (it locks the value).
+ */
+export const CROSS_SHARD_TARGET = 'cross_shard_transfer';
+
+/**
+ * decisions.md §74: a plain transfer whose `to` another shard owns is a cross-shard transfer. A
+ * network without a plugin serving them (no lock, no proof, no relay) refuses it: 400 with
+ * `shard`, at admission and in the block, rather than a credit here to an address that can never
+ * spend it on this shard.
  */
 export function foreignRecipientError(view: ShardView, address: string): ChainError {
   const owner = view.shardOf(address);
-  return new ChainError(400, `to ${address} belongs to shard ${owner}; this node serves shard ${view.id}, and cross-shard transfers are not served by this build`, 'send to an address of the same shard', { shard: owner });
+  return new ChainError(400, `to ${address} belongs to shard ${owner}; this node serves shard ${view.id}, and no cross-shard transfer plugin is enabled on this network`, 'send to an address of the same shard', { shard: owner });
 }
 
 /**

@@ -6,7 +6,7 @@ import { CONSENSUS_HOOKS, type Hooks } from './hooks.js';
 import type { NodeConfig, PluginEntry } from '../config/schema.js';
 import { ConfigError } from '../config/env.js';
 import type { ParamRegistry } from '../state/params.js';
-import type { AddressKindSpec, PluginApi, PluginDefinition, SystemAddressSpec } from './plugin.js';
+import type { AddressKindSpec, CrossShardTransferSpec, PluginApi, PluginDefinition, SystemAddressSpec } from './plugin.js';
 import { scopeFor } from './scoping.js';
 import type { ChainError } from '../errors.js';
 import type { OperationRegistry } from '../ops/registry.js';
@@ -91,6 +91,8 @@ export class PluginHost<Services> {
   private readonly systemAddrs = new Map<string, SystemAddressSpec & { plugin: string }>();
   private readonly kinds = new Map<string, AddressKindSpec & { plugin: string }>();
   private readonly systemTxTypes = new Map<string, string>();
+  private readonly systemTxGas = new Map<string, number>();
+  private crossShardSpec: (CrossShardTransferSpec & { plugin: string }) | undefined;
   /**
    * When each state plugin runs. Seeded from the network config for genesis, then replaced by
    * what committed state says (`applySchedule`), so a change made in consensus takes effect on
@@ -188,6 +190,21 @@ export class PluginHost<Services> {
     return this.systemAddrs.get(address);
   }
 
+  /** The plugin that takes transfers to other shards' addresses (decisions.md §74), if one is enabled. */
+  crossShard(): (CrossShardTransferSpec & { plugin: string }) | undefined {
+    return this.crossShardSpec;
+  }
+
+  /** Gas a declared system transaction counts against `max_block_gas` (`systemTransactionGas`), 0 when it declares none. */
+  systemTransactionGas(type: string): number {
+    return this.systemTxGas.get(type) ?? 0;
+  }
+
+  /** Every declared system transaction's gas, by type (the gas estimate lists them under `operations`). */
+  systemTransactionGasList(): ReadonlyArray<readonly [string, number]> {
+    return [...this.systemTxGas];
+  }
+
   /** The plugin that claims an address kind, if any. */
   addressKind(kind: string): (AddressKindSpec & { plugin: string }) | undefined {
     return this.kinds.get(kind);
@@ -227,6 +244,15 @@ export class PluginHost<Services> {
         const prev = this.systemTxTypes.get(type);
         if (prev) throw new ConfigError(`plugins: system transaction type ${type} is declared by both "${prev}" and "${def.name}"`);
         this.systemTxTypes.set(type, def.name);
+      }
+      for (const [type, gas] of Object.entries(def.systemTransactionGas ?? {})) {
+        if (this.systemTxTypes.get(type) !== def.name) throw new ConfigError(`plugins: "${def.name}" declares gas for system transaction type ${type}, which it does not declare`);
+        if (!Number.isSafeInteger(gas) || gas < 0) throw new ConfigError(`plugins: "${def.name}" declares gas ${gas} for ${type}: not a whole number`);
+        this.systemTxGas.set(type, gas);
+      }
+      if (def.crossShardTransfers !== undefined) {
+        if (this.crossShardSpec) throw new ConfigError(`plugins: transfers to other shards are claimed by both "${this.crossShardSpec.plugin}" and "${def.name}"`);
+        this.crossShardSpec = { ...def.crossShardTransfers, plugin: def.name };
       }
       for (const k of def.addressKinds ?? []) {
         const prev = this.kinds.get(k.kind);

@@ -11,6 +11,10 @@ import type { RouteTable } from './route-table.js';
 import type { DeclaredRoute } from './declared-route.js';
 import type { DeclaredIndex, DeclaredStore } from '../state/declared-store.js';
 import type { SupplyDeclaration } from '../state/supply.js';
+import type { ChainError } from '../errors.js';
+import type { Tx } from '../model/types.js';
+import type { ShardView } from '../crypto/shard.js';
+import type { QueryContext } from '../context/contexts.js';
 
 /**
  * What a plugin is. `state` plugins change chain state and may tap the consensus hooks; `service`
@@ -48,6 +52,28 @@ export interface AddressKindSpec {
    * admission and in the block, before anyone judges its signature.
    */
   readonly sendRefusal?: string;
+}
+
+/**
+ * Transfers to another shard's address (decisions.md §74), which a plugin takes over from the
+ * kernel's refusal: a plain transaction whose `to` another shard owns dispatches to the plugin's
+ * `executeTx.for(CROSS_SHARD_TARGET)` handler (it holds the value in a lock), at `gas_base_transfer`.
+ * One plugin per network; without one such a transfer stays refused (400 with `shard`).
+ */
+export interface CrossShardTransferSpec {
+  readonly description: string;
+  /**
+   * The rules such a transfer meets beyond a transfer's (§74), judged on its fields alone: the
+   * 400 naming the rule it breaks, or undefined. Admission asks right after the recipient check;
+   * the handler asks again in the block.
+   */
+  admit(tx: Pick<Tx, 'to' | 'value' | 'data'>, shards: ShardView): ChainError | undefined;
+  /** The fields `POST /api/v1/transactions` answers besides a transfer's (`dest_shard`); `receiver_balance` is null. */
+  answer(tx: Pick<Tx, 'to'>, shards: ShardView): Readonly<Record<string, unknown>>;
+  /** What `GET /api/v1/transactions/:hash` adds for one (`cross_shard`), read from state as it now stands; undefined while it is pending. */
+  view(ctx: QueryContext, txHash: string): Promise<Readonly<Record<string, unknown>> | undefined>;
+  /** `cross_shard` of this shard's `GET /api/v1/shards` entry. */
+  totals(ctx: QueryContext): Promise<Readonly<Record<string, unknown>>>;
 }
 
 /**
@@ -102,6 +128,14 @@ export interface PluginDefinition<Options = Record<string, unknown>, Services = 
    * refuses a listed route the plugin does not serve. Leave out a route part 1 marks Node only.
    */
   readonly routes?: readonly DeclaredRoute[];
+  /** Transfers to other shards' addresses, which this plugin locks and relays (decisions.md §74). */
+  readonly crossShardTransfers?: CrossShardTransferSpec;
+  /**
+   * Gas of its system transactions (an unsigned relay write, decisions.md §76): counted against
+   * `max_block_gas` when blocks are packed and listed under `operations` in the gas estimate; no
+   * fee is charged for it.
+   */
+  readonly systemTransactionGas?: Readonly<Record<string, number>>;
   /** Address kinds whose transactions this plugin handles. */
   readonly addressKinds?: readonly AddressKindSpec[];
   /** The events this plugin emits (`defineEvent`). */

@@ -111,6 +111,12 @@ export const TxDetail = Type.Composite([
     proposal_id: Type.Optional(Type.Integer({ minimum: 1, description: 'the vault proposal a create_vault_proposal, add_vault_member, remove_vault_member or set_vault_threshold created (decisions.md §44)' })),
     template_fee: Type.Optional(Type.Integer({ minimum: 0, description: "ucoin a deploy naming a template paid its author's owner (decisions.md §51)" })),
     template_fee_human: Type.Optional(Type.String()),
+    cross_shard: Type.Optional(
+      Type.Object(
+        { id: Type.String(), dest_shard: Count(), status: Type.String({ description: 'locked, committed or refunded' }), deadline_height: Count(), commit_height: Nullable(Count()), refund_height: Nullable(Count()) },
+        { description: 'a transfer to another shard: its lock as it now stands (decisions.md §74)' },
+      ),
+    ),
     events: Type.Array(EventView),
   }),
 ]);
@@ -291,10 +297,31 @@ export const StateRootView = Type.Object({
   global_root: Nullable(Type.String({ description: 'shard_roots[0] with one shard, else 0x SHA3-256 of ch-global-root-v1|<n>|<h_0>|<root_0>|… in shard order; null while an entry is null' })),
 });
 
+const CrossShardTotals = Type.Object({
+  locked: Ucoin('value of its locks now locked'),
+  locked_human: Type.String(),
+  sent: Ucoin('value of its locks now committed'),
+  sent_human: Type.String(),
+  refunded: Ucoin('value of its locks now refunded'),
+  refunded_human: Type.String(),
+  received: Ucoin('value of its committed receipts'),
+  received_human: Type.String(),
+});
+
 export const ShardsView = Type.Object({
   n_shards: Type.Integer({ minimum: 1 }),
   shard_id: Count(),
-  shards: Type.Array(Type.Object({ shard: Count(), height: Count(), state_root: Type.String(), block_hash: Type.String() })),
+  shards: Type.Array(
+    Type.Object({
+      shard: Count(),
+      height: Count(),
+      block_hash: Type.String(),
+      state_root: Type.String({ description: 'the root after block height' }),
+      validators: Type.Array(Type.Object({ address: Type.String(), public_key: Type.String(), power: Type.Integer({ minimum: 1 }) }), { description: "the active set in decisions.md §84's form" }),
+      validators_hash: Type.String(),
+      cross_shard: CrossShardTotals,
+    }),
+  ),
 });
 
 /** `GET /api/v1/state/proof?key=&height=`: one key's proof against block height's state root (decisions.md §66). */
@@ -357,7 +384,8 @@ export const TxAccepted = Type.Object({
   status: Type.Literal('pending'),
   estimated_block: Type.Integer({ minimum: 1 }),
   sender_balance: Ucoin('the sender\'s balance at admission'),
-  receiver_balance: Ucoin('the receiver\'s balance at admission'),
+  receiver_balance: Nullable(Ucoin('the receiver\'s balance at admission; null for a transfer to another shard (decisions.md §74)')),
+  dest_shard: Type.Optional(Type.Integer({ minimum: 0, description: 'the shard that owns `to`, for a transfer to another shard (decisions.md §74)' })),
   gas_price: Type.Optional(Ucoin('the price admission charged for: the body\'s, or base_fee when omitted (decisions.md §9)')),
   sentinel_score: Type.Optional(Type.Number({ description: 'when the sentinel flagged it' })),
   sentinel_category: Type.Optional(Type.String()),

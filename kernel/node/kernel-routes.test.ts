@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
+import { makeChain, signTransfer, statusOf, wallet } from '../../test/helpers/chain-fixture.js';
 import { NOTE_ADDRESS, eventRecorder } from '../../test/helpers/event-recorder.js';
 import { kernelRoutes } from '../../test/helpers/kernel-routes.js';
 import { isChainError } from '../errors.js';
@@ -9,16 +9,6 @@ import { parseHex } from '../codec/hex.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
 const alice = wallet(23);
-
-async function statusOf(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-    return 200;
-  } catch (e) {
-    assert.ok(isChainError(e), String(e));
-    return e.status;
-  }
-}
 
 test('GET /api/v1/blocks/:height/events lists the block\'s events; heights are refused exactly as /blocks/:height refuses them', async () => {
   const f = await makeChain({ plugins: [eventRecorder()], accounts: [{ address: alice.address, balance: 1_000_000n }] });
@@ -109,4 +99,18 @@ test('GET /api/v1/state/proof?height= proves a key against that block\'s state r
     await assert.rejects(get('/api/v1/state/proof', {}, `key=${key}&height=${encodeURIComponent(height)}`), (e) => isChainError(e) && e.status === 400 && e.message.includes(`height must be a positive integer, got "${height}"`), `height "${height}"`);
   }
   await assert.rejects(get('/api/v1/state/proof', {}, `key=${key}&height=1&height=2`), (e) => isChainError(e) && e.status === 400 && /height must be a positive integer/.test(e.message));
+});
+
+test('a node\'s /state/root fills its own shard\'s entry only; /shards carries its validators, their hash and cross_shard totals', async () => {
+  const f = await makeChain({ shard: { id: 0, count: 2 } });
+  const get = kernelRoutes(f);
+  const root = await get('/api/v1/state/root', {});
+  assert.deepEqual(root.shard_roots, [f.chain.head.state_root, null]);
+  assert.deepEqual(root.shard_heights, [f.chain.head.height, null]);
+  assert.equal(root.global_root, null);
+  const shards = (await get('/api/v1/shards', {})).shards as Array<Record<string, unknown>>;
+  assert.equal(shards.length, 1);
+  assert.equal((shards[0]!.validators as unknown[]).length, 1);
+  assert.match(shards[0]!.validators_hash as string, /^0x[0-9a-f]{64}$/);
+  assert.deepEqual(shards[0]!.cross_shard, { locked: 0n, locked_human: '0 COIN', sent: 0n, sent_human: '0 COIN', refunded: 0n, refunded_human: '0 COIN', received: 0n, received_human: '0 COIN' });
 });

@@ -22,6 +22,9 @@ import type { BlockRecord, Tx } from '../model/types.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import type { PluginHost } from '../host/host.js';
 import { OPERATION_TARGET_PREFIX, operationOf } from '../model/types.js';
+import { CROSS_SHARD_TARGET } from '../crypto/shard.js';
+import { validatorSetHash } from '../chain/block-hash.js';
+import { sortValidators, validatorsToJson } from '../light-client/index.js';
 
 function heightParam(raw: string | undefined): number {
   if (raw === undefined || !/^\d{1,15}$/.test(raw)) throw badRequest(`block height must be a positive integer, got "${raw}"`);
@@ -310,6 +313,12 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
       const from = events.find((e) => e.type === event && e.data[field] !== undefined);
       if (from !== undefined) named[field] = from.data[field];
     }
+    // decisions.md §74: a transfer to another shard shows its lock as it now stands.
+    const crossShard = host.crossShard();
+    if (found.tx.target === CROSS_SHARD_TARGET && crossShard !== undefined) {
+      const lock = await s.query.run(crossShard.plugin, (ctx) => crossShard.view(ctx, hash));
+      if (lock !== undefined) named.cross_shard = lock;
+    }
     return { ...(await viewOf(found.tx, found.receipt)), ...named, ...(returned !== undefined ? { return_data: returned } : {}), events: events.map(eventView) };
   });
 
@@ -384,7 +393,8 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
       storage_byte_price_human: formatCoin(bytePrice),
       storage_free_bytes: await chain.queries.param(STORAGE_FREE_BYTES_PARAM),
       // decisions.md §18: every operation's gas, by name.
-      operations: Object.fromEntries(operations.list().map((o) => [o.spec.name, o.spec.gas])),
+      // The unsigned relay writes (decisions.md §76) with the gas they count against max_block_gas.
+      operations: Object.fromEntries([...operations.list().map((o) => [o.spec.name, o.spec.gas] as const), ...host.systemTransactionGasList()]),
     };
   });
 
@@ -405,11 +415,17 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 
   // Part 1, Network and node: each shard's height and root. A node runs one shard (CHAIN_SHARD_ID) and sees no
   // other, so it lists the one it serves; the gateway assembles every shard from their nodes.
-  routes.serve(KERNEL_ROUTES.shards, () => ({
-    n_shards: nShards,
-    shard_id: shardId,
-    shards: [{ shard: shardId, height: chain.head.height, state_root: chain.head.state_root, block_hash: chain.head.block_hash }],
-  }));
+  routes.serve(KERNEL_ROUTES.shards, async () => {
+    const head = chain.head;
+    const set = sortValidators(await chain.queries.validatorSet());
+    const crossShard = host.crossShard();
+    const totals = crossShard === undefined ? NO_CROSS_SHARD : await s.query.run(crossShard.plugin, (ctx) => crossShard.totals(ctx));
+    return {
+      n_shards: nShards,
+      shard_id: shardId,
+      shards: [{ shard: shardId, height: head.height, block_hash: head.block_hash, state_root: head.state_root, validators: validatorsToJson(set), validators_hash: validatorSetHash(set), cross_shard: totals }],
+    };
+  });
 
   routes.serve(KERNEL_ROUTES.stateProof, async (req) => chain.queries.proveState(req.query.key, req.query.height));
 
@@ -439,3 +455,6 @@ function matchesType(target: string, type: string): boolean {
   if (type === 'transfer') return target === 'transfer';
   return target === type || target === `${OPERATION_TARGET_PREFIX}${type}` || target === `chain:system.${type}`;
 }
+
+/** `cross_shard` of a network that serves no cross-shard transfers (decisions.md §76): nothing ever locked. */
+const NO_CROSS_SHARD = Object.freeze({ locked: 0n, locked_human: formatCoin(0n), sent: 0n, sent_human: formatCoin(0n), refunded: 0n, refunded_human: formatCoin(0n), received: 0n, received_human: formatCoin(0n) });

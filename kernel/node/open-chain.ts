@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { proveStateKeys } from './proven-reads.js';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { createHooks, type Hooks } from '../host/hooks.js';
@@ -106,6 +107,7 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
     now: d.clock,
     history: chainHistory(store, () => services.chain, shards.id),
     shards,
+    proveKeys: (keys) => proveStateKeys(services.chain, keys),
     node: { genesis, genesisHash: d.genesisHash, nodeId: d.node.nodeId, nodeAddress: d.node.nodeAddress, moniker: config.moniker ?? null, p2pEndpoint: d.node.p2pEndpoint },
   };
   const operations = new OperationRegistry();

@@ -15,7 +15,7 @@ import { RouteTable, type RpcRequest } from '../host/route-table.js';
 import type { KernelServices } from './services.js';
 import { QueryService } from './queries.js';
 import { chainHistory } from './history.js';
-import { ProvenReads, accountStateKey } from './proven-reads.js';
+import { ProvenReads, accountStateKey, proveStateKeys } from './proven-reads.js';
 import { proveParam } from '../host/declared-route.js';
 import { nodeKey } from './node-key.js';
 
@@ -39,6 +39,7 @@ function served(f: Fixture, extra?: (routes: RouteTable, query: QueryService) =>
     now: () => 0,
     history: chainHistory(f.chain.queries, () => f.chain, 0),
     shards: f.chain.shards,
+    proveKeys: (keys) => proveStateKeys(f.chain, keys),
   };
   const routes = new RouteTable();
   registerKernelRoutes(routes, services, f.params, f.operations, f.host);

@@ -43,10 +43,32 @@ export interface CommitView {
 const decoder = new TextDecoder();
 const ATTEMPTS = 3;
 
+/** §84's proof object: the state keys' entries at `height` = head − 1 and the certified header that carries its root. */
+export interface StateKeysProof {
+  readonly height: number;
+  readonly state_root: string;
+  readonly entries: ReadonlyArray<{ key: string; exists: boolean; value_hex: string | null; proof: unknown }>;
+  readonly header: unknown;
+  readonly certificate: unknown;
+  readonly validators: unknown;
+}
+
+/**
+ * The proof object of decisions.md §84 for `keys` at head − 1, without an answer around it (a
+ * cross-shard bundle's `proof`, §75). Entries are read from the state tree at that height's root,
+ * which never changes, so a commit meanwhile cannot make them stale.
+ */
+export async function proveStateKeys(chain: Chain, keys: readonly string[]): Promise<StateKeysProof> {
+  const view = await chain.queries.pastState();
+  const entries = await Promise.all(keys.map((k) => chain.queries.provenEntry(view, k)));
+  const commit = await new ProvenReads(chain).commitAt(view.height + 1);
+  return { height: view.height, state_root: toHex0x(view.root), entries, header: commit.header, certificate: commit.certificate, validators: commit.validators };
+}
+
 export class ProvenReads {
   constructor(
     private readonly chain: Chain,
-    private readonly query: QueryService,
+    private readonly query?: QueryService,
   ) {}
 
   /**
@@ -77,6 +99,7 @@ export class ProvenReads {
     for (let attempt = 1; ; attempt++) {
       const view = await this.chain.queries.pastState();
       try {
+        if (this.query === undefined) throw new Error('proven reads of routes need the query service');
         const result = await this.query.pinnedTo(view, view.height, () => entry.handler(req));
         if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new Error(`${entry.path}: a proven read must answer a record`);
         const keys = [...new Set(keysOf(req, result as Record<string, unknown>))];

@@ -10,6 +10,7 @@ import type { NodeKey } from './node-key.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import type { ConsensusStatus } from '../replica/consensus-status.js';
 import type { ShardView } from '../crypto/shard.js';
+import type { StateKeysProof } from './proven-reads.js';
 
 /**
  * What a plugin may ask of the chain beyond its hooks: the head, and queueing a transaction it
@@ -57,6 +58,12 @@ export interface NodeServices {
    * same view as `ctx.shard`.
    */
   readonly shards: ShardView;
+  /**
+   * decisions.md §84's proof object (`height` = head − 1, `state_root`, one entry per key,
+   * `header`, `certificate`, `validators`) for state keys (`stateKey(namespace, key)`), with no
+   * answer around it: what a cross-shard bundle carries (§75). 503 before a block is committed.
+   */
+  proveKeys(keys: readonly string[]): Promise<StateKeysProof>;
 }
 
 /** Who this node is and which genesis it runs (decisions.md §83: `/status`, `GET /api/v1/genesis`). */

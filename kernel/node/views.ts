@@ -1,3 +1,4 @@
+import { CROSS_SHARD_TARGET } from '../crypto/shard.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import { describeOperation } from '../ops/describe.js';
 import { formatCoin } from '../codec/amount.js';
@@ -64,7 +65,8 @@ export function txView(i: TxViewInput): Record<string, unknown> {
   return {
     hash: tx.hash,
     // decisions.md §17: an operation's type is its name; a system transaction's, its kind.
-    type: operationOf(tx) ?? tx.target,
+    // A transfer to another shard is a transfer (decisions.md §74), whichever handler locks it.
+    type: operationOf(tx) ?? (tx.target === CROSS_SHARD_TARGET ? 'transfer' : tx.target),
     status,
     from: tx.from,
     to: tx.to,

@@ -194,7 +194,7 @@ export interface Fixture {
 let clock = 1_700_000_001_000;
 
 /** A chain over an in-memory store with the given plugins, genesis already written. */
-export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; validators?: readonly GenesisValidator[]; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number }; requireTxV3?: boolean; shard?: { id: number; count: number }; accountRanges?: GenesisDoc['account_ranges'] } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; validators?: readonly GenesisValidator[]; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number }; requireTxV3?: boolean; shard?: { id: number; count: number }; accountRanges?: GenesisDoc['account_ranges']; genesis?: GenesisDoc } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const plugins = opts.plugins ?? [];
   const config = validateConfig({ network: 'unit', env: opts.env ?? 'testnet', plugins: (opts.pluginConfig ?? plugins.map((p) => ({ name: p.name }))).map((p) => ({ enabled: true, activation_height: 0, options: {}, ...p })) });
   const hooks = createHooks();
@@ -213,7 +213,8 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
   // Routes read committed state through the query service, as on a node.
   services.query ??= new QueryService({ get state() { return store.state; }, height: () => chain.head.height }, hooks, { env: config.env, params, boundary: host.boundary, shards: chain.shards });
   await host.boot();
-  const doc = genesisDoc(opts.accounts ?? [], opts.genesisParams, opts.validators);
+  // A whole network's document (a sharded one, decisions.md §71) when given; else the fixture's.
+  const doc = opts.genesis ?? genesisDoc(opts.accounts ?? [], opts.genesisParams, opts.validators);
   await chain.open(opts.accountRanges ? { ...doc, account_ranges: opts.accountRanges } : doc);
   return {
     chain,
@@ -253,6 +254,17 @@ export async function certifiedBlock(f: Fixture): Promise<number> {
   const vote = signVote(nobleProvider, VALIDATOR_KEY.secretKey, FIXTURE_CHAIN_ID, { type: 'precommit', height: p.header.height, round: 0, blockHash, validator: 'chain:v0.node' });
   await f.chain.finalize(p, decidedCommit({ height: p.header.height, round: 0, blockHash, precommits: [vote] }));
   return p.header.height;
+}
+
+/** The status a call answers: 200 when it resolves, else its ChainError's. */
+export async function statusOf(p: Promise<unknown>): Promise<number> {
+  try {
+    await p;
+    return 200;
+  } catch (e) {
+    assert.ok(isChainError(e), String(e));
+    return e.status;
+  }
 }
 
 /** Awaits a refusal: a ChainError with this status and a message matching `pattern`. */

@@ -22,7 +22,7 @@ export interface TestDevnet extends Devnet {
  * that talk to it as a client would; short block times, no faucet cooldown, and node rate limits
  * out of the way unless `env` says otherwise. One per test file: scenarios share it.
  */
-export async function startTestDevnet(opts: { validators?: number; shards?: number; chainId?: string; env?: NodeJS.ProcessEnv; cli?: string; enablePlugins?: string[]; disablePlugins?: string[]; genesisParams?: Record<string, string>; genesisStake?: string } = {}): Promise<TestDevnet> {
+export async function startTestDevnet(opts: { validators?: number; shards?: number; chainId?: string; env?: NodeJS.ProcessEnv; cli?: string; enablePlugins?: string[]; disablePlugins?: string[]; genesisParams?: Record<string, string>; genesisStake?: string; relay?: boolean } = {}): Promise<TestDevnet> {
   const validators = opts.validators ?? 4;
   // With shards, `validators` per shard (decisions.md §77): the processes are shards × validators.
   const total = validators * (opts.shards ?? 1);
@@ -44,6 +44,7 @@ export async function startTestDevnet(opts: { validators?: number; shards?: numb
     ...(opts.disablePlugins ? { disablePlugins: opts.disablePlugins } : {}),
     ...(opts.genesisParams ? { genesisParams: opts.genesisParams } : {}),
     ...(opts.genesisStake ? { genesisStake: opts.genesisStake } : {}),
+    ...(opts.relay !== undefined ? { relay: opts.relay } : {}),
   });
   registerNetworkLogs(net.rpcUrls, [...net.rpcUrls.map((_, i) => fileLog(`validator-${i}`, join(net.dir, `validator-${i}.log`))), ...(net.gatewayUrl ? [fileLog('gateway', join(net.dir, 'gateway.log'))] : [])]);
   const p2pAddresses = Array.from({ length: total }, (_, i) => `127.0.0.1:${base + total + i}`);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { proveStateKeys } from '../../kernel/node/proven-reads.js';
 import { Registry } from 'prom-client';
 import { genesisDoc, wallet, type Fixture } from './chain-fixture.js';
 import { genesisHash } from '../../kernel/chain/block-hash.js';
@@ -27,6 +28,7 @@ export function kernelRoutes(f: Fixture): (path: string, params: Record<string, 
     now: () => 0,
     history: chainHistory(f.chain.queries, () => f.chain, 0),
     shards: f.chain.shards,
+    proveKeys: (keys) => proveStateKeys(f.chain, keys),
     node: { genesis: genesisDoc([]), genesisHash: genesisHash(genesisDoc([])), nodeId: 'ab'.repeat(20), nodeAddress: 'chain:v0.node', moniker: 'alpha', p2pEndpoint: () => `${'ab'.repeat(20)}@127.0.0.1:26656` },
   };
   const routes = new RouteTable();

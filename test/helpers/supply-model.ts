@@ -1,6 +1,7 @@
 import { accountsReader } from '../../kernel/state/accounts.js';
 import { applyScanOptions, type StateSource } from '../../kernel/state/overlay.js';
-import { heldCoins, type HeldCoins } from '../../kernel/state/supply.js';
+import { heldCoins, mintedAndBurned, type HeldCoins } from '../../kernel/state/supply.js';
+import type { BlockEvent } from '../../kernel/model/types.js';
 import { PLUGIN_CATALOGUE } from '../../plugins/index.js';
 
 /**
@@ -192,3 +193,6 @@ export async function assetHoldings(state: StateSource, escrow = 'chain:system.a
   const openBatches = (await state.scan('assets/batch/')).length;
   return { assets, exchangeUcoin, escrowBalance: (await accountsReader(state).get(escrow)).balance, openBatches };
 }
+
+/** What one block's events say the catalogue's plugins created and destroyed beside fees (kernel/state/supply.ts). */
+export const mintedAndBurnedBy = (events: readonly BlockEvent[]): { minted: bigint; burned: bigint } => mintedAndBurned(events, PLUGIN_CATALOGUE.values());
