@@ -330,6 +330,10 @@ export class Admission {
     const priced: Tx = { ...tx, sigVersion: verified.layout, gasPrice: effectiveGasPrice(p.gasPrice, verified.layout, baseFee) };
     const admitted: Tx = { ...priced, holds: this.holdsOf(priced, authorized.signer.account, authorized.signer.payer, takes) };
     const fields = await this.runCheckTx(admitted, height);
+    // The nonce again, on the state committed now (as step 8 of a transfer): a block may have
+    // taken this operation, or a later one of its actor, while it was being checked.
+    const lastNow = await lastOperationNonce(this.d.store.state, p.actor);
+    if (p.nonce <= lastNow) throw (await this.d.store.hasTx(tx.hash)) ? badRequest(`duplicate transaction ${tx.hash}`) : badRequest(`nonce ${p.nonce} is not above ${lastNow}, the last nonce accepted from ${p.actor}: a block took it while this operation was being checked`);
     queue(admitted);
     return { ...fields, success: true, status: 'pending', tx_hash: tx.hash, estimated_block: height };
   }
@@ -392,6 +396,9 @@ export class Admission {
     const tx = this.rebuildTx('system', { ...body, type: target, from, to, value: Number(value) }, 0n, receivedAt);
     if (this.d.mempool.has(tx.hash) || (await this.d.store.hasTx(tx.hash))) throw badRequest(`duplicate transaction ${tx.hash}`);
     await this.runCheckTx(tx, this.height);
+    // Asked again after the plugins' checks, as for a peer's copy: several relayers post the same
+    // bundle (decisions.md §77), and a copy that committed meanwhile must not stay in the pool.
+    if (await this.d.store.hasTx(tx.hash)) throw badRequest(`duplicate transaction ${tx.hash}`);
     queue(tx);
     return tx;
   }

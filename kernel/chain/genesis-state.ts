@@ -40,6 +40,9 @@ export interface GenesisStateDeps {
  */
 export async function writeGenesisState(d: GenesisStateDeps, whole: GenesisDoc, genesisHash: string): Promise<void> {
   let genesis = whole;
+  // Whatever a start killed half-way left (a streamed snapshot install, a range write under other
+  // ranges) is readable through the store but in no tree: genesis starts from nothing.
+  await d.store.discardStaged();
   // The ranges first, streamed into the store: the rest of genesis is an ordinary update on top,
   // and an account listed both ways sums (its credit reads the range's balance back).
   const ranges = whole.account_ranges?.length ? await writeGenesisRanges(d, whole.account_ranges) : { root: EMPTY_ROOT };

@@ -131,9 +131,9 @@ export function checkSnapshot(s: unknown, chainId: string, provider: SignaturePr
   return head.ok ? { ok: true, snapshot: x, block: head.block } : head;
 }
 
-/** One element of a snapshot's `entries`: `[key, lowercase hex value]`. */
+/** One element of a snapshot's `entries`: `[key, lowercase hex value]`, whole bytes (an odd digit would decode to nothing, which the tree takes for a delete). */
 export function isSnapshotEntry(e: unknown): e is [string, string] {
-  return Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && typeof e[1] === 'string' && /^[0-9a-f]*$/.test(e[1]);
+  return Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && typeof e[1] === 'string' && /^(?:[0-9a-f]{2})*$/.test(e[1]);
 }
 
 /**

@@ -55,6 +55,17 @@ test('the queue without ?shard= is every shard list in shard order, total their 
   ];
   const merged = await mergedQueue(reads(answers), router, new URLSearchParams('status=locked'));
   assert.deepEqual(merged.body, { transfers: [{ id: 'a' }, { id: 'b' }, { id: 'c' }], total: 3, limit: 20, offset: 0, has_more: false });
+  // limit and offset page the concatenation (§20), not each shard.
+  const paged: Array<Record<string, NodeAnswer>> = [
+    { [`${q}&limit=2&offset=1`]: { status: 200, body: { transfers: [], total: 1, limit: 2, offset: 1, has_more: false } } },
+    {
+      [`${q}&limit=2&offset=1`]: { status: 200, body: { transfers: [{ id: 'c' }], total: 2, limit: 2, offset: 1, has_more: false } },
+      [`${q}&limit=2&offset=0`]: { status: 200, body: { transfers: [{ id: 'b' }, { id: 'c' }], total: 2, limit: 2, offset: 0, has_more: false } },
+    },
+  ];
+  assert.deepEqual((await mergedQueue(reads(paged), router, new URLSearchParams('status=locked&limit=2&offset=1'))).body, { transfers: [{ id: 'b' }, { id: 'c' }], total: 3, limit: 2, offset: 1, has_more: false });
+  const first = [{ [`${q}&limit=1`]: { status: 200, body: { transfers: [{ id: 'a' }], total: 1, limit: 1, offset: 0, has_more: false } } }, { [`${q}&limit=1`]: { status: 200, body: { transfers: [{ id: 'b' }], total: 2, limit: 1, offset: 0, has_more: true } } }];
+  assert.deepEqual((await mergedQueue(reads(first), router, new URLSearchParams('status=locked&limit=1'))).body, { transfers: [{ id: 'a' }], total: 3, limit: 1, offset: 0, has_more: true }, 'never more than limit');
   const asked: string[] = [];
   await mergedQueue(reads(answers, [], asked), router, new URLSearchParams('status=locked&shard=1'));
   assert.deepEqual(asked, ['1 /api/v1/cross-shard/queue?status=locked&shard=1']);

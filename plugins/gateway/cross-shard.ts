@@ -69,26 +69,42 @@ export async function firstFound(reads: NodeReads, router: ShardRouter, pathAndQ
 
 /**
  * decisions.md §77: the queue of `?shard=`, or, without it, every shard's list in shard order
- * with `total` their sum (each shard asked with the same status, limit and offset).
+ * with `total` their sum. `limit` and `offset` page that concatenation (§20), not each shard: every
+ * shard is asked once as the client asked (it judges the query and tells its total and the
+ * paging it applied), then the page is read from the shards it spans.
  */
 export async function mergedQueue(reads: NodeReads, router: ShardRouter, query: URLSearchParams): Promise<NodeAnswer> {
-  const path = `${CROSS_SHARD_PATHS.queue}${query.toString() ? `?${query}` : ''}`;
-  if (query.has('shard') || router.shardCount === 1) return reads.getOnShard(shardQuery(query, router.shardCount), path);
-  const answers = await Promise.all(Array.from({ length: router.shardCount }, (_, shard) => reads.getOnShard(shard, path)));
+  const pathOf = (q: URLSearchParams): string => `${CROSS_SHARD_PATHS.queue}${q.toString() ? `?${q}` : ''}`;
+  if (query.has('shard') || router.shardCount === 1) return reads.getOnShard(shardQuery(query, router.shardCount), pathOf(query));
+  const answers = await Promise.all(Array.from({ length: router.shardCount }, (_, shard) => reads.getOnShard(shard, pathOf(query))));
   const refused = answers.find((a) => a.status !== 200 || !isObject(a.body));
   if (refused) return refused;
   const bodies = answers.map((a) => a.body as Record<string, unknown>);
+  const totals = bodies.map((b) => (typeof b.total === 'number' ? b.total : 0));
+  const total = totals.reduce((sum, t) => sum + t, 0);
   const first = bodies[0]!;
-  return {
-    status: 200,
-    body: {
-      transfers: bodies.flatMap((b) => (Array.isArray(b.transfers) ? b.transfers : [])),
-      total: bodies.reduce((sum, b) => sum + (typeof b.total === 'number' ? b.total : 0), 0),
-      limit: first.limit,
-      offset: first.offset,
-      has_more: bodies.some((b) => b.has_more === true),
-    },
-  };
+  const limit = typeof first.limit === 'number' ? first.limit : 0;
+  const offset = typeof first.offset === 'number' ? first.offset : 0;
+  const transfers: unknown[] = [];
+  let skip = offset;
+  for (let shard = 0; shard < router.shardCount && transfers.length < limit; shard++) {
+    const t = totals[shard]!;
+    if (skip >= t) {
+      skip -= t;
+      continue;
+    }
+    const want = Math.min(limit - transfers.length, t - skip);
+    const q = new URLSearchParams(query);
+    q.set('offset', String(skip));
+    q.set('limit', String(want));
+    // The answer in hand starts at the client's offset and holds up to `limit` rows: it is this slice when that is where the slice starts.
+    const page = skip === offset ? answers[shard]! : await reads.getOnShard(shard, pathOf(q));
+    if (page.status !== 200 || !isObject(page.body)) return page;
+    const rows = (page.body as Record<string, unknown>).transfers;
+    if (Array.isArray(rows)) transfers.push(...rows.slice(0, want));
+    skip = 0;
+  }
+  return { status: 200, body: { transfers, total, limit, offset, has_more: offset + transfers.length < total } };
 }
 
 /**

@@ -10,12 +10,14 @@ import { defineStore, keyPart } from '../../kernel/sdk.js';
  */
 
 const Height = () => Type.Integer({ minimum: 0 });
+/** A transaction hash, as the record's key spells it: a malformed id is the body shape's 400 (§76), not a key error. */
+const TxHash = (description?: string) => Type.String({ pattern: '^0x[0-9a-f]{64}$', ...(description !== undefined ? { description } : {}) });
 const Shard = () => Type.Integer({ minimum: 0, maximum: 1023 });
 /** Safe integers only: the stored bytes are canonical JSON whose integers any client parses exactly. */
 const Value = () => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 export const LockRecord = Type.Object({
-  id: Type.String({ description: 'the transaction hash' }),
+  id: TxHash('the transaction hash'),
   from: Type.String(),
   to: Type.String(),
   value: Value(),
@@ -31,14 +33,14 @@ export type Lock = Static<typeof LockRecord>;
 
 export const ReceiptRecord = Type.Object({
   source_shard: Shard(),
-  id: Type.String(),
+  id: TxHash(),
   from: Type.String(),
   to: Type.String(),
   value: Value(),
   outcome: Type.Union([Type.Literal('committed'), Type.Literal('aborted')]),
   height: Height(),
   proof_height: Height(),
-  tx_hash: Type.String(),
+  tx_hash: TxHash(),
 });
 export type Receipt = Static<typeof ReceiptRecord>;
 

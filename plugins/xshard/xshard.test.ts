@@ -166,6 +166,8 @@ test('forged lock bundles are each refused with 400 naming what failed, and noth
   // The wrong shard: a header of shard 0 (this one), and a lock for another destination.
   cases.push(['a header of the wrong shard', await bundleOf('lock', lockKey(lock.id), lock, { height: 10, set: S1, shard: 0 }), /header's shard 0 is not the lock's source_shard 1/]);
   cases.push(['a lock for another destination', { ...copy(honest), lock: { ...lock, dest_shard: 1 } }, /dest_shard 1 is not this shard/]);
+  // An id that is no transaction hash: the body shape's 400 (§76), not a store key error.
+  cases.push(['an id that is no transaction hash', { ...copy(honest), lock: { ...lock, id: 'xyz' } }, /id/]);
   for (const [what, body, pattern] of cases) {
     await assert.rejects(judge(n, (ctx) => judgeCommit(ctx, body)), (e: unknown) => {
       const err = e as { status?: number; message?: string };
