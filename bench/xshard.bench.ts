@@ -6,6 +6,7 @@ import { utf8Bytes } from '../kernel/codec/utf8.js';
 import { canonicalJson } from '../kernel/codec/json.js';
 import { selectProvider, type ProviderChoice } from '../kernel/crypto/select-provider.js';
 import { setSigningChainId, signTransfer, walletOnShard } from '../test/helpers/chain-fixture.js';
+import { getJson, postJson, until } from '../test/helpers/node-process.js';
 
 /**
  * Cross-shard transfers (issue 38, decisions.md §75–§77).
@@ -63,27 +64,15 @@ async function bundleRun(): Promise<void> {
 
 /** One cross-shard transfer through the gateway, timed in source-shard blocks (§74–§77 routes only). */
 async function devnetRun(gateway: string): Promise<void> {
-  const get = async (path: string): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const res = await fetch(`${gateway}${path}`);
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const get = (path: string): Promise<{ status: number; body: Record<string, unknown> }> => getJson(`${gateway}${path}`);
   const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
-    const res = await fetch(`${gateway}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const out = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`POST ${path} → ${res.status} ${JSON.stringify(out)}`);
-    return out;
+    const res = await postJson(`${gateway}${path}`, body);
+    if (res.status !== 200) throw new Error(`POST ${path} → ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
   };
   // §77: the gateway's /state/root lists every shard's head height.
   const sourceHeight = async (): Promise<number> => ((await get('/api/v1/state/root')).body['shard_heights'] as number[])[0]!;
-  const until = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const WAIT_MS = 120_000;
   // The gateway serves the network's status (`/api/v1/status` is a node's own).
   setSigningChainId(String((await get('/api/v1/network/status')).body['chain_id']));
   const sender = walletOnShard(0, 2, 7);
@@ -92,7 +81,7 @@ async function devnetRun(gateway: string): Promise<void> {
   const balance = Number((await get(`/api/v1/accounts/${sender.address}`)).body['balance'] ?? 0);
   if (balance < 1_000_000) {
     const funded = await post('/api/v1/faucet', { address: sender.address, public_key: sender.publicKeyHex });
-    await until('the faucet transfer', async () => ((await get(`/api/v1/transactions/${String(funded['tx_hash'])}`)).body['status'] === 'confirmed' ? true : undefined));
+    await until('the faucet transfer', async () => ((await get(`/api/v1/transactions/${String(funded['tx_hash'])}`)).body['status'] === 'confirmed' ? true : undefined), WAIT_MS);
   }
   const nonce = Number((await get(`/api/v1/accounts/${sender.address}`)).body['next_nonce'] ?? 1);
   const sent = await post('/api/v1/transactions', signTransfer(sender, { to: receiver.address, value: 1000, nonce }));
@@ -100,12 +89,12 @@ async function devnetRun(gateway: string): Promise<void> {
   const lock = await until('the lock', async () => {
     const r = await get(`/api/v1/cross-shard/transfers/${id}`);
     return r.status === 200 ? r.body : undefined;
-  });
+  }, WAIT_MS);
   const lockHeight = Number(lock['lock_height']);
-  const committedAt = await until('the receipt at the destination', async () => ((await get(`/api/v1/cross-shard/receipts/0/${id}`)).status === 200 ? sourceHeight() : undefined));
+  const committedAt = await until('the receipt at the destination', async () => ((await get(`/api/v1/cross-shard/receipts/0/${id}`)).status === 200 ? sourceHeight() : undefined), WAIT_MS);
   const ackedAt = await until('the lock settled at the source', async () => {
     const r = await get(`/api/v1/cross-shard/transfers/${id}`);
     return r.body['status'] === 'committed' ? sourceHeight() : undefined;
-  });
+  }, WAIT_MS);
   console.table([{ transfer: id.slice(0, 18) + '…', lock_height: lockHeight, 'source blocks lock → commit': committedAt - lockHeight, 'source blocks lock → ack': ackedAt - lockHeight }]);
 }
