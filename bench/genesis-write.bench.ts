@@ -5,9 +5,9 @@
  * validator adds on top of this is its plugins and caches; what this isolates is the writer.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/genesis-write.bench.js [--accounts 1000000] \
- *     [--every 8] [--heap-snapshot-at W]
+ *     [--chunk 16384] [--every 8] [--heap-snapshot-at W]
  *
- * `--every K` prints one sample in K writes (the peak is over all of them); `--heap-snapshot-at W`
+ * `--chunk C` is the writer's run (accounts, then internal nodes, per store write); `--every K` prints one sample in K writes (the peak is over all of them); `--heap-snapshot-at W`
  * writes a V8 heap snapshot after write W (to the current directory) to see what holds memory.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
 import { utf8Bytes } from '../kernel/codec/utf8.js';
 import { shardView } from '../kernel/crypto/shard.js';
-import { writeGenesisRanges } from '../kernel/chain/genesis-accounts.js';
+import { GENESIS_RANGE_CHUNK, writeGenesisRanges } from '../kernel/chain/genesis-accounts.js';
 import type { KvOp } from '../kernel/state/kv.js';
 import { StateTree } from '../kernel/state/tree/index.js';
 import { ChainStore } from '../kernel/store/chain-store.js';
@@ -26,8 +26,9 @@ import { LevelStore } from '../kernel/store/level-store.js';
 import { parsePositiveInt } from './load-plan.js';
 import { LOAD_RANGE_SEED } from './genesis-load.js';
 
-const { values } = parseArgs({ options: { accounts: { type: 'string', default: '1000000' }, every: { type: 'string', default: '8' }, 'heap-snapshot-at': { type: 'string' } } });
+const { values } = parseArgs({ options: { accounts: { type: 'string', default: '1000000' }, chunk: { type: 'string', default: String(GENESIS_RANGE_CHUNK) }, every: { type: 'string', default: '8' }, 'heap-snapshot-at': { type: 'string' } } });
 const accounts = parsePositiveInt(values.accounts!, '--accounts');
+const chunk = parsePositiveInt(values.chunk!, '--chunk');
 const every = parsePositiveInt(values.every!, '--every');
 const snapshotAt = values['heap-snapshot-at'] === undefined ? 0 : parsePositiveInt(values['heap-snapshot-at'], '--heap-snapshot-at');
 
@@ -52,7 +53,7 @@ try {
     if (writes % every === 0) console.log(`write ${writes} (${ops.length} ops) at ${((performance.now() - started) / 1000).toFixed(1)} s: rss ${mib(m.rss)} MiB, heap used ${mib(m.heapUsed)} of ${mib(m.heapTotal)}, external ${mib(m.external)}, array buffers ${mib(m.arrayBuffers)}`);
     if (writes === snapshotAt) console.log(`heap snapshot: ${writeHeapSnapshot()}`);
   };
-  const { accounts: written } = await writeGenesisRanges({ store, tree, shards: shardView(0, 1) }, [{ seed: LOAD_RANGE_SEED, count: accounts, balance: '1000000' }]);
+  const { accounts: written } = await writeGenesisRanges({ store, tree, shards: shardView(0, 1) }, [{ seed: LOAD_RANGE_SEED, count: accounts, balance: '1000000' }], chunk);
   const used = process.cpuUsage(cpu);
   const cpuS = (used.user + used.system) / 1e6;
   console.log(`${written} accounts written in ${((performance.now() - started) / 1000).toFixed(1)} s wall, ${cpuS.toFixed(1)} s CPU (${((cpuS * 1e6) / written).toFixed(0)} µs an account), ${writes} store writes; peak RSS ${mib(peakRss)} MiB`);

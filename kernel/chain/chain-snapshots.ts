@@ -9,8 +9,8 @@ import type { CommitProgress } from './commit-progress.js';
 import type { ValidatorSets } from './validator-sets.js';
 import type { StateSource } from '../state/overlay.js';
 
-/** Snapshot entries (and their tree leaves) per staged write of a streamed install. */
-export const SNAPSHOT_INSTALL_CHUNK = 16_384;
+/** Snapshot entries (and their tree leaves), then internal nodes, per staged write of a streamed install (small, as GENESIS_RANGE_CHUNK). */
+export const SNAPSHOT_INSTALL_CHUNK = 2048;
 
 export interface ChainSnapshotsDeps {
   readonly store: ChainStore;
@@ -74,7 +74,7 @@ export class ChainSnapshots {
         if (pending.length >= chunk) await flush();
       }
       await flush();
-      const root = await build.finish((ops) => store.writeStaged([], ops));
+      const root = await build.finish((ops) => store.writeStaged([], ops), chunk);
       const checked = await accept(store.state);
       if (!checked.ok) throw new Error(`snapshot refused: ${checked.reason}`);
       const block = checked.block;

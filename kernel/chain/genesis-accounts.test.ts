@@ -98,9 +98,10 @@ test('the ranges writer hands the store a chunk of entries and leaves at a time,
   const tree = new StateTree(kv, { prefix: utf8Bytes(PREFIX.treeNode) });
   const { root, accounts } = await writeGenesisRanges({ store, tree, shards: shardView(0, 1) }, [{ seed: 'bound', count: 1000, balance: '3' }], 64);
   assert.equal(accounts, 1000);
-  // 15 full chunks and one of 40 (an entry and a leaf each), then the internal nodes in one write.
+  // 15 full chunks and one of 40 (an entry and a leaf each), then the internal nodes a chunk at a time.
   assert.deepEqual(writes.slice(0, 16), [...Array<number>(15).fill(128), 80]);
-  assert.equal(writes.length, 17);
+  const internal = writes.slice(16);
+  assert.ok(internal.length >= 15 && internal.every((n) => n > 0 && n <= 64), `internal node writes ${internal.join(',')}`);
   assert.equal(reads, 0);
   assert.equal(tree.memoryBytes(), 0);
   assert.equal(toHex0x(root), await rootOf(await store.state.scan('')));

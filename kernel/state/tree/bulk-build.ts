@@ -4,7 +4,7 @@ import { EMPTY_ROOT, HASH_BYTES, hashKey, internalHash } from './hashing.js';
 import { encodeNode, makeLeaf } from './node-codec.js';
 
 /** Internal nodes handed to the sink per call while `finish` builds: bounds what waits in memory. */
-export const BULK_WRITE_NODES = 16_384;
+export const BULK_WRITE_NODES = 2048;
 
 const EMPTY = EMPTY_ROOT;
 
