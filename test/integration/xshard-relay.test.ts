@@ -198,11 +198,13 @@ test('a validator joins shard 1: its set changes; a bundle of the new set is ref
     const keyFile = join(net.dir, 'keys', 'joiner.json');
     writeKeyFile(keyFile, joinerKey.file);
     const [p2p] = await freePorts(1);
-    joiner = await spawnChainProcess(
-      ['node', '--network', 'devnet', '--data-dir', join(net.dir, 'node-joiner'), '--genesis', join(net.dir, 'genesis.json'), '--key', keyFile, '--rpc-port', '0', '--p2p-port', String(p2p), '--seeds', net.p2pAddresses.filter((_, k) => Math.floor(k / 2) === 1).join(',')],
-      { ...net.networkEnv, CHAIN_SHARDS: '2', CHAIN_SHARD_ID: '1', CHAIN_MIN_VALIDATORS: '2', CHAIN_LOG_LEVEL: 'info', CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_RPC_RATE_LIMIT: '100000', CHAIN_RPC_TRUSTED_IPS: '127.0.0.1' },
-      /"port":(\d+).*node RPC listening/,
-    );
+    const args = ['node', '--network', 'devnet', '--data-dir', join(net.dir, 'node-joiner'), '--genesis', join(net.dir, 'genesis.json'), '--key', keyFile, '--rpc-port', '0', '--p2p-port', String(p2p), '--seeds', net.p2pAddresses.filter((_, k) => Math.floor(k / 2) === 1).join(',')];
+    const env = { ...net.networkEnv, CHAIN_SHARDS: '2', CHAIN_SHARD_ID: '1', CHAIN_MIN_VALIDATORS: '2', CHAIN_LOG_LEVEL: 'info', CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_RPC_RATE_LIMIT: '100000', CHAIN_RPC_TRUSTED_IPS: '127.0.0.1' };
+    const listening = /"port":(\d+).*node RPC listening/;
+    // Forgetting the shard is refused at start-up, naming the variable (§71), before it touches the data folder.
+    const { CHAIN_SHARD_ID: _, ...unsharded } = env;
+    await assert.rejects(spawnChainProcess(args, unsharded, listening), /CHAIN_SHARD_ID is not set/);
+    joiner = await spawnChainProcess(args, env, listening);
     const health = (await getJson(`${joiner.url}/health`)).body;
     assert.deepEqual([health.shard, health.n_shards], [1, 2]);
     const newSet = await until('shard 1\'s set to change', async () => {
