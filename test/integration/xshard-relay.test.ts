@@ -209,7 +209,8 @@ test('a validator joins shard 1: its set changes; a bundle of the new set is ref
     assert.deepEqual([health.shard, health.n_shards], [1, 2]);
     const newSet = await until('shard 1\'s set to change', async () => {
       const e = await shardEntry(1);
-      return e.validators_hash !== oldSet && (e.validators as Array<{ address: string }>).some((v) => v.address === JOINER) ? (e.validators_hash as string) : undefined;
+      // Its whole stake (min_stake at registration, then 5 COIN more): the set after both changes.
+      return (e.validators as Array<{ address: string; power: number }>).some((v) => v.address === JOINER && v.power === 15 * COIN) ? (e.validators_hash as string) : undefined;
     }, 60_000);
     assert.equal(((await shardEntry(1)).validators as unknown[]).length, 3);
     await until('the joining validator signing', async () => (joiner!.logs.some((l) => l.includes('this node is in the validator set from this height: signing')) ? true : undefined), 60_000);
