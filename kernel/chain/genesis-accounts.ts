@@ -37,7 +37,7 @@ export function* genesisRangeAccounts(range: GenesisAccountRange): Generator<rea
  * go to the store `chunk` accounts at a time as they are derived; the internal nodes are built once,
  * bottom-up over the sorted key hashes, when every account is known (`StateTree.bulkBuild`): each
  * node is written once and nothing is read back, where an update per chunk rewrote the upper paths
- * with every chunk (at 10^6 accounts ~8 SHA3 and as many node writes per account, a store read per
+ * with every chunk (at 10^6 accounts ~11 SHA3 and ~8 node writes per account, a store read per
  * path, and ~250 MiB of garbage per chunk). Memory: 72 bytes per account plus a chunk.
  *
  * Nothing here is the committed genesis yet: the store's head stays empty until `commitGenesis`,
@@ -54,7 +54,7 @@ export async function writeGenesisRanges(d: { readonly store: ChainStore; readon
  * store, and the returned build takes more keys before its `finish`, so the rest of genesis (its
  * listed accounts, validators, plugins' records) joins the one bottom-up build instead of an
  * update on top, which at 10^6 accounts read and rewrote ~9 nodes for each of its keys (12,000
- * listed accounts: +365 MiB RSS in-process, bench/genesis-write).
+ * listed accounts: +365 MiB RSS, measured in-process).
  */
 export async function stageGenesisRanges(d: { readonly store: ChainStore; readonly tree: StateTree; readonly shards: ShardView }, ranges: readonly GenesisAccountRange[], chunk = GENESIS_RANGE_CHUNK): Promise<{ build: TreeBulkBuild; accounts: number }> {
   const expected = ranges.reduce((sum, r) => sum + r.count, 0);
