@@ -56,9 +56,14 @@ export async function writeGenesisRanges(d: { readonly store: ChainStore; readon
  * update on top, which at 10^6 accounts read and rewrote ~9 nodes for each of its keys (12,000
  * listed accounts: +365 MiB RSS, measured in-process).
  */
+/** Keys the rest of genesis (listed accounts, validators, plugins' records) may add without the bulk build's arrays growing. */
+const GENESIS_REST_ROOM = 16_384;
+
 export async function stageGenesisRanges(d: { readonly store: ChainStore; readonly tree: StateTree; readonly shards: ShardView }, ranges: readonly GenesisAccountRange[], chunk = GENESIS_RANGE_CHUNK): Promise<{ build: TreeBulkBuild; accounts: number }> {
   const expected = ranges.reduce((sum, r) => sum + r.count, 0);
-  const build = d.tree.bulkBuild(Math.ceil(expected / d.shards.count));
+  // This shard's share of the ranges (a random share with several shards: 5 % over it) and room for
+  // the rest of genesis, which joins the same build: sized so that the arrays do not grow at the end.
+  const build = d.tree.bulkBuild(Math.ceil((expected / d.shards.count) * (d.shards.count > 1 ? 1.05 : 1)) + GENESIS_REST_ROOM);
   let accounts = 0;
   let entries: Array<readonly [string, Uint8Array]> = [];
   let leaves = new WriteBatch();

@@ -115,11 +115,13 @@ export class TreeBulkBuild {
     return hashes[0]!.slice();
   }
 
+  /** By half again, not double: at 10^6 keys a doubling holds 64 MiB that may never be used. */
   private grow(): void {
-    const keys = new Uint8Array(this.keyHashes.length * 2);
+    const slots = Math.ceil((this.keyHashes.length / HASH_BYTES) * 1.5);
+    const keys = new Uint8Array(slots * HASH_BYTES);
     keys.set(this.keyHashes);
     this.keyHashes = keys;
-    const leaves = new Uint8Array(this.leafHashes.length * 2);
+    const leaves = new Uint8Array(slots * HASH_BYTES);
     leaves.set(this.leafHashes);
     this.leafHashes = leaves;
   }
