@@ -112,10 +112,10 @@ export const HOST_FUEL = {
    * The first read of a state key in a call tree (a storage key, or a callee's record and code):
    * the node fetches it from its store while the call waits. The run that stopped there is charged
    * too, as fuel already used (runner.ts: the read premium). A contract thread's read waits for
-   * the main thread (contract-thread.ts): 20–57 µs a read measured, the most on a quiet machine,
-   * where the waiting threads are woken from idle.
+   * the main thread (contract-thread.ts): 20–80 µs of CPU a read measured, the most on a quiet
+   * machine, where the waiting threads are woken from idle.
    */
-  firstRead: 160_000,
+  firstRead: 300_000,
   /** call_contract, before the callee's instantiation (which costs its own INSTANCE_FUEL). */
   contractCall: 2_000,
 } as const;
