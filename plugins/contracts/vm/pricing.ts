@@ -112,10 +112,12 @@ export const HOST_FUEL = {
    * The first read of a state key in a call tree (a storage key, or a callee's record and code):
    * the node fetches it from its store while the call waits. The run that stopped there is charged
    * too, as fuel already used (runner.ts: the read premium). A contract thread's read waits for
-   * the main thread (contract-thread.ts): 20–80 µs of CPU a read measured, the most on a quiet
-   * machine, where the waiting threads are woken from idle.
+   * the main thread (contract-thread.ts): 15–80 µs of CPU a read measured, the most on a quiet
+   * machine, where the waiting threads are woken from idle. Not higher: a call that declares no
+   * gas_limit (every part 1 client's) runs on 50 gas, 10^6 fuel, and the token's `transfer_from`
+   * makes four first reads (about 204 000 fuel besides them; 844 000 in all at this price).
    */
-  firstRead: 300_000,
+  firstRead: 160_000,
   /** call_contract, before the callee's instantiation (which costs its own INSTANCE_FUEL). */
   contractCall: 2_000,
 } as const;
