@@ -53,10 +53,33 @@ test('a route the gateway forwards is described as the node describes it: parame
     const [n, g] = [node.get(key)!, gateway.get(key)!];
     if (n['x-declared'] !== true && g['x-declared'] !== true) continue;
     assert.equal(g['x-declared'], n['x-declared'], `${key}: declared on both or on neither`);
-    assert.equal(field(g, 'parameters'), field(n, 'parameters'), `${key}: the same parameters`);
+    assert.equal(field(withoutShardQuery(g, n), 'parameters'), field(n, 'parameters'), `${key}: the same parameters (the gateway's ?shard= aside)`);
     assert.equal(field(g, 'requestBody'), field(n, 'requestBody'), `${key}: the same body`);
     assert.equal(ok200(g), ok200(n), `${key}: the same answer`);
     assert.equal(g['x-proven-read'], n['x-proven-read'], `${key}: a proven read on both or on neither`);
+  }
+});
+
+/** The gateway's `?shard=` (decisions.md §73) on a route whose node declaration has none: the one parameter the gateway adds. */
+function withoutShardQuery(g: Operation, n: Operation): Operation {
+  const isShard = (p: unknown): boolean => (p as { name?: unknown; in?: unknown }).name === 'shard' && (p as { in?: unknown }).in === 'query';
+  const nodeHas = ((n.parameters ?? []) as unknown[]).some(isShard);
+  if (nodeHas || g.parameters === undefined) return g;
+  const { parameters, ...rest } = g;
+  const kept = (parameters as unknown[]).filter((p) => !isShard(p));
+  return kept.length === 0 ? rest : { ...rest, parameters: kept };
+}
+
+test('reads that name no address take ?shard= on the gateway (decisions.md §73); reads naming an address, and lookups asked of every shard, do not', () => {
+  const gateway = operations(read('gateway'));
+  const takesShard = (key: string): boolean => ((gateway.get(key)?.parameters ?? []) as Array<{ name: string; in: string }>).some((p) => p.name === 'shard' && p.in === 'query');
+  for (const key of ['get /health', 'get /api/v1/blocks', 'get /api/v1/blocks/{height}', 'get /api/v1/validators', 'get /api/v1/governance/params', 'get /api/v1/governance/proposals', 'get /api/v1/cross-shard/queue', 'get /api/v1/cross-shard/clients']) {
+    assert.ok(gateway.has(key), `${key} is served by the gateway`);
+    assert.ok(takesShard(key), `${key} takes ?shard=`);
+  }
+  for (const key of ['get /api/v1/accounts/{address}', 'get /api/v1/transactions/{hash}', 'get /api/v1/cross-shard/transfers/{id}']) {
+    assert.ok(gateway.has(key), `${key} is served by the gateway`);
+    assert.ok(!takesShard(key), `${key} goes to the owner or asks every shard: no ?shard=`);
   }
 });
 

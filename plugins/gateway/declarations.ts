@@ -2,6 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { AddressString, defineRoute } from '../../kernel/sdk.js';
 import { AiStatusFigures } from './ai-declarations.js';
 import { SHARDS_PATH } from './shards.js';
+import { ShardQuery } from './shard-query.js';
 
 /**
  * The gateway's own routes, declared (decisions.md §86–88, part 1's gateway rows): what its API
@@ -26,6 +27,8 @@ export const GatewayHealth = Type.Object({
   faucet_cooldown_store: Type.String(),
   warning: Type.Optional(Type.String()),
   ws_clients: Count(),
+  shard: Type.Optional(Count('with ?shard=: the shard whose node was asked (decisions.md §73)')),
+  n_shards: Type.Optional(Count('with ?shard=: the shards of the network')),
 });
 
 export const NetworkStatus = Type.Object({
@@ -106,7 +109,7 @@ export const TokenInfo = Type.Object({
 const NOT_BUILT = 'the browser crypto module is not built on this gateway';
 
 export const GATEWAY_ROUTES = {
-  health: defineRoute({ method: 'GET', path: '/health', summary: 'gateway health: its node\'s figures as last polled; 503 while no node answers', responses: { 200: GatewayHealth, 503: 'no node answers (the body is the same health record)' } }),
+  health: defineRoute({ method: 'GET', path: '/health', summary: 'gateway health: its node\'s figures as last polled, or with ?shard= a node of that shard asked now; 503 while no node answers', query: Type.Object({ shard: ShardQuery }), responses: { 200: GatewayHealth, 503: 'no node answers (the body is the same health record)' } }),
   metrics: defineRoute({ method: 'GET', path: '/metrics', summary: 'Prometheus metrics of the gateway', produces: 'text/plain', responses: { 200: Type.String() } }),
   latestBlock: defineRoute({ method: 'GET', path: '/api/v1/blocks/latest', summary: 'the newest committed block', responses: { 200: Type.Object({ block: Type.Record(Type.String(), Type.Unknown()) }), 404: 'no block has been committed yet' } }),
   networkStatus: defineRoute({ method: 'GET', path: '/api/v1/network/status', summary: 'the network as measured from its committed blocks (decisions.md §88)', responses: { 200: NetworkStatus } }),

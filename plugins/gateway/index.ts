@@ -8,7 +8,7 @@ import { registerOperationMethods, registerOperationRoutes } from './operation-r
 import { registerCoreRpcMethods } from './rpc-methods.js';
 import type { GatewayServices } from './services.js';
 import { SocketHub } from './socket.js';
-import { gatewayHealth } from './status.js';
+import { gatewayHealth, shardHealth } from './status.js';
 import { registerStatusRoutes } from './status-routes.js';
 import { registerGatewayApiReference } from './api-reference.js';
 import { loadCryptoModule, registerCryptoModuleRoutes } from './crypto-module.js';
@@ -32,7 +32,7 @@ export const gatewayPlugin = definePlugin<Record<string, unknown>, GatewayServic
     const s = api.services;
     for (const e of [...CORE_EVENTS, CONTRACT_ALERT_EVENT, ...s.blockEvents.events]) s.events.define(e);
     const hub = new SocketHub(s.config, api.hooks, s.events, s.reads, s.poller, s.router, s.metrics, api.log.child({ part: 'socket' }));
-    const health = () => gatewayHealth(s.config, s.poller, s.cooldown, () => hub.clientCount);
+    const health = (shard?: number) => (shard === undefined ? gatewayHealth(s.config, s.poller, s.cooldown, () => hub.clientCount) : shardHealth(shard, s.reads, s.router.shardCount, s.config, s.cooldown, () => hub.clientCount));
     const cryptoModule = loadCryptoModule();
     if (!cryptoModule) api.log.warn('the browser crypto module is not built (npm run build): /api/v1/wasm/* answer 503');
     const ai = createAiParts(s, api.log);

@@ -45,6 +45,11 @@ export class NodeReads {
     return p;
   }
 
+  /** Uncached from the nodes of one shard (`/health?shard=`). */
+  freshOnShard(shard: number, pathAndQuery: string): Promise<NodeAnswer> {
+    return this.client.request(this.router.nodesOfShard(shard), 'GET', pathAndQuery);
+  }
+
   /** Uncached, for data that must be fresh (the poller's /health). */
   fresh(pathAndQuery: string): Promise<NodeAnswer> {
     return this.client.request([this.primary], 'GET', pathAndQuery);

@@ -117,27 +117,12 @@ export class NodePoller {
     // `{error}`: read as a view it would say height 0, and the next good poll would announce the
     // whole chain again.
     if (health.status < 200 || health.status >= 300 || !isObject(health.body)) throw new Error(`node /health answered ${health.status}${health.status === 429 ? RATE_LIMITED_HINT : ''}`);
-    const h = health.body;
-    const reported = h.height;
-    if (typeof reported !== 'number' || !Number.isSafeInteger(reported) || reported < 0) throw new Error('node /health answered without a height');
+    const seen = viewOfHealth(health.body);
+    const reported = seen.height;
     // Heights only move forward: a node behind what was already announced (a lagging failover
     // node, a chain reset under a running gateway) is followed again once it passes that height.
-    const height = Math.max(reported, this.view?.height ?? 0);
-    this.view = {
-      reachable: true,
-      status: typeof h.status === 'string' ? h.status : 'ok',
-      height,
-      peers: num(h.peers),
-      round: num(h.round),
-      mempool: num(h.mempool),
-      tps: num(h.tps),
-      finality_ms: num(h.finality_ms),
-      validator_count: num(h.validator_count),
-      total_txs: num(h.total_txs),
-      chain_id: typeof h.chain_id === 'string' ? h.chain_id : null,
-      last_poll_at: Date.now(),
-      error: null,
-    };
+    this.view = { ...seen, height: Math.max(reported, this.view?.height ?? 0) };
+    const height = this.view.height;
     this.metrics.nodeUp.set(1);
     this.metrics.nodeHeight.set(height);
     if (this.lastHeight === undefined) {
@@ -185,6 +170,27 @@ function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
-function emptyView(): NodeView {
+/** A node's `/health` answer as a view; throws when it carries no height (then it is no health record). */
+export function viewOfHealth(h: Record<string, unknown>): NodeView {
+  const height = h.height;
+  if (typeof height !== 'number' || !Number.isSafeInteger(height) || height < 0) throw new Error('node /health answered without a height');
+  return {
+    reachable: true,
+    status: typeof h.status === 'string' ? h.status : 'ok',
+    height,
+    peers: num(h.peers),
+    round: num(h.round),
+    mempool: num(h.mempool),
+    tps: num(h.tps),
+    finality_ms: num(h.finality_ms),
+    validator_count: num(h.validator_count),
+    total_txs: num(h.total_txs),
+    chain_id: typeof h.chain_id === 'string' ? h.chain_id : null,
+    last_poll_at: Date.now(),
+    error: null,
+  };
+}
+
+export function emptyView(): NodeView {
   return { reachable: false, status: 'node_unreachable', height: 0, peers: 0, round: 0, mempool: 0, tps: 0, finality_ms: 0, validator_count: 0, total_txs: 0, chain_id: null, last_poll_at: 0, error: null };
 }

@@ -42,9 +42,11 @@ test("a plugin route's query is judged by the plugin's schema before anything is
   const validators = defineRoute({ method: 'GET', path: '/api/v1/example/validators', summary: 'test', query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1 })) }), responses: { 200: Type.Object({}) } }) as unknown as DeclaredRoute;
   const forwarded: string[] = [];
   const routes = table([{ plugin: 'example', route: validators, shardParam: undefined }], forwarded);
-  assert.equal(entry(routes, 'GET', '/api/v1/example/validators')?.declared, validators);
+  const served = entry(routes, 'GET', '/api/v1/example/validators')?.declared;
+  assert.deepEqual(Object.keys((served?.query as { properties: object } | undefined)?.properties ?? {}), ['limit', 'shard'], 'the plugin\'s query, and the gateway\'s ?shard= (decisions.md §73)');
   const get = async (query: string): Promise<unknown> => entry(routes, 'GET', '/api/v1/example/validators')!.handler({ method: 'GET', path: '/api/v1/example/validators', params: {}, query: new URLSearchParams(query), headers: {}, body: undefined, ip: '127.0.0.1' } satisfies RpcRequest);
   await assert.rejects(get('limit=0'), (e: { status?: number; message?: string }) => e.status === 400 && /query parameter limit/.test(e.message ?? ''));
+  await assert.rejects(get('shard=x'), (e: { status?: number; message?: string }) => e.status === 400 && /query parameter shard/.test(e.message ?? ''));
   assert.deepEqual(forwarded, []);
   await get('limit=5');
   assert.deepEqual(forwarded, ['/api/v1/example/validators?limit=5']);

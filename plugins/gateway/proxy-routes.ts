@@ -7,6 +7,7 @@ import { homeShard } from './plugin-reads.js';
 import { VALIDATORS_PATH } from './validators.js';
 import { CROSS_SHARD_PATHS, EVERY_SHARD_READS, firstFound, mergedQueue, shardQuery, submissionShard } from './cross-shard.js';
 import { namedAddress } from './node-reads.js';
+import { takesShardQuery, withShardQuery } from './shard-query.js';
 
 /** The kernel's REST reads the gateway serves (part 1, every path not marked Node only), cached. */
 export const PROXIED_GETS = [
@@ -83,7 +84,8 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   };
 
   const kernel = new Map<string, DeclaredRoute>(Object.values(KERNEL_ROUTES).map((r) => [`${r.method} ${r.path}`, r as unknown as DeclaredRoute]));
-  for (const path of PROXIED_GETS) served('GET', path, counted(path, (req) => shardedRead(s, path, req, undefined)), kernel.get(`GET ${path}`), 'kernel');
+  const asServed = (path: string, declared: DeclaredRoute | undefined): DeclaredRoute | undefined => (declared !== undefined && takesShardQuery(path) ? withShardQuery(declared) : declared);
+  for (const path of PROXIED_GETS) served('GET', path, counted(path, (req) => shardedRead(s, path, req, undefined)), asServed(path, kernel.get(`GET ${path}`)), 'kernel');
 
   // The faucet goes through the gateway's cooldown and FAUCET_AMOUNT cap (submissions.ts).
   const faucet = counted(FAUCET_PATH, (req) => s.submissions.faucet(req.body, req.ip));
@@ -96,7 +98,10 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
     return counted(path, (req) => shardedRead(s, path, req, home()));
   };
   // The routes state plugins list in their definitions, to the shard of a plugin that keeps its records on one.
-  for (const { plugin, route, shardParam } of s.pluginRoutes) served(route.method, route.path, forward(route.method, route.path, shardParam, route), route, plugin);
+  for (const { plugin, route, shardParam } of s.pluginRoutes) {
+    const routedByQuery = route.method === 'GET' && shardParam === undefined && route.produces === undefined;
+    served(route.method, route.path, forward(route.method, route.path, shardParam, route), routedByQuery ? asServed(route.path, route) : route, plugin);
+  }
   if (!routes.has('POST', FAUCET_PATH)) routes.add('POST', FAUCET_PATH, faucet, { tag: 'faucet' });
 
   const submit = counted('/api/v1/transactions', (req) => s.submissions.transaction(req.body, req.bodyText));

@@ -4,7 +4,8 @@ import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
 import { NetworkSummary } from './network-summary.js';
 import { shardsOverview } from './shards.js';
-import { assembledStateRoot } from './cross-shard.js';
+import { assembledStateRoot, shardQuery } from './cross-shard.js';
+import type { HealthAnswer } from './status.js';
 import { GATEWAY_ROUTES } from './declarations.js';
 
 /**
@@ -14,9 +15,9 @@ import { GATEWAY_ROUTES } from './declarations.js';
  */
 const KERNEL_TAG = { tag: 'kernel' } as const;
 
-export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: () => Promise<{ healthy: boolean; body: Record<string, unknown> }>, aiFigures: () => Promise<Record<string, unknown>>, wasmVersion: string | null): void {
-  routes.serve(GATEWAY_ROUTES.health, async () => {
-    const h = await health();
+export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: (shard?: number) => Promise<HealthAnswer>, aiFigures: () => Promise<Record<string, unknown>>, wasmVersion: string | null): void {
+  routes.serve(GATEWAY_ROUTES.health, async (req) => {
+    const h = await health(req.query.shard === undefined ? undefined : shardQuery(req.raw.query, s.router.shardCount));
     // 503 while no node answers, so a load balancer takes this gateway out of rotation.
     return reply(h.healthy ? 200 : 503, h.body);
   }, KERNEL_TAG);

@@ -1,6 +1,8 @@
 import type { GatewayConfig } from './config.js';
 import type { FaucetCooldown } from './faucet-cooldown.js';
-import type { NodePoller, NodeView } from './poller.js';
+import { emptyView, viewOfHealth, type NodePoller, type NodeView } from './poller.js';
+import { isObject } from './node-client.js';
+import type { NodeReads } from './node-reads.js';
 
 /**
  * The gateway's own health (part 1: `status`, `network`, `height`, `peers`, `round`, `mempool`),
@@ -9,12 +11,38 @@ import type { NodePoller, NodeView } from './poller.js';
  * gateway, failing) the figures are the last ones it gave, `node_reachable` is false and
  * `node_error` says why.
  */
-export async function gatewayHealth(config: GatewayConfig, poller: NodePoller, cooldown: FaucetCooldown, wsClients: () => number): Promise<{ healthy: boolean; body: Record<string, unknown> }> {
+export async function gatewayHealth(config: GatewayConfig, poller: NodePoller, cooldown: FaucetCooldown, wsClients: () => number): Promise<HealthAnswer> {
   let view: NodeView | undefined = poller.last;
   if (!view || Date.now() - view.last_poll_at > 2 * config.pollIntervalMs) {
     await poller.pollOnce();
     view = poller.last;
   }
+  return healthRecord(view, config, cooldown, wsClients);
+}
+
+/**
+ * decisions.md §73: `/health?shard=<s>`, the same record from a node of shard s asked now (the
+ * poller follows the primary node only), with `shard` and `n_shards`.
+ */
+export async function shardHealth(shard: number, reads: NodeReads, shardCount: number, config: GatewayConfig, cooldown: FaucetCooldown, wsClients: () => number): Promise<HealthAnswer> {
+  let view: NodeView;
+  try {
+    const answer = await reads.freshOnShard(shard, '/health');
+    if (answer.status < 200 || answer.status >= 300 || !isObject(answer.body)) throw new Error(`node /health answered ${answer.status}`);
+    view = viewOfHealth(answer.body);
+  } catch (e: unknown) {
+    view = { ...emptyView(), last_poll_at: Date.now(), error: e instanceof Error ? e.message : String(e) };
+  }
+  const { healthy, body } = healthRecord(view, config, cooldown, wsClients);
+  return { healthy, body: { ...body, shard, n_shards: shardCount } };
+}
+
+export interface HealthAnswer {
+  readonly healthy: boolean;
+  readonly body: Record<string, unknown>;
+}
+
+function healthRecord(view: NodeView | undefined, config: GatewayConfig, cooldown: FaucetCooldown, wsClients: () => number): HealthAnswer {
   const reachable = view?.reachable === true;
   const store = cooldown.backend;
   const degraded = store === 'memory (redis unavailable)';

@@ -153,6 +153,15 @@ test('the gateway routes as §73/§77 say: ?shard=, /state/root with global_root
   const commit1 = (await getJson(`${gw}/api/v1/blocks/1/commit?shard=1`)).body;
   assert.equal((commit1.header as { shard: number }).shard, 1);
   assert.equal(((await getJson(`${gw}/api/v1/blocks/1/commit`)).body.header as { shard: number }).shard, 0, 'default shard 0');
+  // /health takes ?shard= too (§73): the record of a node of that shard, asked now.
+  for (const shard of [0, 1]) {
+    const h = await getJson(`${gw}/health?shard=${shard}`);
+    assert.equal(h.status, 200, JSON.stringify(h.body));
+    assert.deepEqual([h.body.shard, h.body.n_shards, h.body.node_reachable], [shard, 2, true]);
+    const own = (await getJson(`${shardNodes(shard)[0]!}/health`)).body;
+    assert.ok(Math.abs((h.body.height as number) - (own.height as number)) <= 3, `shard ${shard}'s height through the gateway ${String(h.body.height)}, its node ${String(own.height)}`);
+  }
+  assert.equal((await getJson(`${gw}/health?shard=2`)).status, 400);
   // A node fills its own entry of /state/root; the gateway every shard's, and the global root over them.
   const own = (await getJson(`${shardNodes(1)[0]!}/api/v1/state/root`)).body;
   assert.equal((own.shard_roots as unknown[])[0], null);
