@@ -34,17 +34,23 @@ function deployed(address: string, bytes: Uint8Array, kv = new Map<string, Uint8
 /** An asynchronous reader over a map, as a store is. */
 const readerOf = (kv: Map<string, Uint8Array>) => ({ get: async (k: string) => kv.get(k) });
 
+/** The token's initialize, run in `thread` and in this thread: both results, checked equal (fuel, writes, events). */
+async function initializedBoth(thread: ContractThread, kv: Map<string, Uint8Array>) {
+  const frame = { contract: T, caller: 'chain:0123456789abcde.human', entry: 'call' as const, input: initializeInput({ name: 'T', symbol: 'T', decimals: 6, total_supply: '10' }, 6) };
+  const there = await thread.run({ reader: readerOf(kv), loadMetered: noMetered }, BLOCK, frame, 10n ** 9n, limits);
+  const here = await runTree(new Vm(), readerOf(kv), BLOCK, frame, 10n ** 9n, limits);
+  assert.ok(!isFailure(there) && !isFailure(here));
+  assert.equal(there.outcome.fuelUsed, here.outcome.fuelUsed);
+  assert.deepEqual(there.writes, here.writes);
+  assert.deepEqual(there.events, here.events);
+  return { frame, there };
+}
+
 test('a call tree in a contract thread: its reads wait on this thread, it runs once, and its writes, events and fuel are the ones this thread computes', async () => {
   const kv = deployed(T, templateBytecode('token.wasm'));
   const thread = new ContractThread({ meteredBytes: 16 * 1024 * 1024, name: 'test' });
   try {
-    const frame = { contract: T, caller: 'chain:0123456789abcde.human', entry: 'call' as const, input: initializeInput({ name: 'T', symbol: 'T', decimals: 6, total_supply: '10' }, 6) };
-    const there = await thread.run({ reader: readerOf(kv), loadMetered: noMetered }, BLOCK, frame, 10n ** 9n, limits);
-    const here = await runTree(new Vm(), readerOf(kv), BLOCK, frame, 10n ** 9n, limits);
-    assert.ok(!isFailure(there) && !isFailure(here));
-    assert.equal(there.outcome.fuelUsed, here.outcome.fuelUsed);
-    assert.deepEqual(there.writes, here.writes);
-    assert.deepEqual(there.events, here.events);
+    const { frame, there } = await initializedBoth(thread, kv);
     for (const [k, v] of there.writes) if (v) kv.set(k, v);
     const transfer = { ...frame, input: callInput(JSON.stringify({ function: 'transfer', args: { to: 'chain:fedcba987654321.human', amount: '1' } }), 6).bytes };
     const t1 = await thread.run({ reader: readerOf(kv), loadMetered: noMetered }, BLOCK, transfer, 10n ** 9n, limits);
@@ -72,12 +78,7 @@ test('a read woken before its reply is readable on the port waits for the reply 
     await answer(f, port, signal);
   };
   try {
-    const frame = { contract: T, caller: 'chain:0123456789abcde.human', entry: 'call' as const, input: initializeInput({ name: 'T', symbol: 'T', decimals: 6, total_supply: '10' }, 6) };
-    const there = await thread.run({ reader: readerOf(kv), loadMetered: noMetered }, BLOCK, frame, 10n ** 9n, limits);
-    const here = await runTree(new Vm(), readerOf(kv), BLOCK, frame, 10n ** 9n, limits);
-    assert.ok(!isFailure(there) && !isFailure(here));
-    assert.equal(there.outcome.fuelUsed, here.outcome.fuelUsed);
-    assert.deepEqual(there.writes, here.writes);
+    await initializedBoth(thread, kv);
   } finally {
     await thread.close();
   }
