@@ -16,10 +16,11 @@
  * dependent instructions runs at their latency.
  *
  * Schedule 2 (2026-11-28, metering "m4"): a compare whose result is a value, `eqz`, `select` and
- * i64 division priced on their own, first reads, `storage_read`, calls, table slots and a deploy's
- * instructions and regions raised;
- * the gas of most contract calls went up with it (bench/contracts-calibration.bench.ts had put
- * compare/select/eqz at 4–8.5×, i64 div/rem at 4–7× and a first read at up to 9.9× the median).
+ * i64 division priced on their own; first reads, `storage_read`, deletes, calls, table slots and
+ * a deploy's instructions, regions and bytes raised. The fuel of most calls went up with it, and
+ * so the gas of deploys and of calls above the base 50 gas (bench/contracts-calibration.bench.ts
+ * had put compare/select/eqz at 4–8.5×, i64 div/rem at 4–7× and a first read at up to 9.9× the
+ * median).
  */
 
 /** Fuel of one instruction, by class; the metering pass (instrument.ts) sums them per control region. */
