@@ -117,3 +117,17 @@ test('a contract thread that dies fails what it was running as the node\'s fault
     await thread.close();
   }
 });
+
+test('after a fault the next request runs on a new thread and port, so no late reply of the failed read can answer a later one', async () => {
+  const kv = deployed(T, templateBytecode('token.wasm'));
+  const thread = new ContractThread({ meteredBytes: 16 * 1024 * 1024, name: 'test-fault' });
+  try {
+    const frame = { contract: T, caller: 'chain:0123456789abcde.human', entry: 'call' as const, input: initializeInput({ name: 'T', symbol: 'T', decimals: 6, total_supply: '10' }, 6) };
+    const failing = { get: async (): Promise<Uint8Array | undefined> => Promise.reject(new Error('disk gone')) };
+    await assert.rejects(thread.run({ reader: failing, loadMetered: noMetered }, BLOCK, frame, 10n ** 9n, limits), (e: unknown) => e instanceof NodeFault && /disk gone/.test((e as Error).message));
+    assert.equal(thread.running, false, 'the faulted thread is gone');
+    await initializedBoth(thread, kv);
+  } finally {
+    await thread.close();
+  }
+});

@@ -74,6 +74,9 @@ export class ContractThread {
       this.pending.delete(reply.id);
       this.holdWhileBusy();
       p.resolve(reply as ThreadReply);
+      // A fault may leave a read's late reply on the port, which the next read would take for its
+      // own (replies carry no key): the next request gets a new thread and a new port.
+      if ((reply as ThreadReply).kind === 'fault') this.terminate(new NodeFault(`the contract thread ${this.opts.name} was replaced after a fault`));
     });
     const gone = (why: string): void => {
       markLoaded();

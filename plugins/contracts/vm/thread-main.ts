@@ -23,7 +23,11 @@ let current = 0;
 const LATE_ANSWER_MS = 5_000;
 
 function fetchSync(request: FetchRequest): FetchReply {
-  Atomics.store(signal, 0, READ_PENDING);
+  // A thread told to stop while it ran does not start a read it would wait on forever.
+  if (Atomics.exchange(signal, 0, READ_PENDING) === THREAD_STOPPING) {
+    Atomics.store(signal, 0, THREAD_STOPPING);
+    throw new NodeFault(`the contract thread is stopping: no ${request.ns} read of ${request.key}`);
+  }
   port.postMessage(request);
   let got: ReturnType<typeof receiveMessageOnPort>;
   // Answered, the reply is on the port; but it was seen not yet readable there when the thread
