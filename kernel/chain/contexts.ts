@@ -54,7 +54,9 @@ export interface ContextEnv {
  * state, one source for every transaction).
  */
 const NO_BOUNDARY = {};
-type StoreCache<S> = WeakMap<object, WeakMap<StateSource, Map<string, S>>>;
+/** A store made for a namespace, and whether it was guarded (its plugin declared its stores then). */
+type Made<S> = { readonly held: boolean; readonly store: S };
+type StoreCache<S> = WeakMap<object, WeakMap<StateSource, Map<string, Made<S>>>>;
 /** Read-only and writable stores apart: one overlay is read through both kinds of context. */
 const readStores: StoreCache<ReadonlyStore> = new WeakMap();
 const writeStores: StoreCache<Store> = new WeakMap();
@@ -66,10 +68,10 @@ function storeFor<S>(cache: StoreCache<S>, e: ContextEnv, source: StateSource, n
   let byNs = bySource.get(source);
   if (byNs === undefined) bySource.set(source, (byNs = new Map()));
   // A plugin whose declarations load after boot (a service plugin loaded at runtime) gets a guarded store from then on.
-  const at = e.boundary?.holds(ns) ? `held:${ns}` : ns;
-  let store = byNs.get(at);
-  if (store === undefined) byNs.set(at, (store = make()));
-  return store;
+  const held = e.boundary?.holds(ns) === true;
+  let made = byNs.get(ns);
+  if (made === undefined || made.held !== held) byNs.set(ns, (made = { held, store: make() }));
+  return made.store;
 }
 
 /**

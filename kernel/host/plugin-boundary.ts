@@ -60,29 +60,21 @@ export class PluginBoundary {
   /** `ctx.store` of a read-only context, checked against the plugin's stores. */
   readonlyStore(plugin: string, store: ReadonlyStore): ReadonlyStore {
     const d = this.declared.get(plugin);
-    return d ? guardedReadonly(plugin, 'state', d.state, store) : store;
+    return d ? new GuardedReadonly(plugin, 'state', d.state, store) : store;
   }
 
   /** `ctx.store` of a write context. */
   store(plugin: string, store: Store): Store {
     const d = this.declared.get(plugin);
-    if (!d) return store;
-    const check = keyCheck(plugin, 'state', d.state);
-    return {
-      ...guardedReadonly(plugin, 'state', d.state, store),
-      set: (key, value) => (check(key, 'write'), store.set(key, value)),
-      setRecord<T>(key: string, value: T, codec?: RecordCodec<T>) {
-        check(key, 'write');
-        store.setRecord(key, value, codec);
-      },
-      delete: (key) => (check(key, 'delete'), store.delete(key)),
-    };
+    return d ? new GuardedStore(plugin, d.state, store) : store;
   }
 
   /** What a route reads of the plugin's index (`api.services.index(name)`), checked like `ctx.index`. */
   indexReader<R extends ReadonlyStore>(plugin: string, reader: R): R {
     const d = this.declared.get(plugin);
-    return d ? { ...reader, ...guardedReadonly(plugin, 'index', d.index, reader) } : reader;
+    if (!d) return reader;
+    const guarded = new GuardedReadonly(plugin, 'index', d.index, reader);
+    return { ...reader, namespace: guarded.namespace, get: (key) => guarded.get(key), getRecord: (key, codec) => guarded.getRecord(key, codec), scan: (prefix, options) => guarded.scan(prefix, options) };
   }
 
   /** `ctx.index`, checked against the plugin's index stores. */
@@ -132,29 +124,73 @@ function layoutsOf(plugin: string, field: 'stores' | 'indexes', handles: readonl
   return layouts;
 }
 
-function keyCheck(plugin: string, where: 'state' | 'index', layouts: readonly KeyLayout[]): (key: string, how: 'read' | 'write' | 'delete') => void {
-  return (key, how) => {
-    if (layouts.some((l) => l.holds(key))) return;
-    throw new PluginBoundaryError(`plugin "${plugin}" tried to ${how} the ${where} key "${key.slice(0, 200)}", which none of its declared ${where === 'state' ? 'stores' : 'indexes'} holds (${layouts.map((l) => l.text).join(', ') || 'it declares none'})`);
-  };
+/** Throws unless one of `layouts` holds `key`. */
+function checkKey(plugin: string, where: 'state' | 'index', layouts: readonly KeyLayout[], key: string, how: 'read' | 'write' | 'delete'): void {
+  for (const l of layouts) if (l.holds(key)) return;
+  throw new PluginBoundaryError(`plugin "${plugin}" tried to ${how} the ${where} key "${key.slice(0, 200)}", which none of its declared ${where === 'state' ? 'stores' : 'indexes'} holds (${layouts.map((l) => l.text).join(', ') || 'it declares none'})`);
 }
 
-function guardedReadonly(plugin: string, where: 'state' | 'index', layouts: readonly KeyLayout[], store: ReadonlyStore): ReadonlyStore {
-  const check = keyCheck(plugin, where, layouts);
-  return {
-    namespace: store.namespace,
-    get: (key) => (check(key, 'read'), store.get(key)),
-    getRecord<T>(key: string, codec?: RecordCodec<T>) {
-      check(key, 'read');
-      return store.getRecord(key, codec);
-    },
-    // Forwarded whole: the kernel's scan options (bounds) pass through untouched.
-    scan: (...args: Parameters<ReadonlyStore['scan']>) => {
-      const prefix = args[0] ?? '';
-      if (!layouts.some((l) => l.containsScan(prefix))) {
-        throw new PluginBoundaryError(`plugin "${plugin}" tried to scan the ${where} prefix "${prefix.slice(0, 200)}", which is not inside one of its declared ${where === 'state' ? 'stores' : 'indexes'} (${layouts.map((l) => l.text).join(', ') || 'it declares none'})`);
-      }
-      return store.scan(...args);
-    },
-  };
+function keyCheck(plugin: string, where: 'state' | 'index', layouts: readonly KeyLayout[]): (key: string, how: 'read' | 'write' | 'delete') => void {
+  return (key, how) => checkKey(plugin, where, layouts, key, how);
+}
+
+/**
+ * A plugin's store held to its declared layouts. A class rather than closures: a block builds
+ * one per plugin per transaction (each runs on its own overlay), so it should cost one object.
+ */
+class GuardedReadonly implements ReadonlyStore {
+  constructor(
+    protected readonly plugin: string,
+    protected readonly where: 'state' | 'index',
+    protected readonly layouts: readonly KeyLayout[],
+    private readonly inner: ReadonlyStore,
+  ) {}
+
+  get namespace(): string {
+    return this.inner.namespace;
+  }
+
+  get(key: string): Promise<Uint8Array | undefined> {
+    checkKey(this.plugin, this.where, this.layouts, key, 'read');
+    return this.inner.get(key);
+  }
+
+  getRecord<T>(key: string, codec?: RecordCodec<T>): Promise<T | undefined> {
+    checkKey(this.plugin, this.where, this.layouts, key, 'read');
+    return this.inner.getRecord(key, codec);
+  }
+
+  // Forwarded whole: the kernel's scan options (bounds) pass through untouched.
+  scan(...args: Parameters<ReadonlyStore['scan']>): ReturnType<ReadonlyStore['scan']> {
+    const prefix = args[0] ?? '';
+    if (!this.layouts.some((l) => l.containsScan(prefix))) {
+      throw new PluginBoundaryError(`plugin "${this.plugin}" tried to scan the ${this.where} prefix "${prefix.slice(0, 200)}", which is not inside one of its declared ${this.where === 'state' ? 'stores' : 'indexes'} (${this.layouts.map((l) => l.text).join(', ') || 'it declares none'})`);
+    }
+    return this.inner.scan(...args);
+  }
+}
+
+class GuardedStore extends GuardedReadonly implements Store {
+  constructor(
+    plugin: string,
+    layouts: readonly KeyLayout[],
+    private readonly writable: Store,
+  ) {
+    super(plugin, 'state', layouts, writable);
+  }
+
+  set(key: string, value: Uint8Array): void {
+    checkKey(this.plugin, this.where, this.layouts, key, 'write');
+    this.writable.set(key, value);
+  }
+
+  setRecord<T>(key: string, value: T, codec?: RecordCodec<T>): void {
+    checkKey(this.plugin, this.where, this.layouts, key, 'write');
+    this.writable.setRecord(key, value, codec);
+  }
+
+  delete(key: string): void {
+    checkKey(this.plugin, this.where, this.layouts, key, 'delete');
+    this.writable.delete(key);
+  }
 }

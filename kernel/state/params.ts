@@ -70,11 +70,24 @@ export class ParamRegistry {
         const spec = this.specs.get(key);
         if (!spec) throw new Error(`unknown parameter "${key}"`);
         const raw = await source.get(`${PARAMS_NAMESPACE}/${key}`);
-        return raw === undefined ? spec.default : bigintCodec.decode(raw);
+        return raw === undefined ? spec.default : decodeParam(raw);
       },
       problem: (key: string, value: bigint) => this.checkValue(key, value),
     };
   }
+}
+
+/**
+ * Decoded values by the bytes object they were read from: the state cache and overlays hand back
+ * the same object until the parameter is rewritten, and state bytes are never changed in place,
+ * so a parameter read by every transaction (a plugin's on/off switch, a threshold) is parsed once.
+ */
+const decodedParams = new WeakMap<Uint8Array, bigint>();
+
+function decodeParam(raw: Uint8Array): bigint {
+  let v = decodedParams.get(raw);
+  if (v === undefined) decodedParams.set(raw, (v = bigintCodec.decode(raw)));
+  return v;
 }
 
 export function paramStateKey(key: string): string {
