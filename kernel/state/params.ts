@@ -65,15 +65,32 @@ export class ParamRegistry {
   }
 
   reader(source: StateSource): ParamReader {
-    return {
-      get: async (key: string) => {
-        const spec = this.specs.get(key);
-        if (!spec) throw new Error(`unknown parameter "${key}"`);
-        const raw = await source.get(`${PARAMS_NAMESPACE}/${key}`);
-        return raw === undefined ? spec.default : decodeParam(raw);
-      },
-      problem: (key: string, value: bigint) => this.checkValue(key, value),
-    };
+    return new SourceParams(this, source);
+  }
+
+  /** The spec of `key`, or a throw naming it: a plugin reads only declared parameters. */
+  declared(key: string): ParamSpec {
+    const spec = this.specs.get(key);
+    if (!spec) throw new Error(`unknown parameter "${key}"`);
+    return spec;
+  }
+}
+
+/** `ctx.params` over one source: a class, as a block makes one per transaction that reads a parameter. */
+class SourceParams implements ParamReader {
+  constructor(
+    private readonly registry: ParamRegistry,
+    private readonly source: StateSource,
+  ) {}
+
+  async get(key: string): Promise<bigint> {
+    const spec = this.registry.declared(key);
+    const raw = await this.source.get(`${PARAMS_NAMESPACE}/${key}`);
+    return raw === undefined ? spec.default : decodeParam(raw);
+  }
+
+  problem(key: string, value: bigint): string | null {
+    return this.registry.checkValue(key, value);
   }
 }
 
