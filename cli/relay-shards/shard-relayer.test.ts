@@ -129,6 +129,20 @@ test('a stale client is updated with the commit of the set change and the next s
   assert.equal(posted(shards[0]!, '/cross-shard/commit').length, 1);
 });
 
+test('sets changed at two consecutive heights: the second update is the header at trusted_height, the only one the adopted set certified that names the next', async () => {
+  const { shards, relayer } = harness();
+  // s1 decides 1..12, n1 decides only 13, n2 from 14: header 12 names n1, header 13 names n2.
+  shards[1]!.setAt = (h) => (h <= 12 ? 's1' : h === 13 ? 'n1' : 'n2');
+  await relayer.poll();
+  assert.deepEqual(posted(shards[0]!, '/cross-shard/headers').map((p) => p.body.height), [12]);
+  shards[0]!.clients = [{ shard: 1, validators_hash: 'hash-n1', trusted_height: 13 }];
+  await relayer.poll();
+  const second = posted(shards[0]!, '/cross-shard/headers')[1]!.body as unknown as CommitAnswer & { next_validators: WireValidator[] };
+  assert.equal(second.height, 13);
+  assert.deepEqual([second.header.validators_hash, second.header.next_validators_hash], ['hash-n1', 'hash-n2']);
+  assert.deepEqual(second.next_validators, set('n2'));
+});
+
 test('a shard entry without validators_hash: the set is read from the head commit header', async () => {
   const { shards, relayer } = harness();
   const real = shards[1]!.get.bind(shards[1]!);

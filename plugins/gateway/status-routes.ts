@@ -17,7 +17,8 @@ const KERNEL_TAG = { tag: 'kernel' } as const;
 
 export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: (shard?: number) => Promise<HealthAnswer>, aiFigures: () => Promise<Record<string, unknown>>, wasmVersion: string | null): void {
   routes.serve(GATEWAY_ROUTES.health, async (req) => {
-    const h = await health(req.query.shard === undefined ? undefined : shardQuery(req.raw.query, s.router.shardCount));
+    // `?shard=` given empty is refused too: the declaration's parse drops empty values.
+    const h = await health(req.raw.query.has('shard') ? shardQuery(req.raw.query, s.router.shardCount) : undefined);
     // 503 while no node answers, so a load balancer takes this gateway out of rotation.
     return reply(h.healthy ? 200 : 503, h.body);
   }, KERNEL_TAG);

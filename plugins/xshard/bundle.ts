@@ -75,7 +75,11 @@ export function verifySetUpdate(answer: { header: unknown; certificate: unknown;
   }
   const h = commit.header;
   if (h.shard !== client.shard) throw badRequest(`the header does not verify: shard: it is of shard ${h.shard}, not ${client.shard}`);
-  if (h.height <= client.trusted_height) throw badRequest(`the header does not verify: height: ${h.height} is not above trusted_height ${client.trusted_height}`);
+  // At trusted_height, not only above it: that header is the adopted set's own first, and the one
+  // that names the set after it when the set changes at two consecutive heights (no other header
+  // the trusted set certifies names that set). Below it, a header of an older set could take the
+  // client back to a set that no longer decides.
+  if (h.height < client.trusted_height) throw badRequest(`the header does not verify: height: ${h.height} is below trusted_height ${client.trusted_height}`);
   if (h.nextValidatorsHash === h.validatorsHash) throw badRequest(`the header names no new set: next_validators_hash equals validators_hash ${h.validatorsHash}`);
   let next: lightClient.LightValidator[];
   try {

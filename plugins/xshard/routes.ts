@@ -91,7 +91,7 @@ export const headersRoute = defineRoute({
   body: HeaderUpdate,
   bodyCheck: 'handler',
   nodeOnly: true,
-  responses: { 200: SubmittedView, 400: 'a header not certified by more than 2/3 of the trusted set, not above trusted_height, naming no new set, or a next set that does not hash to it' },
+  responses: { 200: SubmittedView, 400: 'a header not certified by more than 2/3 of the trusted set, below trusted_height, naming no new set, or a next set that does not hash to it' },
 });
 
 /** The routes the gateway forwards (part 1); the header update is Node only. */

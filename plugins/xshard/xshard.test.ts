@@ -228,7 +228,7 @@ test('§76 ack, aborted: the lock is refunded (the value, not the fee) at this h
   await refused(judge(n, (ctx) => judgeAck(ctx, bundle)), 409, /already refunded/);
 });
 
-test('§72 set update: a header certified by the trusted set naming a new set is adopted at height + 1; exactly 2/3, a stale height and a same-set header are refused', async () => {
+test('§72 set update: a header certified by the trusted set naming a new set is adopted at height + 1; exactly 2/3, a height below trusted_height and a same-set header are refused', async () => {
   const n = await shard0();
   const next = shardSigners(1, [10, 10, 10], 150);
   await refused(judge(n, (ctx) => judgeHeaders(ctx, setUpdateOf(9, S1, S1))), 400, /names no new set/);
@@ -243,7 +243,23 @@ test('§72 set update: a header certified by the trusted set naming a new set is
   await refused(judge(n, async (ctx) => judgeCommit(ctx, await bundleOf('lock', lockKey(lock.id), lock, { height: 12, set: S1 }))), 400, /validator_set/);
   await refused(judge(n, async (ctx) => judgeCommit(ctx, await bundleOf('lock', lockKey(lock.id), lock, { height: 12, set: next, signers: next.slice(0, 2) }))), 400, /trusted_power/);
   await judge(n, async (ctx) => judgeCommit(ctx, await bundleOf('lock', lockKey(lock.id), lock, { height: 12, set: next })));
-  await refused(judge(n, (ctx) => judgeHeaders(ctx, setUpdateOf(10, next, S1))), 400, /not above trusted_height 10/);
+  // A header of the adopted set from before it decided (a replay that would take the client back) is refused.
+  await refused(judge(n, (ctx) => judgeHeaders(ctx, setUpdateOf(9, next, S1))), 400, /height: 9 is below trusted_height 10/);
+});
+
+test('§72 set update at two consecutive heights: the header at trusted_height, the adopted set\'s first, moves the client on (no later header of that set names the next)', async () => {
+  const n = await shard0();
+  const a = shardSigners(1, [10, 10, 10], 150);
+  const b = shardSigners(1, [10, 10, 10, 10], 170);
+  await relay(n, HEADERS_TX, setUpdateOf(9, S1, a));
+  assert.equal((await clients.get(n.f.pluginState('xshard'), 1))?.trusted_height, 10);
+  // Header 10 is decided by a (its first height) and already names b: the only header a certifies that does.
+  await relay(n, HEADERS_TX, setUpdateOf(10, a, b));
+  const client = await clients.get(n.f.pluginState('xshard'), 1);
+  assert.equal(client?.trusted_height, 11);
+  assert.deepEqual(client?.validators.map((v) => v.address), [...b].map((v) => v.address).sort());
+  const lock = shard1Lock();
+  await judge(n, async (ctx) => judgeCommit(ctx, await bundleOf('lock', lockKey(lock.id), lock, { height: 12, set: b })));
 });
 
 test('a proposer that skips checkTx cannot land a forged commit: it fails in the block with its error and credits nothing', async () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestDevnet, sameRootEverywhere, type TestDevnet } from '../helpers/devnet.js';
 import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process.js';
 import { signTransfer, walletOnShard, type Wallet } from '../helpers/chain-fixture.js';
+import { submitCrossShard } from '../helpers/xshard-devnet.js';
 
 /*
  * Cross-shard transfers on a real 2 × 2 sharded devnet (decisions.md §74–§77), the test playing the
@@ -37,14 +38,7 @@ async function lock(s: number, w: Wallet, to: Wallet, value: number): Promise<{ 
   const nonce = (nonces.get(w.address) ?? 0) + 1;
   nonces.set(w.address, nonce);
   const before = await balance(s, w);
-  const r = await postJson(`${nodes(s)[0]}/api/v1/transactions`, signTransfer(w, { to: to.address, value, nonce }));
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  assert.equal(r.body.dest_shard, 1 - s);
-  assert.equal(r.body.receiver_balance, null);
-  const id = r.body.tx_hash as string;
-  let tx: Record<string, unknown> = {};
-  for (const url of nodes(s)) tx = await waitConfirmed(url, id);
-  assert.equal(tx.status, 'confirmed', JSON.stringify(tx));
+  const { id, tx } = await submitCrossShard(`${nodes(s)[0]}/api/v1/transactions`, signTransfer(w, { to: to.address, value, nonce }), 1 - s, nodes(s));
   assert.equal(tx.type, 'transfer');
   const fee = tx.fee as number;
   assert.equal(await balance(s, w), before - value - fee, 'the exact debit: value + fee');
