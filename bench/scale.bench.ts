@@ -89,7 +89,7 @@ try {
   await until('the follower to serve the account read', async () => ((await probeBalance(follower.url).catch(() => undefined)) !== undefined ? true : undefined), 300_000);
   const reading = performance.now() - followerAt;
   const installed = follower.logs.find((l) => l.includes('started from a signed state snapshot')) ?? '';
-  console.log(`fresh node from validator 1's snapshot (${/"keys":(\d+)/.exec(installed)?.[1] ?? '?'} keys at height ${/"height":(\d+)/.exec(installed)?.[1] ?? '?'}): listening ${seconds(followerListening)} s, serving the account read ${seconds(reading)} s after its start (issue 40: within 60 s); its peak RSS ${mib(rssOf(c, follower.index))} MiB (the download and install stream: a 16 384-entry run at a time)`);
+  console.log(`fresh node from validator 1's snapshot (${/"keys":(\d+)/.exec(installed)?.[1] ?? '?'} keys at height ${/"height":(\d+)/.exec(installed)?.[1] ?? '?'}): listening ${seconds(followerListening)} s, serving the account read ${seconds(reading)} s after its start (issue 40: within 60 s); its peak RSS ${mib(rssOf(c, follower.index))} MiB (the download streams; the install writes 2,048 entries a run and builds the tree once at the end, 72 bytes a key)`);
   console.log(`peak RSS per validator at the end (MiB): ${c.nodes.slice(0, validators).map((_, i) => mib(rssOf(c, i))).join(', ')} (issue 40: below 1024)`);
 } finally {
   await c.stop();

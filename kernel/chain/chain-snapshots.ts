@@ -9,8 +9,8 @@ import type { CommitProgress } from './commit-progress.js';
 import type { ValidatorSets } from './validator-sets.js';
 import type { StateSource } from '../state/overlay.js';
 
-/** Snapshot entries per tree update and staged write of a streamed install: bounds its memory. */
-export const SNAPSHOT_INSTALL_CHUNK = 16_384;
+/** Snapshot entries (and their tree leaves), then internal nodes, per staged write of a streamed install (small, as GENESIS_RANGE_CHUNK). */
+export const SNAPSHOT_INSTALL_CHUNK = 2048;
 
 export interface ChainSnapshotsDeps {
   readonly store: ChainStore;
@@ -39,8 +39,10 @@ export class ChainSnapshots {
 
   /**
    * Installs a snapshot's state into an empty store as its entries arrive (ascending by key),
-   * never holding them whole: each run of `chunk` entries becomes one state-tree update from the
-   * previous root and one staged store write. The snapshot is accepted only once every entry is
+   * never holding them whole: each run of `chunk` entries is one staged store write of the entries
+   * and their tree leaves, and the internal nodes are built once all are in, bottom-up over the
+   * sorted key hashes (`StateTree.bulkBuild`: each node written once, nothing read back, 72 bytes
+   * per key in memory). The snapshot is accepted only once every entry is
    * in, by `accept` (judged on the staged state: the serving node's signature and the certificate
    * of block h + 1) and by the recomputed root. A refusal, or an entry source that throws (a
    * malformed or cut-off document), leaves the store empty again. Returns the installed block's
@@ -51,28 +53,28 @@ export class ChainSnapshots {
     await store.load();
     // What an earlier attempt staged before it was cut off.
     await store.discardStaged();
-    let root = EMPTY_ROOT;
+    const build = this.d.tree.bulkBuild(chunk);
     let keys = 0;
     let previous: string | null = null;
     let pending: Array<readonly [string, Uint8Array]> = [];
+    let leaves = new WriteBatch();
     const flush = async (): Promise<void> => {
       if (pending.length === 0) return;
-      const run = pending;
+      await store.writeStaged(pending, leaves.ops);
       pending = [];
-      const batch = new WriteBatch();
-      root = await this.d.tree.update(root, run.map(([k, v]) => [utf8Bytes(k), v] as const), batch);
-      await store.writeStaged(run, batch.ops);
-      this.d.tree.releasePending();
+      leaves = new WriteBatch();
     };
     try {
       for await (const entry of entries) {
         if (previous !== null && !(previous < entry[0])) throw new Error('snapshot refused: snapshot entries are not strictly ascending');
         previous = entry[0];
+        build.add(utf8Bytes(entry[0]), entry[1], leaves);
         pending.push(entry);
         keys++;
         if (pending.length >= chunk) await flush();
       }
       await flush();
+      const root = await build.finish((ops) => store.writeStaged([], ops), chunk);
       const checked = await accept(store.state);
       if (!checked.ok) throw new Error(`snapshot refused: ${checked.reason}`);
       const block = checked.block;
@@ -83,7 +85,6 @@ export class ChainSnapshots {
       this.d.log.info({ height: block.header.height, state_root: got, keys }, 'state snapshot installed');
       return { height: block.header.height, keys };
     } catch (e) {
-      this.d.tree.releasePending();
       await store.discardStaged();
       throw e;
     }

@@ -78,3 +78,31 @@ test('a genesis naming one range seed twice is refused', () => {
   const doc = { ...genesisDoc([]), account_ranges: [{ seed: 'x', count: 2, balance: '1' }, { seed: 'x', count: 3, balance: '1' }] };
   assert.throws(() => checkGenesis(doc, { provider: nobleProvider, minStake: undefined }), /seed "x" is listed twice/);
 });
+
+test('the ranges writer hands the store a chunk of entries and leaves at a time, reads no tree node and leaves nothing in the tree caches', async () => {
+  const kv = new MemoryStore();
+  const writes: number[] = [];
+  const write = kv.write.bind(kv);
+  kv.write = async (ops) => {
+    writes.push(ops.length);
+    await write(ops);
+  };
+  let reads = 0;
+  const get = kv.get.bind(kv);
+  kv.get = async (key) => {
+    if (Buffer.from(key).toString().startsWith(PREFIX.treeNode)) reads++;
+    return get(key);
+  };
+  const store = new ChainStore(kv);
+  await store.load();
+  const tree = new StateTree(kv, { prefix: utf8Bytes(PREFIX.treeNode) });
+  const { root, accounts } = await writeGenesisRanges({ store, tree, shards: shardView(0, 1) }, [{ seed: 'bound', count: 1000, balance: '3' }], 64);
+  assert.equal(accounts, 1000);
+  // 15 full chunks and one of 40 (an entry and a leaf each), then the internal nodes a chunk at a time.
+  assert.deepEqual(writes.slice(0, 16), [...Array<number>(15).fill(128), 80]);
+  const internal = writes.slice(16);
+  assert.ok(internal.length >= 15 && internal.every((n) => n > 0 && n <= 64), `internal node writes ${internal.join(',')}`);
+  assert.equal(reads, 0);
+  assert.equal(tree.memoryBytes(), 0);
+  assert.equal(toHex0x(root), await rootOf(await store.state.scan('')));
+});

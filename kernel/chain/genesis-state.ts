@@ -20,7 +20,7 @@ import { EMPTY_ROOT, type StateTree } from '../state/tree/index.js';
 import { writeValidator } from '../state/validator-set.js';
 import type { ChainStore } from '../store/chain-store.js';
 import { genesisContext } from './contexts.js';
-import { writeGenesisRanges } from './genesis-accounts.js';
+import { GENESIS_RANGE_CHUNK, stageGenesisRanges } from './genesis-accounts.js';
 
 export interface GenesisStateDeps {
   readonly store: ChainStore;
@@ -43,9 +43,10 @@ export async function writeGenesisState(d: GenesisStateDeps, whole: GenesisDoc, 
   // Whatever a start killed half-way left (a streamed snapshot install, a range write under other
   // ranges) is readable through the store but in no tree: genesis starts from nothing.
   await d.store.discardStaged();
-  // The ranges first, streamed into the store: the rest of genesis is an ordinary update on top,
-  // and an account listed both ways sums (its credit reads the range's balance back).
-  const ranges = whole.account_ranges?.length ? await writeGenesisRanges(d, whole.account_ranges) : { root: EMPTY_ROOT };
+  // The ranges first, streamed into the store: the rest of genesis joins their bulk build (or, if
+  // it deletes a key, is an ordinary update on top of their root), and an account listed both ways
+  // sums (its credit reads the range's balance back).
+  const ranges = whole.account_ranges?.length ? await stageGenesisRanges(d, whole.account_ranges) : null;
   const overlay = new StateOverlay(d.store.state);
   overlay.set('kernel/chain_id', utf8Bytes(genesis.chain_id));
   overlay.set('kernel/genesis_hash', utf8Bytes(genesisHash));
@@ -71,8 +72,18 @@ export async function writeGenesisState(d: GenesisStateDeps, whole: GenesisDoc, 
   const index = new IndexStage();
   // Genesis is no block: there is no height to store its events under, so they are dropped.
   await d.hooks.initGenesis.promise(genesisContext({ env: d.env, params: d.params, methods: d.host.methods, boundary: d.host.boundary, shards: d.shards }, overlay, block, genesis, { emit: () => undefined, index }, whole));
+  const changes = overlay.changes();
   const batch = new WriteBatch();
-  const root = await d.tree.update(ranges.root, overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), batch);
-  await d.store.commitGenesis(overlay.changes(), batch.ops, toHex0x(root), index.staged);
+  let root: Uint8Array;
+  if (ranges !== null && changes.every(([, v]) => v !== null)) {
+    // Into the ranges' bulk build (its leaves committed with the head below): the same root as an
+    // update on top, since these are puts and the last value of a key wins in both.
+    for (const [k, v] of changes) ranges.build.add(utf8Bytes(k), v!, batch);
+    root = await ranges.build.finish((ops) => d.store.writeStaged([], ops), GENESIS_RANGE_CHUNK);
+  } else {
+    const base = ranges === null ? EMPTY_ROOT : await ranges.build.finish((ops) => d.store.writeStaged([], ops), GENESIS_RANGE_CHUNK);
+    root = await d.tree.update(base, changes.map(([k, v]) => [utf8Bytes(k), v] as const), batch);
+  }
+  await d.store.commitGenesis(changes, batch.ops, toHex0x(root), index.staged);
   d.tree.releasePending();
 }

@@ -9,3 +9,4 @@ export {
   type StateProofLeaf,
 } from './proof.js';
 export { MissingNodeError, CorruptNodeError } from './errors.js';
+export { TreeBulkBuild, BULK_WRITE_NODES } from './bulk-build.js';

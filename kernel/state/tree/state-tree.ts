@@ -6,6 +6,7 @@ import { NodeSource } from './node-source.js';
 import { toProofHash, type StateProof } from './proof.js';
 import { Rewrite, type Entry } from './rewrite.js';
 import { SlotKind, UpperLevels } from './upper-levels.js';
+import { TreeBulkBuild } from './bulk-build.js';
 
 export interface StateTreeOptions {
   /** Prepended to every node's storage key, so the tree can share a database with other data. */
@@ -151,6 +152,15 @@ export class StateTree {
       }
     }
     return read;
+  }
+
+  /**
+   * A build of a whole tree from scratch into this tree's store (genesis ranges, a snapshot), each
+   * node written once: see TreeBulkBuild. Its root is what `update` from EMPTY_ROOT with the same
+   * keys would give. `expectedKeys` sizes its arrays (they grow past it).
+   */
+  bulkBuild(expectedKeys?: number): TreeBulkBuild {
+    return new TreeBulkBuild((hash) => this.nodes.storageKey(hash), expectedKeys);
   }
 
   /** Drops the in-memory copies of nodes from past updates: call once their batches are written. */

@@ -3,7 +3,7 @@ import { ChainError, NodeFault, unavailable } from '../../../kernel/sdk.js';
 import { ContractTrap, type CallFrame, type VmLimits } from './engine.js';
 import type { InstrumentedCode, InstrumentLimits } from './instrument.js';
 import type { BlockClock, StateReader, TreeFailure, TreeResult } from './runner.js';
-import type { FetchReply, FetchRequest, ThreadInit, ThreadReply, ThreadRequest } from './thread-protocol.js';
+import { READ_ANSWERED, THREAD_STOPPING, type FetchReply, type FetchRequest, type ThreadInit, type ThreadReply, type ThreadRequest } from './thread-protocol.js';
 
 /** Where the main thread finds instrumented code a contract thread asks for (the node's index). */
 export type MeteredLoader = (key: string) => Promise<InstrumentedCode | undefined>;
@@ -110,7 +110,7 @@ export class ContractThread {
       reply = { ns: 'error', message: `reading ${f.key} for a contract failed: ${err instanceof Error ? err.message : String(err)}` };
     }
     port.postMessage(reply);
-    Atomics.store(signal, 0, 1);
+    Atomics.store(signal, 0, READ_ANSWERED);
     Atomics.notify(signal, 0);
   }
 
@@ -166,7 +166,7 @@ export class ContractThread {
     this.fail(err);
     if (this.signal) {
       // A thread waiting for a read wakes up and finds no answer; then it is gone.
-      Atomics.store(this.signal, 0, 1);
+      Atomics.store(this.signal, 0, THREAD_STOPPING);
       Atomics.notify(this.signal, 0);
     }
     this.port?.close();

@@ -167,7 +167,7 @@ export interface MeteredStore {
 /** The key of a code hash metered with given limits (governance may change them) and this build's schedule. */
 export const meteredKey = (codeHash: string, limits: InstrumentLimits): string => `${codeHash}:${limits.maxPages}:${limits.maxStack}:${METERING_VERSION}`;
 /** Bumped with every change to what instrument.ts injects, so bytes metered by an older build are not reused. */
-export const METERING_VERSION = 'm3';
+export const METERING_VERSION = 'm4';
 
 /** Bytes of compiled modules kept (their wire size): an attacker must deploy more code than this, priced per byte, to make calls compile again. */
 const COMPILED_CACHE_BYTES = 256 * 1024 * 1024;

@@ -21,7 +21,8 @@ import { checkCodeShape, withoutCustomSections } from './shape.js';
  *   charges, on entry, the fuel of the instructions directly inside it (a nested region charges
  *   its own): `fuel -= n; if (fuel < 0) unreachable`. An early branch out of a region does not
  *   refund what it was charged, so the charge is the same on every node for the same bytecode
- *   and input. Instructions are priced by class (INSTRUCTION_FUEL: division and calls cost more).
+ *   and input. Instructions are priced by class (INSTRUCTION_FUEL: division, compares whose
+ *   result is a value, select and calls cost more).
  *   Running out is `unreachable` with the counter below zero, which the host tells from the
  *   contract's own traps by the counter: a call of an imported trap function in every loop made
  *   TurboFan's code of a tight loop 3–10× slower than the loop unmetered (bench/contracts.bench).
@@ -82,8 +83,14 @@ let none = 0;
 let i32 = 0;
 let i64 = 0;
 let FLOAT_TYPES = new Set<number>();
-let DIV_REM = new Set<number>();
+let DIV_REM_32 = new Set<number>();
+let DIV_REM_64 = new Set<number>();
 let MUL = new Set<number>();
+/** i32 and i64 compares (binary ops giving an i32 truth value). */
+let COMPARE_32 = new Set<number>();
+let COMPARE_64 = new Set<number>();
+let EQZ_32 = 0;
+let EQZ_64 = 0;
 
 type Ref = number;
 
@@ -133,6 +140,7 @@ interface LowLevel {
   _BinaryenStoreSetPtr(e: Ref, c: Ref): void;
   _BinaryenStoreGetValue(e: Ref): Ref;
   _BinaryenStoreSetValue(e: Ref, c: Ref): void;
+  _BinaryenUnaryGetOp(e: Ref): number;
   _BinaryenUnaryGetValue(e: Ref): Ref;
   _BinaryenUnarySetValue(e: Ref, c: Ref): void;
   _BinaryenBinaryGetOp(e: Ref): number;
@@ -187,8 +195,16 @@ export async function loadBinaryen(): Promise<void> {
   ({ none, i32, i64 } = b);
   FLOAT_TYPES = new Set<number>([b.f32, b.f64, b.v128]);
   const ops = b as unknown as Record<string, number>;
-  DIV_REM = new Set(['DivSInt32', 'DivUInt32', 'RemSInt32', 'RemUInt32', 'DivSInt64', 'DivUInt64', 'RemSInt64', 'RemUInt64'].map((k) => ops[k]!));
+  const named = (names: string[], width: string): Set<number> => new Set(names.map((k) => ops[`${k}${width}`]!));
+  DIV_REM_32 = named(['DivS', 'DivU', 'RemS', 'RemU'], 'Int32');
+  DIV_REM_64 = named(['DivS', 'DivU', 'RemS', 'RemU'], 'Int64');
   MUL = new Set(['MulInt32', 'MulInt64'].map((k) => ops[k]!));
+  const compares = ['Eq', 'Ne', 'LtS', 'LtU', 'GtS', 'GtU', 'LeS', 'LeU', 'GeS', 'GeU'];
+  COMPARE_32 = named(compares, 'Int32');
+  COMPARE_64 = named(compares, 'Int64');
+  EQZ_32 = ops.EqZInt32!;
+  EQZ_64 = ops.EqZInt64!;
+  if ([...DIV_REM_32, ...DIV_REM_64, ...MUL, ...COMPARE_32, ...COMPARE_64, EQZ_32, EQZ_64].some((op) => typeof op !== 'number')) throw new Error('instrument: an operator id is missing from this Binaryen build');
   X = {
     Block: b.BlockId, If: b.IfId, Loop: b.LoopId, Break: b.BreakId, Switch: b.SwitchId, Call: b.CallId, CallIndirect: b.CallIndirectId,
     LocalGet: b.LocalGetId, LocalSet: b.LocalSetId, GlobalGet: b.GlobalGetId, GlobalSet: b.GlobalSetId, Load: b.LoadId, Store: b.StoreId,
@@ -321,7 +337,7 @@ function visit(c: Ctx, e: Ref): number {
       return 0;
     }
     case X.If: {
-      const cost = W.base + slot(c, e, L._BinaryenIfGetCondition, L._BinaryenIfSetCondition);
+      const cost = W.base + condition(c, e, L._BinaryenIfGetCondition, L._BinaryenIfSetCondition);
       for (const [get, set] of [[L._BinaryenIfGetIfTrue, L._BinaryenIfSetIfTrue], [L._BinaryenIfGetIfFalse, L._BinaryenIfSetIfFalse]] as const) {
         const arm = get(e);
         if (arm === 0) continue;
@@ -340,7 +356,7 @@ function visit(c: Ctx, e: Ref): number {
     case X.DataDrop:
       return W.base;
     case X.Break:
-      return W.base + slot(c, e, L._BinaryenBreakGetCondition, L._BinaryenBreakSetCondition) + slot(c, e, L._BinaryenBreakGetValue, L._BinaryenBreakSetValue);
+      return W.base + condition(c, e, L._BinaryenBreakGetCondition, L._BinaryenBreakSetCondition) + slot(c, e, L._BinaryenBreakGetValue, L._BinaryenBreakSetValue);
     case X.Switch:
       return W.brTable + slot(c, e, L._BinaryenSwitchGetCondition, L._BinaryenSwitchSetCondition) + slot(c, e, L._BinaryenSwitchGetValue, L._BinaryenSwitchSetValue);
     case X.Call: {
@@ -364,7 +380,7 @@ function visit(c: Ctx, e: Ref): number {
     case X.Return:
       return W.base + slot(c, e, L._BinaryenReturnGetValue, L._BinaryenReturnSetValue);
     case X.Unary:
-      return W.base + slot(c, e, L._BinaryenUnaryGetValue, L._BinaryenUnarySetValue);
+      return unaryFuel(L._BinaryenUnaryGetOp(e)) + slot(c, e, L._BinaryenUnaryGetValue, L._BinaryenUnarySetValue);
     case X.Binary:
       return binaryFuel(L._BinaryenBinaryGetOp(e)) + slot(c, e, L._BinaryenBinaryGetLeft, L._BinaryenBinarySetLeft) + slot(c, e, L._BinaryenBinaryGetRight, L._BinaryenBinarySetRight);
     case X.Load:
@@ -372,7 +388,7 @@ function visit(c: Ctx, e: Ref): number {
     case X.Store:
       return W.base + slot(c, e, L._BinaryenStoreGetPtr, L._BinaryenStoreSetPtr) + slot(c, e, L._BinaryenStoreGetValue, L._BinaryenStoreSetValue);
     case X.Select:
-      return W.base + slot(c, e, L._BinaryenSelectGetIfTrue, L._BinaryenSelectSetIfTrue) + slot(c, e, L._BinaryenSelectGetIfFalse, L._BinaryenSelectSetIfFalse) + slot(c, e, L._BinaryenSelectGetCondition, L._BinaryenSelectSetCondition);
+      return W.select + slot(c, e, L._BinaryenSelectGetIfTrue, L._BinaryenSelectSetIfTrue) + slot(c, e, L._BinaryenSelectGetIfFalse, L._BinaryenSelectSetIfFalse) + slot(c, e, L._BinaryenSelectGetCondition, L._BinaryenSelectSetCondition);
     case X.MemoryGrow: {
       // Replaced by the host's grow (engine.ts), which charges per page and checks the cap first.
       let delta = L._BinaryenMemoryGrowGetDelta(e);
@@ -396,9 +412,29 @@ function visit(c: Ctx, e: Ref): number {
 }
 
 function binaryFuel(op: number): number {
-  if (DIV_REM.has(op)) return INSTRUCTION_FUEL.divRem;
+  if (DIV_REM_32.has(op)) return INSTRUCTION_FUEL.divRem;
+  if (DIV_REM_64.has(op)) return INSTRUCTION_FUEL.divRem64;
   if (MUL.has(op)) return INSTRUCTION_FUEL.mul;
+  if (COMPARE_32.has(op) || COMPARE_64.has(op)) return INSTRUCTION_FUEL.compare;
   return INSTRUCTION_FUEL.base;
+}
+
+function unaryFuel(op: number): number {
+  return op === EQZ_32 || op === EQZ_64 ? INSTRUCTION_FUEL.compare : INSTRUCTION_FUEL.base;
+}
+
+/** An i32 compare or i32.eqz, which the baseline compiler fuses into the `if` or `br_if` it is directly the condition of. */
+function fusesIntoBranch(e: Ref): boolean {
+  const id = L._BinaryenExpressionGetId(e);
+  if (id === X.Binary) return COMPARE_32.has(L._BinaryenBinaryGetOp(e));
+  return id === X.Unary && L._BinaryenUnaryGetOp(e) === EQZ_32;
+}
+
+/** The condition of an `if` or `br_if` (`slot`), its compare at `base` when the jump fuses it (INSTRUCTION_FUEL.compare). */
+function condition(c: Ctx, parent: Ref, get: (e: Ref) => Ref, set: (e: Ref, x: Ref) => void): number {
+  const cond = get(parent);
+  const fused = cond !== 0 && fusesIntoBranch(cond);
+  return slot(c, parent, get, set) - (fused ? INSTRUCTION_FUEL.compare - INSTRUCTION_FUEL.base : 0);
 }
 
 /** A bulk instruction: its size operand visited, then charged per byte when it is evaluated. */

@@ -35,9 +35,15 @@ export type FetchReply =
   | { readonly ns: 'metered'; readonly code: InstrumentedCode | null }
   | { readonly ns: 'error'; readonly message: string };
 
+/** Values of the shared word (ThreadInit.signal). */
+export const READ_PENDING = 0;
+export const READ_ANSWERED = 1;
+/** The main thread is stopping the contract thread: a read waiting for an answer will get none. */
+export const THREAD_STOPPING = 2;
+
 /** Data the worker starts with. */
 export interface ThreadInit {
-  /** The shared word the contract thread waits on: 0 while a read is pending, 1 once answered. */
+  /** The shared word the contract thread waits on: READ_PENDING, READ_ANSWERED or THREAD_STOPPING. */
   readonly signal: SharedArrayBuffer;
   /** The contract thread's end of the read channel. */
   readonly port: MessagePort;
