@@ -47,17 +47,18 @@ export interface ContextEnv {
 }
 
 /**
- * A plugin's `ctx.store` over one state source, made once per (boundary, source, namespace) and
- * handed to every context on that source: the wrappers keep no state of their own, and building
- * them (a prefixed store, then the boundary's guard) for each plugin each tap re-scopes to cost
- * every transaction a few kilobytes per plugin that reads its state (admission reads committed
- * state, one source for every transaction).
+ * A read context's `ctx.store` over one state source, made once per (boundary, source, namespace)
+ * and handed to every context on that source: the wrappers keep no state of their own, and
+ * building them (a prefixed store, then the boundary's guard) for each plugin each tap re-scopes
+ * to cost every transaction a few kilobytes per plugin that reads its state (admission reads
+ * committed state, one source for every transaction). Write contexts keep theirs in what the
+ * context and its re-scopes share (`WriteShared`): their overlay is the transaction's own.
  */
 const NO_BOUNDARY = {};
-type StoreCache<S> = WeakMap<object, WeakMap<StateSource, Map<string, S>>>;
-/** Read-only and writable stores apart: one overlay is read through both kinds of context. */
+/** A store made for a namespace, and whether it was guarded (its plugin declared its stores then). */
+type Made<S> = { readonly held: boolean; readonly store: S };
+type StoreCache<S> = WeakMap<object, WeakMap<StateSource, Map<string, Made<S>>>>;
 const readStores: StoreCache<ReadonlyStore> = new WeakMap();
-const writeStores: StoreCache<Store> = new WeakMap();
 
 function storeFor<S>(cache: StoreCache<S>, e: ContextEnv, source: StateSource, ns: string, make: () => S): S {
   const key = e.boundary ?? NO_BOUNDARY;
@@ -65,43 +66,38 @@ function storeFor<S>(cache: StoreCache<S>, e: ContextEnv, source: StateSource, n
   if (bySource === undefined) cache.set(key, (bySource = new WeakMap()));
   let byNs = bySource.get(source);
   if (byNs === undefined) bySource.set(source, (byNs = new Map()));
+  return madeFor(byNs, e, ns, make);
+}
+
+/** The store of `ns` in `byNs`, made when missing. */
+function madeFor<S>(byNs: Map<string, Made<S>>, e: ContextEnv, ns: string, make: () => S): S {
   // A plugin whose declarations load after boot (a service plugin loaded at runtime) gets a guarded store from then on.
-  const at = e.boundary?.holds(ns) ? `held:${ns}` : ns;
-  let store = byNs.get(at);
-  if (store === undefined) byNs.set(at, (store = make()));
-  return store;
+  const held = e.boundary?.holds(ns) === true;
+  let made = byNs.get(ns);
+  if (made === undefined || made.held !== held) byNs.set(ns, (made = { held, store: make() }));
+  return made.store;
 }
 
 /**
- * The same for what does not depend on the namespace at all: `ctx.params` and `ctx.accounts`
- * over one source (and, in a transaction, its value moves) are one object for the kernel's
- * context and every plugin's re-scope of it, instead of one per tap that reads them.
+ * The same for what does not depend on the namespace at all: a read context's `ctx.params` and
+ * `ctx.accounts` over one source are one object for every context on it and every plugin's
+ * re-scope, instead of one per tap that reads them.
  */
 const paramReaders: WeakMap<object, WeakMap<StateSource, ParamReader>> = new WeakMap();
 const accountReaders: WeakMap<StateSource, AccountsReader> = new WeakMap();
-const accountWriters: WeakMap<object, WeakMap<StateSource, AccountsWriter>> = new WeakMap();
-const NO_MOVES = {};
-
-function memo2<V>(cache: WeakMap<object, WeakMap<StateSource, V>>, outer: object, source: StateSource, make: () => V): V {
-  let bySource = cache.get(outer);
-  if (bySource === undefined) cache.set(outer, (bySource = new WeakMap()));
-  let v = bySource.get(source);
-  if (v === undefined) bySource.set(source, (v = make()));
-  return v;
-}
 
 function paramsFor(e: ContextEnv, source: StateSource): ParamReader {
-  return memo2(paramReaders, e.params, source, () => e.params.reader(source));
+  let bySource = paramReaders.get(e.params);
+  if (bySource === undefined) paramReaders.set(e.params, (bySource = new WeakMap()));
+  let v = bySource.get(source);
+  if (v === undefined) bySource.set(source, (v = e.params.reader(source)));
+  return v;
 }
 
 function accountsReaderFor(source: StateSource): AccountsReader {
   let r = accountReaders.get(source);
   if (r === undefined) accountReaders.set(source, (r = accountsReader(source)));
   return r;
-}
-
-function accountsWriterFor(overlay: StateOverlay, moves: ValueMoves | undefined): AccountsWriter {
-  return memo2(accountWriters, moves ?? NO_MOVES, overlay, () => (moves === undefined ? accountsWriter(overlay) : moves.wrap(accountsWriter(overlay))));
 }
 
 /** `ctx.recipients` over `source`: the hooks are asked with a kernel context on the same state. */
@@ -217,6 +213,17 @@ export interface WriteOutputs {
   readonly protocolSized?: (bytes: number) => void;
 }
 
+/**
+ * What a write context and all its plugins' re-scopes share, made on first use: one per kernel
+ * context, so per transaction (each runs on its own child overlay, where a cache keyed by the
+ * overlay would be a new entry every transaction and never hit again).
+ */
+interface WriteShared {
+  params?: ParamReader;
+  accounts?: AccountsWriter;
+  stores?: Map<string, Made<Store>>;
+}
+
 class WriteCtx implements WriteContext {
   private paramsOf: ParamReader | undefined;
   protected accountsOf: AccountsWriter | undefined;
@@ -230,6 +237,7 @@ class WriteCtx implements WriteContext {
     readonly block: BlockInfo,
     protected readonly out: WriteOutputs,
     protected readonly ns: string,
+    protected readonly shared: WriteShared = {},
   ) {}
 
   get height(): number {
@@ -245,15 +253,15 @@ class WriteCtx implements WriteContext {
   }
 
   get params(): ParamReader {
-    return (this.paramsOf ??= paramsFor(this.e, this.overlay));
+    return (this.paramsOf ??= this.shared.params ??= this.e.params.reader(this.overlay));
   }
 
   get accounts(): AccountsWriter {
-    return (this.accountsOf ??= accountsWriterFor(this.overlay, undefined));
+    return (this.accountsOf ??= this.shared.accounts ??= accountsWriter(this.overlay));
   }
 
   get store(): Store {
-    return (this.storeOf ??= storeFor(writeStores, this.e, this.overlay, this.ns, () => (this.e.boundary ? this.e.boundary.store(this.ns, writableStore(this.overlay, this.ns)) : writableStore(this.overlay, this.ns))));
+    return (this.storeOf ??= madeFor((this.shared.stores ??= new Map()), this.e, this.ns, () => (this.e.boundary ? this.e.boundary.store(this.ns, writableStore(this.overlay, this.ns)) : writableStore(this.overlay, this.ns))));
   }
 
   get index(): IndexWriter {
@@ -328,22 +336,22 @@ class WriteCtx implements WriteContext {
   };
 
   [SCOPE](plugin: string): WriteContext {
-    return new WriteCtx(this.e, this.overlay, this.block, this.out, plugin);
+    return new WriteCtx(this.e, this.overlay, this.block, this.out, plugin, this.shared);
   }
 }
 
 class TxCtx extends WriteCtx implements TxContext {
-  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly tx: Tx, readonly gasLimit: number, private readonly moves: ValueMoves | undefined) {
-    super(e, overlay, block, out, ns);
+  constructor(e: ContextEnv, overlay: StateOverlay, block: BlockInfo, out: WriteOutputs, ns: string, readonly tx: Tx, readonly gasLimit: number, private readonly moves: ValueMoves | undefined, shared?: WriteShared) {
+    super(e, overlay, block, out, ns, shared);
   }
 
   /** Moves out of the signing account are shown to `beforeTransfer` and counted (value-moves.ts). */
   override get accounts(): AccountsWriter {
-    return (this.accountsOf ??= accountsWriterFor(this.overlay, this.moves));
+    return (this.accountsOf ??= this.shared.accounts ??= this.moves === undefined ? accountsWriter(this.overlay) : this.moves.wrap(accountsWriter(this.overlay)));
   }
 
   override [SCOPE](plugin: string): TxContext {
-    return new TxCtx(this.e, this.overlay, this.block, this.out, plugin, this.tx, this.gasLimit, this.moves);
+    return new TxCtx(this.e, this.overlay, this.block, this.out, plugin, this.tx, this.gasLimit, this.moves, this.shared);
   }
 }
 
@@ -356,12 +364,13 @@ class GenesisCtx extends WriteCtx implements GenesisContext {
     ns: string,
     readonly genesis: GenesisDoc,
     readonly networkGenesis: GenesisDoc,
+    shared?: WriteShared,
   ) {
-    super(e, overlay, block, out, ns);
+    super(e, overlay, block, out, ns, shared);
   }
 
   override [SCOPE](plugin: string): GenesisContext {
-    return new GenesisCtx(this.e, this.overlay, this.block, this.out, plugin, this.genesis, this.networkGenesis);
+    return new GenesisCtx(this.e, this.overlay, this.block, this.out, plugin, this.genesis, this.networkGenesis, this.shared);
   }
 }
 

@@ -15,12 +15,21 @@ const KIND_RE = /^chain:([a-z0-9][a-z0-9_-]{0,62})\.(human|node|app|vault|agent)
 const SYSTEM_RE = /^chain:(?:system\.[a-z][a-z0-9_.-]{0,62}|models\.registry)$/;
 const ESCROW_RE = /^chain:ibc\.escrow\.[A-Za-z0-9_-]{1,64}$/;
 
-/** The kind of an address, or null when it is not a well-formed chain address. */
+const SUFFIX_KINDS: ReadonlyArray<readonly [string, AddressKind]> = (['human', 'node', 'app', 'vault', 'agent'] as const).map((k) => [`.${k}`, k] as const);
+
+/**
+ * The kind of an address, or null when it is not a well-formed chain address. Asked for every
+ * address a key is built from or checked against (each state read of a plugin's declared store),
+ * so the system and escrow expressions run only on the prefixes they can match, and the common
+ * kinds are told by their suffix once KIND_RE has matched (its label holds no dot), without a
+ * match array.
+ */
 export function addressKind(address: string): AddressKind | null {
-  if (SYSTEM_RE.test(address)) return 'system';
-  if (ESCROW_RE.test(address)) return 'ibc-escrow';
-  const m = KIND_RE.exec(address);
-  return m ? (m[2] as AddressKind) : null;
+  if ((address.startsWith('chain:system.') || address === 'chain:models.registry') && SYSTEM_RE.test(address)) return 'system';
+  if (address.startsWith('chain:ibc.escrow.') && ESCROW_RE.test(address)) return 'ibc-escrow';
+  if (!KIND_RE.test(address)) return null;
+  for (const [suffix, kind] of SUFFIX_KINDS) if (address.endsWith(suffix)) return kind;
+  return null;
 }
 
 /** Longest address any route or body takes. */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { sha3_256 } from '@noble/hashes/sha3.js';
 import { sha3, sha3Hex0x } from './hash.js';
+import fc from 'fast-check';
 import { deriveAddress, addressKind, isAddress } from './address.js';
 import { fnv1a32, shardOf } from './fnv.js';
 import { nobleProvider } from './noble-provider.js';
@@ -102,4 +103,15 @@ test('BIP-39 phrase to key seed (decisions.md §4)', () => {
   const bip39Seed = Buffer.from('408b285c123836004f4b8842c89324c1f01382450c0d439af345ba7fc49acf705489c6fc77dbd4e3dc1dd8cc6bc9f043db8ada1e243c4a0eafb290d399480840', 'hex');
   assert.equal(Buffer.from(seed).toString('hex'), createHash('sha3-256').update(bip39Seed).digest('hex'));
   assert.throws(() => seedFromMnemonic('abandon abandon'), /BIP-39/);
+});
+
+test('addressKind is the first of the three expressions that matches, as it was before its fast path (issue 40)', () => {
+  const system = /^chain:(?:system\.[a-z][a-z0-9_.-]{0,62}|models\.registry)$/;
+  const escrow = /^chain:ibc\.escrow\.[A-Za-z0-9_-]{1,64}$/;
+  const kind = /^chain:([a-z0-9][a-z0-9_-]{0,62})\.(human|node|app|vault|agent)$/;
+  const reference = (a: string): string | null => (system.test(a) ? 'system' : escrow.test(a) ? 'ibc-escrow' : (kind.exec(a)?.[2] ?? null));
+  const piece = fc.constantFrom('chain:', 'system', 'models', 'registry', 'ibc', 'escrow', '.', '-', '_', 'human', 'node', 'app', 'vault', 'agent', 'A', 'x', '0', 'f', '/', ' ', 'chain', '..');
+  const addressLike = fc.array(piece, { maxLength: 8 }).map((xs) => xs.join(''));
+  fc.assert(fc.property(fc.oneof(addressLike, addressLike.map((a) => `chain:${a}`), fc.string()), (a) => addressKind(a) === reference(a)), { seed: 40, numRuns: 20_000 });
+  for (const a of ['chain:system.human', 'chain:models.registry', 'chain:ibc.escrow.x.human', 'chain:system.', 'chain:a.human.node', 'chain:.human']) assert.equal(addressKind(a), reference(a), a);
 });

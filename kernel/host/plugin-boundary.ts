@@ -22,8 +22,8 @@ export class PluginBoundaryError extends Error {
 }
 
 interface Declarations {
-  readonly state: readonly KeyLayout[];
-  readonly index: readonly KeyLayout[];
+  readonly state: KeyGate;
+  readonly index: KeyGate;
   readonly events: ReadonlyMap<string, PluginEventSpec>;
 }
 
@@ -49,7 +49,7 @@ export class PluginBoundary {
     if (def.kind === 'service' && (def.stores.length > 0 || (def.indexes?.length ?? 0) > 0)) throw new ConfigError(`plugins: "${def.name}" is a service plugin: it keeps no chain state and writes no index (stores: [])`);
     const state = layoutsOf(def.name, 'stores', def.stores);
     const index = layoutsOf(def.name, 'indexes', def.indexes ?? []);
-    this.declared.set(def.name, { state, index, events: new Map((def.events ?? []).map((e) => [e.type, e])) });
+    this.declared.set(def.name, { state: new KeyGate(def.name, 'state', state), index: new KeyGate(def.name, 'index', index), events: new Map((def.events ?? []).map((e) => [e.type, e])) });
   }
 
   /** Whether `plugin` declares its stores (and is held to them). */
@@ -60,44 +60,36 @@ export class PluginBoundary {
   /** `ctx.store` of a read-only context, checked against the plugin's stores. */
   readonlyStore(plugin: string, store: ReadonlyStore): ReadonlyStore {
     const d = this.declared.get(plugin);
-    return d ? guardedReadonly(plugin, 'state', d.state, store) : store;
+    return d ? new GuardedReadonly(d.state, store) : store;
   }
 
   /** `ctx.store` of a write context. */
   store(plugin: string, store: Store): Store {
     const d = this.declared.get(plugin);
-    if (!d) return store;
-    const check = keyCheck(plugin, 'state', d.state);
-    return {
-      ...guardedReadonly(plugin, 'state', d.state, store),
-      set: (key, value) => (check(key, 'write'), store.set(key, value)),
-      setRecord<T>(key: string, value: T, codec?: RecordCodec<T>) {
-        check(key, 'write');
-        store.setRecord(key, value, codec);
-      },
-      delete: (key) => (check(key, 'delete'), store.delete(key)),
-    };
+    return d ? new GuardedStore(d.state, store) : store;
   }
 
   /** What a route reads of the plugin's index (`api.services.index(name)`), checked like `ctx.index`. */
   indexReader<R extends ReadonlyStore>(plugin: string, reader: R): R {
     const d = this.declared.get(plugin);
-    return d ? { ...reader, ...guardedReadonly(plugin, 'index', d.index, reader) } : reader;
+    if (!d) return reader;
+    const guarded = new GuardedReadonly(d.index, reader);
+    return { ...reader, namespace: guarded.namespace, get: (key) => guarded.get(key), getRecord: (key, codec) => guarded.getRecord(key, codec), scan: (prefix, options) => guarded.scan(prefix, options) };
   }
 
   /** `ctx.index`, checked against the plugin's index stores. */
   index(plugin: string, writer: IndexWriter): IndexWriter {
     const d = this.declared.get(plugin);
     if (!d) return writer;
-    const check = keyCheck(plugin, 'index', d.index);
+    const gate = d.index;
     return {
       namespace: writer.namespace,
-      put: (key, value) => (check(key, 'write'), writer.put(key, value)),
+      put: (key, value) => (gate.check(key, 'write'), writer.put(key, value)),
       putRecord<T>(key: string, value: T, codec?: RecordCodec<T>) {
-        check(key, 'write');
+        gate.check(key, 'write');
         writer.putRecord(key, value, codec);
       },
-      delete: (key) => (check(key, 'delete'), writer.delete(key)),
+      delete: (key) => (gate.check(key, 'delete'), writer.delete(key)),
     };
   }
 
@@ -132,29 +124,103 @@ function layoutsOf(plugin: string, field: 'stores' | 'indexes', handles: readonl
   return layouts;
 }
 
-function keyCheck(plugin: string, where: 'state' | 'index', layouts: readonly KeyLayout[]): (key: string, how: 'read' | 'write' | 'delete') => void {
-  return (key, how) => {
-    if (layouts.some((l) => l.holds(key))) return;
-    throw new PluginBoundaryError(`plugin "${plugin}" tried to ${how} the ${where} key "${key.slice(0, 200)}", which none of its declared ${where === 'state' ? 'stores' : 'indexes'} holds (${layouts.map((l) => l.text).join(', ') || 'it declares none'})`);
-  };
+/** Most accepted keys a gate remembers before it starts over (a bound on its memory). */
+const ACCEPTED_KEYS = 4_096;
+
+/**
+ * One plugin's declared layouts of state or of index, and the check every key it reads or writes
+ * passes. Whether a layout holds a key depends on the key alone (the declarations are fixed at
+ * load), so keys already accepted are remembered: a plugin reads and writes the same keys
+ * transaction after transaction (an account's record), and checking one again split it and
+ * re-validated its address parts right after its declared store built it from them.
+ */
+class KeyGate {
+  private readonly accepted = new Set<string>();
+
+  constructor(
+    readonly plugin: string,
+    readonly where: 'state' | 'index',
+    readonly layouts: readonly KeyLayout[],
+  ) {}
+
+  /** Throws unless one of the layouts holds `key`. */
+  check(key: string, how: 'read' | 'write' | 'delete'): void {
+    if (this.accepted.has(key)) return;
+    for (const l of this.layouts) {
+      if (!l.holds(key)) continue;
+      if (this.accepted.size >= ACCEPTED_KEYS) this.accepted.clear();
+      this.accepted.add(key);
+      return;
+    }
+    throw new PluginBoundaryError(`plugin "${this.plugin}" tried to ${how} the ${this.where} key "${key.slice(0, 200)}", which none of its declared ${this.described()} holds (${this.layoutTexts()})`);
+  }
+
+  /** Throws unless a scan of `prefix` stays inside one of the layouts. */
+  checkScan(prefix: string): void {
+    if (this.layouts.some((l) => l.containsScan(prefix))) return;
+    throw new PluginBoundaryError(`plugin "${this.plugin}" tried to scan the ${this.where} prefix "${prefix.slice(0, 200)}", which is not inside one of its declared ${this.described()} (${this.layoutTexts()})`);
+  }
+
+  private described(): string {
+    return this.where === 'state' ? 'stores' : 'indexes';
+  }
+
+  private layoutTexts(): string {
+    return this.layouts.map((l) => l.text).join(', ') || 'it declares none';
+  }
 }
 
-function guardedReadonly(plugin: string, where: 'state' | 'index', layouts: readonly KeyLayout[], store: ReadonlyStore): ReadonlyStore {
-  const check = keyCheck(plugin, where, layouts);
-  return {
-    namespace: store.namespace,
-    get: (key) => (check(key, 'read'), store.get(key)),
-    getRecord<T>(key: string, codec?: RecordCodec<T>) {
-      check(key, 'read');
-      return store.getRecord(key, codec);
-    },
-    // Forwarded whole: the kernel's scan options (bounds) pass through untouched.
-    scan: (...args: Parameters<ReadonlyStore['scan']>) => {
-      const prefix = args[0] ?? '';
-      if (!layouts.some((l) => l.containsScan(prefix))) {
-        throw new PluginBoundaryError(`plugin "${plugin}" tried to scan the ${where} prefix "${prefix.slice(0, 200)}", which is not inside one of its declared ${where === 'state' ? 'stores' : 'indexes'} (${layouts.map((l) => l.text).join(', ') || 'it declares none'})`);
-      }
-      return store.scan(...args);
-    },
-  };
+/**
+ * A plugin's store held to its declared layouts. A class rather than closures: a block builds
+ * one per plugin per transaction (each runs on its own overlay), so it should cost one object.
+ */
+class GuardedReadonly implements ReadonlyStore {
+  constructor(
+    protected readonly gate: KeyGate,
+    private readonly inner: ReadonlyStore,
+  ) {}
+
+  get namespace(): string {
+    return this.inner.namespace;
+  }
+
+  get(key: string): Promise<Uint8Array | undefined> {
+    this.gate.check(key, 'read');
+    return this.inner.get(key);
+  }
+
+  getRecord<T>(key: string, codec?: RecordCodec<T>): Promise<T | undefined> {
+    this.gate.check(key, 'read');
+    return this.inner.getRecord(key, codec);
+  }
+
+  // Forwarded whole: the kernel's scan options (bounds) pass through untouched.
+  scan(...args: Parameters<ReadonlyStore['scan']>): ReturnType<ReadonlyStore['scan']> {
+    this.gate.checkScan(args[0] ?? '');
+    return this.inner.scan(...args);
+  }
+}
+
+class GuardedStore extends GuardedReadonly implements Store {
+  constructor(
+    gate: KeyGate,
+    private readonly writable: Store,
+  ) {
+    super(gate, writable);
+  }
+
+  set(key: string, value: Uint8Array): void {
+    this.gate.check(key, 'write');
+    this.writable.set(key, value);
+  }
+
+  setRecord<T>(key: string, value: T, codec?: RecordCodec<T>): void {
+    this.gate.check(key, 'write');
+    this.writable.setRecord(key, value, codec);
+  }
+
+  delete(key: string): void {
+    this.gate.check(key, 'delete');
+    this.writable.delete(key);
+  }
 }

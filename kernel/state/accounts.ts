@@ -135,63 +135,90 @@ function boundKeyHex(raw: Uint8Array): string | undefined {
   return raw.length === ML_DSA65_PUBLIC_KEY_BYTES ? publicKeyHex(raw) : keySetCodec.decode(raw).keys[0];
 }
 
+/**
+ * Classes with their methods on the prototype: a block's transactions each run on a child
+ * overlay, so a reader and a writer are made per transaction that touches accounts; built from
+ * closures and spreads each cost a few kilobytes a transaction.
+ */
+class SourceAccounts implements AccountsReader {
+  constructor(protected readonly source: StateSource) {}
+
+  async get(address: string): Promise<AccountRecord> {
+    const [raw, rawKey] = await Promise.all([this.source.get(key(address)), this.source.get(keyOfKey(address))]);
+    const { balance, nonce, tx_count } = raw === undefined ? EMPTY : decodeAccount(raw);
+    if (rawKey === undefined) return { balance, nonce, tx_count };
+    const first = boundKeyHex(rawKey);
+    return first === undefined ? { balance, nonce, tx_count } : { balance, nonce, tx_count, public_key: first };
+  }
+
+  async getCore(address: string): Promise<Omit<AccountRecord, 'public_key'>> {
+    const raw = await this.source.get(key(address));
+    return raw === undefined ? { ...EMPTY } : decodeAccount(raw);
+  }
+
+  async exists(address: string): Promise<boolean> {
+    return (await this.source.get(key(address))) !== undefined || (await this.source.get(keyOfKey(address))) !== undefined;
+  }
+
+  mainKeys(address: string, derivedKey?: string): Promise<KeySet> {
+    return listMainKeys(this.source, address, derivedKey);
+  }
+}
+
 export function accountsReader(source: StateSource): AccountsReader {
-  return {
-    async get(address) {
-      const [raw, rawKey] = await Promise.all([source.get(key(address)), source.get(keyOfKey(address))]);
-      const { balance, nonce, tx_count } = raw === undefined ? EMPTY : decodeAccount(raw);
-      if (rawKey === undefined) return { balance, nonce, tx_count };
-      const first = boundKeyHex(rawKey);
-      return first === undefined ? { balance, nonce, tx_count } : { balance, nonce, tx_count, public_key: first };
-    },
-    async getCore(address) {
-      const raw = await source.get(key(address));
-      return raw === undefined ? { ...EMPTY } : decodeAccount(raw);
-    },
-    async exists(address) {
-      return (await source.get(key(address))) !== undefined || (await source.get(keyOfKey(address))) !== undefined;
-    },
-    mainKeys: (address, derivedKey) => listMainKeys(source, address, derivedKey),
-  };
+  return new SourceAccounts(source);
+}
+
+const checkAmount = (amount: bigint): void => {
+  if (amount < 0n) throw new ChainError(400, 'amount must not be negative');
+};
+
+class OverlayAccounts extends SourceAccounts implements AccountsWriter {
+  constructor(private readonly overlay: StateOverlay) {
+    super(overlay);
+  }
+
+  // Only the three fields: a record read with get() carries public_key, and spreading it into
+  // put() must not write it into the account record.
+  put(address: string, record: AccountRecord): void {
+    this.overlay.set(key(address), codec.encode({ balance: record.balance, nonce: record.nonce, tx_count: record.tx_count }));
+  }
+
+  setMainKeys(address: string, set: KeySet): void {
+    writeKeySet(this.overlay, address, set);
+  }
+
+  async credit(address: string, amount: bigint): Promise<void> {
+    checkAmount(amount);
+    // The core record only: put() writes balance, nonce and tx_count, so the bound key is not read.
+    const acct = await this.getCore(address);
+    this.put(address, { ...acct, balance: acct.balance + amount });
+  }
+
+  async debit(address: string, amount: bigint): Promise<void> {
+    checkAmount(amount);
+    const acct = await this.getCore(address);
+    if (acct.balance < amount) throw new ChainError(400, `insufficient balance: ${address} has ${acct.balance} ucoin, needs ${amount}`);
+    this.put(address, { ...acct, balance: acct.balance - amount });
+  }
+
+  async transfer(from: string, to: string, amount: bigint): Promise<void> {
+    await this.debit(from, amount);
+    await this.credit(to, amount);
+  }
+
+  async bindKey(address: string, hex: string): Promise<void> {
+    // parseHex also takes uppercase and `0x`; a binding is the lowercase wire form only.
+    const parsed = /^[0-9a-f]*$/.test(hex) ? parseHex(hex) : null;
+    if (!parsed) throw new ChainError(400, 'public_key must be lowercase hex');
+    // A copy: parseHex may return a view into Buffer's shared pool, and state values are cached.
+    const bytes = parsed.slice();
+    this.overlay.set(keyOfKey(address), bytes);
+    // The hex is what a later get() returns: remember it for the bytes just written.
+    hexOfKey.set(bytes, hex);
+  }
 }
 
 export function accountsWriter(overlay: StateOverlay): AccountsWriter {
-  const reader = accountsReader(overlay);
-  // Only the three fields: a record read with get() carries public_key, and spreading it into
-  // put() must not write it into the account record.
-  const put = (address: string, record: AccountRecord): void =>
-    overlay.set(key(address), codec.encode({ balance: record.balance, nonce: record.nonce, tx_count: record.tx_count }));
-  const checkAmount = (amount: bigint): void => {
-    if (amount < 0n) throw new ChainError(400, 'amount must not be negative');
-  };
-  return {
-    ...reader,
-    put,
-    setMainKeys: (address, set) => writeKeySet(overlay, address, set),
-    async credit(address, amount) {
-      checkAmount(amount);
-      const acct = await reader.get(address);
-      put(address, { ...acct, balance: acct.balance + amount });
-    },
-    async debit(address, amount) {
-      checkAmount(amount);
-      const acct = await reader.get(address);
-      if (acct.balance < amount) throw new ChainError(400, `insufficient balance: ${address} has ${acct.balance} ucoin, needs ${amount}`);
-      put(address, { ...acct, balance: acct.balance - amount });
-    },
-    async transfer(from, to, amount) {
-      await this.debit(from, amount);
-      await this.credit(to, amount);
-    },
-    async bindKey(address, hex) {
-      // parseHex also takes uppercase and `0x`; a binding is the lowercase wire form only.
-      const parsed = /^[0-9a-f]*$/.test(hex) ? parseHex(hex) : null;
-      if (!parsed) throw new ChainError(400, 'public_key must be lowercase hex');
-      // A copy: parseHex may return a view into Buffer's shared pool, and state values are cached.
-      const bytes = parsed.slice();
-      overlay.set(keyOfKey(address), bytes);
-      // The hex is what a later get() returns: remember it for the bytes just written.
-      hexOfKey.set(bytes, hex);
-    },
-  };
+  return new OverlayAccounts(overlay);
 }

@@ -65,16 +65,46 @@ export class ParamRegistry {
   }
 
   reader(source: StateSource): ParamReader {
-    return {
-      get: async (key: string) => {
-        const spec = this.specs.get(key);
-        if (!spec) throw new Error(`unknown parameter "${key}"`);
-        const raw = await source.get(`${PARAMS_NAMESPACE}/${key}`);
-        return raw === undefined ? spec.default : bigintCodec.decode(raw);
-      },
-      problem: (key: string, value: bigint) => this.checkValue(key, value),
-    };
+    return new SourceParams(this, source);
   }
+
+  /** The spec of `key`, or a throw naming it: a plugin reads only declared parameters. */
+  declared(key: string): ParamSpec {
+    const spec = this.specs.get(key);
+    if (!spec) throw new Error(`unknown parameter "${key}"`);
+    return spec;
+  }
+}
+
+/** `ctx.params` over one source: a class, as a block makes one per transaction that reads a parameter. */
+class SourceParams implements ParamReader {
+  constructor(
+    private readonly registry: ParamRegistry,
+    private readonly source: StateSource,
+  ) {}
+
+  async get(key: string): Promise<bigint> {
+    const spec = this.registry.declared(key);
+    const raw = await this.source.get(`${PARAMS_NAMESPACE}/${key}`);
+    return raw === undefined ? spec.default : decodeParam(raw);
+  }
+
+  problem(key: string, value: bigint): string | null {
+    return this.registry.checkValue(key, value);
+  }
+}
+
+/**
+ * Decoded values by the bytes object they were read from: the state cache and overlays hand back
+ * the same object until the parameter is rewritten, and state bytes are never changed in place,
+ * so a parameter read by every transaction (a plugin's on/off switch, a threshold) is parsed once.
+ */
+const decodedParams = new WeakMap<Uint8Array, bigint>();
+
+function decodeParam(raw: Uint8Array): bigint {
+  let v = decodedParams.get(raw);
+  if (v === undefined) decodedParams.set(raw, (v = bigintCodec.decode(raw)));
+  return v;
 }
 
 export function paramStateKey(key: string): string {

@@ -31,32 +31,63 @@ export function assertNamespace(namespace: string): void {
   if (!NAMESPACE_RE.test(namespace)) throw new Error(`invalid state namespace "${namespace}" (lowercase letters, digits, dashes)`);
 }
 
+/**
+ * Classes, not object literals of closures: a block's transactions each run on their own child
+ * overlay, so every plugin that touches its state builds a store per transaction; one small
+ * object whose methods live on the prototype is what that costs.
+ */
+class PrefixedReadonlyStore implements ReadonlyStore {
+  constructor(
+    protected readonly source: StateSource,
+    readonly namespace: string,
+  ) {}
+
+  protected full(key: string): string {
+    return `${this.namespace}/${key}`;
+  }
+
+  get(key: string): Promise<Uint8Array | undefined> {
+    return this.source.get(this.full(key));
+  }
+
+  async getRecord<T>(key: string, codec: RecordCodec<T> = jsonRecord<T>()): Promise<T | undefined> {
+    const bytes = await this.source.get(this.full(key));
+    return bytes === undefined ? undefined : codec.decode(bytes);
+  }
+
+  async scan(prefix = '', options?: ScanOptions): Promise<Array<[string, Uint8Array]>> {
+    const cut = this.namespace.length + 1;
+    return (await this.source.scan(this.full(prefix), options)).map(([k, v]) => [k.slice(cut), v] as [string, Uint8Array]);
+  }
+}
+
+class PrefixedStore extends PrefixedReadonlyStore implements Store {
+  constructor(
+    private readonly overlay: StateOverlay,
+    namespace: string,
+  ) {
+    super(overlay, namespace);
+  }
+
+  set(key: string, value: Uint8Array): void {
+    this.overlay.set(this.full(key), value);
+  }
+
+  setRecord<T>(key: string, value: T, codec: RecordCodec<T> = jsonRecord<T>()): void {
+    this.overlay.set(this.full(key), codec.encode(value));
+  }
+
+  delete(key: string): void {
+    this.overlay.delete(this.full(key));
+  }
+}
+
 export function readonlyStore(source: StateSource, namespace: string): ReadonlyStore {
   assertNamespace(namespace);
-  const full = (key: string): string => `${namespace}/${key}`;
-  return {
-    namespace,
-    get: (key) => source.get(full(key)),
-    async getRecord<T>(key: string, codec: RecordCodec<T> = jsonRecord<T>()): Promise<T | undefined> {
-      const bytes = await source.get(full(key));
-      return bytes === undefined ? undefined : codec.decode(bytes);
-    },
-    async scan(prefix = '', options?: ScanOptions) {
-      const cut = namespace.length + 1;
-      return (await source.scan(full(prefix), options)).map(([k, v]) => [k.slice(cut), v] as [string, Uint8Array]);
-    },
-  };
+  return new PrefixedReadonlyStore(source, namespace);
 }
 
 export function writableStore(overlay: StateOverlay, namespace: string): Store {
-  const ro = readonlyStore(overlay, namespace);
-  const full = (key: string): string => `${namespace}/${key}`;
-  return {
-    ...ro,
-    set: (key, value) => overlay.set(full(key), value),
-    setRecord<T>(key: string, value: T, codec: RecordCodec<T> = jsonRecord<T>()) {
-      overlay.set(full(key), codec.encode(value));
-    },
-    delete: (key) => overlay.delete(full(key)),
-  };
+  assertNamespace(namespace);
+  return new PrefixedStore(overlay, namespace);
 }

@@ -2,7 +2,7 @@ import { ConfigError, definePlugin, deriveAddress, operationOf, parseHex, type A
 import { fraction, fractionText, loadModel } from './model.js';
 import { SENTINEL_PARAMS, heldView, holdDecision, notHoldable, rejection, verdictOf, warningFields } from './policy.js';
 import { SentinelOptionsSchema } from './schemas.js';
-import { RECENT_WINDOW, SENTINEL_STORES, heldTransfers, holdsByAddress, holdsDue, recentTransfers, registeredModel, type HeldTransfer } from './store.js';
+import { SENTINEL_STORES, appendRecent, heldTransfers, holdsByAddress, holdsDue, recentTransfers, registeredModel, type HeldTransfer } from './store.js';
 import { SENTINEL_EVENTS, txAnomaly, txHeld } from './events.js';
 import { cancelHeld, confirmHeld, resolveHold } from './operations/held.js';
 import { trustAdd, trustRemove } from './operations/trust.js';
@@ -132,7 +132,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
       const { verdict: v, recent } = await verdictOf(ctx, ctx.store, height, model, t);
       const refused = await rejection(ctx, v);
       if (refused) throw refused;
-      recentTransfers.set(ctx.store, t.from, { heights: [...recent, height].slice(-RECENT_WINDOW) });
+      recentTransfers.set(ctx.store, t.from, { heights: appendRecent(recent, height) });
       if (v.anomalous) txAnomaly.emit(ctx, { tx_hash: ctx.tx.hash, score: fractionText(v.scoreBp), score_bp: v.scoreBp, category: v.category, from: t.from, to: t.to, height });
       const d = await holdDecision(ctx, ctx.store, height, t, v, () => transfer.signer.kind);
       if (!d) return undefined;

@@ -118,6 +118,11 @@ export async function recentHeights(store: ReadonlyStore, address: string, heigh
   return r ? r.heights.filter((h) => h > height - RECENT_WINDOW) : [];
 }
 
+/** The window after a transfer at `height`: its heights then this one, the latest RECENT_WINDOW kept (what `recent/<address>` stores). */
+export function appendRecent(recent: readonly number[], height: number): number[] {
+  return [...recent, height].slice(-RECENT_WINDOW);
+}
+
 /** Whether `recipient` counts as trusted by `owner` at `height`. */
 export async function isTrusted(store: ReadonlyStore, owner: string, recipient: string, height: number): Promise<boolean> {
   const t = await trustList.get(store, owner, recipient);
