@@ -25,6 +25,9 @@ const SUFFIX_KINDS: ReadonlyArray<readonly [string, AddressKind]> = (['human', '
  * match array.
  */
 export function addressKind(address: string): AddressKind | null {
+  // What the expressions did before the prefix tests: read any value as its text (a plugin's bad
+  // validator update names `undefined`, which must stay "not an address", not a TypeError in a block).
+  if (typeof address !== 'string') address = `${address as unknown as string}`;
   if ((address.startsWith('chain:system.') || address === 'chain:models.registry') && SYSTEM_RE.test(address)) return 'system';
   if (address.startsWith('chain:ibc.escrow.') && ESCROW_RE.test(address)) return 'ibc-escrow';
   if (!KIND_RE.test(address)) return null;

@@ -9,7 +9,7 @@ import { keyPart } from '../state/key-parts.js';
 import { defineEvent } from './typed-event.js';
 import { QueryService } from '../node/queries.js';
 import { toHex } from '../codec/hex.js';
-import { PluginBoundaryError } from './plugin-boundary.js';
+import { PluginBoundary, PluginBoundaryError } from './plugin-boundary.js';
 
 const alice = wallet(91);
 const TARGET = 'chain:system.tidy';
@@ -151,4 +151,20 @@ test('ctx.validators reads the consensus set without decoding the kernel\'s reco
   const genesis = [{ address: 'chain:v0.node', public_key: toHex(VALIDATOR_KEY.publicKey), power: 10_000_000_000n }];
   assert.deepEqual(latest, genesis);
   assert.deepEqual(atOne, genesis);
+});
+
+test('the boundary remembers accepted keys per plugin and per state or index only: a key one plugin may read is still refused to another and to its own index; a plugin cannot add to what its gate remembers', async () => {
+  const boundary = new PluginBoundary();
+  const other = defineStore('other', { name: 'things', description: 'a thing per account', key: ['thing', keyPart.address('address')], value: Type.Object({}) });
+  boundary.load({ name: 'tidy', kind: 'state', stores: [notes], indexes: [seen] });
+  boundary.load({ name: 'other', kind: 'state', stores: [other], indexes: [] });
+  const raw = { namespace: 'x', get: async () => undefined, getRecord: async () => undefined, scan: async () => [] } as unknown as Parameters<PluginBoundary['readonlyStore']>[1];
+  const key = `note/${alice.address}`;
+  for (let i = 0; i < 3; i++) await boundary.readonlyStore('tidy', raw).get(key);
+  await assert.rejects(async () => boundary.readonlyStore('other', raw).get(key), PluginBoundaryError);
+  await assert.rejects(async () => boundary.indexReader('tidy', raw).get(key), PluginBoundaryError);
+  await assert.rejects(async () => boundary.readonlyStore('tidy', raw).get(`scratch/${alice.address}`), PluginBoundaryError);
+  // The gate's memory is its own: reaching the store's gate gives no way to add a key.
+  const gate = (boundary.readonlyStore('tidy', raw) as unknown as { gate: Record<string, unknown> }).gate;
+  assert.equal(gate.accepted, undefined);
 });

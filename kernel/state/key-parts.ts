@@ -119,6 +119,9 @@ export const keyPart = {
   string(name: string, options: { readonly maxLength?: number; readonly pattern?: RegExp } = {}): KeyPart<string> {
     const max = options.maxLength ?? 128;
     const pattern = options.pattern;
+    // A global or sticky expression tests from where its last match ended: a key part's verdict
+    // would depend on the keys checked before it (the plugin boundary remembers accepted keys).
+    if (pattern !== undefined && (pattern.global || pattern.sticky)) throw new Error(`key part ${name}: its pattern ${String(pattern)} must not carry the g or y flag`);
     const what = `text of 1-${max} characters without "/"${pattern ? ` matching ${pattern.source}` : ''}`;
     return part(name, 'string', what, (s) => s.length >= 1 && s.length <= max && !s.includes('/') && (pattern === undefined || pattern.test(s)), (v) => (typeof v === 'string' ? v : undefined), (s) => s);
   },
