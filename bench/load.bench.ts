@@ -11,6 +11,7 @@ import { plainSigningFields, txSigningMessage } from '../kernel/tx/signing.js';
 import { canonicalJson } from '../kernel/codec/json.js';
 import { BenchHttpClient } from './http-client.js';
 import { formatGcPauses } from './gc-pauses.js';
+import { processBreakdown, formatBreakdown } from './memory-breakdown.js';
 import { peakRssBytes } from './thread-cpu.js';
 import { metricsText, PhaseProbe, valuesIn, type PhaseResources } from './phase-probe.js';
 import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
@@ -425,8 +426,9 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
     // One scrape per validator for all of its end-of-run figures.
     const finals = await Promise.all(
       c.nodes.map(async (n) => {
-        const [rss, verifications, cacheHits, preverified, preverifiedHits] = valuesIn(await metricsText(n.url), ['process_resident_memory_bytes', 'verifications_total', 'verification_cache_hits_total', 'consensus_signatures_preverified_total', 'consensus_preverified_hits_total']);
-        return { rss: rss!, verifications: verifications!, cacheHits: cacheHits!, preverified: preverified!, preverifiedHits: preverifiedHits! };
+        const text = await metricsText(n.url);
+        const [rss, verifications, cacheHits, preverified, preverifiedHits] = valuesIn(text, ['process_resident_memory_bytes', 'verifications_total', 'verification_cache_hits_total', 'consensus_signatures_preverified_total', 'consensus_preverified_hits_total']);
+        return { rss: rss!, verifications: verifications!, cacheHits: cacheHits!, preverified: preverified!, preverifiedHits: preverifiedHits!, memory: n.proc?.pid ? processBreakdown(n.proc.pid, text) : null };
       }),
     );
     const peakRss = peakRssMiB(c);
@@ -444,6 +446,8 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       l.spent.gc.forEach((g, i) => console.log(`  GC pauses of validator ${i}: ${formatGcPauses(g)}`));
     }
     console.log(`resident memory per validator (MiB): now ${finals.map((f) => (f.rss / 2 ** 20).toFixed(0)).join(', ')}; peak ${peakRss.map((x) => (x === null ? 'n/a' : x.toFixed(0))).join(', ')}`);
+    // Where it is (docs/performance.md, "Where a validator's memory goes"): native is LevelDB, the allocator and the worker isolates.
+    finals.forEach((f, i) => console.log(`  validator ${i} at the end (MiB): ${formatBreakdown(f.memory)}`));
     // Verify-once: each validator verifies a transaction's signature once (at admission); the
     // block's validation then finds it in the cache.
     console.log(`consensus signatures verified on a worker per validator: ${finals.map((f) => f.preverified).join(', ')}; answered from that memo: ${finals.map((f) => f.preverifiedHits).join(', ')}`);

@@ -19,6 +19,12 @@ import { contractAddressOf } from './app-names.js';
  */
 let runtimes: { readonly blocks: ContractRuntime; readonly offchain: ContractRuntime } | undefined;
 
+/**
+ * Starts the blocks' contract thread ahead of the block that needs it (register sets it; a
+ * no-op before). Called where this node admits a contract call or deploy.
+ */
+let startBlockThread: () => void = () => undefined;
+
 /** Replaces the runtimes register set (tests that run contracts in their own thread or count metering passes). */
 export function useContractRuntimes(r: { readonly blocks: ContractRuntime; readonly offchain: ContractRuntime }): void {
   runtimes = r;
@@ -99,6 +105,7 @@ const deployOperation = defineOperation({
     return undefined;
   },
   async admit(ctx, op) {
+    startBlockThread();
     const s = await readSettings(ctx.params);
     await meterThenGate(ctx, s, await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode)), op.actor, op.txHash);
     return undefined;
@@ -171,9 +178,13 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     };
     const threads = processThreads({ offchainThreads: api.options.offchain_threads, offchainQueue: api.options.offchain_queue, offchainTimeoutMs: api.options.offchain_timeout_ms });
     runtimes = { blocks: threadRuntime(threads.consensus, loadMetered), offchain: pooledRuntime(threads.offchain, loadMetered) };
-    // Loaded at boot (Binaryen takes a second), not in the first block or request that needs it.
-    threads.consensus.start();
-    threads.offchain.start();
+    // Not started at boot: each contract thread is a V8 isolate with Binaryen loaded, ~90 MiB of
+    // a validator's resident memory idle (docs/performance.md, "Where a validator's memory goes"),
+    // paid by every node of a chain that runs no contract. The blocks' thread starts when this
+    // node admits the first call or deploy (below), so Binaryen's second of loading falls at
+    // admission, not in the block; a block whose contract this node never admitted starts it on
+    // demand (same result, a second later). The off-chain pool starts a thread at its first request.
+    startBlockThread = () => threads.consensus.start();
     let lastBlockTime = 0;
     api.hooks.committed.tapPromise(api.name, async (c) => {
       lastBlockTime = c.block.header.timestamp;
@@ -181,6 +192,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     api.hooks.recordExists.for('app').tapPromise(api.name, async (ctx, address) => (await readContract(ctx.store, await contractAddressOf(ctx, address))) !== undefined);
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
       if (tx.origin !== 'signed') return undefined;
+      if (tx.target === 'kind:app' || tx.target === DEPLOY_ADDRESS) startBlockThread();
       if (tx.target === 'kind:app') {
         // A call whose data the node cannot turn into input is refused here rather than failed in
         // a block (the block re-reads it and fails the same way if a proposer skipped this).

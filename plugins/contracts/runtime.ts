@@ -76,8 +76,22 @@ export interface ThreadOptions {
 export const DEFAULT_THREAD_OPTIONS: ThreadOptions = { offchainThreads: 1, offchainQueue: 8, offchainTimeoutMs: 3_000 };
 
 interface ProcessThreads {
-  readonly consensus: ContractThread;
+  readonly consensus: BlockThread;
   readonly offchain: ThreadPool;
+}
+
+/** The blocks' contract thread, which says whether it was ever started (started on demand: index.ts). */
+class BlockThread extends ContractThread {
+  private startedOnce = false;
+
+  get everStarted(): boolean {
+    return this.startedOnce;
+  }
+
+  override start(): void {
+    this.startedOnce = true;
+    super.start();
+  }
 }
 
 let shared: ProcessThreads | undefined;
@@ -89,7 +103,7 @@ let shared: ProcessThreads | undefined;
  */
 export function processThreads(opts: ThreadOptions): ProcessThreads {
   shared ??= {
-    consensus: new ContractThread({ meteredBytes: 128 * 1024 * 1024, name: 'contracts-blocks' }),
+    consensus: new BlockThread({ meteredBytes: 128 * 1024 * 1024, name: 'contracts-blocks' }),
     offchain: new ThreadPool({ threads: opts.offchainThreads, queue: opts.offchainQueue, timeoutMs: opts.offchainTimeoutMs, meteredBytes: 32 * 1024 * 1024 }),
   };
   return shared;
