@@ -1,28 +1,12 @@
 import { ClassicLevel } from 'classic-level';
 import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from '../state/kv.js';
 
-/**
- * How many files LevelDB keeps open: 10 of its own and, for the rest, table files (~2 MiB each).
- * LevelDB maps every open table into memory (up to 1,000 on 64-bit) and a read touches its pages,
- * so under reads spread over a large state every open table's pages become resident in the node's
- * own RSS: at 10^6 accounts under load 145–150 tables, 255–265 MiB of a validator's 1 GiB
- * (docs/performance.md, "Where a validator's memory goes"). 74 is LevelDB's floor: at most 64
- * tables, 128 MiB mapped; a table closed to make room is reopened on a later read (its index and
- * filter blocks read again, from the page cache when the machine has it).
- */
-export const DEFAULT_MAX_OPEN_FILES = 74;
-
-export interface LevelStoreOptions {
-  /** LevelDB's max_open_files (at least 74); DEFAULT_MAX_OPEN_FILES when absent. */
-  readonly maxOpenFiles?: number;
-}
-
 /** classic-level (LevelDB) behind the KvStore surface, with binary keys and values. */
 export class LevelStore implements KvStore {
   private constructor(private readonly db: ClassicLevel<Uint8Array, Uint8Array>) {}
 
-  static async open(location: string, options: LevelStoreOptions = {}): Promise<LevelStore> {
-    const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: 'view', valueEncoding: 'view', maxOpenFiles: options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES });
+  static async open(location: string): Promise<LevelStore> {
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: 'view', valueEncoding: 'view' });
     await db.open();
     return new LevelStore(db);
   }
