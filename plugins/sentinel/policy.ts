@@ -49,9 +49,17 @@ export async function verdictOf(ctx: Pick<ReadContext, 'accounts'>, store: Reado
   return { verdict, recent };
 }
 
-/** 400 at or above `sentinel_reject_threshold`, else undefined. */
-export async function rejection(ctx: Pick<ReadContext, 'params'>, v: Verdict): Promise<ChainError | undefined> {
-  const reject = await ctx.params.get('sentinel_reject_threshold');
+/**
+ * The parameters every scored transfer is judged by, read in one go beside the verdict's state
+ * reads (every transfer of value pays for them twice, at admission and in its block).
+ */
+export async function scoringParams(ctx: Pick<ReadContext, 'params'>): Promise<{ reject: bigint; policy: boolean }> {
+  const [reject, policy] = await Promise.all([ctx.params.get('sentinel_reject_threshold'), ctx.params.get('sentinel_policy_enabled')]);
+  return { reject, policy: policy === 1n };
+}
+
+/** 400 at or above `reject` (`sentinel_reject_threshold`), else undefined. */
+export function rejection(reject: bigint, v: Verdict): ChainError | undefined {
   if (v.scoreBp < onScale(reject)) return undefined;
   return badRequest(`sentinel: transaction scored ${fractionText(v.scoreBp)} (${v.category}), at or above sentinel_reject_threshold ${reject} (${fractionText(onScale(reject))})`, 'a smaller share of the balance, or a known recipient, scores lower');
 }
@@ -67,13 +75,12 @@ export interface HoldDecision {
 }
 
 /**
- * Whether the policy layer holds a transfer, from committed state: off unless
- * `sentinel_policy_enabled` is 1; never for a recipient the sender trusts (active at `height`);
+ * Whether the policy layer holds a transfer, from committed state (asked only with
+ * `sentinel_policy_enabled` 1: `scoringParams`): never for a recipient the sender trusts (active at `height`);
  * from `sentinel_hold_threshold` held, from `sentinel_stepup_threshold` (or a session key from
  * `sentinel_agent_confirm_threshold`) held until the owner confirms.
  */
 export async function holdDecision(ctx: Pick<ReadContext, 'params'>, store: ReadonlyStore, height: number, t: TransferShape, v: Verdict, signer: () => SignerKind | Promise<SignerKind>): Promise<HoldDecision | undefined> {
-  if ((await ctx.params.get('sentinel_policy_enabled')) !== 1n) return undefined;
   const [hold, stepup, agent] = await Promise.all([ctx.params.get('sentinel_hold_threshold'), ctx.params.get('sentinel_stepup_threshold'), ctx.params.get('sentinel_agent_confirm_threshold')]);
   const s = v.scoreBp;
   // The signer's kind is asked only when it matters (at admission it costs a key hash).
