@@ -1,6 +1,6 @@
 import { ConfigError, definePlugin, deriveAddress, operationOf, parseHex, type AdmissionContext, type NodeServices, type ReadonlyStore, type SignerKind, type Tx, type TxContext } from '../../kernel/sdk.js';
 import { fraction, fractionText, loadModel } from './model.js';
-import { SENTINEL_PARAMS, heldView, holdDecision, notHoldable, rejection, scoringParams, verdictOf, warningFields } from './policy.js';
+import { BlockScoringParams, SENTINEL_PARAMS, heldView, holdDecision, notHoldable, rejection, scoringParams, verdictOf, warningFields } from './policy.js';
 import { SentinelOptionsSchema } from './schemas.js';
 import { SENTINEL_STORES, appendRecent, heldTransfers, holdsByAddress, holdsDue, recentTransfers, registeredModel, type HeldTransfer } from './store.js';
 import { SENTINEL_EVENTS, txAnomaly, txHeld } from './events.js';
@@ -104,10 +104,11 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
       // Every plain transaction that moves value, whatever it is sent to; operations are seen in the block.
       if (tx.origin !== 'signed' || operationOf(tx) !== undefined || (tx.value === 0n && tx.target !== 'transfer')) return undefined;
-      if ((await ctx.params.get('sentinel_enabled')) !== 1n) return undefined;
+      const { enabled, reject, policy } = await scoringParams(ctx);
+      if (!enabled) return undefined;
       await checkRegistered(ctx.store);
       const t = { from: tx.from, to: tx.to, value: tx.value, gasPrice: tx.gasPrice, nonce: tx.nonce };
-      const [{ verdict: v }, { reject, policy }] = await Promise.all([verdictOf(ctx, ctx.store, ctx.height, model, t), scoringParams(ctx)]);
+      const { verdict: v } = await verdictOf(ctx, ctx.store, ctx.height, model, t);
       const refused = rejection(reject, v);
       if (refused) return refused;
       if (v.anomalous) ctx.respond(warningFields(v));
@@ -125,12 +126,14 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
 
     // Every move of coins out of a transaction's signing account, whatever plugin makes it (the
     // kernel shows each one here): scored against the address the transaction named.
+    const blockParams = new BlockScoringParams();
     api.hooks.beforeTransfer.tapPromise(api.name, async (ctx, transfer) => {
-      if ((await ctx.params.get('sentinel_enabled')) !== 1n) return undefined;
+      const { enabled, reject, policy } = await blockParams.of(ctx);
+      if (!enabled) return undefined;
       const height = ctx.block.height;
       const nonce = scoredNonce(ctx, transfer.from);
       const t = { from: transfer.from, to: transfer.recipient, value: transfer.value, gasPrice: ctx.tx.gasPrice, nonce: typeof nonce === 'bigint' ? nonce : await nonce };
-      const [{ verdict: v, recent }, { reject, policy }] = await Promise.all([verdictOf(ctx, ctx.store, height, model, t), scoringParams(ctx)]);
+      const { verdict: v, recent } = await verdictOf(ctx, ctx.store, height, model, t);
       const refused = rejection(reject, v);
       if (refused) throw refused;
       recentTransfers.set(ctx.store, t.from, { heights: appendRecent(recent, height) });

@@ -49,13 +49,33 @@ export async function verdictOf(ctx: Pick<ReadContext, 'accounts'>, store: Reado
   return { verdict, recent };
 }
 
+/** The parameters a scored transfer is judged by. */
+export interface ScoringParams {
+  readonly enabled: boolean;
+  readonly reject: bigint;
+  readonly policy: boolean;
+}
+
+/** The parameters a scored transfer is judged by, read in one go (every transfer of value pays for them twice, at admission and in its block). */
+export async function scoringParams(ctx: Pick<ReadContext, 'params'>): Promise<ScoringParams> {
+  const [enabled, reject, policy] = await Promise.all([ctx.params.get('sentinel_enabled'), ctx.params.get('sentinel_reject_threshold'), ctx.params.get('sentinel_policy_enabled')]);
+  return { enabled: enabled === 1n, reject, policy: policy === 1n };
+}
+
 /**
- * The parameters every scored transfer is judged by, read in one go beside the verdict's state
- * reads (every transfer of value pays for them twice, at admission and in its block).
+ * `scoringParams` once per block: parameters change only in endBlock and apply from the next
+ * block (the kernel's executor reads its storage price once per block on the same rule), and each
+ * block's execution has a `BlockInfo` object of its own, so every transfer of a block reads the
+ * values its first one read.
  */
-export async function scoringParams(ctx: Pick<ReadContext, 'params'>): Promise<{ reject: bigint; policy: boolean }> {
-  const [reject, policy] = await Promise.all([ctx.params.get('sentinel_reject_threshold'), ctx.params.get('sentinel_policy_enabled')]);
-  return { reject, policy: policy === 1n };
+export class BlockScoringParams {
+  private readonly byBlock = new WeakMap<object, Promise<ScoringParams>>();
+
+  of(ctx: Pick<ReadContext, 'params'> & { readonly block: object }): Promise<ScoringParams> {
+    let p = this.byBlock.get(ctx.block);
+    if (p === undefined) this.byBlock.set(ctx.block, (p = scoringParams(ctx)));
+    return p;
+  }
 }
 
 /** 400 at or above `reject` (`sentinel_reject_threshold`), else undefined. */
