@@ -102,10 +102,25 @@ async function startBare(backend: string, blockFile: string): Promise<{ url: str
   return { url: `http://127.0.0.1:${port}`, stop: () => void proc.kill('SIGTERM') };
 }
 
+/**
+ * The node's block at `height` once it is committed. Asked right after start-up, the node may not
+ * have committed it yet: the bare server would then serve the 43-byte 404 body as its "block" while
+ * the gateway serves the real one, which flattered the bare side (the runs before 2026-11-29).
+ */
+async function committedBlock(nodeUrl: string, height: number): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const r = await getJson(`${nodeUrl}/api/v1/blocks/${height}`);
+    if (r.status === 200) return r.body;
+    if (Date.now() > deadline) throw new Error(`block ${height} not committed after 30 s: ${r.status} ${JSON.stringify(r.body)}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
 const node = await startNodeProcess({ env: { CHAIN_RPC_RATE_LIMIT: '0', CHAIN_EMPTY_BLOCK_MS: '1000' } });
 const rows: Array<Record<string, string>> = [];
 try {
-  const block = (await getJson(`${node.url}/api/v1/blocks/1`)).body;
+  const block = await committedBlock(node.url, 1);
   const blockFile = join(tempDir('gwbench-'), 'block.json');
   writeFileSync(blockFile, JSON.stringify(block));
   for (const backend of BACKENDS) {
