@@ -32,41 +32,63 @@ export type RouteMatch =
 
 export class Router {
   private readonly routes: CompiledRoute[] = [];
+  /**
+   * Routes by segment count, in registration order: a path is only scored against routes of its
+   * own length, so a lookup costs the same with 3 routes or 150 (the gateway serves ~150; a linear
+   * scan over them was a tenth of a cached read, docs/performance.md "Gateway").
+   */
+  private readonly byLength = new Map<number, CompiledRoute[]>();
 
   add(method: HttpMethod, pattern: string, handler: RouteHandler): void {
     const compiled = compile(method, pattern, handler);
     const clash = this.routes.find((r) => r.method === method && r.shape === compiled.shape);
     if (clash !== undefined) throw new Error(`route ${method} ${pattern} collides with ${clash.method} ${clash.pattern}`);
     this.routes.push(compiled);
+    const bucket = this.byLength.get(compiled.statics.length);
+    if (bucket === undefined) this.byLength.set(compiled.statics.length, [compiled]);
+    else bucket.push(compiled);
   }
 
   /** Throws a 400 ChainError for a param that is not valid percent-encoding. */
   match(method: string, path: string): RouteMatch {
     const segments = splitPath(path);
+    const candidates = this.byLength.get(segments.length);
+    if (candidates === undefined) return NOT_FOUND;
     const wanted = method === 'HEAD' ? 'GET' : method;
     let best: CompiledRoute | undefined;
-    let bestScore = '';
-    const allow = new Set<string>();
-    for (const route of this.routes) {
+    let bestScore = -1;
+    let anyMatched = false;
+    for (const route of candidates) {
       const score = matchScore(route, segments);
-      if (score === null) continue;
-      allow.add(route.method);
-      if (route.method === 'GET') allow.add('HEAD');
-      if (route.method !== wanted) continue;
-      if (best === undefined || score > bestScore) {
+      if (score < 0) continue;
+      anyMatched = true;
+      if (route.method === wanted && score > bestScore) {
         best = route;
         bestScore = score;
       }
     }
     if (best !== undefined) return { kind: 'found', handler: best.handler, params: extractParams(best, segments) };
-    if (allow.size > 0) return { kind: 'method-not-allowed', allow: [...allow, 'OPTIONS'].sort() };
-    return { kind: 'not-found' };
+    if (!anyMatched) return NOT_FOUND;
+    // The rare refusal: which methods the path has, for the 405's Allow.
+    const allow = new Set<string>();
+    for (const route of candidates) {
+      if (matchScore(route, segments) < 0) continue;
+      allow.add(route.method);
+      if (route.method === 'GET') allow.add('HEAD');
+    }
+    return { kind: 'method-not-allowed', allow: [...allow, 'OPTIONS'].sort() };
   }
 }
+
+const NOT_FOUND: RouteMatch = Object.freeze({ kind: 'not-found' });
+
+/** Past this many segments a match score would no longer be an exact integer (2^53). */
+const MAX_SEGMENTS = 52;
 
 function compile(method: HttpMethod, pattern: string, handler: RouteHandler): CompiledRoute {
   if (!pattern.startsWith('/')) throw new Error(`route pattern must start with '/': ${pattern}`);
   const segments = splitPath(pattern);
+  if (segments.length > MAX_SEGMENTS) throw new Error(`route pattern has more than ${MAX_SEGMENTS} segments: ${pattern}`);
   const seen = new Set<string>();
   const statics: (string | null)[] = [];
   const paramNames: (string | null)[] = [];
@@ -87,25 +109,28 @@ function compile(method: HttpMethod, pattern: string, handler: RouteHandler): Co
   return { method, pattern, statics, paramNames, shape, handler };
 }
 
+// Leading and trailing empty segments dropped ('/a/' and 'a' are ['a']); inner ones kept ('//a' is ['', 'a']).
 function splitPath(path: string): string[] {
-  return path.split('/').filter((s, i, all) => !(s === '' && (i === 0 || i === all.length - 1)));
+  const parts = path.split('/');
+  const start = parts[0] === '' ? 1 : 0;
+  const end = parts.length > start && parts[parts.length - 1] === '' ? parts.length - 1 : parts.length;
+  return start === 0 && end === parts.length ? parts : parts.slice(start, end);
 }
 
-// '1' per static hit and '0' per param, compared as strings: the lexicographic order is exactly
-// "first differing position prefers static", and equal lengths are guaranteed by the length check.
-function matchScore(route: CompiledRoute, segments: readonly string[]): string | null {
-  if (route.statics.length !== segments.length) return null;
-  let score = '';
+// A bit per segment, most significant first: 1 for a static hit, 0 for a param. Between routes of
+// one length the larger number is exactly "the first differing position prefers static". -1: no match.
+function matchScore(route: CompiledRoute, segments: readonly string[]): number {
+  let score = 0;
   for (let i = 0; i < segments.length; i++) {
     const want = route.statics[i];
     const got = segments[i] as string;
     if (want === null) {
-      if (got === '') return null;
-      score += '0';
+      if (got === '') return -1;
+      score *= 2;
     } else if (want === got) {
-      score += '1';
+      score = score * 2 + 1;
     } else {
-      return null;
+      return -1;
     }
   }
   return score;
@@ -113,15 +138,17 @@ function matchScore(route: CompiledRoute, segments: readonly string[]): string |
 
 function extractParams(route: CompiledRoute, segments: readonly string[]): Record<string, string> {
   const params: Record<string, string> = {};
-  route.paramNames.forEach((name, i) => {
-    if (name === null) return;
+  const names = route.paramNames;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    if (name === null || name === undefined) continue;
     const raw = segments[i] as string;
     try {
       params[name] = decodeURIComponent(raw);
     } catch {
       throw badRequest(`malformed percent-encoding in path parameter '${name}'`);
     }
-  });
+  }
   return params;
 }
 
