@@ -18,6 +18,7 @@ import type { ResolvedOptions } from './options.js';
 import { errorResponse, mergeHeaders, successResponse } from './respond.js';
 import type { WireResponse } from './respond.js';
 import { retryAfterSeconds } from './rate-limit.js';
+import type { RateDecision } from './rate-limit.js';
 import { checkPath, checkRequestSize, isImplementedMethod, notImplementedError } from './request-line.js';
 import { Router, methodNotAllowedError, notFoundError } from './router.js';
 import type { HttpMethod, HttpRequest } from './server.js';
@@ -156,19 +157,27 @@ export class RequestPipeline {
     return this.opts.rateLimiter !== undefined && !this.opts.rateLimitExempt(ip);
   }
 
-  private async rateLimit(ip: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer } | null> {
+  // A chain of `then`s rather than an async function: one promise fewer before every request.
+  private rateLimit(ip: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer } | null> {
     const limiter = this.opts.rateLimiter;
-    if (limiter === undefined) return null;
-    let decision;
+    if (limiter === undefined) return Promise.resolve(null);
+    let decided: Promise<RateDecision>;
     try {
-      decision = await limiter.consume(ip);
+      decided = limiter.consume(ip);
     } catch (e: unknown) {
-      this.opts.log.warn({ err: e }, 'rate limiter failed; letting the request through');
-      return null;
+      decided = Promise.reject(e);
     }
-    if (decision.allowed) return null;
-    const r = errorResponse(new ChainError(429, 'rate limit exceeded'), this.opts.log);
-    return { ...r, headers: { ...r.headers, 'Retry-After': String(retryAfterSeconds(decision.retryAfterMs)) } };
+    return decided.then(
+      (decision) => {
+        if (decision.allowed) return null;
+        const r = errorResponse(new ChainError(429, 'rate limit exceeded'), this.opts.log);
+        return { ...r, headers: { ...r.headers, 'Retry-After': String(retryAfterSeconds(decision.retryAfterMs)) } };
+      },
+      (e: unknown) => {
+        this.opts.log.warn({ err: e }, 'rate limiter failed; letting the request through');
+        return null;
+      },
+    );
   }
 }
 
