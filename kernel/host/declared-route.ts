@@ -196,6 +196,7 @@ function hasDefault(schema: unknown): boolean {
 
 /** Query values by name, empty values left out (`?limit=` is no limit), in the order given. */
 function groupQuery(query: URLSearchParams): Array<[string, string[]]> {
+  if (query.size === 0) return [];
   const out = new Map<string, string[]>();
   for (const [k, v] of query) {
     if (v === '') continue;
