@@ -11,12 +11,10 @@ import type { NodeReads } from './node-reads.js';
  * gateway, failing) the figures are the last ones it gave, `node_reachable` is false and
  * `node_error` says why.
  */
-export async function gatewayHealth(config: GatewayConfig, poller: NodePoller, cooldown: FaucetCooldown, wsClients: () => number): Promise<HealthAnswer> {
-  let view: NodeView | undefined = poller.last;
-  if (!view || Date.now() - view.last_poll_at > 2 * config.pollIntervalMs) {
-    await poller.pollOnce();
-    view = poller.last;
-  }
+export function gatewayHealth(config: GatewayConfig, poller: NodePoller, cooldown: FaucetCooldown, wsClients: () => number): HealthAnswer | Promise<HealthAnswer> {
+  const view: NodeView | undefined = poller.last;
+  if (!view || Date.now() - view.last_poll_at > 2 * config.pollIntervalMs) return poller.pollOnce().then(() => healthRecord(poller.last, config, cooldown, wsClients));
+  // A fresh view is answered at once, not in a promise: /health makes no microtask hop.
   return healthRecord(view, config, cooldown, wsClients);
 }
 
