@@ -68,7 +68,7 @@ export function passThrough(answer: NodeAnswer): unknown {
  */
 export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): void {
   // A cached answer comes back as it is (not in a promise) and is answered at once: a hit makes no microtask hop here.
-  const counted = (route: string, handler: (req: RpcRequest) => NodeAnswer | Promise<NodeAnswer>) => (req: RpcRequest): unknown => {
+  const counted = (route: string, handler: (req: RpcRequest) => NodeAnswer | Promise<NodeAnswer>) => {
     const failed = (e: unknown): never => {
       s.metrics.proxied.inc({ route, status: String((e as { status?: unknown }).status ?? 500) });
       throw e;
@@ -81,13 +81,15 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
         return failed(e);
       }
     };
-    let answer: NodeAnswer | Promise<NodeAnswer>;
-    try {
-      answer = handler(req);
-    } catch (e: unknown) {
-      return failed(e);
-    }
-    return answer instanceof Promise ? answer.then(answered, failed) : answered(answer);
+    return (req: RpcRequest): unknown => {
+      let answer: NodeAnswer | Promise<NodeAnswer>;
+      try {
+        answer = handler(req);
+      } catch (e: unknown) {
+        return failed(e);
+      }
+      return answer instanceof Promise ? answer.then(answered, failed) : answered(answer);
+    };
   };
   // Tagged in the API reference with whoever serves the route on a node (decisions.md §87).
   const served = (method: HttpMethod, path: string, handler: RpcHandler, declared: DeclaredRoute | undefined, tag: string): void => {
