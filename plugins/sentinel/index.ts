@@ -1,6 +1,6 @@
 import { ConfigError, definePlugin, deriveAddress, operationOf, parseHex, type AdmissionContext, type NodeServices, type ReadonlyStore, type SignerKind, type Tx, type TxContext } from '../../kernel/sdk.js';
 import { fraction, fractionText, loadModel } from './model.js';
-import { SENTINEL_PARAMS, heldView, holdDecision, notHoldable, rejection, verdictOf, warningFields } from './policy.js';
+import { BlockScoringParams, SENTINEL_PARAMS, heldView, holdDecision, notHoldable, rejection, scoringParams, verdictOf, warningFields } from './policy.js';
 import { SentinelOptionsSchema } from './schemas.js';
 import { SENTINEL_STORES, appendRecent, heldTransfers, holdsByAddress, holdsDue, recentTransfers, registeredModel, type HeldTransfer } from './store.js';
 import { SENTINEL_EVENTS, txAnomaly, txHeld } from './events.js';
@@ -36,11 +36,11 @@ function payment(tx: Tx): boolean {
 }
 
 /**
- * The sender's nonce as the scorer's feature: a plain transaction's own; for an operation (whose
- * nonce is a millisecond timestamp) the account's next one.
+ * The sender's nonce as the scorer's feature: a plain transaction's own (no read, no await); for
+ * an operation (whose nonce is a millisecond timestamp) the account's next one.
  */
-async function scoredNonce(ctx: TxContext, from: string): Promise<bigint> {
-  return operationOf(ctx.tx) === undefined ? ctx.tx.nonce : (await ctx.accounts.getCore(from)).nonce + 1n;
+function scoredNonce(ctx: TxContext, from: string): bigint | Promise<bigint> {
+  return operationOf(ctx.tx) === undefined ? ctx.tx.nonce : ctx.accounts.getCore(from).then((a) => a.nonce + 1n);
 }
 
 /**
@@ -104,14 +104,15 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
       // Every plain transaction that moves value, whatever it is sent to; operations are seen in the block.
       if (tx.origin !== 'signed' || operationOf(tx) !== undefined || (tx.value === 0n && tx.target !== 'transfer')) return undefined;
-      if ((await ctx.params.get('sentinel_enabled')) !== 1n) return undefined;
+      const { enabled, reject, policy } = await scoringParams(ctx);
+      if (!enabled) return undefined;
       await checkRegistered(ctx.store);
       const t = { from: tx.from, to: tx.to, value: tx.value, gasPrice: tx.gasPrice, nonce: tx.nonce };
       const { verdict: v } = await verdictOf(ctx, ctx.store, ctx.height, model, t);
-      const refused = await rejection(ctx, v);
+      const refused = rejection(reject, v);
       if (refused) return refused;
       if (v.anomalous) ctx.respond(warningFields(v));
-      if ((await ctx.params.get('sentinel_policy_enabled')) !== 1n) return undefined;
+      if (!policy) return undefined;
       const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, () => signerKindOf(ctx, tx));
       if (d && !payment(tx)) return notHoldable(d, v, tx.to);
       if (d) {
@@ -125,15 +126,19 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
 
     // Every move of coins out of a transaction's signing account, whatever plugin makes it (the
     // kernel shows each one here): scored against the address the transaction named.
+    const blockParams = new BlockScoringParams();
     api.hooks.beforeTransfer.tapPromise(api.name, async (ctx, transfer) => {
-      if ((await ctx.params.get('sentinel_enabled')) !== 1n) return undefined;
+      const { enabled, reject, policy } = await blockParams.of(ctx);
+      if (!enabled) return undefined;
       const height = ctx.block.height;
-      const t = { from: transfer.from, to: transfer.recipient, value: transfer.value, gasPrice: ctx.tx.gasPrice, nonce: await scoredNonce(ctx, transfer.from) };
+      const nonce = scoredNonce(ctx, transfer.from);
+      const t = { from: transfer.from, to: transfer.recipient, value: transfer.value, gasPrice: ctx.tx.gasPrice, nonce: typeof nonce === 'bigint' ? nonce : await nonce };
       const { verdict: v, recent } = await verdictOf(ctx, ctx.store, height, model, t);
-      const refused = await rejection(ctx, v);
+      const refused = rejection(reject, v);
       if (refused) throw refused;
       recentTransfers.set(ctx.store, t.from, { heights: appendRecent(recent, height) });
       if (v.anomalous) txAnomaly.emit(ctx, { tx_hash: ctx.tx.hash, score: fractionText(v.scoreBp), score_bp: v.scoreBp, category: v.category, from: t.from, to: t.to, height });
+      if (!policy) return undefined;
       const d = await holdDecision(ctx, ctx.store, height, t, v, () => transfer.signer.kind);
       if (!d) return undefined;
       if (!transfer.holdable) throw notHoldable(d, v, t.to);

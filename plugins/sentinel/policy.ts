@@ -49,9 +49,37 @@ export async function verdictOf(ctx: Pick<ReadContext, 'accounts'>, store: Reado
   return { verdict, recent };
 }
 
-/** 400 at or above `sentinel_reject_threshold`, else undefined. */
-export async function rejection(ctx: Pick<ReadContext, 'params'>, v: Verdict): Promise<ChainError | undefined> {
-  const reject = await ctx.params.get('sentinel_reject_threshold');
+/** The parameters a scored transfer is judged by. */
+export interface ScoringParams {
+  readonly enabled: boolean;
+  readonly reject: bigint;
+  readonly policy: boolean;
+}
+
+/** The parameters a scored transfer is judged by, read in one go (every transfer of value pays for them twice, at admission and in its block). */
+export async function scoringParams(ctx: Pick<ReadContext, 'params'>): Promise<ScoringParams> {
+  const [enabled, reject, policy] = await Promise.all([ctx.params.get('sentinel_enabled'), ctx.params.get('sentinel_reject_threshold'), ctx.params.get('sentinel_policy_enabled')]);
+  return { enabled: enabled === 1n, reject, policy: policy === 1n };
+}
+
+/**
+ * `scoringParams` once per block: parameters change only in endBlock and apply from the next
+ * block (the kernel's executor reads its storage price once per block on the same rule), and each
+ * block's execution has a `BlockInfo` object of its own, so every transfer of a block reads the
+ * values its first one read.
+ */
+export class BlockScoringParams {
+  private readonly byBlock = new WeakMap<object, Promise<ScoringParams>>();
+
+  of(ctx: Pick<ReadContext, 'params'> & { readonly block: object }): Promise<ScoringParams> {
+    let p = this.byBlock.get(ctx.block);
+    if (p === undefined) this.byBlock.set(ctx.block, (p = scoringParams(ctx)));
+    return p;
+  }
+}
+
+/** 400 at or above `reject` (`sentinel_reject_threshold`), else undefined. */
+export function rejection(reject: bigint, v: Verdict): ChainError | undefined {
   if (v.scoreBp < onScale(reject)) return undefined;
   return badRequest(`sentinel: transaction scored ${fractionText(v.scoreBp)} (${v.category}), at or above sentinel_reject_threshold ${reject} (${fractionText(onScale(reject))})`, 'a smaller share of the balance, or a known recipient, scores lower');
 }
@@ -67,13 +95,12 @@ export interface HoldDecision {
 }
 
 /**
- * Whether the policy layer holds a transfer, from committed state: off unless
- * `sentinel_policy_enabled` is 1; never for a recipient the sender trusts (active at `height`);
+ * Whether the policy layer holds a transfer, from committed state (asked only with
+ * `sentinel_policy_enabled` 1: `scoringParams`): never for a recipient the sender trusts (active at `height`);
  * from `sentinel_hold_threshold` held, from `sentinel_stepup_threshold` (or a session key from
  * `sentinel_agent_confirm_threshold`) held until the owner confirms.
  */
 export async function holdDecision(ctx: Pick<ReadContext, 'params'>, store: ReadonlyStore, height: number, t: TransferShape, v: Verdict, signer: () => SignerKind | Promise<SignerKind>): Promise<HoldDecision | undefined> {
-  if ((await ctx.params.get('sentinel_policy_enabled')) !== 1n) return undefined;
   const [hold, stepup, agent] = await Promise.all([ctx.params.get('sentinel_hold_threshold'), ctx.params.get('sentinel_stepup_threshold'), ctx.params.get('sentinel_agent_confirm_threshold')]);
   const s = v.scoreBp;
   // The signer's kind is asked only when it matters (at admission it costs a key hash).

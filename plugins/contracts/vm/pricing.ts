@@ -64,7 +64,7 @@ export const BULK_FUEL_PER_BYTE = 1n;
  */
 export const GROW_FUEL = {
   perGrow: 300_000,
-  perPage: 60_000,
+  perPage: 100_000,
 } as const;
 
 /**
