@@ -69,7 +69,9 @@ const nSenders = Number(args.senders);
 const nBlocks = Number(args.blocks);
 const batchSize = Number(args.batch);
 const nRounds = Number(args.rounds);
-if (!Number.isInteger(nRounds) || nRounds < 1) throw new Error(`--rounds must be a positive integer, not ${args.rounds}`);
+for (const [flag, n] of [['rounds', nRounds], ['senders', nSenders], ['blocks', nBlocks], ['batch', batchSize]] as const) {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} must be a positive integer, not ${args[flag]}`);
+}
 
 type ConfigPlugin = { name: string; enabled: boolean; activation_height?: number; options?: Record<string, unknown> };
 const configPlugins = (network: string): ConfigPlugin[] => (JSON.parse(readFileSync(new URL(`../../configs/${network}.json`, import.meta.url), 'utf8')) as { plugins: ConfigPlugin[] }).plugins;
@@ -160,10 +162,10 @@ const observer = new PerformanceObserver((list) => {
 try {
   await runNextPhase();
   const txs = nBlocks * nSenders;
+  const timed = signPhase(nextPhase++);
   observer.observe({ entryTypes: ['gc'] });
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadSched(process.pid);
-  const timed = signPhase(nextPhase++);
   verifyMs = 0;
   const t0 = performance.now();
   await runPhase(timed);
@@ -192,9 +194,9 @@ try {
   }
   await session.post('Profiler.disable');
 
+  const sampled = signPhase(nextPhase++);
   await session.post('HeapProfiler.enable');
   await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-  const sampled = signPhase(nextPhase++);
   await runPhase(sampled);
   const { profile } = await session.post('HeapProfiler.stopSampling');
   session.disconnect();
@@ -225,7 +227,8 @@ try {
   // Per round, µs per transfer: each bucket, plugins + dispatch together, and that as a share of the kernel row.
   const perRound = (value: (m: Map<string, number>) => number): number[] => cpuRounds.map((m) => value(m) / txs).sort((a, b) => a - b);
   const pluginsAndDispatch = (m: Map<string, number>): number => plugins.reduce((a, p) => a + (m.get(p) ?? 0), 0) + (m.get(HOOK_DISPATCH) ?? 0);
-  const shares = cpuRounds.map((m) => ((m.get(KERNEL) ?? 0) > 0 ? (pluginsAndDispatch(m) * 100) / m.get(KERNEL)! : Number.NaN)).sort((a, b) => a - b);
+  // A round with no kernel sample has no share (left out, not a NaN in the sort).
+  const shares = cpuRounds.filter((m) => (m.get(KERNEL) ?? 0) > 0).map((m) => (pluginsAndDispatch(m) * 100) / m.get(KERNEL)!).sort((a, b) => a - b);
   const median = (sorted: readonly number[]): number => percentile(sorted, 50);
   const cpuCells = (sorted: readonly number[]) => ({ 'CPU µs/tx, median': median(sorted).toFixed(1), 'min': sorted[0]!.toFixed(1), 'max': sorted[sorted.length - 1]!.toFixed(1) });
   const kernelMedian = median(perRound((m) => m.get(KERNEL) ?? 0));
@@ -249,12 +252,12 @@ try {
     {
       'for whom': 'plugins + hook dispatch',
       ...cpuCells(perRound(pluginsAndDispatch)),
-      '% of kernel median': `${median(shares).toFixed(1)} (per round ${shares.map((x) => x.toFixed(1)).join(', ')})`,
+      '% of kernel median': shares.length > 0 ? `median of per-round shares ${median(shares).toFixed(1)} (per round ${shares.map((x) => x.toFixed(1)).join(', ')})` : '-',
       'allocated KB/tx': (pluginAlloc / 1024 / txs).toFixed(2),
     },
     {
       // A busy moment inflates every row sampled in it; each row's own median sets such a round aside row by row.
-      'for whom': 'sum of the rows above, each its median',
+      'for whom': 'plugins + hook dispatch, sum of each row\'s median',
       'CPU µs/tx, median': sumOfMedians.toFixed(1),
       min: '',
       max: '',

@@ -157,13 +157,26 @@ test('pageQuery refuses bounds that make no sense', () => {
   assert.throws(() => toPage({}), /no limit/);
 });
 
-test('a request is parsed once however often it is asked, a copy of it afresh, and a frozen one every time', () => {
+test("a proven read's request is parsed once however often it is asked, a copy of it afresh, and a frozen one every time", () => {
+  const proven = defineRoute({ ...proposals, proves: (r) => [`things/${r.params.owner}/${r.params.id}`] });
   const raw = req({ params: { owner: 'chain:a.human', id: '7' } });
-  const first = proposals.parse(raw);
-  assert.equal(proposals.parse(raw), first);
+  const first = proven.parse(raw);
+  assert.equal(proven.parse(raw), first);
   // The parse is no field of the request: a spread copy with other params is judged on its own.
   assert.deepEqual(Object.keys(raw).sort(), ['body', 'headers', 'ip', 'method', 'params', 'path', 'query']);
-  assert.equal(proposals.parse({ ...raw, params: { owner: 'chain:a.human', id: '8' } }).params.id, 8);
+  assert.equal(proven.parse({ ...raw, params: { owner: 'chain:a.human', id: '8' } }).params.id, 8);
   const frozen = Object.freeze(req({ params: { owner: 'chain:b.human', id: '2' } }));
-  assert.deepEqual(proposals.parse(frozen).params, proposals.parse(frozen).params);
+  assert.deepEqual(proven.parse(frozen).params, proven.parse(frozen).params);
+  // Any other route's request is only parsed by its handler: nothing is kept on it.
+  const plain = req({ params: { owner: 'chain:a.human', id: '7' } });
+  assert.deepEqual(proposals.parse(plain), proposals.parse(plain));
+  assert.deepEqual(Object.getOwnPropertySymbols(plain), []);
+});
+
+test('a query schema without defaults is checked as given; with one, the default is filled', () => {
+  const plain = defineRoute({ method: 'GET', path: '/p', summary: 'p', query: Type.Object({ n: Type.Optional(Type.Integer()) }), responses: { 200: Type.Null() } });
+  assert.deepEqual(plain.parse(req({ query: 'n=3' })).query, { n: 3 });
+  assert.deepEqual(plain.parse(req()).query, {});
+  const withDefault = defineRoute({ method: 'GET', path: '/d', summary: 'd', query: Type.Object({ n: Type.Integer({ default: 5 }) }), responses: { 200: Type.Null() } });
+  assert.deepEqual(withDefault.parse(req()).query, { n: 5 });
 });

@@ -101,10 +101,11 @@ export interface DeclaredRoute<P extends TObject | undefined = TObject | undefin
 
 const PATH_PARAM = /:([a-zA-Z_][a-zA-Z0-9_]*)/g;
 /**
- * Where a request keeps its parse (the proven-read wrapper and the handler share one): a
- * non-enumerable own property, so a spread copy of the request is parsed afresh. Not a WeakMap:
- * an entry per request made every GC trace ephemerons and cost ~6 µs a request, the larger part
- * of a cached gateway read (docs/performance.md, "Gateway").
+ * Where a proven read's request keeps its parse (the proven-read wrapper and the handler share
+ * one): a non-enumerable own property, so a spread copy of the request is parsed afresh. Not a
+ * WeakMap: an entry per request made every GC trace ephemerons and cost ~6 µs a request, the
+ * larger part of a cached gateway read. Any other route's request is parsed once anyway (by the
+ * handler), so it is not kept: defining the property costs ~1 µs (docs/performance.md, "Gateway").
  */
 const PARSED = Symbol('parsed request');
 
@@ -138,17 +139,21 @@ export function defineRoute<P extends TObject | undefined = undefined, Q extends
     ignored: spec.ignoredBodyFields && spec.bodyCheck !== 'handler' ? TypeCompiler.Compile(spec.ignoredBodyFields) : undefined,
   };
   const caps = query ? capsOf(query) : [];
+  // Value.Default walks the whole query schema per request; without a default anywhere it changes nothing.
+  const queryDefaults = query !== undefined && hasDefault(query);
+  const memoised = spec.proves !== undefined;
   const route: RouteSpec<P, Q, B> = { ...spec, ...(query !== undefined ? { query: query as Q } : {}) };
   return Object.freeze({
     ...route,
     parse(raw: RpcRequest) {
-      const done = parsedOf(raw);
+      const done = memoised ? parsedOf(raw) : undefined;
       if (done !== undefined) return done as RequestFor<P, Q, B>;
       // Before anything else, as the node's proven-read wrapper reads it: every process that
       // serves the route (a node, the gateway forwarding it) refuses a bad prove in the same words.
       if (spec.proves !== undefined) proveParam(raw.query);
       const params = checks.params ? checked('path parameter', checks.params, convert(checks.params.Schema() as TObject, Object.entries(raw.params).map(([k, v]) => [k, [v]]))) : raw.params;
-      const q = checks.query ? checked('query parameter', checks.query, Value.Default(checks.query.Schema(), convert(checks.query.Schema() as TObject, groupQuery(raw.query)))) : {};
+      const given = checks.query ? convert(checks.query.Schema() as TObject, groupQuery(raw.query)) : undefined;
+      const q = checks.query ? checked('query parameter', checks.query, queryDefaults ? Value.Default(checks.query.Schema(), given) : given) : {};
       for (const [name, cap] of caps) {
         const v = (q as Record<string, unknown>)[name];
         if (typeof v === 'number' && v > cap) (q as Record<string, unknown>)[name] = cap;
@@ -156,7 +161,7 @@ export function defineRoute<P extends TObject | undefined = undefined, Q extends
       const hint = spec.body !== undefined ? bodyHint(spec.body) : undefined;
       const body = checks.body ? checked('body field', checks.body, checks.ignored ? withoutIgnored(checks.ignored, raw.body, hint) : raw.body, hint) : raw.body;
       const request = { params, query: q, body, raw } as RequestFor<P, Q, B>;
-      keepParsed(raw, request);
+      if (memoised) keepParsed(raw, request);
       return request;
     },
   });
@@ -182,8 +187,16 @@ function capsOf(query: TObject): Array<[string, number]> {
   return Object.entries(query.properties ?? {}).flatMap(([name, s]) => (typeof (s as Record<string, unknown>)['x-cap'] === 'number' ? [[name, (s as Record<string, unknown>)['x-cap'] as number] as [string, number]] : []));
 }
 
+/** Whether a `default` keyword appears anywhere in a schema (TypeBox schemas are plain JSON objects). */
+function hasDefault(schema: unknown): boolean {
+  if (schema === null || typeof schema !== 'object') return false;
+  if (!Array.isArray(schema) && Object.prototype.hasOwnProperty.call(schema, 'default')) return true;
+  return Object.values(schema).some(hasDefault);
+}
+
 /** Query values by name, empty values left out (`?limit=` is no limit), in the order given. */
 function groupQuery(query: URLSearchParams): Array<[string, string[]]> {
+  if (query.size === 0) return [];
   const out = new Map<string, string[]>();
   for (const [k, v] of query) {
     if (v === '') continue;

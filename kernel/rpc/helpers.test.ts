@@ -140,6 +140,10 @@ describe('responses', () => {
     for (let i = 0; i < 2; i++) assert.deepEqual(successResponse(once, silent), plain);
     assert.ok(Object.isFrozen(once));
     assert.throws(() => encodedReply(200, { bytes: new Uint8Array(1) }), TypeError);
+    // Made once: every request it answers gets the same bytes, not a copy.
+    assert.equal(successResponse(once, silent).body, successResponse(once, silent).body);
+    // Headers a reply may not carry are still the logged 500, at every request.
+    for (let i = 0; i < 2; i++) assert.equal(successResponse(encodedReply(200, 1, { headers: { 'Content-Length': '5' } }), silent).status, 500);
   });
 
   it('turns unencodable results and unsafe headers into 500', () => {

@@ -29,8 +29,14 @@ const ENCODED = Symbol('encoded body');
 export function encodedReply(status: number, body: unknown, options: { headers?: Record<string, string> } = {}): HttpReply {
   const r = reply(status, body, options) as unknown as Record<string | symbol, unknown>;
   r[ENCODED] = Buffer.from(stringify(body), 'utf8');
+  // The whole answer, headers checked, made once too; a reply whose headers are refused is left
+  // to successResponse, which answers it with the logged 500 any such reply gets.
+  const answer = replyAnswer(r as unknown as HttpReply);
+  if (answer !== undefined) r[PREPARED] = Object.freeze({ ...answer, headers: Object.freeze(answer.headers) });
   return Object.freeze(r) as unknown as HttpReply;
 }
+
+const PREPARED = Symbol('prepared answer');
 
 /**
  * A streamed answer (JSON Lines exports): status 200, no Content-Length (chunked), the chunks
@@ -66,27 +72,45 @@ export interface WireResponse {
 }
 
 /** The final response for a handler result; never throws (an unencodable result becomes a 500). */
-export function successResponse(result: unknown, log: Logger): { status: number; headers: Record<string, string>; body: Buffer; stream?: AsyncIterable<Uint8Array> } {
+export function successResponse(result: unknown, log: Logger): SuccessAnswer {
   try {
     if (isHttpReply(result)) {
+      const prepared = (result as unknown as Record<symbol, SuccessAnswer | undefined>)[PREPARED];
+      if (prepared !== undefined) return prepared;
       const contentType = result.contentType ?? JSON_CONTENT_TYPE;
       const stream = (result as unknown as { stream?: AsyncIterable<string | Uint8Array> }).stream;
       if (stream !== undefined) {
         checkHeaders({ ...(result.headers ?? {}), 'Content-Type': contentType });
         return { status: result.status, headers: { ...(result.headers ?? {}), 'Content-Type': contentType }, body: Buffer.alloc(0), stream: asBytes(stream) };
       }
-      const own = result.headers ?? {};
-      checkHeaders(own);
-      const reserved = Object.keys(own).find((n) => RESERVED_HEADERS.has(n.toLowerCase()));
-      if (reserved !== undefined) throw new TypeError(`reply() may not set ${reserved}${reserved.toLowerCase() === 'content-type' ? ' (use the contentType option)' : ''}`);
-      checkHeaders({ 'Content-Type': contentType });
-      const encoded = (result as unknown as Record<symbol, Buffer | undefined>)[ENCODED];
-      return { status: result.status, headers: { ...own, 'Content-Type': contentType }, body: encoded ?? encodeBody(result.body, contentType) };
+      return replyAnswerOrThrow(result);
     }
     if (result === undefined) return { status: 204, headers: {}, body: Buffer.alloc(0) };
     return { status: 200, headers: { 'Content-Type': JSON_CONTENT_TYPE }, body: Buffer.from(stringify(result), 'utf8') };
   } catch (e: unknown) {
     return errorResponse(e, log);
+  }
+}
+
+type SuccessAnswer = { status: number; headers: Readonly<Record<string, string>>; body: Buffer; stream?: AsyncIterable<Uint8Array> };
+
+/** The answer for a (not streamed) reply; throws a TypeError for headers it may not carry. */
+function replyAnswerOrThrow(result: HttpReply): SuccessAnswer {
+  const contentType = result.contentType ?? JSON_CONTENT_TYPE;
+  const own = result.headers ?? {};
+  checkHeaders(own);
+  const reserved = Object.keys(own).find((n) => RESERVED_HEADERS.has(n.toLowerCase()));
+  if (reserved !== undefined) throw new TypeError(`reply() may not set ${reserved}${reserved.toLowerCase() === 'content-type' ? ' (use the contentType option)' : ''}`);
+  checkHeaders({ 'Content-Type': contentType });
+  const encoded = (result as unknown as Record<symbol, Buffer | undefined>)[ENCODED];
+  return { status: result.status, headers: { ...own, 'Content-Type': contentType }, body: encoded ?? encodeBody(result.body, contentType) };
+}
+
+function replyAnswer(result: HttpReply): SuccessAnswer | undefined {
+  try {
+    return replyAnswerOrThrow(result);
+  } catch {
+    return undefined;
   }
 }
 

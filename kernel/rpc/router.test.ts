@@ -60,6 +60,23 @@ describe('Router', () => {
     );
   });
 
+  it('finds a route whatever segment its length is indexed by: static text there, or a param', () => {
+    const x = new Router();
+    x.add('GET', '/api/v1/blocks/:height', h('block'));
+    x.add('GET', '/api/v1/accounts/:address', h('account'));
+    x.add('GET', '/api/v1/:kind/latest', h('latest-of-kind'));
+    x.add('POST', '/api/v1/:kind/:id', h('post-any'));
+    x.add('GET', '/v2/:a/:b/:c', h('v2'));
+    assert.equal(found(x, 'GET', '/api/v1/blocks/7').name, 'block');
+    assert.equal(found(x, 'GET', '/api/v1/accounts/latest').name, 'account', 'the earlier static position wins');
+    assert.equal(found(x, 'GET', '/api/v1/things/latest').name, 'latest-of-kind');
+    assert.equal(found(x, 'GET', '/v2/1/2/3').name, 'v2');
+    assert.deepEqual(found(x, 'POST', '/api/v1/things/1').params, { kind: 'things', id: '1' });
+    assert.deepEqual(x.match('GET', '/api/v1/things/1'), { kind: 'method-not-allowed', allow: ['OPTIONS', 'POST'] });
+    assert.deepEqual(x.match('PUT', '/api/v1/blocks/1'), { kind: 'method-not-allowed', allow: ['GET', 'HEAD', 'OPTIONS', 'POST'] });
+    assert.deepEqual(x.match('GET', '/web/v1/blocks/1'), { kind: 'not-found' });
+  });
+
   it('refuses colliding or malformed patterns', () => {
     const x = new Router();
     x.add('GET', '/a/:id', h('1'));

@@ -10,7 +10,7 @@
  * body leave in one syscall/TLS record; and a WebSocket is never used after its close callback.
  */
 import { STATUS_CODES } from 'node:http';
-import { BodyCollector, declaredLength } from './body.js';
+import { BodyCollector, declaredLength, hasBody } from './body.js';
 import type { BodyResult } from './body.js';
 import type { ResolvedOptions, ResolvedWsOptions } from './options.js';
 import { RequestPipeline } from './pipeline.js';
@@ -120,21 +120,25 @@ class UwsHttpServer implements HttpServer {
       drainWaiter = undefined;
       writableWaiter?.();
     });
-    const collector = new BodyCollector(this.opts.maxBodyBytes);
-    res.onData((chunk, isLast) => {
-      received += chunk.byteLength;
-      ended = isLast;
-      if (body === undefined) {
-        // Past the limit the chunks are counted and dropped as they arrive.
-        if (!collector.push(new Uint8Array(chunk))) settle({ kind: 'too-large' });
-        else if (isLast) settle(collector.result());
-      }
-      if (drainWaiter !== undefined && (ended || received > drainBudget)) {
-        const write = drainWaiter;
-        drainWaiter = undefined;
-        write();
-      }
-    });
+    // A request without a body (most GETs) gets no body collector: uWS delivers no data for it,
+    // the pipeline never reads one, and its answer never waits for a drain.
+    if (hasBody(headers)) {
+      const collector = new BodyCollector(this.opts.maxBodyBytes);
+      res.onData((chunk, isLast) => {
+        received += chunk.byteLength;
+        ended = isLast;
+        if (body === undefined) {
+          // Past the limit the chunks are counted and dropped as they arrive.
+          if (!collector.push(new Uint8Array(chunk))) settle({ kind: 'too-large' });
+          else if (isLast) settle(collector.result());
+        }
+        if (drainWaiter !== undefined && (ended || received > drainBudget)) {
+          const write = drainWaiter;
+          drainWaiter = undefined;
+          write();
+        }
+      });
+    }
 
     const incoming: IncomingRequest = {
       method,

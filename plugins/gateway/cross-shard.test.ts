@@ -18,7 +18,8 @@ function reads(answers: Array<Record<string, NodeAnswer>>, down: number[] = [], 
     if (down.includes(shard)) throw Object.assign(new Error('no node reachable'), { status: 503 });
     return answers[shard]?.[path] ?? { status: 404, body: { error: 'not found' } };
   };
-  return { getOnShard: onShard, get: async (path: string) => onShard(-1, path) } as unknown as NodeReads;
+  const get = async (path: string): Promise<NodeAnswer> => onShard(-1, path);
+  return { getOnShard: onShard, readOnShard: onShard, get, read: get } as unknown as NodeReads;
 }
 
 const status = (n: number) => (e: unknown) => (e as { status?: number }).status === n;

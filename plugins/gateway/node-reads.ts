@@ -21,21 +21,32 @@ export class NodeReads {
 
   /** `pathAndQuery` as the client sent it (still percent-encoded). */
   get(pathAndQuery: string): Promise<NodeAnswer> {
-    return this.cached(pathAndQuery, pathAndQuery, this.nodesForPath(pathAndQuery));
+    return Promise.resolve(this.read(pathAndQuery));
+  }
+
+  /** get(), with a cached answer handed back as it is, not in a promise (the REST proxy answers a hit without a microtask hop). */
+  read(pathAndQuery: string): NodeAnswer | Promise<NodeAnswer> {
+    return this.cached(pathAndQuery, pathAndQuery, () => this.nodesForPath(pathAndQuery));
   }
 
   /** The same read from the nodes of one shard (what only that shard's nodes know, e.g. its height). */
   getOnShard(shard: number, pathAndQuery: string): Promise<NodeAnswer> {
-    return this.cached(`${pathAndQuery}#shard=${shard}`, pathAndQuery, this.router.nodesOfShard(shard));
+    return Promise.resolve(this.readOnShard(shard, pathAndQuery));
   }
 
-  private cached(key: string, pathAndQuery: string, nodes: readonly string[]): Promise<NodeAnswer> {
+  /** getOnShard(), a cached answer handed back as it is (read()). */
+  readOnShard(shard: number, pathAndQuery: string): NodeAnswer | Promise<NodeAnswer> {
+    return this.cached(`${pathAndQuery}#shard=${shard}`, pathAndQuery, () => this.router.nodesOfShard(shard));
+  }
+
+  // The nodes are only worked out on a miss: a hit never needs them.
+  private cached(key: string, pathAndQuery: string, nodes: () => readonly string[]): NodeAnswer | Promise<NodeAnswer> {
     const hit = this.cache.get(key);
-    if (hit) return Promise.resolve(hit);
+    if (hit) return hit;
     const running = this.inFlight.get(key);
     if (running) return running;
     const p = this.client
-      .request(nodes, 'GET', pathAndQuery)
+      .request(nodes(), 'GET', pathAndQuery)
       .then((answer) => {
         this.cache.put(key, answer);
         return answer;

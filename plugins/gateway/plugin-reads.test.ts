@@ -40,7 +40,7 @@ test('the seam for sharding (decisions.md §54): with dex_shard = 2, an asset op
     params: { value: (k: string) => (k === 'dex_shard' ? 2n : undefined) },
     router: { shardCount: 4, nodesOfShard: (n: number) => [`shard-${n}`], nodesFor: () => ['actor-shard'] },
     client: { request: async (nodes: readonly string[], _m: string, path: string) => (sent.push({ nodes, path }), { status: 200, body: { success: true } }) },
-    reads: { get: async () => ({ status: 200, body: {} }), getOnShard: async (shard: number, path: string) => (readOnShard.push({ shard, path }), { status: 200, body: {} }) },
+    reads: { read: async () => ({ status: 200, body: {} }), readOnShard: async (shard: number, path: string) => (readOnShard.push({ shard, path }), { status: 200, body: {} }) },
     submissions: { announceOperation: async () => undefined },
     metrics: { proxied: { inc: () => undefined } },
   } as unknown as GatewayServices;

@@ -13,7 +13,7 @@ const catalogue = PLUGIN_CATALOGUE as Parameters<typeof forwardedPluginRoutes>[0
 function table(pluginRoutes: readonly ForwardedPluginRoute[], forwarded: string[] = []): RouteTable {
   const s = {
     pluginRoutes,
-    reads: { get: async (p: string) => (forwarded.push(p), { status: 200, body: {} }) },
+    reads: { read: async (p: string) => (forwarded.push(p), { status: 200, body: {} }) },
     metrics: { proxied: { inc: () => undefined } },
     params: { value: () => undefined },
     router: { shardCount: 1 },

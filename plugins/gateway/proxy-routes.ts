@@ -67,15 +67,29 @@ export function passThrough(answer: NodeAnswer): unknown {
  * checks it in the order the spec fixes (a faucet call on mainnet is 403 whatever its body).
  */
 export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): void {
-  const counted = (route: string, handler: (req: RpcRequest) => Promise<NodeAnswer>) => async (req: RpcRequest) => {
-    try {
-      const answer = await handler(req);
-      s.metrics.proxied.inc({ route, status: String(answer.status) });
-      return passThrough(answer);
-    } catch (e: unknown) {
+  // A cached answer comes back as it is (not in a promise) and is answered at once: a hit makes no microtask hop here.
+  const counted = (route: string, handler: (req: RpcRequest) => NodeAnswer | Promise<NodeAnswer>) => {
+    const failed = (e: unknown): never => {
       s.metrics.proxied.inc({ route, status: String((e as { status?: unknown }).status ?? 500) });
       throw e;
-    }
+    };
+    const answered = (answer: NodeAnswer): unknown => {
+      s.metrics.proxied.inc({ route, status: String(answer.status) });
+      try {
+        return passThrough(answer);
+      } catch (e: unknown) {
+        return failed(e);
+      }
+    };
+    return (req: RpcRequest): unknown => {
+      let answer: NodeAnswer | Promise<NodeAnswer>;
+      try {
+        answer = handler(req);
+      } catch (e: unknown) {
+        return failed(e);
+      }
+      return answer instanceof Promise ? answer.then(answered, failed) : answered(answer);
+    };
   };
   // Tagged in the API reference with whoever serves the route on a node (decisions.md §87).
   const served = (method: HttpMethod, path: string, handler: RpcHandler, declared: DeclaredRoute | undefined, tag: string): void => {
@@ -85,7 +99,7 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
 
   const kernel = new Map<string, DeclaredRoute>(Object.values(KERNEL_ROUTES).map((r) => [`${r.method} ${r.path}`, r as unknown as DeclaredRoute]));
   const asServed = (path: string, declared: DeclaredRoute | undefined): DeclaredRoute | undefined => (declared !== undefined && takesShardQuery(path) ? withShardQuery(declared) : declared);
-  for (const path of PROXIED_GETS) served('GET', path, counted(path, (req) => shardedRead(s, path, req, undefined)), asServed(path, kernel.get(`GET ${path}`)), 'kernel');
+  for (const path of PROXIED_GETS) served('GET', path, counted(path, (req) => shardedReadNow(s, path, req, undefined)), asServed(path, kernel.get(`GET ${path}`)), 'kernel');
 
   // The faucet goes through the gateway's cooldown and FAUCET_AMOUNT cap (submissions.ts).
   const faucet = counted(FAUCET_PATH, (req) => s.submissions.faucet(req.body, req.ip));
@@ -95,7 +109,7 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
     if (method === 'POST' || method === 'PUT') return counted(path, (req) => s.client.request(s.router.nodesOfShard(writeShard(s, path, req, home())), method, upstreamPath(path, req.params), req.body, req.bodyText));
     if (method !== 'GET') throw new Error(`gateway: no way to forward ${method} ${path}`);
     if (declared?.produces !== undefined) return streamed(s, path, home);
-    return counted(path, (req) => shardedRead(s, path, req, home()));
+    return counted(path, (req) => shardedReadNow(s, path, req, home()));
   };
   // The routes state plugins list in their definitions, to the shard of a plugin that keeps its records on one.
   for (const { plugin, route, shardParam } of s.pluginRoutes) {
@@ -116,14 +130,19 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
  * shards; a read naming an address to the shard that owns it; any other to `?shard=` (default 0).
  */
 export async function shardedRead(s: GatewayServices, path: string, req: RpcRequest, home: number | undefined): Promise<NodeAnswer> {
+  return shardedReadNow(s, path, req, home);
+}
+
+/** shardedRead, a cached answer handed back as it is (NodeReads.read); a refused request throws rather than rejects. */
+function shardedReadNow(s: GatewayServices, path: string, req: RpcRequest, home: number | undefined): NodeAnswer | Promise<NodeAnswer> {
   const target = upstreamRead(path, req);
-  if (home !== undefined) return s.reads.getOnShard(home, target);
+  if (home !== undefined) return s.reads.readOnShard(home, target);
   if (s.router.shardCount > 1 && EVERY_SHARD_READS.has(path)) return firstFound(s.reads, s.router, target);
   if (path === CROSS_SHARD_PATHS.queue) return mergedQueue(s.reads, s.router, req.query);
   const shard = shardQuery(req.query, s.router.shardCount);
   // One shard: the key the socket methods and the poller read under, so all serve the same bytes.
-  if (s.router.shardCount === 1 || namedAddress(target) !== undefined) return s.reads.get(target);
-  return s.reads.getOnShard(shard, target);
+  if (s.router.shardCount === 1 || namedAddress(target) !== undefined) return s.reads.read(target);
+  return s.reads.readOnShard(shard, target);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { KERNEL_ROUTES, reply, type RouteTable } from '../../kernel/sdk.js';
+import { encodedReply, KERNEL_ROUTES, reply, type RouteTable } from '../../kernel/sdk.js';
 import { isObject } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
@@ -15,12 +15,19 @@ import { GATEWAY_ROUTES } from './declarations.js';
  */
 const KERNEL_TAG = { tag: 'kernel' } as const;
 
-export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: (shard?: number) => Promise<HealthAnswer>, aiFigures: () => Promise<Record<string, unknown>>, wasmVersion: string | null): void {
-  routes.serve(GATEWAY_ROUTES.health, async (req) => {
-    // `?shard=` given empty is refused too: the declaration's parse drops empty values.
-    const h = await health(req.raw.query.has('shard') ? shardQuery(req.raw.query, s.router.shardCount) : undefined);
+export function registerStatusRoutes(routes: RouteTable, s: GatewayServices, health: (shard?: number) => HealthAnswer | Promise<HealthAnswer>, aiFigures: () => Promise<Record<string, unknown>>, wasmVersion: string | null): void {
+  // One record per poll (status.ts), so its bytes are encoded once per poll, not per request.
+  const healthReplies = new WeakMap<HealthAnswer, unknown>();
+  const healthReply = (h: HealthAnswer): unknown => {
+    let answer = healthReplies.get(h);
     // 503 while no node answers, so a load balancer takes this gateway out of rotation.
-    return reply(h.healthy ? 200 : 503, h.body);
+    if (answer === undefined) healthReplies.set(h, (answer = encodedReply(h.healthy ? 200 : 503, h.body)));
+    return answer;
+  };
+  routes.serve(GATEWAY_ROUTES.health, (req) => {
+    // `?shard=` given empty is refused too: the declaration's parse drops empty values.
+    const h = health(req.raw.query.has('shard') ? shardQuery(req.raw.query, s.router.shardCount) : undefined);
+    return h instanceof Promise ? h.then(healthReply) : healthReply(h);
   }, KERNEL_TAG);
 
   routes.serve(GATEWAY_ROUTES.metrics, async () => reply(200, await s.metrics.registry.metrics(), { contentType: s.metrics.registry.contentType }), KERNEL_TAG);

@@ -11,12 +11,10 @@ import type { NodeReads } from './node-reads.js';
  * gateway, failing) the figures are the last ones it gave, `node_reachable` is false and
  * `node_error` says why.
  */
-export async function gatewayHealth(config: GatewayConfig, poller: NodePoller, cooldown: FaucetCooldown, wsClients: () => number): Promise<HealthAnswer> {
-  let view: NodeView | undefined = poller.last;
-  if (!view || Date.now() - view.last_poll_at > 2 * config.pollIntervalMs) {
-    await poller.pollOnce();
-    view = poller.last;
-  }
+export function gatewayHealth(config: GatewayConfig, poller: NodePoller, cooldown: FaucetCooldown, wsClients: () => number): HealthAnswer | Promise<HealthAnswer> {
+  const view: NodeView | undefined = poller.last;
+  if (!view || Date.now() - view.last_poll_at > 2 * config.pollIntervalMs) return poller.pollOnce().then(() => healthRecord(poller.last, config, cooldown, wsClients));
+  // A fresh view is answered at once, not in a promise: /health makes no microtask hop.
   return healthRecord(view, config, cooldown, wsClients);
 }
 
@@ -33,7 +31,7 @@ export async function shardHealth(shard: number, reads: NodeReads, shardCount: n
   } catch (e: unknown) {
     view = { ...emptyView(), last_poll_at: Date.now(), error: e instanceof Error ? e.message : String(e) };
   }
-  const { healthy, body } = healthRecord(view, config, cooldown, wsClients);
+  const { healthy, body } = freshHealthRecord(view, config, cooldown, wsClients());
   return { healthy, body: { ...body, shard, n_shards: shardCount } };
 }
 
@@ -42,7 +40,24 @@ export interface HealthAnswer {
   readonly body: Record<string, unknown>;
 }
 
+/**
+ * The record of one poll's view, kept while nothing else it shows changes (the cooldown store, the
+ * socket count): /health answers the same object between polls, so its reply is encoded once
+ * (status-routes.ts) rather than per request. Keyed by the view, which each poll replaces.
+ */
+const records = new WeakMap<NodeView, { readonly config: GatewayConfig; readonly store: string; readonly configured: boolean; readonly clients: number; readonly answer: HealthAnswer }>();
+
 function healthRecord(view: NodeView | undefined, config: GatewayConfig, cooldown: FaucetCooldown, wsClients: () => number): HealthAnswer {
+  if (view === undefined) return freshHealthRecord(view, config, cooldown, wsClients());
+  const clients = wsClients();
+  const kept = records.get(view);
+  if (kept !== undefined && kept.config === config && kept.store === cooldown.backend && kept.configured === cooldown.configured && kept.clients === clients) return kept.answer;
+  const answer = freshHealthRecord(view, config, cooldown, clients);
+  records.set(view, { config, store: cooldown.backend, configured: cooldown.configured, clients, answer });
+  return answer;
+}
+
+function freshHealthRecord(view: NodeView | undefined, config: GatewayConfig, cooldown: FaucetCooldown, wsClients: number): HealthAnswer {
   const reachable = view?.reachable === true;
   const store = cooldown.backend;
   const degraded = store === 'memory (redis unavailable)';
@@ -61,7 +76,7 @@ function healthRecord(view: NodeView | undefined, config: GatewayConfig, cooldow
       ...(view?.error ? { node_error: view.error } : {}),
       faucet_cooldown_store: store,
       ...(degraded ? { warning: `${cooldown.configured ? 'KV_STORE_URL is set but Redis' : 'the local Redis found at start-up'} is unreachable: faucet cooldowns are kept in memory` } : {}),
-      ws_clients: wsClients(),
+      ws_clients: wsClients,
     },
   };
 }

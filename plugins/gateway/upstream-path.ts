@@ -39,10 +39,23 @@ export function pathSegment(label: string, value: string): string {
  * gateway serves, whatever the client's URL spelled.
  */
 export function upstreamPath(pattern: string, params: Readonly<Record<string, string>>): string {
-  return pattern
-    .split('/')
-    .map((part) => (part.startsWith(':') ? pathSegment(`path parameter '${part.slice(1)}'`, params[part.slice(1)] ?? '') : part))
-    .join('/');
+  let parts = PATTERNS.get(pattern);
+  if (parts === undefined) PATTERNS.set(pattern, (parts = patternParts(pattern)));
+  let out = '';
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    out += (i === 0 ? '' : '/') + (typeof part === 'string' ? part : pathSegment(part.label, params[part.name] ?? ''));
+  }
+  return out;
+}
+
+type PatternPart = string | { readonly name: string; readonly label: string };
+
+/** Route patterns (a fixed set, never a client's text) split once: a cached read builds its path per request. */
+const PATTERNS = new Map<string, readonly PatternPart[]>();
+
+function patternParts(pattern: string): PatternPart[] {
+  return pattern.split('/').map((part) => (part.startsWith(':') ? { name: part.slice(1), label: `path parameter '${part.slice(1)}'` } : part));
 }
 
 /**

@@ -73,7 +73,13 @@ export class BlockScoringParams {
 
   of(ctx: Pick<ReadContext, 'params'> & { readonly block: object }): Promise<ScoringParams> {
     let p = this.byBlock.get(ctx.block);
-    if (p === undefined) this.byBlock.set(ctx.block, (p = scoringParams(ctx)));
+    if (p === undefined) {
+      const block = ctx.block;
+      p = scoringParams(ctx);
+      this.byBlock.set(block, p);
+      // A failed read is not kept for the block: the next transfer reads again, as it would without the cache.
+      p.catch(() => this.byBlock.delete(block));
+    }
     return p;
   }
 }
