@@ -21,7 +21,16 @@ const ALLOWED: RateDecision = { allowed: true };
 /** Adapts any rate-limiter-flexible limiter (memory, Redis, union-free ones) to RateLimiter. */
 export function flexibleRateLimiter(limiter: Pick<RateLimiterAbstract, 'consume'>): RateLimiter {
   // One `then` on the library's promise, no async frame around it: this runs before every request.
-  return { consume: (key: string): Promise<RateDecision> => limiter.consume(key).then(allowed, refused) };
+  // A limiter that throws instead of rejecting still answers with a rejected promise, as an async function did.
+  return {
+    consume: (key: string): Promise<RateDecision> => {
+      try {
+        return limiter.consume(key).then(allowed, refused);
+      } catch (e: unknown) {
+        return Promise.reject(e);
+      }
+    },
+  };
 }
 
 function allowed(): RateDecision {

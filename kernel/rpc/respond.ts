@@ -25,6 +25,7 @@ const ENCODED = Symbol('encoded body');
  * body is encoded here, once, and every request it answers sends those bytes instead of
  * serialising the body again (docs/performance.md, "Gateway"). The body must not change
  * afterwards; the reply is frozen, and `body` stays readable (CHAIN_VALIDATE_RESPONSES checks it).
+ * `options.headers` are taken as they are now: a later change to that object is not sent.
  */
 export function encodedReply(status: number, body: unknown, options: { headers?: Record<string, string> } = {}): HttpReply {
   const r = reply(status, body, options) as unknown as Record<string | symbol, unknown>;
@@ -32,7 +33,7 @@ export function encodedReply(status: number, body: unknown, options: { headers?:
   // The whole answer, headers checked, made once too; a reply whose headers are refused is left
   // to successResponse, which answers it with the logged 500 any such reply gets.
   const answer = replyAnswer(r as unknown as HttpReply);
-  if (answer !== undefined) r[PREPARED] = Object.freeze({ ...answer, headers: Object.freeze(answer.headers) });
+  if (answer !== undefined) r[PREPARED] = Object.freeze({ ...answer, headers: Object.freeze({ ...answer.headers }) });
   return Object.freeze(r) as unknown as HttpReply;
 }
 

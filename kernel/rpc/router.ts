@@ -102,7 +102,7 @@ class LengthBucket {
 
   add(route: CompiledRoute): void {
     this.routes.push(route);
-    // Routes are added at start-up, a few hundred at most: rebuilding is cheaper than being clever.
+    // Routes are added at start-up and when a service plugin loads, a few hundred at most: rebuilding is cheaper than being clever.
     let bestDistinct = 0;
     for (let i = 0; i < route.statics.length; i++) {
       const distinct = new Set(this.routes.map((r) => r.statics[i]).filter((t) => t !== null)).size;

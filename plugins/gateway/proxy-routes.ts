@@ -73,13 +73,16 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
       s.metrics.proxied.inc({ route, status: String((e as { status?: unknown }).status ?? 500) });
       throw e;
     };
+    // Counted once, by the status actually sent: an answer passThrough refuses is counted as its 500 only.
     const answered = (answer: NodeAnswer): unknown => {
-      s.metrics.proxied.inc({ route, status: String(answer.status) });
+      let sent: unknown;
       try {
-        return passThrough(answer);
+        sent = passThrough(answer);
       } catch (e: unknown) {
         return failed(e);
       }
+      s.metrics.proxied.inc({ route, status: String(answer.status) });
+      return sent;
     };
     return (req: RpcRequest): unknown => {
       let answer: NodeAnswer | Promise<NodeAnswer>;
