@@ -31,7 +31,7 @@ export function breakdownOf(smapsRollup: string, status: string, metrics: string
   const [heapUsed, heapTotal, external] = valuesIn(metrics, ['nodejs_heap_size_used_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_external_memory_bytes']).map((b) => b / MIB) as [number, number, number];
   const threads = Number(/^Threads:\s+(\d+)$/m.exec(status)?.[1] ?? NaN);
   if ([rss, anonymous, heapUsed, heapTotal, external].some((x) => !Number.isFinite(x))) return null;
-  return { rss, heapUsed, heapTotal, external, native: anonymous - heapTotal - external, fileBacked: rss - anonymous, threads };
+  return { rss, heapUsed, heapTotal, external, native: Math.max(0, anonymous - heapTotal - external), fileBacked: rss - anonymous, threads };
 }
 
 /** A live process's breakdown (its /metrics already fetched); null if it is gone. */

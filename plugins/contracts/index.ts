@@ -105,9 +105,10 @@ const deployOperation = defineOperation({
     return undefined;
   },
   async admit(ctx, op) {
-    startBlockThread();
     const s = await readSettings(ctx.params);
     await meterThenGate(ctx, s, await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode)), op.actor, op.txHash);
+    // Accepted: its block will need the thread (a refused one must not make the node carry it).
+    startBlockThread();
     return undefined;
   },
   async execute(ctx, op) {
@@ -134,6 +135,8 @@ const [registerTemplateOperation, deprecateTemplateOperation] = templateOperatio
   meter: async (where, codeHash, bytes, s) => {
     const r = contractRuntimes();
     await (where === 'admission' ? r.offchain.meter(codeHash, bytes, s.limits, true) : r.blocks.meter(codeHash, bytes, s.limits));
+    // A template accepted at admission is metered again on the blocks' thread in its block.
+    if (where === 'admission') startBlockThread();
   },
 });
 
@@ -181,7 +184,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     // Not started at boot: each contract thread is a V8 isolate with Binaryen loaded, ~90 MiB of
     // a validator's resident memory idle (docs/performance.md, "Where a validator's memory goes"),
     // paid by every node of a chain that runs no contract. The blocks' thread starts when this
-    // node admits the first call or deploy (below), so Binaryen's second of loading falls at
+    // node accepts the first call, deploy or template at admission (below), so Binaryen's second of loading falls at
     // admission, not in the block; a block whose contract this node never admitted starts it on
     // demand (same result, a second later). The off-chain pool starts a thread at its first request.
     startBlockThread = () => threads.consensus.start();
@@ -192,7 +195,6 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     api.hooks.recordExists.for('app').tapPromise(api.name, async (ctx, address) => (await readContract(ctx.store, await contractAddressOf(ctx, address))) !== undefined);
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
       if (tx.origin !== 'signed') return undefined;
-      if (tx.target === 'kind:app' || tx.target === DEPLOY_ADDRESS) startBlockThread();
       if (tx.target === 'kind:app') {
         // A call whose data the node cannot turn into input is refused here rather than failed in
         // a block (the block re-reads it and fails the same way if a proposer skipped this).
@@ -204,6 +206,8 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
           if (isChainError(err)) return err;
           throw err;
         }
+        // Accepted: its block will run it on the blocks' thread (a refused call starts nothing).
+        startBlockThread();
         return undefined;
       }
       if (tx.target === DEPLOY_ADDRESS) {
@@ -214,6 +218,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
           if (isChainError(err)) return err;
           throw err;
         }
+        startBlockThread();
       }
       return undefined;
     });

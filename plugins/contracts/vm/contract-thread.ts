@@ -222,17 +222,14 @@ export class ThreadPool {
     }
   }
 
-  /** Starts every thread now (each loads Binaryen), so the first request is not timed with it. */
-  start(): void {
-    for (const t of this.threads) t.start();
-  }
-
   /** Runs `work` on a free thread, within the time bound (counted once the thread is ready). */
   async submit<T>(what: string, work: (t: ContractThread) => Promise<T>): Promise<T> {
     const thread = await this.acquire(what);
     let timer: NodeJS.Timeout | undefined;
     try {
       await thread.ready();
+      // ready() also resolves when the worker died while loading: that is the node's fault, not a timeout of the request.
+      if (!thread.running) throw new NodeFault(`the contract thread for ${what} stopped while starting`);
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           const err = unavailable(`${what} ran longer than ${this.opts.timeoutMs} ms and was stopped`, 'a dry run may use at most max_block_gas; retry later');
