@@ -107,7 +107,9 @@ const deployOperation = defineOperation({
   async admit(ctx, op) {
     const s = await readSettings(ctx.params);
     await meterThenGate(ctx, s, await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode)), op.actor, op.txHash);
-    // Accepted: its block will need the thread (a refused one must not make the node carry it).
+    // Past this plugin's checks, metering and gate: its block will need the thread (one refused by
+    // them must not make the node carry it; a later step of admission may still refuse it, which
+    // costs at most this one start per node).
     startBlockThread();
     return undefined;
   },
@@ -135,9 +137,8 @@ const [registerTemplateOperation, deprecateTemplateOperation] = templateOperatio
   meter: async (where, codeHash, bytes, s) => {
     const r = contractRuntimes();
     await (where === 'admission' ? r.offchain.meter(codeHash, bytes, s.limits, true) : r.blocks.meter(codeHash, bytes, s.limits));
-    // A template accepted at admission is metered again on the blocks' thread in its block.
-    if (where === 'admission') startBlockThread();
   },
+  accepted: () => startBlockThread(),
 });
 
 export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
@@ -184,7 +185,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     // Not started at boot: each contract thread is a V8 isolate with Binaryen loaded, ~90 MiB of
     // a validator's resident memory idle (docs/performance.md, "Where a validator's memory goes"),
     // paid by every node of a chain that runs no contract. The blocks' thread starts when this
-    // node accepts the first call, deploy or template at admission (below), so Binaryen's second of loading falls at
+    // node's admission passes the first call, deploy or template through this plugin's checks (below), so Binaryen's second of loading falls at
     // admission, not in the block; a block whose contract this node never admitted starts it on
     // demand (same result, a second later). The off-chain pool starts a thread at its first request.
     startBlockThread = () => threads.consensus.start();
@@ -206,7 +207,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
           if (isChainError(err)) return err;
           throw err;
         }
-        // Accepted: its block will run it on the blocks' thread (a refused call starts nothing).
+        // Past this plugin's checks: its block will run it on the blocks' thread (a call these refuse starts nothing).
         startBlockThread();
         return undefined;
       }

@@ -220,7 +220,7 @@ describe('contracts on a real devnet', () => {
   test('hostile contracts: memory growth beyond the cap and deep recursion trap at the same fuel on every validator; floats and unknown imports refused at deploy', async () => {
     // Growing in a loop that ends in br_if: the unconditional loop scores 80 and the analyzer's gate refuses it (decisions.md §46).
     const mem = await deployHex(alice, wat(HOSTILE_WAT.memoryGrowth.replace('(br $l)', '(br_if $l (i32.const 1))')), 'grow');
-    // Growth is paid per call and per page before the host grows (vm/pricing.ts): 15 grows need ~5.4 M fuel.
+    // Growth is paid per call and per page before the host grows (vm/pricing.ts): 15 grows need ~6 M fuel (400 000 each), the 16th is charged and traps.
     const grown = await send(bob, mem, JSON.stringify({ function: 'grow', args: {} }), { gas_limit: 1_000 });
     assert.equal(grown.status, 'failed');
     assert.match(grown.error as string, /memory growth above the cap/);

@@ -47,6 +47,8 @@ export interface TemplateDeps {
   readonly gate: DeployGate;
   /** The VM's deploy checks of the bytes (400 when refused): off consensus at admission, on the block's thread in a block. */
   readonly meter: (where: 'admission' | 'block', codeHash: string, bytes: Uint8Array, s: Settings) => Promise<void>;
+  /** A registration passed admission's metering and gate: its block will meter it again on the blocks' thread. */
+  readonly accepted?: () => void;
 }
 
 function abiProblem(text: string): ChainError | undefined {
@@ -113,7 +115,9 @@ export function templateOperations(deps: TemplateDeps) {
         if (isChainError(err)) return err;
         throw err;
       }
-      return (await deps.gate.verdict(ctx, { owner: op.body.author, address: TEMPLATES_ADDRESS, codeHash: hash, bytecode: bytes })).refused;
+      const refused = (await deps.gate.verdict(ctx, { owner: op.body.author, address: TEMPLATES_ADDRESS, codeHash: hash, bytecode: bytes })).refused;
+      if (refused === undefined) deps.accepted?.();
+      return refused;
     },
     async execute(ctx, op) {
       // The kernel ran check on the block's state without the VM pass; this is the block's own.

@@ -20,7 +20,8 @@
  * a deploy's instructions, regions and bytes raised. The fuel of most calls went up with it, and
  * so the gas of deploys and of calls above the base 50 gas (bench/contracts-calibration.bench.ts
  * had put compare/select/eqz at 4–8.5×, i64 div/rem at 4–7× and a first read at up to 9.9× the
- * median).
+ * median). 2026-11-29, same metering: `memory.grow` 100 000 fuel a page (was 60 000), charged by
+ * the host at run time, so instrumented code is unchanged; contracts that grow memory pay more.
  */
 
 /** Fuel of one instruction, by class; the metering pass (instrument.ts) sums them per control region. */
