@@ -31,7 +31,6 @@ export type RouteMatch =
   | { readonly kind: 'not-found' };
 
 export class Router {
-  private readonly routes: CompiledRoute[] = [];
   /**
    * Routes by segment count, each count's indexed by one segment: a path is only scored against
    * the routes that could match it, so a lookup costs about the same with 3 routes or 150 (the
@@ -42,11 +41,11 @@ export class Router {
 
   add(method: HttpMethod, pattern: string, handler: RouteHandler): void {
     const compiled = compile(method, pattern, handler);
-    const clash = this.routes.find((r) => r.method === method && r.shape === compiled.shape);
-    if (clash !== undefined) throw new Error(`route ${method} ${pattern} collides with ${clash.method} ${clash.pattern}`);
-    this.routes.push(compiled);
     let bucket = this.byLength.get(compiled.statics.length);
     if (bucket === undefined) this.byLength.set(compiled.statics.length, (bucket = new LengthBucket()));
+    // A shape fixes the segment count, so a route it collides with is in this bucket.
+    const clash = bucket.sameShape(compiled);
+    if (clash !== undefined) throw new Error(`route ${method} ${pattern} collides with ${clash.method} ${clash.pattern}`);
     bucket.add(compiled);
   }
 
@@ -124,6 +123,11 @@ class LengthBucket {
       else list.push(r);
     }
     this.wild = wild;
+  }
+
+  /** A route of the same method and shape (the same paths, the same params), if one was added. */
+  sameShape(route: CompiledRoute): CompiledRoute | undefined {
+    return this.routes.find((r) => r.method === route.method && r.shape === route.shape);
   }
 
   /** The routes with the path's own text at the indexed position. */
