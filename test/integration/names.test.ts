@@ -188,11 +188,21 @@ describe('names and NFTs on a real devnet', () => {
     assert.deepEqual(JSON.parse(erinTokens.body.return_data as string), { ok: '70' });
 
     // Admission holds (§38): a 6-letter name costs 40 COIN; one faucet credit (50 COIN) pays for one.
-    // The second, sent while the first is pending (or once it applied), is refused at admission.
+    // The second, sent while the first is pending, is refused at admission for what the first holds.
+    // Two of the four validators are stopped (SIGSTOP) meanwhile, so no block can commit the first
+    // in between: a proposal carrying it needs three precommits.
     const fay = await funded('it-names-fay');
     const fayBefore = await balanceOf(fay.address);
-    const first = await postJson(`${rpc()}/api/v1/addresses/human`, registerHuman(fay, 'fayone'));
-    const second = await postJson(`${rpc()}/api/v1/addresses/human`, registerHuman(fay, 'faytwo'));
+    const quorum = [net.nodes[2]!, net.nodes[3]!];
+    let first: Awaited<ReturnType<typeof postJson>>;
+    let second: Awaited<ReturnType<typeof postJson>>;
+    for (const p of quorum) p.kill('SIGSTOP');
+    try {
+      first = await postJson(`${rpc()}/api/v1/addresses/human`, registerHuman(fay, 'fayone'));
+      second = await postJson(`${rpc()}/api/v1/addresses/human`, registerHuman(fay, 'faytwo'));
+    } finally {
+      for (const p of quorum) p.kill('SIGCONT');
+    }
     assert.equal(first.status, 200, JSON.stringify(first.body));
     assert.equal(second.status, 400, JSON.stringify(second.body));
     assert.match(second.body.error as string, /insufficient balance: .* reserved by pending transactions/);
