@@ -10,7 +10,12 @@ export interface Entry {
   readonly keyHash: Uint8Array;
   readonly sortKey: string;
   readonly value: Uint8Array | null;
+  /** The caller's claim of this key's leaf hash under the old root (see StateChange); null if none. */
+  readonly oldLeafHash: Uint8Array | null;
 }
+
+/** What the rebuild needs of a leaf that was there: its hash and key hash (never its value). */
+type LeafRef = Pick<LeafNode, 'hash' | 'keyHash'>;
 
 /**
  * Visits or nodes built between two yields to the event loop. With its nodes in memory an update
@@ -40,7 +45,7 @@ const EMPTY_SUB: Sub = { hash: emptyHash(), kind: 'empty' };
  */
 class Visit {
   kind: Kind = 'unknown';
-  leaf: LeafNode | null = null;
+  leaf: LeafRef | null = null;
   leftHash: Uint8Array = EMPTY_SUB.hash;
   rightHash: Uint8Array = EMPTY_SUB.hash;
   leftKind: Kind = 'unknown';
@@ -111,6 +116,8 @@ export class Rewrite {
   private positional: boolean;
   private readonly baseVersion: number;
   private work = 0;
+  /** Leaves found by a hint instead of a read (tests count them). */
+  hintedLeaves = 0;
 
   constructor(
     private readonly nodes: NodeSource,
@@ -207,12 +214,13 @@ export class Rewrite {
     return this.deletesBefore[hi]! > this.deletesBefore[lo]!;
   }
 
-  /** Answers a visit without the store if the upper levels or memory can. */
+  /** Answers a visit without the store if a hint, the upper levels or memory can. */
   private resolveInMemory(v: Visit): boolean {
     if (isEmptyHash(v.hash)) {
       v.kind = 'empty';
       return true;
     }
+    if (this.hintedLeaf(v)) return true;
     if (this.positional && v.slot >= 0 && this.upper.isCached(v.depth) && equalHash(this.upper.hashAt(v.depth, v.slot), v.hash)) {
       const kind = this.upper.kindAt(v.depth, v.slot);
       if (kind === SlotKind.EXPANDED) {
@@ -237,6 +245,22 @@ export class Rewrite {
     const node = this.nodes.inMemory(v.hash);
     if (node === undefined) return false;
     this.adopt(v, node, true);
+    return true;
+  }
+
+  /**
+   * A visit whose only entry's hint names its hash: the node there is that key's old leaf, since a
+   * leaf hash commits to the key hash and no internal node hashes like a leaf (the tags). Its value
+   * is never needed (the rebuild keeps or replaces the leaf by hash and key hash), so nothing is read.
+   */
+  private hintedLeaf(v: Visit): boolean {
+    if (v.probe || v.hi - v.lo !== 1) return false;
+    const entry = this.entries[v.lo]!;
+    if (entry.oldLeafHash === null || !equalHash(entry.oldLeafHash, v.hash)) return false;
+    v.kind = 'leaf';
+    v.leaf = { hash: v.hash, keyHash: entry.keyHash };
+    if (v.slot >= 0) this.upper.fill(v.depth, v.slot, v.hash, { kind: 'leaf' });
+    this.hintedLeaves++;
     return true;
   }
 
@@ -314,7 +338,7 @@ export class Rewrite {
    * with the visit's entries. Every live entry becomes exactly one leaf: linear in the entries.
    */
   private buildAt(v: Visit): Sub {
-    const leaves: LeafNode[] = [];
+    const leaves: LeafRef[] = [];
     let existing = v.leaf;
     for (let i = v.lo; i < v.hi; i++) {
       const entry = this.entries[i]!;
@@ -346,7 +370,7 @@ export class Rewrite {
     return this.buildLeaves(v.depth, v.slot, leaves, 0, leaves.length);
   }
 
-  private buildLeaves(depth: number, slot: number, leaves: readonly LeafNode[], lo: number, hi: number): Sub {
+  private buildLeaves(depth: number, slot: number, leaves: readonly LeafRef[], lo: number, hi: number): Sub {
     let sub: Sub;
     let left: Sub | null = null;
     let right: Sub | null = null;

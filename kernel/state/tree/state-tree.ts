@@ -1,6 +1,6 @@
 import type { KvBatch, KvReader } from '../kv.js';
 import { CorruptNodeError } from './errors.js';
-import { KEY_BITS, HASH_BYTES, bitAt, equalHash, hashKey, hashKeyString, hashValue, isEmptyHash } from './hashing.js';
+import { KEY_BITS, HASH_BYTES, bitAt, equalHash, hashKey, hashKeyString, hashValue, isEmptyHash, leafHash } from './hashing.js';
 import { encodeNode, type TreeNode } from './node-codec.js';
 import { NodeSource } from './node-source.js';
 import { toProofHash, type StateProof } from './proof.js';
@@ -32,7 +32,16 @@ export interface StateTreeOptions {
   verifyReads?: boolean;
 }
 
-export type StateChange = readonly [key: Uint8Array, value: Uint8Array | null];
+/**
+ * A change to one key: its new value (null = delete) and, optionally, what the caller knows of the
+ * old one: `oldValueHash` = SHA3-256 of the key's value under the root being updated. The tree
+ * needs no such hint and never trusts one: with it, a position whose hash equals the leaf
+ * H(0x00 ‖ keyHash ‖ oldValueHash) is this key's leaf (by the hash's collision resistance and the
+ * leaf/internal tags), so that leaf need not be read; a wrong hint matches no position and the
+ * update reads as it would without it. The chain's commit path, which read the old values while
+ * executing, can pass them; see README.md ("Hints").
+ */
+export type StateChange = readonly [key: Uint8Array, value: Uint8Array | null, oldValueHash?: Uint8Array];
 
 /** The default namespace of tree nodes in a shared store. */
 export const DEFAULT_NODE_PREFIX: Uint8Array = new TextEncoder().encode('smt/');
@@ -211,14 +220,17 @@ export class StateTree {
 function normaliseChanges(changes: ReadonlyArray<StateChange>): Entry[] {
   const byKey = new Map<string, Entry>();
   for (const change of changes) {
-    const [key, value] = change;
+    const [key, value, oldValueHash] = change;
     if (!(key instanceof Uint8Array)) throw new TypeError('state key must be a Uint8Array');
     if (value !== null && !(value instanceof Uint8Array)) throw new TypeError('state value must be a Uint8Array or null');
+    if (oldValueHash !== undefined && (!(oldValueHash instanceof Uint8Array) || oldValueHash.length !== HASH_BYTES)) throw new TypeError('old value hash must be 32 bytes');
     const keyHash = hashKey(key);
     const sortKey = hashKeyString(keyHash);
+    // Every change to one key describes the same old value, so an earlier change's hint still holds.
+    const oldLeafHash = oldValueHash !== undefined ? leafHash(keyHash, oldValueHash) : (byKey.get(sortKey)?.oldLeafHash ?? null);
     // A later change to the same key replaces the earlier one. Values are copied: the caller may
     // reuse its buffers, and the nodes built from them are cached.
-    byKey.set(sortKey, { keyHash, sortKey, value: value === null ? null : value.slice() });
+    byKey.set(sortKey, { keyHash, sortKey, value: value === null ? null : value.slice(), oldLeafHash });
   }
   return [...byKey.values()].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
 }
