@@ -283,31 +283,43 @@ export class Rewrite {
     for (let d = this.levels.length - 1; d >= 0; d--) {
       for (const v of this.levels[d]!) {
         if (v.probe) continue;
-        v.result = v.kind === 'internal' ? await this.rejoin(v) : this.buildAt(v);
+        const result = v.kind === 'internal' ? this.rejoin(v) : this.buildAt(v);
+        // Awaited only in the rare case that needed a read (rejoin): an await per node allocates
+        // a promise and a microtask for each of the ~15 nodes a key rewrites at 10^6 keys.
+        v.result = result instanceof Promise ? await result : result;
       }
       await this.pace(this.levels[d]!.length);
     }
     return this.levels[0]![0]!.result!;
   }
 
-  /** New subtree at an internal position from its children, rebuilt or untouched. */
-  private async rejoin(v: Visit): Promise<Sub> {
+  /**
+   * New subtree at an internal position from its children, rebuilt or untouched. Synchronous unless
+   * one side emptied and the other's kind is unknown (`descend` probes those, so rarely).
+   */
+  private rejoin(v: Visit): Sub | Promise<Sub> {
     const left: Sub = v.left?.result ?? (isEmptyHash(v.leftHash) ? EMPTY_SUB : { hash: v.leftHash, kind: v.leftKind });
     const right: Sub = v.right?.result ?? (isEmptyHash(v.rightHash) ? EMPTY_SUB : { hash: v.rightHash, kind: v.rightKind });
     // No-op changes (same value, deleting an absent key) leave the node as it is: no rewrite.
     if (equalHash(left.hash, v.leftHash) && equalHash(right.hash, v.rightHash)) return { hash: v.hash, kind: 'internal' };
+    if (left.kind === 'empty' && right.kind === 'unknown') return this.kindOf(right).then((kind) => this.join(v, left, { hash: right.hash, kind }));
+    if (right.kind === 'empty' && left.kind === 'unknown') return this.kindOf(left).then((kind) => this.join(v, { hash: left.hash, kind }, right));
+    return this.join(v, left, right);
+  }
+
+  /** `rejoin` once the kind of a child beside an empty one is known. */
+  private join(v: Visit, left: Sub, right: Sub): Sub {
     let sub: Sub;
     if (left.kind === 'empty' && right.kind === 'empty') sub = EMPTY_SUB;
-    else if (left.kind === 'empty' && (await this.kindOf(right)) === 'leaf') sub = { hash: right.hash, kind: 'leaf' };
-    else if (right.kind === 'empty' && (await this.kindOf(left)) === 'leaf') sub = { hash: left.hash, kind: 'leaf' };
+    else if (left.kind === 'empty' && right.kind === 'leaf') sub = { hash: right.hash, kind: 'leaf' };
+    else if (right.kind === 'empty' && left.kind === 'leaf') sub = { hash: left.hash, kind: 'leaf' };
     else sub = this.internal(left, right, v.slot);
     this.record(v.slot, sub, left, right);
     return sub;
   }
 
-  /** The kind of an untouched child; `descend` probes the ones this can need, so rarely a read. */
+  /** The kind of an untouched child, read from the store (rejoin asks only when it must). */
   private async kindOf(sub: Sub): Promise<Kind> {
-    if (sub.kind !== 'unknown') return sub.kind;
     return (await this.nodes.load(sub.hash, false)).kind;
   }
 
