@@ -1,7 +1,7 @@
 import type { KvBatch, KvReader } from '../kv.js';
 import { CorruptNodeError } from './errors.js';
 import { KEY_BITS, HASH_BYTES, bitAt, equalHash, hashKey, hashKeyString, hashValue, isEmptyHash, leafHash } from './hashing.js';
-import { encodeNode, type TreeNode } from './node-codec.js';
+import { encodeNodeInto, encodedLength, type TreeNode } from './node-codec.js';
 import { NodeSource } from './node-source.js';
 import { toProofHash, type StateProof } from './proof.js';
 import { Rewrite, type Entry } from './rewrite.js';
@@ -70,6 +70,7 @@ export class StateTree {
   private readonly nodes: NodeSource;
   private readonly upper: UpperLevels;
   private readonly cacheNodes: number;
+  private readonly prefix: Uint8Array;
 
   constructor(store: KvReader, options: StateTreeOptions = {}) {
     const prefix = (options.prefix ?? DEFAULT_NODE_PREFIX).slice();
@@ -79,6 +80,7 @@ export class StateTree {
     if (!Number.isSafeInteger(cacheNodes) || cacheNodes < 0) throw new RangeError('cacheNodes must be a non-negative integer');
     if (!Number.isSafeInteger(pendingNodes) || pendingNodes < 0) throw new RangeError('pendingNodes must be a non-negative integer');
     if (!Number.isSafeInteger(upperBytes) || upperBytes < 0) throw new RangeError('upperLevelsBytes must be a non-negative integer');
+    this.prefix = prefix;
     this.nodes = new NodeSource(store, prefix, cacheNodes, pendingNodes, options.verifyReads ?? true);
     this.upper = new UpperLevels(upperBytes);
     this.cacheNodes = cacheNodes;
@@ -100,10 +102,33 @@ export class StateTree {
     const rewrite = new Rewrite(this.nodes, this.upper, entries, positional);
     const baseVersion = this.upper.version;
     const next = await rewrite.run(root);
-    for (const node of rewrite.created) batch.put(this.nodes.storageKey(node.hash), encodeNode(node));
+    this.putNodes(rewrite.created, batch);
     this.nodes.addGeneration(rewrite.created, (i) => rewrite.createdInUpper.has(i));
     if (rewrite.recordable && !equalHash(next, root)) this.upper.record(baseVersion, next, rewrite.writes);
     return next.slice();
+  }
+
+  /**
+   * Puts the nodes' storage keys and stored forms into the batch as views of one array: two
+   * allocations per node (~1,550 per 100-key block at 10^6 keys) become one per update, and the
+   * GC tracks one buffer instead of thousands. The views are never written after this.
+   */
+  private putNodes(nodes: readonly TreeNode[], batch: KvBatch): void {
+    const keyBytes = this.prefix.length + HASH_BYTES;
+    let total = 0;
+    for (const node of nodes) total += keyBytes + encodedLength(node);
+    const slab = new Uint8Array(total);
+    let at = 0;
+    for (const node of nodes) {
+      const key = slab.subarray(at, at + keyBytes);
+      key.set(this.prefix, 0);
+      key.set(node.hash, this.prefix.length);
+      at += keyBytes;
+      const value = slab.subarray(at, at + encodedLength(node));
+      encodeNodeInto(node, value);
+      at += value.length;
+      batch.put(key, value);
+    }
   }
 
   async get(root: Uint8Array, key: Uint8Array): Promise<Uint8Array | undefined> {
