@@ -1,6 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { CorruptNodeError } from './errors.js';
-import { HASH_BYTES, KEY_BITS, bitAt, emptyHash, equalHash, isEmptyHash } from './hashing.js';
+import { HASH_BYTES, KEY_BITS, bitAt, emptyHash, equalHash, isEmptyHash, leafHash } from './hashing.js';
 import { makeInternal, makeLeaf, type LeafNode, type TreeNode } from './node-codec.js';
 import type { NodeSource } from './node-source.js';
 import { SlotKind, type SlotWrite, type UpperLevels } from './upper-levels.js';
@@ -10,8 +10,8 @@ export interface Entry {
   readonly keyHash: Uint8Array;
   readonly sortKey: string;
   readonly value: Uint8Array | null;
-  /** The caller's claim of this key's leaf hash under the old root (see StateChange); null if none. */
-  readonly oldLeafHash: Uint8Array | null;
+  /** The caller's claim of SHA3 of this key's value under the old root (see StateChange); null if none. */
+  readonly oldValueHash: Uint8Array | null;
 }
 
 /** What the rebuild needs of a leaf that was there: its hash and key hash (never its value). */
@@ -118,6 +118,8 @@ export class Rewrite {
   private work = 0;
   /** Leaves found by a hint instead of a read (tests count them). */
   hintedLeaves = 0;
+  /** The old leaf hash each hinted entry's hint names, by entry index, hashed once when first needed. */
+  private readonly hintLeafHashes = new Map<number, Uint8Array>();
 
   constructor(
     private readonly nodes: NodeSource,
@@ -220,7 +222,6 @@ export class Rewrite {
       v.kind = 'empty';
       return true;
     }
-    if (this.hintedLeaf(v)) return true;
     if (this.positional && v.slot >= 0 && this.upper.isCached(v.depth) && equalHash(this.upper.hashAt(v.depth, v.slot), v.hash)) {
       const kind = this.upper.kindAt(v.depth, v.slot);
       if (kind === SlotKind.EXPANDED) {
@@ -243,9 +244,12 @@ export class Rewrite {
       }
     }
     const node = this.nodes.inMemory(v.hash);
-    if (node === undefined) return false;
-    this.adopt(v, node, true);
-    return true;
+    if (node !== undefined) {
+      this.adopt(v, node, true);
+      return true;
+    }
+    // Last, since it costs a SHA3: only a position memory cannot answer is worth the hint's hash.
+    return this.hintedLeaf(v);
   }
 
   /**
@@ -256,7 +260,13 @@ export class Rewrite {
   private hintedLeaf(v: Visit): boolean {
     if (v.probe || v.hi - v.lo !== 1) return false;
     const entry = this.entries[v.lo]!;
-    if (entry.oldLeafHash === null || !equalHash(entry.oldLeafHash, v.hash)) return false;
+    if (entry.oldValueHash === null) return false;
+    let expected = this.hintLeafHashes.get(v.lo);
+    if (expected === undefined) {
+      expected = leafHash(entry.keyHash, entry.oldValueHash);
+      this.hintLeafHashes.set(v.lo, expected);
+    }
+    if (!equalHash(expected, v.hash)) return false;
     v.kind = 'leaf';
     v.leaf = { hash: v.hash, keyHash: entry.keyHash };
     if (v.slot >= 0) this.upper.fill(v.depth, v.slot, v.hash, { kind: 'leaf' });

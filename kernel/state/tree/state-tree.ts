@@ -1,6 +1,6 @@
 import type { KvBatch, KvReader } from '../kv.js';
 import { CorruptNodeError } from './errors.js';
-import { KEY_BITS, HASH_BYTES, bitAt, equalHash, hashKey, hashKeyString, hashValue, isEmptyHash, leafHash } from './hashing.js';
+import { KEY_BITS, HASH_BYTES, bitAt, equalHash, hashKey, hashKeyString, hashValue, isEmptyHash } from './hashing.js';
 import { encodeNodeInto, encodedLength, type TreeNode } from './node-codec.js';
 import { NodeSource } from './node-source.js';
 import { toProofHash, type StateProof } from './proof.js';
@@ -252,10 +252,10 @@ function normaliseChanges(changes: ReadonlyArray<StateChange>): Entry[] {
     const keyHash = hashKey(key);
     const sortKey = hashKeyString(keyHash);
     // Every change to one key describes the same old value, so an earlier change's hint still holds.
-    const oldLeafHash = oldValueHash !== undefined ? leafHash(keyHash, oldValueHash) : (byKey.get(sortKey)?.oldLeafHash ?? null);
+    const hint = oldValueHash ?? byKey.get(sortKey)?.oldValueHash ?? null;
     // A later change to the same key replaces the earlier one. Values are copied: the caller may
     // reuse its buffers, and the nodes built from them are cached.
-    byKey.set(sortKey, { keyHash, sortKey, value: value === null ? null : value.slice(), oldLeafHash });
+    byKey.set(sortKey, { keyHash, sortKey, value: value === null ? null : value.slice(), oldValueHash: hint === null ? null : hint.slice() });
   }
   return [...byKey.values()].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
 }
