@@ -186,6 +186,23 @@ test('state root changes with state and every block links to its parent', async 
   assert.ok(verifyProof(parseHex(b2.state_root)!, new TextEncoder().encode(`acct/${bob.address}`), value, parseStateProof(proof.proof)));
 });
 
+test('blocks whose tree updates took old-value hints from the state cache commit the root of their whole state', async () => {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: COIN }, { address: bob.address, balance: COIN }] });
+  for (let n = 1; n <= 3; n++) {
+    await f.chain.admit(signTransfer(alice, { to: bob.address, value: n, nonce: n }), 0);
+    await f.chain.admit(signTransfer(bob, { to: wallet(10 + n).address, value: 5, nonce: n }), 0);
+    await f.block();
+  }
+  // The definition's root of everything committed, from a fresh tree that was given no hints.
+  const { ChainStore } = await import('../store/chain-store.js');
+  const { StateTree, EMPTY_ROOT } = await import('../state/tree/index.js');
+  const { MemoryKv } = await import('../state/tree/memory-kv.js');
+  const { WriteBatch } = await import('../state/kv.js');
+  const state = await new ChainStore(f.kv).state.scan('');
+  const fresh = await new StateTree(new MemoryKv()).update(EMPTY_ROOT, state.map(([k, v]) => [new TextEncoder().encode(k), v] as const), new WriteBatch());
+  assert.equal(f.chain.head.state_root, '0x' + Buffer.from(fresh).toString('hex'));
+});
+
 test('consecutive nonces submitted at the same instant are all admitted', async () => {
   const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }] });
   const bodies = [1, 2, 3, 4].map((n) => signTransfer(alice, { to: bob.address, value: n, nonce: n }));

@@ -193,6 +193,16 @@ export class ChainStore {
     scan: (prefix, options) => collect(stateEntriesOf(this.kv, prefix, options)),
   };
 
+  /**
+   * A committed state value if memory holds it, without reading LevelDB (undefined when it is not
+   * cached or known absent). For hints only: the state tree's update takes old value hashes it
+   * checks itself (StateChange), so what this returns never decides a result.
+   */
+  cachedState(key: string): Uint8Array | undefined {
+    const cached = this.caches.state.peek(key);
+    return cached === undefined || cached === ABSENT ? undefined : cached;
+  }
+
   /** Committed state and its head as they are now, for a long read that must see one block's state only. */
   async stateView(): Promise<StateView> {
     const snap = this.kv.snapshot();
