@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixture.js';
 import { MemoryStore } from '../store/level-store.js';
 import { PREFIX } from '../store/keys.js';
-import { accountKeysOf } from './read-ahead.js';
+import { ReadAhead } from './read-ahead.js';
 
 const COIN = 1_000_000n;
 const senders = [wallet(11), wallet(12), wallet(13)];
@@ -25,8 +25,34 @@ class ManyStore extends MemoryStore {
   }
 }
 
-test('accountKeysOf: each party once, record and bound key, whatever the body holds', () => {
-  assert.deepEqual(accountKeysOf([{ from: 'chain:a', to: 'chain:b' }, { from: 'chain:b', to: 'chain:a' }, { from: 7, to: '' }, {}]), ['acct/chain:a', 'acctkey/chain:a', 'acct/chain:b', 'acctkey/chain:b']);
+test('read-ahead keys: each party\'s record and bound key once, whatever the body holds', () => {
+  assert.deepEqual(new ReadAhead().keysOf([{ from: 'chain:a', to: 'chain:b' }, { from: 'chain:b', to: 'chain:a' }, { from: 7, to: '' }, {}]), ['acct/chain:a', 'acctkey/chain:a', 'acct/chain:b', 'acctkey/chain:b']);
+});
+
+test('read-ahead learns a key shape that keeps missing for recent parties, and only such a shape', () => {
+  const ahead = new ReadAhead();
+  ahead.keysOf([{ from: 'chain:s1', to: 'chain:r1' }, { from: 'chain:s2', to: 'chain:r2' }, { from: 'chain:s3', to: 'chain:r3' }]);
+  ahead.missed('sponsor/paidby/chain:s1');
+  ahead.missed('sponsor/paidby/chain:s2');
+  ahead.missed('other/chain:unknown');
+  ahead.missed('params/base_fee');
+  assert.deepEqual(ahead.shapes, [], 'seen twice: not yet');
+  ahead.missed('sponsor/paidby/chain:s3');
+  ahead.missed('sentinel/trust/chain:s1/chain:r1');
+  ahead.missed('sentinel/trust/chain:s2/chain:r2');
+  ahead.missed('sentinel/trust/chain:s3/chain:r3');
+  assert.equal(ahead.shapes.length, 2);
+  assert.deepEqual(ahead.keysOf([{ from: 'chain:x', to: 'chain:y' }, { from: 'chain:z' }]), [
+    'acct/chain:x',
+    'acctkey/chain:x',
+    'acct/chain:y',
+    'acctkey/chain:y',
+    'sponsor/paidby/chain:x',
+    'sentinel/trust/chain:x/chain:y',
+    'acct/chain:z',
+    'acctkey/chain:z',
+    'sponsor/paidby/chain:z',
+  ]);
 });
 
 test('blocks executed with the accounts prefetched and with every prefetch failing have the same state roots and receipts', async () => {

@@ -55,7 +55,7 @@ export class TxRelay {
     if (!txs) return false;
     const now = this.d.now();
     // The batch's accounts in one LevelDB read, begun before the admissions that read them.
-    if (txs.length > 1) this.d.chain.prefetchAccounts(txs.map((t) => t.body));
+    this.d.chain.prefetchAccounts(txs.map((t) => t.body));
     // Admission runs outside the consensus queue: a signature check must not delay votes.
     txs.forEach((t) => {
       void this.d.chain.admitFromPeer(t.origin, t.body, now, t.canonical).catch((err: unknown) => {

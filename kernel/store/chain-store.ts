@@ -207,6 +207,11 @@ export class ChainStore {
     return this.reads.prefetch(keys);
   }
 
+  /** `observer` is told each committed state key a read fetched alone from LevelDB (kernel/chain/read-ahead.ts learns from them). */
+  observeStateMisses(observer: (key: string) => void): void {
+    this.reads.onMiss = observer;
+  }
+
   /** Committed state and its head as they are now, for a long read that must see one block's state only. */
   async stateView(): Promise<StateView> {
     const snap = this.kv.snapshot();
