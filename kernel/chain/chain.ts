@@ -202,6 +202,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
 
   /** CheckTx of a plain transaction (`POST /api/v1/transactions`); see admission.ts for the steps. */
   admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local', text?: string): Promise<SubmissionResult> {
+    // The keys its checks read one after another (sender, recipient, learned plugin records), in one read begun first.
+    if (typeof rawBody === 'object' && rawBody !== null) this.prefetchAccounts([rawBody as Parties]);
     return this.admission.admitTransfer(rawBody, receivedAt, text, this.queueFrom(source));
   }
 

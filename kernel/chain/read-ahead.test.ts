@@ -5,6 +5,9 @@ import { MemoryStore } from '../store/level-store.js';
 import { PREFIX } from '../store/keys.js';
 import { ReadAhead } from './read-ahead.js';
 
+/** Well-formed key-derived addresses (read-ahead only names parties that are addresses). */
+const A = Object.fromEntries(Object.entries({ a: 'a', b: 'b', s1: '1', s2: '2', s3: '3', r1: '4', r2: '5', r3: '6', x: '7', y: '8', z: '9', unknown: '0' }).map(([k, c]) => [k, `chain:${c.repeat(15)}.human`])) as Record<string, string>;
+
 const COIN = 1_000_000n;
 const senders = [wallet(11), wallet(12), wallet(13)];
 const recipients = [wallet(21), wallet(22), wallet(23), wallet(24)];
@@ -25,33 +28,33 @@ class ManyStore extends MemoryStore {
   }
 }
 
-test('read-ahead keys: each party\'s record and bound key once, whatever the body holds', () => {
-  assert.deepEqual(new ReadAhead().keysOf([{ from: 'chain:a', to: 'chain:b' }, { from: 'chain:b', to: 'chain:a' }, { from: 7, to: '' }, {}]), ['acct/chain:a', 'acctkey/chain:a', 'acct/chain:b', 'acctkey/chain:b']);
+test('read-ahead keys: each party\'s record and bound key once, and only well-formed addresses', () => {
+  assert.deepEqual(new ReadAhead().keysOf([{ from: A.a, to: A.b }, { from: A.b, to: A.a }, { from: 7, to: '' }, { from: 'chain:not an address', to: 'x'.repeat(5000) }, {}]), [`acct/${A.a}`, `acctkey/${A.a}`, `acct/${A.b}`, `acctkey/${A.b}`]);
 });
 
 test('read-ahead learns a key shape that keeps missing for recent parties, and only such a shape', () => {
   const ahead = new ReadAhead();
-  ahead.keysOf([{ from: 'chain:s1', to: 'chain:r1' }, { from: 'chain:s2', to: 'chain:r2' }, { from: 'chain:s3', to: 'chain:r3' }]);
-  ahead.missed('sponsor/paidby/chain:s1');
-  ahead.missed('sponsor/paidby/chain:s2');
-  ahead.missed('other/chain:unknown');
+  ahead.keysOf([{ from: A.s1, to: A.r1 }, { from: A.s2, to: A.r2 }, { from: A.s3, to: A.r3 }]);
+  ahead.missed(`sponsor/paidby/${A.s1}`);
+  ahead.missed(`sponsor/paidby/${A.s2}`);
+  ahead.missed(`other/${A.unknown}`);
   ahead.missed('params/base_fee');
   assert.deepEqual(ahead.shapes, [], 'seen twice: not yet');
-  ahead.missed('sponsor/paidby/chain:s3');
-  ahead.missed('sentinel/trust/chain:s1/chain:r1');
-  ahead.missed('sentinel/trust/chain:s2/chain:r2');
-  ahead.missed('sentinel/trust/chain:s3/chain:r3');
+  ahead.missed(`sponsor/paidby/${A.s3}`);
+  ahead.missed(`sentinel/trust/${A.s1}/${A.r1}`);
+  ahead.missed(`sentinel/trust/${A.s2}/${A.r2}`);
+  ahead.missed(`sentinel/trust/${A.s3}/${A.r3}`);
   assert.equal(ahead.shapes.length, 2);
-  assert.deepEqual(ahead.keysOf([{ from: 'chain:x', to: 'chain:y' }, { from: 'chain:z' }]), [
-    'acct/chain:x',
-    'acctkey/chain:x',
-    'acct/chain:y',
-    'acctkey/chain:y',
-    'sponsor/paidby/chain:x',
-    'sentinel/trust/chain:x/chain:y',
-    'acct/chain:z',
-    'acctkey/chain:z',
-    'sponsor/paidby/chain:z',
+  assert.deepEqual(ahead.keysOf([{ from: A.x, to: A.y }, { from: A.z }]), [
+    `acct/${A.x}`,
+    `acctkey/${A.x}`,
+    `acct/${A.y}`,
+    `acctkey/${A.y}`,
+    `sponsor/paidby/${A.x}`,
+    `sentinel/trust/${A.x}/${A.y}`,
+    `acct/${A.z}`,
+    `acctkey/${A.z}`,
+    `sponsor/paidby/${A.z}`,
   ]);
 });
 

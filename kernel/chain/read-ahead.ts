@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { accountStateKeys } from '../state/accounts.js';
+import { isAddress } from '../crypto/address.js';
 
 /** What a transaction names: sender and recipient (a relayed body's fields, or a rebuilt `Tx`'s). */
 export interface Parties {
@@ -17,7 +18,8 @@ const ADDRESS = /chain:[^/|\s]+/g;
 const MAX_LEARNED = 16;
 const LEARN_AFTER = 3;
 
-const partyOf = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+/** Only well-formed addresses: a submission not yet checked must not make the node read (and cache) arbitrary keys. */
+const partyOf = (value: unknown): string | undefined => (isAddress(value) ? value : undefined);
 
 /**
  * The committed state keys a batch of transactions (a relay batch, a block) will read, to fetch
