@@ -16,7 +16,7 @@ const threads: Array<[number, number, number]> = [
   [122, 1026, 4],
   [123, 1026, 5],
   [154, 1350, 12],
-  [155, 1350, 13],
+  [155, 1354, 13], // the second verify worker, a few ticks after the first
   [200, 1620, 80], // LevelDB's background thread, at the first memtable flush
   [656, 16000, 3], // a late thread
 ];
