@@ -4,6 +4,7 @@ import type { ScanOptions, StateSource } from '../state/overlay.js';
 import { txFieldsFromRecord, txFromRecord, txToRecord, type TxFields, type TxRecord } from '../tx/record.js';
 import type { KvIterateOptions, KvOp, KvStore } from '../state/kv.js';
 import { ABSENT, ChainStoreCaches } from './chain-store-caches.js';
+import { StateReads } from './state-reads.js';
 import { LOG_START, type TxTextLog } from './tx-text-log.js';
 import { blockCodec, eventCodec, metaCodec, positionCodec, storedTxCodec, totalsCodec, txIndexEntry } from './chain-store-codec.js';
 import {
@@ -77,6 +78,11 @@ async function* stateEntriesOf(kv: { iterate(o: KvIterateOptions): AsyncIterable
   for await (const [k, v] of kv.iterate(range)) yield [decoder.decode(k).slice(cut), v];
 }
 
+/** Stored totals, or the zeros of an address no committed transaction named. */
+function totalsOf(raw: Uint8Array | undefined): AddressTotals {
+  return raw ? totalsCodec.decode(raw) : { sent: 0n, received: 0n, fees: 0n, sent_count: 0, received_count: 0 };
+}
+
 async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const r of rows) out.push(r);
@@ -121,6 +127,8 @@ export interface ChainStoreOptions {
   readonly recentBlocks?: number;
   /** Bytes of recently committed transaction records kept in memory (default 8 MiB, ~750 transfers: the last few blocks, which is what polls read). */
   readonly recentTxBytes?: number;
+  /** Committed state values the state cache holds (default 200,000); tests make it small to make every block read LevelDB. */
+  readonly stateEntries?: number;
   /**
    * Where transaction texts go (the node's data directory has one). Without it they stay inline
    * in the LevelDB records, the format stores written before the log still hold and read.
@@ -144,6 +152,8 @@ export class ChainStore {
   private readonly caches: ChainStoreCaches;
   private readonly textLog: TxTextLog | undefined;
   private readonly activity: ValidatorActivityIndex;
+  /** Committed state reads through `caches.state`, and the prefetch that fills it a batch at a time. */
+  private readonly reads: StateReads;
 
   constructor(
     readonly kv: KvStore,
@@ -152,6 +162,7 @@ export class ChainStore {
     this.caches = new ChainStoreCaches(options);
     this.textLog = options.textLog;
     this.activity = new ValidatorActivityIndex(kv);
+    this.reads = new StateReads(kv, this.caches.state);
   }
 
   async load(): Promise<ChainMeta> {
@@ -183,13 +194,7 @@ export class ChainStore {
 
   /** Committed state, as the executor and queries read it. */
   readonly state: StateSource = {
-    get: async (key) => {
-      const cached = this.caches.state.get(key);
-      if (cached !== undefined) return cached === ABSENT ? undefined : cached;
-      const value = await this.kv.get(stateKey(key));
-      this.caches.state.set(key, value ?? ABSENT);
-      return value;
-    },
+    get: (key) => this.reads.get(key),
     scan: (prefix, options) => collect(stateEntriesOf(this.kv, prefix, options)),
   };
 
@@ -201,6 +206,20 @@ export class ChainStore {
   cachedState(key: string): Uint8Array | undefined {
     const cached = this.caches.state.peek(key);
     return cached === undefined || cached === ABSENT ? undefined : cached;
+  }
+
+  /**
+   * Reads these committed state keys into the state cache in one LevelDB call (those not cached
+   * already): what a block's or a relay batch's transactions will read, fetched together before
+   * they run. Only a cache fill (state-reads.ts): what `state.get` answers is the same without it.
+   */
+  prefetchState(keys: Iterable<string>): Promise<void> {
+    return this.reads.prefetch(keys);
+  }
+
+  /** `observer` is told each committed state key a read fetched alone from LevelDB (kernel/chain/read-ahead.ts learns from them). */
+  observeStateMisses(observer: (key: string) => void): void {
+    this.reads.onMiss = observer;
   }
 
   /** Committed state and its head as they are now, for a long read that must see one block's state only. */
@@ -291,11 +310,34 @@ export class ChainStore {
   async getTotals(address: string): Promise<AddressTotals> {
     let t = this.caches.totals.get(address);
     if (!t) {
-      const raw = await this.kv.get(totalsKey(address));
-      t = raw ? totalsCodec.decode(raw) : { sent: 0n, received: 0n, fees: 0n, sent_count: 0, received_count: 0 };
+      t = totalsOf(await this.kv.get(totalsKey(address)));
       this.caches.totals.set(address, t);
     }
     return { ...t };
+  }
+
+  /**
+   * The totals of every address the block's transactions name, those not cached read in one
+   * `getMany`: the commit below then reads them from memory. At 10^6 accounts nearly every
+   * recipient's totals were cold, one awaited LevelDB `get` after another inside the commit.
+   */
+  private async prefetchTotals(txs: readonly Tx[]): Promise<void> {
+    const missing: string[] = [];
+    const asked = new Set<string>();
+    for (const tx of txs) {
+      for (const address of [tx.from, tx.to]) {
+        if (asked.has(address) || this.caches.totals.has(address)) continue;
+        asked.add(address);
+        missing.push(address);
+      }
+    }
+    if (missing.length === 0 || !this.kv.getMany) return;
+    const values = await this.kv.getMany(missing.map(totalsKey));
+    missing.forEach((address, i) => {
+      const raw = values[i];
+      // Only what a reader has not cached meanwhile (the same bytes: totals change only at commit, and commits run one at a time).
+      if (!this.caches.totals.has(address)) this.caches.totals.set(address, totalsOf(raw));
+    });
   }
 
   /** What this node counted of a validator's blocks and votes (node-local, not state). */
@@ -379,6 +421,7 @@ export class ChainStore {
       if (!t) totals.set(address, (t = await this.getTotals(address)));
       return t;
     };
+    await this.prefetchTotals(c.txs);
     const parts = c.txs.map((tx, i) => storedTxCodec.split({ tx: txToRecord(tx), receipt: c.receipts[i]! }));
     // Inline bytes whatever the store holds: the recent-transaction cache keeps them, so a read of
     // a recent transaction touches neither LevelDB nor the log; a store without a log writes them.
@@ -435,14 +478,16 @@ export class ChainStore {
       for (let i = 0; i < c.txs.length; i++) put(txKey(c.txs[i]!.hash), inline[i]!);
     }
     try {
-      await this.kv.write(ops, true);
+      await this.reads.writing(
+        () => this.kv.write(ops, true),
+        () => this.cacheWrites(c.stateChanges),
+      );
     } catch (e) {
       // The texts just appended belong to no block: give their space back (a restart would too).
       if (this.textLog && logEnd) await this.textLog.truncateTo(logEnd).catch(() => undefined);
       throw e;
     }
     this.meta = meta;
-    this.cacheWrites(c.stateChanges);
     this.activity.applied(activity);
     for (const [address, t] of totals) this.caches.totals.set(address, t);
     this.caches.recentBlockBytes.set(height, blockBytes);
@@ -466,8 +511,12 @@ export class ChainStore {
     if (this.meta.state_root !== '') throw new Error('genesis already committed');
     const ops: KvOp[] = entries.map(([key, value]) => ({ type: 'put', key: stateKey(key), value }));
     append(ops, treeOps);
-    await this.kv.write(ops, false);
-    for (const [key] of entries) this.caches.state.delete(key);
+    await this.reads.writing(
+      () => this.kv.write(ops, false),
+      () => {
+        for (const [key] of entries) this.caches.state.delete(key);
+      },
+    );
   }
 
   /**
@@ -501,9 +550,11 @@ export class ChainStore {
     append(ops, extraOps);
     const meta: ChainMeta = { ...GENESIS_META, state_root: stateRoot };
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
-    await this.kv.write(ops, true);
+    await this.reads.writing(
+      () => this.kv.write(ops, true),
+      () => this.cacheWrites(stateChanges),
+    );
     this.meta = meta;
-    this.cacheWrites(stateChanges);
   }
 
   /** Starts an empty store from a verified snapshot: its state, tree nodes and head block. */
@@ -520,10 +571,12 @@ export class ChainStore {
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     ops.push({ type: 'put', key: metaKey('first-full'), value: u64(height + 1) });
     ops.push(this.activity.startAfterSnapshot(height));
-    await this.kv.write(ops, true);
+    await this.reads.writing(
+      () => this.kv.write(ops, true),
+      () => this.caches.state.clear(),
+    );
     this.meta = meta;
     this.firstFull = height + 1;
-    this.caches.state.clear();
     this.caches.totals.clear();
     await this.activity.load(height);
   }
