@@ -25,7 +25,7 @@ import { readSchedule } from '../host/schedule-state.js';
 import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
 import { proposalContext } from './contexts.js';
 import { executeBlock, type ExecutionResult } from './executor.js';
-import { ReadAhead, type Parties } from './read-ahead.js';
+import { readAheadKeys, type Parties } from './read-ahead.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
 import type { Validator } from '../consensus/types.js';
 import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, SignatureLayout, Tx } from '../model/types.js';
@@ -95,8 +95,6 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private readonly admission: Admission;
   private readonly tree: StateTree;
   private readonly progress = new CommitProgress();
-  /** Which committed state keys a batch of transactions will read, fetched ahead in one call (read-ahead.ts). */
-  private readonly readAhead = new ReadAhead();
   private readonly sets: ValidatorSets;
   /** The committed chain, read only: what everything outside the core reads (chain-queries.ts). */
   readonly queries: ChainQueries;
@@ -115,10 +113,6 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     this.shards = shardView(d.shard, d.nShards ?? 1);
     this.admission = new Admission({ store: d.store, hooks: d.hooks, host: d.host, params: d.params, verifier: d.verifier, env: d.env, chainId: d.chainId, requireTxV3: d.requireTxV3, shard: d.shard, shards: this.shards, mempool: this.mempool, operations: d.operations, head: () => this.head });
     this.tree = new StateTree(d.store.kv, { prefix: utf8Bytes(PREFIX.treeNode) });
-    d.store.observeStateMisses((key) => {
-      const shape = this.readAhead.missed(key);
-      if (shape !== undefined) d.log.info({ shape: shape.replace(/\u0000(from|to)\u0000/g, '<$1>') }, 'state read-ahead: learned a key shape');
-    });
     this.sets = new ValidatorSets(d.store.state, () => this.head.height);
     this.queries = new ChainQueries({ store: d.store, tree: this.tree, sets: this.sets, progress: this.progress, params: d.params });
     this.snapshots = new ChainSnapshots({ store: d.store, tree: this.tree, sets: this.sets, progress: this.progress, log: d.log });
@@ -203,8 +197,6 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
 
   /** CheckTx of a plain transaction (`POST /api/v1/transactions`); see admission.ts for the steps. */
   admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local', text?: string): Promise<SubmissionResult> {
-    // The keys its checks read one after another (sender, recipient, learned plugin records), in one read begun first.
-    if (typeof rawBody === 'object' && rawBody !== null) this.prefetchAccounts([rawBody as Parties]);
     return this.admission.admitTransfer(rawBody, receivedAt, text, this.queueFrom(source));
   }
 
@@ -242,7 +234,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
    * read is left to the admissions, which read on their own.
    */
   prefetchAccounts(txs: Iterable<Parties>): void {
-    this.d.store.prefetchState(this.readAhead.keysOf(txs)).catch(() => undefined);
+    this.d.store.prefetchState(readAheadKeys(txs)).catch(() => undefined);
   }
 
   /** A transaction relayed by a peer (`text` parsed to `body`): the same admission checks as a local submission. */
@@ -438,7 +430,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       });
     }
     // The accounts the block's transactions read, fetched together (a cache fill: state-reads.ts).
-    await this.d.store.prefetchState(this.readAhead.keysOf(txs));
+    await this.d.store.prefetchState(readAheadKeys(txs));
     const result = await executeBlock(
       {
         hooks: this.d.hooks,

@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import { accountStateKeys } from '../state/accounts.js';
 import { isAddress } from '../crypto/address.js';
 
@@ -8,97 +7,30 @@ export interface Parties {
   readonly to?: unknown;
 }
 
-type Role = 'from' | 'to';
-
-/** Where a party's address stands in a learned key: characters no state key holds. */
-const SLOT: Readonly<Record<Role, string>> = { from: '\u0000from\u0000', to: '\u0000to\u0000' };
-/** An address inside a state key: `chain:` up to the next separator. */
-const ADDRESS = /chain:[^/|\s]+/g;
-/** Keys learned per transaction at most, and how often a shape must miss before it is learned. */
-const MAX_LEARNED = 16;
-const LEARN_AFTER = 3;
-
-/** Only well-formed addresses: a submission not yet checked must not make the node read (and cache) arbitrary keys. */
-const partyOf = (value: unknown): string | undefined => (isAddress(value) ? value : undefined);
+/** Keys fetched ahead per call at most (1,024 transfers' parties): one relay message of small bodies must not make one unbounded read. */
+export const MAX_READ_AHEAD_KEYS = 4_096;
 
 /**
- * The committed state keys a batch of transactions (a relay batch, a block) will read, to fetch
- * them in one LevelDB call before they run: each sender's and recipient's account record and
- * bound key, which every transfer reads, and the keys learned from what missed the cache before
- * (a plugin's record of the sender, such as a sponsor's `paidby/<address>` or the sentinel's
- * `recent/<address>`): a key read on a miss that holds the address of a party of a recent batch
- * becomes a shape, `sponsor/paidby/<from>`, read ahead for every later transaction once it has
- * missed `LEARN_AFTER` times. The list only says what to fetch ahead: a key left out is read when
- * needed and one not needed is a wasted read, never a different result (store/state-reads.ts).
+ * The committed state keys a batch of transactions (a relay batch, a block) reads first, to fetch
+ * them in one LevelDB call before the batch runs: each sender's and recipient's account record and
+ * bound key, which every transfer reads. Only well-formed addresses: a relayed body not yet checked
+ * must not make the node read (and cache) keys of its choosing. The list only says what to fetch
+ * ahead: a key left out is read when needed, one not needed is a wasted read, never a different
+ * result (store/state-reads.ts).
+ *
+ * Plugins' records of a party (a sponsor's `paidby/<from>`, the sentinel's `recent/<from>`) are not
+ * fetched ahead. Learning their shapes from cache misses was tried and dropped: any public read
+ * or unchecked body could teach it useless shapes that every later batch would then fetch. Their
+ * stores declaring a read-ahead by party would add them without that.
  */
-export class ReadAhead {
-  /** The role of each address recent batches named, to recognise it inside a key read later. */
-  private readonly roles = new LRUCache<string, Role>({ max: 8192 });
-  /** Shapes seen missing, and how often. */
-  private readonly candidates = new Map<string, number>();
-  private readonly learned: string[] = [];
-
-  /** The keys to read ahead for `txs`, each once. */
-  keysOf(txs: Iterable<Parties>): string[] {
-    const keys = new Set<string>();
-    for (const tx of txs) {
-      const from = partyOf(tx.from);
-      const to = partyOf(tx.to);
-      for (const [address, role] of [
-        [from, 'from'],
-        [to, 'to'],
-      ] as const) {
-        if (address === undefined) continue;
-        this.roles.set(address, role);
-        for (const key of accountStateKeys(address)) keys.add(key);
-      }
-      for (const shape of this.learned) {
-        const key = fill(shape, from, to);
-        if (key !== undefined) keys.add(key);
-      }
+export function readAheadKeys(txs: Iterable<Parties>): string[] {
+  const keys = new Set<string>();
+  for (const tx of txs) {
+    for (const party of [tx.from, tx.to]) {
+      if (!isAddress(party)) continue;
+      for (const key of accountStateKeys(party)) keys.add(key);
     }
-    return [...keys];
+    if (keys.size >= MAX_READ_AHEAD_KEYS) break;
   }
-
-  /** A committed state key read on a cache miss: learns its shape if it names a recent party; answers the shape when this miss taught it. */
-  missed(key: string): string | undefined {
-    if (this.learned.length >= MAX_LEARNED) return undefined;
-    let named = false;
-    const shape = key.replace(ADDRESS, (address) => {
-      const role = this.roles.get(address);
-      if (role === undefined) return address;
-      named = true;
-      return SLOT[role];
-    });
-    if (!named || this.learned.includes(shape)) return undefined;
-    const seen = (this.candidates.get(shape) ?? 0) + 1;
-    if (seen < LEARN_AFTER) {
-      // Bounded: shapes that never come back are forgotten wholesale.
-      if (this.candidates.size >= 256) this.candidates.clear();
-      this.candidates.set(shape, seen);
-      return undefined;
-    }
-    this.candidates.delete(shape);
-    this.learned.push(shape);
-    return shape;
-  }
-
-  /** The shapes learned so far (for tests and diagnostics). */
-  get shapes(): readonly string[] {
-    return this.learned;
-  }
-}
-
-/** A learned shape with this transaction's parties in their slots; undefined when it needs one the transaction lacks. */
-function fill(shape: string, from: string | undefined, to: string | undefined): string | undefined {
-  let key = shape;
-  if (key.includes(SLOT.from)) {
-    if (from === undefined) return undefined;
-    key = key.split(SLOT.from).join(from);
-  }
-  if (key.includes(SLOT.to)) {
-    if (to === undefined) return undefined;
-    key = key.split(SLOT.to).join(to);
-  }
-  return key;
+  return [...keys];
 }

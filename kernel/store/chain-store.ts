@@ -154,6 +154,8 @@ export class ChainStore {
   private readonly activity: ValidatorActivityIndex;
   /** Committed state reads through `caches.state`, and the prefetch that fills it a batch at a time. */
   private readonly reads: StateReads;
+  /** Advanced before and after a write of totals: a `getTotals` read spanning it caches nothing. */
+  private totalsEpoch = 0;
 
   constructor(
     readonly kv: KvStore,
@@ -215,11 +217,6 @@ export class ChainStore {
    */
   prefetchState(keys: Iterable<string>): Promise<void> {
     return this.reads.prefetch(keys);
-  }
-
-  /** `observer` is told each committed state key a read fetched alone from LevelDB (kernel/chain/read-ahead.ts learns from them). */
-  observeStateMisses(observer: (key: string) => void): void {
-    this.reads.onMiss = observer;
   }
 
   /** Committed state and its head as they are now, for a long read that must see one block's state only. */
@@ -306,12 +303,17 @@ export class ChainStore {
     return pluginIndexReader(this.kv, namespace);
   }
 
-  /** A copy: callers may change it without touching the cache. */
+  /**
+   * A copy: callers may change it without touching the cache. A read that spanned a commit's
+   * write caches nothing (`totalsEpoch`): it may hold the totals from before the block, and caching
+   * them over the commit's would make the next block build on them (the same rule as state-reads.ts).
+   */
   async getTotals(address: string): Promise<AddressTotals> {
     let t = this.caches.totals.get(address);
     if (!t) {
+      const epoch = this.totalsEpoch;
       t = totalsOf(await this.kv.get(totalsKey(address)));
-      this.caches.totals.set(address, t);
+      if (epoch === this.totalsEpoch) this.caches.totals.set(address, t);
     }
     return { ...t };
   }
@@ -332,7 +334,12 @@ export class ChainStore {
       }
     }
     if (missing.length === 0 || !this.kv.getMany) return;
-    const values = await this.kv.getMany(missing.map(totalsKey));
+    let values: Array<Uint8Array | undefined>;
+    try {
+      values = await this.kv.getMany(missing.map(totalsKey));
+    } catch {
+      return; // Only a cache fill: the commit reads each address's totals itself.
+    }
     missing.forEach((address, i) => {
       const raw = values[i];
       // Only what a reader has not cached meanwhile (the same bytes: totals change only at commit, and commits run one at a time).
@@ -477,6 +484,7 @@ export class ChainStore {
     } else {
       for (let i = 0; i < c.txs.length; i++) put(txKey(c.txs[i]!.hash), inline[i]!);
     }
+    this.totalsEpoch++;
     try {
       await this.reads.writing(
         () => this.kv.write(ops, true),
@@ -486,6 +494,8 @@ export class ChainStore {
       // The texts just appended belong to no block: give their space back (a restart would too).
       if (this.textLog && logEnd) await this.textLog.truncateTo(logEnd).catch(() => undefined);
       throw e;
+    } finally {
+      this.totalsEpoch++;
     }
     this.meta = meta;
     this.activity.applied(activity);
@@ -525,19 +535,24 @@ export class ChainStore {
    */
   async discardStaged(): Promise<void> {
     if (this.meta.state_root !== '') throw new Error('the store is initialised: its state is not staged');
-    for (const prefix of [PREFIX.state, PREFIX.treeNode]) {
-      const start = utf8Bytes(prefix);
-      let ops: KvOp[] = [];
-      for await (const [key] of this.kv.iterate({ gte: start, lt: prefixEnd(start) })) {
-        ops.push({ type: 'del', key });
-        if (ops.length >= 10_000) {
+    // Bracketed like every state write: a read in flight across the deletes must not cache what they removed.
+    await this.reads.writing(
+      async () => {
+        for (const prefix of [PREFIX.state, PREFIX.treeNode]) {
+          const start = utf8Bytes(prefix);
+          let ops: KvOp[] = [];
+          for await (const [key] of this.kv.iterate({ gte: start, lt: prefixEnd(start) })) {
+            ops.push({ type: 'del', key });
+            if (ops.length >= 10_000) {
+              await this.kv.write(ops, false);
+              ops = [];
+            }
+          }
           await this.kv.write(ops, false);
-          ops = [];
         }
-      }
-      await this.kv.write(ops, false);
-    }
-    this.caches.state.clear();
+      },
+      () => this.caches.state.clear(),
+    );
   }
 
   async commitGenesis(stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>, extraOps: readonly KvOp[], stateRoot: string, indexWrites: readonly IndexWrite[] = []): Promise<void> {
@@ -571,10 +586,12 @@ export class ChainStore {
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     ops.push({ type: 'put', key: metaKey('first-full'), value: u64(height + 1) });
     ops.push(this.activity.startAfterSnapshot(height));
+    this.totalsEpoch++;
     await this.reads.writing(
       () => this.kv.write(ops, true),
       () => this.caches.state.clear(),
     );
+    this.totalsEpoch++;
     this.meta = meta;
     this.firstFull = height + 1;
     this.caches.totals.clear();

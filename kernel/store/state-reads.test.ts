@@ -150,3 +150,51 @@ test('a plain read spanning a state write does not fill the cache', async () => 
   assert.equal(dec(await read), 'old');
   assert.equal(dec(cache.get('acct/a') as Uint8Array), 'new');
 });
+
+test('a read issued while the write is in flight, answered after it, does not fill the cache', async () => {
+  const kv = new MemoryStore();
+  await kv.write([{ type: 'put', key: stateKey('acct/a'), value: enc('old') }]);
+  let releaseRead!: () => void;
+  const readGate = new Promise<void>((r) => (releaseRead = r));
+  const slow: KvReader = {
+    get: async (key) => {
+      const v = await kv.get(key);
+      await readGate;
+      return v;
+    },
+  };
+  const cache = new LRUCache<string, Uint8Array | typeof ABSENT>({ max: 10 });
+  const reads = new StateReads(slow, cache);
+  let read: Promise<Uint8Array | undefined> | undefined;
+  await reads.writing(
+    async () => {
+      // Issued after the write began and before the batch reached the store: it reads the old value.
+      read = reads.get('acct/a');
+      await Promise.resolve();
+      await kv.write([{ type: 'put', key: stateKey('acct/a'), value: enc('new') }]);
+    },
+    () => cache.set('acct/a', enc('new')),
+  );
+  releaseRead();
+  assert.equal(dec(await read!), 'old');
+  assert.equal(dec(cache.get('acct/a') as Uint8Array), 'new', 'the read that began during the write left the written value cached');
+});
+
+test('a prefetch begun while the write is in flight is neither joined after it nor kept', async () => {
+  const { kv, reads, cache } = setup();
+  await kv.put({ 'acct/a': 'old' });
+  kv.hold();
+  let prefetched: Promise<void> | undefined;
+  await reads.writing(
+    async () => {
+      prefetched = reads.prefetch(['acct/a']);
+      await kv.put({ 'acct/a': 'new' });
+    },
+    () => cache.delete('acct/a'),
+  );
+  const after = reads.get('acct/a');
+  kv.release();
+  await prefetched;
+  assert.equal(dec(await after), 'new', 'a read after the write did not join the prefetch that began during it');
+  assert.equal(dec(cache.get('acct/a') as Uint8Array), 'new');
+});

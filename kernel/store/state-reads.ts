@@ -26,8 +26,6 @@ export class StateReads {
   private epoch = 0;
   /** Keys a prefetch is reading now: a read of one waits for it instead of asking LevelDB again. */
   private readonly inflight = new Map<string, Promise<Uint8Array | undefined>>();
-  /** Told each key a read had to fetch alone (neither cached nor being prefetched): what a read-ahead could learn from. */
-  onMiss: ((key: string) => void) | undefined;
 
   constructor(
     private readonly kv: KvReader,
@@ -39,7 +37,6 @@ export class StateReads {
     if (cached !== undefined) return Promise.resolve(cached === ABSENT ? undefined : cached);
     const pending = this.inflight.get(key);
     if (pending !== undefined) return pending;
-    this.onMiss?.(key);
     return this.read(key);
   }
 
