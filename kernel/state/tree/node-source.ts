@@ -62,7 +62,8 @@ export class NodeSource {
 
   /** A node this process holds (pending or cached), without touching the store. */
   inMemory(hash: Uint8Array): TreeNode | undefined {
-    const pending = this.pending.size === 0 ? undefined : this.pendingEntry(hash);
+    // pendingCount, not pending.size: a clash entry can outlive the entry that took its id.
+    const pending = this.pendingCount === 0 ? undefined : this.pendingEntry(hash);
     if (pending !== undefined) return pending.node;
     if (this.cache === null) return undefined;
     const cached = this.cache.get(cacheId(hash));
