@@ -113,8 +113,9 @@ export class StateTree {
 
   /**
    * Puts the nodes' storage keys and stored forms into the batch as views of one array: two
-   * allocations per node (~1,550 per 100-key block at 10^6 keys) become one per update, and the
-   * GC tracks one buffer instead of thousands. The views are never written after this.
+   * allocations per node (a 100-key block at 10^6 keys writes ~1,550 nodes: ~3,100 allocations)
+   * become one per update, and the GC tracks one buffer instead of thousands. The views are never
+   * written after this.
    */
   private putNodes(nodes: readonly TreeNode[], batch: KvBatch): void {
     const keyBytes = this.prefix.length + HASH_BYTES;
