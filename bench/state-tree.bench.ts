@@ -115,6 +115,38 @@ async function build(store: LevelStore, n: number, log: (line: string) => void):
   return root;
 }
 
+/** The LevelTuning fields `--level` may set, and which take a boolean (the others a positive integer). */
+const LEVEL_FIELDS: Readonly<Record<keyof LevelTuning, 'boolean' | 'integer'>> = {
+  compression: 'boolean',
+  cacheSize: 'integer',
+  writeBufferSize: 'integer',
+  blockSize: 'integer',
+  maxFileSize: 'integer',
+};
+
+/**
+ * `--level name=value,…` as LevelTuning. Only LevelTuning's fields are taken, each checked: any
+ * other name would reach classic-level's options unchecked (a misspelt one silently ignored).
+ */
+function parseLevelTuning(spec: string): LevelTuning {
+  const tuning: { -readonly [K in keyof LevelTuning]: LevelTuning[K] } = {};
+  for (const item of spec.split(',').filter((x) => x !== '')) {
+    const [name, text, extra] = item.split('=');
+    if (name === undefined || text === undefined || extra !== undefined) throw new Error(`--level ${spec}: expected name=value,…`);
+    if (!Object.hasOwn(LEVEL_FIELDS, name)) throw new Error(`--level: unknown option ${name} (one of ${Object.keys(LEVEL_FIELDS).join(', ')})`);
+    const field = name as keyof LevelTuning;
+    if (LEVEL_FIELDS[field] === 'boolean') {
+      if (text !== 'true' && text !== 'false') throw new Error(`--level: ${name} takes true or false`);
+      tuning.compression = text === 'true';
+    } else {
+      const value = Number(text);
+      if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--level: ${name} takes a positive integer`);
+      tuning[field as Exclude<keyof LevelTuning, 'compression'>] = value;
+    }
+  }
+  return tuning;
+}
+
 async function openBuilt(dir: string, n: number, log: (line: string) => void, tuning: LevelTuning): Promise<{ store: LevelStore; root: Uint8Array; buildSeconds: number | null }> {
   const path = join(dir, `n-${n}`);
   const metaPath = join(path, 'bench-meta.json');
@@ -313,18 +345,13 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const variants = await Promise.all((values.variant ?? ['current=current']).map(loadVariant));
   const log = (line: string): void => console.log(line);
-  const tuning: Record<string, number | boolean> = {};
-  for (const kv of values.level.split(',').filter((x) => x !== '')) {
-    const [k, v] = kv.split('=');
-    if (k === undefined || v === undefined) throw new Error(`--level ${values.level}: expected name=value,…`);
-    tuning[k] = v === 'true' ? true : v === 'false' ? false : Number(v);
-  }
+  const tuning = parseLevelTuning(values.level);
   if (values.level !== '') log(`LevelDB options: ${JSON.stringify(tuning)}`);
   const started = performance.now();
   const table: Array<Record<string, string | number>> = [];
   const perKeyAt = new Map<string, Map<number, number>>();
   for (const n of sizes) {
-    const { store, root, buildSeconds } = await openBuilt(values.dir, n, log, tuning as LevelTuning);
+    const { store, root, buildSeconds } = await openBuilt(values.dir, n, log, tuning);
     if (buildSeconds !== null) log(`  build of ${n} keys took ${buildSeconds.toFixed(0)} s`);
     for (let round = 0; round < rounds; round++) {
       for (const v of variants) {

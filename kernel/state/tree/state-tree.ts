@@ -71,7 +71,6 @@ export class StateTree {
   private readonly nodes: NodeSource;
   private readonly upper: UpperLevels;
   private readonly cacheNodes: number;
-  private readonly prefix: Uint8Array;
   private hinted = 0;
 
   constructor(store: KvReader, options: StateTreeOptions = {}) {
@@ -82,7 +81,6 @@ export class StateTree {
     if (!Number.isSafeInteger(cacheNodes) || cacheNodes < 0) throw new RangeError('cacheNodes must be a non-negative integer');
     if (!Number.isSafeInteger(pendingNodes) || pendingNodes < 0) throw new RangeError('pendingNodes must be a non-negative integer');
     if (!Number.isSafeInteger(upperBytes) || upperBytes < 0) throw new RangeError('upperLevelsBytes must be a non-negative integer');
-    this.prefix = prefix;
     this.nodes = new NodeSource(store, prefix, cacheNodes, pendingNodes, options.verifyReads ?? true);
     this.upper = new UpperLevels(upperBytes);
     this.cacheNodes = cacheNodes;
@@ -118,15 +116,14 @@ export class StateTree {
    * written after this.
    */
   private putNodes(nodes: readonly TreeNode[], batch: KvBatch): void {
-    const keyBytes = this.prefix.length + HASH_BYTES;
+    const keyBytes = this.nodes.storageKeyLength(HASH_BYTES);
     let total = 0;
     for (const node of nodes) total += keyBytes + encodedLength(node);
     const slab = new Uint8Array(total);
     let at = 0;
     for (const node of nodes) {
       const key = slab.subarray(at, at + keyBytes);
-      key.set(this.prefix, 0);
-      key.set(node.hash, this.prefix.length);
+      this.nodes.storageKeyInto(node.hash, key);
       at += keyBytes;
       const value = slab.subarray(at, at + encodedLength(node));
       encodeNodeInto(node, value);
