@@ -14,8 +14,9 @@
  * build's dist/kernel/state/tree/index.js) with constructor options; variants run interleaved,
  * `--rounds` times each, every run on a fresh tree object (cold caches, as after a restart) and from
  * the same built root, so "before" and "after" meet the same store in the same hour. Bench options
- * of a variant: `warm=false` (no warm-up of the upper levels), `hints=true` (old value hashes
- * passed with the changes).
+ * of a variant: `warm=false` (no warm-up of the upper levels), `hints=true` (old values passed
+ * with the changes, as the chain does; a build from before the tree took old values rather than
+ * their hashes would take them for wrong hashes: same root, no reads saved).
  * `--cpu-profile DIR` writes a V8 CPU profile of each run's measured blocks (not the build, the
  * warm-up or the warm-up blocks) to DIR; `--threads` prints each thread's CPU over those blocks
  * (by thread id in creation order: V8's platform workers first, then libuv's pool, then
@@ -63,7 +64,6 @@ interface Variant {
 const encoder = new TextEncoder();
 const keyOf = (i: number): Uint8Array => encoder.encode(`acct/${i}`);
 /** The value of key i in the built tree: deterministic, so a reused build needs no stored list. */
-const sha3Bytes = (bytes: Uint8Array): Uint8Array => new Uint8Array(createHash('sha3-256').update(bytes).digest());
 const valueOf = (i: number): Uint8Array => new Uint8Array(createHash('sha3-256').update(`value/${i}`).digest());
 
 /** Counts the store reads a tree makes (the uncached node loads). */
@@ -113,6 +113,38 @@ async function build(store: LevelStore, n: number, log: (line: string) => void):
     if (done === n || (done / BUILD_CHUNK) % 20 === 0) log(`  built ${done}/${n} keys, ${nodes} nodes written, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }
   return root;
+}
+
+/** The LevelTuning fields `--level` may set, and which take a boolean (the others a positive integer). */
+const LEVEL_FIELDS: Readonly<Record<keyof LevelTuning, 'boolean' | 'integer'>> = {
+  compression: 'boolean',
+  cacheSize: 'integer',
+  writeBufferSize: 'integer',
+  blockSize: 'integer',
+  maxFileSize: 'integer',
+};
+
+/**
+ * `--level name=value,…` as LevelTuning. Only LevelTuning's fields are taken, each checked: any
+ * other name would reach classic-level's options unchecked (a misspelt one silently ignored).
+ */
+function parseLevelTuning(spec: string): LevelTuning {
+  const tuning: { -readonly [K in keyof LevelTuning]: LevelTuning[K] } = {};
+  for (const item of spec.split(',').filter((x) => x !== '')) {
+    const [name, text, extra] = item.split('=');
+    if (name === undefined || text === undefined || extra !== undefined) throw new Error(`--level ${spec}: expected name=value,…`);
+    if (!Object.hasOwn(LEVEL_FIELDS, name)) throw new Error(`--level: unknown option ${name} (one of ${Object.keys(LEVEL_FIELDS).join(', ')})`);
+    const field = name as keyof LevelTuning;
+    if (LEVEL_FIELDS[field] === 'boolean') {
+      if (text !== 'true' && text !== 'false') throw new Error(`--level: ${name} takes true or false`);
+      tuning.compression = text === 'true';
+    } else {
+      const value = Number(text);
+      if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--level: ${name} takes a positive integer`);
+      tuning[field as Exclude<keyof LevelTuning, 'compression'>] = value;
+    }
+  }
+  return tuning;
 }
 
 async function openBuilt(dir: string, n: number, log: (line: string) => void, tuning: LevelTuning): Promise<{ store: LevelStore; root: Uint8Array; buildSeconds: number | null }> {
@@ -178,13 +210,13 @@ async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: nu
     warmSeconds = (performance.now() - t) / 1000;
   }
   const rng = new Prng(0x5eed ^ n);
-  // The value hash of every key this run changed (null once deleted); the rest hold valueOf(i).
+  // The value of every key this run changed (null once deleted); the rest hold valueOf(i).
   const current = new Map<string, Uint8Array | null>();
-  const oldValueHash = (key: Uint8Array): Uint8Array | undefined => {
+  const oldValue = (key: Uint8Array): Uint8Array | undefined => {
     const text = Buffer.from(key).toString('utf8');
     const known = current.get(text);
     if (known !== undefined) return known ?? undefined;
-    return text.startsWith('acct/') ? sha3Bytes(valueOf(Number(text.slice(5)))) : undefined;
+    return text.startsWith('acct/') ? valueOf(Number(text.slice(5))) : undefined;
   };
   let root = root0;
   const updateMs: number[] = [];
@@ -205,10 +237,10 @@ async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: nu
     let changes = blockChanges(n, rng, `${runTag}/${b}`);
     if (variant.hints) {
       changes = changes.map(([key, value]): StateChange => {
-        const hint = oldValueHash(key);
+        const hint = oldValue(key);
         return hint === undefined ? [key, value] : [key, value, hint];
       });
-      for (const [key, value] of changes) current.set(Buffer.from(key).toString('utf8'), value === null ? null : sha3Bytes(value));
+      for (const [key, value] of changes) current.set(Buffer.from(key).toString('utf8'), value);
     }
     const readsBefore = reader.reads;
     const batch = new WriteBatch();
@@ -313,18 +345,13 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const variants = await Promise.all((values.variant ?? ['current=current']).map(loadVariant));
   const log = (line: string): void => console.log(line);
-  const tuning: Record<string, number | boolean> = {};
-  for (const kv of values.level.split(',').filter((x) => x !== '')) {
-    const [k, v] = kv.split('=');
-    if (k === undefined || v === undefined) throw new Error(`--level ${values.level}: expected name=value,…`);
-    tuning[k] = v === 'true' ? true : v === 'false' ? false : Number(v);
-  }
+  const tuning = parseLevelTuning(values.level);
   if (values.level !== '') log(`LevelDB options: ${JSON.stringify(tuning)}`);
   const started = performance.now();
   const table: Array<Record<string, string | number>> = [];
   const perKeyAt = new Map<string, Map<number, number>>();
   for (const n of sizes) {
-    const { store, root, buildSeconds } = await openBuilt(values.dir, n, log, tuning as LevelTuning);
+    const { store, root, buildSeconds } = await openBuilt(values.dir, n, log, tuning);
     if (buildSeconds !== null) log(`  build of ${n} keys took ${buildSeconds.toFixed(0)} s`);
     for (let round = 0; round < rounds; round++) {
       for (const v of variants) {

@@ -17,7 +17,6 @@ import { Mempool, type MempoolLimits } from '../mempool/mempool.js';
 import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
 import { StateTree, type StateChange } from '../state/tree/index.js';
-import { sha3 } from '../crypto/hash.js';
 import { PREFIX } from '../store/keys.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry } from '../ops/registry.js';
@@ -459,11 +458,12 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     const treeOps = new WriteBatch();
     const prevRoot = parseHex(this.head.state_root, 32)!;
     // Each changed key's committed value, where execution left it in the state cache, goes along as
-    // a hint: the tree then recognises the key's old leaf by its hash instead of reading it (a miss
-    // or a stale value only costs that read; the root never depends on it).
+    // a hint: where memory cannot answer, the tree hashes it and recognises the key's old leaf by
+    // that hash instead of reading it (a miss or a stale value only costs that read; the root never
+    // depends on it). Unhashed here: a small tree, answered by memory, never hashes a hint at all.
     const changes = result.overlay.changes().map(([k, v]): StateChange => {
       const old = this.d.store.cachedState(k);
-      return old === undefined ? [utf8Bytes(k), v] : [utf8Bytes(k), v, sha3(old)];
+      return old === undefined ? [utf8Bytes(k), v] : [utf8Bytes(k), v, old];
     });
     const root = await this.tree.update(prevRoot, changes, treeOps);
     this.executed = { hash: p.hash, txs, result, stateRoot: toHex0x(root), treeOps };

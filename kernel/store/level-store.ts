@@ -15,7 +15,8 @@ export class LevelStore implements KvStore {
   private constructor(private readonly db: ClassicLevel<Uint8Array, Uint8Array>) {}
 
   static async open(location: string, tuning: LevelTuning = {}): Promise<LevelStore> {
-    const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: 'view', valueEncoding: 'view', ...tuning });
+    // Tuning first: the encodings are what this class's types rely on, so nothing may override them.
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { ...tuning, keyEncoding: 'view', valueEncoding: 'view' });
     await db.open();
     return new LevelStore(db);
   }

@@ -45,11 +45,21 @@ export class NodeSource {
     this.cache = cacheNodes > 0 ? new LRUCache<number, TreeNode>({ max: cacheNodes }) : null;
   }
 
+  /** Where the node with hash `hash` is stored: prefix ‖ hash. The one place that spells it. */
   storageKey(hash: Uint8Array): Uint8Array {
-    const key = new Uint8Array(this.prefix.length + hash.length);
-    key.set(this.prefix, 0);
-    key.set(hash, this.prefix.length);
+    const key = new Uint8Array(this.storageKeyLength(hash.length));
+    this.storageKeyInto(hash, key);
     return key;
+  }
+
+  storageKeyLength(hashLength: number): number {
+    return this.prefix.length + hashLength;
+  }
+
+  /** storageKey into `out` (exactly storageKeyLength long), for callers that pack many keys into one array. */
+  storageKeyInto(hash: Uint8Array, out: Uint8Array): void {
+    out.set(this.prefix, 0);
+    out.set(hash, this.prefix.length);
   }
 
   /**
@@ -62,7 +72,8 @@ export class NodeSource {
 
   /** A node this process holds (pending or cached), without touching the store. */
   inMemory(hash: Uint8Array): TreeNode | undefined {
-    const pending = this.pending.size === 0 ? undefined : this.pendingEntry(hash);
+    // pendingCount, not pending.size: a clash entry can outlive the entry that took its id.
+    const pending = this.pendingCount === 0 ? undefined : this.pendingEntry(hash);
     if (pending !== undefined) return pending.node;
     if (this.cache === null) return undefined;
     const cached = this.cache.get(cacheId(hash));

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { CorruptNodeError } from './errors.js';
-import { HASH_BYTES, KEY_BITS, bitAt, emptyHash, equalHash, isEmptyHash, leafHash } from './hashing.js';
+import { HASH_BYTES, KEY_BITS, bitAt, emptyHash, equalHash, hashValue, isEmptyHash, leafHash } from './hashing.js';
 import { makeInternal, makeLeaf, type LeafNode, type TreeNode } from './node-codec.js';
 import type { NodeSource } from './node-source.js';
 import { SlotKind, type SlotWrite, type UpperLevels } from './upper-levels.js';
@@ -10,8 +10,8 @@ export interface Entry {
   readonly keyHash: Uint8Array;
   readonly sortKey: string;
   readonly value: Uint8Array | null;
-  /** The caller's claim of SHA3 of this key's value under the old root (see StateChange); null if none. */
-  readonly oldValueHash: Uint8Array | null;
+  /** The caller's claim of this key's value under the old root (see StateChange); null if none. Not a copy. */
+  readonly oldValue: Uint8Array | null;
 }
 
 /** What the rebuild needs of a leaf that was there: its hash and key hash (never its value). */
@@ -116,9 +116,9 @@ export class Rewrite {
   private positional: boolean;
   private readonly baseVersion: number;
   private work = 0;
-  /** Leaves found by a hint instead of a read (tests count them). */
+  /** Leaves found by a hint instead of a read (StateTree.hintedLeaves adds them up for tests). */
   hintedLeaves = 0;
-  /** The old leaf hash each hinted entry's hint names, by entry index, hashed once when first needed. */
+  /** The old leaf hash each hinted entry's old value names, by entry index, hashed once when first needed. */
   private readonly hintLeafHashes = new Map<number, Uint8Array>();
 
   constructor(
@@ -248,22 +248,22 @@ export class Rewrite {
       this.adopt(v, node, true);
       return true;
     }
-    // Last, since it costs a SHA3: only a position memory cannot answer is worth the hint's hash.
+    // Last, since it costs two SHA3s: only a position memory cannot answer is worth the hint's hashes.
     return this.hintedLeaf(v);
   }
 
   /**
-   * A visit whose only entry's hint names its hash: the node there is that key's old leaf, since a
+   * A visit whose only entry's old value names its hash: the node there is that key's old leaf, since a
    * leaf hash commits to the key hash and no internal node hashes like a leaf (the tags). Its value
    * is never needed (the rebuild keeps or replaces the leaf by hash and key hash), so nothing is read.
    */
   private hintedLeaf(v: Visit): boolean {
     if (v.probe || v.hi - v.lo !== 1) return false;
     const entry = this.entries[v.lo]!;
-    if (entry.oldValueHash === null) return false;
+    if (entry.oldValue === null) return false;
     let expected = this.hintLeafHashes.get(v.lo);
     if (expected === undefined) {
-      expected = leafHash(entry.keyHash, entry.oldValueHash);
+      expected = leafHash(entry.keyHash, hashValue(entry.oldValue));
       this.hintLeafHashes.set(v.lo, expected);
     }
     if (!equalHash(expected, v.hash)) return false;
@@ -295,7 +295,8 @@ export class Rewrite {
         if (v.probe) continue;
         const result = v.kind === 'internal' ? this.rejoin(v) : this.buildAt(v);
         // Awaited only in the rare case that needed a read (rejoin): an await per node allocates
-        // a promise and a microtask for each of the ~15 nodes a key rewrites at 10^6 keys.
+        // a promise and a microtask for each of the ~15.5 nodes a key rewrites at 10^6 keys
+        // (~14.5 of them internal nodes, i.e. rejoins).
         v.result = result instanceof Promise ? await result : result;
       }
       await this.pace(this.levels[d]!.length);
