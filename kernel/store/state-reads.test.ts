@@ -127,7 +127,8 @@ test('a state write during a prefetch: the old value is not cached over the new 
   assert.equal(dec(cache.get('acct/a') as Uint8Array), 'new', 'the prefetch did not fill the cache with what it read before the write');
 });
 
-test('a plain read spanning a state write does not fill the cache', async () => {
+/** `acct/a` = 'old' in a store whose reads take their value at once and answer only once released. */
+async function slowReads(): Promise<{ kv: MemoryStore; cache: LRUCache<string, Uint8Array | typeof ABSENT>; reads: StateReads; release: () => void }> {
   const kv = new MemoryStore();
   await kv.write([{ type: 'put', key: stateKey('acct/a'), value: enc('old') }]);
   let release!: () => void;
@@ -140,7 +141,11 @@ test('a plain read spanning a state write does not fill the cache', async () => 
     },
   };
   const cache = new LRUCache<string, Uint8Array | typeof ABSENT>({ max: 10 });
-  const reads = new StateReads(slow, cache);
+  return { kv, cache, reads: new StateReads(slow, cache), release };
+}
+
+test('a plain read spanning a state write does not fill the cache', async () => {
+  const { kv, cache, reads, release } = await slowReads();
   const read = reads.get('acct/a');
   await reads.writing(
     () => kv.write([{ type: 'put', key: stateKey('acct/a'), value: enc('new') }]),
@@ -152,19 +157,7 @@ test('a plain read spanning a state write does not fill the cache', async () => 
 });
 
 test('a read issued while the write is in flight, answered after it, does not fill the cache', async () => {
-  const kv = new MemoryStore();
-  await kv.write([{ type: 'put', key: stateKey('acct/a'), value: enc('old') }]);
-  let releaseRead!: () => void;
-  const readGate = new Promise<void>((r) => (releaseRead = r));
-  const slow: KvReader = {
-    get: async (key) => {
-      const v = await kv.get(key);
-      await readGate;
-      return v;
-    },
-  };
-  const cache = new LRUCache<string, Uint8Array | typeof ABSENT>({ max: 10 });
-  const reads = new StateReads(slow, cache);
+  const { kv, cache, reads, release: releaseRead } = await slowReads();
   let read: Promise<Uint8Array | undefined> | undefined;
   await reads.writing(
     async () => {
