@@ -57,7 +57,8 @@ describe('assets and exchange on a real devnet', () => {
     assert.equal(r.status, status, `${path}: ${JSON.stringify(r.body)}`);
     assert.match(JSON.stringify(r.body), re);
   };
-  const rows = async (path: string): Promise<Map<string, number>> => new Map(((await gw(path)).body.balances as Array<{ asset_id: string; amount: number }>).map((r) => [r.asset_id, r.amount]));
+  /** Balance rows by asset, from validator 0 or from the node at `base`. */
+  const rows = async (path: string, base?: string): Promise<Map<string, number>> => new Map(((await (base === undefined ? gw(path) : getJson(`${base}${path}`))).body.balances as Array<{ asset_id: string; amount: number }>).map((r) => [r.asset_id, r.amount]));
   const coin = async (addr: string): Promise<bigint> => BigInt((await gw(`/api/v1/accounts/${addr}`)).body.balance as number);
   const param = async (key: string): Promise<bigint> => BigInt(((await gw('/api/v1/governance/params')).body.params as Record<string, { value: number | string }>)[key]!.value);
 
@@ -71,11 +72,10 @@ describe('assets and exchange on a real devnet', () => {
     for (const u of net.rpcUrls) await until(`${u} at height ${h}`, async () => (((await getJson(`${u}/health`)).body.height as number) >= h ? true : undefined));
     for (let i = 0; i < net.rpcUrls.length; i++) {
       const a = (await getJson(`${rpc(i)}/api/v1/assets/${gold}`)).body;
-      const rowsAt = async (path: string): Promise<Map<string, number>> => new Map(((await getJson(`${rpc(i)}${path}`)).body.balances as Array<{ asset_id: string; amount: number }>).map((r) => [r.asset_id, r.amount]));
       let held = 0n;
       for (const w of [alice, bob, carol]) {
-        held += BigInt((await rowsAt(`/api/v1/assets/balances/${w.address}`)).get(gold) ?? 0);
-        held += BigInt((await rowsAt(`/api/v1/dex/balances/${w.address}`)).get(gold) ?? 0);
+        held += BigInt((await rows(`/api/v1/assets/balances/${w.address}`, rpc(i))).get(gold) ?? 0);
+        held += BigInt((await rows(`/api/v1/dex/balances/${w.address}`, rpc(i))).get(gold) ?? 0);
       }
       if (pool !== '') held += BigInt((await getJson(`${rpc(i)}/api/v1/dex/pools/${pool}`)).body.reserve_x as number);
       assert.equal(BigInt(a.supply as number) + BigInt(a.burned as number), minted, `validator ${i}: supply + burned = minted`);
