@@ -12,7 +12,7 @@ import { canonicalJson } from '../kernel/codec/json.js';
 import { BenchHttpClient } from './http-client.js';
 import { formatGcPauses } from './gc-pauses.js';
 import { processBreakdown, formatBreakdown } from './memory-breakdown.js';
-import { peakRssBytes } from './thread-cpu.js';
+import { THREAD_KINDS, peakRssBytes, type ThreadKind } from './thread-cpu.js';
 import { metricsText, PhaseProbe, valuesIn, type PhaseResources } from './phase-probe.js';
 import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
 import { ConfirmationWatcher } from './confirmation-watcher.js';
@@ -23,6 +23,8 @@ import { genesisSpread, recipientDraw, senderWallets, withGenesisAccounts } from
 import { FLAT_OUT, isTokenTransfer, parsePositiveInt, parseTokenMix, parseVia, phasesOf, planRuns, poolsFor, rateLabel, tokenRecipient, type Rate } from './load-plan.js';
 import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
 import type { ChainProcess } from '../test/helpers/node-process.js';
+
+const THREAD_LABELS: Readonly<Record<ThreadKind, string>> = { main: 'main', platform: 'V8 platform (GC)', libuv: 'libuv pool', verify: 'verify workers', leveldb: 'LevelDB background', other: 'later threads' };
 
 /**
  * Throughput and latency of a real devnet: N validator processes on loopback, funded accounts,
@@ -422,6 +424,8 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         'machine busy %': (((spent.mainCpuSeconds + spent.otherCpuSeconds + spent.clientCpuSeconds + spent.gatewayCpuSeconds) * 100) / (spent.wallSeconds * cores)).toFixed(0),
       });
       console.log(rows[rows.length - 1]);
+      const kinds = spent.cpuByKind;
+      if (kinds) console.log(`  validators' CPU per committed tx by thread kind (ms, summed over validators; kinds told apart by start order, bench/thread-cpu.ts): ${THREAD_KINDS.map((k) => `${THREAD_LABELS[k]} ${perTx(kinds[k])}`).join(', ')}`);
     }
     // One scrape per validator for all of its end-of-run figures.
     const finals = await Promise.all(

@@ -1,5 +1,5 @@
 import { gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
-import { mainThreadSched, selfCpuSeconds, threadCpu, type MainThreadSched, type ThreadCpu } from './thread-cpu.js';
+import { THREAD_KINDS, cpuByKind, mainThreadSched, selfCpuSeconds, threadCpu, threadSamples, type MainThreadSched, type ThreadCpu, type ThreadKind } from './thread-cpu.js';
 
 /** A process the load bench watches: its RPC URL for /metrics (validators only) and its pid for procfs. */
 export interface ProbedProcess {
@@ -14,6 +14,8 @@ export interface PhaseResources {
   readonly mainCpuSeconds: number;
   /** CPU seconds summed over the validators' other threads: verify workers, libuv, GC helpers, LevelDB. */
   readonly otherCpuSeconds: number;
+  /** The validators' CPU seconds by thread kind (thread-cpu.ts, `threadKinds`), summed; null where procfs cannot say. */
+  readonly cpuByKind: Record<ThreadKind, number> | null;
   /** This process (load generator, confirmation watcher). */
   readonly clientCpuSeconds: number;
   /** The gateway's, all threads; 0 without one, NaN where procfs cannot say. */
@@ -47,6 +49,12 @@ function schedOf(pid: number | undefined): MainThreadSched | null {
   return pid ? mainThreadSched(pid) : null;
 }
 
+function sumKinds(each: ReadonlyArray<Record<ThreadKind, number>>): Record<ThreadKind, number> {
+  const out = Object.fromEntries(THREAD_KINDS.map((k) => [k, 0])) as Record<ThreadKind, number>;
+  for (const one of each) for (const k of THREAD_KINDS) out[k] += one[k];
+  return out;
+}
+
 function used(before: ThreadCpu | null, after: ThreadCpu | null): ThreadCpu | null {
   return before && after ? { main: after.main - before.main, other: after.other - before.other } : null;
 }
@@ -67,6 +75,7 @@ export class PhaseProbe {
     private readonly schedBefore: ReadonlyArray<MainThreadSched | null>,
     private readonly clientCpuBefore: number,
     private readonly gatewayCpuBefore: ThreadCpu | null,
+    private readonly threadsBefore: ReadonlyArray<ReturnType<typeof threadSamples>>,
   ) {}
 
   /** `gatewayPid` null without a gateway, undefined for one whose pid is unknown. */
@@ -81,11 +90,18 @@ export class PhaseProbe {
       validators.map((n) => schedOf(n.pid)),
       selfCpuSeconds(),
       gatewayPid === null ? null : cpuOf(gatewayPid),
+      validators.map((n) => (n.pid ? threadSamples(n.pid) : null)),
     );
   }
 
   async finish(): Promise<PhaseResources> {
     const cpu = this.validators.map((n, i) => used(this.cpuBefore[i] ?? null, cpuOf(n.pid)));
+    const kinds = this.validators.map((n, i) => {
+      const before = this.threadsBefore[i];
+      const after = n.pid ? threadSamples(n.pid) : null;
+      return n.pid && before && after ? cpuByKind(n.pid, before, after) : null;
+    });
+    const byKind = kinds.some((k) => k === null) ? null : sumKinds(kinds as Array<Record<ThreadKind, number>>);
     const schedAfter = this.validators.map((n) => schedOf(n.pid));
     // One scrape per validator: p99, max and the GC counters come from the same window.
     const texts = await Promise.all(this.validators.map((n) => metricsText(n.url)));
@@ -97,6 +113,7 @@ export class PhaseProbe {
       wallSeconds,
       mainCpuSeconds: cpu.reduce((a, u) => a + (u?.main ?? NaN), 0),
       otherCpuSeconds: cpu.reduce((a, u) => a + (u?.other ?? NaN), 0),
+      cpuByKind: byKind,
       clientCpuSeconds,
       gatewayCpuSeconds: this.gatewayPid === null ? 0 : gatewayUsed ? gatewayUsed.main + gatewayUsed.other : NaN,
       sched: this.schedBefore.map((b, i) => {

@@ -6,22 +6,30 @@
  *
  *   npx tsc -p tsconfig.json && /work/bin/heavy node dist/bench/state-tree.bench.js \
  *     [--sizes 1e3,1e5,1e6,1e7] [--blocks 40] [--warmup 10] [--rounds 2] [--dir /tmp/…] \
- *     [--variant name=module[:option=value…]]…
+ *     [--variant name=module[:option=value…]]… [--cpu-profile DIR] [--threads]
  *
  * Each tree is built once into `--dir` (default: the OS temp dir) with batched writes in key-hash
  * order, and reused by later runs (the node layout is unchanged, so one build serves every
  * variant). A variant is a tree implementation (`current` = this checkout, or the path of another
  * build's dist/kernel/state/tree/index.js) with constructor options; variants run interleaved,
  * `--rounds` times each, every run on a fresh tree object (cold caches, as after a restart) and from
- * the same built root, so "before" and "after" meet the same store in the same hour.
+ * the same built root, so "before" and "after" meet the same store in the same hour. Bench options
+ * of a variant: `warm=false` (no warm-up of the upper levels), `hints=true` (old values passed
+ * with the changes, as the chain does; a build from before the tree took old values rather than
+ * their hashes would take them for wrong hashes: same root, no reads saved).
+ * `--cpu-profile DIR` writes a V8 CPU profile of each run's measured blocks (not the build, the
+ * warm-up or the warm-up blocks) to DIR; `--threads` prints each thread's CPU over those blocks
+ * (by thread id in creation order: V8's platform workers first, then libuv's pool, then
+ * LevelDB's compaction thread).
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { LevelStore } from '../kernel/store/level-store.js';
+import { Session } from 'node:inspector/promises';
+import { LevelStore, type LevelTuning } from '../kernel/store/level-store.js';
 import { WriteBatch, type KvReader, type KvBatch } from '../kernel/state/kv.js';
 import { EMPTY_ROOT, StateTree, type StateChange } from '../kernel/state/tree/index.js';
 import { Prng } from '../kernel/state/tree/prng.js';
@@ -46,6 +54,11 @@ interface Variant {
   readonly options: Record<string, unknown>;
   /** Read the upper levels ahead of the blocks (as a node does at start), where the tree can. */
   readonly warm: boolean;
+  /**
+   * Pass each changed key's old value hash (StateChange's third element), as the chain's commit
+   * path can; the hash of the old value is computed outside the timed update, as the caller's.
+   */
+  readonly hints: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -102,18 +115,50 @@ async function build(store: LevelStore, n: number, log: (line: string) => void):
   return root;
 }
 
-async function openBuilt(dir: string, n: number, log: (line: string) => void): Promise<{ store: LevelStore; root: Uint8Array; buildSeconds: number | null }> {
+/** The LevelTuning fields `--level` may set, and which take a boolean (the others a positive integer). */
+const LEVEL_FIELDS: Readonly<Record<keyof LevelTuning, 'boolean' | 'integer'>> = {
+  compression: 'boolean',
+  cacheSize: 'integer',
+  writeBufferSize: 'integer',
+  blockSize: 'integer',
+  maxFileSize: 'integer',
+};
+
+/**
+ * `--level name=value,…` as LevelTuning. Only LevelTuning's fields are taken, each checked: any
+ * other name would reach classic-level's options unchecked (a misspelt one silently ignored).
+ */
+function parseLevelTuning(spec: string): LevelTuning {
+  const tuning: { -readonly [K in keyof LevelTuning]: LevelTuning[K] } = {};
+  for (const item of spec.split(',').filter((x) => x !== '')) {
+    const [name, text, extra] = item.split('=');
+    if (name === undefined || text === undefined || extra !== undefined) throw new Error(`--level ${spec}: expected name=value,…`);
+    if (!Object.hasOwn(LEVEL_FIELDS, name)) throw new Error(`--level: unknown option ${name} (one of ${Object.keys(LEVEL_FIELDS).join(', ')})`);
+    const field = name as keyof LevelTuning;
+    if (LEVEL_FIELDS[field] === 'boolean') {
+      if (text !== 'true' && text !== 'false') throw new Error(`--level: ${name} takes true or false`);
+      tuning.compression = text === 'true';
+    } else {
+      const value = Number(text);
+      if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--level: ${name} takes a positive integer`);
+      tuning[field as Exclude<keyof LevelTuning, 'compression'>] = value;
+    }
+  }
+  return tuning;
+}
+
+async function openBuilt(dir: string, n: number, log: (line: string) => void, tuning: LevelTuning): Promise<{ store: LevelStore; root: Uint8Array; buildSeconds: number | null }> {
   const path = join(dir, `n-${n}`);
   const metaPath = join(path, 'bench-meta.json');
   if (existsSync(metaPath)) {
     const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { n: number; root: string; format: number };
     if (meta.n === n && meta.format === BUILD_FORMAT) {
-      const store = await LevelStore.open(path);
+      const store = await LevelStore.open(path, tuning);
       return { store, root: Uint8Array.from(Buffer.from(meta.root, 'hex')), buildSeconds: null };
     }
   }
   mkdirSync(path, { recursive: true });
-  const store = await LevelStore.open(path);
+  const store = await LevelStore.open(path, tuning);
   log(`building a tree of ${n} keys in ${path}…`);
   const started = performance.now();
   const root = await build(store, n, log);
@@ -133,12 +178,20 @@ interface RunResult {
   readonly updateMs: number[];
   /** CPU time of the update (all of the process's threads), less disturbed by neighbours than wall time. */
   readonly updateCpuMs: number[];
+  /** Of that, the main thread's (schedstat; empty off Linux): the rest is LevelDB's and libuv's threads and GC helpers. */
+  readonly updateMainMs: number[];
   readonly writeMs: number[];
   readonly readsPerKey: number;
   readonly writesPerKey: number;
   readonly treeBytes: number | null;
   readonly warmSeconds: number | null;
   readonly warmNodes: number | null;
+  /** Nanoseconds each thread ran during the measured updates, by thread id. */
+  readonly perThreadNs: Map<number, number>;
+}
+
+interface RunOptions {
+  readonly profileTo: string | undefined;
 }
 
 /**
@@ -146,7 +199,7 @@ interface RunResult {
  * chained blocks from the built root, each written before the next as a validator commits them.
  * The same seed gives every variant the same blocks.
  */
-async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: number, warmup: number, blocks: number, runTag: string): Promise<RunResult> {
+async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: number, warmup: number, blocks: number, runTag: string, options: RunOptions): Promise<RunResult> {
   const reader = new CountingReader(store);
   const tree = new variant.ctor(reader, variant.options);
   let warmSeconds: number | null = null;
@@ -157,33 +210,92 @@ async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: nu
     warmSeconds = (performance.now() - t) / 1000;
   }
   const rng = new Prng(0x5eed ^ n);
+  // The value of every key this run changed (null once deleted); the rest hold valueOf(i).
+  const current = new Map<string, Uint8Array | null>();
+  const oldValue = (key: Uint8Array): Uint8Array | undefined => {
+    const text = Buffer.from(key).toString('utf8');
+    const known = current.get(text);
+    if (known !== undefined) return known ?? undefined;
+    return text.startsWith('acct/') ? valueOf(Number(text.slice(5))) : undefined;
+  };
   let root = root0;
   const updateMs: number[] = [];
   const updateCpuMs: number[] = [];
+  const updateMainMs: number[] = [];
   const writeMs: number[] = [];
   let reads = 0;
   let writes = 0;
+  const perThreadNs = new Map<number, number>();
+  const session = options.profileTo === undefined ? null : new Session();
   for (let b = 0; b < warmup + blocks; b++) {
-    const changes = blockChanges(n, rng, `${runTag}/${b}`);
+    if (session !== null && b === warmup) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 250 });
+      await session.post('Profiler.start');
+    }
+    let changes = blockChanges(n, rng, `${runTag}/${b}`);
+    if (variant.hints) {
+      changes = changes.map(([key, value]): StateChange => {
+        const hint = oldValue(key);
+        return hint === undefined ? [key, value] : [key, value, hint];
+      });
+      for (const [key, value] of changes) current.set(Buffer.from(key).toString('utf8'), value);
+    }
     const readsBefore = reader.reads;
     const batch = new WriteBatch();
+    const s0 = threadRunNs(b >= warmup ? perThreadNs : undefined, -1);
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     root = await tree.update(root, changes, batch);
     const t1 = performance.now();
     const cpu = process.cpuUsage(c0);
+    const s1 = threadRunNs(b >= warmup ? perThreadNs : undefined, 1);
     await store.write(batch.ops, false);
     tree.releasePending();
     const t2 = performance.now();
     if (b >= warmup) {
       updateMs.push(t1 - t0);
       updateCpuMs.push((cpu.user + cpu.system) / 1000);
+      if (s0 !== null && s1 !== null) updateMainMs.push((s1.main - s0.main) / 1e6);
       writeMs.push(t2 - t1);
       reads += reader.reads - readsBefore;
       writes += batch.ops.length;
     }
   }
-  return { updateMs, updateCpuMs, writeMs, readsPerKey: reads / (blocks * BLOCK_KEYS), writesPerKey: writes / (blocks * BLOCK_KEYS), treeBytes: tree.memoryBytes?.() ?? null, warmSeconds, warmNodes };
+  if (session !== null) {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(options.profileTo!, { recursive: true });
+    const file = join(options.profileTo!, `state-tree-${n}-${runTag.replace(/\//g, '-')}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  }
+  return { perThreadNs, updateMs, updateCpuMs, updateMainMs, writeMs, readsPerKey: reads / (blocks * BLOCK_KEYS), writesPerKey: writes / (blocks * BLOCK_KEYS), treeBytes: tree.memoryBytes?.() ?? null, warmSeconds, warmNodes };
+}
+
+/**
+ * Nanoseconds this process's main thread and its other threads (libuv's pool serving getMany,
+ * LevelDB's compaction thread, V8's GC helpers) have run, from Linux schedstat; null elsewhere.
+ * process.cpuUsage() sums every thread, so it alone cannot say whether the tree's own work grew.
+ */
+function threadRunNs(perThread?: Map<number, number>, sign = 1): { main: number; other: number } | null {
+  try {
+    let main = 0;
+    let other = 0;
+    // The main thread's own reading last before an update and first after it, so that the
+    // bench's procfs reads stay out of the main thread's figure.
+    const tids = readdirSync('/proc/self/task').map(Number).filter((t) => t !== process.pid);
+    const order = sign < 0 ? [...tids, process.pid] : [process.pid, ...tids];
+    for (const tid of order) {
+      const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      if (Number(tid) === process.pid) main += ns;
+      else other += ns;
+      perThread?.set(Number(tid), (perThread.get(Number(tid)) ?? 0) + sign * ns);
+    }
+    return { main, other };
+  } catch {
+    return null;
+  }
 }
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -201,13 +313,15 @@ async function loadVariant(spec: string): Promise<Variant> {
   const ctor = modulePath === 'current' ? (StateTree as unknown as TreeCtor) : ((await import(pathToFileURL(modulePath!).href)) as { StateTree: TreeCtor }).StateTree;
   const options: Record<string, unknown> = {};
   let warm = true;
+  let hints = false;
   for (const o of opts) {
     const [k, v] = o.split('=');
     if (k === undefined || v === undefined) throw new Error(`--variant ${spec}: bad option ${o}`);
     if (k === 'warm') warm = v === 'true';
+    else if (k === 'hints') hints = v === 'true';
     else options[k] = v === 'true' ? true : v === 'false' ? false : Number(v);
   }
-  return { name, ctor, options, warm };
+  return { name, ctor, options, warm, hints };
 }
 
 async function main(): Promise<void> {
@@ -219,6 +333,10 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '2' },
       dir: { type: 'string', default: join(tmpdir(), 'pq-chain-state-tree-bench') },
       variant: { type: 'string', multiple: true },
+      'cpu-profile': { type: 'string' },
+      /** LevelDB options for the run, e.g. compression=false,cacheSize=67108864 (the build uses the same). */
+      level: { type: 'string', default: '' },
+      threads: { type: 'boolean', default: false },
     },
   });
   const sizes = values.sizes.split(',').map((s) => Math.round(Number(s)));
@@ -227,20 +345,27 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const variants = await Promise.all((values.variant ?? ['current=current']).map(loadVariant));
   const log = (line: string): void => console.log(line);
+  const tuning = parseLevelTuning(values.level);
+  if (values.level !== '') log(`LevelDB options: ${JSON.stringify(tuning)}`);
   const started = performance.now();
   const table: Array<Record<string, string | number>> = [];
   const perKeyAt = new Map<string, Map<number, number>>();
   for (const n of sizes) {
-    const { store, root, buildSeconds } = await openBuilt(values.dir, n, log);
+    const { store, root, buildSeconds } = await openBuilt(values.dir, n, log, tuning);
     if (buildSeconds !== null) log(`  build of ${n} keys took ${buildSeconds.toFixed(0)} s`);
     for (let round = 0; round < rounds; round++) {
       for (const v of variants) {
-        const r = await run(v, store, root, n, warmup, blocks, `${v.name}/${round}`);
+        const r = await run(v, store, root, n, warmup, blocks, `${v.name}/${round}`, { profileTo: values['cpu-profile'] });
         const perKeyUs = (mean(r.updateMs) * 1000) / BLOCK_KEYS;
         const cpuPerKeyUs = (mean(r.updateCpuMs) * 1000) / BLOCK_KEYS;
+        const mainPerKeyUs = r.updateMainMs.length > 0 ? (mean(r.updateMainMs) * 1000) / BLOCK_KEYS : NaN;
         const rss = process.memoryUsage().rss / 2 ** 20;
         if (r.warmSeconds !== null) log(`  n=${n} ${v.name}: upper levels warmed in ${r.warmSeconds.toFixed(1)} s (${r.warmNodes} nodes read)`);
-        log(`  n=${n} ${v.name} round ${round + 1}: update ${mean(r.updateMs).toFixed(2)} ms/block (${perKeyUs.toFixed(1)} µs/key, cpu ${cpuPerKeyUs.toFixed(1)} µs/key), write ${mean(r.writeMs).toFixed(2)} ms/block, ${r.readsPerKey.toFixed(2)} reads/key, rss ${rss.toFixed(0)} MiB`);
+        log(`  n=${n} ${v.name} round ${round + 1}: update ${mean(r.updateMs).toFixed(2)} ms/block (${perKeyUs.toFixed(1)} µs/key, cpu ${cpuPerKeyUs.toFixed(1)} µs/key of which main thread ${mainPerKeyUs.toFixed(1)}), write ${mean(r.writeMs).toFixed(2)} ms/block, ${r.readsPerKey.toFixed(2)} reads/key, rss ${rss.toFixed(0)} MiB`);
+        if (values.threads) {
+          const parts = [...r.perThreadNs].sort((a, b) => a[0] - b[0]).filter(([, ns]) => ns > 0).map(([tid, ns]) => `${tid === process.pid ? 'main' : tid}: ${((ns / 1000) / (blocks * BLOCK_KEYS)).toFixed(1)}`);
+          log(`    per-thread cpu µs/key over the measured updates: ${parts.join(', ')}`);
+        }
         table.push({
           keys: n,
           variant: v.name,
@@ -250,6 +375,7 @@ async function main(): Promise<void> {
           'p90 ms': Number(quantile(r.updateMs, 0.9).toFixed(2)),
           'µs/key': Number(perKeyUs.toFixed(1)),
           'cpu µs/key': Number(cpuPerKeyUs.toFixed(1)),
+          'main µs/key': Number.isNaN(mainPerKeyUs) ? '-' : Number(mainPerKeyUs.toFixed(1)),
           'write ms/block': Number(mean(r.writeMs).toFixed(2)),
           'store reads/key': Number(r.readsPerKey.toFixed(2)),
           'nodes written/key': Number(r.writesPerKey.toFixed(2)),
@@ -257,7 +383,8 @@ async function main(): Promise<void> {
           'tree cache MiB': r.treeBytes === null ? '-' : Number((r.treeBytes / 2 ** 20).toFixed(1)),
           'rss MiB': Number(rss.toFixed(0)),
         });
-        for (const [label, value] of [['wall', perKeyUs], ['cpu', cpuPerKeyUs]] as const) {
+        for (const [label, value] of [['wall', perKeyUs], ['cpu', cpuPerKeyUs], ['main-thread cpu', mainPerKeyUs]] as const) {
+          if (Number.isNaN(value)) continue;
           const best = perKeyAt.get(`${v.name} (${label})`) ?? new Map<number, number>();
           best.set(n, Math.min(best.get(n) ?? Infinity, value));
           perKeyAt.set(`${v.name} (${label})`, best);

@@ -71,3 +71,77 @@ export function peakRssBytes(pid: number): number | null {
     return null;
   }
 }
+
+/** What each of a node process's threads is, told apart by the order Node creates them (Linux names them all `node`). */
+export type ThreadKind = 'main' | 'platform' | 'libuv' | 'verify' | 'leveldb' | 'other';
+
+export const THREAD_KINDS: readonly ThreadKind[] = ['main', 'platform', 'libuv', 'verify', 'leveldb', 'other'];
+
+interface ThreadSample {
+  readonly ticks: number;
+  /** Start time in clock ticks after boot (stat field 22). */
+  readonly start: number;
+}
+
+/** Every thread's CPU ticks and start time; null off Linux or once the process is gone. */
+export function threadSamples(pid: number): Map<number, ThreadSample> | null {
+  try {
+    const out = new Map<number, ThreadSample>();
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), { ticks: Number(fields[11]) + Number(fields[12]), start: Number(fields[19]) });
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The kind of each thread of a validator, from when it started: threads started within a few
+ * ticks of one another form a group, and Node 20 starts them in this order: V8's platform
+ * workers (GC and compilation helpers, with the delayed-task and inspector-signal threads, idle),
+ * libuv's pool of 4 (LevelDB reads and writes run there), the verify pool's 2 workers when the
+ * node boots its provider, and LevelDB's one background thread (memtable flushes, compactions)
+ * at its first flush; anything later (a contract thread) is `other`. A heuristic, checked against
+ * samples of devnet validators at 10^3 and 10^6 accounts (thread-cpu.test.ts).
+ */
+export function threadKinds(pid: number, samples: ReadonlyMap<number, ThreadSample>): Map<number, ThreadKind> {
+  const kinds = new Map<number, ThreadKind>([[pid, 'main']]);
+  const rest = [...samples.entries()].filter(([tid]) => tid !== pid).sort((a, b) => a[1].start - b[1].start || a[0] - b[0]);
+  const groups: number[][] = [];
+  let last = -Infinity;
+  for (const [tid, s] of rest) {
+    if (groups.length > 0 && s.start - last <= 3) groups[groups.length - 1]!.push(tid);
+    else groups.push([tid]);
+    last = s.start;
+  }
+  // Platform and libuv by their groups (started together); then, one thread at a time, the two
+  // verify workers (started a few ticks apart at times) and LevelDB's thread.
+  let platform = false;
+  let libuv = false;
+  const after: ThreadKind[] = ['verify', 'verify', 'leveldb'];
+  for (const group of groups) {
+    if (!platform && group.length >= 4) {
+      platform = true;
+      for (const tid of group) kinds.set(tid, 'platform');
+    } else if (platform && !libuv && group.length === 4) {
+      libuv = true;
+      for (const tid of group) kinds.set(tid, 'libuv');
+    } else if (!libuv) {
+      for (const tid of group) kinds.set(tid, 'platform'); // the idle signal and scheduler threads among the first
+    } else {
+      for (const tid of group) kinds.set(tid, after.shift() ?? 'other');
+    }
+  }
+  return kinds;
+}
+
+/** CPU seconds per thread kind between two samples of one process (threads gone by the second are not counted). */
+export function cpuByKind(pid: number, before: ReadonlyMap<number, ThreadSample>, after: ReadonlyMap<number, ThreadSample>): Record<ThreadKind, number> {
+  const kinds = threadKinds(pid, after);
+  const out = Object.fromEntries(THREAD_KINDS.map((k) => [k, 0])) as Record<ThreadKind, number>;
+  for (const [tid, s] of after) out[kinds.get(tid) ?? 'other'] += (s.ticks - (before.get(tid)?.ticks ?? 0)) / TICKS_PER_SECOND;
+  return out;
+}

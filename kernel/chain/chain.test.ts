@@ -186,6 +186,45 @@ test('state root changes with state and every block links to its parent', async 
   assert.ok(verifyProof(parseHex(b2.state_root)!, new TextEncoder().encode(`acct/${bob.address}`), value, parseStateProof(proof.proof)));
 });
 
+test('blocks whose tree updates took old-value hints from the state cache commit the root of their whole state', async () => {
+  const f = await makeChain({ accounts: [{ address: alice.address, balance: COIN }, { address: bob.address, balance: COIN }] });
+  const { ChainStore } = await import('../store/chain-store.js');
+  const { StateTree, EMPTY_ROOT } = await import('../state/tree/index.js');
+  const { MemoryKv } = await import('../state/tree/memory-kv.js');
+  const { WriteBatch } = await import('../state/kv.js');
+  // Every hint the chain passes must be the value committed for that key under the root it updates:
+  // the tree would only ignore a wrong one, so this is where a stale hint would show.
+  let committed = new Map<string, Uint8Array>();
+  let prevRoot = '';
+  let hints = 0;
+  const update = StateTree.prototype.update;
+  StateTree.prototype.update = function (this: InstanceType<typeof StateTree>, root, changes, batch) {
+    assert.equal('0x' + Buffer.from(root).toString('hex'), prevRoot);
+    for (const [key, , old] of changes) {
+      if (old === undefined) continue;
+      hints++;
+      assert.deepEqual(old, committed.get(new TextDecoder().decode(key)), new TextDecoder().decode(key));
+    }
+    return update.call(this, root, changes, batch);
+  };
+  try {
+    for (let n = 1; n <= 3; n++) {
+      await f.chain.admit(signTransfer(alice, { to: bob.address, value: n, nonce: n }), 0);
+      await f.chain.admit(signTransfer(bob, { to: wallet(10 + n).address, value: 5, nonce: n }), 0);
+      committed = new Map(await new ChainStore(f.kv).state.scan(''));
+      prevRoot = f.chain.head.state_root;
+      await f.block();
+    }
+  } finally {
+    StateTree.prototype.update = update;
+  }
+  assert.ok(hints > 0, 'the chain passed no hint');
+  // The definition's root of everything committed, from a fresh tree that was given no hints.
+  const state = await new ChainStore(f.kv).state.scan('');
+  const fresh = await new StateTree(new MemoryKv()).update(EMPTY_ROOT, state.map(([k, v]) => [new TextEncoder().encode(k), v] as const), new WriteBatch());
+  assert.equal(f.chain.head.state_root, '0x' + Buffer.from(fresh).toString('hex'));
+});
+
 test('consecutive nonces submitted at the same instant are all admitted', async () => {
   const f = await makeChain({ accounts: [{ address: alice.address, balance: 10n * COIN }] });
   const bodies = [1, 2, 3, 4].map((n) => signTransfer(alice, { to: bob.address, value: n, nonce: n }));

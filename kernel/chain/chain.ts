@@ -16,7 +16,7 @@ import { readShardBinding } from '../state/shard-binding.js';
 import { Mempool } from '../mempool/mempool.js';
 import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
-import { StateTree } from '../state/tree/index.js';
+import { StateTree, type StateChange } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry } from '../ops/registry.js';
@@ -24,6 +24,7 @@ import { readSchedule } from '../host/schedule-state.js';
 import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
 import { proposalContext } from './contexts.js';
 import { executeBlock, type ExecutionResult } from './executor.js';
+import { readAheadKeys, type Parties } from './read-ahead.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
 import type { Validator } from '../consensus/types.js';
 import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, SignatureLayout, Tx } from '../model/types.js';
@@ -226,6 +227,15 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return price === tx.gasPrice && tx.sigVersion === layout ? tx : { ...tx, gasPrice: price, sigVersion: layout };
   }
 
+  /**
+   * The accounts a peer's relay batch names, read into the state cache in one LevelDB call before
+   * the batch's admissions start (they join the read instead of each awaiting its own). A failed
+   * read is left to the admissions, which read on their own.
+   */
+  prefetchAccounts(txs: Iterable<Parties>): void {
+    this.d.store.prefetchState(readAheadKeys(txs)).catch(() => undefined);
+  }
+
   /** A transaction relayed by a peer (`text` parsed to `body`): the same admission checks as a local submission. */
   admitFromPeer(origin: 'signed' | 'system', body: Record<string, unknown>, receivedAt: number, text?: string): Promise<void> {
     return this.admission.admitFromPeer(origin, body, receivedAt, text, this.queueFrom('peer'));
@@ -418,6 +428,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
         return this.priced(tx, c.layout, p.header.base_fee);
       });
     }
+    // The accounts the block's transactions read, fetched together (a cache fill: state-reads.ts).
+    await this.d.store.prefetchState(readAheadKeys(txs));
     const result = await executeBlock(
       {
         hooks: this.d.hooks,
@@ -445,7 +457,15 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     );
     const treeOps = new WriteBatch();
     const prevRoot = parseHex(this.head.state_root, 32)!;
-    const root = await this.tree.update(prevRoot, result.overlay.changes().map(([k, v]) => [utf8Bytes(k), v] as const), treeOps);
+    // Each changed key's committed value, where execution left it in the state cache, goes along as
+    // a hint: where memory cannot answer, the tree hashes it and recognises the key's old leaf by
+    // that hash instead of reading it (a miss or a stale value only costs that read; the root never
+    // depends on it). Unhashed here: a small tree, answered by memory, never hashes a hint at all.
+    const changes = result.overlay.changes().map(([k, v]): StateChange => {
+      const old = this.d.store.cachedState(k);
+      return old === undefined ? [utf8Bytes(k), v] : [utf8Bytes(k), v, old];
+    });
+    const root = await this.tree.update(prevRoot, changes, treeOps);
     this.executed = { hash: p.hash, txs, result, stateRoot: toHex0x(root), treeOps };
     return this.executed;
   }

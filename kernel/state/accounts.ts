@@ -96,6 +96,14 @@ function keyOfKey(address: string): string {
   return `${ACCOUNT_KEYS_NAMESPACE}/${address}`;
 }
 
+/**
+ * The state keys a read of `address`'s account touches (its record and its bound key): what a
+ * prefetch fills before a block or a relay batch reads them (store/state-reads.ts).
+ */
+export function accountStateKeys(address: string): readonly [string, string] {
+  return [key(address), keyOfKey(address)];
+}
+
 const hexOfKey = new WeakMap<Uint8Array, string>();
 
 /** Hex of stored key bytes, once per bytes object (the state cache hands back the same one). */

@@ -6,6 +6,7 @@ export const ABSENT = Symbol('absent');
 
 const DEFAULT_RECENT_BLOCKS = 64;
 const DEFAULT_RECENT_TX_BYTES = 8 * 1024 * 1024;
+const DEFAULT_STATE_ENTRIES = 200_000;
 
 /**
  * What ChainStore keeps in memory of what it wrote, so the reads every block and every poll make
@@ -18,7 +19,7 @@ export class ChainStoreCaches {
    * so reads never see a value LevelDB does not hold. Saves a LevelDB read per account touch on
    * admission, execution and mempool re-checks.
    */
-  readonly state = new LRUCache<string, Uint8Array | typeof ABSENT>({ max: 200_000 });
+  readonly state: LRUCache<string, Uint8Array | typeof ABSENT>;
   /** Per-address totals, written through on commit like `state` (read for every transaction a block stores). */
   readonly totals = new LRUCache<string, AddressTotals>({ max: 100_000 });
   /**
@@ -32,7 +33,8 @@ export class ChainStoreCaches {
   /** Each recent block's event records as written (empty for most), read by the gateway's poll of every block. */
   readonly recentEventBytes: LRUCache<number, readonly Uint8Array[]>;
 
-  constructor(options: Pick<ChainStoreOptions, 'recentBlocks' | 'recentTxBytes'>) {
+  constructor(options: Pick<ChainStoreOptions, 'recentBlocks' | 'recentTxBytes' | 'stateEntries'>) {
+    this.state = new LRUCache({ max: options.stateEntries ?? DEFAULT_STATE_ENTRIES });
     this.recentBlockBytes = new LRUCache({ max: options.recentBlocks ?? DEFAULT_RECENT_BLOCKS });
     this.recentTxBytes = new LRUCache({ maxSize: options.recentTxBytes ?? DEFAULT_RECENT_TX_BYTES, sizeCalculation: (v) => v.length });
     this.recentEventBytes = new LRUCache({ max: options.recentBlocks ?? DEFAULT_RECENT_BLOCKS });

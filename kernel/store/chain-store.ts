@@ -4,6 +4,7 @@ import type { ScanOptions, StateSource } from '../state/overlay.js';
 import { txFieldsFromRecord, txFromRecord, txToRecord, type TxFields, type TxRecord } from '../tx/record.js';
 import type { KvIterateOptions, KvOp, KvStore } from '../state/kv.js';
 import { ABSENT, ChainStoreCaches } from './chain-store-caches.js';
+import { StateReads } from './state-reads.js';
 import { LOG_START, type TxTextLog } from './tx-text-log.js';
 import { blockCodec, eventCodec, metaCodec, positionCodec, storedTxCodec, totalsCodec, txIndexEntry } from './chain-store-codec.js';
 import {
@@ -77,6 +78,11 @@ async function* stateEntriesOf(kv: { iterate(o: KvIterateOptions): AsyncIterable
   for await (const [k, v] of kv.iterate(range)) yield [decoder.decode(k).slice(cut), v];
 }
 
+/** Stored totals, or the zeros of an address no committed transaction named. */
+function totalsOf(raw: Uint8Array | undefined): AddressTotals {
+  return raw ? totalsCodec.decode(raw) : { sent: 0n, received: 0n, fees: 0n, sent_count: 0, received_count: 0 };
+}
+
 async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const r of rows) out.push(r);
@@ -121,6 +127,8 @@ export interface ChainStoreOptions {
   readonly recentBlocks?: number;
   /** Bytes of recently committed transaction records kept in memory (default 8 MiB, ~750 transfers: the last few blocks, which is what polls read). */
   readonly recentTxBytes?: number;
+  /** Committed state values the state cache holds (default 200,000); tests make it small to make every block read LevelDB. */
+  readonly stateEntries?: number;
   /**
    * Where transaction texts go (the node's data directory has one). Without it they stay inline
    * in the LevelDB records, the format stores written before the log still hold and read.
@@ -144,6 +152,10 @@ export class ChainStore {
   private readonly caches: ChainStoreCaches;
   private readonly textLog: TxTextLog | undefined;
   private readonly activity: ValidatorActivityIndex;
+  /** Committed state reads through `caches.state`, and the prefetch that fills it a batch at a time. */
+  private readonly reads: StateReads;
+  /** Advanced before and after a write of totals: a `getTotals` read spanning it caches nothing. */
+  private totalsEpoch = 0;
 
   constructor(
     readonly kv: KvStore,
@@ -152,6 +164,7 @@ export class ChainStore {
     this.caches = new ChainStoreCaches(options);
     this.textLog = options.textLog;
     this.activity = new ValidatorActivityIndex(kv);
+    this.reads = new StateReads(kv, this.caches.state);
   }
 
   async load(): Promise<ChainMeta> {
@@ -183,15 +196,28 @@ export class ChainStore {
 
   /** Committed state, as the executor and queries read it. */
   readonly state: StateSource = {
-    get: async (key) => {
-      const cached = this.caches.state.get(key);
-      if (cached !== undefined) return cached === ABSENT ? undefined : cached;
-      const value = await this.kv.get(stateKey(key));
-      this.caches.state.set(key, value ?? ABSENT);
-      return value;
-    },
+    get: (key) => this.reads.get(key),
     scan: (prefix, options) => collect(stateEntriesOf(this.kv, prefix, options)),
   };
+
+  /**
+   * A committed state value if memory holds it, without reading LevelDB (undefined when it is not
+   * cached or known absent). For hints only: the state tree's update takes old value hashes it
+   * checks itself (StateChange), so what this returns never decides a result.
+   */
+  cachedState(key: string): Uint8Array | undefined {
+    const cached = this.caches.state.peek(key);
+    return cached === undefined || cached === ABSENT ? undefined : cached;
+  }
+
+  /**
+   * Reads these committed state keys into the state cache in one LevelDB call (those not cached
+   * already): what a block's or a relay batch's transactions will read, fetched together before
+   * they run. Only a cache fill (state-reads.ts): what `state.get` answers is the same without it.
+   */
+  prefetchState(keys: Iterable<string>): Promise<void> {
+    return this.reads.prefetch(keys);
+  }
 
   /** Committed state and its head as they are now, for a long read that must see one block's state only. */
   async stateView(): Promise<StateView> {
@@ -277,15 +303,48 @@ export class ChainStore {
     return pluginIndexReader(this.kv, namespace);
   }
 
-  /** A copy: callers may change it without touching the cache. */
+  /**
+   * A copy: callers may change it without touching the cache. A read that spanned a commit's
+   * write caches nothing (`totalsEpoch`): it may hold the totals from before the block, and caching
+   * them over the commit's would make the next block build on them (the same rule as state-reads.ts).
+   */
   async getTotals(address: string): Promise<AddressTotals> {
     let t = this.caches.totals.get(address);
     if (!t) {
-      const raw = await this.kv.get(totalsKey(address));
-      t = raw ? totalsCodec.decode(raw) : { sent: 0n, received: 0n, fees: 0n, sent_count: 0, received_count: 0 };
-      this.caches.totals.set(address, t);
+      const epoch = this.totalsEpoch;
+      t = totalsOf(await this.kv.get(totalsKey(address)));
+      if (epoch === this.totalsEpoch) this.caches.totals.set(address, t);
     }
     return { ...t };
+  }
+
+  /**
+   * The totals of every address the block's transactions name, those not cached read in one
+   * `getMany`: the commit below then reads them from memory. At 10^6 accounts nearly every
+   * recipient's totals were cold, one awaited LevelDB `get` after another inside the commit.
+   */
+  private async prefetchTotals(txs: readonly Tx[]): Promise<void> {
+    const missing: string[] = [];
+    const asked = new Set<string>();
+    for (const tx of txs) {
+      for (const address of [tx.from, tx.to]) {
+        if (asked.has(address) || this.caches.totals.has(address)) continue;
+        asked.add(address);
+        missing.push(address);
+      }
+    }
+    if (missing.length === 0 || !this.kv.getMany) return;
+    let values: Array<Uint8Array | undefined>;
+    try {
+      values = await this.kv.getMany(missing.map(totalsKey));
+    } catch {
+      return; // Only a cache fill: the commit reads each address's totals itself.
+    }
+    missing.forEach((address, i) => {
+      const raw = values[i];
+      // Only what a reader has not cached meanwhile (the same bytes: totals change only at commit, and commits run one at a time).
+      if (!this.caches.totals.has(address)) this.caches.totals.set(address, totalsOf(raw));
+    });
   }
 
   /** What this node counted of a validator's blocks and votes (node-local, not state). */
@@ -369,6 +428,7 @@ export class ChainStore {
       if (!t) totals.set(address, (t = await this.getTotals(address)));
       return t;
     };
+    await this.prefetchTotals(c.txs);
     const parts = c.txs.map((tx, i) => storedTxCodec.split({ tx: txToRecord(tx), receipt: c.receipts[i]! }));
     // Inline bytes whatever the store holds: the recent-transaction cache keeps them, so a read of
     // a recent transaction touches neither LevelDB nor the log; a store without a log writes them.
@@ -424,15 +484,20 @@ export class ChainStore {
     } else {
       for (let i = 0; i < c.txs.length; i++) put(txKey(c.txs[i]!.hash), inline[i]!);
     }
+    this.totalsEpoch++;
     try {
-      await this.kv.write(ops, true);
+      await this.reads.writing(
+        () => this.kv.write(ops, true),
+        () => this.cacheWrites(c.stateChanges),
+      );
     } catch (e) {
       // The texts just appended belong to no block: give their space back (a restart would too).
       if (this.textLog && logEnd) await this.textLog.truncateTo(logEnd).catch(() => undefined);
       throw e;
+    } finally {
+      this.totalsEpoch++;
     }
     this.meta = meta;
-    this.cacheWrites(c.stateChanges);
     this.activity.applied(activity);
     for (const [address, t] of totals) this.caches.totals.set(address, t);
     this.caches.recentBlockBytes.set(height, blockBytes);
@@ -456,8 +521,12 @@ export class ChainStore {
     if (this.meta.state_root !== '') throw new Error('genesis already committed');
     const ops: KvOp[] = entries.map(([key, value]) => ({ type: 'put', key: stateKey(key), value }));
     append(ops, treeOps);
-    await this.kv.write(ops, false);
-    for (const [key] of entries) this.caches.state.delete(key);
+    await this.reads.writing(
+      () => this.kv.write(ops, false),
+      () => {
+        for (const [key] of entries) this.caches.state.delete(key);
+      },
+    );
   }
 
   /**
@@ -466,19 +535,24 @@ export class ChainStore {
    */
   async discardStaged(): Promise<void> {
     if (this.meta.state_root !== '') throw new Error('the store is initialised: its state is not staged');
-    for (const prefix of [PREFIX.state, PREFIX.treeNode]) {
-      const start = utf8Bytes(prefix);
-      let ops: KvOp[] = [];
-      for await (const [key] of this.kv.iterate({ gte: start, lt: prefixEnd(start) })) {
-        ops.push({ type: 'del', key });
-        if (ops.length >= 10_000) {
+    // Bracketed like every state write: a read in flight across the deletes must not cache what they removed.
+    await this.reads.writing(
+      async () => {
+        for (const prefix of [PREFIX.state, PREFIX.treeNode]) {
+          const start = utf8Bytes(prefix);
+          let ops: KvOp[] = [];
+          for await (const [key] of this.kv.iterate({ gte: start, lt: prefixEnd(start) })) {
+            ops.push({ type: 'del', key });
+            if (ops.length >= 10_000) {
+              await this.kv.write(ops, false);
+              ops = [];
+            }
+          }
           await this.kv.write(ops, false);
-          ops = [];
         }
-      }
-      await this.kv.write(ops, false);
-    }
-    this.caches.state.clear();
+      },
+      () => this.caches.state.clear(),
+    );
   }
 
   async commitGenesis(stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>, extraOps: readonly KvOp[], stateRoot: string, indexWrites: readonly IndexWrite[] = []): Promise<void> {
@@ -491,9 +565,11 @@ export class ChainStore {
     append(ops, extraOps);
     const meta: ChainMeta = { ...GENESIS_META, state_root: stateRoot };
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
-    await this.kv.write(ops, true);
+    await this.reads.writing(
+      () => this.kv.write(ops, true),
+      () => this.cacheWrites(stateChanges),
+    );
     this.meta = meta;
-    this.cacheWrites(stateChanges);
   }
 
   /** Starts an empty store from a verified snapshot: its state, tree nodes and head block. */
@@ -510,10 +586,14 @@ export class ChainStore {
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     ops.push({ type: 'put', key: metaKey('first-full'), value: u64(height + 1) });
     ops.push(this.activity.startAfterSnapshot(height));
-    await this.kv.write(ops, true);
+    this.totalsEpoch++;
+    await this.reads.writing(
+      () => this.kv.write(ops, true),
+      () => this.caches.state.clear(),
+    );
+    this.totalsEpoch++;
     this.meta = meta;
     this.firstFull = height + 1;
-    this.caches.state.clear();
     this.caches.totals.clear();
     await this.activity.load(height);
   }

@@ -1,12 +1,22 @@
 import { ClassicLevel } from 'classic-level';
 import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from '../state/kv.js';
 
+/** LevelDB's tuning knobs that a caller may set (benches compare them); defaults are LevelDB's. */
+export interface LevelTuning {
+  readonly compression?: boolean;
+  readonly cacheSize?: number;
+  readonly writeBufferSize?: number;
+  readonly blockSize?: number;
+  readonly maxFileSize?: number;
+}
+
 /** classic-level (LevelDB) behind the KvStore surface, with binary keys and values. */
 export class LevelStore implements KvStore {
   private constructor(private readonly db: ClassicLevel<Uint8Array, Uint8Array>) {}
 
-  static async open(location: string): Promise<LevelStore> {
-    const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: 'view', valueEncoding: 'view' });
+  static async open(location: string, tuning: LevelTuning = {}): Promise<LevelStore> {
+    // Tuning first: the encodings are what this class's types rely on, so nothing may override them.
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { ...tuning, keyEncoding: 'view', valueEncoding: 'view' });
     await db.open();
     return new LevelStore(db);
   }

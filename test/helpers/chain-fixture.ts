@@ -194,7 +194,7 @@ export interface Fixture {
 let clock = 1_700_000_001_000;
 
 /** A chain over an in-memory store with the given plugins, genesis already written. */
-export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; services?: unknown; genesisParams?: Record<string, string>; validators?: readonly GenesisValidator[]; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number }; requireTxV3?: boolean; shard?: { id: number; count: number }; accountRanges?: GenesisDoc['account_ranges']; genesis?: GenesisDoc } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; pluginConfig?: Array<{ name: string; activation_height?: number; options?: Record<string, unknown> }>; accounts?: Array<{ address: string; balance: bigint }>; env?: 'mainnet' | 'testnet'; kv?: KvStore; textLog?: TxTextLog; stateCacheEntries?: number; services?: unknown; genesisParams?: Record<string, string>; validators?: readonly GenesisValidator[]; verifier?: SignatureVerifier; mempool?: { maxTxs: number; maxPerSender: number }; requireTxV3?: boolean; shard?: { id: number; count: number }; accountRanges?: GenesisDoc['account_ranges']; genesis?: GenesisDoc } = {}): Promise<Fixture> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const plugins = opts.plugins ?? [];
   const config = validateConfig({ network: 'unit', env: opts.env ?? 'testnet', plugins: (opts.pluginConfig ?? plugins.map((p) => ({ name: p.name }))).map((p) => ({ enabled: true, activation_height: 0, options: {}, ...p })) });
   const hooks = createHooks();
@@ -205,7 +205,7 @@ export async function makeChain(opts: { plugins?: PluginDefinition<any, any>[]; 
   const operations = new OperationRegistry();
   const host = new PluginHost<unknown>({ config, hooks, catalogue: new Map(plugins.map((p) => [p.name, p])), params, log, metrics: new Registry(), services, profile: 'node', operations });
   const kv = opts.kv ?? new MemoryStore();
-  const store = new ChainStore(kv, opts.textLog ? { textLog: opts.textLog } : {});
+  const store = new ChainStore(kv, { ...(opts.textLog ? { textLog: opts.textLog } : {}), ...(opts.stateCacheEntries !== undefined ? { stateEntries: opts.stateCacheEntries } : {}) });
   // No consensus engine: no evidence verifies until a test sets `evidenceVerifier`.
   const evidence: { verifier: EvidenceVerifier } = { verifier: async () => null };
   const chain = new Chain({ store, hooks, host, params, verifier: opts.verifier ?? new CachingVerifier(nobleProvider), evidenceVerifier: (raw, signer) => evidence.verifier(raw, signer), log, env: config.env, chainId: FIXTURE_CHAIN_ID, shard: opts.shard?.id ?? 0, nShards: opts.shard?.count ?? 1, requireTxV3: opts.requireTxV3 ?? false, mempool: opts.mempool ?? { maxTxs: 1000, maxPerSender: 64 }, paramOverrides: {}, operations });

@@ -40,18 +40,27 @@ export function makeInternal(left: Uint8Array, right: Uint8Array): InternalNode 
 }
 
 export function encodeNode(node: TreeNode): Uint8Array {
+  const out = new Uint8Array(encodedLength(node));
+  encodeNodeInto(node, out);
+  return out;
+}
+
+/** Bytes of a node's stored form. */
+export function encodedLength(node: TreeNode): number {
+  return node.kind === 'leaf' ? 1 + HASH_BYTES + node.value.length : 1 + 2 * HASH_BYTES;
+}
+
+/** Writes a node's stored form into `out` (exactly encodedLength(node) bytes). */
+export function encodeNodeInto(node: TreeNode, out: Uint8Array): void {
   if (node.kind === 'leaf') {
-    const out = new Uint8Array(1 + HASH_BYTES + node.value.length);
     out[0] = LEAF_TAG;
     out.set(node.keyHash, 1);
     out.set(node.value, 1 + HASH_BYTES);
-    return out;
+    return;
   }
-  const out = new Uint8Array(1 + 2 * HASH_BYTES);
   out[0] = INTERNAL_TAG;
   out.set(node.left, 1);
   out.set(node.right, 1 + HASH_BYTES);
-  return out;
 }
 
 /**

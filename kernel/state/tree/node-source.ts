@@ -22,9 +22,15 @@ interface PendingEntry {
  */
 export class NodeSource {
   private readonly cache: LRUCache<number, TreeNode> | null;
-  private readonly pending = new Map<string, PendingEntry>();
-  /** Keys of each retained generation, oldest first, for eviction in order. */
-  private readonly generations: Array<{ id: number; keys: string[] }> = [];
+  /**
+   * Keyed by 48 bits of the hash (cacheId), which a Map hashes far faster than a 64-character hex
+   * string and which costs no string per node; a second pending node under an id already taken
+   * goes to `pendingClash` under its full hex, so no node is ever shadowed.
+   */
+  private readonly pending = new Map<number, PendingEntry>();
+  private readonly pendingClash = new Map<string, PendingEntry>();
+  /** The nodes of each retained generation, oldest first, for eviction in order. */
+  private readonly generations: Array<{ id: number; nodes: readonly TreeNode[] }> = [];
   private pendingCount = 0;
   private nextGeneration = 0;
 
@@ -39,11 +45,21 @@ export class NodeSource {
     this.cache = cacheNodes > 0 ? new LRUCache<number, TreeNode>({ max: cacheNodes }) : null;
   }
 
+  /** Where the node with hash `hash` is stored: prefix ‖ hash. The one place that spells it. */
   storageKey(hash: Uint8Array): Uint8Array {
-    const key = new Uint8Array(this.prefix.length + hash.length);
-    key.set(this.prefix, 0);
-    key.set(hash, this.prefix.length);
+    const key = new Uint8Array(this.storageKeyLength(hash.length));
+    this.storageKeyInto(hash, key);
     return key;
+  }
+
+  storageKeyLength(hashLength: number): number {
+    return this.prefix.length + hashLength;
+  }
+
+  /** storageKey into `out` (exactly storageKeyLength long), for callers that pack many keys into one array. */
+  storageKeyInto(hash: Uint8Array, out: Uint8Array): void {
+    out.set(this.prefix, 0);
+    out.set(hash, this.prefix.length);
   }
 
   /**
@@ -56,7 +72,8 @@ export class NodeSource {
 
   /** A node this process holds (pending or cached), without touching the store. */
   inMemory(hash: Uint8Array): TreeNode | undefined {
-    const pending = this.pending.size === 0 ? undefined : this.pending.get(hashKeyString(hash));
+    // pendingCount, not pending.size: a clash entry can outlive the entry that took its id.
+    const pending = this.pendingCount === 0 ? undefined : this.pendingEntry(hash);
     if (pending !== undefined) return pending.node;
     if (this.cache === null) return undefined;
     const cached = this.cache.get(cacheId(hash));
@@ -103,27 +120,27 @@ export class NodeSource {
   addGeneration(nodes: readonly TreeNode[], inUpperLevels: (index: number) => boolean = () => false): void {
     if (nodes.length === 0) return;
     const generation = this.nextGeneration++;
-    const keys: string[] = [];
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i]!;
-      const id = hashKeyString(node.hash);
-      keys.push(id);
-      const existing = this.pending.get(id);
+      const existing = this.pendingEntry(node.hash);
       if (existing !== undefined) existing.generation = generation;
       else {
-        this.pending.set(id, { node, generation });
+        const id = cacheId(node.hash);
+        if (this.pending.has(id)) this.pendingClash.set(hashKeyString(node.hash), { node, generation });
+        else this.pending.set(id, { node, generation });
         this.pendingCount++;
       }
       // Recently written paths are what the next block reads.
       if (!inUpperLevels(i)) this.cache?.set(cacheId(node.hash), node);
     }
-    this.generations.push({ id: generation, keys });
+    this.generations.push({ id: generation, nodes });
     while (this.generations.length > 1 && this.pendingCount > this.pendingBudget) this.dropOldestGeneration();
   }
 
   /** Forget every pending node: call once all batches returned by `update` so far are written. */
   releasePending(): void {
     this.pending.clear();
+    this.pendingClash.clear();
     this.generations.length = 0;
     this.pendingCount = 0;
   }
@@ -139,14 +156,30 @@ export class NodeSource {
   private dropOldestGeneration(): void {
     const oldest = this.generations.shift();
     if (oldest === undefined) return;
-    for (const id of oldest.keys) {
+    for (const node of oldest.nodes) {
+      const id = cacheId(node.hash);
       const entry = this.pending.get(id);
       // A node re-created by a newer update belongs to that newer generation now.
-      if (entry !== undefined && entry.generation === oldest.id) {
+      if (entry !== undefined && equalHash(entry.node.hash, node.hash)) {
+        if (entry.generation !== oldest.id) continue;
         this.pending.delete(id);
+        this.pendingCount--;
+        continue;
+      }
+      const hex = hashKeyString(node.hash);
+      const clash = this.pendingClash.get(hex);
+      if (clash !== undefined && clash.generation === oldest.id) {
+        this.pendingClash.delete(hex);
         this.pendingCount--;
       }
     }
+  }
+
+  /** The pending entry of the node with this hash, if any. */
+  private pendingEntry(hash: Uint8Array): PendingEntry | undefined {
+    const entry = this.pending.get(cacheId(hash));
+    if (entry !== undefined && equalHash(entry.node.hash, hash)) return entry;
+    return this.pendingClash.size === 0 ? undefined : this.pendingClash.get(hashKeyString(hash));
   }
 }
 
