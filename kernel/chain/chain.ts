@@ -13,7 +13,7 @@ import type { GenesisDoc } from '../config/genesis.js';
 import { GenesisMismatchError } from '../config/genesis-rules.js';
 import { shardView, type ShardView } from '../crypto/shard.js';
 import { readShardBinding } from '../state/shard-binding.js';
-import { Mempool } from '../mempool/mempool.js';
+import { Mempool, type MempoolLimits } from '../mempool/mempool.js';
 import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
 import { StateTree, type StateChange } from '../state/tree/index.js';
@@ -56,7 +56,7 @@ export interface ChainDeps {
   /** `n_shards` of the genesis (decisions.md §71); absent on a one-shard network. */
   readonly nShards?: number;
   readonly requireTxV3: boolean;
-  readonly mempool: { maxTxs: number; maxPerSender: number };
+  readonly mempool: MempoolLimits;
   readonly paramOverrides: Readonly<Record<string, string>>;
   readonly operations: OperationRegistry;
 }

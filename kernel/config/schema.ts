@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { DEFAULT_MEMPOOL_MAX_BYTES } from '../mempool/mempool.js';
 
 /**
  * The one schema of a node's configuration. Layering (config/load.ts): these defaults <
@@ -63,6 +64,7 @@ export const ConfigSchema = Type.Object(
         require_v3: Type.Boolean({ default: false }),
         mempool_max_txs: Type.Integer({ minimum: 1, default: 20000 }),
         mempool_max_per_sender: Type.Integer({ minimum: 1, default: 256 }),
+        mempool_max_bytes: Type.Integer({ minimum: 1_048_576, default: DEFAULT_MEMPOOL_MAX_BYTES, description: "bytes of pending transactions' texts the mempool holds before admission answers 503 (beside mempool_max_txs)" }),
       },
       { additionalProperties: false, default: {} },
     ),

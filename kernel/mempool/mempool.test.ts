@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Mempool, MempoolFullError } from './mempool.js';
+import { DEFAULT_MEMPOOL_MAX_BYTES, Mempool, MempoolFullError } from './mempool.js';
 import type { Tx } from '../model/types.js';
 
 function tx(from: string, nonce: number, hash = `${from}-${nonce}`): Tx {
@@ -106,4 +106,29 @@ test('pendingSpend sums what each pending transaction holds of the account: its 
   assert.equal(m.pendingSpend('sponsor', gas), 0n);
   m.evict('a-op2');
   assert.equal(m.pendingSpend('a', gas), 0n);
+});
+
+test('bounded by the bytes of pending texts too: a refusal holds nothing, a removal frees its bytes', () => {
+  const sized = (from: string, nonce: number, bytes: number): Tx => ({ ...tx(from, nonce), canonical: 'x'.repeat(bytes) });
+  const m = new Mempool({ maxTxs: 100, maxPerSender: 10, maxBytes: 1_000 });
+  m.add(sized('a', 1, 600));
+  m.add(sized('b', 1, 400));
+  assert.equal(m.bytes, 1_000);
+  assert.throws(() => m.add(sized('c', 1, 1)), /mempool is full \(1000 bytes of pending transactions\)/);
+  assert.equal(m.bytes, 1_000, 'the refused one counts nothing');
+  assert.deepEqual(m.pendingOf('c'), []);
+  m.removeCommitted(['a-1']);
+  assert.equal(m.bytes, 400);
+  m.add(sized('c', 1, 600));
+  // UTF-8 bytes, not UTF-16 units: 'é' is two bytes.
+  m.removeCommitted(['b-1', 'c-1']);
+  m.add({ ...tx('d', 1), canonical: 'é'.repeat(500) });
+  assert.equal(m.bytes, 1_000);
+  assert.equal(m.size, 1);
+});
+
+test('the byte bound defaults to DEFAULT_MEMPOOL_MAX_BYTES', () => {
+  const m = new Mempool({ maxTxs: 100, maxPerSender: 10 });
+  assert.throws(() => m.add({ ...tx('a', 1), canonical: 'x'.repeat(DEFAULT_MEMPOOL_MAX_BYTES + 1) }), MempoolFullError);
+  assert.equal(m.bytes, 0);
 });

@@ -13,7 +13,15 @@ export const MAX_PASSED_OVER = 4_096;
 export interface MempoolLimits {
   readonly maxTxs: number;
   readonly maxPerSender: number;
+  /**
+   * Bytes of pending transactions' canonical texts (UTF-8). A count alone lets a burst of large
+   * transactions (a pqclean transfer is ~10.6 KB, a contract deploy far more) hold hundreds of MiB.
+   */
+  readonly maxBytes?: number;
 }
+
+/** 64 MiB: ~6,000 pqclean-sized transfers, dozens of full blocks, a bounded share of a 1 GiB node. */
+export const DEFAULT_MEMPOOL_MAX_BYTES = 64 * 2 ** 20;
 
 /**
  * Pending transactions. Signed transfers are kept per sender in nonce order (a sender's nonces
@@ -31,11 +39,20 @@ export class Mempool {
   /** Arrival order; entries removed lazily. */
   private readonly arrival: string[] = [];
   private arrivalHead = 0;
+  private textBytes = 0;
+  private readonly maxBytes: number;
 
-  constructor(private readonly limits: MempoolLimits) {}
+  constructor(private readonly limits: MempoolLimits) {
+    this.maxBytes = limits.maxBytes ?? DEFAULT_MEMPOOL_MAX_BYTES;
+  }
 
   get size(): number {
     return this.byHash.size;
+  }
+
+  /** Bytes of the pending transactions' canonical texts, what `maxBytes` bounds. */
+  get bytes(): number {
+    return this.textBytes;
   }
 
   has(hash: string): boolean {
@@ -84,6 +101,8 @@ export class Mempool {
   add(tx: Tx): void {
     if (this.byHash.has(tx.hash)) return;
     if (this.byHash.size >= this.limits.maxTxs) throw new MempoolFullError(`mempool is full (${this.limits.maxTxs} transactions); try again shortly`);
+    const size = textBytesOf(tx);
+    if (this.textBytes + size > this.maxBytes) throw new MempoolFullError(`mempool is full (${this.maxBytes} bytes of pending transactions); try again shortly`);
     if (isSequential(tx)) {
       const list = this.bySender.get(tx.from) ?? [];
       if (list.length >= this.limits.maxPerSender) throw new MempoolFullError(`too many pending transactions from ${tx.from} (limit ${this.limits.maxPerSender})`);
@@ -100,6 +119,7 @@ export class Mempool {
       this.opsByActor.set(tx.from, list);
     }
     this.byHash.set(tx.hash, tx);
+    this.textBytes += size;
     this.arrival.push(tx.hash);
     if (tx.origin === 'signed') {
       for (const account of holdingAccounts(tx)) {
@@ -204,6 +224,7 @@ export class Mempool {
     const tx = this.byHash.get(hash);
     if (!tx) return;
     this.byHash.delete(hash);
+    this.textBytes -= textBytesOf(tx);
     if (tx.origin === 'signed') {
       for (const account of holdingAccounts(tx)) {
         const set = this.holders.get(account);
@@ -224,6 +245,10 @@ export class Mempool {
       this.arrivalHead = 0;
     }
   }
+}
+
+function textBytesOf(tx: Tx): number {
+  return Buffer.byteLength(tx.canonical, 'utf8');
 }
 
 /** The accounts a pending signed transaction holds balance of. */

@@ -11,6 +11,7 @@ export class NodeMetrics {
   readonly txsSubmitted = new Counter({ name: 'chain_txs_submitted_total', help: 'transactions admitted to the mempool', registers: [this.registry] });
   readonly txsRejected = new Counter({ name: 'chain_txs_rejected_total', help: 'submissions refused, by HTTP status', labelNames: ['status'], registers: [this.registry] });
   readonly mempool = new Gauge({ name: 'chain_mempool_size', help: 'pending transactions', registers: [this.registry] });
+  readonly mempoolBytes = new Gauge({ name: 'chain_mempool_bytes', help: "bytes of pending transactions' texts (bounded by tx.mempool_max_bytes)", registers: [this.registry] });
   readonly blockCommit = new Histogram({ name: 'chain_block_commit_seconds', help: 'time to execute and durably store a block', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [this.registry] });
   readonly verifications: Gauge;
   readonly cacheHits: Gauge;

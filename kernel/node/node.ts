@@ -113,6 +113,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     metrics.height.set(c.block.header.height);
     metrics.txsCommitted.inc(c.txs.length);
     metrics.mempool.set(chain.mempool.size);
+    metrics.mempoolBytes.set(chain.mempool.bytes);
   });
 
   const set = await chain.queries.validatorSet();
@@ -163,7 +164,10 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   const { port } = await server.listen();
   log.info({ backend: server.backend, backend_reason: server.backendReason, port, host: config.rpc.host, rate_limit: config.rpc.rate_limit, trusted_ips: config.rpc.trusted_ips }, `node RPC listening on ${config.rpc.host}:${port} (${server.backend} backend)`);
 
-  chain.on('queued', () => metrics.mempool.set(chain.mempool.size));
+  chain.on('queued', () => {
+    metrics.mempool.set(chain.mempool.size);
+    metrics.mempoolBytes.set(chain.mempool.bytes);
+  });
   await headers.start();
   let faulted: ((err: Error) => void) | undefined;
   const fault = new Promise<Error>((res) => (faulted = res));

@@ -125,7 +125,7 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
     shard: shards.id,
     nShards: shards.count,
     requireTxV3: config.tx.require_v3,
-    mempool: { maxTxs: config.tx.mempool_max_txs, maxPerSender: config.tx.mempool_max_per_sender },
+    mempool: { maxTxs: config.tx.mempool_max_txs, maxPerSender: config.tx.mempool_max_per_sender, maxBytes: config.tx.mempool_max_bytes },
     paramOverrides: config.param_overrides,
     operations,
   });
