@@ -43,9 +43,14 @@ test('chain devnet: 4 validators and a gateway on loopback, ready line, only the
     // requests a second per IP. 150 requests at once from this local client meet it; 150 through
     // the gateway, each a different account so none is served from its cache, all reach the node.
     const statuses = async (urls: string[]): Promise<number[]> => Promise.all(urls.map(async (u) => (await fetch(u)).status));
+    const burstStart = performance.now();
     const direct = await statuses(Array.from({ length: 150 }, () => `http://127.0.0.1:${rpc}/health`));
-    assert.ok(direct.includes(429), `a local client is limited: ${JSON.stringify(direct.filter((x) => x !== 200).length)} of 150 refused`);
-    assert.ok(direct.filter((x) => x === 200).length <= 100);
+    // The limit is per fixed one-second window (rate-limiter-flexible), so a burst that a loaded
+    // machine stretches past a second meets a fresh window: 100 per window it spans.
+    const windows = Math.floor((performance.now() - burstStart) / 1000) + 1;
+    const served = direct.filter((x) => x === 200).length;
+    assert.ok(direct.includes(429), `a local client is limited: ${150 - served} of 150 refused`);
+    assert.ok(served <= 100 * windows, `${served} served over ${windows} one-second window(s)`);
     await new Promise((r) => setTimeout(r, 1_100)); // the node's one-second window
     const account = (i: number): string => `chain:${i.toString(16).padStart(15, '0')}.human`;
     const viaGateway = await statuses(Array.from({ length: 150 }, (_, i) => `http://127.0.0.1:${gw}/api/v1/accounts/${account(i + 1)}`));
