@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { reapChildrenOnExit } from './child-reaper.js';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -90,6 +91,7 @@ export class Cluster {
 
   /** `editGenesis` changes the devnet's genesis document before any node reads it (the load bench's funded accounts). */
   static async start(n: number, env: NodeJS.ProcessEnv = {}, options: { editGenesis?: (doc: GenesisDoc) => GenesisDoc } = {}): Promise<Cluster> {
+    reapChildrenOnExit();
     const dir = tempDir('cluster-');
     const ports = await freePorts(2 * n);
     const files = prepareDevnet({ validators: n, dir, reset: false, p2pEndpoint: (i) => `127.0.0.1:${ports[n + i]}` });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { reapChildrenOnExit } from './child-reaper.js';
 import { readKeyFile } from '../../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../../kernel/crypto/noble-provider.js';
 import { startDevnet, type Devnet } from '../../devnet/launcher.js';
@@ -23,6 +24,7 @@ export interface TestDevnet extends Devnet {
  * out of the way unless `env` says otherwise. One per test file: scenarios share it.
  */
 export async function startTestDevnet(opts: { validators?: number; shards?: number; chainId?: string; env?: NodeJS.ProcessEnv; cli?: string; enablePlugins?: string[]; disablePlugins?: string[]; genesisParams?: Record<string, string>; genesisStake?: string; relay?: boolean } = {}): Promise<TestDevnet> {
+  reapChildrenOnExit();
   const validators = opts.validators ?? 4;
   // With shards, `validators` per shard (decisions.md §77): the processes are shards × validators.
   const total = validators * (opts.shards ?? 1);

@@ -1,4 +1,5 @@
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
+import { reapChildrenOnExit } from './child-reaper.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -65,6 +66,7 @@ export interface ChainProcess {
  * (the test build, test/fixtures/test-chain.ts).
  */
 export function spawnChainProcess(args: string[], env: NodeJS.ProcessEnv, listening: RegExp, opts: { scheme?: 'http' | 'https'; killAfterMs?: number; cli?: string } = {}): Promise<ChainProcess> {
+  reapChildrenOnExit();
   const proc = spawn(process.execPath, [opts.cli ?? CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
   proc.stderr!.on('data', (d: Buffer) => logs.push(d.toString()));
