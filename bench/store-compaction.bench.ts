@@ -10,14 +10,17 @@
  *
  *   npx tsc -p tsconfig.json && /work/bin/heavy node dist/bench/store-compaction.bench.js \
  *     [--layout random|sequential|both] [--fill 2200000] [--blocks 300] [--per-block 1550] \
- *     [--prune] [--reads 1000] [--seed 1] [--dir /tmp/…]
+ *     [--prune [--prune-age uniform|log]] [--reads 1000] [--seed 1] [--dir /tmp/…]
  *
  * Per layout, in a fresh store (`LevelStore`, LevelDB's default options, as a node opens it):
  * - fill: `--fill` records in unsynced batches of 10,000, then a wait until LevelDB's background
  *   thread has been idle for 1.5 s, so the fill's compaction debt is not charged to the blocks;
  * - blocks: `--blocks` batches of `--per-block` records, each written with sync as a validator
- *   commits; with `--prune` each block also deletes half as many earlier records, picked
- *   uniformly among those still stored (a stand-in for stale-node pruning);
+ *   commits; with `--prune` each block also deletes half as many earlier records still stored
+ *   (a stand-in for stale-node pruning), picked uniformly (`--prune-age uniform`, the default) or
+ *   by a log-uniform age in blocks (`log`): a block that changes k of n keys replaces the node at
+ *   depth d of each path about every 2^d / k blocks, so the stale nodes' ages are spread evenly
+ *   over log2(age), most of them recent;
  * - then a wait until the background thread is idle again, so the compaction the blocks caused
  *   is counted whichever block it follows, and `--reads` point reads of stored keys, one at a time.
  * Layouts: `random` = 32 random bytes (the tree's content-hash keys today); `sequential` = 8-byte
@@ -82,11 +85,11 @@ class KeyLog {
     return key;
   }
 
-  /** A stored key among the first `below` records, uniformly; optionally marked deleted. */
-  pickLive(rng: Prng, below: number, remove: boolean): Uint8Array {
+  /** A stored key among records `pick()` draws (retried while deleted); optionally marked deleted. */
+  pickLive(pick: () => number, remove: boolean): Uint8Array {
     if (this.live === 0) throw new Error('no stored record to pick');
     for (;;) {
-      const i = rng.below(below);
+      const i = pick();
       if (this.deleted[i] === 1) continue;
       if (remove) {
         this.deleted[i] = 1;
@@ -165,6 +168,7 @@ interface Options {
   readonly blocks: number;
   readonly perBlock: number;
   readonly prune: boolean;
+  readonly pruneAge: 'uniform' | 'log';
   readonly reads: number;
   readonly seed: number;
   readonly dir: string;
@@ -218,7 +222,13 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
       const before = keys.count;
       const ops: KvOp[] = [];
       for (let i = 0; i < o.perBlock; i++) ops.push({ type: 'put', key: keys.append(layout, firstBlock + b, i, rng), value: rng.bytes(VALUE_BYTES) });
-      if (o.prune) for (let i = 0; i < Math.floor(o.perBlock / 2); i++) ops.push({ type: 'del', key: keys.pickLive(pruneRng, before, true) });
+      if (o.prune) {
+        // Records of block `blk`: the fill's blocks first (the last one short), then the measured ones.
+        const recordOf = (blk: number): number => (blk < firstBlock ? Math.min(o.fill - 1, blk * o.perBlock + pruneRng.below(o.perBlock)) : o.fill + (blk - firstBlock) * o.perBlock + pruneRng.below(o.perBlock));
+        const blocksBefore = firstBlock + b;
+        const pick = o.pruneAge === 'uniform' ? () => pruneRng.below(before) : () => recordOf(blocksBefore - Math.max(1, Math.min(blocksBefore, Math.floor(Math.exp((pruneRng.nextU32() / 2 ** 32) * Math.log(blocksBefore + 1))))));
+        for (let i = 0; i < Math.floor(o.perBlock / 2); i++) ops.push({ type: 'del', key: keys.pickLive(pick, true) });
+      }
       const m0 = mainThreadSched(process.pid);
       const w0 = performance.now();
       await store.write(ops, true);
@@ -238,7 +248,7 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
     let missing = 0;
     const g0 = mainThreadSched(process.pid);
     for (let i = 0; i < o.reads; i++) {
-      const key = keys.pickLive(readRng, keys.count, false);
+      const key = keys.pickLive(() => readRng.below(keys.count), false);
       const r0 = performance.now();
       const value = await store.get(key);
       getUs.push((performance.now() - r0) * 1000);
@@ -253,7 +263,7 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
     const userMb = (records * (KEY_BYTES + VALUE_BYTES)) / 1e6;
     const row = {
       layout,
-      prune: o.prune ? 'yes' : 'no',
+      prune: o.prune ? o.pruneAge : 'no',
       'compaction µs/rec (to idle)': Number((toIdleNs / 1000 / records).toFixed(1)),
       'compaction µs/rec (window)': Number((windowNs / 1000 / records).toFixed(1)),
       'main µs/rec': Number(((mainMs * 1000) / records).toFixed(2)),
@@ -281,6 +291,10 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
   }
 }
 
+function badPruneAge(text: string): never {
+  throw new Error(`--prune-age: uniform or log, got "${text}"`);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -289,6 +303,7 @@ async function main(): Promise<void> {
       blocks: { type: 'string', default: '300' },
       'per-block': { type: 'string', default: '1550' },
       prune: { type: 'boolean', default: false },
+      'prune-age': { type: 'string', default: 'uniform' },
       reads: { type: 'string', default: '1000' },
       seed: { type: 'string', default: '1' },
       dir: { type: 'string', default: join(tmpdir(), 'pq-chain-store-compaction-bench') },
@@ -301,12 +316,13 @@ async function main(): Promise<void> {
     blocks: parsePositiveInt(values.blocks, '--blocks'),
     perBlock: parsePositiveInt(values['per-block'], '--per-block'),
     prune: values.prune,
+    pruneAge: values['prune-age'] === 'log' ? 'log' : values['prune-age'] === 'uniform' ? 'uniform' : badPruneAge(values['prune-age']),
     reads: parsePositiveInt(values.reads, '--reads'),
     seed: parsePositiveInt(values.seed, '--seed'),
     dir: values.dir,
   };
   const log = (line: string): void => console.log(line);
-  log(`store compaction: fill ${o.fill}, ${o.blocks} blocks of ${o.perBlock} records (${KEY_BYTES}-byte keys, ${VALUE_BYTES}-byte random values)${o.prune ? `, each deleting ${Math.floor(o.perBlock / 2)} earlier records` : ''}, seed ${o.seed}, in ${o.dir}`);
+  log(`store compaction: fill ${o.fill}, ${o.blocks} blocks of ${o.perBlock} records (${KEY_BYTES}-byte keys, ${VALUE_BYTES}-byte random values)${o.prune ? `, each deleting ${Math.floor(o.perBlock / 2)} earlier records (${o.pruneAge} age)` : ''}, seed ${o.seed}, in ${o.dir}`);
   const started = performance.now();
   const rows: Array<Record<string, string | number>> = [];
   for (const layout of layouts) rows.push(await runLayout(layout, o, log));
