@@ -22,7 +22,7 @@
  * (by thread id in creation order: V8's platform workers first, then libuv's pool, then
  * LevelDB's compaction thread).
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +33,7 @@ import { LevelStore, type LevelTuning } from '../kernel/store/level-store.js';
 import { WriteBatch, type KvReader, type KvBatch } from '../kernel/state/kv.js';
 import { EMPTY_ROOT, StateTree, type StateChange } from '../kernel/state/tree/index.js';
 import { Prng } from '../kernel/state/tree/prng.js';
+import { selfThreadRunNs } from './thread-cpu.js';
 
 const BLOCK_KEYS = 100;
 const VALUE_BYTES = 40;
@@ -244,13 +245,13 @@ async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: nu
     }
     const readsBefore = reader.reads;
     const batch = new WriteBatch();
-    const s0 = threadRunNs(b >= warmup ? perThreadNs : undefined, -1);
+    const s0 = selfThreadRunNs(b >= warmup ? perThreadNs : undefined, -1);
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     root = await tree.update(root, changes, batch);
     const t1 = performance.now();
     const cpu = process.cpuUsage(c0);
-    const s1 = threadRunNs(b >= warmup ? perThreadNs : undefined, 1);
+    const s1 = selfThreadRunNs(b >= warmup ? perThreadNs : undefined, 1);
     await store.write(batch.ops, false);
     tree.releasePending();
     const t2 = performance.now();
@@ -271,31 +272,6 @@ async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: nu
     session.disconnect();
   }
   return { perThreadNs, updateMs, updateCpuMs, updateMainMs, writeMs, readsPerKey: reads / (blocks * BLOCK_KEYS), writesPerKey: writes / (blocks * BLOCK_KEYS), treeBytes: tree.memoryBytes?.() ?? null, warmSeconds, warmNodes };
-}
-
-/**
- * Nanoseconds this process's main thread and its other threads (libuv's pool serving getMany,
- * LevelDB's compaction thread, V8's GC helpers) have run, from Linux schedstat; null elsewhere.
- * process.cpuUsage() sums every thread, so it alone cannot say whether the tree's own work grew.
- */
-function threadRunNs(perThread?: Map<number, number>, sign = 1): { main: number; other: number } | null {
-  try {
-    let main = 0;
-    let other = 0;
-    // The main thread's own reading last before an update and first after it, so that the
-    // bench's procfs reads stay out of the main thread's figure.
-    const tids = readdirSync('/proc/self/task').map(Number).filter((t) => t !== process.pid);
-    const order = sign < 0 ? [...tids, process.pid] : [process.pid, ...tids];
-    for (const tid of order) {
-      const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-      if (Number(tid) === process.pid) main += ns;
-      else other += ns;
-      perThread?.set(Number(tid), (perThread.get(Number(tid)) ?? 0) + sign * ns);
-    }
-    return { main, other };
-  } catch {
-    return null;
-  }
 }
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;

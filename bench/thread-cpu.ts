@@ -145,3 +145,44 @@ export function cpuByKind(pid: number, before: ReadonlyMap<number, ThreadSample>
   for (const [tid, s] of after) out[kinds.get(tid) ?? 'other'] += (s.ticks - (before.get(tid)?.ticks ?? 0)) / TICKS_PER_SECOND;
   return out;
 }
+
+/**
+ * Nanoseconds this process's main thread and its other threads (libuv's pool, LevelDB's
+ * compaction thread, V8's GC helpers) have run, from Linux schedstat; null elsewhere.
+ * process.cpuUsage() sums every thread, so it alone cannot say whose work grew. With `perThread`,
+ * each thread's run time times `sign` is added to its entry: -1 before and +1 after a window
+ * leaves each thread's share of that window.
+ */
+export function selfThreadRunNs(perThread?: Map<number, number>, sign = 1): { main: number; other: number } | null {
+  try {
+    let main = 0;
+    let other = 0;
+    // The main thread's own reading last before a window and first after it, so that the
+    // bench's procfs reads stay out of the main thread's figure.
+    const tids = readdirSync('/proc/self/task').map(Number).filter((t) => t !== process.pid);
+    const order = sign < 0 ? [...tids, process.pid] : [process.pid, ...tids];
+    for (const tid of order) {
+      const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      if (tid === process.pid) main += ns;
+      else other += ns;
+      perThread?.set(tid, (perThread.get(tid) ?? 0) + sign * ns);
+    }
+    return { main, other };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The thread of this process created last among those not in `known`, by start time: after
+ * `known` is taken with a LevelDB store open (so V8's and libuv's threads exist), the one thread
+ * a memtable flush then starts is LevelDB's background thread (one per process, shared by every
+ * store; it runs flushes and compactions). null off Linux or when no new thread started.
+ */
+export function newestSelfThreadSince(known: ReadonlySet<number>): { tid: number; newThreads: number } | null {
+  const samples = threadSamples(process.pid);
+  if (samples === null) return null;
+  const fresh = [...samples.entries()].filter(([tid]) => !known.has(tid)).sort((a, b) => a[1].start - b[1].start || a[0] - b[0]);
+  const last = fresh[fresh.length - 1];
+  return last === undefined ? null : { tid: last[0], newThreads: fresh.length };
+}

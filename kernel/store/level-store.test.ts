@@ -64,3 +64,13 @@ test('LevelStore and MemoryStore snapshots: reads through one see the store as i
     await snap.close();
   }
 });
+
+test("LevelStore: LevelDB's own properties are readable (what the compaction bench reports)", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'level-store-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = await LevelStore.open(dir);
+  t.after(() => db.close());
+  await db.write([{ type: 'put', key: bytes('k'), value: bytes('v') }], true);
+  assert.match(db.property('leveldb.stats'), /Level\s+Files\s+Size\(MB\)/);
+  assert.equal(db.property('leveldb.num-files-at-level0'), '0', 'one small write stays in the memtable');
+});

@@ -80,6 +80,15 @@ export class LevelStore implements KvStore {
     await batch.write({ sync });
   }
 
+  /**
+   * One of LevelDB's own properties (`leveldb.stats`, `leveldb.num-files-at-level<N>`,
+   * `leveldb.sstables`, `leveldb.approximate-memory-usage`): what benches and diagnostics read
+   * instead of parsing the store's LOG.
+   */
+  property(name: string): string {
+    return this.db.getProperty(name);
+  }
+
   async close(): Promise<void> {
     await this.db.close();
   }
