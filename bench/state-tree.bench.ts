@@ -123,6 +123,7 @@ const LEVEL_FIELDS: Readonly<Record<keyof LevelTuning, 'boolean' | 'integer'>> =
   writeBufferSize: 'integer',
   blockSize: 'integer',
   maxFileSize: 'integer',
+  maxOpenFiles: 'integer',
 };
 
 /**

@@ -1,13 +1,16 @@
 import { ClassicLevel } from 'classic-level';
+import { tableCacheFiles } from './table-cache-files.js';
 import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from '../state/kv.js';
 
-/** LevelDB's tuning knobs that a caller may set (benches compare them); defaults are LevelDB's. */
+/** LevelDB's tuning knobs that a caller may set (benches compare them); defaults are LevelDB's, but for maxOpenFiles (table-cache-files.ts). */
 export interface LevelTuning {
   readonly compression?: boolean;
   readonly cacheSize?: number;
   readonly writeBufferSize?: number;
   readonly blockSize?: number;
   readonly maxFileSize?: number;
+  /** LevelDB's table cache, in files (classic-level's default 1,000): past it, a read may reopen a table file. */
+  readonly maxOpenFiles?: number;
 }
 
 /** classic-level (LevelDB) behind the KvStore surface, with binary keys and values. */
@@ -16,7 +19,7 @@ export class LevelStore implements KvStore {
 
   static async open(location: string, tuning: LevelTuning = {}): Promise<LevelStore> {
     // Tuning first: the encodings are what this class's types rely on, so nothing may override them.
-    const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { ...tuning, keyEncoding: 'view', valueEncoding: 'view' });
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { maxOpenFiles: tableCacheFiles(), ...tuning, keyEncoding: 'view', valueEncoding: 'view' });
     await db.open();
     return new LevelStore(db);
   }
