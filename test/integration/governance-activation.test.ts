@@ -55,8 +55,7 @@ describe('governance switches a state plugin on a real devnet', () => {
 
     try {
       const start = (await height()) + 1;
-      // The margin past the window covers the blocks between `start` and the proposal's own block (a few under load).
-      const at = start + WINDOW + 30;
+      const at = start + WINDOW + 60;
       const p = await propose(v1, owner1, { kind: 'PARAM_CHANGE', payload: { param_key: 'plugin:memo', param_value: `activate@${at}` } });
       const id = Number(((await getJson(`${rpc()}/api/v1/governance/proposals?status=active`)).body.proposals as Array<{ id: number; tx_hash: string }>).find((x) => x.tx_hash === p.hash)!.id);
       await vote(v1, owner1, id, true);
@@ -70,6 +69,7 @@ describe('governance switches a state plugin on a real devnet', () => {
         assert.equal(m.status, (await height(i)) + 1 >= at ? 'active' : 'scheduled');
       }
       // Validator 3 is down across the switch and catches up through it afterwards.
+      assert.ok((await height(3)) < at - 1, `validator 3 stops before the switch at ${at}, not at ${await height(3)}`);
       await net.stopValidator(3);
       await until('the chain past the activation height', async () => ((await height()) >= at + 3 ? true : undefined), 120_000);
       await net.startValidator(3);
@@ -84,7 +84,7 @@ describe('governance switches a state plugin on a real devnet', () => {
       }
 
       const retireStart = (await height()) + 1;
-      const retireAt = retireStart + WINDOW + 25;
+      const retireAt = retireStart + WINDOW + 40;
       const r = await propose(v1, owner1, { kind: 'PARAM_CHANGE', payload: { param_key: 'plugin:memo', param_value: `retire@${retireAt}` } });
       const rid = Number(((await getJson(`${rpc()}/api/v1/governance/proposals?status=active`)).body.proposals as Array<{ id: number; tx_hash: string }>).find((x) => x.tx_hash === r.hash)!.id);
       await vote(v1, owner1, rid, true);

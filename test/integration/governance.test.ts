@@ -29,7 +29,7 @@ describe('governance on a real devnet', () => {
   const carol = labelledWallet('gov-carol');
   const sink = labelledWallet('gov-sink');
   let v0: Signer;
-  const { rpc, height, sign, confirmed, propose, vote, proposal, closed, param, rootAt, validator, fund } = governanceDriver(() => net, nonce);
+  const { rpc, height, sign, confirmed, propose, vote, closed, param, rootAt, validator, fund } = governanceDriver(() => net, nonce);
 
   before(async () => {
     // Short empty-block interval: a voting window is at least 100 blocks (part 1, Governance 3).

@@ -106,7 +106,7 @@ describe('who may sign, on a real devnet', () => {
       // Room for the grant's own block first: under the suite's load it took more than 3 blocks to be included.
       const expiry = (await height()) + 20;
       await confirmed('/api/v1/session/grant', grant(late, '*', 1000, expiry));
-      await until(`height ${expiry}`, async () => ((await height()) >= expiry ? true : undefined));
+      await until(`height ${expiry}`, async () => ((await height()) >= expiry ? true : undefined), 60_000);
       const body = await asAgent(late, shop.address, 1);
       await refused('/api/v1/transactions', body, 401, new RegExp(`session key expired: valid in blocks below expiry_block ${expiry}`));
       await failsInBlock(body, /session key expired/);
