@@ -12,7 +12,7 @@
  *     [--layout random|sequential|both] [--fill 2200000] [--blocks 300] [--per-block 1550] \
  *     [--prune [--prune-age uniform|log]] [--reads 1000] [--seed 1] [--dir /tmp/…]
  *
- * Per layout, in a fresh store (`LevelStore`, LevelDB's default options, as a node opens it):
+ * Per layout, in a fresh store (`LevelStore`, LevelDB's default options; a node also sizes the table cache, which a store of this size does not reach):
  * - fill: `--fill` records in unsynced batches of 10,000, then a wait until LevelDB's background
  *   thread has been idle for 1.5 s, so the fill's compaction debt is not charged to the blocks;
  * - blocks: `--blocks` batches of `--per-block` records, each written with sync as a validator

@@ -5,9 +5,9 @@ import { tableCacheFiles } from './table-cache-files.js';
 const limits = (soft: string): string =>
   `Limit                     Soft Limit           Hard Limit           Units     \nMax processes             95000                95000                processes \nMax open files            ${soft}                1048576              files     \nMax locked memory         8388608              8388608              bytes     \n`;
 
-test('half the soft limit on open files, between LevelDB\'s default and the cap', () => {
-  assert.equal(tableCacheFiles(limits('20000')), 10_000);
-  assert.equal(tableCacheFiles(limits('1024')), 1_000, 'a low limit keeps the default a node always had');
+test('LevelDB\'s 1,000 mapped tables plus the fifth of the open-files limit it keeps descriptors for, at most 20,000', () => {
+  assert.equal(tableCacheFiles(limits('20000')), 5_000);
+  assert.equal(tableCacheFiles(limits('1024')), 1_204);
   assert.equal(tableCacheFiles(limits('1048576')), 20_000);
   assert.equal(tableCacheFiles(limits('unlimited')), 20_000);
 });
