@@ -127,6 +127,26 @@ test('the timeout bounds the whole answer: a node that trickles its body is cut 
   }
 });
 
+test('a submission a node took and did not answer in time is not sent to the next node: 503, since the first may still admit it', async () => {
+  const silent = await server(() => undefined); // takes the request, never answers
+  const good = await server(json(200, '{"tx_hash":"0xab","status":"pending"}'));
+  const dead = await deadUrl();
+  const client = new NodeClient(300, log);
+  try {
+    await assert.rejects(
+      client.request([silent.url, good.url], 'POST', '/api/v1/transactions', { to: 'b' }),
+      (e: unknown) => e instanceof ChainError && e.status === 503 && /did not answer in time/.test(e.message) && /look the transaction up by its hash/.test(e.hint ?? ''),
+    );
+    assert.equal(silent.seen.length, 1);
+    assert.equal(good.seen.length, 0, 'not sent again elsewhere');
+    // A node that refused the connection never had it: the next one is asked.
+    assert.deepEqual(await client.request([dead, good.url], 'POST', '/api/v1/transactions', { to: 'b' }), { status: 200, body: { tx_hash: '0xab', status: 'pending' } });
+  } finally {
+    await client.close();
+    await Promise.all([silent, good].map((s) => s.close()));
+  }
+});
+
 test('with a source address, every connection to a node leaves from it (what CHAIN_RPC_TRUSTED_IPS on the node matches)', async () => {
   const from: string[] = [];
   const s = await server((req, res) => {

@@ -12,6 +12,12 @@ export interface NodeAnswer {
 
 /** Raised when no node answered at all; clients see 503. */
 export const noNodeReachable = (): ChainError => new ChainError(503, 'no node reachable', 'the gateway could not connect to any node; retry shortly');
+/**
+ * Raised when a submission reached a node and no answer came in time; clients see 503. The node
+ * may still admit it, so it is not sent to another node: there it would meet itself, relayed, and
+ * be refused as a duplicate of a transaction the client was never told was taken.
+ */
+export const nodeDidNotAnswer = (): ChainError => new ChainError(503, 'the node did not answer in time', 'the submission may still be admitted: look the transaction up by its hash before sending it again');
 /** Raised when a node answered with something that is not JSON; clients see 502. */
 export const nodeAnsweredGarbage = (): ChainError => new ChainError(502, 'the node answered with an invalid response', 'bad gateway: the node did not return JSON');
 
@@ -21,7 +27,9 @@ const DOWN_FOR_MS = 3000;
 /**
  * HTTP client to nodes. The gateway never decides chain state, so everything it serves comes
  * through here. A list of URLs is tried in order, skipping nodes that just failed, so one dead
- * node of a shard does not fail requests another node can answer.
+ * node of a shard does not fail requests another node can answer. A submission goes to the next
+ * node only when the last never took it (the connection failed): one that timed out may still be
+ * admitted there (`nodeDidNotAnswer`).
  *
  * undici's `request` over one keep-alive pool, not `fetch()`: every submission the gateway
  * forwards is one of these, and fetch's WHATWG stream layers cost 750–1 150 µs of CPU a 10 KB
@@ -61,9 +69,9 @@ export class NodeClient {
     for (const base of order) {
       let status: number;
       let text: string;
+      // One signal for the whole exchange: a node that trickles its answer is cut off too.
+      const signal = AbortSignal.timeout(this.timeoutMs);
       try {
-        // One signal for the whole exchange: a node that trickles its answer is cut off too.
-        const signal = AbortSignal.timeout(this.timeoutMs);
         const res = await undiciRequest(base + pathAndQuery, {
           method,
           headers: payload === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
@@ -76,6 +84,8 @@ export class NodeClient {
       } catch (e: unknown) {
         this.downUntil.set(base, Date.now() + DOWN_FOR_MS);
         this.log.debug({ node: base, err: e instanceof Error ? e.message : String(e) }, 'node unreachable');
+        // A read is asked again elsewhere; a write that timed out may have been taken (nodeDidNotAnswer).
+        if (method !== 'GET' && signal.aborted) throw nodeDidNotAnswer();
         continue;
       }
       this.downUntil.delete(base);
