@@ -40,8 +40,8 @@ export async function startTestDevnet(opts: { validators?: number; shards?: numb
     gatewayPort: base + 2 * total,
     // NODE_TIMEOUT_MS: a node's first deploy loads Binaryen into its contract thread, 2.5 s on a
     // quiet machine and past 15 s under the suite's load (two devnets on two cores). At the
-    // gateway's 5 s default each node in turn times out (503), or a retry meets the first node's
-    // admission as a duplicate (400): the node is only slow, and these tests time nothing.
+    // gateway's 5 s default the submission is answered 503 (the node did not answer in time): the
+    // node is only slow, and these tests time nothing.
     env: { CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_RPC_RATE_LIMIT: '100000', FAUCET_COOLDOWN_SECS: '0', GLOBAL_RL_MAX_RPS: '100000', NODE_TIMEOUT_MS: '30000', ...opts.env },
     log: () => undefined,
     ...(opts.cli ? { cli: opts.cli } : {}),
