@@ -46,15 +46,21 @@ test('chain devnet: 4 validators and a gateway on loopback, ready line, only the
     // requests a second per IP. 150 requests at once from this local client meet it; 150 through
     // the gateway, each a different account so none is served from its cache, all reach the node.
     const statuses = async (urls: string[]): Promise<number[]> => Promise.all(urls.map(async (u) => (await fetch(u)).status));
-    await new Promise((r) => setTimeout(r, 1_100)); // the /health reads above opened a window of their own
-    const burstStart = performance.now();
-    const direct = await statuses(Array.from({ length: 150 }, () => `http://127.0.0.1:${rpc}/health`));
     // The limit is per fixed one-second window (rate-limiter-flexible), so a burst that a loaded
-    // machine stretches past a second meets a fresh window: 100 per window it spans.
-    const windows = Math.floor((performance.now() - burstStart) / 1000) + 1;
-    const served = direct.filter((x) => x === 200).length;
-    assert.ok(direct.includes(429), `a local client is limited: ${150 - served} of 150 refused`);
-    assert.ok(served <= 100 * windows, `${served} served over ${windows} one-second window(s)`);
+    // machine stretches past a second meets a fresh window: at most 100 are served per window it
+    // spans, and it is refused something only if more than 100 arrive within one. A burst that
+    // spread that thin is sent again (each from a fresh window), up to 5 times.
+    let refusedOnce = false;
+    for (let attempt = 0; attempt < 5 && !refusedOnce; attempt++) {
+      await new Promise((r) => setTimeout(r, 1_100)); // a window of its own, after the reads above or the last burst
+      const burstStart = performance.now();
+      const direct = await statuses(Array.from({ length: 150 }, () => `http://127.0.0.1:${rpc}/health`));
+      const windows = Math.floor((performance.now() - burstStart) / 1000) + 1;
+      const served = direct.filter((x) => x === 200).length;
+      assert.ok(served <= 100 * windows, `${served} served over ${windows} one-second window(s)`);
+      refusedOnce = direct.includes(429);
+    }
+    assert.ok(refusedOnce, 'a local client is limited: 150 requests at once met a 429 in one of 5 bursts');
     await new Promise((r) => setTimeout(r, 1_100)); // the node's one-second window
     const account = (i: number): string => `chain:${i.toString(16).padStart(15, '0')}.human`;
     const viaGateway = await statuses(Array.from({ length: 150 }, (_, i) => `http://127.0.0.1:${gw}/api/v1/accounts/${account(i + 1)}`));
