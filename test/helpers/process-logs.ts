@@ -24,7 +24,14 @@ export function fileLog(name: string, path: string): ProcessLog {
   return { name, read: () => readFileSync(path, 'utf8') };
 }
 
-/** The last `lines` lines of each log registered for `url`, as one block of text ('' when none is). */
+/** A pino line at warn (40) or above: what a tail of routine lines would push out of view. */
+const WARNING = /"level":(4\d|5\d|6\d)\b/;
+
+/**
+ * For each log registered for `url`: its last warnings and errors from the whole run (a dropped
+ * transaction, a refused proposal: often minutes before the wait gave up) and its last `lines`
+ * lines, as one block of text ('' when none is).
+ */
 export function logTails(url: string, lines = 20): string {
   const logs = byUrl.get(url);
   if (logs === undefined) return '';
@@ -36,7 +43,10 @@ export function logTails(url: string, lines = 20): string {
       } catch (err) {
         text = `(unreadable: ${err instanceof Error ? err.message : String(err)})`;
       }
-      return `\n--- last ${lines} lines of ${log.name} ---\n${text.trimEnd().split('\n').slice(-lines).join('\n')}`;
+      const all = text.trimEnd().split('\n');
+      const warnings = all.filter((l) => WARNING.test(l)).slice(-lines);
+      const warned = warnings.length === 0 ? '' : `\n--- last ${warnings.length} warnings and errors of ${log.name} ---\n${warnings.join('\n')}`;
+      return `${warned}\n--- last ${lines} lines of ${log.name} ---\n${all.slice(-lines).join('\n')}`;
     })
     .join('');
 }
