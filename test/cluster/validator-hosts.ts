@@ -138,6 +138,38 @@ export class ValidatorHosts {
     return Math.max(...(await Promise.all(of.map((i) => this.height(i).catch(() => 0)))));
   }
 
+  /**
+   * The highest height seen once no validator has moved for `quietMs`: a height in flight when a
+   * fault began may still finish, later on a loaded machine than on a quiet one. The running
+   * maximum is kept, so a health read that times out cannot make the chain look lower than it was.
+   */
+  async settledHeight(quietMs: number, timeoutMs = 60_000): Promise<number> {
+    const end = Date.now() + timeoutMs;
+    let seen = await this.maxHeight();
+    let since = Date.now();
+    while (Date.now() - since < quietMs) {
+      if (Date.now() > end) throw new Error(`heights never settled for ${quietMs} ms within ${timeoutMs} ms (last ${seen})`);
+      await new Promise((r) => setTimeout(r, 250));
+      const now = await this.maxHeight();
+      if (now > seen) {
+        seen = now;
+        since = Date.now();
+      }
+    }
+    return seen;
+  }
+
+  /** The highest height any validator reports at any read over `ms`. */
+  async highestOver(ms: number): Promise<number> {
+    const end = Date.now() + ms;
+    let seen = await this.maxHeight();
+    while (Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 250));
+      seen = Math.max(seen, await this.maxHeight());
+    }
+    return seen;
+  }
+
   async waitHeight(of: readonly number[], h: number, timeoutMs = 60_000): Promise<void> {
     await until(`validators ${of.join(', ')} at height ${h}`, async () => ((await Promise.all(of.map((i) => this.height(i).catch(() => 0)))).every((x) => x >= h) ? true : undefined), timeoutMs);
   }
