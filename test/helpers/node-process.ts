@@ -173,15 +173,21 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined>, t
  * The transaction once `url` reports it out of pending. On a timeout the error carries the last
  * answer and the tails of the network's logs (process-logs.ts): whether the chain stalled or only
  * this transaction did.
+ *
+ * The wait is long (60 s) because the first block that needs a lazily loaded part on a node waits
+ * for it there: a contract deploy loads Binaryen on every validator (1.2 s of CPU on a quiet
+ * machine, 15 s measured in the clean-clone CI, where ten node processes share two cores), and a
+ * validator that met the deploy only in the proposal commits it that much later than the others.
+ * A transaction that is never confirmed costs the wait; one that is confirmed costs nothing more.
  */
-export async function waitConfirmed(url: string, hash: string): Promise<Record<string, unknown>> {
+export async function waitConfirmed(url: string, hash: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
   let last = 'no answer';
   try {
     return await until(`transaction ${hash} to leave pending`, async () => {
       const r = await getJson(`${url}/api/v1/transactions/${hash}`);
       last = `${r.status} ${JSON.stringify(r.body)}`;
       return r.status === 200 && r.body.status !== 'pending' ? r.body : undefined;
-    });
+    }, timeoutMs);
   } catch (err) {
     if (!(err instanceof Error) || !err.message.startsWith('timed out')) throw err;
     throw new Error(`${err.message} at ${url} (last answer: ${last})${logTails(url)}`);
