@@ -1,6 +1,5 @@
 #!/usr/bin/env -S node --max-semi-space-size=32
 // The flag is NODE_V8_FLAGS (kernel/node/v8-flags.ts): a shebang cannot import it.
 import { runChain } from './program.js';
-import { PLUGIN_CATALOGUE } from '../plugins/index.js';
 
-runChain(process.argv, PLUGIN_CATALOGUE);
+runChain(process.argv, async () => (await import('../plugins/index.js')).PLUGIN_CATALOGUE);

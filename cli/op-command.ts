@@ -3,7 +3,7 @@ import { readKeyFile } from '../kernel/crypto/keyfile.js';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import type { OperationLayout } from '../kernel/ops/message.js';
 import { operationRegistryOf, signOperationBody } from './client/operation-body.js';
-import type { Catalogue } from './catalogue.js';
+import type { Catalogue, CatalogueSource } from './catalogue.js';
 
 export interface OpFlags {
   readonly body: string;
@@ -76,7 +76,7 @@ export async function runOpCommand(name: string, flags: OpFlags, catalogue: Cata
   if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}`);
 }
 
-export function registerOpCommand(program: Command, catalogue: Catalogue): void {
+export function registerOpCommand(program: Command, catalogue: CatalogueSource): void {
   program
     .command('op <name>')
     .description('sign an operation (grant_session, rotate_key, recovery_approve, sponsor_deposit, stake, …) with a key file and submit it to a node')
@@ -88,5 +88,5 @@ export function registerOpCommand(program: Command, catalogue: Catalogue): void 
     .option('--gas-limit <gas>', 'gas limit (needs ch-tx-v4)')
     .option('--layout <layout>', 'what to sign: v4 (default), own (the operation\'s own layout), v3 or v2 (where the network takes them)', 'v4')
     .option('--dry-run', 'print the signed request instead of sending it', false)
-    .action((name: string, f: OpFlags) => runOpCommand(name, f, catalogue));
+    .action(async (name: string, f: OpFlags) => runOpCommand(name, f, await catalogue()));
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { readGenesis } from '../kernel/node/genesis-file.js';
-import type { Catalogue } from './catalogue.js';
+import type { CatalogueSource } from './catalogue.js';
 import { collectFiles } from './operator/collect.js';
 import { initHome, installGenesis, writeJoin } from './operator/home.js';
 import { networkFacts } from './operator/network.js';
@@ -29,7 +29,7 @@ const DEFAULT_NETWORK = process.env.CHAIN_NETWORK ?? 'devnet';
  * (`genesis validate`) and installed in every home (`genesis install`); `testnet` runs the same
  * steps for N homes on one machine.
  */
-export function registerOperatorCommands(program: Command, catalogue: Catalogue): void {
+export function registerOperatorCommands(program: Command, catalogue: CatalogueSource): void {
   program
     .command('init')
     .description('make a node home: a consensus key (keys/validator.json, mode 0600) and config/node.json; prints node_address, node_id and the owner address')
@@ -42,8 +42,8 @@ export function registerOperatorCommands(program: Command, catalogue: Catalogue)
     .option('--p2p-host <host>', 'P2P listen address', '0.0.0.0')
     .option('--p2p-port <port>', 'P2P port', '26656')
     .option('--words <phrase>', 'restore the key from this 24-word recovery phrase instead of making a new one')
-    .action((o: { home: string; moniker: string; network: string; configDir: string; rpcHost: string; rpcPort: string; p2pHost: string; p2pPort: string; words?: string }) => {
-      const made = initHome({ home: o.home, moniker: o.moniker, network: o.network, configDir: o.configDir, rpcHost: o.rpcHost, rpcPort: port('rpc-port', o.rpcPort), p2pHost: o.p2pHost, p2pPort: port('p2p-port', o.p2pPort), ...(o.words ? { words: o.words } : {}) }, catalogue);
+    .action(async (o: { home: string; moniker: string; network: string; configDir: string; rpcHost: string; rpcPort: string; p2pHost: string; p2pPort: string; words?: string }) => {
+      const made = initHome({ home: o.home, moniker: o.moniker, network: o.network, configDir: o.configDir, rpcHost: o.rpcHost, rpcPort: port('rpc-port', o.rpcPort), p2pHost: o.p2pHost, p2pPort: port('p2p-port', o.p2pPort), ...(o.words ? { words: o.words } : {}) }, await catalogue());
       process.stdout.write(JSON.stringify({ ...made, address: made.owner, ...(made.recovery_phrase ? { warning: 'write the recovery phrase down offline: it is the only backup of this validator key' } : {}) }, null, 2) + '\n');
     });
 
@@ -58,8 +58,8 @@ export function registerOperatorCommands(program: Command, catalogue: Catalogue)
     .option('--stake <ucoin>', 'self-stake in ucoin (default: the network\'s min_stake)')
     .option('--owner-key <file>', 'a key file that owns the node (it signs the statement too); default: the validator key\'s own .human')
     .option('--config-dir <dir>', 'folder of network configs', 'configs')
-    .action((o: { home: string; chainId: string; p2pExternal: string; stake?: string; ownerKey?: string; configDir: string }) => {
-      const join = writeJoin({ home: o.home, chainId: o.chainId, p2pExternal: o.p2pExternal, configDir: o.configDir, ...(o.stake !== undefined ? { stake: ucoinFlag('stake', o.stake) } : {}), ...(o.ownerKey ? { ownerKey: o.ownerKey } : {}) }, catalogue);
+    .action(async (o: { home: string; chainId: string; p2pExternal: string; stake?: string; ownerKey?: string; configDir: string }) => {
+      const join = writeJoin({ home: o.home, chainId: o.chainId, p2pExternal: o.p2pExternal, configDir: o.configDir, ...(o.stake !== undefined ? { stake: ucoinFlag('stake', o.stake) } : {}), ...(o.ownerKey ? { ownerKey: o.ownerKey } : {}) }, await catalogue());
       process.stdout.write(`join statement written for ${join.address}: owner ${join.owner}, stake ${join.stake} ucoin, p2p_endpoint ${join.p2p_endpoint}\n`);
     });
 
@@ -74,9 +74,9 @@ export function registerOperatorCommands(program: Command, catalogue: Catalogue)
     .option('--genesis-time <ms>', 'genesis time in milliseconds since the epoch (default: now)')
     .option('--account <address=ucoin>', 'fund an account at genesis (repeatable)', collect, [])
     .option('--param <key=value>', 'a parameter\'s genesis value (repeatable)', collect, [])
-    .action((joins: string[], o: { chainId: string; out: string; network: string; configDir: string; genesisTime?: string; account: string[]; param: string[] }) => {
+    .action(async (joins: string[], o: { chainId: string; out: string; network: string; configDir: string; genesisTime?: string; account: string[]; param: string[] }) => {
       const genesisTime = o.genesisTime === undefined ? Date.now() : /^\d{1,16}$/.test(o.genesisTime) ? Number(o.genesisTime) : NaN;
-      const { doc, hash } = collectFiles({ network: o.network, configDir: o.configDir, chainId: o.chainId, genesisTime, accounts: o.account, params: o.param, out: o.out, joinFiles: joins }, catalogue);
+      const { doc, hash } = collectFiles({ network: o.network, configDir: o.configDir, chainId: o.chainId, genesisTime, accounts: o.account, params: o.param, out: o.out, joinFiles: joins }, await catalogue());
       process.stdout.write(`genesis written to ${o.out}: ${doc.chain_id} ${hash}, ${doc.validators.length} validator(s)\n`);
     });
 
@@ -86,8 +86,8 @@ export function registerOperatorCommands(program: Command, catalogue: Catalogue)
     .argument('<file>', 'genesis file')
     .option('--network <name>', 'network whose min_stake applies when the genesis params set none', DEFAULT_NETWORK)
     .option('--config-dir <dir>', 'folder of network configs', 'configs')
-    .action((file: string, o: { network: string; configDir: string }) => {
-      const { doc, hash } = readGenesis(file, { minStake: networkFacts(o.network, o.configDir, catalogue).minStake, provider: nobleProvider });
+    .action(async (file: string, o: { network: string; configDir: string }) => {
+      const { doc, hash } = readGenesis(file, { minStake: networkFacts(o.network, o.configDir, await catalogue()).minStake, provider: nobleProvider });
       process.stdout.write(`genesis ok ${doc.chain_id} ${hash}\n`);
     });
 
@@ -97,8 +97,8 @@ export function registerOperatorCommands(program: Command, catalogue: Catalogue)
     .argument('<file>', 'genesis file')
     .requiredOption('--home <dir>', 'the node home')
     .option('--config-dir <dir>', 'folder of network configs', 'configs')
-    .action((file: string, o: { home: string; configDir: string }) => {
-      const r = installGenesis({ home: o.home, file, configDir: o.configDir }, catalogue);
+    .action(async (file: string, o: { home: string; configDir: string }) => {
+      const r = installGenesis({ home: o.home, file, configDir: o.configDir }, await catalogue());
       process.stdout.write(`genesis installed in ${r.genesis_file}: ${r.chain_id} ${r.genesis_hash}; seeds ${r.seeds.join(', ') || '(none)'}\n`);
     });
 
@@ -115,12 +115,12 @@ export function registerOperatorCommands(program: Command, catalogue: Catalogue)
     .option('--network <name>', 'network config the validators run', process.env.CHAIN_NETWORK ?? 'testnet')
     .option('--config-dir <dir>', 'folder of network configs', 'configs')
     .option('--genesis-time <ms>', 'genesis time in milliseconds since the epoch (default: now)')
-    .action((o: { validators: string; chainId: string; out: string; hostnamePrefix?: string; ips?: string; p2pPort: string; rpcPort: string; network: string; configDir: string; genesisTime?: string }) => {
+    .action(async (o: { validators: string; chainId: string; out: string; hostnamePrefix?: string; ips?: string; p2pPort: string; rpcPort: string; network: string; configDir: string; genesisTime?: string }) => {
       const n = /^\d{1,3}$/.test(o.validators) ? Number(o.validators) : NaN;
       if ((o.hostnamePrefix === undefined) === (o.ips === undefined)) throw new Error('give exactly one of --hostname-prefix and --ips');
       const hosts = o.ips !== undefined ? o.ips.split(',').map((s) => s.trim()).filter(Boolean) : Array.from({ length: Number.isInteger(n) ? n : 0 }, (_, i) => `${o.hostnamePrefix}${i}`);
       const genesisTime = o.genesisTime === undefined ? Date.now() : /^\d{1,16}$/.test(o.genesisTime) ? Number(o.genesisTime) : NaN;
-      const r = makeTestnet({ validators: n, chainId: o.chainId, out: o.out, hosts, p2pPort: port('p2p-port', o.p2pPort), rpcPort: port('rpc-port', o.rpcPort), network: o.network, configDir: o.configDir, genesisTime }, catalogue);
+      const r = makeTestnet({ validators: n, chainId: o.chainId, out: o.out, hosts, p2pPort: port('p2p-port', o.p2pPort), rpcPort: port('rpc-port', o.rpcPort), network: o.network, configDir: o.configDir, genesisTime }, await catalogue());
       process.stdout.write(JSON.stringify(r, null, 2) + '\n');
     });
 }

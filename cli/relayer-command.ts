@@ -8,7 +8,7 @@ import { operationRegistryOf } from './client/operation-body.js';
 import { ChainEndpoint } from './relayer/chain-endpoint.js';
 import { Relayer } from './relayer/relayer.js';
 import { runService } from './run-service.js';
-import type { Catalogue } from './catalogue.js';
+import type { Catalogue, CatalogueSource } from './catalogue.js';
 
 export interface RelayerFlags {
   readonly a: string;
@@ -61,7 +61,7 @@ async function connected(url: string, key: LoadedKey, registry: OperationRegistr
   }
 }
 
-export function registerRelayerCommand(program: Command, catalogue: Catalogue): void {
+export function registerRelayerCommand(program: Command, catalogue: CatalogueSource): void {
   program
     .command('relayer')
     .description('relay IBC packets, acknowledgements and timeouts between two chains, with their light clients (decisions.md §70)')
@@ -69,5 +69,5 @@ export function registerRelayerCommand(program: Command, catalogue: Catalogue): 
     .requiredOption('--b <rpc>', 'RPC URL of a node of the second chain')
     .requiredOption('--key <file>', 'key file of an IBC operator of both chains; it pays the fees on both (chain keys generate --out)')
     .option('--interval-ms <ms>', 'time between polls', '1000')
-    .action((f: RelayerFlags) => runRelayerCommand(f, catalogue));
+    .action(async (f: RelayerFlags) => runRelayerCommand(f, await catalogue()));
 }
