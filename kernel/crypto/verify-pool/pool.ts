@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { loadProvider, signerFor, type LoadedProvider, type ProviderName, type SigningMode } from '../providers/index.js';
-import { packBatch, type SignRequest, type VerifyItem, type VerifyRequest, type WorkerResponse } from './protocol.js';
+import { isReadyNotice, packBatch, type SignRequest, type VerifyItem, type VerifyRequest, type WorkerResponse } from './protocol.js';
 
 export interface VerifyPoolOptions {
   /** The provider each worker loads: the name selectProvider chose in the main thread. */
@@ -41,6 +41,8 @@ interface Job extends VerifyItem {
 
 interface Slot {
   readonly worker: Worker;
+  /** Settles when the worker has loaded its provider, or has died trying: only then may close() terminate it. */
+  readonly settled: Promise<void>;
   alive: boolean;
   inFlight: number;
   readonly batches: Map<number, Job[]>;
@@ -84,7 +86,13 @@ export class VerifyPool {
     const script = new URL('./worker.js', import.meta.url);
     for (let i = 0; i < this.size; i++) {
       const workerData = { provider: options.provider, nice: options.nice ?? 0, signing };
-      const slot: Slot = { worker: new Worker(script, { workerData, name: `verify-${i}` }), alive: true, inFlight: 0, batches: new Map(), signs: new Map() };
+      const worker = new Worker(script, { workerData, name: `verify-${i}` });
+      const settled = new Promise<void>((resolve) => {
+        worker.on('message', (m: WorkerResponse) => isReadyNotice(m) && resolve());
+        worker.once('error', () => resolve());
+        worker.once('exit', () => resolve());
+      });
+      const slot: Slot = { worker, settled, alive: true, inFlight: 0, batches: new Map(), signs: new Map() };
       // Idle workers must not keep the process alive; a worker is ref'd only while it has work.
       slot.worker.unref();
       slot.worker.on('message', (res: WorkerResponse) => this.onResults(slot, res));
@@ -144,11 +152,14 @@ export class VerifyPool {
         if (this.inFlight() === 0) resolve();
         else this.drainWaiters.push(resolve);
       });
-      const workers = this.slots.map((s) => {
-        s.alive = false;
-        return s.worker.terminate();
-      });
-      await Promise.all(workers);
+      for (const s of this.slots) s.alive = false;
+      // Ref'd while it finishes loading: a process that exits with a worker still inside the
+      // addon's load dies the same way as one that terminates it there.
+      await Promise.all(this.slots.map(async (s) => {
+        s.worker.ref();
+        await s.settled;
+        await s.worker.terminate();
+      }));
     })();
     return this.closing;
   }
@@ -196,6 +207,7 @@ export class VerifyPool {
   }
 
   private onResults(slot: Slot, res: WorkerResponse): void {
+    if (isReadyNotice(res)) return;
     if (!('results' in res)) {
       const job = slot.signs.get(res.id);
       if (!job) return;

@@ -37,8 +37,22 @@ export interface SignResponse {
   readonly error?: string;
 }
 
+/**
+ * Sent once by a worker when its provider is loaded. A worker terminated while it still loads a
+ * native addon (PQClean's) can abort the whole process (napi_throw during a terminating
+ * environment: seen as a FATAL ERROR at the exit of `chain audit`), so the pool waits for this
+ * before it terminates one.
+ */
+export interface ReadyNotice {
+  readonly ready: true;
+}
+
 export type WorkerRequest = VerifyRequest | SignRequest;
-export type WorkerResponse = VerifyResponse | SignResponse;
+export type WorkerResponse = VerifyResponse | SignResponse | ReadyNotice;
+
+export function isReadyNotice(r: WorkerResponse): r is ReadyNotice {
+  return 'ready' in r;
+}
 
 export function isSignRequest(r: WorkerRequest): r is SignRequest {
   return 'sign' in r;

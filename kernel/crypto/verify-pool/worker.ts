@@ -2,7 +2,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isProviderName, loadProvider, signerFor } from '../providers/index.js';
-import { isSignRequest, unpackBatch, type SignResponse, type VerifyResponse, type WorkerRequest } from './protocol.js';
+import { isSignRequest, unpackBatch, type ReadyNotice, type SignResponse, type VerifyResponse, type WorkerRequest } from './protocol.js';
 
 /*
  * Pool worker: loads the provider the main thread selected (by name: functions do not cross
@@ -52,3 +52,6 @@ port.on('message', (req: WorkerRequest) => {
   const res: VerifyResponse = { id: req.id, results };
   port.postMessage(res, [results.buffer]);
 });
+
+const ready: ReadyNotice = { ready: true };
+port.postMessage(ready);
