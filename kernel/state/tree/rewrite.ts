@@ -3,7 +3,8 @@ import { CorruptNodeError } from './errors.js';
 import { HASH_BYTES, KEY_BITS, bitAt, emptyHash, equalHash, hashValue, isEmptyHash, leafHash } from './hashing.js';
 import { makeInternal, makeLeaf, type LeafNode, type TreeNode } from './node-codec.js';
 import type { NodeSource } from './node-source.js';
-import { SlotKind, type SlotWrite, type UpperLevels } from './upper-levels.js';
+import { SlotWrites } from './slot-writes.js';
+import { SlotKind, type UpperLevels } from './upper-levels.js';
 
 /** A change after hashing its key, sorted by key hash; `value` is the tree's own copy. */
 export interface Entry {
@@ -24,6 +25,13 @@ type LeafRef = Pick<LeafNode, 'hash' | 'keyHash'>;
  * and collects, and publishes when it returns.
  */
 const YIELD_EVERY = 256;
+
+/**
+ * Child pairs per chunk of `copyPair`. The pairs feed rebuilt nodes (their untouched children),
+ * and those nodes live on in the pending set and the LRU, so a chunk can outlive the update: kept
+ * small, as the tree's hash chunks are (hashing.ts).
+ */
+const PAIRS_PER_CHUNK = 16;
 
 type Kind = 'empty' | 'leaf' | 'internal' | 'unknown';
 
@@ -110,7 +118,7 @@ export class Rewrite {
   readonly created: TreeNode[] = [];
   /** Indexes into `created` of internal nodes at positions the upper levels hold. */
   readonly createdInUpper = new Set<number>();
-  readonly writes: SlotWrite[] = [];
+  readonly writes = new SlotWrites();
   private readonly levels: Visit[][] = [];
   private readonly deletesBefore: Int32Array;
   private positional: boolean;
@@ -120,6 +128,9 @@ export class Rewrite {
   hintedLeaves = 0;
   /** The old leaf hash each hinted entry's old value names, by entry index, hashed once when first needed. */
   private readonly hintLeafHashes = new Map<number, Uint8Array>();
+  /** Where `copyPair` puts child pairs read from the upper levels. */
+  private pairs = new Uint8Array(0);
+  private pairsAt = 0;
 
   constructor(
     private readonly nodes: NodeSource,
@@ -227,7 +238,7 @@ export class Rewrite {
       if (kind === SlotKind.EXPANDED) {
         v.kind = 'internal';
         // Copies: the slots may change while this update waits for the store.
-        const pair = this.upper.childPairAt(v.depth, v.slot).slice();
+        const pair = this.copyPair(this.upper.childPairAt(v.depth, v.slot));
         v.leftHash = pair.subarray(0, HASH_BYTES);
         v.rightHash = pair.subarray(HASH_BYTES);
         v.leftKind = kindOfSlot(this.upper.kindAt(v.depth + 1, 2 * v.slot));
@@ -250,6 +261,22 @@ export class Rewrite {
     }
     // Last, since it costs two SHA3s: only a position memory cannot answer is worth the hint's hashes.
     return this.hintedLeaf(v);
+  }
+
+  /**
+   * A copy of a child pair (64 bytes) in this update's own chunks. A `slice()` of its own per pair
+   * is a small array V8 keeps inside its object, and the two views of it then force that out into
+   * an ArrayBuffer of its own: one native allocation per visited upper-level node.
+   */
+  private copyPair(pair: Uint8Array): Uint8Array {
+    if (this.pairsAt === this.pairs.length) {
+      this.pairs = new Uint8Array(PAIRS_PER_CHUNK * 2 * HASH_BYTES);
+      this.pairsAt = 0;
+    }
+    const at = this.pairsAt;
+    this.pairs.set(pair, at);
+    this.pairsAt = at + 2 * HASH_BYTES;
+    return this.pairs.subarray(at, at + 2 * HASH_BYTES);
   }
 
   /**
@@ -348,12 +375,12 @@ export class Rewrite {
    */
   private record(slot: number, sub: Sub, left: Sub | null, right: Sub | null): void {
     if (slot < 0) return;
-    this.writes.push({ slot, hash: sub.hash, kind: slotKindOf(sub) });
+    this.writes.push(slot, sub.hash, slotKindOf(sub));
     if (sub.kind !== 'internal' || left === null || right === null) return;
     const depth = 31 - Math.clz32(slot);
     if (depth + 1 > this.upper.lastLevel) return;
-    this.writes.push({ slot: 2 * slot, hash: left.hash, kind: left.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN });
-    this.writes.push({ slot: 2 * slot + 1, hash: right.hash, kind: right.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN });
+    this.writes.push(2 * slot, left.hash, left.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN);
+    this.writes.push(2 * slot + 1, right.hash, right.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN);
   }
 
   /**

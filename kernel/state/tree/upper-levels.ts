@@ -1,4 +1,5 @@
 import { HASH_BYTES, equalHash, isEmptyHash } from './hashing.js';
+import type { SlotWrites } from './slot-writes.js';
 
 /**
  * What the cache knows about one position of the tree. UNKNOWN: only its hash (the node must be
@@ -8,18 +9,11 @@ import { HASH_BYTES, equalHash, isEmptyHash } from './hashing.js';
 export const SlotKind = { UNKNOWN: 0, EMPTY: 1, LEAF: 2, INTERNAL: 3, EXPANDED: 4 } as const;
 export type SlotKind = (typeof SlotKind)[keyof typeof SlotKind];
 
-/** One position the cache should hold after an update: heap index, hash, and what it is. */
-export interface SlotWrite {
-  readonly slot: number;
-  readonly hash: Uint8Array;
-  readonly kind: SlotKind;
-}
-
 /** The positions an update from `base` rewrote, to apply if the chain goes on from `root`. */
 interface Delta {
   readonly baseVersion: number;
   readonly root: string;
-  readonly writes: readonly SlotWrite[];
+  readonly writes: SlotWrites;
 }
 
 /** Deltas of updates not yet built upon: a proposal per round at most, so a few suffice. */
@@ -99,7 +93,7 @@ export class UpperLevels {
     if (hex === this.rootHex) return true;
     const delta = this.deltas.find((d) => d.root === hex && d.baseVersion === this.version);
     if (delta !== undefined) {
-      for (const w of delta.writes) this.write(w);
+      for (let i = 0; i < delta.writes.length; i++) this.write(delta.writes, i);
       this.rootHex = hex;
       this.version++;
       this.deltas = [];
@@ -111,7 +105,7 @@ export class UpperLevels {
   }
 
   /** Records what an update from the cached version (at `baseVersion`) would make of the slots. */
-  record(baseVersion: number, root: Uint8Array, writes: readonly SlotWrite[]): void {
+  record(baseVersion: number, root: Uint8Array, writes: SlotWrites): void {
     if (baseVersion !== this.version || writes.length > MAX_DELTA_WRITES) return;
     const hex = hexOf(root);
     this.deltas = this.deltas.filter((d) => d.baseVersion === this.version && d.root !== hex);
@@ -129,18 +123,18 @@ export class UpperLevels {
   }
 
   kindAt(depth: number, slot: number): SlotKind {
-    return this.kinds[depth]![slot - 2 ** depth]! as SlotKind;
+    return this.kinds[depth]![slot - (1 << depth)]! as SlotKind;
   }
 
   /** The slot's hash, as a view: callers copy it if they keep it past the next cache change. */
   hashAt(depth: number, slot: number): Uint8Array {
-    const at = (slot - 2 ** depth) * HASH_BYTES;
+    const at = (slot - (1 << depth)) * HASH_BYTES;
     return this.hashes[depth]!.subarray(at, at + HASH_BYTES);
   }
 
   /** The two children's hashes of an EXPANDED slot, as one 64-byte view (left ‖ right). */
   childPairAt(depth: number, slot: number): Uint8Array {
-    const at = (2 * slot - 2 ** (depth + 1)) * HASH_BYTES;
+    const at = (2 * slot - (1 << (depth + 1))) * HASH_BYTES;
     return this.hashes[depth + 1]!.subarray(at, at + 2 * HASH_BYTES);
   }
 
@@ -152,7 +146,7 @@ export class UpperLevels {
   fill(depth: number, slot: number, hash: Uint8Array, node: { kind: 'leaf' } | { kind: 'internal'; left: Uint8Array; right: Uint8Array }): void {
     if (!this.isCached(depth) || !equalHash(this.hashAt(depth, slot), hash)) return;
     const kinds = this.kinds[depth]!;
-    const i = slot - 2 ** depth;
+    const i = slot - (1 << depth);
     const old = kinds[i]!;
     if (node.kind === 'leaf') {
       this.setKind(depth, i, old, SlotKind.LEAF);
@@ -168,7 +162,7 @@ export class UpperLevels {
   }
 
   private setChild(depth: number, slot: number, hash: Uint8Array): void {
-    const i = slot - 2 ** depth;
+    const i = slot - (1 << depth);
     this.hashes[depth]!.set(hash, i * HASH_BYTES);
     const kinds = this.kinds[depth]!;
     this.setKind(depth, i, kinds[i]!, isEmptyHash(hash) ? SlotKind.EMPTY : SlotKind.UNKNOWN);
@@ -204,20 +198,25 @@ export class UpperLevels {
     this.internalCount.push(0);
   }
 
-  private write(w: SlotWrite): void {
-    const depth = UpperLevels.depthOf(w.slot);
+  /** Applies write `w` of `writes`. */
+  private write(writes: SlotWrites, w: number): void {
+    const slot = writes.slotAt(w);
+    const depth = UpperLevels.depthOf(slot);
     if (!this.isCached(depth)) return;
-    const i = w.slot - 2 ** depth;
+    const i = slot - (1 << depth);
     const kinds = this.kinds[depth]!;
     const old = kinds[i]!;
     const at = i * HASH_BYTES;
     const hashes = this.hashes[depth]!;
+    const source = writes.hashBytes;
+    const from = w * HASH_BYTES;
+    const writeKind = writes.kindAt(w);
     // An untouched child is written as UNKNOWN: if the slot already holds that very node, what is
     // known about it (and below it) stays true.
-    if (w.kind === SlotKind.UNKNOWN && equalHash(hashes.subarray(at, at + HASH_BYTES), w.hash)) return;
-    hashes.set(w.hash, at);
+    if (writeKind === SlotKind.UNKNOWN && sameBytes(hashes, at, source, from)) return;
+    hashes.set(source.subarray(from, from + HASH_BYTES), at);
     // EXPANDED promises children in the next level: only where that level exists.
-    const kind = w.kind === SlotKind.EXPANDED && !this.isCached(depth + 1) ? SlotKind.INTERNAL : w.kind;
+    const kind = writeKind === SlotKind.EXPANDED && !this.isCached(depth + 1) ? SlotKind.INTERNAL : writeKind;
     this.setKind(depth, i, old, kind);
   }
 
@@ -233,6 +232,12 @@ export class UpperLevels {
     this.deltas = [];
     this.version++;
   }
+}
+
+/** Whether the 32 bytes at `a[i…]` and `b[j…]` are equal, without making views. */
+function sameBytes(a: Uint8Array, i: number, b: Uint8Array, j: number): boolean {
+  for (let k = 0; k < HASH_BYTES; k++) if (a[i + k] !== b[j + k]) return false;
+  return true;
 }
 
 function hexOf(hash: Uint8Array): string {
