@@ -25,7 +25,7 @@ if (!/^[1-9][0-9]*$/.test(values.runs)) {
   console.error(`--runs must be a positive whole number, got ${values.runs}`);
   process.exit(2);
 }
-const files = ['dist/test/integration/fuzz-routes.test.js'];
+const files = ['dist/test/integration/fuzz-routes-node.test.js', 'dist/test/integration/fuzz-routes-gateway.test.js'];
 if (values.faults) files.push('dist/kernel/replica/disk-faults.test.js', 'dist/test/integration/disk-faults.test.js');
 for (const f of files) {
   if (!existsSync(f)) {

@@ -4,12 +4,12 @@ import { startTestDevnet, type TestDevnet } from '../helpers/devnet.js';
 import { getJson, until } from '../helpers/node-process.js';
 import { testSeed } from '../helpers/prng.js';
 import { rawRequest } from '../helpers/raw-http.js';
-import { routeName, routesOf, type ApiRoute } from '../fuzz/route-cases.js';
-import { describeFinding, fuzzRoutes, problemWith, requestBytes, type FuzzReport } from '../fuzz/route-fuzzer.js';
-import { FUZZ_REGRESSIONS } from '../fuzz/regressions.js';
+import { routeName, routesOf, type ApiRoute } from './route-cases.js';
+import { describeFinding, fuzzRoutes, problemWith, requestBytes, type FuzzReport } from './route-fuzzer.js';
+import { FUZZ_REGRESSIONS } from './regressions.js';
 
 /**
- * Every route of a real node and of a real gateway in front of it (issue 39, part 2 "Errors"),
+ * Every route of a real node or of a real gateway in front of it (issue 39, part 2 "Errors"),
  * fuzzed from the schemas the routes validate with: the routes are the ones each process lists
  * in its API reference (`GET /api/v1/openapi.json`, built from its route table, as
  * `npm run openapi` reads them), so a route added tomorrow is fuzzed tomorrow.
@@ -24,9 +24,14 @@ import { FUZZ_REGRESSIONS } from '../fuzz/regressions.js';
  * a refused request. The first check is asserted before the fuzzer starts, so a chain that one
  * day moves state on empty blocks fails here with that reason rather than blaming a route.
  *
- * Bounded: FUZZ_RUNS cases per route (default 150: about 2.5 minutes on this 2-core machine; 200 took 3.5), seeded by FUZZ_SEED; `npm run fuzz -- --runs
- * 5000 --seed 7` runs the long form (test/faults/fuzz.run.mjs), FUZZ_ROUTE narrows to routes
- * whose `METHOD /path` contains it, FUZZ_PATH replays one case a failure printed.
+ * Bounded: FUZZ_RUNS cases per route (default 150: about 2.5 minutes for both processes on this
+ * 2-core machine; 200 took 3.5), seeded by FUZZ_SEED; `npm run fuzz -- --runs 5000 --seed 7` runs
+ * the long form (test/faults/fuzz.run.mjs), FUZZ_ROUTE narrows to routes whose `METHOD /path`
+ * contains it, FUZZ_PATH replays one case a failure printed.
+ *
+ * One file per process (fuzz-routes-node, fuzz-routes-gateway), each on a devnet of its own: the
+ * two in one file took 300 s, the runner's limit per file, on a loaded clean-clone CI. Both use
+ * the same seed, so a case a failure printed replays in either.
  */
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
@@ -56,26 +61,27 @@ function summary(service: string, routes: number, report: FuzzReport, ms: number
   return `${service}: ${routes} routes, ${report.requests} requests in ${(ms / 1000).toFixed(1)} s (seed ${SEED}, ${RUNS} runs per route); statuses ${statuses}; admitted ${report.admitted.size}`;
 }
 
-describe('every route fuzzed (node and gateway)', () => {
-  let net: TestDevnet;
-  let nodeUrl: string;
-  let startHeight = 0;
-  const admitted = new Set<string>();
+export function describeRouteFuzz(service: 'node' | 'gateway'): void {
+  describe(`every ${service} route fuzzed`, () => {
+    let net: TestDevnet;
+    let nodeUrl: string;
+    let startHeight = 0;
+    const admitted = new Set<string>();
 
-  before(async () => {
-    net = await startTestDevnet({ validators: 1, genesisParams: { reward_interval_blocks: '1000000000' } });
-    nodeUrl = net.rpcUrls[0]!;
-    startHeight = await headHeight(nodeUrl);
-    // The premise of the state check (above): empty blocks leave the root alone on this chain.
-    const h = await until('two empty blocks', async () => ((await headHeight(nodeUrl)) >= startHeight + 2 ? startHeight + 2 : undefined));
-    const [a, b] = await Promise.all([h - 1, h].map(async (x) => (await getJson(`${nodeUrl}/api/v1/blocks/${x}`)).body));
-    assert.equal(b!.tx_count, 0);
-    assert.equal(b!.state_root, a!.state_root, 'an empty block moved the state root: the refused-request check below cannot tell a route from the chain');
-  });
-  after(async () => net?.stop());
+    before(async () => {
+      net = await startTestDevnet({ validators: 1, genesisParams: { reward_interval_blocks: '1000000000' } });
+      nodeUrl = net.rpcUrls[0]!;
+      startHeight = await headHeight(nodeUrl);
+      // The premise of the state check (above): empty blocks leave the root alone on this chain.
+      const h = await until('two empty blocks', async () => ((await headHeight(nodeUrl)) >= startHeight + 2 ? startHeight + 2 : undefined));
+      const [a, b] = await Promise.all([h - 1, h].map(async (x) => (await getJson(`${nodeUrl}/api/v1/blocks/${x}`)).body));
+      assert.equal(b!.tx_count, 0);
+      assert.equal(b!.state_root, a!.state_root, 'an empty block moved the state root: the refused-request check below cannot tell a route from the chain');
+    });
+    after(async () => net?.stop());
 
-  test('inputs that once broke a route are answered as the spec says', async () => {
-    for (const [service, url] of [['node', nodeUrl], ['gateway', net.gatewayUrl]] as const) {
+    test('inputs that once broke a route are answered as the spec says', async () => {
+      const url = service === 'node' ? nodeUrl : net.gatewayUrl;
       const routes = routesOf((await getJson(`${url}/api/v1/openapi.json`)).body as unknown as Doc);
       for (const c of FUZZ_REGRESSIONS) {
         const route = routes.find((r) => routeName(r) === c.route);
@@ -83,10 +89,8 @@ describe('every route fuzzed (node and gateway)', () => {
         const problem = problemWith(route, await rawRequest(portOf(url), requestBytes(c.request)));
         assert.equal(problem, undefined, `${service} ${c.route}: ${c.why}`);
       }
-    }
-  });
+    });
 
-  for (const service of ['node', 'gateway'] as const) {
     test(`every ${service} route: an answer, no 5xx but a declared 503, every refusal 4xx JSON {error}`, async () => {
       const url = service === 'node' ? nodeUrl : net.gatewayUrl;
       const routes = await routesServed(url);
@@ -97,22 +101,22 @@ describe('every route fuzzed (node and gateway)', () => {
       for (const h of report.admitted) admitted.add(h);
       assert.deepEqual(report.findings.map(describeFinding), [], `${report.findings.length} routes of the ${service} broke the promise`);
     });
-  }
 
-  test('refused requests changed no state: empty blocks kept the root, others held only admitted transactions', async () => {
-    // Whatever was admitted last is in a block (or expired) a few blocks on.
-    const end = (await headHeight(nodeUrl)) + 3;
-    await until(`height ${end}`, async () => ((await headHeight(nodeUrl)) >= end ? true : undefined), 30_000);
-    let previous = (await getJson(`${nodeUrl}/api/v1/blocks/${startHeight}`)).body;
-    for (let h = startHeight + 1; h <= end; h++) {
-      const block = (await getJson(`${nodeUrl}/api/v1/blocks/${h}`)).body;
-      if (block.tx_count === 0) {
-        assert.equal(block.state_root, previous.state_root, `empty block ${h} moved the state root`);
-      } else {
-        const txs = (await getJson(`${nodeUrl}/api/v1/blocks/${h}/transactions?limit=200`)).body.transactions as Array<{ hash: string; type: string }>;
-        for (const tx of txs) assert.ok(admitted.has(tx.hash), `block ${h} holds ${tx.type} ${tx.hash}, which no answer admitted`);
+    test('refused requests changed no state: empty blocks kept the root, others held only admitted transactions', async () => {
+      // Whatever was admitted last is in a block (or expired) a few blocks on.
+      const end = (await headHeight(nodeUrl)) + 3;
+      await until(`height ${end}`, async () => ((await headHeight(nodeUrl)) >= end ? true : undefined), 30_000);
+      let previous = (await getJson(`${nodeUrl}/api/v1/blocks/${startHeight}`)).body;
+      for (let h = startHeight + 1; h <= end; h++) {
+        const block = (await getJson(`${nodeUrl}/api/v1/blocks/${h}`)).body;
+        if (block.tx_count === 0) {
+          assert.equal(block.state_root, previous.state_root, `empty block ${h} moved the state root`);
+        } else {
+          const txs = (await getJson(`${nodeUrl}/api/v1/blocks/${h}/transactions?limit=200`)).body.transactions as Array<{ hash: string; type: string }>;
+          for (const tx of txs) assert.ok(admitted.has(tx.hash), `block ${h} holds ${tx.type} ${tx.hash}, which no answer admitted`);
+        }
+        previous = block;
       }
-      previous = block;
-    }
+    });
   });
-});
+}
