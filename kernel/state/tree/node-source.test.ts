@@ -12,7 +12,7 @@ function nodeWithHash(first: number, last: number): TreeNode {
   return { kind: 'leaf', hash, keyHash: new Uint8Array(32), value: Uint8Array.of(last) };
 }
 
-test('pending nodes whose hashes share the id (their first 6 bytes) are both found, and dropped by generation', async () => {
+test('pending nodes whose hashes share the 48-bit id are both found, and dropped by generation', async () => {
   // No LRU, so only the pending set can answer; a budget of 2 keeps the newest generation whole.
   const source = new NodeSource(new MemoryKv(), new Uint8Array(0), 0, 2, true);
   const a = nodeWithHash(7, 1);

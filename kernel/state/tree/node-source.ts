@@ -23,7 +23,7 @@ interface PendingEntry {
 export class NodeSource {
   private readonly cache: LRUCache<number, TreeNode> | null;
   /**
-   * Keyed by 32 bits of the hash (cacheId), which a Map hashes far faster than a 64-character hex
+   * Keyed by 48 bits of the hash (cacheId), which a Map hashes far faster than a 64-character hex
    * string and which costs no string per node; a second pending node under an id already taken
    * goes to `pendingClash` under its full hex, so no node is ever shadowed.
    */
@@ -77,7 +77,7 @@ export class NodeSource {
     if (pending !== undefined) return pending.node;
     if (this.cache === null) return undefined;
     const cached = this.cache.get(cacheId(hash));
-    // The id is 32 bits of the hash: a different node under the same id is a miss, never a hit.
+    // The id is 48 bits of the hash: a different node under the same id is a miss, never a hit.
     return cached !== undefined && equalHash(cached.hash, hash) ? cached : undefined;
   }
 
@@ -184,13 +184,10 @@ export class NodeSource {
 }
 
 /**
- * The LRU's key for a node: the hash's first 32 bits as a signed 32-bit integer, which a Map
- * hashes far faster than a 64-character string and which V8 keeps as a small integer (the 48-bit
- * id before was a heap number: an allocation per lookup and per entry, in the LRU's map and the
- * pending set). Hashes are uniform, so a lookup meets another cached node's id with probability
- * ~(cached nodes)/2^32 (~10^-5 with 50,000); `inMemory` compares the whole hash, so a shared id is
- * a miss, never a wrong node, and a pending node under a taken id goes to `pendingClash`.
+ * The LRU's key for a node: the hash's first 48 bits as a number, which a Map hashes far faster
+ * than a 64-character string. Hashes are uniform, so two cached nodes share an id with
+ * probability ~(cached nodes)/2^48; `inMemory` compares the whole hash, so a shared id is a miss.
  */
 function cacheId(hash: Uint8Array): number {
-  return (hash[0]! << 24) | (hash[1]! << 16) | (hash[2]! << 8) | hash[3]!;
+  return ((hash[0]! << 16) | (hash[1]! << 8) | hash[2]!) * 0x1000000 + ((hash[3]! << 16) | (hash[4]! << 8) | hash[5]!);
 }

@@ -36,10 +36,16 @@ const PAIRS_PER_CHUNK = 16;
 type Kind = 'empty' | 'leaf' | 'internal' | 'unknown';
 
 /**
- * The empty subtree's hash as the rebuild hands it on (into slot writes, which copy it, and into
- * new internal nodes as a child, which nothing writes into).
+ * A rebuilt subtree. Leaves are position independent (their hash has no depth in it), so a lone
+ * leaf moves up when its sibling subtree empties; 'unknown' marks an untouched child whose kind
+ * was not needed.
  */
-const EMPTY: Uint8Array = emptyHash();
+interface Sub {
+  readonly hash: Uint8Array;
+  readonly kind: Kind;
+}
+
+const EMPTY_SUB: Sub = { hash: emptyHash(), kind: 'empty' };
 
 /**
  * A position of the old tree on some changed key's path (or, with no entries, the untouched
@@ -48,20 +54,13 @@ const EMPTY: Uint8Array = emptyHash();
 class Visit {
   kind: Kind = 'unknown';
   leaf: LeafRef | null = null;
-  leftHash: Uint8Array = EMPTY;
-  rightHash: Uint8Array = EMPTY;
+  leftHash: Uint8Array = EMPTY_SUB.hash;
+  rightHash: Uint8Array = EMPTY_SUB.hash;
   leftKind: Kind = 'unknown';
   rightKind: Kind = 'unknown';
   left: Visit | null = null;
   right: Visit | null = null;
-  /**
-   * The rebuilt subtree here: its hash and kind, kept on the visit rather than as an object per
-   * rebuilt node (two per node before, with the untouched child's). Leaves are position
-   * independent (their hash has no depth in it), so a lone leaf moves up when its sibling subtree
-   * empties; 'unknown' marks an untouched child whose kind was not needed.
-   */
-  newHash: Uint8Array = EMPTY;
-  newKind: Kind = 'unknown';
+  result: Sub | null = null;
   constructor(
     readonly depth: number,
     /** Heap index in the upper levels, or -1 when the update does not go by position there. */
@@ -86,11 +85,11 @@ function kindOfSlot(kind: SlotKind): Kind {
   return 'unknown';
 }
 
-function slotKindOf(kind: Kind): SlotKind {
-  if (kind === 'empty') return SlotKind.EMPTY;
-  if (kind === 'leaf') return SlotKind.LEAF;
+function slotKindOf(sub: Sub): SlotKind {
+  if (sub.kind === 'empty') return SlotKind.EMPTY;
+  if (sub.kind === 'leaf') return SlotKind.LEAF;
   // A rebuilt internal node gets both children written (see `record`), so it is expanded.
-  if (kind === 'internal') return SlotKind.EXPANDED;
+  if (sub.kind === 'internal') return SlotKind.EXPANDED;
   return SlotKind.UNKNOWN;
 }
 
@@ -117,8 +116,8 @@ function splitIndex(items: ReadonlyArray<{ readonly keyHash: Uint8Array }>, lo: 
  */
 export class Rewrite {
   readonly created: TreeNode[] = [];
-  /** Per node of `created`, 1 if it is an internal node at a position the upper levels hold (no Set entry per node). */
-  private inUpper = new Uint8Array(1024);
+  /** Indexes into `created` of internal nodes at positions the upper levels hold. */
+  readonly createdInUpper = new Set<number>();
   readonly writes = new SlotWrites();
   private readonly levels: Visit[][] = [];
   private readonly deletesBefore: Int32Array;
@@ -132,8 +131,6 @@ export class Rewrite {
   /** Where `copyPair` puts child pairs read from the upper levels. */
   private pairs = new Uint8Array(0);
   private pairsAt = 0;
-  /** The kind of what `buildLeaves` last returned (its hash is the return value). */
-  private builtKind: Kind = 'unknown';
 
   constructor(
     private readonly nodes: NodeSource,
@@ -154,13 +151,7 @@ export class Rewrite {
 
   async run(root: Uint8Array): Promise<Uint8Array> {
     await this.descend(root);
-    await this.rebuild();
-    return this.levels[0]![0]!.newHash;
-  }
-
-  /** Whether node i of `created` sits where the upper levels will hold it. */
-  createdInUpper(i: number): boolean {
-    return i < this.inUpper.length && this.inUpper[i] === 1;
+    return (await this.rebuild()).hash;
   }
 
   private async pace(amount: number): Promise<void> {
@@ -325,111 +316,78 @@ export class Rewrite {
     if (trustworthy && v.slot >= 0) this.upper.fill(v.depth, v.slot, v.hash, node);
   }
 
-  private async rebuild(): Promise<void> {
+  private async rebuild(): Promise<Sub> {
     for (let d = this.levels.length - 1; d >= 0; d--) {
       for (const v of this.levels[d]!) {
         if (v.probe) continue;
-        if (v.kind !== 'internal') {
-          this.buildAt(v);
-          continue;
-        }
+        const result = v.kind === 'internal' ? this.rejoin(v) : this.buildAt(v);
         // Awaited only in the rare case that needed a read (rejoin): an await per node allocates
         // a promise and a microtask for each of the ~15.5 nodes a key rewrites at 10^6 keys
         // (~14.5 of them internal nodes, i.e. rejoins).
-        const read = this.rejoin(v);
-        if (read !== null) await read;
+        v.result = result instanceof Promise ? await result : result;
       }
       await this.pace(this.levels[d]!.length);
     }
+    return this.levels[0]![0]!.result!;
   }
 
   /**
-   * New subtree at an internal position from its children, rebuilt or untouched, into the visit's
-   * newHash and newKind. Synchronous (null) unless one side emptied and the other's kind is
-   * unknown (`descend` probes those, so rarely).
+   * New subtree at an internal position from its children, rebuilt or untouched. Synchronous unless
+   * one side emptied and the other's kind is unknown (`descend` probes those, so rarely).
    */
-  private rejoin(v: Visit): Promise<void> | null {
-    const l = v.left;
-    const r = v.right;
-    const leftHash = l !== null ? l.newHash : v.leftHash;
-    const rightHash = r !== null ? r.newHash : v.rightHash;
-    const leftKind = l !== null ? l.newKind : isEmptyHash(v.leftHash) ? 'empty' : v.leftKind;
-    const rightKind = r !== null ? r.newKind : isEmptyHash(v.rightHash) ? 'empty' : v.rightKind;
+  private rejoin(v: Visit): Sub | Promise<Sub> {
+    const left: Sub = v.left?.result ?? (isEmptyHash(v.leftHash) ? EMPTY_SUB : { hash: v.leftHash, kind: v.leftKind });
+    const right: Sub = v.right?.result ?? (isEmptyHash(v.rightHash) ? EMPTY_SUB : { hash: v.rightHash, kind: v.rightKind });
     // No-op changes (same value, deleting an absent key) leave the node as it is: no rewrite.
-    if (equalHash(leftHash, v.leftHash) && equalHash(rightHash, v.rightHash)) {
-      v.newHash = v.hash;
-      v.newKind = 'internal';
-      return null;
-    }
-    if (leftKind === 'empty' && rightKind === 'unknown') return this.kindOf(rightHash).then((kind) => this.join(v, leftHash, leftKind, rightHash, kind));
-    if (rightKind === 'empty' && leftKind === 'unknown') return this.kindOf(leftHash).then((kind) => this.join(v, leftHash, kind, rightHash, rightKind));
-    this.join(v, leftHash, leftKind, rightHash, rightKind);
-    return null;
+    if (equalHash(left.hash, v.leftHash) && equalHash(right.hash, v.rightHash)) return { hash: v.hash, kind: 'internal' };
+    if (left.kind === 'empty' && right.kind === 'unknown') return this.kindOf(right).then((kind) => this.join(v, left, { hash: right.hash, kind }));
+    if (right.kind === 'empty' && left.kind === 'unknown') return this.kindOf(left).then((kind) => this.join(v, { hash: left.hash, kind }, right));
+    return this.join(v, left, right);
   }
 
   /** `rejoin` once the kind of a child beside an empty one is known. */
-  private join(v: Visit, leftHash: Uint8Array, leftKind: Kind, rightHash: Uint8Array, rightKind: Kind): void {
-    let hash: Uint8Array;
-    let kind: Kind;
-    if (leftKind === 'empty' && rightKind === 'empty') {
-      hash = EMPTY;
-      kind = 'empty';
-    } else if (leftKind === 'empty' && rightKind === 'leaf') {
-      hash = rightHash;
-      kind = 'leaf';
-    } else if (rightKind === 'empty' && leftKind === 'leaf') {
-      hash = leftHash;
-      kind = 'leaf';
-    } else {
-      hash = this.internal(leftHash, rightHash, v.slot);
-      kind = 'internal';
-    }
-    v.newHash = hash;
-    v.newKind = kind;
-    this.record(v.slot, hash, kind, leftHash, leftKind, rightHash, rightKind);
+  private join(v: Visit, left: Sub, right: Sub): Sub {
+    let sub: Sub;
+    if (left.kind === 'empty' && right.kind === 'empty') sub = EMPTY_SUB;
+    else if (left.kind === 'empty' && right.kind === 'leaf') sub = { hash: right.hash, kind: 'leaf' };
+    else if (right.kind === 'empty' && left.kind === 'leaf') sub = { hash: left.hash, kind: 'leaf' };
+    else sub = this.internal(left, right, v.slot);
+    this.record(v.slot, sub, left, right);
+    return sub;
   }
 
   /** The kind of an untouched child, read from the store (rejoin asks only when it must). */
-  private async kindOf(hash: Uint8Array): Promise<Kind> {
-    return (await this.nodes.load(hash, false)).kind;
+  private async kindOf(sub: Sub): Promise<Kind> {
+    return (await this.nodes.load(sub.hash, false)).kind;
   }
 
-  private internal(left: Uint8Array, right: Uint8Array, slot: number): Uint8Array {
-    const node = makeInternal(left, right);
-    const i = this.created.length;
-    if (slot >= 0 && this.upper.isCached(31 - Math.clz32(slot) + 1)) {
-      if (i >= this.inUpper.length) {
-        const grown = new Uint8Array(2 * this.inUpper.length);
-        grown.set(this.inUpper);
-        this.inUpper = grown;
-      }
-      this.inUpper[i] = 1;
-    }
+  private internal(left: Sub, right: Sub, slot: number): Sub {
+    const node = makeInternal(left.hash, right.hash);
+    if (slot >= 0 && this.upper.isCached(31 - Math.clz32(slot) + 1)) this.createdInUpper.add(this.created.length);
     this.created.push(node);
-    return node.hash;
+    return { hash: node.hash, kind: 'internal' };
   }
 
   /**
    * Slot writes for a position's new subtree. A new internal node gets both children written, the
    * untouched one as UNKNOWN, which keeps whatever the cache knows of that very node. Children
    * are written before parents (bottom-up), so a child's own, more precise write is not undone.
-   * The children are only read for an internal node.
    */
-  private record(slot: number, hash: Uint8Array, kind: Kind, leftHash: Uint8Array, leftKind: Kind, rightHash: Uint8Array, rightKind: Kind): void {
+  private record(slot: number, sub: Sub, left: Sub | null, right: Sub | null): void {
     if (slot < 0) return;
-    this.writes.push(slot, hash, slotKindOf(kind));
-    if (kind !== 'internal') return;
+    this.writes.push(slot, sub.hash, slotKindOf(sub));
+    if (sub.kind !== 'internal' || left === null || right === null) return;
     const depth = 31 - Math.clz32(slot);
     if (depth + 1 > this.upper.lastLevel) return;
-    this.writes.push(2 * slot, leftHash, leftKind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN);
-    this.writes.push(2 * slot + 1, rightHash, rightKind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN);
+    this.writes.push(2 * slot, left.hash, left.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN);
+    this.writes.push(2 * slot + 1, right.hash, right.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN);
   }
 
   /**
    * Builds the subtree at an empty or leaf position holding the leaf that was there (if any) merged
    * with the visit's entries. Every live entry becomes exactly one leaf: linear in the entries.
    */
-  private buildAt(v: Visit): void {
+  private buildAt(v: Visit): Sub {
     const leaves: LeafRef[] = [];
     let existing = v.leaf;
     for (let i = v.lo; i < v.hi; i++) {
@@ -459,29 +417,25 @@ export class Rewrite {
       this.created.push(leaf);
     }
     if (existing !== null) leaves.push(existing);
-    v.newHash = this.buildLeaves(v.depth, v.slot, leaves, 0, leaves.length);
-    v.newKind = this.builtKind;
+    return this.buildLeaves(v.depth, v.slot, leaves, 0, leaves.length);
   }
 
-  private buildLeaves(depth: number, slot: number, leaves: readonly LeafRef[], lo: number, hi: number): Uint8Array {
-    if (hi - lo < 2) {
-      const hash = hi === lo ? EMPTY : leaves[lo]!.hash;
-      const kind: Kind = hi === lo ? 'empty' : 'leaf';
-      this.record(slot, hash, kind, EMPTY, 'unknown', EMPTY, 'unknown');
-      this.builtKind = kind;
-      return hash;
+  private buildLeaves(depth: number, slot: number, leaves: readonly LeafRef[], lo: number, hi: number): Sub {
+    let sub: Sub;
+    let left: Sub | null = null;
+    let right: Sub | null = null;
+    if (hi === lo) sub = EMPTY_SUB;
+    else if (hi - lo === 1) sub = { hash: leaves[lo]!.hash, kind: 'leaf' };
+    else {
+      // Two distinct 256-bit key hashes differ somewhere, so this recursion ends by depth 256.
+      const mid = splitIndex(leaves, lo, hi, depth);
+      const childSlot = slot >= 0 && depth + 1 <= this.upper.lastLevel ? 2 * slot : -1;
+      left = this.buildLeaves(depth + 1, childSlot, leaves, lo, mid);
+      right = this.buildLeaves(depth + 1, childSlot < 0 ? -1 : childSlot + 1, leaves, mid, hi);
+      sub = this.internal(left, right, slot);
     }
-    // Two distinct 256-bit key hashes differ somewhere, so this recursion ends by depth 256.
-    const mid = splitIndex(leaves, lo, hi, depth);
-    const childSlot = slot >= 0 && depth + 1 <= this.upper.lastLevel ? 2 * slot : -1;
-    const leftHash = this.buildLeaves(depth + 1, childSlot, leaves, lo, mid);
-    const leftKind = this.builtKind;
-    const rightHash = this.buildLeaves(depth + 1, childSlot < 0 ? -1 : childSlot + 1, leaves, mid, hi);
-    const rightKind = this.builtKind;
-    const hash = this.internal(leftHash, rightHash, slot);
-    this.record(slot, hash, 'internal', leftHash, leftKind, rightHash, rightKind);
-    this.builtKind = 'internal';
-    return hash;
+    this.record(slot, sub, left, right);
+    return sub;
   }
 }
 

@@ -104,7 +104,7 @@ export class StateTree {
     const next = await rewrite.run(root);
     this.hinted += rewrite.hintedLeaves;
     this.putNodes(rewrite.created, batch);
-    this.nodes.addGeneration(rewrite.created, (i) => rewrite.createdInUpper(i));
+    this.nodes.addGeneration(rewrite.created, (i) => rewrite.createdInUpper.has(i));
     if (rewrite.recordable && !equalHash(next, root)) this.upper.record(baseVersion, next, rewrite.writes);
     return next.slice();
   }
