@@ -41,7 +41,8 @@ describe('faults between hosts, with a history checked afterwards', { skip: skip
 
   test('a majority lost (2 and 2): no side decides; healed, the chain resumes', async () => {
     const [a, b, c, d] = v.nodes.map((n) => n.host);
-    const before = await v.maxHeight();
+    // The highest of several reads: one timed-out read counts 0 and would understate it.
+    const before = await v.highestOver(500);
     v.faults.partition([[a!, b!], [c!, d!]]);
     let halted: number;
     try {
@@ -51,7 +52,7 @@ describe('faults between hosts, with a history checked afterwards', { skip: skip
       halted = await v.settledHeight(3_000);
       assert.ok(halted <= before + 2, `at most the height in flight finished after the split (was ${before}, reached ${halted}); ${run.replay}`);
       const later = await v.highestOver(4_000);
-      assert.equal(later, halted, `no height decided while split 2 and 2 (was ${before}, settled at ${halted}, then ${later}); ${run.replay}`);
+      assert.ok(later <= halted, `no height decided while split 2 and 2 (was ${before}, settled at ${halted}, then ${later}); ${run.replay}`);
     } finally {
       v.faults.healAll();
     }

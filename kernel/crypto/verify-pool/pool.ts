@@ -28,6 +28,9 @@ export interface VerifyPoolOptions {
   readonly signing?: SigningMode;
 }
 
+/** How long close() waits for a worker still loading its provider (a load takes milliseconds). */
+const WORKER_LOAD_BOUND_MS = 10_000;
+
 interface SignJob {
   readonly message: Uint8Array;
   readonly secretKey: Uint8Array;
@@ -154,10 +157,13 @@ export class VerifyPool {
       });
       for (const s of this.slots) s.alive = false;
       // Ref'd while it finishes loading: a process that exits with a worker still inside the
-      // addon's load dies the same way as one that terminates it there.
+      // addon's load dies the same way as one that terminates it there. Bounded, so a worker
+      // that never loads cannot hold a node's stop forever: past the bound it is terminated.
       await Promise.all(this.slots.map(async (s) => {
         s.worker.ref();
-        await s.settled;
+        let bound: NodeJS.Timeout | undefined;
+        await Promise.race([s.settled, new Promise<void>((resolve) => (bound = setTimeout(resolve, WORKER_LOAD_BOUND_MS)))]);
+        clearTimeout(bound);
         await s.worker.terminate();
       }));
     })();
