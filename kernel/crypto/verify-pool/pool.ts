@@ -46,6 +46,8 @@ interface Slot {
   readonly worker: Worker;
   /** Settles when the worker has loaded its provider, or has died trying: only then may close() terminate it. */
   readonly settled: Promise<void>;
+  /** Settles `settled`: on the worker's ready notice (onResults) or its death (onDeath). */
+  readonly settle: () => void;
   alive: boolean;
   inFlight: number;
   readonly batches: Map<number, Job[]>;
@@ -89,13 +91,9 @@ export class VerifyPool {
     const script = new URL('./worker.js', import.meta.url);
     for (let i = 0; i < this.size; i++) {
       const workerData = { provider: options.provider, nice: options.nice ?? 0, signing };
-      const worker = new Worker(script, { workerData, name: `verify-${i}` });
-      const settled = new Promise<void>((resolve) => {
-        worker.on('message', (m: WorkerResponse) => isReadyNotice(m) && resolve());
-        worker.once('error', () => resolve());
-        worker.once('exit', () => resolve());
-      });
-      const slot: Slot = { worker, settled, alive: true, inFlight: 0, batches: new Map(), signs: new Map() };
+      let settle!: () => void;
+      const settled = new Promise<void>((resolve) => (settle = resolve));
+      const slot: Slot = { worker: new Worker(script, { workerData, name: `verify-${i}` }), settled, settle, alive: true, inFlight: 0, batches: new Map(), signs: new Map() };
       // Idle workers must not keep the process alive; a worker is ref'd only while it has work.
       slot.worker.unref();
       slot.worker.on('message', (res: WorkerResponse) => this.onResults(slot, res));
@@ -213,7 +211,7 @@ export class VerifyPool {
   }
 
   private onResults(slot: Slot, res: WorkerResponse): void {
-    if (isReadyNotice(res)) return;
+    if (isReadyNotice(res)) return slot.settle();
     if (!('results' in res)) {
       const job = slot.signs.get(res.id);
       if (!job) return;
@@ -230,6 +228,7 @@ export class VerifyPool {
   }
 
   private onDeath(slot: Slot): void {
+    slot.settle();
     if (!slot.alive && slot.batches.size === 0 && slot.signs.size === 0) return;
     slot.alive = false;
     for (const [id, job] of slot.signs) {
