@@ -1,4 +1,5 @@
 import { hash as oneShotHash } from 'node:crypto';
+import { SmallChunks } from './small-chunks.js';
 
 /**
  * The hashing rules of the state tree, the part a light client must reimplement bit for bit.
@@ -66,13 +67,10 @@ function taggedPairHash(tag: number, a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 /**
- * Hashes per chunk of the arrays tree hashes are views of. A chunk lives as long as any hash in
- * it (a node in the LRU can pin one), so it is kept small: at most 16× the bytes of the hashes
- * that pin it, against one ArrayBuffer per hash before.
+ * Tree hashes are views of chunks of 16: a chunk lives as long as any hash in it (a node in the
+ * LRU can pin one), so at most 16× the bytes of the hashes that pin it.
  */
-const HASHES_PER_CHUNK = 16;
-let chunk = new Uint8Array(HASHES_PER_CHUNK * HASH_BYTES);
-let chunkAt = chunk.length;
+const hashChunks = new SmallChunks(16 * HASH_BYTES);
 
 /**
  * SHA3-256 (node:crypto's one-shot call) into a view of a shared chunk. The hash comes back as a
@@ -85,14 +83,9 @@ let chunkAt = chunk.length;
  */
 function treeSha3(data: Uint8Array): Uint8Array {
   const digest = oneShotHash('sha3-256', data, 'binary');
-  if (chunkAt === chunk.length) {
-    chunk = new Uint8Array(HASHES_PER_CHUNK * HASH_BYTES);
-    chunkAt = 0;
-  }
-  const at = chunkAt;
-  for (let i = 0; i < HASH_BYTES; i++) chunk[at + i] = digest.charCodeAt(i);
-  chunkAt = at + HASH_BYTES;
-  return chunk.subarray(at, at + HASH_BYTES);
+  const out = hashChunks.take(HASH_BYTES);
+  for (let i = 0; i < HASH_BYTES; i++) out[i] = digest.charCodeAt(i);
+  return out;
 }
 
 /** Bit `depth` of a key hash, most significant bit of byte 0 first; 0 = left, 1 = right. */

@@ -4,6 +4,7 @@ import { HASH_BYTES, KEY_BITS, bitAt, emptyHash, equalHash, hashValue, isEmptyHa
 import { makeInternal, makeLeaf, type LeafNode, type TreeNode } from './node-codec.js';
 import type { NodeSource } from './node-source.js';
 import { SlotWrites } from './slot-writes.js';
+import { SmallChunks } from './small-chunks.js';
 import { SlotKind, type UpperLevels } from './upper-levels.js';
 
 /** A change after hashing its key, sorted by key hash; `value` is the tree's own copy. */
@@ -31,7 +32,7 @@ const YIELD_EVERY = 256;
  * and those nodes live on in the pending set and the LRU, so a chunk can outlive the update: kept
  * small, as the tree's hash chunks are (hashing.ts).
  */
-const PAIRS_PER_CHUNK = 16;
+const PAIR_CHUNK_BYTES = 16 * 2 * HASH_BYTES;
 
 type Kind = 'empty' | 'leaf' | 'internal' | 'unknown';
 
@@ -129,8 +130,7 @@ export class Rewrite {
   /** The old leaf hash each hinted entry's old value names, by entry index, hashed once when first needed. */
   private readonly hintLeafHashes = new Map<number, Uint8Array>();
   /** Where `copyPair` puts child pairs read from the upper levels. */
-  private pairs = new Uint8Array(0);
-  private pairsAt = 0;
+  private readonly pairs = new SmallChunks(PAIR_CHUNK_BYTES);
 
   constructor(
     private readonly nodes: NodeSource,
@@ -269,14 +269,9 @@ export class Rewrite {
    * an ArrayBuffer of its own: one native allocation per visited upper-level node.
    */
   private copyPair(pair: Uint8Array): Uint8Array {
-    if (this.pairsAt === this.pairs.length) {
-      this.pairs = new Uint8Array(PAIRS_PER_CHUNK * 2 * HASH_BYTES);
-      this.pairsAt = 0;
-    }
-    const at = this.pairsAt;
-    this.pairs.set(pair, at);
-    this.pairsAt = at + 2 * HASH_BYTES;
-    return this.pairs.subarray(at, at + 2 * HASH_BYTES);
+    const out = this.pairs.take(2 * HASH_BYTES);
+    out.set(pair);
+    return out;
   }
 
   /**
