@@ -22,8 +22,9 @@ function collect(value: string, previous: string[]): string[] {
  * `chain`: one binary, one verb per process profile (design.md "Processes"). The catalogue is
  * which plugins this build has: the shipped one (plugins/index.ts), or a test build's.
  *
- * A verb's work is imported when the verb runs, and the catalogue only by the verbs that need it:
- * `chain balance` started in ~0.4 s where importing every verb and plugin first took ~2 s.
+ * The catalogue is loaded only by the verbs that need it, and the heavy verbs' work (node, devnet,
+ * gateway, audit, mcp) only when they run: `chain balance` starts in ~0.4 s where importing every
+ * plugin first took ~2 s.
  */
 export function runChain(argv: readonly string[], catalogue: CatalogueSource): void {
 const program = new Command('chain').description('post-quantum proof-of-stake ledger node').showHelpAfterError().enablePositionalOptions();
