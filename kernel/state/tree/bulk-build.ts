@@ -1,12 +1,20 @@
 import type { KvBatch, KvOp } from '../kv.js';
 import { WriteBatch } from '../kv.js';
-import { EMPTY_ROOT, HASH_BYTES, hashKey, internalHash } from './hashing.js';
+import { EMPTY_ROOT, HASH_BYTES, hashKey, internalHash, isEmptyHash } from './hashing.js';
 import { encodeNode, makeLeaf } from './node-codec.js';
+import { encodeRootRecord, type NodeKeys, type RootRecord } from './node-keys.js';
 
 /** Internal nodes handed to the sink per call while `finish` builds: bounds what waits in memory. */
 export const BULK_WRITE_NODES = 2048;
 
 const EMPTY = EMPTY_ROOT;
+/**
+ * Every node of a build is stored at version 1, the first update of a tree: a build always makes a
+ * whole tree, so its nodes name no older ones, and building the same key set again stores the same
+ * records under the same keys.
+ */
+const BUILD_VERSION = 1;
+const BUILD_ROOT: RootRecord = { nodeVersion: BUILD_VERSION, updateVersion: BUILD_VERSION };
 
 /**
  * Builds the tree of a whole key set into an empty store, keys in any order: the genesis ranges'
@@ -19,7 +27,8 @@ const EMPTY = EMPTY_ROOT;
  * set: the shape depends on the keys alone (state-tree.ts), which the tests compare with `update`.
  *
  * A key added twice keeps its last value (as an update's last change wins); the first leaf stays
- * in the store unreferenced, as a replaced leaf of any update does.
+ * in the store unreferenced, as a replaced leaf of any update does. The root's record (node-keys.ts)
+ * goes with the last nodes, so updates from the root number theirs after the build.
  */
 export class TreeBulkBuild {
   private keyHashes: Uint8Array;
@@ -28,8 +37,10 @@ export class TreeBulkBuild {
   private finished = false;
 
   constructor(
-    private readonly storageKey: (hash: Uint8Array) => Uint8Array,
+    private readonly keys: NodeKeys,
     expectedKeys = 1024,
+    /** Told the root's record once it is in the last batch. */
+    private readonly onRoot: (root: Uint8Array, record: RootRecord) => void = () => {},
   ) {
     const capacity = Math.max(16, Math.ceil(expectedKeys));
     this.keyHashes = new Uint8Array(capacity * HASH_BYTES);
@@ -43,8 +54,8 @@ export class TreeBulkBuild {
   /** Adds a key with its value: its leaf node goes into `batch` now, its place in the tree at `finish`. */
   add(key: Uint8Array, value: Uint8Array, batch: KvBatch): void {
     if (this.finished) throw new Error('the bulk build is finished');
-    const leaf = makeLeaf(hashKey(key), value);
-    batch.put(this.storageKey(leaf.hash), encodeNode(leaf));
+    const leaf = makeLeaf(hashKey(key), value, BUILD_VERSION);
+    batch.put(this.keys.nodeKey(leaf.hash, BUILD_VERSION), encodeNode(leaf));
     if (this.count * HASH_BYTES === this.keyHashes.length) this.grow();
     this.keyHashes.set(leaf.keyHash, this.count * HASH_BYTES);
     this.leafHashes.set(leaf.hash, this.count * HASH_BYTES);
@@ -65,7 +76,9 @@ export class TreeBulkBuild {
     let batch = new WriteBatch();
     const emit = async (left: Uint8Array, right: Uint8Array): Promise<Uint8Array> => {
       const hash = internalHash(left, right);
-      batch.put(this.storageKey(hash), encodeNode({ kind: 'internal', hash, left, right }));
+      const leftVersion = isEmptyHash(left) ? 0 : BUILD_VERSION;
+      const rightVersion = isEmptyHash(right) ? 0 : BUILD_VERSION;
+      batch.put(this.keys.nodeKey(hash, BUILD_VERSION), encodeNode({ kind: 'internal', hash, version: BUILD_VERSION, left, right, leftVersion, rightVersion }));
       if (batch.ops.length >= every) {
         const full = batch;
         batch = new WriteBatch();
@@ -111,8 +124,11 @@ export class TreeBulkBuild {
     }
     if (order.length === 0) return EMPTY_ROOT.slice();
     await fold(-1);
-    if (batch.ops.length > 0) await write(batch.ops);
-    return hashes[0]!.slice();
+    const root = hashes[0]!.slice();
+    batch.put(this.keys.rootKey(root), encodeRootRecord(BUILD_ROOT));
+    await write(batch.ops);
+    this.onRoot(root, BUILD_ROOT);
+    return root;
   }
 
   /** By half again, not double: at 10^6 keys a doubling holds 64 MiB that may never be used. */

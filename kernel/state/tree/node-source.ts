@@ -3,6 +3,7 @@ import type { KvReader } from '../kv.js';
 import { MissingNodeError } from './errors.js';
 import { decodeNode, type TreeNode } from './node-codec.js';
 import { equalHash, hashKeyString } from './hashing.js';
+import type { NodeKeys } from './node-keys.js';
 
 interface PendingEntry {
   readonly node: TreeNode;
@@ -19,6 +20,11 @@ interface PendingEntry {
  * `releasePending` drops all of them once the caller knows its batches are on disk. Dropping is
  * only ever a performance matter for written nodes; for never-written ones a read then fails with
  * MissingNodeError rather than producing a wrong answer, because every node is addressed by hash.
+ *
+ * Memory is keyed like the store, by hash and version: a node object names where its children are
+ * stored, and two updates that made the same node (same hash) may name different places, one of
+ * them perhaps never written (a proposal that did not commit). A lookup therefore only finds the
+ * object made for the very record asked for, never another version's.
  */
 export class NodeSource {
   private readonly cache: LRUCache<number, TreeNode> | null;
@@ -36,7 +42,7 @@ export class NodeSource {
 
   constructor(
     private readonly store: KvReader,
-    private readonly prefix: Uint8Array,
+    readonly keys: NodeKeys,
     cacheNodes: number,
     private readonly pendingBudget: number,
     private readonly verifyReads: boolean,
@@ -45,67 +51,50 @@ export class NodeSource {
     this.cache = cacheNodes > 0 ? new LRUCache<number, TreeNode>({ max: cacheNodes }) : null;
   }
 
-  /** Where the node with hash `hash` is stored: prefix ‖ hash. The one place that spells it. */
-  storageKey(hash: Uint8Array): Uint8Array {
-    const key = new Uint8Array(this.storageKeyLength(hash.length));
-    this.storageKeyInto(hash, key);
-    return key;
-  }
-
-  storageKeyLength(hashLength: number): number {
-    return this.prefix.length + hashLength;
-  }
-
-  /** storageKey into `out` (exactly storageKeyLength long), for callers that pack many keys into one array. */
-  storageKeyInto(hash: Uint8Array, out: Uint8Array): void {
-    out.set(this.prefix, 0);
-    out.set(hash, this.prefix.length);
-  }
-
   /**
-   * The node with hash `hash`. `verify` rehashes a node read from the store (see StateTree's
-   * verifyReads); nodes from memory were built or checked by this process already.
+   * The node with hash `hash` stored at `version`. `verify` rehashes a node read from the store (see
+   * StateTree's verifyReads); nodes from memory were built or checked by this process already.
    */
-  async load(hash: Uint8Array, verify = this.verifyReads): Promise<TreeNode> {
-    return this.inMemory(hash) ?? this.decodeRead(hash, await this.store.get(this.storageKey(hash)), verify);
+  async load(hash: Uint8Array, version: number, verify = this.verifyReads): Promise<TreeNode> {
+    return this.inMemory(hash, version) ?? this.decodeRead(hash, version, await this.store.get(this.keys.nodeKey(hash, version)), verify);
   }
 
   /** A node this process holds (pending or cached), without touching the store. */
-  inMemory(hash: Uint8Array): TreeNode | undefined {
+  inMemory(hash: Uint8Array, version: number): TreeNode | undefined {
     // pendingCount, not pending.size: a clash entry can outlive the entry that took its id.
-    const pending = this.pendingCount === 0 ? undefined : this.pendingEntry(hash);
+    const pending = this.pendingCount === 0 ? undefined : this.pendingEntry(hash, version);
     if (pending !== undefined) return pending.node;
     if (this.cache === null) return undefined;
     const cached = this.cache.get(cacheId(hash));
-    // The id is 48 bits of the hash: a different node under the same id is a miss, never a hit.
-    return cached !== undefined && equalHash(cached.hash, hash) ? cached : undefined;
+    // The id is 48 bits of the hash: a different node (or version) under the same id is a miss, never a hit.
+    return cached !== undefined && cached.version === version && equalHash(cached.hash, hash) ? cached : undefined;
   }
 
   /**
    * Several nodes at once, in the order asked: what memory lacks is read in one store call when the
    * store can (LevelDB's getMany), so a level of a block's paths costs one trip, not one per node.
    */
-  async loadMany(hashes: readonly Uint8Array[], verify = this.verifyReads): Promise<TreeNode[]> {
+  async loadMany(hashes: readonly Uint8Array[], versions: readonly number[], verify = this.verifyReads): Promise<TreeNode[]> {
     const out = new Array<TreeNode>(hashes.length);
     const missing: number[] = [];
     for (let i = 0; i < hashes.length; i++) {
-      const node = this.inMemory(hashes[i]!);
+      const node = this.inMemory(hashes[i]!, versions[i]!);
       if (node !== undefined) out[i] = node;
       else missing.push(i);
     }
     if (missing.length === 0) return out;
-    const keys = missing.map((i) => this.storageKey(hashes[i]!));
+    const keys = missing.map((i) => this.keys.nodeKey(hashes[i]!, versions[i]!));
     const values = this.store.getMany !== undefined && keys.length > 1 ? await this.store.getMany(keys) : await Promise.all(keys.map((k) => this.store.get(k)));
     for (let j = 0; j < missing.length; j++) {
       const i = missing[j]!;
-      out[i] = this.decodeRead(hashes[i]!, values[j], verify);
+      out[i] = this.decodeRead(hashes[i]!, versions[i]!, values[j], verify);
     }
     return out;
   }
 
-  private decodeRead(hash: Uint8Array, bytes: Uint8Array | undefined, verify: boolean): TreeNode {
-    if (bytes === undefined) throw new MissingNodeError(hashKeyString(hash));
-    const node = decodeNode(bytes, hash, verify);
+  private decodeRead(hash: Uint8Array, version: number, bytes: Uint8Array | undefined, verify: boolean): TreeNode {
+    if (bytes === undefined) throw new MissingNodeError(version === 0 ? hashKeyString(hash) : `${hashKeyString(hash)} at version ${version}`);
+    const node = decodeNode(bytes, hash, verify, version);
     // Unverified nodes are kept too: each caller that wants verification rehashes what it reads
     // from the store, and a cached node was either verified or written by this process.
     if (verify || !this.verifyReads) this.cache?.set(cacheId(hash), node);
@@ -122,11 +111,11 @@ export class NodeSource {
     const generation = this.nextGeneration++;
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i]!;
-      const existing = this.pendingEntry(node.hash);
+      const existing = this.pendingEntry(node.hash, node.version);
       if (existing !== undefined) existing.generation = generation;
       else {
         const id = cacheId(node.hash);
-        if (this.pending.has(id)) this.pendingClash.set(hashKeyString(node.hash), { node, generation });
+        if (this.pending.has(id)) this.pendingClash.set(clashKey(node), { node, generation });
         else this.pending.set(id, { node, generation });
         this.pendingCount++;
       }
@@ -160,13 +149,13 @@ export class NodeSource {
       const id = cacheId(node.hash);
       const entry = this.pending.get(id);
       // A node re-created by a newer update belongs to that newer generation now.
-      if (entry !== undefined && equalHash(entry.node.hash, node.hash)) {
+      if (entry !== undefined && entry.node.version === node.version && equalHash(entry.node.hash, node.hash)) {
         if (entry.generation !== oldest.id) continue;
         this.pending.delete(id);
         this.pendingCount--;
         continue;
       }
-      const hex = hashKeyString(node.hash);
+      const hex = clashKey(node);
       const clash = this.pendingClash.get(hex);
       if (clash !== undefined && clash.generation === oldest.id) {
         this.pendingClash.delete(hex);
@@ -175,12 +164,17 @@ export class NodeSource {
     }
   }
 
-  /** The pending entry of the node with this hash, if any. */
-  private pendingEntry(hash: Uint8Array): PendingEntry | undefined {
+  /** The pending entry of the node with this hash and version, if any. */
+  private pendingEntry(hash: Uint8Array, version: number): PendingEntry | undefined {
     const entry = this.pending.get(cacheId(hash));
-    if (entry !== undefined && equalHash(entry.node.hash, hash)) return entry;
-    return this.pendingClash.size === 0 ? undefined : this.pendingClash.get(hashKeyString(hash));
+    if (entry !== undefined && entry.node.version === version && equalHash(entry.node.hash, hash)) return entry;
+    return this.pendingClash.size === 0 ? undefined : this.pendingClash.get(`${hashKeyString(hash)}@${version}`);
   }
+}
+
+/** A pending node's key in the clash map: its whole hash and its version. */
+function clashKey(node: TreeNode): string {
+  return `${hashKeyString(node.hash)}@${node.version}`;
 }
 
 /**

@@ -16,8 +16,8 @@ export interface Entry {
   readonly oldValue: Uint8Array | null;
 }
 
-/** What the rebuild needs of a leaf that was there: its hash and key hash (never its value). */
-type LeafRef = Pick<LeafNode, 'hash' | 'keyHash'>;
+/** What the rebuild needs of a leaf that was there: its hash, key hash and version (never its value). */
+type LeafRef = Pick<LeafNode, 'hash' | 'keyHash' | 'version'>;
 
 /**
  * Visits or nodes built between two yields to the event loop. With its nodes in memory an update
@@ -44,9 +44,11 @@ type Kind = 'empty' | 'leaf' | 'internal' | 'unknown';
 interface Sub {
   readonly hash: Uint8Array;
   readonly kind: Kind;
+  /** Where its node is stored: this update's version if it made the node, the old one otherwise. */
+  readonly version: number;
 }
 
-const EMPTY_SUB: Sub = { hash: emptyHash(), kind: 'empty' };
+const EMPTY_SUB: Sub = { hash: emptyHash(), kind: 'empty', version: 0 };
 
 /**
  * A position of the old tree on some changed key's path (or, with no entries, the untouched
@@ -59,6 +61,8 @@ class Visit {
   rightHash: Uint8Array = EMPTY_SUB.hash;
   leftKind: Kind = 'unknown';
   rightKind: Kind = 'unknown';
+  leftVersion = 0;
+  rightVersion = 0;
   left: Visit | null = null;
   right: Visit | null = null;
   result: Sub | null = null;
@@ -67,6 +71,8 @@ class Visit {
     /** Heap index in the upper levels, or -1 when the update does not go by position there. */
     readonly slot: number,
     readonly hash: Uint8Array,
+    /** Where the old node at this position is stored. */
+    readonly version: number,
     readonly lo: number,
     readonly hi: number,
     /** For a probe: the visit whose child this is, and which one. */
@@ -137,6 +143,8 @@ export class Rewrite {
     private readonly upper: UpperLevels,
     private readonly entries: readonly Entry[],
     positional: boolean,
+    /** The version this update stores its new nodes at (node-keys.ts). */
+    private readonly version: number,
   ) {
     this.positional = positional;
     this.baseVersion = upper.version;
@@ -149,9 +157,11 @@ export class Rewrite {
     return this.positional && this.upper.version === this.baseVersion;
   }
 
-  async run(root: Uint8Array): Promise<Uint8Array> {
-    await this.descend(root);
-    return (await this.rebuild()).hash;
+  /** The new root's hash and the version its node is stored at (a leaf that moved up keeps its own). */
+  async run(root: Uint8Array, rootVersion: number): Promise<{ hash: Uint8Array; version: number }> {
+    await this.descend(root, rootVersion);
+    const top = await this.rebuild();
+    return { hash: top.hash, version: top.version };
   }
 
   private async pace(amount: number): Promise<void> {
@@ -162,8 +172,8 @@ export class Rewrite {
     }
   }
 
-  private async descend(root: Uint8Array): Promise<void> {
-    let level = [new Visit(0, this.positional ? 1 : -1, root, 0, this.entries.length)];
+  private async descend(root: Uint8Array, rootVersion: number): Promise<void> {
+    let level = [new Visit(0, this.positional ? 1 : -1, root, rootVersion, 0, this.entries.length)];
     while (level.length > 0) {
       this.levels.push(level);
       // A walk by position is only sound within one cached version.
@@ -177,8 +187,8 @@ export class Rewrite {
         // What fills the upper levels is served to clients later, so it is checked; the rest only
         // feeds the new root.
         const [a, b] = await Promise.all([
-          verified.length > 0 ? this.nodes.loadMany(verified.map((v) => v.hash), true) : [],
-          trusted.length > 0 ? this.nodes.loadMany(trusted.map((v) => v.hash), false) : [],
+          verified.length > 0 ? this.nodes.loadMany(verified.map((v) => v.hash), verified.map((v) => v.version), true) : [],
+          trusted.length > 0 ? this.nodes.loadMany(trusted.map((v) => v.hash), trusted.map((v) => v.version), false) : [],
         ]);
         verified.forEach((v, i) => this.adopt(v, a[i]!, true));
         trusted.forEach((v, i) => this.adopt(v, b[i]!, false));
@@ -205,17 +215,17 @@ export class Rewrite {
     const slot = v.slot >= 0 && depth <= this.upper.lastLevel ? 2 * v.slot : -1;
     const mid = splitIndex(this.entries, v.lo, v.hi, v.depth);
     if (mid > v.lo) {
-      v.left = new Visit(depth, slot, v.leftHash, v.lo, mid);
+      v.left = new Visit(depth, slot, v.leftHash, v.leftVersion, v.lo, mid);
       next.push(v.left);
     }
     if (v.hi > mid) {
-      v.right = new Visit(depth, slot < 0 ? -1 : slot + 1, v.rightHash, mid, v.hi);
+      v.right = new Visit(depth, slot < 0 ? -1 : slot + 1, v.rightHash, v.rightVersion, mid, v.hi);
       next.push(v.right);
     }
     // If one side may empty (it has a deletion), the other side's kind decides whether a lone
     // leaf moves up: learn it now, in this level's batch, rather than with a read of its own.
-    if (v.left === null && v.leftKind === 'unknown' && this.hasDeletes(mid, v.hi)) next.push(new Visit(depth, slot, v.leftHash, mid, mid, v, 0));
-    if (v.right === null && v.rightKind === 'unknown' && this.hasDeletes(v.lo, mid)) next.push(new Visit(depth, slot < 0 ? -1 : slot + 1, v.rightHash, mid, mid, v, 1));
+    if (v.left === null && v.leftKind === 'unknown' && this.hasDeletes(mid, v.hi)) next.push(new Visit(depth, slot, v.leftHash, v.leftVersion, mid, mid, v, 0));
+    if (v.right === null && v.rightKind === 'unknown' && this.hasDeletes(v.lo, mid)) next.push(new Visit(depth, slot < 0 ? -1 : slot + 1, v.rightHash, v.rightVersion, mid, mid, v, 1));
   }
 
   /** Whether reading this visit's node teaches the upper levels something (its kind, its children). */
@@ -241,6 +251,8 @@ export class Rewrite {
         const pair = this.copyPair(this.upper.childPairAt(v.depth, v.slot));
         v.leftHash = pair.subarray(0, HASH_BYTES);
         v.rightHash = pair.subarray(HASH_BYTES);
+        v.leftVersion = this.upper.versionAt(v.depth + 1, 2 * v.slot);
+        v.rightVersion = this.upper.versionAt(v.depth + 1, 2 * v.slot + 1);
         v.leftKind = kindOfSlot(this.upper.kindAt(v.depth + 1, 2 * v.slot));
         v.rightKind = kindOfSlot(this.upper.kindAt(v.depth + 1, 2 * v.slot + 1));
         return true;
@@ -254,7 +266,7 @@ export class Rewrite {
         return true;
       }
     }
-    const node = this.nodes.inMemory(v.hash);
+    const node = this.nodes.inMemory(v.hash, v.version);
     if (node !== undefined) {
       this.adopt(v, node, true);
       return true;
@@ -290,7 +302,7 @@ export class Rewrite {
     }
     if (!equalHash(expected, v.hash)) return false;
     v.kind = 'leaf';
-    v.leaf = { hash: v.hash, keyHash: entry.keyHash };
+    v.leaf = { hash: v.hash, keyHash: entry.keyHash, version: v.version };
     if (v.slot >= 0) this.upper.fill(v.depth, v.slot, v.hash, { kind: 'leaf' });
     this.hintedLeaves++;
     return true;
@@ -305,6 +317,8 @@ export class Rewrite {
       v.kind = 'internal';
       v.leftHash = node.left;
       v.rightHash = node.right;
+      v.leftVersion = node.leftVersion;
+      v.rightVersion = node.rightVersion;
       if (isEmptyHash(node.left)) v.leftKind = 'empty';
       if (isEmptyHash(node.right)) v.rightKind = 'empty';
     }
@@ -331,12 +345,12 @@ export class Rewrite {
    * one side emptied and the other's kind is unknown (`descend` probes those, so rarely).
    */
   private rejoin(v: Visit): Sub | Promise<Sub> {
-    const left: Sub = v.left?.result ?? (isEmptyHash(v.leftHash) ? EMPTY_SUB : { hash: v.leftHash, kind: v.leftKind });
-    const right: Sub = v.right?.result ?? (isEmptyHash(v.rightHash) ? EMPTY_SUB : { hash: v.rightHash, kind: v.rightKind });
+    const left: Sub = v.left?.result ?? (isEmptyHash(v.leftHash) ? EMPTY_SUB : { hash: v.leftHash, kind: v.leftKind, version: v.leftVersion });
+    const right: Sub = v.right?.result ?? (isEmptyHash(v.rightHash) ? EMPTY_SUB : { hash: v.rightHash, kind: v.rightKind, version: v.rightVersion });
     // No-op changes (same value, deleting an absent key) leave the node as it is: no rewrite.
-    if (equalHash(left.hash, v.leftHash) && equalHash(right.hash, v.rightHash)) return { hash: v.hash, kind: 'internal' };
-    if (left.kind === 'empty' && right.kind === 'unknown') return this.kindOf(right).then((kind) => this.join(v, left, { hash: right.hash, kind }));
-    if (right.kind === 'empty' && left.kind === 'unknown') return this.kindOf(left).then((kind) => this.join(v, { hash: left.hash, kind }, right));
+    if (equalHash(left.hash, v.leftHash) && equalHash(right.hash, v.rightHash)) return { hash: v.hash, kind: 'internal', version: v.version };
+    if (left.kind === 'empty' && right.kind === 'unknown') return this.kindOf(right).then((kind) => this.join(v, left, { ...right, kind }));
+    if (right.kind === 'empty' && left.kind === 'unknown') return this.kindOf(left).then((kind) => this.join(v, { ...left, kind }, right));
     return this.join(v, left, right);
   }
 
@@ -344,8 +358,9 @@ export class Rewrite {
   private join(v: Visit, left: Sub, right: Sub): Sub {
     let sub: Sub;
     if (left.kind === 'empty' && right.kind === 'empty') sub = EMPTY_SUB;
-    else if (left.kind === 'empty' && right.kind === 'leaf') sub = { hash: right.hash, kind: 'leaf' };
-    else if (right.kind === 'empty' && left.kind === 'leaf') sub = { hash: left.hash, kind: 'leaf' };
+    // A lone leaf moves up and keeps its record: its hash has no position in it.
+    else if (left.kind === 'empty' && right.kind === 'leaf') sub = right;
+    else if (right.kind === 'empty' && left.kind === 'leaf') sub = left;
     else sub = this.internal(left, right, v.slot);
     this.record(v.slot, sub, left, right);
     return sub;
@@ -353,14 +368,14 @@ export class Rewrite {
 
   /** The kind of an untouched child, read from the store (rejoin asks only when it must). */
   private async kindOf(sub: Sub): Promise<Kind> {
-    return (await this.nodes.load(sub.hash, false)).kind;
+    return (await this.nodes.load(sub.hash, sub.version, false)).kind;
   }
 
   private internal(left: Sub, right: Sub, slot: number): Sub {
-    const node = makeInternal(left.hash, right.hash);
+    const node = makeInternal(left.hash, left.version, right.hash, right.version, this.version);
     if (slot >= 0 && this.upper.isCached(31 - Math.clz32(slot) + 1)) this.createdInUpper.add(this.created.length);
     this.created.push(node);
-    return { hash: node.hash, kind: 'internal' };
+    return { hash: node.hash, kind: 'internal', version: this.version };
   }
 
   /**
@@ -370,12 +385,12 @@ export class Rewrite {
    */
   private record(slot: number, sub: Sub, left: Sub | null, right: Sub | null): void {
     if (slot < 0) return;
-    this.writes.push(slot, sub.hash, slotKindOf(sub));
+    this.writes.push(slot, sub.hash, sub.version, slotKindOf(sub));
     if (sub.kind !== 'internal' || left === null || right === null) return;
     const depth = 31 - Math.clz32(slot);
     if (depth + 1 > this.upper.lastLevel) return;
-    this.writes.push(2 * slot, left.hash, left.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN);
-    this.writes.push(2 * slot + 1, right.hash, right.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN);
+    this.writes.push(2 * slot, left.hash, left.version, left.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN);
+    this.writes.push(2 * slot + 1, right.hash, right.version, right.kind === 'empty' ? SlotKind.EMPTY : SlotKind.UNKNOWN);
   }
 
   /**
@@ -396,7 +411,7 @@ export class Rewrite {
           const replaced = existing;
           existing = null;
           if (entry.value === null) continue;
-          const leaf = makeLeaf(entry.keyHash, entry.value);
+          const leaf = makeLeaf(entry.keyHash, entry.value, this.version);
           // Writing a key's current value again changes nothing and writes nothing.
           if (equalHash(leaf.hash, replaced.hash)) leaves.push(replaced);
           else {
@@ -407,7 +422,7 @@ export class Rewrite {
         }
       }
       if (entry.value === null) continue;
-      const leaf = makeLeaf(entry.keyHash, entry.value);
+      const leaf = makeLeaf(entry.keyHash, entry.value, this.version);
       leaves.push(leaf);
       this.created.push(leaf);
     }
@@ -420,7 +435,7 @@ export class Rewrite {
     let left: Sub | null = null;
     let right: Sub | null = null;
     if (hi === lo) sub = EMPTY_SUB;
-    else if (hi - lo === 1) sub = { hash: leaves[lo]!.hash, kind: 'leaf' };
+    else if (hi - lo === 1) sub = { hash: leaves[lo]!.hash, kind: 'leaf', version: leaves[lo]!.version };
     else {
       // Two distinct 256-bit key hashes differ somewhere, so this recursion ends by depth 256.
       const mid = splitIndex(leaves, lo, hi, depth);

@@ -5,7 +5,7 @@ import type { SlotKind } from './upper-levels.js';
 const INITIAL_WRITES = 1024;
 
 /**
- * The slot writes of one update, in order: heap index, hash and kind of each position the upper
+ * The slot writes of one update, in order: heap index, hash, version and kind of each position the upper
  * levels should hold after it. Kept as three flat arrays rather than an object per write: an
  * update records three writes per rewritten internal node in the upper levels (the node and both
  * children), ~45 per changed key at 10^6 keys, and as objects each held a reference to its hash.
@@ -15,19 +15,25 @@ const INITIAL_WRITES = 1024;
 export class SlotWrites {
   private slots = new Int32Array(INITIAL_WRITES);
   private kinds = new Uint8Array(INITIAL_WRITES);
+  private versions = new Float64Array(INITIAL_WRITES);
   private hashes = new Uint8Array(INITIAL_WRITES * HASH_BYTES);
   length = 0;
 
-  push(slot: number, hash: Uint8Array, kind: SlotKind): void {
+  push(slot: number, hash: Uint8Array, version: number, kind: SlotKind): void {
     if (this.length === this.slots.length) this.grow();
     const i = this.length++;
     this.slots[i] = slot;
     this.kinds[i] = kind;
+    this.versions[i] = version;
     this.hashes.set(hash, i * HASH_BYTES);
   }
 
   slotAt(i: number): number {
     return this.slots[i]!;
+  }
+
+  versionAt(i: number): number {
+    return this.versions[i]!;
   }
 
   kindAt(i: number): SlotKind {
@@ -44,6 +50,9 @@ export class SlotWrites {
     slots.set(this.slots);
     const kinds = new Uint8Array(this.kinds.length * 2);
     kinds.set(this.kinds);
+    const versions = new Float64Array(this.versions.length * 2);
+    versions.set(this.versions);
+    this.versions = versions;
     const hashes = new Uint8Array(this.hashes.length * 2);
     hashes.set(this.hashes);
     this.slots = slots;

@@ -1,7 +1,9 @@
+import { LRUCache } from 'lru-cache';
 import type { KvBatch, KvReader } from '../kv.js';
 import { CorruptNodeError } from './errors.js';
 import { KEY_BITS, HASH_BYTES, bitAt, equalHash, hashKey, hashKeyString, hashValue, isEmptyHash } from './hashing.js';
-import { encodeNodeInto, encodedLength, type TreeNode } from './node-codec.js';
+import { MAX_VERSION, encodeNodeInto, encodedLength, type TreeNode } from './node-codec.js';
+import { NodeKeys, decodeRootRecord, encodeRootRecord, type RootRecord } from './node-keys.js';
 import { NodeSource } from './node-source.js';
 import { toProofHash, type StateProof } from './proof.js';
 import { Rewrite, type Entry } from './rewrite.js';
@@ -55,6 +57,10 @@ const DEFAULT_PENDING_NODES = 250_000;
 const WARM_BATCH = 2048;
 /** Rough decoded size of a cached node (object, three arrays, LRU entry), for memoryBytes. */
 const CACHED_NODE_BYTES = 300;
+/** Roots whose records this process wrote or read: a chain needs the last few, a proven read one more. */
+const ROOT_RECORDS_CACHED = 1024;
+/** What a root stored before versions is: its node keyed by hash alone, and no update numbered. */
+const LEGACY_ROOT: RootRecord = { nodeVersion: 0, updateVersion: 0 };
 
 function checkRoot(root: Uint8Array): void {
   if (!(root instanceof Uint8Array) || root.length !== HASH_BYTES) throw new TypeError('state root must be 32 bytes');
@@ -69,6 +75,10 @@ function checkRoot(root: Uint8Array): void {
  */
 export class StateTree {
   private readonly nodes: NodeSource;
+  private readonly keys: NodeKeys;
+  private readonly store: KvReader;
+  /** Root records by root hex: those of updates whose batches may not be written yet must be found here. */
+  private readonly roots = new LRUCache<string, RootRecord>({ max: ROOT_RECORDS_CACHED });
   private readonly upper: UpperLevels;
   private readonly cacheNodes: number;
   private hinted = 0;
@@ -81,7 +91,9 @@ export class StateTree {
     if (!Number.isSafeInteger(cacheNodes) || cacheNodes < 0) throw new RangeError('cacheNodes must be a non-negative integer');
     if (!Number.isSafeInteger(pendingNodes) || pendingNodes < 0) throw new RangeError('pendingNodes must be a non-negative integer');
     if (!Number.isSafeInteger(upperBytes) || upperBytes < 0) throw new RangeError('upperLevelsBytes must be a non-negative integer');
-    this.nodes = new NodeSource(store, prefix, cacheNodes, pendingNodes, options.verifyReads ?? true);
+    this.store = store;
+    this.keys = new NodeKeys(prefix);
+    this.nodes = new NodeSource(store, this.keys, cacheNodes, pendingNodes, options.verifyReads ?? true);
     this.upper = new UpperLevels(upperBytes);
     this.cacheNodes = cacheNodes;
   }
@@ -92,21 +104,54 @@ export class StateTree {
    * of changes give the same new root regardless of the order of `changes`; for a key given twice
    * the last change wins. Only the paths to changed keys are read and rewritten: O(k log n) nodes,
    * of which those in the upper levels cost no read. Nothing is put into `batch` if the update fails.
+   *
+   * The new nodes are stored at version v + 1, v being the update that made `root` (0 for an empty
+   * root or one stored before versions): a function of the root alone, so every update from one root
+   * (a block executed again in a later round, say) stores the same node at the same key with the
+   * same children, whichever of their batches is written.
    */
   async update(root: Uint8Array, changes: ReadonlyArray<StateChange>, batch: KvBatch): Promise<Uint8Array> {
     checkRoot(root);
     const entries = normaliseChanges(changes);
     if (entries.length === 0) return root.slice();
+    const base = await this.rootRecord(root);
+    const version = base.updateVersion + 1;
+    if (version > MAX_VERSION) throw new RangeError('the state tree has used every node version');
     // The upper levels follow the chain: an update goes on from the latest one's root.
-    const positional = this.upper.moveTo(root, true);
-    const rewrite = new Rewrite(this.nodes, this.upper, entries, positional);
+    const positional = this.upper.moveTo(root, base.nodeVersion, true);
+    const rewrite = new Rewrite(this.nodes, this.upper, entries, positional, version);
     const baseVersion = this.upper.version;
-    const next = await rewrite.run(root);
+    const next = await rewrite.run(root, base.nodeVersion);
     this.hinted += rewrite.hintedLeaves;
     this.putNodes(rewrite.created, batch);
     this.nodes.addGeneration(rewrite.created, (i) => rewrite.createdInUpper.has(i));
-    if (rewrite.recordable && !equalHash(next, root)) this.upper.record(baseVersion, next, rewrite.writes);
-    return next.slice();
+    if (!equalHash(next.hash, root) && !isEmptyHash(next.hash)) this.putRoot(next.hash, { nodeVersion: next.version, updateVersion: version }, batch);
+    if (rewrite.recordable && !equalHash(next.hash, root)) this.upper.record(baseVersion, next.hash, rewrite.writes);
+    return next.hash.slice();
+  }
+
+  /**
+   * Where the node of `root` is stored and which update made it: from memory for the roots of
+   * recent updates (their batches may not be written yet), else from the root's record; a root
+   * with no record was stored before versions.
+   */
+  private async rootRecord(root: Uint8Array): Promise<RootRecord> {
+    if (isEmptyHash(root)) return LEGACY_ROOT;
+    const hex = hashKeyString(root);
+    const known = this.roots.get(hex);
+    if (known !== undefined) return known;
+    const bytes = await this.store.get(this.keys.rootKey(root));
+    // Not remembered: the batch that writes this root's record may simply not be written yet.
+    if (bytes === undefined) return LEGACY_ROOT;
+    const record = decodeRootRecord(bytes);
+    if (record === undefined) throw new CorruptNodeError(`root record of ${bytes.length} bytes`);
+    this.roots.set(hex, record);
+    return record;
+  }
+
+  private putRoot(root: Uint8Array, record: RootRecord, batch: KvBatch): void {
+    this.roots.set(hashKeyString(root), record);
+    batch.put(this.keys.rootKey(root), encodeRootRecord(record));
   }
 
   /**
@@ -116,14 +161,14 @@ export class StateTree {
    * written after this.
    */
   private putNodes(nodes: readonly TreeNode[], batch: KvBatch): void {
-    const keyBytes = this.nodes.storageKeyLength(HASH_BYTES);
     let total = 0;
-    for (const node of nodes) total += keyBytes + encodedLength(node);
+    for (const node of nodes) total += this.keys.nodeKeyLength(node.version) + encodedLength(node);
     const slab = new Uint8Array(total);
     let at = 0;
     for (const node of nodes) {
+      const keyBytes = this.keys.nodeKeyLength(node.version);
       const key = slab.subarray(at, at + keyBytes);
-      this.nodes.storageKeyInto(node.hash, key);
+      this.keys.nodeKeyInto(node.hash, node.version, key);
       at += keyBytes;
       const value = slab.subarray(at, at + encodedLength(node));
       encodeNodeInto(node, value);
@@ -162,7 +207,8 @@ export class StateTree {
    */
   async warmUpperLevels(root: Uint8Array): Promise<number> {
     checkRoot(root);
-    if (!this.upper.moveTo(root, true)) return 0;
+    const base = await this.rootRecord(root);
+    if (!this.upper.moveTo(root, base.nodeVersion, true)) return 0;
     const version = this.upper.version;
     let read = 0;
     for (let depth = 0; depth <= this.upper.lastLevel && this.upper.isCached(depth); depth++) {
@@ -181,7 +227,8 @@ export class StateTree {
         if (this.upper.version < version) return read;
         const chunk = slots.slice(i, i + WARM_BATCH).filter((slot) => this.upper.isCached(depth));
         const hashes = chunk.map((slot) => this.upper.hashAt(depth, slot).slice());
-        const nodes = await this.nodes.loadMany(hashes, true);
+        const versions = chunk.map((slot) => this.upper.versionAt(depth, slot));
+        const nodes = await this.nodes.loadMany(hashes, versions, true);
         read += nodes.length;
         chunk.forEach((slot, j) => this.upper.fill(depth, slot, hashes[j]!, nodes[j]!));
       }
@@ -195,7 +242,7 @@ export class StateTree {
    * keys would give. `expectedKeys` sizes its arrays (they grow past it).
    */
   bulkBuild(expectedKeys?: number): TreeBulkBuild {
-    return new TreeBulkBuild((hash) => this.nodes.storageKey(hash), expectedKeys);
+    return new TreeBulkBuild(this.keys, expectedKeys, (root, record) => this.roots.set(hashKeyString(root), record));
   }
 
   /**
@@ -222,9 +269,11 @@ export class StateTree {
    * the leaf found (or null for an empty subtree).
    */
   private async walk(root: Uint8Array, keyHash: Uint8Array, end: (leaf: Extract<TreeNode, { kind: 'leaf' }> | null) => void, sibling?: (hash: Uint8Array) => void): Promise<void> {
-    const positional = this.upper.moveTo(root, false);
+    const base = await this.rootRecord(root);
+    const positional = this.upper.moveTo(root, base.nodeVersion, false);
     const version = this.upper.version;
     let hash = root;
+    let nodeVersion = base.nodeVersion;
     let slot = 1;
     for (let depth = 0; ; depth++) {
       if (isEmptyHash(hash)) return end(null);
@@ -235,16 +284,18 @@ export class StateTree {
         const child = 2 * slot + (right ? 1 : 0);
         if (sibling !== undefined) sibling(this.upper.hashAt(depth + 1, child ^ 1).slice());
         hash = this.upper.hashAt(depth + 1, child).slice();
+        nodeVersion = this.upper.versionAt(depth + 1, child);
         slot = child;
         continue;
       }
-      const node = await this.nodes.load(hash);
+      const node = await this.nodes.load(hash, nodeVersion);
       if (byPosition && this.upper.version === version) this.upper.fill(depth, slot, hash, node);
       if (node.kind === 'leaf') return end(node);
       if (depth >= KEY_BITS) throw new CorruptNodeError('internal node below depth 255');
       const right = bitAt(keyHash, depth) === 1;
       if (sibling !== undefined) sibling(right ? node.left : node.right);
       hash = right ? node.right : node.left;
+      nodeVersion = right ? node.rightVersion : node.leftVersion;
       slot = 2 * slot + (right ? 1 : 0);
     }
   }

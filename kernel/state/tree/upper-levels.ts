@@ -1,4 +1,5 @@
 import { HASH_BYTES, equalHash, isEmptyHash } from './hashing.js';
+import { VERSION_BYTES, readVersion, writeVersion } from './node-codec.js';
 import type { SlotWrites } from './slot-writes.js';
 
 /**
@@ -20,15 +21,15 @@ interface Delta {
 const MAX_DELTAS = 8;
 /** A bulk update (genesis, a snapshot) rewrites most of the top; cheaper to let the cache refill. */
 export const MAX_DELTA_WRITES = 1 << 16;
-/** Bytes one slot costs: its hash and its kind. */
-const SLOT_BYTES = HASH_BYTES + 1;
+/** Bytes one slot costs: its hash, its kind and the version it is stored at. */
+const SLOT_BYTES = HASH_BYTES + 1 + VERSION_BYTES;
 
 /**
  * The upper levels of one version of the tree, by position: level d is an array of 2^d slots, slot
- * s (heap order: root 1, children 2s and 2s+1) holding the hash of the node at that position and
- * what it is. A path through the cached levels is index arithmetic, with no lookup, no decoding and
+ * s (heap order: root 1, children 2s and 2s+1) holding the hash of the node at that position, what
+ * it is and the version it is stored at (node-keys.ts). A path through the cached levels is index arithmetic, with no lookup, no decoding and
  * no allocation; a node's hash is a 32-byte window of a flat array the GC never scans. Compared with
- * a cache of decoded nodes keyed by hash, a slot costs 33 bytes instead of ~300, holds exactly one
+ * a cache of decoded nodes keyed by hash, a slot costs 39 bytes instead of ~300, holds exactly one
  * version (a rewritten node replaces its predecessor in place instead of leaving it to age out of
  * an LRU), and keeps the levels every block crosses rather than whatever was touched last.
  *
@@ -46,6 +47,8 @@ const SLOT_BYTES = HASH_BYTES + 1;
 export class UpperLevels {
   private readonly hashes: Uint8Array[] = [];
   private readonly kinds: Uint8Array[] = [];
+  /** VERSION_BYTES per slot, big-endian: a Float64Array would take the 10^6-key tree's level 20 past the default budget. */
+  private readonly versions: Uint8Array[] = [];
   /** Internal slots per level: a level gets a level below it once it is mostly internal. */
   private readonly internalCount: number[] = [];
   private readonly maxLevels: number;
@@ -77,7 +80,7 @@ export class UpperLevels {
 
   memoryBytes(): number {
     let bytes = 0;
-    for (const h of this.hashes) bytes += h.length + h.length / HASH_BYTES;
+    for (const h of this.hashes) bytes += (h.length / HASH_BYTES) * SLOT_BYTES;
     return bytes;
   }
 
@@ -87,7 +90,7 @@ export class UpperLevels {
    * do; reads of an old root must not throw away the head's levels). Returns whether the cache now
    * holds `root`.
    */
-  moveTo(root: Uint8Array, restart: boolean): boolean {
+  moveTo(root: Uint8Array, rootVersion: number, restart: boolean): boolean {
     if (!this.enabled) return false;
     const hex = hexOf(root);
     if (hex === this.rootHex) return true;
@@ -100,7 +103,7 @@ export class UpperLevels {
       return true;
     }
     if (!restart) return false;
-    this.reset(root, hex);
+    this.reset(root, rootVersion, hex);
     return true;
   }
 
@@ -132,6 +135,11 @@ export class UpperLevels {
     return this.hashes[depth]!.subarray(at, at + HASH_BYTES);
   }
 
+  /** The version the slot's node is stored at. */
+  versionAt(depth: number, slot: number): number {
+    return readVersion(this.versions[depth]!, (slot - (1 << depth)) * VERSION_BYTES);
+  }
+
   /** The two children's hashes of an EXPANDED slot, as one 64-byte view (left ‖ right). */
   childPairAt(depth: number, slot: number): Uint8Array {
     const at = (2 * slot - (1 << (depth + 1))) * HASH_BYTES;
@@ -143,7 +151,7 @@ export class UpperLevels {
    * its children (expanding the slot if the next level is cached or may now be allocated). Ignored
    * unless the slot still holds that hash.
    */
-  fill(depth: number, slot: number, hash: Uint8Array, node: { kind: 'leaf' } | { kind: 'internal'; left: Uint8Array; right: Uint8Array }): void {
+  fill(depth: number, slot: number, hash: Uint8Array, node: { kind: 'leaf' } | { kind: 'internal'; left: Uint8Array; right: Uint8Array; leftVersion: number; rightVersion: number }): void {
     if (!this.isCached(depth) || !equalHash(this.hashAt(depth, slot), hash)) return;
     const kinds = this.kinds[depth]!;
     const i = slot - (1 << depth);
@@ -156,14 +164,15 @@ export class UpperLevels {
     // Counted as internal first: the level below is allocated once this level is mostly internal.
     this.setKind(depth, i, old, SlotKind.INTERNAL);
     if (!this.canExpandInto(depth + 1)) return;
-    this.setChild(depth + 1, 2 * slot, node.left);
-    this.setChild(depth + 1, 2 * slot + 1, node.right);
+    this.setChild(depth + 1, 2 * slot, node.left, node.leftVersion);
+    this.setChild(depth + 1, 2 * slot + 1, node.right, node.rightVersion);
     this.setKind(depth, i, SlotKind.INTERNAL, SlotKind.EXPANDED);
   }
 
-  private setChild(depth: number, slot: number, hash: Uint8Array): void {
+  private setChild(depth: number, slot: number, hash: Uint8Array, version: number): void {
     const i = slot - (1 << depth);
     this.hashes[depth]!.set(hash, i * HASH_BYTES);
+    writeVersion(this.versions[depth]!, i * VERSION_BYTES, version);
     const kinds = this.kinds[depth]!;
     this.setKind(depth, i, kinds[i]!, isEmptyHash(hash) ? SlotKind.EMPTY : SlotKind.UNKNOWN);
   }
@@ -195,6 +204,7 @@ export class UpperLevels {
   private allocate(depth: number): void {
     this.hashes.push(new Uint8Array(2 ** depth * HASH_BYTES));
     this.kinds.push(new Uint8Array(2 ** depth));
+    this.versions.push(new Uint8Array(2 ** depth * VERSION_BYTES));
     this.internalCount.push(0);
   }
 
@@ -215,18 +225,20 @@ export class UpperLevels {
     // known about it (and below it) stays true.
     if (writeKind === SlotKind.UNKNOWN && sameBytes(hashes, at, source, from)) return;
     hashes.set(source.subarray(from, from + HASH_BYTES), at);
+    writeVersion(this.versions[depth]!, i * VERSION_BYTES, writes.versionAt(w));
     // EXPANDED promises children in the next level: only where that level exists.
     const kind = writeKind === SlotKind.EXPANDED && !this.isCached(depth + 1) ? SlotKind.INTERNAL : writeKind;
     this.setKind(depth, i, old, kind);
   }
 
-  private reset(root: Uint8Array, hex: string): void {
+  private reset(root: Uint8Array, rootVersion: number, hex: string): void {
     if (this.hashes.length === 0) this.allocate(0);
     for (let d = 0; d < this.kinds.length; d++) {
       this.kinds[d]!.fill(SlotKind.UNKNOWN);
       this.internalCount[d] = 0;
     }
     this.hashes[0]!.set(root, 0);
+    writeVersion(this.versions[0]!, 0, rootVersion);
     this.kinds[0]![0] = isEmptyHash(root) ? SlotKind.EMPTY : SlotKind.UNKNOWN;
     this.rootHex = hex;
     this.deltas = [];
