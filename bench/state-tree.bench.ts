@@ -9,8 +9,11 @@
  *     [--variant name=module[:option=value…]]… [--cpu-profile DIR] [--threads]
  *
  * Each tree is built once into `--dir` (default: the OS temp dir) with batched writes in key-hash
- * order, and reused by later runs (the node layout is unchanged, so one build serves every
- * variant). A variant is a tree implementation (`current` = this checkout, or the path of another
+ * order, and reused by later runs. Every variant reads a store built before the tree's versioned
+ * layout (nodes keyed by hash), but a build from before that layout cannot read one built since:
+ * to compare with it, reuse a directory built then (as /work/treebench's). Variants sharing one
+ * store also share its compaction, which lands on whichever variant writes next: compare layouts
+ * with one variant per process, each on its own copy of the store. A variant is a tree implementation (`current` = this checkout, or the path of another
  * build's dist/kernel/state/tree/index.js) with constructor options; variants run interleaved,
  * `--rounds` times each, every run on a fresh tree object (cold caches, as after a restart) and from
  * the same built root, so "before" and "after" meet the same store in the same hour. Bench options
@@ -38,7 +41,11 @@ import { selfThreadRunNs } from './thread-cpu.js';
 const BLOCK_KEYS = 100;
 const VALUE_BYTES = 40;
 const BUILD_CHUNK = 50_000;
-/** Bumped whenever the build's keys, values or layout change, so a stale directory is rebuilt. */
+/**
+ * Bumped whenever the build's keys or values change, so a stale directory is rebuilt. Not for the
+ * versioned layout, which reads the format-1 stores built before it (and those are what a variant
+ * from before it can read).
+ */
 const BUILD_FORMAT = 1;
 
 interface TreeLike {

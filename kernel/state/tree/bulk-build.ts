@@ -8,13 +8,7 @@ import { encodeRootRecord, type NodeKeys, type RootRecord } from './node-keys.js
 export const BULK_WRITE_NODES = 2048;
 
 const EMPTY = EMPTY_ROOT;
-/**
- * Every node of a build is stored at version 1, the first update of a tree: a build always makes a
- * whole tree, so its nodes name no older ones, and building the same key set again stores the same
- * records under the same keys.
- */
-const BUILD_VERSION = 1;
-const BUILD_ROOT: RootRecord = { nodeVersion: BUILD_VERSION, updateVersion: BUILD_VERSION };
+
 
 /**
  * Builds the tree of a whole key set into an empty store, keys in any order: the genesis ranges'
@@ -38,6 +32,8 @@ export class TreeBulkBuild {
 
   constructor(
     private readonly keys: NodeKeys,
+    /** The version every node of the build is stored at (a whole tree: its nodes name no older ones). */
+    private readonly version: number,
     expectedKeys = 1024,
     /** Told the root's record once it is in the last batch. */
     private readonly onRoot: (root: Uint8Array, record: RootRecord) => void = () => {},
@@ -54,8 +50,8 @@ export class TreeBulkBuild {
   /** Adds a key with its value: its leaf node goes into `batch` now, its place in the tree at `finish`. */
   add(key: Uint8Array, value: Uint8Array, batch: KvBatch): void {
     if (this.finished) throw new Error('the bulk build is finished');
-    const leaf = makeLeaf(hashKey(key), value, BUILD_VERSION);
-    batch.put(this.keys.nodeKey(leaf.hash, BUILD_VERSION), encodeNode(leaf));
+    const leaf = makeLeaf(hashKey(key), value, this.version);
+    batch.put(this.keys.nodeKey(leaf.hash, this.version), encodeNode(leaf));
     if (this.count * HASH_BYTES === this.keyHashes.length) this.grow();
     this.keyHashes.set(leaf.keyHash, this.count * HASH_BYTES);
     this.leafHashes.set(leaf.hash, this.count * HASH_BYTES);
@@ -76,9 +72,9 @@ export class TreeBulkBuild {
     let batch = new WriteBatch();
     const emit = async (left: Uint8Array, right: Uint8Array): Promise<Uint8Array> => {
       const hash = internalHash(left, right);
-      const leftVersion = isEmptyHash(left) ? 0 : BUILD_VERSION;
-      const rightVersion = isEmptyHash(right) ? 0 : BUILD_VERSION;
-      batch.put(this.keys.nodeKey(hash, BUILD_VERSION), encodeNode({ kind: 'internal', hash, version: BUILD_VERSION, left, right, leftVersion, rightVersion }));
+      const leftVersion = isEmptyHash(left) ? 0 : this.version;
+      const rightVersion = isEmptyHash(right) ? 0 : this.version;
+      batch.put(this.keys.nodeKey(hash, this.version), encodeNode({ kind: 'internal', hash, version: this.version, left, right, leftVersion, rightVersion }));
       if (batch.ops.length >= every) {
         const full = batch;
         batch = new WriteBatch();
@@ -125,9 +121,10 @@ export class TreeBulkBuild {
     if (order.length === 0) return EMPTY_ROOT.slice();
     await fold(-1);
     const root = hashes[0]!.slice();
-    batch.put(this.keys.rootKey(root), encodeRootRecord(BUILD_ROOT));
+    const record: RootRecord = { nodeVersion: this.version, updateVersion: this.version };
+    batch.put(this.keys.rootKey(root), encodeRootRecord(record));
     await write(batch.ops);
-    this.onRoot(root, BUILD_ROOT);
+    this.onRoot(root, record);
     return root;
   }
 

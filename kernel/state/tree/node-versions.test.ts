@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WriteBatch } from '../kv.js';
-import { EMPTY_ROOT, HASH_BYTES } from './hashing.js';
+import { EMPTY_ROOT, HASH_BYTES, bitAt, hashKey } from './hashing.js';
 import { MemoryKv } from './memory-kv.js';
 import { LEGACY_INTERNAL_TAG, INTERNAL_TAG, VERSION_BYTES, readVersion } from './node-codec.js';
 import { Prng } from './prng.js';
@@ -123,29 +123,77 @@ test('each update stores its nodes after the previous one in key order, and its 
   assert.deepEqual([...new Set(versions)], [9]);
 });
 
-test('an update executed twice from one root writes the same records, whichever batch is kept', async () => {
+test('updates whose batches are dropped never stand in for written ones', async () => {
   const prng = new Prng(42);
   const kv = new MemoryKv();
   const tree = treeOver(kv);
-  const base = (await commit(tree, kv, EMPTY_ROOT, randomChanges(prng, 300, 200, false))).root;
-  const changes = randomChanges(prng, 400, 60, true);
-  // A proposal executed in round 0, dropped, the same block executed again in round 1 (and a
-  // different proposal between them): the records are a function of the root and the changes.
-  const first = new WriteBatch();
-  const r1 = await tree.update(base, changes, first);
-  await tree.update(base, randomChanges(prng, 400, 60, true), new WriteBatch());
-  const second = new WriteBatch();
-  const r2 = await tree.update(base, changes, second);
-  assert.deepEqual(r1, r2);
-  const asMap = (batch: WriteBatch): Map<string, string> => new Map(batch.ops.map((op) => [hex(op.key), op.type === 'put' ? hex(op.value) : 'del']));
-  assert.deepEqual(asMap(first), asMap(second));
-  // Only the first batch is written; the tree, which saw all three, still reads the kept root.
-  kv.apply(first);
+  const state = new Map<string, Uint8Array>();
+  const initial = randomChanges(prng, 3000, 3000, false);
+  let head = (await commit(tree, kv, EMPTY_ROOT, initial)).root;
+  applyModel(state, initial);
   tree.releasePending();
-  const next = await tree.update(r1, [[utf8('k1'), utf8('x')]], new WriteBatch());
-  assert.notDeepEqual(next, r1);
+  const history: Array<{ root: Uint8Array; state: Map<string, Uint8Array> }> = [{ root: head, state: new Map(state) }];
+  let last: StateChange[] = [];
+  for (let height = 0; height < 60; height++) {
+    // Proposals that do not commit: random ones, ones built on another dropped proposal, and ones
+    // that undo the last block (their root is an older written root, their nodes never written).
+    for (let dropped = prng.below(3); dropped > 0; dropped--) {
+      const undo = last.map(([key]): StateChange => [key, history.at(-2)?.state.get(new TextDecoder().decode(key)) ?? null]);
+      const changes = prng.below(2) === 0 && undo.length > 0 ? undo : randomChanges(prng, 3000, 1 + prng.below(6), true);
+      const side = await tree.update(head, changes, new WriteBatch());
+      await tree.update(side, randomChanges(prng, 3000, 3, true), new WriteBatch());
+    }
+    const changes = randomChanges(prng, 3000, 1 + prng.below(6), true);
+    const batch = new WriteBatch();
+    head = await tree.update(head, changes, batch);
+    applyModel(state, changes);
+    assert.deepEqual(head, modelRoot(state));
+    kv.apply(batch);
+    tree.releasePending();
+    history.push({ root: head, state: new Map(state) });
+    last = changes;
+    // Every written root reads in this process and in a fresh one, old heights included.
+    const fresh = treeOver(kv, { cacheNodes: 0, upperLevelsBytes: 0 });
+    const old = history[prng.below(history.length)]!;
+    for (let i = 0; i < 3000; i += 97) {
+      const key = utf8(`k${i}`);
+      const expected = old.state.get(`k${i}`);
+      assert.deepEqual(await tree.get(old.root, key), expected);
+      assert.deepEqual(await fresh.get(old.root, key), expected);
+    }
+  }
+});
+
+test('two updates from different roots that make the same node: only the written one is built upon', async () => {
+  // The review's case: a dropped proposal r1b and the written r1 lead, one block later, to the same
+  // root; nodes made on r1b's lineage (deep below two keys that share a long prefix) must not lend
+  // their never-written children to the written lineage.
+  const kv = new MemoryKv();
+  const tree = treeOver(kv);
+  const n = 5000;
+  const hashes = Array.from({ length: n }, (_, i) => hashKey(utf8(`k${i}`)));
+  let [a, b, longest] = [0, 1, -1];
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < Math.min(n, i + 400); j++) {
+      let bits = 0;
+      while (bits < 256 && bitAt(hashes[i]!, bits) === bitAt(hashes[j]!, bits)) bits++;
+      if (bits > longest) [a, b, longest] = [i, j, bits];
+    }
+  }
+  const init: StateChange[] = Array.from({ length: n }, (_, i) => [utf8(`k${i}`), utf8(`v${i}`)]);
+  const r0 = (await commit(tree, kv, EMPTY_ROOT, init)).root;
+  tree.releasePending();
+  const r1 = (await commit(tree, kv, r0, [[utf8('z'), utf8('1')]])).root;
+  const r1b = await tree.update(r0, [[utf8('z'), utf8('1')], [utf8(`k${a}`), utf8('other')]], new WriteBatch());
+  const fromDropped = await tree.update(r1b, [[utf8(`k${a}`), utf8(`v${a}`)], [utf8(`k${b}`), utf8('B')]], new WriteBatch());
+  const fromWritten = (await commit(tree, kv, r1, [[utf8(`k${b}`), utf8('B')]])).root;
+  assert.deepEqual(fromDropped, fromWritten);
+  const head = (await commit(tree, kv, fromWritten, [[utf8(`k${b}`), utf8('C')]])).root;
+  tree.releasePending();
   const fresh = treeOver(kv, { cacheNodes: 0, upperLevelsBytes: 0 });
-  for (let i = 0; i < 400; i += 7) assert.deepEqual(await fresh.get(r1, utf8(`k${i}`)), await tree.get(r1, utf8(`k${i}`)));
+  assert.deepEqual(await fresh.get(head, utf8(`k${a}`)), utf8(`v${a}`));
+  assert.deepEqual(await fresh.get(head, utf8(`k${b}`)), utf8('C'));
+  for (let i = 0; i < n; i += 13) if (i !== b) assert.deepEqual(await fresh.get(head, utf8(`k${i}`)), utf8(`v${i}`));
 });
 
 test('a tree left with one key: its root is the old leaf, stored where it was, and the next update numbers after the last', async () => {

@@ -15,7 +15,7 @@ export interface StateTreeOptions {
   prefix?: Uint8Array;
   /**
    * Byte budget of the upper levels of the tree kept by position (see UpperLevels): levels 0..L
-   * cost (2^(L+1) − 1) × 33 bytes, allocated only as the tree fills them. 0 disables them.
+   * cost (2^(L+1) − 1) × 39 bytes, allocated only as the tree fills them. 0 disables them.
    */
   upperLevelsBytes?: number;
   /** Capacity of the LRU of decoded nodes below the upper levels; 0 disables it. */
@@ -48,7 +48,7 @@ export type StateChange = readonly [key: Uint8Array, value: Uint8Array | null, o
 
 /** The default namespace of tree nodes in a shared store. */
 export const DEFAULT_NODE_PREFIX: Uint8Array = new TextEncoder().encode('smt/');
-/** Levels 0..20 (2^21 − 1 slots, 66 MiB): the internal nodes of a 10^6-key tree but the lowest. */
+/** Levels 0..20 (2^21 − 1 slots, 78 MiB): the internal nodes of a 10^6-key tree but the lowest. */
 const DEFAULT_UPPER_LEVELS_BYTES = 80 * 2 ** 20;
 /** Leaves and nodes below the upper levels: ~300 bytes each decoded, so ~15 MiB. */
 const DEFAULT_CACHE_NODES = 50_000;
@@ -77,8 +77,15 @@ export class StateTree {
   private readonly nodes: NodeSource;
   private readonly keys: NodeKeys;
   private readonly store: KvReader;
-  /** Root records by root hex: those of updates whose batches may not be written yet must be found here. */
-  private readonly roots = new LRUCache<string, RootRecord>({ max: ROOT_RECORDS_CACHED });
+  /** Root records read from the store, by root hex: written, so whatever they name is stored. */
+  private readonly storedRoots = new LRUCache<string, RootRecord>({ max: ROOT_RECORDS_CACHED });
+  /**
+   * Root records of this process's updates since `releasePending`, whose batches may or may not be
+   * written: consulted only for a root the store has no record of, and dropped with the pending nodes.
+   */
+  private readonly pendingRoots = new Map<string, RootRecord>();
+  /** The highest version this process has stored nodes at or read as a root's update. */
+  private lastVersion = 0;
   private readonly upper: UpperLevels;
   private readonly cacheNodes: number;
   private hinted = 0;
@@ -105,18 +112,18 @@ export class StateTree {
    * the last change wins. Only the paths to changed keys are read and rewritten: O(k log n) nodes,
    * of which those in the upper levels cost no read. Nothing is put into `batch` if the update fails.
    *
-   * The new nodes are stored at version v + 1, v being the update that made `root` (0 for an empty
-   * root or one stored before versions): a function of the root alone, so every update from one root
-   * (a block executed again in a later round, say) stores the same node at the same key with the
-   * same children, whichever of their batches is written.
+   * The new nodes are stored at a version above both the update that made `root` (0 for an empty
+   * root or one stored before versions) and every version this process used before, so keys grow
+   * with each block and no two updates of one process share a version: a node object in memory then
+   * stands for one update's record only, and one whose batch was dropped (a proposal that did not
+   * commit) can never be taken for another update's, even where both made the same node.
    */
   async update(root: Uint8Array, changes: ReadonlyArray<StateChange>, batch: KvBatch): Promise<Uint8Array> {
     checkRoot(root);
     const entries = normaliseChanges(changes);
     if (entries.length === 0) return root.slice();
     const base = await this.rootRecord(root);
-    const version = base.updateVersion + 1;
-    if (version > MAX_VERSION) throw new RangeError('the state tree has used every node version');
+    const version = this.nextVersion(base.updateVersion);
     // The upper levels follow the chain: an update goes on from the latest one's root.
     const positional = this.upper.moveTo(root, base.nodeVersion, true);
     const rewrite = new Rewrite(this.nodes, this.upper, entries, positional, version);
@@ -126,31 +133,39 @@ export class StateTree {
     this.putNodes(rewrite.created, batch);
     this.nodes.addGeneration(rewrite.created, (i) => rewrite.createdInUpper.has(i));
     if (!equalHash(next.hash, root) && !isEmptyHash(next.hash)) this.putRoot(next.hash, { nodeVersion: next.version, updateVersion: version }, batch);
-    if (rewrite.recordable && !equalHash(next.hash, root)) this.upper.record(baseVersion, next.hash, rewrite.writes);
+    if (rewrite.recordable && !equalHash(next.hash, root)) this.upper.record(baseVersion, next.hash, next.version, rewrite.writes);
     return next.hash.slice();
   }
 
+  private nextVersion(after: number): number {
+    const version = Math.max(after, this.lastVersion) + 1;
+    if (version > MAX_VERSION) throw new RangeError('the state tree has used every node version');
+    this.lastVersion = version;
+    return version;
+  }
+
   /**
-   * Where the node of `root` is stored and which update made it: from memory for the roots of
-   * recent updates (their batches may not be written yet), else from the root's record; a root
-   * with no record was stored before versions.
+   * Where the node of `root` is stored and which update made it. The store's record first: it was
+   * written with the nodes it names. Else this process's record of an update whose batch may not be
+   * written yet (its nodes are then in the pending set). A root with neither was stored before
+   * versions (or is unknown, and its first read reports it missing).
    */
   private async rootRecord(root: Uint8Array): Promise<RootRecord> {
     if (isEmptyHash(root)) return LEGACY_ROOT;
     const hex = hashKeyString(root);
-    const known = this.roots.get(hex);
-    if (known !== undefined) return known;
+    const stored = this.storedRoots.get(hex);
+    if (stored !== undefined) return stored;
     const bytes = await this.store.get(this.keys.rootKey(root));
-    // Not remembered: the batch that writes this root's record may simply not be written yet.
-    if (bytes === undefined) return LEGACY_ROOT;
+    if (bytes === undefined) return this.pendingRoots.get(hex) ?? LEGACY_ROOT;
     const record = decodeRootRecord(bytes);
     if (record === undefined) throw new CorruptNodeError(`root record of ${bytes.length} bytes`);
-    this.roots.set(hex, record);
+    this.storedRoots.set(hex, record);
+    this.lastVersion = Math.max(this.lastVersion, record.updateVersion);
     return record;
   }
 
   private putRoot(root: Uint8Array, record: RootRecord, batch: KvBatch): void {
-    this.roots.set(hashKeyString(root), record);
+    this.pendingRoots.set(hashKeyString(root), record);
     batch.put(this.keys.rootKey(root), encodeRootRecord(record));
   }
 
@@ -242,7 +257,7 @@ export class StateTree {
    * keys would give. `expectedKeys` sizes its arrays (they grow past it).
    */
   bulkBuild(expectedKeys?: number): TreeBulkBuild {
-    return new TreeBulkBuild(this.keys, expectedKeys, (root, record) => this.roots.set(hashKeyString(root), record));
+    return new TreeBulkBuild(this.keys, this.nextVersion(0), expectedKeys, (root, record) => this.pendingRoots.set(hashKeyString(root), record));
   }
 
   /**
@@ -253,9 +268,13 @@ export class StateTree {
     return this.hinted;
   }
 
-  /** Drops the in-memory copies of nodes from past updates: call once their batches are written. */
+  /**
+   * Drops the in-memory copies of nodes and root records from past updates: call once the batches
+   * to keep are written (those dropped instead, a proposal that did not commit, are then gone).
+   */
   releasePending(): void {
     this.nodes.releasePending();
+    this.pendingRoots.clear();
   }
 
   /** What the tree's caches hold, roughly, in bytes: the upper levels exactly, the LRU estimated. */

@@ -14,6 +14,8 @@ export type SlotKind = (typeof SlotKind)[keyof typeof SlotKind];
 interface Delta {
   readonly baseVersion: number;
   readonly root: string;
+  /** The version the new root's node is stored at: a root is its hash and where its node is. */
+  readonly rootVersion: number;
   readonly writes: SlotWrites;
 }
 
@@ -53,6 +55,7 @@ export class UpperLevels {
   private readonly internalCount: number[] = [];
   private readonly maxLevels: number;
   private rootHex: string | null = null;
+  private rootVersion = 0;
   private deltas: Delta[] = [];
   /** Bumped whenever the cached version changes, so a walk across an await can tell. */
   version = 0;
@@ -93,11 +96,12 @@ export class UpperLevels {
   moveTo(root: Uint8Array, rootVersion: number, restart: boolean): boolean {
     if (!this.enabled) return false;
     const hex = hexOf(root);
-    if (hex === this.rootHex) return true;
-    const delta = this.deltas.find((d) => d.root === hex && d.baseVersion === this.version);
+    if (hex === this.rootHex && rootVersion === this.rootVersion) return true;
+    const delta = this.deltas.find((d) => d.root === hex && d.rootVersion === rootVersion && d.baseVersion === this.version);
     if (delta !== undefined) {
       for (let i = 0; i < delta.writes.length; i++) this.write(delta.writes, i);
       this.rootHex = hex;
+      this.rootVersion = rootVersion;
       this.version++;
       this.deltas = [];
       return true;
@@ -108,11 +112,11 @@ export class UpperLevels {
   }
 
   /** Records what an update from the cached version (at `baseVersion`) would make of the slots. */
-  record(baseVersion: number, root: Uint8Array, writes: SlotWrites): void {
+  record(baseVersion: number, root: Uint8Array, rootVersion: number, writes: SlotWrites): void {
     if (baseVersion !== this.version || writes.length > MAX_DELTA_WRITES) return;
     const hex = hexOf(root);
-    this.deltas = this.deltas.filter((d) => d.baseVersion === this.version && d.root !== hex);
-    this.deltas.push({ baseVersion, root: hex, writes });
+    this.deltas = this.deltas.filter((d) => d.baseVersion === this.version && !(d.root === hex && d.rootVersion === rootVersion));
+    this.deltas.push({ baseVersion, root: hex, rootVersion, writes });
     if (this.deltas.length > MAX_DELTAS) this.deltas.shift();
   }
 
@@ -221,11 +225,12 @@ export class UpperLevels {
     const source = writes.hashBytes;
     const from = w * HASH_BYTES;
     const writeKind = writes.kindAt(w);
-    // An untouched child is written as UNKNOWN: if the slot already holds that very node, what is
+    // An untouched child is written as UNKNOWN: if the slot already holds that very record, what is
     // known about it (and below it) stays true.
-    if (writeKind === SlotKind.UNKNOWN && sameBytes(hashes, at, source, from)) return;
+    const version = writes.versionAt(w);
+    if (writeKind === SlotKind.UNKNOWN && sameBytes(hashes, at, source, from) && readVersion(this.versions[depth]!, i * VERSION_BYTES) === version) return;
     hashes.set(source.subarray(from, from + HASH_BYTES), at);
-    writeVersion(this.versions[depth]!, i * VERSION_BYTES, writes.versionAt(w));
+    writeVersion(this.versions[depth]!, i * VERSION_BYTES, version);
     // EXPANDED promises children in the next level: only where that level exists.
     const kind = writeKind === SlotKind.EXPANDED && !this.isCached(depth + 1) ? SlotKind.INTERNAL : writeKind;
     this.setKind(depth, i, old, kind);
@@ -241,6 +246,7 @@ export class UpperLevels {
     writeVersion(this.versions[0]!, 0, rootVersion);
     this.kinds[0]![0] = isEmptyHash(root) ? SlotKind.EMPTY : SlotKind.UNKNOWN;
     this.rootHex = hex;
+    this.rootVersion = rootVersion;
     this.deltas = [];
     this.version++;
   }
