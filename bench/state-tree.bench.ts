@@ -13,8 +13,9 @@
  * layout (nodes keyed by hash), but a build from before that layout cannot read one built since:
  * to compare with it, reuse a directory built then (as /work/treebench's). Variants sharing one
  * store also share its compaction, which lands on whichever variant writes next: compare layouts
- * with one variant per process, each on its own copy of the store. A variant is a tree implementation (`current` = this checkout, or the path of another
- * build's dist/kernel/state/tree/index.js) with constructor options; variants run interleaved,
+ * with one variant per process, each on its own copy of the store. A variant is a tree
+ * implementation (`current` = this checkout, or the path of another build's
+ * dist/kernel/state/tree/index.js) with constructor options; variants run interleaved,
  * `--rounds` times each, every run on a fresh tree object (cold caches, as after a restart) and from
  * the same built root, so "before" and "after" meet the same store in the same hour. Bench options
  * of a variant: `warm=false` (no warm-up of the upper levels), `hints=true` (old values passed

@@ -9,7 +9,6 @@ export const BULK_WRITE_NODES = 2048;
 
 const EMPTY = EMPTY_ROOT;
 
-
 /**
  * Builds the tree of a whole key set into an empty store, keys in any order: the genesis ranges'
  * accounts, a snapshot's entries. Where a chunked `update` rewrites the upper paths once per chunk

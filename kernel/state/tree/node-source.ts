@@ -115,7 +115,7 @@ export class NodeSource {
       if (existing !== undefined) existing.generation = generation;
       else {
         const id = cacheId(node.hash);
-        if (this.pending.has(id)) this.pendingClash.set(clashKey(node), { node, generation });
+        if (this.pending.has(id)) this.pendingClash.set(clashKey(node.hash, node.version), { node, generation });
         else this.pending.set(id, { node, generation });
         this.pendingCount++;
       }
@@ -155,7 +155,7 @@ export class NodeSource {
         this.pendingCount--;
         continue;
       }
-      const hex = clashKey(node);
+      const hex = clashKey(node.hash, node.version);
       const clash = this.pendingClash.get(hex);
       if (clash !== undefined && clash.generation === oldest.id) {
         this.pendingClash.delete(hex);
@@ -168,13 +168,13 @@ export class NodeSource {
   private pendingEntry(hash: Uint8Array, version: number): PendingEntry | undefined {
     const entry = this.pending.get(cacheId(hash));
     if (entry !== undefined && entry.node.version === version && equalHash(entry.node.hash, hash)) return entry;
-    return this.pendingClash.size === 0 ? undefined : this.pendingClash.get(`${hashKeyString(hash)}@${version}`);
+    return this.pendingClash.size === 0 ? undefined : this.pendingClash.get(clashKey(hash, version));
   }
 }
 
 /** A pending node's key in the clash map: its whole hash and its version. */
-function clashKey(node: TreeNode): string {
-  return `${hashKeyString(node.hash)}@${node.version}`;
+function clashKey(hash: Uint8Array, version: number): string {
+  return `${hashKeyString(hash)}@${version}`;
 }
 
 /**

@@ -158,10 +158,9 @@ export class Rewrite {
   }
 
   /** The new root's hash and the version its node is stored at (a leaf that moved up keeps its own). */
-  async run(root: Uint8Array, rootVersion: number): Promise<{ hash: Uint8Array; version: number }> {
+  async run(root: Uint8Array, rootVersion: number): Promise<Pick<Sub, 'hash' | 'version'>> {
     await this.descend(root, rootVersion);
-    const top = await this.rebuild();
-    return { hash: top.hash, version: top.version };
+    return this.rebuild();
   }
 
   private async pace(amount: number): Promise<void> {

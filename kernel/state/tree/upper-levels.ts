@@ -29,8 +29,8 @@ const SLOT_BYTES = HASH_BYTES + 1 + VERSION_BYTES;
 /**
  * The upper levels of one version of the tree, by position: level d is an array of 2^d slots, slot
  * s (heap order: root 1, children 2s and 2s+1) holding the hash of the node at that position, what
- * it is and the version it is stored at (node-keys.ts). A path through the cached levels is index arithmetic, with no lookup, no decoding and
- * no allocation; a node's hash is a 32-byte window of a flat array the GC never scans. Compared with
+ * it is and the version it is stored at (node-keys.ts). A path through the cached levels is index
+ * arithmetic, with no lookup, no decoding and no allocation; a node's hash is a 32-byte window of a flat array the GC never scans. Compared with
  * a cache of decoded nodes keyed by hash, a slot costs 39 bytes instead of ~300, holds exactly one
  * version (a rewritten node replaces its predecessor in place instead of leaving it to age out of
  * an LRU), and keeps the levels every block crosses rather than whatever was touched last.
@@ -141,7 +141,17 @@ export class UpperLevels {
 
   /** The version the slot's node is stored at. */
   versionAt(depth: number, slot: number): number {
-    return readVersion(this.versions[depth]!, (slot - (1 << depth)) * VERSION_BYTES);
+    return this.versionOfIndex(depth, slot - (1 << depth));
+  }
+
+  private versionOfIndex(depth: number, i: number): number {
+    return readVersion(this.versions[depth]!, i * VERSION_BYTES);
+  }
+
+  /** Puts a node's hash and version into slot index `i` of level `depth` (its kind is the caller's). */
+  private place(depth: number, i: number, hash: Uint8Array, version: number): void {
+    this.hashes[depth]!.set(hash, i * HASH_BYTES);
+    writeVersion(this.versions[depth]!, i * VERSION_BYTES, version);
   }
 
   /** The two children's hashes of an EXPANDED slot, as one 64-byte view (left ‖ right). */
@@ -175,8 +185,7 @@ export class UpperLevels {
 
   private setChild(depth: number, slot: number, hash: Uint8Array, version: number): void {
     const i = slot - (1 << depth);
-    this.hashes[depth]!.set(hash, i * HASH_BYTES);
-    writeVersion(this.versions[depth]!, i * VERSION_BYTES, version);
+    this.place(depth, i, hash, version);
     const kinds = this.kinds[depth]!;
     this.setKind(depth, i, kinds[i]!, isEmptyHash(hash) ? SlotKind.EMPTY : SlotKind.UNKNOWN);
   }
@@ -228,9 +237,8 @@ export class UpperLevels {
     // An untouched child is written as UNKNOWN: if the slot already holds that very record, what is
     // known about it (and below it) stays true.
     const version = writes.versionAt(w);
-    if (writeKind === SlotKind.UNKNOWN && sameBytes(hashes, at, source, from) && readVersion(this.versions[depth]!, i * VERSION_BYTES) === version) return;
-    hashes.set(source.subarray(from, from + HASH_BYTES), at);
-    writeVersion(this.versions[depth]!, i * VERSION_BYTES, version);
+    if (writeKind === SlotKind.UNKNOWN && sameBytes(hashes, at, source, from) && this.versionOfIndex(depth, i) === version) return;
+    this.place(depth, i, source.subarray(from, from + HASH_BYTES), version);
     // EXPANDED promises children in the next level: only where that level exists.
     const kind = writeKind === SlotKind.EXPANDED && !this.isCached(depth + 1) ? SlotKind.INTERNAL : writeKind;
     this.setKind(depth, i, old, kind);
@@ -242,8 +250,7 @@ export class UpperLevels {
       this.kinds[d]!.fill(SlotKind.UNKNOWN);
       this.internalCount[d] = 0;
     }
-    this.hashes[0]!.set(root, 0);
-    writeVersion(this.versions[0]!, 0, rootVersion);
+    this.place(0, 0, root, rootVersion);
     this.kinds[0]![0] = isEmptyHash(root) ? SlotKind.EMPTY : SlotKind.UNKNOWN;
     this.rootHex = hex;
     this.rootVersion = rootVersion;
