@@ -14,6 +14,8 @@ import { formatGcPauses } from './gc-pauses.js';
 import { processBreakdown, formatBreakdown } from './memory-breakdown.js';
 import { THREAD_KINDS, peakRssBytes, type ThreadKind } from './thread-cpu.js';
 import { metricsText, PhaseProbe, valuesIn, type PhaseResources } from './phase-probe.js';
+import { formatStateReads, stateReadsIn } from './state-read-counts.js';
+import { formatBlockSteps } from './block-steps.js';
 import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
 import { ConfirmationWatcher } from './confirmation-watcher.js';
 import { latencyBySlice, settlingWarning } from './settling.js';
@@ -426,13 +428,15 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       console.log(rows[rows.length - 1]);
       const kinds = spent.cpuByKind;
       if (kinds) console.log(`  validators' CPU per committed tx by thread kind (ms, summed over validators; kinds told apart by start order, bench/thread-cpu.ts): ${THREAD_KINDS.map((k) => `${THREAD_LABELS[k]} ${perTx(kinds[k])}`).join(', ')}`);
+      console.log(`  ${formatStateReads(spent.stateReads, confirmed.size, 'transfer committed in the phase')}`);
+      console.log(`  ${formatBlockSteps(spent.blockSteps.before, spent.blockSteps.after)}`);
     }
     // One scrape per validator for all of its end-of-run figures.
     const finals = await Promise.all(
       c.nodes.map(async (n) => {
         const text = await metricsText(n.url);
         const [rss, verifications, cacheHits, preverified, preverifiedHits] = valuesIn(text, ['process_resident_memory_bytes', 'verifications_total', 'verification_cache_hits_total', 'consensus_signatures_preverified_total', 'consensus_preverified_hits_total']);
-        return { rss: rss!, verifications: verifications!, cacheHits: cacheHits!, preverified: preverified!, preverifiedHits: preverifiedHits!, memory: n.proc?.pid ? processBreakdown(n.proc.pid, text) : null };
+        return { rss: rss!, verifications: verifications!, cacheHits: cacheHits!, preverified: preverified!, preverifiedHits: preverifiedHits!, stateReads: stateReadsIn(text), memory: n.proc?.pid ? processBreakdown(n.proc.pid, text) : null };
       }),
     );
     const peakRss = peakRssMiB(c);
@@ -456,6 +460,8 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
     // block's validation then finds it in the cache.
     console.log(`consensus signatures verified on a worker per validator: ${finals.map((f) => f.preverified).join(', ')}; answered from that memo: ${finals.map((f) => f.preverifiedHits).join(', ')}`);
     console.log(`signature verifications per validator: ${finals.map((f) => f.verifications).join(', ')}; cache hits: ${finals.map((f) => f.cacheHits).join(', ')}; transactions on chain: ${String(committedTotal)}`);
+    // Over the whole run (funding and warm-up included): admission's and the blocks' reads that missed the state cache.
+    console.log(formatStateReads(finals.map((f) => f.stateReads), committedTotal));
     console.log(`throughput issue's targets, judged from this run (CHAIN_BLOCK_MS ${blockMs}):\n${formatTargets(evaluateTargets({ provider: provider.name, C, blockMs, rates: results }))}`);
     return { provider: provider.name, C, rows, results };
   } finally {

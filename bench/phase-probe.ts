@@ -1,3 +1,5 @@
+import { blockStepsIn, type BlockStepsReading } from './block-steps.js';
+import { stateReadsBetween, stateReadsIn, type StateReadSample } from './state-read-counts.js';
 import { gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
 import { THREAD_KINDS, cpuByKind, mainThreadSched, selfCpuSeconds, threadCpu, threadSamples, type MainThreadSched, type ThreadCpu, type ThreadKind } from './thread-cpu.js';
 
@@ -26,6 +28,10 @@ export interface PhaseResources {
   readonly loopP99Ms: readonly number[];
   readonly loopMaxMs: readonly number[];
   readonly gc: readonly GcPausesByKind[];
+  /** Per validator, committed state keys read from LevelDB over the phase (chain_state_reads_total). */
+  readonly stateReads: ReadonlyArray<readonly StateReadSample[]>;
+  /** Per validator, its block steps and LevelDB files at the start and at the end of the phase. */
+  readonly blockSteps: { readonly before: readonly BlockStepsReading[]; readonly after: readonly BlockStepsReading[] };
 }
 
 /** Prometheus text of a node's /metrics. */
@@ -76,11 +82,14 @@ export class PhaseProbe {
     private readonly clientCpuBefore: number,
     private readonly gatewayCpuBefore: ThreadCpu | null,
     private readonly threadsBefore: ReadonlyArray<ReturnType<typeof threadSamples>>,
+    private readonly stateReadsBefore: ReadonlyArray<readonly StateReadSample[]>,
+    private readonly blockStepsBefore: readonly BlockStepsReading[],
   ) {}
 
   /** `gatewayPid` null without a gateway, undefined for one whose pid is unknown. */
   static async start(validators: readonly ProbedProcess[], gatewayPid: number | null | undefined): Promise<PhaseProbe> {
-    const gcBefore = (await Promise.all(validators.map((n) => metricsText(n.url)))).map(parseGcPauses);
+    const texts = await Promise.all(validators.map((n) => metricsText(n.url)));
+    const gcBefore = texts.map(parseGcPauses);
     return new PhaseProbe(
       validators,
       gatewayPid,
@@ -91,6 +100,8 @@ export class PhaseProbe {
       selfCpuSeconds(),
       gatewayPid === null ? null : cpuOf(gatewayPid),
       validators.map((n) => (n.pid ? threadSamples(n.pid) : null)),
+      texts.map(stateReadsIn),
+      texts.map(blockStepsIn),
     );
   }
 
@@ -123,6 +134,8 @@ export class PhaseProbe {
       loopP99Ms: loops.map((l) => l[0]! * 1000),
       loopMaxMs: loops.map((l) => l[1]! * 1000),
       gc: texts.map((t, i) => gcPausesBetween(this.gcBefore[i]!, parseGcPauses(t))),
+      stateReads: texts.map((t, i) => stateReadsBetween(this.stateReadsBefore[i]!, stateReadsIn(t))),
+      blockSteps: { before: this.blockStepsBefore, after: texts.map(blockStepsIn) },
     };
   }
 }

@@ -16,7 +16,7 @@ export { definePlugin } from './host/plugin.js';
 export type { AddressKindSpec, CrossShardTransferSpec, PluginApi, PluginDefinition, PluginEventSpec, PluginKind, PluginRuntime, SystemAddressSpec } from './host/plugin.js';
 
 // 2. State: stores declared with their key layout and value schema (the plugin's state layout).
-export { defineIndex, defineStore, DeclaredIndex, DeclaredStore, type ScanRange, type StoreEntry, type StoreSpec } from './state/declared-store.js';
+export { defineIndex, defineStore, DeclaredIndex, DeclaredStore, type Party, type ScanRange, type StoreEntry, type StoreSpec } from './state/declared-store.js';
 export { keyPart, type KeyPart, type KeySegment, type KeyValues } from './state/key-parts.js';
 export type { ValueEncoding } from './state/record-schema.js';
 export { PluginBoundaryError } from './host/plugin-boundary.js';

@@ -1,3 +1,4 @@
+import { readAheadKeys } from './read-ahead.js';
 import { badRequest, ChainError, unavailable } from '../errors.js';
 import type { NetworkEnv } from '../context/contexts.js';
 import type { Hooks } from '../host/hooks.js';
@@ -225,6 +226,11 @@ export class Admission {
     if (notASender) throw notASender;
     // 2. Who may sign: an outsider is told 401 before anything about the account (balance, nonce).
     const key = presentedKey(f.body, f.public_key);
+    // The sender's own records (its account and bound key, the plugins' records of it as sender:
+    // whom a sponsor pays for, which authorization reads) in one LevelDB call, which the reads
+    // below join. The sender's only: a refused submission then reads at most one record more
+    // than before (the sentinel's, read after the signature), never one of an address it names.
+    this.d.store.prefetchState(readAheadKeys([{ from: f.from }], this.d.host.boundary.readAheadStores)).catch(() => undefined);
     const authorized = await this.authorizeAt(state, height, tx, key, undefined);
     // 3. The account nonce.
     const accounts = accountsReader(state);

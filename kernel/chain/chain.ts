@@ -25,6 +25,7 @@ import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
 import { proposalContext } from './contexts.js';
 import { executeBlock, type ExecutionResult } from './executor.js';
 import { readAheadKeys, type Parties } from './read-ahead.js';
+import { BlockTimings } from './block-timings.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
 import type { Validator } from '../consensus/types.js';
 import type { BlockHeader, BlockInfo, BlockRecord, CommittedBlock, DecidedCommit, Evidence, Receipt, SignatureLayout, Tx } from '../model/types.js';
@@ -94,6 +95,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   private readonly admission: Admission;
   private readonly tree: StateTree;
   private readonly progress = new CommitProgress();
+  /** Wall time of each step of this node's blocks, for `chain_block_step_seconds_total`. */
+  readonly timings = new BlockTimings();
   private readonly sets: ValidatorSets;
   /** The committed chain, read only: what everything outside the core reads (chain-queries.ts). */
   readonly queries: ChainQueries;
@@ -233,7 +236,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
    * read is left to the admissions, which read on their own.
    */
   prefetchAccounts(txs: Iterable<Parties>): void {
-    this.d.store.prefetchState(readAheadKeys(txs)).catch(() => undefined);
+    this.d.store.prefetchState(readAheadKeys(txs, this.d.host.boundary.readAheadStores)).catch(() => undefined);
   }
 
   /** A transaction relayed by a peer (`text` parsed to `body`): the same admission checks as a local submission. */
@@ -428,33 +431,36 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
         return this.priced(tx, c.layout, p.header.base_fee);
       });
     }
-    // The accounts the block's transactions read, fetched together (a cache fill: state-reads.ts).
-    await this.d.store.prefetchState(readAheadKeys(txs));
-    const result = await executeBlock(
-      {
-        hooks: this.d.hooks,
-        params: this.d.params,
-        env: this.d.env,
-        shards: this.shards,
-        log: this.d.log,
-        gasOf: this.gasOf,
-        operations: this.d.operations,
-        inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height),
-        sendRefusal: (kind) => this.d.host.addressKind(kind)?.sendRefusal,
-        scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin),
-        systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height),
-        methods: this.d.host.methods,
-        boundary: this.d.host.boundary,
-        verifyWithState: async (op, tx, publicKey, ctx, baseFee) => {
-          const r = await verifyWithState(op, tx.hash, publicKey, this.admission.signaturePolicy(baseFee), this.d.verifier, ctx);
-          return r instanceof ChainError ? r : r.body;
+    const included = txs;
+    const result = await this.timings.time('execute', async () => {
+      // The accounts the block's transactions read, fetched together (a cache fill: state-reads.ts).
+      await this.d.store.prefetchState(readAheadKeys(included, this.d.host.boundary.readAheadStores));
+      return executeBlock(
+        {
+          hooks: this.d.hooks,
+          params: this.d.params,
+          env: this.d.env,
+          shards: this.shards,
+          log: this.d.log,
+          gasOf: this.gasOf,
+          operations: this.d.operations,
+          inactiveProblem: (target, height) => this.admission.inactiveProblem(target, height),
+          sendRefusal: (kind) => this.d.host.addressKind(kind)?.sendRefusal,
+          scoped: (ctx, plugin) => this.d.host.scoped(ctx, plugin),
+          systemTxProblem: (type, height) => this.admission.systemTxProblem(type, height),
+          methods: this.d.host.methods,
+          boundary: this.d.host.boundary,
+          verifyWithState: async (op, tx, publicKey, ctx, baseFee) => {
+            const r = await verifyWithState(op, tx.hash, publicKey, this.admission.signaturePolicy(baseFee), this.d.verifier, ctx);
+            return r instanceof ChainError ? r : r.body;
+          },
         },
-      },
-      this.d.store.state,
-      p.header,
-      txs,
-      p.evidence,
-    );
+        this.d.store.state,
+        p.header,
+        included,
+        p.evidence,
+      );
+    });
     const treeOps = new WriteBatch();
     const prevRoot = parseHex(this.head.state_root, 32)!;
     // Each changed key's committed value, where execution left it in the state cache, goes along as
@@ -465,7 +471,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       const old = this.d.store.cachedState(k);
       return old === undefined ? [utf8Bytes(k), v] : [utf8Bytes(k), v, old];
     });
-    const root = await this.tree.update(prevRoot, changes, treeOps);
+    const root = await this.timings.time('tree', () => this.tree.update(prevRoot, changes, treeOps));
     this.executed = { hash: p.hash, txs, result, stateRoot: toHex0x(root), treeOps };
     return this.executed;
   }
@@ -481,6 +487,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       if (existing?.hash === p.hash) return existing; // already applied (WAL replay)
       throw new Error(`finalize: height ${p.header.height} is already committed with another block`);
     }
+    const stored = this.timings.commitStarted();
     const { txs, result, stateRoot, treeOps } = await this.executeMemo(p);
     const changedKeys = new Set(result.overlay.changes().map(([key]) => key));
     const record: BlockRecord = {
@@ -494,7 +501,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     };
     await this.progress.writing(
       () =>
-        this.d.store.commitBlock({
+        this.timings.time('write', () => this.d.store.commitBlock({
           block: record,
           // As executed: each at the price its signature set, with the layout it verified under.
           txs,
@@ -504,16 +511,17 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
           indexWrites: result.indexWrites,
           extraOps: treeOps.ops,
           ...(commit ? { certificate: commit } : {}),
-        }),
+        })),
       { height: record.header.height, keys: changedKeys },
     );
+    stored();
     this.executed = null;
     this.validatedHash = null;
     this.tree.releasePending();
     this.sets.committed(changedKeys);
     this.mempool.removeCommitted(record.tx_hashes);
     if (result.scheduleChanged) await this.loadSchedule();
-    await this.recheckMempool();
+    await this.timings.time('recheck', () => this.recheckMempool());
     const committed: CommittedBlock = { block: record, txs, receipts: result.receipts, events: result.events };
     this.emit('committed', committed);
     this.d.hooks.committed.promise(committed).catch((err: unknown) => this.d.log.error({ err, height: record.header.height }, 'a committed-hook observer failed'));

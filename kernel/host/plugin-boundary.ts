@@ -39,6 +39,7 @@ type StoreHandle = DeclaredStore | DeclaredIndex;
  */
 export class PluginBoundary {
   private readonly declared = new Map<string, Declarations>();
+  private readonly partyStores: DeclaredStore[] = [];
 
   /** At boot, for every loaded plugin: checks its declarations and records them. */
   load(def: Pick<PluginDefinition<never, never>, 'name' | 'kind' | 'stores' | 'indexes' | 'events'>): void {
@@ -50,6 +51,17 @@ export class PluginBoundary {
     const state = layoutsOf(def.name, 'stores', def.stores);
     const index = layoutsOf(def.name, 'indexes', def.indexes ?? []);
     this.declared.set(def.name, { state: new KeyGate(def.name, 'state', state), index: new KeyGate(def.name, 'index', index), events: new Map((def.events ?? []).map((e) => [e.type, e])) });
+    for (const s of def.stores) if (s.readAhead !== undefined) this.partyStores.push(s);
+  }
+
+  /**
+   * The loaded plugins' stores that declare a read-ahead by party (`StoreSpec.readAhead`), in load
+   * order: the kernel reads their records with a batch's accounts (kernel/chain/read-ahead.ts).
+   * A plugin switched off at some height keeps its entries: a record read ahead and not read is
+   * a wasted read, never a different result.
+   */
+  get readAheadStores(): readonly DeclaredStore[] {
+    return this.partyStores;
   }
 
   /** Whether `plugin` declares its stores (and is held to them). */

@@ -19,6 +19,12 @@ export class NodeMetrics {
   consensusSignatures: () => { preverified: number; hits: number } = () => ({ preverified: 0, hits: 0 });
   /** Set by the node once consensus runs: transactions of compact proposals that were not held here. */
   proposalTxFetches: () => { requested: number; received: number } = () => ({ requested: 0, received: 0 });
+  /** Set by the node once its store is open: LevelDB reads of committed state, by how and by family. */
+  stateReads: () => ReadonlyArray<{ via: string; family: string; reads: number }> = () => [];
+  /** Set by the node once the chain is open: wall time of each step of its blocks, added up (kernel/chain/block-timings.ts). */
+  blockSteps: () => ReadonlyArray<{ step: string; seconds: number; count: number }> = () => [];
+  /** Set by the node once its store is open: LevelDB's table files per level, 0 first. */
+  storeFiles: () => readonly number[] = () => [];
   /** Set by the node: what an operator watches of consensus (connected peers, the round of the height in progress, blocks behind). */
   consensusView: () => { peers: number; round: number; behind: number } = () => ({ peers: 0, round: 0, behind: 0 });
 
@@ -37,6 +43,45 @@ export class NodeMetrics {
     new Gauge({ name: 'chain_peers', help: 'connected P2P peers', registers: [this.registry], collect() { this.set(view().peers); } });
     new Gauge({ name: 'chain_consensus_round', help: 'round of the height in progress (above 0: a proposer missed or votes were slow)', registers: [this.registry], collect() { this.set(view().round); } });
     new Gauge({ name: 'chain_behind_blocks', help: 'blocks this node knows it is behind its peers (catching up)', registers: [this.registry], collect() { this.set(view().behind); } });
+    const stateReads = (): ReadonlyArray<{ via: string; family: string; reads: number }> => this.stateReads();
+    new Gauge({
+      name: 'chain_state_reads_total',
+      help: "committed state keys point-read from LevelDB (cache misses; scans and snapshot reads are not counted): via 'single' (one awaited read) or 'prefetch' (a block's or relay batch's read-ahead), by family (the key's first segment: acct, acctkey, a plugin's name)",
+      labelNames: ['via', 'family'],
+      registers: [this.registry],
+      collect() {
+        for (const r of stateReads()) this.set({ via: r.via, family: r.family }, r.reads);
+      },
+    });
+    const steps = (): ReadonlyArray<{ step: string; seconds: number; count: number }> => this.blockSteps();
+    new Gauge({
+      name: 'chain_block_step_seconds_total',
+      help: "wall time of each step of this node's blocks since start: execute (transactions), tree (state root), write (LevelDB, fsync), recheck (mempool against the new head)",
+      labelNames: ['step'],
+      registers: [this.registry],
+      collect() {
+        for (const s of steps()) this.set({ step: s.step }, s.seconds);
+      },
+    });
+    new Gauge({
+      name: 'chain_block_steps_total',
+      help: 'times each step of chain_block_step_seconds_total ran',
+      labelNames: ['step'],
+      registers: [this.registry],
+      collect() {
+        for (const s of steps()) this.set({ step: s.step }, s.count);
+      },
+    });
+    const files = (): readonly number[] => this.storeFiles();
+    new Gauge({
+      name: 'chain_store_files',
+      help: "LevelDB table files per level (level 0 at 8 slows writes, at 12 stops them until compaction catches up)",
+      labelNames: ['level'],
+      registers: [this.registry],
+      collect() {
+        files().forEach((n, level) => this.set({ level: String(level) }, n));
+      },
+    });
     this.cacheHits = new Gauge({ name: 'verification_cache_hits_total', help: 'signature checks answered from the verify-once cache', registers: [this.registry], collect() { this.set(verifierStats.cacheHits); } });
   }
 }

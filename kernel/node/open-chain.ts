@@ -88,7 +88,10 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
   log.info({ workers, provider: provider.name }, workers > 0 ? `signature verification on ${workers} worker thread(s)` : 'signature verification on the main thread');
   const metrics = new NodeMetrics(verifier.stats);
   const loopMonitor = monitorEventLoop(metrics.registry);
-  const store = new ChainStore(await LevelStore.open(join(d.dataDir, 'chain')), { textLog: await FileTxTextLog.open(join(d.dataDir, 'txtext')) });
+  const level = await LevelStore.open(join(d.dataDir, 'chain'));
+  const store = new ChainStore(level, { textLog: await FileTxTextLog.open(join(d.dataDir, 'txtext')) });
+  metrics.stateReads = () => store.stateReadCounts.entries();
+  metrics.storeFiles = () => level.filesPerLevel();
 
   // Made before the host so the query service's contexts hold plugins to their declarations too.
   const boundary = new PluginBoundary();
@@ -129,6 +132,8 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
     paramOverrides: config.param_overrides,
     operations,
   });
+  metrics.blockSteps = () => chain.timings.entries();
+  chain.timings.onCommit((seconds) => metrics.blockCommit.observe(seconds));
   (services as { chain: Chain }).chain = chain;
 
   try {

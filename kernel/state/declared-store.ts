@@ -26,7 +26,20 @@ export interface StoreSpec<S extends readonly KeySegment[], V extends TSchema> {
   readonly value: V;
   /** How values are written (`record` by default). */
   readonly encoding?: ValueEncoding;
+  /**
+   * For a record a plugin reads for most transactions, keyed by their parties (whom a sponsor
+   * pays for, by sender; a sender's recent transfers): the party that fills each typed key part,
+   * in order, every part an address. The kernel then reads these records together with the
+   * transactions' accounts, in one LevelDB call before a relay batch's admissions and before a
+   * block executes (kernel/chain/read-ahead.ts), instead of one awaited read each when the plugin
+   * asks. Only a cache fill: what the plugin reads is the same with or without it. State stores
+   * only (an index is never read in consensus).
+   */
+  readonly readAhead?: readonly Party[];
 }
+
+/** Who a transaction names: its signer (`from`) and, for a transfer, its recipient (`to`). */
+export type Party = 'sender' | 'recipient';
 
 /** One record a scan found: its key's values and its value. */
 export interface StoreEntry<K, V> {
@@ -74,6 +87,14 @@ abstract class Declared<S extends readonly KeySegment[], V extends TSchema> {
     this.description = spec.description;
     this.layout = new KeyLayout(owner, spec.key);
     this.record = new RecordSchema(owner, spec.value, spec.encoding ?? 'record');
+    if (spec.readAhead !== undefined) {
+      if (where !== 'state') throw new Error(`${owner}: readAhead is for state stores (an index is not read in consensus)`);
+      const parts = this.layout.keyParts;
+      if (parts.length === 0 || spec.readAhead.length !== parts.length || parts.some((p) => p.kind !== 'address')) {
+        throw new Error(`${owner}: readAhead names the party of each typed key part, and each must be an address (${this.layout.text} has ${parts.map((p) => `<${p.name}>: ${p.kind}`).join(', ') || 'none'})`);
+      }
+      for (const party of spec.readAhead) if (party !== 'sender' && party !== 'recipient') throw new Error(`${owner}: readAhead parties are 'sender' or 'recipient', not ${JSON.stringify(party)}`);
+    }
   }
 
   get value(): V {
@@ -127,8 +148,28 @@ abstract class Declared<S extends readonly KeySegment[], V extends TSchema> {
 
 /** A store of the plugin's chain state (`ctx.store`): in the state root, read and written in consensus. */
 export class DeclaredStore<S extends readonly KeySegment[] = readonly KeySegment[], V extends TSchema = TSchema> extends Declared<S, V> {
+  /** The parties whose records of this store a transaction reads (`StoreSpec.readAhead`), if declared. */
+  readonly readAhead: readonly Party[] | undefined;
+
   constructor(plugin: string, spec: StoreSpec<S, V>) {
     super(plugin, 'state', spec);
+    this.readAhead = spec.readAhead === undefined ? undefined : [...spec.readAhead];
+  }
+
+  /**
+   * The full state key of the record a transaction with these parties reads, by `readAhead`;
+   * undefined without a declaration, or when a party it names is absent or not an address (a
+   * relayed body is read ahead before it is checked).
+   */
+  readAheadKey(parties: { readonly sender?: unknown; readonly recipient?: unknown }): string | undefined {
+    if (this.readAhead === undefined) return undefined;
+    const values: unknown[] = [];
+    for (const party of this.readAhead) {
+      const value = parties[party];
+      if (typeof value !== 'string' || !this.layout.keyParts[values.length]!.accepts(value)) return undefined;
+      values.push(value);
+    }
+    return `${this.plugin}/${this.layout.key(values as unknown as KeyValues<S>)}`;
   }
 
   /** The full state key (`<plugin>/<key>`): what a proven read declares (`proves`). */

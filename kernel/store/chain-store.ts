@@ -4,7 +4,7 @@ import type { ScanOptions, StateSource } from '../state/overlay.js';
 import { txFieldsFromRecord, txFromRecord, txToRecord, type TxFields, type TxRecord } from '../tx/record.js';
 import type { KvIterateOptions, KvOp, KvStore } from '../state/kv.js';
 import { ABSENT, ChainStoreCaches } from './chain-store-caches.js';
-import { StateReads } from './state-reads.js';
+import { StateReads, type StateReadCounts } from './state-reads.js';
 import { LOG_START, type TxTextLog } from './tx-text-log.js';
 import { blockCodec, eventCodec, metaCodec, positionCodec, storedTxCodec, totalsCodec, txIndexEntry } from './chain-store-codec.js';
 import {
@@ -217,6 +217,11 @@ export class ChainStore {
    */
   prefetchState(keys: Iterable<string>): Promise<void> {
     return this.reads.prefetch(keys);
+  }
+
+  /** LevelDB reads of committed state so far, by how and by family (`chain_state_reads_total`). */
+  get stateReadCounts(): StateReadCounts {
+    return this.reads.counts;
   }
 
   /** Committed state and its head as they are now, for a long read that must see one block's state only. */

@@ -191,3 +191,24 @@ test('a prefetch begun while the write is in flight is neither joined after it n
   assert.equal(dec(await after), 'new', 'a read after the write did not join the prefetch that began during it');
   assert.equal(dec(cache.get('acct/a') as Uint8Array), 'new');
 });
+
+test('counts what went to LevelDB by how and by family, and nothing a cache or a joined prefetch answered', async () => {
+  const kv = new CountingStore();
+  await kv.put({ 'acct/a': '1', 'acct/b': '2', 'sponsor/paidby/a': 'x' });
+  const reads = new StateReads(kv, new LRUCache<string, Uint8Array | typeof ABSENT>({ max: 100 }));
+  await reads.prefetch(['acct/a', 'acct/b', 'acct/a']);
+  await reads.get('acct/a'); // cached by the prefetch
+  await reads.get('sponsor/paidby/a');
+  await reads.get('sponsor/paidby/a'); // cached by the first read
+  await reads.get('sentinel/recent/a'); // absent: read once, then known absent
+  await reads.get('sentinel/recent/a');
+  await reads.get('bare');
+  assert.deepEqual(reads.counts.entries(), [
+    { via: 'prefetch', family: 'acct', reads: 2 },
+    { via: 'single', family: 'bare', reads: 1 },
+    { via: 'single', family: 'sentinel', reads: 1 },
+    { via: 'single', family: 'sponsor', reads: 1 },
+  ]);
+  assert.equal(kv.gets, 3);
+  assert.equal(kv.manyKeys, 2);
+});

@@ -5,6 +5,34 @@ import { stateKey } from './keys.js';
 
 type Cached = Uint8Array | typeof ABSENT;
 
+/** How a committed state key was read from LevelDB: alone on a cache miss, or in a prefetch's batch. */
+export type StateReadVia = 'single' | 'prefetch';
+
+/**
+ * LevelDB reads of committed state so far, by how and by family: a key's first segment (`acct`,
+ * `acctkey`, a plugin's name), a set fixed by the code, so an operator's metric stays small. A
+ * family that keeps showing `single` reads under load is one a read-ahead could batch.
+ */
+export class StateReadCounts {
+  private readonly counts = new Map<string, number>();
+
+  add(via: StateReadVia, key: string, n = 1): void {
+    const slash = key.indexOf('/');
+    const id = `${via} ${slash < 0 ? key : key.slice(0, slash)}`;
+    this.counts.set(id, (this.counts.get(id) ?? 0) + n);
+  }
+
+  /** Each (via, family) with its count, sorted so a scrape lists them in the same order. */
+  entries(): Array<{ via: StateReadVia; family: string; reads: number }> {
+    return [...this.counts.entries()]
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .map(([id, reads]) => {
+        const space = id.indexOf(' ');
+        return { via: id.slice(0, space) as StateReadVia, family: id.slice(space + 1), reads };
+      });
+  }
+}
+
 /**
  * Committed state values read through the store's write-through cache, and filled ahead of need:
  * `prefetch` reads the keys a block's (or a relay batch's) transactions will touch in one
@@ -26,6 +54,8 @@ export class StateReads {
   private epoch = 0;
   /** Keys a prefetch is reading now: a read of one waits for it instead of asking LevelDB again. */
   private readonly inflight = new Map<string, Promise<Uint8Array | undefined>>();
+  /** What went to LevelDB, for `chain_state_reads_total`. */
+  readonly counts = new StateReadCounts();
 
   constructor(
     private readonly kv: KvReader,
@@ -42,6 +72,7 @@ export class StateReads {
 
   private async read(key: string): Promise<Uint8Array | undefined> {
     const epoch = this.epoch;
+    this.counts.add('single', key);
     const value = await this.kv.get(stateKey(key));
     if (epoch === this.epoch) this.cache.set(key, value ?? ABSENT);
     return value;
@@ -75,6 +106,8 @@ export class StateReads {
     });
     try {
       const values = await batch;
+      // Counted once read: a failed batch's keys are counted by the readers that read them alone.
+      for (const key of missing) this.counts.add('prefetch', key);
       if (epoch === this.epoch) missing.forEach((key, i) => this.cache.set(key, values[i] ?? ABSENT));
     } catch {
       // Nothing filled; the readers above fall back to their own reads.

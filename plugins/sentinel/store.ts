@@ -101,6 +101,8 @@ export const recentTransfers = defineStore('sentinel', {
   description: "heights of an address's latest transfers (at most 10): the scorer's tx_count_last_10",
   key: ['recent', keyPart.address('address')],
   value: Type.Object({ heights: Type.Array(Height) }),
+  // Read for every plain transfer's sender, at admission and in the block: fetched with the accounts.
+  readAhead: ['sender'],
 });
 
 export const registeredModel = defineStore('sentinel', {

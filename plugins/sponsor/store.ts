@@ -28,6 +28,8 @@ export const paidBy = defineStore('sponsor', {
   description: 'the sponsor whose pool pays the beneficiary\'s fees (read for every signed transaction: absent for most accounts)',
   key: ['paidby', keyPart.address('beneficiary')],
   value: SponsorshipSchema,
+  // Read for every signed transaction's signer (absent for most): fetched with the accounts.
+  readAhead: ['sender'],
 });
 
 /** The sponsor's side of the same record, for listing whom it pays for. */

@@ -20,7 +20,13 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g,
 const code = (text: string): string => `\`${cell(text)}\``;
 
 function storeRows(stores: readonly (DeclaredStore | DeclaredIndex)[]): string[] {
-  return stores.map((s) => `| ${code(s.name)} | ${code(s.layout.text)} | ${code(typeText(s.value))}${s.record.encoding === 'record' ? '' : ` (${s.record.encoding})`} | ${cell(s.description)} |`);
+  return stores.map((s) => `| ${code(s.name)} | ${code(s.layout.text)} | ${code(typeText(s.value))}${s.record.encoding === 'record' ? '' : ` (${s.record.encoding})`} | ${cell(s.description)}${readAheadNote(s)} |`);
+}
+
+/** A store the kernel reads ahead by party says so, since each such key is one more read per transaction. */
+function readAheadNote(s: DeclaredStore | DeclaredIndex): string {
+  const parties = 'readAhead' in s ? s.readAhead : undefined;
+  return parties === undefined ? '' : cell(`; read ahead with the accounts, keyed by the ${parties.join(' and ')} (StoreSpec.readAhead)`);
 }
 
 /** The State layout table: each store's key layout, value type and meaning; its index stores apart. */
