@@ -74,3 +74,19 @@ test("LevelStore: LevelDB's own properties are readable (what the compaction ben
   assert.match(db.property('leveldb.stats'), /Level\s+Files\s+Size\(MB\)/);
   assert.equal(db.property('leveldb.num-files-at-level0'), '0', 'one small write stays in the memtable');
 });
+
+test('LevelStore getMany: a batch split over the pool answers every key in the order asked, absent ones included', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'level-store-many-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = await LevelStore.open(dir);
+  t.after(() => db.close());
+  await db.write(Array.from({ length: 500 }, (_, i) => ({ type: 'put' as const, key: bytes(`k/${i * 2}`), value: bytes(`v${i * 2}`) })), true);
+  // Sizes below, at and across the split (one job per pool thread past 32 keys each), in a shuffled order.
+  for (const n of [1, 31, 64, 129, 1000]) {
+    const asked = Array.from({ length: n }, (_, i) => (i * 7919) % 1000);
+    const got = await db.getMany(asked.map((i) => bytes(`k/${i}`)));
+    assert.deepEqual(got.map(text), asked.map((i) => (i % 2 === 0 ? `v${i}` : undefined)), `${n} keys`);
+  }
+  assert.deepEqual(await db.getMany([]), []);
+  assert.equal(db.filesPerLevel().length, 7);
+});

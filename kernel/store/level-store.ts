@@ -13,6 +13,11 @@ export interface LevelTuning {
   readonly maxOpenFiles?: number;
 }
 
+/** libuv's pool threads (UV_THREADPOOL_SIZE, 4 unless set), which serve LevelDB's reads. */
+const READ_JOBS = Math.max(1, Math.min(128, Number(process.env.UV_THREADPOOL_SIZE) || 4));
+/** Below this many keys a job's own cost (a trip through the pool) outweighs splitting. */
+const MIN_KEYS_PER_JOB = 32;
+
 /** LevelDB's levels (config::kNumLevels). */
 const LEVELS = 7;
 
@@ -41,10 +46,22 @@ export class LevelStore implements KvStore {
     return Array.from({ length: LEVELS }, (_, n) => Number(this.db.getProperty(`leveldb.num-files-at-level${n}`)));
   }
 
+  /**
+   * classic-level runs one `getMany` as one job on libuv's pool, a key after another on one
+   * thread; at 10^6 keys each read is cold (a table block from the page cache, decompressed), so a
+   * block's batch of hundreds held its caller (the state tree's descent, a block's read-ahead) for
+   * the sum of them while the pool's other threads idled. Large batches are split into one job per
+   * pool thread, which LevelDB serves concurrently (its reads take no lock but to pin the version).
+   */
   async getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
     if (keys.length === 0) return [];
-    const values = await this.db.getMany([...keys]);
-    return values.map((v) => v ?? undefined);
+    const jobs = Math.min(READ_JOBS, Math.floor(keys.length / MIN_KEYS_PER_JOB));
+    if (jobs <= 1) return (await this.db.getMany([...keys])).map((v) => v ?? undefined);
+    const size = Math.ceil(keys.length / jobs);
+    const parts = await Promise.all(Array.from({ length: jobs }, (_, j) => this.db.getMany(keys.slice(j * size, (j + 1) * size))));
+    const out: Array<Uint8Array | undefined> = [];
+    for (const part of parts) for (const v of part) out.push(v ?? undefined);
+    return out;
   }
 
   iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
