@@ -4,8 +4,8 @@ import { blockStepsIn, formatBlockSteps } from './block-steps.js';
 
 const scrape = (writeSeconds: number, writes: number, level0: number): string => `chain_block_step_seconds_total{step="execute"} 2
 chain_block_step_seconds_total{step="write"} ${writeSeconds}
-chain_block_steps_total{step="execute"} 10
-chain_block_steps_total{step="write"} ${writes}
+chain_block_step_runs_total{step="execute"} 10
+chain_block_step_runs_total{step="write"} ${writes}
 chain_store_files{level="0"} ${level0}
 chain_store_files{level="1"} 5
 `;

@@ -8,9 +8,9 @@ export interface BlockStepsReading {
   readonly files: readonly number[];
 }
 
-/** `chain_block_step_seconds_total`, `chain_block_steps_total` and `chain_store_files` of a /metrics text. */
+/** `chain_block_step_seconds_total`, `chain_block_step_runs_total` and `chain_store_files` of a /metrics text. */
 export function blockStepsIn(text: string): BlockStepsReading {
-  const counts = new Map(seriesIn(text, 'chain_block_steps_total').map((s) => [s.labels.get('step') ?? '', s.value]));
+  const counts = new Map(seriesIn(text, 'chain_block_step_runs_total').map((s) => [s.labels.get('step') ?? '', s.value]));
   const steps = new Map(seriesIn(text, 'chain_block_step_seconds_total').map((s) => [s.labels.get('step') ?? '', { seconds: s.value, count: counts.get(s.labels.get('step') ?? '') ?? 0 }]));
   const files: number[] = [];
   for (const s of seriesIn(text, 'chain_store_files')) files[Number(s.labels.get('level'))] = s.value;

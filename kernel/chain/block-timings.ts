@@ -6,9 +6,10 @@ export type BlockStep = (typeof BLOCK_STEPS)[number];
 
 /**
  * Wall time this node spent on each step of its blocks, added up since start: executing a
- * proposal's transactions (`execute`, the tree update apart), updating the state tree (`tree`),
- * writing the block to LevelDB with its fsync (`write`), and re-checking the mempool against the
- * new head (`recheck`). Under flat-out load the committed rate is a block's size over the interval
+ * proposal's transactions (`execute`, the tree update apart; once per proposal executed, whether
+ * it commits or not), updating the state tree (`tree`), storing a committed block (`write`: its
+ * batch, the address totals it reads, the text log, LevelDB's write with fsync), and re-checking
+ * the mempool against the new head (`recheck`). Under flat-out load the committed rate is a block's size over the interval
  * between blocks, and these steps lie on that path, so their means per block say where the
  * interval goes (`chain_block_step_seconds_total`; the load bench prints them per phase). Only
  * observed, never read by anything that decides a result.

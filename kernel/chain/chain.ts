@@ -514,10 +514,10 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
         })),
       { height: record.header.height, keys: changedKeys },
     );
-    stored();
     this.executed = null;
     this.validatedHash = null;
     this.tree.releasePending();
+    stored();
     this.sets.committed(changedKeys);
     this.mempool.removeCommitted(record.tx_hashes);
     if (result.scheduleChanged) await this.loadSchedule();

@@ -12,7 +12,7 @@ export class NodeMetrics {
   readonly txsRejected = new Counter({ name: 'chain_txs_rejected_total', help: 'submissions refused, by HTTP status', labelNames: ['status'], registers: [this.registry] });
   readonly mempool = new Gauge({ name: 'chain_mempool_size', help: 'pending transactions', registers: [this.registry] });
   readonly mempoolBytes = new Gauge({ name: 'chain_mempool_bytes', help: "bytes of pending transactions' texts (bounded by tx.mempool_max_bytes)", registers: [this.registry] });
-  readonly blockCommit = new Histogram({ name: 'chain_block_commit_seconds', help: 'time to execute and durably store a block', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [this.registry] });
+  readonly blockCommit = new Histogram({ name: 'chain_block_commit_seconds', help: 'time to durably store each committed block, and to execute it first when voting had not already', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [this.registry] });
   readonly verifications: Gauge;
   readonly cacheHits: Gauge;
   /** Set by the node once consensus runs: signatures of peers' consensus messages verified on a worker. */
@@ -56,7 +56,7 @@ export class NodeMetrics {
     const steps = (): ReadonlyArray<{ step: string; seconds: number; count: number }> => this.blockSteps();
     new Gauge({
       name: 'chain_block_step_seconds_total',
-      help: "wall time of each step of this node's blocks since start: execute (transactions), tree (state root), write (LevelDB, fsync), recheck (mempool against the new head)",
+      help: "wall time of each step of this node's blocks since start: execute (a proposal's transactions), tree (state root), write (storing a committed block: totals read, text log, LevelDB write with fsync), recheck (mempool against the new head)",
       labelNames: ['step'],
       registers: [this.registry],
       collect() {
@@ -64,7 +64,7 @@ export class NodeMetrics {
       },
     });
     new Gauge({
-      name: 'chain_block_steps_total',
+      name: 'chain_block_step_runs_total',
       help: 'times each step of chain_block_step_seconds_total ran',
       labelNames: ['step'],
       registers: [this.registry],

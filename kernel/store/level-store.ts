@@ -14,7 +14,7 @@ export interface LevelTuning {
 }
 
 /** libuv's pool threads (UV_THREADPOOL_SIZE, 4 unless set), which serve LevelDB's reads. */
-const READ_JOBS = Math.max(1, Math.min(128, Number(process.env.UV_THREADPOOL_SIZE) || 4));
+const READ_JOBS = Math.max(1, Math.min(128, Math.floor(Number(process.env.UV_THREADPOOL_SIZE)) || 4));
 /** Below this many keys a job's own cost (a trip through the pool) outweighs splitting. */
 const MIN_KEYS_PER_JOB = 32;
 
@@ -43,6 +43,8 @@ export class LevelStore implements KvStore {
    * writes until compaction catches up, so a count near those says block writes are waiting.
    */
   filesPerLevel(): number[] {
+    // A scrape during shutdown must not fail the whole /metrics answer.
+    if (this.db.status !== 'open') return [];
     return Array.from({ length: LEVELS }, (_, n) => Number(this.db.getProperty(`leveldb.num-files-at-level${n}`)));
   }
 
@@ -51,16 +53,21 @@ export class LevelStore implements KvStore {
    * thread; at 10^6 keys each read is cold (a table block from the page cache, decompressed), so a
    * block's batch of hundreds held its caller (the state tree's descent, a block's read-ahead) for
    * the sum of them while the pool's other threads idled. Large batches are split into one job per
-   * pool thread, which LevelDB serves concurrently (its reads take no lock but to pin the version).
+   * pool thread, which LevelDB serves concurrently (a read holds its mutex only briefly, before and
+   * after the lookup). Each job reads its own implicit snapshot; the callers need no single view
+   * across a batch: tree nodes are never rewritten, and a state prefetch spanning a write fills
+   * nothing (state-reads.ts).
    */
   async getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
     if (keys.length === 0) return [];
     const jobs = Math.min(READ_JOBS, Math.floor(keys.length / MIN_KEYS_PER_JOB));
     if (jobs <= 1) return (await this.db.getMany([...keys])).map((v) => v ?? undefined);
-    const size = Math.ceil(keys.length / jobs);
-    const parts = await Promise.all(Array.from({ length: jobs }, (_, j) => this.db.getMany(keys.slice(j * size, (j + 1) * size))));
+    // Cut at floor(j·n/jobs): every job gets at least floor(n/jobs) ≥ MIN_KEYS_PER_JOB keys, and the cuts cover all n.
+    const cut = (j: number): number => Math.floor((j * keys.length) / jobs);
+    const parts = await Promise.all(Array.from({ length: jobs }, (_, j) => this.db.getMany(keys.slice(cut(j), cut(j + 1)))));
     const out: Array<Uint8Array | undefined> = [];
     for (const part of parts) for (const v of part) out.push(v ?? undefined);
+    if (out.length !== keys.length) throw new Error(`getMany: ${out.length} values for ${keys.length} keys`);
     return out;
   }
 
