@@ -43,45 +43,23 @@ export class NodeMetrics {
     new Gauge({ name: 'chain_peers', help: 'connected P2P peers', registers: [this.registry], collect() { this.set(view().peers); } });
     new Gauge({ name: 'chain_consensus_round', help: 'round of the height in progress (above 0: a proposer missed or votes were slow)', registers: [this.registry], collect() { this.set(view().round); } });
     new Gauge({ name: 'chain_behind_blocks', help: 'blocks this node knows it is behind its peers (catching up)', registers: [this.registry], collect() { this.set(view().behind); } });
-    const stateReads = (): ReadonlyArray<{ via: string; family: string; reads: number }> => this.stateReads();
-    new Gauge({
-      name: 'chain_state_reads_total',
-      help: "committed state keys point-read from LevelDB (cache misses; scans and snapshot reads are not counted): via 'single' (one awaited read) or 'prefetch' (a block's or relay batch's read-ahead), by family (the key's first segment: acct, acctkey, a plugin's name)",
-      labelNames: ['via', 'family'],
-      registers: [this.registry],
-      collect() {
-        for (const r of stateReads()) this.set({ via: r.via, family: r.family }, r.reads);
-      },
-    });
-    const steps = (): ReadonlyArray<{ step: string; seconds: number; count: number }> => this.blockSteps();
-    new Gauge({
-      name: 'chain_block_step_seconds_total',
-      help: "wall time of each step of this node's blocks since start: execute (a proposal's transactions), tree (state root), write (storing a committed block: totals read, text log, LevelDB write with fsync), recheck (mempool against the new head)",
-      labelNames: ['step'],
-      registers: [this.registry],
-      collect() {
-        for (const s of steps()) this.set({ step: s.step }, s.seconds);
-      },
-    });
-    new Gauge({
-      name: 'chain_block_step_runs_total',
-      help: 'times each step of chain_block_step_seconds_total ran',
-      labelNames: ['step'],
-      registers: [this.registry],
-      collect() {
-        for (const s of steps()) this.set({ step: s.step }, s.count);
-      },
-    });
-    const files = (): readonly number[] => this.storeFiles();
-    new Gauge({
-      name: 'chain_store_files',
-      help: "LevelDB table files per level (level 0 at 8 slows writes, at 12 stops them until compaction catches up)",
-      labelNames: ['level'],
-      registers: [this.registry],
-      collect() {
-        files().forEach((n, level) => this.set({ level: String(level) }, n));
-      },
-    });
+    const labelled = (name: string, help: string, labelNames: readonly string[], samples: () => Iterable<readonly [Record<string, string>, number]>): void => {
+      new Gauge({ name, help, labelNames, registers: [this.registry], collect() { for (const [labels, value] of samples()) this.set(labels, value); } });
+    };
+    labelled(
+      'chain_state_reads_total',
+      "committed state keys point-read from LevelDB (cache misses; scans and snapshot reads are not counted): via 'single' (one awaited read) or 'prefetch' (a block's or relay batch's read-ahead), by family (the key's first segment: acct, acctkey, a plugin's name)",
+      ['via', 'family'],
+      () => this.stateReads().map((r) => [{ via: r.via, family: r.family }, r.reads] as const),
+    );
+    labelled(
+      'chain_block_step_seconds_total',
+      "wall time of each step of this node's blocks since start: execute (a proposal's transactions), tree (state root), write (storing a committed block: totals read, text log, LevelDB write with fsync), recheck (mempool against the new head)",
+      ['step'],
+      () => this.blockSteps().map((s) => [{ step: s.step }, s.seconds] as const),
+    );
+    labelled('chain_block_step_runs_total', 'times each step of chain_block_step_seconds_total ran', ['step'], () => this.blockSteps().map((s) => [{ step: s.step }, s.count] as const));
+    labelled('chain_store_files', 'LevelDB table files per level (level 0 at 8 slows writes, at 12 stops them until compaction catches up)', ['level'], () => this.storeFiles().map((n, level) => [{ level: String(level) }, n] as const));
     this.cacheHits = new Gauge({ name: 'verification_cache_hits_total', help: 'signature checks answered from the verify-once cache', registers: [this.registry], collect() { this.set(verifierStats.cacheHits); } });
   }
 }
