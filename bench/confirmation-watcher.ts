@@ -55,12 +55,27 @@ export class ConfirmationWatcher {
     await this.loop;
   }
 
+  /**
+   * Every transaction id of block `b`, page after page: a page holds at most 200 (part 2's cap),
+   * and a block of pqclean transfers holds ~230 under max_block_bytes. Reading the first page
+   * alone left the rest of each block unconfirmed (and the phase waiting out its drain for them).
+   */
+  private async blockTransactions(b: number): Promise<Array<{ hash: string }>> {
+    const all: Array<{ hash: string }> = [];
+    for (let offset = 0; ; ) {
+      const page = (await this.http.getJson(`${this.nodeUrl}/api/v1/blocks/${b}/transactions?offset=${offset}`)).body as { transactions: Array<{ hash: string }>; has_more: boolean };
+      all.push(...page.transactions);
+      if (!page.has_more || page.transactions.length === 0) return all;
+      offset += page.transactions.length;
+    }
+  }
+
   private async run(): Promise<void> {
     while (!this.stopping || this.confirmed.size < this.submitted.size) {
       try {
         const h = (await this.http.getJson(`${this.nodeUrl}/health`)).body.height as number;
         for (let b = this.watchedHeight + 1; b <= h; b++) {
-          const txs = (await this.http.getJson(`${this.nodeUrl}/api/v1/blocks/${b}/transactions`)).body.transactions as Array<{ hash: string }>;
+          const txs = await this.blockTransactions(b);
           const now = performance.now();
           for (const t of txs) {
             if (this.submitted.has(t.hash) && !this.confirmed.has(t.hash)) {

@@ -22,6 +22,7 @@ import { latencyBySlice, settlingWarning } from './settling.js';
 import { percentile } from './percentile.js';
 import { FlatOutCursor, Submitter, sendAtRate, type Transfer } from './load-sender.js';
 import { genesisSpread, recipientDraw, senderWallets, withGenesisAccounts } from './genesis-load.js';
+import { chainRate } from './chain-rate.js';
 import { FLAT_OUT, isTokenTransfer, parsePositiveInt, parseTokenMix, parseVia, phasesOf, planRuns, poolsFor, rateLabel, tokenRecipient, type Rate } from './load-plan.js';
 import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
 import type { ChainProcess } from '../test/helpers/node-process.js';
@@ -33,7 +34,9 @@ const THREAD_LABELS: Readonly<Record<ThreadKind, string>> = { main: 'main', plat
  * transfers pre-signed before the timed run (signing in the timed loop would measure the client),
  * a warm-up at the first rate (--warmup seconds, reported but not counted), then sent at rising
  * rates, or flat out (`max`: the next transfer leaves as soon as one of `--inflight` outstanding
- * submissions is answered); prints committed TPS and submit-to-confirmed latency per rate, the
+ * submissions is answered); prints committed TPS (the phase's own transfers; and `chain tx/s`,
+ * what the chain committed per second during the phase, backlog included: chain-rate.ts) and
+ * submit-to-confirmed latency per rate, the
  * single-core ML-DSA-65 verify rate measured in the same run, and each validator's event-loop
  * p99 and resident memory from its /metrics. Transfers go round-robin straight to the
  * validators, or with `--via gateway` all through a `chain gateway` process, as wallets send them.
@@ -373,6 +376,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       const firstSubmit = Math.min(...submitted.values());
       const lastConfirm = Math.max(...confirmed.values());
       const tps = (confirmed.size * 1000) / (lastConfirm - firstSubmit);
+      const chainTps = chainRate(watcher.blocks, start, start + phaseSeconds * 1000);
       // The mix's two kinds over the same window: committed token transfers per second, plain ones, their ratio.
       const tokenCommitted = [...confirmed.keys()].filter((h) => sender.tokenIds.has(h));
       const tokenTps = (tokenCommitted.length * 1000) / (lastConfirm - firstSubmit);
@@ -408,6 +412,8 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         failed: sender.failed,
         committed: confirmed.size,
         'committed tx/s': tps.toFixed(1),
+        // What the chain committed per second during the phase, backlog included (chain-rate.ts).
+        'chain tx/s': chainTps === null ? 'n/a' : chainTps.toFixed(1),
         ...(token ? { 'token tx/s': tokenTps.toFixed(1), 'plain tx/s': plainTps.toFixed(1), 'token/plain': plainTps > 0 ? (tokenTps / plainTps).toFixed(2) : 'n/a' } : {}),
         'TPS/C': (tps / C).toFixed(2),
         'p50 ms': percentile(lat, 50).toFixed(0),
