@@ -25,6 +25,7 @@ import { blockHash, evidenceHash, genesisHash, txRoot } from './block-hash.js';
 import { proposalContext } from './contexts.js';
 import { executeBlock, type ExecutionResult } from './executor.js';
 import { readAheadKeys, type Parties } from './read-ahead.js';
+import { BlockGate } from './block-gate.js';
 import { BlockTimings } from './block-timings.js';
 import { Admission, queueInto, type OperationSubmission, type SubmissionResult } from './admission.js';
 import type { Validator } from '../consensus/types.js';
@@ -94,6 +95,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   readonly mempool: Mempool;
   private readonly admission: Admission;
   private readonly tree: StateTree;
+  /** Holds new admissions back while this node executes or stores a block (block-gate.ts). */
+  readonly gate = new BlockGate();
   private readonly progress = new CommitProgress();
   /** Wall time of each step of this node's blocks, for `chain_block_step_seconds_total`. */
   readonly timings = new BlockTimings();
@@ -198,12 +201,14 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   gasLimitOf = (tx: Pick<Tx, 'origin' | 'target' | 'body'>): number => this.admission.gasLimitOf(tx);
 
   /** CheckTx of a plain transaction (`POST /api/v1/transactions`); see admission.ts for the steps. */
-  admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local', text?: string): Promise<SubmissionResult> {
+  async admit(rawBody: unknown, receivedAt: number, source: 'local' | 'peer' = 'local', text?: string): Promise<SubmissionResult> {
+    await this.gate.passage();
     return this.admission.admitTransfer(rawBody, receivedAt, text, this.queueFrom(source));
   }
 
   /** CheckTx of a signed operation submitted through its route or socket method (decisions.md §16). */
-  admitOperation(name: string, body: unknown, pathParams: Readonly<Record<string, string>>, receivedAt: number): Promise<OperationSubmission> {
+  async admitOperation(name: string, body: unknown, pathParams: Readonly<Record<string, string>>, receivedAt: number): Promise<OperationSubmission> {
+    await this.gate.passage();
     return this.admission.admitOperation(this.d.operations.envelope(name, body, pathParams), receivedAt, undefined, this.queueFrom('local'));
   }
 
@@ -240,7 +245,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   }
 
   /** A transaction relayed by a peer (`text` parsed to `body`): the same admission checks as a local submission. */
-  admitFromPeer(origin: 'signed' | 'system', body: Record<string, unknown>, receivedAt: number, text?: string): Promise<void> {
+  async admitFromPeer(origin: 'signed' | 'system', body: Record<string, unknown>, receivedAt: number, text?: string): Promise<void> {
+    await this.gate.passage();
     return this.admission.admitFromPeer(origin, body, receivedAt, text, this.queueFrom('peer'));
   }
 
@@ -329,7 +335,11 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
    * ProcessProposal: null when the block may be voted for, else the reason it may not.
    * Executes the block and memoises the result, so the commit that follows does not run it again.
    */
-  async validate(p: ProposedBlock): Promise<string | null> {
+  validate(p: ProposedBlock): Promise<string | null> {
+    return this.gate.during(() => this.validateNow(p));
+  }
+
+  private async validateNow(p: ProposedBlock): Promise<string | null> {
     const h = p.header;
     const head = this.head;
     if (blockHash(h) !== p.hash) return 'block hash does not match its header';
@@ -478,7 +488,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
 
   /** FinalizeBlock + Commit: executes (or reuses the validated execution) and stores atomically. */
   finalize(p: ProposedBlock, commit?: DecidedCommit): Promise<BlockRecord> {
-    return this.progress.serialize(() => this.finalizeNow(p, commit));
+    return this.gate.during(() => this.progress.serialize(() => this.finalizeNow(p, commit)));
   }
 
   private async finalizeNow(p: ProposedBlock, commit?: DecidedCommit): Promise<BlockRecord> {

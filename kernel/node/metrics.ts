@@ -23,6 +23,8 @@ export class NodeMetrics {
   stateReads: () => ReadonlyArray<{ via: string; family: string; reads: number }> = () => [];
   /** Set by the node once the chain is open: wall time of each step of its blocks, added up (kernel/chain/block-timings.ts). */
   blockSteps: () => ReadonlyArray<{ step: string; seconds: number; count: number }> = () => [];
+  /** Set by the node once the chain is open: admissions that waited for a block step (kernel/chain/block-gate.ts). */
+  admissionsHeld: () => number = () => 0;
   /** Set by the node once its store is open: LevelDB's table files per level, 0 first. */
   storeFiles: () => readonly number[] = () => [];
   /** Set by the node: what an operator watches of consensus (connected peers, the round of the height in progress, blocks behind). */
@@ -39,6 +41,8 @@ export class NodeMetrics {
     const fetches = (): { requested: number; received: number } => this.proposalTxFetches();
     new Gauge({ name: 'consensus_proposal_txs_requested_total', help: 'transactions named by compact proposals that were not held here, asked of the proposal\'s sender', registers: [this.registry], collect() { this.set(fetches().requested); } });
     new Gauge({ name: 'consensus_proposal_txs_received_total', help: 'transaction texts received in answer to those requests', registers: [this.registry], collect() { this.set(fetches().received); } });
+    const held = (): number => this.admissionsHeld();
+    new Gauge({ name: 'chain_admissions_held_total', help: 'submissions and relayed transactions whose admission waited for this node to finish validating, executing or storing a block', registers: [this.registry], collect() { this.set(held()); } });
     const view = (): { peers: number; round: number; behind: number } => this.consensusView();
     new Gauge({ name: 'chain_peers', help: 'connected P2P peers', registers: [this.registry], collect() { this.set(view().peers); } });
     new Gauge({ name: 'chain_consensus_round', help: 'round of the height in progress (above 0: a proposer missed or votes were slow)', registers: [this.registry], collect() { this.set(view().round); } });

@@ -133,6 +133,7 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
     operations,
   });
   metrics.blockSteps = () => chain.timings.entries();
+  metrics.admissionsHeld = () => chain.gate.heldCount;
   chain.timings.onCommit((seconds) => metrics.blockCommit.observe(seconds));
   (services as { chain: Chain }).chain = chain;
 
