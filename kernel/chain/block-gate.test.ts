@@ -41,3 +41,17 @@ test('a step that fails opens the gate and passes its error on', async () => {
   await admitted;
   await gate.passage();
 });
+
+test('afterSteps waits like passage but is not counted as a held admission', async () => {
+  const gate = new BlockGate();
+  let end!: () => void;
+  const step = gate.during(() => new Promise<void>((resolve) => (end = resolve)));
+  let done = false;
+  const waiting = gate.afterSteps().then(() => (done = true));
+  await turn();
+  assert.equal(done, false);
+  end();
+  await step;
+  await waiting;
+  assert.equal(gate.heldCount, 0);
+});

@@ -8,12 +8,14 @@
  * takes ~0.35 s alone took 1.3–2.7 s to validate at 10^6 accounts, on every validator, before its
  * prevote, and the chain committed a third of what it could (docs/performance.md, run J). An
  * admission that arrives while a block step runs now waits for it to end; one already past the
- * gate finishes as before. Nothing a block step does waits for an admission (a plugin's system
- * transactions, `admitSystem`, do not pass the gate), so the gate cannot hold a block.
+ * gate finishes as before. Nothing a block step does waits for an admission (a plugin's own
+ * system transactions, `admitSystem`, do not pass the gate; relayed ones do), so the gate cannot
+ * hold a block.
  *
- * The client's answer is later by at most the block step's length, and a node flooded with more
- * than it can commit answers more slowly instead of queueing what it cannot include: the backlog
- * shows up at the clients, which is where a flat-out sender's window lets it.
+ * The client's answer is later by the block steps running when it arrived (overlapping steps and a
+ * commit queued behind another add up: seconds for a flooded node at 10^6 accounts), and a node
+ * flooded with more than it can commit answers more slowly instead of queueing what it cannot
+ * include: the backlog shows up at the clients, which is where a flat-out sender's window lets it.
  */
 export class BlockGate {
   private running = 0;
@@ -21,11 +23,16 @@ export class BlockGate {
   private open: (() => void) | null = null;
   private held = 0;
 
-  /** Resolves at once when no block step runs, else once the last running one has ended. */
+  /** An admission's way in: at once when no block step runs, else once the last running one has ended. */
   passage(): Promise<void> {
     if (this.opened === null) return Promise.resolve();
     this.held++;
     return this.opened;
+  }
+
+  /** The same wait for work that serves admissions (a relay batch's read-ahead), not counted as held. */
+  afterSteps(): Promise<void> {
+    return this.opened ?? Promise.resolve();
   }
 
   /** Runs a block step with the gate closed; steps may overlap (it opens when the last ends). */

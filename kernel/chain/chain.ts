@@ -95,7 +95,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   readonly mempool: Mempool;
   private readonly admission: Admission;
   private readonly tree: StateTree;
-  /** Holds new admissions back while this node executes or stores a block (block-gate.ts). */
+  /** Holds new admissions back while this node validates, executes or stores a block (block-gate.ts). */
   readonly gate = new BlockGate();
   private readonly progress = new CommitProgress();
   /** Wall time of each step of this node's blocks, for `chain_block_step_seconds_total`. */
@@ -241,7 +241,13 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
    * read is left to the admissions, which read on their own.
    */
   prefetchAccounts(txs: Iterable<Parties>): void {
-    this.d.store.prefetchState(readAheadKeys(txs, this.d.host.boundary.readAheadStores)).catch(() => undefined);
+    const keys = readAheadKeys(txs, this.d.host.boundary.readAheadStores);
+    // After any block step in progress, as the admissions it serves (block-gate.ts): a read begun
+    // during a block's write would be thrown away, and it would compete with the block's own reads.
+    this.gate
+      .afterSteps()
+      .then(() => this.d.store.prefetchState(keys))
+      .catch(() => undefined);
   }
 
   /** A transaction relayed by a peer (`text` parsed to `body`): the same admission checks as a local submission. */

@@ -363,13 +363,17 @@ export class Replica implements ConsensusStatus {
   private async commit(block: ProposedBlock, cert: CommitCertificate): Promise<void> {
     // A certificate proves that 2/3 voted for the block, not that it fits this node's chain:
     // a block that does not follow our own head means our state diverged, and we stop here.
-    const reason = await this.chain.validate(block);
-    if (reason) {
-      this.o.log.error({ height: block.header.height, reason }, 'decided block does not apply to this node\'s chain; halting consensus');
+    // One block step for both, so admissions held during the check are not let in before the store.
+    const outcome = await this.chain.gate.during(async () => {
+      const reason = await this.chain.validate(block);
+      return reason ? { reason } : { record: await this.chain.finalize(block, decidedCommit(cert)) };
+    });
+    if ('reason' in outcome) {
+      this.o.log.error({ height: block.header.height, reason: outcome.reason }, 'decided block does not apply to this node\'s chain; halting consensus');
       this.stopped = true;
       return;
     }
-    const record = await this.chain.finalize(block, decidedCommit(cert));
+    const { record } = outcome;
     this.lastCommitAt = this.now();
     this.evidence.committed(block.evidence);
     this.catchUp.committed(record.header.height);
