@@ -50,8 +50,16 @@ export type StateChange = readonly [key: Uint8Array, value: Uint8Array | null, o
 export const DEFAULT_NODE_PREFIX: Uint8Array = new TextEncoder().encode('smt/');
 /** Levels 0..20 (2^21 − 1 slots, 78 MiB): the internal nodes of a 10^6-key tree but the lowest. */
 const DEFAULT_UPPER_LEVELS_BYTES = 80 * 2 ** 20;
-/** Leaves and nodes below the upper levels: ~300 bytes each decoded, so ~15 MiB. */
-const DEFAULT_CACHE_NODES = 50_000;
+/**
+ * Leaves and nodes below the upper levels (~300 bytes each decoded, ~5 MiB). A small tree's lower
+ * part fits (at 10^3 keys a few thousand nodes, read again by every few blocks); in a big tree
+ * reads below the upper levels spread over millions of nodes, so more entries buy almost nothing
+ * and their live objects cost the GC: at 10^6 keys 50,000 entries saved 0.04 store reads a changed
+ * key against 16,384 and cost as much or more CPU per key in every round; 5,000 was as cheap at
+ * 10^6 but missed at 10^3 (0.01 → 0.30 reads a key). Figures: docs/performance.md, "The tree's
+ * node LRU".
+ */
+const DEFAULT_CACHE_NODES = 16_384;
 const DEFAULT_PENDING_NODES = 250_000;
 /** Nodes read per store call when filling the upper levels ahead of need. */
 const WARM_BATCH = 2048;
