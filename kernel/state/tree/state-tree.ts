@@ -52,12 +52,12 @@ export const DEFAULT_NODE_PREFIX: Uint8Array = new TextEncoder().encode('smt/');
 const DEFAULT_UPPER_LEVELS_BYTES = 80 * 2 ** 20;
 /**
  * Leaves and nodes below the upper levels (~300 bytes each decoded, ~5 MiB). A small tree's lower
- * part fits (at 10^3 keys a few thousand nodes, read again by every few blocks); in a big tree
+ * part fits (at 10^3 keys a few thousand nodes, rewritten every few blocks); in a big tree
  * reads below the upper levels spread over millions of nodes, so more entries buy almost nothing
- * and their live objects cost the GC: at 10^6 keys 50,000 entries saved 0.04 store reads a changed
- * key against 16,384 and cost as much or more CPU per key in every round; 5,000 was as cheap at
- * 10^6 but missed at 10^3 (0.01 → 0.30 reads a key). Figures: docs/performance.md, "The tree's
- * node LRU".
+ * while each entry is a long-lived object: at 10^6 keys 50,000 entries saved 0.04 store reads a
+ * changed key against 16,384 and cost more main-thread CPU a key in 2 rounds of 3 (as much in the
+ * third); 5,000 was as cheap at 10^6 but missed at 10^3 (0.01 → 0.30 reads a key). Figures:
+ * docs/performance.md, "The tree's node LRU".
  */
 const DEFAULT_CACHE_NODES = 16_384;
 const DEFAULT_PENDING_NODES = 250_000;
