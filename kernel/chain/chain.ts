@@ -492,6 +492,19 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return this.executed;
   }
 
+  /**
+   * A decided block applied as one block step: validated against this node's chain, then (only if
+   * it fits) `decided` makes its commit (the replica's certificate, or the solo producer's own
+   * precommit, signed only for a block that validated), then finalized. One step for all three, so
+   * an admission held during the check is not let in before the store.
+   */
+  async commitDecided(p: ProposedBlock, decided: () => Promise<DecidedCommit>): Promise<{ readonly reason: string } | { readonly record: BlockRecord }> {
+    return this.gate.during(async () => {
+      const reason = await this.validate(p);
+      return reason !== null ? { reason } : { record: await this.finalize(p, await decided()) };
+    });
+  }
+
   /** FinalizeBlock + Commit: executes (or reuses the validated execution) and stores atomically. */
   finalize(p: ProposedBlock, commit?: DecidedCommit): Promise<BlockRecord> {
     return this.gate.during(() => this.progress.serialize(() => this.finalizeNow(p, commit)));

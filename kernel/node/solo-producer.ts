@@ -102,17 +102,13 @@ export class SoloProducer implements ConsensusStatus {
       const round = this.o.signer.guard.openRound(height);
       if (round === null) throw new Error(`this key has signed beyond height ${height}; refusing to produce it`);
       const proposal = await chain.propose(round, self, this.now());
-      // Validation, signature and store as one block step, so held admissions wait for all of it.
-      const reason = await chain.gate.during(async () => {
-        const problem = await chain.validate(proposal);
-        if (problem) return problem;
+      const outcome = await chain.commitDecided(proposal, async () => {
         const blockHash = parseHex(proposal.hash, 32)!;
         const precommit = await this.o.signer.signVote(chain.chainId, { type: 'precommit', height, round, blockHash, validator: self });
-        await chain.finalize(proposal, decidedCommit({ height, round, blockHash, precommits: [precommit] }));
-        return null;
+        return decidedCommit({ height, round, blockHash, precommits: [precommit] });
       });
-      if (reason) {
-        this.o.log.error({ height: proposal.header.height, reason }, 'own proposal failed validation; dropping its transactions');
+      if ('reason' in outcome) {
+        this.o.log.error({ height: proposal.header.height, reason: outcome.reason }, 'own proposal failed validation; dropping its transactions');
         for (const tx of proposal.txs) chain.mempool.evict(tx.hash);
         return;
       }

@@ -363,11 +363,7 @@ export class Replica implements ConsensusStatus {
   private async commit(block: ProposedBlock, cert: CommitCertificate): Promise<void> {
     // A certificate proves that 2/3 voted for the block, not that it fits this node's chain:
     // a block that does not follow our own head means our state diverged, and we stop here.
-    // One block step for both, so admissions held during the check are not let in before the store.
-    const outcome = await this.chain.gate.during(async () => {
-      const reason = await this.chain.validate(block);
-      return reason ? { reason } : { record: await this.chain.finalize(block, decidedCommit(cert)) };
-    });
+    const outcome = await this.chain.commitDecided(block, async () => decidedCommit(cert));
     if ('reason' in outcome) {
       this.o.log.error({ height: block.header.height, reason: outcome.reason }, 'decided block does not apply to this node\'s chain; halting consensus');
       this.stopped = true;
