@@ -1,5 +1,6 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { availableParallelism } from 'node:os';
 import { Cluster } from '../test/helpers/cluster.js';
 import { getJson, postJson, until } from '../test/helpers/node-process.js';
@@ -13,7 +14,7 @@ import { BenchHttpClient } from './http-client.js';
 import { formatGcPauses } from './gc-pauses.js';
 import { processBreakdown, formatBreakdown } from './memory-breakdown.js';
 import { THREAD_KINDS, peakRssBytes, type ThreadKind } from './thread-cpu.js';
-import { metricsText, PhaseProbe, valuesIn, type PhaseResources } from './phase-probe.js';
+import { metricsText, PhaseProbe, valuesIn, type PhaseResources, type ProbedProcess } from './phase-probe.js';
 import { formatStateReads, stateReadsIn } from './state-read-counts.js';
 import { formatBlockSteps } from './block-steps.js';
 import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
@@ -67,6 +68,9 @@ const USAGE = `usage: node dist/bench/load.bench.js [options]
   --max-pool N          flat out: at most this many transfers pre-signed for a phase (default 12000)
   --token-mix F         share (0–1, e.g. 0.5) of transactions sent as fungible-token transfer calls
                         among the load accounts (default 0: plain transfers only)
+  --rest N              before the first phase, N seconds with no load, the validators' CPU by
+                        thread kind printed per 10 s window: what a devnet spends on its own (at
+                        10^6 accounts, the compaction and GC genesis left behind) (default 0)
   --trace FILE          one JSON line per transaction and per block
   -h, --help            this text`;
 
@@ -100,6 +104,7 @@ function parseCommandLine() {
       // and pre-signing time where C is far above what the devnet commits, i.e. native providers).
       'max-pool': { type: 'string', default: '12000' },
       'token-mix': { type: 'string', default: '0' },
+      rest: { type: 'string', default: '0' },
     },
   });
   const runs = values.help ? [] : planRuns({ run: values.run, rates: values.rates, envChoice: process.env.CHAIN_CRYPTO_PROVIDER, defaultRates: DEFAULT_RATES, choices: PROVIDER_CHOICES });
@@ -118,6 +123,7 @@ function parseCommandLine() {
     inflight: parsePositiveInt(values.inflight!, '--inflight'),
     maxPool: parsePositiveInt(values['max-pool']!, '--max-pool'),
     tokenPermille: parseTokenMix(values['token-mix']!),
+    restSeconds: values.rest === '0' ? 0 : parsePositiveInt(values.rest!, '--rest (0 for none)'),
     trace: values.trace,
   };
 }
@@ -134,7 +140,7 @@ if (options.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const { runs, validators, seconds, nAccounts, genesisAccounts, warmup, blockMs, via, inflight, maxPool, tokenPermille } = options;
+const { runs, validators, seconds, nAccounts, genesisAccounts, warmup, blockMs, via, inflight, maxPool, tokenPermille, restSeconds } = options;
 // Pre-signing is the client's set-up, not what is measured: the fastest provider that loads signs
 // for every run (the shared vectors prove each provider verifies what the others sign), so a
 // pure-JS devnet does not wait a minute for noble to sign its thousands of transfers.
@@ -309,6 +315,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         return { i, body: canonicalJson(signTransfer(accounts[i]!, { to: recipient(accounts[i]!.address), value: 1, nonce: nonces[i]! }, presigner)) };
       }),
     );
+    if (restSeconds > 0) await watchAtRest(c.nodes.map((n) => ({ url: n.url, pid: n.proc?.pid })), restSeconds);
     // Flat out's lanes per pool, so a timed phase goes on where a flat-out warm-up from the same pool stopped.
     const cursors = new Map<number, FlatOutCursor>();
 
@@ -481,6 +488,25 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
     } finally {
       await c.stop();
     }
+  }
+}
+
+/**
+ * The validators' CPU with no transfer offered, window by window: a devnet's own background work
+ * (empty blocks every CHAIN_EMPTY_BLOCK_MS, compaction and GC left by genesis) that a phase's
+ * per-transaction figures would otherwise charge to its transfers.
+ */
+async function watchAtRest(nodes: readonly ProbedProcess[], totalSeconds: number): Promise<void> {
+  const windowSeconds = 10;
+  console.log(`at rest for ${totalSeconds} s: validators' CPU by thread kind, ms per second summed over the validators, per ${windowSeconds} s window`);
+  for (let done = 0; done < totalSeconds; done += windowSeconds) {
+    const span = Math.min(windowSeconds, totalSeconds - done);
+    const probe = await PhaseProbe.start(nodes, null);
+    await sleep(span * 1000);
+    const spent = await probe.finish();
+    const kinds = spent.cpuByKind;
+    const perSecond = (sec: number): string => ((sec * 1000) / spent.wallSeconds).toFixed(0);
+    console.log(`  ${done}–${done + span} s: ${kinds ? THREAD_KINDS.map((k) => `${THREAD_LABELS[k]} ${perSecond(kinds[k])}`).join(', ') : 'n/a (no procfs)'}; all threads ${perSecond(spent.mainCpuSeconds + spent.otherCpuSeconds)}`);
   }
 }
 
