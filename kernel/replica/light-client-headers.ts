@@ -37,7 +37,7 @@ export const AHEAD = 8;
 const MAX_PARKED_PER_HEIGHT = 256;
 /** Peer messages waiting in the queue; more are dropped (a flood costs the sender, not this node's memory). */
 const MAX_QUEUED = 1_024;
-/** Header heights kept (signatures and set); older ones are deleted (docs/architecture.md, "Light-client headers"). */
+/** Header heights kept (signatures and set); older ones are deleted (docs/architecture.md, "Light-client commit headers"). */
 export const RETAINED_HEADERS = 10_000;
 
 /** Heights back from the head a data folder without header records is caught up over. */
