@@ -28,7 +28,7 @@ import { FLAT_OUT, isTokenTransfer, parsePositiveInt, parseTokenMix, parseVia, p
 import { startGatewayProcess } from '../plugins/gateway/testing/process.js';
 import type { ChainProcess } from '../test/helpers/node-process.js';
 
-const THREAD_LABELS: Readonly<Record<ThreadKind, string>> = { main: 'main', platform: 'V8 platform (GC)', libuv: 'libuv pool', verify: 'verify workers', leveldb: 'LevelDB background', other: 'later threads' };
+const THREAD_LABELS: Readonly<Record<ThreadKind, string>> = { main: 'main', platform: 'V8 platform (GC)', libuv: 'libuv pool', workers: 'worker threads (signatures, contracts)', leveldb: 'LevelDB background', other: 'later threads' };
 
 /**
  * Throughput and latency of a real devnet: N validator processes on loopback, funded accounts,
@@ -440,7 +440,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       });
       console.log(rows[rows.length - 1]);
       const kinds = spent.cpuByKind;
-      if (kinds) console.log(`  validators' CPU per committed tx by thread kind (ms, summed over validators; kinds told apart by start order, bench/thread-cpu.ts): ${THREAD_KINDS.map((k) => `${THREAD_LABELS[k]} ${perTx(kinds[k])}`).join(', ')}`);
+      if (kinds) console.log(`  validators' CPU per committed tx by thread kind (ms, summed over validators; kinds told apart by start order and how they wait, bench/thread-cpu.ts): ${THREAD_KINDS.map((k) => `${THREAD_LABELS[k]} ${perTx(kinds[k])}`).join(', ')}`);
       console.log(`  ${formatStateReads(spent.stateReads, confirmed.size, 'transfer committed in the phase')}`);
       console.log(`  ${formatBlockSteps(spent.blockSteps.before, spent.blockSteps.after)}`);
     }

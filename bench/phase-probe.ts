@@ -1,7 +1,7 @@
 import { blockStepsIn, type BlockStepsReading } from './block-steps.js';
 import { stateReadsBetween, stateReadsIn, type StateReadSample } from './state-read-counts.js';
 import { gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
-import { THREAD_KINDS, cpuByKind, mainThreadSched, selfCpuSeconds, threadCpu, threadSamples, type MainThreadSched, type ThreadCpu, type ThreadKind } from './thread-cpu.js';
+import { THREAD_KINDS, cpuByKind, mainThreadSched, noteEventLoopThreads, selfCpuSeconds, threadCpu, threadSamples, type MainThreadSched, type ThreadCpu, type ThreadKind } from './thread-cpu.js';
 
 /** A process the load bench watches: its RPC URL for /metrics (validators only) and its pid for procfs. */
 export interface ProbedProcess {
@@ -84,7 +84,18 @@ export class PhaseProbe {
     private readonly threadsBefore: ReadonlyArray<ReturnType<typeof threadSamples>>,
     private readonly stateReadsBefore: ReadonlyArray<readonly StateReadSample[]>,
     private readonly blockStepsBefore: readonly BlockStepsReading[],
-  ) {}
+  ) {
+    this.noteLoops();
+    // Often enough to catch every worker thread idle at least once, which tells it from LevelDB's (thread-cpu.ts).
+    this.loopTimer = setInterval(() => this.noteLoops(), 500);
+    this.loopTimer.unref();
+  }
+
+  private readonly loopTimer: NodeJS.Timeout;
+
+  private noteLoops(): void {
+    for (const n of this.validators) if (n.pid) noteEventLoopThreads(n.pid);
+  }
 
   /** `gatewayPid` null without a gateway, undefined for one whose pid is unknown. */
   static async start(validators: readonly ProbedProcess[], gatewayPid: number | null | undefined): Promise<PhaseProbe> {
@@ -106,6 +117,8 @@ export class PhaseProbe {
   }
 
   async finish(): Promise<PhaseResources> {
+    clearInterval(this.loopTimer);
+    this.noteLoops();
     const cpu = this.validators.map((n, i) => used(this.cpuBefore[i] ?? null, cpuOf(n.pid)));
     const kinds = this.validators.map((n, i) => {
       const before = this.threadsBefore[i];

@@ -17,8 +17,8 @@ const threads: Array<[number, number, number]> = [
   [123, 1026, 5],
   [154, 1350, 12],
   [155, 1354, 13], // the second verify worker, a few ticks after the first
-  [200, 1620, 80], // LevelDB's background thread, at the first memtable flush
-  [656, 16000, 3], // a late thread
+  [200, 1620, 80], // LevelDB's background thread, at the first memtable flush (during genesis at 10^6)
+  [656, 16000, 3], // the consensus signature worker, when block production starts
 ];
 
 const samples = (scale: number): Map<number, { ticks: number; start: number }> => new Map(threads.map(([tid, start, ticks]) => [tid, { start, ticks: ticks * scale }]));
@@ -27,12 +27,32 @@ test('threads are told apart by the order Node starts them', () => {
   const kinds = threadKinds(100, samples(1));
   assert.deepEqual(
     threads.map(([tid]) => kinds.get(tid)),
-    ['main', 'platform', 'platform', 'platform', 'platform', 'platform', 'platform', 'libuv', 'libuv', 'libuv', 'libuv', 'verify', 'verify', 'leveldb', 'other'],
+    ['main', 'platform', 'platform', 'platform', 'platform', 'platform', 'platform', 'libuv', 'libuv', 'libuv', 'libuv', 'workers', 'workers', 'leveldb', 'other'],
   );
+  // Once the threads seen waiting in epoll are known, the consensus worker is a worker too.
+  assert.equal(threadKinds(100, samples(1), new Set([100, 154, 155, 656])).get(656), 'workers');
+});
+
+test('at 10^3 accounts LevelDB starts its thread under load, after the consensus worker: how they wait tells them apart', () => {
+  // As procfs showed a 10^3 validator: verify workers at +2.1 s, the consensus worker at +3.0 s, LevelDB at its first flush.
+  const small = new Map<number, { ticks: number; start: number }>([
+    [100, { start: 1000, ticks: 300 }],
+    ...[104, 105, 106, 107, 108].map((tid): [number, { ticks: number; start: number }] => [tid, { start: 1011, ticks: 20 }]),
+    [114, { start: 1029, ticks: 0 }],
+    ...[125, 126, 127, 128].map((tid): [number, { ticks: number; start: number }] => [tid, { start: 1034, ticks: 3 }]),
+    [148, { start: 1241, ticks: 17 }],
+    [149, { start: 1241, ticks: 17 }],
+    [152, { start: 1329, ticks: 23 }], // consensus signature worker
+    [170, { start: 5200, ticks: 40 }], // LevelDB's thread, at the first flush under load
+  ]);
+  const byOrder = threadKinds(100, small, new Set());
+  assert.equal(byOrder.get(152), 'leveldb', 'start order alone mistakes the consensus worker for LevelDB');
+  const kinds = threadKinds(100, small, new Set([100, 148, 149, 152]));
+  assert.deepEqual([148, 149, 152, 170].map((tid) => kinds.get(tid)), ['workers', 'workers', 'workers', 'leveldb']);
 });
 
 test('CPU by kind is what each kind used between two samples', () => {
   const by = cpuByKind(100, samples(1), samples(2));
   const rounded = Object.fromEntries(Object.entries(by).map(([k, v]) => [k, Math.round(v * 100) / 100]));
-  assert.deepEqual(rounded, { main: 5, platform: 0.97, libuv: 0.2, verify: 0.25, leveldb: 0.8, other: 0.03 });
+  assert.deepEqual(rounded, { main: 5, platform: 0.97, libuv: 0.2, workers: 0.25, leveldb: 0.8, other: 0.03 });
 });

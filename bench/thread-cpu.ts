@@ -72,10 +72,10 @@ export function peakRssBytes(pid: number): number | null {
   }
 }
 
-/** What each of a node process's threads is, told apart by the order Node creates them (Linux names them all `node`). */
-export type ThreadKind = 'main' | 'platform' | 'libuv' | 'verify' | 'leveldb' | 'other';
+/** What each of a node process's threads is, told apart by the order Node creates them and by how they wait (Linux names them all `node`). */
+export type ThreadKind = 'main' | 'platform' | 'libuv' | 'workers' | 'leveldb' | 'other';
 
-export const THREAD_KINDS: readonly ThreadKind[] = ['main', 'platform', 'libuv', 'verify', 'leveldb', 'other'];
+export const THREAD_KINDS: readonly ThreadKind[] = ['main', 'platform', 'libuv', 'workers', 'leveldb', 'other'];
 
 interface ThreadSample {
   readonly ticks: number;
@@ -98,16 +98,46 @@ export function threadSamples(pid: number): Map<number, ThreadSample> | null {
   }
 }
 
+/** Per process, the threads ever seen waiting in epoll: event loops (the main thread, Node's worker threads). */
+const eventLoopThreads = new Map<number, Set<number>>();
+
 /**
- * The kind of each thread of a validator, from when it started: threads started within a few
- * ticks of one another form a group, and Node 20 starts them in this order: V8's platform
- * workers (GC and compilation helpers, with the delayed-task and inspector-signal threads, idle),
- * libuv's pool of 4 (LevelDB reads and writes run there), the verify pool's 2 workers when the
- * node boots its provider, and LevelDB's one background thread (memtable flushes, compactions)
- * at its first flush; anything later (a contract thread) is `other`. A heuristic, checked against
- * samples of devnet validators at 10^3 and 10^6 accounts (thread-cpu.test.ts).
+ * Notes which of a process's threads wait in epoll right now (`wchan`). A Node worker thread
+ * (transaction verify pool, the consensus signature worker, contract threads) idles in its own
+ * event loop's epoll; LevelDB's background thread, libuv's pool and V8's helpers idle on a
+ * condition variable. Called often enough, every worker is caught idle at least once.
  */
-export function threadKinds(pid: number, samples: ReadonlyMap<number, ThreadSample>): Map<number, ThreadKind> {
+export function noteEventLoopThreads(pid: number): void {
+  let seen = eventLoopThreads.get(pid);
+  if (!seen) eventLoopThreads.set(pid, (seen = new Set()));
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        if (readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8').includes('epoll')) seen.add(Number(tid));
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+  } catch {
+    // Not Linux, or the process is gone.
+  }
+}
+
+/**
+ * The kind of each thread of a validator. Threads started within a few ticks of one another form
+ * a group, and Node 20 starts V8's platform workers first (GC and compilation helpers, with the
+ * delayed-task and inspector-signal threads, idle), then libuv's pool of 4 (LevelDB reads and
+ * writes run there). What starts later comes in an order that depends on the state's size: the
+ * transaction verify pool's 2 workers at boot, the consensus signature worker when block
+ * production starts, LevelDB's one background thread (memtable flushes, compactions) at its first
+ * flush, which at 10^6 accounts is during genesis and at 10^3 under load, and contract threads on
+ * first use. So these are told apart by how they wait: a thread ever seen in epoll
+ * (`noteEventLoopThreads`, given as `eventLoops`) is a worker, the first of the others LevelDB's,
+ * and any after it `other`. Without that knowledge (no sample yet), start order alone decides, as
+ * at 10^6: two workers, then LevelDB. A heuristic, checked against samples of devnet validators at
+ * 10^3 and 10^6 accounts (thread-cpu.test.ts).
+ */
+export function threadKinds(pid: number, samples: ReadonlyMap<number, ThreadSample>, eventLoops: ReadonlySet<number> | undefined = eventLoopThreads.get(pid)): Map<number, ThreadKind> {
   const kinds = new Map<number, ThreadKind>([[pid, 'main']]);
   const rest = [...samples.entries()].filter(([tid]) => tid !== pid).sort((a, b) => a[1].start - b[1].start || a[0] - b[0]);
   const groups: number[][] = [];
@@ -117,11 +147,11 @@ export function threadKinds(pid: number, samples: ReadonlyMap<number, ThreadSamp
     else groups.push([tid]);
     last = s.start;
   }
-  // Platform and libuv by their groups (started together); then, one thread at a time, the two
-  // verify workers (started a few ticks apart at times) and LevelDB's thread.
   let platform = false;
   let libuv = false;
-  const after: ThreadKind[] = ['verify', 'verify', 'leveldb'];
+  // Without knowledge of how they wait: by start order, one thread at a time.
+  const byOrder: ThreadKind[] = ['workers', 'workers', 'leveldb'];
+  let leveldb = false;
   for (const group of groups) {
     if (!platform && group.length >= 4) {
       platform = true;
@@ -131,8 +161,16 @@ export function threadKinds(pid: number, samples: ReadonlyMap<number, ThreadSamp
       for (const tid of group) kinds.set(tid, 'libuv');
     } else if (!libuv) {
       for (const tid of group) kinds.set(tid, 'platform'); // the idle signal and scheduler threads among the first
+    } else if (eventLoops === undefined || eventLoops.size === 0) {
+      for (const tid of group) kinds.set(tid, byOrder.shift() ?? 'other');
     } else {
-      for (const tid of group) kinds.set(tid, after.shift() ?? 'other');
+      for (const tid of group) {
+        if (eventLoops.has(tid)) kinds.set(tid, 'workers');
+        else if (!leveldb) {
+          leveldb = true;
+          kinds.set(tid, 'leveldb');
+        } else kinds.set(tid, 'other');
+      }
     }
   }
   return kinds;
