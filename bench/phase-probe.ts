@@ -1,7 +1,7 @@
 import { blockStepsIn, type BlockStepsReading } from './block-steps.js';
 import { stateReadsBetween, stateReadsIn, type StateReadSample } from './state-read-counts.js';
 import { gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
-import { THREAD_KINDS, cpuByKind, mainThreadSched, noteEventLoopThreads, selfCpuSeconds, threadCpu, threadSamples, type MainThreadSched, type ThreadCpu, type ThreadKind } from './thread-cpu.js';
+import { THREAD_KINDS, cpuByKind, eventLoopsOf, mainThreadSched, noteEventLoopThreads, selfCpuSeconds, threadCpu, threadSamples, type MainThreadSched, type ThreadCpu, type ThreadKind } from './thread-cpu.js';
 
 /** A process the load bench watches: its RPC URL for /metrics (validators only) and its pid for procfs. */
 export interface ProbedProcess {
@@ -18,6 +18,8 @@ export interface PhaseResources {
   readonly otherCpuSeconds: number;
   /** The validators' CPU seconds by thread kind (thread-cpu.ts, `threadKinds`), summed; null where procfs cannot say. */
   readonly cpuByKind: Record<ThreadKind, number> | null;
+  /** True when some validator's threads were told apart by start order alone (none seen waiting in epoll: thread-cpu.ts), which at 10^3 accounts mistakes the consensus worker for LevelDB's thread. */
+  readonly kindsByStartOrderOnly: boolean;
   /** This process (load generator, confirmation watcher). */
   readonly clientCpuSeconds: number;
   /** The gateway's, all threads; 0 without one, NaN where procfs cannot say. */
@@ -116,8 +118,13 @@ export class PhaseProbe {
     );
   }
 
-  async finish(): Promise<PhaseResources> {
+  /** Stops the sampling of how threads wait, for a phase that ends without `finish` (it failed). */
+  stop(): void {
     clearInterval(this.loopTimer);
+  }
+
+  async finish(): Promise<PhaseResources> {
+    this.stop();
     this.noteLoops();
     const cpu = this.validators.map((n, i) => used(this.cpuBefore[i] ?? null, cpuOf(n.pid)));
     const kinds = this.validators.map((n, i) => {
@@ -138,6 +145,7 @@ export class PhaseProbe {
       mainCpuSeconds: cpu.reduce((a, u) => a + (u?.main ?? NaN), 0),
       otherCpuSeconds: cpu.reduce((a, u) => a + (u?.other ?? NaN), 0),
       cpuByKind: byKind,
+      kindsByStartOrderOnly: this.validators.some((n) => n.pid !== undefined && eventLoopsOf(n.pid).size === 0),
       clientCpuSeconds,
       gatewayCpuSeconds: this.gatewayPid === null ? 0 : gatewayUsed ? gatewayUsed.main + gatewayUsed.other : NaN,
       sched: this.schedBefore.map((b, i) => {

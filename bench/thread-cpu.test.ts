@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpuByKind, threadKinds } from './thread-cpu.js';
+import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { cpuByKind, eventLoopsOf, noteEventLoopThreads, threadKinds } from './thread-cpu.js';
 
 /** A validator's threads as procfs showed them at 10^6 accounts: [tid, start tick, CPU ticks]. */
 const threads: Array<[number, number, number]> = [
@@ -55,4 +58,21 @@ test('CPU by kind is what each kind used between two samples', () => {
   const by = cpuByKind(100, samples(1), samples(2));
   const rounded = Object.fromEntries(Object.entries(by).map(([k, v]) => [k, Math.round(v * 100) / 100]));
   assert.deepEqual(rounded, { main: 5, platform: 0.97, libuv: 0.2, workers: 0.25, leveldb: 0.8, other: 0.03 });
+});
+
+test('an idle worker thread is seen waiting in epoll, and the process main thread too', { skip: !existsSync('/proc/self/task') }, async () => {
+  const worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
+  try {
+    await once(worker, 'online');
+    // The worker idles in its event loop; this thread waits in its own while the timers run.
+    for (let i = 0; i < 20 && eventLoopsOf(process.pid).size < 2; i++) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 25));
+      noteEventLoopThreads(process.pid);
+    }
+    const seen = eventLoopsOf(process.pid);
+    assert.ok(seen.size >= 1, 'no thread of this process was seen waiting in epoll');
+    assert.ok([...seen].some((tid) => tid !== process.pid), 'the idle worker was never seen waiting in epoll');
+  } finally {
+    await worker.terminate();
+  }
 });

@@ -98,22 +98,50 @@ export function threadSamples(pid: number): Map<number, ThreadSample> | null {
   }
 }
 
-/** Per process, the threads ever seen waiting in epoll: event loops (the main thread, Node's worker threads). */
-const eventLoopThreads = new Map<number, Set<number>>();
+/**
+ * Per process, the threads ever seen waiting in epoll: event loops (the main thread, Node's worker
+ * threads). Keyed by pid and kept with the process's start time, since one bench command starts
+ * several devnets and a later validator may be given an earlier one's pid.
+ */
+const eventLoopThreads = new Map<number, { readonly started: number; readonly tids: Set<number> }>();
+
+/** A process's start time in clock ticks after boot (stat field 22); NaN once it is gone. */
+function processStart(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  } catch {
+    return NaN;
+  }
+}
+
+/** `wchan` names an epoll wait `do_epoll_wait` on recent kernels, `ep_poll` on older ones. */
+const EPOLL_WAIT = /epoll|ep_poll/;
+
+/** The threads of `pid` seen waiting in epoll so far (this process, not an earlier one with its pid); empty when none. */
+export function eventLoopsOf(pid: number): ReadonlySet<number> {
+  const known = eventLoopThreads.get(pid);
+  return known !== undefined && known.started === processStart(pid) ? known.tids : new Set();
+}
 
 /**
  * Notes which of a process's threads wait in epoll right now (`wchan`). A Node worker thread
  * (transaction verify pool, the consensus signature worker, contract threads) idles in its own
- * event loop's epoll; LevelDB's background thread, libuv's pool and V8's helpers idle on a
- * condition variable. Called often enough, every worker is caught idle at least once.
+ * event loop's epoll; LevelDB's background thread, libuv's pool and V8's GC helpers idle on a
+ * condition variable. (V8's delayed-task scheduler thread waits in epoll too: `threadKinds` files
+ * the platform's threads by start order before it asks how a thread waits.) Called often enough,
+ * every worker is caught idle at least once.
  */
 export function noteEventLoopThreads(pid: number): void {
-  let seen = eventLoopThreads.get(pid);
-  if (!seen) eventLoopThreads.set(pid, (seen = new Set()));
+  const started = processStart(pid);
+  if (Number.isNaN(started)) return;
+  let known = eventLoopThreads.get(pid);
+  if (known?.started !== started) eventLoopThreads.set(pid, (known = { started, tids: new Set() }));
+  const seen = known.tids;
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
-        if (readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8').includes('epoll')) seen.add(Number(tid));
+        if (EPOLL_WAIT.test(readFileSync(`/proc/${pid}/task/${tid}/wchan`, 'utf8'))) seen.add(Number(tid));
       } catch {
         // The thread ended between the listing and the read.
       }
@@ -137,7 +165,7 @@ export function noteEventLoopThreads(pid: number): void {
  * at 10^6: two workers, then LevelDB. A heuristic, checked against samples of devnet validators at
  * 10^3 and 10^6 accounts (thread-cpu.test.ts).
  */
-export function threadKinds(pid: number, samples: ReadonlyMap<number, ThreadSample>, eventLoops: ReadonlySet<number> | undefined = eventLoopThreads.get(pid)): Map<number, ThreadKind> {
+export function threadKinds(pid: number, samples: ReadonlyMap<number, ThreadSample>, eventLoops: ReadonlySet<number> = eventLoopsOf(pid)): Map<number, ThreadKind> {
   const kinds = new Map<number, ThreadKind>([[pid, 'main']]);
   const rest = [...samples.entries()].filter(([tid]) => tid !== pid).sort((a, b) => a[1].start - b[1].start || a[0] - b[0]);
   const groups: number[][] = [];
@@ -161,7 +189,7 @@ export function threadKinds(pid: number, samples: ReadonlyMap<number, ThreadSamp
       for (const tid of group) kinds.set(tid, 'libuv');
     } else if (!libuv) {
       for (const tid of group) kinds.set(tid, 'platform'); // the idle signal and scheduler threads among the first
-    } else if (eventLoops === undefined || eventLoops.size === 0) {
+    } else if (eventLoops.size === 0) {
       for (const tid of group) kinds.set(tid, byOrder.shift() ?? 'other');
     } else {
       for (const tid of group) {

@@ -45,8 +45,12 @@ test('commitDecided validates, makes the commit, and stores as one block step; a
   // Between validation and store (while the commit is being made), an arriving admission waits for the store.
   const order: string[] = [];
   let admitted: Promise<unknown> | undefined;
+  // The height the chain had when an admission got through the gate: the store's, not before it
+  // (a gate opened between making the commit and storing would let it in at height 0).
+  let passedAtHeight: Promise<number> | undefined;
   const applied = await f.chain.commitDecided(p, async () => {
     admitted = f.chain.admit(signTransfer(senders[1]!, { to: wallet(44).address, value: 7, nonce: 1 }), 0).then(() => order.push('admitted'));
+    passedAtHeight = f.chain.gate.passage().then(() => f.chain.head.height);
     await new Promise((resolve) => setImmediate(resolve));
     order.push('commit made');
     return CERTIFICATE;
@@ -57,5 +61,6 @@ test('commitDecided validates, makes the commit, and stores as one block step; a
   assert.equal(applied.record.header.height, 1);
   assert.equal(f.chain.head.height, 1);
   assert.deepEqual(order, ['commit made', 'stored', 'admitted']);
+  assert.equal(await passedAtHeight, 1);
   await f.close();
 });
