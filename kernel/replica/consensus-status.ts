@@ -1,4 +1,4 @@
-/** What the consensus engine (the BFT replica, or the solo producer of a one-validator devnet) tells the RPC about itself. */
+/** What the consensus engine (the BFT replica, or the solo producer of a one-validator network without seeds) tells the RPC about itself. */
 export interface ConsensusStatus {
   round(): number;
   peers(): PeerView[];
