@@ -441,7 +441,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       });
       console.log(rows[rows.length - 1]);
       const kinds = spent.cpuByKind;
-      if (kinds) console.log(`  validators' CPU per committed tx by thread kind (ms, summed over validators; ${kindsHow(spent)}, bench/thread-cpu.ts): ${THREAD_KINDS.map((k) => `${THREAD_LABELS[k]} ${perTx(kinds[k])}`).join(', ')}`);
+      if (kinds) console.log(`  validators' CPU per committed tx by thread kind (ms, summed over validators; ${kindsHow(spent)}, bench/thread-cpu.ts): ${kindsLine(kinds, perTx)}`);
       console.log(`  ${formatStateReads(spent.stateReads, confirmed.size, 'transfer committed in the phase')}`);
       console.log(`  ${formatBlockSteps(spent.blockSteps.before, spent.blockSteps.after)}`);
     }
@@ -492,6 +492,11 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
   }
 }
 
+/** Each thread kind's CPU seconds as `format` shows them, labelled, in THREAD_KINDS order. */
+function kindsLine(kinds: Record<ThreadKind, number>, format: (seconds: number) => string): string {
+  return THREAD_KINDS.map((k) => `${THREAD_LABELS[k]} ${format(kinds[k])}`).join(', ');
+}
+
 /** How the phase's thread kinds were told apart, as its CPU lines say. */
 function kindsHow(spent: PhaseResources): string {
   return spent.kindsByStartOrderOnly ? 'kinds told apart by start order only: no thread was seen waiting in epoll, so LevelDB and a worker may be swapped' : 'kinds told apart by start order and how they wait';
@@ -513,7 +518,7 @@ async function watchAtRest(nodes: readonly ProbedProcess[], totalSeconds: number
     const kinds = spent.cpuByKind;
     const perSecond = (sec: number): string => ((sec * 1000) / spent.wallSeconds).toFixed(0);
     if (done === 0 && spent.kindsByStartOrderOnly) console.log(`  (${kindsHow(spent)})`);
-    console.log(`  ${done}–${done + span} s: ${kinds ? THREAD_KINDS.map((k) => `${THREAD_LABELS[k]} ${perSecond(kinds[k])}`).join(', ') : 'n/a (no procfs)'}; all threads ${perSecond(spent.mainCpuSeconds + spent.otherCpuSeconds)}`);
+    console.log(`  ${done}–${done + span} s: ${kinds ? kindsLine(kinds, perSecond) : 'n/a (no procfs)'}; all threads ${perSecond(spent.mainCpuSeconds + spent.otherCpuSeconds)}`);
   }
 }
 

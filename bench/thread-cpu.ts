@@ -12,10 +12,17 @@ export interface ThreadCpu {
 
 const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux ABI Node supports
 
-function ticksOf(statPath: string): number {
+/**
+ * The fields of a procfs `stat` file after the parenthesised command name (which may hold spaces),
+ * so field n of the line is index n − 3: utime and stime (14, 15) at 11 and 12, start time (22) at 19.
+ */
+function statFields(statPath: string): string[] {
   const stat = readFileSync(statPath, 'utf8');
-  // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the line.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+function ticksOf(statPath: string): number {
+  const fields = statFields(statPath);
   return Number(fields[11]) + Number(fields[12]);
 }
 
@@ -88,8 +95,7 @@ export function threadSamples(pid: number): Map<number, ThreadSample> | null {
   try {
     const out = new Map<number, ThreadSample>();
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const fields = statFields(`/proc/${pid}/task/${tid}/stat`);
       out.set(Number(tid), { ticks: Number(fields[11]) + Number(fields[12]), start: Number(fields[19]) });
     }
     return out;
@@ -108,8 +114,7 @@ const eventLoopThreads = new Map<number, { readonly started: number; readonly ti
 /** A process's start time in clock ticks after boot (stat field 22); NaN once it is gone. */
 function processStart(pid: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    return Number(statFields(`/proc/${pid}/stat`)[19]);
   } catch {
     return NaN;
   }
