@@ -23,3 +23,12 @@ test('a phase\'s mean per block is each validator\'s mean over the runs between 
   assert.equal(formatBlockSteps(before, after), 'block steps, mean ms per block over the validators: write 200.0; LevelDB level-0 files at the end: 9, 4 (writes slow at 8, stop at 12)');
   assert.match(formatBlockSteps(before, before), /none ran in the phase/);
 });
+
+test('with two stores, each level counts the store with the most files there (each stalls its own writes)', () => {
+  const r = blockStepsIn(`chain_store_files{store="chain",level="0"} 2
+chain_store_files{store="chain",level="1"} 7
+chain_store_files{store="tree",level="0"} 6
+chain_store_files{store="tree",level="1"} 1
+`);
+  assert.deepEqual(r.files, [6, 7]);
+});

@@ -4,7 +4,7 @@ import { seriesIn } from './labelled-series.js';
 export interface BlockStepsReading {
   /** Per step (`execute`, `tree`, `write`, `recheck`): seconds and runs since start. */
   readonly steps: ReadonlyMap<string, { readonly seconds: number; readonly count: number }>;
-  /** Table files per level, 0 first. */
+  /** Table files per level, 0 first: the most of any one store (chain, tree), since each stalls its own writes. */
   readonly files: readonly number[];
 }
 
@@ -13,7 +13,10 @@ export function blockStepsIn(text: string): BlockStepsReading {
   const counts = new Map(seriesIn(text, 'chain_block_step_runs_total').map((s) => [s.labels.get('step') ?? '', s.value]));
   const steps = new Map(seriesIn(text, 'chain_block_step_seconds_total').map((s) => [s.labels.get('step') ?? '', { seconds: s.value, count: counts.get(s.labels.get('step') ?? '') ?? 0 }]));
   const files: number[] = [];
-  for (const s of seriesIn(text, 'chain_store_files')) files[Number(s.labels.get('level'))] = s.value;
+  for (const s of seriesIn(text, 'chain_store_files')) {
+    const level = Number(s.labels.get('level'));
+    files[level] = Math.max(files[level] ?? 0, s.value);
+  }
   return { steps, files: Array.from(files, (n) => n ?? 0) };
 }
 

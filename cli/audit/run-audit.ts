@@ -14,7 +14,8 @@ import { networkMinStake } from '../../kernel/node/network-min-stake.js';
 import { openChain } from '../../kernel/node/open-chain.js';
 import { ChainStore } from '../../kernel/store/chain-store.js';
 import { FileTxTextLog } from '../../kernel/store/tx-text-log.js';
-import { LevelStore } from '../../kernel/store/level-store.js';
+import { openChainStores } from '../../kernel/store/chain-stores.js';
+import type { KvStore } from '../../kernel/state/kv.js';
 import { flagsToConfig, togglePlugins } from '../node-command.js';
 import { auditChain } from './replay-audit.js';
 import type { Catalogue } from '../catalogue.js';
@@ -40,13 +41,13 @@ export async function runAudit(f: AuditFlags, catalogue: Catalogue): Promise<num
   const { doc: genesis, hash: genesisHash } = readGenesis(resolve(config.genesis_file), { minStake: networkMinStake(config, catalogue), provider });
   const log = pino({ level: 'warn' }, pino.destination(2));
 
-  let kv: LevelStore;
+  let kv: KvStore;
   try {
-    kv = await LevelStore.open(join(dataDir, 'chain'));
+    kv = (await openChainStores(dataDir)).kv;
   } catch (e) {
     // LevelDB's lock: a running node holds it.
     const err = e as Error & { cause?: Error };
-    throw new ConfigError(`cannot open ${join(dataDir, 'chain')}: ${err.message}${err.cause ? `: ${err.cause.message}` : ''} (is its node still running? stop it, or audit a copy of the directory)`);
+    throw new ConfigError(`cannot open the stores of ${dataDir}: ${err.message}${err.cause ? `: ${err.cause.message}` : ''} (is its node still running? stop it, or audit a copy of the directory)`);
   }
   const source = new ChainStore(kv, { textLog: await FileTxTextLog.open(join(dataDir, 'txtext')) });
   const replayDir = mkdtempSync(join(tmpdir(), 'chain-audit-'));

@@ -26,7 +26,7 @@ export class NodeMetrics {
   /** Set by the node once the chain is open: admissions that waited for a block step (kernel/chain/block-gate.ts). */
   admissionsHeld: () => number = () => 0;
   /** Set by the node once its store is open: LevelDB's table files per level, 0 first. */
-  storeFiles: () => readonly number[] = () => [];
+  storeFiles: () => ReadonlyArray<{ readonly store: string; readonly files: readonly number[] }> = () => [];
   /** Set by the node: what an operator watches of consensus (connected peers, the round of the height in progress, blocks behind). */
   consensusView: () => { peers: number; round: number; behind: number } = () => ({ peers: 0, round: 0, behind: 0 });
 
@@ -63,7 +63,9 @@ export class NodeMetrics {
       () => this.blockSteps().map((s) => [{ step: s.step }, s.seconds] as const),
     );
     labelled('chain_block_step_runs_total', 'times each step of chain_block_step_seconds_total ran', ['step'], () => this.blockSteps().map((s) => [{ step: s.step }, s.count] as const));
-    labelled('chain_store_files', 'LevelDB table files per level (level 0 at 8 slows writes, at 12 stops them until compaction catches up)', ['level'], () => this.storeFiles().map((n, level) => [{ level: String(level) }, n] as const));
+    labelled('chain_store_files', 'LevelDB table files per level of each store (chain, tree; level 0 at 8 slows writes, at 12 stops them until compaction catches up)', ['store', 'level'], () =>
+      this.storeFiles().flatMap(({ store, files }) => files.map((n, level) => [{ store, level: String(level) }, n] as const)),
+    );
     this.cacheHits = new Gauge({ name: 'verification_cache_hits_total', help: 'signature checks answered from the verify-once cache', registers: [this.registry], collect() { this.set(verifierStats.cacheHits); } });
   }
 }

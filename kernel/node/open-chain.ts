@@ -9,7 +9,7 @@ import type { PluginDefinition } from '../host/plugin.js';
 import { ParamRegistry } from '../state/params.js';
 import { ChainStore } from '../store/chain-store.js';
 import { FileTxTextLog } from '../store/tx-text-log.js';
-import { LevelStore } from '../store/level-store.js';
+import { openChainStores } from '../store/chain-stores.js';
 import { Chain } from '../chain/chain.js';
 import { KERNEL_PARAMS } from '../chain/kernel-params.js';
 import { CachingVerifier, type SignatureVerifier } from '../crypto/verifier.js';
@@ -88,10 +88,11 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
   log.info({ workers, provider: provider.name }, workers > 0 ? `signature verification on ${workers} worker thread(s)` : 'signature verification on the main thread');
   const metrics = new NodeMetrics(verifier.stats);
   const loopMonitor = monitorEventLoop(metrics.registry);
-  const level = await LevelStore.open(join(d.dataDir, 'chain'));
-  const store = new ChainStore(level, { textLog: await FileTxTextLog.open(join(d.dataDir, 'txtext')) });
+  const stores = await openChainStores(d.dataDir);
+  log.info({ layout: stores.layout }, `store layout: ${stores.layout}`);
+  const store = new ChainStore(stores.kv, { textLog: await FileTxTextLog.open(join(d.dataDir, 'txtext')) });
   metrics.stateReads = () => store.stateReadCounts.entries();
-  metrics.storeFiles = () => level.filesPerLevel();
+  metrics.storeFiles = () => stores.filesPerLevel();
 
   // Made before the host so the query service's contexts hold plugins to their declarations too.
   const boundary = new PluginBoundary();

@@ -15,7 +15,7 @@ import { TcpTransport } from '../../kernel/p2p/tcp/index.js';
 import { envelope, TAG_CONSENSUS, TAG_EVIDENCE } from '../../kernel/replica/envelope.js';
 import { chainEvidence } from '../../kernel/replica/evidence-pool.js';
 import { ChainStore } from '../../kernel/store/chain-store.js';
-import { LevelStore } from '../../kernel/store/level-store.js';
+import { openChainStores } from '../../kernel/store/chain-stores.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
 import { readFileSync } from 'node:fs';
 import { heldSupply, recordedSum, RewardModel } from '../helpers/supply-model.js';
@@ -451,7 +451,7 @@ describe('staking on a real devnet', () => {
     const last = Math.max(...changes.map((c) => c.height));
     await until(`the fifth node past height ${last}`, async () => ((await height(alphaNode!.url)) > last ? true : undefined), 60_000);
     await alphaNode!.stop();
-    const store = new ChainStore(await LevelStore.open(join(net.dir, 'node-alpha', 'chain')));
+    const store = new ChainStore((await openChainStores(join(net.dir, 'node-alpha'))).kv);
     try {
       const meta = await store.load();
       const genesis = JSON.parse(readFileSync(join(net.dir, 'genesis.json'), 'utf8')) as GenesisDoc;

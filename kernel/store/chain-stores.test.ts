@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openChainStores } from './chain-stores.js';
+import { LevelStore } from './level-store.js';
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+const text = (b: Uint8Array | undefined): string | undefined => (b ? new TextDecoder().decode(b) : undefined);
+
+function dataDir(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'chain-stores-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function keysIn(location: string): Promise<string[]> {
+  const store = await LevelStore.open(location);
+  const out: string[] = [];
+  for await (const [k] of store.iterate({ gte: bytes('a'), lt: bytes('z') })) out.push(text(k)!);
+  await store.close();
+  return out;
+}
+
+test('a new data directory keeps the state tree in a store of its own, and opens that way again', async (t) => {
+  const dir = dataDir(t);
+  const first = await openChainStores(dir);
+  assert.equal(first.layout, 'tree-apart');
+  await first.kv.write([{ type: 'put', key: bytes('n/node'), value: bytes('x') }, { type: 'put', key: bytes('m/chain'), value: bytes('head') }], true);
+  assert.deepEqual(first.filesPerLevel().map((s) => s.store), ['chain', 'tree']);
+  await first.kv.close();
+
+  assert.deepEqual(await keysIn(join(dir, 'tree')), ['n/node']);
+  assert.deepEqual(await keysIn(join(dir, 'chain')), ['m/chain', 'm/store-layout']);
+
+  const again = await openChainStores(dir);
+  t.after(() => again.kv.close());
+  assert.equal(again.layout, 'tree-apart', 'the recorded layout wins over the head it now holds');
+  assert.equal(text(await again.kv.get(bytes('n/node'))), 'x');
+});
+
+test('a data directory written before the layout existed stays in one store, untouched', async (t) => {
+  for (const [what, key] of [
+    ['a head', 'm/chain'],
+    ['only staged tree nodes (a genesis stopped half-way)', 'n/staged'],
+  ] as const) {
+    const dir = dataDir(t);
+    const old = await LevelStore.open(join(dir, 'chain'));
+    await old.write([{ type: 'put', key: bytes(key), value: bytes('v') }], true);
+    await old.close();
+
+    const stores = await openChainStores(dir);
+    assert.equal(stores.layout, 'one-store', what);
+    assert.equal(text(await stores.kv.get(bytes(key))), 'v', what);
+    await stores.kv.write([{ type: 'put', key: bytes('n/new'), value: bytes('y') }], true);
+    await stores.kv.close();
+    assert.equal(existsSync(join(dir, 'tree')), false, `${what}: no tree store is made`);
+    assert.deepEqual(await keysIn(join(dir, 'chain')), [key, 'n/new'].sort(), `${what}: no layout is recorded, new nodes join the old ones`);
+  }
+});
+
+test('a tree-apart directory whose tree store is gone, or whose layout is unknown, is refused with what to do', async (t) => {
+  const dir = dataDir(t);
+  const stores = await openChainStores(dir);
+  await stores.kv.close();
+  rmSync(join(dir, 'tree'), { recursive: true, force: true });
+  await assert.rejects(openChainStores(dir), /tree is missing: this data directory keeps its state tree there; restore it together with .*chain from the same backup/);
+
+  const other = dataDir(t);
+  const main = await LevelStore.open(join(other, 'chain'));
+  await main.write([{ type: 'put', key: bytes('m/store-layout'), value: bytes('sharded') }], true);
+  await main.close();
+  await assert.rejects(openChainStores(other), /records a store layout this build does not know \("sharded"\)/);
+  // The refusal closed the store: it opens again (LevelDB's lock was released).
+  (await LevelStore.open(join(other, 'chain'))).close();
+});

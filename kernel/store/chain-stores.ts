@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { utf8Bytes } from '../codec/utf8.js';
+import type { KvStore } from '../state/kv.js';
+import { metaKey, PREFIX, prefixEnd } from './keys.js';
+import { LevelStore } from './level-store.js';
+import { PrefixRoutedStore } from './prefix-routed-store.js';
+
+/** The data directory's LevelDB stores: everything but the state tree, and the state tree's nodes. */
+export const CHAIN_STORE_DIR = 'chain';
+export const TREE_STORE_DIR = 'tree';
+
+/**
+ * `tree-apart`: the state tree's node records (`n/`) in `<data_dir>/tree`, the rest in
+ * `<data_dir>/chain`. `one-store`: everything in `chain`, as every data directory written before
+ * 2026-11-30 keeps it (its roots, reads and proofs are unchanged; it is not migrated).
+ */
+export type StoreLayout = 'one-store' | 'tree-apart';
+
+const LAYOUT_KEY = metaKey('store-layout');
+const TREE_APART = 'tree-apart';
+
+export interface ChainStores {
+  /** The stores as one key space, which is what `ChainStore` and the state tree read and write. */
+  readonly kv: KvStore;
+  readonly layout: StoreLayout;
+  /** LevelDB's table files per level of each store (`chain_store_files`). */
+  filesPerLevel(): Array<{ readonly store: string; readonly files: readonly number[] }>;
+}
+
+/**
+ * Opens a data directory's stores in the layout it was written in; a new one gets `tree-apart`.
+ *
+ * Why apart: the tree's node records are most of the bytes a block writes and are keyed by
+ * version, so alone in a store each memtable flush holds only records newer than everything
+ * stored and LevelDB moves its files down without rewriting them. In one store with the state
+ * entries and indexes (random keys), every flush spans the whole key space, and the compactions
+ * that follow rewrite the account records' ranges once per ~4 MB of blocks instead of once per
+ * ~1 MB of non-tree writes (docs/performance.md, "The state tree in a store of its own").
+ *
+ * A directory is new when its chain store holds neither a head (`m/chain`) nor any tree node (what
+ * a genesis or snapshot install stopped half-way stages first). The tree store is created before
+ * the layout is recorded, so a crash in between leaves a directory that is still new.
+ */
+export async function openChainStores(dataDir: string): Promise<ChainStores> {
+  const chainDir = join(dataDir, CHAIN_STORE_DIR);
+  const treeDir = join(dataDir, TREE_STORE_DIR);
+  const main = await LevelStore.open(chainDir);
+  try {
+    const recorded = await main.get(LAYOUT_KEY);
+    if (recorded === undefined && (await holdsChainData(main))) return oneStore(main);
+    if (recorded !== undefined && new TextDecoder().decode(recorded) !== TREE_APART) {
+      throw new Error(`${chainDir} records a store layout this build does not know (${JSON.stringify(new TextDecoder().decode(recorded))}): was it written by a newer build?`);
+    }
+    if (recorded !== undefined && !existsSync(treeDir)) {
+      throw new Error(`${treeDir} is missing: this data directory keeps its state tree there; restore it together with ${chainDir} from the same backup`);
+    }
+    const tree = await LevelStore.open(treeDir);
+    if (recorded === undefined) {
+      try {
+        await main.write([{ type: 'put', key: LAYOUT_KEY, value: utf8Bytes(TREE_APART) }], true);
+      } catch (e) {
+        await tree.close();
+        throw e;
+      }
+    }
+    return {
+      kv: new PrefixRoutedStore(main, tree, utf8Bytes(PREFIX.treeNode)),
+      layout: 'tree-apart',
+      filesPerLevel: () => [
+        { store: CHAIN_STORE_DIR, files: main.filesPerLevel() },
+        { store: TREE_STORE_DIR, files: tree.filesPerLevel() },
+      ],
+    };
+  } catch (e) {
+    await main.close();
+    throw e;
+  }
+}
+
+function oneStore(main: LevelStore): ChainStores {
+  return { kv: main, layout: 'one-store', filesPerLevel: () => [{ store: CHAIN_STORE_DIR, files: main.filesPerLevel() }] };
+}
+
+async function holdsChainData(main: LevelStore): Promise<boolean> {
+  if ((await main.get(metaKey('chain'))) !== undefined) return true;
+  const start = utf8Bytes(PREFIX.treeNode);
+  for await (const _ of main.iterate({ gte: start, lt: prefixEnd(start), limit: 1 })) return true;
+  return false;
+}

@@ -1,0 +1,118 @@
+import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from '../state/kv.js';
+import { prefixEnd } from './keys.js';
+
+function startsWith(key: Uint8Array, prefix: Uint8Array): boolean {
+  if (key.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false;
+  return true;
+}
+
+function compare(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+interface Reader {
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  getMany?(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>>;
+  iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+}
+
+/**
+ * Two stores behind one: keys under `sidePrefix` live in `side`, every other key in `main`.
+ *
+ * Why: the state tree's node records are most of what a block writes, and they are keyed by
+ * version, so in a store of their own LevelDB moves their files down its levels without
+ * rewriting them; in the chain's store each memtable flush mixes them with the state entries'
+ * random keys, and every compaction that reaches those rewrites both.
+ *
+ * A write puts the side's records first, durably, then the main store's: the side holds only
+ * records that nothing names until a main-store record does (tree nodes and root records, named
+ * by the chain's head), so a crash between the two leaves unreferenced side records, never a
+ * main record naming a missing one. A write is therefore atomic per store, not across them;
+ * callers that need more must keep the side's records referenced only from the main store.
+ *
+ * A range read must lie wholly inside the side prefix or wholly outside it: every caller reads
+ * one record family at a time, and merging two stores' orders is not needed by any of them.
+ */
+export class PrefixRoutedStore implements KvStore {
+  private readonly sideEnd: Uint8Array;
+
+  constructor(
+    private readonly main: KvStore,
+    private readonly side: KvStore,
+    private readonly sidePrefix: Uint8Array,
+  ) {
+    this.sideEnd = prefixEnd(sidePrefix);
+  }
+
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.readerFor(key, this.main, this.side).get(key);
+  }
+
+  getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
+    return routedGetMany(keys, this.sidePrefix, this.main, this.side);
+  }
+
+  iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    return this.rangeReader(options, this.main, this.side).iterate(options);
+  }
+
+  snapshot(): KvSnapshot {
+    // Main first: a write reaches the side before the main store, so whatever the main snapshot
+    // sees (a head naming a root), the side one, taken after it, holds too.
+    const main = this.main.snapshot();
+    const side = this.side.snapshot();
+    return {
+      get: (key) => this.readerFor(key, main, side).get(key),
+      getMany: (keys) => routedGetMany(keys, this.sidePrefix, main, side),
+      iterate: (options) => this.rangeReader(options, main, side).iterate(options),
+      close: async () => {
+        await Promise.all([main.close(), side.close()]);
+      },
+    };
+  }
+
+  async write(ops: readonly KvOp[], sync: boolean): Promise<void> {
+    const mainOps: KvOp[] = [];
+    const sideOps: KvOp[] = [];
+    for (const op of ops) (startsWith(op.key, this.sidePrefix) ? sideOps : mainOps).push(op);
+    await this.side.write(sideOps, sync);
+    await this.main.write(mainOps, sync);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.main.close(), this.side.close()]);
+  }
+
+  private readerFor<R>(key: Uint8Array, main: R, side: R): R {
+    return startsWith(key, this.sidePrefix) ? side : main;
+  }
+
+  private rangeReader(options: KvIterateOptions, main: Reader, side: Reader): Reader {
+    const { gte, lt } = options;
+    if (gte !== undefined && lt !== undefined) {
+      if (compare(gte, this.sidePrefix) >= 0 && compare(lt, this.sideEnd) <= 0) return side;
+      if (compare(lt, this.sidePrefix) <= 0 || compare(gte, this.sideEnd) >= 0) return main;
+    } else if (lt !== undefined && compare(lt, this.sidePrefix) <= 0) return main;
+    else if (gte !== undefined && compare(gte, this.sideEnd) >= 0) return main;
+    throw new Error('PrefixRoutedStore: a range read must lie wholly inside or wholly outside the side prefix');
+  }
+}
+
+async function routedGetMany(keys: readonly Uint8Array[], sidePrefix: Uint8Array, main: Reader, side: Reader): Promise<Array<Uint8Array | undefined>> {
+  const mainAt: number[] = [];
+  const sideAt: number[] = [];
+  keys.forEach((k, i) => (startsWith(k, sidePrefix) ? sideAt : mainAt).push(i));
+  const many = (r: Reader, at: number[]): Promise<Array<Uint8Array | undefined>> => {
+    if (at.length === 0) return Promise.resolve([]);
+    const ks = at.map((i) => keys[i]!);
+    return r.getMany ? r.getMany(ks) : Promise.all(ks.map((k) => r.get(k)));
+  };
+  const [fromMain, fromSide] = await Promise.all([many(main, mainAt), many(side, sideAt)]);
+  const out = new Array<Uint8Array | undefined>(keys.length);
+  mainAt.forEach((i, j) => (out[i] = fromMain[j]));
+  sideAt.forEach((i, j) => (out[i] = fromSide[j]));
+  return out;
+}
