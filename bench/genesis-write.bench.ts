@@ -22,7 +22,7 @@ import type { KvOp } from '../kernel/state/kv.js';
 import { StateTree } from '../kernel/state/tree/index.js';
 import { ChainStore } from '../kernel/store/chain-store.js';
 import { PREFIX } from '../kernel/store/keys.js';
-import { LevelStore } from '../kernel/store/level-store.js';
+import { openChainStores } from '../kernel/store/chain-stores.js';
 import { parsePositiveInt } from './load-plan.js';
 import { LOAD_RANGE_SEED } from './genesis-load.js';
 
@@ -34,7 +34,7 @@ const snapshotAt = values['heap-snapshot-at'] === undefined ? 0 : parsePositiveI
 
 const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
 const dir = mkdtempSync(join(tmpdir(), 'genesis-write-'));
-const kv = await LevelStore.open(dir);
+const kv = (await openChainStores(dir)).kv;
 try {
   const store = new ChainStore(kv);
   await store.load();

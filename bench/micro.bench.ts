@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { nobleProvider } from '../kernel/crypto/noble-provider.js';
 import { sha3 } from '../kernel/crypto/hash.js';
 import { plainSigningFields, txSigningMessage } from '../kernel/tx/signing.js';
-import { LevelStore } from '../kernel/store/level-store.js';
+import { openChainStores } from '../kernel/store/chain-stores.js';
 import { FileTxTextLog } from '../kernel/store/tx-text-log.js';
 import { makeChain, signTransfer, wallet } from '../test/helpers/chain-fixture.js';
 
@@ -30,7 +30,7 @@ await crypto.run();
 const dir = mkdtempSync(join(tmpdir(), 'bench-commit-'));
 const senders = Array.from({ length: 100 }, (_, i) => wallet(i + 1));
 const recipient = wallet(250).address;
-const f = await makeChain({ kv: await LevelStore.open(join(dir, 'chain')), textLog: await FileTxTextLog.open(join(dir, 'txtext')), accounts: senders.map((w) => ({ address: w.address, balance: 10n ** 12n })) });
+const f = await makeChain({ kv: (await openChainStores(dir)).kv, textLog: await FileTxTextLog.open(join(dir, 'txtext')), accounts: senders.map((w) => ({ address: w.address, balance: 10n ** 12n })) });
 const BLOCKS = 12;
 const presigned = Array.from({ length: BLOCKS + 2 }, (_, b) => senders.map((w) => signTransfer(w, { to: recipient, value: 1, nonce: b + 1 })));
 let next = 0;

@@ -9,7 +9,7 @@ import { signerFor } from '../kernel/crypto/providers/index.js';
 import { VerifyOnce } from '../kernel/crypto/verifier.js';
 import { canonicalJson } from '../kernel/codec/json.js';
 import { decodeTxBatch, encodeTxBatch, parseRelayedTxs } from '../kernel/replica/envelope.js';
-import { LevelStore } from '../kernel/store/level-store.js';
+import { openChainStores } from '../kernel/store/chain-stores.js';
 import { FileTxTextLog } from '../kernel/store/tx-text-log.js';
 import { labelledWallet, makeChain, signTransfer } from '../test/helpers/chain-fixture.js';
 import { mainThreadSched } from './thread-cpu.js';
@@ -121,7 +121,8 @@ const runNextPhase = async (): Promise<void> => runPhase(signPhase(nextPhase++))
 let verifyMs = 0;
 const dir = mkdtempSync(join(tmpdir(), 'bench-pipeline-'));
 const f = await makeChain({
-  kv: await LevelStore.open(join(dir, 'chain')),
+  // The stores as a node opens a new data directory (the state tree's nodes in a store of their own).
+  kv: (await openChainStores(dir)).kv,
   textLog: await FileTxTextLog.open(join(dir, 'txtext')),
   accounts: senders.map((w) => ({ address: w.address, balance: 10n ** 12n })),
   // Verify-once as in the node, on this thread, with the time spent inside the provider counted.

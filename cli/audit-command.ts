@@ -11,7 +11,7 @@ export function registerAuditCommand(program: Command, catalogue: CatalogueSourc
   program
     .command('audit')
     .description('replay a stored chain from genesis through the node\'s own execution: every block, commit certificate, state root and the supply; prints the first divergence and exits 1 (run on a stopped node\'s data directory, or a copy)')
-    .requiredOption('--data-dir <dir>', 'the data directory of the chain to audit (its chain/ and txtext/)')
+    .requiredOption('--data-dir <dir>', 'the data directory of the chain to audit (its chain/, tree/ and txtext/)')
     .option('--home <dir>', 'node home whose config and genesis the chain was run with (also CHAIN_HOME)')
     .option('--network <name>', 'network config whose plugins the chain ran (default: CHAIN_NETWORK, else the home\'s node.json, else devnet)')
     .option('--config-dir <dir>', 'folder of network configs', 'configs')

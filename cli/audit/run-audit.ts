@@ -45,9 +45,10 @@ export async function runAudit(f: AuditFlags, catalogue: Catalogue): Promise<num
   try {
     kv = (await openChainStores(dataDir)).kv;
   } catch (e) {
+    const err = e as Error & { cause?: Error & { code?: string } };
     // LevelDB's lock: a running node holds it.
-    const err = e as Error & { cause?: Error };
-    throw new ConfigError(`cannot open the stores of ${dataDir}: ${err.message}${err.cause ? `: ${err.cause.message}` : ''} (is its node still running? stop it, or audit a copy of the directory)`);
+    const locked = err.cause?.code === 'LEVEL_LOCKED' ? ' (is its node still running? stop it, or audit a copy of the directory)' : '';
+    throw new ConfigError(`cannot open the stores of ${dataDir}: ${err.message}${err.cause ? `: ${err.cause.message}` : ''}${locked}`);
   }
   const source = new ChainStore(kv, { textLog: await FileTxTextLog.open(join(dataDir, 'txtext')) });
   const replayDir = mkdtempSync(join(tmpdir(), 'chain-audit-'));

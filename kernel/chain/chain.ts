@@ -16,7 +16,7 @@ import { readShardBinding } from '../state/shard-binding.js';
 import { Mempool, type MempoolLimits } from '../mempool/mempool.js';
 import type { TxIdentity } from '../tx/hash.js';
 import type { TxFields } from '../tx/record.js';
-import { StateTree, type StateChange } from '../state/tree/index.js';
+import { MissingNodeError, StateTree, type StateChange } from '../state/tree/index.js';
 import { PREFIX } from '../store/keys.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import type { OperationRegistry } from '../ops/registry.js';
@@ -170,9 +170,10 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   }
 
   /**
-   * Block and state are written in one batch, so the head block, its state root and the absence
-   * of a next block must agree on every start; anything else is corruption, and the node stops
-   * rather than build on it.
+   * Block and state are written in one batch (the state tree's nodes just before it, in their own
+   * store where the data directory keeps them apart), so the head block, its state root, the
+   * tree's nodes for that root and the absence of a next block must agree on every start;
+   * anything else is corruption, and the node stops rather than build on it.
    */
   private async checkIntegrity(meta: ChainMeta): Promise<void> {
     if (meta.height === 0) return;
@@ -181,6 +182,14 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
       throw new Error(`store integrity: head block ${meta.height} does not match the recorded head (hash ${meta.block_hash}, root ${meta.state_root})`);
     }
     if (await this.d.store.getBlock(meta.height + 1)) throw new Error(`store integrity: block ${meta.height + 1} exists beyond the recorded head ${meta.height}`);
+    // One path of the head's tree: a tree store restored from an earlier time than the chain
+    // store, or lost, lacks it (nodes are only ever added), and would fail the first block instead.
+    try {
+      await this.tree.get(parseHex(meta.state_root, 32)!, utf8Bytes('kernel/genesis_hash'));
+    } catch (e) {
+      if (!(e instanceof MissingNodeError)) throw e;
+      throw new Error(`store integrity: the state tree holds no node of the head's root ${meta.state_root} (${e.message}); restore the data directory's tree/ and chain/ together from one backup`);
+    }
     this.d.log.info({ height: meta.height, block_hash: meta.block_hash, state_root: meta.state_root }, 'store opened at recorded head');
   }
 

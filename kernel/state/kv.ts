@@ -1,8 +1,9 @@
 /**
  * The narrow storage surface the kernel's data structures are written against. LevelDB
  * (classic-level) implements it in production; tests may use the in-memory map below. Writes go
- * into a batch so that a block, its transactions, indexes and every state change (including the
- * state tree's nodes) reach disk in one atomic write.
+ * into a batch so that a block, its transactions, indexes and every state change reach disk in one
+ * atomic write; the state tree's nodes, which a node keeps in a store of their own
+ * (`store/prefix-routed-store.ts`), reach disk in that store's batch just before.
  */
 export interface KvReader {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
@@ -39,7 +40,11 @@ export interface KvStore extends KvReader {
   iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
   /** A consistent view of the store as it is now. */
   snapshot(): KvSnapshot;
-  /** Applies every put and del atomically, durably (fsync) when `sync` is set. */
+  /**
+   * Applies every put and del atomically, durably (fsync) when `sync` is set; a synced write also
+   * makes the unsynced writes before it durable. Two stores behind one (`PrefixRoutedStore`) are
+   * atomic per store only, and say in what order they write.
+   */
   write(ops: readonly KvOp[], sync: boolean): Promise<void>;
   close(): Promise<void>;
 }

@@ -110,7 +110,7 @@ export interface StoredTx {
   receipt: Receipt;
 }
 
-/** A committed block and everything else its one atomic batch writes. */
+/** A committed block and everything else its batch writes (one atomic batch per store: the tree's nodes first where they are kept apart). */
 export interface BlockBatch extends CommittedBlock {
   /** Sorted state writes of the block (null = delete). */
   readonly stateChanges: ReadonlyArray<readonly [string, Uint8Array | null]>;
@@ -141,7 +141,10 @@ export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: 
 /**
  * Blocks, transactions, receipts, events, per-address indexes, validator activity, plugins'
  * indexes and state in one LevelDB, written a block at a time in one atomic, fsynced batch: after a crash the store holds
- * either the old height with its state or the new height with its state, never a mix.
+ * either the old height with its state or the new height with its state, never a mix. The state
+ * tree's nodes go to a store of their own where the data directory keeps them apart
+ * (`chain-stores.ts`), in a batch written and fsynced before this one, so a crash in between
+ * leaves only nodes no head names.
  * Transaction texts, when the store has a text log, go there first (durably) and the batch holds
  * pointers to them.
  */
@@ -416,7 +419,7 @@ export class ChainStore {
     return out;
   }
 
-  /** Writes a block and everything it changed in one atomic, durable batch. */
+  /** Writes a block and everything it changed in one atomic, durable batch (per store: the tree's nodes first, where they are apart). */
   async commitBlock(c: BlockBatch): Promise<ChainMeta> {
     const { block } = c;
     const height = block.header.height;

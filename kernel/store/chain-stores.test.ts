@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openChainStores } from './chain-stores.js';
@@ -73,5 +73,26 @@ test('a tree-apart directory whose tree store is gone, or whose layout is unknow
   await main.close();
   await assert.rejects(openChainStores(other), /records a store layout this build does not know \("sharded"\)/);
   // The refusal closed the store: it opens again (LevelDB's lock was released).
-  (await LevelStore.open(join(other, 'chain'))).close();
+  await (await LevelStore.open(join(other, 'chain'))).close();
+});
+
+test('a recorded layout whose tree/ is an empty directory is refused rather than given an empty store', async (t) => {
+  const dir = dataDir(t);
+  await (await openChainStores(dir)).kv.close();
+  rmSync(join(dir, 'tree'), { recursive: true, force: true });
+  mkdirSync(join(dir, 'tree'));
+  await assert.rejects(openChainStores(dir), /tree is missing: this data directory keeps its state tree there/);
+  // LevelDB leaves its LOCK and LOG behind, but no store (a store starts with CURRENT).
+  assert.ok(!readdirSync(join(dir, 'tree')).includes('CURRENT'), 'no store was made in it');
+});
+
+test('the layout is recorded only once the tree store exists: a failure to make it leaves the directory new', async (t) => {
+  const dir = dataDir(t);
+  writeFileSync(join(dir, 'tree'), 'not a directory');
+  await assert.rejects(openChainStores(dir));
+  assert.deepEqual(await keysIn(join(dir, 'chain')), [], 'no layout recorded');
+  rmSync(join(dir, 'tree'));
+  const stores = await openChainStores(dir);
+  t.after(() => stores.kv.close());
+  assert.equal(stores.layout, 'tree-apart');
 });

@@ -35,8 +35,9 @@ export interface ChainStores {
  * version, so alone in a store each memtable flush holds only records newer than everything
  * stored and LevelDB moves its files down without rewriting them. In one store with the state
  * entries and indexes (random keys), every flush spans the whole key space, and the compactions
- * that follow rewrite the account records' ranges once per ~4 MB of blocks instead of once per
- * ~1 MB of non-tree writes (docs/performance.md, "The state tree in a store of its own").
+ * that follow rewrite the account records' ranges at every ~4 MB of block writes (~1 MB of them
+ * not the tree's) instead of every ~4 MB of non-tree writes (docs/performance.md, "The state
+ * tree in a store of its own").
  *
  * A directory is new when its chain store holds neither a head (`m/chain`) nor any tree node (what
  * a genesis or snapshot install stopped half-way stages first). The tree store is created before
@@ -52,10 +53,16 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
     if (recorded !== undefined && new TextDecoder().decode(recorded) !== TREE_APART) {
       throw new Error(`${chainDir} records a store layout this build does not know (${JSON.stringify(new TextDecoder().decode(recorded))}): was it written by a newer build?`);
     }
-    if (recorded !== undefined && !existsSync(treeDir)) {
-      throw new Error(`${treeDir} is missing: this data directory keeps its state tree there; restore it together with ${chainDir} from the same backup`);
+    const missingTree = (): Error => new Error(`${treeDir} is missing: this data directory keeps its state tree there; restore it together with ${chainDir} from the same backup`);
+    if (recorded !== undefined && !existsSync(treeDir)) throw missingTree();
+    let tree: LevelStore;
+    try {
+      // Once recorded, the tree store must be there: LevelDB would otherwise make an empty one.
+      tree = await LevelStore.open(treeDir, {}, recorded !== undefined);
+    } catch (e) {
+      if (recorded !== undefined && /does not exist/.test((e as Error & { cause?: Error }).cause?.message ?? '')) throw missingTree();
+      throw e;
     }
-    const tree = await LevelStore.open(treeDir);
     if (recorded === undefined) {
       try {
         await main.write([{ type: 'put', key: LAYOUT_KEY, value: utf8Bytes(TREE_APART) }], true);
@@ -65,7 +72,8 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
       }
     }
     return {
-      kv: new PrefixRoutedStore(main, tree, utf8Bytes(PREFIX.treeNode)),
+      // The marks: a meta key of their own, and the bare tree prefix, which no node key equals.
+      kv: new PrefixRoutedStore(main, tree, utf8Bytes(PREFIX.treeNode), { main: metaKey('sync-mark'), side: utf8Bytes(PREFIX.treeNode) }),
       layout: 'tree-apart',
       filesPerLevel: () => [
         { store: CHAIN_STORE_DIR, files: main.filesPerLevel() },

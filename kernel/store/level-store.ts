@@ -25,10 +25,11 @@ const LEVELS = 7;
 export class LevelStore implements KvStore {
   private constructor(private readonly db: ClassicLevel<Uint8Array, Uint8Array>) {}
 
-  static async open(location: string, tuning: LevelTuning = {}): Promise<LevelStore> {
+  /** `mustExist`: refuse to open where no store is, rather than create an empty one (LevelDB's `create_if_missing`). */
+  static async open(location: string, tuning: LevelTuning = {}, mustExist = false): Promise<LevelStore> {
     // Tuning first: the encodings are what this class's types rely on, so nothing may override them.
     const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { maxOpenFiles: tableCacheFiles(), ...tuning, keyEncoding: 'view', valueEncoding: 'view' });
-    await db.open();
+    await db.open({ createIfMissing: !mustExist });
     return new LevelStore(db);
   }
 

@@ -19,6 +19,14 @@ interface Reader {
   iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
 }
 
+/** Records a synced write may add to a store it has nothing else for (see `PrefixRoutedStore`). */
+export interface SyncMarks {
+  /** A key outside the side prefix that no caller uses. */
+  readonly main: Uint8Array;
+  /** A key under the side prefix that no caller uses. */
+  readonly side: Uint8Array;
+}
+
 /**
  * Two stores behind one: keys under `sidePrefix` live in `side`, every other key in `main`.
  *
@@ -33,18 +41,29 @@ interface Reader {
  * main record naming a missing one. A write is therefore atomic per store, not across them;
  * callers that need more must keep the side's records referenced only from the main store.
  *
+ * In one LevelDB store a synced write also makes the unsynced writes before it durable (one
+ * log), and callers rely on it: a snapshot install stages its tree nodes unsynced, then commits
+ * a head that names them with no tree record in that batch. So a synced write syncs each store
+ * that took unsynced writes since its last sync, with that store's mark record (`SyncMarks`) if
+ * the write has nothing else for it.
+ *
  * A range read must lie wholly inside the side prefix or wholly outside it: every caller reads
  * one record family at a time, and merging two stores' orders is not needed by any of them.
  */
 export class PrefixRoutedStore implements KvStore {
   private readonly sideEnd: Uint8Array;
+  /** Whether each store took an unsynced write since its last synced one. */
+  private mainUnsynced = false;
+  private sideUnsynced = false;
 
   constructor(
     private readonly main: KvStore,
     private readonly side: KvStore,
     private readonly sidePrefix: Uint8Array,
+    private readonly syncMarks: SyncMarks,
   ) {
     this.sideEnd = prefixEnd(sidePrefix);
+    if (startsWith(syncMarks.main, sidePrefix) || !startsWith(syncMarks.side, sidePrefix)) throw new Error('PrefixRoutedStore: the main sync mark must lie outside the side prefix and the side one inside it');
   }
 
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -63,7 +82,13 @@ export class PrefixRoutedStore implements KvStore {
     // Main first: a write reaches the side before the main store, so whatever the main snapshot
     // sees (a head naming a root), the side one, taken after it, holds too.
     const main = this.main.snapshot();
-    const side = this.side.snapshot();
+    let side: KvSnapshot;
+    try {
+      side = this.side.snapshot();
+    } catch (e) {
+      void main.close();
+      throw e;
+    }
     return {
       get: (key) => this.readerFor(key, main, side).get(key),
       getMany: (keys) => routedGetMany(keys, this.sidePrefix, main, side),
@@ -78,8 +103,16 @@ export class PrefixRoutedStore implements KvStore {
     const mainOps: KvOp[] = [];
     const sideOps: KvOp[] = [];
     for (const op of ops) (startsWith(op.key, this.sidePrefix) ? sideOps : mainOps).push(op);
-    await this.side.write(sideOps, sync);
-    await this.main.write(mainOps, sync);
+    if (sync && sideOps.length === 0 && this.sideUnsynced) sideOps.push(mark(this.syncMarks.side));
+    if (sync && mainOps.length === 0 && this.mainUnsynced) mainOps.push(mark(this.syncMarks.main));
+    if (sideOps.length > 0) {
+      await this.side.write(sideOps, sync);
+      this.sideUnsynced = !sync;
+    }
+    if (mainOps.length > 0) {
+      await this.main.write(mainOps, sync);
+      this.mainUnsynced = !sync;
+    }
   }
 
   async close(): Promise<void> {
@@ -100,6 +133,9 @@ export class PrefixRoutedStore implements KvStore {
     throw new Error('PrefixRoutedStore: a range read must lie wholly inside or wholly outside the side prefix');
   }
 }
+
+const EMPTY = new Uint8Array(0);
+const mark = (key: Uint8Array): KvOp => ({ type: 'put', key, value: EMPTY });
 
 async function routedGetMany(keys: readonly Uint8Array[], sidePrefix: Uint8Array, main: Reader, side: Reader): Promise<Array<Uint8Array | undefined>> {
   const mainAt: number[] = [];
