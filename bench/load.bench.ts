@@ -499,7 +499,9 @@ function kindsLine(kinds: Record<ThreadKind, number>, format: (seconds: number) 
 
 /** How the phase's thread kinds were told apart, as its CPU lines say. */
 function kindsHow(spent: PhaseResources): string {
-  return spent.kindsByStartOrderOnly ? 'kinds told apart by start order only: no thread was seen waiting in epoll, so LevelDB and a worker may be swapped' : 'kinds told apart by start order and how they wait';
+  // Node 20 names no thread, so V8's and libuv's pools are counted in start order; newer releases name them.
+  const pools = spent.kindsByThreadName ? 'thread name' : 'start order';
+  return spent.kindsByStartOrderOnly ? `kinds told apart by ${pools} only: no thread was seen waiting in epoll, so LevelDB and a worker may be swapped` : `kinds told apart by ${pools} and how they wait`;
 }
 
 /**

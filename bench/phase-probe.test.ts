@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pbkdf2 } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { PhaseProbe, valuesIn } from './phase-probe.js';
 
 /** A /metrics endpoint answering each scrape with the next text of `scrapes` (the last one repeats). */
@@ -65,6 +67,23 @@ test('a validator without a pid, or a gateway whose pid is unknown, reads as unk
     assert.ok(Number.isNaN(spent.otherCpuSeconds));
     assert.ok(Number.isNaN(spent.gatewayCpuSeconds));
     assert.deepEqual(spent.sched, [null]);
+  } finally {
+    node.server.close();
+  }
+});
+
+test("a phase's CPU on libuv's pool is libuv's, not V8's platform's, though the pool started in the platform's last tick", { skip: !existsSync('/proc/self/task') }, async () => {
+  // In this test process, as in a validator, libuv's pool starts while the ES module loads, within
+  // a tick or two of V8's platform threads: grouping by start time filed all of them as V8's.
+  const node = await metricsServer([scrape(0.01, 0.02, 0, 0)]);
+  try {
+    const probe = await PhaseProbe.start([{ url: node.url, pid: process.pid }], null);
+    await Promise.all([0, 1, 2, 3].map(() => new Promise<void>((resolve, reject) => pbkdf2('load', 'bench', 200_000, 64, 'sha512', (err) => (err ? reject(err) : resolve())))));
+    const spent = await probe.finish();
+    const kinds = spent.cpuByKind!;
+    assert.ok(kinds.libuv >= 0.05, `libuv's pool ran the pbkdf2 jobs, yet it shows ${kinds.libuv} s (${JSON.stringify(kinds)})`);
+    assert.ok(kinds.libuv > kinds.platform, JSON.stringify(kinds));
+    assert.equal(spent.kindsByThreadName, false, 'Node 20 names no thread');
   } finally {
     node.server.close();
   }

@@ -1,7 +1,7 @@
 import { blockStepsIn, type BlockStepsReading } from './block-steps.js';
 import { stateReadsBetween, stateReadsIn, type StateReadSample } from './state-read-counts.js';
 import { gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
-import { THREAD_KINDS, cpuByKind, eventLoopsOf, mainThreadSched, noteEventLoopThreads, selfCpuSeconds, threadCpu, threadSamples, type MainThreadSched, type ThreadCpu, type ThreadKind } from './thread-cpu.js';
+import { THREAD_KINDS, cpuByKind, eventLoopsOf, mainThreadSched, noteEventLoopThreads, poolsNamed, selfCpuSeconds, threadCpu, threadSamples, type MainThreadSched, type ThreadCpu, type ThreadKind } from './thread-cpu.js';
 
 /** A process the load bench watches: its RPC URL for /metrics (validators only) and its pid for procfs. */
 export interface ProbedProcess {
@@ -20,6 +20,8 @@ export interface PhaseResources {
   readonly cpuByKind: Record<ThreadKind, number> | null;
   /** True when some validator's threads were told apart by start order alone (none seen waiting in epoll: thread-cpu.ts), which at 10^3 accounts mistakes the consensus worker for LevelDB's thread. */
   readonly kindsByStartOrderOnly: boolean;
+  /** True when every validator's pool threads carry the names newer Node and libuv give them (thread-cpu.ts, `poolsNamed`), so those told V8's from libuv's; false under Node 20, where start order and counts do. */
+  readonly kindsByThreadName: boolean;
   /** This process (load generator, confirmation watcher). */
   readonly clientCpuSeconds: number;
   /** The gateway's, all threads; 0 without one, NaN where procfs cannot say. */
@@ -127,9 +129,10 @@ export class PhaseProbe {
     this.stop();
     this.noteLoops();
     const cpu = this.validators.map((n, i) => used(this.cpuBefore[i] ?? null, cpuOf(n.pid)));
+    const afters = this.validators.map((n) => (n.pid ? threadSamples(n.pid) : null));
     const kinds = this.validators.map((n, i) => {
       const before = this.threadsBefore[i];
-      const after = n.pid ? threadSamples(n.pid) : null;
+      const after = afters[i];
       return n.pid && before && after ? cpuByKind(n.pid, before, after) : null;
     });
     const byKind = kinds.some((k) => k === null) ? null : sumKinds(kinds as Array<Record<ThreadKind, number>>);
@@ -146,6 +149,7 @@ export class PhaseProbe {
       otherCpuSeconds: cpu.reduce((a, u) => a + (u?.other ?? NaN), 0),
       cpuByKind: byKind,
       kindsByStartOrderOnly: this.validators.some((n) => n.pid !== undefined && eventLoopsOf(n.pid).size === 0),
+      kindsByThreadName: afters.length > 0 && afters.every((a) => a !== null && poolsNamed(a)),
       clientCpuSeconds,
       gatewayCpuSeconds: this.gatewayPid === null ? 0 : gatewayUsed ? gatewayUsed.main + gatewayUsed.other : NaN,
       sched: this.schedBefore.map((b, i) => {
