@@ -4,8 +4,11 @@ import { makeChain, signTransfer, wallet } from '../../test/helpers/chain-fixtur
 import { MemoryStore } from '../store/level-store.js';
 import { PrefixRoutedStore } from '../store/prefix-routed-store.js';
 import { utf8Bytes } from '../codec/utf8.js';
+import { NodeKeys } from '../state/tree/index.js';
 
-const routed = (main: MemoryStore, tree: MemoryStore): PrefixRoutedStore => new PrefixRoutedStore(main, tree, utf8Bytes('n/'), { main: utf8Bytes('m/sync-mark'), side: utf8Bytes('n/') });
+// As chain-stores.ts routes them: the versioned nodes apart, root records with the head.
+const VERSIONED = NodeKeys.versionedPrefix(utf8Bytes('n/'));
+const routed = (main: MemoryStore, tree: MemoryStore): PrefixRoutedStore => new PrefixRoutedStore(main, tree, VERSIONED, { main: utf8Bytes('m/sync-mark'), side: VERSIONED });
 
 async function copyOf(store: MemoryStore): Promise<MemoryStore> {
   const copy = new MemoryStore();

@@ -46,6 +46,13 @@ export interface KvStore extends KvReader {
    * atomic per store only, and say in what order they write.
    */
   write(ops: readonly KvOp[], sync: boolean): Promise<void>;
+  /**
+   * Optional: compacts what lies in [gte, lt) down the store's levels now (LevelDB's
+   * `CompactRange`). After a bulk write (genesis, a snapshot install) LevelDB leaves the range
+   * spread over levels that overlap one another, and every later write that pushes a level over
+   * its size would merge those files again; settled once, they lie at the bottom in order.
+   */
+  settle?(range: { readonly gte: Uint8Array; readonly lt: Uint8Array }): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { openChainStores } from './chain-stores.js';
 import { LevelStore } from './level-store.js';
 
-const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
-const text = (b: Uint8Array | undefined): string | undefined => (b ? new TextDecoder().decode(b) : undefined);
+// Keys as latin1 text: the tree's versioned nodes start `n/\xff`, its root records `n/\xfe`.
+const bytes = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, 'latin1'));
+const text = (b: Uint8Array | undefined): string | undefined => (b ? Buffer.from(b).toString('latin1') : undefined);
 
 function dataDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'chain-stores-'));
@@ -27,17 +28,27 @@ test('a new data directory keeps the state tree in a store of its own, and opens
   const dir = dataDir(t);
   const first = await openChainStores(dir);
   assert.equal(first.layout, 'tree-apart');
-  await first.kv.write([{ type: 'put', key: bytes('n/node'), value: bytes('x') }, { type: 'put', key: bytes('m/chain'), value: bytes('head') }], true);
+  await first.kv.write(
+    [
+      { type: 'put', key: bytes('n/\xffnode'), value: bytes('x') },
+      { type: 'put', key: bytes('n/\xferoot'), value: bytes('r') },
+      { type: 'put', key: bytes('m/chain'), value: bytes('head') },
+    ],
+    true,
+  );
   assert.deepEqual(first.filesPerLevel().map((s) => s.store), ['chain', 'tree']);
   await first.kv.close();
 
-  assert.deepEqual(await keysIn(join(dir, 'tree')), ['n/node']);
-  assert.deepEqual(await keysIn(join(dir, 'chain')), ['m/chain', 'm/store-layout']);
+  assert.deepEqual(await keysIn(join(dir, 'tree')), ['n/\xffnode'], 'the versioned nodes alone');
+  assert.deepEqual(await keysIn(join(dir, 'chain')), ['m/chain', 'm/store-layout', 'n/\xferoot'], 'root records stay with the head');
 
   const again = await openChainStores(dir);
   t.after(() => again.kv.close());
   assert.equal(again.layout, 'tree-apart', 'the recorded layout wins over the head it now holds');
-  assert.equal(text(await again.kv.get(bytes('n/node'))), 'x');
+  assert.equal(text(await again.kv.get(bytes('n/\xffnode'))), 'x');
+  const tree: string[] = [];
+  for await (const [k] of again.kv.iterate({ gte: bytes('n/'), lt: bytes('n0') })) tree.push(text(k)!);
+  assert.deepEqual(tree, ['n/\xferoot', 'n/\xffnode'], "the tree's whole prefix reads across both stores in key order");
 });
 
 test('a data directory written before the layout existed stays in one store, untouched', async (t) => {

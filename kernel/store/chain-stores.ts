@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { utf8Bytes } from '../codec/utf8.js';
 import type { KvStore } from '../state/kv.js';
+import { NodeKeys } from '../state/tree/index.js';
 import { metaKey, PREFIX, prefixEnd } from './keys.js';
 import { LevelStore } from './level-store.js';
 import { PrefixRoutedStore } from './prefix-routed-store.js';
@@ -11,13 +12,20 @@ export const CHAIN_STORE_DIR = 'chain';
 export const TREE_STORE_DIR = 'tree';
 
 /**
- * `tree-apart`: the state tree's node records (`n/`) in `<data_dir>/tree`, the rest in
- * `<data_dir>/chain`. `one-store`: everything in `chain`, as every data directory written before
+ * `tree-apart`: the state tree's versioned node records (`n/` 0xff …) in `<data_dir>/tree`, the
+ * rest (its root records too) in `<data_dir>/chain`. `one-store`: everything in `chain`, as every data directory written before
  * 2026-11-30 keeps it (its roots, reads and proofs are unchanged; it is not migrated).
  */
 export type StoreLayout = 'one-store' | 'tree-apart';
 
 const LAYOUT_KEY = metaKey('store-layout');
+/**
+ * What the tree store holds: the nodes updates store, keyed by version. The root records (one per
+ * block, keyed by the root's hash, so at random places) stay in the chain store, written in the
+ * block's batch after the nodes they name: in the tree store each flush would carry one, spanning
+ * the store's whole range, and LevelDB would merge every level-1 file again instead of moving it.
+ */
+const TREE_STORE_PREFIX = NodeKeys.versionedPrefix(utf8Bytes(PREFIX.treeNode));
 const TREE_APART = 'tree-apart';
 
 export interface ChainStores {
@@ -72,8 +80,8 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
       }
     }
     return {
-      // The marks: a meta key of their own, and the bare tree prefix, which no node key equals.
-      kv: new PrefixRoutedStore(main, tree, utf8Bytes(PREFIX.treeNode), { main: metaKey('sync-mark'), side: utf8Bytes(PREFIX.treeNode) }),
+      // The marks: a meta key of their own, and the bare prefix, which no node key equals.
+      kv: new PrefixRoutedStore(main, tree, TREE_STORE_PREFIX, { main: metaKey('sync-mark'), side: TREE_STORE_PREFIX }),
       layout: 'tree-apart',
       filesPerLevel: () => [
         { store: CHAIN_STORE_DIR, files: main.filesPerLevel() },

@@ -90,3 +90,14 @@ test('LevelStore getMany: a batch split over the pool answers every key in the o
   assert.deepEqual(await db.getMany([]), []);
   assert.equal(db.filesPerLevel().length, 7);
 });
+
+test('LevelStore: settle compacts a range and leaves its records as they were', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'level-store-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = await LevelStore.open(dir);
+  t.after(() => db.close());
+  await db.write(Array.from({ length: 2_000 }, (_, i) => ({ type: 'put' as const, key: bytes(`n/${String(i).padStart(5, '0')}`), value: bytes('v'.repeat(100)) })), false);
+  await db.settle({ gte: bytes('n/'), lt: bytes('n0') });
+  assert.ok(db.filesPerLevel()[0] === 0, 'the memtable and level 0 went down');
+  assert.equal(text(await db.get(bytes('n/01999'))), 'v'.repeat(100));
+});

@@ -120,6 +120,10 @@ export class LevelStore implements KvStore {
     await batch.write({ sync });
   }
 
+  async settle(range: { readonly gte: Uint8Array; readonly lt: Uint8Array }): Promise<void> {
+    await this.db.compactRange(range.gte, range.lt);
+  }
+
   /**
    * One of LevelDB's own properties (`leveldb.stats`, `leveldb.num-files-at-level<N>`,
    * `leveldb.sstables`, `leveldb.approximate-memory-usage`): what benches and diagnostics read

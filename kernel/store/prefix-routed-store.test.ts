@@ -34,6 +34,9 @@ class Recording implements KvStore {
     await this.inner.write(ops);
     this.log.push(`${this.name} done`);
   }
+  async settle(range: { gte: Uint8Array; lt: Uint8Array }): Promise<void> {
+    this.log.push(`${this.name} settle ${text(range.gte)}..${text(range.lt)}`);
+  }
   async close(): Promise<void> {}
 }
 
@@ -102,7 +105,7 @@ test('PrefixRoutedStore: a synced write makes each store durable that took unsyn
   assert.throws(() => new PrefixRoutedStore(new MemoryStore(), new MemoryStore(), bytes('n/'), { main: bytes('m/x'), side: bytes('m/y') }), /side one inside it/);
 });
 
-test('PrefixRoutedStore: a range inside or outside the side prefix reads the store that holds it; one across it is refused', async () => {
+test('PrefixRoutedStore: a range reads the main store below the side prefix, the side inside it and the main store above it, in key order either way, within the limit', async () => {
   const { store } = recorded();
   await store.write([put('n/1', 'a'), put('n/2', 'b'), put('s/1', 'c'), put('m/1', 'd')], true);
   const read = async (gte: string | undefined, lt: string | undefined, reverse = false): Promise<string[]> => {
@@ -116,9 +119,18 @@ test('PrefixRoutedStore: a range inside or outside the side prefix reads the sto
   assert.deepEqual(await read('n0', 'z'), ['s/1'], 'a range starting where the prefix ends');
   assert.deepEqual(await read(undefined, 'n/'), ['m/1'], 'up to the prefix');
   assert.deepEqual(await read('n0', undefined), ['s/1'], 'from the end of the prefix');
-  await assert.rejects(read('m/', 's0'), /wholly inside or wholly outside/);
-  await assert.rejects(read('m/', 'n/1'), /wholly inside or wholly outside/);
-  await assert.rejects(read(undefined, undefined), /wholly inside or wholly outside/);
+  assert.deepEqual(await read('m/', 's0'), ['m/1', 'n/1', 'n/2', 's/1']);
+  assert.deepEqual(await read(undefined, undefined, true), ['s/1', 'n/2', 'n/1', 'm/1']);
+  assert.deepEqual(await read('m/', 'n/2'), ['m/1', 'n/1'], 'ending inside the prefix');
+  assert.deepEqual(await read('n/2', undefined), ['n/2', 's/1'], 'starting inside the prefix');
+  const limited = async (limit: number, reverse: boolean): Promise<string[]> => {
+    const out: string[] = [];
+    for await (const [k] of store.iterate({ reverse, limit })) out.push(text(k)!);
+    return out;
+  };
+  assert.deepEqual(await limited(2, false), ['m/1', 'n/1']);
+  assert.deepEqual(await limited(3, true), ['s/1', 'n/2', 'n/1']);
+  assert.deepEqual(await limited(0, false), []);
 });
 
 test('PrefixRoutedStore: a snapshot reads both stores as they were when it was taken, and closing it closes both', async () => {
@@ -133,4 +145,13 @@ test('PrefixRoutedStore: a snapshot reads both stores as they were when it was t
   assert.deepEqual(seen, ['n/1=old']);
   await snap.close();
   assert.deepEqual([main.closedSnapshots, side.closedSnapshots], [1, 1]);
+});
+
+test('PrefixRoutedStore: settling a range settles each store over its own part of it', async () => {
+  const { log, store } = recorded();
+  await store.settle({ gte: bytes('m/'), lt: bytes('z') });
+  assert.deepEqual(log, ['main settle m/..n/', 'side settle n/..n0', 'main settle n0..z']);
+  log.length = 0;
+  await store.settle({ gte: bytes('n/a'), lt: bytes('n/b') });
+  assert.deepEqual(log, ['side settle n/a..n/b'], 'inside the prefix: the side alone');
 });

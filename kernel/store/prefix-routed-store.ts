@@ -36,9 +36,9 @@ export interface SyncMarks {
  * random keys, and every compaction that reaches those rewrites both.
  *
  * A write puts the side's records first, durably, then the main store's: the side holds only
- * records that nothing names until a main-store record does (tree nodes and root records, named
- * by the chain's head), so a crash between the two leaves unreferenced side records, never a
- * main record naming a missing one. A write is therefore atomic per store, not across them;
+ * records that nothing names until a main-store record does (the tree's nodes, named by its root
+ * records and the chain's head in the main store), so a crash between the two leaves unreferenced
+ * side records, never a main record naming a missing one. A write is therefore atomic per store, not across them;
  * callers that need more must keep the side's records referenced only from the main store.
  *
  * In one LevelDB store a synced write also makes the unsynced writes before it durable (one
@@ -47,8 +47,6 @@ export interface SyncMarks {
  * that took unsynced writes since its last sync, with that store's mark record (`SyncMarks`) if
  * the write has nothing else for it.
  *
- * A range read must lie wholly inside the side prefix or wholly outside it: every caller reads
- * one record family at a time, and merging two stores' orders is not needed by any of them.
  */
 export class PrefixRoutedStore implements KvStore {
   private readonly sideEnd: Uint8Array;
@@ -75,7 +73,7 @@ export class PrefixRoutedStore implements KvStore {
   }
 
   iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
-    return this.rangeReader(options, this.main, this.side).iterate(options);
+    return this.routedIterate(options, this.main, this.side);
   }
 
   snapshot(): KvSnapshot {
@@ -92,7 +90,7 @@ export class PrefixRoutedStore implements KvStore {
     return {
       get: (key) => this.readerFor(key, main, side).get(key),
       getMany: (keys) => routedGetMany(keys, this.sidePrefix, main, side),
-      iterate: (options) => this.rangeReader(options, main, side).iterate(options),
+      iterate: (options) => this.routedIterate(options, main, side),
       close: async () => {
         await Promise.all([main.close(), side.close()]);
       },
@@ -115,22 +113,51 @@ export class PrefixRoutedStore implements KvStore {
     }
   }
 
+  /** Settles each store's part of the range, one after the other (LevelDB runs one compaction at a time anyway). */
+  async settle(range: { readonly gte: Uint8Array; readonly lt: Uint8Array }): Promise<void> {
+    for (const part of this.partsOf(range.gte, range.lt, this.main, this.side)) {
+      if (part.gte !== undefined && part.lt !== undefined && part.store.settle) await part.store.settle({ gte: part.gte, lt: part.lt });
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.main.close(), this.side.close()]);
+  }
+
+  /** The non-empty parts of [gte, lt): the main store's below the side prefix, the side's inside it, the main store's above it. */
+  private partsOf<R>(gte: Uint8Array | undefined, lt: Uint8Array | undefined, main: R, side: R): Array<{ store: R; gte: Uint8Array | undefined; lt: Uint8Array | undefined }> {
+    const greater = (a: Uint8Array | undefined, b: Uint8Array): Uint8Array => (a === undefined || compare(b, a) > 0 ? b : a);
+    const smaller = (a: Uint8Array | undefined, b: Uint8Array): Uint8Array => (a === undefined || compare(b, a) < 0 ? b : a);
+    const parts = [
+      { store: main, gte, lt: smaller(lt, this.sidePrefix) },
+      { store: side, gte: greater(gte, this.sidePrefix), lt: smaller(lt, this.sideEnd) },
+      { store: main, gte: greater(gte, this.sideEnd), lt },
+    ];
+    return parts.filter((p) => p.gte === undefined || p.lt === undefined || compare(p.gte, p.lt) < 0);
   }
 
   private readerFor<R>(key: Uint8Array, main: R, side: R): R {
     return startsWith(key, this.sidePrefix) ? side : main;
   }
 
-  private rangeReader(options: KvIterateOptions, main: Reader, side: Reader): Reader {
-    const { gte, lt } = options;
-    if (gte !== undefined && lt !== undefined) {
-      if (compare(gte, this.sidePrefix) >= 0 && compare(lt, this.sideEnd) <= 0) return side;
-      if (compare(lt, this.sidePrefix) <= 0 || compare(gte, this.sideEnd) >= 0) return main;
-    } else if (lt !== undefined && compare(lt, this.sidePrefix) <= 0) return main;
-    else if (gte !== undefined && compare(gte, this.sideEnd) >= 0) return main;
-    throw new Error('PrefixRoutedStore: a range read must lie wholly inside or wholly outside the side prefix');
+  /**
+   * Every side key lies in [sidePrefix, sideEnd) and no main key does, so a range is the main
+   * store's part below the prefix, the side's inside it and the main store's above it, one after
+   * the other (the other way round when reversed): no merging.
+   */
+  private async *routedIterate(options: KvIterateOptions, main: Reader, side: Reader): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const { gte, lt, reverse = false } = options;
+    const parts = this.partsOf(gte, lt, main, side);
+    if (reverse) parts.reverse();
+    let left = options.limit !== undefined && options.limit >= 0 ? options.limit : Number.POSITIVE_INFINITY;
+    for (const part of parts) {
+      if (left === 0) return;
+      const range: KvIterateOptions = { ...(part.gte ? { gte: part.gte } : {}), ...(part.lt ? { lt: part.lt } : {}), reverse, ...(Number.isFinite(left) ? { limit: left } : {}) };
+      for await (const entry of part.store.iterate(range)) {
+        yield entry;
+        if (--left === 0) return;
+      }
+    }
   }
 }
 

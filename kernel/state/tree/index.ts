@@ -10,3 +10,4 @@ export {
 } from './proof.js';
 export { MissingNodeError, CorruptNodeError } from './errors.js';
 export { TreeBulkBuild, BULK_WRITE_NODES } from './bulk-build.js';
+export { NodeKeys } from './node-keys.js';

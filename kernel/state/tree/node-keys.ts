@@ -25,6 +25,17 @@ const ROOT_MARK = 0xfe;
 export class NodeKeys {
   constructor(private readonly prefix: Uint8Array) {}
 
+  /**
+   * What every node an update stores starts with (P ‖ 0xff): keys that sort by version, so a
+   * store holding only these is appended to. Root records and legacy nodes lie outside it.
+   */
+  static versionedPrefix(prefix: Uint8Array): Uint8Array {
+    const out = new Uint8Array(prefix.length + 1);
+    out.set(prefix, 0);
+    out[prefix.length] = VERSIONED_MARK;
+    return out;
+  }
+
   nodeKeyLength(version: number): number {
     return version === 0 ? this.prefix.length + HASH_BYTES : this.prefix.length + 1 + VERSION_BYTES + HASH_BYTES;
   }
