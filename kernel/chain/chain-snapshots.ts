@@ -80,6 +80,7 @@ export class ChainSnapshots {
       const block = checked.block;
       const got = toHex0x(root);
       if (got !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${got}, not the claimed ${block.state_root}`);
+      await store.settleStaged();
       await this.d.progress.writing(() => store.installSnapshot(block, [], []));
       this.d.sets.forget();
       this.d.log.info({ height: block.header.height, state_root: got, keys }, 'state snapshot installed');

@@ -176,20 +176,20 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
    * anything else is corruption, and the node stops rather than build on it.
    */
   private async checkIntegrity(meta: ChainMeta): Promise<void> {
-    if (meta.height === 0) return;
-    const head = await this.d.store.getBlock(meta.height);
-    if (!head || head.hash !== meta.block_hash || head.state_root !== meta.state_root) {
-      throw new Error(`store integrity: head block ${meta.height} does not match the recorded head (hash ${meta.block_hash}, root ${meta.state_root})`);
-    }
-    if (await this.d.store.getBlock(meta.height + 1)) throw new Error(`store integrity: block ${meta.height + 1} exists beyond the recorded head ${meta.height}`);
-    // One path of the head's tree: a tree store restored from an earlier time than the chain
-    // store, or lost, lacks it (nodes are only ever added), and would fail the first block instead.
+    // One path of the head's tree (genesis's too): a tree store restored from an earlier time than
+    // the chain store, or lost, lacks it (nodes are only ever added), and would fail the next block.
     try {
       await this.tree.get(parseHex(meta.state_root, 32)!, utf8Bytes('kernel/genesis_hash'));
     } catch (e) {
       if (!(e instanceof MissingNodeError)) throw e;
       throw new Error(`store integrity: the state tree holds no node of the head's root ${meta.state_root} (${e.message}); restore the data directory's tree/ and chain/ together from one backup`);
     }
+    if (meta.height === 0) return;
+    const head = await this.d.store.getBlock(meta.height);
+    if (!head || head.hash !== meta.block_hash || head.state_root !== meta.state_root) {
+      throw new Error(`store integrity: head block ${meta.height} does not match the recorded head (hash ${meta.block_hash}, root ${meta.state_root})`);
+    }
+    if (await this.d.store.getBlock(meta.height + 1)) throw new Error(`store integrity: block ${meta.height + 1} exists beyond the recorded head ${meta.height}`);
     this.d.log.info({ height: meta.height, block_hash: meta.block_hash, state_root: meta.state_root }, 'store opened at recorded head');
   }
 

@@ -42,17 +42,25 @@ export interface KvStore extends KvReader {
   snapshot(): KvSnapshot;
   /**
    * Applies every put and del atomically, durably (fsync) when `sync` is set; a synced write also
-   * makes the unsynced writes before it durable. Two stores behind one (`PrefixRoutedStore`) are
-   * atomic per store only, and say in what order they write.
+   * makes the unsynced writes since the current log began durable (not those of memtables before
+   * it: `flush`). Two stores behind one (`PrefixRoutedStore`) are atomic per store only, and say
+   * in what order they write.
    */
   write(ops: readonly KvOp[], sync: boolean): Promise<void>;
   /**
-   * Optional: compacts what lies in [gte, lt) down the store's levels now (LevelDB's
-   * `CompactRange`). After a bulk write (genesis, a snapshot install) LevelDB leaves the range
-   * spread over levels that overlap one another, and every later write that pushes a level over
-   * its size would merge those files again; settled once, they lie at the bottom in order.
+   * Optional: compacts what lies between gte and lt down the store's levels now (LevelDB's
+   * `CompactRange`, which also writes the memtable out first). After a bulk write (genesis, a
+   * snapshot install) LevelDB leaves the range spread over levels that overlap one another, and
+   * every later write that pushes a level over its size would merge those files again; settled
+   * once, they lie in order in the deepest level that held any of them.
    */
   settle?(range: { readonly gte: Uint8Array; readonly lt: Uint8Array }): Promise<void>;
+  /**
+   * Optional: writes the memtable out to a synced table. A synced write fsyncs only the current
+   * log, and LevelDB switches logs without syncing the old one when a memtable fills, so after a
+   * bulk of unsynced writes (staging) only this makes all of them durable.
+   */
+  flush?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -8,7 +8,7 @@ import { txIdentity } from '../tx/hash.js';
 import { ChainStore, type BlockBatch, type ChainStoreOptions } from './chain-store.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { txKey } from './keys.js';
-import { LevelStore } from './level-store.js';
+import { LevelStore, MemoryStore } from './level-store.js';
 import { FileTxTextLog } from './tx-text-log.js';
 import { ProbeKv } from '../../test/helpers/probe-kv.js';
 
@@ -388,4 +388,22 @@ test('a staged write of 200,000 tree nodes (a genesis chunk into a 10^6-key tree
   await store.discardStaged();
   assert.deepEqual(await store.state.scan(''), []);
   assert.equal(await kv.get(utf8Bytes('n/199999')), undefined);
+});
+
+test('settleStaged settles the tree\'s versioned nodes and then flushes every store, and only while nothing is committed', async () => {
+  const calls: string[] = [];
+  class Spied extends MemoryStore {
+    async settle(range: { gte: Uint8Array; lt: Uint8Array }): Promise<void> {
+      calls.push(`settle ${Buffer.from(range.gte).toString('latin1')}..${Buffer.from(range.lt).toString('latin1')}`);
+    }
+    async flush(): Promise<void> {
+      calls.push('flush');
+    }
+  }
+  const store = new ChainStore(new Spied());
+  await store.load();
+  await store.settleStaged();
+  assert.deepEqual(calls, ['settle n/\xff..n0', 'flush']);
+  await store.commitGenesis([['acct/x', new Uint8Array([1])]], [], '0x' + '11'.repeat(32));
+  await assert.rejects(store.settleStaged(), /the store is initialised/);
 });

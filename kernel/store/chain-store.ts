@@ -3,6 +3,7 @@ import type { IndexWrite } from '../state/index-stage.js';
 import type { ScanOptions, StateSource } from '../state/overlay.js';
 import { txFieldsFromRecord, txFromRecord, txToRecord, type TxFields, type TxRecord } from '../tx/record.js';
 import type { KvIterateOptions, KvOp, KvStore } from '../state/kv.js';
+import { NodeKeys } from '../state/tree/index.js';
 import { ABSENT, ChainStoreCaches } from './chain-store-caches.js';
 import { StateReads, type StateReadCounts } from './state-reads.js';
 import { LOG_START, type TxTextLog } from './tx-text-log.js';
@@ -578,18 +579,24 @@ export class ChainStore {
       () => this.cacheWrites(stateChanges),
     );
     this.meta = meta;
-    await this.settleTree();
   }
 
   /**
-   * After genesis or a snapshot install wrote a whole tree at once, LevelDB holds its nodes spread
-   * over overlapping levels; the blocks that follow would push them down a merge at a time (at 10^6
-   * accounts ~13 MB of compaction per MB a block wrote, for the first minutes). Settled here, once,
-   * before the node serves. Nothing is lost by a crash during it: the data is committed.
+   * What genesis and a snapshot install run after staging a whole state and tree (`writeStaged`,
+   * unsynced) and before the head that names it (`commitGenesis`, `installSnapshot`):
+   * - the tree's versioned nodes compacted down now (`KvStore.settle`): LevelDB leaves a bulk
+   *   write spread over overlapping levels, and the blocks that follow would push them down a
+   *   merge at a time (at 10^6 accounts ~13 MB of compaction per MB a block wrote, for minutes);
+   * - every store's memtable written out (`KvStore.flush`): the head's synced write covers only
+   *   the current log, and what staging wrote through earlier logs would not survive a power loss.
+   * The store is still uninitialised throughout, so a crash during it leaves a restart that stages
+   * again (or discards what was staged).
    */
-  private async settleTree(): Promise<void> {
-    const start = utf8Bytes(PREFIX.treeNode);
-    await this.kv.settle?.({ gte: start, lt: prefixEnd(start) });
+  async settleStaged(): Promise<void> {
+    if (this.meta.state_root !== '') throw new Error('the store is initialised: nothing is staged');
+    const versioned = NodeKeys.versionedPrefix(utf8Bytes(PREFIX.treeNode));
+    await this.kv.settle?.({ gte: versioned, lt: prefixEnd(versioned) });
+    await this.kv.flush?.();
   }
 
   /** Starts an empty store from a verified snapshot: its state, tree nodes and head block. */
@@ -616,7 +623,6 @@ export class ChainStore {
     this.firstFull = height + 1;
     this.caches.totals.clear();
     await this.activity.load(height);
-    await this.settleTree();
   }
 
   async close(): Promise<void> {

@@ -27,7 +27,7 @@ async function keysIn(location: string): Promise<string[]> {
 test('a new data directory keeps the state tree in a store of its own, and opens that way again', async (t) => {
   const dir = dataDir(t);
   const first = await openChainStores(dir);
-  assert.equal(first.layout, 'tree-apart');
+  assert.equal(first.layout, 'tree-nodes-apart');
   await first.kv.write(
     [
       { type: 'put', key: bytes('n/\xffnode'), value: bytes('x') },
@@ -44,7 +44,7 @@ test('a new data directory keeps the state tree in a store of its own, and opens
 
   const again = await openChainStores(dir);
   t.after(() => again.kv.close());
-  assert.equal(again.layout, 'tree-apart', 'the recorded layout wins over the head it now holds');
+  assert.equal(again.layout, 'tree-nodes-apart', 'the recorded layout wins over the head it now holds');
   assert.equal(text(await again.kv.get(bytes('n/\xffnode'))), 'x');
   const tree: string[] = [];
   for await (const [k] of again.kv.iterate({ gte: bytes('n/'), lt: bytes('n0') })) tree.push(text(k)!);
@@ -71,7 +71,7 @@ test('a data directory written before the layout existed stays in one store, unt
   }
 });
 
-test('a tree-apart directory whose tree store is gone, or whose layout is unknown, is refused with what to do', async (t) => {
+test('a directory with its tree apart whose tree store is gone, or whose layout is unknown, is refused with what to do', async (t) => {
   const dir = dataDir(t);
   const stores = await openChainStores(dir);
   await stores.kv.close();
@@ -105,5 +105,21 @@ test('the layout is recorded only once the tree store exists: a failure to make 
   rmSync(join(dir, 'tree'));
   const stores = await openChainStores(dir);
   t.after(() => stores.kv.close());
+  assert.equal(stores.layout, 'tree-nodes-apart');
+});
+
+test('a directory recorded as tree-apart (builds of the 2026-11-30 morning: all of n/ apart, root records too) still opens that way', async (t) => {
+  const dir = dataDir(t);
+  const main = await LevelStore.open(join(dir, 'chain'));
+  await main.write([{ type: 'put', key: bytes('m/store-layout'), value: bytes('tree-apart') }, { type: 'put', key: bytes('m/chain'), value: bytes('head') }], true);
+  await main.close();
+  const tree = await LevelStore.open(join(dir, 'tree'));
+  await tree.write([{ type: 'put', key: bytes('n/\xferoot'), value: bytes('r') }, { type: 'put', key: bytes('n/\xffnode'), value: bytes('x') }], true);
+  await tree.close();
+
+  const stores = await openChainStores(dir);
+  t.after(() => stores.kv.close());
   assert.equal(stores.layout, 'tree-apart');
+  assert.equal(text(await stores.kv.get(bytes('n/\xferoot'))), 'r', 'its root records are read from the tree store');
+  assert.equal(text(await stores.kv.get(bytes('n/\xffnode'))), 'x');
 });

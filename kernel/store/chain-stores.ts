@@ -12,21 +12,26 @@ export const CHAIN_STORE_DIR = 'chain';
 export const TREE_STORE_DIR = 'tree';
 
 /**
- * `tree-apart`: the state tree's versioned node records (`n/` 0xff …) in `<data_dir>/tree`, the
- * rest (its root records too) in `<data_dir>/chain`. `one-store`: everything in `chain`, as every data directory written before
+ * `tree-nodes-apart`: the state tree's versioned node records (`n/` 0xff …) in `<data_dir>/tree`,
+ * the rest (its root records too) in `<data_dir>/chain`; `tree-apart`: all of `n/` in `tree`. `one-store`: everything in `chain`, as every data directory written before
  * 2026-11-30 keeps it (its roots, reads and proofs are unchanged; it is not migrated).
  */
-export type StoreLayout = 'one-store' | 'tree-apart';
+export type StoreLayout = 'one-store' | 'tree-apart' | 'tree-nodes-apart';
 
 const LAYOUT_KEY = metaKey('store-layout');
 /**
- * What the tree store holds: the nodes updates store, keyed by version. The root records (one per
- * block, keyed by the root's hash, so at random places) stay in the chain store, written in the
- * block's batch after the nodes they name: in the tree store each flush would carry one, spanning
- * the store's whole range, and LevelDB would merge every level-1 file again instead of moving it.
+ * What the tree store holds, by the layout recorded. `tree-nodes-apart` (new directories): the
+ * nodes updates store, keyed by version; the root records (one per block, keyed by the root's
+ * hash, so at random places) stay in the chain store, written in the block's batch after the
+ * nodes they name, since in the tree store each flush would carry one, spanning the store's whole
+ * range, and LevelDB would merge every level-1 file again instead of moving it. `tree-apart`: all
+ * of `n/`, as builds e98d8ac–3af51ed (2026-11-30 morning) wrote it; still opened that way.
  */
-const TREE_STORE_PREFIX = NodeKeys.versionedPrefix(utf8Bytes(PREFIX.treeNode));
-const TREE_APART = 'tree-apart';
+const TREE_STORE_PREFIXES: ReadonlyMap<string, Uint8Array> = new Map([
+  ['tree-nodes-apart', NodeKeys.versionedPrefix(utf8Bytes(PREFIX.treeNode))],
+  ['tree-apart', utf8Bytes(PREFIX.treeNode)],
+]);
+const NEW_LAYOUT = 'tree-nodes-apart';
 
 export interface ChainStores {
   /** The stores as one key space, which is what `ChainStore` and the state tree read and write. */
@@ -37,7 +42,7 @@ export interface ChainStores {
 }
 
 /**
- * Opens a data directory's stores in the layout it was written in; a new one gets `tree-apart`.
+ * Opens a data directory's stores in the layout it was written in; a new one gets `tree-nodes-apart`.
  *
  * Why apart: the tree's node records are most of the bytes a block writes and are keyed by
  * version, so alone in a store each memtable flush holds only records newer than everything
@@ -58,9 +63,9 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
   try {
     const recorded = await main.get(LAYOUT_KEY);
     if (recorded === undefined && (await holdsChainData(main))) return oneStore(main);
-    if (recorded !== undefined && new TextDecoder().decode(recorded) !== TREE_APART) {
-      throw new Error(`${chainDir} records a store layout this build does not know (${JSON.stringify(new TextDecoder().decode(recorded))}): was it written by a newer build?`);
-    }
+    const layout = recorded === undefined ? NEW_LAYOUT : new TextDecoder().decode(recorded);
+    const treePrefix = TREE_STORE_PREFIXES.get(layout);
+    if (treePrefix === undefined) throw new Error(`${chainDir} records a store layout this build does not know (${JSON.stringify(layout)}): was it written by a newer build?`);
     const missingTree = (): Error => new Error(`${treeDir} is missing: this data directory keeps its state tree there; restore it together with ${chainDir} from the same backup`);
     if (recorded !== undefined && !existsSync(treeDir)) throw missingTree();
     let tree: LevelStore;
@@ -73,7 +78,7 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
     }
     if (recorded === undefined) {
       try {
-        await main.write([{ type: 'put', key: LAYOUT_KEY, value: utf8Bytes(TREE_APART) }], true);
+        await main.write([{ type: 'put', key: LAYOUT_KEY, value: utf8Bytes(NEW_LAYOUT) }], true);
       } catch (e) {
         await tree.close();
         throw e;
@@ -81,8 +86,8 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
     }
     return {
       // The marks: a meta key of their own, and the bare prefix, which no node key equals.
-      kv: new PrefixRoutedStore(main, tree, TREE_STORE_PREFIX, { main: metaKey('sync-mark'), side: TREE_STORE_PREFIX }),
-      layout: 'tree-apart',
+      kv: new PrefixRoutedStore(main, tree, treePrefix, { main: metaKey('sync-mark'), side: treePrefix }),
+      layout: layout as StoreLayout,
       filesPerLevel: () => [
         { store: CHAIN_STORE_DIR, files: main.filesPerLevel() },
         { store: TREE_STORE_DIR, files: tree.filesPerLevel() },

@@ -18,6 +18,9 @@ const READ_JOBS = Math.max(1, Math.min(128, Math.floor(Number(process.env.UV_THR
 /** Below this many keys a job's own cost (a trip through the pool) outweighs splitting. */
 const MIN_KEYS_PER_JOB = 32;
 
+/** Above every key the node writes (ASCII prefixes; the tree's 0xff comes after `n/`): no table file's range reaches it. */
+const NO_KEY = new Uint8Array([0xff, 0xff, 0xff, 0xff]);
+
 /** LevelDB's levels (config::kNumLevels). */
 const LEVELS = 7;
 
@@ -122,6 +125,11 @@ export class LevelStore implements KvStore {
 
   async settle(range: { readonly gte: Uint8Array; readonly lt: Uint8Array }): Promise<void> {
     await this.db.compactRange(range.gte, range.lt);
+  }
+
+  /** LevelDB has no flush call; `CompactRange` writes the memtable out first, and over a range no key lies in it does nothing else. */
+  async flush(): Promise<void> {
+    await this.db.compactRange(NO_KEY, NO_KEY);
   }
 
   /**

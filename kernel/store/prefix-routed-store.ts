@@ -45,8 +45,7 @@ export interface SyncMarks {
  * log), and callers rely on it: a snapshot install stages its tree nodes unsynced, then commits
  * a head that names them with no tree record in that batch. So a synced write syncs each store
  * that took unsynced writes since its last sync, with that store's mark record (`SyncMarks`) if
- * the write has nothing else for it.
- *
+ * the write has nothing else for it (a synced write covers only the current log, though: `flush`).
  */
 export class PrefixRoutedStore implements KvStore {
   private readonly sideEnd: Uint8Array;
@@ -113,6 +112,11 @@ export class PrefixRoutedStore implements KvStore {
     }
   }
 
+  async flush(): Promise<void> {
+    await this.side.flush?.();
+    await this.main.flush?.();
+  }
+
   /** Settles each store's part of the range, one after the other (LevelDB runs one compaction at a time anyway). */
   async settle(range: { readonly gte: Uint8Array; readonly lt: Uint8Array }): Promise<void> {
     for (const part of this.partsOf(range.gte, range.lt, this.main, this.side)) {
@@ -143,11 +147,22 @@ export class PrefixRoutedStore implements KvStore {
   /**
    * Every side key lies in [sidePrefix, sideEnd) and no main key does, so a range is the main
    * store's part below the prefix, the side's inside it and the main store's above it, one after
-   * the other (the other way round when reversed): no merging.
+   * the other (the other way round when reversed): no merging. A range in one store (every read
+   * of one record family) is that store's own iteration. Across stores each part is opened when
+   * the one before it ends, so on the live stores the parts are not one instant's view; callers
+   * that need one iterate a snapshot.
    */
-  private async *routedIterate(options: KvIterateOptions, main: Reader, side: Reader): AsyncIterable<[Uint8Array, Uint8Array]> {
-    const { gte, lt, reverse = false } = options;
-    const parts = this.partsOf(gte, lt, main, side);
+  private routedIterate(options: KvIterateOptions, main: Reader, side: Reader): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const parts = this.partsOf(options.gte, options.lt, main, side);
+    if (parts.length === 1) {
+      const [only] = parts;
+      return only!.store.iterate({ ...options, ...(only!.gte ? { gte: only!.gte } : {}), ...(only!.lt ? { lt: only!.lt } : {}) });
+    }
+    return this.iterateParts(parts, options);
+  }
+
+  private async *iterateParts(parts: Array<{ store: Reader; gte: Uint8Array | undefined; lt: Uint8Array | undefined }>, options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const reverse = options.reverse ?? false;
     if (reverse) parts.reverse();
     let left = options.limit !== undefined && options.limit >= 0 ? options.limit : Number.POSITIVE_INFINITY;
     for (const part of parts) {
