@@ -58,6 +58,7 @@ export class ChainSnapshots {
     let previous: string | null = null;
     let pending: Array<readonly [string, Uint8Array]> = [];
     let leaves = new WriteBatch();
+    let installed: number;
     const flush = async (): Promise<void> => {
       if (pending.length === 0) return;
       await store.writeStaged(pending, leaves.ops);
@@ -80,15 +81,18 @@ export class ChainSnapshots {
       const block = checked.block;
       const got = toHex0x(root);
       if (got !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${got}, not the claimed ${block.state_root}`);
-      await store.settleStaged();
+      await store.flushStaged();
       await this.d.progress.writing(() => store.installSnapshot(block, [], []));
       this.d.sets.forget();
       this.d.log.info({ height: block.header.height, state_root: got, keys }, 'state snapshot installed');
-      return { height: block.header.height, keys };
+      installed = block.header.height;
     } catch (e) {
       await store.discardStaged();
       throw e;
     }
+    // Installed: a failure from here on is no refusal of the snapshot, and must not discard it.
+    await settleTree(store, this.d.log);
+    return { height: installed, keys };
   }
 
   /**
@@ -104,5 +108,15 @@ export class ChainSnapshots {
     this.d.sets.forget();
     this.d.tree.releasePending();
     this.d.log.info({ height: block.header.height, state_root: root, keys: entries.length }, 'state snapshot installed');
+    await settleTree(this.d.store, this.d.log);
+  }
+}
+
+/** `ChainStore.settleTree` after an install: speed only, so a failure is logged, not thrown. */
+async function settleTree(store: ChainStore, log: Logger): Promise<void> {
+  try {
+    await store.settleTree();
+  } catch (e) {
+    log.warn({ err: e }, 'compacting the state tree after the install failed: blocks will merge its files instead');
   }
 }

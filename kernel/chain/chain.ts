@@ -143,6 +143,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (meta.state_root === '') {
       await writeGenesisState({ ...this.d, tree: this.tree, shards: this.shards }, genesis, this.genesisParentHash);
       this.d.log.info({ chain_id: genesis.chain_id, state_root: this.d.store.head.state_root }, 'genesis state written');
+      // Speed only (ChainStore.settleTree): genesis is committed whatever becomes of it.
+      await this.d.store.settleTree().catch((e: unknown) => this.d.log.warn({ err: e }, 'compacting the state tree after genesis failed: blocks will merge its files instead'));
       await this.loadSchedule();
       return;
     }

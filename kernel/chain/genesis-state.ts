@@ -84,7 +84,7 @@ export async function writeGenesisState(d: GenesisStateDeps, whole: GenesisDoc, 
     const base = ranges === null ? EMPTY_ROOT : await ranges.build.finish((ops) => d.store.writeStaged([], ops), GENESIS_RANGE_CHUNK);
     root = await d.tree.update(base, changes.map(([k, v]) => [utf8Bytes(k), v] as const), batch);
   }
-  await d.store.settleStaged();
+  await d.store.flushStaged();
   await d.store.commitGenesis(changes, batch.ops, toHex0x(root), index.staged);
   d.tree.releasePending();
 }

@@ -46,3 +46,21 @@ test('a chain whose tree store is older than its chain store, or empty, refuses 
   const reopened = await makeChain({ kv: routed(main, tree), accounts });
   assert.equal(reopened.chain.head.state_root, head.state_root);
 });
+
+test('genesis flushes what it staged before writing the head, and settles the tree after it', async () => {
+  const calls: string[] = [];
+  class Spied extends MemoryStore {
+    override async write(ops: Parameters<MemoryStore['write']>[0]): Promise<void> {
+      if (ops.some((op) => Buffer.from(op.key).toString('latin1') === 'm/chain')) calls.push('head');
+      await super.write(ops);
+    }
+    async flush(): Promise<void> {
+      calls.push('flush');
+    }
+    async settle(): Promise<void> {
+      calls.push('settle');
+    }
+  }
+  await makeChain({ kv: new Spied(), accounts: [{ address: wallet(1).address, balance: 1_000n }] });
+  assert.deepEqual(calls, ['flush', 'head', 'settle']);
+});

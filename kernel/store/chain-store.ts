@@ -583,20 +583,29 @@ export class ChainStore {
 
   /**
    * What genesis and a snapshot install run after staging a whole state and tree (`writeStaged`,
-   * unsynced) and before the head that names it (`commitGenesis`, `installSnapshot`):
-   * - the tree's versioned nodes compacted down now (`KvStore.settle`): LevelDB leaves a bulk
-   *   write spread over overlapping levels, and the blocks that follow would push them down a
-   *   merge at a time (at 10^6 accounts ~13 MB of compaction per MB a block wrote, for minutes);
-   * - every store's memtable written out (`KvStore.flush`): the head's synced write covers only
-   *   the current log, and what staging wrote through earlier logs would not survive a power loss.
-   * The store is still uninitialised throughout, so a crash during it leaves a restart that stages
-   * again (or discards what was staged).
+   * unsynced) and before the head that names it (`commitGenesis`, `installSnapshot`): every
+   * store's memtable written out (`KvStore.flush`). The head's synced write covers only LevelDB's
+   * current log, which it switches without syncing the old one when a memtable fills, so what
+   * staging wrote through earlier logs would not outlive a power loss that the head did. The store
+   * is still uninitialised, so a crash during it leaves a restart that stages again.
    */
-  async settleStaged(): Promise<void> {
+  async flushStaged(): Promise<void> {
     if (this.meta.state_root !== '') throw new Error('the store is initialised: nothing is staged');
+    await this.kv.flush?.();
+  }
+
+  /**
+   * The tree's versioned nodes compacted down now (`KvStore.settle`), once genesis or a snapshot
+   * install has written a whole tree: LevelDB leaves a bulk write spread over levels that overlap,
+   * and the blocks that follow would push it down a merge at a time (at 10^6 accounts ~13 MB of
+   * compaction per MB a block wrote, for minutes). After the head, so that the head's own batch
+   * (genesis's listed accounts join the bulk build there, scattered over the whole version) is
+   * settled too: before it, those few keys made LevelDB merge all of level 3 again under load.
+   * Only speed rides on it: callers run it after the commit and log a failure.
+   */
+  async settleTree(): Promise<void> {
     const versioned = NodeKeys.versionedPrefix(utf8Bytes(PREFIX.treeNode));
     await this.kv.settle?.({ gte: versioned, lt: prefixEnd(versioned) });
-    await this.kv.flush?.();
   }
 
   /** Starts an empty store from a verified snapshot: its state, tree nodes and head block. */
