@@ -87,7 +87,8 @@ export class ChainSnapshots {
       this.d.log.info({ height: block.header.height, state_root: got, keys }, 'state snapshot installed');
       installed = block.header.height;
     } catch (e) {
-      await store.discardStaged();
+      // Once the head is written the install stands: a later failure is not the snapshot's refusal.
+      if (store.head.state_root === '') await store.discardStaged();
       throw e;
     }
     // Installed: a failure from here on is no refusal of the snapshot, and must not discard it.

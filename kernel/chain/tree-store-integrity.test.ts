@@ -64,3 +64,13 @@ test('genesis flushes what it staged before writing the head, and settles the tr
   await makeChain({ kv: new Spied(), accounts: [{ address: wallet(1).address, balance: 1_000n }] });
   assert.deepEqual(calls, ['flush', 'head', 'settle']);
 });
+
+test('at height 0 too: a genesis-only chain reopened with an empty tree store refuses to open', async () => {
+  const main = new MemoryStore();
+  const tree = new MemoryStore();
+  const accounts = [{ address: wallet(1).address, balance: 1_000n }];
+  const f = await makeChain({ kv: routed(main, tree), accounts });
+  assert.equal(f.chain.head.height, 0);
+  await assert.rejects(makeChain({ kv: routed(main, new MemoryStore()), accounts }), /store integrity: the state tree holds no node of the head's root/);
+  await makeChain({ kv: routed(main, tree), accounts });
+});

@@ -108,18 +108,26 @@ test('the layout is recorded only once the tree store exists: a failure to make 
   assert.equal(stores.layout, 'tree-nodes-apart');
 });
 
-test('a directory recorded as tree-apart (builds of the 2026-11-30 morning: all of n/ apart, root records too) still opens that way', async (t) => {
+test('a directory recorded tree-apart (the 2026-11-30 morning: root records in tree/, in chain/, or both) has its root records moved to chain/ when opened', async (t) => {
   const dir = dataDir(t);
   const main = await LevelStore.open(join(dir, 'chain'));
-  await main.write([{ type: 'put', key: bytes('m/store-layout'), value: bytes('tree-apart') }, { type: 'put', key: bytes('m/chain'), value: bytes('head') }], true);
+  // A root record the second morning build wrote where this one reads it, and the head.
+  await main.write([{ type: 'put', key: bytes('m/store-layout'), value: bytes('tree-apart') }, { type: 'put', key: bytes('m/chain'), value: bytes('head') }, { type: 'put', key: bytes('n/\xferoot2'), value: bytes('r2') }], true);
   await main.close();
   const tree = await LevelStore.open(join(dir, 'tree'));
-  await tree.write([{ type: 'put', key: bytes('n/\xferoot'), value: bytes('r') }, { type: 'put', key: bytes('n/\xffnode'), value: bytes('x') }], true);
+  // The first morning build's: its root records and a sync mark in tree/.
+  await tree.write([{ type: 'put', key: bytes('n/\xferoot1'), value: bytes('r1') }, { type: 'put', key: bytes('n/'), value: bytes('') }, { type: 'put', key: bytes('n/\xffnode'), value: bytes('x') }], true);
   await tree.close();
 
   const stores = await openChainStores(dir);
-  t.after(() => stores.kv.close());
-  assert.equal(stores.layout, 'tree-apart');
-  assert.equal(text(await stores.kv.get(bytes('n/\xferoot'))), 'r', 'its root records are read from the tree store');
+  assert.equal(stores.layout, 'tree-nodes-apart');
+  assert.equal(text(await stores.kv.get(bytes('n/\xferoot1'))), 'r1');
+  assert.equal(text(await stores.kv.get(bytes('n/\xferoot2'))), 'r2');
   assert.equal(text(await stores.kv.get(bytes('n/\xffnode'))), 'x');
+  await stores.kv.close();
+  assert.deepEqual(await keysIn(join(dir, 'tree')), ['n/\xffnode'], 'only the versioned nodes are left in tree/');
+  assert.deepEqual(await keysIn(join(dir, 'chain')), ['m/chain', 'm/store-layout', 'n/\xferoot1', 'n/\xferoot2']);
+  const again = await openChainStores(dir);
+  t.after(() => again.kv.close());
+  assert.equal(text(await again.kv.get(bytes('n/\xferoot1'))), 'r1', 'recorded as moved: opens as it is now');
 });

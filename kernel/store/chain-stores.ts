@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { utf8Bytes } from '../codec/utf8.js';
-import type { KvStore } from '../state/kv.js';
+import type { KvOp, KvStore } from '../state/kv.js';
 import { NodeKeys } from '../state/tree/index.js';
 import { metaKey, PREFIX, prefixEnd } from './keys.js';
 import { LevelStore } from './level-store.js';
@@ -13,25 +13,29 @@ export const TREE_STORE_DIR = 'tree';
 
 /**
  * `tree-nodes-apart`: the state tree's versioned node records (`n/` 0xff …) in `<data_dir>/tree`,
- * the rest (its root records too) in `<data_dir>/chain`; `tree-apart`: all of `n/` in `tree`. `one-store`: everything in `chain`, as every data directory written before
- * 2026-11-30 keeps it (its roots, reads and proofs are unchanged; it is not migrated).
+ * the rest (its root records too) in `<data_dir>/chain` (a `tree-apart` directory of the
+ * 2026-11-30 morning is moved into it when opened). `one-store`: everything in `chain`, as every
+ * data directory written before 2026-11-30 keeps it (its roots, reads and proofs are unchanged;
+ * it is not migrated).
  */
-export type StoreLayout = 'one-store' | 'tree-apart' | 'tree-nodes-apart';
+export type StoreLayout = 'one-store' | 'tree-nodes-apart';
 
 const LAYOUT_KEY = metaKey('store-layout');
 /**
- * What the tree store holds, by the layout recorded. `tree-nodes-apart` (new directories): the
- * nodes updates store, keyed by version; the root records (one per block, keyed by the root's
- * hash, so at random places) stay in the chain store, written in the block's batch after the
- * nodes they name, since in the tree store each flush would carry one, spanning the store's whole
- * range, and LevelDB would merge every level-1 file again instead of moving it. `tree-apart`: all
- * of `n/`, as builds e98d8ac–3af51ed (2026-11-30 morning) wrote it; still opened that way.
+ * What the tree store holds: the nodes updates store, keyed by version. The root records (one per
+ * block, keyed by the root's hash, so at random places) stay in the chain store, written in the
+ * block's batch after the nodes they name: in the tree store each flush would carry one, spanning
+ * the store's whole range, and LevelDB would merge every level-1 file again instead of moving it.
  */
-const TREE_STORE_PREFIXES: ReadonlyMap<string, Uint8Array> = new Map([
-  ['tree-nodes-apart', NodeKeys.versionedPrefix(utf8Bytes(PREFIX.treeNode))],
-  ['tree-apart', utf8Bytes(PREFIX.treeNode)],
-]);
-const NEW_LAYOUT = 'tree-nodes-apart';
+const TREE_STORE_PREFIX = NodeKeys.versionedPrefix(utf8Bytes(PREFIX.treeNode));
+const LAYOUT = 'tree-nodes-apart';
+/**
+ * What builds of the 2026-11-30 morning recorded: e98d8ac–3af51ed kept all of `n/` in the tree
+ * store, root records too; 2a3d3c5 recorded the same name with root records in the chain store.
+ * Either way, or mixed (a directory of the first reopened by the second), opening it moves the
+ * records under `n/` below the versioned nodes from the tree store into the chain store.
+ */
+const MORNING_LAYOUT = 'tree-apart';
 
 export interface ChainStores {
   /** The stores as one key space, which is what `ChainStore` and the state tree read and write. */
@@ -63,9 +67,8 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
   try {
     const recorded = await main.get(LAYOUT_KEY);
     if (recorded === undefined && (await holdsChainData(main))) return oneStore(main);
-    const layout = recorded === undefined ? NEW_LAYOUT : new TextDecoder().decode(recorded);
-    const treePrefix = TREE_STORE_PREFIXES.get(layout);
-    if (treePrefix === undefined) throw new Error(`${chainDir} records a store layout this build does not know (${JSON.stringify(layout)}): was it written by a newer build?`);
+    const layout = recorded === undefined ? LAYOUT : new TextDecoder().decode(recorded);
+    if (layout !== LAYOUT && layout !== MORNING_LAYOUT) throw new Error(`${chainDir} records a store layout this build does not know (${JSON.stringify(layout)}): was it written by a newer build?`);
     const missingTree = (): Error => new Error(`${treeDir} is missing: this data directory keeps its state tree there; restore it together with ${chainDir} from the same backup`);
     if (recorded !== undefined && !existsSync(treeDir)) throw missingTree();
     let tree: LevelStore;
@@ -76,18 +79,17 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
       if (recorded !== undefined && /does not exist/.test((e as Error & { cause?: Error }).cause?.message ?? '')) throw missingTree();
       throw e;
     }
-    if (recorded === undefined) {
-      try {
-        await main.write([{ type: 'put', key: LAYOUT_KEY, value: utf8Bytes(NEW_LAYOUT) }], true);
-      } catch (e) {
-        await tree.close();
-        throw e;
-      }
+    try {
+      if (recorded === undefined) await main.write([{ type: 'put', key: LAYOUT_KEY, value: utf8Bytes(LAYOUT) }], true);
+      else if (layout === MORNING_LAYOUT) await moveRootRecords(tree, main);
+    } catch (e) {
+      await tree.close();
+      throw e;
     }
     return {
       // The marks: a meta key of their own, and the bare prefix, which no node key equals.
-      kv: new PrefixRoutedStore(main, tree, treePrefix, { main: metaKey('sync-mark'), side: treePrefix }),
-      layout: layout as StoreLayout,
+      kv: new PrefixRoutedStore(main, tree, TREE_STORE_PREFIX, { main: metaKey('sync-mark'), side: TREE_STORE_PREFIX }),
+      layout: LAYOUT,
       filesPerLevel: () => [
         { store: CHAIN_STORE_DIR, files: main.filesPerLevel() },
         { store: TREE_STORE_DIR, files: tree.filesPerLevel() },
@@ -108,4 +110,22 @@ async function holdsChainData(main: LevelStore): Promise<boolean> {
   const start = utf8Bytes(PREFIX.treeNode);
   for await (const _ of main.iterate({ gte: start, lt: prefixEnd(start), limit: 1 })) return true;
   return false;
+}
+
+/**
+ * A `tree-apart` directory into this layout: the tree store's records under `n/` below the
+ * versioned nodes (root records; the bare `n/` was a sync mark) are copied into the chain store in
+ * one synced batch with the new layout's name, so a crash leaves either the old directory or the
+ * new one, then deleted from the tree store, where the new routing would no longer see them.
+ */
+async function moveRootRecords(tree: LevelStore, main: LevelStore): Promise<void> {
+  const start = utf8Bytes(PREFIX.treeNode);
+  const moved: KvOp[] = [];
+  for await (const [key, value] of tree.iterate({ gte: start, lt: TREE_STORE_PREFIX })) {
+    if (key.length > start.length) moved.push({ type: 'put', key, value });
+  }
+  await main.write([...moved, { type: 'put', key: LAYOUT_KEY, value: utf8Bytes(LAYOUT) }], true);
+  const gone: KvOp[] = [];
+  for await (const [key] of tree.iterate({ gte: start, lt: TREE_STORE_PREFIX })) gone.push({ type: 'del', key });
+  await tree.write(gone, true);
 }
