@@ -1,15 +1,8 @@
 import { toHex } from '../codec/hex.js';
+import { compareBytes } from '../codec/bytes.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
-/** Lexicographic byte order; shorter prefix first. */
-export function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const d = (a[i] as number) - (b[i] as number);
-    if (d !== 0) return d;
-  }
-  return a.length - b.length;
-}
+export { bytesEqual, compareBytes } from '../codec/bytes.js';
 
 /**
  * Canonical address order is byte-wise over UTF-8, not JavaScript's UTF-16 string order: the two
@@ -18,12 +11,6 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
 export function compareAddresses(a: string, b: string): number {
   if (a === b) return 0;
   return compareBytes(utf8Bytes(a), utf8Bytes(b));
-}
-
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Map key for a vote target: lowercase hex of the block hash, or the literal `nil`. */

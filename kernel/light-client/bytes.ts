@@ -1,4 +1,5 @@
 import { sha3_256 } from '@noble/hashes/sha3.js';
+import { compareBytes } from '../codec/bytes.js';
 import { utf8Bytes } from '../codec/utf8.js';
 
 /*
@@ -44,21 +45,7 @@ export function isHash0x(text: unknown): text is string {
   return typeof text === 'string' && /^0x[0-9a-f]{64}$/.test(text);
 }
 
-/** Lexicographic byte order; a shorter prefix first. */
-export function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const d = a[i]! - b[i]!;
-    if (d !== 0) return d;
-  }
-  return a.length - b.length;
-}
-
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+export { bytesEqual as equalBytes, compareBytes } from '../codec/bytes.js';
 
 /** Address order of validator sets: byte-wise over UTF-8 (decisions.md §84), not UTF-16 string order. */
 export function compareUtf8(a: string, b: string): number {

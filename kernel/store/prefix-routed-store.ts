@@ -1,17 +1,6 @@
+import { compareBytes, hasBytePrefix } from '../codec/bytes.js';
 import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from '../state/kv.js';
 import { prefixEnd } from './keys.js';
-
-function startsWith(key: Uint8Array, prefix: Uint8Array): boolean {
-  if (key.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false;
-  return true;
-}
-
-function compare(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
-}
 
 interface Reader {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
@@ -60,7 +49,7 @@ export class PrefixRoutedStore implements KvStore {
     private readonly syncMarks: SyncMarks,
   ) {
     this.sideEnd = prefixEnd(sidePrefix);
-    if (startsWith(syncMarks.main, sidePrefix) || !startsWith(syncMarks.side, sidePrefix)) throw new Error('PrefixRoutedStore: the main sync mark must lie outside the side prefix and the side one inside it');
+    if (hasBytePrefix(syncMarks.main, sidePrefix) || !hasBytePrefix(syncMarks.side, sidePrefix)) throw new Error('PrefixRoutedStore: the main sync mark must lie outside the side prefix and the side one inside it');
   }
 
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -99,7 +88,7 @@ export class PrefixRoutedStore implements KvStore {
   async write(ops: readonly KvOp[], sync: boolean): Promise<void> {
     const mainOps: KvOp[] = [];
     const sideOps: KvOp[] = [];
-    for (const op of ops) (startsWith(op.key, this.sidePrefix) ? sideOps : mainOps).push(op);
+    for (const op of ops) (hasBytePrefix(op.key, this.sidePrefix) ? sideOps : mainOps).push(op);
     if (sync && sideOps.length === 0 && this.sideUnsynced) sideOps.push(mark(this.syncMarks.side));
     if (sync && mainOps.length === 0 && this.mainUnsynced) mainOps.push(mark(this.syncMarks.main));
     if (sideOps.length > 0) {
@@ -130,18 +119,18 @@ export class PrefixRoutedStore implements KvStore {
 
   /** The non-empty parts of [gte, lt): the main store's below the side prefix, the side's inside it, the main store's above it. */
   private partsOf<R>(gte: Uint8Array | undefined, lt: Uint8Array | undefined, main: R, side: R): Array<{ store: R; gte: Uint8Array | undefined; lt: Uint8Array | undefined }> {
-    const greater = (a: Uint8Array | undefined, b: Uint8Array): Uint8Array => (a === undefined || compare(b, a) > 0 ? b : a);
-    const smaller = (a: Uint8Array | undefined, b: Uint8Array): Uint8Array => (a === undefined || compare(b, a) < 0 ? b : a);
+    const greater = (a: Uint8Array | undefined, b: Uint8Array): Uint8Array => (a === undefined || compareBytes(b, a) > 0 ? b : a);
+    const smaller = (a: Uint8Array | undefined, b: Uint8Array): Uint8Array => (a === undefined || compareBytes(b, a) < 0 ? b : a);
     const parts = [
       { store: main, gte, lt: smaller(lt, this.sidePrefix) },
       { store: side, gte: greater(gte, this.sidePrefix), lt: smaller(lt, this.sideEnd) },
       { store: main, gte: greater(gte, this.sideEnd), lt },
     ];
-    return parts.filter((p) => p.gte === undefined || p.lt === undefined || compare(p.gte, p.lt) < 0);
+    return parts.filter((p) => p.gte === undefined || p.lt === undefined || compareBytes(p.gte, p.lt) < 0);
   }
 
   private readerFor<R>(key: Uint8Array, main: R, side: R): R {
-    return startsWith(key, this.sidePrefix) ? side : main;
+    return hasBytePrefix(key, this.sidePrefix) ? side : main;
   }
 
   /**
@@ -182,7 +171,7 @@ const mark = (key: Uint8Array): KvOp => ({ type: 'put', key, value: EMPTY });
 async function routedGetMany(keys: readonly Uint8Array[], sidePrefix: Uint8Array, main: Reader, side: Reader): Promise<Array<Uint8Array | undefined>> {
   const mainAt: number[] = [];
   const sideAt: number[] = [];
-  keys.forEach((k, i) => (startsWith(k, sidePrefix) ? sideAt : mainAt).push(i));
+  keys.forEach((k, i) => (hasBytePrefix(k, sidePrefix) ? sideAt : mainAt).push(i));
   const many = (r: Reader, at: number[]): Promise<Array<Uint8Array | undefined>> => {
     if (at.length === 0) return Promise.resolve([]);
     const ks = at.map((i) => keys[i]!);

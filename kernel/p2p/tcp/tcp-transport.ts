@@ -1,5 +1,6 @@
 import net from 'node:net';
 import pino from 'pino';
+import { compareBytes } from '../../codec/bytes.js';
 import { sha3 } from '../../crypto/hash.js';
 import type { MessageHandler, Transport } from '../transport.js';
 import { PeerConnection } from './connection.js';
@@ -617,10 +618,4 @@ function emit<A extends unknown[]>(list: readonly Listener<A>[], logger: P2pLogg
       logger.warn({ err }, 'p2p: listener threw');
     }
   }
-}
-
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
 }
