@@ -5,6 +5,7 @@ import { utf8Bytes } from '../codec/utf8.js';
 import { WriteBatch } from '../state/kv.js';
 import { EMPTY_ROOT, type StateTree } from '../state/tree/index.js';
 import type { ChainStore, StateView } from '../store/chain-store.js';
+import { settleTreeAfter } from './settle-tree.js';
 import type { CommitProgress } from './commit-progress.js';
 import type { ValidatorSets } from './validator-sets.js';
 import type { StateSource } from '../state/overlay.js';
@@ -92,7 +93,7 @@ export class ChainSnapshots {
       throw e;
     }
     // Installed: a failure from here on is no refusal of the snapshot, and must not discard it.
-    await settleTree(store, this.d.log);
+    await settleTreeAfter('the install', store, this.d.log);
     return { height: installed, keys };
   }
 
@@ -109,15 +110,6 @@ export class ChainSnapshots {
     this.d.sets.forget();
     this.d.tree.releasePending();
     this.d.log.info({ height: block.header.height, state_root: root, keys: entries.length }, 'state snapshot installed');
-    await settleTree(this.d.store, this.d.log);
-  }
-}
-
-/** `ChainStore.settleTree` after an install: speed only, so a failure is logged, not thrown. */
-async function settleTree(store: ChainStore, log: Logger): Promise<void> {
-  try {
-    await store.settleTree();
-  } catch (e) {
-    log.warn({ err: e }, 'compacting the state tree after the install failed: blocks will merge its files instead');
+    await settleTreeAfter('the install', this.d.store, this.d.log);
   }
 }

@@ -6,6 +6,7 @@ import type { PluginHost } from '../host/host.js';
 import { ParamRegistry } from '../state/params.js';
 import { accountsReader } from '../state/accounts.js';
 import type { ChainStore, ChainMeta } from '../store/chain-store.js';
+import { settleTreeAfter } from './settle-tree.js';
 import { WriteBatch } from '../state/kv.js';
 import { toHex0x, parseHex } from '../codec/hex.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
@@ -143,8 +144,7 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     if (meta.state_root === '') {
       await writeGenesisState({ ...this.d, tree: this.tree, shards: this.shards }, genesis, this.genesisParentHash);
       this.d.log.info({ chain_id: genesis.chain_id, state_root: this.d.store.head.state_root }, 'genesis state written');
-      // Speed only (ChainStore.settleTree): genesis is committed whatever becomes of it.
-      await this.d.store.settleTree().catch((e: unknown) => this.d.log.warn({ err: e }, 'compacting the state tree after genesis failed: blocks will merge its files instead'));
+      await settleTreeAfter('genesis', this.d.store, this.d.log);
       await this.loadSchedule();
       return;
     }
