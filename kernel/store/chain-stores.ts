@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { utf8Bytes } from '../codec/utf8.js';
 import type { KvOp, KvStore } from '../state/kv.js';
@@ -70,10 +69,10 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
     const layout = recorded === undefined ? LAYOUT : new TextDecoder().decode(recorded);
     if (layout !== LAYOUT && layout !== MORNING_LAYOUT) throw new Error(`${chainDir} records a store layout this build does not know (${JSON.stringify(layout)}): was it written by a newer build?`);
     const missingTree = (): Error => new Error(`${treeDir} is missing: this data directory keeps its state tree there; restore it together with ${chainDir} from the same backup`);
-    if (recorded !== undefined && !existsSync(treeDir)) throw missingTree();
     let tree: LevelStore;
     try {
-      // Once recorded, the tree store must be there: LevelDB would otherwise make an empty one.
+      // Once recorded, the tree store must be there (an empty one would read as a tree with no
+      // nodes): LevelDB refuses to open it, and the refusal is said in the operator's terms.
       tree = await LevelStore.open(treeDir, {}, recorded !== undefined);
     } catch (e) {
       if (recorded !== undefined && /does not exist/.test((e as Error & { cause?: Error }).cause?.message ?? '')) throw missingTree();
@@ -121,11 +120,11 @@ async function holdsChainData(main: LevelStore): Promise<boolean> {
 async function moveRootRecords(tree: LevelStore, main: LevelStore): Promise<void> {
   const start = utf8Bytes(PREFIX.treeNode);
   const moved: KvOp[] = [];
+  const gone: KvOp[] = [];
   for await (const [key, value] of tree.iterate({ gte: start, lt: TREE_STORE_PREFIX })) {
     if (key.length > start.length) moved.push({ type: 'put', key, value });
+    gone.push({ type: 'del', key });
   }
   await main.write([...moved, { type: 'put', key: LAYOUT_KEY, value: utf8Bytes(LAYOUT) }], true);
-  const gone: KvOp[] = [];
-  for await (const [key] of tree.iterate({ gte: start, lt: TREE_STORE_PREFIX })) gone.push({ type: 'del', key });
   await tree.write(gone, true);
 }
