@@ -99,3 +99,34 @@ export function attributeAllocation(head: HeapProfileNode): Map<string, number> 
   walk(head, undefined, false, false);
   return totals;
 }
+
+/** A heap profile's frame with its position (`HeapProfiler.stopSampling` gives both). */
+interface PositionedFrame {
+  readonly url: string;
+  readonly functionName: string;
+  readonly lineNumber?: number;
+}
+
+/**
+ * Bytes allocated with a frame of `matches` on the stack, in all and by site: the innermost such
+ * frame (`function (file:line)`, the function's first line), followed by `→ callee` when the
+ * allocating frame is outside the module (a builtin such as `subarray`, a library). What one
+ * module costs, its callees' allocations charged to the call that made them.
+ */
+export function allocationUnder(head: HeapProfileNode, matches: (url: string) => boolean): { readonly total: number; readonly bySite: ReadonlyMap<string, number> } {
+  const bySite = new Map<string, number>();
+  let total = 0;
+  const walk = (n: HeapProfileNode, site: string | undefined): void => {
+    const frame = n.callFrame as PositionedFrame;
+    const inModule = matches(frame.url);
+    const here = inModule ? `${frame.functionName || '(anonymous)'} (${frame.url.split('/').pop()}:${(frame.lineNumber ?? -1) + 1})` : site;
+    if (here !== undefined && n.selfSize > 0) {
+      total += n.selfSize;
+      const key = inModule ? here : `${here} → ${frame.functionName || '(anonymous)'}`;
+      bySite.set(key, (bySite.get(key) ?? 0) + n.selfSize);
+    }
+    for (const c of n.children) walk(c, here);
+  };
+  walk(head, undefined);
+  return { total, bySite };
+}

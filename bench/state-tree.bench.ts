@@ -6,7 +6,7 @@
  *
  *   npx tsc -p tsconfig.json && /work/bin/heavy node dist/bench/state-tree.bench.js \
  *     [--sizes 1e3,1e5,1e6,1e7] [--blocks 40] [--warmup 10] [--rounds 2] [--dir /tmp/…] \
- *     [--variant name=module[:option=value…]]… [--cpu-profile DIR] [--threads]
+ *     [--variant name=module[:option=value…]]… [--cpu-profile DIR] [--threads] [--alloc]
  *
  * Each tree is built once into `--dir` (default: the OS temp dir) with batched writes in key-hash
  * order, and reused by later runs. Every variant reads a store built before the tree's versioned
@@ -24,7 +24,10 @@
  * `--cpu-profile DIR` writes a V8 CPU profile of each run's measured blocks (not the build, the
  * warm-up or the warm-up blocks) to DIR; `--threads` prints each thread's CPU over those blocks
  * (by thread id in creation order: V8's platform workers first, then libuv's pool, then
- * LevelDB's compaction thread).
+ * LevelDB's compaction thread); `--alloc` samples allocations over the same blocks and prints
+ * what the tree's own modules allocated per changed key, and where (sampling slows the run: read
+ * its times from a run without it). Allocation moves far less from run to run than time, so it is
+ * what resolves a change to per-node objects that timing cannot (docs/performance.md, "Cutting c").
  */
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,9 +37,11 @@ import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Session } from 'node:inspector/promises';
 import { LevelStore, type LevelTuning } from '../kernel/store/level-store.js';
+import { parseLevelTuning } from './level-tuning.js';
 import { WriteBatch, type KvReader, type KvBatch } from '../kernel/state/kv.js';
 import { EMPTY_ROOT, StateTree, type StateChange } from '../kernel/state/tree/index.js';
 import { Prng } from '../kernel/state/tree/prng.js';
+import { allocationUnder, type HeapProfileNode } from './cpu-attribution.js';
 import { selfThreadRunNs } from './thread-cpu.js';
 
 const BLOCK_KEYS = 100;
@@ -124,39 +129,6 @@ async function build(store: LevelStore, n: number, log: (line: string) => void):
   return root;
 }
 
-/** The LevelTuning fields `--level` may set, and which take a boolean (the others a positive integer). */
-const LEVEL_FIELDS: Readonly<Record<keyof LevelTuning, 'boolean' | 'integer'>> = {
-  compression: 'boolean',
-  cacheSize: 'integer',
-  writeBufferSize: 'integer',
-  blockSize: 'integer',
-  maxFileSize: 'integer',
-  maxOpenFiles: 'integer',
-};
-
-/**
- * `--level name=value,…` as LevelTuning. Only LevelTuning's fields are taken, each checked: any
- * other name would reach classic-level's options unchecked (a misspelt one silently ignored).
- */
-function parseLevelTuning(spec: string): LevelTuning {
-  const tuning: { -readonly [K in keyof LevelTuning]: LevelTuning[K] } = {};
-  for (const item of spec.split(',').filter((x) => x !== '')) {
-    const [name, text, extra] = item.split('=');
-    if (name === undefined || text === undefined || extra !== undefined) throw new Error(`--level ${spec}: expected name=value,…`);
-    if (!Object.hasOwn(LEVEL_FIELDS, name)) throw new Error(`--level: unknown option ${name} (one of ${Object.keys(LEVEL_FIELDS).join(', ')})`);
-    const field = name as keyof LevelTuning;
-    if (LEVEL_FIELDS[field] === 'boolean') {
-      if (text !== 'true' && text !== 'false') throw new Error(`--level: ${name} takes true or false`);
-      tuning.compression = text === 'true';
-    } else {
-      const value = Number(text);
-      if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`--level: ${name} takes a positive integer`);
-      tuning[field as Exclude<keyof LevelTuning, 'compression'>] = value;
-    }
-  }
-  return tuning;
-}
-
 async function openBuilt(dir: string, n: number, log: (line: string) => void, tuning: LevelTuning): Promise<{ store: LevelStore; root: Uint8Array; buildSeconds: number | null }> {
   const path = join(dir, `n-${n}`);
   const metaPath = join(path, 'bench-meta.json');
@@ -198,11 +170,23 @@ interface RunResult {
   readonly warmNodes: number | null;
   /** Nanoseconds each thread ran during the measured updates, by thread id. */
   readonly perThreadNs: Map<number, number>;
+  readonly allocation: TreeAllocation | null;
 }
 
 interface RunOptions {
   readonly profileTo: string | undefined;
+  /** Sample allocations over the measured blocks (`--alloc`). */
+  readonly alloc: boolean;
 }
+
+/** A run's allocations by the tree's own code (`--alloc`): per changed key, and its largest sites. */
+interface TreeAllocation {
+  readonly bytesPerKey: number;
+  readonly topSites: ReadonlyArray<readonly [string, number]>;
+}
+
+/** The tree's modules, whichever build a variant loads: their allocations are the tree's. */
+const isTreeModule = (url: string): boolean => /\/state\/tree\/[^/]+\.js$/.test(url);
 
 /**
  * One run of a variant: a fresh tree (cold caches) over the built store, `warmup` + `blocks`
@@ -236,13 +220,20 @@ async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: nu
   let reads = 0;
   let writes = 0;
   const perThreadNs = new Map<number, number>();
-  const session = options.profileTo === undefined ? null : new Session();
+  const session = options.profileTo === undefined && !options.alloc ? null : new Session();
   for (let b = 0; b < warmup + blocks; b++) {
     if (session !== null && b === warmup) {
       session.connect();
-      await session.post('Profiler.enable');
-      await session.post('Profiler.setSamplingInterval', { interval: 250 });
-      await session.post('Profiler.start');
+      if (options.profileTo !== undefined) {
+        await session.post('Profiler.enable');
+        await session.post('Profiler.setSamplingInterval', { interval: 250 });
+        await session.post('Profiler.start');
+      }
+      if (options.alloc) {
+        // Objects the scavenger collects count too: most of an update's allocation dies young.
+        await session.post('HeapProfiler.enable');
+        await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      }
     }
     let changes = blockChanges(n, rng, `${runTag}/${b}`);
     if (variant.hints) {
@@ -273,14 +264,23 @@ async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: nu
       writes += batch.ops.length;
     }
   }
+  let allocation: TreeAllocation | null = null;
   if (session !== null) {
-    const { profile } = await session.post('Profiler.stop');
-    mkdirSync(options.profileTo!, { recursive: true });
-    const file = join(options.profileTo!, `state-tree-${n}-${runTag.replace(/\//g, '-')}.cpuprofile`);
-    writeFileSync(file, JSON.stringify(profile));
+    if (options.alloc) {
+      const { profile } = await session.post('HeapProfiler.stopSampling');
+      const { total, bySite } = allocationUnder(profile.head as HeapProfileNode, isTreeModule);
+      const keys = blocks * BLOCK_KEYS;
+      allocation = { bytesPerKey: total / keys, topSites: [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 20).map(([site, bytes]) => [site, bytes / keys] as const) };
+    }
+    if (options.profileTo !== undefined) {
+      const { profile } = await session.post('Profiler.stop');
+      mkdirSync(options.profileTo, { recursive: true });
+      const file = join(options.profileTo, `state-tree-${n}-${runTag.replace(/\//g, '-')}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+    }
     session.disconnect();
   }
-  return { perThreadNs, updateMs, updateCpuMs, updateMainMs, writeMs, readsPerKey: reads / (blocks * BLOCK_KEYS), writesPerKey: writes / (blocks * BLOCK_KEYS), treeBytes: tree.memoryBytes?.() ?? null, warmSeconds, warmNodes };
+  return { allocation, perThreadNs, updateMs, updateCpuMs, updateMainMs, writeMs, readsPerKey: reads / (blocks * BLOCK_KEYS), writesPerKey: writes / (blocks * BLOCK_KEYS), treeBytes: tree.memoryBytes?.() ?? null, warmSeconds, warmNodes };
 }
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -322,6 +322,7 @@ async function main(): Promise<void> {
       /** LevelDB options for the run, e.g. compression=false,cacheSize=67108864 (the build uses the same). */
       level: { type: 'string', default: '' },
       threads: { type: 'boolean', default: false },
+      alloc: { type: 'boolean', default: false },
     },
   });
   const sizes = values.sizes.split(',').map((s) => Math.round(Number(s)));
@@ -340,7 +341,7 @@ async function main(): Promise<void> {
     if (buildSeconds !== null) log(`  build of ${n} keys took ${buildSeconds.toFixed(0)} s`);
     for (let round = 0; round < rounds; round++) {
       for (const v of variants) {
-        const r = await run(v, store, root, n, warmup, blocks, `${v.name}/${round}`, { profileTo: values['cpu-profile'] });
+        const r = await run(v, store, root, n, warmup, blocks, `${v.name}/${round}`, { profileTo: values['cpu-profile'], alloc: values.alloc });
         const perKeyUs = (mean(r.updateMs) * 1000) / BLOCK_KEYS;
         const cpuPerKeyUs = (mean(r.updateCpuMs) * 1000) / BLOCK_KEYS;
         const mainPerKeyUs = r.updateMainMs.length > 0 ? (mean(r.updateMainMs) * 1000) / BLOCK_KEYS : NaN;
@@ -350,6 +351,9 @@ async function main(): Promise<void> {
         if (values.threads) {
           const parts = [...r.perThreadNs].sort((a, b) => a[0] - b[0]).filter(([, ns]) => ns > 0).map(([tid, ns]) => `${tid === process.pid ? 'main' : tid}: ${((ns / 1000) / (blocks * BLOCK_KEYS)).toFixed(1)}`);
           log(`    per-thread cpu µs/key over the measured updates: ${parts.join(', ')}`);
+        }
+        if (r.allocation !== null) {
+          log(`    the tree's allocation over the measured updates: ${(r.allocation.bytesPerKey / 1024).toFixed(2)} KB per changed key; largest sites (KB/key): ${r.allocation.topSites.map(([site, b]) => `${site} ${(b / 1024).toFixed(2)}`).join(', ')}`);
         }
         table.push({
           keys: n,
@@ -367,6 +371,7 @@ async function main(): Promise<void> {
           'warm s': r.warmSeconds === null ? '-' : Number(r.warmSeconds.toFixed(1)),
           'tree cache MiB': r.treeBytes === null ? '-' : Number((r.treeBytes / 2 ** 20).toFixed(1)),
           'rss MiB': Number(rss.toFixed(0)),
+          ...(r.allocation === null ? {} : { 'tree KB/key allocated': Number((r.allocation.bytesPerKey / 1024).toFixed(2)) }),
         });
         for (const [label, value] of [['wall', perKeyUs], ['cpu', cpuPerKeyUs], ['main-thread cpu', mainPerKeyUs]] as const) {
           if (Number.isNaN(value)) continue;

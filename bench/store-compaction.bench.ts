@@ -10,7 +10,7 @@
  *
  *   npx tsc -p tsconfig.json && /work/bin/heavy node dist/bench/store-compaction.bench.js \
  *     [--layout random|sequential|both] [--fill 2200000] [--blocks 300] [--per-block 1550] \
- *     [--prune [--prune-age uniform|log]] [--reads 1000] [--seed 1] [--dir /tmp/…]
+ *     [--prune [--prune-age uniform|log]] [--overwrite 0] [--level name=value,…] [--reads 1000] [--seed 1] [--dir /tmp/…]
  *
  * Per layout, in a fresh store (`LevelStore`, LevelDB's default options; a node also sizes the table cache, which a store of this size does not reach):
  * - fill: `--fill` records in unsynced batches of 10,000, then a wait until LevelDB's background
@@ -23,6 +23,10 @@
  *   over log2(age), most of them recent;
  * - then a wait until the background thread is idle again, so the compaction the blocks caused
  *   is counted whichever block it follows, and `--reads` point reads of stored keys, one at a time.
+ * `--overwrite P`: P % of a block's records rewrite a stored key (picked uniformly) instead of
+ * adding one, as the chain store's account records and totals are rewritten beside its appended
+ * indexes. `--level`: LevelDB options for the store (`bench/level-tuning.ts`), e.g.
+ * `writeBufferSize=16777216` to see what a larger memtable does to the compaction of random keys.
  * Layouts: `random` = 32 random bytes (the tree's content-hash keys today); `sequential` = 8-byte
  * big-endian block number ‖ 4-byte index in the block ‖ 20 random bytes (a version-keyed layout;
  * the fill is numbered as blocks of `--per-block` before the measured ones).
@@ -43,7 +47,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { KvOp } from '../kernel/state/kv.js';
 import { Prng } from '../kernel/state/tree/prng.js';
-import { LevelStore } from '../kernel/store/level-store.js';
+import { LevelStore, type LevelTuning } from '../kernel/store/level-store.js';
+import { parseLevelTuning } from './level-tuning.js';
 import { parsePositiveInt } from './load-plan.js';
 import { percentile } from './percentile.js';
 import { mainThreadSched, newestSelfThreadSince, selfThreadRunNs } from './thread-cpu.js';
@@ -169,6 +174,10 @@ interface Options {
   readonly perBlock: number;
   readonly prune: boolean;
   readonly pruneAge: 'uniform' | 'log';
+  readonly overwritePercent: number;
+  readonly tuning: LevelTuning;
+  /** `--level` as given, for the table. */
+  readonly levelSpec: string;
   readonly reads: number;
   readonly seed: number;
   readonly dir: string;
@@ -182,7 +191,7 @@ let levelDbThread: number | null = null;
 async function runLayout(layout: Layout, o: Options, log: (line: string) => void): Promise<Record<string, string | number>> {
   const path = join(o.dir, layout);
   rmSync(path, { recursive: true, force: true });
-  const store = await LevelStore.open(path);
+  const store = await LevelStore.open(path, o.tuning);
   try {
     if (threadsBeforeLevelDb === null) threadsBeforeLevelDb = new Set(readdirSync('/proc/self/task').map(Number));
     const keys = new KeyLog(o.fill + o.blocks * o.perBlock);
@@ -191,6 +200,7 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
     const rng = new Prng(layoutSeed);
     const pruneRng = new Prng(layoutSeed ^ 0x7072756e);
     const readRng = new Prng(layoutSeed ^ 0x72656164);
+    const overwriteRng = new Prng(layoutSeed ^ 0x6f766572);
 
     let t = performance.now();
     for (let start = 0; start < o.fill; start += FILL_BATCH) {
@@ -221,7 +231,11 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
     for (let b = 0; b < o.blocks; b++) {
       const before = keys.count;
       const ops: KvOp[] = [];
-      for (let i = 0; i < o.perBlock; i++) ops.push({ type: 'put', key: keys.append(layout, firstBlock + b, i, rng), value: rng.bytes(VALUE_BYTES) });
+      for (let i = 0; i < o.perBlock; i++) {
+        const rewrite = o.overwritePercent > 0 && overwriteRng.below(100) < o.overwritePercent;
+        const key = rewrite ? keys.pickLive(() => overwriteRng.below(before), false) : keys.append(layout, firstBlock + b, i, rng);
+        ops.push({ type: 'put', key, value: rng.bytes(VALUE_BYTES) });
+      }
       if (o.prune) {
         // Records of block `blk`: the fill's blocks first (the last one short), then the measured ones.
         const recordOf = (blk: number): number => (blk < firstBlock ? Math.min(o.fill - 1, blk * o.perBlock + pruneRng.below(o.perBlock)) : o.fill + (blk - firstBlock) * o.perBlock + pruneRng.below(o.perBlock));
@@ -264,6 +278,8 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
     const row = {
       layout,
       prune: o.prune ? o.pruneAge : 'no',
+      'overwrite %': o.overwritePercent,
+      level: o.levelSpec === '' ? 'defaults' : o.levelSpec,
       'compaction µs/rec (to idle)': Number((toIdleNs / 1000 / records).toFixed(1)),
       'compaction µs/rec (window)': Number((windowNs / 1000 / records).toFixed(1)),
       'main µs/rec': Number(((mainMs * 1000) / records).toFixed(2)),
@@ -291,6 +307,12 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
   }
 }
 
+function parsePercent(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > 100) throw new Error(`--overwrite: a whole percentage 0-100, got "${text}"`);
+  return n;
+}
+
 function badPruneAge(text: string): never {
   throw new Error(`--prune-age: uniform or log, got "${text}"`);
 }
@@ -304,6 +326,8 @@ async function main(): Promise<void> {
       'per-block': { type: 'string', default: '1550' },
       prune: { type: 'boolean', default: false },
       'prune-age': { type: 'string', default: 'uniform' },
+      overwrite: { type: 'string', default: '0' },
+      level: { type: 'string', default: '' },
       reads: { type: 'string', default: '1000' },
       seed: { type: 'string', default: '1' },
       dir: { type: 'string', default: join(tmpdir(), 'pq-chain-store-compaction-bench') },
@@ -317,12 +341,15 @@ async function main(): Promise<void> {
     perBlock: parsePositiveInt(values['per-block'], '--per-block'),
     prune: values.prune,
     pruneAge: values['prune-age'] === 'log' ? 'log' : values['prune-age'] === 'uniform' ? 'uniform' : badPruneAge(values['prune-age']),
+    overwritePercent: parsePercent(values.overwrite),
+    tuning: parseLevelTuning(values.level),
+    levelSpec: values.level,
     reads: parsePositiveInt(values.reads, '--reads'),
     seed: parsePositiveInt(values.seed, '--seed'),
     dir: values.dir,
   };
   const log = (line: string): void => console.log(line);
-  log(`store compaction: fill ${o.fill}, ${o.blocks} blocks of ${o.perBlock} records (${KEY_BYTES}-byte keys, ${VALUE_BYTES}-byte random values)${o.prune ? `, each deleting ${Math.floor(o.perBlock / 2)} earlier records (${o.pruneAge} age)` : ''}, seed ${o.seed}, in ${o.dir}`);
+  log(`store compaction: fill ${o.fill}, ${o.blocks} blocks of ${o.perBlock} records (${KEY_BYTES}-byte keys, ${VALUE_BYTES}-byte random values, ${o.overwritePercent} % rewriting a stored key), LevelDB ${o.levelSpec === '' ? 'defaults' : o.levelSpec}${o.prune ? `, each deleting ${Math.floor(o.perBlock / 2)} earlier records (${o.pruneAge} age)` : ''}, seed ${o.seed}, in ${o.dir}`);
   const started = performance.now();
   const rows: Array<Record<string, string | number>> = [];
   for (const layout of layouts) rows.push(await runLayout(layout, o, log));
