@@ -101,8 +101,8 @@ export class NodeSource {
     return node;
   }
 
-  /** Records the nodes one `update` wrote, so later reads find them before the batch is applied. */
   /**
+   * Records the nodes one `update` wrote, so later reads find them before the batch is applied.
    * `inUpperLevels(i)`: node i sits where the upper levels will hold it, so the LRU need not; the
    * LRU is kept for leaves and the nodes below.
    */

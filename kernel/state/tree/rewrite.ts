@@ -28,7 +28,7 @@ type LeafRef = Pick<LeafNode, 'hash' | 'keyHash' | 'version'>;
 const YIELD_EVERY = 256;
 
 /**
- * Child pairs per chunk of `copyPair`. The pairs feed rebuilt nodes (their untouched children),
+ * Child pairs per chunk of `pairs` (Rewrite). The pairs feed rebuilt nodes (their untouched children),
  * and those nodes live on in the pending set and the LRU, so a chunk can outlive the update: kept
  * small, as the tree's hash chunks are (hashing.ts).
  */
@@ -123,8 +123,11 @@ function splitIndex(items: ReadonlyArray<{ readonly keyHash: Uint8Array }>, lo: 
  */
 export class Rewrite {
   readonly created: TreeNode[] = [];
-  /** Indexes into `created` of internal nodes at positions the upper levels hold. */
-  readonly createdInUpper = new Set<number>();
+  /**
+   * Per node of `created`, 1 if it is an internal node at a position the upper levels hold. Bytes
+   * rather than a Set of indexes: a Set entry per node was allocation the sampling profile saw.
+   */
+  private inUpper = new Uint8Array(256);
   readonly writes = new SlotWrites();
   private readonly levels: Visit[][] = [];
   private readonly deletesBefore: Int32Array;
@@ -135,7 +138,12 @@ export class Rewrite {
   hintedLeaves = 0;
   /** The old leaf hash each hinted entry's old value names, by entry index, hashed once when first needed. */
   private readonly hintLeafHashes = new Map<number, Uint8Array>();
-  /** Where `copyPair` puts child pairs read from the upper levels. */
+  /**
+   * Where child pairs read from the upper levels are copied, two views (the hashes) per pair. A
+   * `slice()` of its own per pair is a small array V8 keeps inside its object, and the two views
+   * of it then force that out into an ArrayBuffer of its own: one native allocation per visited
+   * upper-level node.
+   */
   private readonly pairs = new SmallChunks(PAIR_CHUNK_BYTES);
 
   constructor(
@@ -150,6 +158,20 @@ export class Rewrite {
     this.baseVersion = upper.version;
     this.deletesBefore = new Int32Array(entries.length + 1);
     for (let i = 0; i < entries.length; i++) this.deletesBefore[i + 1] = this.deletesBefore[i]! + (entries[i]!.value === null ? 1 : 0);
+  }
+
+  /** Whether node `index` of `created` sits where the upper levels will hold it (so the LRU need not). */
+  createdInUpper(index: number): boolean {
+    return index < this.inUpper.length && this.inUpper[index] === 1;
+  }
+
+  private markInUpper(index: number): void {
+    if (index >= this.inUpper.length) {
+      const grown = new Uint8Array(Math.max(2 * this.inUpper.length, index + 1));
+      grown.set(this.inUpper);
+      this.inUpper = grown;
+    }
+    this.inUpper[index] = 1;
   }
 
   /** Whether the slot writes describe the new version exactly (the whole update went by position). */
@@ -242,14 +264,16 @@ export class Rewrite {
       v.kind = 'empty';
       return true;
     }
-    if (this.positional && v.slot >= 0 && this.upper.isCached(v.depth) && equalHash(this.upper.hashAt(v.depth, v.slot), v.hash)) {
+    if (this.positional && v.slot >= 0 && this.upper.isCached(v.depth) && this.upper.hashEquals(v.depth, v.slot, v.hash)) {
       const kind = this.upper.kindAt(v.depth, v.slot);
       if (kind === SlotKind.EXPANDED) {
         v.kind = 'internal';
         // Copies: the slots may change while this update waits for the store.
-        const pair = this.copyPair(this.upper.childPairAt(v.depth, v.slot));
-        v.leftHash = pair.subarray(0, HASH_BYTES);
-        v.rightHash = pair.subarray(HASH_BYTES);
+        const at = this.pairs.reserve(2 * HASH_BYTES);
+        const pairs = this.pairs.current;
+        this.upper.copyChildPair(v.depth, v.slot, pairs, at);
+        v.leftHash = pairs.subarray(at, at + HASH_BYTES);
+        v.rightHash = pairs.subarray(at + HASH_BYTES, at + 2 * HASH_BYTES);
         v.leftVersion = this.upper.versionAt(v.depth + 1, 2 * v.slot);
         v.rightVersion = this.upper.versionAt(v.depth + 1, 2 * v.slot + 1);
         v.leftKind = kindOfSlot(this.upper.kindAt(v.depth + 1, 2 * v.slot));
@@ -272,17 +296,6 @@ export class Rewrite {
     }
     // Last, since it costs two SHA3s: only a position memory cannot answer is worth the hint's hashes.
     return this.hintedLeaf(v);
-  }
-
-  /**
-   * A copy of a child pair (64 bytes) in this update's own chunks. A `slice()` of its own per pair
-   * is a small array V8 keeps inside its object, and the two views of it then force that out into
-   * an ArrayBuffer of its own: one native allocation per visited upper-level node.
-   */
-  private copyPair(pair: Uint8Array): Uint8Array {
-    const out = this.pairs.take(2 * HASH_BYTES);
-    out.set(pair);
-    return out;
   }
 
   /**
@@ -372,7 +385,7 @@ export class Rewrite {
 
   private internal(left: Sub, right: Sub, slot: number): Sub {
     const node = makeInternal(left.hash, left.version, right.hash, right.version, this.version);
-    if (slot >= 0 && this.upper.isCached(31 - Math.clz32(slot) + 1)) this.createdInUpper.add(this.created.length);
+    if (slot >= 0 && this.upper.isCached(31 - Math.clz32(slot) + 1)) this.markInUpper(this.created.length);
     this.created.push(node);
     return { hash: node.hash, kind: 'internal', version: this.version };
   }

@@ -13,12 +13,26 @@ export class SmallChunks {
 
   /** A fresh view of `n` bytes (n ≤ chunkBytes), zeroed, for the caller to fill once. */
   take(n: number): Uint8Array {
+    const at = this.reserve(n);
+    return this.chunk.subarray(at, at + n);
+  }
+
+  /**
+   * `n` fresh bytes (n ≤ chunkBytes) of `current` from the returned offset, for a caller that fills
+   * them and makes its own views of parts of them (two hashes of one copied pair, not three views).
+   */
+  reserve(n: number): number {
     if (this.at + n > this.chunk.length) {
       this.chunk = new Uint8Array(this.chunkBytes);
       this.at = 0;
     }
     const at = this.at;
     this.at = at + n;
-    return this.chunk.subarray(at, at + n);
+    return at;
+  }
+
+  /** The chunk the last `reserve` or `take` handed out bytes of. */
+  get current(): Uint8Array {
+    return this.chunk;
   }
 }

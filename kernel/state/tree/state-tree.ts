@@ -139,7 +139,7 @@ export class StateTree {
     const next = await rewrite.run(root, base.nodeVersion);
     this.hinted += rewrite.hintedLeaves;
     this.putNodes(rewrite.created, batch);
-    this.nodes.addGeneration(rewrite.created, (i) => rewrite.createdInUpper.has(i));
+    this.nodes.addGeneration(rewrite.created, (i) => rewrite.createdInUpper(i));
     if (!equalHash(next.hash, root) && !isEmptyHash(next.hash)) this.putRoot(next.hash, { nodeVersion: next.version, updateVersion: version }, batch);
     if (rewrite.recordable && !equalHash(next.hash, root)) this.upper.record(baseVersion, next.hash, next.version, rewrite.writes);
     return next.hash.slice();
