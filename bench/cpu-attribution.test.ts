@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attributeAllocation, attributeCpu, HOOK_DISPATCH, KERNEL, VERIFY, type HeapProfileNode } from './cpu-attribution.js';
+import { allocationUnder, attributeAllocation, attributeCpu, HOOK_DISPATCH, KERNEL, VERIFY, type HeapProfileNode } from './cpu-attribution.js';
 
 const frame = (url: string, functionName = 'f') => ({ url, functionName });
 
@@ -44,4 +44,25 @@ test('allocation goes to the innermost plugin the same way', () => {
   assert.equal(totals.get(KERNEL), 100);
   assert.equal(totals.get(HOOK_DISPATCH), 5);
   assert.equal(totals.get('session'), 18);
+});
+
+test("a module's allocation: everything under its frames, by its innermost frame and the callee outside it that allocated", () => {
+  const at = (url: string, functionName: string, lineNumber: number, selfSize: number, children: HeapProfileNode[] = []): HeapProfileNode => ({ callFrame: { url, functionName, lineNumber }, selfSize, children });
+  const tree = (name: string): string => `file:///x/dist/kernel/state/tree/${name}.js`;
+  const head = at('', '(root)', -1, 0, [
+    at('file:///x/dist/bench/state-tree.bench.js', 'run', 10, 1000, [
+      at(tree('state-tree'), 'update', 99, 3, [
+        at(tree('rewrite'), 'expand', 199, 40, [at('', 'subarray', -1, 20)]),
+        at('file:///x/dist/kernel/store/level-store.js', 'getMany', 50, 7),
+      ]),
+    ]),
+  ]);
+  const { total, bySite } = allocationUnder(head, (url) => url.includes('/state/tree/'));
+  assert.equal(total, 70, 'the bench frame above the tree is not the tree');
+  assert.deepEqual(Object.fromEntries(bySite), {
+    'update (state-tree.js:100)': 3,
+    'expand (rewrite.js:200)': 40,
+    'expand (rewrite.js:200) → subarray': 20,
+    'update (state-tree.js:100) → getMany': 7,
+  });
 });

@@ -78,7 +78,8 @@ export function attributeCpu(profile: CpuProfile): Map<string, number> {
 
 /** A sampled heap profile's node (`HeapProfiler.stopSampling`): bytes allocated by this frame, under its callers. */
 export interface HeapProfileNode {
-  readonly callFrame: { readonly url: string; readonly functionName: string };
+  /** `lineNumber`: 0-based, the function's first line (V8 gives no line per allocation). */
+  readonly callFrame: { readonly url: string; readonly functionName: string; readonly lineNumber?: number };
   readonly selfSize: number;
   readonly children: readonly HeapProfileNode[];
 }
@@ -100,13 +101,6 @@ export function attributeAllocation(head: HeapProfileNode): Map<string, number> 
   return totals;
 }
 
-/** A heap profile's frame with its position (`HeapProfiler.stopSampling` gives both). */
-interface PositionedFrame {
-  readonly url: string;
-  readonly functionName: string;
-  readonly lineNumber?: number;
-}
-
 /**
  * Bytes allocated with a frame of `matches` on the stack, in all and by site: the innermost such
  * frame (`function (file:line)`, the function's first line), followed by `→ callee` when the
@@ -117,7 +111,7 @@ export function allocationUnder(head: HeapProfileNode, matches: (url: string) =>
   const bySite = new Map<string, number>();
   let total = 0;
   const walk = (n: HeapProfileNode, site: string | undefined): void => {
-    const frame = n.callFrame as PositionedFrame;
+    const frame = n.callFrame;
     const inModule = matches(frame.url);
     const here = inModule ? `${frame.functionName || '(anonymous)'} (${frame.url.split('/').pop()}:${(frame.lineNumber ?? -1) + 1})` : site;
     if (here !== undefined && n.selfSize > 0) {
