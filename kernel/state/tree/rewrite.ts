@@ -16,8 +16,11 @@ export interface Entry {
   readonly oldValue: Uint8Array | null;
 }
 
-/** What the rebuild needs of a leaf that was there: its hash, key hash and version (never its value). */
-type LeafRef = Pick<LeafNode, 'hash' | 'keyHash' | 'version'>;
+/**
+ * What the rebuild needs of a leaf that was there: its hash, key hash and version (never its
+ * value). With its kind, a leaf is its own `Sub`: no object of its own per leaf rebuilt.
+ */
+type LeafRef = Pick<LeafNode, 'kind' | 'hash' | 'keyHash' | 'version'>;
 
 /**
  * Visits or nodes built between two yields to the event loop. With its nodes in memory an update
@@ -37,9 +40,10 @@ const PAIR_CHUNK_BYTES = 16 * 2 * HASH_BYTES;
 type Kind = 'empty' | 'leaf' | 'internal' | 'unknown';
 
 /**
- * A rebuilt subtree. Leaves are position independent (their hash has no depth in it), so a lone
- * leaf moves up when its sibling subtree empties; 'unknown' marks an untouched child whose kind
- * was not needed.
+ * A rebuilt subtree: the node itself where the rebuild made or kept one (`internal`, a leaf), an
+ * object of its own only for an untouched child. Leaves are position independent (their hash has
+ * no depth in it), so a lone leaf moves up when its sibling subtree empties; 'unknown' marks an
+ * untouched child whose kind was not needed.
  */
 interface Sub {
   readonly hash: Uint8Array;
@@ -201,7 +205,10 @@ export class Rewrite {
       if (this.upper.version !== this.baseVersion) this.positional = false;
       const verified: Visit[] = [];
       const trusted: Visit[] = [];
-      for (const v of level) {
+      // Indexed loops here and in `rebuild`: these async functions run mostly unoptimised (an
+      // update calls each once), where a for-of makes an iterator result per visit.
+      for (let i = 0; i < level.length; i++) {
+        const v = level[i]!;
         if (!this.resolveInMemory(v)) (this.fillsUpperLevels(v) ? verified : trusted).push(v);
       }
       if (verified.length + trusted.length > 0) {
@@ -215,7 +222,8 @@ export class Rewrite {
         trusted.forEach((v, i) => this.adopt(v, b[i]!, false));
       }
       const next: Visit[] = [];
-      for (const v of level) {
+      for (let i = 0; i < level.length; i++) {
+        const v = level[i]!;
         if (v.probe) {
           if (v.side === 0) v.parent!.leftKind = v.kind;
           else v.parent!.rightKind = v.kind;
@@ -314,7 +322,7 @@ export class Rewrite {
     }
     if (!equalHash(expected, v.hash)) return false;
     v.kind = 'leaf';
-    v.leaf = { hash: v.hash, keyHash: entry.keyHash, version: v.version };
+    v.leaf = { kind: 'leaf', hash: v.hash, keyHash: entry.keyHash, version: v.version };
     if (v.slot >= 0) this.upper.fill(v.depth, v.slot, v.hash, { kind: 'leaf' });
     this.hintedLeaves++;
     return true;
@@ -339,7 +347,9 @@ export class Rewrite {
 
   private async rebuild(): Promise<Sub> {
     for (let d = this.levels.length - 1; d >= 0; d--) {
-      for (const v of this.levels[d]!) {
+      const level = this.levels[d]!;
+      for (let i = 0; i < level.length; i++) {
+        const v = level[i]!;
         if (v.probe) continue;
         const result = v.kind === 'internal' ? this.rejoin(v) : this.buildAt(v);
         // Awaited only in the rare case that needed a read (rejoin): an await per node allocates
@@ -347,7 +357,7 @@ export class Rewrite {
         // (~14.5 of them internal nodes, i.e. rejoins).
         v.result = result instanceof Promise ? await result : result;
       }
-      await this.pace(this.levels[d]!.length);
+      await this.pace(level.length);
     }
     return this.levels[0]![0]!.result!;
   }
@@ -387,7 +397,7 @@ export class Rewrite {
     const node = makeInternal(left.hash, left.version, right.hash, right.version, this.version);
     if (slot >= 0 && this.upper.isCached(31 - Math.clz32(slot) + 1)) this.markInUpper(this.created.length);
     this.created.push(node);
-    return { hash: node.hash, kind: 'internal', version: this.version };
+    return node;
   }
 
   /**
@@ -447,7 +457,7 @@ export class Rewrite {
     let left: Sub | null = null;
     let right: Sub | null = null;
     if (hi === lo) sub = EMPTY_SUB;
-    else if (hi - lo === 1) sub = { hash: leaves[lo]!.hash, kind: 'leaf', version: leaves[lo]!.version };
+    else if (hi - lo === 1) sub = leaves[lo]!;
     else {
       // Two distinct 256-bit key hashes differ somewhere, so this recursion ends by depth 256.
       const mid = splitIndex(leaves, lo, hi, depth);
