@@ -13,7 +13,7 @@ function nodeWithHash(first: number, last: number, version = 3): TreeNode {
   return { kind: 'leaf', hash, version, keyHash: new Uint8Array(32), value: Uint8Array.of(last) };
 }
 
-test('pending nodes whose hashes share the 48-bit id are both found, and dropped by generation', async () => {
+test('pending nodes whose hashes share the 32-bit id are both found, and dropped by generation', async () => {
   // No LRU, so only the pending set can answer; a budget of 2 keeps the newest generation whole.
   const source = new NodeSource(new MemoryKv(), new NodeKeys(new Uint8Array(0)), 0, 2, true);
   const a = nodeWithHash(7, 1);
@@ -72,7 +72,7 @@ test('memory answers a node only at the version it was made for', async () => {
   assert.equal(source.inMemory(older.hash, 2), older);
   assert.equal(source.inMemory(newer.hash, 4), newer);
   source.releasePending();
-  // The LRU holds one object per 48-bit id: the other version is a miss, then a store read.
+  // The LRU holds one object per id: the other version is a miss, then a store read.
   assert.equal(source.inMemory(newer.hash, 4), undefined);
   assert.equal(source.inMemory(older.hash, 2), older);
   await assert.rejects(source.load(newer.hash, 4), /at version 4/);
