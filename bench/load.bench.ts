@@ -1,4 +1,5 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { availableParallelism } from 'node:os';
@@ -12,6 +13,7 @@ import { plainSigningFields, txSigningMessage } from '../kernel/tx/signing.js';
 import { canonicalJson } from '../kernel/codec/json.js';
 import { BenchHttpClient } from './http-client.js';
 import { formatGcPauses } from './gc-pauses.js';
+import { attributeMainThreads, formatAttribution, perfSamples, perfScriptLines, PerfRecording } from './perf-attribution.js';
 import { processBreakdown, formatBreakdown } from './memory-breakdown.js';
 import { THREAD_KINDS, peakRssBytes, type ThreadKind } from './thread-cpu.js';
 import { metricsText, PhaseProbe, valuesIn, type PhaseResources, type ProbedProcess } from './phase-probe.js';
@@ -72,6 +74,9 @@ const USAGE = `usage: node dist/bench/load.bench.js [options]
                         thread kind printed per 10 s window: what a devnet spends on its own (at
                         10^6 accounts, the compaction and GC genesis left behind) (default 0)
   --trace FILE          one JSON line per transaction and per block
+  --perf DIR            record each timed phase with Linux perf (perf record -g, validators run with
+                        --perf-basic-prof-only-functions) into DIR and print the validators' main-thread
+                        CPU per committed tx by whose code it was and by leaf frame (bench/perf-attribution.ts)
   -h, --help            this text`;
 
 /** The command line, checked before the first devnet starts. */
@@ -105,6 +110,7 @@ function parseCommandLine() {
       'max-pool': { type: 'string', default: '12000' },
       'token-mix': { type: 'string', default: '0' },
       rest: { type: 'string', default: '0' },
+      perf: { type: 'string' },
     },
   });
   const runs = values.help ? [] : planRuns({ run: values.run, rates: values.rates, envChoice: process.env.CHAIN_CRYPTO_PROVIDER, defaultRates: DEFAULT_RATES, choices: PROVIDER_CHOICES });
@@ -125,6 +131,7 @@ function parseCommandLine() {
     tokenPermille: parseTokenMix(values['token-mix']!),
     restSeconds: values.rest === '0' ? 0 : parsePositiveInt(values.rest!, '--rest (0 for none)'),
     trace: values.trace,
+    perfDir: values.perf,
   };
 }
 
@@ -140,7 +147,12 @@ if (options.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const { runs, validators, seconds, nAccounts, genesisAccounts, warmup, blockMs, via, inflight, maxPool, tokenPermille, restSeconds } = options;
+const { runs, validators, seconds, nAccounts, genesisAccounts, warmup, blockMs, via, inflight, maxPool, tokenPermille, restSeconds, perfDir } = options;
+if (perfDir !== undefined) {
+  mkdirSync(perfDir, { recursive: true });
+  // JavaScript frames named in perf's samples: node writes /tmp/perf-<pid>.map as it compiles.
+  process.env.CLUSTER_NODE_ARGS = [process.env.CLUSTER_NODE_ARGS ?? '', '--perf-basic-prof-only-functions'].join(' ').trim();
+}
 // Pre-signing is the client's set-up, not what is measured: the fastest provider that loads signs
 // for every run (the shared vectors prove each provider verifies what the others sign), so a
 // pure-JS devnet does not wait a minute for noble to sign its thousands of transfers.
@@ -331,6 +343,8 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         c.nodes.map((n) => ({ url: n.url, pid: n.proc?.pid })),
         gateway ? gateway.proc.pid : null,
       );
+      const pids = c.nodes.map((n) => n.proc?.pid).filter((pid): pid is number => pid !== undefined);
+      const recording = perfDir !== undefined && !warm ? await PerfRecording.start(pids, join(perfDir, `${choice}-phase${r}.data`)) : null;
       const fromHeight = await c.height(0);
       const start = performance.now();
       const sender = new Submitter(http, (t) => `${gatewayUrl ?? home(t.i)}/api/v1/transactions`, start);
@@ -356,6 +370,8 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       } finally {
         if (!sent) probe.stop();
         await watcher.stop(sent ? 30_000 : 0);
+        // The same window as the probe's CPU figures.
+        await recording?.stop();
       }
       const { confirmed, heightOf, firstHeight, lastHeight } = watcher;
       const spent = await probe.finish();
@@ -444,6 +460,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       if (kinds) console.log(`  validators' CPU per committed tx by thread kind (ms, summed over validators; ${kindsHow(spent)}, bench/thread-cpu.ts): ${kindsLine(kinds, perTx)}`);
       console.log(`  ${formatStateReads(spent.stateReads, confirmed.size, 'transfer committed in the phase')}`);
       console.log(`  ${formatBlockSteps(spent.blockSteps.before, spent.blockSteps.after)}`);
+      if (recording !== null) for (const line of formatAttribution(await attributeMainThreads(perfSamples(perfScriptLines(recording.file)), new Set(pids)), confirmed.size)) console.log(`  ${line}`);
     }
     // One scrape per validator for all of its end-of-run figures.
     const finals = await Promise.all(
