@@ -77,6 +77,8 @@ test('a directory with its tree apart whose tree store is gone, or whose layout 
   await stores.kv.close();
   rmSync(join(dir, 'tree'), { recursive: true, force: true });
   await assert.rejects(openChainStores(dir), /tree is missing: this data directory keeps its state tree there; restore it together with .*chain from the same backup/);
+  // Refused without making it: a restore copied to tree/ then lands there, not in tree/tree.
+  assert.ok(!existsSync(join(dir, 'tree')), 'the refusal made no tree/ directory');
 
   const other = dataDir(t);
   const main = await LevelStore.open(join(other, 'chain'));

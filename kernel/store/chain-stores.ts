@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { utf8Bytes } from '../codec/utf8.js';
 import type { KvOp, KvStore } from '../state/kv.js';
@@ -69,10 +70,13 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
     const layout = recorded === undefined ? LAYOUT : new TextDecoder().decode(recorded);
     if (layout !== LAYOUT && layout !== MORNING_LAYOUT) throw new Error(`${chainDir} records a store layout this build does not know (${JSON.stringify(layout)}): was it written by a newer build?`);
     const missingTree = (): Error => new Error(`${treeDir} is missing: this data directory keeps its state tree there; restore it together with ${chainDir} from the same backup`);
+    // Absent: refused before LevelDB is asked, which would make the directory (its LOCK and LOG)
+    // before refusing, so that a restore copied to tree/ would land in tree/tree.
+    if (recorded !== undefined && !existsSync(treeDir)) throw missingTree();
     let tree: LevelStore;
     try {
       // Once recorded, the tree store must be there (an empty one would read as a tree with no
-      // nodes): LevelDB refuses to open it, and the refusal is said in the operator's terms.
+      // nodes): LevelDB refuses an empty directory, and the refusal is said in the operator's terms.
       tree = await LevelStore.open(treeDir, {}, recorded !== undefined);
     } catch (e) {
       if (recorded !== undefined && /does not exist/.test((e as Error & { cause?: Error }).cause?.message ?? '')) throw missingTree();
