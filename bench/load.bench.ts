@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { availableParallelism } from 'node:os';
@@ -131,8 +132,15 @@ function parseCommandLine() {
     tokenPermille: parseTokenMix(values['token-mix']!),
     restSeconds: values.rest === '0' ? 0 : parsePositiveInt(values.rest!, '--rest (0 for none)'),
     trace: values.trace,
-    perfDir: values.perf,
+    perfDir: values.perf === undefined ? undefined : perfAvailable(values.perf),
   };
+}
+
+/** `--perf DIR` only where perf runs: found before genesis, not at the first timed phase minutes later. */
+function perfAvailable(dir: string): string {
+  const probe = spawnSync('perf', ['--version'], { encoding: 'utf8' });
+  if (probe.error !== undefined || probe.status !== 0) throw new Error(`--perf needs Linux perf (${probe.error?.message ?? probe.stderr.trim()}): apt-get install linux-perf`);
+  return dir;
 }
 
 let options: ReturnType<typeof parseCommandLine>;
@@ -150,8 +158,9 @@ if (options.help) {
 const { runs, validators, seconds, nAccounts, genesisAccounts, warmup, blockMs, via, inflight, maxPool, tokenPermille, restSeconds, perfDir } = options;
 if (perfDir !== undefined) {
   mkdirSync(perfDir, { recursive: true });
-  // JavaScript frames named in perf's samples: node writes /tmp/perf-<pid>.map as it compiles.
-  process.env.CLUSTER_NODE_ARGS = [process.env.CLUSTER_NODE_ARGS ?? '', '--perf-basic-prof-only-functions'].join(' ').trim();
+  // JavaScript frames named in perf's samples: node writes /tmp/perf-<pid>.map as it compiles,
+  // and gives a function still interpreted a frame of its own (else it reads as the interpreter).
+  process.env.CLUSTER_NODE_ARGS = [process.env.CLUSTER_NODE_ARGS ?? '', '--perf-basic-prof-only-functions', '--interpreted-frames-native-stack'].join(' ').trim();
 }
 // Pre-signing is the client's set-up, not what is measured: the fastest provider that loads signs
 // for every run (the shared vectors prove each provider verifies what the others sign), so a
@@ -344,12 +353,13 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         gateway ? gateway.proc.pid : null,
       );
       const pids = c.nodes.map((n) => n.proc?.pid).filter((pid): pid is number => pid !== undefined);
-      const recording = perfDir !== undefined && !warm ? await PerfRecording.start(pids, join(perfDir, `${choice}-phase${r}.data`)) : null;
       const fromHeight = await c.height(0);
       const start = performance.now();
       const sender = new Submitter(http, (t) => `${gatewayUrl ?? home(t.i)}/api/v1/transactions`, start);
       const { submitted } = sender;
       const watcher = new ConfirmationWatcher(http, c.nodes[0]!.url, fromHeight, submitted);
+      // Started last before the try, so that the finally below always stops it.
+      const recording = perfDir !== undefined && !warm ? await PerfRecording.start(pids, join(perfDir, `${choice}-phase${r}.data`)) : null;
       let sent = false;
       let exhausted = false;
       try {
@@ -369,9 +379,12 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         sent = true;
       } finally {
         if (!sent) probe.stop();
-        await watcher.stop(sent ? 30_000 : 0);
-        // The same window as the probe's CPU figures.
-        await recording?.stop();
+        try {
+          await watcher.stop(sent ? 30_000 : 0);
+        } finally {
+          // The same window as the probe's CPU figures: the phase's transactions committed.
+          await recording?.stop();
+        }
       }
       const { confirmed, heightOf, firstHeight, lastHeight } = watcher;
       const spent = await probe.finish();

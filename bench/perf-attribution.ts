@@ -10,8 +10,9 @@ import { createInterface } from 'node:readline';
  * those samples lands on whatever ran last (a call that woke a libuv thread, say) and reads as
  * its CPU. With `--cpu-prof` at 10^6 accounts, classic-level's `_getMany` showed 7.7 s of a 72 s
  * window, the queueing of a read. perf's `cpu-clock` event counts only time on a core, and with
- * `--perf-basic-prof-only-functions` (node writes /tmp/perf-<pid>.map) it names JavaScript
- * frames too. Native frames without frame pointers (glibc's malloc, OpenSSL's Keccak) end the
+ * `--perf-basic-prof-only-functions` (node writes /tmp/perf-<pid>.map) and
+ * `--interpreted-frames-native-stack` (a frame of its own for a function still interpreted,
+ * which would otherwise read as the interpreter's builtin) it names JavaScript frames too. Native frames without frame pointers (glibc's malloc, OpenSSL's Keccak) end the
  * unwinding, so their callers are unknown: those samples are "no JS of ours" by owner, and the
  * leaf kind says what they were.
  */
@@ -21,29 +22,44 @@ export const PERF_HZ = 299;
 
 /** A running `perf record` of some processes (all their threads), stopped with SIGINT. */
 export class PerfRecording {
+  private stderr = '';
+
   private constructor(
     private readonly child: ChildProcess,
     readonly file: string,
-  ) {}
+  ) {
+    child.stderr!.on('data', (d: Buffer) => (this.stderr += d.toString()));
+  }
 
+  /** `cpu-clock`, not perf's default `cycles` where the host has the counter: time on a core, so a sample is 1/PERF_HZ s. */
   static async start(pids: readonly number[], file: string): Promise<PerfRecording> {
-    const child = spawn('perf', ['record', '-g', '-F', String(PERF_HZ), '-p', pids.join(','), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const child = spawn('perf', ['record', '-e', 'cpu-clock', '-g', '-F', String(PERF_HZ), '-p', pids.join(','), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const recording = new PerfRecording(child, file);
     const failed = once(child, 'error').then(([err]) => {
       throw new Error(`perf record did not start (${(err as Error).message}): install linux-perf, or run without --perf`);
     });
+    // An 'error' after the start (a failed kill) must not become an unhandled rejection.
+    failed.catch(() => undefined);
     // perf opens its events before it writes anything; a short settle is enough to see it refuse.
     await Promise.race([failed, new Promise((resolve) => setTimeout(resolve, 300))]);
-    if (child.exitCode !== null) throw new Error(`perf record exited at once (${child.exitCode}): ${stderr.trim()}`);
-    return new PerfRecording(child, file);
+    if (recording.exited) throw new Error(`perf record exited at once (${child.exitCode ?? child.signalCode}): ${recording.stderr.trim()}`);
+    return recording;
   }
 
+  private get exited(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  /** Stops the recording; throws if perf had failed (its file would hold nothing to attribute). */
   async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = once(this.child, 'exit');
-    this.child.kill('SIGINT');
-    await exited;
+    if (!this.exited) {
+      const exited = once(this.child, 'exit');
+      this.child.kill('SIGINT');
+      await exited;
+    }
+    // perf ends on SIGINT by re-raising it, or with 0 (its processes exited first).
+    const { exitCode, signalCode } = this.child;
+    if (!(exitCode === 0 || signalCode === 'SIGINT')) throw new Error(`perf record failed (${exitCode ?? signalCode}): ${this.stderr.trim()}`);
   }
 }
 
@@ -75,10 +91,15 @@ export async function* perfSamples(lines: AsyncIterable<string> | Iterable<strin
   if (current !== null) yield current;
 }
 
-/** The lines of `perf script` for a recording. */
-export function perfScriptLines(file: string): AsyncIterable<string> {
-  const child = spawn('perf', ['script', '-i', file, '-F', 'pid,tid,time,ip,sym,dso'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  return createInterface({ input: child.stdout!, crlfDelay: Infinity });
+/** The lines of `perf script` for a recording; throws at the end if perf failed. */
+export async function* perfScriptLines(file: string): AsyncGenerator<string> {
+  const child = spawn('perf', ['script', '-i', file, '-F', 'pid,tid,time,ip,sym,dso'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = once(child, 'close');
+  yield* createInterface({ input: child.stdout!, crlfDelay: Infinity });
+  const [code] = (await exited) as [number | null];
+  if (code !== 0) throw new Error(`perf script -i ${file} failed (${code}): ${stderr.trim().slice(0, 500)}`);
 }
 
 /** What a sample's leaf frame is: JavaScript, a V8 builtin, the runtime, the allocator, LevelDB, GC… */

@@ -335,6 +335,9 @@ async function main(): Promise<void> {
   });
   const layouts: Layout[] = values.layout === 'both' ? ['random', 'sequential'] : values.layout === 'random' || values.layout === 'sequential' ? [values.layout] : [];
   if (layouts.length === 0) throw new Error(`--layout: random, sequential or both, got "${values.layout}"`);
+  // The log-age picker numbers each block's records as a whole block of appends; a block that
+  // rewrites stored keys appends fewer, and the picker would name records never written.
+  if (values.overwrite !== '0' && values.prune && values['prune-age'] === 'log') throw new Error('--overwrite with --prune --prune-age log: not supported (use --prune-age uniform)');
   const o: Options = {
     fill: parsePositiveInt(values.fill, '--fill'),
     blocks: parsePositiveInt(values.blocks, '--blocks'),
