@@ -1,4 +1,4 @@
-import { HASH_BYTES, equalHash, isEmptyHash } from './hashing.js';
+import { HASH_BYTES, isEmptyHash } from './hashing.js';
 import { VERSION_BYTES, readVersion, writeVersion } from './node-codec.js';
 import type { SlotWrites } from './slot-writes.js';
 
