@@ -3,7 +3,6 @@ import type { IndexWrite } from '../state/index-stage.js';
 import type { ScanOptions, StateSource } from '../state/overlay.js';
 import { txFieldsFromRecord, txFromRecord, txToRecord, type TxFields, type TxRecord } from '../tx/record.js';
 import type { KvIterateOptions, KvOp, KvStore } from '../state/kv.js';
-import { NodeKeys } from '../state/tree/index.js';
 import { ABSENT, ChainStoreCaches } from './chain-store-caches.js';
 import { StateReads, type StateReadCounts } from './state-reads.js';
 import { LOG_START, type TxTextLog } from './tx-text-log.js';
@@ -20,6 +19,7 @@ import {
   readU64,
   stateKey,
   totalsKey,
+  TREE_VERSIONED_NODES,
   txByAddressKey,
   txByAddressPrefix,
   txGlobalKey,
@@ -604,8 +604,7 @@ export class ChainStore {
    * Only speed rides on it: callers run it after the commit and log a failure.
    */
   async settleTree(): Promise<void> {
-    const versioned = NodeKeys.versionedPrefix(utf8Bytes(PREFIX.treeNode));
-    await this.kv.settle?.({ gte: versioned, lt: prefixEnd(versioned) });
+    await this.kv.settle?.({ gte: TREE_VERSIONED_NODES, lt: prefixEnd(TREE_VERSIONED_NODES) });
   }
 
   /** Starts an empty store from a verified snapshot: its state, tree nodes and head block. */

@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { utf8Bytes } from '../codec/utf8.js';
 import type { KvOp, KvStore } from '../state/kv.js';
-import { NodeKeys } from '../state/tree/index.js';
-import { metaKey, PREFIX, prefixEnd } from './keys.js';
+import { metaKey, PREFIX, prefixEnd, TREE_VERSIONED_NODES } from './keys.js';
 import { LevelStore } from './level-store.js';
 import { PrefixRoutedStore } from './prefix-routed-store.js';
 
@@ -21,13 +20,13 @@ export const TREE_STORE_DIR = 'tree';
 export type StoreLayout = 'one-store' | 'tree-nodes-apart';
 
 const LAYOUT_KEY = metaKey('store-layout');
-/**
- * What the tree store holds: the nodes updates store, keyed by version. The root records (one per
- * block, keyed by the root's hash, so at random places) stay in the chain store, written in the
- * block's batch after the nodes they name: in the tree store each flush would carry one, spanning
- * the store's whole range, and LevelDB would merge every level-1 file again instead of moving it.
+/*
+ * What the tree store holds: the nodes updates store, keyed by version (`TREE_VERSIONED_NODES`).
+ * The root records (one per block, keyed by the root's hash, so at random places) stay in the
+ * chain store, written in the block's batch after the nodes they name: in the tree store each
+ * flush would carry one, spanning the store's whole range, and LevelDB would merge every level-1
+ * file again instead of moving it.
  */
-const TREE_STORE_PREFIX = NodeKeys.versionedPrefix(utf8Bytes(PREFIX.treeNode));
 const LAYOUT = 'tree-nodes-apart';
 /**
  * What builds of the 2026-11-30 morning recorded: e98d8ac–3af51ed kept all of `n/` in the tree
@@ -91,7 +90,7 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
     }
     return {
       // The marks: a meta key of their own, and the bare prefix, which no node key equals.
-      kv: new PrefixRoutedStore(main, tree, TREE_STORE_PREFIX, { main: metaKey('sync-mark'), side: TREE_STORE_PREFIX }),
+      kv: new PrefixRoutedStore(main, tree, TREE_VERSIONED_NODES, { main: metaKey('sync-mark'), side: TREE_VERSIONED_NODES }),
       layout: LAYOUT,
       filesPerLevel: () => [
         { store: CHAIN_STORE_DIR, files: main.filesPerLevel() },
@@ -125,7 +124,7 @@ async function moveRootRecords(tree: LevelStore, main: LevelStore): Promise<void
   const start = utf8Bytes(PREFIX.treeNode);
   const moved: KvOp[] = [];
   const gone: KvOp[] = [];
-  for await (const [key, value] of tree.iterate({ gte: start, lt: TREE_STORE_PREFIX })) {
+  for await (const [key, value] of tree.iterate({ gte: start, lt: TREE_VERSIONED_NODES })) {
     if (key.length > start.length) moved.push({ type: 'put', key, value });
     gone.push({ type: 'del', key });
   }

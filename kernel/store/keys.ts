@@ -1,4 +1,5 @@
 import { utf8Bytes } from '../codec/utf8.js';
+import { NodeKeys } from '../state/tree/index.js';
 
 /**
  * The LevelDB key layout. Every record family has a short ASCII prefix; heights are 8-byte
@@ -24,6 +25,14 @@ export const PREFIX = {
   lightClientSignature: 'ls/',
   lightClientMeta: 'lm/',
 } as const;
+
+/**
+ * The state tree's versioned nodes (`n/` 0xff …, keyed by version): what a data directory laid out
+ * `tree-nodes-apart` keeps in its tree store (chain-stores.ts), and the range settled once genesis
+ * or a snapshot install has written a whole tree (`ChainStore.settleTree`). Root records and
+ * legacy nodes lie below it.
+ */
+export const TREE_VERSIONED_NODES = NodeKeys.versionedPrefix(utf8Bytes(PREFIX.treeNode));
 
 /*
  * Written byte by byte: a DataView over a small array's `.buffer` moves that array's bytes off
