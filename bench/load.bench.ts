@@ -75,9 +75,10 @@ const USAGE = `usage: node dist/bench/load.bench.js [options]
                         thread kind printed per 10 s window: what a devnet spends on its own (at
                         10^6 accounts, the compaction and GC genesis left behind) (default 0)
   --trace FILE          one JSON line per transaction and per block
-  --perf DIR            record each timed phase with Linux perf (perf record -g, validators run with
-                        --perf-basic-prof-only-functions) into DIR and print the validators' main-thread
-                        CPU per committed tx by whose code it was and by leaf frame (bench/perf-attribution.ts)
+  --perf DIR            record each timed phase with Linux perf (perf record -e cpu-clock -g; validators
+                        run with --perf-basic-prof-only-functions --interpreted-frames-native-stack) into
+                        DIR and print the validators' main-thread CPU per committed tx by whose code it
+                        was and by leaf frame (bench/perf-attribution.ts)
   -h, --help            this text`;
 
 /** The command line, checked before the first devnet starts. */

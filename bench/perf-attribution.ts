@@ -12,9 +12,10 @@ import { createInterface } from 'node:readline';
  * window, the queueing of a read. perf's `cpu-clock` event counts only time on a core, and with
  * `--perf-basic-prof-only-functions` (node writes /tmp/perf-<pid>.map) and
  * `--interpreted-frames-native-stack` (a frame of its own for a function still interpreted,
- * which would otherwise read as the interpreter's builtin) it names JavaScript frames too. Native frames without frame pointers (glibc's malloc, OpenSSL's Keccak) end the
- * unwinding, so their callers are unknown: those samples are "no JS of ours" by owner, and the
- * leaf kind says what they were.
+ * which would otherwise read as the interpreter's builtin) it names JavaScript frames too. Native
+ * frames without frame pointers (glibc's malloc, OpenSSL's Keccak) end the unwinding, so their
+ * callers are unknown: those samples are "no JS of ours" by owner, and the leaf kind says what
+ * they were (`perf record --call-graph dwarf` names them, at far greater cost: docs/performance.md).
  */
 
 /** Sampling rate of the recording, per second per thread: a prime, so it does not beat with the event loop's timers. */
