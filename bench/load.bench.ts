@@ -20,6 +20,7 @@ import { THREAD_KINDS, peakRssBytes, type ThreadKind } from './thread-cpu.js';
 import { metricsText, PhaseProbe, valuesIn, type PhaseResources, type ProbedProcess } from './phase-probe.js';
 import { formatStateReads, stateReadsIn } from './state-read-counts.js';
 import { formatBlockSteps } from './block-steps.js';
+import { formatStoreWork } from './store-work.js';
 import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
 import { ConfirmationWatcher } from './confirmation-watcher.js';
 import { latencyBySlice, settlingWarning } from './settling.js';
@@ -337,6 +338,16 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
         return { i, body: canonicalJson(signTransfer(accounts[i]!, { to: recipient(accounts[i]!.address), value: 1, nonce: nonces[i]! }, presigner)) };
       }),
     );
+    // Each validator reads its state tree's upper levels in after it starts (kernel/node/tree-warm-up.ts),
+    // minutes of reads at 10^7 keys: a phase run meanwhile would time that one-off, not the transfers.
+    const warmWaitFrom = performance.now();
+    // Every 500 ms: a /metrics answer costs a validator CPU the warm-up would otherwise have.
+    const warming = async (): Promise<boolean> => (await Promise.all(c.nodes.map(async (n) => valuesIn(await metricsText(n.url), ['chain_tree_warming'])[0]))).some((v) => v === 1);
+    while (await warming()) {
+      if (performance.now() - warmWaitFrom > 900_000) throw new Error("timed out after 900 s waiting for the validators' state tree warm-up");
+      await sleep(500);
+    }
+    console.log(`state tree's upper levels read in by every validator ${((performance.now() - startedAt) / 1000).toFixed(1)} s after the processes were started (waited ${((performance.now() - warmWaitFrom) / 1000).toFixed(1)} s after pre-signing); peak RSS per validator so far (MiB): ${peakRssMiB(c).map((x) => (x === null ? 'n/a' : x.toFixed(0))).join(', ')}`);
     if (restSeconds > 0) await watchAtRest(c.nodes.map((n) => ({ url: n.url, pid: n.proc?.pid })), restSeconds);
     // Flat out's lanes per pool, so a timed phase goes on where a flat-out warm-up from the same pool stopped.
     const cursors = new Map<number, FlatOutCursor>();
@@ -474,6 +485,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       if (kinds) console.log(`  validators' CPU per committed tx by thread kind (ms, summed over validators; ${kindsHow(spent)}, bench/thread-cpu.ts): ${kindsLine(kinds, perTx)}`);
       console.log(`  ${formatStateReads(spent.stateReads, confirmed.size, 'transfer committed in the phase')}`);
       console.log(`  ${formatBlockSteps(spent.blockSteps.before, spent.blockSteps.after)}`);
+      console.log(`  ${formatStoreWork(spent.storeWork.before, spent.storeWork.after, confirmed.size, 'transfer committed in the phase')}`);
       if (recording !== null) for (const line of formatAttribution(await attributeMainThreads(perfSamples(perfScriptLines(recording.file)), new Set(pids)), confirmed.size)) console.log(`  ${line}`);
     }
     // One scrape per validator for all of its end-of-run figures.

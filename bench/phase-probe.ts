@@ -1,5 +1,6 @@
 import { blockStepsIn, type BlockStepsReading } from './block-steps.js';
 import { stateReadsBetween, stateReadsIn, type StateReadSample } from './state-read-counts.js';
+import { storeWorkIn, type StoreWork } from './store-work.js';
 import { gcPausesBetween, parseGcPauses, type GcPausesByKind } from './gc-pauses.js';
 import { THREAD_KINDS, cpuByKind, eventLoopsOf, mainThreadSched, noteEventLoopThreads, poolsNamed, selfCpuSeconds, threadCpu, threadSamples, type MainThreadSched, type ThreadCpu, type ThreadKind } from './thread-cpu.js';
 
@@ -36,6 +37,8 @@ export interface PhaseResources {
   readonly stateReads: ReadonlyArray<readonly StateReadSample[]>;
   /** Per validator, its block steps and LevelDB files at the start and at the end of the phase. */
   readonly blockSteps: { readonly before: readonly BlockStepsReading[]; readonly after: readonly BlockStepsReading[] };
+  /** Per validator, each LevelDB store's point reads and compaction at the start and at the end of the phase. */
+  readonly storeWork: { readonly before: ReadonlyArray<ReadonlyMap<string, StoreWork>>; readonly after: ReadonlyArray<ReadonlyMap<string, StoreWork>> };
 }
 
 /** Prometheus text of a node's /metrics. */
@@ -88,6 +91,7 @@ export class PhaseProbe {
     private readonly threadsBefore: ReadonlyArray<ReturnType<typeof threadSamples>>,
     private readonly stateReadsBefore: ReadonlyArray<readonly StateReadSample[]>,
     private readonly blockStepsBefore: readonly BlockStepsReading[],
+    private readonly storeWorkBefore: ReadonlyArray<ReadonlyMap<string, StoreWork>>,
   ) {
     this.noteLoops();
     // Often enough to catch every worker thread idle at least once, which tells it from LevelDB's (thread-cpu.ts).
@@ -117,6 +121,7 @@ export class PhaseProbe {
       validators.map((n) => (n.pid ? threadSamples(n.pid) : null)),
       texts.map(stateReadsIn),
       texts.map(blockStepsIn),
+      texts.map(storeWorkIn),
     );
   }
 
@@ -161,6 +166,7 @@ export class PhaseProbe {
       gc: texts.map((t, i) => gcPausesBetween(this.gcBefore[i]!, parseGcPauses(t))),
       stateReads: texts.map((t, i) => stateReadsBetween(this.stateReadsBefore[i]!, stateReadsIn(t))),
       blockSteps: { before: this.blockStepsBefore, after: texts.map(blockStepsIn) },
+      storeWork: { before: this.storeWorkBefore, after: texts.map(storeWorkIn) },
     };
   }
 }

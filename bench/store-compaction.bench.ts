@@ -48,6 +48,7 @@ import { parseArgs } from 'node:util';
 import type { KvOp } from '../kernel/state/kv.js';
 import { Prng } from '../kernel/state/tree/prng.js';
 import { LevelStore, type LevelTuning } from '../kernel/store/level-store.js';
+import { compactionTotals } from '../kernel/store/compaction-totals.js';
 import { parseLevelTuning } from './level-tuning.js';
 import { parsePositiveInt } from './load-plan.js';
 import { percentile } from './percentile.js';
@@ -103,38 +104,6 @@ class KeyLog {
       return this.keys.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES);
     }
   }
-}
-
-/** LevelDB's cumulative flush and compaction counters per level, from `leveldb.stats`. */
-interface LevelCounters {
-  readonly files: number;
-  readonly sizeMb: number;
-  readonly seconds: number;
-  readonly readMb: number;
-  readonly writtenMb: number;
-}
-
-function levelCounters(store: LevelStore): Map<number, LevelCounters> {
-  // Rows "level files size(MB) time(sec) read(MB) write(MB)" under the "Compactions" header;
-  // LevelDB prints a level once it has files or counters. Its level-0 writes are the flushes.
-  const out = new Map<number, LevelCounters>();
-  for (const line of store.property('leveldb.stats').split('\n')) {
-    const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$/.exec(line);
-    if (m) out.set(Number(m[1]), { files: Number(m[2]), sizeMb: Number(m[3]), seconds: Number(m[4]), readMb: Number(m[5]), writtenMb: Number(m[6]) });
-  }
-  return out;
-}
-
-function sumCounters(counters: ReadonlyMap<number, LevelCounters>): { seconds: number; readMb: number; writtenMb: number } {
-  let seconds = 0;
-  let readMb = 0;
-  let writtenMb = 0;
-  for (const c of counters.values()) {
-    seconds += c.seconds;
-    readMb += c.readMb;
-    writtenMb += c.writtenMb;
-  }
-  return { seconds, readMb, writtenMb };
 }
 
 const filesPerLevel = (store: LevelStore): string => Array.from({ length: 7 }, (_, level) => store.property(`leveldb.num-files-at-level${level}`)).join(' ');
@@ -221,7 +190,7 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
     log(`  ${layout}: filled ${o.fill} records in ${fillSeconds.toFixed(1)} s, compaction idle ${settleSeconds.toFixed(1)} s later; files per level ${filesPerLevel(store)}`);
 
     const firstBlock = Math.ceil(o.fill / o.perBlock);
-    const counters0 = sumCounters(levelCounters(store));
+    const counters0 = compactionTotals(store.property('leveldb.stats'));
     const levelDbAtStart = threadNs(levelDbThread);
     const perThread = new Map<number, number>();
     selfThreadRunNs(perThread, -1);
@@ -256,7 +225,7 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
     const otherWindowNs = [...perThread].filter(([tid]) => tid !== process.pid && tid !== levelDbThread).reduce((sum, [, ns]) => sum + ns, 0);
     const tailSeconds = await untilIdle(levelDbThread);
     const toIdleNs = threadNs(levelDbThread) - levelDbAtStart;
-    const counters1 = sumCounters(levelCounters(store));
+    const counters1 = compactionTotals(store.property('leveldb.stats'));
 
     const getUs: number[] = [];
     let missing = 0;

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { LevelWork } from '../store/level-store.js';
 
 /** Bounds of `nodejs_gc_duration_seconds`, in seconds. */
 export const GC_PAUSE_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1];
@@ -25,8 +26,10 @@ export class NodeMetrics {
   blockSteps: () => ReadonlyArray<{ step: string; seconds: number; count: number }> = () => [];
   /** Set by the node once the chain is open: admissions that waited for a block step (kernel/chain/block-gate.ts). */
   admissionsHeld: () => number = () => 0;
-  /** Set by the node once its store is open: LevelDB's table files per level, 0 first. */
-  storeFiles: () => ReadonlyArray<{ readonly store: string; readonly files: readonly number[] }> = () => [];
+  /** Set by the node: whether its state tree's upper levels are still being read in (tree-warm-up.ts). */
+  treeWarming: () => boolean = () => false;
+  /** Set by the node once its store is open: what each LevelDB store has done (files per level, point reads, compaction). */
+  storeWork: () => ReadonlyArray<{ readonly store: string } & LevelWork> = () => [];
   /** Set by the node: what an operator watches of consensus (connected peers, the round of the height in progress, blocks behind). */
   consensusView: () => { peers: number; round: number; behind: number } = () => ({ peers: 0, round: 0, behind: 0 });
 
@@ -43,6 +46,8 @@ export class NodeMetrics {
     new Gauge({ name: 'consensus_proposal_txs_received_total', help: 'transaction texts received in answer to those requests', registers: [this.registry], collect() { this.set(fetches().received); } });
     const held = (): number => this.admissionsHeld();
     new Gauge({ name: 'chain_admissions_held_total', help: 'submissions and relayed transactions whose admission waited for this node to finish validating, executing or storing a block', registers: [this.registry], collect() { this.set(held()); } });
+    const warming = (): boolean => this.treeWarming();
+    new Gauge({ name: 'chain_tree_warming', help: "1 while the node reads its state tree's upper levels into memory after a start (blocks read more tree nodes from LevelDB until it ends), else 0", registers: [this.registry], collect() { this.set(warming() ? 1 : 0); } });
     const view = (): { peers: number; round: number; behind: number } => this.consensusView();
     new Gauge({ name: 'chain_peers', help: 'connected P2P peers', registers: [this.registry], collect() { this.set(view().peers); } });
     new Gauge({ name: 'chain_consensus_round', help: 'round of the height in progress (above 0: a proposer missed or votes were slow)', registers: [this.registry], collect() { this.set(view().round); } });
@@ -64,7 +69,13 @@ export class NodeMetrics {
     );
     labelled('chain_block_step_runs_total', 'times each step of chain_block_step_seconds_total ran', ['step'], () => this.blockSteps().map((s) => [{ step: s.step }, s.count] as const));
     labelled('chain_store_files', 'LevelDB table files per level of each store (chain, tree; level 0 at 8 slows writes, at 12 stops them until compaction catches up)', ['store', 'level'], () =>
-      this.storeFiles().flatMap(({ store, files }) => files.map((n, level) => [{ store, level: String(level) }, n] as const)),
+      this.storeWork().flatMap(({ store, files }) => files.map((n, level) => [{ store, level: String(level) }, n] as const)),
+    );
+    labelled('chain_store_point_reads_total', 'keys point-read from each LevelDB store since start (state, totals, tree nodes; cache misses only, found or not): each a trip through the libuv pool', ['store'], () =>
+      this.storeWork().map(({ store, pointReads }) => [{ store }, pointReads] as const),
+    );
+    labelled('chain_store_compaction_bytes_total', "bytes each store's LevelDB background thread read and wrote flushing and compacting since start (whole MB, from leveldb.stats)", ['store', 'direction'], () =>
+      this.storeWork().flatMap(({ store, compactionReadBytes, compactionWrittenBytes }) => [[{ store, direction: 'read' }, compactionReadBytes] as const, [{ store, direction: 'written' }, compactionWrittenBytes] as const]),
     );
     this.cacheHits = new Gauge({ name: 'verification_cache_hits_total', help: 'signature checks answered from the verify-once cache', registers: [this.registry], collect() { this.set(verifierStats.cacheHits); } });
   }

@@ -31,6 +31,7 @@ import { registerOperationRoutes } from './operation-routes.js';
 import { registerMainnetRefusals } from './test-network-routes.js';
 import type { ConsensusStatus } from '../replica/consensus-status.js';
 import { BlockProduction } from './block-production.js';
+import { startTreeWarmUp } from './tree-warm-up.js';
 import { openChain } from './open-chain.js';
 import { CLOCK_OFFSET_VARIABLE, parseClockOffset, skewedClock } from './clock.js';
 import { registerApiReference } from './api-reference.js';
@@ -180,6 +181,9 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   const production = await BlockProduction.start({ chain, config, chainId: genesis.chain_id, genesisHash: shardChainHash(genesisHashValue, shards), self: nodeAddress, keys: key.keys, provider, dataDir, workers, metrics, log, now: clock, diskFull, headers });
   consensus = production;
   p2pListen = () => production.p2pAddress();
+  // After production started: voting never waits for it.
+  const treeWarmUp = startTreeWarmUp(chain, log.child({ component: 'state-tree' }));
+  metrics.treeWarming = () => treeWarmUp.running;
   metrics.consensusView = () => ({ peers: production.peers().length, round: production.round(), behind: production.behind() });
 
   let stopping: Promise<void> | null = null;
@@ -197,6 +201,7 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     stop() {
       stopping ??= (async () => {
         await production.stop();
+        await treeWarmUp.stop();
         await headers.stop();
         await server.close();
         await host.close();

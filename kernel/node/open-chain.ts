@@ -92,7 +92,7 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
   log.info({ layout: stores.layout }, `store layout: ${stores.layout}`);
   const store = new ChainStore(stores.kv, { textLog: await FileTxTextLog.open(join(d.dataDir, 'txtext')) });
   metrics.stateReads = () => store.stateReadCounts.entries();
-  metrics.storeFiles = () => stores.filesPerLevel();
+  metrics.storeWork = () => stores.work();
 
   // Made before the host so the query service's contexts hold plugins to their declarations too.
   const boundary = new PluginBoundary();

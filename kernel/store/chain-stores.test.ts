@@ -36,7 +36,13 @@ test('a new data directory keeps the state tree in a store of its own, and opens
     ],
     true,
   );
-  assert.deepEqual(first.filesPerLevel().map((s) => s.store), ['chain', 'tree']);
+  assert.deepEqual(first.work().map((s) => s.store), ['chain', 'tree']);
+  // Each store counts the point reads routed to it, found or not (opening read the chain store already).
+  const reads = (): number[] => first.work().map((s) => s.pointReads);
+  const [chain0, tree0] = reads();
+  await first.kv.get(bytes('n/\xffnode'));
+  await first.kv.getMany!([bytes('m/chain'), bytes('m/none')]);
+  assert.deepEqual(reads(), [chain0! + 2, tree0! + 1]);
   await first.kv.close();
 
   assert.deepEqual(await keysIn(join(dir, 'tree')), ['n/\xffnode'], 'the versioned nodes alone');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { utf8Bytes } from '../codec/utf8.js';
 import type { KvOp, KvStore } from '../state/kv.js';
 import { metaKey, PREFIX, prefixEnd, TREE_VERSIONED_NODES } from './keys.js';
-import { LevelStore } from './level-store.js';
+import { LevelStore, type LevelWork } from './level-store.js';
 import { PrefixRoutedStore } from './prefix-routed-store.js';
 
 /** The data directory's LevelDB stores: everything but the state tree, and the state tree's nodes. */
@@ -40,8 +40,8 @@ export interface ChainStores {
   /** The stores as one key space, which is what `ChainStore` and the state tree read and write. */
   readonly kv: KvStore;
   readonly layout: StoreLayout;
-  /** LevelDB's table files per level of each store (`chain_store_files`). */
-  filesPerLevel(): Array<{ readonly store: string; readonly files: readonly number[] }>;
+  /** What each store's LevelDB has done since it opened (`chain_store_files`, `chain_store_point_reads_total`, `chain_store_compaction_bytes_total`). */
+  work(): Array<{ readonly store: string } & LevelWork>;
 }
 
 /**
@@ -92,9 +92,9 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
       // The marks: a meta key of their own, and the bare prefix, which no node key equals.
       kv: new PrefixRoutedStore(main, tree, TREE_VERSIONED_NODES, { main: metaKey('sync-mark'), side: TREE_VERSIONED_NODES }),
       layout: LAYOUT,
-      filesPerLevel: () => [
-        { store: CHAIN_STORE_DIR, files: main.filesPerLevel() },
-        { store: TREE_STORE_DIR, files: tree.filesPerLevel() },
+      work: () => [
+        { store: CHAIN_STORE_DIR, ...main.work() },
+        { store: TREE_STORE_DIR, ...tree.work() },
       ],
     };
   } catch (e) {
@@ -104,7 +104,7 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
 }
 
 function oneStore(main: LevelStore): ChainStores {
-  return { kv: main, layout: 'one-store', filesPerLevel: () => [{ store: CHAIN_STORE_DIR, files: main.filesPerLevel() }] };
+  return { kv: main, layout: 'one-store', work: () => [{ store: CHAIN_STORE_DIR, ...main.work() }] };
 }
 
 async function holdsChainData(main: LevelStore): Promise<boolean> {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LevelStore, MemoryStore } from './level-store.js';
 import type { KvOp } from '../state/kv.js';
+import { Prng } from '../state/tree/prng.js';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array | undefined): string | undefined => (b ? new TextDecoder().decode(b) : undefined);
@@ -109,4 +110,27 @@ test('LevelStore: flush writes the memtable to a table; settle compacts a range 
   await db.settle({ gte: bytes('n/'), lt: bytes('n0') });
   assert.equal(files(), 1, `merged into one: ${db.filesPerLevel().join(' ')}`);
   assert.equal(text(await db.get(bytes('n/01999'))), 'b'.repeat(100), 'the later value');
+});
+
+test('LevelStore work: point reads counted per key, found or not, and compaction bytes once a flush wrote a table', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'level-store-work-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = await LevelStore.open(dir);
+  t.after(() => db.close());
+  assert.deepEqual(db.work(), { files: [0, 0, 0, 0, 0, 0, 0], pointReads: 0, compactionReadBytes: 0, compactionWrittenBytes: 0 });
+  // ~2 MB of values Snappy cannot shrink, so the flush's whole-MB counter shows them.
+  const random = new Prng(7);
+  await db.write(Array.from({ length: 2_000 }, (_, i) => ({ type: 'put' as const, key: bytes(`k/${i}`), value: random.bytes(1_024) })), false);
+  await db.get(bytes('k/1'));
+  await db.get(bytes('k/none'));
+  await db.getMany([bytes('k/2'), bytes('k/3'), bytes('k/none')]);
+  const snap = db.snapshot();
+  await snap.get(bytes('k/4'));
+  await snap.close();
+  await db.flush();
+  const work = db.work();
+  assert.equal(work.pointReads, 6);
+  // LevelDB may place a flushed table at level 0, 1 or 2 (nothing overlaps it).
+  assert.equal(work.files.reduce((a, b) => a + b, 0), 1, 'the flush wrote one table');
+  assert.ok(work.compactionWrittenBytes >= 1024 * 1024, `flushed bytes counted: ${work.compactionWrittenBytes}`);
 });

@@ -1,5 +1,6 @@
 import { ClassicLevel } from 'classic-level';
 import { tableCacheFiles } from './table-cache-files.js';
+import { compactionTotals } from './compaction-totals.js';
 import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from '../state/kv.js';
 
 /** LevelDB's tuning knobs that a caller may set (benches compare them); defaults are LevelDB's, but for maxOpenFiles (table-cache-files.ts). */
@@ -24,8 +25,24 @@ const NO_KEY = new Uint8Array([0xff, 0xff, 0xff, 0xff]);
 /** LevelDB's levels (config::kNumLevels). */
 const LEVELS = 7;
 
+/** What a store's LevelDB has done since it opened: point reads asked of it, and its background thread's compaction. */
+export interface LevelWork {
+  /** Table files at each level, 0 first. */
+  readonly files: readonly number[];
+  /** Keys point-read (`get`, each key of a `getMany`, snapshot gets), found or not. */
+  readonly pointReads: number;
+  /** Bytes the background thread read and wrote flushing memtables and compacting (whole MB: `leveldb.stats`). */
+  readonly compactionReadBytes: number;
+  readonly compactionWrittenBytes: number;
+}
+
+const MB = 1024 * 1024;
+
 /** classic-level (LevelDB) behind the KvStore surface, with binary keys and values. */
 export class LevelStore implements KvStore {
+  /** Each read is a trip through libuv's pool and a value copied into a Buffer: the count says how many a block costs. */
+  private pointReads = 0;
+
   private constructor(private readonly db: ClassicLevel<Uint8Array, Uint8Array>) {}
 
   /** `mustExist`: refuse to open where no store is, rather than create an empty one (LevelDB's `create_if_missing`). */
@@ -37,6 +54,7 @@ export class LevelStore implements KvStore {
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    this.pointReads++;
     const v = await this.db.get(key);
     return v ?? undefined;
   }
@@ -52,6 +70,13 @@ export class LevelStore implements KvStore {
     return Array.from({ length: LEVELS }, (_, n) => Number(this.db.getProperty(`leveldb.num-files-at-level${n}`)));
   }
 
+  /** Files per level, point reads and compaction so far (`chain_store_*` metrics); zeros once closed. */
+  work(): LevelWork {
+    if (this.db.status !== 'open') return { files: [], pointReads: this.pointReads, compactionReadBytes: 0, compactionWrittenBytes: 0 };
+    const c = compactionTotals(this.db.getProperty('leveldb.stats'));
+    return { files: this.filesPerLevel(), pointReads: this.pointReads, compactionReadBytes: c.readMb * MB, compactionWrittenBytes: c.writtenMb * MB };
+  }
+
   /**
    * classic-level runs one `getMany` as one job on libuv's pool, a key after another on one
    * thread; at 10^6 keys each read is cold (a table block from the page cache, decompressed), so a
@@ -64,6 +89,7 @@ export class LevelStore implements KvStore {
    */
   async getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
     if (keys.length === 0) return [];
+    this.pointReads += keys.length;
     const jobs = Math.min(READ_JOBS, Math.floor(keys.length / MIN_KEYS_PER_JOB));
     if (jobs <= 1) return (await this.db.getMany([...keys])).map((v) => v ?? undefined);
     // Cut at floor(j·n/jobs): every job gets at least floor(n/jobs) ≥ MIN_KEYS_PER_JOB keys, and the cuts cover all n.
@@ -98,7 +124,10 @@ export class LevelStore implements KvStore {
   snapshot(): KvSnapshot {
     const snapshot = this.db.snapshot();
     return {
-      get: async (key) => (await this.db.get(key, { snapshot })) ?? undefined,
+      get: async (key) => {
+        this.pointReads++;
+        return (await this.db.get(key, { snapshot })) ?? undefined;
+      },
       iterate: (options) => this.iterateAt(options, snapshot),
       close: () => snapshot.close(),
     };

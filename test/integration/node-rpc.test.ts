@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { signOperation, signTransfer, wallet } from '../helpers/chain-fixture.js';
-import { getJson, postJson, startNodeProcess, waitConfirmed, type NodeHandle } from '../helpers/node-process.js';
+import { getJson, postJson, startNodeProcess, until, waitConfirmed, type NodeHandle } from '../helpers/node-process.js';
 import { verifyMerkleProof } from '../../kernel/crypto/merkle.js';
 import { parseHex } from '../../kernel/codec/hex.js';
 
@@ -45,6 +45,14 @@ for (const backend of ['uws', 'node'] as const) {
       const text = await m.text();
       assert.match(text, /^chain_height \d+/m);
       assert.match(text, /^verifications_total \d+/m);
+      // The state tree's upper levels are read in beside everything else after a start (tree-warm-up.ts).
+      await until('the state tree warm-up', async () => (node.logs.some((l) => l.includes("state tree's upper levels read into memory")) ? true : undefined));
+      const warmed = await (await fetch(`${node.url}/metrics`)).text();
+      assert.match(warmed, /^chain_tree_warming 0$/m);
+      for (const store of ['chain', 'tree']) {
+        assert.match(warmed, new RegExp(`^chain_store_point_reads_total\\{store="${store}"\\} \\d+$`, 'm'), store);
+        assert.match(warmed, new RegExp(`^chain_store_compaction_bytes_total\\{store="${store}",direction="written"\\} \\d+$`, 'm'), store);
+      }
       assert.ok(node.logs.some((l) => l.includes(`(${backend} backend)`)), 'backend choice is logged');
     });
 

@@ -226,10 +226,13 @@ export class StateTree {
    * Reads the upper levels of `root` ahead of need, breadth first, a few thousand nodes per store
    * call, so the first blocks after a start do not pay for them one path at a time. Safe to run
    * beside updates and reads (each fill is checked against the slot's current hash), and stops
-   * early if the cache moves to an unrelated root. Returns the number of nodes read.
+   * early if the cache moves to an unrelated root, or between store calls once `signal` is
+   * aborted (a node stopping). Returns the number of nodes read.
    */
-  async warmUpperLevels(root: Uint8Array): Promise<number> {
+  async warmUpperLevels(root: Uint8Array, signal?: AbortSignal): Promise<number> {
     checkRoot(root);
+    const stopped = (): boolean => signal?.aborted === true;
+    if (stopped()) return 0;
     const base = await this.rootRecord(root);
     if (!this.upper.moveTo(root, base.nodeVersion, true)) return 0;
     const version = this.upper.version;
@@ -247,7 +250,7 @@ export class StateTree {
       }
       this.upper.prepareBelow(depth, slots.length);
       for (let i = 0; i < slots.length; i += WARM_BATCH) {
-        if (this.upper.version < version) return read;
+        if (this.upper.version < version || stopped()) return read;
         const chunk = slots.slice(i, i + WARM_BATCH).filter((slot) => this.upper.isCached(depth));
         const hashes = chunk.map((slot) => this.upper.hashAt(depth, slot).slice());
         const versions = chunk.map((slot) => this.upper.versionAt(depth, slot));

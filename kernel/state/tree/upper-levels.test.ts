@@ -99,6 +99,21 @@ test('warming the upper levels reads each cached position once, stays within its
   assert.deepEqual(next.root, modelRoot(state));
 });
 
+test('a warm-up stops at its next store call once its signal is aborted (a node stopping); a later one reads what it left', async () => {
+  const rng = new Prng(78);
+  const kv = new MemoryKv();
+  const state = new Map<string, Uint8Array>();
+  const { root } = await commit(new StateTree(kv, { upperLevelsBytes: 0 }), kv, EMPTY_ROOT, randomBlock(rng, state, 20_000, 12_000));
+  const whole = await new StateTree(kv, { upperLevelsBytes: 40_000, cacheNodes: 0 }).warmUpperLevels(root);
+  const tree = new StateTree(kv, { upperLevelsBytes: 40_000, cacheNodes: 0 });
+  const stopped = new AbortController();
+  stopped.abort();
+  const readsBefore = kv.reads;
+  assert.equal(await tree.warmUpperLevels(root, stopped.signal), 0);
+  assert.equal(kv.reads, readsBefore, 'no store call after the abort');
+  assert.equal(await tree.warmUpperLevels(root), whole);
+});
+
 test('reads racing an update that moves the cache still answer for their own root', async () => {
   const rng = new Prng(5);
   const kv = new MemoryKv();
