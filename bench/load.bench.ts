@@ -342,7 +342,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
     // minutes of reads at 10^7 keys: a phase run meanwhile would time that one-off, not the transfers.
     const warmWaitFrom = performance.now();
     // Every 500 ms: a /metrics answer costs a validator CPU the warm-up would otherwise have.
-    const warming = async (): Promise<boolean> => (await Promise.all(c.nodes.map(async (n) => valuesIn(await metricsText(n.url), ['chain_tree_warming'])[0]))).some((v) => v === 1);
+    const warming = async (): Promise<boolean> => (await Promise.all(c.nodes.map(async (n) => valuesIn(await metricsText(n.url, 10_000), ['chain_tree_warming'])[0]))).some((v) => v === 1);
     while (await warming()) {
       if (performance.now() - warmWaitFrom > 900_000) throw new Error("timed out after 900 s waiting for the validators' state tree warm-up");
       await sleep(500);

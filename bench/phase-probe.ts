@@ -41,9 +41,9 @@ export interface PhaseResources {
   readonly storeWork: { readonly before: ReadonlyArray<ReadonlyMap<string, StoreWork>>; readonly after: ReadonlyArray<ReadonlyMap<string, StoreWork>> };
 }
 
-/** Prometheus text of a node's /metrics. */
-export async function metricsText(url: string): Promise<string> {
-  return (await fetch(`${url}/metrics`)).text();
+/** Prometheus text of a node's /metrics; refused after `timeoutMs` when given (a poll that must not outlive its deadline). */
+export async function metricsText(url: string, timeoutMs?: number): Promise<string> {
+  return (await fetch(`${url}/metrics`, timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(timeoutMs) })).text();
 }
 
 /** The named samples' values in a /metrics text (the first series of each), NaN where absent. */

@@ -58,7 +58,8 @@ interface TreeLike {
   update(root: Uint8Array, changes: ReadonlyArray<StateChange>, batch: KvBatch): Promise<Uint8Array>;
   releasePending(): void;
   memoryBytes?(): number;
-  warmUpperLevels?(root: Uint8Array): Promise<number>;
+  /** A number from builds before 2026-11-30's node warm-up, `{nodes, complete}` since. */
+  warmUpperLevels?(root: Uint8Array): Promise<number | { nodes: number }>;
 }
 type TreeCtor = new (store: KvReader, options?: Record<string, unknown>) => TreeLike;
 
@@ -200,7 +201,8 @@ async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: nu
   let warmNodes: number | null = null;
   if (variant.warm && tree.warmUpperLevels !== undefined) {
     const t = performance.now();
-    warmNodes = await tree.warmUpperLevels(root0);
+    const warmed = await tree.warmUpperLevels(root0);
+    warmNodes = typeof warmed === 'number' ? warmed : warmed.nodes;
     warmSeconds = (performance.now() - t) / 1000;
   }
   const rng = new Prng(0x5eed ^ n);

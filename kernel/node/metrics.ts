@@ -71,7 +71,7 @@ export class NodeMetrics {
     labelled('chain_store_files', 'LevelDB table files per level of each store (chain, tree; level 0 at 8 slows writes, at 12 stops them until compaction catches up)', ['store', 'level'], () =>
       this.storeWork().flatMap(({ store, files }) => files.map((n, level) => [{ store, level: String(level) }, n] as const)),
     );
-    labelled('chain_store_point_reads_total', 'keys point-read from each LevelDB store since start (state, totals, tree nodes; cache misses only, found or not): each a trip through the libuv pool', ['store'], () =>
+    labelled('chain_store_point_reads_total', 'keys point-read from each LevelDB store since start, found or not (get, each key of a getMany, snapshot gets; every caller: state values, address totals, tree nodes, root records, blocks read over RPC): what the libuv pool and the main thread copy for a block', ['store'], () =>
       this.storeWork().map(({ store, pointReads }) => [{ store }, pointReads] as const),
     );
     labelled('chain_store_compaction_bytes_total', "bytes each store's LevelDB background thread read and wrote flushing and compacting since start (whole MB, from leveldb.stats)", ['store', 'direction'], () =>

@@ -182,7 +182,10 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
   consensus = production;
   p2pListen = () => production.p2pAddress();
   // After production started: voting never waits for it.
-  const treeWarmUp = startTreeWarmUp(chain, log.child({ component: 'state-tree' }));
+  const treeWarmUp = startTreeWarmUp(chain, log.child({ component: 'state-tree' }), (err) => {
+    faulted?.(new Error(`the state tree store is damaged (${err.message}): restore the data directory's tree/ and chain/ together from one backup`, { cause: err }));
+    faulted = undefined;
+  });
   metrics.treeWarming = () => treeWarmUp.running;
   metrics.consensusView = () => ({ peers: production.peers().length, round: production.round(), behind: production.behind() });
 

@@ -70,7 +70,7 @@ export class LevelStore implements KvStore {
     return Array.from({ length: LEVELS }, (_, n) => Number(this.db.getProperty(`leveldb.num-files-at-level${n}`)));
   }
 
-  /** Files per level, point reads and compaction so far (`chain_store_*` metrics); zeros once closed. */
+  /** Files per level, point reads and compaction so far (`chain_store_*` metrics); once closed, no files and no compaction, the reads kept. */
   work(): LevelWork {
     if (this.db.status !== 'open') return { files: [], pointReads: this.pointReads, compactionReadBytes: 0, compactionWrittenBytes: 0 };
     const c = compactionTotals(this.db.getProperty('leveldb.stats'));

@@ -1,5 +1,5 @@
 export { EMPTY_ROOT } from './hashing.js';
-export { StateTree, DEFAULT_NODE_PREFIX, type StateTreeOptions, type StateChange } from './state-tree.js';
+export { StateTree, DEFAULT_NODE_PREFIX, type StateTreeOptions, type StateChange, type UpperLevelsWarmUp } from './state-tree.js';
 export {
   verifyProof,
   parseStateProof,

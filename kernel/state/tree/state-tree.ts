@@ -63,6 +63,14 @@ const DEFAULT_CACHE_NODES = 16_384;
 const DEFAULT_PENDING_NODES = 250_000;
 /** Nodes read per store call when filling the upper levels ahead of need. */
 const WARM_BATCH = 2048;
+/** Slots of a level the warm-up scans between yields to the event loop (a power of two). */
+const WARM_SCAN_YIELD = 65_536;
+
+/** What `warmUpperLevels` did: the nodes it read, and whether it read every level the cache keeps. */
+export interface UpperLevelsWarmUp {
+  readonly nodes: number;
+  readonly complete: boolean;
+}
 /** Rough decoded size of a cached node (object, three arrays, LRU entry), for memoryBytes. */
 const CACHED_NODE_BYTES = 300;
 /** Roots whose records this process wrote or read: a chain needs the last few, a proven read one more. */
@@ -224,23 +232,32 @@ export class StateTree {
 
   /**
    * Reads the upper levels of `root` ahead of need, breadth first, a few thousand nodes per store
-   * call, so the first blocks after a start do not pay for them one path at a time. Safe to run
-   * beside updates and reads (each fill is checked against the slot's current hash), and stops
-   * early if the cache moves to an unrelated root, or between store calls once `signal` is
-   * aborted (a node stopping). Returns the number of nodes read.
+   * call, so the blocks after a start do not pay for them one path at a time. Safe to run beside
+   * updates and reads: each fill is checked against the slot's current hash, and the cache follows
+   * the updates meanwhile. Only an empty cache is started at `root`; one that holds another version
+   * (the chain moved on before this began) is left alone, since throwing the head's levels away would
+   * cost the blocks more than this saves: the warm-up then reads nothing and is not `complete`, and
+   * the caller may start it again at the new head. It also stops, not `complete`, once the cache
+   * starts afresh at an unrelated root or between store calls once `signal` is aborted.
    */
-  async warmUpperLevels(root: Uint8Array, signal?: AbortSignal): Promise<number> {
+  async warmUpperLevels(root: Uint8Array, signal?: AbortSignal): Promise<UpperLevelsWarmUp> {
     checkRoot(root);
+    if (!this.upper.enabled) return { nodes: 0, complete: true };
     const stopped = (): boolean => signal?.aborted === true;
-    if (stopped()) return 0;
+    if (stopped()) return { nodes: 0, complete: false };
     const base = await this.rootRecord(root);
-    if (!this.upper.moveTo(root, base.nodeVersion, true)) return 0;
-    const version = this.upper.version;
+    if (!this.upper.moveTo(root, base.nodeVersion, !this.upper.holdsRoot)) return { nodes: 0, complete: false };
+    const resets = this.upper.resets;
     let read = 0;
     for (let depth = 0; depth <= this.upper.lastLevel && this.upper.isCached(depth); depth++) {
       const slots: number[] = [];
       const first = 2 ** depth;
       for (let slot = first; slot < 2 * first; slot++) {
+        // A level of 2^20 slots is a long scan for an event loop that also votes.
+        if ((slot & (WARM_SCAN_YIELD - 1)) === 0 && slot > first) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.upper.resets !== resets || stopped()) return { nodes: read, complete: false };
+        }
         const kind = this.upper.kindAt(depth, slot);
         // An INTERNAL slot is worth reading again only if the level below now exists to expand into.
         if (kind !== SlotKind.UNKNOWN && !(kind === SlotKind.INTERNAL && this.upper.isCached(depth + 1))) continue;
@@ -250,7 +267,7 @@ export class StateTree {
       }
       this.upper.prepareBelow(depth, slots.length);
       for (let i = 0; i < slots.length; i += WARM_BATCH) {
-        if (this.upper.version < version || stopped()) return read;
+        if (this.upper.resets !== resets || stopped()) return { nodes: read, complete: false };
         const chunk = slots.slice(i, i + WARM_BATCH).filter((slot) => this.upper.isCached(depth));
         const hashes = chunk.map((slot) => this.upper.hashAt(depth, slot).slice());
         const versions = chunk.map((slot) => this.upper.versionAt(depth, slot));
@@ -259,7 +276,7 @@ export class StateTree {
         chunk.forEach((slot, j) => this.upper.fill(depth, slot, hashes[j]!, nodes[j]!));
       }
     }
-    return read;
+    return { nodes: read, complete: true };
   }
 
   /**

@@ -85,11 +85,12 @@ test('warming the upper levels reads each cached position once, stays within its
   const { root } = await commit(builder, kv, EMPTY_ROOT, randomBlock(rng, state, 20_000, 12_000));
   const budget = 40_000;
   const tree = new StateTree(kv, { upperLevelsBytes: budget, cacheNodes: 0 });
-  const read = await tree.warmUpperLevels(root);
+  const { nodes: read, complete } = await tree.warmUpperLevels(root);
+  assert.ok(complete);
   assert.ok(read > 500, `${read} nodes read`);
   assert.ok(tree.memoryBytes() <= budget, `${tree.memoryBytes()} bytes`);
   // Warm again: nothing left to read.
-  assert.equal(await tree.warmUpperLevels(root), 0);
+  assert.deepEqual(await tree.warmUpperLevels(root), { nodes: 0, complete: true });
   const readsBefore = kv.reads;
   const key = [...state.keys()][0]!;
   assert.deepEqual(await tree.get(root, utf8(key)), state.get(key));
@@ -99,19 +100,69 @@ test('warming the upper levels reads each cached position once, stays within its
   assert.deepEqual(next.root, modelRoot(state));
 });
 
-test('a warm-up stops at its next store call once its signal is aborted (a node stopping); a later one reads what it left', async () => {
-  const rng = new Prng(78);
-  const kv = new MemoryKv();
+/** A store that runs `then` once, on its `at`-th read (the warm-up's reads go through `get` here). */
+class ReadTrigger extends MemoryKv {
+  constructor(private readonly at: number, private readonly then: () => void) {
+    super();
+  }
+  override async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    if (this.reads + 1 === this.at) this.then();
+    return super.get(key);
+  }
+}
+
+/** A 12,000-key tree in `kv` and its root; `whole` is what a complete warm-up of it reads within 40,000 bytes. */
+async function warmable(kv: MemoryKv): Promise<{ root: Uint8Array; whole: number; state: Map<string, Uint8Array> }> {
   const state = new Map<string, Uint8Array>();
-  const { root } = await commit(new StateTree(kv, { upperLevelsBytes: 0 }), kv, EMPTY_ROOT, randomBlock(rng, state, 20_000, 12_000));
-  const whole = await new StateTree(kv, { upperLevelsBytes: 40_000, cacheNodes: 0 }).warmUpperLevels(root);
-  const tree = new StateTree(kv, { upperLevelsBytes: 40_000, cacheNodes: 0 });
+  const { root } = await commit(new StateTree(kv, { upperLevelsBytes: 0 }), kv, EMPTY_ROOT, randomBlock(new Prng(78), state, 20_000, 12_000));
+  const { nodes: whole } = await new StateTree(kv, { upperLevelsBytes: 40_000, cacheNodes: 0 }).warmUpperLevels(root);
+  return { root, whole, state };
+}
+
+test('a warm-up stops at its next store call once its signal is aborted (a node stopping); a later one reads what it left', async () => {
   const stopped = new AbortController();
-  stopped.abort();
-  const readsBefore = kv.reads;
-  assert.equal(await tree.warmUpperLevels(root, stopped.signal), 0);
-  assert.equal(kv.reads, readsBefore, 'no store call after the abort');
-  assert.equal(await tree.warmUpperLevels(root), whole);
+  const kv = new ReadTrigger(0, () => undefined);
+  const { root, whole } = await warmable(kv);
+  const already = new AbortController();
+  already.abort();
+  const tree = new StateTree(kv, { upperLevelsBytes: 40_000, cacheNodes: 0 });
+  const before = kv.reads;
+  assert.deepEqual(await tree.warmUpperLevels(root, already.signal), { nodes: 0, complete: false });
+  assert.equal(kv.reads, before, 'no store call once aborted');
+  // Aborted during its third level's reads: the levels below are never asked for.
+  const midway = new ReadTrigger(5, () => stopped.abort());
+  for (const [k, v] of kv.map) midway.map.set(k, v);
+  const cut = new StateTree(midway, { upperLevelsBytes: 40_000, cacheNodes: 0 });
+  const first = await cut.warmUpperLevels(root, stopped.signal);
+  assert.equal(first.complete, false);
+  assert.ok(first.nodes > 0 && first.nodes < 16, `${first.nodes} nodes before the abort was seen`);
+  const rest = await cut.warmUpperLevels(root);
+  assert.deepEqual(rest, { nodes: whole - first.nodes, complete: true });
+});
+
+test('a warm-up leaves a cache that holds another version alone, and stops once the cache starts afresh elsewhere', async () => {
+  const rng = new Prng(79);
+  const kv = new MemoryKv();
+  const { root, whole, state } = await warmable(kv);
+  // The chain moved on before the warm-up began: the cache holds the newer root and is left alone.
+  const tree = new StateTree(kv, { upperLevelsBytes: 40_000, cacheNodes: 0 });
+  const next = await commit(tree, kv, root, randomBlock(rng, state, 20_000, 50));
+  await tree.get(next.root, utf8('k1'));
+  const held = tree.memoryBytes();
+  assert.deepEqual(await tree.warmUpperLevels(root), { nodes: 0, complete: false });
+  assert.equal(tree.memoryBytes(), held);
+  assert.equal((await tree.warmUpperLevels(next.root)).complete, true, 'a warm-up of the root it holds goes on');
+  // An update from an unrelated root resets the cache while a warm-up of `root` reads.
+  let unrelated: Promise<unknown> | undefined;
+  const racing = new ReadTrigger(5, () => {
+    unrelated = racingTree.update(EMPTY_ROOT, [[utf8('elsewhere'), utf8('x')]], new WriteBatch());
+  });
+  for (const [k, v] of kv.map) racing.map.set(k, v);
+  const racingTree: StateTree = new StateTree(racing, { upperLevelsBytes: 40_000, cacheNodes: 0 });
+  const warm = await racingTree.warmUpperLevels(root);
+  await unrelated;
+  assert.equal(warm.complete, false);
+  assert.ok(warm.nodes < whole, `${warm.nodes} of ${whole}`);
 });
 
 test('reads racing an update that moves the cache still answer for their own root', async () => {

@@ -59,6 +59,8 @@ export class UpperLevels {
   private deltas: Delta[] = [];
   /** Bumped whenever the cached version changes, so a walk across an await can tell. */
   version = 0;
+  /** Bumped when the cache starts afresh at an unrelated root (not when it follows an update): a warm-up of the old root stops. */
+  resets = 0;
 
   /** `budgetBytes` bounds the slot arrays; 0 disables the cache. */
   constructor(budgetBytes: number) {
@@ -75,6 +77,11 @@ export class UpperLevels {
   /** Deepest level an update records slots for (the budget's), allocated or not. */
   get lastLevel(): number {
     return this.maxLevels - 1;
+  }
+
+  /** Whether the cache holds some version (it starts empty, and stays so while disabled). */
+  get holdsRoot(): boolean {
+    return this.rootHex !== null;
   }
 
   get allocatedLevels(): number {
@@ -267,6 +274,7 @@ export class UpperLevels {
     this.rootVersion = rootVersion;
     this.deltas = [];
     this.version++;
+    this.resets++;
   }
 }
 
