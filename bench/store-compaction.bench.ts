@@ -10,7 +10,7 @@
  *
  *   npx tsc -p tsconfig.json && /work/bin/heavy node dist/bench/store-compaction.bench.js \
  *     [--layout random|sequential|both] [--fill 2200000] [--blocks 300] [--per-block 1550] \
- *     [--prune [--prune-age uniform|log]] [--overwrite 0] [--level name=value,…] [--reads 1000] [--seed 1] [--dir /tmp/…]
+ *     [--prune [--prune-age uniform|log]] [--overwrite 0] [--absent-reads 0] [--level name=value,…] [--reads 1000] [--seed 1] [--dir /tmp/…]
  *
  * Per layout, in a fresh store (`LevelStore`, LevelDB's default options; a node also sizes the table cache, which a store of this size does not reach):
  * - fill: `--fill` records in unsynced batches of 10,000, then a wait until LevelDB's background
@@ -23,6 +23,10 @@
  *   over log2(age), most of them recent;
  * - then a wait until the background thread is idle again, so the compaction the blocks caused
  *   is counted whichever block it follows, and `--reads` point reads of stored keys, one at a time.
+ * `--absent-reads R`: after each block's write, R point reads per record written of keys never
+ * written (one `getMany`), as a node reads the absent records of a transfer's parties: in LevelDB a
+ * lookup that consults more than one table file charges the first a seek, and a file out of seeks
+ * is compacted (seek compaction), so reads alone make compaction work.
  * `--overwrite P`: P % of a block's records rewrite a stored key (picked uniformly) instead of
  * adding one, as the chain store's account records and totals are rewritten beside its appended
  * indexes. `--level`: LevelDB options for the store (`bench/level-tuning.ts`), e.g.
@@ -144,6 +148,8 @@ interface Options {
   readonly prune: boolean;
   readonly pruneAge: 'uniform' | 'log';
   readonly overwritePercent: number;
+  /** Point reads of keys never written, per record a block writes, read after its write. */
+  readonly absentReads: number;
   readonly tuning: LevelTuning;
   /** `--level` as given, for the table. */
   readonly levelSpec: string;
@@ -170,6 +176,7 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
     const pruneRng = new Prng(layoutSeed ^ 0x7072756e);
     const readRng = new Prng(layoutSeed ^ 0x72656164);
     const overwriteRng = new Prng(layoutSeed ^ 0x6f766572);
+    const absentRng = new Prng(layoutSeed ^ 0x61627365);
 
     let t = performance.now();
     for (let start = 0; start < o.fill; start += FILL_BATCH) {
@@ -218,6 +225,8 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
       writeMs.push(performance.now() - w0);
       const m1 = mainThreadSched(process.pid);
       if (m0 !== null && m1 !== null) mainMs += m1.runMs - m0.runMs;
+      // Random 32-byte keys: never written, found in no table, so each lookup consults a file a level.
+      if (o.absentReads > 0) await store.getMany(Array.from({ length: Math.round(o.absentReads * o.perBlock) }, () => absentRng.bytes(KEY_BYTES)));
     }
     const phaseMs = performance.now() - t;
     selfThreadRunNs(perThread, 1);
@@ -248,6 +257,7 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
       layout,
       prune: o.prune ? o.pruneAge : 'no',
       'overwrite %': o.overwritePercent,
+      'absent reads per record': o.absentReads,
       level: o.levelSpec === '' ? 'defaults' : o.levelSpec,
       'compaction µs/rec (to idle)': Number((toIdleNs / 1000 / records).toFixed(1)),
       'compaction µs/rec (window)': Number((windowNs / 1000 / records).toFixed(1)),
@@ -286,6 +296,12 @@ function badPruneAge(text: string): never {
   throw new Error(`--prune-age: uniform or log, got "${text}"`);
 }
 
+function parseAbsentReads(text: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || n > 100) throw new Error(`--absent-reads: reads per record written, 0-100 (e.g. 6 or 0.5), got "${text}"`);
+  return n;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -296,6 +312,7 @@ async function main(): Promise<void> {
       prune: { type: 'boolean', default: false },
       'prune-age': { type: 'string', default: 'uniform' },
       overwrite: { type: 'string', default: '0' },
+      'absent-reads': { type: 'string', default: '0' },
       level: { type: 'string', default: '' },
       reads: { type: 'string', default: '1000' },
       seed: { type: 'string', default: '1' },
@@ -314,6 +331,7 @@ async function main(): Promise<void> {
     prune: values.prune,
     pruneAge: values['prune-age'] === 'log' ? 'log' : values['prune-age'] === 'uniform' ? 'uniform' : badPruneAge(values['prune-age']),
     overwritePercent: parsePercent(values.overwrite),
+    absentReads: parseAbsentReads(values['absent-reads']!),
     tuning: parseLevelTuning(values.level),
     levelSpec: values.level,
     reads: parsePositiveInt(values.reads, '--reads'),

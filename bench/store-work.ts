@@ -3,19 +3,22 @@ import { seriesIn } from './labelled-series.js';
 /** What one LevelDB store of a validator had done at one scrape. */
 export interface StoreWork {
   readonly pointReads: number;
+  /** Reads answered absent by the store's key filter, without LevelDB (`chain_store_reads_skipped_total`). */
+  readonly skippedReads: number;
   readonly compactionReadBytes: number;
   readonly compactionWrittenBytes: number;
 }
 
 /** `chain_store_point_reads_total` and `chain_store_compaction_bytes_total` of a /metrics text, by store (chain, tree). */
 export function storeWorkIn(text: string): Map<string, StoreWork> {
-  const out = new Map<string, { pointReads: number; compactionReadBytes: number; compactionWrittenBytes: number }>();
+  const out = new Map<string, { pointReads: number; skippedReads: number; compactionReadBytes: number; compactionWrittenBytes: number }>();
   const of = (store: string) => {
     let w = out.get(store);
-    if (!w) out.set(store, (w = { pointReads: 0, compactionReadBytes: 0, compactionWrittenBytes: 0 }));
+    if (!w) out.set(store, (w = { pointReads: 0, skippedReads: 0, compactionReadBytes: 0, compactionWrittenBytes: 0 }));
     return w;
   };
   for (const s of seriesIn(text, 'chain_store_point_reads_total')) of(s.labels.get('store') ?? '').pointReads = s.value;
+  for (const s of seriesIn(text, 'chain_store_reads_skipped_total')) of(s.labels.get('store') ?? '').skippedReads = s.value;
   for (const s of seriesIn(text, 'chain_store_compaction_bytes_total')) {
     const w = of(s.labels.get('store') ?? '');
     if (s.labels.get('direction') === 'read') w.compactionReadBytes = s.value;
@@ -32,12 +35,13 @@ export function storeWorkIn(text: string): Map<string, StoreWork> {
  */
 export function formatStoreWork(before: ReadonlyArray<ReadonlyMap<string, StoreWork>>, after: ReadonlyArray<ReadonlyMap<string, StoreWork>>, txs: number, what: string): string {
   if (txs <= 0 || after.length === 0) return `LevelDB work: no ${what} to divide by`;
-  const sums = new Map<string, { reads: number; read: number; written: number }>();
+  const sums = new Map<string, { reads: number; skipped: number; read: number; written: number }>();
   after.forEach((stores, i) => {
     for (const [store, end] of stores) {
-      const start = before[i]?.get(store) ?? { pointReads: 0, compactionReadBytes: 0, compactionWrittenBytes: 0 };
-      const sum = sums.get(store) ?? { reads: 0, read: 0, written: 0 };
+      const start = before[i]?.get(store) ?? { pointReads: 0, skippedReads: 0, compactionReadBytes: 0, compactionWrittenBytes: 0 };
+      const sum = sums.get(store) ?? { reads: 0, skipped: 0, read: 0, written: 0 };
       sum.reads += end.pointReads - start.pointReads;
+      sum.skipped += end.skippedReads - start.skippedReads;
       sum.read += end.compactionReadBytes - start.compactionReadBytes;
       sum.written += end.compactionWrittenBytes - start.compactionWrittenBytes;
       sums.set(store, sum);
@@ -47,6 +51,6 @@ export function formatStoreWork(before: ReadonlyArray<ReadonlyMap<string, StoreW
   const per = txs * after.length;
   const parts = [...sums]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([store, s]) => `${store} store ${(s.reads / per).toFixed(2)} point reads, compaction ${(s.read / per / 1024).toFixed(1)} KB read / ${(s.written / per / 1024).toFixed(1)} KB written`);
-  return `LevelDB per ${what}, per validator (chain_store_point_reads_total, chain_store_compaction_bytes_total): ${parts.join('; ')}`;
+    .map(([store, s]) => `${store} store ${(s.reads / per).toFixed(2)} point reads${s.skipped > 0 ? ` (${(s.skipped / per).toFixed(2)} more answered absent by its key filter)` : ''}, compaction ${(s.read / per / 1024).toFixed(1)} KB read / ${(s.written / per / 1024).toFixed(1)} KB written`);
+  return `LevelDB per ${what}, per validator (chain_store_point_reads_total, chain_store_reads_skipped_total, chain_store_compaction_bytes_total): ${parts.join('; ')}`;
 }

@@ -29,7 +29,7 @@ export class NodeMetrics {
   /** Set by the node: whether its state tree's upper levels are still being read in (tree-warm-up.ts). */
   treeWarming: () => boolean = () => false;
   /** Set by the node once its store is open: what each LevelDB store has done (files per level, point reads, compaction). */
-  storeWork: () => ReadonlyArray<{ readonly store: string } & LevelWork> = () => [];
+  storeWork: () => ReadonlyArray<{ readonly store: string; readonly skippedReads: number } & LevelWork> = () => [];
   /** Set by the node: what an operator watches of consensus (connected peers, the round of the height in progress, blocks behind). */
   consensusView: () => { peers: number; round: number; behind: number } = () => ({ peers: 0, round: 0, behind: 0 });
 
@@ -73,6 +73,9 @@ export class NodeMetrics {
     );
     labelled('chain_store_point_reads_total', 'keys point-read from each LevelDB store since start, found or not (get, each key of a getMany, snapshot gets; every caller: state values, address totals, tree nodes, root records, blocks read over RPC): what the libuv pool and the main thread copy for a block', ['store'], () =>
       this.storeWork().map(({ store, pointReads }) => [{ store }, pointReads] as const),
+    );
+    labelled('chain_store_reads_skipped_total', 'reads of state entries and address totals the chain store answered absent from its filter of the keys it holds, without asking LevelDB (presence-filtered-store.ts)', ['store'], () =>
+      this.storeWork().map(({ store, skippedReads }) => [{ store }, skippedReads] as const),
     );
     labelled('chain_store_compaction_bytes_total', "bytes each store's LevelDB background thread read and wrote flushing and compacting since start (whole MB, from leveldb.stats)", ['store', 'direction'], () =>
       this.storeWork().flatMap(({ store, compactionReadBytes, compactionWrittenBytes }) => [[{ store, direction: 'read' }, compactionReadBytes] as const, [{ store, direction: 'written' }, compactionWrittenBytes] as const]),

@@ -5,6 +5,7 @@ import type { KvOp, KvStore } from '../state/kv.js';
 import { metaKey, PREFIX, prefixEnd, TREE_VERSIONED_NODES } from './keys.js';
 import { LevelStore, type LevelWork } from './level-store.js';
 import { PrefixRoutedStore } from './prefix-routed-store.js';
+import { PresenceFilteredStore } from './presence-filtered-store.js';
 
 /** The data directory's LevelDB stores: everything but the state tree, and the state tree's nodes. */
 export const CHAIN_STORE_DIR = 'chain';
@@ -20,6 +21,11 @@ export const TREE_STORE_DIR = 'tree';
 export type StoreLayout = 'one-store' | 'tree-nodes-apart';
 
 const LAYOUT_KEY = metaKey('store-layout');
+/**
+ * State entries and address totals: the families a transfer reads by key, mostly absent at 10^6
+ * accounts, which the chain store answers from a filter of its keys (presence-filtered-store.ts).
+ */
+const ABSENT_READS_FILTERED = [utf8Bytes(PREFIX.state), utf8Bytes(PREFIX.totals)];
 /*
  * What the tree store holds: the nodes updates store, keyed by version (`TREE_VERSIONED_NODES`).
  * The root records (one per block, keyed by the root's hash, so at random places) stay in the
@@ -41,7 +47,7 @@ export interface ChainStores {
   readonly kv: KvStore;
   readonly layout: StoreLayout;
   /** What each store's LevelDB has done since it opened (`chain_store_files`, `chain_store_point_reads_total`, `chain_store_compaction_bytes_total`). */
-  work(): Array<{ readonly store: string } & LevelWork>;
+  work(): Array<{ readonly store: string; readonly skippedReads: number } & LevelWork>;
 }
 
 /**
@@ -65,7 +71,7 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
   const main = await LevelStore.open(chainDir);
   try {
     const recorded = await main.get(LAYOUT_KEY);
-    if (recorded === undefined && (await holdsChainData(main))) return oneStore(main);
+    if (recorded === undefined && (await holdsChainData(main))) return await oneStore(main);
     const layout = recorded === undefined ? LAYOUT : new TextDecoder().decode(recorded);
     if (layout !== LAYOUT && layout !== MORNING_LAYOUT) throw new Error(`${chainDir} records a store layout this build does not know (${JSON.stringify(layout)}): was it written by a newer build?`);
     const missingTree = (): Error => new Error(`${treeDir} is missing: this data directory keeps its state tree there; restore it together with ${chainDir} from the same backup`);
@@ -88,13 +94,20 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
       await tree.close();
       throw e;
     }
+    let chain: PresenceFilteredStore;
+    try {
+      chain = await PresenceFilteredStore.open(main, ABSENT_READS_FILTERED);
+    } catch (e) {
+      await tree.close();
+      throw e;
+    }
     return {
       // The marks: a meta key of their own, and the bare prefix, which no node key equals.
-      kv: new PrefixRoutedStore(main, tree, TREE_VERSIONED_NODES, { main: metaKey('sync-mark'), side: TREE_VERSIONED_NODES }),
+      kv: new PrefixRoutedStore(chain, tree, TREE_VERSIONED_NODES, { main: metaKey('sync-mark'), side: TREE_VERSIONED_NODES }),
       layout: LAYOUT,
       work: () => [
-        { store: CHAIN_STORE_DIR, ...main.work() },
-        { store: TREE_STORE_DIR, ...tree.work() },
+        { store: CHAIN_STORE_DIR, skippedReads: chain.skipped, ...main.work() },
+        { store: TREE_STORE_DIR, skippedReads: 0, ...tree.work() },
       ],
     };
   } catch (e) {
@@ -103,8 +116,9 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
   }
 }
 
-function oneStore(main: LevelStore): ChainStores {
-  return { kv: main, layout: 'one-store', work: () => [{ store: CHAIN_STORE_DIR, ...main.work() }] };
+async function oneStore(main: LevelStore): Promise<ChainStores> {
+  const chain = await PresenceFilteredStore.open(main, ABSENT_READS_FILTERED);
+  return { kv: chain, layout: 'one-store', work: () => [{ store: CHAIN_STORE_DIR, skippedReads: chain.skipped, ...main.work() }] };
 }
 
 async function holdsChainData(main: LevelStore): Promise<boolean> {
