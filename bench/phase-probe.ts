@@ -33,7 +33,7 @@ export interface PhaseResources {
   readonly loopP99Ms: readonly number[];
   readonly loopMaxMs: readonly number[];
   readonly gc: readonly GcPausesByKind[];
-  /** Per validator, committed state keys read from LevelDB over the phase (chain_state_reads_total). */
+  /** Per validator, committed state keys read from the store over the phase (chain_state_reads_total). */
   readonly stateReads: ReadonlyArray<readonly StateReadSample[]>;
   /** Per validator, its block steps and LevelDB files at the start and at the end of the phase. */
   readonly blockSteps: { readonly before: readonly BlockStepsReading[]; readonly after: readonly BlockStepsReading[] };

@@ -1,7 +1,7 @@
 import { seriesIn } from './labelled-series.js';
 
 /**
- * The validators' `chain_state_reads_total` (committed state keys read from LevelDB, by how and
+ * The validators' `chain_state_reads_total` (committed state keys read from the store, by how and
  * by family) as reads per transaction on chain: what a read-ahead saves shows here as a count,
  * which repeats between runs, where the rates it moves are within the machine's noise.
  */
@@ -36,7 +36,7 @@ export function formatStateReads(perValidator: ReadonlyArray<readonly StateReadS
   const per = (n: number): string => (n / (txs * perValidator.length)).toFixed(2);
   const rows = [...sums.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const totals = [...byVia.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([via, n]) => `${via} ${per(n)}`);
-  return `state keys read from LevelDB per ${what}, per validator (cache misses; chain_state_reads_total): ${totals.join(', ')}; by family: ${rows.map(([k, n]) => `${k} ${per(n)}`).join(', ')}`;
+  return `state keys read from the store per ${what}, per validator (cache misses, some answered by the chain store's key filter; chain_state_reads_total): ${totals.join(', ')}; by family: ${rows.map(([k, n]) => `${k} ${per(n)}`).join(', ')}`;
 }
 
 /** The reads between two scrapes of one validator (a series absent before counts from 0). */

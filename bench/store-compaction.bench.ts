@@ -225,8 +225,9 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
       writeMs.push(performance.now() - w0);
       const m1 = mainThreadSched(process.pid);
       if (m0 !== null && m1 !== null) mainMs += m1.runMs - m0.runMs;
-      // Random 32-byte keys: never written, found in no table, so each lookup consults a file a level.
-      if (o.absentReads > 0) await store.getMany(Array.from({ length: Math.round(o.absentReads * o.perBlock) }, () => absentRng.bytes(KEY_BYTES)));
+      // Keys never written inside the stored range, so each lookup consults a file a level: random 32
+      // bytes, or for the sequential layout a stored record's block and index with another tail.
+      if (o.absentReads > 0) await store.getMany(Array.from({ length: Math.round(o.absentReads * o.perBlock) }, () => absentKey(layout, keys, absentRng)));
     }
     const phaseMs = performance.now() - t;
     selfThreadRunNs(perThread, 1);
@@ -294,6 +295,12 @@ function parsePercent(text: string): number {
 
 function badPruneAge(text: string): never {
   throw new Error(`--prune-age: uniform or log, got "${text}"`);
+}
+
+function absentKey(layout: Layout, keys: KeyLog, rng: Prng): Uint8Array {
+  const key = rng.bytes(KEY_BYTES);
+  if (layout === 'sequential') key.set(keys.pickLive(() => rng.below(keys.count), false).subarray(0, 12));
+  return key;
 }
 
 function parseAbsentReads(text: string): number {

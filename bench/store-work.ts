@@ -9,7 +9,7 @@ export interface StoreWork {
   readonly compactionWrittenBytes: number;
 }
 
-/** `chain_store_point_reads_total` and `chain_store_compaction_bytes_total` of a /metrics text, by store (chain, tree). */
+/** `chain_store_point_reads_total`, `chain_store_reads_skipped_total` and `chain_store_compaction_bytes_total` of a /metrics text, by store (chain, tree). */
 export function storeWorkIn(text: string): Map<string, StoreWork> {
   const out = new Map<string, { pointReads: number; skippedReads: number; compactionReadBytes: number; compactionWrittenBytes: number }>();
   const of = (store: string) => {

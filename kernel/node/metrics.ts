@@ -57,7 +57,7 @@ export class NodeMetrics {
     };
     labelled(
       'chain_state_reads_total',
-      "committed state keys point-read from LevelDB (cache misses; scans and snapshot reads are not counted): via 'single' (one awaited read) or 'prefetch' (a block's or relay batch's read-ahead), by family (the key's first segment: acct, acctkey, a plugin's name)",
+      "committed state keys read from the store on a cache miss (some answered by the chain store's key filter, chain_store_reads_skipped_total; scans and snapshot reads are not counted): via 'single' (one awaited read) or 'prefetch' (a block's or relay batch's read-ahead), by family (the key's first segment: acct, acctkey, a plugin's name)",
       ['via', 'family'],
       () => this.stateReads().map((r) => [{ via: r.via, family: r.family }, r.reads] as const),
     );
@@ -74,7 +74,7 @@ export class NodeMetrics {
     labelled('chain_store_point_reads_total', 'keys point-read from each LevelDB store since start, found or not (get, each key of a getMany, snapshot gets; every caller: state values, address totals, tree nodes, root records, blocks read over RPC): what the libuv pool and the main thread copy for a block', ['store'], () =>
       this.storeWork().map(({ store, pointReads }) => [{ store }, pointReads] as const),
     );
-    labelled('chain_store_reads_skipped_total', 'reads of state entries and address totals the chain store answered absent from its filter of the keys it holds, without asking LevelDB (presence-filtered-store.ts)', ['store'], () =>
+    labelled('chain_store_reads_skipped_total', 'reads of state entries and address totals the chain store answered absent from its filter of the keys it holds, without asking LevelDB (presence-filtered-store.ts; the tree store has no filter: always 0)', ['store'], () =>
       this.storeWork().map(({ store, skippedReads }) => [{ store }, skippedReads] as const),
     );
     labelled('chain_store_compaction_bytes_total', "bytes each store's LevelDB background thread read and wrote flushing and compacting since start (whole MB, from leveldb.stats)", ['store', 'direction'], () =>

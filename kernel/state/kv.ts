@@ -38,6 +38,11 @@ export interface KvSnapshot extends KvReader {
 
 export interface KvStore extends KvReader {
   iterate(options: KvIterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /**
+   * Optional: the keys alone, in the order `iterate` gives them, a run of up to a thousand at a
+   * time: a scan of millions that needs no value, and no promise per key.
+   */
+  keyRuns?(options: KvIterateOptions): AsyncIterable<readonly Uint8Array[]>;
   /** A consistent view of the store as it is now. */
   snapshot(): KvSnapshot;
   /**

@@ -77,6 +77,39 @@ test('a data directory written before the layout existed stays in one store, unt
   }
 });
 
+test('in either layout, state entries and totals written through the stores read back, before and after a reopen, and the filter answers only keys never written', async (t) => {
+  for (const layout of ['tree-nodes-apart', 'one-store'] as const) {
+    const dir = dataDir(t);
+    if (layout === 'one-store') {
+      const old = await LevelStore.open(join(dir, 'chain'));
+      await old.write([{ type: 'put', key: bytes('m/chain'), value: bytes('head') }], true);
+      await old.close();
+    }
+    const keys = Array.from({ length: 300 }, (_, i) => (i % 2 === 0 ? `s/acct/chain:${i}` : `at/chain:${i}`));
+    let stores = await openChainStores(dir);
+    assert.equal(stores.layout, layout);
+    await stores.kv.write(keys.map((k) => ({ type: 'put' as const, key: bytes(k), value: bytes(`v${k}`) })), true);
+    await stores.kv.write([{ type: 'del', key: bytes(keys[0]!) }], true);
+    for (let reopened = 0; reopened < 2; reopened++) {
+      const many = await stores.kv.getMany!(keys.map(bytes));
+      keys.forEach((k, i) => {
+        const want = i === 0 ? undefined : `v${k}`;
+        assert.equal(text(many[i]), want, `${layout} ${k}`);
+      });
+      for (const k of keys.slice(0, 20)) assert.equal(text(await stores.kv.get(bytes(k))), k === keys[0] ? undefined : `v${k}`, `${layout} ${k}`);
+      const chain = (): { skippedReads: number; pointReads: number } => stores.work().find((w) => w.store === 'chain')!;
+      const before = chain();
+      assert.equal(await stores.kv.get(bytes('s/acct/chain:never')), undefined);
+      assert.equal(await stores.kv.get(bytes('at/chain:never')), undefined);
+      assert.equal(chain().skippedReads - before.skippedReads, 2, `${layout}: keys never written are answered by the filter`);
+      assert.equal(chain().pointReads, before.pointReads, `${layout}: without a LevelDB read`);
+      await stores.kv.close();
+      stores = await openChainStores(dir);
+    }
+    await stores.kv.close();
+  }
+});
+
 test('a directory with its tree apart whose tree store is gone, or whose layout is unknown, is refused with what to do', async (t) => {
   const dir = dataDir(t);
   const stores = await openChainStores(dir);

@@ -46,7 +46,7 @@ export interface ChainStores {
   /** The stores as one key space, which is what `ChainStore` and the state tree read and write. */
   readonly kv: KvStore;
   readonly layout: StoreLayout;
-  /** What each store's LevelDB has done since it opened (`chain_store_files`, `chain_store_point_reads_total`, `chain_store_compaction_bytes_total`). */
+  /** What each store's LevelDB has done since it opened, and the reads the chain store's key filter answered (`chain_store_files`, `chain_store_point_reads_total`, `chain_store_reads_skipped_total`, `chain_store_compaction_bytes_total`). */
   work(): Array<{ readonly store: string; readonly skippedReads: number } & LevelWork>;
 }
 

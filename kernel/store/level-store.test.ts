@@ -134,3 +134,19 @@ test('LevelStore work: point reads counted per key, found or not, and compaction
   assert.equal(work.files.reduce((a, b) => a + b, 0), 1, 'the flush wrote one table');
   assert.ok(work.compactionWrittenBytes >= 1024 * 1024, `flushed bytes counted: ${work.compactionWrittenBytes}`);
 });
+
+test('LevelStore keyRuns: the keys of a range in order, a run at a time, without their values', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'level-store-keys-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = await LevelStore.open(dir);
+  t.after(() => db.close());
+  const many = Array.from({ length: 2_500 }, (_, i) => `s/${String(i).padStart(5, '0')}`);
+  await db.write([...many, 't/a', 'r/z'].map((k) => ({ type: 'put' as const, key: bytes(k), value: bytes(`v${k}`) })), true);
+  const runs: string[][] = [];
+  for await (const run of db.keyRuns({ gte: bytes('s/'), lt: bytes('s0') })) runs.push(run.map((k) => text(k)!));
+  assert.deepEqual(runs.flat(), many);
+  assert.ok(runs.length >= 3 && runs.every((r) => r.length > 0 && r.length <= 1_000), `runs of ${runs.map((r) => r.length).join(', ')}`);
+  const reversed: string[] = [];
+  for await (const run of db.keyRuns({ gte: bytes('s/'), lt: bytes('s0'), reverse: true, limit: 2 })) reversed.push(...run.map((k) => text(k)!));
+  assert.deepEqual(reversed, [many[2_499], many[2_498]]);
+});

@@ -52,9 +52,17 @@ export class PresenceFilteredStore implements KvStore {
     const fill = async (presence: KeyPresence): Promise<number> => {
       let count = 0;
       for (const prefix of prefixes) {
-        for await (const [key] of inner.iterate({ gte: prefix, lt: prefixEnd(prefix) })) {
-          presence.add(key);
-          count++;
+        const range = { gte: prefix, lt: prefixEnd(prefix) };
+        if (inner.keyRuns) {
+          for await (const run of inner.keyRuns(range)) {
+            for (const key of run) presence.add(key);
+            count += run.length;
+          }
+        } else {
+          for await (const [key] of inner.iterate(range)) {
+            presence.add(key);
+            count++;
+          }
         }
       }
       return count;
@@ -106,6 +114,10 @@ export class PresenceFilteredStore implements KvStore {
     return this.inner.iterate(options);
   }
 
+  keyRuns(options: KvIterateOptions): AsyncIterable<readonly Uint8Array[]> {
+    return this.inner.keyRuns ? this.inner.keyRuns(options) : runsOf(this.inner.iterate(options));
+  }
+
   /** Reads through a snapshot ask the store: it may predate keys this filter knows, never lack one it held. */
   snapshot(): KvSnapshot {
     return this.inner.snapshot();
@@ -119,4 +131,8 @@ export class PresenceFilteredStore implements KvStore {
   close(): Promise<void> {
     return this.inner.close();
   }
+}
+
+async function* runsOf(entries: AsyncIterable<[Uint8Array, Uint8Array]>): AsyncIterable<readonly Uint8Array[]> {
+  for await (const [key] of entries) yield [key];
 }
