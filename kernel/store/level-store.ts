@@ -41,6 +41,16 @@ export interface LevelWork {
 
 const MB = 1024 * 1024;
 
+/** A KvStore range as classic-level's iterator options (no bound where none is given, no limit by default). */
+function levelRange(options: KvIterateOptions): { gte?: Uint8Array; lt?: Uint8Array; reverse: boolean; limit: number } {
+  return {
+    ...(options.gte ? { gte: options.gte } : {}),
+    ...(options.lt ? { lt: options.lt } : {}),
+    reverse: options.reverse ?? false,
+    limit: options.limit ?? -1,
+  };
+}
+
 /** classic-level (LevelDB) behind the KvStore surface, with binary keys and values. */
 export class LevelStore implements KvStore {
   /** Each read is a trip through libuv's pool and a value copied into a Buffer: the count says how many a block costs. */
@@ -110,12 +120,7 @@ export class LevelStore implements KvStore {
 
   /** LevelDB's key iterator, `KEY_RUN` keys a call: the values are neither copied nor handed over. */
   async *keyRuns(options: KvIterateOptions): AsyncIterable<readonly Uint8Array[]> {
-    const it = this.db.keys({
-      ...(options.gte ? { gte: options.gte } : {}),
-      ...(options.lt ? { lt: options.lt } : {}),
-      reverse: options.reverse ?? false,
-      limit: options.limit ?? -1,
-    });
+    const it = this.db.keys(levelRange(options));
     try {
       for (;;) {
         const run = await it.nextv(KEY_RUN);
@@ -128,13 +133,7 @@ export class LevelStore implements KvStore {
   }
 
   private async *iterateAt(options: KvIterateOptions, snapshot: ReturnType<ClassicLevel<Uint8Array, Uint8Array>['snapshot']> | undefined): AsyncIterable<[Uint8Array, Uint8Array]> {
-    const it = this.db.iterator({
-      ...(options.gte ? { gte: options.gte } : {}),
-      ...(options.lt ? { lt: options.lt } : {}),
-      reverse: options.reverse ?? false,
-      limit: options.limit ?? -1,
-      ...(snapshot ? { snapshot } : {}),
-    });
+    const it = this.db.iterator({ ...levelRange(options), ...(snapshot ? { snapshot } : {}) });
     try {
       for await (const [k, v] of it) yield [k, v];
     } finally {

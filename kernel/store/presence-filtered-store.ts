@@ -3,6 +3,9 @@ import type { KvIterateOptions, KvOp, KvSnapshot, KvStore } from '../state/kv.js
 import { KeyPresence } from './key-presence.js';
 import { prefixEnd } from './keys.js';
 
+/** What the smallest filter is sized for (KeyPresence's least size, 2^25 bits). */
+const SMALLEST_FILTER_KEYS = 1 << 20;
+
 /**
  * A store that answers "absent" for a key under one of `prefixes` that it knows was never written,
  * without asking the store below, and asks it for everything else.
@@ -23,9 +26,6 @@ import { prefixEnd } from './keys.js';
  * exactly the store's, and a write path that bypassed this class would be the one way to break it:
  * the chain's data directory hands only this class to everything that writes those prefixes.
  */
-/** What the smallest filter is sized for (KeyPresence's least size, 2^25 bits). */
-const SMALLEST_FILTER_KEYS = 1 << 20;
-
 export class PresenceFilteredStore implements KvStore {
   /** Reads answered here, without a read of the store below. */
   skipped = 0;
@@ -52,17 +52,9 @@ export class PresenceFilteredStore implements KvStore {
     const fill = async (presence: KeyPresence): Promise<number> => {
       let count = 0;
       for (const prefix of prefixes) {
-        const range = { gte: prefix, lt: prefixEnd(prefix) };
-        if (inner.keyRuns) {
-          for await (const run of inner.keyRuns(range)) {
-            for (const key of run) presence.add(key);
-            count += run.length;
-          }
-        } else {
-          for await (const [key] of inner.iterate(range)) {
-            presence.add(key);
-            count++;
-          }
+        for await (const run of keyRunsOf(inner, { gte: prefix, lt: prefixEnd(prefix) })) {
+          for (const key of run) presence.add(key);
+          count += run.length;
         }
       }
       return count;
@@ -114,10 +106,6 @@ export class PresenceFilteredStore implements KvStore {
     return this.inner.iterate(options);
   }
 
-  keyRuns(options: KvIterateOptions): AsyncIterable<readonly Uint8Array[]> {
-    return this.inner.keyRuns ? this.inner.keyRuns(options) : runsOf(this.inner.iterate(options));
-  }
-
   /** Reads through a snapshot ask the store: it may predate keys this filter knows, never lack one it held. */
   snapshot(): KvSnapshot {
     return this.inner.snapshot();
@@ -133,6 +121,11 @@ export class PresenceFilteredStore implements KvStore {
   }
 }
 
-async function* runsOf(entries: AsyncIterable<[Uint8Array, Uint8Array]>): AsyncIterable<readonly Uint8Array[]> {
-  for await (const [key] of entries) yield [key];
+/** A store's keys a run at a time: its own `keyRuns` where it has one, else its entries' keys one by one. */
+async function* keyRunsOf(store: KvStore, range: KvIterateOptions): AsyncIterable<readonly Uint8Array[]> {
+  if (store.keyRuns) {
+    yield* store.keyRuns(range);
+    return;
+  }
+  for await (const [key] of store.iterate(range)) yield [key];
 }
