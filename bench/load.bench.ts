@@ -342,12 +342,13 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
     // minutes of reads at 10^7 keys: a phase run meanwhile would time that one-off, not the transfers.
     const warmWaitFrom = performance.now();
     // Every 500 ms: a /metrics answer costs a validator CPU the warm-up would otherwise have.
-    const warming = async (): Promise<boolean> => (await Promise.all(c.nodes.map(async (n) => valuesIn(await metricsText(n.url, 10_000), ['chain_tree_warming'])[0]))).some((v) => v === 1);
+    // The chain store's key scan (presence-filtered-store.ts) runs beside it too, seconds at 10^6.
+    const warming = async (): Promise<boolean> => (await Promise.all(c.nodes.map(async (n) => valuesIn(await metricsText(n.url, 10_000), ['chain_tree_warming', 'chain_store_key_scanning'])))).some((vs) => vs.some((v) => v === 1));
     while (await warming()) {
       if (performance.now() - warmWaitFrom > 900_000) throw new Error("timed out after 900 s waiting for the validators' state tree warm-up");
       await sleep(500);
     }
-    console.log(`state tree's upper levels read in by every validator ${((performance.now() - startedAt) / 1000).toFixed(1)} s after the processes were started (waited ${((performance.now() - warmWaitFrom) / 1000).toFixed(1)} s after pre-signing); peak RSS per validator so far (MiB): ${peakRssMiB(c).map((x) => (x === null ? 'n/a' : x.toFixed(0))).join(', ')}`);
+    console.log(`state tree's upper levels and the chain store's keys read in by every validator ${((performance.now() - startedAt) / 1000).toFixed(1)} s after the processes were started (waited ${((performance.now() - warmWaitFrom) / 1000).toFixed(1)} s after pre-signing); peak RSS per validator so far (MiB): ${peakRssMiB(c).map((x) => (x === null ? 'n/a' : x.toFixed(0))).join(', ')}`);
     if (restSeconds > 0) await watchAtRest(c.nodes.map((n) => ({ url: n.url, pid: n.proc?.pid })), restSeconds);
     // Flat out's lanes per pool, so a timed phase goes on where a flat-out warm-up from the same pool stopped.
     const cursors = new Map<number, FlatOutCursor>();

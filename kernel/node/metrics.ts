@@ -28,6 +28,8 @@ export class NodeMetrics {
   admissionsHeld: () => number = () => 0;
   /** Set by the node: whether its state tree's upper levels are still being read in (tree-warm-up.ts). */
   treeWarming: () => boolean = () => false;
+  /** Set by the node once its store is open: whether the chain store still scans its keys into its filter. */
+  storeKeyScanning: () => boolean = () => false;
   /** Set by the node once its store is open: what each LevelDB store has done (files per level, point reads, compaction). */
   storeWork: () => ReadonlyArray<{ readonly store: string; readonly skippedReads: number } & LevelWork> = () => [];
   /** Set by the node: what an operator watches of consensus (connected peers, the round of the height in progress, blocks behind). */
@@ -48,6 +50,8 @@ export class NodeMetrics {
     new Gauge({ name: 'chain_admissions_held_total', help: 'submissions and relayed transactions whose admission waited for this node to finish validating, executing or storing a block', registers: [this.registry], collect() { this.set(held()); } });
     const warming = (): boolean => this.treeWarming();
     new Gauge({ name: 'chain_tree_warming', help: "1 while the node reads its state tree's upper levels into memory after a start (blocks read more tree nodes from LevelDB until it ends), else 0", registers: [this.registry], collect() { this.set(warming() ? 1 : 0); } });
+    const keyScanning = (): boolean => this.storeKeyScanning();
+    new Gauge({ name: 'chain_store_key_scanning', help: "1 while the chain store reads its keys into its filter after a start (until it ends, reads of absent state keys and totals go to LevelDB: chain_store_reads_skipped_total stays 0), else 0", registers: [this.registry], collect() { this.set(keyScanning() ? 1 : 0); } });
     const view = (): { peers: number; round: number; behind: number } => this.consensusView();
     new Gauge({ name: 'chain_peers', help: 'connected P2P peers', registers: [this.registry], collect() { this.set(view().peers); } });
     new Gauge({ name: 'chain_consensus_round', help: 'round of the height in progress (above 0: a proposer missed or votes were slow)', registers: [this.registry], collect() { this.set(view().round); } });

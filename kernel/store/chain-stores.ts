@@ -5,7 +5,7 @@ import type { KvOp, KvStore } from '../state/kv.js';
 import { metaKey, PREFIX, prefixEnd, TREE_VERSIONED_NODES } from './keys.js';
 import { LevelStore, type LevelWork } from './level-store.js';
 import { PrefixRoutedStore } from './prefix-routed-store.js';
-import { PresenceFilteredStore } from './presence-filtered-store.js';
+import { type KeyScanOutcome, PresenceFilteredStore } from './presence-filtered-store.js';
 
 /** The data directory's LevelDB stores: everything but the state tree, and the state tree's nodes. */
 export const CHAIN_STORE_DIR = 'chain';
@@ -46,6 +46,10 @@ export interface ChainStores {
   /** The stores as one key space, which is what `ChainStore` and the state tree read and write. */
   readonly kv: KvStore;
   readonly layout: StoreLayout;
+  /** How the chain store's start-up scan of its keys ended (it runs beside the node's start; until it ends every read goes to LevelDB). */
+  readonly keyScan: Promise<KeyScanOutcome>;
+  /** True until that scan ends (`chain_store_key_scanning`). */
+  keyScanning(): boolean;
   /** What each store's LevelDB has done since it opened, and the reads the chain store's key filter answered (`chain_store_files`, `chain_store_point_reads_total`, `chain_store_reads_skipped_total`, `chain_store_compaction_bytes_total`). */
   work(): Array<{ readonly store: string; readonly skippedReads: number } & LevelWork>;
 }
@@ -71,7 +75,7 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
   const main = await LevelStore.open(chainDir);
   try {
     const recorded = await main.get(LAYOUT_KEY);
-    if (recorded === undefined && (await holdsChainData(main))) return await oneStore(main);
+    if (recorded === undefined && (await holdsChainData(main))) return oneStore(main);
     const layout = recorded === undefined ? LAYOUT : new TextDecoder().decode(recorded);
     if (layout !== LAYOUT && layout !== MORNING_LAYOUT) throw new Error(`${chainDir} records a store layout this build does not know (${JSON.stringify(layout)}): was it written by a newer build?`);
     const missingTree = (): Error => new Error(`${treeDir} is missing: this data directory keeps its state tree there; restore it together with ${chainDir} from the same backup`);
@@ -94,17 +98,13 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
       await tree.close();
       throw e;
     }
-    let chain: PresenceFilteredStore;
-    try {
-      chain = await PresenceFilteredStore.open(main, ABSENT_READS_FILTERED);
-    } catch (e) {
-      await tree.close();
-      throw e;
-    }
+    const chain = new PresenceFilteredStore(main, ABSENT_READS_FILTERED);
     return {
       // The marks: a meta key of their own, and the bare prefix, which no node key equals.
       kv: new PrefixRoutedStore(chain, tree, TREE_VERSIONED_NODES, { main: metaKey('sync-mark'), side: TREE_VERSIONED_NODES }),
       layout: LAYOUT,
+      keyScan: chain.scanned,
+      keyScanning: () => chain.scanning,
       work: () => [
         { store: CHAIN_STORE_DIR, skippedReads: chain.skipped, ...main.work() },
         { store: TREE_STORE_DIR, skippedReads: 0, ...tree.work() },
@@ -116,9 +116,9 @@ export async function openChainStores(dataDir: string): Promise<ChainStores> {
   }
 }
 
-async function oneStore(main: LevelStore): Promise<ChainStores> {
-  const chain = await PresenceFilteredStore.open(main, ABSENT_READS_FILTERED);
-  return { kv: chain, layout: 'one-store', work: () => [{ store: CHAIN_STORE_DIR, skippedReads: chain.skipped, ...main.work() }] };
+function oneStore(main: LevelStore): ChainStores {
+  const chain = new PresenceFilteredStore(main, ABSENT_READS_FILTERED);
+  return { kv: chain, layout: 'one-store', keyScan: chain.scanned, keyScanning: () => chain.scanning, work: () => [{ store: CHAIN_STORE_DIR, skippedReads: chain.skipped, ...main.work() }] };
 }
 
 async function holdsChainData(main: LevelStore): Promise<boolean> {

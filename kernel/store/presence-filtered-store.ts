@@ -6,6 +6,14 @@ import { prefixEnd } from './keys.js';
 /** What the smallest filter is sized for (KeyPresence's least size, 2^25 bits). */
 const SMALLEST_FILTER_KEYS = 1 << 20;
 
+/** How the start-up scan of a store's keys ended. */
+export type KeyScanOutcome =
+  | { readonly state: 'done'; readonly keys: number; readonly passes: number; readonly seconds: number }
+  /** The store closed before the scan ended. */
+  | { readonly state: 'stopped' }
+  /** The filter never answers: every read goes to the store, as without it. */
+  | { readonly state: 'failed'; readonly error: Error };
+
 /**
  * A store that answers "absent" for a key under one of `prefixes` that it knows was never written,
  * without asking the store below, and asks it for everything else.
@@ -20,52 +28,86 @@ const SMALLEST_FILTER_KEYS = 1 << 20;
  * a write took a 10^6-key store from 0.2–0.5 to 7.5–7.7 KB compacted a write (docs/performance.md,
  * "Absent keys, and what reading them costs LevelDB").
  *
- * What it knows: every key under the prefixes that the store held when `open` scanned it, and every
- * key a write has put since (added before the write is handed down, so a read racing the write
- * asks the store). Deletes leave a key known, which only costs a read. So an "absent" answer is
- * exactly the store's, and a write path that bypassed this class would be the one way to break it:
- * the chain's data directory hands only this class to everything that writes those prefixes.
+ * What it knows: every key under the prefixes that the store held when its scan read them, and
+ * every key a write has put since. The scan runs beside everything else from construction on (at
+ * 10^6 accounts a few seconds a validator's restart would otherwise wait for), and until it ends
+ * the filter answers nothing, so every read goes to the store. A write adds its keys to the
+ * filter being filled, or answering, both before it is handed down (so a read racing it asks the
+ * store) and once it has landed (so a key the scan's iterator, opened before the write landed, did
+ * not see is in the filter before the writer goes on). So an "absent" answer is exactly the
+ * store's for every read that does not race a write of its key, and a write path that bypassed
+ * this class would be the one way to break it: the chain's data directory hands only this class to
+ * everything that writes those prefixes. Deletes leave a key known, which only costs a read.
  */
 export class PresenceFilteredStore implements KvStore {
   /** Reads answered here, without a read of the store below. */
   skipped = 0;
+  /** Settles (never rejects) when the start-up scan has ended, however it ended. */
+  readonly scanned: Promise<KeyScanOutcome>;
 
   /** The store's own, when it has them (a caller tells by their presence what the store can do). */
   readonly settle?: (range: { readonly gte: Uint8Array; readonly lt: Uint8Array }) => Promise<void>;
   readonly flush?: () => Promise<void>;
 
-  private constructor(
+  /** The filter reads consult: none until the scan has filled one. */
+  private answering: KeyPresence | undefined;
+  /** The filter the scan is filling, which writes add to meanwhile. */
+  private filling: KeyPresence | undefined;
+  private closing = false;
+
+  /**
+   * Starts the scan of the keys under `prefixes`: once into a filter for up to 2^20 keys, and again
+   * into one of their size when they are more (keys are not kept between the passes: at 10^6
+   * accounts that would be ~150 MB held at start).
+   */
+  constructor(
     private readonly inner: KvStore,
     private readonly prefixes: readonly Uint8Array[],
-    private readonly presence: KeyPresence,
+    smallestFilterKeys = SMALLEST_FILTER_KEYS,
   ) {
     if (inner.settle) this.settle = (range) => inner.settle!(range);
     if (inner.flush) this.flush = () => inner.flush!();
+    this.scanned = this.scan(smallestFilterKeys).catch((e: unknown) => {
+      this.filling = undefined;
+      if (this.closing) return { state: 'stopped' } as const;
+      return { state: 'failed', error: e instanceof Error ? e : new Error(String(e)) } as const;
+    });
   }
 
-  /**
-   * Scans the keys under `prefixes` before any read is answered: once into a filter for up to 2^20
-   * keys, and again into one of their size when they are more (keys are not kept between the
-   * passes: at 10^6 accounts that would be ~150 MB held at start).
-   */
-  static async open(inner: KvStore, prefixes: readonly Uint8Array[], smallestFilterKeys = SMALLEST_FILTER_KEYS): Promise<PresenceFilteredStore> {
-    const fill = async (presence: KeyPresence): Promise<number> => {
-      let count = 0;
-      for (const prefix of prefixes) {
-        for await (const run of keyRunsOf(inner, { gte: prefix, lt: prefixEnd(prefix) })) {
-          for (const key of run) presence.add(key);
-          count += run.length;
-        }
-      }
-      return count;
-    };
-    let presence = new KeyPresence(smallestFilterKeys);
-    const count = await fill(presence);
-    if (count > smallestFilterKeys) {
-      presence = new KeyPresence(count);
-      await fill(presence);
+  /** True until the scan has ended; reads meanwhile all go to the store (`chain_store_key_scanning`). */
+  get scanning(): boolean {
+    return this.answering === undefined && this.filling !== undefined;
+  }
+
+  private async scan(smallestFilterKeys: number): Promise<KeyScanOutcome> {
+    const started = performance.now();
+    // Set before the first await: no write can start before there is a filter for it to add to.
+    this.filling = new KeyPresence(smallestFilterKeys);
+    let keys = await this.fill(this.filling);
+    if (keys === undefined) return { state: 'stopped' };
+    let passes = 1;
+    if (keys > smallestFilterKeys) {
+      this.filling = new KeyPresence(keys);
+      keys = await this.fill(this.filling);
+      if (keys === undefined) return { state: 'stopped' };
+      passes = 2;
     }
-    return new PresenceFilteredStore(inner, prefixes, presence);
+    this.answering = this.filling;
+    this.filling = undefined;
+    return { state: 'done', keys, passes, seconds: (performance.now() - started) / 1000 };
+  }
+
+  /** The keys found, or undefined when the store began closing. */
+  private async fill(presence: KeyPresence): Promise<number | undefined> {
+    let count = 0;
+    for (const prefix of this.prefixes) {
+      for await (const run of keyRunsOf(this.inner, { gte: prefix, lt: prefixEnd(prefix) })) {
+        if (this.closing) return undefined;
+        for (const key of run) presence.add(key);
+        count += run.length;
+      }
+    }
+    return count;
   }
 
   private covered(key: Uint8Array): boolean {
@@ -74,7 +116,7 @@ export class PresenceFilteredStore implements KvStore {
   }
 
   private knownAbsent(key: Uint8Array): boolean {
-    return this.covered(key) && !this.presence.mayContain(key);
+    return this.answering !== undefined && this.covered(key) && !this.answering.mayContain(key);
   }
 
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -112,11 +154,27 @@ export class PresenceFilteredStore implements KvStore {
   }
 
   async write(ops: readonly KvOp[], sync: boolean): Promise<void> {
-    for (const op of ops) if (op.type === 'put' && this.covered(op.key)) this.presence.add(op.key);
-    await this.inner.write(ops, sync);
+    const puts: Uint8Array[] = [];
+    for (const op of ops) if (op.type === 'put' && this.covered(op.key)) puts.push(op.key);
+    this.addAll(puts);
+    if (this.filling === undefined) return this.inner.write(ops, sync);
+    try {
+      await this.inner.write(ops, sync);
+    } finally {
+      // The filter being filled now, which may be a later pass's than the one added to above.
+      this.addAll(puts);
+    }
   }
 
-  close(): Promise<void> {
+  private addAll(keys: readonly Uint8Array[]): void {
+    const to = this.filling ?? this.answering;
+    if (to) for (const key of keys) to.add(key);
+  }
+
+  /** Stops the scan at its next run of keys and waits for it, then closes the store. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.scanned;
     return this.inner.close();
   }
 }

@@ -47,8 +47,11 @@ for (const backend of ['uws', 'node'] as const) {
       assert.match(text, /^verifications_total \d+/m);
       // The state tree's upper levels are read in beside everything else after a start (tree-warm-up.ts).
       await until('the state tree warm-up', async () => (node.logs.some((l) => l.includes("state tree's upper levels read into memory")) ? true : undefined));
+      // So is the chain store's scan of its keys into its filter (presence-filtered-store.ts).
+      await until('the key scan', async () => (node.logs.some((l) => l.includes("chain store's key filter ready")) ? true : undefined));
       const warmed = await (await fetch(`${node.url}/metrics`)).text();
       assert.match(warmed, /^chain_tree_warming 0$/m);
+      assert.match(warmed, /^chain_store_key_scanning 0$/m);
       for (const store of ['chain', 'tree']) {
         assert.match(warmed, new RegExp(`^chain_store_point_reads_total\\{store="${store}"\\} \\d+$`, 'm'), store);
         assert.match(warmed, new RegExp(`^chain_store_compaction_bytes_total\\{store="${store}",direction="written"\\} \\d+$`, 'm'), store);
