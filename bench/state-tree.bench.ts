@@ -6,13 +6,14 @@
  *
  *   npx tsc -p tsconfig.json && /work/bin/heavy node dist/bench/state-tree.bench.js \
  *     [--sizes 1e3,1e5,1e6,1e7] [--blocks 40] [--warmup 10] [--rounds 2] [--dir /tmp/…] \
- *     [--variant name=module[:option=value…]]… [--cpu-profile DIR] [--threads] [--alloc]
+ *     [--store node|chunked] [--variant name=module[:option=value…]]… [--cpu-profile DIR] [--threads] [--alloc]
  *
- * Each tree is built once into `--dir` (default: the OS temp dir) with batched writes in key-hash
- * order, and reused by later runs. Every variant reads a store built before the tree's versioned
- * layout (nodes keyed by hash), but a build from before that layout cannot read one built since:
- * to compare with it, reuse a directory built then (as /work/treebench's). Variants sharing one
- * store also share its compaction, which lands on whichever variant writes next: compare layouts
+ * Each tree is built once into `--dir` (default: the OS temp dir) and reused by later runs;
+ * `--store` says how (`StoreKind` below): `node` (the default) as a validator's tree store holds
+ * it, `chunked` as every figure before 2026-11-30 evening was measured, nodes keyed by hash, which
+ * is what a build from before the versioned layout can read (to compare with one, reuse a
+ * directory built then, as /work/treebench's `n-…`). Variants sharing one store also share its
+ * compaction, which lands on whichever variant writes next: compare layouts
  * with one variant per process, each on its own copy of the store. A variant is a tree
  * implementation (`current` = this checkout, or the path of another build's
  * dist/kernel/state/tree/index.js) with constructor options; variants run interleaved,
@@ -29,7 +30,7 @@
  * its times from a run without it). Allocation moves far less from run to run than time, so it is
  * what resolves a change to per-node objects that timing cannot (docs/performance.md, "Cutting c").
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,8 +39,9 @@ import { parseArgs } from 'node:util';
 import { Session } from 'node:inspector/promises';
 import { LevelStore, type LevelTuning } from '../kernel/store/level-store.js';
 import { parseLevelTuning } from './level-tuning.js';
-import { WriteBatch, type KvReader, type KvBatch } from '../kernel/state/kv.js';
-import { EMPTY_ROOT, StateTree, type StateChange } from '../kernel/state/tree/index.js';
+import { WriteBatch, type KvReader, type KvBatch, type KvOp } from '../kernel/state/kv.js';
+import { DEFAULT_NODE_PREFIX, EMPTY_ROOT, NodeKeys, StateTree, type StateChange } from '../kernel/state/tree/index.js';
+import { PrefixRoutedStore } from '../kernel/store/prefix-routed-store.js';
 import { Prng } from '../kernel/state/tree/prng.js';
 import { allocationUnder, type HeapProfileNode } from './cpu-attribution.js';
 import { selfThreadRunNs } from './thread-cpu.js';
@@ -53,6 +55,8 @@ const BUILD_CHUNK = 50_000;
  * from before it can read).
  */
 const BUILD_FORMAT = 1;
+/** The same for `--store node`'s builds. */
+const NODE_BUILD_FORMAT = 2;
 
 interface TreeLike {
   update(root: Uint8Array, changes: ReadonlyArray<StateChange>, batch: KvBatch): Promise<Uint8Array>;
@@ -84,7 +88,7 @@ const valueOf = (i: number): Uint8Array => new Uint8Array(createHash('sha3-256')
 /** Counts the store reads a tree makes (the uncached node loads). */
 class CountingReader implements KvReader {
   reads = 0;
-  constructor(private readonly inner: LevelStore) {}
+  constructor(private readonly inner: BenchStore) {}
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
     this.reads++;
     return this.inner.get(key);
@@ -130,23 +134,94 @@ async function build(store: LevelStore, n: number, log: (line: string) => void):
   return root;
 }
 
-async function openBuilt(dir: string, n: number, log: (line: string) => void, tuning: LevelTuning): Promise<{ store: LevelStore; root: Uint8Array; buildSeconds: number | null }> {
-  const path = join(dir, `n-${n}`);
+/**
+ * How the bench's store holds the tree before the blocks. `node`: as a validator's tree store holds
+ * it, built once the way genesis and a snapshot install build it (`StateTree.bulkBuild`, every node
+ * written once at one version) and settled into one level (`ChainStore.settleTree`), and settled
+ * again before each run, so that every run, like a node's blocks, writes versions above
+ * everything stored and reads each old node from one table file (each run's records are deleted
+ * after it, so the next run's versions are again the newest). `chunked`: built by `update`s of
+ * 50,000 keys with nodes keyed by hash (the layout before versions), what every figure before
+ * 2026-11-30 evening was measured on, and what a build from before the versioned layout can read;
+ * its old nodes lie in every level, and runs that start from the same root rewrite the same
+ * versions, so its reads charge LevelDB's seek compaction and its writes merge with the last run's
+ * (docs/performance.md, "The bench's store and a node's").
+ */
+type StoreKind = 'node' | 'chunked';
+const STORE_KINDS: readonly StoreKind[] = ['node', 'chunked'];
+
+/** The whole key space, for LevelDB's CompactRange. */
+const WHOLE_STORE = { gte: Uint8Array.of(0), lt: new Uint8Array(64).fill(0xff) };
+
+/** A tree of n keys written as genesis writes one: leaves as they come, internal nodes bottom-up once. */
+async function buildBulk(store: BenchStore, n: number, log: (line: string) => void): Promise<Uint8Array> {
+  const started = performance.now();
+  const bulk = new StateTree(store, { cacheNodes: 0 }).bulkBuild(n);
+  let batch = new WriteBatch();
+  for (let i = 0; i < n; i++) {
+    bulk.add(keyOf(i), valueOf(i), batch);
+    if (batch.ops.length >= BUILD_CHUNK) {
+      await store.write(batch.ops, false);
+      batch = new WriteBatch();
+    }
+  }
+  await store.write(batch.ops, false);
+  log(`  ${n} leaves written, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  return bulk.finish((ops) => store.write(ops, false), BUILD_CHUNK);
+}
+
+/** What the runs read and write: one LevelDB store (`chunked`), or a node's two behind one key space (`node`). */
+interface BenchStore {
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>>;
+  write(ops: readonly KvOp[], sync: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface BuiltStore {
+  readonly store: BenchStore;
+  /** The store the tree's nodes are in. */
+  readonly nodes: LevelStore;
+  readonly root: Uint8Array;
+  readonly buildSeconds: number | null;
+}
+
+/**
+ * `node`: the tree's versioned nodes in a LevelDB store of their own and its root records in
+ * another, as a node routes them (`kernel/store/chain-stores.ts`): a root record is keyed by the
+ * root's hash, and in the nodes' store each one would make the file it is flushed in span every
+ * stored version, so that its compaction rewrote the whole tree.
+ */
+async function openStores(path: string, kind: StoreKind, tuning: LevelTuning, mustExist: boolean): Promise<{ store: BenchStore; nodes: LevelStore }> {
+  if (kind === 'chunked') {
+    const one = await LevelStore.open(path, tuning);
+    return { store: one, nodes: one };
+  }
+  const nodes = await LevelStore.open(join(path, 'nodes'), tuning, mustExist);
+  const roots = await LevelStore.open(join(path, 'roots'), tuning, mustExist);
+  const versioned = NodeKeys.versionedPrefix(DEFAULT_NODE_PREFIX);
+  const routed = new PrefixRoutedStore(roots, nodes, versioned, { main: encoder.encode('bench/sync-mark'), side: versioned });
+  return { store: routed, nodes };
+}
+
+async function openBuilt(dir: string, n: number, kind: StoreKind, log: (line: string) => void, tuning: LevelTuning): Promise<BuiltStore> {
+  const path = join(dir, kind === 'chunked' ? `n-${n}` : `node-${n}`);
+  const format = kind === 'chunked' ? BUILD_FORMAT : NODE_BUILD_FORMAT;
   const metaPath = join(path, 'bench-meta.json');
   if (existsSync(metaPath)) {
     const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { n: number; root: string; format: number };
-    if (meta.n === n && meta.format === BUILD_FORMAT) {
-      const store = await LevelStore.open(path, tuning);
-      return { store, root: Uint8Array.from(Buffer.from(meta.root, 'hex')), buildSeconds: null };
+    if (meta.n === n && meta.format === format) {
+      return { ...(await openStores(path, kind, tuning, true)), root: Uint8Array.from(Buffer.from(meta.root, 'hex')), buildSeconds: null };
     }
   }
+  rmSync(path, { recursive: true, force: true });
   mkdirSync(path, { recursive: true });
-  const store = await LevelStore.open(path, tuning);
-  log(`building a tree of ${n} keys in ${path}…`);
+  const { store, nodes } = await openStores(path, kind, tuning, false);
+  log(`building a tree of ${n} keys in ${path} (${kind})…`);
   const started = performance.now();
-  const root = await build(store, n, log);
-  writeFileSync(metaPath, JSON.stringify({ n, root: Buffer.from(root).toString('hex'), format: BUILD_FORMAT }));
-  return { store, root, buildSeconds: (performance.now() - started) / 1000 };
+  const root = kind === 'chunked' ? await build(nodes, n, log) : await buildBulk(store, n, log);
+  writeFileSync(metaPath, JSON.stringify({ n, root: Buffer.from(root).toString('hex'), format }));
+  return { store, nodes, root, buildSeconds: (performance.now() - started) / 1000 };
 }
 
 function blockChanges(n: number, rng: Prng, tag: string): StateChange[] {
@@ -176,6 +251,8 @@ interface RunResult {
 
 interface RunOptions {
   readonly profileTo: string | undefined;
+  /** Given every key the run's blocks wrote, when the store is to be put back as it was after the run. */
+  readonly written?: Uint8Array[];
   /** Sample allocations over the measured blocks (`--alloc`). */
   readonly alloc: boolean;
 }
@@ -194,7 +271,7 @@ const isTreeModule = (url: string): boolean => /\/state\/tree\/[^/]+\.js$/.test(
  * chained blocks from the built root, each written before the next as a validator commits them.
  * The same seed gives every variant the same blocks.
  */
-async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: number, warmup: number, blocks: number, runTag: string, options: RunOptions): Promise<RunResult> {
+async function run(variant: Variant, store: BenchStore, root0: Uint8Array, n: number, warmup: number, blocks: number, runTag: string, options: RunOptions): Promise<RunResult> {
   const reader = new CountingReader(store);
   const tree = new variant.ctor(reader, variant.options);
   let warmSeconds: number | null = null;
@@ -257,6 +334,7 @@ async function run(variant: Variant, store: LevelStore, root0: Uint8Array, n: nu
     await store.write(batch.ops, false);
     tree.releasePending();
     const t2 = performance.now();
+    if (options.written) for (const op of batch.ops) options.written.push(op.key);
     if (b >= warmup) {
       updateMs.push(t1 - t0);
       updateCpuMs.push((cpu.user + cpu.system) / 1000);
@@ -325,8 +403,11 @@ async function main(): Promise<void> {
       level: { type: 'string', default: '' },
       threads: { type: 'boolean', default: false },
       alloc: { type: 'boolean', default: false },
+      store: { type: 'string', default: 'node' },
     },
   });
+  const storeKind = values.store as StoreKind;
+  if (!STORE_KINDS.includes(storeKind)) throw new Error(`--store ${values.store}: expected ${STORE_KINDS.join(' or ')}`);
   const sizes = values.sizes.split(',').map((s) => Math.round(Number(s)));
   const blocks = Number(values.blocks);
   const warmup = Number(values.warmup);
@@ -339,11 +420,23 @@ async function main(): Promise<void> {
   const table: Array<Record<string, string | number>> = [];
   const perKeyAt = new Map<string, Map<number, number>>();
   for (const n of sizes) {
-    const { store, root, buildSeconds } = await openBuilt(values.dir, n, log, tuning);
+    const { store, nodes, root, buildSeconds } = await openBuilt(values.dir, n, storeKind, log, tuning);
     if (buildSeconds !== null) log(`  build of ${n} keys took ${buildSeconds.toFixed(0)} s`);
     for (let round = 0; round < rounds; round++) {
       for (const v of variants) {
-        const r = await run(v, store, root, n, warmup, blocks, `${v.name}/${round}`, { profileTo: values['cpu-profile'], alloc: values.alloc });
+        if (storeKind === 'node') {
+          // The build, or it and the last run's deletes, into one level, as a node's store is after
+          // genesis or a snapshot install: not timed.
+          const t = performance.now();
+          await nodes.settle(WHOLE_STORE);
+          const files = [0, 1, 2, 3, 4].map((level) => nodes.property(`leveldb.num-files-at-level${level}`)).join('/');
+          log(`  n=${n}: nodes' store settled in ${((performance.now() - t) / 1000).toFixed(1)} s (${files} files in levels 0-4)`);
+        }
+        const written: Uint8Array[] | undefined = storeKind === 'node' ? [] : undefined;
+        const r = await run(v, store, root, n, warmup, blocks, `${v.name}/${round}`, { profileTo: values['cpu-profile'], alloc: values.alloc, written });
+        // The blocks' records out again (the next settle drops them), so the next run's versions,
+        // which start above the built root's as this run's did, are again above everything stored.
+        for (let i = 0; written !== undefined && i < written.length; i += BUILD_CHUNK) await store.write(written.slice(i, i + BUILD_CHUNK).map((key) => ({ type: 'del' as const, key })), false);
         const perKeyUs = (mean(r.updateMs) * 1000) / BLOCK_KEYS;
         const cpuPerKeyUs = (mean(r.updateCpuMs) * 1000) / BLOCK_KEYS;
         const mainPerKeyUs = r.updateMainMs.length > 0 ? (mean(r.updateMainMs) * 1000) / BLOCK_KEYS : NaN;
@@ -385,7 +478,7 @@ async function main(): Promise<void> {
     }
     await store.close();
   }
-  console.log(`\nstate tree: blocks of ${BLOCK_KEYS} changed keys (70 overwrites, 20 inserts, 10 deletes), LevelDB store, ${blocks} blocks after ${warmup} warm-up, ${rounds} interleaved round(s)`);
+  console.log(`\nstate tree: blocks of ${BLOCK_KEYS} changed keys (70 overwrites, 20 inserts, 10 deletes), LevelDB store (${storeKind}), ${blocks} blocks after ${warmup} warm-up, ${rounds} interleaved round(s)`);
   console.table(table);
   // The issue's yardstick: cost per changed key at n against the smallest n (best round of each).
   for (const [name, byN] of perKeyAt) {
