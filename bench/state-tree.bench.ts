@@ -30,7 +30,7 @@
  * its times from a run without it). Allocation moves far less from run to run than time, so it is
  * what resolves a change to per-node objects that timing cannot (docs/performance.md, "Cutting c").
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,6 +42,7 @@ import { parseLevelTuning } from './level-tuning.js';
 import { WriteBatch, type KvReader, type KvBatch, type KvOp } from '../kernel/state/kv.js';
 import { DEFAULT_NODE_PREFIX, EMPTY_ROOT, NodeKeys, StateTree, type StateChange } from '../kernel/state/tree/index.js';
 import { PrefixRoutedStore } from '../kernel/store/prefix-routed-store.js';
+import { prefixEnd } from '../kernel/store/keys.js';
 import { Prng } from '../kernel/state/tree/prng.js';
 import { allocationUnder, type HeapProfileNode } from './cpu-attribution.js';
 import { selfThreadRunNs } from './thread-cpu.js';
@@ -138,9 +139,9 @@ async function build(store: LevelStore, n: number, log: (line: string) => void):
  * How the bench's store holds the tree before the blocks. `node`: as a validator's tree store holds
  * it, built once the way genesis and a snapshot install build it (`StateTree.bulkBuild`, every node
  * written once at one version) and settled into one level (`ChainStore.settleTree`), and settled
- * again before each run, so that every run, like a node's blocks, writes versions above
- * everything stored and reads each old node from one table file (each run's records are deleted
- * after it, so the next run's versions are again the newest). `chunked`: built by `update`s of
+ * again before each run, after the records of earlier runs are deleted (`resetToBuilt`), so that
+ * every run, like a node's blocks, writes versions above everything stored and reads each old node
+ * from one table file. `chunked`: built by `update`s of
  * 50,000 keys with nodes keyed by hash (the layout before versions), what every figure before
  * 2026-11-30 evening was measured on, and what a build from before the versioned layout can read;
  * its old nodes lie in every level, and runs that start from the same root rewrite the same
@@ -149,8 +150,9 @@ async function build(store: LevelStore, n: number, log: (line: string) => void):
  */
 type StoreKind = 'node' | 'chunked';
 const STORE_KINDS: readonly StoreKind[] = ['node', 'chunked'];
+const isStoreKind = (s: string): s is StoreKind => (STORE_KINDS as readonly string[]).includes(s);
 
-/** The whole key space, for LevelDB's CompactRange. */
+/** Every key the bench's stores hold (`smt/…` and the sync mark), for LevelDB's CompactRange. */
 const WHOLE_STORE = { gte: Uint8Array.of(0), lt: new Uint8Array(64).fill(0xff) };
 
 /** A tree of n keys written as genesis writes one: leaves as they come, internal nodes bottom-up once. */
@@ -178,13 +180,22 @@ interface BenchStore {
   close(): Promise<void>;
 }
 
-interface BuiltStore {
+interface OpenStores {
   readonly store: BenchStore;
   /** The store the tree's nodes are in. */
   readonly nodes: LevelStore;
+  /** `node`: the store its root records are in. */
+  readonly roots: LevelStore | null;
+}
+
+interface BuiltStore extends OpenStores {
   readonly root: Uint8Array;
   readonly buildSeconds: number | null;
 }
+
+const VERSIONED_NODES = NodeKeys.versionedPrefix(DEFAULT_NODE_PREFIX);
+/** Where the nodes of versions above the build's (1: `bulkBuild`'s first) begin: what runs write. */
+const RUN_VERSIONS = Uint8Array.from([...VERSIONED_NODES, 0, 0, 0, 0, 0, 2]);
 
 /**
  * `node`: the tree's versioned nodes in a LevelDB store of their own and its root records in
@@ -192,16 +203,21 @@ interface BuiltStore {
  * root's hash, and in the nodes' store each one would make the file it is flushed in span every
  * stored version, so that its compaction rewrote the whole tree.
  */
-async function openStores(path: string, kind: StoreKind, tuning: LevelTuning, mustExist: boolean): Promise<{ store: BenchStore; nodes: LevelStore }> {
+async function openStores(path: string, kind: StoreKind, tuning: LevelTuning, mustExist: boolean): Promise<OpenStores> {
   if (kind === 'chunked') {
     const one = await LevelStore.open(path, tuning);
-    return { store: one, nodes: one };
+    return { store: one, nodes: one, roots: null };
   }
   const nodes = await LevelStore.open(join(path, 'nodes'), tuning, mustExist);
-  const roots = await LevelStore.open(join(path, 'roots'), tuning, mustExist);
-  const versioned = NodeKeys.versionedPrefix(DEFAULT_NODE_PREFIX);
-  const routed = new PrefixRoutedStore(roots, nodes, versioned, { main: encoder.encode('bench/sync-mark'), side: versioned });
-  return { store: routed, nodes };
+  let roots: LevelStore;
+  try {
+    roots = await LevelStore.open(join(path, 'roots'), tuning, mustExist);
+  } catch (e) {
+    await nodes.close();
+    throw e;
+  }
+  const routed = new PrefixRoutedStore(roots, nodes, VERSIONED_NODES, { main: encoder.encode('bench/sync-mark'), side: VERSIONED_NODES });
+  return { store: routed, nodes, roots };
 }
 
 async function openBuilt(dir: string, n: number, kind: StoreKind, log: (line: string) => void, tuning: LevelTuning): Promise<BuiltStore> {
@@ -214,14 +230,48 @@ async function openBuilt(dir: string, n: number, kind: StoreKind, log: (line: st
       return { ...(await openStores(path, kind, tuning, true)), root: Uint8Array.from(Buffer.from(meta.root, 'hex')), buildSeconds: null };
     }
   }
-  rmSync(path, { recursive: true, force: true });
-  mkdirSync(path, { recursive: true });
-  const { store, nodes } = await openStores(path, kind, tuning, false);
-  log(`building a tree of ${n} keys in ${path} (${kind})…`);
   const started = performance.now();
-  const root = kind === 'chunked' ? await build(nodes, n, log) : await buildBulk(store, n, log);
-  writeFileSync(metaPath, JSON.stringify({ n, root: Buffer.from(root).toString('hex'), format }));
-  return { store, nodes, root, buildSeconds: (performance.now() - started) / 1000 };
+  if (kind === 'chunked') {
+    mkdirSync(path, { recursive: true });
+    const opened = await openStores(path, kind, tuning, false);
+    log(`building a tree of ${n} keys in ${path} (${kind})…`);
+    const root = await build(opened.nodes, n, log);
+    writeFileSync(metaPath, JSON.stringify({ n, root: Buffer.from(root).toString('hex'), format }));
+    return { ...opened, root, buildSeconds: (performance.now() - started) / 1000 };
+  }
+  // Built beside and renamed once whole, so a build cut off, or another process's, is never taken
+  // for one (LevelDB's lock is taken only once the stores open, after the rename).
+  const building = `${path}.building-${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  mkdirSync(building, { recursive: true });
+  const fresh = await openStores(building, kind, tuning, false);
+  log(`building a tree of ${n} keys in ${path} (${kind})…`);
+  const root = await buildBulk(fresh.store, n, log);
+  await fresh.store.close();
+  writeFileSync(join(building, 'bench-meta.json'), JSON.stringify({ n, root: Buffer.from(root).toString('hex'), format }));
+  rmSync(path, { recursive: true, force: true });
+  renameSync(building, path);
+  return { ...(await openStores(path, kind, tuning, true)), root, buildSeconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * A `node` store back to its build: every node above the build's version and every root record
+ * but the built root's deleted (what the last runs wrote, finished or not), so the next run's
+ * versions, which start above the built root's as every run's do, are again the newest stored.
+ */
+async function resetToBuilt(nodes: LevelStore, roots: LevelStore, root: Uint8Array): Promise<number> {
+  const keep = new NodeKeys(DEFAULT_NODE_PREFIX).rootKey(root);
+  let deleted = 0;
+  const dropAll = async (store: LevelStore, range: { gte?: Uint8Array; lt?: Uint8Array }, spare?: Uint8Array): Promise<void> => {
+    for await (const run of store.keyRuns(range)) {
+      const ops = run.filter((key) => spare === undefined || Buffer.compare(key, spare) !== 0).map((key) => ({ type: 'del' as const, key }));
+      if (ops.length > 0) await store.write(ops, false);
+      deleted += ops.length;
+    }
+  };
+  await dropAll(nodes, { gte: RUN_VERSIONS, lt: prefixEnd(VERSIONED_NODES) });
+  await dropAll(roots, {}, keep);
+  return deleted;
 }
 
 function blockChanges(n: number, rng: Prng, tag: string): StateChange[] {
@@ -251,8 +301,6 @@ interface RunResult {
 
 interface RunOptions {
   readonly profileTo: string | undefined;
-  /** Given every key the run's blocks wrote, when the store is to be put back as it was after the run. */
-  readonly written?: Uint8Array[];
   /** Sample allocations over the measured blocks (`--alloc`). */
   readonly alloc: boolean;
 }
@@ -334,7 +382,6 @@ async function run(variant: Variant, store: BenchStore, root0: Uint8Array, n: nu
     await store.write(batch.ops, false);
     tree.releasePending();
     const t2 = performance.now();
-    if (options.written) for (const op of batch.ops) options.written.push(op.key);
     if (b >= warmup) {
       updateMs.push(t1 - t0);
       updateCpuMs.push((cpu.user + cpu.system) / 1000);
@@ -406,8 +453,8 @@ async function main(): Promise<void> {
       store: { type: 'string', default: 'node' },
     },
   });
-  const storeKind = values.store as StoreKind;
-  if (!STORE_KINDS.includes(storeKind)) throw new Error(`--store ${values.store}: expected ${STORE_KINDS.join(' or ')}`);
+  if (!isStoreKind(values.store)) throw new Error(`--store ${values.store}: expected ${STORE_KINDS.join(' or ')}`);
+  const storeKind = values.store;
   const sizes = values.sizes.split(',').map((s) => Math.round(Number(s)));
   const blocks = Number(values.blocks);
   const warmup = Number(values.warmup);
@@ -420,23 +467,20 @@ async function main(): Promise<void> {
   const table: Array<Record<string, string | number>> = [];
   const perKeyAt = new Map<string, Map<number, number>>();
   for (const n of sizes) {
-    const { store, nodes, root, buildSeconds } = await openBuilt(values.dir, n, storeKind, log, tuning);
+    const { store, nodes, roots, root, buildSeconds } = await openBuilt(values.dir, n, storeKind, log, tuning);
     if (buildSeconds !== null) log(`  build of ${n} keys took ${buildSeconds.toFixed(0)} s`);
     for (let round = 0; round < rounds; round++) {
       for (const v of variants) {
-        if (storeKind === 'node') {
-          // The build, or it and the last run's deletes, into one level, as a node's store is after
-          // genesis or a snapshot install: not timed.
+        if (roots !== null) {
+          // Back to the build, settled into one level as a node's store is after genesis or a
+          // snapshot install: not timed.
           const t = performance.now();
+          const deleted = await resetToBuilt(nodes, roots, root);
           await nodes.settle(WHOLE_STORE);
           const files = [0, 1, 2, 3, 4].map((level) => nodes.property(`leveldb.num-files-at-level${level}`)).join('/');
-          log(`  n=${n}: nodes' store settled in ${((performance.now() - t) / 1000).toFixed(1)} s (${files} files in levels 0-4)`);
+          log(`  n=${n}: ${deleted} records of earlier runs deleted and the nodes' store settled in ${((performance.now() - t) / 1000).toFixed(1)} s (${files} files in levels 0-4)`);
         }
-        const written: Uint8Array[] | undefined = storeKind === 'node' ? [] : undefined;
-        const r = await run(v, store, root, n, warmup, blocks, `${v.name}/${round}`, { profileTo: values['cpu-profile'], alloc: values.alloc, written });
-        // The blocks' records out again (the next settle drops them), so the next run's versions,
-        // which start above the built root's as this run's did, are again above everything stored.
-        for (let i = 0; written !== undefined && i < written.length; i += BUILD_CHUNK) await store.write(written.slice(i, i + BUILD_CHUNK).map((key) => ({ type: 'del' as const, key })), false);
+        const r = await run(v, store, root, n, warmup, blocks, `${v.name}/${round}`, { profileTo: values['cpu-profile'], alloc: values.alloc });
         const perKeyUs = (mean(r.updateMs) * 1000) / BLOCK_KEYS;
         const cpuPerKeyUs = (mean(r.updateCpuMs) * 1000) / BLOCK_KEYS;
         const mainPerKeyUs = r.updateMainMs.length > 0 ? (mean(r.updateMainMs) * 1000) / BLOCK_KEYS : NaN;

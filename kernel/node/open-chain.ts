@@ -90,7 +90,15 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
   const loopMonitor = monitorEventLoop(metrics.registry);
   const stores = await openChainStores(d.dataDir);
   log.info({ layout: stores.layout }, `store layout: ${stores.layout}`);
-  const store = new ChainStore(stores.kv, { textLog: await FileTxTextLog.open(join(d.dataDir, 'txtext')) });
+  let textLog: FileTxTextLog;
+  try {
+    textLog = await FileTxTextLog.open(join(d.dataDir, 'txtext'));
+  } catch (e) {
+    // Closing also stops the chain store's key scan, which would otherwise go on reading LevelDB.
+    await stores.kv.close();
+    throw e;
+  }
+  const store = new ChainStore(stores.kv, { textLog });
   metrics.stateReads = () => store.stateReadCounts.entries();
   metrics.storeWork = () => stores.work();
   metrics.storeKeyScanning = () => stores.keyScanning();

@@ -32,12 +32,12 @@ export type KeyScanOutcome =
  * every key a write has put since. The scan runs beside everything else from construction on (at
  * 10^6 accounts a few seconds a validator's restart would otherwise wait for), and until it ends
  * the filter answers nothing, so every read goes to the store. A write adds its keys to the
- * filter being filled, or answering, both before it is handed down (so a read racing it asks the
- * store) and once it has landed (so a key the scan's iterator, opened before the write landed, did
- * not see is in the filter before the writer goes on). So an "absent" answer is exactly the
- * store's for every read that does not race a write of its key, and a write path that bypassed
- * this class would be the one way to break it: the chain's data directory hands only this class to
- * everything that writes those prefixes. Deletes leave a key known, which only costs a read.
+ * filter being filled, or answering, before it is handed down, so a read racing it asks the store
+ * and a key the scan's iterator (opened before the write landed) misses is known anyway; a second
+ * pass's filter, made while writes are on their way, starts with their keys for the same reason.
+ * So an "absent" answer is exactly the store's, and a write path that bypassed this class would be
+ * the one way to break it: the chain's data directory hands only this class to everything that
+ * writes those prefixes. Deletes leave a key known, which only costs a read.
  */
 export class PresenceFilteredStore implements KvStore {
   /** Reads answered here, without a read of the store below. */
@@ -53,6 +53,8 @@ export class PresenceFilteredStore implements KvStore {
   private answering: KeyPresence | undefined;
   /** The filter the scan is filling, which writes add to meanwhile. */
   private filling: KeyPresence | undefined;
+  /** The keys of the writes handed down while the scan runs and not landed yet. */
+  private readonly inFlight = new Set<readonly Uint8Array[]>();
   private closing = false;
 
   /**
@@ -68,7 +70,6 @@ export class PresenceFilteredStore implements KvStore {
     if (inner.settle) this.settle = (range) => inner.settle!(range);
     if (inner.flush) this.flush = () => inner.flush!();
     this.scanned = this.scan(smallestFilterKeys).catch((e: unknown) => {
-      this.filling = undefined;
       if (this.closing) return { state: 'stopped' } as const;
       return { state: 'failed', error: e instanceof Error ? e : new Error(String(e)) } as const;
     });
@@ -81,20 +82,26 @@ export class PresenceFilteredStore implements KvStore {
 
   private async scan(smallestFilterKeys: number): Promise<KeyScanOutcome> {
     const started = performance.now();
-    // Set before the first await: no write can start before there is a filter for it to add to.
-    this.filling = new KeyPresence(smallestFilterKeys);
-    let keys = await this.fill(this.filling);
-    if (keys === undefined) return { state: 'stopped' };
-    let passes = 1;
-    if (keys > smallestFilterKeys) {
-      this.filling = new KeyPresence(keys);
-      keys = await this.fill(this.filling);
+    try {
+      // Set before the first await: no write can start before there is a filter for it to add to.
+      this.filling = new KeyPresence(smallestFilterKeys);
+      let keys = await this.fill(this.filling);
       if (keys === undefined) return { state: 'stopped' };
-      passes = 2;
+      let passes = 1;
+      if (keys > smallestFilterKeys) {
+        const second = new KeyPresence(keys);
+        // A write on its way may land after this pass's iterator is opened: its keys go in first.
+        for (const written of this.inFlight) for (const key of written) second.add(key);
+        this.filling = second;
+        keys = await this.fill(second);
+        if (keys === undefined) return { state: 'stopped' };
+        passes = 2;
+      }
+      this.answering = this.filling;
+      return { state: 'done', keys, passes, seconds: (performance.now() - started) / 1000 };
+    } finally {
+      this.filling = undefined;
     }
-    this.answering = this.filling;
-    this.filling = undefined;
-    return { state: 'done', keys, passes, seconds: (performance.now() - started) / 1000 };
   }
 
   /** The keys found, or undefined when the store began closing. */
@@ -154,21 +161,17 @@ export class PresenceFilteredStore implements KvStore {
   }
 
   async write(ops: readonly KvOp[], sync: boolean): Promise<void> {
+    const to = this.filling ?? this.answering;
     const puts: Uint8Array[] = [];
     for (const op of ops) if (op.type === 'put' && this.covered(op.key)) puts.push(op.key);
-    this.addAll(puts);
-    if (this.filling === undefined) return this.inner.write(ops, sync);
+    if (to) for (const key of puts) to.add(key);
+    if (this.filling === undefined || puts.length === 0) return this.inner.write(ops, sync);
+    this.inFlight.add(puts);
     try {
       await this.inner.write(ops, sync);
     } finally {
-      // The filter being filled now, which may be a later pass's than the one added to above.
-      this.addAll(puts);
+      this.inFlight.delete(puts);
     }
-  }
-
-  private addAll(keys: readonly Uint8Array[]): void {
-    const to = this.filling ?? this.answering;
-    if (to) for (const key of keys) to.add(key);
   }
 
   /** Stops the scan at its next run of keys and waits for it, then closes the store. */
