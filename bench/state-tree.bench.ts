@@ -43,6 +43,7 @@ import { WriteBatch, type KvReader, type KvBatch, type KvOp } from '../kernel/st
 import { DEFAULT_NODE_PREFIX, EMPTY_ROOT, NodeKeys, StateTree, type StateChange } from '../kernel/state/tree/index.js';
 import { PrefixRoutedStore } from '../kernel/store/prefix-routed-store.js';
 import { prefixEnd } from '../kernel/store/keys.js';
+import { bytesEqual } from '../kernel/codec/bytes.js';
 import { Prng } from '../kernel/state/tree/prng.js';
 import { allocationUnder, type HeapProfileNode } from './cpu-attribution.js';
 import { selfThreadRunNs } from './thread-cpu.js';
@@ -194,8 +195,9 @@ interface BuiltStore extends OpenStores {
 }
 
 const VERSIONED_NODES = NodeKeys.versionedPrefix(DEFAULT_NODE_PREFIX);
+const NODE_KEYS = new NodeKeys(DEFAULT_NODE_PREFIX);
 /** Where the nodes of versions above the build's (1: `bulkBuild`'s first) begin: what runs write. */
-const RUN_VERSIONS = Uint8Array.from([...VERSIONED_NODES, 0, 0, 0, 0, 0, 2]);
+const RUN_VERSIONS = NODE_KEYS.nodeKey(new Uint8Array(32), 2);
 
 /**
  * `node`: the tree's versioned nodes in a LevelDB store of their own and its root records in
@@ -260,11 +262,11 @@ async function openBuilt(dir: string, n: number, kind: StoreKind, log: (line: st
  * versions, which start above the built root's as every run's do, are again the newest stored.
  */
 async function resetToBuilt(nodes: LevelStore, roots: LevelStore, root: Uint8Array): Promise<number> {
-  const keep = new NodeKeys(DEFAULT_NODE_PREFIX).rootKey(root);
+  const keep = NODE_KEYS.rootKey(root);
   let deleted = 0;
   const dropAll = async (store: LevelStore, range: { gte?: Uint8Array; lt?: Uint8Array }, spare?: Uint8Array): Promise<void> => {
     for await (const run of store.keyRuns(range)) {
-      const ops = run.filter((key) => spare === undefined || Buffer.compare(key, spare) !== 0).map((key) => ({ type: 'del' as const, key }));
+      const ops = run.filter((key) => spare === undefined || !bytesEqual(key, spare)).map((key) => ({ type: 'del' as const, key }));
       if (ops.length > 0) await store.write(ops, false);
       deleted += ops.length;
     }
