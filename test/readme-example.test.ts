@@ -14,3 +14,11 @@ test('the README\'s plugin example is the fixture the tests build and run', () =
   assert.ok(block, 'the section has a ts example');
   assert.equal(block, readFileSync('test/fixtures/readme-example.ts', 'utf8'));
 });
+
+test('the example lists its read route, so a gateway forwards it as well as the node serves it', async () => {
+  const { memoPlugin, memoRoute } = await import('./fixtures/readme-example.js');
+  const { forwardedPluginRoutes } = await import('../plugins/gateway/plugin-reads.js');
+  const catalogue = new Map([[memoPlugin.name, memoPlugin]]) as Parameters<typeof forwardedPluginRoutes>[0];
+  const forwarded = forwardedPluginRoutes(catalogue);
+  assert.deepEqual(forwarded.map((f) => [f.plugin, f.route.method, f.route.path]), [['memo', memoRoute.method, memoRoute.path]]);
+});
