@@ -21,7 +21,8 @@ import { metricsText, PhaseProbe, valuesIn, type PhaseResources, type ProbedProc
 import { formatStateReads, stateReadsIn } from './state-read-counts.js';
 import { formatBlockSteps } from './block-steps.js';
 import { formatStoreWork } from './store-work.js';
-import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult } from './targets.js';
+import { evaluateTargets, formatTargets, nativeOverPureJs, type RateResult, type TargetLine } from './targets.js';
+import { scaleRatios, sizeOrder } from './scale-ratio.js';
 import { ConfirmationWatcher } from './confirmation-watcher.js';
 import { latencyBySlice, settlingWarning } from './settling.js';
 import { percentile } from './percentile.js';
@@ -53,6 +54,12 @@ const THREAD_LABELS: Readonly<Record<ThreadKind, string>> = { main: 'main', plat
  * is given tokens, and that share of each phase's transactions are token `transfer` calls from
  * one load account to the next (the rest plain transfers): each phase prints committed token
  * transfers per second beside plain transfers per second in the same window, and their ratio.
+ *
+ * With several `--genesis-accounts` sizes each run goes once per size, `--repeat K` times with the
+ * order alternating, and the command ends with issue 40's ratio, the largest size's committed
+ * rate over the smallest's, per alternated pair and of the medians (scale-ratio.ts):
+ *
+ *   node dist/bench/load.bench.js --genesis-accounts 1000000,1000 --repeat 2 --run pqclean=max --seconds 15 --warmup 10
  */
 const PROVIDER_CHOICES: readonly ProviderChoice[] = ['auto', ...PROVIDER_NAMES];
 const DEFAULT_RATES = '20,40,80,max';
@@ -66,7 +73,11 @@ const USAGE = `usage: node dist/bench/load.bench.js [options]
   --warmup N            a phase at the first rate before them, not counted (default 20, 0 for none)
   --accounts N          funded sending accounts (default 120)
   --genesis-accounts N  instead: N accounts funded in the genesis, a keyed sender per transfer
-                        (as N allows) and the rest by range rule; recipients drawn among all N
+                        (as N allows) and the rest by range rule; recipients drawn among all N.
+                        Several sizes (1000000,1000): every run at each size in turn, and the
+                        largest size's committed rate over the smallest's judged (issue 40)
+  --repeat K            every devnet K times (default 1); with several sizes, alternating their
+                        order (ABBA…), the ratio per alternated pair and of the medians
   --block-ms N          the devnet's CHAIN_BLOCK_MS (default 200)
   --inflight N          flat out: submissions outstanding at once (default 64)
   --max-pool N          flat out: at most this many transfers pre-signed for a phase (default 12000)
@@ -92,6 +103,7 @@ function parseCommandLine() {
       seconds: { type: 'string', default: '10' },
       accounts: { type: 'string', default: '120' },
       'genesis-accounts': { type: 'string' },
+      repeat: { type: 'string', default: '1' },
       'block-ms': { type: 'string', default: '200' },
       // Sent at the first rate before the timed rates and not counted: fresh processes run the
       // signed-transfer path (admission, verify workers, execution) unoptimised for their first
@@ -125,7 +137,8 @@ function parseCommandLine() {
     validators: parsePositiveInt(values.validators!, '--validators'),
     seconds: parsePositiveInt(values.seconds!, '--seconds'),
     nAccounts: parsePositiveInt(values.accounts!, '--accounts'),
-    genesisAccounts: values['genesis-accounts'] === undefined ? null : parsePositiveInt(values['genesis-accounts'], '--genesis-accounts'),
+    genesisSizes: values['genesis-accounts'] === undefined ? null : parseSizes(values['genesis-accounts']),
+    repeat: parsePositiveInt(values.repeat!, '--repeat'),
     warmup: values.warmup === '0' ? 0 : parsePositiveInt(values.warmup!, '--warmup (0 for none)'),
     blockMs: parsePositiveInt(values['block-ms']!, '--block-ms'),
     via: parseVia(values.via!),
@@ -136,6 +149,13 @@ function parseCommandLine() {
     trace: values.trace,
     perfDir: values.perf === undefined ? undefined : perfAvailable(values.perf),
   };
+}
+
+/** `--genesis-accounts N[,M…]`: distinct positive sizes, in the order given (the first runs first). */
+function parseSizes(text: string): number[] {
+  const sizes = text.split(',').map((t) => parsePositiveInt(t.trim(), '--genesis-accounts'));
+  if (new Set(sizes).size !== sizes.length) throw new Error(`--genesis-accounts ${text}: a size given twice`);
+  return sizes;
 }
 
 /** `--perf DIR` only where perf runs: found before genesis, not at the first timed phase minutes later. */
@@ -157,7 +177,7 @@ if (options.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const { runs, validators, seconds, nAccounts, genesisAccounts, warmup, blockMs, via, inflight, maxPool, tokenPermille, restSeconds, perfDir } = options;
+const { runs, validators, seconds, nAccounts, genesisSizes, repeat, warmup, blockMs, via, inflight, maxPool, tokenPermille, restSeconds, perfDir } = options;
 if (perfDir !== undefined) {
   mkdirSync(perfDir, { recursive: true });
   // JavaScript frames named in perf's samples: node writes /tmp/perf-<pid>.map as it compiles,
@@ -264,13 +284,14 @@ function worstOf(peaks: ReadonlyArray<number | null>): number | null {
 
 interface RunOutcome {
   readonly provider: string;
+  readonly genesisAccounts: number | null;
   readonly C: number;
   readonly rows: Array<Record<string, string | number>>;
   readonly results: RateResult[];
 }
 
 /** One devnet with one provider through warm-up and the timed rates; prints its own figures. */
-async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFile: string | undefined): Promise<RunOutcome> {
+async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], genesisAccounts: number | null, traceFile: string | undefined): Promise<RunOutcome> {
   const phases = phasesOf(rates, seconds, warmup);
   const { provider } = selectProvider(choice);
   const measured = verifyRate(provider);
@@ -453,6 +474,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
       results.push({ offered, flatOut: rate === FLAT_OUT, ...(exhausted ? { exhausted } : {}), committedTps: tps, p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss, ...(settling ? { settling } : {}) });
       rows.push({
         provider: provider.name,
+        ...(genesisAccounts === null ? {} : { 'genesis accounts': genesisAccounts }),
         'v /s': v.toFixed(0),
         C: C.toFixed(1),
         via,
@@ -521,7 +543,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], traceFi
     // Over the whole run (funding and warm-up included): admission's and the blocks' reads that missed the state cache.
     console.log(formatStateReads(finals.map((f) => f.stateReads), committedTotal));
     console.log(`throughput issue's targets, judged from this run (CHAIN_BLOCK_MS ${blockMs}):\n${formatTargets(evaluateTargets({ provider: provider.name, C, blockMs, rates: results }))}`);
-    return { provider: provider.name, C, rows, results };
+    return { provider: provider.name, genesisAccounts, C, rows, results };
   } finally {
     for (const n of c.nodes) {
       if (n.proc && n.proc.exitCode !== null) console.error(`validator ${n.index} exited (${n.proc.exitCode}); last log lines:\n${n.logs.slice(-15).join('\n')}`);
@@ -569,13 +591,24 @@ async function watchAtRest(nodes: readonly ProbedProcess[], totalSeconds: number
 }
 
 const outcomes: RunOutcome[] = [];
-for (const [i, run] of runs.entries()) {
-  if (runs.length > 1) console.log(`\n=== devnet ${i + 1} of ${runs.length}: ${run.choice}, ${run.rates.map(rateLabel).join(' / ')}, via ${via} ===`);
-  outcomes.push(await runDevnet(run.choice, run.rates, options.trace && runs.length > 1 ? `${options.trace}.${run.choice}` : options.trace));
+// With several genesis sizes every run goes once per size, the sizes alternating (scale-ratio.ts);
+// --repeat K goes through them K times (the runs alone K times without --genesis-accounts).
+const devnets = (genesisSizes === null ? Array.from({ length: repeat }, () => null) : sizeOrder(genesisSizes, repeat)).flatMap((size, n) => runs.map((run) => ({ run, size, n })));
+for (const [i, { run, size, n }] of devnets.entries()) {
+  const sized = size === null ? '' : `, ${size} genesis accounts`;
+  if (devnets.length > 1) console.log(`\n=== devnet ${i + 1} of ${devnets.length}: ${run.choice}, ${run.rates.map(rateLabel).join(' / ')}, via ${via}${sized} ===`);
+  const trace = options.trace === undefined || devnets.length === 1 ? options.trace : runs.length === devnets.length ? `${options.trace}.${run.choice}` : `${options.trace}.${run.choice}${size === null ? '' : `.${size}`}.${n}`;
+  outcomes.push(await runDevnet(run.choice, run.rates, size, trace));
 }
 if (outcomes.length > 1) {
   console.log('\nall runs:');
   console.table(outcomes.flatMap((o) => o.rows));
-  const ratio = nativeOverPureJs(outcomes);
-  if (ratio) console.log(formatTargets([ratio]));
+  const lines: TargetLine[] = [];
+  // Native against pure JS compares like with like: devnets of one genesis size.
+  if ((genesisSizes?.length ?? 1) === 1) {
+    const ratio = nativeOverPureJs(outcomes);
+    if (ratio) lines.push(ratio);
+  }
+  lines.push(...scaleRatios(outcomes.map((o) => ({ provider: o.provider, genesisAccounts: o.genesisAccounts ?? 0, results: o.results }))));
+  if (lines.length > 0) console.log(formatTargets(lines));
 }
