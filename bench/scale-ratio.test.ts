@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadedRate, MIN_SCALE_RATIO, scaleRatios, sizeOrder, type SizedRun } from './scale-ratio.js';
+import { committedRate, MIN_SCALE_RATIO, scaleRatios, sizeOrder, type SizedRun } from './scale-ratio.js';
 import type { RateResult } from './targets.js';
 
 const result = (committedTps: number, flatOut = true): RateResult => ({ offered: 500, flatOut, committedTps, p50Ms: 300, p99Ms: 600, blockIntervalMs: 400, eventLoopP99Ms: 20, peakRssMiB: 500 });
@@ -13,10 +13,10 @@ test('the sizes alternate so neither always runs first', () => {
   assert.throws(() => sizeOrder([1000], 0), /positive integer/);
 });
 
-test("a run's loaded rate is its flat-out rate, else its highest fixed rate", () => {
-  assert.equal(loadedRate([result(140, false), result(420)]), 420);
-  assert.equal(loadedRate([result(40, false), result(70, false)]), 70);
-  assert.equal(loadedRate([]), null);
+test("a run's committed rate is its highest over the phases, as the bench's other verdicts read it", () => {
+  assert.equal(committedRate([result(140, false), result(420)]), 420);
+  assert.equal(committedRate([result(450, false), result(420)]), 450);
+  assert.equal(committedRate([]), null);
 });
 
 test('the ratio is the large size over the small, judged by the medians, with each alternated pair shown', () => {
@@ -25,13 +25,29 @@ test('the ratio is the large size over the small, judged by the medians, with ea
   const [line] = scaleRatios(runs);
   assert.ok(line);
   assert.equal(line.target, `pqclean: committed TPS at 1000000 genesis accounts ≥ ${MIN_SCALE_RATIO} × at 1000`);
-  // Medians 240 and 330: 0.73; pairs 240/400, 250/300, 200/330.
-  assert.match(line.measured, /^240\.0 \/ 330\.0 tx\/s = 0\.73 by the medians/);
-  assert.match(line.measured, /alternated pairs 0\.60, 0\.83, 0\.61\)$/);
+  // Medians 240 and 330: 0.727; pairs 240/400, 250/300, 200/330.
+  assert.match(line.measured, /^240\.0 \/ 330\.0 tx\/s = 0\.727 by the medians/);
+  assert.match(line.measured, /alternated pairs 0\.600, 0\.833, 0\.606\)$/);
   assert.equal(line.met, false);
 });
 
-test('one line per provider that ran two sizes; met at 0.9 and above; no verdict without a rate', () => {
+test('an even count of runs takes the mean of the middle two; the bound is inclusive and shown to three decimals', () => {
+  // --repeat 2: medians (95 + 97) / 2 = 96 and (106 + 108) / 2 = 107, 0.897: NOT, though it rounds to 0.90.
+  const [below] = scaleRatios([run('noble', 1_000_000, 97), run('noble', 1000, 106), run('noble', 1000, 108), run('noble', 1_000_000, 95)]);
+  assert.match(below!.measured, /^96\.0 \/ 107\.0 tx\/s = 0\.897 by the medians/);
+  assert.equal(below!.met, false);
+  const [at] = scaleRatios([run('noble', 1_000_000, 90), run('noble', 1000, 100)]);
+  assert.match(at!.measured, /= 0\.900 by the medians/);
+  assert.equal(at!.met, true);
+});
+
+test('a run without a rate keeps its place: later pairs stay paired with their own round', () => {
+  const runs = [run('p', 1_000_000), run('p', 1000, 100), run('p', 1000, 200), run('p', 1_000_000, 100)];
+  const [line] = scaleRatios(runs);
+  assert.match(line!.measured, /\(1000000: n\/a, 100\.0; 1000: 100\.0, 200\.0; alternated pairs n\/a, 0\.500\)/);
+});
+
+test('one line per provider that ran two sizes; no verdict without a rate or when a run was not loaded to capacity', () => {
   const lines = scaleRatios([run('noble', 1_000_000, 90), run('noble', 1000, 100), run('pqclean', 1000, 300), run('none', 1_000_000), run('none', 1000, 0)]);
   assert.deepEqual(
     lines.map((l) => [l.target.split(':')[0], l.met]),
@@ -40,6 +56,10 @@ test('one line per provider that ran two sizes; met at 0.9 and above; no verdict
       ['none', null],
     ],
   );
-  assert.match(lines[0]!.measured, /= 0\.90 by the medians/);
   assert.match(lines[1]!.measured, /no committed rate at 1000 accounts/);
+  // Fixed rates alone: both sizes commit what they are offered, which says nothing about capacity.
+  const fixed = (n: number, tps: number): SizedRun => ({ provider: 'f', genesisAccounts: n, results: [{ ...result(tps, false), offered: tps }] });
+  const [unloaded] = scaleRatios([fixed(1_000_000, 80), fixed(1000, 80)]);
+  assert.equal(unloaded!.met, null);
+  assert.match(unloaded!.measured, /2 run\(s\) not loaded to capacity/);
 });
