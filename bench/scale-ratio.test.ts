@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { committedRate, MIN_SCALE_RATIO, scaleRatios, sizeOrder, type SizedRun } from './scale-ratio.js';
-import type { RateResult } from './targets.js';
+import { MIN_SCALE_RATIO, scaleRatios, sizeOrder, type SizedRun } from './scale-ratio.js';
+import { sustainedRate, type RateResult } from './targets.js';
 
 const result = (committedTps: number, flatOut = true): RateResult => ({ offered: 500, flatOut, committedTps, p50Ms: 300, p99Ms: 600, blockIntervalMs: 400, eventLoopP99Ms: 20, peakRssMiB: 500 });
 const run = (provider: string, genesisAccounts: number, ...tps: number[]): SizedRun => ({ provider, genesisAccounts, results: tps.map((t) => result(t)) });
@@ -14,9 +14,9 @@ test('the sizes alternate so neither always runs first', () => {
 });
 
 test("a run's committed rate is its highest over the phases, as the bench's other verdicts read it", () => {
-  assert.equal(committedRate([result(140, false), result(420)]), 420);
-  assert.equal(committedRate([result(450, false), result(420)]), 450);
-  assert.equal(committedRate([]), null);
+  assert.equal(sustainedRate([result(140, false), result(420)]), 420);
+  assert.equal(sustainedRate([result(450, false), result(420)]), 450);
+  assert.equal(sustainedRate([]), null);
 });
 
 test('the ratio is the large size over the small, judged by the medians, with each alternated pair shown', () => {

@@ -1,4 +1,4 @@
-import { isSaturated, type RateResult, type TargetLine } from './targets.js';
+import { isSaturated, sustainedRate, type RateResult, type TargetLine } from './targets.js';
 
 /**
  * Issue 40's "committed TPS at N = 10^6 at least 0.9 × at N = 10^3", judged by the load bench
@@ -29,14 +29,6 @@ export function sizeOrder(sizes: readonly number[], repeat: number): number[] {
   return out;
 }
 
-/**
- * A run's committed rate: its highest over the timed phases, as the bench's other verdicts read
- * "sustained" (targets.ts), so this ratio and the native-over-pure-JS one mean the same rate.
- */
-export function committedRate(results: readonly RateResult[]): number | null {
-  return results.length === 0 ? null : Math.max(...results.map((r) => r.committedTps));
-}
-
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
@@ -64,8 +56,9 @@ export function scaleRatios(runs: readonly SizedRun[]): TargetLine[] {
     const large = sizes[sizes.length - 1]!;
     const target = `${provider}: committed TPS at ${large} genesis accounts ≥ ${MIN_SCALE_RATIO} × at ${small}`;
     const runsOf = (n: number): SizedRun[] => own.filter((r) => r.genesisAccounts === n);
-    const smallRates = runsOf(small).map((r) => committedRate(r.results));
-    const largeRates = runsOf(large).map((r) => committedRate(r.results));
+    // A run's rate as the bench's other verdicts read it, so this ratio and native-over-pure-JS mean the same rate.
+    const smallRates = runsOf(small).map((r) => sustainedRate(r.results));
+    const largeRates = runsOf(large).map((r) => sustainedRate(r.results));
     const measuredSmall = smallRates.filter((x): x is number => x !== null && x > 0);
     const measuredLarge = largeRates.filter((x): x is number => x !== null);
     if (measuredSmall.length === 0 || measuredLarge.length === 0) {

@@ -76,6 +76,15 @@ export function isSaturated(rates: readonly RateResult[]): boolean {
   return (full.flatOut === true && full.exhausted !== true) || full.committedTps < SATURATED_BELOW * full.offered;
 }
 
+/**
+ * The most the devnet committed at any offered rate (offered beyond it, it commits about that):
+ * what every verdict here, and the scale ratio (scale-ratio.ts), reads as a run's rate; null for a
+ * run with no timed rate.
+ */
+export function sustainedRate(rates: readonly RateResult[]): number | null {
+  return rates.length === 0 ? null : Math.max(...rates.map((r) => r.committedTps));
+}
+
 /** How a rate reads in a verdict: "115 tx/s offered", or "flat out (74.2 tx/s submitted)". */
 function offeredText(r: RateResult): string {
   return r.flatOut ? `flat out (${r.offered.toFixed(1)} tx/s submitted)` : `${r.offered} tx/s offered`;
@@ -83,9 +92,8 @@ function offeredText(r: RateResult): string {
 
 export function evaluateTargets(run: TargetInputs): TargetLine[] {
   if (run.rates.length === 0) return [];
-  // Sustained: the most the devnet committed at any offered rate (offered beyond it, it commits
-  // about that); full load: the highest rate offered; half: the rate nearest half the sustained.
-  const sustained = Math.max(...run.rates.map((r) => r.committedTps));
+  // Sustained (sustainedRate); full load: the highest rate offered; half: the rate nearest half the sustained.
+  const sustained = sustainedRate(run.rates)!;
   const full = topRate(run.rates);
   // Flat out is never "half the sustained rate" unless it is all the run has.
   const fixed = run.rates.filter((r) => !r.flatOut);
@@ -151,7 +159,7 @@ export const MIN_NATIVE_OVER_PURE_JS = 3;
  */
 export function nativeOverPureJs(runs: ReadonlyArray<{ readonly provider: string; readonly results: readonly RateResult[] }>): TargetLine | null {
   type Run = (typeof runs)[number];
-  const best = (r: Run): number => Math.max(0, ...r.results.map((x) => x.committedTps));
+  const best = (r: Run): number => sustainedRate(r.results) ?? 0;
   const bestRun = (of: Run[]): Run | undefined => of.reduce<Run | undefined>((a, r) => (a === undefined || best(r) > best(a) ? r : a), undefined);
   const pure = bestRun(runs.filter((r) => r.provider === PURE_JS_PROVIDER));
   const top = bestRun(runs.filter((r) => r.provider !== PURE_JS_PROVIDER));
