@@ -181,6 +181,8 @@ if (options.help) {
   process.exit(0);
 }
 const { runs, validators, seconds, nAccounts, genesisSizes, repeat, warmup, blockMs, via, inflight, maxPool, tokenPermille, restSeconds, perfDir } = options;
+/** More than one genesis size: each devnet is labelled with its size, and the scale ratio judged instead of native against pure JS. */
+const severalSizes = (genesisSizes?.length ?? 0) > 1;
 if (perfDir !== undefined) {
   mkdirSync(perfDir, { recursive: true });
   // JavaScript frames named in perf's samples: node writes /tmp/perf-<pid>.map as it compiles,
@@ -477,7 +479,7 @@ async function runDevnet(choice: ProviderChoice, rates: readonly Rate[], genesis
       results.push({ offered, flatOut: rate === FLAT_OUT, ...(exhausted ? { exhausted } : {}), committedTps: tps, p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), blockIntervalMs: interval, eventLoopP99Ms: worstLoopP99Ms, peakRssMiB: peakRss, ...(settling ? { settling } : {}) });
       rows.push({
         provider: provider.name,
-        ...(genesisAccounts === null || (genesisSizes?.length ?? 0) < 2 ? {} : { 'genesis accounts': genesisAccounts }),
+        ...(genesisAccounts === null || !severalSizes ? {} : { 'genesis accounts': genesisAccounts }),
         'v /s': v.toFixed(0),
         C: C.toFixed(1),
         via,
@@ -615,7 +617,7 @@ if (outcomes.length > 1) {
   // Native against pure JS compares like with like: devnets of one genesis size (with --repeat,
   // each provider's best run, as its own verdicts read "sustained"; the scale ratio takes medians,
   // since there the question is the typical run of each size, not the best one).
-  if ((genesisSizes?.length ?? 1) === 1) {
+  if (!severalSizes) {
     const ratio = nativeOverPureJs(outcomes);
     if (ratio) lines.push(ratio);
   }
