@@ -10,7 +10,7 @@
  *
  *   npx tsc -p tsconfig.json && /work/bin/heavy node dist/bench/store-compaction.bench.js \
  *     [--layout random|sequential|both] [--fill 2200000] [--blocks 300] [--per-block 1550] \
- *     [--prune [--prune-age uniform|log]] [--overwrite 0] [--absent-reads 0] [--level name=value,…] [--reads 1000] [--seed 1] [--dir /tmp/…]
+ *     [--prune [--prune-age uniform|log]] [--overwrite 0] [--absent-reads 0] [--stored-reads 0] [--level name=value,…] [--reads 1000] [--seed 1] [--dir /tmp/…]
  *
  * Per layout, in a fresh store (`LevelStore`, LevelDB's default options; a node also sizes the table cache, which a store of this size does not reach):
  * - fill: `--fill` records in unsynced batches of 10,000, then a wait until LevelDB's background
@@ -27,6 +27,9 @@
  * written (one `getMany`), as a node reads the absent records of a transfer's parties: in LevelDB a
  * lookup that consults more than one table file charges the first a seek, and a file out of seeks
  * is compacted (seek compaction), so reads alone make compaction work.
+ * `--stored-reads R`: the same with R reads per record of stored keys (picked uniformly), as a node
+ * reads the account records of a transfer's parties that its caches miss: a key found below the
+ * top level consults a file a level above it, and charges the first a seek as an absent key does.
  * `--overwrite P`: P % of a block's records rewrite a stored key (picked uniformly) instead of
  * adding one, as the chain store's account records and totals are rewritten beside its appended
  * indexes. `--level`: LevelDB options for the store (`bench/level-tuning.ts`), e.g.
@@ -150,6 +153,8 @@ interface Options {
   readonly overwritePercent: number;
   /** Point reads of keys never written, per record a block writes, read after its write. */
   readonly absentReads: number;
+  /** Point reads of stored keys, per record a block writes, read after its write. */
+  readonly storedReads: number;
   readonly tuning: LevelTuning;
   /** `--level` as given, for the table. */
   readonly levelSpec: string;
@@ -177,6 +182,7 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
     const readRng = new Prng(layoutSeed ^ 0x72656164);
     const overwriteRng = new Prng(layoutSeed ^ 0x6f766572);
     const absentRng = new Prng(layoutSeed ^ 0x61627365);
+    const storedRng = new Prng(layoutSeed ^ 0x73746f72);
 
     let t = performance.now();
     for (let start = 0; start < o.fill; start += FILL_BATCH) {
@@ -228,6 +234,10 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
       // Keys never written inside the stored range, so each lookup consults a file a level: random 32
       // bytes, or for the sequential layout a stored record's block and index with another tail.
       if (o.absentReads > 0) await store.getMany(Array.from({ length: Math.round(o.absentReads * o.perBlock) }, () => absentKey(layout, keys, absentRng)));
+      if (o.storedReads > 0) {
+        const count = keys.count;
+        await store.getMany(Array.from({ length: Math.round(o.storedReads * o.perBlock) }, () => keys.pickLive(() => storedRng.below(count), false)));
+      }
     }
     const phaseMs = performance.now() - t;
     selfThreadRunNs(perThread, 1);
@@ -259,6 +269,7 @@ async function runLayout(layout: Layout, o: Options, log: (line: string) => void
       prune: o.prune ? o.pruneAge : 'no',
       'overwrite %': o.overwritePercent,
       'absent reads per record': o.absentReads,
+      'stored reads per record': o.storedReads,
       level: o.levelSpec === '' ? 'defaults' : o.levelSpec,
       'compaction µs/rec (to idle)': Number((toIdleNs / 1000 / records).toFixed(1)),
       'compaction µs/rec (window)': Number((windowNs / 1000 / records).toFixed(1)),
@@ -303,9 +314,9 @@ function absentKey(layout: Layout, keys: KeyLog, rng: Prng): Uint8Array {
   return key;
 }
 
-function parseAbsentReads(text: string): number {
+function parseReadsPerRecord(text: string, flag: string): number {
   const n = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || n > 100) throw new Error(`--absent-reads: reads per record written, 0-100 (e.g. 6 or 0.5), got "${text}"`);
+  if (!/^\d+(\.\d+)?$/.test(text) || n > 100) throw new Error(`${flag}: reads per record written, 0-100 (e.g. 6 or 0.5), got "${text}"`);
   return n;
 }
 
@@ -320,6 +331,7 @@ async function main(): Promise<void> {
       'prune-age': { type: 'string', default: 'uniform' },
       overwrite: { type: 'string', default: '0' },
       'absent-reads': { type: 'string', default: '0' },
+      'stored-reads': { type: 'string', default: '0' },
       level: { type: 'string', default: '' },
       reads: { type: 'string', default: '1000' },
       seed: { type: 'string', default: '1' },
@@ -338,7 +350,8 @@ async function main(): Promise<void> {
     prune: values.prune,
     pruneAge: values['prune-age'] === 'log' ? 'log' : values['prune-age'] === 'uniform' ? 'uniform' : badPruneAge(values['prune-age']),
     overwritePercent: parsePercent(values.overwrite),
-    absentReads: parseAbsentReads(values['absent-reads']!),
+    absentReads: parseReadsPerRecord(values['absent-reads']!, '--absent-reads'),
+    storedReads: parseReadsPerRecord(values['stored-reads']!, '--stored-reads'),
     tuning: parseLevelTuning(values.level),
     levelSpec: values.level,
     reads: parsePositiveInt(values.reads, '--reads'),
