@@ -55,10 +55,11 @@ export function scaleRatios(runs: readonly SizedRun[]): TargetLine[] {
     const small = sizes[0]!;
     const large = sizes[sizes.length - 1]!;
     const target = `${provider}: committed TPS at ${large} genesis accounts ≥ ${MIN_SCALE_RATIO} × at ${small}`;
-    const runsOf = (n: number): SizedRun[] => own.filter((r) => r.genesisAccounts === n);
+    const smallRuns = own.filter((r) => r.genesisAccounts === small);
+    const largeRuns = own.filter((r) => r.genesisAccounts === large);
     // A run's rate as the bench's other verdicts read it, so this ratio and native-over-pure-JS mean the same rate.
-    const smallRates = runsOf(small).map((r) => sustainedRate(r.results));
-    const largeRates = runsOf(large).map((r) => sustainedRate(r.results));
+    const smallRates = smallRuns.map((r) => sustainedRate(r.results));
+    const largeRates = largeRuns.map((r) => sustainedRate(r.results));
     const measuredSmall = smallRates.filter((x): x is number => x !== null && x > 0);
     const measuredLarge = largeRates.filter((x): x is number => x !== null);
     if (measuredSmall.length === 0 || measuredLarge.length === 0) {
@@ -72,7 +73,7 @@ export function scaleRatios(runs: readonly SizedRun[]): TargetLine[] {
       pairs.push(s !== null && s > 0 && l !== null ? (l / s).toFixed(3) : 'n/a');
     }
     const ratio = median(measuredLarge) / median(measuredSmall);
-    const unloaded = [...runsOf(small), ...runsOf(large)].filter((r) => !isSaturated(r.results)).length;
+    const unloaded = [...smallRuns, ...largeRuns].filter((r) => !isSaturated(r.results)).length;
     lines.push({
       target,
       // Three decimals: a ratio a hair under the bound must not print as the bound beside NOT.
