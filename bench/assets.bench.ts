@@ -15,7 +15,7 @@ import { CachingVerifier } from '../kernel/crypto/verifier.js';
  * in 100 pools, pure; a block of 100 swaps of one pool executed and cleared (endBlock) on an
  * in-memory chain; and swaps admitted per second on one node (signature, _psig, checks), verified
  * by the provider a node picks (CHAIN_CRYPTO_PROVIDER, default auto), as a validator would.
- * `npm run build && node dist/bench/assets.bench.js` (under /work/bin/heavy on a shared machine).
+ * `npm run build && node dist/bench/assets.bench.js` (one at a time under `flock /tmp/heavy.lock` on a shared machine).
  */
 const FULL = 100;
 const rand = mulberry32(33);

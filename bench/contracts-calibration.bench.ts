@@ -26,7 +26,7 @@ import { join } from 'node:path';
  * ns/fuel × max_block_gas × contract_fuel_per_gas; the worst of them is then run for real, as one
  * transaction of max_block_gas in a block (contract thread, executor, state overlay).
  *
- * `npm run build && node dist/bench/contracts-calibration.bench.js` (under /work/bin/heavy on a
+ * `npm run build && node dist/bench/contracts-calibration.bench.js` (one at a time under `flock /tmp/heavy.lock` on a
  * shared machine). Each class is run REPEATS times after a warm-up; its figure is the least
  * disturbed run (the smallest CPU time), because on a shared virtual machine even CPU time
  * varies 5× from run to run with the other tenants' load; the median is printed beside it.

@@ -16,7 +16,7 @@ import { isFailure, runTree } from '../plugins/contracts/vm/runner.js';
  * shared 2-core machine, with a load average of 10–25, a few-millisecond call's wall time is
  * mostly the scheduler's, and the wall-time medians of two runs put the same build at 2.74× and
  * 3.32× where its CPU time said 1.3×. The wall-time table (tinybench) is printed beside it.
- * `npm run build && node dist/bench/contracts.bench.js` (under /work/bin/heavy on a shared machine).
+ * `npm run build && node dist/bench/contracts.bench.js` (one at a time under `flock /tmp/heavy.lock` on a shared machine).
  */
 const limits: VmLimits & { maxKeys: number } = { maxPages: 16, maxStack: 4096, maxDepth: 8, maxKeys: 1024 };
 const ITERATIONS_BYTE = 16; // × 65 536 loop iterations per call

@@ -14,7 +14,7 @@ import { counterpartyHeader, ibcSigners, inboundTransfer } from '../test/helpers
  * (b) proven receives per second: an in-memory chain with the ibc plugin, a channel and a client
  * of a synthetic counterparty, then `ibc_recv`s with their membership proofs admitted, then
  * executed in blocks.
- * `npm run build && node dist/bench/ibc.bench.js [receives]` (under /work/bin/heavy on a shared machine).
+ * `npm run build && node dist/bench/ibc.bench.js [receives]` (one at a time under `flock /tmp/heavy.lock` on a shared machine).
  */
 const RECEIVES = Number(process.argv[2] ?? 400);
 const { provider } = selectProvider((process.env.CHAIN_CRYPTO_PROVIDER ?? 'auto') as ProviderChoice);

@@ -4,7 +4,7 @@
  * in LevelDB, as a validator holds them. The figure that matters is the cost per changed key and how
  * it grows with the number of keys n (issue 40: at 10^6 within 1.5× of 10^3, at 10^7 within 2×).
  *
- *   npx tsc -p tsconfig.json && /work/bin/heavy node dist/bench/state-tree.bench.js \
+ *   npx tsc -p tsconfig.json && flock /tmp/heavy.lock node dist/bench/state-tree.bench.js \
  *     [--sizes 1e3,1e5,1e6,1e7] [--blocks 40] [--warmup 10] [--rounds 2] [--dir /tmp/…] \
  *     [--store node|chunked] [--variant name=module[:option=value…]]… [--cpu-profile DIR] [--threads] [--alloc]
  *

@@ -8,7 +8,7 @@
  * the layout (the tree itself is not involved: its records are modelled as 32-byte keys with
  * 65-byte incompressible values, the size of a node record).
  *
- *   npx tsc -p tsconfig.json && /work/bin/heavy node dist/bench/store-compaction.bench.js \
+ *   npx tsc -p tsconfig.json && flock /tmp/heavy.lock node dist/bench/store-compaction.bench.js \
  *     [--layout random|sequential|both] [--fill 2200000] [--blocks 300] [--per-block 1550] \
  *     [--prune [--prune-age uniform|log]] [--overwrite 0] [--absent-reads 0] [--stored-reads 0] [--level name=value,…] [--reads 1000] [--seed 1] [--dir /tmp/…]
  *

@@ -19,7 +19,7 @@ import { getJson, postJson, until } from '../test/helpers/node-process.js';
  *     relayer), one transfer from shard 0 to shard 1 through the gateway, and the source blocks
  *     from its lock to the destination's receipt (commit) and to the lock's settlement (ack).
  * `npm run build && node dist/bench/xshard.bench.js [--devnet http://127.0.0.1:3000]`
- * (under /work/bin/heavy on a shared machine).
+ * (one at a time under `flock /tmp/heavy.lock` on a shared machine).
  */
 const devnetAt = process.argv.indexOf('--devnet');
 if (devnetAt >= 0) await devnetRun(process.argv[devnetAt + 1] ?? 'http://127.0.0.1:3000');
