@@ -15,6 +15,8 @@ import { signatureCacheId, verifyTransferSignature } from '../tx/signature.js';
 import { effectiveGasPrice } from '../tx/signing.js';
 import { txIdentity, txIdentityOfText, type TxIdentity } from '../tx/hash.js';
 import { nestingProblem } from '../codec/depth.js';
+import { formatCoin } from '../codec/amount.js';
+import type { SystemAddressSpec } from '../host/plugin.js';
 import type { Authorized } from '../auth/authorize.js';
 import { authorizeTx, declaredDebit } from './authorize-tx.js';
 import { presentedKey } from '../auth/presented-key.js';
@@ -54,8 +56,10 @@ export interface SubmissionResult {
   status: 'pending';
   estimated_block: number;
   sender_balance: bigint;
+  sender_balance_human: string;
   /** Null for a transfer to another shard (decisions.md §74). */
   receiver_balance: bigint | null;
+  receiver_balance_human: string | null;
   /** The price admission charged for: the sender's, or base_fee when omitted (decisions.md §9). */
   gas_price: bigint;
   /** Fields plugins added in checkTx (the sentinel's score, a hold). */
@@ -107,7 +111,9 @@ export class Admission {
       return spec === undefined ? GAS_TRANSFER : spec.gas + (tx.body === undefined ? 0 : operationBodyGas(spec, tx.body));
     }
     if (tx.target.startsWith('kind:')) return this.d.host.addressKind(tx.target.slice(5))?.gas ?? GAS_TRANSFER;
-    return this.d.host.systemAddress(tx.target)?.gas ?? GAS_TRANSFER;
+    const system = this.d.host.systemAddress(tx.target);
+    if (system === undefined) return GAS_TRANSFER;
+    return system.gas + (tx.body === undefined ? 0 : systemDataGas(system, tx.body));
   };
 
   /** The most gas a transaction may use, and what blocks are packed and bounded by: its declared gas_limit, else its base gas. */
@@ -232,7 +238,12 @@ export class Admission {
     // than before (the sentinel's, read after the signature), never one of an address it names.
     this.d.store.prefetchState(readAheadKeys([{ from: f.from }], this.d.host.boundary.readAheadStores)).catch(() => undefined);
     const authorized = await this.authorizeAt(state, height, tx, key, undefined);
-    // 3. The account nonce.
+    // 3. The signature, once per node, on the verify pool; what it covers sets the price (§95).
+    // Before anything about the account (decisions.md §16: key binding and signature, then the
+    // nonce): a forged transfer is 401 whatever its nonce or the sender's balance.
+    tx.sigVersion = await verifyTransferSignature({ ...f, hash }, this.signaturePolicy(baseFee), key.bytes, this.d.verifier);
+    tx.gasPrice = effectiveGasPrice(f.gas_price, tx.sigVersion, baseFee);
+    // 4. The account nonce.
     const accounts = accountsReader(state);
     const sender = await accounts.get(f.from);
     const expected = this.d.mempool.nextNonce(f.from, sender.nonce);
@@ -240,7 +251,7 @@ export class Admission {
     // that tells a resubmission from a new transaction (it stays off the hot path).
     if (f.nonce <= sender.nonce && (await this.d.store.hasTx(hash))) throw badRequest(`duplicate transaction ${hash}`);
     if (f.nonce !== expected) throw badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: expected ${expected} (last confirmed ${sender.nonce} plus pending)`);
-    // 4. Where it goes: the serving plugin is active, the recipient can be owned.
+    // 5. Where it goes: the serving plugin is active, the recipient can be owned.
     const inactive = this.inactiveProblem(target, height);
     if (inactive) throw inactive;
     if (crossShard !== undefined) {
@@ -251,15 +262,13 @@ export class Admission {
       const problem = await recipientProblem(this.d.hooks, () => readContext(this.ctxEnv, state, height), state, f.to);
       if (problem) throw problem;
     }
-    // 5. Funds: value from the sender, the fee from whoever pays it.
+    // 6. Funds: value from the sender, the fee from whoever pays it.
     await this.checkFunds(state, tx, tx.from, authorized.signer.payer, tx.value, sender);
-    // 6. The signature, once per node, on the verify pool; what it covers sets the price (§95).
-    tx.sigVersion = await verifyTransferSignature({ ...f, hash }, this.signaturePolicy(baseFee), key.bytes, this.d.verifier);
-    tx.gasPrice = effectiveGasPrice(f.gas_price, tx.sigVersion, baseFee);
     tx.holds = this.holdsOf(tx, tx.from, authorized.signer.payer, tx.value);
+    tx.declaredDebit = tx.value;
     // 7. Every plugin's checkTx, which may add fields to the answer.
     const fields = await this.runCheckTx(tx, height);
-    // 8. The nonce again, on the state committed now: steps 5–7 waited (the verify pool, a
+    // 8. The nonce again, on the state committed now: steps 3–7 waited (the verify pool, a
     // deploy's metering), and a block may have committed meanwhile carrying this transaction
     // (relayed here while this copy was checked) or another of its nonce. Queued, it would head
     // the sender's queue with a nonce the chain has taken, and a block proposed from this pool
@@ -271,15 +280,15 @@ export class Admission {
     if (f.nonce <= now.nonce) throw (await this.d.store.hasTx(hash)) ? badRequest(`duplicate transaction ${hash}`) : badRequest(`nonce ${f.nonce} is not the next nonce for ${f.from}: a block took it while this transaction was being checked (last confirmed ${now.nonce})`);
     queue(tx);
     // decisions.md §74: the recipient's balance is another shard's to tell.
-    if (crossShard !== undefined) return { ...fields, ...crossShard.answer(f, this.d.shards), tx_hash: hash, status: 'pending', estimated_block: height, sender_balance: sender.balance, receiver_balance: null, gas_price: tx.gasPrice };
+    if (crossShard !== undefined) return { ...fields, ...crossShard.answer(f, this.d.shards), tx_hash: hash, status: 'pending', estimated_block: height, ...balances(sender.balance, null), gas_price: tx.gasPrice };
     const receiver = await accounts.get(f.to);
-    return { ...fields, tx_hash: hash, status: 'pending', estimated_block: height, sender_balance: sender.balance, receiver_balance: receiver.balance, gas_price: tx.gasPrice };
+    return { ...fields, tx_hash: hash, status: 'pending', estimated_block: height, ...balances(sender.balance, receiver.balance), gas_price: tx.gasPrice };
   }
 
   /**
    * A signed operation (decisions.md §16), from its route, its socket method or a peer: body
    * shape, the plugin's state, who may sign and the signature, the actor's millisecond nonce,
-   * funds, the owning plugin's own checks, every plugin's checkTx, the mempool.
+   * the owning plugin's own checks, funds, every plugin's checkTx, the mempool.
    */
   admitOperation(envelope: Record<string, unknown>, receivedAt: number, text: string | undefined, queue: (tx: Tx) => void): Promise<OperationSubmission> {
     const tooDeep = nestingProblem(text, envelope);
@@ -321,20 +330,21 @@ export class Admission {
     const pending = this.d.mempool.pendingOperationsOf(p.actor);
     const last = pending.length > 0 ? pending[pending.length - 1]!.nonce : await lastOperationNonce(state, p.actor);
     if (p.nonce <= last) throw badRequest(`nonce ${p.nonce} is not above ${last}, the last nonce accepted from ${p.actor}: operation nonces are millisecond timestamps that only increase`);
-    // 4. Funds and the owning plugin's own rules. What the operation declares it takes (by
-    // default its signed value when that counts ucoin; `debits`: a name's price, a node's
-    // min_stake, an NFT transfer fee) must be there besides the fee and what the account's pending
-    // transactions hold (decisions.md §38: price + fee), and stays held while it is pending. An
-    // operation that declares its debit judges it first in its own words (what the coins are
-    // for); a vault payout declares a debit of 0: the vault pays it (§43), so only its fee is held.
-    const takes = await declaredDebit(p, () => ctx);
-    if (p.op.spec.debits === undefined) await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, takes);
+    // 4. The owning plugin's own rules, then funds (decisions.md §16: the plugin's checks come
+    // before the mempool, whose holds the funds are judged against): a signer without the role an
+    // operation needs is told 403 whether or not it could pay (§31). What the operation declares
+    // it takes (by default its signed value when that counts ucoin; `debits`: a name's price, a
+    // node's min_stake, an NFT transfer fee) must be there besides the fee and what the account's
+    // pending transactions hold (§38: price + fee), and stays held while it is pending; an
+    // operation that declares its debit may judge it in its own words (what the coins are for) in
+    // its check. A vault payout declares a debit of 0: the vault pays it (§43), so only its fee is held.
     const input = { name: p.op.spec.name, body: verified.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer: authorized.signer };
     const refused = (p.op.spec.check ? await p.op.spec.check(ctx, input as never) : undefined) ?? (p.op.spec.admit ? await p.op.spec.admit(ctx, input as never) : undefined);
     if (refused) throw refused;
-    if (p.op.spec.debits !== undefined) await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, takes);
+    const takes = await declaredDebit(p, () => ctx);
+    await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, takes);
     const priced: Tx = { ...tx, sigVersion: verified.layout, gasPrice: effectiveGasPrice(p.gasPrice, verified.layout, baseFee) };
-    const admitted: Tx = { ...priced, holds: this.holdsOf(priced, authorized.signer.account, authorized.signer.payer, takes) };
+    const admitted: Tx = { ...priced, holds: this.holdsOf(priced, authorized.signer.account, authorized.signer.payer, takes), declaredDebit: takes };
     const fields = await this.runCheckTx(admitted, height);
     // The nonce again, on the state committed now (as step 8 of a transfer): a block may have
     // taken this operation, or a later one of its actor, while it was being checked.
@@ -360,9 +370,21 @@ export class Admission {
 
   /** Authorization against committed state (kernel/auth); the block asks again against its own. */
   private async authorizeAt(state: StateSource, height: number, tx: Tx, key: ReturnType<typeof presentedKey>, p: ParsedOperation | undefined): Promise<Authorized> {
-    const answer = await authorizeTx(this.d.hooks, (ctx, plugin) => this.d.host.scoped(ctx, plugin), () => readContext(this.ctxEnv, state, height), state, tx, key, p, this.gasLimitOf(tx));
+    const answer = await authorizeTx(this.d.hooks, (ctx, plugin) => this.d.host.scoped(ctx, plugin), () => readContext(this.ctxEnv, state, height), state, tx, key, p, this.gasLimitOf(tx), () => this.pendingDebitOf(tx.from, key.hex));
     if (answer instanceof ChainError) throw answer;
     return answer;
+  }
+
+  /** What `actor`'s pending transactions signed by `keyHex` declared they debit (SignRequest.pendingDebit). */
+  private pendingDebitOf(actor: string, keyHex: string): bigint {
+    let total = 0n;
+    for (const pending of [this.d.mempool.pendingOf(actor), this.d.mempool.pendingOperationsOf(actor)]) {
+      for (const t of pending) {
+        const signer = t.body.public_key;
+        if (t.declaredDebit !== undefined && typeof signer === 'string' && signer.toLowerCase() === keyHex) total += t.declaredDebit;
+      }
+    }
+    return total;
   }
 
 
@@ -524,6 +546,18 @@ export function queueInto(mempool: Mempool, onQueued: (tx: Tx) => void): (tx: Tx
 }
 
 /** An operation's `bodyGas` of a body, held to its contract: a plugin that breaks it is a bug to surface, never a price to guess. */
+/** The submission's balances with the `*_human` text beside each (decisions.md §21). */
+function balances(sender: bigint, receiver: bigint | null): Pick<SubmissionResult, 'sender_balance' | 'sender_balance_human' | 'receiver_balance' | 'receiver_balance_human'> {
+  return { sender_balance: sender, sender_balance_human: formatCoin(sender), receiver_balance: receiver, receiver_balance_human: receiver === null ? null : formatCoin(receiver) };
+}
+
+function systemDataGas(spec: Pick<SystemAddressSpec, 'address' | 'dataGas'>, body: Readonly<Record<string, unknown>>): number {
+  if (spec.dataGas === undefined) return 0;
+  const gas = spec.dataGas(typeof body.data === 'string' ? body.data : undefined);
+  if (!Number.isSafeInteger(gas) || gas < 0) throw new Error(`system address ${spec.address}: dataGas returned ${String(gas)}, not a non-negative safe integer`);
+  return gas;
+}
+
 function operationBodyGas(spec: Pick<OperationSpec, 'name' | 'bodyGas'>, body: Readonly<Record<string, unknown>>): number {
   if (spec.bodyGas === undefined) return 0;
   const gas = spec.bodyGas(body);

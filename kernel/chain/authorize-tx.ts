@@ -12,17 +12,18 @@ import type { Tx } from '../model/types.js';
  * the block (the block's state): an operator-key operation by its configured key set (the signer
  * is then of kind `operator` and pays from the address its key derives), anything else through
  * kernel/auth's `authorize`, told what the transaction declares it debits (a plain transaction's
- * value, an operation's `debits`) and the largest fee it can be charged (`gasLimit` × its price).
+ * value, an operation's `debits`), what the same key's other pending transactions declare
+ * (`pendingDebit`: admission's, 0 in a block) and the largest fee it can be charged (`gasLimit` × its price).
  * `ctx` is built only when a plugin must be asked.
  */
-export async function authorizeTx(hooks: Hooks, scoped: <C>(ctx: C, plugin: string) => C, ctx: () => ReadContext, source: StateSource, tx: Tx, key: PresentedKey, p: ParsedOperation | undefined, gasLimit: number): Promise<Authorized | ChainError> {
+export async function authorizeTx(hooks: Hooks, scoped: <C>(ctx: C, plugin: string) => C, ctx: () => ReadContext, source: StateSource, tx: Tx, key: PresentedKey, p: ParsedOperation | undefined, gasLimit: number, pendingDebit: () => bigint = () => 0n): Promise<Authorized | ChainError> {
   const operators = p?.op.spec.signing?.operatorKeys;
   if (p && operators) {
     if (!(await operators(scoped(ctx(), p.op.plugin))).includes(key.hex)) return new ChainError(403, `${p.op.spec.name}: the signing key is not an operator key of this network`);
     return { signer: { kind: 'operator', publicKey: key.hex, account: key.derived, payer: key.derived, grantedBy: p.op.plugin }, grant: undefined };
   }
   const debit = p === undefined ? tx.value : await declaredDebit(p, () => scoped(ctx(), p.op.plugin));
-  return authorize(hooks, ctx, source, { actor: tx.from, publicKey: key.hex, tx, operation: p?.op.spec.name, mainKeyOnly: p?.op.spec.mainKeyOnly, debit, maxFee: BigInt(gasLimit) * tx.gasPrice }, key);
+  return authorize(hooks, ctx, source, { actor: tx.from, publicKey: key.hex, tx, operation: p?.op.spec.name, mainKeyOnly: p?.op.spec.mainKeyOnly, debit, pendingDebit, maxFee: BigInt(gasLimit) * tx.gasPrice }, key);
 }
 
 /** What an operation declares it takes from the signing account (`OperationSpec.debits`, else its signed value when that counts ucoin). */

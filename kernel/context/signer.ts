@@ -40,6 +40,14 @@ export interface SignRequest {
    * is charged (decisions.md §95); what it really took comes to the grant's `onApplied`.
    */
   readonly debit: bigint;
+  /**
+   * At admission, what the actor's other pending transactions signed by this same key declare
+   * they debit (their `debit` when each was admitted): a grant with a cap judges `debit` on top of
+   * them, so two pending transactions cannot together pass a cap that each passes alone (one would
+   * be admitted, then fail in its block and leave a nonce gap). 0 in a block, where each one
+   * applied before is already in state. A function: only a plugin that judges a grant asks it.
+   */
+  readonly pendingDebit: () => bigint;
   /** The largest fee the transaction can be charged: its gas limit times its price. */
   readonly maxFee: bigint;
 }

@@ -29,11 +29,25 @@ export interface SystemAddressSpec {
   /** Gas charged for one transaction to this address. */
   readonly gas: number;
   /**
+   * Gas the transaction's `data` costs on top of `gas`, known before anything runs: as an
+   * operation's `bodyGas` (kernel/ops/operation.ts), added wherever the transaction's gas counts
+   * (the fee admission holds, the limit of a transaction without `gas_limit`, block packing, the
+   * charge in the block). It sees the data as sent, unchecked: return a non-negative safe integer,
+   * deterministically (a deploy's bytes, priced by the contracts plugin).
+   */
+  dataGas?(data: string | undefined): number;
+  /**
    * As an operation's `viewFields` (kernel/ops/operation.ts): fields a plain transaction to this
    * address shows on `GET /api/v1/transactions/:hash`, from the data of an event it emitted (a
    * deploy's `template_fee`, decisions.md §51).
    */
   readonly viewFields?: ReadonlyArray<{ readonly field: string; readonly event: string }>;
+  /**
+   * As an operation's `returnsData` (kernel/ops/operation.ts). Its transactions return data (a contract call or deploy): the transaction's view shows
+   * `return_data` always (decisions.md §36), `""` when no event of the transaction carried one (it
+   * failed, and its events rolled back).
+   */
+  readonly returnsData?: boolean;
 }
 
 /**
@@ -52,6 +66,8 @@ export interface AddressKindSpec {
    * admission and in the block, before anyone judges its signature.
    */
   readonly sendRefusal?: string;
+  /** As an operation's `returnsData` (kernel/ops/operation.ts): a contract's calls show `return_data` always. */
+  readonly returnsData?: boolean;
 }
 
 /**

@@ -49,6 +49,12 @@ export interface Tx {
    * and the fee of the gas limit, from `from`.
    */
   readonly holds?: readonly BalanceHold[];
+  /**
+   * What admission judged the signer's grant against (node-local, never hashed nor carried): a
+   * plain transaction's value, an operation's declared debit. A session key's cap counts it for
+   * the key's other pending transactions (`SignRequest.pendingDebit`).
+   */
+  readonly declaredDebit?: bigint;
 }
 
 /** An amount of an account's balance held for a pending transaction. */

@@ -308,6 +308,9 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     // A plain transaction to a system address takes the fields its plugin declares there.
     const op = operationOf(found.tx);
     const viewFields = op === undefined ? host.systemAddress(found.tx.to)?.viewFields : operations.get(op)?.spec.viewFields;
+    // §36 again: a call or deploy that failed emitted nothing, and still shows `return_data` ("").
+    const kind = found.tx.target.startsWith('kind:') ? host.addressKind(found.tx.target.slice(5)) : undefined;
+    const returnsData = op === undefined ? (kind ?? host.systemAddress(found.tx.to))?.returnsData === true : operations.get(op)?.spec.returnsData === true;
     const named: Record<string, unknown> = {};
     for (const { field, event } of viewFields ?? []) {
       const from = events.find((e) => e.type === event && e.data[field] !== undefined);
@@ -319,7 +322,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
       const lock = await s.query.run(crossShard.plugin, (ctx) => crossShard.view(ctx, hash));
       if (lock !== undefined) named.cross_shard = lock;
     }
-    return { ...(await viewOf(found.tx, found.receipt)), ...named, ...(returned !== undefined ? { return_data: returned } : {}), events: events.map(eventView) };
+    return { ...(await viewOf(found.tx, found.receipt)), ...named, ...(returned !== undefined ? { return_data: returned } : returnsData ? { return_data: '' } : {}), events: events.map(eventView) };
   });
 
   routes.serve(KERNEL_ROUTES.txProof, async (req) => {

@@ -103,6 +103,12 @@ export interface OperationSpec<S extends TObject = TObject> {
    * transaction (a vault proposal's `proposal_id`, decisions.md §44).
    */
   readonly viewFields?: ReadonlyArray<{ readonly field: string; readonly event: string }>;
+  /**
+   * Its transactions return data (a contract call or deploy): the transaction's view shows
+   * `return_data` always (decisions.md §36), `""` when no event of the transaction carried one (it
+   * failed, and its events rolled back).
+   */
+  readonly returnsData?: boolean;
   /** How the signer is authorised and what it signs; the default is the actor's key binding and `ch-tx-v2`/`ch-tx-v3`. */
   readonly signing?: OperationSigning<Static<S>>;
   /**

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
 import { definePlugin, deriveAddress, isChainError, parseHex, RouteTable, sha3Hex0x, toHex, type NodeServices, type Receipt } from '../../kernel/sdk.js';
-import { contractAddress, DEPLOY_ADDRESS } from '../contracts/public.js';
+import { contractAddress, DEPLOY_ADDRESS, deployBodyGas } from '../contracts/public.js';
 import { withNodeKey, withQueries } from '../../test/helpers/query-services.js';
 import { analyzerPlugin } from './index.js';
 import { tally } from './operators.js';
@@ -72,7 +72,8 @@ test('the block checks the gate again: an injected hostile deploy fails, no cont
     const r = await receipt(f, tx.hash);
     assert.equal(r.status, 'failed');
     assert.match(r.error!, /risk_score 95 .* at or above deploy_risk_threshold 80/);
-    assert.equal(r.gas, 50, 'refused by the gate: the base gas, not the metering');
+    // Refused by the gate after the bytes were stored and metered: the deploy's base, which counts that work (contracts/deploy-gas.ts).
+    assert.equal(r.gas, 50 + deployBodyGas({ bytecode_hex: toHex(HOSTILE) }), 'refused by the gate: the base gas');
     assert.equal(await contractRecord(f, contractAddress(alice.address, tx.hash)), undefined);
   }
   const op = f.chain.rebuildTx('signed', f.operations.envelope('deploy', opDeploy(alice, HOSTILE), {}), 1n, 0);

@@ -1,5 +1,6 @@
 import { isChainError, sha3Hex0x, type ParamReader } from '../../kernel/sdk.js';
-import { deployMeteringFuel, gasOfFuel, readSettings } from './execute.js';
+import { deployFromData, deployRequest } from './calls.js';
+import { CONTRACT_BASE_GAS, deployMeteringFuel, gasOfFuel, readSettings } from './execute.js';
 import { isShippedCode } from './templates.js';
 import { DEPLOY_FUEL } from './vm/pricing.js';
 import { checkCodeShape } from './vm/shape.js';
@@ -12,6 +13,11 @@ import { checkCodeShape } from './vm/shape.js';
  */
 export async function deployGasOf(params: ParamReader, bytes: Uint8Array): Promise<number> {
   const s = await readSettings(params);
+  return gasOfFuel(deployFuelOf(bytes), s.fuelPerGas);
+}
+
+/** The fuel of storing and metering `bytes` at deploy (what `executeDeploy` pays before anything runs). */
+function deployFuelOf(bytes: Uint8Array): bigint {
   let fuel = BigInt(bytes.length) * BigInt(DEPLOY_FUEL.perByte);
   if (!isShippedCode(sha3Hex0x(bytes))) {
     try {
@@ -20,5 +26,61 @@ export async function deployGasOf(params: ParamReader, bytes: Uint8Array): Promi
       if (!isChainError(err)) throw err;
     }
   }
-  return gasOfFuel(fuel, s.fuelPerGas);
+  return fuel;
+}
+
+/** `contract_fuel_per_gas`'s default, at which a deploy's own work is priced before it runs (below). */
+export const REFERENCE_FUEL_PER_GAS = 20_000n;
+
+/** The parameter's largest bytecode: a body above it is refused anyway, and is not parsed to price it. */
+const LARGEST_BYTECODE = 4_194_304;
+
+/** Gas of the deploys seen, by body: the kernel asks for it wherever the gas counts (admission, packing, the block). */
+const seenBodies = new WeakMap<object, number>();
+/** The same for plain transactions, by their data (text, so a few of the latest are kept). */
+const seenData = new Map<string, number>();
+const SEEN_DATA = 16;
+
+/**
+ * The gas a deploy's bytes cost on top of its base 50 (`OperationSpec.bodyGas`, and
+ * `SystemAddressSpec.dataGas` for a plain transaction to `chain:system.deploy`): storing and
+ * metering them at `REFERENCE_FUEL_PER_GAS`, so that at the default parameters base + this is the
+ * analyzer's `gas_estimate` (decisions.md §47). It is also the limit of a deploy that declares no
+ * `gas_limit`, which part 1–2 clients never do (v2 and v3 cannot sign one, §95): without it, the
+ * metering alone (3 000 000 fuel a module, 150 gas) would exceed the base and every such deploy of
+ * new code would fail out of fuel. `init` runs on top and needs a declared limit. Known from the
+ * fields alone, deterministically; fields that are no deploy cost nothing here (admission and the
+ * block refuse them).
+ */
+export function deployBodyGas(fields: Readonly<Record<string, unknown>>): number {
+  let gas = seenBodies.get(fields);
+  if (gas === undefined) {
+    gas = gasOfDeploy(() => deployRequest(fields as Record<string, unknown>, LARGEST_BYTECODE).bytecode);
+    seenBodies.set(fields, gas);
+  }
+  return gas;
+}
+
+/** `deployBodyGas` of a plain transaction's `data` (the deploy's fields as JSON, or hex of it). */
+export function deployDataGas(data: string | undefined): number {
+  if (data === undefined) return 0;
+  let gas = seenData.get(data);
+  if (gas === undefined) {
+    gas = gasOfDeploy(() => deployFromData(data, LARGEST_BYTECODE).bytecode);
+    if (seenData.size >= SEEN_DATA) seenData.delete(seenData.keys().next().value!);
+    seenData.set(data, gas);
+  }
+  return gas;
+}
+
+function gasOfDeploy(bytesOf: () => Uint8Array | null): number {
+  let bytes: Uint8Array | null;
+  try {
+    bytes = bytesOf();
+  } catch (err) {
+    if (!isChainError(err)) throw err;
+    return 0;
+  }
+  if (bytes === null) return 0;
+  return Math.max(0, Number((deployFuelOf(bytes) + REFERENCE_FUEL_PER_GAS - 1n) / REFERENCE_FUEL_PER_GAS) - CONTRACT_BASE_GAS);
 }

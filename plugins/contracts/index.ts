@@ -12,6 +12,7 @@ import { CONTRACTS_ROUTES, contractsRoutes } from './routes.js';
 import { contractsMethods } from './methods.js';
 import { pooledRuntime, processThreads, threadRuntime, type ContractRuntime } from './runtime.js';
 import { contractAddressOf } from './app-names.js';
+import { deployBodyGas, deployDataGas, REFERENCE_FUEL_PER_GAS } from './deploy-gas.js';
 
 /**
  * Where this process runs contracts (runtime.ts): blocks on one contract thread, dry runs and
@@ -98,10 +99,14 @@ const deployOperation = defineOperation({
   signsFor: DEPLOY_ADDRESS,
   value: null,
   gas: CONTRACT_BASE_GAS,
+  // Storing and metering the bytes (deploy-gas.ts): a deploy needs no gas_limit for them.
+  bodyGas: deployBodyGas,
   async check(ctx, op) {
     const s = await readSettings(ctx.params);
-    // The kernel checked the fee of the limit against the payer before this; the base counts here when the account pays it.
-    await admitDeploy(ctx, s, await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode)), op.signer.account, op.signer.payer === op.signer.account ? BigInt(CONTRACT_BASE_GAS) * (await ctx.params.get('base_fee')) : 0n, op.actor, op.txHash, 'none');
+    // The kernel judges the fee of the limit against the payer after this check; the storage fee is judged with it here when the account pays it.
+    // The limit without a declared gas_limit; a declared one is held by the kernel's funds check.
+    const limit = CONTRACT_BASE_GAS + deployBodyGas(op.body);
+    await admitDeploy(ctx, s, await resolveDeploy(ctx, deployRequest(op.body, s.maxBytecode)), op.signer.account, op.signer.payer === op.signer.account ? BigInt(limit) * (await ctx.params.get('base_fee')) : 0n, op.actor, op.txHash, 'none');
     return undefined;
   },
   async admit(ctx, op) {
@@ -130,6 +135,7 @@ const deployOperation = defineOperation({
   },
   // decisions.md §51: the confirmed deploy's transaction carries the template fee.
   viewFields: TEMPLATE_FEE_VIEW,
+  returnsData: true,
 });
 
 const [registerTemplateOperation, deprecateTemplateOperation] = templateOperations({
@@ -147,7 +153,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
   description: 'WebAssembly contracts: metered VM, deploy, calls, dry runs, contract events, shipped templates',
   optionsSchema: ContractsOptionsSchema,
   params: [
-    { key: PARAMS.fuelPerGas, default: 20_000n, min: 1n, max: 1_000_000_000n, description: 'fuel (metered WebAssembly instructions, host work, instantiation, first reads of state, metering a deploy) one gas unit buys; the base 50 gas of a call buys 50 times this' },
+    { key: PARAMS.fuelPerGas, default: REFERENCE_FUEL_PER_GAS, min: 1n, max: 1_000_000_000n, description: 'fuel (metered WebAssembly instructions, host work, instantiation, first reads of state, metering a deploy) one gas unit buys; the base 50 gas of a call buys 50 times this' },
     { key: PARAMS.maxPages, default: 16n, min: 1n, max: 1024n, description: 'most 64 KiB memory pages a contract instance may have' },
     // At most 4 096: the counter must trap before V8's own stack does. A weight-1 recursion overflows
     // V8's stack near 8 400 levels (Liftoff frames), at a fuel that depends on the node's JIT tier,
@@ -156,8 +162,8 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     { key: PARAMS.maxBytecode, default: 262_144n, min: 1024n, max: 4_194_304n, description: 'largest contract bytecode, in bytes' },
     { key: PARAMS.maxKeys, default: 1024n, min: 16n, max: 65_536n, description: 'most distinct storage keys one transaction\'s call tree may read' },
   ],
-  systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS, viewFields: TEMPLATE_FEE_VIEW }],
-  addressKinds: [{ kind: 'app', gas: CONTRACT_BASE_GAS, description: 'a WebAssembly contract: transactions to it call it' }],
+  systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS, dataGas: deployDataGas, viewFields: TEMPLATE_FEE_VIEW, returnsData: true }],
+  addressKinds: [{ kind: 'app', gas: CONTRACT_BASE_GAS, description: 'a WebAssembly contract: transactions to it call it', returnsData: true }],
   operations: [deployOperation, registerTemplateOperation, deprecateTemplateOperation],
   // Listed so the gateway forwards them under these declarations.
   routes: CONTRACTS_ROUTES,
@@ -214,7 +220,7 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
       if (tx.target === DEPLOY_ADDRESS) {
         const s = await readSettings(ctx.params);
         try {
-          await admitDeploy(ctx, s, await resolveDeploy(ctx, deployFromData(tx.data, s.maxBytecode)), tx.from, tx.value + feeOfLimit(tx.body.gas_limit, Number(tx.gasPrice), CONTRACT_BASE_GAS), tx.from, tx.hash, 'offchain');
+          await admitDeploy(ctx, s, await resolveDeploy(ctx, deployFromData(tx.data, s.maxBytecode)), tx.from, tx.value + feeOfLimit(tx.body.gas_limit, Number(tx.gasPrice), CONTRACT_BASE_GAS + deployDataGas(tx.data)), tx.from, tx.hash, 'offchain');
         } catch (err) {
           if (isChainError(err)) return err;
           throw err;

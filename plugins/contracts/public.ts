@@ -12,7 +12,7 @@ export { deployGate } from './index.js';
 export { CallBody, ContractAddressString, ContractEventView, ContractParams, ContractView, DeployBody, DryRunAnswer, TemplateView, TokenTransferView } from './schemas.js';
 export { CONTRACTS_ROUTES, callRoute, contractEventsRoute, contractRoute, contractsRoute, templateRoute, templatesRoute, tokenTransfersRoute } from './routes.js';
 export { CONTRACTS_EVENTS, contractCalled, contractDeployed, contractEvent } from './events.js';
-export { deployGasOf } from './deploy-gas.js';
+export { deployBodyGas, deployGasOf } from './deploy-gas.js';
 export { HOST_FUNCTIONS, HOST_MODULE } from './vm/host-api.js';
 export { contractsMethods } from './methods.js';
 export type { ContractRecord } from './store.js';

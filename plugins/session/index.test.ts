@@ -55,6 +55,20 @@ test('a session key sends within scope and cap; the cap counts value, not fees; 
   await expectRefused(f.chain.admit(await asAgent(f, other.address, 1), 0), 401, /expired: valid in blocks below expiry_block 6, this is block 6/);
 });
 
+test('the cap counts the key\'s pending transactions at admission: a second transfer that would pass it with the first is 401, not admitted to fail in its block', async () => {
+  const f = await chain();
+  await grant(f, { scope: '*', cap: 1000, expiry_block: 100 });
+  const n = await nextNonce(f);
+  const first = await f.chain.admit(await asAgent(f, shop.address, 600, n), 0);
+  await expectRefused(f.chain.admit(await asAgent(f, shop.address, 401, n + 1), 0), 401, /session spend cap exceeded: 0 of 1000 ucoin spent and 600 held by pending transactions, 401 more asked/);
+  // Within the cap with the pending one, the next nonce is taken; the owner's main key is not a session key's cap.
+  const second = await f.chain.admit(await asAgent(f, shop.address, 400, n + 1), 0);
+  const main = await f.chain.admit(signTransfer(owner, { to: shop.address, value: 5000, nonce: n + 2 }), 0);
+  await f.block();
+  for (const r of [first, second, main]) assert.equal((await receiptOf(f, r.tx_hash)).status, 'confirmed');
+  assert.equal((await f.account(shop.address)).balance, 6000n);
+});
+
 test('a session key cannot grant or revoke keys, whatever its scope; in a block whose proposer skipped checkTx the over-cap transfer fails with nothing charged', async () => {
   const f = await chain();
   await grant(f, { scope: '*', cap: 100, expiry_block: 100 });

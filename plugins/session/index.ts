@@ -33,7 +33,8 @@ export const sessionPlugin = definePlugin<Record<string, never>, NodeServices>({
       // Said first, whatever the grant's scope: these are never a session key's to sign.
       const mainOnly = req.mainKeyOnly ?? (req.operation === undefined ? undefined : UNDECLARED_MAIN_KEY_ONLY.get(req.operation));
       if (mainOnly !== undefined) return requireMainKey({ kind: 'session', publicKey: req.publicKey, account: req.actor, payer: req.actor, grantedBy: api.name }, mainOnly);
-      const problem = (await priceProblem(ctx, req.tx)) ?? (await sessionProblem(ctx, g, req.tx.to, req.debit));
+      // At admission the key's other pending transactions count too (a block has them in state).
+      const problem = (await priceProblem(ctx, req.tx)) ?? (await sessionProblem(ctx, g, req.tx.to, req.debit, req.pendingDebit()));
       if (problem) return problem;
       return {
         kind: 'session',

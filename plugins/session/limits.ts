@@ -29,19 +29,22 @@ export async function grantStatus(ctx: Pick<ReadContext, 'accounts' | 'methods'>
  * decisions.md §31): revoked, expired, ended, out of scope, or beyond the cap. The cap counts
  * what the transaction takes from the account besides its fee (decisions.md §95).
  */
-export async function sessionProblem(ctx: ReadContext, g: SessionGrant, to: string, debit: bigint): Promise<ChainError | undefined> {
+export async function sessionProblem(ctx: ReadContext, g: SessionGrant, to: string, debit: bigint, pending = 0n): Promise<ChainError | undefined> {
   const status = await grantStatus(ctx, g, ctx.height);
   if (status === 'revoked') return unauthorized(`session key revoked: revoked in block ${g.revoked_height}, refused from block ${g.revoked_height! + 1}`);
   if (status === 'expired') return unauthorized(`session key expired: valid in blocks below expiry_block ${g.expiry_block}, this is block ${ctx.height}`);
   if (status === 'ended') return unauthorized('session key ended: the main key that granted it was removed from the account (rotation or recovery)');
   if (g.scope !== '*' && !g.scope.includes(to)) return unauthorized(`session key scope does not include ${to}`, 'the account\'s main key may widen the scope with a new grant');
-  return capProblem(g, debit);
+  return capProblem(g, debit, pending);
 }
 
-/** The cap: what the key spent so far plus what this transaction takes from the account. */
-export function capProblem(g: SessionGrant, debit: bigint): ChainError | undefined {
-  if (g.spent + debit <= g.cap) return undefined;
-  return unauthorized(`session spend cap exceeded: ${g.spent} of ${g.cap} ucoin spent, ${debit} more asked`, 'the cap counts every ucoin a transaction takes from the account (value, stake, deposit, price), fees aside');
+/**
+ * The cap: what the key spent so far, what its pending transactions take (admission only) and what
+ * this transaction takes from the account.
+ */
+export function capProblem(g: SessionGrant, debit: bigint, pending = 0n): ChainError | undefined {
+  if (g.spent + pending + debit <= g.cap) return undefined;
+  return unauthorized(`session spend cap exceeded: ${g.spent} of ${g.cap} ucoin spent${pending > 0n ? ` and ${pending} held by pending transactions` : ''}, ${debit} more asked`, 'the cap counts every ucoin a transaction takes from the account (value, stake, deposit, price), fees aside');
 }
 
 /**
