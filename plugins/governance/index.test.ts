@@ -62,6 +62,10 @@ test('the tally: quorum on total self-stake, threshold on the weight cast, in in
 test('propose: kinds, limits, window, the parameter named, a .human below min_stake is 403', async () => {
   const f = await chain();
   await refused(propose(f, alice, alice.address, { kind: 'text' }), 403, /self-stake of at least min_stake/);
+  // The role before the fee (decisions.md §16, §31): an account that could not even pay is told 403 too.
+  const penniless = wallet(119);
+  await refused(propose(f, penniless, penniless.address, { kind: 'text' }), 403, /self-stake of at least min_stake/);
+  await refused(castVote(f, penniless, penniless.address, 1, true), 404, /./);
   await f.chain.admitOperation('stake', signOperation(alice, { actor: alice.address, target: 'chain:system.stake', value: Number(MIN), nonce: nonce(), body: { address: alice.address, amount: Number(MIN) } }), {}, 0);
   await f.block();
   await refused(propose(f, alice, alice.address, { kind: 'SPEND' }), 400, /unknown proposal kind/);
@@ -191,17 +195,20 @@ test('plugin:<name> activates a state plugin at the agreed height, then retires 
   assert.ok(await f.chain.queries.state.get(`memo/memo/${alice.address}`), 'a retired plugin\'s state stays');
 });
 
-test('a vote signed ch-tx-v3 must carry the proposal id in its body, where the signature covers it', async () => {
+test('a vote signed ch-tx-v3/v4 over part 1\'s body (no id) is accepted; one that carries the id is bound to that proposal', async () => {
   const f = await chain();
   await propose(f, validatorOwner, 'chain:v0.node', { kind: 'text' });
+  await propose(f, validatorOwner, 'chain:v0.node', { kind: 'text' });
   await f.block();
-  const bare = signOperation(validatorOwner, { actor: 'chain:v0.node', target: GOV, nonce: nonce(), body: { voter: 'chain:v0.node', accept: true }, version: 'v3' });
-  await refused(f.chain.admitOperation('vote', bare, { id: '1' }, 0), 401, /put id in the signed body/);
-  const covered = signOperation(validatorOwner, { actor: 'chain:v0.node', target: GOV, nonce: nonce(), body: { id: '1', voter: 'chain:v0.node', accept: true }, version: 'v3' });
-  await refused(f.chain.admitOperation('vote', covered, { id: '2' }, 0), 400, /the body says "1" but the path says "2"/);
-  await f.chain.admitOperation('vote', covered, { id: '1' }, 0);
+  // decisions.md §94: the payload is the body as sent, and part 1's vote body has no id.
+  const bare = signOperation(validatorOwner, { actor: 'chain:v0.node', target: GOV, nonce: nonce(), body: { voter: 'chain:v0.node', accept: true }, version: 'v4', kind: 'vote' });
+  await f.chain.admitOperation('vote', bare, { id: '1' }, 0);
+  const covered = signOperation(validatorOwner, { actor: 'chain:v0.node', target: GOV, nonce: nonce(), body: { id: '2', voter: 'chain:v0.node', accept: true }, version: 'v3' });
+  await refused(f.chain.admitOperation('vote', covered, { id: '1' }, 0), 400, /the body says "2" but the path says "1"/);
+  await f.chain.admitOperation('vote', covered, { id: '2' }, 0);
   await f.block();
   assert.equal((await proposal(f, 1)).votes, 1);
+  assert.equal((await proposal(f, 2)).votes, 1);
 });
 
 test('stake added after a proposal was created cannot vote on it: a top-up of an older stake is 403, at admission and in a block', async () => {

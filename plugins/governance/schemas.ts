@@ -52,6 +52,7 @@ export const ProposalView = Type.Object({
   no_weight_human: Type.String(),
   votes_count: Type.Integer({ minimum: 0 }),
   total_stake: Type.Union([Weight, Type.Null()]),
+  total_stake_human: Type.Union([Type.String(), Type.Null()]),
   applied: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'a passed PARAM_CHANGE only: whether it took effect' })),
   apply_error: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   tx_hash: Type.String(),

@@ -22,6 +22,8 @@ export function proposalView(p: ProposalRecord): Record<string, unknown> {
     no_weight_human: formatCoin(p.no_weight),
     votes_count: p.votes,
     total_stake: p.total_stake,
+    // null exactly when `total_stake` is (a proposal stored before it was recorded at creation).
+    total_stake_human: p.total_stake === null ? null : formatCoin(p.total_stake),
     ...(p.kind === 'PARAM_CHANGE' && p.status === 'passed' ? { applied: p.applied, apply_error: p.apply_error } : {}),
     tx_hash: p.tx_hash,
   };

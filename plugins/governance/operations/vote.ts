@@ -27,16 +27,17 @@ async function voteProblem(ctx: ReadContext, id: number, voter: string): Promise
 }
 
 /**
- * `POST /api/v1/governance/:id/vote` (part 1, Governance 4). The id comes from the path (a
- * `pathFields` field): a ch-tx-v3 signature must carry `id` in the body too, so that it is signed
- * (plugins/governance/README.md, "Signing a vote").
+ * `POST /api/v1/governance/:id/vote` (part 1, Governance 4). The id comes from the path. Part 1's
+ * body is `voter`, `accept` and the signature, and a ch-tx-v3/v4 payload is that body (decisions.md
+ * §7, §94), so a v3/v4 signature may leave `id` out (`uncoveredPathFields`); one that carries it is
+ * bound to that proposal (plugins/governance/README.md, "Signing a vote").
  */
 export const vote = defineOperation({
   name: 'vote',
   description: 'casts a final, stake-weighted yes or no on an active proposal',
   routes: [{ method: 'POST', path: '/api/v1/governance/:id/vote' }],
   socketMethod: 'cast_vote',
-  pathFields: ['id'],
+  uncoveredPathFields: ['id'],
   schema: Type.Object({ id: Type.String({ pattern: PROPOSAL_ID }), voter: Type.String(), accept: Type.Boolean() }, { additionalProperties: false }),
   signsFor: GOVERNANCE_TARGET,
   value: null,
