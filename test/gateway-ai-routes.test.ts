@@ -149,7 +149,8 @@ describe('gateway AI routes against a node stub', () => {
       assert.match(String((await ws.rpc('update_contract_score', { address: APP, signer: 'chain:validator-0.node', security_score: 90 })).error), /key not bound/);
       assert.equal(node.seen.at(-1)!.method, 'PATCH');
       assert.equal(decodeURIComponent(node.seen.at(-1)!.url), `/api/v1/contracts/${APP}/score`, 'the address goes in the path');
-      assert.deepEqual(JSON.parse(node.seen.at(-1)!.body), { address: APP, signer: 'chain:validator-0.node', security_score: 90 }, 'and in the body, which a v3/v4 signature covers (the operation\'s pathFields)');
+      // As decisions.md §45 says of the vault methods: the signed payload is the REST body, without the path's parameters.
+      assert.deepEqual(JSON.parse(node.seen.at(-1)!.body), { signer: 'chain:validator-0.node', security_score: 90 }, 'not in the body: the REST body is the payload a v3/v4 signature covers');
     } finally {
       ws.close();
     }

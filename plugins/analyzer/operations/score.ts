@@ -42,7 +42,9 @@ export const scoreOperation = defineOperation({
   routes: [{ method: 'PATCH', path: '/api/v1/contracts/:address/score', nodeOnly: true }],
   schema: ScoreBody,
   actor: 'signer',
-  pathFields: ['address'],
+  // Part 1's body is `security_score` (§49: and `signer`), and a v3/v4 payload is that body (§94):
+  // the path's address may be left out of it; a body that carries it is bound to that contract.
+  uncoveredPathFields: ['address'],
   signsFor: SCORE_ADDRESS,
   value: null,
   gas: SCORE_GAS,
