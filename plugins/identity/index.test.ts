@@ -104,7 +104,7 @@ test('the owner cancels a hostile recovery during the timelock and keeps the acc
   assert.match(replayed.error!, /is request 2, not 1/);
   // Rewording the kept-back approval for request 2 breaks its signature.
   await expectRefused(f.chain.admitOperation('recovery_approve', { ...keptBack, request_id: 2 }, {}, 0), 401, /signature/);
-  await expectRefused(f.chain.admitOperation('recovery_withdraw', signed(g1, identityMessages.withdraw, { requester: g1.address, target: owner.address }), {}, 0), 400, /was made by/);
+  await expectRefused(f.chain.admitOperation('recovery_withdraw', signed(g1, identityMessages.withdraw, { requester: g1.address, target: owner.address }), {}, 0), 403, /was made by/);
   await confirmed(f, 'recovery_withdraw', signed(outsider, identityMessages.withdraw, { requester: outsider.address, target: owner.address }));
   await confirmed(f, 'recovery_request', signed(outsider, identityMessages.request, { requester: outsider.address, target: owner.address, new_key: outsider.publicKeyHex }));
   await confirmed(f, 'recovery_reject', signed(g1, identityMessages.reject, { guardian: g1.address, target: owner.address, request_id: 3 }));

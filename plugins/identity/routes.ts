@@ -56,7 +56,10 @@ export function identityRoutes(routes: RouteTable, s: NodeServices, plugin: stri
     s.query.run(plugin, async (ctx) => {
       const address = req.params.addr;
       const set = await currentKeys(ctx, address);
-      if (!isKeyDerivedAddress(address) && set.keys.length === 0 && !(await ctx.accounts.exists(address))) throw notFound(`${address} is neither a key-derived nor a registered address`);
+      // Registered: an account, a validator, or a record a plugin keeps (a .human name, .node,
+      // .vault, .agent, .app), as the kernel judges a plain transfer's recipient. A record acts
+      // through its owner's keys (§19): none is bound to the record itself, so its `keys` is empty.
+      if (!isKeyDerivedAddress(address) && set.keys.length === 0 && (await ctx.recipients.problem(address)) !== null) throw notFound(`${address} is neither a key-derived nor a registered address`);
       // A used key-derived address with nothing stored signs with its derived key (decisions.md
       // §35): state does not hold it (the address is its hash), the transactions it signed do.
       if (set.keys.length === 0 && isKeyDerivedAddress(address)) {

@@ -1,4 +1,4 @@
-import { badRequest, defineOperation, isChainError, notFound } from '../../../kernel/sdk.js';
+import { badRequest, defineOperation, forbidden, isChainError, notFound } from '../../../kernel/sdk.js';
 import { RequestSchema, WithdrawSchema } from '../schemas.js';
 import { identityMessages, ownLayout } from '../messages.js';
 import { currentKeys } from '../keys.js';
@@ -56,7 +56,8 @@ export const recoveryWithdraw = defineOperation({
   async check(ctx, op) {
     const r = await openRequest(ctx, op.body.target);
     if (isChainError(r)) return r;
-    return r.requester === op.actor ? undefined : badRequest(`the open request for ${op.body.target} was made by ${r.requester}, not ${op.actor}`);
+    // §31: authenticated, but without the role the operation needs (the request is the requester's).
+    return r.requester === op.actor ? undefined : forbidden(`the open request for ${op.body.target} was made by ${r.requester}, not ${op.actor}`);
   },
   async execute(ctx, op) {
     const r = await openRequest(ctx, op.body.target);
