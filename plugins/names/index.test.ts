@@ -154,3 +154,18 @@ test('admission holds price + fee of a pending registration against the balance:
   assert.equal((await g.account(tight.address)).balance, 50n, 'the second paid its fee only');
   assert.equal(await nfts.has(g.pluginState('names'), 'chain:blocktwo.human'), false);
 });
+
+test('an .agent acts through its owner (decisions.md §19): the owner\'s key signs as it, a stranger\'s is 401, and the rule of the operation answers', async () => {
+  const f = await chain();
+  await f.chain.admitOperation('register_agent', register(alice, 'doer-agent', 'register_agent'), {}, 0);
+  await f.block();
+  const asAgent = (w: typeof alice) => signOperation(w, { kind: 'register_human', actor: 'chain:doer-agent.agent', target: 'chain:system.name', nonce: next(), body: { name: 'agentname', owner: 'chain:doer-agent.agent' } });
+  // The owner's key is accepted for the agent, so §38's own rule is what refuses it: 400, not 401.
+  await refused(f.chain.admitOperation('register_human', asAgent(alice), {}, 0), 400, /key-derived/);
+  await refused(f.chain.admitOperation('register_human', asAgent(bob), {}, 0), 401, /not bound to chain:doer-agent\.agent/);
+  // Once the agent moves, its new owner signs for it and the old one no longer does.
+  await f.chain.admitOperation('transfer_nft', giveNft(alice, 'chain:doer-agent.agent', bob.address), {}, 0);
+  await f.block();
+  await refused(f.chain.admitOperation('register_human', asAgent(alice), {}, 0), 401, /not bound/);
+  await refused(f.chain.admitOperation('register_human', asAgent(bob), {}, 0), 400, /key-derived/);
+});

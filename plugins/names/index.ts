@@ -13,7 +13,7 @@ import { NAMES_ROUTES, serveNamesRoutes } from './routes.js';
  * Registered names as NFTs (decisions.md §38–41): custom `.human` names and `.agent` identities,
  * bought at a price by length that is burned, received at (a plain transfer to one credits its
  * current owner, resolved when the block applies it) and traded by `nft/transfer`. It answers the
- * kernel's `resolveName`, `recordExists` and `accountName` for its kinds, so the kernel's plain
+ * kernel's `resolveName`, `recordExists` and `accountName` for its kinds, and `ownerOf` for agents, so the kernel's plain
  * transfer, `GET /api/v1/accounts/<name>` and `custom_address` follow the records. `.app` names
  * (§42) bind a label to a contract; the contracts plugin resolves them through `namesMethods`.
  */
@@ -33,6 +33,9 @@ export const namesPlugin = definePlugin<Record<string, never>, NodeServices>({
       api.hooks.resolveName.for(kind).tapPromise(api.name, async (ctx, address) => (await nfts.get(ctx.store, address))?.owner);
       api.hooks.recordExists.for(kind).tapPromise(api.name, async (ctx, address) => ((await nfts.has(ctx.store, address)) ? true : undefined));
     }
+    // An .agent acts through its owner (decisions.md §19): the owner's main key signs as it. A
+    // .human name never acts (§39: its owner signs as its key-derived address), so only agents.
+    api.hooks.ownerOf.for('agent').tapPromise(api.name, async (ctx, address) => (await nfts.get(ctx.store, address))?.owner);
     api.hooks.accountName.tapPromise(api.name, async (ctx, account) => (addressKind(account) === 'human' ? customAddressOf(ctx.store, account) : undefined));
     api.hooks.routes.tap(api.name, (routes) => serveNamesRoutes(routes, api.services));
   },
