@@ -24,7 +24,8 @@ const CORE_METHOD_PARAMS: Readonly<Record<string, readonly string[]>> = {
   get_contract: ['address'],
   get_contract_events: ['address', 'owner', 'limit', 'offset', 'page'],
   call_contract: ['address', 'method', 'args', 'from', 'gas_limit'],
-  deploy_contract: ['from', 'to', 'value', 'nonce', 'data', 'gas_price', 'gas_limit', 'signature', 'public_key'],
+  // The deploy operation's body, or a plain deploy transaction's (contract-routes.ts).
+  deploy_contract: ['owner', 'bytecode_hex', 'base64_wasm', 'template', 'name', 'description', 'init_args', 'from', 'to', 'value', 'nonce', 'data', 'gas_price', 'gas_limit', 'signature', 'public_key'],
   // security-methods.ts (decisions.md §50); certify_contract and update_contract_score here only while no operation declares them.
   get_certificates: ['owner', 'contract', 'issuer', 'limit', 'offset', 'page'],
   get_certificate: ['id'],

@@ -3,6 +3,10 @@ import { isObject, resultOf } from './node-client.js';
 import { GATEWAY_ROUTES } from './declarations.js';
 import type { GatewayServices } from './services.js';
 import { DEPLOY_TARGET } from './submissions.js';
+import { forwardOperationNamed } from './operation-routes.js';
+
+/** decisions.md §17: the deploy operation's type (its REST route is Node only). */
+const DEPLOY_OPERATION = 'deploy';
 import { pathSegment, upstreamPath } from './upstream-path.js';
 
 
@@ -66,13 +70,15 @@ export function registerContractMethods(hooks: Hooks, plugin: string, s: Gateway
     const { address: a, ...body } = p;
     return dryRun(s, address({ address: a }), body);
   });
-  // Part 1 lists `deploy_contract` among the socket methods but marks POST /api/v1/contracts/deploy
-  // Node only, so the gateway does not forward that route. Part 1's other deploy is a plain
-  // transaction to chain:system.deploy (Contract execution 9), which every gateway forwards: the
-  // params are that transaction's body (`from`, `value`, `nonce`, `data` with the deploy fields,
-  // `gas_price`, `gas_limit`, S), `to` chain:system.deploy or left out. It is forwarded and
-  // announced (`tx`) as POST /api/v1/transactions is, and answers the node's submission answer.
+  // Part 1 lists `deploy_contract` among the socket methods, which "mirror REST": its params are
+  // the deploy operation's body (POST /api/v1/contracts/deploy: `owner`, `bytecode_hex` or a
+  // `template`, S), forwarded to a node although that route is Node only at the gateway, and
+  // answered with §17's object. Part 1's other deploy, a plain transaction to chain:system.deploy
+  // (Contract execution 9), is taken too when the params are that transaction's body (`from`,
+  // `value`, `nonce`, `data` with the deploy fields, S; `to` chain:system.deploy or left out): it is
+  // forwarded and announced (`tx`) as POST /api/v1/transactions is, and answers the submission answer.
   method('deploy_contract', async (p) => {
+    if (p.from === undefined && p.to === undefined) return resultOf(await forwardOperationNamed(s, DEPLOY_OPERATION, p));
     const body: Record<string, unknown> = { ...p };
     if (body.to === undefined) body.to = DEPLOY_TARGET;
     else if (body.to !== DEPLOY_TARGET) throw badRequest(`deploy_contract submits a deploy transaction: params.to must be ${DEPLOY_TARGET} or left out, got ${JSON.stringify(body.to)}`);

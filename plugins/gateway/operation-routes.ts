@@ -86,6 +86,17 @@ async function forward(s: GatewayServices, op: ForwardedOperation, route: Operat
 }
 
 /**
+ * The operation `name` submitted with `body` (its REST body, the signature inside) to a node, as
+ * its first route (a Node-only one too): for a socket method that takes more than one form.
+ */
+export function forwardOperationNamed(s: GatewayServices, name: string, body: Record<string, unknown>): Promise<NodeAnswer> {
+  const op = s.operations.find((o) => o.name === name);
+  const route = op?.routes[0] ?? op?.nodeOnlyRoutes[0];
+  if (op === undefined || route === undefined) throw notFound(`operation ${name} is not served by this gateway's network`);
+  return forward(s, op, route, {}, body);
+}
+
+/**
  * Each operation's REST routes forwarded to a node, the path rebuilt from the route's pattern with
  * checked params, as every proxied route is. A node-only route answers 404 here, also where
  * another method's route has the same shape (POST /api/v1/contracts/deploy beside GET

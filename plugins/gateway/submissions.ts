@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
 import type { ProtocolParams } from './protocol-params.js';
-import { badRequest, ChainError, formatCoin } from '../../kernel/sdk.js';
+import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { badRequest, ChainError, formatCoin, isAddress, ML_DSA65_PUBLIC_KEY_BYTES, parseHex } from '../../kernel/sdk.js';
+import { FaucetIgnoredFields, FaucetRequestSchema } from '../faucet/public.js';
 import type { EventBus } from './event-bus.js';
 import type { FaucetCooldown } from './faucet-cooldown.js';
 import { isObject, type NodeAnswer, type NodeClient } from './node-client.js';
@@ -146,7 +149,9 @@ export class Submissions {
   async faucet(request: unknown, ip: string): Promise<NodeAnswer> {
     const body = this.cappedFaucetBody(request);
     const address = isObject(body) && typeof body.address === 'string' ? body.address : undefined;
-    if (address === undefined) return this.client.request(this.router.nodesOfShard(0), 'POST', '/api/v1/faucet', body);
+    // A body the node refuses for its shape is forwarded without taking the cooldown, so its 400
+    // (part 2: failed validation) is what the client hears, cooldown or not; no credit can follow.
+    if (address === undefined || !wellFormedFaucetBody(body)) return this.client.request(address === undefined ? this.router.nodesOfShard(0) : this.router.nodesFor(address), 'POST', '/api/v1/faucet', body);
     const keys = [`address:${address}`, `ip:${ip}`];
     const decision = await this.cooldown.acquire(keys);
     if (!decision.ok) {
@@ -186,6 +191,20 @@ export class Submissions {
     return body;
   }
 }
+
+/**
+ * Whether a faucet body has the shape the node takes (the faucet's request schema, a chain
+ * address, an ML-DSA-65 public key in lowercase hex): what it checks before anything about the
+ * chain. The node judges the rest (the shard, the key's binding) and answers its own message.
+ */
+function wellFormedFaucetBody(body: unknown): boolean {
+  if (!isObject(body) || !Value.Check(FaucetBody, body)) return false;
+  const key = typeof body.public_key === 'string' ? body.public_key : '';
+  return isAddress(String(body.address)) && key === key.toLowerCase() && parseHex(key, ML_DSA65_PUBLIC_KEY_BYTES) !== undefined;
+}
+
+/** The faucet's request as the node declares it, with the signed-write fields it ignores. */
+const FaucetBody = Type.Composite([FaucetRequestSchema, FaucetIgnoredFields], { additionalProperties: false });
 
 /**
  * The amount a faucet body names, as a whole number of ucoin (a fraction rounded up, so 20000000.5

@@ -229,6 +229,7 @@ describe('contracts on a real devnet', () => {
     const r = await send(bob, rec, JSON.stringify({ function: 'down', args: {} }), { gas_limit: 100 });
     assert.equal(r.status, 'failed');
     assert.match(r.error as string, /stack/);
+    assert.deepEqual([r.return_data, r.events], ['', []], 'decisions.md §36: a failed call carries return_data too, empty');
     const views = await everywhere(r.hash as string);
     assert.equal(new Set(views.map((v) => `${v.gas}/${v.fee}/${v.error}`)).size, 1, 'the same gas, fee and error on every validator');
 
@@ -276,6 +277,17 @@ describe('contracts on a real devnet', () => {
       const [tx] = await everywhere((deployed.result as Record<string, unknown>).tx_hash as string);
       assert.equal(tx!.status, 'confirmed', JSON.stringify(tx));
       assert.equal((eventOf(tx!, 'contract_deployed')!.owner as string), bob.address);
+      // It mirrors REST too (part 1, Socket RPC methods): the deploy operation's body, answered with
+      // §17's object. Without a gas_limit (part 2 clients sign none), new code is charged its
+      // analyzer gas_estimate (decisions.md §47), which is also its limit.
+      const bytecode = toHex(wat(HOSTILE_WAT.relay));
+      const estimate = (await postJson(`${rpc()}/api/v1/contracts/analyze`, { bytecode_hex: bytecode })).body.gas_estimate as number;
+      const asOperation = signOperation(carol, { kind: 'deploy', actor: carol.address, target: DEPLOY, nonce: ++clock, body: { owner: carol.address, bytecode_hex: bytecode, name: 'relay via the operation' } });
+      const viaOp = await ws.rpc('deploy_contract', asOperation);
+      assert.equal(viaOp.error, null, JSON.stringify(viaOp));
+      assert.equal((viaOp.result as Record<string, unknown>).success, true, JSON.stringify(viaOp));
+      const [opTx] = await everywhere((viaOp.result as Record<string, unknown>).tx_hash as string);
+      assert.deepEqual([opTx!.status, opTx!.type, opTx!.gas], ['confirmed', 'deploy', estimate], JSON.stringify(opTx));
     } finally {
       ws.close();
     }

@@ -172,6 +172,12 @@ describe('gateway limits', () => {
     assert.ok((again.body.retry_after as number) > 0);
     const sameIp = await postJson(`${gw.url}/api/v1/faucet`, { address: b.address, public_key: b.publicKeyHex });
     assert.equal(sameIp.status, 429, 'another address from the same IP waits too');
+    // A body that fails validation is 400 (part 2), cooldown or not: it is refused before any is taken.
+    for (const bad of [{ address: 'bogus', public_key: b.publicKeyHex }, { address: b.address }, { address: b.address, public_key: 'abcd' }]) {
+      const r = await postJson(`${gw.url}/api/v1/faucet`, bad);
+      assert.equal(r.status, 400, `${JSON.stringify(bad).slice(0, 80)}: ${JSON.stringify(r.body)}`);
+    }
+    assert.equal((await postJson(`${gw.url}/api/v1/faucet`, { address: b.address, public_key: b.publicKeyHex })).status, 429, 'and took no cooldown away');
     assert.equal((await getJson(`${gw.url}/health`)).body.faucet_cooldown_store, 'memory');
   });
 
