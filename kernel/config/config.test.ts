@@ -33,7 +33,9 @@ test('the shipped network configs differ where the spec says', () => {
   assert.equal(testnet.tx.require_v3, false);
   assert.ok(testnet.plugins.some((p) => p.name === 'faucet' && p.enabled));
   assert.equal(devnet.env, 'testnet');
-  assert.equal(devnet.wallet.allow_server_derive, true);
+  // Part 1: server-side derivation on test networks only with CHAIN_ALLOW_SERVER_DERIVE=true.
+  assert.equal(devnet.wallet.allow_server_derive, false);
+  assert.equal(loadConfig({ network: 'devnet', configDir: 'configs', env: { CHAIN_ALLOW_SERVER_DERIVE: 'true' } }).wallet.allow_server_derive, true);
 });
 
 test('a bad config stops with a message naming the field', () => {
