@@ -125,6 +125,7 @@ test('a trusted recipient is held before its activation height and not after; a 
   await assert.rejects(add(agent), refused(401, /only a main key of the account may manage the trust list/));
   await add(d);
   const added = (await f.block()).header.height; // active from added + 2
+  await assert.rejects(add(d), refused(400, /is already on .* trust list/), 'decisions.md §31: 409 is for names and addresses taken');
   const r1 = (await send(f, d, to, 600_000)) as Record<string, unknown>;
   assert.ok(r1.held, 'not yet active');
   assert.ok((await f.block()).header.height >= added + 1);

@@ -1,4 +1,4 @@
-import { badRequest, conflict, isAddress, notFound, operationFamily } from '../../../kernel/sdk.js';
+import { badRequest, isAddress, notFound, operationFamily } from '../../../kernel/sdk.js';
 import { trustAdded, trustRemoved } from '../events.js';
 import { TrustSchema } from '../schemas.js';
 import { MAX_TRUSTED, trustList } from '../store.js';
@@ -16,7 +16,8 @@ export const trustAdd = trustOp({
   async check(ctx, op) {
     if (!isAddress(op.body.recipient)) return badRequest(`recipient ${op.body.recipient} is not an address`);
     if (op.body.recipient === op.actor) return badRequest('an account cannot trust itself');
-    if (await trustList.has(ctx.store, op.actor, op.body.recipient)) return conflict(`${op.body.recipient} is already on ${op.actor}'s trust list`);
+    // §31: 409 is for a name or address taken; a second add of the same recipient is another broken rule (400).
+    if (await trustList.has(ctx.store, op.actor, op.body.recipient)) return badRequest(`${op.body.recipient} is already on ${op.actor}'s trust list`);
     if ((await trustList.scan(ctx.store, { prefix: [op.actor] })).length >= MAX_TRUSTED) return badRequest(`a trust list holds at most ${MAX_TRUSTED} recipients`);
     return undefined;
   },
