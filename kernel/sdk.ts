@@ -79,6 +79,7 @@ export { ConfigError } from './config/env.js';
 export { ADDRESS_MAX_LENGTH, ADDRESS_PATTERN, ADDRESS_PREFIX, addressKind, deriveAddress, isAddress, isKeyDerivedAddress, isSystemAddress, type AddressKind } from './crypto/address.js';
 export { formatCoin, parseAmountText, parseCoinDecimal, wireAmount, type CoinDecimal } from './codec/amount.js';
 export { parseHex, toHex, toHex0x } from './codec/hex.js';
+export { FractionText, fractionText, isFractionText } from './codec/fraction.js';
 // Schemas of shared wire values, and the check that answers a refusal in the schema's own words.
 export { AddressString, HexBytes, TxHashString, UcoinInteger } from './tx/wire-schemas.js';
 export { firstRefusal, withRefusal, type SchemaRefusal } from './codec/schema-check.js';

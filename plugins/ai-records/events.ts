@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent } from '../../kernel/sdk.js';
+import { defineEvent, FractionText } from '../../kernel/sdk.js';
 
-/** Part 2's AI events, emitted in the block; confidence as decimal fraction text (no floating point in event data). */
+/** Part 2's AI events, emitted in the block; confidence as decimal fraction text (no floating point in event data), pushed on the socket as a number. */
 export const oracleDecision = defineEvent({
   type: 'oracle_decision',
   description: 'an AI decision was logged (confidence as a decimal fraction text)',
@@ -11,7 +11,8 @@ export const oracleDecision = defineEvent({
     kind: Type.String(),
     subject: Type.String(),
     decision: Type.String(),
-    confidence: Type.String({ pattern: '^[0-9]+\\.[0-9]{4}$' }),
+    // Text in the block (no floating point in consensus); a JSON number on the gateway's socket.
+    confidence: FractionText(),
     timestamp: Type.Integer({ minimum: 0 }),
     height: Type.Integer({ minimum: 0 }),
     tx_hash: Type.Union([Type.String(), Type.Null()]),

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { definePlugin, type NodeServices } from '../../kernel/sdk.js';
-import { append, confidenceText, decisionsOf } from './log.js';
+import { definePlugin, fractionText, type NodeServices } from '../../kernel/sdk.js';
+import { append, decisionsOf } from './log.js';
 import { modelId, registerModel } from './registry.js';
 import { AI_RECORDS_STORES, models } from './store.js';
 import { AI_RECORDS_EVENTS, oracleDecision } from './events.js';
@@ -63,7 +63,7 @@ export const aiRecordsPlugin = definePlugin<{ genesis_models: GenesisModel[] }, 
       const decisions = ctx.blockEvents().flatMap(decisionsOf);
       const entries = await append(ctx.store, { height: ctx.block.height, timestamp: ctx.block.timestamp }, decisions);
       for (const e of entries) {
-        oracleDecision.emit(ctx, { id: e.id, model: e.model, kind: e.kind, subject: e.subject, decision: e.decision, confidence: confidenceText(e.confidence_bp), timestamp: e.timestamp, height: e.height, tx_hash: e.tx_hash });
+        oracleDecision.emit(ctx, { id: e.id, model: e.model, kind: e.kind, subject: e.subject, decision: e.decision, confidence: fractionText(e.confidence_bp), timestamp: e.timestamp, height: e.height, tx_hash: e.tx_hash });
       }
       return result;
     });

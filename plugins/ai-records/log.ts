@@ -72,8 +72,4 @@ export function entryView(e: LogEntry): Record<string, unknown> {
   return { ...rest, confidence: Number(confidence_bp) / 10_000 };
 }
 
-/** 8717 to `"0.8717"`: event data holds no floating point. */
-export function confidenceText(bp: bigint): string {
-  const t = bp.toString().padStart(5, '0');
-  return `${t.slice(0, -4)}.${t.slice(-4)}`;
-}
+

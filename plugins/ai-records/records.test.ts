@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BlockEvent } from '../../kernel/sdk.js';
-import { confidenceText, decisionsOf } from './log.js';
+import { decisionsOf } from './log.js';
+import { fractionText as confidenceText } from '../../kernel/sdk.js';
 import { accuracyBp, activate, modelId, overTwoThirds, type ModelEntry } from './registry.js';
 import { models } from './store.js';
 

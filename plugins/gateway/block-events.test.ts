@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import type { PluginEventSpec } from '../../kernel/sdk.js';
+import { Type } from '@sinclair/typebox';
+import { FractionText, fractionText, type PluginEventSpec } from '../../kernel/sdk.js';
 import { BlockEventRelay } from './block-events.js';
 import { EventBus, type EventMessage } from './event-bus.js';
 import type { NodeAnswer } from './node-client.js';
@@ -89,4 +90,13 @@ test('the kernel\'s validator_update block events are kept, not relayed, and tak
   assert.deepEqual(relay.takeSetChanges(5), [], 'at height 5 the node lists the set of height 6, still the old one');
   assert.deepEqual(relay.takeSetChanges(6), [{ height: 5, effective_height: 7, validators: [{ address: 'chain:alpha.node', power: '30000000' }] }]);
   assert.deepEqual(relay.takeSetChanges(7), [], 'taken once');
+});
+
+test('a score the block holds as text (FractionText) reaches socket clients as the JSON number it spells', async () => {
+  const decision: PluginEventSpec = { type: 'oracle_decision', description: 'logged', fields: ['id', 'confidence'], socket: true, data: Type.Object({ id: Type.Integer(), confidence: FractionText() }) };
+  const node = fakeNode((h) => [{ height: h, index: 0, tx_hash: null, phase: 'tx', type: 'oracle_decision', data: { id: 1, confidence: fractionText(7521n) } }]);
+  const { relay, heard } = relayOver(node, [decision]);
+  await relay.relayUpTo(3);
+  assert.deepEqual(heard, [{ type: 'oracle_decision', data: { id: 1, confidence: 0.7521 } }]);
+  assert.equal(JSON.stringify(heard[0]!.data), '{"id":1,"confidence":0.7521}');
 });

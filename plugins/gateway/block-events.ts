@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PluginEventSpec } from '../../kernel/sdk.js';
+import { isFractionText, type PluginEventSpec } from '../../kernel/sdk.js';
 import type { EventBus } from './event-bus.js';
 import { isObject } from './node-client.js';
 import type { NodeReads } from './node-reads.js';
@@ -29,6 +29,8 @@ const MAX_CATCH_UP = 64;
 export class BlockEventRelay {
   private next: number | undefined;
   private readonly socketTypes: ReadonlySet<string>;
+  /** Per event type, the fields declared `FractionText`. */
+  private readonly fractionFields = new Map<string, readonly string[]>();
   private failing = false;
   /** Set changes read from blocks, not yet taken by the poller's `validator_update`. */
   private setChanges: SetChange[] = [];
@@ -41,6 +43,23 @@ export class BlockEventRelay {
     private readonly log: Logger,
   ) {
     this.socketTypes = new Set(events.map((e) => e.type));
+    for (const e of events) {
+      const fields = Object.entries(e.data?.properties ?? {}).filter(([, schema]) => isFractionText(schema)).map(([name]) => name);
+      if (fields.length > 0) this.fractionFields.set(e.type, fields);
+    }
+  }
+
+  /**
+   * An event's data as socket clients get it: a score or confidence the block holds as text
+   * (`FractionText`: no floating point in consensus) becomes the JSON number it spells, as in
+   * every REST answer (part 1, Transaction scoring 1).
+   */
+  private forSocket(type: string, data: Record<string, unknown>): Record<string, unknown> {
+    const fields = this.fractionFields.get(type);
+    if (fields === undefined) return data;
+    const out = { ...data };
+    for (const f of fields) if (typeof out[f] === 'string') out[f] = Number(out[f]);
+    return out;
   }
 
   /** After the poller announced `height`: relays every height not yet relayed up to it. Never throws. */
@@ -80,7 +99,7 @@ export class BlockEventRelay {
       if (answer.status === 200 && isObject(answer.body) && Array.isArray(answer.body.events)) {
         for (const e of answer.body.events as unknown[]) {
           if (!isObject(e) || typeof e.type !== 'string' || !isObject(e.data)) continue;
-          if (this.socketTypes.has(e.type)) this.bus.emit(e.type, e.data);
+          if (this.socketTypes.has(e.type)) this.bus.emit(e.type, this.forSocket(e.type, e.data));
           else if (e.type === KERNEL_SET_CHANGE) this.noteSetChange(height, e.data);
         }
         this.failing = false;

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent } from '../../kernel/sdk.js';
+import { defineEvent, FractionText } from '../../kernel/sdk.js';
 
 /**
  * The sentinel's events, emitted in the block. Scores are decimal fraction text (`"0.8717"`: no
- * floating point in event data), values bigints (JSON integers on the wire).
+ * floating point in event data; the gateway pushes them as JSON numbers, `FractionText`), values
+ * bigints (JSON integers on the wire).
  */
 const Moved = {
   tx_hash: Type.String(),
@@ -11,14 +12,14 @@ const Moved = {
   to: Type.String(),
   value: Type.BigInt({ minimum: 0n }),
   value_human: Type.String(),
-  score: Type.String(),
+  score: FractionText(),
   category: Type.String(),
 };
 
 export const txAnomaly = defineEvent({
   type: 'tx_anomaly',
   description: 'a transfer was scored anomalous in the block (score as a decimal fraction text); the gateway pushes its own tx_anomaly at submission, so this one is not relayed',
-  data: Type.Object({ tx_hash: Type.String(), score: Type.String(), score_bp: Type.BigInt({ minimum: 0n }), category: Type.String(), from: Type.String(), to: Type.String(), height: Type.Integer({ minimum: 0 }) }),
+  data: Type.Object({ tx_hash: Type.String(), score: FractionText(), score_bp: Type.BigInt({ minimum: 0n }), category: Type.String(), from: Type.String(), to: Type.String(), height: Type.Integer({ minimum: 0 }) }),
 });
 
 export const txHeld = defineEvent({

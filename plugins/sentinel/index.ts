@@ -1,5 +1,5 @@
-import { ConfigError, definePlugin, deriveAddress, operationOf, parseHex, type AdmissionContext, type NodeServices, type ReadonlyStore, type SignerKind, type Tx, type TxContext } from '../../kernel/sdk.js';
-import { fraction, fractionText, loadModel } from './model.js';
+import { ConfigError, definePlugin, deriveAddress, fractionText, operationOf, parseHex, type AdmissionContext, type NodeServices, type ReadonlyStore, type SignerKind, type Tx, type TxContext } from '../../kernel/sdk.js';
+import { fraction, loadModel } from './model.js';
 import { BlockScoringParams, SENTINEL_PARAMS, heldView, holdDecision, notHoldable, rejection, scoringParams, verdictOf, warningFields } from './policy.js';
 import { SentinelOptionsSchema } from './schemas.js';
 import { SENTINEL_STORES, appendRecent, heldTransfers, holdsByAddress, holdsDue, recentTransfers, registeredModel, type HeldTransfer } from './store.js';

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { isChainError, sha3Hex0x } from '../../kernel/sdk.js';
-import { SHIPPED_MODEL_FILE, loadModel, parseModel, score, sigmoid, fractionText, type ScoreRequest } from './model.js';
+import { SHIPPED_MODEL_FILE, loadModel, parseModel, score, sigmoid, type ScoreRequest } from './model.js';
+import { fractionText } from '../../kernel/sdk.js';
 import { trainModel } from './train.js';
 
 const model = loadModel();

@@ -155,11 +155,6 @@ export function fraction(scoreBp: bigint): number {
   return Number(scoreBp) / Number(SCALE);
 }
 
-/** The same as text, for events (event data holds no floating point). */
-export function fractionText(scoreBp: bigint): string {
-  const s = scoreBp.toString().padStart(5, '0');
-  return `${s.slice(0, -4)}.${s.slice(-4)}`;
-}
 
 /** Parses and checks a weights file; `text` is hashed as it is. */
 export function parseModel(text: string): Model {

@@ -1,5 +1,5 @@
-import { badRequest, formatCoin, unauthorized, type ChainError, type ParamSpec, type ReadContext, type ReadonlyStore, type SignerKind } from '../../kernel/sdk.js';
-import { SCALE, fraction, fractionText, score, type Model, type Verdict } from './model.js';
+import { badRequest, formatCoin, fractionText, unauthorized, type ChainError, type ParamSpec, type ReadContext, type ReadonlyStore, type SignerKind } from '../../kernel/sdk.js';
+import { SCALE, fraction, score, type Model, type Verdict } from './model.js';
 import { isTrusted, recentHeights, type HeldTransfer } from './store.js';
 
 /** Part 2's AI-security and transaction-policy parameters (the sentinel's share). */

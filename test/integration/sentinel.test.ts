@@ -119,6 +119,7 @@ describe('sentinel on a real devnet', () => {
     assert.deepEqual({ score: (anomaly.data as Msg).score, category: (anomaly.data as Msg).category }, { score: r.sentinel_score, category: 'drain' });
     const heldEv = (await event('tx_held', r.tx_hash as string)).data as Record<string, unknown>;
     assert.equal(heldEv.to, to);
+    assert.equal(heldEv.score, r.sentinel_score, 'the score a number, as in the submission answer');
     assert.equal(heldEv.value_human, formatCoin(BigInt(value)));
     const tx = await confirmedEverywhere(r.tx_hash as string);
     const listed = await until('the hold through the gateway', async () => {
@@ -244,6 +245,7 @@ describe('sentinel on a real devnet', () => {
       assert.equal(((viaSocket.result as Record<string, unknown>).entries as unknown[]).length, 1, JSON.stringify(viaSocket));
       const heard = await ws.next(`oracle_decision ${kinds[2]!} of ${hash}`, (m) => m.type === 'oracle_decision' && (m.data as Msg).subject === hash && (m.data as Msg).kind === kinds[2]);
       assert.deepEqual(Object.keys(heard.data as object).filter((k) => ['model', 'kind', 'subject', 'decision', 'confidence', 'timestamp'].includes(k)).sort(), ['confidence', 'decision', 'kind', 'model', 'subject', 'timestamp']);
+      assert.equal(typeof (heard.data as Msg).confidence, 'number', 'a fraction on the socket as in REST (part 1, Transaction scoring; decisions.md §92)');
     }
     assert.equal((await getJson(gw('/api/v1/oracle/log/999999'))).status, 404);
     const byKind = await getJson(gw('/api/v1/oracle/log?kind=refund&limit=1'));

@@ -1,8 +1,7 @@
-import { badRequest, defineOperation, forbidden, notFound, type OperationInput, type ReadContext, type TxContext } from '../../../kernel/sdk.js';
+import { badRequest, defineOperation, forbidden, fractionText, notFound, type OperationInput, type ReadContext, type TxContext } from '../../../kernel/sdk.js';
 import { HeldActionSchema } from '../schemas.js';
 import { heldTransfers, holdsByAddress, holdsDue, type HeldTransfer } from '../store.js';
 import { txCancelled, txRefunded, txReleased } from '../events.js';
-import { fractionText } from '../model.js';
 import { heldView } from '../policy.js';
 
 export const TRUST_TARGET = 'chain:system.trust';
