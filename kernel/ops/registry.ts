@@ -39,6 +39,12 @@ export interface ParsedOperation extends Omit<SigningFields, 'kind' | 'payloadHa
   readonly secondSignature: string | undefined;
   /** Fields of `pathFields` that came from the path only, not also from the body (ch-tx-v3/v4 do not cover them). */
   readonly pathOnly: readonly string[];
+  /**
+   * Fields of `uncoveredPathFields` that came from the path only: a ch-tx-v3/v4 payload is the
+   * body as sent, without them, but a client that signed them (a socket method whose param is the
+   * path's) is heard too (ops/signature.ts).
+   */
+  readonly pathUncovered: readonly string[];
   /** Fields of `signing.resolve` the client left out: filled from state, covered only by the own layout. */
   readonly unresolved: readonly string[];
   /**
@@ -130,6 +136,7 @@ export class OperationRegistry {
     const body: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(clientBody)) if (!SIGNED_FIELDS.has(k) && k !== second) body[k] = v;
     const pathOnly: string[] = [];
+    const pathUncovered: string[] = [];
     /** Path parameters admitted because the Signs-for address is read from them: checked against the target below. */
     const targetFields: string[] = [];
     for (const [k, v] of Object.entries(path as Record<string, unknown>)) {
@@ -146,6 +153,7 @@ export class OperationRegistry {
       const inBody = k in body ? (typeof body[k] === 'number' ? String(body[k]) : body[k]) : undefined;
       if (inBody !== undefined && inBody !== v) throw badRequest(`${k}: the body says ${JSON.stringify(body[k])} but the path says ${JSON.stringify(v)}`);
       if (declared && inBody === undefined) pathOnly.push(k);
+      if (uncovered && inBody === undefined) pathUncovered.push(k);
       if (!declared && !uncovered && k !== op.actorField && signsForPath(op, k)) targetFields.push(k);
       body[k] = v;
     }
@@ -196,7 +204,7 @@ export class OperationRegistry {
     }
     const coinValue = unit === COIN_UNIT ? value : 0n;
     const unresolved = (op.spec.signing?.resolve?.fields ?? []).filter((f) => body[f] === undefined);
-    return { op, body, clientBody, actor, target, value, nonce, gasPrice, gasLimit, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature, pathOnly, unresolved, coinValue };
+    return { op, body, clientBody, actor, target, value, nonce, gasPrice, gasLimit, signature: clientBody.signature, publicKey: clientBody.public_key, secondSignature, pathOnly, pathUncovered, unresolved, coinValue };
   }
 }
 

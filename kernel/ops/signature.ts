@@ -4,7 +4,7 @@ import { sha3Hex0x } from '../crypto/hash.js';
 import type { SignatureVerifier } from '../crypto/verifier.js';
 import type { NetworkEnv, ReadContext } from '../context/contexts.js';
 import type { SignatureLayout } from '../model/types.js';
-import { firstVerifying, layoutProblem, signatureBytes, type SignaturePolicy } from '../tx/signature.js';
+import { firstVerifying, layoutProblem, signatureBytes, signatureCacheId, type SignaturePolicy } from '../tx/signature.js';
 import type { ParsedOperation } from './registry.js';
 import { operationMessage, type OperationLayout } from './message.js';
 
@@ -55,6 +55,10 @@ export async function verifyOperationSignatures(p: ParsedOperation, txHash: stri
       else candidates.push(['v2', message('v2')], ['v3', message('v3')]);
     }
     layout = await firstVerifying(verifier, txHash, p.gasPrice ?? policy.baseFee, sig, publicKey, candidates);
+    if (layout === undefined && p.pathUncovered.length > 0) {
+      const strong: OperationLayout[] = weakToo && (!signing?.message || signing.acceptsTxLayouts === true) ? ['v4', 'v3'] : ['v4'];
+      layout = await verifyingWithPathSigned(p, strong, verifier, txHash, sig, publicKey, policy);
+    }
     if (layout === undefined) {
       const names = candidates.map(([l]) => (l === 'own' ? `the ${name} layout` : `ch-tx-${l}`)).join(', ');
       const only = weakToo ? '' : ` (${name} takes ch-tx-v4 only, on every network)`;
@@ -76,6 +80,35 @@ export async function verifyOperationSignatures(p: ParsedOperation, txHash: stri
     }
   }
   return layout;
+}
+
+/**
+ * A ch-tx-v3/v4 signature over the body with the uncovered path fields in it (`ParsedOperation.
+ * pathUncovered`): what a client signed that sent the field where the socket method takes it, as a
+ * param, which the gateway forwards in the path only (decisions.md §45). The field's value as the
+ * path has it (text), and as a JSON number when it spells one (a proposal id). Each try has a
+ * cache id of its own: verify-once remembers a signature by id, not by message.
+ */
+async function verifyingWithPathSigned(p: ParsedOperation, layouts: readonly OperationLayout[], verifier: SignatureVerifier, txHash: string, sig: Uint8Array, publicKey: Uint8Array, policy: OperationSignaturePolicy): Promise<SignatureLayout | undefined> {
+  const asText: Record<string, unknown> = { ...p.clientBody };
+  const asNumber: Record<string, unknown> = { ...p.clientBody };
+  let numeric = false;
+  for (const f of p.pathUncovered) {
+    const v = String(p.body[f]);
+    asText[f] = v;
+    const n = Number(v);
+    asNumber[f] = /^[0-9]{1,15}$/.test(v) ? n : v;
+    numeric ||= asNumber[f] !== v;
+  }
+  const bodies = numeric ? [asText, asNumber] : [asText];
+  const price = p.gasPrice ?? policy.baseFee;
+  for (const layout of layouts) {
+    for (let i = 0; i < bodies.length; i++) {
+      const message = operationMessage({ ...p, clientBody: bodies[i]! }, layout, policy);
+      if (await verifier.verify(`${signatureCacheId(txHash, layout as SignatureLayout, price)}:path${i}`, sig, message, publicKey)) return layout as SignatureLayout;
+    }
+  }
+  return undefined;
 }
 
 /** The body as the client sent it without `signature`, `public_key` and the second signature: what a layout over the exact payload covers. */

@@ -197,8 +197,7 @@ test('plugin:<name> activates a state plugin at the agreed height, then retires 
 
 test('a vote signed ch-tx-v3/v4 over part 1\'s body (no id) is accepted; one that carries the id is bound to that proposal', async () => {
   const f = await chain();
-  await propose(f, validatorOwner, 'chain:v0.node', { kind: 'text' });
-  await propose(f, validatorOwner, 'chain:v0.node', { kind: 'text' });
+  for (let i = 0; i < 3; i++) await propose(f, validatorOwner, 'chain:v0.node', { kind: 'text' });
   await f.block();
   // decisions.md §94: the payload is the body as sent, and part 1's vote body has no id.
   const bare = signOperation(validatorOwner, { actor: 'chain:v0.node', target: GOV, nonce: nonce(), body: { voter: 'chain:v0.node', accept: true }, version: 'v4', kind: 'vote' });
@@ -206,9 +205,13 @@ test('a vote signed ch-tx-v3/v4 over part 1\'s body (no id) is accepted; one tha
   const covered = signOperation(validatorOwner, { actor: 'chain:v0.node', target: GOV, nonce: nonce(), body: { id: '2', voter: 'chain:v0.node', accept: true }, version: 'v3' });
   await refused(f.chain.admitOperation('vote', covered, { id: '1' }, 0), 400, /the body says "2" but the path says "1"/);
   await f.chain.admitOperation('vote', covered, { id: '2' }, 0);
+  // A socket client signs its params, id included (a number here), and the gateway sends the id in the path only: heard too, for that id alone.
+  const viaSocket = signOperation(validatorOwner, { kind: 'vote', actor: 'chain:v0.node', target: GOV, nonce: nonce(), body: { id: 3, voter: 'chain:v0.node', accept: false }, version: 'v4' });
+  delete viaSocket.id;
+  await refused(f.chain.admitOperation('vote', viaSocket, { id: '2' }, 0), 401, /invalid signature/);
+  await f.chain.admitOperation('vote', viaSocket, { id: '3' }, 0);
   await f.block();
-  assert.equal((await proposal(f, 1)).votes, 1);
-  assert.equal((await proposal(f, 2)).votes, 1);
+  assert.deepEqual([(await proposal(f, 1)).votes, (await proposal(f, 2)).votes, (await proposal(f, 3)).votes], [1, 1, 1]);
 });
 
 test('stake added after a proposal was created cannot vote on it: a top-up of an older stake is 403, at admission and in a block', async () => {
