@@ -85,12 +85,14 @@ export function kindTarget(kind: string): string {
 
 /**
  * CheckTx: everything a node checks before it queues a transaction, in the order a client is
- * answered. Cheap checks that tell an outsider what is wrong (shape, who may sign, nonce,
- * recipient, balance) come before the 2–5 ms ML-DSA-65 verification, so a submission that could
- * not apply never buys one. Admission is a courtesy to the client: the block re-checks every
- * rule that decides state (executor.ts), because a proposer may skip this.
+ * answered: shape, who may sign and the signature (decisions.md §16; an outsider's key is refused
+ * before any verification is bought), then the nonce, the recipient and the balance. Admission is
+ * a courtesy to the client: the block re-checks every rule that decides state (executor.ts),
+ * because a proposer may skip this.
  */
 export class Admission {
+  /** `SystemAddressSpec.dataGas` of the bodies seen (gasOf), by body. */
+  private readonly dataGasByBody = new WeakMap<object, number>();
   /** One admission at a time per sender, so consecutive nonces sent together are not refused. */
   private readonly admitting = new Map<string, Promise<unknown>>();
 
@@ -113,7 +115,14 @@ export class Admission {
     if (tx.target.startsWith('kind:')) return this.d.host.addressKind(tx.target.slice(5))?.gas ?? GAS_TRANSFER;
     const system = this.d.host.systemAddress(tx.target);
     if (system === undefined) return GAS_TRANSFER;
-    return system.gas + (tx.body === undefined ? 0 : systemDataGas(system, tx.body));
+    if (tx.body === undefined || system.dataGas === undefined) return system.gas;
+    // Asked at admission, packing, validation and execution of one body: priced once (a deploy's bytes are parsed to price them).
+    let data = this.dataGasByBody.get(tx.body);
+    if (data === undefined) {
+      data = systemDataGas(system, tx.body);
+      this.dataGasByBody.set(tx.body, data);
+    }
+    return system.gas + data;
   };
 
   /** The most gas a transaction may use, and what blocks are packed and bounded by: its declared gas_limit, else its base gas. */
@@ -223,9 +232,12 @@ export class Admission {
     // Built once and completed in place once the signature verifies: admission runs for every
     // transaction, and a second copy of the record was a measurable share of what it allocated.
     const tx: { -readonly [K in keyof Tx]: Tx[K] } = { hash, origin: 'signed', target, from: f.from, to: f.to, value: f.value, nonce: f.nonce, gasPrice, data: f.data, body: f.body, canonical, sigVersion: undefined, receivedAt };
-    if (f.gas_limit !== undefined) {
-      const problem = await this.gasLimitProblem(tx, f.gas_limit, state);
-      if (problem) throw problem;
+    // Asked without a declared limit too: a deploy's data prices its gas (`SystemAddressSpec.dataGas`),
+    // and one above max_block_gas could never be in a block, its sender's later nonces stuck behind it.
+    // A plain transfer (21 gas) is below any block's limit: the parameter read stays off its path.
+    if (f.gas_limit !== undefined || this.gasOf(tx) !== GAS_TRANSFER) {
+      const limitProblem = await this.gasLimitProblem(tx, f.gas_limit, state);
+      if (limitProblem) throw limitProblem;
     }
     // A name or an address that pays out only its own way sends no plain transaction (decisions.md §39, §43).
     const notASender = await senderProblem(this.d.hooks, () => readContext(this.ctxEnv, state, height), f.from, (kind) => this.d.host.addressKind(kind)?.sendRefusal);
@@ -339,10 +351,13 @@ export class Admission {
     // operation that declares its debit may judge it in its own words (what the coins are for) in
     // its check. A vault payout declares a debit of 0: the vault pays it (§43), so only its fee is held.
     const input = { name: p.op.spec.name, body: verified.body, actor: p.actor, target: p.target, value: p.value, nonce: p.nonce, txHash: tx.hash, signer: authorized.signer };
-    const refused = (p.op.spec.check ? await p.op.spec.check(ctx, input as never) : undefined) ?? (p.op.spec.admit ? await p.op.spec.admit(ctx, input as never) : undefined);
-    if (refused) throw refused;
+    const broken = p.op.spec.check ? await p.op.spec.check(ctx, input as never) : undefined;
+    if (broken) throw broken;
     const takes = await declaredDebit(p, () => ctx);
     await this.checkFunds(state, tx, authorized.signer.account, authorized.signer.payer, takes);
+    // Node-local work at admission (metering code off-chain) last: only a submission that can pay buys it.
+    const refused = p.op.spec.admit ? await p.op.spec.admit(ctx, input as never) : undefined;
+    if (refused) throw refused;
     const priced: Tx = { ...tx, sigVersion: verified.layout, gasPrice: effectiveGasPrice(p.gasPrice, verified.layout, baseFee) };
     const admitted: Tx = { ...priced, holds: this.holdsOf(priced, authorized.signer.account, authorized.signer.payer, takes), declaredDebit: takes };
     const fields = await this.runCheckTx(admitted, height);

@@ -182,8 +182,8 @@ export class Mempool {
    * Drops a sender's pending transfers whose nonce the chain has taken (at or below
    * `confirmedNonce`), and only those: the ones after them may follow the chain now. Such a
    * transfer gets here when a block carrying it (or another of its nonce) commits while its copy
-   * is still in admission (the nonce was checked before the signature and the plugins' checks
-   * were awaited); evicting it with `evict` would take every later nonce of the sender along.
+   * is still in admission (the nonce was checked before the plugins' checks were awaited);
+   * evicting it with `evict` would take every later nonce of the sender along.
    */
   dropTaken(sender: string, confirmedNonce: bigint): Tx[] {
     const taken = (this.bySender.get(sender) ?? []).filter((t) => t.nonce <= confirmedNonce);

@@ -24,8 +24,7 @@ export interface OperationSpec<S extends TObject = TObject> {
    */
   readonly socketMethod?: string;
   /**
-   * Path parameters besides the actor that join the body (a vote's proposal `:id`, a held
-   * transfer's `:hash`). No layout covers the URL: `ch-tx-v2` covers no body field but the actor
+   * Path parameters besides the actor that join the body (a held transfer's `:hash`). No layout covers the URL: `ch-tx-v2` covers no body field but the actor
    * and value anyway (decisions.md §7), and a `ch-tx-v3`/`v4` signature is refused unless the body
    * carries the field too (equal to the path's), so that its payload hash covers it.
    */
@@ -118,7 +117,8 @@ export interface OperationSpec<S extends TObject = TObject> {
    */
   check?(ctx: ReadContext, op: OperationInput<Static<S>>): Promise<ChainError | undefined>;
   /**
-   * Admission only, after `check`: judgements that need the node's own resources (an off-chain
+   * Admission only, after `check` and the funds check (so only a submission that can pay buys
+   * this work): judgements that need the node's own resources (an off-chain
    * VM pool with its queue and time limit) and so may answer differently on two validators. Never
    * run in the block, so nothing here may be a rule: `execute` judges again with the block's own
    * resources (a deploy metered on the block thread). `check` runs in the block and must stay

@@ -37,9 +37,6 @@ const LARGEST_BYTECODE = 4_194_304;
 
 /** Gas of the deploys seen, by body: the kernel asks for it wherever the gas counts (admission, packing, the block). */
 const seenBodies = new WeakMap<object, number>();
-/** The same for plain transactions, by their data (text, so a few of the latest are kept). */
-const seenData = new Map<string, number>();
-const SEEN_DATA = 16;
 
 /**
  * The gas a deploy's bytes cost on top of its base 50 (`OperationSpec.bodyGas`, and
@@ -61,16 +58,9 @@ export function deployBodyGas(fields: Readonly<Record<string, unknown>>): number
   return gas;
 }
 
-/** `deployBodyGas` of a plain transaction's `data` (the deploy's fields as JSON, or hex of it). */
+/** `deployBodyGas` of a plain transaction's `data` (the deploy's fields as JSON, or hex of it); the kernel keeps it by body. */
 export function deployDataGas(data: string | undefined): number {
-  if (data === undefined) return 0;
-  let gas = seenData.get(data);
-  if (gas === undefined) {
-    gas = gasOfDeploy(() => deployFromData(data, LARGEST_BYTECODE).bytecode);
-    if (seenData.size >= SEEN_DATA) seenData.delete(seenData.keys().next().value!);
-    seenData.set(data, gas);
-  }
-  return gas;
+  return data === undefined ? 0 : gasOfDeploy(() => deployFromData(data, LARGEST_BYTECODE).bytecode);
 }
 
 function gasOfDeploy(bytesOf: () => Uint8Array | null): number {

@@ -119,6 +119,9 @@ test('metering and storing code cost fuel: a deploy of new code is charged the g
   const paid = before.balance - (await f.account(alice.address)).balance;
   assert.ok(paid >= BigInt(gas), 'the fee of its gas (and the storage fee of its code)');
   await assert.rejects(f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big }), { gas_limit: gas - 1 }), 0), (e: unknown) => isChainError(e) && e.status === 400 && new RegExp(`gas_limit ${gas - 1} is below the ${gas} gas`).test(e.message));
+  // Above what a block holds, the deploy's own gas is refused at admission, gas_limit or not: it could never be in a block.
+  const small = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], accounts: [{ address: alice.address, balance: 10_000_000n }], genesisParams: { max_block_gas: String(gas - 1) } });
+  await assert.rejects(small.chain.admit(await plain(small, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: big })), 0), (e: unknown) => isChainError(e) && e.status === 400 && new RegExp(`its gas ${gas} exceeds max_block_gas ${gas - 1}`).test(e.message));
   // The token template: every node meters it once, so a deploy pays its bytes and initialize only.
   const token = await f.chain.admit(await plain(f, alice, DEPLOY_ADDRESS, JSON.stringify({ bytecode_hex: toHex(templateBytecode('token.wasm')), init_args: { name: 'T', symbol: 'T', decimals: 6, total_supply: 1000 } })), 0);
   await f.block();
