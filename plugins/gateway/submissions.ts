@@ -193,14 +193,15 @@ export class Submissions {
 }
 
 /**
- * Whether a faucet body has the shape the node takes (the faucet's request schema, a chain
- * address, an ML-DSA-65 public key in lowercase hex): what it checks before anything about the
- * chain. The node judges the rest (the shard, the key's binding) and answers its own message.
+ * Whether the node could take a faucet body, by its shape alone (the faucet's request schema, a
+ * chain address, an ML-DSA-65 public key in hex of either case, which the node lowercases): false
+ * only for a body the node is certain to refuse, so that nothing it would credit skips the
+ * cooldown. The node judges the rest (the shard, the key's binding) and answers its own message.
  */
 function wellFormedFaucetBody(body: unknown): boolean {
   if (!isObject(body) || !Value.Check(FaucetBody, body)) return false;
   const key = typeof body.public_key === 'string' ? body.public_key : '';
-  return isAddress(String(body.address)) && key === key.toLowerCase() && parseHex(key, ML_DSA65_PUBLIC_KEY_BYTES) !== undefined;
+  return isAddress(String(body.address)) && parseHex(key, ML_DSA65_PUBLIC_KEY_BYTES) !== null;
 }
 
 /** The faucet's request as the node declares it, with the signed-write fields it ignores. */

@@ -71,7 +71,7 @@ describe('gateway resilience and routing', () => {
     const fake: Server = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       if (req.method === 'POST' && req.url === '/api/v1/transactions') {
-        return res.end(JSON.stringify({ tx_hash: hash, status: 'pending', estimated_block: 2, sender_balance: 10, receiver_balance: 0, sentinel_score: 0.91, sentinel_category: 'drain', sentinel_warning: 'unusual transfer' }));
+        return res.end(JSON.stringify({ tx_hash: hash, status: 'pending', estimated_block: 2, sender_balance: 10, sender_balance_human: '0.00001 COIN', receiver_balance: 0, receiver_balance_human: '0 COIN', sentinel_score: 0.91, sentinel_category: 'drain', sentinel_warning: 'unusual transfer' }));
       }
       if (req.url === '/health') return res.end(JSON.stringify({ status: 'ok', height: 1, round: 0, mempool: 0, peers: 0, tps: 0, total_txs: 0, validator_count: 1, finality_ms: 0 }));
       if (req.url === '/api/v1/gas/estimate') return res.end(JSON.stringify({ base_fee: 3 }));
