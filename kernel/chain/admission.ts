@@ -16,13 +16,11 @@ import { effectiveGasPrice } from '../tx/signing.js';
 import { txIdentity, txIdentityOfText, type TxIdentity } from '../tx/hash.js';
 import { nestingProblem } from '../codec/depth.js';
 import { formatCoin } from '../codec/amount.js';
-import type { SystemAddressSpec } from '../host/plugin.js';
 import type { Authorized } from '../auth/authorize.js';
 import { authorizeTx, declaredDebit } from './authorize-tx.js';
 import { presentedKey } from '../auth/presented-key.js';
 import { lastOperationNonce } from '../auth/nonce.js';
 import { OP_FIELD, type OperationRegistry, type ParsedOperation } from '../ops/registry.js';
-import type { OperationSpec } from '../ops/operation.js';
 import { DEFERRED, verifyOperationSignatures, verifyWithState, type OperationSignaturePolicy } from '../ops/signature.js';
 import { admissionContext, readContext, type ContextEnv } from './contexts.js';
 import { GAS_TRANSFER } from './kernel-params.js';
@@ -91,8 +89,12 @@ export function kindTarget(kind: string): string {
  * because a proposer may skip this.
  */
 export class Admission {
-  /** `SystemAddressSpec.dataGas` of the bodies seen (gasOf), by body. */
-  private readonly dataGasByBody = new WeakMap<object, number>();
+  /**
+   * What the bodies seen cost before they run (`OperationSpec.bodyGas`, `SystemAddressSpec.dataGas`),
+   * by body: gasOf asks it at admission, packing, validation and execution of one body, and a
+   * deploy's bytes are parsed to price them.
+   */
+  private readonly bodyGasByBody = new WeakMap<object, number>();
   /** One admission at a time per sender, so consecutive nonces sent together are not refused. */
   private readonly admitting = new Map<string, Promise<unknown>>();
 
@@ -110,20 +112,29 @@ export class Admission {
     if (op !== undefined) {
       const spec = this.d.operations.get(op)?.spec;
       // Without a body (a stored transaction's fields, whose receipt carries the gas charged): the base.
-      return spec === undefined ? GAS_TRANSFER : spec.gas + (tx.body === undefined ? 0 : operationBodyGas(spec, tx.body));
+      if (spec === undefined) return GAS_TRANSFER;
+      const priced = spec.bodyGas;
+      return spec.gas + (tx.body === undefined || priced === undefined ? 0 : this.bodyGas(tx.body, `operation "${spec.name}": bodyGas`, () => priced(tx.body!)));
     }
     if (tx.target.startsWith('kind:')) return this.d.host.addressKind(tx.target.slice(5))?.gas ?? GAS_TRANSFER;
     const system = this.d.host.systemAddress(tx.target);
     if (system === undefined) return GAS_TRANSFER;
-    if (tx.body === undefined || system.dataGas === undefined) return system.gas;
-    // Asked at admission, packing, validation and execution of one body: priced once (a deploy's bytes are parsed to price them).
-    let data = this.dataGasByBody.get(tx.body);
-    if (data === undefined) {
-      data = systemDataGas(system, tx.body);
-      this.dataGasByBody.set(tx.body, data);
-    }
-    return system.gas + data;
+    const priced = system.dataGas;
+    if (tx.body === undefined || priced === undefined) return system.gas;
+    const data = tx.body.data;
+    return system.gas + this.bodyGas(tx.body, `system address ${system.address}: dataGas`, () => priced(typeof data === 'string' ? data : undefined));
   };
+
+  /** A body's own gas, priced once per body and checked: a plugin's count must be a non-negative safe integer. */
+  private bodyGas(body: object, what: string, price: () => number): number {
+    let gas = this.bodyGasByBody.get(body);
+    if (gas === undefined) {
+      gas = price();
+      if (!Number.isSafeInteger(gas) || gas < 0) throw new Error(`${what} returned ${String(gas)}, not a non-negative safe integer`);
+      this.bodyGasByBody.set(body, gas);
+    }
+    return gas;
+  }
 
   /** The most gas a transaction may use, and what blocks are packed and bounded by: its declared gas_limit, else its base gas. */
   gasLimitOf = (tx: Pick<Tx, 'origin' | 'target' | 'body'>): number => declaredGasLimit(tx) ?? this.gasOf(tx);
@@ -396,7 +407,8 @@ export class Admission {
     for (const pending of [this.d.mempool.pendingOf(actor), this.d.mempool.pendingOperationsOf(actor)]) {
       for (const t of pending) {
         const signer = t.body.public_key;
-        if (t.declaredDebit !== undefined && typeof signer === 'string' && signer.toLowerCase() === keyHex) total += t.declaredDebit;
+        // presentedKey is remembered per body (admission made it): no 3.9 KB lower-casing per pending transaction.
+        if (t.declaredDebit !== undefined && typeof signer === 'string' && presentedKey(t.body, signer).hex === keyHex) total += t.declaredDebit;
       }
     }
     return total;
@@ -566,16 +578,4 @@ function balances(sender: bigint, receiver: bigint | null): Pick<SubmissionResul
   return { sender_balance: sender, sender_balance_human: formatCoin(sender), receiver_balance: receiver, receiver_balance_human: receiver === null ? null : formatCoin(receiver) };
 }
 
-function systemDataGas(spec: Pick<SystemAddressSpec, 'address' | 'dataGas'>, body: Readonly<Record<string, unknown>>): number {
-  if (spec.dataGas === undefined) return 0;
-  const gas = spec.dataGas(typeof body.data === 'string' ? body.data : undefined);
-  if (!Number.isSafeInteger(gas) || gas < 0) throw new Error(`system address ${spec.address}: dataGas returned ${String(gas)}, not a non-negative safe integer`);
-  return gas;
-}
 
-function operationBodyGas(spec: Pick<OperationSpec, 'name' | 'bodyGas'>, body: Readonly<Record<string, unknown>>): number {
-  if (spec.bodyGas === undefined) return 0;
-  const gas = spec.bodyGas(body);
-  if (!Number.isSafeInteger(gas) || gas < 0) throw new Error(`operation "${spec.name}": bodyGas returned ${String(gas)}, not a non-negative safe integer`);
-  return gas;
-}

@@ -35,8 +35,6 @@ export const REFERENCE_FUEL_PER_GAS = 20_000n;
 /** The parameter's largest bytecode: a body above it is refused anyway, and is not parsed to price it. */
 const LARGEST_BYTECODE = 4_194_304;
 
-/** Gas of the deploys seen, by body: the kernel asks for it wherever the gas counts (admission, packing, the block). */
-const seenBodies = new WeakMap<object, number>();
 
 /**
  * The gas a deploy's bytes cost on top of its base 50 (`OperationSpec.bodyGas`, and
@@ -50,15 +48,10 @@ const seenBodies = new WeakMap<object, number>();
  * block refuse them).
  */
 export function deployBodyGas(fields: Readonly<Record<string, unknown>>): number {
-  let gas = seenBodies.get(fields);
-  if (gas === undefined) {
-    gas = gasOfDeploy(() => deployRequest(fields as Record<string, unknown>, LARGEST_BYTECODE).bytecode);
-    seenBodies.set(fields, gas);
-  }
-  return gas;
+  return gasOfDeploy(() => deployRequest(fields as Record<string, unknown>, LARGEST_BYTECODE).bytecode);
 }
 
-/** `deployBodyGas` of a plain transaction's `data` (the deploy's fields as JSON, or hex of it); the kernel keeps it by body. */
+/** `deployBodyGas` of a plain transaction's `data` (the deploy's fields as JSON, or hex of it). */
 export function deployDataGas(data: string | undefined): number {
   return data === undefined ? 0 : gasOfDeploy(() => deployFromData(data, LARGEST_BYTECODE).bytecode);
 }
