@@ -104,6 +104,20 @@ export class Admission {
     return this.d.head().height + 1;
   }
 
+  /**
+   * The `type` a transaction shows (decisions.md §17) and `?type=` matches, from its dispatch key:
+   * an operation's name; a transfer, to another shard too (§74), `transfer`; a plain transaction to
+   * a system address or a claimed address kind, the `txType` its plugin declares; a system
+   * transaction, its type.
+   */
+  typeOf = (target: string): string => {
+    const op = operationOf({ target });
+    if (op !== undefined) return op;
+    if (target === CROSS_SHARD_TARGET) return 'transfer';
+    if (target.startsWith('kind:')) return this.d.host.addressKind(target.slice(5))?.txType ?? target;
+    return this.d.host.systemAddress(target)?.txType ?? target;
+  };
+
   /** Gas a transaction is charged before its handler reports more: 21 for a transfer, an operation's base gas and what its body's size costs (`bodyGas`) or an address's declared gas, 0 for system transactions. */
   gasOf = (tx: Pick<Tx, 'origin' | 'target'> & Partial<Pick<Tx, 'body'>>): number => {
     if (tx.origin === 'system') return this.d.host.systemTransactionGas(tx.target);

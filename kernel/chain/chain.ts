@@ -218,6 +218,8 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
   };
 
   private readonly sizes = new WeakMap<Tx, number>();
+  /** The `type` a transaction shows and `?type=` matches (Admission.typeOf). */
+  typeOf = (target: string): string => this.admission.typeOf(target);
   /** Gas of a transaction before its handler reports more (Admission.gasOf). */
   gasOf = (tx: Pick<Tx, 'origin' | 'target'> & Partial<Pick<Tx, 'body'>>): number => this.admission.gasOf(tx);
   /** The most gas a transaction may use: its declared gas_limit, else its base gas (Admission.gasLimitOf). */

@@ -48,6 +48,12 @@ export interface SystemAddressSpec {
    * failed, and its events rolled back).
    */
   readonly returnsData?: boolean;
+  /**
+   * The `type` (decisions.md §17) a plain transaction to this address shows on
+   * `GET /api/v1/transactions` and matches in `?type=`: `deploy` for `chain:system.deploy`, as the
+   * deploy operation's. Without one, the address itself.
+   */
+  readonly txType?: string;
 }
 
 /**
@@ -68,6 +74,12 @@ export interface AddressKindSpec {
   readonly sendRefusal?: string;
   /** As an operation's `returnsData` (kernel/ops/operation.ts): a contract's calls show `return_data` always. */
   readonly returnsData?: boolean;
+  /**
+   * As SystemAddressSpec's `txType`: the `type` a plain transaction to such an address shows and
+   * matches in `?type=` (`transfer` for a deposit into a vault, so `?type=transfer` lists it).
+   * Without one, `kind:<kind>`.
+   */
+  readonly txType?: string;
 }
 
 /**

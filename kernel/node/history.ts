@@ -29,7 +29,7 @@ export function chainHistory(store: Pick<ChainQueries, 'head' | 'getBlock' | 'ge
       const out: Array<Record<string, unknown>> = [];
       for (const hash of b.tx_hashes) {
         const st = await store.getTxFields(hash);
-        if (st) out.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain().gasOf(st.tx), shard }));
+        if (st) out.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain().gasOf(st.tx), shard, type: chain().typeOf(st.tx.target) }));
       }
       return out;
     },

@@ -49,7 +49,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 
   const viewOf = async (tx: TxFields & Partial<Pick<Tx, 'body'>>, receipt: import('../model/types.js').Receipt | undefined): Promise<Record<string, unknown>> => {
     const block = receipt ? await store.getBlock(receipt.block) : undefined;
-    return txView({ tx, receipt, blockTimestamp: block?.header.timestamp, gas: chain.gasOf(tx), shard: shardId });
+    return txView({ tx, receipt, blockTimestamp: block?.header.timestamp, gas: chain.gasOf(tx), shard: shardId, type: chain.typeOf(tx.target) });
   };
 
   const health = async (): Promise<Record<string, unknown>> => {
@@ -248,7 +248,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     const transactions = [];
     for (const hash of b.tx_hashes.slice(offset, offset + limit)) {
       const st = await store.getTxFields(hash);
-      if (st) transactions.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain.gasOf(st.tx), shard: shardId }));
+      if (st) transactions.push(txView({ tx: st.tx, receipt: st.receipt, blockTimestamp: b.header.timestamp, gas: chain.gasOf(st.tx), shard: shardId, type: chain.typeOf(st.tx.target) }));
     }
     const total = b.tx_hashes.length;
     return { height: h, transactions, count: total, total, limit, offset, has_more: offset + limit < total };
@@ -282,7 +282,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
       return { transactions, total: transactions.length, limit, offset: 0, has_more: false };
     }
     let page: TxPage;
-    if (type && type !== 'all') page = await store.matchingTxHashes(a, (target) => matchesType(target, type), offset, limit);
+    if (type && type !== 'all') page = await store.matchingTxHashes(a, (target) => matchesType(target, type, chain.typeOf), offset, limit);
     else if (a !== undefined) page = { hashes: await store.addressTxHashes(a, offset, limit), total: await store.countAddressTxs(a) };
     else page = { hashes: await store.latestTxHashes(offset, limit), total: chain.head.total_txs };
     const transactions = [];
@@ -452,11 +452,11 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 const STAKING_OPERATIONS = new Set(['stake', 'unstake', 'delegate', 'undelegate'].map((n) => OPERATION_TARGET_PREFIX + n));
 
 /** Whether a transaction of this type (`Tx.target`) is listed for the `type` query parameter. */
-function matchesType(target: string, type: string): boolean {
+/** Whether a transaction with dispatch key `target` is listed by `?type=`: its shown type (Chain.typeOf), `staking`, or the key itself. */
+function matchesType(target: string, type: string, typeOf: (target: string) => string): boolean {
   // decisions.md §34: `staking` lists stake, unstake, delegate and undelegate.
   if (type === 'staking') return STAKING_OPERATIONS.has(target) || target === 'chain:system.stake';
-  if (type === 'transfer') return target === 'transfer';
-  return target === type || target === `${OPERATION_TARGET_PREFIX}${type}` || target === `chain:system.${type}`;
+  return typeOf(target) === type || target === type || target === `chain:system.${type}`;
 }
 
 /** `cross_shard` of a network that serves no cross-shard transfers (decisions.md §76): nothing ever locked. */

@@ -1,10 +1,8 @@
-import { CROSS_SHARD_TARGET } from '../crypto/shard.js';
 import type { OperationRegistry } from '../ops/registry.js';
 import { describeOperation } from '../ops/describe.js';
 import { formatCoin } from '../codec/amount.js';
 import { addressKind } from '../crypto/address.js';
 import type { PluginHost } from '../host/host.js';
-import { operationOf } from '../model/types.js';
 import type { AccountRecord } from '../state/accounts.js';
 import type { AddressTotals } from '../store/chain-store.js';
 import type { ValidatorActivity } from '../store/validator-activity.js';
@@ -55,6 +53,8 @@ export interface TxViewInput {
   gas: number;
   /** The shard whose chain holds it: this node's (decisions.md §71). */
   shard: number;
+  /** Its `type` (decisions.md §17), as Chain.typeOf names it. */
+  type: string;
 }
 
 export function txView(i: TxViewInput): Record<string, unknown> {
@@ -64,9 +64,7 @@ export function txView(i: TxViewInput): Record<string, unknown> {
   const fee = receipt ? receipt.fee : BigInt(gas) * tx.gasPrice;
   return {
     hash: tx.hash,
-    // decisions.md §17: an operation's type is its name; a system transaction's, its kind.
-    // A transfer to another shard is a transfer (decisions.md §74), whichever handler locks it.
-    type: operationOf(tx) ?? (tx.target === CROSS_SHARD_TARGET ? 'transfer' : tx.target),
+    type: i.type,
     status,
     from: tx.from,
     to: tx.to,

@@ -56,6 +56,7 @@ test('a deploy with init_args and calls in blocks: the address of decisions.md ย
   assert.equal(r.status, 'confirmed');
   const called = (await f.chain.queries.getTxEvents(b2.header.height, refused.tx_hash)).find((e) => e.type === 'contract_called')!;
   assert.equal(called.data.return_data, '{"error":"only the owner may mint"}');
+  assert.equal(f.chain.typeOf((await f.chain.lookupTx(refused.tx_hash))!.tx.target), 'call_contract', 'a call shows type call_contract (decisions.md ยง17)');
   assert.equal((await f.account(token)).balance, 5n, 'the value was credited after the call succeeded');
   assert.equal((await f.account(bob.address)).balance, before - 5n - r.fee);
 

@@ -162,8 +162,8 @@ export const contractsPlugin = definePlugin<ContractsOptions, NodeServices>({
     { key: PARAMS.maxBytecode, default: 262_144n, min: 1024n, max: 4_194_304n, description: 'largest contract bytecode, in bytes' },
     { key: PARAMS.maxKeys, default: 1024n, min: 16n, max: 65_536n, description: 'most distinct storage keys one transaction\'s call tree may read' },
   ],
-  systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS, dataGas: deployDataGas, viewFields: TEMPLATE_FEE_VIEW, returnsData: true }],
-  addressKinds: [{ kind: 'app', gas: CONTRACT_BASE_GAS, description: 'a WebAssembly contract: transactions to it call it', returnsData: true }],
+  systemAddresses: [{ address: DEPLOY_ADDRESS, gas: CONTRACT_BASE_GAS, dataGas: deployDataGas, viewFields: TEMPLATE_FEE_VIEW, returnsData: true, txType: 'deploy' }],
+  addressKinds: [{ kind: 'app', gas: CONTRACT_BASE_GAS, description: 'a WebAssembly contract: transactions to it call it', returnsData: true, txType: 'call_contract' }],
   operations: [deployOperation, registerTemplateOperation, deprecateTemplateOperation],
   // Listed so the gateway forwards them under these declarations.
   routes: CONTRACTS_ROUTES,

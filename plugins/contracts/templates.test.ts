@@ -101,6 +101,7 @@ test('a deploy naming a template pays its fee to the author\'s owner exactly (wh
   assert.deepEqual([t.uses, t.earned, t.earned_human], [1, BigInt(FEE), '1.234567 COIN']);
   const view = await kernelRoutes(f)('/api/v1/transactions/:hash', { hash: ok.tx_hash });
   assert.deepEqual([view.template_fee, view.template_fee_human], [BigInt(FEE), '1.234567 COIN'], 'a plain-transaction deploy shows the fee too');
+  assert.equal(view.type, 'deploy', 'a plain transaction to chain:system.deploy is a deploy (decisions.md §17), as the operation is');
   const rec = await f.chain.queries.state.get(`contracts/contract/${contractAddress(alice.address, ok.tx_hash)}`);
   assert.equal((JSON.parse(new TextDecoder().decode(rec!)) as { template: string }).template, id);
 

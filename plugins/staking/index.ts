@@ -31,7 +31,7 @@ export const stakingPlugin = definePlugin<Record<string, unknown>, NodeServices>
   // Listed so the gateway forwards them under these declarations (the slashing history is nodeOnly).
   routes: STAKING_ROUTES,
   // A plain transfer to a `.node` credits its owner (decisions.md §30).
-  addressKinds: [{ kind: 'node', gas: 21, description: 'a plain transfer to a .node credits its owner' }],
+  addressKinds: [{ kind: 'node', gas: 21, description: 'a plain transfer to a .node credits its owner', txType: 'transfer' }],
   stores: STAKING_STORES,
   events: STAKING_EVENTS,
   supply: STAKING_SUPPLY,

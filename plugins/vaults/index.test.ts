@@ -210,6 +210,18 @@ test('the confirmed transaction that created a proposal carries proposal_id (dec
   assert.equal((await get('/api/v1/transactions/:hash', { hash: signed.tx_hash })).proposal_id, undefined);
 });
 
+test('a plain transfer into a vault shows type transfer (decisions.md §17) and ?type=transfer lists it beside the account\'s other transfers', async () => {
+  const f = await withVault();
+  const get = kernelRoutes(f);
+  const deposit = await f.chain.admit(signTransfer(carol, { to: VAULT, value: 10, nonce: 1 }), 0);
+  const plain = await f.chain.admit(signTransfer(carol, { to: bob.address, value: 10, nonce: 2 }), 0);
+  await confirmedAll(f, [deposit.tx_hash as string, plain.tx_hash as string]);
+  assert.equal((await get('/api/v1/transactions/:hash', { hash: deposit.tx_hash as string })).type, 'transfer');
+  const listed = await get('/api/v1/transactions', {}, `address=${carol.address}&type=transfer`);
+  assert.deepEqual((listed.transactions as Array<{ hash: string; type: string }>).map((t) => [t.hash, t.type]).sort(), [[deposit.tx_hash, 'transfer'], [plain.tx_hash, 'transfer']].sort());
+  assert.equal(listed.total, 2);
+});
+
 test('the other rules of §44 at admission, each with its status, nothing moved: unknown vault or proposal 404, a key not bound 401, amount, recipient, member and threshold 400', async () => {
   const f = await withVault();
   await f.chain.admit(signTransfer(bob, { to: VAULT, value: 5_000, nonce: 1 }), 0);

@@ -22,7 +22,7 @@ export const vaultsPlugin = definePlugin<Record<string, never>, NodeServices>({
   events: [vaultCreated, proposalCreated, proposalSigned, proposalExecuted, proposalCancelled, proposalExpired],
   operations: [registerVault, createPayout, addMember, removeMember, setThreshold, signProposal],
   routes: VAULT_ROUTES,
-  addressKinds: [{ kind: 'vault', gas: 21, description: 'a deposit into a vault\'s own balance', sendRefusal: 'coins leave a vault only by an executed payout proposal (decisions.md §43)' }],
+  addressKinds: [{ kind: 'vault', gas: 21, description: 'a deposit into a vault\'s own balance', sendRefusal: 'coins leave a vault only by an executed payout proposal (decisions.md §43)', txType: 'transfer' }],
   params: [{ key: EXPIRY_PARAM, default: 216_000n, min: 1n, max: 1_000_000_000n, description: 'blocks an open vault proposal lives before it expires (decisions.md §44)' }],
   register(api) {
     api.hooks.recordExists.for('vault').tapPromise(api.name, async (ctx, address) => ((await vaults.has(ctx.store, address)) ? true : undefined));
