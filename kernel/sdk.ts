@@ -57,7 +57,7 @@ export { listMainKeys, readKeySet, writeKeySet, type KeySet } from './state/key-
 // 6. Hooks and the contexts they receive.
 export type { AdmissionContext, EndBlockResult, GenesisContext, NetworkEnv, ProposalContext, QueryContext, ReadContext, ReportedEvidence, RpcMethodHandler, TransferIntent, TransferTakeover, TxContext, TxOutcome, ValidatorUpdate, WriteContext } from './context/contexts.js';
 export type { Hooks } from './host/hooks.js';
-export type { BlockInfo, BlockRecord, CommittedBlock, Evidence, Receipt, Tx } from './model/types.js';
+export type { BlockInfo, BlockRecord, CommittedBlock, DeclaredPayment, Evidence, Receipt, Tx } from './model/types.js';
 
 // 7. Methods plugins offer one another (read: any plugin; write: plugins that depend on the offerer).
 export { defineMethods } from './context/methods.js';

@@ -55,6 +55,22 @@ export interface Tx {
    * the key's other pending transactions (`SignRequest.pendingDebit`).
    */
   readonly declaredDebit?: bigint;
+  /**
+   * An operation's moves of coins out of the signing account as it declares them at admission
+   * (`OperationSpec.pays`; node-local, never hashed nor carried), for `checkTx` to judge as it
+   * judges a plain transfer. Absent for plain transactions (their `to` and `value` say it) and for
+   * operations that declare none.
+   */
+  readonly payments?: readonly DeclaredPayment[];
+}
+
+/** A move of coins out of an operation's signing account, as the operation declares it before it runs. */
+export interface DeclaredPayment {
+  /** Whose coins: the signing account when absent; an account the operation moves them out of on its behalf (a vault's payout). */
+  readonly from?: string;
+  /** Where the coins land: the address the block's `beforeTransfer` shows as the move's recipient. */
+  readonly to: string;
+  readonly value: bigint;
 }
 
 /** An amount of an account's balance held for a pending transaction. */

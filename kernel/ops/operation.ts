@@ -2,6 +2,7 @@ import type { Static, TObject } from '@sinclair/typebox';
 import type { ChainError } from '../errors.js';
 import type { NetworkEnv, ReadContext, TxContext } from '../context/contexts.js';
 import type { Signer } from '../context/signer.js';
+import type { DeclaredPayment } from '../model/types.js';
 
 /**
  * A signed operation (decisions.md §16–19), declared by the plugin that owns it the way a Lisk
@@ -96,6 +97,16 @@ export interface OperationSpec<S extends TObject = TObject> {
    * declaration that says too little cannot spend past a cap: the grant refuses in the block.
    */
   debits?(ctx: ReadContext, op: SignedFields<Static<S>>): Promise<bigint> | bigint;
+  /**
+   * The coins `execute` will move out of the signing account to another address, known before it
+   * runs (an IBC transfer into its channel's escrow, a deposit into a sponsor pool or into the
+   * exchange). Admission asks after `check` and the funds check and hands them to `checkTx` on
+   * the transaction (`Tx.payments`), so the sentinel refuses there a move it would refuse in the
+   * block (decisions.md §99 and §17: judged at admission when it can be). The block judges every
+   * move again, declared or not (`beforeTransfer`): a declaration only spares a client the
+   * refusal in the block; one that is missing or wrong changes no outcome.
+   */
+  pays?(ctx: ReadContext, op: OperationInput<Static<S>>): Promise<readonly DeclaredPayment[]> | readonly DeclaredPayment[];
   /**
    * Fields the confirmed transaction's view (`GET /api/v1/transactions/:hash`) takes from the data
    * of an event the transaction emitted: the record it created, named as the spec names it on the

@@ -204,6 +204,19 @@ const vaultLike = definePlugin<Record<string, never>, NodeServices>({
         await ctx.accounts.transfer(op.actor, op.body.vault, op.value);
       },
     }),
+    // The same deposit, declaring its move (`pays`): the sentinel judges it at admission too.
+    defineOperation({
+      name: 'vault_deposit_declared',
+      description: 'test: deposits into a vault, declaring the move',
+      routes: [{ method: 'POST', path: '/test/vault/deposit-declared' }],
+      schema: Type.Object({ from: Type.String(), vault: Type.String(), amount: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+      signsFor: { field: 'vault' },
+      gas: 30,
+      pays: (_ctx, op) => [{ to: op.body.vault, value: op.value }],
+      async execute(ctx, op) {
+        await ctx.accounts.transfer(op.actor, op.body.vault, op.value);
+      },
+    }),
   ],
   register(api) {
     api.hooks.recordExists.for('vault').tapPromise(api.name, async () => true);
@@ -278,6 +291,45 @@ test('value a later plugin takes (a call to its address, its own operation) is s
   await f.block();
   assert.equal((await receipt(f, ok.tx_hash)).status, 'confirmed');
   assert.equal((await f.account(vault)).balance, 1_000n);
+});
+
+test('decisions.md §99 and §17: an operation that declares its move (pays) is refused at admission where the block would refuse it, at the reject threshold and in the hold range; a proposer that skips checkTx gets the same refusal in the block', async () => {
+  const [u, v] = [labelledWallet('sn-pays-u'), labelledWallet('sn-pays-v')];
+  const f = await wideChain([u, v]);
+  const vault = 'chain:declared.vault';
+  const deposit = (w: Wallet, amount: number) => signOperation(w, { kind: 'vault_deposit_declared', actor: w.address, target: vault, value: amount, nonce: ++clock, body: { from: w.address, vault, amount } });
+  const drain = deposit(u, 990_000);
+  await assert.rejects(f.chain.admitOperation('vault_deposit_declared', drain, {}, 0), refused(400, /sentinel: transaction scored 0\.9\d{3} \(drain\), at or above sentinel_reject_threshold/));
+  assert.equal(f.chain.mempool.size, 0, 'nothing pending');
+  const injected = f.chain.rebuildTx('signed', f.operations.envelope('vault_deposit_declared', drain, {}), 1n, 0);
+  f.chain.mempool.add(injected);
+  await f.block();
+  const r = await receipt(f, injected.hash);
+  assert.equal(r.status, 'failed');
+  assert.match(r.error ?? '', /sentinel: transaction scored 0\.9\d{3} \(drain\), at or above sentinel_reject_threshold/);
+  assert.equal((await f.account(vault)).balance, 0n);
+  const holdRange = valueScoring(6_300n, BALANCE);
+  await assert.rejects(f.chain.admitOperation('vault_deposit_declared', deposit(v, holdRange), {}, 0), refused(400, /sentinel: a transfer of value to chain:declared\.vault scored 0\.6\d{3} .*cannot be held/));
+  // Below the hold range it is admitted and goes through.
+  const ok = await f.chain.admitOperation('vault_deposit_declared', deposit(v, 1_000), {}, 0);
+  await f.block();
+  assert.equal((await receipt(f, ok.tx_hash)).status, 'confirmed');
+  assert.equal((await f.account(vault)).balance, 1_000n);
+  assert.equal((await f.account(u.address)).balance, BALANCE - 30n, 'the refusal at admission charged nothing; the injected one only its fee');
+});
+
+test('a shipped operation that declares its move: a sponsor deposit that drains the account is refused at admission (400), one of a usual size admitted', async () => {
+  const sp = labelledWallet('sn-sponsor');
+  const f = await makeChain({
+    plugins: [sessionPlugin, cataloguedPlugin('sponsor'), sentinelPlugin],
+    pluginConfig: [{ name: 'session' }, { name: 'sponsor' }, { name: 'sentinel', options: { weights_hash: model.weightsHash } }],
+    accounts: [{ address: sp.address, balance: BALANCE }],
+  });
+  const deposit = (amount: number) => signOperation(sp, { kind: 'sponsor_deposit', actor: sp.address, target: 'chain:system.sponsor', value: amount, nonce: ++clock, body: { address: sp.address, amount } });
+  await assert.rejects(f.chain.admitOperation('sponsor_deposit', deposit(990_000), {}, 0), refused(400, /sentinel: transaction scored 0\.9\d{3} \(drain\), at or above sentinel_reject_threshold/));
+  const ok = await f.chain.admitOperation('sponsor_deposit', deposit(1_000), {}, 0);
+  await f.block();
+  assert.equal((await receipt(f, ok.tx_hash)).status, 'confirmed');
 });
 
 test('decisions.md §89: confirm and cancel take part 2\'s ch-tx-v2|<owner>|chain:system.trust|0|<nonce>, and v3/v4 with the path\'s hash in the body; a v4 signature without it, or for another hash, is 401', async () => {

@@ -1,4 +1,4 @@
-import { ConfigError, definePlugin, deriveAddress, fractionText, operationOf, parseHex, type AdmissionContext, type NodeServices, type ReadonlyStore, type SignerKind, type Tx, type TxContext } from '../../kernel/sdk.js';
+import { ConfigError, definePlugin, deriveAddress, fractionText, operationOf, parseHex, type AdmissionContext, type ChainError, type NodeServices, type ReadonlyStore, type SignerKind, type Tx, type TxContext } from '../../kernel/sdk.js';
 import { fraction, loadModel } from './model.js';
 import { BlockScoringParams, SENTINEL_PARAMS, heldView, holdDecision, notHoldable, rejection, scoringParams, verdictOf, warningFields } from './policy.js';
 import { SentinelOptionsSchema } from './schemas.js';
@@ -48,8 +48,9 @@ function scoredNonce(ctx: TxContext, from: string): bigint | Promise<bigint> {
  * scores every transfer of value out of an account, whatever its destination (decisions.md §99):
  * a plain transfer to a `.human`, a `.node` (credited to its owner), a name, the value a call
  * attaches, a deposit or escrow an operation makes. At admission every plain transaction is
- * scored: a score at or above `sentinel_reject_threshold` is refused (400) and an anomalous one
- * is flagged in the response. In the block the kernel shows the sentinel every move of coins out
+ * scored, and every move an operation declares (`Tx.payments`): a score at or above
+ * `sentinel_reject_threshold` is refused (400) and an anomalous plain transaction is flagged in
+ * the response. In the block the kernel shows the sentinel every move of coins out
  * of the signing account (`beforeTransfer`, whatever plugin makes it), and the same rules run on
  * the block's state (a proposer that skipped checkTx gains nothing): `tx_anomaly` is emitted, and
  * with `sentinel_policy_enabled` a plain payment may be held (the coins leave the sender and wait
@@ -101,12 +102,35 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
       registeredModel.set(ctx.store, { name: model.name, version: model.version, weights_hash: api.options.weights_hash, height: ctx.block.height });
     });
 
+    /**
+     * An operation's declared moves out of its signer (`Tx.payments`), judged at admission as the
+     * block will judge them (`beforeTransfer` below): the same scorer, recipient and nonce
+     * feature, a refusal at the threshold, and, with the policy layer on, a refusal where the
+     * block would hold (an operation's move cannot wait). Its submission answer stays §17's.
+     */
+    const judgeDeclaredPayments = async (ctx: AdmissionContext, tx: Tx, reject: bigint, policy: boolean): Promise<ChainError | undefined> => {
+      for (const m of tx.payments ?? []) {
+        const from = m.from ?? tx.from;
+        const t = { from, to: m.to, value: m.value, gasPrice: tx.gasPrice, nonce: (await ctx.accounts.getCore(from)).nonce + 1n };
+        const { verdict: v } = await verdictOf(ctx, ctx.store, ctx.height, model, t);
+        const refused = rejection(reject, v);
+        if (refused) return refused;
+        if (!policy) continue;
+        const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, () => signerKindOf(ctx, tx));
+        if (d) return notHoldable(d, v, m.to);
+      }
+      return undefined;
+    };
+
     api.hooks.checkTx.tapPromise(api.name, async (ctx, tx) => {
-      // Every plain transaction that moves value, whatever it is sent to; operations are seen in the block.
-      if (tx.origin !== 'signed' || operationOf(tx) !== undefined || (tx.value === 0n && tx.target !== 'transfer')) return undefined;
+      // Every plain transaction that moves value, whatever it is sent to, and the moves an operation declares.
+      if (tx.origin !== 'signed') return undefined;
+      const operation = operationOf(tx) !== undefined;
+      if (operation ? tx.payments === undefined : tx.value === 0n && tx.target !== 'transfer') return undefined;
       const { enabled, reject, policy } = await scoringParams(ctx);
       if (!enabled) return undefined;
       await checkRegistered(ctx.store);
+      if (operation) return judgeDeclaredPayments(ctx, tx, reject, policy);
       const t = { from: tx.from, to: tx.to, value: tx.value, gasPrice: tx.gasPrice, nonce: tx.nonce };
       const { verdict: v } = await verdictOf(ctx, ctx.store, ctx.height, model, t);
       const refused = rejection(reject, v);

@@ -37,6 +37,8 @@ export const dexDeposit = exchangeMove({
     const have = b.asset_id === UCOIN ? (await ctx.accounts.getCore(op.signer.account)).balance : await mainBalance(ctx.store, op.actor, b.asset_id);
     return shortProblem(ctx, have, b, 'main');
   },
+  // A ucoin deposit moves coins into the escrow: the sentinel judges it at admission as in the block (decisions.md §99).
+  pays: (_ctx, op) => (op.body.asset_id === UCOIN ? [{ from: op.signer.account, to: EXCHANGE_ESCROW, value: BigInt(op.body.amount) }] : []),
   async execute(ctx, op) {
     const b = op.body;
     const amount = BigInt(b.amount);

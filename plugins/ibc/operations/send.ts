@@ -56,6 +56,8 @@ export const transfer = defineOperation({
     if (!ch.allowed_denoms.includes(native)) return badRequest(`channel ${ch.channel} does not allow ${native}`);
     return limitProblem(ctx, ch, BigInt(op.body.amount), true);
   },
+  // Into the channel's escrow: the sentinel judges the move at admission as in the block (decisions.md §99).
+  pays: (_ctx, op) => [{ to: escrowAddress(op.body.channel), value: BigInt(op.body.amount) }],
   async execute(ctx, op) {
     const ch = await sendProblem(ctx, op.body);
     if (isChainError(ch)) throw ch;

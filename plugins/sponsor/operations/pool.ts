@@ -11,6 +11,8 @@ export const sponsorDeposit = poolMove({
   name: 'sponsor_deposit',
   description: 'moves coins from the sponsor into its fee pool',
   routes: [{ method: 'POST', path: '/api/v1/sponsor/deposit' }],
+  // Into the pool: the sentinel judges the move at admission as in the block (decisions.md §99).
+  pays: (_ctx, op) => [{ to: poolAddress(op.actor), value: op.value }],
   async execute(ctx, op) {
     await ctx.accounts.transfer(op.actor, poolAddress(op.actor), op.value);
     sponsorDeposited.emit(ctx, { address: op.actor, amount: op.body.amount });

@@ -55,6 +55,11 @@ export const createPayout = defineOperation({
   debits: () => 0n,
   gas: 60,
   check: (ctx, op) => checkCreate(ctx, op.body.vault, op.actor, 'proposer', { ...none, kind: 'payout', description: op.body.description ?? '', to: op.body.to, amount: BigInt(op.body.amount) }),
+  // Out of the vault when the proposer's signature alone reaches the threshold: judged by the sentinel at admission as in the block (decisions.md §99).
+  async pays(ctx, op) {
+    const cfg = await vaultOr404(ctx, op.body.vault);
+    return 'members' in cfg && reaches(cfg, [op.actor]) ? [{ from: op.body.vault, to: await ctx.recipients.payee(op.body.to), value: BigInt(op.body.amount) }] : [];
+  },
   execute: (ctx, op) => create(ctx, op.body.vault, op.actor, { ...none, kind: 'payout', description: op.body.description ?? '', to: op.body.to, amount: BigInt(op.body.amount) }, op.txHash),
 });
 
@@ -146,6 +151,11 @@ export const signProposal = defineOperation({
   async check(ctx, op) {
     const s = await signing(ctx, op.body.vault, op.body.id, op.actor);
     return 'cfg' in s ? undefined : s;
+  },
+  // The signature that executes a payout moves coins out of the vault: judged by the sentinel at admission as in the block.
+  async pays(ctx, op) {
+    const s = await signing(ctx, op.body.vault, op.body.id, op.actor);
+    return 'cfg' in s && s.executes && s.p.kind === 'payout' ? [{ from: op.body.vault, to: await ctx.recipients.payee(s.p.to), value: s.p.amount }] : [];
   },
   async execute(ctx, op) {
     const s = await signing(ctx, op.body.vault, op.body.id, op.actor);
