@@ -193,30 +193,21 @@ const vaultLike = definePlugin<Record<string, never>, NodeServices>({
   description: 'test: a plugin that takes value, unaware of the sentinel',
   addressKinds: [{ kind: 'vault', gas: 21, description: 'test vault' }],
   operations: [
-    defineOperation({
-      name: 'vault_deposit',
-      description: 'test: deposits into a vault',
-      routes: [{ method: 'POST', path: '/test/vault/deposit' }],
-      schema: Type.Object({ from: Type.String(), vault: Type.String(), amount: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
-      signsFor: { field: 'vault' },
-      gas: 30,
-      async execute(ctx, op) {
-        await ctx.accounts.transfer(op.actor, op.body.vault, op.value);
-      },
-    }),
-    // The same deposit, declaring its move (`pays`): the sentinel judges it at admission too.
-    defineOperation({
-      name: 'vault_deposit_declared',
-      description: 'test: deposits into a vault, declaring the move',
-      routes: [{ method: 'POST', path: '/test/vault/deposit-declared' }],
-      schema: Type.Object({ from: Type.String(), vault: Type.String(), amount: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
-      signsFor: { field: 'vault' },
-      gas: 30,
-      pays: (_ctx, op) => [{ to: op.body.vault, value: op.value }],
-      async execute(ctx, op) {
-        await ctx.accounts.transfer(op.actor, op.body.vault, op.value);
-      },
-    }),
+    // Deposits into a vault: one unaware of the sentinel, one that declares its move (`pays`), which the sentinel judges at admission too.
+    ...(['vault_deposit', 'vault_deposit_declared'] as const).map((name) =>
+      defineOperation({
+        name,
+        description: `test: deposits into a vault${name === 'vault_deposit' ? '' : ', declaring the move'}`,
+        routes: [{ method: 'POST', path: `/test/vault/${name}` }],
+        schema: Type.Object({ from: Type.String(), vault: Type.String(), amount: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+        signsFor: { field: 'vault' },
+        gas: 30,
+        ...(name === 'vault_deposit_declared' ? { pays: (_ctx: unknown, op: { body: { vault: string }; value: bigint }) => [{ to: op.body.vault, value: op.value }] } : {}),
+        async execute(ctx, op) {
+          await ctx.accounts.transfer(op.actor, op.body.vault, op.value);
+        },
+      }),
+    ),
   ],
   register(api) {
     api.hooks.recordExists.for('vault').tapPromise(api.name, async () => true);
