@@ -42,7 +42,8 @@ export async function startTestDevnet(opts: { validators?: number; shards?: numb
     // quiet machine and past 15 s under the suite's load (two devnets on two cores). At the
     // gateway's 5 s default the submission is answered 503 (the node did not answer in time): the
     // node is only slow, and these tests time nothing.
-    env: { CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_RPC_RATE_LIMIT: '100000', FAUCET_COOLDOWN_SECS: '0', GLOBAL_RL_MAX_RPS: '100000', NODE_TIMEOUT_MS: '30000', ...opts.env },
+    // CHAIN_VERIFY_WORKERS 1: one verify thread per validator beside the consensus signer's, as four validators share two cores; each further thread only costs its start.
+    env: { CHAIN_BLOCK_MS: '50', CHAIN_EMPTY_BLOCK_MS: '300', CHAIN_RPC_RATE_LIMIT: '100000', CHAIN_VERIFY_WORKERS: '1', FAUCET_COOLDOWN_SECS: '0', GLOBAL_RL_MAX_RPS: '100000', NODE_TIMEOUT_MS: '30000', ...opts.env },
     log: () => undefined,
     ...(opts.cli ? { cli: opts.cli } : {}),
     ...(opts.chainId ? { chainId: opts.chainId } : {}),
