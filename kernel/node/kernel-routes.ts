@@ -436,13 +436,16 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     const reader = params.reader(store.state);
     const out: Record<string, unknown> = {};
     for (const spec of params.list()) {
+      const value = await reader.get(spec.key);
       out[spec.key] = {
-        value: await reader.get(spec.key),
+        value,
         default: spec.default,
         min: spec.min ?? null,
         max: spec.max ?? null,
         description: spec.description,
         module: spec.owner,
+        // decisions.md §21: a *_human string beside each ucoin amount.
+        ...(spec.unit === 'ucoin' ? { value_human: formatCoin(value), default_human: formatCoin(spec.default), min_human: spec.min === undefined ? null : formatCoin(spec.min), max_human: spec.max === undefined ? null : formatCoin(spec.max) } : {}),
       };
     }
     return { params: out, height: chain.head.height };
@@ -451,7 +454,6 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
 
 const STAKING_OPERATIONS = new Set(['stake', 'unstake', 'delegate', 'undelegate'].map((n) => OPERATION_TARGET_PREFIX + n));
 
-/** Whether a transaction of this type (`Tx.target`) is listed for the `type` query parameter. */
 /** Whether a transaction with dispatch key `target` is listed by `?type=`: its shown type (Chain.typeOf), `staking`, or the key itself. */
 function matchesType(target: string, type: string, typeOf: (target: string) => string): boolean {
   // decisions.md §34: `staking` lists stake, unstake, delegate and undelegate.

@@ -13,6 +13,13 @@ export interface ParamSpec {
   readonly min?: bigint;
   readonly max?: bigint;
   readonly description: string;
+  /**
+   * `ucoin` when the value is an amount of ucoin (a stake, a price, a fee, a limit on an amount):
+   * `GET /api/v1/governance/params` then shows `value_human`, `default_human`, `min_human` and
+   * `max_human` beside the integers (decisions.md §21). A rate per unit (`base_fee`, ucoin per gas)
+   * is not an amount.
+   */
+  readonly unit?: 'ucoin';
 }
 
 export interface ParamReader {

@@ -13,7 +13,7 @@ export const PARAMS = {
 } as const;
 
 export const ASSET_PARAMS: readonly ParamSpec[] = [
-  { key: PARAMS.issueFee, default: 1_000_000_000n, min: 0n, max: 1_000_000_000_000_000n, description: 'ucoin burned to issue a new asset (a reissue pays only the operation fee)' },
+  { key: PARAMS.issueFee, default: 1_000_000_000n, min: 0n, max: 1_000_000_000_000_000n, description: 'ucoin burned to issue a new asset (a reissue pays only the operation fee)', unit: 'ucoin' },
   { key: PARAMS.maxDecimals, default: 18n, min: 0n, max: 18n, description: 'the most decimals an asset may have' },
   { key: PARAMS.shard, default: 0n, min: 0n, max: 1023n, description: 'the shard holding asset and exchange records: other shards refuse the operations (403)' },
   { key: PARAMS.lpFee, default: 30n, min: 0n, max: 1000n, description: "the liquidity providers' share of a swap, in basis points, paid into the reserves" },

@@ -26,7 +26,7 @@ export const faucetPlugin = definePlugin<FaucetOptions, NodeServices>({
   // Its credits create coins (a test network's).
   supply: { minted: (e) => (e.type === faucetCredited.type ? eventUcoin(e.data.amount) : 0n) },
   systemTransactions: [FAUCET_TX],
-  params: [{ key: FAUCET_MAX_PARAM, default: 1_000_000_000n, min: 1n, max: 1_000_000_000_000_000n, description: 'the most one faucet credit may be, in ucoin; every validator enforces it in the block' }],
+  params: [{ key: FAUCET_MAX_PARAM, default: 1_000_000_000n, min: 1n, max: 1_000_000_000_000_000n, description: 'the most one faucet credit may be, in ucoin; every validator enforces it in the block', unit: 'ucoin' }],
   register(api) {
     const maxAmount = BigInt(api.options.max_amount);
     if (api.options.default_amount > api.options.max_amount) {

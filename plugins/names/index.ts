@@ -26,7 +26,7 @@ export const namesPlugin = definePlugin<Record<string, never>, NodeServices>({
   operations: [registerHuman, registerAgent, registerApp, transferNft],
   methods: namesMethods,
   routes: NAMES_ROUTES,
-  params: [{ key: NAME_PRICE_PARAM, default: NAME_PRICE_DEFAULT, min: 1n, max: NAME_PRICE_MAX, description: 'price of a name of 8 characters or more, in ucoin; shorter ones cost base × 2^(8 − length) (decisions.md §38)' }],
+  params: [{ key: NAME_PRICE_PARAM, default: NAME_PRICE_DEFAULT, min: 1n, max: NAME_PRICE_MAX, description: 'price of a name of 8 characters or more, in ucoin; shorter ones cost base × 2^(8 − length) (decisions.md §38)', unit: 'ucoin' }],
   register(api) {
     for (const kind of ['human', 'agent'] as const) {
       // A key-derived address is never asked: only registered names.

@@ -2,7 +2,7 @@ import { MAX_VALIDATORS, type ParamSpec } from '../../kernel/sdk.js';
 
 /** Part 2, "Protocol parameters", staking and slashing rows: defaults and ranges as listed. */
 export const STAKING_PARAMS: readonly ParamSpec[] = [
-  { key: 'min_stake', default: 10_000_000_000n, min: 1n, max: 1_000_000_000_000_000n, description: 'least self-stake of a validator and least first stake or delegation, in ucoin' },
+  { key: 'min_stake', default: 10_000_000_000n, min: 1n, max: 1_000_000_000_000_000n, description: 'least self-stake of a validator and least first stake or delegation, in ucoin', unit: 'ucoin' },
   { key: 'unbonding_blocks', default: 1_512_000n, min: 1n, max: 1_000_000_000n, description: 'blocks a stake or delegation stays locked after its last addition' },
   { key: 'base_apy_bps', default: 1_200n, min: 0n, max: 100_000n, description: 'yearly reward rate of stakes and delegations, in basis points' },
   { key: 'genesis_apy_bps', default: 2_400n, min: 0n, max: 100_000n, description: 'yearly reward rate of genesis validators\' self-stake, in basis points' },
