@@ -384,9 +384,10 @@ export class Admission {
     const refused = p.op.spec.admit ? await p.op.spec.admit(ctx, input as never) : undefined;
     if (refused) throw refused;
     // The moves out of the signer it declares, for checkTx to judge as a plain transfer's (the sentinel, decisions.md §99).
-    const payments = p.op.spec.pays ? (await p.op.spec.pays(ctx, input as never)).filter((m) => m.value > 0n) : [];
+    // As the block shows moves (kernel/chain/value-moves.ts): none of nothing, none back to the account it leaves.
+    const payments = p.op.spec.pays ? (await p.op.spec.pays(ctx, input as never)).filter((m) => m.value > 0n && m.to !== (m.from ?? p.actor)) : [];
     const priced: Tx = { ...tx, sigVersion: verified.layout, gasPrice: effectiveGasPrice(p.gasPrice, verified.layout, baseFee) };
-    const admitted: Tx = { ...priced, holds: this.holdsOf(priced, authorized.signer.account, authorized.signer.payer, takes), declaredDebit: takes, ...(payments.length > 0 ? { payments } : {}) };
+    const admitted: Tx = { ...priced, holds: this.holdsOf(priced, authorized.signer.account, authorized.signer.payer, takes), declaredDebit: takes, signerKind: authorized.signer.kind, ...(payments.length > 0 ? { payments } : {}) };
     const fields = await this.runCheckTx(admitted, height);
     // The nonce again, on the state committed now (as step 8 of a transfer): a block may have
     // taken this operation, or a later one of its actor, while it was being checked.

@@ -1,13 +1,8 @@
 import { unauthorized, type ChainError } from '../errors.js';
-import type { Tx } from '../model/types.js';
+import type { SignerKind, Tx } from '../model/types.js';
 import type { TxContext } from './contexts.js';
 
-/**
- * Who signed a transaction or operation, as authorization decided it. Handlers and plugins read
- * `kind` to refuse what only a main key may do (decisions.md §31: a session key may not grant
- * keys, rotate, manage the trust list or confirm a held transfer).
- */
-export type SignerKind = 'main' | 'session' | 'member' | 'operator' | 'guardian';
+export type { SignerKind };
 
 export interface Signer {
   readonly kind: SignerKind;

@@ -62,7 +62,20 @@ export interface Tx {
    * operations that declare none.
    */
   readonly payments?: readonly DeclaredPayment[];
+  /**
+   * The kind of key that signed an operation, as authorization judged it at admission (node-local,
+   * never hashed nor carried): the block's `beforeTransfer` sees the same (`TransferIntent.signer`),
+   * so `checkTx` judges an operation's declared moves with it. Absent for plain transactions.
+   */
+  readonly signerKind?: SignerKind;
 }
+
+/**
+ * Who signed a transaction or operation, as authorization decided it (kernel/context/signer.ts).
+ * Handlers and plugins read it to refuse what only a main key may do (decisions.md §31: a session
+ * key may not grant keys, rotate, manage the trust list or confirm a held transfer).
+ */
+export type SignerKind = 'main' | 'session' | 'member' | 'operator' | 'guardian';
 
 /** A move of coins out of an operation's signing account, as the operation declares it before it runs. */
 export interface DeclaredPayment {

@@ -30,7 +30,7 @@ export const TransactionListQuery = Type.Object({
   address: Type.Optional(AddressString),
   hash: Type.Optional(TxHashString),
   type: Type.Optional(
-    withRefusal(Type.String({ pattern: TX_TYPE_PATTERN, description: 'transfer, staking, all, an operation type or a system address name' }), (v) => `type "${String(v).slice(0, 64)}" is not a transaction type: use transfer, staking, all, or a system address name such as faucet`),
+    withRefusal(Type.String({ pattern: TX_TYPE_PATTERN, description: 'transfer (deposits into a vault or .node and cross-shard transfers too), staking, all, an operation type (deploy, call_contract for a call) or a system address name' }), (v) => `type "${String(v).slice(0, 64)}" is not a transaction type: use transfer, staking, all, or a system address name such as faucet`),
   ),
   ...pagingFields(50, 200),
 });

@@ -103,8 +103,10 @@ export interface OperationSpec<S extends TObject = TObject> {
    * exchange). Admission asks after `check` and the funds check and hands them to `checkTx` on
    * the transaction (`Tx.payments`), so the sentinel refuses there a move it would refuse in the
    * block (decisions.md §99 and §17: judged at admission when it can be). The block judges every
-   * move again, declared or not (`beforeTransfer`): a declaration only spares a client the
-   * refusal in the block; one that is missing or wrong changes no outcome.
+   * move again, declared or not (`beforeTransfer`): a missing declaration changes no outcome, but
+   * one that overstates a move makes admission refuse what the block would take, so declare
+   * exactly what `execute` moves. Declared moves are judged as moves that cannot wait (not made
+   * as plain payments, `TransferOptions.payment`).
    */
   pays?(ctx: ReadContext, op: OperationInput<Static<S>>): Promise<readonly DeclaredPayment[]> | readonly DeclaredPayment[];
   /**

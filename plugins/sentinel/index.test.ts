@@ -323,6 +323,34 @@ test('a shipped operation that declares its move: a sponsor deposit that drains 
   assert.equal((await receipt(f, ok.tx_hash)).status, 'confirmed');
 });
 
+test('a vault payout that drains the vault is refused at admission (its declared move, out of the vault), and in the block when a proposer skips checkTx', async () => {
+  const [owner, funder, payee] = [labelledWallet('sn-vault-owner'), labelledWallet('sn-vault-funder'), labelledWallet('sn-vault-payee')];
+  const COIN = 1_000_000n;
+  const f = await makeChain({
+    plugins: [stakingPlugin, cataloguedPlugin('names'), cataloguedPlugin('vaults'), sessionPlugin, sentinelPlugin],
+    pluginConfig: [{ name: 'staking' }, { name: 'names' }, { name: 'vaults' }, { name: 'session' }, { name: 'sentinel', options: { weights_hash: model.weightsHash } }],
+    accounts: [owner, funder].map((w) => ({ address: w.address, balance: 1_000n * COIN })),
+  });
+  const vault = 'chain:drained.vault';
+  const op = (kind: string, target: string, body: Record<string, unknown>, value = 0) => signOperation(owner, { kind, actor: owner.address, target, nonce: ++clock, body, value });
+  const reg = await f.chain.admitOperation('register_vault', op('register_vault', 'chain:system.node', { name: 'drained', owner: owner.address, node_address: vault }), {}, 0);
+  await f.block();
+  const fund = await f.chain.admit(signTransfer(funder, { to: vault, value: 1_000_000, nonce: 1 }), 0);
+  await f.block();
+  for (const h of [reg.tx_hash, fund.tx_hash as string]) assert.equal((await receipt(f, h)).status, 'confirmed', (await receipt(f, h)).error ?? '');
+  const drain = op('create_vault_proposal', vault, { vault, proposer: owner.address, to: payee.address, amount: 990_000 }, 990_000);
+  await assert.rejects(f.chain.admitOperation('create_vault_proposal', drain, { vault }, 0), refused(400, /sentinel: transaction scored 0\.9\d{3} \(drain\), at or above sentinel_reject_threshold/));
+  const injected = f.chain.rebuildTx('signed', f.operations.envelope('create_vault_proposal', drain, { vault }), 1n, 0);
+  f.chain.mempool.add(injected);
+  await f.block();
+  assert.match((await receipt(f, injected.hash)).error ?? '', /sentinel: transaction scored 0\.9\d{3} \(drain\), at or above sentinel_reject_threshold/);
+  assert.equal((await f.account(vault)).balance, 1_000_000n, 'nothing left the vault');
+  const small = await f.chain.admitOperation('create_vault_proposal', op('create_vault_proposal', vault, { vault, proposer: owner.address, to: payee.address, amount: 1_000 }, 1_000), { vault }, 0);
+  await f.block();
+  assert.equal((await receipt(f, small.tx_hash)).status, 'confirmed');
+  assert.equal((await f.account(payee.address)).balance, 1_000n);
+});
+
 test('decisions.md §89: confirm and cancel take part 2\'s ch-tx-v2|<owner>|chain:system.trust|0|<nonce>, and v3/v4 with the path\'s hash in the body; a v4 signature without it, or for another hash, is 401', async () => {
   const [o, p] = [labelledWallet('sn-89-o'), labelledWallet('sn-89-p')];
   const f = await chain([o, p]);

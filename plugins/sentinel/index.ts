@@ -116,7 +116,8 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
         const refused = rejection(reject, v);
         if (refused) return refused;
         if (!policy) continue;
-        const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, () => signerKindOf(ctx, tx));
+        // The signer's kind as authorization judged it (a record's owner signing for it is `main`, as in the block).
+        const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, () => tx.signerKind ?? signerKindOf(ctx, tx));
         if (d) return notHoldable(d, v, m.to);
       }
       return undefined;
