@@ -86,7 +86,7 @@ describe('the tool server against a recording gateway', () => {
       ['ch_list_proposals', { status: 'open' }, /status must be one of active, passed, rejected/],
       ['ch_get_account', { address: 'alice' }, /address: "alice" is not a chain address/],
       ['ch_get_contract', { address: ACCOUNT }, /address: .* is not a contract address/],
-      ['ch_get_contract', {}, /address/],
+      ['ch_get_contract', {}, /address: Expected required property/],
       ['ch_analyze_contract', { bytecode_hex: 'abc' }, /bytecode_hex: must be an even number of hex digits/],
       ['ch_get_txs', { offset: -1 }, /offset/],
       ['ch_gas_estimate', { extra: 1 }, /extra: Unexpected property/],

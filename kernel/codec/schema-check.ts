@@ -48,5 +48,6 @@ export function firstRefusal(schema: TSchema, value: unknown): SchemaRefusal | u
   const first = check.Errors(value).First();
   if (first === undefined) return { name: 'value', message: 'refused' };
   const name = first.path.replace(/^\//, '').replace(/\//g, '.') || 'value';
-  return { name, message: ownRefusal(first.schema, first.value) ?? `${first.message}${first.value === undefined ? '' : `, got ${JSON.stringify(first.value)?.slice(0, 80)}`}` };
+  // A missing field is refused as missing ("Expected required property"), not in the words its own refusal gives a wrong value.
+  return { name, message: (first.value === undefined ? undefined : ownRefusal(first.schema, first.value)) ?? `${first.message}${first.value === undefined ? '' : `, got ${JSON.stringify(first.value)?.slice(0, 80)}`}` };
 }
