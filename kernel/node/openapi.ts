@@ -34,6 +34,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   403: 'the signer lacks the role the operation needs, or the plugin is not active (decisions.md §31, §37)',
   404: 'the record named in the path or body does not exist',
   409: 'the name or address is already taken',
+  413: 'the request body is over the size limit (the message names it)',
   429: 'rate limit exceeded (retry after the Retry-After seconds)',
   502: 'the node answered something that is not JSON',
   503: 'no node answers, or the node cannot serve this now (retry)',
@@ -156,9 +157,10 @@ function serviceErrors(service: ApiService): number[] {
   return service === 'gateway' ? [429, 502, 503] : [429];
 }
 
-function withErrors(ok: Json, own: ReadonlyMap<number, string>, service: ApiService): Json {
+/** `takesBody`: a route with a method that carries one, which every server refuses with 413 over its size limit (kernel/rpc/body.ts). */
+function withErrors(ok: Json, own: ReadonlyMap<number, string>, service: ApiService, takesBody: boolean): Json {
   const statuses = new Map(own);
-  for (const s of serviceErrors(service)) if (!statuses.has(s)) statuses.set(s, STATUS_TEXT[s]!);
+  for (const s of [...serviceErrors(service), ...(takesBody ? [413] : [])]) if (!statuses.has(s)) statuses.set(s, STATUS_TEXT[s]!);
   const out: Json = { 200: ok };
   for (const s of [...statuses.keys()].sort((a, b) => a - b)) out[String(s)] = errorResponse(statuses.get(s)!);
   return out;
@@ -200,7 +202,7 @@ function declaredOperation(r: RouteEntry, service: ApiService): Json {
     tags: [tagOf(r)],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(d.body !== undefined ? { requestBody: { required: true, content: { 'application/json': { schema: wireSchema(d.body) } } } } : {}),
-    responses: withErrors(ok, own, service),
+    responses: withErrors(ok, own, service, r.method !== 'GET'),
     'x-declared': true,
     ...(d.proves !== undefined ? { 'x-proven-read': true } : {}),
     ...(d.extensions ?? {}),
@@ -275,7 +277,7 @@ function signedOperation(r: RouteEntry, spec: OperationSpec<TObject>, service: A
     tags: [tagOf(r)],
     ...(r.path.includes(':') ? { parameters: pathParameters(r.path) } : {}),
     requestBody: { required: true, content: { 'application/json': { schema: body } } },
-    responses: withErrors(ok, own, service),
+    responses: withErrors(ok, own, service, r.method !== 'GET'),
     'x-declared': true,
     ...facts,
     ...(shared.length > 0 ? { 'x-shared-operations': shared } : {}),
@@ -297,7 +299,7 @@ function undeclaredOperation(r: RouteEntry, service: ApiService): Json {
     tags: [tagOf(r)],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(r.method !== 'GET' ? { requestBody: { required: false, content: { 'application/json': { schema: {} } } } } : {}),
-    responses: withErrors(ok, own, service),
+    responses: withErrors(ok, own, service, r.method !== 'GET'),
     'x-declared': false,
     ...(r.proven !== undefined ? { 'x-proven-read': true } : {}),
   };
