@@ -594,5 +594,3 @@ export function queueInto(mempool: Mempool, onQueued: (tx: Tx) => void): (tx: Tx
 function balances(sender: bigint, receiver: bigint | null): Pick<SubmissionResult, 'sender_balance' | 'sender_balance_human' | 'receiver_balance' | 'receiver_balance_human'> {
   return { sender_balance: sender, sender_balance_human: formatCoin(sender), receiver_balance: receiver, receiver_balance_human: receiver === null ? null : formatCoin(receiver) };
 }
-
-

@@ -41,6 +41,15 @@ function checkOf(schema: TSchema): TypeCheck<TSchema> {
   return c;
 }
 
+/**
+ * A schema error in the words of the schema that refused (`withRefusal`), or undefined where it has
+ * none. A missing field is refused as missing (the checker's "Expected required property"), not in
+ * the words its own refusal gives a wrong value.
+ */
+export function refusalWords(error: { readonly schema: TSchema; readonly value: unknown }): string | undefined {
+  return error.value === undefined ? undefined : ownRefusal(error.schema, error.value);
+}
+
 /** The first reason `schema` refuses `value`, or undefined when it accepts it. */
 export function firstRefusal(schema: TSchema, value: unknown): SchemaRefusal | undefined {
   const check = checkOf(schema);
@@ -48,6 +57,5 @@ export function firstRefusal(schema: TSchema, value: unknown): SchemaRefusal | u
   const first = check.Errors(value).First();
   if (first === undefined) return { name: 'value', message: 'refused' };
   const name = first.path.replace(/^\//, '').replace(/\//g, '.') || 'value';
-  // A missing field is refused as missing ("Expected required property"), not in the words its own refusal gives a wrong value.
-  return { name, message: (first.value === undefined ? undefined : ownRefusal(first.schema, first.value)) ?? `${first.message}${first.value === undefined ? '' : `, got ${JSON.stringify(first.value)?.slice(0, 80)}`}` };
+  return { name, message: refusalWords(first) ?? `${first.message}${first.value === undefined ? '' : `, got ${JSON.stringify(first.value)?.slice(0, 80)}`}` };
 }

@@ -3,7 +3,7 @@ import { Type, type Static, type TObject, type TProperties, type TSchema } from 
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 import { badRequest } from '../errors.js';
-import { ownRefusal } from '../codec/schema-check.js';
+import { ownRefusal, refusalWords } from '../codec/schema-check.js';
 import type { HttpMethod, RpcRequest } from './route-table.js';
 
 /**
@@ -235,7 +235,7 @@ function checked<T>(where: string, check: TypeCheck<TSchema>, value: unknown, hi
   const first = check.Errors(value).First();
   const field = first?.path.replace(/^\//, '').replace(/\//g, '.') ?? '';
   // In the schema's own words where it has them (withRefusal: the address and hash schemas every route shares).
-  const message = (first !== undefined ? ownRefusal(first.schema, first.value) : undefined) ?? first?.message ?? 'invalid';
+  const message = (first !== undefined ? refusalWords(first) : undefined) ?? first?.message ?? 'invalid';
   throw badRequest(`${field === '' ? where.replace(/ (parameter|field)$/, '') : `${where} ${field}`}: ${message}`, hint);
 }
 

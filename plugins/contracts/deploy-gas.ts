@@ -35,7 +35,6 @@ export const REFERENCE_FUEL_PER_GAS = 20_000n;
 /** The parameter's largest bytecode: a body above it is refused anyway, and is not parsed to price it. */
 const LARGEST_BYTECODE = 4_194_304;
 
-
 /**
  * The gas a deploy's bytes cost on top of its base 50 (`OperationSpec.bodyGas`, and
  * `SystemAddressSpec.dataGas` for a plain transaction to `chain:system.deploy`): storing and
