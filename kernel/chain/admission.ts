@@ -303,6 +303,7 @@ export class Admission {
     await this.checkFunds(state, tx, tx.from, authorized.signer.payer, tx.value, sender);
     tx.holds = this.holdsOf(tx, tx.from, authorized.signer.payer, tx.value);
     tx.declaredDebit = tx.value;
+    tx.signerKind = authorized.signer.kind;
     // 7. Every plugin's checkTx, which may add fields to the answer.
     const fields = await this.runCheckTx(tx, height);
     // 8. The nonce again, on the state committed now: steps 3–7 waited (the verify pool, a

@@ -63,9 +63,10 @@ export interface Tx {
    */
   readonly payments?: readonly DeclaredPayment[];
   /**
-   * The kind of key that signed an operation, as authorization judged it at admission (node-local,
-   * never hashed nor carried): the block's `beforeTransfer` sees the same (`TransferIntent.signer`),
-   * so `checkTx` judges an operation's declared moves with it. Absent for plain transactions.
+   * The kind of key that signed the transaction or operation, as authorization judged it at
+   * admission (node-local, never hashed nor carried): the block's `beforeTransfer` sees the same
+   * (`TransferIntent.signer`), so `checkTx` judges a move with it (a record's owner signing for
+   * it is `main`). Absent before authorization, and on transactions received in a block.
    */
   readonly signerKind?: SignerKind;
 }

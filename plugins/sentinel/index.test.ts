@@ -182,6 +182,23 @@ test('a session-key transfer from sentinel_agent_confirm_threshold needs the own
   assert.equal(own.held, undefined);
 });
 
+test('a record address signed by its owner is judged a main key at admission, as in the block: a .node\'s payment from sentinel_agent_confirm_threshold is not shown held for the owner', async () => {
+  const owner: Wallet = { keys: VALIDATOR_KEY, address: NODE, publicKeyHex: Buffer.from(VALIDATOR_KEY.publicKey).toString('hex') };
+  const f = await makeChain({
+    plugins: [sessionPlugin, sentinelPlugin],
+    pluginConfig: [{ name: 'session' }, { name: 'sentinel', options: { weights_hash: model.weightsHash } }],
+    accounts: [{ address: NODE, balance: BALANCE }, { address: NODE_OWNER, balance: BALANCE }], // the owner pays the fee (decisions.md §19)
+    genesisParams: { sentinel_policy_enabled: '1', sentinel_hold_blocks: '2', sentinel_confirm_expiry_blocks: '3', sentinel_agent_confirm_threshold: '55' },
+  });
+  const to = labelledWallet('sn-node-payee').address;
+  const value = valueScoring(5_700n, BALANCE);
+  const r = (await f.chain.admit(signTransfer(owner, { to, value, nonce: 1 }), 0)) as unknown as Record<string, unknown>;
+  assert.equal(r.held, undefined, 'a main key below sentinel_hold_threshold: nothing held (a session key would need the owner)');
+  const b = (await f.block()).header.height;
+  assert.deepEqual(await types(f, b), ['tx_anomaly']);
+  assert.equal((await f.account(to)).balance, BigInt(value), 'credited at once, as admission said');
+});
+
 /**
  * A stand-in for a later plugin that moves value (a vault taking deposits): it claims `.vault`
  * addresses, and a plain transaction to one moves its value into the vault's account through

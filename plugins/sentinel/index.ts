@@ -1,4 +1,4 @@
-import { ConfigError, definePlugin, deriveAddress, fractionText, operationOf, parseHex, type AdmissionContext, type ChainError, type NodeServices, type ReadonlyStore, type SignerKind, type Tx, type TxContext } from '../../kernel/sdk.js';
+import { ConfigError, definePlugin, fractionText, operationOf, type AdmissionContext, type ChainError, type NodeServices, type ReadonlyStore, type SignerKind, type Tx, type TxContext } from '../../kernel/sdk.js';
 import { fraction, loadModel } from './model.js';
 import { BlockScoringParams, SENTINEL_PARAMS, heldView, holdDecision, notHoldable, rejection, scoringParams, verdictOf, warningFields } from './policy.js';
 import { SentinelOptionsSchema } from './schemas.js';
@@ -10,15 +10,13 @@ import { SENTINEL_ROUTES, sentinelRoutes } from './routes.js';
 import { SENTINEL_SUPPLY } from './supply.js';
 
 /**
- * The signer's kind as authorization will see it, at admission (checkTx has the transaction, not
- * the signer): a key that is no main key of the sender is a delegate's (a session key). Asked only
- * with the policy layer on: deriving an address hashes the whole public key.
+ * The signer's kind as authorization judged it at admission (`Tx.signerKind`), as the block's
+ * `beforeTransfer` will see it: a record's owner signing for it is `main`, a delegate `session`.
+ * Admission sets it on every signed transaction before checkTx runs.
  */
-async function signerKindOf(ctx: AdmissionContext, tx: Tx): Promise<SignerKind> {
-  const pk = typeof tx.body.public_key === 'string' ? tx.body.public_key.toLowerCase() : '';
-  const bytes = pk === '' ? null : parseHex(pk);
-  const derived = bytes !== null && deriveAddress(bytes) === tx.from ? pk : undefined;
-  return (await ctx.accounts.mainKeys(tx.from, derived)).keys.includes(pk) ? 'main' : 'session';
+function signedBy(tx: Tx): SignerKind {
+  if (tx.signerKind === undefined) throw new Error(`sentinel: transaction ${tx.hash} reached checkTx without the signer's kind admission sets`);
+  return tx.signerKind;
 }
 
 interface SentinelOptions {
@@ -116,8 +114,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
         const refused = rejection(reject, v);
         if (refused) return refused;
         if (!policy) continue;
-        // The signer's kind as authorization judged it (a record's owner signing for it is `main`, as in the block).
-        const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, () => tx.signerKind ?? signerKindOf(ctx, tx));
+        const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, () => signedBy(tx));
         if (d) return notHoldable(d, v, m.to);
       }
       return undefined;
@@ -138,7 +135,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
       if (refused) return refused;
       if (v.anomalous) ctx.respond(warningFields(v));
       if (!policy) return undefined;
-      const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, () => signerKindOf(ctx, tx));
+      const d = await holdDecision(ctx, ctx.store, ctx.height, t, v, () => signedBy(tx));
       if (d && !payment(tx)) return notHoldable(d, v, tx.to);
       if (d) {
         const [holdBlocks, expiry] = await Promise.all([ctx.params.get('sentinel_hold_blocks'), ctx.params.get('sentinel_confirm_expiry_blocks')]);
