@@ -121,4 +121,8 @@ test('a declared answer is checked against its schema and its declared statuses'
   assert.equal(responseMismatch(memo as never, 'node', 404, undefined, undefined), undefined);
   assert.equal(responseMismatch(memo as never, 'gateway', 502, undefined, undefined), undefined, 'the gateway may answer 502');
   assert.match(responseMismatch(KERNEL_ROUTES.status as never, 'node', 200, { network: 'x' }, undefined)!, /200 body/);
+  // As the document lists it: a method that carries a body may be refused over the size limit, and a gateway relays a node's 413.
+  const post = defineRoute({ method: 'POST', path: '/api/v1/memo', summary: 'posts a memo', body: Type.Object({ text: Type.String() }), responses: { 200: Type.Object({}) } });
+  assert.equal(responseMismatch(post as never, 'gateway', 413, undefined, undefined), undefined);
+  assert.match(responseMismatch(memo as never, 'node', 413, undefined, undefined)!, /status 413/, 'a GET carries no body');
 });

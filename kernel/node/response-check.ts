@@ -23,6 +23,8 @@ export function allowedStatuses(route: DeclaredRoute, service: 'node' | 'gateway
   const body = route.body as { properties?: Record<string, unknown> } | undefined;
   if (body?.properties !== undefined && 'signature' in body.properties) out.add(401);
   if (route.proves !== undefined) out.add(503);
+  // Over the size limit (kernel/rpc/body.ts), as the OpenAPI document lists for a method that carries a body; the gateway relays a node's.
+  if (route.method !== 'GET') out.add(413);
   // decisions.md §73: on a sharded network every node read naming an address another shard owns is 404 with `shard` (foreign-reads.ts).
   if (service === 'node' && route.method === 'GET' && namesGuardedAddress(route.path)) out.add(404);
   if (service === 'gateway') for (const s of [502, 503]) out.add(s);
