@@ -344,11 +344,12 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   });
 
   // decisions.md §84: `?prove=true` proves balance, nonce and tx_count by the account's record;
-  // §39: a registered name answers the account it stands for (its owner's), whose record is proven.
+  // §39: a registered name answers the account it stands for (its owner's), whose record is
+  // proven beside the name's record that resolved it (`provingReads`).
   routes.serve(KERNEL_ROUTES.account, async (req) => {
     const named = req.params.address;
     const { address, acct, custom } = await s.query.run('kernel', async (ctx) => {
-      const address = (await ctx.recipients.nameTarget(named)) ?? named;
+      const address = (await s.query.provingReads(() => ctx.recipients.nameTarget(named))) ?? named;
       const [acct, custom] = await Promise.all([ctx.accounts.get(address), ctx.recipients.customAddress(address)]);
       return { address, acct, custom };
     });

@@ -100,9 +100,11 @@ export class ProvenReads {
       const view = await this.chain.queries.pastState();
       try {
         if (this.query === undefined) throw new Error('proven reads of routes need the query service');
-        const result = await this.query.pinnedTo(view, view.height, () => entry.handler(req));
+        // What the handler read through `provingReads` (a name's record) comes first: it was read first.
+        const also = new Set<string>();
+        const result = await this.query.pinnedTo(view, view.height, () => entry.handler(req), also);
         if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new Error(`${entry.path}: a proven read must answer a record`);
-        const keys = [...new Set(keysOf(req, result as Record<string, unknown>))];
+        const keys = [...new Set([...also, ...keysOf(req, result as Record<string, unknown>)])];
         const unread = keys.filter((k) => !view.keysRead.has(k));
         // A declaration that drifted from what the handler reads would prove the wrong bytes.
         if (unread.length > 0) throw new Error(`${entry.path} declares ${unread.join(', ')} as proven but its handler did not read them`);

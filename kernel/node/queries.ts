@@ -9,6 +9,11 @@ import { readContext } from '../chain/contexts.js';
 import { scopeFor } from '../host/scoping.js';
 import type { PluginBoundary } from '../host/plugin-boundary.js';
 
+/** A past state a proven read pins queries to: it tells the keys read (kernel/chain/past-state.ts). */
+export interface ProvableState extends StateSource {
+  readonly keysRead?: ReadonlySet<string>;
+}
+
 /** What the query service reads: committed state and the height it is at. */
 export interface CommittedState {
   readonly state: StateSource;
@@ -21,8 +26,11 @@ export interface CommittedState {
  * Plugins read through this, never through the chain object.
  */
 export class QueryService {
-  /** The past state a proven read pins every query of its handler to (proven-reads.ts). */
-  private readonly pinned = new AsyncLocalStorage<{ readonly state: StateSource; readonly height: number }>();
+  /**
+   * The past state a proven read pins every query of its handler to (proven-reads.ts), and the
+   * keys it proves besides the route's declared ones (`provingReads`).
+   */
+  private readonly pinned = new AsyncLocalStorage<{ readonly state: ProvableState; readonly height: number; readonly proven?: Set<string> }>();
 
   /** The contexts' env: the hooks ride along, so `ctx.recipients` works in routes. */
   private readonly e: { env: NetworkEnv; params: ParamRegistry; boundary?: PluginBoundary; hooks: Hooks; shards?: ShardView };
@@ -54,8 +62,25 @@ export class QueryService {
    * Runs `fn` (a route handler) with every `run` it makes reading `state` at `height` instead of
    * the head: how a proven read answers from the state its proof is of, whatever the handler.
    */
-  pinnedTo<T>(state: StateSource, height: number, fn: () => T): T {
-    return this.pinned.run({ state, height }, fn);
+  pinnedTo<T>(state: ProvableState, height: number, fn: () => T, proven?: Set<string>): T {
+    return this.pinned.run({ state, height, ...(proven ? { proven } : {}) }, fn);
+  }
+
+  /**
+   * Runs `fn`, which must read alone (nothing else of the handler reading meanwhile): inside a
+   * proven read, every state key it reads is proven beside the route's declared keys. For what
+   * picked the record a route answers when the route cannot name its key: the record of a name
+   * resolved to the account answered (decisions.md §84, "one entry per state key the answer was
+   * read from"). Outside a proven read it only runs `fn`.
+   */
+  async provingReads<T>(fn: () => Promise<T>): Promise<T> {
+    const pinned = this.pinned.getStore();
+    const read = pinned?.state.keysRead;
+    if (pinned?.proven === undefined || read === undefined) return fn();
+    const before = new Set(read);
+    const out = await fn();
+    for (const k of read) if (!before.has(k)) pinned.proven.add(k);
+    return out;
   }
 
   /** Dispatches a named query a plugin taps on `query` (for other plugins, the gateway, the assistant tool server). */

@@ -83,6 +83,16 @@ describe('names and NFTs on a real devnet', () => {
     assert.equal((await getJson(`${rpc()}/api/v1/addresses/human/price?name=${name}`)).body.available, false);
     const acct = (await getJson(`${rpc(1)}/api/v1/accounts/${nameAddr}`)).body;
     assert.deepEqual([acct.address, acct.custom_address], [alice.address, nameAddr], 'the name answers its owner\'s account');
+    // Proven through the name (§84: one entry per state key read): the name's record, which names the owner, and the owner's account.
+    const genesis = JSON.parse(readFileSync(join(net.dir, 'genesis.json'), 'utf8')) as GenesisDoc;
+    const provenAcct = await until('the name in the proven state', async () => {
+      const r = await getJson(`${rpc(2)}/api/v1/accounts/${nameAddr}?prove=true`);
+      return r.status === 200 && r.body.address === alice.address ? r.body : undefined;
+    });
+    const nameEntries = (provenAcct.proof as { entries: Array<{ key: string; exists: boolean; value_hex: string }> }).entries;
+    assert.deepEqual(nameEntries.map((e) => [e.key, e.exists]), [[`names/nft/${nameAddr}`, true], [`acct/${alice.address}`, true]]);
+    assert.equal((JSON.parse(Buffer.from(nameEntries[0]!.value_hex, 'hex').toString('utf8')) as { owner: string }).owner, alice.address, 'the proven record names the account answered');
+    verifyProvenRead(provenAcct, trustFromGenesis(genesis, sha3Hex0x(canonicalJson(genesis))), { kind: 'account', trustLevel: ONE_THIRD });
 
     // Taken: 409 at admission, nothing moved; in a block (admission skipped) it fails, fee only.
     const bobBefore = await balanceOf(bob.address);
