@@ -33,6 +33,13 @@ test('GET /api/v1/blocks/:height/events lists the block\'s events; heights are r
   await assert.rejects(get('/api/v1/blocks/:height/events', { height: '2' }), /block 2 not found \(latest is 1\)/);
 });
 
+test('GET /api/v1/blocks/latest, Gateway only in part 1, is a 404 saying so on a node, not a 400 for the height "latest"', async () => {
+  const f = await makeChain({ accounts: [] });
+  const get = kernelRoutes(f);
+  assert.equal(await statusOf(get('/api/v1/blocks/latest', {})), 404);
+  await assert.rejects(get('/api/v1/blocks/latest', {}), /served by the gateway only/);
+});
+
 test('GET /api/v1/transactions/:hash carries the transaction\'s own events: none while pending or after failing', async () => {
   const f = await makeChain({ plugins: [eventRecorder()], accounts: [{ address: alice.address, balance: 1_000_000n }] });
   const get = kernelRoutes(f);

@@ -221,6 +221,15 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     return b;
   };
 
+  // Part 1 marks it Gateway only: 404 as for the gateway's other paths, not a 400 for a height "latest".
+  routes.get(
+    '/api/v1/blocks/latest',
+    () => {
+      throw notFound('GET /api/v1/blocks/latest is served by the gateway only (part 1: Gateway only), not by a node', 'ask the gateway, or read height from a node\'s GET /api/v1/status and then GET /api/v1/blocks/<height>');
+    },
+    { listed: false },
+  );
+
   // A block by height or, for explorers and search boxes, by its hash (`0x` + 64 hex).
   routes.serve(KERNEL_ROUTES.block, async (req) => {
     const raw = req.params.height;
