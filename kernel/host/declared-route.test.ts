@@ -44,6 +44,12 @@ test('a declared route hands its handler typed, converted values: integers from 
   assert.deepEqual(toPage(proposals.parse(req({ params: { owner: 'chain:a.human', id: '1' }, query: 'page=3&offset=5&limit=7' })).query), { limit: 7, offset: 5 });
 });
 
+test('an integer parameter takes every safe integer (decisions.md §55: amounts up to 2^53 − 1), and refuses one above', () => {
+  const quote = defineRoute({ method: 'GET', path: '/api/v1/quote', summary: 'a quote', query: Type.Object({ amount_in: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) }), responses: { 200: Type.Object({}) } });
+  for (const n of ['1000000000000000', '4503599627370496', String(Number.MAX_SAFE_INTEGER)]) assert.equal(quote.parse(req({ query: `amount_in=${n}` })).query.amount_in, Number(n), n);
+  for (const n of ['9007199254740992', '10000000000000000']) assert.match(refusal(() => quote.parse(req({ query: `amount_in=${n}` }))).message, /^query parameter amount_in: Expected integer$/, n);
+});
+
 test('a request its schemas refuse is a 400 naming the field and where it is', () => {
   const params = { owner: 'chain:a.human', id: '1' };
   const cases: Array<[RpcRequest, RegExp]> = [

@@ -205,7 +205,14 @@ function groupQuery(query: URLSearchParams): Array<[string, string[]]> {
   return [...out.entries()];
 }
 
-const INTEGER_TEXT = /^-?[0-9]{1,15}$/;
+const INTEGER_TEXT = /^-?[0-9]{1,16}$/;
+
+/** An integer the text says exactly as a JSON number (up to 2^53 − 1, amounts' range, decisions.md §55); a larger one stays text and is refused. */
+function safeInteger(text: string): number | undefined {
+  if (!INTEGER_TEXT.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
 
 /** Text values converted as the object's property schemas say; anything unconvertible stays text, for the check to name. */
 function convert(schema: TObject, entries: ReadonlyArray<[string, readonly string[]]>): Record<string, unknown> {
@@ -224,7 +231,10 @@ function convert(schema: TObject, entries: ReadonlyArray<[string, readonly strin
 }
 
 function scalar(s: TSchema, text: string): unknown {
-  if ((s.type === 'integer' || s.type === 'number') && INTEGER_TEXT.test(text)) return Number(text);
+  if (s.type === 'integer' || s.type === 'number') {
+    const n = safeInteger(text);
+    if (n !== undefined) return n;
+  }
   if (s.type === 'number' && /^-?[0-9]+\.[0-9]+$/.test(text)) return Number(text);
   if (s.type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
   return text;
