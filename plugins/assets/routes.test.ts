@@ -6,6 +6,7 @@ import { RouteTable, type RpcRequest } from '../../kernel/sdk.js';
 import { assetsPlugin } from './index.js';
 import { assetId, orderedPair, poolId } from './public.js';
 import { isqrt, quoteAlone, swapFees } from './math.js';
+import { humanAmount } from './units.js';
 
 /**
  * The read routes of decisions.md §55–61 as a client written from the spec reads them: the
@@ -161,10 +162,16 @@ test('quote: the swap alone at committed reserves (§60); 400 missing or non-int
   const alone = quoteAlone(fees.net, p.reserve_x as bigint, p.reserve_y as bigint);
   const ideal = (fees.net * (p.reserve_y as bigint)) / (p.reserve_x as bigint);
   assert.equal(alone.priceImpactBps, ((ideal - alone.amountOut) * 10_000n) / ideal);
+  const human = { amount_in_human: undefined, fee_human: undefined, lp_fee_human: undefined, protocol_fee_human: undefined, amount_out_human: undefined };
   assert.deepEqual(
-    { ...q, amount_out_human: undefined },
-    { pool_id: pool, asset_in: gold, asset_out: 'ucoin', amount_in: 5_000_000, fee: fees.fee, lp_fee: fees.lpFee, protocol_fee: fees.protocolFee, amount_out: (fees.net * (p.reserve_y as bigint)) / ((p.reserve_x as bigint) + fees.net), price_impact_bps: alone.priceImpactBps, height: f.chain.head.height, amount_out_human: undefined },
+    { ...q, ...human },
+    { pool_id: pool, asset_in: gold, asset_out: 'ucoin', amount_in: 5_000_000, fee: fees.fee, lp_fee: fees.lpFee, protocol_fee: fees.protocolFee, amount_out: (fees.net * (p.reserve_y as bigint)) / ((p.reserve_x as bigint) + fees.net), price_impact_bps: alone.priceImpactBps, height: f.chain.head.height, ...human },
   );
+  // §21: each amount's `*_human`, the fees in what is paid in (6-decimal GOLD), the output in COIN.
+  const gold6 = (v: bigint): string => humanAmount(v, gold, { symbol: 'GOLD', decimals: 6 });
+  assert.deepEqual([q.amount_in_human, q.fee_human, q.lp_fee_human, q.protocol_fee_human], ['5 GOLD', gold6(fees.fee), gold6(fees.lpFee), gold6(fees.protocolFee)]);
+  assert.match(q.amount_out_human as string, / COIN$/);
+  assert.equal(await status('/api/v1/dex/quote', {}, `pool_id=${pool}&asset_in=${gold}&amount_in=${Number.MAX_SAFE_INTEGER}`), 200, 'every amount up to 2^53 − 1 (§55)');
   assert.equal(await status('/api/v1/dex/quote', {}, `asset_in=${gold}&amount_in=5`), 400, 'pool_id missing');
   assert.equal(await status('/api/v1/dex/quote', {}, `pool_id=${pool}&asset_in=${gold}`), 400, 'amount_in missing');
   assert.equal(await status('/api/v1/dex/quote', {}, `pool_id=${pool}&asset_in=${gold}&amount_in=1.5`), 400, 'amount_in not an integer');
@@ -178,7 +185,7 @@ test("window: the open batch closes at height + 1 and counts this node's pending
   assert.deepEqual(empty, { height: f.chain.head.height, closes_at: f.chain.head.height + 1, max_swaps_per_pool: 100, pending: [] });
   await f.chain.admitOperation('swap', op(alice, 'swap', { pool_id: pool, asset_in: gold, amount_in: 7_000, min_out: 0, deadline_height: 1_000 }), {}, 0);
   const w = await get('/api/v1/dex/window', {}, `pool_id=${pool}`);
-  assert.deepEqual(w.pending, [{ pool_id: pool, swaps: 1, amount_in_x: 7_000n, amount_in_y: 0n }]);
+  assert.deepEqual(w.pending, [{ pool_id: pool, swaps: 1, amount_in_x: 7_000n, amount_in_x_human: '0.007 GOLD', amount_in_y: 0n, amount_in_y_human: '0 COIN' }]);
   assert.deepEqual((await get('/api/v1/dex/window', {}, `pool_id=0x${'cd'.repeat(32)}`)).pending, []);
   await f.block();
   assert.deepEqual((await get('/api/v1/dex/window')).pending, [], 'cleared with its block');

@@ -289,28 +289,51 @@ export function serveAssetRoutes(routes: RouteTable, s: NodeServices, plugin: st
       const assetOut = paysX ? p.asset_y : p.asset_x;
       const fees = swapFees(BigInt(req.query.amount_in), await ctx.params.get(PARAMS.lpFee), await ctx.params.get(PARAMS.protocolFee));
       const q = quoteAlone(fees.net, paysX ? p.reserve_x : p.reserve_y, paysX ? p.reserve_y : p.reserve_x);
-      const out = (await denominationOf(ctx.store, assetOut))!;
-      return { pool_id: p.id, asset_in, asset_out: assetOut, amount_in: req.query.amount_in, fee: fees.fee, lp_fee: fees.lpFee, protocol_fee: fees.protocolFee, amount_out: q.amountOut, amount_out_human: humanAmount(q.amountOut, assetOut, out), price_impact_bps: q.priceImpactBps, height: ctx.height };
+      const [inD, outD] = [(await denominationOf(ctx.store, asset_in))!, (await denominationOf(ctx.store, assetOut))!];
+      // §21: a `*_human` beside each amount; the fees are taken from what is paid in.
+      const paidIn = (v: bigint): string => humanAmount(v, asset_in, inD);
+      return {
+        pool_id: p.id,
+        asset_in,
+        asset_out: assetOut,
+        amount_in: req.query.amount_in,
+        amount_in_human: paidIn(BigInt(req.query.amount_in)),
+        fee: fees.fee,
+        fee_human: paidIn(fees.fee),
+        lp_fee: fees.lpFee,
+        lp_fee_human: paidIn(fees.lpFee),
+        protocol_fee: fees.protocolFee,
+        protocol_fee_human: paidIn(fees.protocolFee),
+        amount_out: q.amountOut,
+        amount_out_human: humanAmount(q.amountOut, assetOut, outD),
+        price_impact_bps: q.priceImpactBps,
+        height: ctx.height,
+      };
     }),
   );
 
   routes.serve(windowRoute, (req) =>
     run(async (ctx) => {
       const wanted = req.query.pool_id;
-      const byPool = new Map<string, { swaps: number; x: bigint; y: bigint }>();
+      const byPool = new Map<string, { swaps: number; x: bigint; y: bigint; pool: Pool }>();
       for (const { body } of s.chain.pendingOperations('swap')) {
         const id = body.pool_id;
         const amount = body.amount_in;
         if (typeof id !== 'string' || !HASH_RE.test(id) || (wanted !== undefined && id !== wanted) || typeof amount !== 'number') continue;
         const p = await pools.get(ctx.store, id);
         if (p === undefined) continue;
-        const row = byPool.get(id) ?? { swaps: 0, x: 0n, y: 0n };
+        const row = byPool.get(id) ?? { swaps: 0, x: 0n, y: 0n, pool: p };
         row.swaps++;
         if (body.asset_in === p.asset_x) row.x += BigInt(amount);
         else if (body.asset_in === p.asset_y) row.y += BigInt(amount);
         byPool.set(id, row);
       }
-      const pending = [...byPool.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([pool_id, r]) => ({ pool_id, swaps: r.swaps, amount_in_x: r.x, amount_in_y: r.y }));
+      const of = denominations(ctx.store);
+      const pending = [];
+      for (const [pool_id, r] of [...byPool.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        const [dx, dy] = [await of(r.pool.asset_x), await of(r.pool.asset_y)];
+        pending.push({ pool_id, swaps: r.swaps, amount_in_x: r.x, amount_in_x_human: humanAmount(r.x, r.pool.asset_x, dx), amount_in_y: r.y, amount_in_y_human: humanAmount(r.y, r.pool.asset_y, dy) });
+      }
       return { height: ctx.height, closes_at: ctx.height + 1, max_swaps_per_pool: Number(await ctx.params.get(PARAMS.maxSwaps)), pending };
     }),
   );

@@ -135,9 +135,13 @@ export const QuoteAnswer = Type.Object({
   asset_in: Type.String(),
   asset_out: Type.String(),
   amount_in: Type.Integer(),
+  amount_in_human: Type.String(),
   fee: Type.Integer(),
+  fee_human: Type.String(),
   lp_fee: Type.Integer(),
+  lp_fee_human: Type.String(),
   protocol_fee: Type.Integer(),
+  protocol_fee_human: Type.String(),
   amount_out: Type.Integer(),
   amount_out_human: Type.String(),
   price_impact_bps: Type.Integer(),
@@ -148,7 +152,7 @@ export const WindowAnswer = Type.Object({
   height: Type.Integer(),
   closes_at: Type.Integer(),
   max_swaps_per_pool: Type.Integer(),
-  pending: Type.Array(Type.Object({ pool_id: Type.String(), swaps: Type.Integer(), amount_in_x: Type.Integer(), amount_in_y: Type.Integer() })),
+  pending: Type.Array(Type.Object({ pool_id: Type.String(), swaps: Type.Integer(), amount_in_x: Type.Integer(), amount_in_x_human: Type.String(), amount_in_y: Type.Integer(), amount_in_y_human: Type.String() })),
 });
 
 /** An activity record as served: the stored fields (§61) and a `*_human` beside each amount. */
