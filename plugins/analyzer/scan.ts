@@ -107,9 +107,17 @@ export function scanModule(bytes: Uint8Array, host: ReadonlyMap<string, HostSign
     if (floatAt === undefined) floatAt = at;
   };
 
+  // wasmparser reads a section's entry count with its first entry: that entry begins after the count (a LEB128).
+  let firstEntryOfSection = false;
+  const lebLength = (from: number): number => {
+    let n = 1;
+    while (from + n - 1 < data.length && (data[from + n - 1]! & 0x80) !== 0) n++;
+    return n;
+  };
+
   let ended = false;
   for (;;) {
-    const at = reader.position;
+    const read = reader.position;
     let more: boolean;
     try {
       more = reader.read();
@@ -119,6 +127,8 @@ export function scanModule(bytes: Uint8Array, host: ReadonlyMap<string, HostSign
     if (!more) break;
     const state = reader.state;
     if (state === BinaryReaderState.ERROR) throw new UnreadableModule(reader.error?.message ?? 'unreadable module');
+    const at = firstEntryOfSection ? read + lebLength(read) : read;
+    firstEntryOfSection = state === BinaryReaderState.BEGIN_SECTION;
     switch (state) {
       case BinaryReaderState.END_WASM:
         ended = true;

@@ -82,6 +82,18 @@ test('every rule of the table fires on a module made for it, and the sum is capp
   // Imports carry their offset: each import entry begins with its module name's length.
   const unknown = a.violations.find((v) => v.rule === 'unknown-import')!;
   assert.equal(full[unknown.offset!], 3, 'the entry of env.random_bytes starts with the length of "env"');
+  assert.equal(Buffer.from(full.subarray(unknown.offset! + 1, unknown.offset! + 4)).toString('latin1'), 'env');
+});
+
+test('the first entry of a section is found after its count: an import, a global (decisions.md §46 offset)', () => {
+  // One import: the section's count byte (1) comes first, then the entry (3 "env" 3 "foo" …).
+  const one = wat(`(module (import "env" "foo" (func)) ${PRELUDE} (func (export "call") (param i32 i32)))`);
+  const v = analyse(one).violations.find((x) => x.rule === 'unknown-import')!;
+  assert.deepEqual([...one.subarray(v.offset!, v.offset! + 8)], [3, 101, 110, 118, 3, 102, 111, 111], 'the entry, not the count before it');
+  // A float global first in its section: the entry begins with its type (0x7d f32), not the count.
+  const g = wat(`(module ${PRELUDE} (global f32 (f32.const 0)) (func (export "call") (param i32 i32)))`);
+  const f = analyse(g).violations.find((x) => x.rule === 'float-instruction')!;
+  assert.equal(g[f.offset!], 0x7d);
 });
 
 test('an import of a host name with another signature is unknown; host calls outside loops are fine', () => {
