@@ -1,7 +1,7 @@
 import { isChainError, sha3Hex0x, type ParamReader } from '../../kernel/sdk.js';
-import { deployFromData, deployRequest } from './calls.js';
+import { deployFromData, deployRequest, type DeployRequest } from './calls.js';
 import { CONTRACT_BASE_GAS, deployMeteringFuel, gasOfFuel, readSettings } from './execute.js';
-import { isShippedCode } from './templates.js';
+import { meteredOnceForAll } from './templates.js';
 import { DEPLOY_FUEL } from './vm/pricing.js';
 import { checkCodeShape } from './vm/shape.js';
 
@@ -16,10 +16,14 @@ export async function deployGasOf(params: ParamReader, bytes: Uint8Array): Promi
   return gasOfFuel(deployFuelOf(bytes), s.fuelPerGas);
 }
 
-/** The fuel of storing and metering `bytes` at deploy (what `executeDeploy` pays before anything runs). */
-function deployFuelOf(bytes: Uint8Array): bigint {
+/**
+ * The fuel of storing and metering `bytes` at deploy (what `executeDeploy` pays before anything
+ * runs). `namesTemplate`: the deploy names a template, whose bytes were metered once for all
+ * (`meteredOnceForAll`), so it pays their storing only.
+ */
+function deployFuelOf(bytes: Uint8Array, namesTemplate = false): bigint {
   let fuel = BigInt(bytes.length) * BigInt(DEPLOY_FUEL.perByte);
-  if (!isShippedCode(sha3Hex0x(bytes))) {
+  if (!meteredOnceForAll(sha3Hex0x(bytes), namesTemplate)) {
     try {
       fuel += deployMeteringFuel(checkCodeShape(bytes));
     } catch (err) {
@@ -47,22 +51,22 @@ const LARGEST_BYTECODE = 4_194_304;
  * block refuse them).
  */
 export function deployBodyGas(fields: Readonly<Record<string, unknown>>): number {
-  return gasOfDeploy(() => deployRequest(fields as Record<string, unknown>, LARGEST_BYTECODE).bytecode);
+  return gasOfDeploy(() => deployRequest(fields as Record<string, unknown>, LARGEST_BYTECODE));
 }
 
 /** `deployBodyGas` of a plain transaction's `data` (the deploy's fields as JSON, or hex of it). */
 export function deployDataGas(data: string | undefined): number {
-  return data === undefined ? 0 : gasOfDeploy(() => deployFromData(data, LARGEST_BYTECODE).bytecode);
+  return data === undefined ? 0 : gasOfDeploy(() => deployFromData(data, LARGEST_BYTECODE));
 }
 
-function gasOfDeploy(bytesOf: () => Uint8Array | null): number {
-  let bytes: Uint8Array | null;
+function gasOfDeploy(requestOf: () => DeployRequest): number {
+  let req: DeployRequest;
   try {
-    bytes = bytesOf();
+    req = requestOf();
   } catch (err) {
     if (!isChainError(err)) throw err;
     return 0;
   }
-  if (bytes === null) return 0;
-  return Math.max(0, Number((deployFuelOf(bytes) + REFERENCE_FUEL_PER_GAS - 1n) / REFERENCE_FUEL_PER_GAS) - CONTRACT_BASE_GAS);
+  if (req.bytecode === null) return 0;
+  return Math.max(0, Number((deployFuelOf(req.bytecode, req.template !== null) + REFERENCE_FUEL_PER_GAS - 1n) / REFERENCE_FUEL_PER_GAS) - CONTRACT_BASE_GAS);
 }

@@ -11,7 +11,7 @@ import type { InstrumentedCode } from './vm/instrument.js';
 import { isFailure, type TreeFailure, type TreeResult } from './vm/runner.js';
 import { DEPLOY_FUEL } from './vm/pricing.js';
 import { checkCodeShape, type ModuleShape } from './vm/shape.js';
-import { isShippedCode } from './templates.js';
+import { isShippedCode, meteredOnceForAll } from './templates.js';
 import type { ContractRuntime } from './runtime.js';
 
 /** Gas of a contract call or deploy before metering (part 1, Amounts 4: 50, as the gas estimate reports). */
@@ -217,7 +217,7 @@ export async function executeDeploy(runtime: ContractRuntime, gate: DeployGate, 
   pay(BigInt(req.bytecode.length) * BigInt(DEPLOY_FUEL.perByte), `storing ${req.bytecode.length} bytes of code`);
   let metered: InstrumentedCode;
   try {
-    if (!isShippedCode(codeHash)) {
+    if (!meteredOnceForAll(codeHash, req.templateUse !== undefined)) {
       const shape = checkCodeShape(req.bytecode);
       pay(deployMeteringFuel(shape), `metering ${shape.functions} functions of ${shape.instructions} instructions in ${shape.regions} blocks (and storing ${req.bytecode.length} bytes)`);
     }

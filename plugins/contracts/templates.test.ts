@@ -20,6 +20,7 @@ const FEE = 1_234_567;
 const HOSTILE = wat(`(module (memory (export "memory") 1) (func (export "alloc") (param i32) (result i32) (i32.const 1024))
   (func $self (param i32) (result i32) (call $self (local.get 0)))
   (func (export "call") (param i32 i32) (loop $l (drop (memory.grow (i32.const 1))) (br $l))))`);
+const TRAPPING = wat(`(module (memory (export "memory") 1) (func (export "alloc") (param i32) (result i32) (i32.const 1024)) (func (export "call") (param i32 i32) unreachable))`);
 const MODULE = wat(`(module (memory (export "memory") 1) (func (export "alloc") (param i32) (result i32) (i32.const 1024)) (func (export "call") (param i32 i32)))`);
 
 /** The fixture validator proposes; two more `.node`s, each owned by its key's address, may author templates. */
@@ -77,17 +78,20 @@ test('register (§51): a .node through its owner; another kind 403, a taken name
 test('a deploy naming a template pays its fee to the author\'s owner exactly (what alice loses besides gas fees, no more, no less); a failed deploy pays nothing', async () => {
   const f = await chain();
   const id = await registered(f);
+
+  // Its initialize traps: fails in the block after the gate; no template fee moves, no use counted.
+  const trapping = await f.chain.admitOperation('register_template', register(ownerKey, AUTHOR, { name: 'trapping', bytecode_hex: toHex(TRAPPING) }), {}, 0);
+  await f.block();
+  const trapId = templateId(AUTHOR, trapping.tx_hash);
   const owner0 = (await f.account(ownerKey.address)).balance;
   const alice0 = (await f.account(alice.address)).balance;
-
-  // Out of fuel: fails in the block after the gate; no template fee moves, no use counted.
-  const failed = await f.chain.admit(await deployTx(f, alice, { template: id }, 51), 0);
+  const failed = await f.chain.admit(await deployTx(f, alice, { template: trapId, init_args: {} }), 0);
   await f.block();
   const rf = await receipt(f, failed.tx_hash);
-  assert.equal(rf.status, 'failed', 'the deploy ran out of fuel');
+  assert.equal(rf.status, 'failed', 'the deploy trapped');
   assert.equal((await f.account(ownerKey.address)).balance, owner0, 'a failed deploy pays no template fee');
   assert.equal((await f.account(alice.address)).balance, alice0 - rf.fee - (rf.storage_fee ?? 0n) - (rf.unused_gas_fee ?? 0n));
-  assert.equal((await get(f, '/api/v1/templates/:id', { id })).uses, 0);
+  assert.equal((await get(f, '/api/v1/templates/:id', { id: trapId })).uses, 0);
 
   // Bytes omitted: the template's are used.
   const ok = await f.chain.admit(await deployTx(f, alice, { template: id }), 0);
@@ -111,6 +115,20 @@ test('a deploy naming a template pays its fee to the author\'s owner exactly (wh
   // Not covered at admission: 400, nothing charged.
   const poor = wallet(150);
   await assert.rejects(f.chain.admit(await deployTx(f, poor, { template: id }), 0), (e: unknown) => isChainError(e) && e.status >= 400);
+
+  // Bytes omitted and no gas_limit (all a v2 or v3 client can sign, §95): the template's bytes were
+  // metered at its registration, so the base gas covers storing them, as for a shipped template.
+  const bare = await f.chain.admit(signTransfer(alice, { to: DEPLOY_ADDRESS, value: 0, nonce: await nonceOf(f, alice), data: JSON.stringify({ name: 'bare', template: id }) }), 0);
+  await f.block();
+  const rb = await receipt(f, bare.tx_hash);
+  assert.equal(rb.status, 'confirmed', rb.error ?? '');
+  assert.equal(rb.gas, 50);
+  // The same bytes sent without naming the template pay their metering (§47's gas_estimate).
+  const raw = await f.chain.admit(signTransfer(alice, { to: DEPLOY_ADDRESS, value: 0, nonce: await nonceOf(f, alice), data: JSON.stringify({ name: 'raw', bytecode_hex: toHex(MODULE) }) }), 0);
+  await f.block();
+  const rr = await receipt(f, raw.tx_hash);
+  assert.equal(rr.status, 'confirmed', rr.error ?? '');
+  assert.ok(rr.gas > 150, `metering costs at least 150 gas, charged ${rr.gas}`);
 });
 
 test('deprecate refuses new deploys (400, also in the block), delete removes the record (404) and frees the name; the shipped template cannot be deprecated; another author 403', async () => {

@@ -47,3 +47,14 @@ export function shippedTemplates(): readonly ShippedTemplate[] {
 export function isShippedCode(codeHash: string): boolean {
   return shippedTemplates().some((t) => t.bytecode_hash === codeHash);
 }
+
+/**
+ * Whether a deploy's bytes are metered without charge: a template's were metered once for all,
+ * a shipped one's with every node, a registered one's in its registration's block (decisions.md
+ * §51), so a deploy that names a template, or carries a shipped one's bytes, pays their storing
+ * only. Otherwise a deploy naming a registered template and leaving its bytes out (§51: "the
+ * template's are used") would have a limit without them, and fail out of fuel metering them.
+ */
+export function meteredOnceForAll(codeHash: string, namesTemplate: boolean): boolean {
+  return namesTemplate || isShippedCode(codeHash);
+}
