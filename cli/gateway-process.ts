@@ -11,7 +11,7 @@ import { gatewayPlugin } from '../plugins/gateway/index.js';
 import { explorerPlugin } from '../plugins/explorer/index.js';
 import { createGatewayServices, type GatewayServices } from '../plugins/gateway/services.js';
 import { forwardedOperations } from '../plugins/gateway/operation-routes.js';
-import { forwardedPluginRoutes } from '../plugins/gateway/plugin-reads.js';
+import { listedPluginRoutes } from '../plugins/gateway/plugin-reads.js';
 
 export interface RunningGateway {
   readonly log: Logger;
@@ -38,7 +38,7 @@ export async function startGateway(nodeConfig: NodeConfig, config: GatewayConfig
 
   // Every plugin of the build, enabled here or not: state plugins emit on the nodes, never in a gateway.
   const socketEvents = declaredEvents(catalogue.values()).filter((e) => e.socket === true);
-  const core = createGatewayServices(config, log, socketEvents, forwardedOperations(catalogue), forwardedPluginRoutes(catalogue));
+  const core = createGatewayServices(config, log, socketEvents, forwardedOperations(catalogue), listedPluginRoutes(catalogue));
   const host = new PluginHost<GatewayServices>({ config: hostConfig, hooks: createHooks(), catalogue: withGateway, params: new ParamRegistry(), log, metrics: core.services.metrics.registry, services: core.services, profile: 'gateway' });
   try {
     await host.boot();

@@ -17,8 +17,8 @@ test('the README\'s plugin example is the fixture the tests build and run', () =
 
 test('the example lists its read route, so a gateway forwards it as well as the node serves it', async () => {
   const { memoPlugin, memoRoute } = await import('./fixtures/readme-example.js');
-  const { forwardedPluginRoutes } = await import('../plugins/gateway/plugin-reads.js');
-  const catalogue = new Map([[memoPlugin.name, memoPlugin]]) as Parameters<typeof forwardedPluginRoutes>[0];
-  const forwarded = forwardedPluginRoutes(catalogue);
+  const { listedPluginRoutes } = await import('../plugins/gateway/plugin-reads.js');
+  const catalogue = new Map([[memoPlugin.name, memoPlugin]]) as Parameters<typeof listedPluginRoutes>[0];
+  const forwarded = listedPluginRoutes(catalogue);
   assert.deepEqual(forwarded.map((f) => [f.plugin, f.route.method, f.route.path]), [['memo', memoRoute.method, memoRoute.path]]);
 });

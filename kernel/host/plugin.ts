@@ -153,7 +153,8 @@ export interface PluginDefinition<Options = Record<string, unknown>, Services = 
    * The read routes the plugin serves (`defineRoute`), declared up front as well as served in its
    * `routes` tap: the gateway, which boots no state plugin, proxies each GET here to the nodes
    * (part 1: served by both), to the plugin's shard when it declares `shardParam`. The host
-   * refuses a listed route the plugin does not serve. Leave out a route part 1 marks Node only.
+   * refuses a listed route the plugin does not serve. A route part 1 marks Node only
+   * (`nodeOnly`) is not forwarded: listed, the gateway answers it 404 saying so.
    */
   readonly routes?: readonly DeclaredRoute[];
   /** Transfers to other shards' addresses, which this plugin locks and relays (decisions.md §74). */

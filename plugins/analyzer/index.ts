@@ -31,7 +31,8 @@ export const analyzerPlugin = definePlugin<AnalyzerOptions, NodeServices>({
   methods: analyzerMethods,
   operations: [whitelistOperation, scoreOperation, certifyOperation],
   // Listed so the gateway proxies them (and answers their socket methods) under these declarations.
-  routes: [whitelistRoute, ...CERTIFICATE_ROUTES],
+  // The analysis is listed though Node only: the gateway answers it 404 saying so, where a POST beside GET /contracts/:address would be a 405.
+  routes: [analyzeRoute, whitelistRoute, ...CERTIFICATE_ROUTES],
   register(api) {
     deployGate.add(api.name, gateCheck);
     const s = api.services;

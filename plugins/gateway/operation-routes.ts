@@ -1,4 +1,5 @@
 import { actorFieldOf, defaultMember, isAddress, groupRouteOperations, notFound, operationRouteGroups, selectOperation, signsForOf, valueFieldOf, type Hooks, type OperationRoute, type OperationSpec, type PluginDefinition, type RouteTable, type RpcRequest } from '../../kernel/sdk.js';
+import { answerNodeOnly } from './node-only.js';
 import { resultOf, type NodeAnswer } from './node-client.js';
 import { passThrough } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
@@ -107,14 +108,7 @@ export function registerOperationRoutes(routes: RouteTable, s: GatewayServices):
   // served once, and each body forwarded as the operation the node will pick (route-dispatch).
   for (const group of operationRouteGroups(s.operations, (op) => ({ name: op.name, routes: [...op.routes, ...op.nodeOnlyRoutes] }))) {
     if (group.members.every((m) => m.route.nodeOnly === true)) {
-      routes.add(
-        group.method,
-        group.path,
-        () => {
-          throw notFound(`${group.method} ${group.path} is served by the nodes only (part 1: Node only), not by the gateway`, 'send it to a node\'s RPC; a deploy also goes through the gateway as a transaction to chain:system.deploy (POST /api/v1/transactions)');
-        },
-        { listed: false },
-      );
+      answerNodeOnly(routes, group.method, group.path, 'send it to a node\'s RPC; a deploy also goes through the gateway as a transaction to chain:system.deploy (POST /api/v1/transactions)');
       continue;
     }
     routes.add(group.method, group.path, async (req: RpcRequest) => {

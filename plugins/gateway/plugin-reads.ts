@@ -2,8 +2,11 @@ import type { DeclaredRoute, PluginDefinition } from '../../kernel/sdk.js';
 import type { ProtocolParams } from './protocol-params.js';
 import type { ShardRouter } from './shard-router.js';
 
-/** A route a state plugin lists in its definition (`PluginDefinition.routes`), forwarded here under its declaration. */
-export interface ForwardedPluginRoute {
+/**
+ * A route a state plugin lists in its definition (`PluginDefinition.routes`): forwarded here under
+ * its declaration, or, for one part 1 marks Node only (`nodeOnly`), answered 404 saying so.
+ */
+export interface ListedPluginRoute {
   readonly plugin: string;
   /** The plugin's own declaration: the gateway checks params and query with it and documents it as the node does. */
   readonly route: DeclaredRoute;
@@ -12,15 +15,15 @@ export interface ForwardedPluginRoute {
 }
 
 /**
- * The routes the build's state plugins list, but those part 1 marks Node only. The gateway boots
- * no state plugin, but it runs the same build as the nodes, so their definitions say which routes
- * exist and how they are declared (part 1: served by both), as the operations they declare say
- * which submissions to forward (operation-routes.ts).
+ * The routes the build's state plugins list. The gateway boots no state plugin, but it runs the
+ * same build as the nodes, so their definitions say which routes exist and how they are declared
+ * (part 1: served by both, unless marked Node only), as the operations they declare say which
+ * submissions to forward (operation-routes.ts).
  */
-export function forwardedPluginRoutes(catalogue: ReadonlyMap<string, PluginDefinition<unknown, unknown>>): ForwardedPluginRoute[] {
-  const out: ForwardedPluginRoute[] = [];
+export function listedPluginRoutes(catalogue: ReadonlyMap<string, PluginDefinition<unknown, unknown>>): ListedPluginRoute[] {
+  const out: ListedPluginRoute[] = [];
   for (const def of catalogue.values()) {
-    for (const route of def.routes ?? []) if (route.nodeOnly !== true) out.push({ plugin: def.name, route, shardParam: def.shardParam });
+    for (const route of def.routes ?? []) out.push({ plugin: def.name, route, shardParam: def.shardParam });
   }
   return out;
 }

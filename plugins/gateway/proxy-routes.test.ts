@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, RouteTable, type DeclaredRoute, type RpcRequest } from '../../kernel/sdk.js';
 import { PLUGIN_CATALOGUE } from '../index.js';
-import { forwardedPluginRoutes, type ForwardedPluginRoute } from './plugin-reads.js';
+import { listedPluginRoutes, type ListedPluginRoute } from './plugin-reads.js';
 import { registerProxyRoutes } from './proxy-routes.js';
 import type { GatewayServices } from './services.js';
 
-const catalogue = PLUGIN_CATALOGUE as Parameters<typeof forwardedPluginRoutes>[0];
+const catalogue = PLUGIN_CATALOGUE as Parameters<typeof listedPluginRoutes>[0];
 
 /** Registration reads only the plugin routes; everything else is reached when a request is answered. */
-function table(pluginRoutes: readonly ForwardedPluginRoute[], forwarded: string[] = []): RouteTable {
+function table(pluginRoutes: readonly ListedPluginRoute[], forwarded: string[] = []): RouteTable {
   const s = {
     pluginRoutes,
     reads: { read: async (p: string) => (forwarded.push(p), { status: 200, body: {} }) },
@@ -26,16 +26,22 @@ function table(pluginRoutes: readonly ForwardedPluginRoute[], forwarded: string[
 const entry = (routes: RouteTable, method: string, path: string) => routes.list().find((e) => e.method === method && e.path === path);
 
 test("a route a plugin lists is served under the plugin's declaration", () => {
-  const routes = table(forwardedPluginRoutes(catalogue));
-  const held = forwardedPluginRoutes(catalogue).find((r) => r.route.path === '/api/v1/held/:address')!;
+  const routes = table(listedPluginRoutes(catalogue));
+  const held = listedPluginRoutes(catalogue).find((r) => r.route.path === '/api/v1/held/:address')!;
   assert.equal(entry(routes, 'GET', '/api/v1/held/:address')?.declared, held.route, 'the sentinel\'s own declaration object');
   assert.ok(entry(routes, 'GET', '/api/v1/staking/validators')?.declared !== undefined, 'staking\'s, declared');
   assert.equal(entry(routes, 'POST', '/api/v1/contracts/:address/call')?.declared?.bodyCheck, 'handler', 'the dry run documented, its body checked by the node');
   // The faucet's declaration, the gateway's cooldown handler; its body is left to the node.
   const faucet = entry(routes, 'POST', '/api/v1/faucet')?.declared;
   assert.ok(faucet?.body !== undefined && faucet.bodyCheck === 'handler');
-  assert.equal(entry(routes, 'GET', '/api/v1/addresses/human/price'), undefined, 'Node only: not forwarded');
-  assert.equal(entry(routes, 'GET', '/api/v1/slashing/history'), undefined, 'Node only: not forwarded');
+  // Node only: not forwarded, answered 404 saying so (not a 405 from GET /contracts/:address), and not in the API reference.
+  assert.equal(entry(routes, 'GET', '/api/v1/addresses/human/price'), undefined, 'Node only and not listed: the router\'s own 404');
+  for (const [method, path] of [['GET', '/api/v1/slashing/history'], ['POST', '/api/v1/contracts/analyze']] as const) {
+    const e = entry(routes, method, path);
+    assert.equal(e?.declared, undefined, `${method} ${path}: not forwarded`);
+    assert.equal(e?.listed, false);
+    assert.throws(() => e!.handler({ method, path, params: {}, query: new URLSearchParams(), headers: {}, body: {}, ip: '127.0.0.1' }), (err: { status?: number; message?: string }) => err.status === 404 && /served by the nodes only/.test(err.message ?? ''));
+  }
 });
 
 test("a plugin route's query is judged by the plugin's schema before anything is forwarded", async () => {

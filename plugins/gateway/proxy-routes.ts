@@ -1,4 +1,5 @@
 import { defineRoute, KERNEL_ROUTES, reply, streamReply, TEST_NETWORK_ONLY, type DeclaredRoute, type HttpMethod, type RouteTable, type RpcHandler, type RpcRequest } from '../../kernel/sdk.js';
+import { answerNodeOnly } from './node-only.js';
 import type { NodeAnswer } from './node-client.js';
 import { CachedAnswer } from './response-cache.js';
 import type { GatewayServices } from './services.js';
@@ -116,6 +117,10 @@ export function registerProxyRoutes(routes: RouteTable, s: GatewayServices): voi
   };
   // The routes state plugins list in their definitions, to the shard of a plugin that keeps its records on one.
   for (const { plugin, route, shardParam } of s.pluginRoutes) {
+    if (route.nodeOnly === true) {
+      if (!routes.has(route.method, route.path)) answerNodeOnly(routes, route.method, route.path, 'send it to a node\'s RPC');
+      continue;
+    }
     const routedByQuery = route.method === 'GET' && shardParam === undefined && route.produces === undefined;
     served(route.method, route.path, forward(route.method, route.path, shardParam, route), routedByQuery ? asServed(route.path, route) : route, plugin);
   }

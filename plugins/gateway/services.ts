@@ -13,7 +13,7 @@ import { ShardRouter } from './shard-router.js';
 import { Submissions } from './submissions.js';
 import type { ForwardedOperation } from './operation-routes.js';
 import { ProtocolParams } from './protocol-params.js';
-import type { ForwardedPluginRoute } from './plugin-reads.js';
+import type { ListedPluginRoute } from './plugin-reads.js';
 import { AiBudget } from './ai-budget.js';
 
 /**
@@ -37,7 +37,7 @@ export interface GatewayServices {
   /** The signed operations of the build's state plugins, forwarded to the nodes (operation-routes.ts). */
   readonly operations: readonly ForwardedOperation[];
   /** The routes the build's state plugins list, forwarded to the nodes under their declarations (plugin-reads.ts). */
-  readonly pluginRoutes: readonly ForwardedPluginRoute[];
+  readonly pluginRoutes: readonly ListedPluginRoute[];
   /** Relays the socket events plugins declare from each new block (the gateway plugin defines their types). */
   readonly blockEvents: BlockEventRelay;
   /** The AI_RL_MAX_RPM budget per client IP that every AI endpoint shares (decisions.md §52; ai-budget.ts). */
@@ -57,7 +57,7 @@ export interface GatewayCore {
  * `socketEvents`: what the build's plugins declare with `socket: true` (relayed from blocks);
  * `operations`: the signed operations they declare (forwarded to the nodes).
  */
-export function createGatewayServices(config: GatewayConfig, log: Logger, socketEvents: readonly PluginEventSpec[], operations: readonly ForwardedOperation[] = [], pluginRoutes: readonly ForwardedPluginRoute[] = []): GatewayCore {
+export function createGatewayServices(config: GatewayConfig, log: Logger, socketEvents: readonly PluginEventSpec[], operations: readonly ForwardedOperation[] = [], pluginRoutes: readonly ListedPluginRoute[] = []): GatewayCore {
   const router = ShardRouter.fromConfig(config.nodeRpcUrl, config.shardNodes, config.shardNodeUrls);
   const client = new NodeClient(config.nodeTimeoutMs, log.child({ part: 'node-client' }), config.nodeSourceAddress);
   const cache = new ResponseCache(config.cacheMaxEntries, config.pollIntervalMs);
