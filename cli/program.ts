@@ -104,7 +104,7 @@ for (const [verb, change] of [['enable', 'activate'], ['disable', 'retire']] as 
 
 program.command('gateway').description('run the public gateway (REST proxy, /ws events) in front of a node; configured by PORT, NODE_RPC_URL, ... (plugins/gateway/README.md)').option('--network <name>', 'network config whose service plugins to load', process.env.CHAIN_NETWORK ?? 'devnet').option('--config-dir <dir>', 'folder of network configs', 'configs').action(async (f: { network: string; configDir: string }) => (await import('./gateway-command.js')).runGatewayCommand(f, await catalogue()));
 
-program.command('config-schema').description('print the node configuration JSON Schema (for editors)').action(printConfigSchema);
+program.command('config-schema').description('print the JSON Schema of a config file (a network file, a home\'s node.json), for editors').action(printConfigSchema);
 
 program.parseAsync([...argv]).catch((err: unknown) => {
   process.stderr.write(`chain: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,6 +1,6 @@
-import { ConfigSchema } from '../kernel/config/schema.js';
+import { configFileSchema } from '../kernel/config/file-schema.js';
 
-/** TypeBox schemas are JSON Schema already: print it for editors and operators. */
+/** TypeBox schemas are JSON Schema already: the schema of a config file, for editors and operators. */
 export function printConfigSchema(): void {
-  process.stdout.write(JSON.stringify({ $schema: 'http://json-schema.org/draft-07/schema#', ...ConfigSchema }, null, 2) + '\n');
+  process.stdout.write(JSON.stringify(configFileSchema(), null, 2) + '\n');
 }
