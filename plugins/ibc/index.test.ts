@@ -92,6 +92,8 @@ test('operators only, ch-tx-v4 only: non-operator 403, v2 and v3 401, unknown ch
   await refused(f.chain.admitOperation('ibc_channel_open', op(operator, 'ibc_channel_open', open, { version: 'v3' }), {}, 0), 401, /ch-tx-v4 only/);
   await refused(f.chain.admitOperation('ibc_channel_open', op(operator, 'ibc_channel_open', { ...open, counterparty_chain: FIXTURE_CHAIN_ID }), {}, 0), 400, /this chain's own id/);
   await refused(f.chain.admitOperation('ibc_channel_open', op(operator, 'ibc_channel_open', { ...open, channel: 'Bad_Id' }), {}, 0), 400, /1-32 of a-z/);
+  // decisions.md §92: a malformed body is 400 whoever sends it, an operator or not.
+  await refused(f.chain.admitOperation('ibc_channel_open', op(mallory, 'ibc_channel_open', { ...open, channel: 'Bad_Id' }), {}, 0), 400, /1-32 of a-z/);
   await refused(f.chain.admitOperation('ibc_channel_open', op(operator, 'ibc_channel_open', { ...open, allowed_denoms: [] }), {}, 0), 400, /1 to 16 base denoms/);
   await refused(f.chain.admitOperation('ibc_channel_pause', op(operator, 'ibc_channel_pause', { channel: 'nope', paused: true }), {}, 0), 404, /no channel nope/);
   await admit(f, 'ibc_channel_open', op(operator, 'ibc_channel_open', open));
