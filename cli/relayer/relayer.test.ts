@@ -93,6 +93,8 @@ class MemoryChain implements RelayerChain {
   readonly failOps = new Set<string>();
   /** A paused channel refuses recvs until resumed. */
   paused = false;
+  /** A refusal of every recv that the relayer may clear (its balance), while set. */
+  transient: string | undefined;
   async submit(op: string, body: Readonly<Record<string, unknown>>): Promise<string> {
     if (this.failOps.has(op)) {
       this.submissions.push({ op: `${op} (failed)`, body });
@@ -132,6 +134,7 @@ class MemoryChain implements RelayerChain {
     if (op === 'ibc_recv') {
       const id = String(body.packet_id);
       if (this.paused) refuse('channel ch-1 is paused');
+      if (this.transient !== undefined) refuse(this.transient);
       if (this.inbound.has(id)) refuse(`packet ${id} was already received`);
       if (client!.latest >= Number(body.timeout_height)) refuse(`packet ${id} timed out`);
       if (this.refuses.has(id)) refuse('denom is not in allowed_denoms');
@@ -233,20 +236,18 @@ test('a new relayer on the same chains reads where they stand and delivers nothi
   assert.deepEqual(recvs.sort(), [p1.id, p2.id].sort(), 'one recv each');
 });
 
-test('a refused submission waits a growing delay before it is tried again', async () => {
+test('a submission refused at admission is tried again next poll (decisions.md §70), however long the interval', async () => {
   const [a, b] = pair();
   const r = new Relayer({ a, b, log: quiet, intervalMs: 60_000 });
   await r.poll();
   const p = a.send(3, 100);
   b.refuses.add(p.id);
   const recvs = attempts(b, 'ibc_recv');
-  await polls(r, 6);
-  assert.equal(recvs.n, 1, 'tried once, then waits out its delay (a minute here)');
+  for (let i = 0; i < 3 && recvs.n === 0; i++) await r.poll();
+  assert.equal(recvs.n, 1, 'tried');
+  await polls(r, 3);
+  assert.equal(recvs.n, 4, 'then once a poll');
   assert.equal(b.inbound.has(p.id), false);
-  // With no delay to wait out, each poll tries again.
-  const eager = new Relayer({ a, b, log: quiet, intervalMs: 0 });
-  await polls(eager, 3);
-  assert.equal(recvs.n, 4);
 });
 
 test('after a change of the source\'s validator set the client goes through the header of the change, then on', async () => {
@@ -268,12 +269,12 @@ test('after a change of the source\'s validator set the client goes through the 
   assert.deepEqual((await b.client('chain-a'))!.validators.map((v) => v.public_key), ['bb', 'cc']);
 });
 
-test('a recv refused for a reason that may clear (a paused channel) keeps the client below its timeout, then is delivered', async () => {
+test('a recv refused for a reason the relayer may clear (its balance) keeps the client below its timeout, then is delivered', async () => {
   const [a, b] = pair();
   const r = new Relayer({ a, b, log: quiet, intervalMs: 0 });
   await r.poll();
   const p = a.send(7, 3);
-  b.paused = true;
+  b.transient = 'insufficient balance: chain:abc.human holds 3 ucoin, the fee is 10';
   const recvs = attempts(b, 'ibc_recv');
   for (let i = 0; i < 8; i++) {
     a.height += 2;
@@ -282,10 +283,25 @@ test('a recv refused for a reason that may clear (a paused channel) keeps the cl
   assert.ok(recvs.n >= 2, 'tried again and again');
   assert.ok((await b.client('chain-a'))!.latest_height < p.timeout_height, 'the client never reached the timeout');
   assert.equal(a.out[0]!.status, 'locked');
-  b.paused = false;
+  b.transient = undefined;
   await polls(r, 3);
   assert.equal(b.inbound.get(p.id)?.amount, 7, 'delivered, not refunded');
   assert.equal(a.out[0]!.status, 'committed');
+});
+
+test('a recv a paused channel refuses lets the client move on: the packet times out and its sender is refunded (decisions.md §67, §70)', async () => {
+  const [a, b] = pair();
+  const r = new Relayer({ a, b, log: quiet, intervalMs: 0 });
+  await r.poll();
+  const p = a.send(7, 3);
+  b.paused = true;
+  for (let i = 0; i < 8 && a.out[0]!.status === 'locked'; i++) {
+    a.height += 2;
+    await r.poll();
+  }
+  assert.ok((await b.client('chain-a'))!.latest_height >= p.timeout_height, 'the client went past the timeout once the recv was tried');
+  assert.equal(a.out[0]!.status, 'timed_out');
+  assert.equal(b.inbound.has(p.id), false);
 });
 
 test('a submission that fails in its block waits a growing delay instead of being resent (and paid for) every poll', async () => {
@@ -335,9 +351,9 @@ test('refusals about the packet itself are told from those that may clear (the i
     'channel ch-1 has 5 ucoin outstanding, less than the 9 coming back',
     "denom uosmo: uosmo is not in channel ch-1's allowed_denoms",
     'amount 10 is above ibc_max_packet 5',
+    'channel ch-1 is paused',
   ];
   const mayClear = [
-    'channel ch-1 is paused',
     'proof_height 12 is not a verified height of the client of chain-a (GET /api/v1/ibc/client/chain-a heights)',
     'nonce 5 is not above the last nonce 9',
     'insufficient balance: chain:abc.human holds 3 ucoin, the fee is 10',

@@ -207,8 +207,9 @@ export class Relayer {
   /**
    * Submits one operation unless the same one is still in the pool or waiting out its delay;
    * logs one line per submission, and a refusal (or a failure in its block) with the node's
-   * message, doubling the delay before the next try. The attempts count from the first refusal
-   * until the operation is confirmed.
+   * message. A refusal at admission costs nothing and is tried again next poll (decisions.md
+   * §70); a failure in its block paid its fee, so it waits a delay that doubles with each one.
+   * The attempts count from the first refusal until the operation is confirmed.
    */
   private async submit(chain: RelayerChain, op: string, key: string, body: Record<string, unknown>, what: Record<string, unknown>, packet?: string): Promise<void> {
     const now = Date.now();
@@ -222,7 +223,7 @@ export class Relayer {
       if (outcome.status === 'confirmed') this.retries.delete(key);
       if (outcome.status === 'failed') {
         // Executed and failed (its fee paid): resending at once would fail again and pay again.
-        this.refused(chain, op, key, what, packet, now, { status: 'failed', error: outcome.error, tx_hash: flight.hash }, outcome.error);
+        this.refused(chain, op, key, what, packet, now, { status: 'failed', error: outcome.error, tx_hash: flight.hash }, outcome.error, true);
         return;
       }
     }
@@ -232,15 +233,19 @@ export class Relayer {
       this.o.log.info({ chain: chain.chainId, op, ...what, tx_hash: hash }, `submitted ${op}`);
     } catch (err) {
       if (!(err instanceof NodeRefusal)) throw err;
-      this.refused(chain, op, key, what, packet, now, { status: err.status, error: err.nodeMessage }, err.status === 400 ? err.nodeMessage : undefined);
+      this.refused(chain, op, key, what, packet, now, { status: err.status, error: err.nodeMessage }, err.status === 400 ? err.nodeMessage : undefined, false);
     }
   }
 
-  /** Sets the growing delay of `key`, and marks a recv refused for good when `judged` (a 400's or failure's message) is about the packet itself. */
-  private refused(chain: RelayerChain, op: string, key: string, what: Record<string, unknown>, packet: string | undefined, now: number, logged: Record<string, unknown>, judged: string | undefined): void {
+  /**
+   * Counts the refusal of `key`, sets the growing delay of one that `paid` (failed in its block),
+   * and marks a recv refused for good when `judged` (a 400's or failure's message) is about the
+   * packet itself.
+   */
+  private refused(chain: RelayerChain, op: string, key: string, what: Record<string, unknown>, packet: string | undefined, now: number, logged: Record<string, unknown>, judged: string | undefined, paid: boolean): void {
     const attempts = (this.retries.get(key)?.attempts ?? 0) + 1;
-    const delay = retryDelay(this.o.intervalMs, attempts);
-    this.retries.set(key, { attempts, notBefore: now + delay, packet });
+    const delay = paid ? retryDelay(this.o.intervalMs, attempts) : this.o.intervalMs;
+    this.retries.set(key, { attempts, notBefore: paid ? now + delay : 0, packet });
     if (op === 'ibc_recv' && packet !== undefined && judged !== undefined && refusesThePacket(judged)) this.refusedRecv.add(packet);
     this.o.log.warn({ chain: chain.chainId, op, ...what, ...logged, attempts, retry_in_ms: delay }, `${op} refused`);
   }
@@ -248,9 +253,11 @@ export class Relayer {
 
 /**
  * §68–69's recv refusals about the packet itself (its kind, fields, receiver, denom, amount, the
- * channel's outstanding and limits): the destination will never take it, so its timeout may pass.
- * Any other refusal (the relayer's balance or fee, a nonce, a paused channel, a proof height not
- * verified yet, a proof) may clear, so the client stays below the packet's timeout meanwhile.
+ * channel's outstanding and limits) and the destination's own refusal of its channel (paused,
+ * §67: which still takes the timeout): the destination does not take it, so the client moves on
+ * and its timeout may pass (§70 bounds the client only until the recv is tried). Any other refusal
+ * (the relayer's balance or fee, a nonce, a proof height not verified yet, a proof) is the
+ * relayer's to clear, so the client stays below the packet's timeout meanwhile.
  */
 const PACKET_REFUSALS = [
   /^packet_id /,
@@ -262,6 +269,7 @@ const PACKET_REFUSALS = [
   /is not a valid recipient/,
   /^denom \S+/,
   /^channel \S+ (has \d+ ucoin outstanding|would expose)/,
+  /^channel \S+ is paused/,
 ];
 
 export function refusesThePacket(message: string): boolean {
