@@ -41,6 +41,10 @@ test('the shipped network configs differ where the spec says', () => {
 test('a bad config stops with a message naming the field', () => {
   assert.throws(() => loadConfig({ network: 'x', configDir: dirWith('x', { consensus: { block_ms: 'fast' } }), env: {} }), (e: Error) => e instanceof ConfigError && /consensus\.block_ms/.test(e.message));
   assert.throws(() => loadConfig({ network: 'x', configDir: dirWith('x', '{oops'), env: {} }), /not valid JSON/);
+  // The refusal names the layer the bad value came from: the file, the environment, the command line.
+  assert.throws(() => loadConfig({ network: 'x', configDir: dirWith('x', { consensus: { block_ms: 'fast' } }), env: {} }), /invalid configuration \(.*x\.json\)/);
+  assert.throws(() => loadConfig({ network: 'devnet', configDir: 'configs', env: { CHAIN_ENV: 'prod' } }), /invalid configuration \(the environment: CHAIN_\* variables\):\n\s+env:/);
+  assert.throws(() => loadConfig({ network: 'devnet', configDir: 'configs', env: {}, flags: { p2p: { seeds: ['nohost'] } } }), /invalid configuration \(the command line\):\n\s+p2p\.seeds/);
   assert.throws(() => loadConfig({ network: 'nope', configDir: 'configs', env: {} }), /no config for network "nope"/);
   assert.throws(() => validateConfig({ surprise: 1 }), /surprise|additional/i);
   assert.throws(() => validateConfig({ plugins: [{ name: 'a' }, { name: 'a' }] }), /listed twice/);

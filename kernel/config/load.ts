@@ -66,14 +66,17 @@ export function loadConfig(opts: LoadOptions): NodeConfig {
     throw new ConfigError(`${file}: not valid JSON (${(e as Error).message})`);
   }
   if (!isPlainObject(fromFile)) throw new ConfigError(`${file}: the top level must be an object`);
+  // Each layer is checked as it joins, so a refusal names the layer the bad value came from.
   let merged = deepMerge({ network }, fromFile);
+  validateConfig(merged, file);
   merged = deepMerge(merged, { ...fromHome, network });
   merged = deepMerge(merged, configFromEnv(env));
   // Parsed whatever the list holds, so a bad value stops start-up even where no plugin takes it.
   const plugins = pluginOptionsFromEnv(merged.plugins, env);
   if (plugins !== undefined) merged = { ...merged, plugins };
+  validateConfig(merged, 'the environment: CHAIN_* variables');
   merged = deepMerge(merged, opts.flags ?? {});
-  return validateConfig(merged, file);
+  return validateConfig(merged, 'the command line');
 }
 
 export function validateConfig(raw: unknown, source = 'config'): NodeConfig {
