@@ -4,7 +4,7 @@ import { toHex0x } from '../codec/hex.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { WriteBatch } from '../state/kv.js';
 import { EMPTY_ROOT, type StateTree } from '../state/tree/index.js';
-import type { ChainStore, StateView } from '../store/chain-store.js';
+import type { ChainCounters, ChainStore, StateView } from '../store/chain-store.js';
 import { settleTreeAfter } from './settle-tree.js';
 import type { CommitProgress } from './commit-progress.js';
 import type { ValidatorSets } from './validator-sets.js';
@@ -49,7 +49,7 @@ export class ChainSnapshots {
    * malformed or cut-off document), leaves the store empty again. Returns the installed block's
    * height and key count. (`kernel/replica/snapshot-install.ts` feeds it a peer's document.)
    */
-  async installStream(entries: AsyncIterable<readonly [string, Uint8Array]>, accept: (state: StateSource) => Promise<{ ok: true; block: BlockRecord } | { ok: false; reason: string }>, chunk = SNAPSHOT_INSTALL_CHUNK): Promise<{ height: number; keys: number }> {
+  async installStream(entries: AsyncIterable<readonly [string, Uint8Array]>, accept: (state: StateSource) => Promise<{ ok: true; block: BlockRecord; counters?: ChainCounters | undefined } | { ok: false; reason: string }>, chunk = SNAPSHOT_INSTALL_CHUNK): Promise<{ height: number; keys: number }> {
     const store = this.d.store;
     await store.load();
     // What an earlier attempt staged before it was cut off.
@@ -83,7 +83,7 @@ export class ChainSnapshots {
       const got = toHex0x(root);
       if (got !== block.state_root) throw new Error(`snapshot refused: its entries hash to state root ${got}, not the claimed ${block.state_root}`);
       await store.flushStaged();
-      await this.d.progress.writing(() => store.installSnapshot(block, [], []));
+      await this.d.progress.writing(() => store.installSnapshot(block, [], [], checked.counters));
       this.d.sets.forget();
       this.d.log.info({ height: block.header.height, state_root: got, keys }, 'state snapshot installed');
       installed = block.header.height;

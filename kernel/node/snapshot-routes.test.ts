@@ -49,6 +49,7 @@ test('a node streams a snapshot that a follower trusting genesis would accept, w
   const s = JSON.parse(text) as StateSnapshot;
   assert.equal(s.height, 2);
   assert.equal(JSON.parse(s.certifying_block!).header.height, 3);
+  assert.deepEqual([s.total_txs, s.total_burned], [r.f.chain.head.total_txs, r.f.chain.head.total_burned.toString()], 'the counters no root covers, for the follower to count on from');
   // One entry a line, so no line holds more than one key's value.
   assert.ok(text.split('\n').length >= s.entries.length + 2);
   const accepted = await acceptSnapshot(s, 'test-chain', genesisTrust(genesisDoc([])), nobleProvider);

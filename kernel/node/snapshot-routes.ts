@@ -125,7 +125,7 @@ async function buildSnapshot(chain: Chain, signer: { address: string; keys: KeyP
     const next = await chain.queries.getBlock(height + 1);
     if (!next) throw new Error(`store integrity: block ${height + 1} is committed but cannot be read`);
     const commit = await chain.queries.getCommit(height + 1);
-    const blocks = snapshotBlocks({ chain_id: chain.chainId, block, certifying: { block: next, commit } });
+    const blocks = snapshotBlocks({ chain_id: chain.chainId, block, certifying: { block: next, commit }, counters: { total_txs: view.head.total_txs, total_burned: view.head.total_burned } });
     // A certificate holds the first > 2/3 of precommits this node collected; once the set has
     // moved on from genesis, those may hold too little genesis power for a follower to trust.
     // Saying so before the state is read is better than serving megabytes the follower must refuse.

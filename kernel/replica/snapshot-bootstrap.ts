@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Chain } from '../chain/chain.js';
 import type { GenesisDoc } from '../config/genesis.js';
 import type { SignatureProvider } from '../crypto/provider.js';
-import { checkSnapshotHead } from './snapshot.js';
+import { checkSnapshotHead, snapshotCounters } from './snapshot.js';
 import { installSnapshotDocument } from './snapshot-install.js';
 import { genesisTrust, verifySnapshotTrust } from './snapshot-trust.js';
 
@@ -29,7 +29,7 @@ export async function bootstrapFromSnapshot(chain: Chain, url: string, genesis: 
       signer = checked.head.signer;
       certified = checked.head.certifying_commit !== undefined;
       const trust = await verifySnapshotTrust(checked.head, checked.block, trusted, provider, state);
-      return trust.ok ? { ok: true, block: checked.block } : trust;
+      return trust.ok ? { ok: true, block: checked.block, counters: snapshotCounters(checked.head) } : trust;
     });
     log.info({ url, height: installed.height, keys: installed.keys, signer, certified }, 'started from a signed state snapshot');
   } catch (e) {

@@ -2,10 +2,11 @@ import type { ChainSnapshots } from '../chain/chain-snapshots.js';
 import { parseHex } from '../codec/hex.js';
 import type { BlockRecord } from '../model/types.js';
 import type { StateSource } from '../state/overlay.js';
-import { EntriesHasher, entryJson, isSnapshotEntry } from './snapshot.js';
+import { EntriesHasher, entryJson, isSnapshotEntry, type SnapshotCounters } from './snapshot.js';
 import { SnapshotStreamReader } from './snapshot-stream.js';
 
-export type SnapshotVerdict = { ok: true; block: BlockRecord } | { ok: false; reason: string };
+/** An accepted snapshot's block and the serving node's counters at it, if it sent them. */
+export type SnapshotVerdict = { ok: true; block: BlockRecord; counters?: SnapshotCounters | undefined } | { ok: false; reason: string };
 
 /**
  * Installs the snapshot document whose bytes `chunks` yields (a peer's `GET /api/v1/state/snapshot`

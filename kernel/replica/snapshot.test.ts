@@ -287,6 +287,15 @@ test('start-up from a snapshot runs both checks: a certified snapshot installs, 
   await assert.rejects(bootstrapFrom(forged), /refused: the signers of block 3 hold no more than 1\/3 of the trusted validators' power/);
 });
 
+test('a node started from a snapshot counts on from the serving node\'s total_txs and total_burned; from 0 when the snapshot has none', async () => {
+  const { block2, block3, entries } = await certifiedSnapshotOfBusyChain();
+  const signed = (counters?: { total_txs: number; total_burned: bigint }) => signSnapshot({ chain_id: 'test-chain', block: block2, entries, certifying: { block: block3, commit: certificateOf(block3, [signer]) }, ...(counters ? { counters } : {}) }, signer, nobleProvider);
+  const counted = await bootstrapFrom(signed({ total_txs: 1, total_burned: 21n }));
+  assert.deepEqual([counted.head.height, counted.head.total_txs, counted.head.total_burned], [2, 1, 21n]);
+  const older = await bootstrapFrom(signed());
+  assert.deepEqual([older.head.total_txs, older.head.total_burned], [0, 0n]);
+});
+
 test('checkpoint signatures verify and bind height, hash and root', () => {
   const c = { height: 100, block_hash: '0x' + '11'.repeat(32), state_root: '0x' + '22'.repeat(32), public_key: toHex(VALIDATOR_KEY.publicKey) };
   const signature = toHex(nobleProvider.sign(checkpointMessage('test-chain', c.height, c.block_hash, c.state_root), VALIDATOR_KEY.secretKey));

@@ -7,6 +7,7 @@ import { sha3Hex0x } from '../crypto/hash.js';
 import type { KeyPair, SignatureProvider } from '../crypto/provider.js';
 import type { BlockRecord } from '../model/types.js';
 import { jsonRecord } from '../state/record-codec.js';
+import type { ChainCounters } from '../store/chain-store.js';
 
 /**
  * A copy of the whole state at one height, for a node too far behind to replay blocks. Its trust
@@ -37,6 +38,25 @@ export interface StateSnapshot {
   certifying_block?: string;
   /** Block h + 1's commit certificate in the consensus wire form (`certificateToJson`). */
   certifying_commit?: unknown;
+  /**
+   * The serving node's counters at `height`, which no state root covers (`/health` and
+   * `/status` `total_txs`, the gas estimate's `total_burned`, a decimal string): a node started
+   * from the snapshot counts on from them. Informational, not signed; absent from a snapshot of
+   * a build before 2026-12-01, whose receiver counts from 0.
+   */
+  total_txs?: number;
+  total_burned?: string;
+}
+
+/** A snapshot's counters as the receiving node keeps them. */
+export type SnapshotCounters = ChainCounters;
+
+/** The counters a snapshot head carries, when both are well formed. */
+export function snapshotCounters(head: Pick<StateSnapshot, 'total_txs' | 'total_burned'>): SnapshotCounters | undefined {
+  const { total_txs, total_burned } = head;
+  if (typeof total_txs !== 'number' || !Number.isSafeInteger(total_txs) || total_txs < 0) return undefined;
+  if (typeof total_burned !== 'string' || !/^(0|[1-9][0-9]{0,38})$/.test(total_burned)) return undefined;
+  return { total_txs, total_burned: BigInt(total_burned) };
 }
 
 /** Everything but the entries: what is signed (with `entries_hash`) and what trust is judged on. */
@@ -84,8 +104,9 @@ export class EntriesHasher {
 /** What a snapshot says before its entries are read: every field but the entries' hash and the signature. */
 export type SnapshotBlocks = Omit<SnapshotHead, 'entries_hash' | 'signer' | 'public_key' | 'signature'>;
 
-export function snapshotBlocks(base: { chain_id: string; block: BlockRecord; certifying?: CertifyingBlock | undefined }): SnapshotBlocks {
+export function snapshotBlocks(base: { chain_id: string; block: BlockRecord; certifying?: CertifyingBlock | undefined; counters?: SnapshotCounters }): SnapshotBlocks {
   const certifying = base.certifying;
+  const counters = base.counters;
   return {
     chain_id: base.chain_id,
     height: base.block.header.height,
@@ -94,6 +115,7 @@ export function snapshotBlocks(base: { chain_id: string; block: BlockRecord; cer
     block: decoder.decode(blockCodec.encode(base.block)),
     ...(certifying ? { certifying_block: decoder.decode(blockCodec.encode(certifying.block)) } : {}),
     ...(certifying?.commit ? { certifying_commit: JSON.parse(decoder.decode(certifying.commit)) as unknown } : {}),
+    ...(counters ? { total_txs: counters.total_txs, total_burned: counters.total_burned.toString() } : {}),
   };
 }
 
@@ -109,7 +131,7 @@ export function signSnapshotHead(blocks: SnapshotBlocks, entries_hash: string, s
 }
 
 export function signSnapshot(
-  base: { chain_id: string; block: BlockRecord; entries: Array<[string, string]>; certifying?: CertifyingBlock },
+  base: { chain_id: string; block: BlockRecord; entries: Array<[string, string]>; certifying?: CertifyingBlock; counters?: SnapshotCounters },
   signer: { address: string; keys: KeyPair },
   provider: SignatureProvider,
 ): StateSnapshot {

@@ -137,6 +137,9 @@ export interface ChainStoreOptions {
   readonly textLog?: TxTextLog;
 }
 
+/** The counters no state root covers: a node started from a snapshot takes them from the serving node. */
+export type ChainCounters = Pick<ChainMeta, 'total_txs' | 'total_burned'>;
+
 export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: '', total_txs: 0, total_burned: 0n };
 
 /**
@@ -608,7 +611,7 @@ export class ChainStore {
   }
 
   /** Starts an empty store from a verified snapshot: its state, tree nodes and head block. */
-  async installSnapshot(block: BlockRecord, state: ReadonlyArray<readonly [string, Uint8Array]>, extraOps: readonly KvOp[]): Promise<void> {
+  async installSnapshot(block: BlockRecord, state: ReadonlyArray<readonly [string, Uint8Array]>, extraOps: readonly KvOp[], counters?: ChainCounters): Promise<void> {
     if (this.meta.state_root !== '') throw new Error('a snapshot can only be installed into an empty data directory');
     const ops: KvOp[] = [];
     for (const [key, value] of state) ops.push({ type: 'put', key: stateKey(key), value });
@@ -616,8 +619,8 @@ export class ChainStore {
     const height = block.header.height;
     ops.push({ type: 'put', key: blockKey(height), value: blockCodec.encode(block) });
     ops.push({ type: 'put', key: blockByHashKey(block.hash), value: blockKey(height).slice(PREFIX.block.length) });
-    // Counters before the snapshot are unknown to this node; they count from here.
-    const meta: ChainMeta = { height, state_root: block.state_root, block_hash: block.hash, total_txs: 0, total_burned: 0n };
+    // Counters before the snapshot are the serving node's (no root covers them); without them this node counts from 0.
+    const meta: ChainMeta = { height, state_root: block.state_root, block_hash: block.hash, total_txs: counters?.total_txs ?? 0, total_burned: counters?.total_burned ?? 0n };
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     ops.push({ type: 'put', key: metaKey('first-full'), value: u64(height + 1) });
     ops.push(this.activity.startAfterSnapshot(height));
