@@ -54,6 +54,18 @@ export function deployBodyGas(fields: Readonly<Record<string, unknown>>): number
   return gasOfDeploy(() => deployRequest(fields as Record<string, unknown>, LARGEST_BYTECODE));
 }
 
+/**
+ * The gas a template registration's bytes cost on top of its base 50: what a deploy of them
+ * alone would pay (storing and metering), since the registration's block meters them once for
+ * all and every deploy naming the template then pays their storing only (`meteredOnceForAll`).
+ * Without it the metering pass of a registered template would be paid by nobody.
+ */
+export function templateRegisterBodyGas(fields: Readonly<Record<string, unknown>>): number {
+  const bytecodeHex = fields.bytecode_hex;
+  if (typeof bytecodeHex !== 'string' || bytecodeHex.length === 0) return 0;
+  return gasOfDeploy(() => deployRequest({ bytecode_hex: bytecodeHex }, LARGEST_BYTECODE));
+}
+
 /** `deployBodyGas` of a plain transaction's `data` (the deploy's fields as JSON, or hex of it). */
 export function deployDataGas(data: string | undefined): number {
   return data === undefined ? 0 : gasOfDeploy(() => deployFromData(data, LARGEST_BYTECODE));

@@ -52,11 +52,16 @@ async function get(f: Fixture, path: string, params: Record<string, string> = {}
   return (await route.handler({ method: 'GET', path: route.path, params, query: new URLSearchParams(query), headers: {}, body: undefined, ip: '127.0.0.1' })) as Record<string, unknown>;
 }
 
+/** The registration's transaction hash of each template `registered` made. */
+const registration = new Map<string, string>();
+
 async function registered(f: Fixture): Promise<string> {
   const sent = await f.chain.admitOperation('register_template', register(ownerKey, AUTHOR), {}, 0);
   await f.block();
   assert.equal((await receipt(f, sent.tx_hash)).status, 'confirmed');
-  return templateId(AUTHOR, sent.tx_hash);
+  const id = templateId(AUTHOR, sent.tx_hash);
+  registration.set(id, sent.tx_hash);
+  return id;
 }
 
 test('register (§51): a .node through its owner; another kind 403, a taken name 409, a bad abi 400, hostile bytes 403; listed with the shipped one', async () => {
@@ -129,6 +134,9 @@ test('a deploy naming a template pays its fee to the author\'s owner exactly (wh
   const rr = await receipt(f, raw.tx_hash);
   assert.equal(rr.status, 'confirmed', rr.error ?? '');
   assert.ok(rr.gas > 150, `metering costs at least 150 gas, charged ${rr.gas}`);
+  // The registration paid that metering, once for all its deploys: its gas is the raw deploy's.
+  const reg = (await f.chain.queries.getTx(registration.get(id)!))!.receipt;
+  assert.equal(reg.gas, rr.gas, 'a registration pays its bytes\' storing and metering, as a deploy of them would');
 });
 
 test('deprecate refuses new deploys (400, also in the block), delete removes the record (404) and frees the name; the shipped template cannot be deprecated; another author 403', async () => {

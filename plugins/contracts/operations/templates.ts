@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { addressKind, badRequest, conflict, defineOperation, forbidden, isChainError, parseHex, sha3Hex0x, type ChainError, type ReadContext } from '../../../kernel/sdk.js';
+import { templateRegisterBodyGas } from '../deploy-gas.js';
 import { CONTRACT_BASE_GAS, readSettings, type DeployGate, type Settings } from '../execute.js';
 import { code } from '../store.js';
 import { checkCodeShape } from '../vm/shape.js';
@@ -100,6 +101,7 @@ export function templateOperations(deps: TemplateDeps) {
     signsFor: TEMPLATES_ADDRESS,
     value: null,
     gas: CONTRACT_BASE_GAS,
+    bodyGas: templateRegisterBodyGas,
     mainKeyOnly: 'register a template as its author',
     async check(ctx, op) {
       return registerProblem(ctx, deps, 'check', op.body);
