@@ -608,6 +608,11 @@ export class Chain extends EventEmitter<{ committed: [CommittedBlock]; queued: [
     return this.mempool.operationsNamed(name).map((tx) => ({ hash: tx.hash, body: tx.body }));
   }
 
+  /** ChainAccess.pendingSystem: the pool's system transactions of one target, in arrival order. */
+  pendingSystem(target: string): Array<{ hash: string; body: Readonly<Record<string, unknown>> }> {
+    return this.mempool.systemNamed(target).map((tx) => ({ hash: tx.hash, body: tx.body }));
+  }
+
   /** ChainAccess.derivedKeyOf (ChainQueries.derivedKeyOf). */
   derivedKeyOf(address: string, within?: number): Promise<string | undefined> {
     return this.queries.derivedKeyOf(address, within);

@@ -79,6 +79,13 @@ export class Mempool {
     return out;
   }
 
+  /** The pending system transactions (relay writes) of one target, in arrival order: node-local views. */
+  systemNamed(target: string): Tx[] {
+    const out: Tx[] = [];
+    for (const tx of this.byHash.values()) if (tx.origin === 'system' && tx.target === target) out.push(tx);
+    return out;
+  }
+
   /**
    * What a sender's pending transactions hold of its balance, for the admission balance check:
    * each one's `holds` naming the account (a declared debit such as a name's price, a fee it

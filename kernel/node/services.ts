@@ -32,6 +32,13 @@ export interface ChainAccess {
    * (the exchange's open batch window, decisions.md §60): consensus never reads it.
    */
   pendingOperations(name: string): ReadonlyArray<{ readonly hash: string; readonly body: Readonly<Record<string, unknown>> }>;
+  /**
+   * The system transactions (unsigned relay writes a plugin admits with `admitSystem`) of one
+   * target waiting in this node's mempool, whichever node they were submitted to, in arrival
+   * order, each with its hash and body. Node-local, for admission's "already pending" answers
+   * (decisions.md §76): consensus never reads it.
+   */
+  pendingSystem(target: string): ReadonlyArray<{ readonly hash: string; readonly body: Readonly<Record<string, unknown>> }>;
 }
 
 /** The services a node offers its plugins through `api.services`. */

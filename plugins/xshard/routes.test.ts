@@ -6,7 +6,8 @@ import { bundleOf, nodeServicesOf, shardSigners, twoShardGenesis } from '../../t
 import { xshardPlugin } from './index.js';
 import { serveXshardRoutes } from './routes.js';
 import { verifyBundle } from './bundle.js';
-import { lockKey, type Lock } from './store.js';
+import { ACK_TX, COMMIT_TX, RELAY_SENDER } from './rules.js';
+import { lockKey, receiptKey, type Lock, type Receipt } from './store.js';
 
 /*
  * The routes over a fixture chain (shard 0 of 2), called as the server calls them: the queue and
@@ -68,7 +69,29 @@ test('commit answers §17 and a second commit for the same lock while the first 
   const first = await call('POST', '/api/v1/cross-shard/commit', {}, '', await bundleOf('lock', lockKey(lock.id), lock, { height: 5, set: S1 }));
   assert.deepEqual(Object.keys(first).sort(), ['estimated_block', 'status', 'success', 'tx_hash']);
   const second = call('POST', '/api/v1/cross-shard/commit', {}, '', await bundleOf('lock', lockKey(lock.id), lock, { height: 6, set: S1 }));
-  await assert.rejects(second, (e: unknown) => isChainError(e) && e.status === 409 && /pending/.test(e.message));
+  await assert.rejects(second, (e: unknown) => isChainError(e) && e.status === 409 && /is pending: committed/.test(e.message));
   await certifiedBlock(f);
   assert.equal((await call('GET', '/api/v1/cross-shard/receipts/:source_shard/:id', { source_shard: '1', id: lock.id })).outcome, 'committed');
+});
+
+test('a relay write another node admitted and gossiped here is pending here too: the same bundle posted to this node is 409 naming the outcome, not a duplicate\'s 400 (§76, §77)', async () => {
+  const { f, call } = await served();
+  await certifiedBlock(f);
+  // Past its deadline at the proof's height: the receipt it will write is an abort.
+  const lock: Lock = { id: '0x' + 'cd'.repeat(32), from: carol.address, to: bob.address, value: 700, source_shard: 1, dest_shard: 0, lock_height: 3, deadline_height: 13, status: 'locked' };
+  const late = await bundleOf('lock', lockKey(lock.id), lock, { height: 20, set: S1 });
+  // As a peer's relay reaches the pool: admitted by the kernel, never through this node's route.
+  await f.chain.admitSystem(COMMIT_TX, RELAY_SENDER, RELAY_SENDER, 0n, { lock: late.lock, proof: late.proof }, 0);
+  await assert.rejects(call('POST', '/api/v1/cross-shard/commit', {}, '', late), (e: unknown) => isChainError(e) && e.status === 409 && /is pending: aborted/.test(e.message));
+
+  // An ack of a lock of this shard, gossiped likewise: 409 naming how it settles the lock.
+  const sent = await f.chain.admit(signTransfer(alice, { to: carol.address, value: 4_000, nonce: 1 }), 0);
+  await certifiedBlock(f);
+  const mine = (await call('GET', '/api/v1/cross-shard/transfers/:id', { id: sent.tx_hash })) as unknown as Lock;
+  const receipt: Receipt = { source_shard: 0, id: mine.id, from: mine.from, to: mine.to, value: mine.value, outcome: 'aborted', height: 44, proof_height: mine.deadline_height, tx_hash: '0x' + 'ee'.repeat(32) };
+  const ack = await bundleOf('receipt', receiptKey(0, mine.id), receipt, { height: 50, set: S1 });
+  await f.chain.admitSystem(ACK_TX, RELAY_SENDER, RELAY_SENDER, 0n, { receipt: ack.receipt, proof: ack.proof }, 0);
+  await assert.rejects(call('POST', '/api/v1/cross-shard/ack', {}, '', ack), (e: unknown) => isChainError(e) && e.status === 409 && /being settled: refunded/.test(e.message));
+  await certifiedBlock(f);
+  assert.equal((await call('GET', '/api/v1/cross-shard/transfers/:id', { id: mine.id })).status, 'refunded');
 });

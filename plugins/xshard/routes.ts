@@ -97,8 +97,24 @@ export const headersRoute = defineRoute({
 /** The routes the gateway forwards (part 1); the header update is Node only. */
 export const XSHARD_ROUTES = [queueRoute, transferRoute, transferProofRoute, receiptRoute, receiptProofRoute, clientsRoute, commitRoute, ackRoute] as const;
 
-/** Blocks a relay write counts as pending in this node's pool before a resubmission is let through (node-local, admission only). */
-const PENDING_BLOCKS = 5;
+/**
+ * The key a pending relay write will write and the outcome it will give it, read from its body
+ * as admitted (checked by `judgeCommit`/`judgeAck` then, so read defensively): a commit's
+ * receipt is `committed` when its proof is from before the lock's deadline, else `aborted`; an
+ * ack settles its lock `committed` or `refunded` as its receipt says.
+ */
+function pendingOutcome(type: string, body: Readonly<Record<string, unknown>>): [key: string, outcome: string] | undefined {
+  const record = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined);
+  if (type === COMMIT_TX) {
+    const lock = record(body.lock);
+    const proof = record(body.proof);
+    if (lock === undefined || proof === undefined || typeof lock.id !== 'string' || typeof lock.source_shard !== 'number') return undefined;
+    return [receiptKey(lock.source_shard, lock.id), Number(proof.height) < Number(lock.deadline_height) ? 'committed' : 'aborted'];
+  }
+  const receipt = record(body.receipt);
+  if (receipt === undefined || typeof receipt.id !== 'string') return undefined;
+  return [lockKey(receipt.id), receipt.outcome === 'committed' ? 'committed' : 'refunded'];
+}
 
 /** Newest first: lock_height descending, then id. */
 function newestFirst(a: Lock, b: Lock): number {
@@ -106,21 +122,18 @@ function newestFirst(a: Lock, b: Lock): number {
 }
 
 export function serveXshardRoutes(routes: RouteTable, s: NodeServices, plugin: string): void {
-  // A relay write waiting in this node's pool, by the state key it will write: a second one for
-  // the same key is 409 at once (§76 "written or pending") instead of failing in the block.
-  const pending = new Map<string, number>();
-  const isPending = (key: string): boolean => {
-    const at = pending.get(key);
-    if (at === undefined) return false;
-    if (s.chain.head.height > at + PENDING_BLOCKS) {
-      pending.delete(key);
-      return false;
+  // A relay write waiting in this node's pool, whichever node it was posted to (relays gossip), by
+  // the state key it will write: a second one for the same key is 409 naming the outcome at once
+  // (§76 "written or pending") instead of a duplicate's 400 or a failure in the block.
+  const pendingFor = (type: string) => (key: string): string | undefined => {
+    for (const { body } of s.chain.pendingSystem(type)) {
+      const coming = pendingOutcome(type, body);
+      if (coming !== undefined && coming[0] === key) return coming[1];
     }
-    return true;
+    return undefined;
   };
-  const submit = async (type: string, key: string, body: Record<string, unknown>) => {
+  const submit = async (type: string, body: Record<string, unknown>) => {
     const tx = await s.chain.admitSystem(type, RELAY_SENDER, RELAY_SENDER, 0n, body, s.now());
-    pending.set(key, s.chain.head.height);
     return { success: true, status: 'pending', tx_hash: tx.hash, estimated_block: s.chain.head.height + 1 };
   };
 
@@ -169,17 +182,17 @@ export function serveXshardRoutes(routes: RouteTable, s: NodeServices, plugin: s
   );
   routes.serve(commitRoute, async (req) => {
     const body = req.body as unknown as Record<string, unknown>;
-    const { lock } = await s.query.run(plugin, (ctx) => judgeCommit(ctx, body, isPending));
-    return submit(COMMIT_TX, receiptKey(lock.source_shard, lock.id), { lock: body.lock, proof: body.proof });
+    await s.query.run(plugin, (ctx) => judgeCommit(ctx, body, pendingFor(COMMIT_TX)));
+    return submit(COMMIT_TX, { lock: body.lock, proof: body.proof });
   });
   routes.serve(ackRoute, async (req) => {
     const body = req.body as unknown as Record<string, unknown>;
-    const { lock } = await s.query.run(plugin, (ctx) => judgeAck(ctx, body, isPending));
-    return submit(ACK_TX, lockKey(lock.id), { receipt: body.receipt, proof: body.proof });
+    await s.query.run(plugin, (ctx) => judgeAck(ctx, body, pendingFor(ACK_TX)));
+    return submit(ACK_TX, { receipt: body.receipt, proof: body.proof });
   });
   routes.serve(headersRoute, async (req) => {
     const body = req.body as unknown as Record<string, unknown>;
-    const { shard } = await s.query.run(plugin, (ctx) => judgeHeaders(ctx, body));
-    return submit(HEADERS_TX, `client/${shard}`, { header: body.header, certificate: body.certificate, validators: body.validators, next_validators: body.next_validators });
+    await s.query.run(plugin, (ctx) => judgeHeaders(ctx, body));
+    return submit(HEADERS_TX, { header: body.header, certificate: body.certificate, validators: body.validators, next_validators: body.next_validators });
   });
 }

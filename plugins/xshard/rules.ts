@@ -91,8 +91,12 @@ function shape<T>(schema: Parameters<typeof firstRefusal>[0], body: unknown, wha
   return body as T;
 }
 
-/** Is a relay write for this key waiting in this node's pool (node-local; admission only). */
-export type PendingCheck = (key: string) => boolean;
+/**
+ * The outcome a relay write waiting in this node's pool will give this key (`committed` or
+ * `aborted` for a receipt, `committed` or `refunded` for a lock), or undefined when none waits
+ * (node-local; admission only).
+ */
+export type PendingCheck = (key: string) => string | undefined;
 
 /** What a verified commit writes. */
 export interface JudgedCommit {
@@ -112,7 +116,8 @@ export async function judgeCommit(ctx: ReadContext, body: unknown, pending?: Pen
   if (headerShard !== lock.source_shard) throw badRequest(`the header's shard ${String(headerShard)} is not the lock's source_shard ${lock.source_shard}`);
   const written = await receipts.get(ctx.store, lock.source_shard, lock.id);
   if (written) throw conflict(`a receipt for lock ${lock.id} of shard ${lock.source_shard} is already written: ${written.outcome}`);
-  if (pending?.(receiptKey(lock.source_shard, lock.id))) throw conflict(`a receipt for lock ${lock.id} of shard ${lock.source_shard} is pending: a commit for it waits in the pool`);
+  const coming = pending?.(receiptKey(lock.source_shard, lock.id));
+  if (coming !== undefined) throw conflict(`a receipt for lock ${lock.id} of shard ${lock.source_shard} is pending: ${coming} (a commit for it waits in the pool)`);
   const client = await clients.get(ctx.store, lock.source_shard);
   if (!client) throw badRequest(`the bundle does not verify: validator_set: this shard keeps no client of shard ${lock.source_shard}`);
   const proofHeight = verifyBundle(lock, proof, lockKey(lock.id), client, verify);
@@ -154,7 +159,8 @@ export async function judgeAck(ctx: ReadContext, body: unknown, pending?: Pendin
   const headerShard = servedHeaderShard(proof);
   if (headerShard !== lock.dest_shard) throw badRequest(`the header's shard ${String(headerShard)} is not the lock's dest_shard ${lock.dest_shard}`);
   if (lock.status !== 'locked') throw conflict(`lock ${lock.id} is already ${lock.status}`);
-  if (pending?.(lockKey(lock.id))) throw conflict(`lock ${lock.id} is being settled: an ack for it waits in the pool`);
+  const coming = pending?.(lockKey(lock.id));
+  if (coming !== undefined) throw conflict(`lock ${lock.id} is being settled: ${coming} (an ack for it waits in the pool)`);
   const client = await clients.get(ctx.store, lock.dest_shard);
   if (!client) throw badRequest(`the bundle does not verify: validator_set: this shard keeps no client of shard ${lock.dest_shard}`);
   verifyBundle(receipt, proof, receiptKey(receipt.source_shard, receipt.id), client, verify);
