@@ -166,8 +166,13 @@ export function verifyProvenRead(answer: unknown, trusted: unknown, options: { k
   return { height: read.height, state_root: read.stateRoot, set_changed: read.commit.setChanged, trusted: toJson(read.trusted) };
 }
 
+/**
+ * An account answer proves `acct/<address>` among its entries: alone for an address, after the
+ * name record for a read through a name (`names/nft/<name>`, then the owner's account).
+ */
 function detectKind(answer: unknown): 'account' | 'record' {
   const a = answer as { address?: unknown; proof?: { entries?: Array<{ key?: unknown }> } } | null;
   const entries = a?.proof?.entries;
-  return Array.isArray(entries) && entries.length === 1 && entries[0]?.key === `acct/${String(a?.address)}` ? 'account' : 'record';
+  const key = `acct/${String(a?.address)}`;
+  return Array.isArray(entries) && entries.some((e) => e?.key === key) ? 'account' : 'record';
 }

@@ -13,6 +13,7 @@ import { canonicalJson } from '../../kernel/codec/json.js';
 import { sha3Hex0x } from '../../kernel/crypto/hash.js';
 import { ONE_THIRD, trustFromGenesis, verifyProvenRead } from '../../kernel/light-client/index.js';
 import type { GenesisDoc } from '../../kernel/config/genesis.js';
+import { trustFromGenesis as sdkTrustFromGenesis, verifyProvenRead as sdkVerifyProvenRead } from '../../sdk/crypto.js';
 
 /**
  * Names and NFTs (issue 31, decisions.md §38–41) on a real 4-validator devnet, each step through
@@ -93,6 +94,12 @@ describe('names and NFTs on a real devnet', () => {
     assert.deepEqual(nameEntries.map((e) => [e.key, e.exists]), [[`names/nft/${nameAddr}`, true], [`acct/${alice.address}`, true]]);
     assert.equal((JSON.parse(Buffer.from(nameEntries[0]!.value_hex, 'hex').toString('utf8')) as { owner: string }).owner, alice.address, 'the proven record names the account answered');
     verifyProvenRead(provenAcct, trustFromGenesis(genesis, sha3Hex0x(canonicalJson(genesis))), { kind: 'account', trustLevel: ONE_THIRD });
+    // The browser module's checker, told no kind, knows it for an account read (its acct/ entry
+    // follows the name's), so it holds the answer to the account rules: one missing a field is refused.
+    const moduleTrust = sdkTrustFromGenesis(genesis, sha3Hex0x(canonicalJson(genesis)));
+    sdkVerifyProvenRead(provenAcct, moduleTrust);
+    const { nonce: _dropped, ...withoutNonce } = provenAcct;
+    assert.throws(() => sdkVerifyProvenRead(withoutNonce, moduleTrust), /nonce/);
 
     // Taken: 409 at admission, nothing moved; in a block (admission skipped) it fails, fee only.
     const bobBefore = await balanceOf(bob.address);
