@@ -5,6 +5,7 @@ import { badRequest, countedPage, defineRoute, forbidden, isAddress, listPage, n
 import { dryRun } from './execute.js';
 import { allContracts, contractEvents, contracts, readContract, tokenTransfers, type ContractRecord } from './store.js';
 import { templateList, templateOne } from './template-registry.js';
+import { TEMPLATE_ID, templateUsage, templates } from './template-store.js';
 import { CallBody, ContractEventView, ContractParams, ContractView, DryRunAnswer, parseCall, TemplateView, TokenTransferView } from './schemas.js';
 import { duplicateJsonKey } from './json-keys.js';
 import type { ContractRuntime } from './runtime.js';
@@ -95,6 +96,9 @@ export const templateRoute = defineRoute({
   summary: 'one template with its ABI and bytecode, shipped or registered (decisions.md §51)',
   params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'the template id (fungible-token, or tpl-<16 hex>)' }) }),
   responses: { 200: TemplateView, 404: 'no template of that id, or a deleted one' },
+  // decisions.md §84: a registered template by its record, and every template by its usage (a
+  // shipped one's fields besides are the build's, not state's).
+  proves: (req) => [...(TEMPLATE_ID.test(req.params.id) ? [templates.stateKey(req.params.id)] : []), templateUsage.stateKey(req.params.id)],
 });
 
 export const CONTRACTS_ROUTES = [contractsRoute, contractRoute, contractEventsRoute, tokenTransfersRoute, callRoute, templatesRoute, templateRoute];

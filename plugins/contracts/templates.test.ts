@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
-import { isChainError, RouteTable, sha3Hex0x, toHex, type Receipt } from '../../kernel/sdk.js';
+import { certifiedBlock, genesisDoc, makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { isChainError, RouteTable, sha3Hex0x, toHex, type NodeServices, type Receipt } from '../../kernel/sdk.js';
+import { provenGet } from '../../test/helpers/proven-read.js';
+import { templateUsage, templates } from './template-store.js';
 import { contractsPlugin } from './index.js';
 import { contractAddress, DEPLOY_ADDRESS } from './execute.js';
 import { templateId } from './operations/templates.js';
@@ -24,12 +26,11 @@ const TRAPPING = wat(`(module (memory (export "memory") 1) (func (export "alloc"
 const MODULE = wat(`(module (memory (export "memory") 1) (func (export "alloc") (param i32) (result i32) (i32.const 1024)) (func (export "call") (param i32 i32)))`);
 
 /** The fixture validator proposes; two more `.node`s, each owned by its key's address, may author templates. */
-async function chain(): Promise<Fixture> {
-  return makeChain({
-    plugins: [contractsPlugin, analyzerPlugin],
-    validators: [{ address: 'chain:v0.node', key: VALIDATOR_KEY, stake: '10000000000' }, { address: AUTHOR, key: ownerKey.keys, stake: '10000000' }, { address: OTHER, key: other.keys, stake: '10000000' }],
-    accounts: [alice, ownerKey, other].map((w) => ({ address: w.address, balance: 100_000_000n })),
-  });
+const VALIDATORS = [{ address: 'chain:v0.node', key: VALIDATOR_KEY, stake: '10000000000' }, { address: AUTHOR, key: ownerKey.keys, stake: '10000000' }, { address: OTHER, key: other.keys, stake: '10000000' }];
+const ACCOUNTS = [alice, ownerKey, other].map((w) => ({ address: w.address, balance: 100_000_000n }));
+
+async function chain(services?: { query?: NodeServices['query'] }): Promise<Fixture> {
+  return makeChain({ plugins: [contractsPlugin, analyzerPlugin], validators: VALIDATORS, accounts: ACCOUNTS, ...(services ? { services } : {}) });
 }
 
 let clock = 1_700_000_000_000;
@@ -168,4 +169,21 @@ test('deprecate refuses new deploys (400, also in the block), delete removes the
   await assert.rejects(f.chain.admit(await deployTx(f, alice, { template: id }), 0), status(404));
   const again = await registered(f);
   assert.notEqual(again, id, 'the name is free again, under a new id');
+});
+
+test('?prove=true on a template proves a registered one\'s record and every template\'s usage, and a client checks them (§84–85)', async () => {
+  const services: { query?: NodeServices['query'] } = {};
+  const f = await chain(services);
+  const sent = await f.chain.admitOperation('register_template', register(ownerKey, AUTHOR), {}, 0);
+  await certifiedBlock(f);
+  const id = templateId(AUTHOR, sent.tx_hash);
+  await f.chain.admit(await deployTx(f, alice, { template: id }), 0);
+  await certifiedBlock(f);
+  await certifiedBlock(f);
+  const genesis = genesisDoc(ACCOUNTS, {}, VALIDATORS);
+  const registeredOne = await provenGet(f, services, genesis, '/api/v1/templates/:id', { id });
+  assert.deepEqual([registeredOne.answer.uses, registeredOne.answer.fee_unro], [1, FEE]);
+  assert.deepEqual(registeredOne.keys, [[templates.stateKey(id), true], [templateUsage.stateKey(id), true]]);
+  const shipped = await provenGet(f, services, genesis, '/api/v1/templates/:id', { id: 'fungible-token' });
+  assert.deepEqual([shipped.answer.builtin, shipped.answer.uses, shipped.keys], [true, 0, [[templateUsage.stateKey('fungible-token'), false]]]);
 });

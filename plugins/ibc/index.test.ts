@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FIXTURE_CHAIN_ID, labelledWallet, makeChain, refused, signOperation, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { FIXTURE_CHAIN_ID, certifiedBlock, genesisDoc, labelledWallet, makeChain, refused, signOperation, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { provenGet } from '../../test/helpers/proven-read.js';
 import { counterpartyHeader, ibcSigners, inboundTransfer, type CounterpartyHeader } from '../../test/helpers/ibc-chain.js';
-import { RouteTable, lightClient } from '../../kernel/sdk.js';
+import { RouteTable, lightClient, type NodeServices } from '../../kernel/sdk.js';
 import { ibcPlugin } from './index.js';
-import { channels, commitments, denoms, openPackets, packets, receipts, vouchers } from './store.js';
+import { channels, clients, commitments, denoms, openPackets, packets, receipts, vouchers } from './store.js';
 import { commitmentValue, escrowAddress, transferText, voucherDenom, voucherHash } from './packets.js';
 import { heldSupply, ibcHoldings } from '../../test/helpers/supply-model.js';
 
@@ -47,12 +48,15 @@ async function injected(f: Fixture, kind: string, body: Record<string, unknown>)
   return { status: stored!.receipt.status, error: stored!.receipt.error };
 }
 
-async function chain(genesisParams: Record<string, string> = {}): Promise<Fixture> {
+const ACCOUNTS = [operator, alice, mallory].map((w) => ({ address: w.address, balance: START }));
+
+async function chain(genesisParams: Record<string, string> = {}, services?: { query?: NodeServices['query'] }): Promise<Fixture> {
   return makeChain({
     plugins: [ibcPlugin],
     pluginConfig: [{ name: 'ibc', options: { operator_pubkeys: operator.publicKeyHex } }],
-    accounts: [operator, alice, mallory].map((w) => ({ address: w.address, balance: START })),
+    accounts: ACCOUNTS,
     genesisParams,
+    ...(services ? { services } : {}),
   });
 }
 
@@ -418,4 +422,16 @@ test('start-up refuses CHAIN_IBC_REQUIRE_HEADER or _PACKET_COMMITMENT off and a 
   await assert.rejects(boot({ require_header: false }), /CHAIN_IBC_REQUIRE_HEADER/);
   await assert.rejects(boot({ require_packet_commitment: false }), /CHAIN_IBC_REQUIRE_PACKET_COMMITMENT/);
   await assert.rejects(boot({ operator_pubkeys: 'abcd' }), /CHAIN_IBC_OPERATOR_PUBKEYS: "abcd…" is not an ML-DSA-65 public key/);
+});
+
+test('?prove=true on a client read proves the client\'s record, and a client of this chain checks it (§84–85)', async () => {
+  const services: { query?: NodeServices['query'] } = {};
+  const f = await chain({}, services);
+  const h = await counterpartyHeader({ chainId: B, height: 10, validators: SET });
+  await f.chain.admitOperation('ibc_client_update', op(operator, 'ibc_client_update', { header: h.header }), {}, 0);
+  await certifiedBlock(f);
+  await certifiedBlock(f);
+  const { answer, keys } = await provenGet(f, services, genesisDoc(ACCOUNTS), '/api/v1/ibc/client/:chainId', { chainId: B });
+  assert.deepEqual([answer.latest_height, answer.heights], [10, [10]]);
+  assert.deepEqual(keys, [[clients.stateKey(B), true]]);
 });

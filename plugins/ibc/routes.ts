@@ -7,6 +7,9 @@ import { channelView, clientView, denomView, packetView, voucherHuman } from './
 import { readSettings, type PacketRecord } from './rules.js';
 import { parsePacketId, voucherDenom } from './packets.js';
 
+/** A chain id as the client store keys it; any other text has no client (404), and nothing to prove. */
+const CHAIN_ID_RE = /^[a-z0-9-]{1,64}$/;
+
 export const channelsRoute = defineRoute({
   method: 'GET',
   path: '/api/v1/ibc/channels',
@@ -48,6 +51,8 @@ export const clientRoute = defineRoute({
   summary: "this chain's light client of a counterparty: latest verified header, trusted set, usable proof heights (decisions.md §65)",
   params: Type.Object({ chainId: Type.String() }),
   responses: { 200: ClientView, 404: 'no client of that chain' },
+  // decisions.md §84: proven by the client's record (the usable heights are listed, not proven).
+  proves: (req) => (CHAIN_ID_RE.test(req.params.chainId) ? [clients.stateKey(req.params.chainId)] : []),
 });
 
 export const voucherRoute = defineRoute({
@@ -62,7 +67,6 @@ export const voucherRoute = defineRoute({
 /** The routes the plugin lists in its definition: the gateway forwards each under its declaration. */
 export const IBC_ROUTES = [channelsRoute, packetsRoute, denomsRoute, clientRoute, voucherRoute] as const;
 
-const CHAIN_ID_RE = /^[a-z0-9-]{1,64}$/;
 
 export function serveIbcRoutes(routes: RouteTable, s: NodeServices): void {
   routes.serve(channelsRoute, (req) =>

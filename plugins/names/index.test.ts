@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { labelledWallet, makeChain, refused, signOperation, signTransfer, type Fixture } from '../../test/helpers/chain-fixture.js';
+import { certifiedBlock, genesisDoc, labelledWallet, makeChain, refused, signOperation, signTransfer, type Fixture } from '../../test/helpers/chain-fixture.js';
+import { provenGet } from '../../test/helpers/proven-read.js';
+import type { NodeServices } from '../../kernel/sdk.js';
 import { NFT_TRANSFER_FEE } from '../../kernel/sdk.js';
 import { namesPlugin } from './index.js';
 import { customAddressOf } from './records.js';
@@ -168,4 +170,20 @@ test('an .agent acts through its owner (decisions.md §19): the owner\'s key sig
   await f.block();
   await refused(f.chain.admitOperation('register_human', asAgent(alice), {}, 0), 401, /not bound/);
   await refused(f.chain.admitOperation('register_human', asAgent(bob), {}, 0), 400, /key-derived/);
+});
+
+test('?prove=true on an NFT and an .agent read proves the NFT\'s record, and a client checks it (§84–85); a .human is no .agent', async () => {
+  const services: { query?: NodeServices['query'] } = {};
+  const accounts = [alice, bob, carol].map((w) => ({ address: w.address, balance: START }));
+  const f = await makeChain({ plugins: [namesPlugin], accounts, services });
+  await f.chain.admitOperation('register_human', register(alice, 'provenname'), {}, 0);
+  await f.chain.admitOperation('register_agent', register(bob, 'provenagent', 'register_agent'), {}, 0);
+  await certifiedBlock(f);
+  await certifiedBlock(f);
+  const nft = await provenGet(f, services, genesisDoc(accounts), '/api/v1/nft/:address', { address: 'chain:provenname.human' });
+  assert.equal(nft.answer.owner, alice.address);
+  assert.deepEqual(nft.keys, [[nfts.stateKey('chain:provenname.human'), true]]);
+  const agent = await provenGet(f, services, genesisDoc(accounts), '/api/v1/agents/:address', { address: 'chain:provenagent.agent' });
+  assert.deepEqual([agent.answer.owner, agent.keys], [bob.address, [[nfts.stateKey('chain:provenagent.agent'), true]]]);
+  await refused(provenGet(f, services, genesisDoc(accounts), '/api/v1/agents/:address', { address: 'chain:provenname.human' }), 404, /not a registered \.agent/);
 });

@@ -26,6 +26,8 @@ export const nftRoute = defineRoute({
   params: AddressParams,
   responses: { 200: NftRecordSchema, 404: 'not an NFT: unknown, or a .node, .vault or .app name' },
   socketMethod: 'get_nft',
+  // decisions.md §84: proven by the NFT's record (its history is listed, not proven).
+  proves: (req) => [nfts.stateKey(req.params.address)],
 });
 
 export const nftsOwnedRoute = defineRoute({
@@ -44,6 +46,7 @@ export const agentRoute = defineRoute({
   summary: 'an .agent record (the NFT record of decisions.md §40)',
   params: AddressParams,
   responses: { 200: NftRecordSchema, 404: 'not a registered .agent' },
+  proves: (req) => [nfts.stateKey(req.params.address)],
 });
 
 /** The routes the gateway proxies (the plugin's `routes`): the price is Node only (part 1), so not listed. */

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { labelledWallet, makeChain, refused, signOperation, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { certifiedBlock, genesisDoc, labelledWallet, makeChain, refused, signOperation, signTransfer, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { provenGet } from '../../test/helpers/proven-read.js';
+import type { NodeServices } from '../../kernel/sdk.js';
 import { vaultsPlugin } from './index.js';
 import { proposals, vaults } from './store.js';
 import { kernelRoutes } from '../../test/helpers/kernel-routes.js';
@@ -251,4 +253,18 @@ test('the other rules of §44 at admission, each with its status, nothing moved:
   assert.deepEqual(await Promise.all([alice, bob, carol].map(async (w) => (await f.account(w.address)).balance)), before, 'nothing moved');
   assert.equal((await f.account(VAULT)).balance, 5_000n);
   assert.equal(await proposals.has(state(f), VAULT, 1), false);
+});
+
+test('?prove=true on a vault\'s config proves its record and its account (the balance), and a client checks both (§84–85)', async () => {
+  const services: { query?: NodeServices['query'] } = {};
+  const accounts = [alice, bob, carol].map((w) => ({ address: w.address, balance: 1_000n * COIN }));
+  const f = await makeChain({ plugins: [stakingPlugin, namesPlugin, vaultsPlugin], accounts, services });
+  await f.chain.admitOperation('register_vault', register(alice), {}, 0);
+  await certifiedBlock(f);
+  await f.chain.admit(signTransfer(bob, { to: VAULT, value: 7_000, nonce: 1 }), 0);
+  await certifiedBlock(f);
+  await certifiedBlock(f);
+  const { answer, keys } = await provenGet(f, services, genesisDoc(accounts), '/api/v1/vault/:vault/config', { vault: VAULT });
+  assert.deepEqual([answer.members, answer.balance], [[alice.address], 7_000]);
+  assert.deepEqual(keys, [[vaults.stateKey(VAULT), true], [`acct/${VAULT}`, true]]);
 });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { AddressString, countedPage, defineRoute, formatCoin, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
+import { AddressString, accountStateKey, countedPage, defineRoute, formatCoin, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
 import { membershipCount, memberships, proposals, vaults } from './store.js';
 import { proposalView, type VaultConfig } from './proposals.js';
 
@@ -42,6 +42,8 @@ export const vaultConfigRoute = defineRoute({
   params: Type.Object({ vault: AddressString }),
   responses: { 200: VaultConfigSchema, 404: 'no such vault' },
   socketMethod: 'get_vault_config',
+  // decisions.md §84: the vault's record, and its account for the balance.
+  proves: (req) => [vaults.stateKey(req.params.vault), accountStateKey(req.params.vault)],
 });
 
 export const vaultProposalsRoute = defineRoute({
