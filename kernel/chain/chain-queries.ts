@@ -38,6 +38,11 @@ export class ChainQueries {
     return this.d.store.head;
   }
 
+  /** The transactions this node holds and indexes (ChainStore.indexedTxCount). */
+  get indexedTxCount(): number {
+    return this.d.store.indexedTxCount;
+  }
+
   /** The lowest height held with its transactions and commit certificate (ChainStore.firstFullHeight). */
   get firstFullHeight(): number {
     return this.d.store.firstFullHeight;

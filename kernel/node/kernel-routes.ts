@@ -293,7 +293,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     let page: TxPage;
     if (type && type !== 'all') page = await store.matchingTxHashes(a, (target) => matchesType(target, type, chain.typeOf), offset, limit);
     else if (a !== undefined) page = { hashes: await store.addressTxHashes(a, offset, limit), total: await store.countAddressTxs(a) };
-    else page = { hashes: await store.latestTxHashes(offset, limit), total: chain.head.total_txs };
+    else page = { hashes: await store.latestTxHashes(offset, limit), total: store.indexedTxCount };
     const transactions = [];
     for (const h of page.hashes) {
       const st = await store.getTxFields(h);

@@ -6,6 +6,7 @@ import { nobleProvider } from '../crypto/noble-provider.js';
 import { toHex, parseHex } from '../codec/hex.js';
 import { utf8Bytes } from '../codec/utf8.js';
 import { MemoryStore } from '../store/level-store.js';
+import { ChainStore } from '../store/chain-store.js';
 import { blockHash } from '../chain/block-hash.js';
 import type { BlockRecord } from '../model/types.js';
 import { signVote } from '../consensus/encoding.js';
@@ -73,7 +74,7 @@ test('a certified snapshot verifies and a fresh node installs it at the same roo
   const v = await verdict(snap);
   assert.ok(v.ok, v.ok ? '' : v.reason);
   // A fresh store (no genesis yet) takes the snapshot and opens at its height.
-  const { ChainStore } = await import('../store/chain-store.js');
+
   const kv = new MemoryStore();
   const f2 = await makeChainWithoutGenesis(kv);
   await f2.snapshots.installSnapshot(v.block, snap.entries.map(([k, v]) => [k, parseHex(v)!] as const));
@@ -255,13 +256,13 @@ test('without a certificate only a signer holding more than 2/3 of the trusted p
 });
 
 /** `bootstrapFromSnapshot` against a local server answering with `body`, into a fresh store. */
-async function bootstrapFrom(body: unknown): Promise<import('../chain/chain.js').Chain> {
+async function bootstrapFrom(body: unknown, kv: MemoryStore = new MemoryStore()): Promise<import('../chain/chain.js').Chain> {
   const { createServer } = await import('node:http');
   const pino = (await import('pino')).default;
   const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)));
   await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
   try {
-    const chain = await makeChainWithoutGenesis(new MemoryStore());
+    const chain = await makeChainWithoutGenesis(kv);
     const { port } = server.address() as import('node:net').AddressInfo;
     await bootstrapFromSnapshot(chain, `http://127.0.0.1:${port}/`, genesisDoc([]), nobleProvider, pino({ level: 'silent' }));
     return chain;
@@ -290,8 +291,14 @@ test('start-up from a snapshot runs both checks: a certified snapshot installs, 
 test('a node started from a snapshot counts on from the serving node\'s total_txs and total_burned; from 0 when the snapshot has none', async () => {
   const { block2, block3, entries } = await certifiedSnapshotOfBusyChain();
   const signed = (counters?: { total_txs: number; total_burned: bigint }) => signSnapshot({ chain_id: 'test-chain', block: block2, entries, certifying: { block: block3, commit: certificateOf(block3, [signer]) }, ...(counters ? { counters } : {}) }, signer, nobleProvider);
-  const counted = await bootstrapFrom(signed({ total_txs: 1, total_burned: 21n }));
+  const kv = new MemoryStore();
+  const counted = await bootstrapFrom(signed({ total_txs: 1, total_burned: 21n }), kv);
   assert.deepEqual([counted.head.height, counted.head.total_txs, counted.head.total_burned], [2, 1, 21n]);
+  // The transaction list pages over what this node indexed: none of the serving node's, after a restart too.
+  assert.equal(counted.queries.indexedTxCount, 0);
+  const reopened = new ChainStore(kv);
+  await reopened.load();
+  assert.deepEqual([reopened.head.total_txs, reopened.indexedTxCount], [1, 0]);
   const older = await bootstrapFrom(signed());
   assert.deepEqual([older.head.total_txs, older.head.total_burned], [0, 0n]);
 });
@@ -316,7 +323,7 @@ async function makeChainWithoutGenesis(kv: MemoryStore): Promise<import('../chai
   const { createHooks } = await import('../host/hooks.js');
   const { PluginHost } = await import('../host/host.js');
   const { ParamRegistry } = await import('../state/params.js');
-  const { ChainStore } = await import('../store/chain-store.js');
+
   const { Chain } = await import('../chain/chain.js');
   const { CachingVerifier } = await import('../crypto/verifier.js');
   const { validateConfig } = await import('../config/load.js');

@@ -215,7 +215,7 @@ test('ChainStore: a store reopened over the same LevelDB reads every block and t
     assert.deepEqual(await reopened.getBlock(block.header.height), block);
     for (const [i, tx] of txs.entries()) assert.deepEqual(await reopened.getTx(tx.hash), { tx, receipt: receipts[i] });
   }
-  assert.equal(kv.gets, 3 + 3 + 6, 'the head, first full height and validator-activity mark, then every block and transaction from disk');
+  assert.equal(kv.gets, 4 + 3 + 6, 'the head, first full height, the transactions before it and validator-activity mark, then every block and transaction from disk');
 });
 
 test('ChainStore with a text log: texts live in the log, LevelDB records hold pointers, and a reopened store reads both', async (t) => {

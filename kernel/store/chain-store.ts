@@ -155,6 +155,8 @@ export const GENESIS_META: ChainMeta = { height: 0, state_root: '', block_hash: 
 export class ChainStore {
   private meta: ChainMeta = GENESIS_META;
   private firstFull = 1;
+  /** `total_txs` as the snapshot this store started from counted them: transactions it holds no record of. */
+  private txsBeforeFirstFull = 0;
   /** What the store keeps in memory of what it wrote (chain-store-caches.ts). */
   private readonly caches: ChainStoreCaches;
   private readonly textLog: TxTextLog | undefined;
@@ -179,6 +181,8 @@ export class ChainStore {
     this.meta = raw ? metaCodec.decode(raw) : GENESIS_META;
     const first = await this.kv.get(metaKey('first-full'));
     this.firstFull = first ? readU64(first) : 1;
+    const before = await this.kv.get(metaKey('txs-before-first-full'));
+    this.txsBeforeFirstFull = before ? readU64(before) : 0;
     await this.activity.load(this.meta.height);
     if (this.textLog) {
       // Texts appended after the last committed batch belong to a block that never committed.
@@ -199,6 +203,15 @@ export class ChainStore {
    */
   get firstFullHeight(): number {
     return this.firstFull;
+  }
+
+  /**
+   * The transactions this store holds and indexes: `total_txs` less those of the chain before the
+   * snapshot it started from, which `total_txs` counts (the serving node's figure) but the
+   * transaction index never saw. What the unfiltered transaction list pages over.
+   */
+  get indexedTxCount(): number {
+    return Math.max(0, this.meta.total_txs - this.txsBeforeFirstFull);
   }
 
   /** Committed state, as the executor and queries read it. */
@@ -623,6 +636,7 @@ export class ChainStore {
     const meta: ChainMeta = { height, state_root: block.state_root, block_hash: block.hash, total_txs: counters?.total_txs ?? 0, total_burned: counters?.total_burned ?? 0n };
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     ops.push({ type: 'put', key: metaKey('first-full'), value: u64(height + 1) });
+    ops.push({ type: 'put', key: metaKey('txs-before-first-full'), value: u64(meta.total_txs) });
     ops.push(this.activity.startAfterSnapshot(height));
     this.totalsEpoch++;
     await this.reads.writing(
@@ -632,6 +646,7 @@ export class ChainStore {
     this.totalsEpoch++;
     this.meta = meta;
     this.firstFull = height + 1;
+    this.txsBeforeFirstFull = meta.total_txs;
     this.caches.totals.clear();
     await this.activity.load(height);
   }
