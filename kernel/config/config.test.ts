@@ -45,6 +45,11 @@ test('a bad config stops with a message naming the field', () => {
   assert.throws(() => loadConfig({ network: 'x', configDir: dirWith('x', { consensus: { block_ms: 'fast' } }), env: {} }), /invalid configuration \(.*x\.json\)/);
   assert.throws(() => loadConfig({ network: 'devnet', configDir: 'configs', env: { CHAIN_ENV: 'prod' } }), /invalid configuration \(the environment: CHAIN_\* variables\):\n\s+env:/);
   assert.throws(() => loadConfig({ network: 'devnet', configDir: 'configs', env: {}, flags: { p2p: { seeds: ['nohost'] } } }), /invalid configuration \(the command line\):\n\s+p2p\.seeds/);
+  // What must be valid is the merged result: a later layer overriding an earlier one's bad value starts.
+  const badSeeds = dirWith('x', { p2p: { seeds: ['nohost'] } });
+  assert.throws(() => loadConfig({ network: 'x', configDir: badSeeds, env: {} }), /invalid configuration \(.*x\.json\):\n\s+p2p\.seeds: "nohost"/);
+  assert.deepEqual(loadConfig({ network: 'x', configDir: badSeeds, env: {}, flags: { p2p: { seeds: ['127.0.0.1:26656'] } } }).p2p.seeds, ['127.0.0.1:26656']);
+  assert.deepEqual(loadConfig({ network: 'x', configDir: badSeeds, env: { CHAIN_P2P_SEEDS: '127.0.0.1:26657' } }).p2p.seeds, ['127.0.0.1:26657']);
   assert.throws(() => loadConfig({ network: 'nope', configDir: 'configs', env: {} }), /no config for network "nope"/);
   assert.throws(() => validateConfig({ surprise: 1 }), /surprise|additional/i);
   assert.throws(() => validateConfig({ plugins: [{ name: 'a' }, { name: 'a' }] }), /listed twice/);

@@ -50,11 +50,7 @@ export function networkConfigPath(configDir: string, network: string): string {
 export function loadConfig(opts: LoadOptions): NodeConfig {
   const env = opts.env ?? process.env;
   const homeDir = opts.home ?? nonEmpty(env[HOME_VARIABLE]);
-  let fromHome: Record<string, unknown> = {};
-  if (homeDir !== undefined) {
-    fromHome = homeLayer(homeDir);
-    validateConfig(fromHome, homePaths(homeDir).nodeConfig);
-  }
+  const fromHome: Record<string, unknown> = homeDir === undefined ? {} : homeLayer(homeDir);
   const network = opts.network ?? nonEmpty(env.CHAIN_NETWORK) ?? (typeof fromHome.network === 'string' ? fromHome.network : 'devnet');
   const configDir = resolve(opts.configDir ?? 'configs');
   const file = networkConfigPath(configDir, network);
@@ -66,37 +62,87 @@ export function loadConfig(opts: LoadOptions): NodeConfig {
     throw new ConfigError(`${file}: not valid JSON (${(e as Error).message})`);
   }
   if (!isPlainObject(fromFile)) throw new ConfigError(`${file}: the top level must be an object`);
-  // Each layer is checked as it joins, so a refusal names the layer the bad value came from.
-  let merged = deepMerge({ network }, fromFile);
-  validateConfig(merged, file);
-  merged = deepMerge(merged, { ...fromHome, network });
-  merged = deepMerge(merged, configFromEnv(env));
+  const layers: ConfigLayer[] = [{ source: file, value: fromFile }];
+  if (homeDir !== undefined) layers.push({ source: homePaths(homeDir).nodeConfig, value: fromHome });
+  let merged = deepMerge(deepMerge({ network }, fromFile), { ...fromHome, network });
+  const fromEnv = configFromEnv(env);
+  merged = deepMerge(merged, fromEnv);
   // Parsed whatever the list holds, so a bad value stops start-up even where no plugin takes it.
   const plugins = pluginOptionsFromEnv(merged.plugins, env);
   if (plugins !== undefined) merged = { ...merged, plugins };
-  validateConfig(merged, 'the environment: CHAIN_* variables');
+  layers.push({ source: ENV_SOURCE, value: plugins === undefined ? fromEnv : { ...fromEnv, plugins } });
+  layers.push({ source: 'the command line', value: opts.flags ?? {} });
   merged = deepMerge(merged, opts.flags ?? {});
-  return validateConfig(merged, 'the command line');
+  // The merged result is what must be valid (a later layer may override an earlier one's value);
+  // a refusal names the last layer that set the field it is about.
+  const checked = checkConfig(merged);
+  if (checked.problems !== undefined) throw refusal(sourceOf(layers, checked.problems[0]!.field), checked.problems);
+  return checked.config;
 }
 
-export function validateConfig(raw: unknown, source = 'config'): NodeConfig {
+const ENV_SOURCE = 'the environment: CHAIN_* variables';
+
+/** One layer of the config as it was read, for naming where a refused value came from. */
+interface ConfigLayer {
+  readonly source: string;
+  readonly value: Record<string, unknown>;
+}
+
+/** The last layer whose object holds `field` (a dotted path; an array's index stops the walk at the array), else the merged whole. */
+function sourceOf(layers: readonly ConfigLayer[], field: string): string {
+  const path = field === '' ? [] : field.split('.');
+  const holds = (value: unknown): boolean => {
+    let at = value;
+    for (const part of path) {
+      if (Array.isArray(at)) return true;
+      if (!isPlainObject(at) || !(part in at)) return false;
+      at = at[part];
+    }
+    return true;
+  };
+  for (let i = layers.length - 1; i >= 0; i--) if (path.length > 0 && holds(layers[i]!.value)) return layers[i]!.source;
+  return 'the merged configuration';
+}
+
+/** A defect of a config: the dotted field it is about and the line that says what is wrong. */
+interface ConfigProblem {
+  readonly field: string;
+  readonly line: string;
+}
+
+/** The config with its defaults, or its defects (up to 8 of the schema's, else the first of the checks beyond it). */
+function checkConfig(raw: unknown): { config: NodeConfig; problems?: undefined } | { problems: readonly ConfigProblem[] } {
   const withDefaults = Value.Default(ConfigSchema, Value.Clone(raw));
   const errors = [...Value.Errors(ConfigSchema, withDefaults)];
   if (errors.length > 0) {
-    const lines = errors.slice(0, 8).map((e) => `  ${e.path.replace(/^\//, '').replace(/\//g, '.') || '(root)'}: ${e.message}${e.value !== undefined ? ` (got ${JSON.stringify(e.value)})` : ''}`);
-    throw new ConfigError(`invalid configuration (${source}):\n${lines.join('\n')}`);
+    return {
+      problems: errors.slice(0, 8).map((e) => {
+        const field = e.path.replace(/^\//, '').replace(/\//g, '.');
+        return { field, line: `${field || '(root)'}: ${e.message}${e.value !== undefined ? ` (got ${JSON.stringify(e.value)})` : ''}` };
+      }),
+    };
   }
   const config = withDefaults as NodeConfig;
   // A string array to the schema; whether each is an address is checked here, naming the field.
   const badTrusted = badAddress(config.rpc.trusted_ips);
-  if (badTrusted !== undefined) throw new ConfigError(`invalid configuration (${source}):\n  rpc.trusted_ips: "${badTrusted}" is not an IP address or CIDR range`);
+  if (badTrusted !== undefined) return { problems: [{ field: 'rpc.trusted_ips', line: `rpc.trusted_ips: "${badTrusted}" is not an IP address or CIDR range` }] };
   const badSeed = config.p2p.seeds.find((e) => parsePeerEndpoint(e) === null);
-  if (badSeed !== undefined) throw new ConfigError(`invalid configuration (${source}):\n  p2p.seeds: "${badSeed}" is not <host>:<port> or <node_id>@<host>:<port> (node id: 40 lowercase hex)`);
-  if (config.p2p.external !== undefined && parseAddress(config.p2p.external) === null) throw new ConfigError(`invalid configuration (${source}):\n  p2p.external: "${config.p2p.external}" is not <host>:<port>`);
+  if (badSeed !== undefined) return { problems: [{ field: 'p2p.seeds', line: `p2p.seeds: "${badSeed}" is not <host>:<port> or <node_id>@<host>:<port> (node id: 40 lowercase hex)` }] };
+  if (config.p2p.external !== undefined && parseAddress(config.p2p.external) === null) return { problems: [{ field: 'p2p.external', line: `p2p.external: "${config.p2p.external}" is not <host>:<port>` }] };
   const names = new Set<string>();
   for (const p of config.plugins) {
-    if (names.has(p.name)) throw new ConfigError(`invalid configuration (${source}):\n  plugins: "${p.name}" is listed twice`);
+    if (names.has(p.name)) return { problems: [{ field: 'plugins', line: `plugins: "${p.name}" is listed twice` }] };
     names.add(p.name);
   }
-  return config;
+  return { config };
+}
+
+function refusal(source: string, problems: readonly ConfigProblem[]): ConfigError {
+  return new ConfigError(`invalid configuration (${source}):\n${problems.map((p) => `  ${p.line}`).join('\n')}`);
+}
+
+export function validateConfig(raw: unknown, source = 'config'): NodeConfig {
+  const checked = checkConfig(raw);
+  if (checked.problems !== undefined) throw refusal(source, checked.problems);
+  return checked.config;
 }
