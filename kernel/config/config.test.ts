@@ -50,6 +50,11 @@ test('a bad config stops with a message naming the field', () => {
   assert.throws(() => loadConfig({ network: 'x', configDir: badSeeds, env: {} }), /invalid configuration \(.*x\.json\):\n\s+p2p\.seeds: "nohost"/);
   assert.deepEqual(loadConfig({ network: 'x', configDir: badSeeds, env: {}, flags: { p2p: { seeds: ['127.0.0.1:26656'] } } }).p2p.seeds, ['127.0.0.1:26656']);
   assert.deepEqual(loadConfig({ network: 'x', configDir: badSeeds, env: { CHAIN_P2P_SEEDS: '127.0.0.1:26657' } }).p2p.seeds, ['127.0.0.1:26657']);
+  // A plugin entry's defect is the file's even when a plugin variable set another entry's option.
+  const twice = dirWith('x', { plugins: [{ name: 'faucet', enabled: true }, { name: 'staking', enabled: true }, { name: 'staking', enabled: true }] });
+  for (const env of [{}, { FAUCET_AMOUNT: '5' }]) assert.throws(() => loadConfig({ network: 'x', configDir: twice, env }), /invalid configuration \(.*x\.json\):\n\s+plugins: "staking" is listed twice/);
+  const unnamed = dirWith('x', { plugins: [{ name: 'faucet', enabled: true }, { name: 5 }] });
+  assert.throws(() => loadConfig({ network: 'x', configDir: unnamed, env: { FAUCET_AMOUNT: '5' } }), /invalid configuration \(.*x\.json\):\n\s+plugins\.1\.name/);
   assert.throws(() => loadConfig({ network: 'nope', configDir: 'configs', env: {} }), /no config for network "nope"/);
   assert.throws(() => validateConfig({ surprise: 1 }), /surprise|additional/i);
   assert.throws(() => validateConfig({ plugins: [{ name: 'a' }, { name: 'a' }] }), /listed twice/);

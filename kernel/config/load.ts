@@ -69,8 +69,9 @@ export function loadConfig(opts: LoadOptions): NodeConfig {
   merged = deepMerge(merged, fromEnv);
   // Parsed whatever the list holds, so a bad value stops start-up even where no plugin takes it.
   const plugins = pluginOptionsFromEnv(merged.plugins, env);
+  const envPlugins = optionsSetBy(merged.plugins, plugins);
   if (plugins !== undefined) merged = { ...merged, plugins };
-  layers.push({ source: ENV_SOURCE, value: plugins === undefined ? fromEnv : { ...fromEnv, plugins } });
+  layers.push({ source: ENV_SOURCE, value: envPlugins === undefined ? fromEnv : { ...fromEnv, plugins: envPlugins } });
   layers.push({ source: 'the command line', value: opts.flags ?? {} });
   merged = deepMerge(merged, opts.flags ?? {});
   // The merged result is what must be valid (a later layer may override an earlier one's value);
@@ -88,13 +89,31 @@ interface ConfigLayer {
   readonly value: Record<string, unknown>;
 }
 
-/** The last layer whose object holds `field` (a dotted path; an array's index stops the walk at the array), else the merged whole. */
+/**
+ * What the plugin variables changed in the plugin list, as a layer: at each entry they touched,
+ * `{ options }` with the options they set; elsewhere nothing. Undefined when they set none.
+ */
+function optionsSetBy(before: unknown, after: unknown): unknown[] | undefined {
+  if (!Array.isArray(before) || !Array.isArray(after) || before === after) return undefined;
+  const optionsOf = (e: unknown): Record<string, unknown> => (isPlainObject(e) && isPlainObject(e.options) ? e.options : {});
+  return after.map((entry: unknown, i) => {
+    if (entry === before[i]) return undefined;
+    const was = optionsOf(before[i]);
+    return { options: Object.fromEntries(Object.entries(optionsOf(entry)).filter(([k, v]) => was[k] !== v)) };
+  });
+}
+
+/** The last layer whose object holds `field` (a dotted path, array entries by index), else the merged whole. */
 function sourceOf(layers: readonly ConfigLayer[], field: string): string {
   const path = field === '' ? [] : field.split('.');
   const holds = (value: unknown): boolean => {
     let at = value;
     for (const part of path) {
-      if (Array.isArray(at)) return true;
+      if (Array.isArray(at)) {
+        at = at[Number(part)];
+        if (at === undefined) return false;
+        continue;
+      }
       if (!isPlainObject(at) || !(part in at)) return false;
       at = at[part];
     }
@@ -130,8 +149,8 @@ function checkConfig(raw: unknown): { config: NodeConfig; problems?: undefined }
   if (badSeed !== undefined) return { problems: [{ field: 'p2p.seeds', line: `p2p.seeds: "${badSeed}" is not <host>:<port> or <node_id>@<host>:<port> (node id: 40 lowercase hex)` }] };
   if (config.p2p.external !== undefined && parseAddress(config.p2p.external) === null) return { problems: [{ field: 'p2p.external', line: `p2p.external: "${config.p2p.external}" is not <host>:<port>` }] };
   const names = new Set<string>();
-  for (const p of config.plugins) {
-    if (names.has(p.name)) return { problems: [{ field: 'plugins', line: `plugins: "${p.name}" is listed twice` }] };
+  for (const [i, p] of config.plugins.entries()) {
+    if (names.has(p.name)) return { problems: [{ field: `plugins.${i}.name`, line: `plugins: "${p.name}" is listed twice` }] };
     names.add(p.name);
   }
   return { config };
