@@ -167,12 +167,15 @@ export function verifyProvenRead(answer: unknown, trusted: unknown, options: { k
 }
 
 /**
- * An account answer proves `acct/<address>` among its entries: alone for an address, after the
- * name record for a read through a name (`names/nft/<name>`, then the owner's account).
+ * An account answer proves `acct/<address>` last, alone for an address or after the name's record
+ * for a read through a name (`names/nft/<name>`, then the owner's account). A record read may
+ * prove an account too (a vault's config: its record, then its account), and is a record.
  */
 function detectKind(answer: unknown): 'account' | 'record' {
   const a = answer as { address?: unknown; proof?: { entries?: Array<{ key?: unknown }> } } | null;
   const entries = a?.proof?.entries;
-  const key = `acct/${String(a?.address)}`;
-  return Array.isArray(entries) && entries.some((e) => e?.key === key) ? 'account' : 'record';
+  if (!Array.isArray(entries) || entries.length === 0) return 'record';
+  const last = entries[entries.length - 1]?.key;
+  const throughName = entries.slice(0, -1).every((e) => typeof e?.key === 'string' && e.key.startsWith('names/nft/'));
+  return last === `acct/${String(a?.address)}` && throughName ? 'account' : 'record';
 }

@@ -3,7 +3,7 @@ import { appRecordStateKey } from '../names/public.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { badRequest, countedPage, defineRoute, forbidden, isAddress, listPage, notFound, pageAnswer, pageQuery, toPage, type IndexReader, type NodeServices, type QueryContext, type RouteTable } from '../../kernel/sdk.js';
 import { dryRun } from './execute.js';
-import { allContracts, contractEvents, contracts, readContract, tokenTransfers, type ContractRecord } from './store.js';
+import { allContracts, code, contractEvents, contracts, readContract, tokenTransfers, type ContractRecord } from './store.js';
 import { templateList, templateOne } from './template-registry.js';
 import { TEMPLATE_ID, templateUsage, templates } from './template-store.js';
 import { CallBody, ContractEventView, ContractParams, ContractView, DryRunAnswer, parseCall, TemplateView, TokenTransferView } from './schemas.js';
@@ -96,9 +96,13 @@ export const templateRoute = defineRoute({
   summary: 'one template with its ABI and bytecode, shipped or registered (decisions.md §51)',
   params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'the template id (fungible-token, or tpl-<16 hex>)' }) }),
   responses: { 200: TemplateView, 404: 'no template of that id, or a deleted one' },
-  // decisions.md §84: a registered template by its record, and every template by its usage (a
-  // shipped one's fields besides are the build's, not state's).
-  proves: (req) => [...(TEMPLATE_ID.test(req.params.id) ? [templates.stateKey(req.params.id)] : []), templateUsage.stateKey(req.params.id)],
+  // decisions.md §84: a registered template by its record and its code (the entry's value is
+  // `bytecode_hex`), every template by its usage (a shipped one's other fields are the build's).
+  proves: (req, answer) => [
+    ...(TEMPLATE_ID.test(req.params.id) ? [templates.stateKey(req.params.id)] : []),
+    ...(answer.builtin === false && typeof answer.bytecode_hash === 'string' ? [code.stateKey(answer.bytecode_hash)] : []),
+    templateUsage.stateKey(req.params.id),
+  ],
 });
 
 export const CONTRACTS_ROUTES = [contractsRoute, contractRoute, contractEventsRoute, tokenTransfersRoute, callRoute, templatesRoute, templateRoute];

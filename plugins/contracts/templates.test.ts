@@ -4,6 +4,7 @@ import { certifiedBlock, genesisDoc, makeChain, signOperation, signTransfer, VAL
 import { isChainError, RouteTable, sha3Hex0x, toHex, type NodeServices, type Receipt } from '../../kernel/sdk.js';
 import { provenGet } from '../../test/helpers/proven-read.js';
 import { templateUsage, templates } from './template-store.js';
+import { code } from './store.js';
 import { contractsPlugin } from './index.js';
 import { contractAddress, DEPLOY_ADDRESS } from './execute.js';
 import { templateId } from './operations/templates.js';
@@ -183,7 +184,9 @@ test('?prove=true on a template proves a registered one\'s record and every temp
   const genesis = genesisDoc(ACCOUNTS, {}, VALIDATORS);
   const registeredOne = await provenGet(f, services, genesis, '/api/v1/templates/:id', { id });
   assert.deepEqual([registeredOne.answer.uses, registeredOne.answer.fee_unro], [1, FEE]);
-  assert.deepEqual(registeredOne.keys, [[templates.stateKey(id), true], [templateUsage.stateKey(id), true]]);
+  assert.deepEqual(registeredOne.keys, [[templates.stateKey(id), true], [code.stateKey(sha3Hex0x(MODULE)), true], [templateUsage.stateKey(id), true]]);
+  const codeEntry = (registeredOne.answer.proof as { entries: Array<{ value_hex: string }> }).entries[1]!;
+  assert.equal(codeEntry.value_hex, registeredOne.answer.bytecode_hex, 'the proven code entry is the bytecode served');
   const shipped = await provenGet(f, services, genesis, '/api/v1/templates/:id', { id: 'fungible-token' });
   assert.deepEqual([shipped.answer.builtin, shipped.answer.uses, shipped.keys], [true, 0, [[templateUsage.stateKey('fungible-token'), false]]]);
 });
