@@ -132,3 +132,19 @@ test('the byte bound defaults to DEFAULT_MEMPOOL_MAX_BYTES', () => {
   assert.throws(() => m.add({ ...tx('a', 1), canonical: 'x'.repeat(DEFAULT_MEMPOOL_MAX_BYTES + 1) }), MempoolFullError);
   assert.equal(m.bytes, 0);
 });
+
+test('system transactions by target, in arrival order, gone once committed or evicted', () => {
+  const m = new Mempool({ maxTxs: 100, maxPerSender: 10 });
+  const relay = (target: string, hash: string): Tx => ({ ...tx('chain:system.relay', 0, hash), origin: 'system', target, nonce: 0n });
+  m.add(relay('xshard.commit', 'c1'));
+  m.add(tx('a', 1));
+  m.add(relay('xshard.ack', 'k1'));
+  m.add(relay('xshard.commit', 'c2'));
+  assert.deepEqual(m.systemNamed('xshard.commit').map((t) => t.hash), ['c1', 'c2']);
+  assert.deepEqual(m.systemNamed('xshard.ack').map((t) => t.hash), ['k1']);
+  assert.deepEqual(m.systemNamed('transfer'), [], 'signed transactions are not system ones');
+  m.removeCommitted(['c1']);
+  m.evict('k1');
+  assert.deepEqual(m.systemNamed('xshard.commit').map((t) => t.hash), ['c2']);
+  assert.deepEqual(m.systemNamed('xshard.ack'), []);
+});

@@ -34,6 +34,8 @@ export class Mempool {
   private readonly byHash = new Map<string, Tx>();
   private readonly bySender = new Map<string, Tx[]>();
   private readonly opsByActor = new Map<string, Tx[]>();
+  /** The pending system transactions (relay writes) by target, each in arrival order: what `systemNamed` answers without a walk of the pool. */
+  private readonly systemByTarget = new Map<string, Map<string, Tx>>();
   /** The pending signed transactions that hold some of each account's balance (`Tx.holds`). */
   private readonly holders = new Map<string, Set<Tx>>();
   /** Arrival order; entries removed lazily. */
@@ -81,9 +83,7 @@ export class Mempool {
 
   /** The pending system transactions (relay writes) of one target, in arrival order: node-local views. */
   systemNamed(target: string): Tx[] {
-    const out: Tx[] = [];
-    for (const tx of this.byHash.values()) if (tx.origin === 'system' && tx.target === target) out.push(tx);
-    return out;
+    return [...(this.systemByTarget.get(target)?.values() ?? [])];
   }
 
   /**
@@ -128,6 +128,11 @@ export class Mempool {
     this.byHash.set(tx.hash, tx);
     this.textBytes += size;
     this.arrival.push(tx.hash);
+    if (tx.origin === 'system') {
+      const byHash = this.systemByTarget.get(tx.target) ?? new Map<string, Tx>();
+      byHash.set(tx.hash, tx);
+      this.systemByTarget.set(tx.target, byHash);
+    }
     if (tx.origin === 'signed') {
       for (const account of holdingAccounts(tx)) {
         const set = this.holders.get(account) ?? new Set<Tx>();
@@ -232,6 +237,11 @@ export class Mempool {
     if (!tx) return;
     this.byHash.delete(hash);
     this.textBytes -= textBytesOf(tx);
+    if (tx.origin === 'system') {
+      const byHash = this.systemByTarget.get(tx.target);
+      byHash?.delete(hash);
+      if (byHash?.size === 0) this.systemByTarget.delete(tx.target);
+    }
     if (tx.origin === 'signed') {
       for (const account of holdingAccounts(tx)) {
         const set = this.holders.get(account);
