@@ -47,6 +47,10 @@ test('every rule names itself and the validator', () => {
   rule(edit((d) => (d.chain_id = 'other')), 'signature', 'chain:v0.node');
   rule(edit((d) => (d.accounts = [{ address: 'chain:v0.node', balance: '1' }, { address: 'chain:v0.node', balance: '2' }])), 'duplicate account');
   rule(edit((d) => (d.validators[1]!.stake = 'lots')), 'schema', 'chain:v1.node');
+  // The .node label follows §32 as chain init's --moniker does: no _, no - at an end, at most 32 characters.
+  for (const label of ['v_1', 'v1-', `${'a'.repeat(33)}`]) rule(edit((d) => (d.validators[1]!.address = `chain:${label}.node`)), 'schema', `chain:${label}.node`);
+  // A 32-character label fits the schema: the statement is refused only by its signature, made for another address.
+  rule(edit((d) => (d.validators[1]!.address = `chain:${'a'.repeat(32)}.node`)), 'signature', `chain:${'a'.repeat(32)}.node`);
   assert.throws(() => checkGenesis(doc, { ...opts, minStake: 101n }), (e: unknown) => e instanceof GenesisRuleError && e.rule === 'stake' && e.validator === 'chain:v0.node');
   assert.equal(checkGenesis(edit((d) => (d.params = { min_stake: '100' })), { ...opts, minStake: 101n }).chain_id, 'rules', 'the genesis\'s own min_stake wins');
   assert.throws(() => checkJoin(joins[0], 'another', opts), (e: unknown) => e instanceof GenesisRuleError && e.rule === 'chain_id');

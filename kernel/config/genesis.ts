@@ -13,7 +13,8 @@ const ChainId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9
 
 /** The fields a join statement signs, in the order of its text (genesis-join.ts). */
 const JoinFields = {
-  address: Type.String({ pattern: '^chain:[a-z0-9][a-z0-9_-]{0,62}\\.node$', description: 'the validator\'s .node' }),
+  // decisions.md §82: the label of `chain init --moniker`, under §32's rules (1–32 of a-z, 0-9 and -, no - at either end).
+  address: Type.String({ pattern: '^chain:[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?\\.node$', description: 'the validator\'s .node: chain:<label>.node, the label 1–32 characters of a-z, 0-9 and -, not starting or ending with - (decisions.md §32)' }),
   public_key: PublicKeyHex,
   owner: Type.String({ pattern: '^chain:[0-9a-f]{15}\\.human$', description: 'key-derived .human that owns the node (decisions.md §19)' }),
   stake: Amount,
