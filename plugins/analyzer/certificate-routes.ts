@@ -30,6 +30,8 @@ export const contractCertificateRoute = defineRoute({
   summary: "a contract's newest certificate (decisions.md §50)",
   params: Type.Object({ address: { ...AddressString, description: 'the contract (.app, its address or registered name)' } }),
   responses: { 200: CertificateRecord, 404: 'the contract has no certificate' },
+  // decisions.md §84: the certificate's record (which one is newest is read from the contract's index, not proven).
+  proves: (_req, answer) => (typeof answer.id === 'number' ? [certificates.stateKey(answer.id)] : []),
   socketMethod: 'get_contract_certificate',
 });
 

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { certifiedBlock, genesisDoc, makeChain, signOperation, signTransfer, VALIDATOR_KEY, wallet, type Fixture, type Wallet } from '../../test/helpers/chain-fixture.js';
+import { provenGet } from '../../test/helpers/proven-read.js';
+import { certificates } from './store.js';
 import { definePlugin, deriveAddress, isChainError, parseHex, RouteTable, sha3Hex0x, toHex, type NodeServices, type Receipt } from '../../kernel/sdk.js';
 import { contractAddress, DEPLOY_ADDRESS, deployBodyGas } from '../contracts/public.js';
 import { withNodeKey, withQueries } from '../../test/helpers/query-services.js';
@@ -364,4 +366,22 @@ test('the node budgets analyses per IP (analysis_rpm, analyze and attest togethe
   assert.equal(over.status, 429);
   assert.equal(over.body.error, 'rate limit exceeded');
   assert.ok(Number(over.headers['Retry-After']) >= 59);
+});
+
+test('?prove=true on a contract\'s newest certificate proves that certificate\'s record, and a client checks it (§84–85)', async () => {
+  const operator = wallet(151);
+  const validators = [{ address: 'chain:v0.node', key: VALIDATOR_KEY, stake: '10000000000' }, { address: 'chain:pc0.node', key: operator.keys, stake: '10000000' }];
+  const accounts = [{ address: alice.address, balance: 10_000_000n }, { address: operator.address, balance: 10_000_000n }];
+  const services: { query?: NodeServices['query']; nodeKey?: NodeServices['nodeKey']; now?: () => number } = {};
+  withNodeKey(services, 'chain:v0.node', VALIDATOR_KEY);
+  const f = await makeChain({ plugins: [contractsPlugin, analyzerPlugin], services, validators, accounts });
+  const deployed = await f.chain.admit(await plainDeploy(f, alice, SAFE), 0);
+  await certifiedBlock(f);
+  const address = contractAddress(alice.address, deployed.tx_hash);
+  await f.chain.admitOperation('certify', signOperation(operator, { kind: 'certify', actor: 'chain:pc0.node', target: 'chain:system.cert', nonce: ++clock, body: { signer: 'chain:pc0.node', contract: address } }), {}, 0);
+  await certifiedBlock(f);
+  await certifiedBlock(f);
+  const { answer, keys } = await provenGet(f, services, genesisDoc(accounts, {}, validators), '/api/v1/certificates/contract/:address', { address });
+  assert.deepEqual([answer.id, answer.contract, answer.issuer], [1, address, 'chain:pc0.node']);
+  assert.deepEqual(keys, [[certificates.stateKey(1), true]]);
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RouteTable, isChainError, type RpcRequest } from '../../kernel/sdk.js';
+import { RouteTable, isChainError, type NodeServices, type RpcRequest } from '../../kernel/sdk.js';
+import { provenGet } from '../../test/helpers/proven-read.js';
 import { certifiedBlock, makeChain, statusOf, signTransfer, walletOnShard, VALIDATOR_KEY, type Fixture } from '../../test/helpers/chain-fixture.js';
 import { bundleOf, nodeServicesOf, shardSigners, twoShardGenesis } from '../../test/helpers/xshard-fixture.js';
 import { xshardPlugin } from './index.js';
@@ -20,13 +21,16 @@ const bob = walletOnShard(0, 2, 1);
 const carol = walletOnShard(1, 2);
 const S1 = shardSigners(1, [10, 10, 10, 10]);
 
-async function served(): Promise<{ f: Fixture; call: (method: 'GET' | 'POST', path: string, params?: Record<string, string>, query?: string, body?: unknown) => Promise<Record<string, unknown>> }> {
+async function served(): Promise<{ f: Fixture; genesis: ReturnType<typeof twoShardGenesis>; services: { query?: NodeServices['query'] }; call: (method: 'GET' | 'POST', path: string, params?: Record<string, string>, query?: string, body?: unknown) => Promise<Record<string, unknown>> }> {
   const services: Record<string, unknown> = {};
-  const f = await makeChain({ plugins: [xshardPlugin], shard: { id: 0, count: 2 }, services, genesis: twoShardGenesis(S1, [{ address: alice.address, balance: 10_000_000n }]) });
+  const genesis = twoShardGenesis(S1, [{ address: alice.address, balance: 10_000_000n }]);
+  const f = await makeChain({ plugins: [xshardPlugin], shard: { id: 0, count: 2 }, services, genesis });
   const routes = new RouteTable();
   serveXshardRoutes(routes, nodeServicesOf(f, services), 'xshard');
   return {
     f,
+    genesis,
+    services,
     async call(method, path, params = {}, query = '', body = undefined) {
       const route = routes.list().find((r) => r.method === method && r.path === path);
       assert.ok(route, `${method} ${path} is served`);
@@ -37,11 +41,14 @@ async function served(): Promise<{ f: Fixture; call: (method: 'GET' | 'POST', pa
 }
 
 test('the queue, a lock and its bundle as a node serves them; the bundle passes the plugin\'s own check against a client of this shard', async () => {
-  const { f, call } = await served();
+  const { f, call, genesis, services } = await served();
   const answer = await f.chain.admit(signTransfer(alice, { to: carol.address, value: 4_000, nonce: 1 }), 0);
   await certifiedBlock(f);
   await certifiedBlock(f);
   const id = answer.tx_hash;
+  // §84: the lock read itself takes prove, as every single-record read of a state plugin does.
+  const proven = await provenGet(f, services, genesis, '/api/v1/cross-shard/transfers/:id', { id });
+  assert.deepEqual([proven.answer.status, proven.keys], ['locked', [[lockKey(id), true]]]);
   const queue = await call('GET', '/api/v1/cross-shard/queue', {}, 'status=locked');
   assert.deepEqual((queue.transfers as Array<{ id: string }>).map((l) => l.id), [id]);
   assert.equal(queue.total, 1);
@@ -63,7 +70,7 @@ test('the queue, a lock and its bundle as a node serves them; the bundle passes 
 });
 
 test('commit answers §17 and a second commit for the same lock while the first is pending is 409', async () => {
-  const { f, call } = await served();
+  const { f, call, genesis, services } = await served();
   await certifiedBlock(f);
   const lock: Lock = { id: '0x' + 'ab'.repeat(32), from: carol.address, to: bob.address, value: 700, source_shard: 1, dest_shard: 0, lock_height: 3, deadline_height: 13, status: 'locked' };
   const first = await call('POST', '/api/v1/cross-shard/commit', {}, '', await bundleOf('lock', lockKey(lock.id), lock, { height: 5, set: S1 }));
@@ -72,6 +79,9 @@ test('commit answers §17 and a second commit for the same lock while the first 
   await assert.rejects(second, (e: unknown) => isChainError(e) && e.status === 409 && /is pending: committed/.test(e.message));
   await certifiedBlock(f);
   assert.equal((await call('GET', '/api/v1/cross-shard/receipts/:source_shard/:id', { source_shard: '1', id: lock.id })).outcome, 'committed');
+  await certifiedBlock(f);
+  const proven = await provenGet(f, services, genesis, '/api/v1/cross-shard/receipts/:source_shard/:id', { source_shard: '1', id: lock.id });
+  assert.deepEqual([proven.answer.outcome, proven.keys], ['committed', [[receiptKey(1, lock.id), true]]]);
 });
 
 test('a relay write another node admitted and gossiped here is pending here too: the same bundle posted to this node is 409 naming the outcome, not a duplicate\'s 400 (§76, §77)', async () => {

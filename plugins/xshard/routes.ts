@@ -23,6 +23,8 @@ export const transferRoute = defineRoute({
   summary: 'one lock of this shard, with value_human (decisions.md §77)',
   params: Type.Object({ id: LockId }),
   responses: { 200: LockView, 404: 'no lock of that id on this shard' },
+  // decisions.md §84 (a single record of a state plugin); `/proof` is §75's bundle of the same entry.
+  proves: (req) => [lockKey(req.params.id)],
 });
 
 export const transferProofRoute = defineRoute({
@@ -39,6 +41,7 @@ export const receiptRoute = defineRoute({
   summary: "the receipt this shard wrote for another shard's lock, with value_human (decisions.md §77)",
   params: Type.Object({ source_shard: ShardParam, id: LockId }),
   responses: { 200: ReceiptView, 404: 'no receipt for that lock on this shard' },
+  proves: (req) => [receiptKey(req.params.source_shard, req.params.id)],
 });
 
 export const receiptProofRoute = defineRoute({
