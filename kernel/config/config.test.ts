@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, validateConfig, ConfigError } from './load.js';
 import { configFromEnv } from './env.js';
+import { SHIPPED_CONFIG_DIR, defaultConfigDir } from './config-dir.js';
 import { tempDir } from '../../test/helpers/temp-dir.js';
 
 function dirWith(network: string, content: unknown): string {
@@ -108,4 +109,12 @@ test('a home is a layer between the network file and the environment: its key, g
   writeFileSync(join(home, 'config', 'node.json'), JSON.stringify({ genesis_hash: 'abc' }));
   assert.throws(() => loadConfig({ home, configDir: 'configs', env: {} }), /genesis_hash/);
   assert.throws(() => loadConfig({ network: 'devnet', configDir: 'configs', env: { CHAIN_P2P_EXTERNAL: 'no-port' } }), /p2p\.external: "no-port" is not <host>:<port>/);
+});
+
+test('network configs come from ./configs when the working directory has one, else from the build itself', () => {
+  const elsewhere = tempDir('no-configs-');
+  assert.equal(defaultConfigDir(elsewhere), SHIPPED_CONFIG_DIR);
+  assert.ok(existsSync(join(SHIPPED_CONFIG_DIR, 'devnet.json')), 'the build ships its networks');
+  mkdirSync(join(elsewhere, 'configs'));
+  assert.equal(defaultConfigDir(elsewhere), join(elsewhere, 'configs'));
 });

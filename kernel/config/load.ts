@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import { ConfigSchema, type NodeConfig } from './schema.js';
 import { ConfigError, badAddress, configFromEnv, pluginOptionsFromEnv } from './env.js';
 import { HOME_VARIABLE, homeLayer, homePaths } from './home.js';
+import { defaultConfigDir } from './config-dir.js';
 import { parsePeerEndpoint } from '../p2p/endpoint.js';
 import { parseAddress } from '../p2p/tcp/wire.js';
 
@@ -52,7 +53,7 @@ export function loadConfig(opts: LoadOptions): NodeConfig {
   const homeDir = opts.home ?? nonEmpty(env[HOME_VARIABLE]);
   const fromHome: Record<string, unknown> = homeDir === undefined ? {} : homeLayer(homeDir);
   const network = opts.network ?? nonEmpty(env.CHAIN_NETWORK) ?? (typeof fromHome.network === 'string' ? fromHome.network : 'devnet');
-  const configDir = resolve(opts.configDir ?? 'configs');
+  const configDir = resolve(opts.configDir ?? defaultConfigDir());
   const file = networkConfigPath(configDir, network);
   if (!existsSync(file)) throw new ConfigError(`no config for network "${network}": ${file} does not exist`);
   let fromFile: unknown;
