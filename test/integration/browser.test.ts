@@ -8,7 +8,7 @@ import { getJson, postJson, until, waitConfirmed } from '../helpers/node-process
 import { launchChromium, CHROMIUM_PATH } from '../helpers/chromium.js';
 import { canonicalJson } from '../../kernel/codec/json.js';
 import { sha3Hex0x } from '../../kernel/crypto/hash.js';
-import { connect, keyFromFile, keyFromSeed } from '../../sdk/index.js';
+import { ChainHttpError, connect, keyFromFile, keyFromSeed } from '../../sdk/index.js';
 
 /**
  * The browser crypto module and the explorer in headless Chromium against one devnet, as a person
@@ -152,7 +152,17 @@ describe('browser module and explorer in headless Chromium', () => {
     const proposed = await client.operation(v0, 'propose', { proposer: 'chain:validator-0.node', title: 'explorer test', description: HOSTILE_TEXT, kind: 'text', voting_duration: 100 });
     assert.equal((await client.waitFinal(proposed.tx_hash)).status, 'confirmed');
     const tpl = ((await getJson(`${net.rpcUrls[0]!}/api/v1/templates/fungible-token`)).body) as { bytecode_hex: string };
-    const deployed = await client.operation(v0, 'deploy', { owner: v0.address, bytecode_hex: tpl.bytecode_hex, name: 'Explorer token', template: 'fungible-token', init_args: { name: 'Ex', symbol: 'EXP', decimals: 6, total_supply: '1000' } }, { gasLimit: 100 });
+    // A deploy's checks run on a thread below the node's priority with a 3 s bound, so on a
+    // starved CI machine they may answer 503 "retry later", which a client then does.
+    const deploy = () => client.operation(v0, 'deploy', { owner: v0.address, bytecode_hex: tpl.bytecode_hex, name: 'Explorer token', template: 'fungible-token', init_args: { name: 'Ex', symbol: 'EXP', decimals: 6, total_supply: '1000' } }, { gasLimit: 100 });
+    let deployed: Awaited<ReturnType<typeof deploy>> | undefined;
+    for (let attempt = 1; deployed === undefined; attempt++) {
+      try {
+        deployed = await deploy();
+      } catch (err) {
+        if (!(err instanceof ChainHttpError && err.status === 503) || attempt === 5) throw err;
+      }
+    }
     assert.equal((await client.waitFinal(deployed.tx_hash)).status, 'confirmed');
 
     const tx = (await getJson(`${gw}/api/v1/transactions/${transferHash}`)).body;
