@@ -90,7 +90,8 @@ for (const backend of ['uws', 'node'] as const) {
 
     before(async () => {
       node = await startNodeProcess({ env: { CHAIN_HTTP_BACKEND: 'node', CHAIN_RPC_RATE_LIMIT: '100000' } });
-      gw = await startGatewayProcess({ NODE_RPC_URL: node.url, CHAIN_HTTP_BACKEND: backend, NETWORK_ID: 'gw-test-net', GLOBAL_RL_MAX_RPS: '100000' });
+      // The limits are gateway-limits.test.ts's subject; here a retried read may send dozens of socket rpcs in a second.
+      gw = await startGatewayProcess({ NODE_RPC_URL: node.url, CHAIN_HTTP_BACKEND: backend, NETWORK_ID: 'gw-test-net', GLOBAL_RL_MAX_RPS: '100000', WS_RPC_MAX_RPS: '100000' });
       // The tests read block 1; a node descheduled during start-up may not have committed it yet.
       await until('block 1', async () => (((await getJson(`${node.url}/health`)).body.height as number) >= 1 ? true : undefined));
     });
