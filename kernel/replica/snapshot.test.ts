@@ -74,7 +74,6 @@ test('a certified snapshot verifies and a fresh node installs it at the same roo
   const v = await verdict(snap);
   assert.ok(v.ok, v.ok ? '' : v.reason);
   // A fresh store (no genesis yet) takes the snapshot and opens at its height.
-
   const kv = new MemoryStore();
   const f2 = await makeChainWithoutGenesis(kv);
   await f2.snapshots.installSnapshot(v.block, snap.entries.map(([k, v]) => [k, parseHex(v)!] as const));
@@ -323,7 +322,6 @@ async function makeChainWithoutGenesis(kv: MemoryStore): Promise<import('../chai
   const { createHooks } = await import('../host/hooks.js');
   const { PluginHost } = await import('../host/host.js');
   const { ParamRegistry } = await import('../state/params.js');
-
   const { Chain } = await import('../chain/chain.js');
   const { CachingVerifier } = await import('../crypto/verifier.js');
   const { validateConfig } = await import('../config/load.js');

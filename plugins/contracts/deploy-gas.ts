@@ -61,9 +61,7 @@ export function deployBodyGas(fields: Readonly<Record<string, unknown>>): number
  * Without it the metering pass of a registered template would be paid by nobody.
  */
 export function templateRegisterBodyGas(fields: Readonly<Record<string, unknown>>): number {
-  const bytecodeHex = fields.bytecode_hex;
-  if (typeof bytecodeHex !== 'string' || bytecodeHex.length === 0) return 0;
-  return gasOfDeploy(() => deployRequest({ bytecode_hex: bytecodeHex }, LARGEST_BYTECODE));
+  return deployBodyGas({ bytecode_hex: fields.bytecode_hex });
 }
 
 /** `deployBodyGas` of a plain transaction's `data` (the deploy's fields as JSON, or hex of it). */
