@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { defineRoute, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { clients, locks, receipts, lockKey, receiptKey, type Lock } from './store.js';
 import { ACK_TX, COMMIT_TX, HEADERS_TX, HeaderUpdate, LockBundle, RELAY_SENDER, ReceiptBundle, judgeAck, judgeCommit, judgeHeaders } from './rules.js';
@@ -102,21 +103,18 @@ export const XSHARD_ROUTES = [queueRoute, transferRoute, transferProofRoute, rec
 
 /**
  * The key a pending relay write will write and the outcome it will give it, read from its body
- * as admitted (checked by `judgeCommit`/`judgeAck` then, so read defensively): a commit's
- * receipt is `committed` when its proof is from before the lock's deadline, else `aborted`; an
- * ack settles its lock `committed` or `refunded` as its receipt says.
+ * as admitted (its bundle schema was checked then; `Value.Check` narrows it again here): a
+ * commit's receipt is `committed` when its proof is from before the lock's deadline, else
+ * `aborted`; an ack settles its lock `committed` or `refunded` as its receipt says.
  */
 function pendingOutcome(type: string, body: Readonly<Record<string, unknown>>): [key: string, outcome: string] | undefined {
-  const record = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined);
   if (type === COMMIT_TX) {
-    const lock = record(body.lock);
-    const proof = record(body.proof);
-    if (lock === undefined || proof === undefined || typeof lock.id !== 'string' || typeof lock.source_shard !== 'number') return undefined;
-    return [receiptKey(lock.source_shard, lock.id), Number(proof.height) < Number(lock.deadline_height) ? 'committed' : 'aborted'];
+    if (!Value.Check(LockBundle, body)) return undefined;
+    const { lock, proof } = body;
+    return [receiptKey(lock.source_shard, lock.id), proof.height < lock.deadline_height ? 'committed' : 'aborted'];
   }
-  const receipt = record(body.receipt);
-  if (receipt === undefined || typeof receipt.id !== 'string') return undefined;
-  return [lockKey(receipt.id), receipt.outcome === 'committed' ? 'committed' : 'refunded'];
+  if (!Value.Check(ReceiptBundle, body)) return undefined;
+  return [lockKey(body.receipt.id), body.receipt.outcome === 'committed' ? 'committed' : 'refunded'];
 }
 
 /** Newest first: lock_height descending, then id. */
