@@ -171,21 +171,32 @@ function optionValue(b: PluginOptionBinding, raw: string): unknown {
   }
 }
 
-/** `plugins` (the network's list) with the options the environment sets on the plugins it lists. */
-export function pluginOptionsFromEnv(plugins: unknown, env: NodeJS.ProcessEnv): unknown {
+/**
+ * What the environment's plugin variables do to `plugins` (the network's list): `plugins` with
+ * the options they set on the plugins it lists, and `set`, the same list holding at each entry
+ * they touched `{ options }` with only those options (elsewhere nothing), so that a refused value
+ * can be blamed on the environment. Both are undefined when no variable applies.
+ */
+export function pluginOptionsFromEnv(plugins: unknown, env: NodeJS.ProcessEnv): { readonly plugins: unknown[]; readonly set: unknown[] } | undefined {
   const values = PLUGIN_OPTION_BINDINGS.flatMap((b) => {
     const raw = env[b.variable];
     return raw === undefined ? [] : [{ ...b, value: optionValue(b, raw) }];
   });
-  if (values.length === 0 || !Array.isArray(plugins)) return plugins;
-  return plugins.map((entry: unknown) => {
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry;
+  if (values.length === 0 || !Array.isArray(plugins)) return undefined;
+  const set: unknown[] = [];
+  const changed = plugins.map((entry: unknown) => {
+    const mine = entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? values.filter((v) => v.plugin === (entry as Record<string, unknown>).name) : [];
+    if (mine.length === 0) {
+      set.push(undefined);
+      return entry;
+    }
     const e = entry as Record<string, unknown>;
-    const mine = values.filter((v) => v.plugin === e.name);
-    if (mine.length === 0) return e;
     const options = e.options !== null && typeof e.options === 'object' && !Array.isArray(e.options) ? (e.options as Record<string, unknown>) : {};
-    return { ...e, options: { ...options, ...Object.fromEntries(mine.map((v) => [v.option, v.value])) } };
+    const fromEnv = Object.fromEntries(mine.map((v) => [v.option, v.value]));
+    set.push({ options: fromEnv });
+    return { ...e, options: { ...options, ...fromEnv } };
   });
+  return { plugins: changed, set };
 }
 
 export function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {

@@ -69,10 +69,9 @@ export function loadConfig(opts: LoadOptions): NodeConfig {
   const fromEnv = configFromEnv(env);
   merged = deepMerge(merged, fromEnv);
   // Parsed whatever the list holds, so a bad value stops start-up even where no plugin takes it.
-  const plugins = pluginOptionsFromEnv(merged.plugins, env);
-  const envPlugins = optionsSetBy(merged.plugins, plugins);
-  if (plugins !== undefined) merged = { ...merged, plugins };
-  layers.push({ source: ENV_SOURCE, value: envPlugins === undefined ? fromEnv : { ...fromEnv, plugins: envPlugins } });
+  const fromPluginEnv = pluginOptionsFromEnv(merged.plugins, env);
+  if (fromPluginEnv !== undefined) merged = { ...merged, plugins: fromPluginEnv.plugins };
+  layers.push({ source: ENV_SOURCE, value: fromPluginEnv === undefined ? fromEnv : { ...fromEnv, plugins: fromPluginEnv.set } });
   layers.push({ source: 'the command line', value: opts.flags ?? {} });
   merged = deepMerge(merged, opts.flags ?? {});
   // The merged result is what must be valid (a later layer may override an earlier one's value);
@@ -88,20 +87,6 @@ const ENV_SOURCE = 'the environment: CHAIN_* variables';
 interface ConfigLayer {
   readonly source: string;
   readonly value: Record<string, unknown>;
-}
-
-/**
- * What the plugin variables changed in the plugin list, as a layer: at each entry they touched,
- * `{ options }` with the options they set; elsewhere nothing. Undefined when they set none.
- */
-function optionsSetBy(before: unknown, after: unknown): unknown[] | undefined {
-  if (!Array.isArray(before) || !Array.isArray(after) || before === after) return undefined;
-  const optionsOf = (e: unknown): Record<string, unknown> => (isPlainObject(e) && isPlainObject(e.options) ? e.options : {});
-  return after.map((entry: unknown, i) => {
-    if (entry === before[i]) return undefined;
-    const was = optionsOf(before[i]);
-    return { options: Object.fromEntries(Object.entries(optionsOf(entry)).filter(([k, v]) => was[k] !== v)) };
-  });
 }
 
 /** The last layer whose object holds `field` (a dotted path, array entries by index), else the merged whole. */
