@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CatalogueSource } from './catalogue.js';
 import type { AuditFlags } from './audit/run-audit.js';
-import { defaultConfigDir } from '../kernel/config/config-dir.js';
+import { configDirOption } from './config-dir-option.js';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -15,7 +15,7 @@ export function registerAuditCommand(program: Command, catalogue: CatalogueSourc
     .requiredOption('--data-dir <dir>', 'the data directory of the chain to audit (its chain/, tree/ and txtext/)')
     .option('--home <dir>', 'node home whose config and genesis the chain was run with (also CHAIN_HOME)')
     .option('--network <name>', 'network config whose plugins the chain ran (default: CHAIN_NETWORK, else the home\'s node.json, else devnet)')
-    .option('--config-dir <dir>', 'folder of network configs (default: ./configs when present, else the build\'s own)', defaultConfigDir())
+    .addOption(configDirOption())
     .option('--genesis <file>', 'genesis document (default: the config\'s genesis_file)')
     .option('--enable-plugin <name>', 'a plugin the chain ran with --enable-plugin (repeatable)', collect, [])
     .option('--disable-plugin <name>', 'a plugin the chain ran with --disable-plugin (repeatable)', collect, [])

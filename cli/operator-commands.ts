@@ -6,7 +6,7 @@ import { collectFiles } from './operator/collect.js';
 import { initHome, installGenesis, writeJoin } from './operator/home.js';
 import { networkFacts } from './operator/network.js';
 import { makeTestnet } from './operator/testnet.js';
-import { defaultConfigDir } from '../kernel/config/config-dir.js';
+import { configDirOption } from './config-dir-option.js';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -37,7 +37,7 @@ export function registerOperatorCommands(program: Command, catalogue: CatalogueS
     .requiredOption('--home <dir>', 'the home folder to create')
     .requiredOption('--moniker <label>', 'this node\'s label (1 to 32 of a-z, 0-9, -): its address is chain:<label>.node')
     .option('--network <name>', 'network config (configs/<name>.json) the node runs', DEFAULT_NETWORK)
-    .option('--config-dir <dir>', 'folder of network configs (default: ./configs when present, else the build\'s own)', defaultConfigDir())
+    .addOption(configDirOption())
     .option('--rpc-host <host>', 'RPC listen address', '127.0.0.1')
     .option('--rpc-port <port>', 'RPC port', '9933')
     .option('--p2p-host <host>', 'P2P listen address', '0.0.0.0')
@@ -58,7 +58,7 @@ export function registerOperatorCommands(program: Command, catalogue: CatalogueS
     .requiredOption('--p2p-external <host:port>', 'where the other validators reach this node\'s P2P port')
     .option('--stake <ucoin>', 'self-stake in ucoin (default: the network\'s min_stake)')
     .option('--owner-key <file>', 'a key file that owns the node (it signs the statement too); default: the validator key\'s own .human')
-    .option('--config-dir <dir>', 'folder of network configs (default: ./configs when present, else the build\'s own)', defaultConfigDir())
+    .addOption(configDirOption())
     .action(async (o: { home: string; chainId: string; p2pExternal: string; stake?: string; ownerKey?: string; configDir: string }) => {
       const join = writeJoin({ home: o.home, chainId: o.chainId, p2pExternal: o.p2pExternal, configDir: o.configDir, ...(o.stake !== undefined ? { stake: ucoinFlag('stake', o.stake) } : {}), ...(o.ownerKey ? { ownerKey: o.ownerKey } : {}) }, await catalogue());
       process.stdout.write(`join statement written for ${join.address}: owner ${join.owner}, stake ${join.stake} ucoin, p2p_endpoint ${join.p2p_endpoint}\n`);
@@ -71,7 +71,7 @@ export function registerOperatorCommands(program: Command, catalogue: CatalogueS
     .requiredOption('--chain-id <id>', 'the chain id every statement must name')
     .requiredOption('--out <file>', 'genesis file to write')
     .option('--network <name>', 'network config: test networks fund each owner with 1 000 COIN; min_stake', DEFAULT_NETWORK)
-    .option('--config-dir <dir>', 'folder of network configs (default: ./configs when present, else the build\'s own)', defaultConfigDir())
+    .addOption(configDirOption())
     .option('--genesis-time <ms>', 'genesis time in milliseconds since the epoch (default: now)')
     .option('--account <address=ucoin>', 'fund an account at genesis (repeatable)', collect, [])
     .option('--param <key=value>', 'a parameter\'s genesis value (repeatable)', collect, [])
@@ -86,7 +86,7 @@ export function registerOperatorCommands(program: Command, catalogue: CatalogueS
     .description('check a genesis against every rule of decisions.md §82; prints "genesis ok <chain_id> <genesis_hash>"')
     .argument('<file>', 'genesis file')
     .option('--network <name>', 'network whose min_stake applies when the genesis params set none', DEFAULT_NETWORK)
-    .option('--config-dir <dir>', 'folder of network configs (default: ./configs when present, else the build\'s own)', defaultConfigDir())
+    .addOption(configDirOption())
     .action(async (file: string, o: { network: string; configDir: string }) => {
       const { doc, hash } = readGenesis(file, { minStake: networkFacts(o.network, o.configDir, await catalogue()).minStake, provider: nobleProvider });
       process.stdout.write(`genesis ok ${doc.chain_id} ${hash}\n`);
@@ -97,7 +97,7 @@ export function registerOperatorCommands(program: Command, catalogue: CatalogueS
     .description('validate a genesis, copy it to <home>/config/genesis.json, pin its hash and seed every other validator in node.json')
     .argument('<file>', 'genesis file')
     .requiredOption('--home <dir>', 'the node home')
-    .option('--config-dir <dir>', 'folder of network configs (default: ./configs when present, else the build\'s own)', defaultConfigDir())
+    .addOption(configDirOption())
     .action(async (file: string, o: { home: string; configDir: string }) => {
       const r = installGenesis({ home: o.home, file, configDir: o.configDir }, await catalogue());
       process.stdout.write(`genesis installed in ${r.genesis_file}: ${r.chain_id} ${r.genesis_hash}; seeds ${r.seeds.join(', ') || '(none)'}\n`);
@@ -114,7 +114,7 @@ export function registerOperatorCommands(program: Command, catalogue: CatalogueS
     .option('--p2p-port <port>', 'P2P port of every validator', '26656')
     .option('--rpc-port <port>', 'RPC port of every validator', '9933')
     .option('--network <name>', 'network config the validators run', process.env.CHAIN_NETWORK ?? 'testnet')
-    .option('--config-dir <dir>', 'folder of network configs (default: ./configs when present, else the build\'s own)', defaultConfigDir())
+    .addOption(configDirOption())
     .option('--genesis-time <ms>', 'genesis time in milliseconds since the epoch (default: now)')
     .action(async (o: { validators: string; chainId: string; out: string; hostnamePrefix?: string; ips?: string; p2pPort: string; rpcPort: string; network: string; configDir: string; genesisTime?: string }) => {
       const n = /^\d{1,3}$/.test(o.validators) ? Number(o.validators) : NaN;

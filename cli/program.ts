@@ -13,7 +13,7 @@ import type { DevnetFlags } from './devnet-command.js';
 import { runDevnetToggle, type DevnetToggleFlags } from './devnet-toggle.js';
 import { printConfigSchema } from './schema-command.js';
 import type { CatalogueSource } from './catalogue.js';
-import { defaultConfigDir } from '../kernel/config/config-dir.js';
+import { configDirOption } from './config-dir-option.js';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -35,7 +35,7 @@ program
   .description('run a validator / full node')
   .option('--home <dir>', 'node home (chain init): its key, config/genesis.json, config/node.json and data/ (also CHAIN_HOME)')
   .option('--network <name>', 'network config to load from configs/<name>.json (default: CHAIN_NETWORK, else the home\'s node.json, else devnet)')
-  .option('--config-dir <dir>', 'folder of network configs (default: ./configs when present, else the build\'s own)', defaultConfigDir())
+  .addOption(configDirOption())
   .option('--data-dir <dir>', 'where blocks and state are stored')
   .option('--genesis-hash <0x…>', 'the genesis hash this node must run; start-up stops on any other (also CHAIN_GENESIS_HASH, node.json genesis_hash)')
   .option('--genesis <file>', 'genesis document')
@@ -103,7 +103,7 @@ for (const [verb, change] of [['enable', 'activate'], ['disable', 'retire']] as 
     });
 }
 
-program.command('gateway').description('run the public gateway (REST proxy, /ws events) in front of a node; configured by PORT, NODE_RPC_URL, ... (plugins/gateway/README.md)').option('--network <name>', 'network config whose service plugins to load', process.env.CHAIN_NETWORK ?? 'devnet').option('--config-dir <dir>', 'folder of network configs (default: ./configs when present, else the build\'s own)', defaultConfigDir()).action(async (f: { network: string; configDir: string }) => (await import('./gateway-command.js')).runGatewayCommand(f, await catalogue()));
+program.command('gateway').description('run the public gateway (REST proxy, /ws events) in front of a node; configured by PORT, NODE_RPC_URL, ... (plugins/gateway/README.md)').option('--network <name>', 'network config whose service plugins to load', process.env.CHAIN_NETWORK ?? 'devnet').addOption(configDirOption()).action(async (f: { network: string; configDir: string }) => (await import('./gateway-command.js')).runGatewayCommand(f, await catalogue()));
 
 program.command('config-schema').description('print the JSON Schema of a config file (a network file, a home\'s node.json), for editors').action(printConfigSchema);
 
