@@ -28,9 +28,14 @@ export function sortValidators<T extends { readonly address: string }>(set: read
  * order simply fails to match.
  */
 export function validatorsHash(set: readonly LightValidator[]): string {
+  return sha3Hex0x(validatorsHashText(set));
+}
+
+/** The text `validatorsHash` hashes: the kernel hashes the same text through OpenSSL (block-hash.ts). */
+export function validatorsHashText(set: readonly LightValidator[]): string {
   const parts: string[] = [VALSET_TAG, String(set.length)];
   for (const v of set) parts.push(v.address, v.power.toString(10), v.public_key);
-  return sha3Hex0x(parts.join('|'));
+  return parts.join('|');
 }
 
 /** Sum of the set's power. */
