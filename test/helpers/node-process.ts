@@ -158,14 +158,19 @@ export async function postJson(url: string, body: unknown): Promise<{ status: nu
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-/** Polls the node until `check` passes; the node's own block production is the event awaited. */
+/**
+ * Polls the node until `check` passes; the node's own block production is the event awaited.
+ * The pause grows from 25 to 100 ms: a wait of a block or two still ends within ~25 ms of the
+ * event, and a wait of a hundred blocks polls a quarter as often (each poll is a request the
+ * suite's two cores serve beside the devnets).
+ */
 export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  for (let pause = 25; ; pause = Math.min(100, Math.round(pause * 1.25))) {
     const v = await fn();
     if (v !== undefined) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, pause));
   }
 }
 
