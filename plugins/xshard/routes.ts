@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { defineRoute, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
+import { defineRoute, firstRefusal, listPage, notFound, pageAnswer, pageQuery, toPage, type NodeServices, type RouteTable } from '../../kernel/sdk.js';
 import { clients, locks, receipts, lockKey, receiptKey, type Lock } from './store.js';
-import { ACK_TX, COMMIT_TX, HEADERS_TX, HeaderUpdate, LockBundle, RELAY_SENDER, ReceiptBundle, judgeAck, judgeCommit, judgeHeaders } from './rules.js';
+import { ACK_TX, COMMIT_TX, HEADERS_TX, HeaderUpdate, LockBundle, RELAY_SENDER, ReceiptBundle, judgeAck, judgeCommit, judgeHeaders, type LockBundleBody, type ReceiptBundleBody } from './rules.js';
 import { ClientView, LockView, ReceiptView, SubmittedView, clientView, lockView, receiptView } from './views.js';
 
 const LockId = Type.String({ pattern: '^0x[0-9a-f]{64}$', description: 'the lock id: the transaction hash' });
@@ -103,19 +102,22 @@ export const XSHARD_ROUTES = [queueRoute, transferRoute, transferProofRoute, rec
 
 /**
  * The key a pending relay write will write and the outcome it will give it, read from its body
- * as admitted (its bundle schema was checked then; `Value.Check` narrows it again here): a
- * commit's receipt is `committed` when its proof is from before the lock's deadline, else
- * `aborted`; an ack settles its lock `committed` or `refunded` as its receipt says.
+ * as admitted (admission checked it against the same bundle schema, with the same compiled
+ * check): a commit's receipt is `committed` when its proof is from before the lock's deadline,
+ * else `aborted`; an ack settles its lock `committed` or `refunded` as its receipt says.
  */
 function pendingOutcome(type: string, body: Readonly<Record<string, unknown>>): [key: string, outcome: string] | undefined {
   if (type === COMMIT_TX) {
-    if (!Value.Check(LockBundle, body)) return undefined;
+    if (!isLockBundle(body)) return undefined;
     const { lock, proof } = body;
     return [receiptKey(lock.source_shard, lock.id), proof.height < lock.deadline_height ? 'committed' : 'aborted'];
   }
-  if (!Value.Check(ReceiptBundle, body)) return undefined;
+  if (!isReceiptBundle(body)) return undefined;
   return [lockKey(body.receipt.id), body.receipt.outcome === 'committed' ? 'committed' : 'refunded'];
 }
+
+const isLockBundle = (body: unknown): body is LockBundleBody => firstRefusal(LockBundle, body) === undefined;
+const isReceiptBundle = (body: unknown): body is ReceiptBundleBody => firstRefusal(ReceiptBundle, body) === undefined;
 
 /** Newest first: lock_height descending, then id. */
 function newestFirst(a: Lock, b: Lock): number {
