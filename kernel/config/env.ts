@@ -175,7 +175,8 @@ function optionValue(b: PluginOptionBinding, raw: string): unknown {
  * What the environment's plugin variables do to `plugins` (the network's list): `plugins` with
  * the options they set on the plugins it lists, and `set`, the same list holding at each entry
  * they touched `{ options }` with only those options (elsewhere nothing), so that a refused value
- * can be blamed on the environment. Both are undefined when no variable applies.
+ * can be blamed on the environment. Undefined when no plugin variable is set or the list is not
+ * an array; variables for plugins the list does not hold leave `set` all empty.
  */
 export function pluginOptionsFromEnv(plugins: unknown, env: NodeJS.ProcessEnv): { readonly plugins: unknown[]; readonly set: unknown[] } | undefined {
   const values = PLUGIN_OPTION_BINDINGS.flatMap((b) => {

@@ -131,7 +131,9 @@ export async function startNode(config: NodeConfig, catalogue: ReadonlyMap<strin
     kv: store.kv,
     // The library's own signer where it has one (hedged; PQClean's ~1.5 ms against noble's ~11 ms
     // on the event loop): a header signature is stored with its record and gossiped from there,
-    // never made again for the same height, so nothing needs the deterministic variant.
+    // never made again for that height within one data folder. A node re-synced into an empty
+    // folder signs its past heights anew; peers keep the first valid signature per (height,
+    // validator) and drop the rest, so two different ones harm nothing.
     signer: { address: nodeAddress, sign: kernelStatementSigner(key.keys, { sign: signerFor(provider, 'native') }) },
     verify: (signature, message, publicKey) => provider.verify(signature, message, publicKey),
     interval: async () => (params.has(IBC_HEADER_INTERVAL_PARAM) ? params.reader(store.state).get(IBC_HEADER_INTERVAL_PARAM) : DEFAULT_IBC_HEADER_INTERVAL),

@@ -239,7 +239,7 @@ export class LightClientHeaders {
       if (opened) await this.open(h);
       this.processed = h;
       // Synced with each header; otherwise now and then, since looking at a height again after a
-      // crash only signs the same text again.
+      // crash adds nothing: a header's record and this node's signature were written together.
       if (opened || h % PROCESSED_WRITE_EVERY === 0) await this.o.kv.write([{ type: 'put', key: PROCESSED_KEY, value: utf8Bytes(String(h)) }], opened);
       const parked = this.parked.get(h);
       this.parked.delete(h);

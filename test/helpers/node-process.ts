@@ -160,8 +160,8 @@ export async function postJson(url: string, body: unknown): Promise<{ status: nu
 
 /**
  * Polls the node until `check` passes; the node's own block production is the event awaited.
- * The pause grows from 25 to 100 ms: a wait of a block or two still ends within ~25 ms of the
- * event, and a wait of a hundred blocks polls a quarter as often (each poll is a request the
+ * The pause grows from 25 to 100 ms (100 after ~375 ms): a short wait still ends within ~25–75 ms
+ * of the event, and a wait of a hundred blocks polls a quarter as often (each poll is a request the
  * suite's two cores serve beside the devnets).
  */
 export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
