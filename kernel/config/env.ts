@@ -186,25 +186,29 @@ export function pluginOptionsFromEnv(plugins: unknown, env: NodeJS.ProcessEnv): 
   if (values.length === 0 || !Array.isArray(plugins)) return undefined;
   const set: unknown[] = [];
   const changed = plugins.map((entry: unknown) => {
-    const mine = entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? values.filter((v) => v.plugin === (entry as Record<string, unknown>).name) : [];
-    if (mine.length === 0) {
+    const mine = isPlainObject(entry) ? values.filter((v) => v.plugin === entry.name) : [];
+    if (!isPlainObject(entry) || mine.length === 0) {
       set.push(undefined);
       return entry;
     }
-    const e = entry as Record<string, unknown>;
-    const options = e.options !== null && typeof e.options === 'object' && !Array.isArray(e.options) ? (e.options as Record<string, unknown>) : {};
+    const options = isPlainObject(entry.options) ? entry.options : {};
     const fromEnv = Object.fromEntries(mine.map((v) => [v.option, v.value]));
     set.push({ options: fromEnv });
-    return { ...e, options: { ...options, ...fromEnv } };
+    return { ...entry, options: { ...options, ...fromEnv } };
   });
   return { plugins: changed, set };
+}
+
+/** A JSON object: not null, not an array. */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 export function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
   let node = target;
   for (const seg of path.slice(0, -1)) {
     const next = node[seg];
-    if (next === undefined || next === null || typeof next !== 'object' || Array.isArray(next)) node[seg] = {};
+    if (!isPlainObject(next)) node[seg] = {};
     node = node[seg] as Record<string, unknown>;
   }
   node[path[path.length - 1]!] = value;

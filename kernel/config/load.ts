@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { ConfigSchema, type NodeConfig } from './schema.js';
-import { ConfigError, badAddress, configFromEnv, pluginOptionsFromEnv } from './env.js';
+import { ConfigError, badAddress, configFromEnv, isPlainObject, pluginOptionsFromEnv } from './env.js';
 import { HOME_VARIABLE, homeLayer, homePaths } from './home.js';
 import { defaultConfigDir } from './config-dir.js';
 import { parsePeerEndpoint } from '../p2p/endpoint.js';
@@ -23,10 +23,6 @@ export function deepMerge(base: Record<string, unknown>, over: Record<string, un
 
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 export interface LoadOptions {
