@@ -22,6 +22,7 @@ export class NodeMetrics {
   proposalTxFetches: () => { requested: number; received: number } = () => ({ requested: 0, received: 0 });
   /** Set by the node once its store is open: LevelDB reads of committed state, by how and by family. */
   stateReads: () => ReadonlyArray<{ via: string; family: string; reads: number }> = () => [];
+  stateScans: () => { readonly cache: number; readonly store: number } = () => ({ cache: 0, store: 0 });
   /** Set by the node once the chain is open: wall time of each step of its blocks, added up (kernel/chain/block-timings.ts). */
   blockSteps: () => ReadonlyArray<{ step: string; seconds: number; count: number }> = () => [];
   /** Set by the node once the chain is open: admissions that waited for a block step (kernel/chain/block-gate.ts). */
@@ -64,6 +65,15 @@ export class NodeMetrics {
       "committed state keys read from the store on a cache miss (some answered by the chain store's key filter, chain_store_reads_skipped_total; scans and snapshot reads are not counted): via 'single' (one awaited read) or 'prefetch' (a block's or relay batch's read-ahead), by family (the key's first segment: acct, acctkey, a plugin's name)",
       ['via', 'family'],
       () => this.stateReads().map((r) => [{ via: r.via, family: r.family }, r.reads] as const),
+    );
+    labelled(
+      'chain_state_scans_total',
+      "scans of committed state (a plugin's store or index read by prefix: what falls due at a height, a route's list), answered 'cache' (kept since no write changed a key under the prefix, state-scan-cache.ts) or 'store' (a LevelDB iterator)",
+      ['answered'],
+      () => {
+        const s = this.stateScans();
+        return [[{ answered: 'cache' }, s.cache] as const, [{ answered: 'store' }, s.store] as const];
+      },
     );
     labelled(
       'chain_block_step_seconds_total',

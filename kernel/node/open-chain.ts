@@ -100,6 +100,7 @@ export async function openChain(d: OpenChainDeps): Promise<OpenedChain> {
   }
   const store = new ChainStore(stores.kv, { textLog });
   metrics.stateReads = () => store.stateReadCounts.entries();
+  metrics.stateScans = () => store.stateScanCounts;
   metrics.storeWork = () => stores.work();
   metrics.storeKeyScanning = () => stores.keyScanning();
   void stores.keyScan.then((scan) => {

@@ -217,7 +217,7 @@ export class ChainStore {
   /** Committed state, as the executor and queries read it. */
   readonly state: StateSource = {
     get: (key) => this.reads.get(key),
-    scan: (prefix, options) => collect(stateEntriesOf(this.kv, prefix, options)),
+    scan: (prefix, options) => this.reads.scan(prefix, options, () => collect(stateEntriesOf(this.kv, prefix, options))),
   };
 
   /**
@@ -237,6 +237,11 @@ export class ChainStore {
    */
   prefetchState(keys: Iterable<string>): Promise<void> {
     return this.reads.prefetch(keys);
+  }
+
+  /** Scans of committed state so far, by what answered them (`chain_state_scans_total`). */
+  get stateScanCounts(): { readonly cache: number; readonly store: number } {
+    return this.reads.scanCounts;
   }
 
   /** LevelDB reads of committed state so far, by how and by family (`chain_state_reads_total`). */
@@ -513,6 +518,7 @@ export class ChainStore {
     try {
       await this.reads.writing(
         () => this.kv.write(ops, true),
+        c.stateChanges.map(([key]) => key),
         () => this.cacheWrites(c.stateChanges),
       );
     } catch (e) {
@@ -548,6 +554,7 @@ export class ChainStore {
     append(ops, treeOps);
     await this.reads.writing(
       () => this.kv.write(ops, false),
+      entries.map(([key]) => key),
       () => {
         for (const [key] of entries) this.caches.state.delete(key);
       },
@@ -576,6 +583,7 @@ export class ChainStore {
           await this.kv.write(ops, false);
         }
       },
+      'all',
       () => this.caches.state.clear(),
     );
   }
@@ -592,6 +600,7 @@ export class ChainStore {
     ops.push({ type: 'put', key: metaKey('chain'), value: metaCodec.encode(meta) });
     await this.reads.writing(
       () => this.kv.write(ops, true),
+      stateChanges.map(([key]) => key),
       () => this.cacheWrites(stateChanges),
     );
     this.meta = meta;
@@ -641,6 +650,7 @@ export class ChainStore {
     this.totalsEpoch++;
     await this.reads.writing(
       () => this.kv.write(ops, true),
+      'all',
       () => this.caches.state.clear(),
     );
     this.totalsEpoch++;

@@ -52,6 +52,10 @@ for (const backend of ['uws', 'node'] as const) {
       const warmed = await (await fetch(`${node.url}/metrics`)).text();
       assert.match(warmed, /^chain_tree_warming 0$/m);
       assert.match(warmed, /^chain_store_key_scanning 0$/m);
+      // Plugins ask at every height what falls due; an unchanged range is answered from the scan cache (state-scan-cache.ts).
+      const scans = (metrics: string, answered: string): number => Number(new RegExp(`^chain_state_scans_total\\{answered="${answered}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+      assert.ok(scans(warmed, 'store') > 0, 'a scan the cache did not hold went to the store');
+      await until('a scan answered from the cache', async () => (scans(await (await fetch(`${node.url}/metrics`)).text(), 'cache') > 0 ? true : undefined));
       for (const store of ['chain', 'tree']) {
         assert.match(warmed, new RegExp(`^chain_store_point_reads_total\\{store="${store}"\\} \\d+$`, 'm'), store);
         assert.match(warmed, new RegExp(`^chain_store_compaction_bytes_total\\{store="${store}",direction="written"\\} \\d+$`, 'm'), store);
