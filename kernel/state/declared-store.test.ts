@@ -149,3 +149,27 @@ test('a key layout holds exactly the keys it parses (holds checks the prefix fir
   const keys = ['', '/', 'model', 'model/', 'models', 'mode', 'model/x', `recent/${A}`, `recent/${A}/`, `recentx/${A}`, `recent/${A}x`, 'recent/', `reward/${A}/000000000012/block`, `reward/${A}/12/block`, `reward/${A}/000000000012`, `rewards/${A}/000000000012/block`, 'by/status/open', 'by/status/', 'by/statusx/open', 'by', `kv/${A}/`, `kv/${A}/0aff`, `kv/${A}/0AFF`, `kv/${B}`, `kv//00`];
   for (const l of layouts) for (const k of keys) assert.equal(l.holds(k), l.parse(k) !== undefined, `${l.text} on "${k}"`);
 });
+
+test('dueAt answers what a scan of the height answers, and reads no height range while the first record falls due later', async () => {
+  const due = defineStore('governance', { name: 'endings', description: 'ends', key: ['ends', keyPart.integer('height'), keyPart.integer('id')], value: Type.Integer({ minimum: 1 }) });
+  const base = new StateOverlay(empty);
+  const store = writableStore(base, 'governance');
+  for (const [h, id] of [[12, 2], [12, 1], [15, 3], [40, 4]] as const) due.set(store, h, id, id);
+  const scanned: string[] = [];
+  const counting: StateSource = { get: (k) => base.get(k), scan: (prefix, options) => (scanned.push(prefix), base.scan(prefix, options)) };
+  const reader = readonlyStore(new StateOverlay(counting), 'governance');
+  for (let h = 0; h <= 45; h++) {
+    assert.deepEqual(await due.dueAt(reader, h), await due.scan(reader, { prefix: [h] }), `height ${h}`);
+  }
+  scanned.length = 0;
+  for (let h = 0; h < 12; h++) await due.dueAt(reader, h);
+  assert.deepEqual(new Set(scanned), new Set(['governance/ends/']), 'before the first due height only the store’s head is read');
+  assert.deepEqual((await due.dueAt(reader, 12)).map((e) => e.key), [[12, 1], [12, 2]]);
+  assert.equal(scanned.at(-1), 'governance/ends/000000000012/');
+  due.delete(store, 12, 1);
+  due.delete(store, 12, 2);
+  scanned.length = 0;
+  assert.deepEqual(await due.dueAt(reader, 13), []);
+  assert.deepEqual(scanned, ['governance/ends/'], 'the records of height 12 gone, 13 is answered from the head (15)');
+  await assert.rejects(delegations.dueAt(readonlyStore(new StateOverlay(empty), 'staking'), 1), /staking\.delegations: dueAt reads a store whose first key part is an integer height/);
+});

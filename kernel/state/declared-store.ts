@@ -172,6 +172,26 @@ export class DeclaredStore<S extends readonly KeySegment[] = readonly KeySegment
     return `${this.plugin}/${this.layout.key(values as unknown as KeyValues<S>)}`;
   }
 
+  /**
+   * The records whose first key part, an integer height, is `height`, in key order: what
+   * `scan(store, { prefix: [height] })` answers, for a store of what falls due at a height
+   * (`['ends', keyPart.integer('height'), keyPart.integer('id')]`) that a hook reads at every one.
+   * It asks for the store's first record first. That scan's prefix is the same at every height,
+   * so the kernel keeps its answer until a record of the store is written or deleted
+   * (kernel/store/state-scan-cache.ts), and while nothing falls due until a later height none is
+   * answered without reading the height's own range, a new prefix at every height that nothing
+   * keeps. A record left below `height` only costs that range's read again, never another answer.
+   */
+  async dueAt(store: ReadonlyStore, height: number): Promise<Array<StoreEntry<KeyValues<S>, Static<V>>>> {
+    const first = this.layout.keyParts[0];
+    if (first === undefined || first.kind !== 'integer') {
+      throw new Error(`store ${this.plugin}.${this.name}: dueAt reads a store whose first key part is an integer height, and ${this.layout.text} is not one`);
+    }
+    const [head] = await this.rowsIn(store, { limit: 1 });
+    if (head === undefined || (head.key[0] as number) > height) return [];
+    return this.rowsIn(store, { prefix: [height] as unknown as KeyPrefix<KeyValues<S>> });
+  }
+
   /** The full state key (`<plugin>/<key>`): what a proven read declares (`proves`). */
   stateKey(...values: KeyValues<S>): string {
     return `${this.plugin}/${this.layout.key(values)}`;

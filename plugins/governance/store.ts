@@ -124,7 +124,7 @@ export async function votesOn(s: ReadonlyStore, id: number): Promise<VoteRecord[
 
 /** Ids of the proposals whose window ends with block `height`, by id; their index entries go. */
 export async function endingAt(s: Store, height: number): Promise<number[]> {
-  const rows = await endings.scan(s, { prefix: [height] });
+  const rows = await endings.dueAt(s, height);
   for (const { key } of rows) endings.delete(s, ...key);
   return rows.map(({ key }) => key[1]);
 }

@@ -194,7 +194,7 @@ export const sentinelPlugin = definePlugin<SentinelOptions, NodeServices>({
 
     // Holds falling due at this height, in hash order (the store's key order): release or refund.
     api.hooks.endBlock.tapPromise(api.name, async (result, ctx) => {
-      for (const { key } of await holdsDue.scan(ctx.store, { prefix: [ctx.block.height] })) {
+      for (const { key } of await holdsDue.dueAt(ctx.store, ctx.block.height)) {
         const h = await heldTransfers.get(ctx.store, key[1]);
         if (h && h.status === 'held') await resolveHold(ctx, h, h.needs_owner ? 'refunded' : 'released');
       }
