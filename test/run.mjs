@@ -35,7 +35,8 @@ if (files.length === 0) {
 // loaded 2-core CI (governance-activation's two 100-block voting windows 248 s), so 300 s failed
 // files that were only slow. The fault suite's files run one at a time and are long by design:
 // `faults/catch-up.test.js` makes 2 000 blocks before its node catches up (~450 s for the blocks,
-// ~9.5 min for the file), which the normal limit cut off; they get 30 minutes each.
+// ~9.5 min for the file), which the normal limit cut off; they get 30 minutes each, and so do the
+// reduced scenarios and checker tests that run with them (a hang there is found 22 minutes later).
 const limitMs = faults ? 1_800_000 : 480_000;
 const res = spawnSync(process.execPath, ['--test', `--test-concurrency=${faults ? 1 : 2}`, `--test-timeout=${limitMs}`, ...files], {
   stdio: 'inherit',

@@ -22,6 +22,7 @@ export class NodeMetrics {
   proposalTxFetches: () => { requested: number; received: number } = () => ({ requested: 0, received: 0 });
   /** Set by the node once its store is open: LevelDB reads of committed state, by how and by family. */
   stateReads: () => ReadonlyArray<{ via: string; family: string; reads: number }> = () => [];
+  /** Set by the node once its store is open: scans of committed state, by what answered them (state-scan-cache.ts). */
   stateScans: () => { readonly cache: number; readonly store: number } = () => ({ cache: 0, store: 0 });
   /** Set by the node once the chain is open: wall time of each step of its blocks, added up (kernel/chain/block-timings.ts). */
   blockSteps: () => ReadonlyArray<{ step: string; seconds: number; count: number }> = () => [];
@@ -68,7 +69,7 @@ export class NodeMetrics {
     );
     labelled(
       'chain_state_scans_total',
-      "scans of committed state (a plugin's store or index read by prefix: what falls due at a height, a route's list), answered 'cache' (kept since no write changed a key under the prefix, state-scan-cache.ts) or 'store' (a LevelDB iterator)",
+      "scans of committed state (a plugin's store or index read by prefix: what falls due at a height, a route's list), answered 'cache' (kept since no write changed a key under the prefix, state-scan-cache.ts) or 'store' (read through a LevelDB iterator)",
       ['answered'],
       () => {
         const s = this.stateScans();

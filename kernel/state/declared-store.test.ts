@@ -171,5 +171,9 @@ test('dueAt answers what a scan of the height answers, and reads no height range
   scanned.length = 0;
   assert.deepEqual(await due.dueAt(reader, 13), []);
   assert.deepEqual(scanned, ['governance/ends/'], 'the records of height 12 gone, 13 is answered from the head (15)');
+  // A key of a shorter layout under the same prefix sorts first: the height is read, as a scan of it would be.
+  store.set('ends/000000000013', new Uint8Array([49]));
+  for (let h = 13; h <= 16; h++) assert.deepEqual(await due.dueAt(reader, h), await due.scan(reader, { prefix: [h] }), `height ${h} after a foreign key`);
+  await assert.rejects(due.dueAt(reader, -1), /height/, 'a height the key part cannot hold is refused as a scan of it is');
   await assert.rejects(delegations.dueAt(readonlyStore(new StateOverlay(empty), 'staking'), 1), /staking\.delegations: dueAt reads a store whose first key part is an integer height/);
 });

@@ -187,8 +187,16 @@ export class DeclaredStore<S extends readonly KeySegment[] = readonly KeySegment
     if (first === undefined || first.kind !== 'integer') {
       throw new Error(`store ${this.plugin}.${this.name}: dueAt reads a store whose first key part is an integer height, and ${this.layout.text} is not one`);
     }
-    const [head] = await this.rowsIn(store, { limit: 1 });
-    if (head === undefined || (head.key[0] as number) > height) return [];
+    this.own(store);
+    // A height the key part cannot hold throws here, as the height's own scan would.
+    this.layout.scanPrefix([height]);
+    const scan: BoundedScan = store.scan.bind(store);
+    const [head] = await scan(this.layout.scanPrefix([]), { limit: 1 });
+    if (head === undefined) return [];
+    // Another store of the plugin may share the prefix with fewer segments (`ends/<height>`): its key
+    // (which `parse` refuses) says nothing about this store's records, so the height is read.
+    const key = this.layout.parse(head[0]);
+    if (key !== undefined && (key[0] as number) > height) return [];
     return this.rowsIn(store, { prefix: [height] as unknown as KeyPrefix<KeyValues<S>> });
   }
 

@@ -5,6 +5,7 @@ import { txFieldsFromRecord, txFromRecord, txToRecord, type TxFields, type TxRec
 import type { KvIterateOptions, KvOp, KvStore } from '../state/kv.js';
 import { ABSENT, ChainStoreCaches } from './chain-store-caches.js';
 import { StateReads, type StateReadCounts } from './state-reads.js';
+import { ALL_KEYS } from './state-scan-cache.js';
 import { LOG_START, type TxTextLog } from './tx-text-log.js';
 import { blockCodec, eventCodec, metaCodec, positionCodec, storedTxCodec, totalsCodec, txIndexEntry } from './chain-store-codec.js';
 import {
@@ -583,7 +584,7 @@ export class ChainStore {
           await this.kv.write(ops, false);
         }
       },
-      'all',
+      ALL_KEYS,
       () => this.caches.state.clear(),
     );
   }
@@ -650,7 +651,7 @@ export class ChainStore {
     this.totalsEpoch++;
     await this.reads.writing(
       () => this.kv.write(ops, true),
-      'all',
+      ALL_KEYS,
       () => this.caches.state.clear(),
     );
     this.totalsEpoch++;

@@ -6,6 +6,7 @@ import { MemoryStore } from './level-store.js';
 import { stateKey } from './keys.js';
 import { ABSENT } from './chain-store-caches.js';
 import { StateReads } from './state-reads.js';
+import { ALL_KEYS } from './state-scan-cache.js';
 import type { KvOp, KvReader } from '../state/kv.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -299,8 +300,8 @@ test('a scan spanning a state write is not kept', async () => {
   assert.deepEqual(text(await reads.scan('due/', undefined, () => scanStore(kv, 'due/'))), ['due/1=h'], 'neither old answer was kept');
   assert.deepEqual(text(await reads.scan('due/', { limit: 5 }, () => scanStore(kv, 'due/', { limit: 5 }))), ['due/1=h']);
   assert.equal(reads.scansCached, 2);
-  await reads.writing(async () => undefined, 'all', () => undefined);
-  assert.equal(reads.scansCached, 0, "'all' forgets every scan");
+  await reads.writing(async () => undefined, ALL_KEYS, () => undefined);
+  assert.equal(reads.scansCached, 0, 'ALL_KEYS forgets every scan');
 });
 
 test('property: scans through the cache answer what the store holds, whatever the writes and their overlap with scans', async () => {

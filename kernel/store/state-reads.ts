@@ -3,7 +3,7 @@ import type { KvReader } from '../state/kv.js';
 import type { ScanOptions } from '../state/overlay.js';
 import { ABSENT } from './chain-store-caches.js';
 import { stateKey } from './keys.js';
-import { StateScanCache } from './state-scan-cache.js';
+import { StateScanCache, type ChangedKeys } from './state-scan-cache.js';
 
 type Cached = Uint8Array | typeof ABSENT;
 
@@ -59,8 +59,8 @@ export class StateReads {
   /** What went to LevelDB, for `chain_state_reads_total`. */
   readonly counts = new StateReadCounts();
   /** Scans of committed state until a write changes their range (state-scan-cache.ts). */
-  private readonly scans = new StateScanCache();
-  /** Scans answered by the kept ones and by the store, for `chain_state_scans_total`. */
+  private readonly keptScans = new StateScanCache();
+  /** Scans answered by a kept one and by the store (an iterator, none for a limit of 0), for `chain_state_scans_total`. */
   readonly scanCounts = { cache: 0, store: 0 };
 
   constructor(
@@ -89,7 +89,7 @@ export class StateReads {
    * (the rule `get` follows: a read spanning a write may hold what the write replaced).
    */
   scan(prefix: string, options: ScanOptions | undefined, read: () => Promise<Array<[string, Uint8Array]>>): Promise<Array<[string, Uint8Array]>> {
-    const kept = this.scans.get(prefix, options);
+    const kept = this.keptScans.get(prefix, options);
     if (kept === undefined) return this.readScan(prefix, options, read);
     this.scanCounts.cache++;
     return Promise.resolve(kept);
@@ -99,13 +99,13 @@ export class StateReads {
     const epoch = this.epoch;
     this.scanCounts.store++;
     const rows = await read();
-    if (epoch === this.epoch) this.scans.set(prefix, options, rows);
+    if (epoch === this.epoch) this.keptScans.set(prefix, options, rows);
     return rows;
   }
 
   /** Scans kept now. */
   get scansCached(): number {
-    return this.scans.size;
+    return this.keptScans.size;
   }
 
   /**
@@ -151,11 +151,11 @@ export class StateReads {
   /**
    * Brackets a write of state: reads in flight across it fill nothing and prefetches begun before
    * it are no longer joined. `apply` updates the value cache once the write reached the store;
-   * the kept scans under any of the `changed` keys (`'all'`: every kept scan) are forgotten once
+   * the kept scans under any of the `changed` keys (`ALL_KEYS`: every kept scan) are forgotten once
    * it has ended, however it ended, since a scan that ran while it was under way may have been
    * kept before the write landed.
    */
-  async writing<T>(write: () => Promise<T>, changed: Iterable<string> | 'all', apply: () => void): Promise<T> {
+  async writing<T>(write: () => Promise<T>, changed: ChangedKeys, apply: () => void): Promise<T> {
     this.epoch++;
     this.inflight.clear();
     try {
@@ -163,7 +163,7 @@ export class StateReads {
       apply();
       return out;
     } finally {
-      this.scans.forget(changed);
+      this.keptScans.forget(changed);
       this.epoch++;
       this.inflight.clear();
     }

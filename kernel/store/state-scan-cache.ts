@@ -1,14 +1,15 @@
 import type { ScanOptions } from '../state/overlay.js';
 
-/** One row of a committed state scan, as the cache hands it out: the tuple is frozen, the array is the caller's. */
-type Row = readonly [string, Uint8Array];
-
 /** Rows a scan may return and still be kept: the per-height scans this exists for return none or a few. */
 const MAX_ROWS = 64;
-/** Value bytes a kept scan may hold, so that a few scans of large records cannot pin megabytes. */
-const MAX_BYTES = 64 * 1024;
-/** Scans kept, over all prefixes; the least recently used prefix goes first. */
+/** Key and value bytes (UTF-16 units of a key count as one each) a kept scan may hold. */
+const MAX_BYTES = 16 * 1024;
+/** Scans kept, over all prefixes (at most 8 MiB of rows with MAX_BYTES); the least recently used prefix goes first. */
 const MAX_SCANS = 512;
+
+/** What `forget` is told a write changed: its state keys, or everything (a snapshot's install, a discard). */
+export type ChangedKeys = readonly string[] | typeof ALL_KEYS;
+export const ALL_KEYS = Symbol('all state keys');
 
 /**
  * Scans of committed state by prefix and bounds, kept until a write changes a key under their
@@ -17,54 +18,59 @@ const MAX_SCANS = 512;
  * pool even when the range is empty, ~0.5 ms of an idle validator's main thread a scan. Between
  * two writes the answer cannot change, so it is kept here.
  *
- * Only prefixes that end with `/` are kept (a declared store's scan prefixes always do): a key
- * under such a prefix has it as one of its own `/`-ended heads, so `forget` finds every scan a
- * changed key affects by walking the key's segments instead of testing every scan against it.
- * What a scan answers never depends on the cache: StateReads fills it only from a read that no
- * state write overlapped, and forgets what each write touched once the write has landed.
+ * Only prefixes that end with `/` are kept (a declared store's scans of a whole store or of its
+ * leading key values; not a scan naming every key part, which has no `/` at its end): a key under
+ * such a prefix has it as one of its own `/`-ended heads, so `forget` finds every scan a changed
+ * key affects by walking the key's segments instead of testing every scan against it. What a scan
+ * answers never depends on the cache: StateReads fills it only from a read that no state write
+ * overlapped, and forgets what each write touched once the write has ended.
  */
 export class StateScanCache {
-  /** Scans by prefix, then by bounds (`optionsKey`); the outer map's order is the eviction order. */
-  private readonly byPrefix = new Map<string, Map<string, readonly Row[]>>();
-  private scans = 0;
+  /** Scans by prefix, then by bounds (`boundsKey`); the outer map's order is the eviction order. */
+  private readonly byPrefix = new Map<string, Map<string, ReadonlyArray<readonly [string, Uint8Array]>>>();
+  private kept = 0;
 
-  /** A kept answer, in an array of the caller's own, or undefined. */
+  /**
+   * A kept answer as fresh tuples in a fresh array, or undefined: what a miss hands back is the
+   * caller's own too, so a caller that changed a row in place would change only its copy, on
+   * every node alike, whatever each one's cache held.
+   */
   get(prefix: string, options: ScanOptions | undefined): Array<[string, Uint8Array]> | undefined {
     const forPrefix = this.byPrefix.get(prefix);
-    const rows = forPrefix?.get(optionsKey(options));
+    const rows = forPrefix?.get(boundsKey(options));
     if (forPrefix === undefined || rows === undefined) return undefined;
-    this.byPrefix.delete(prefix);
-    this.byPrefix.set(prefix, forPrefix);
-    // The tuples are frozen: a caller that changed one in place would throw rather than corrupt the next answer.
-    return rows.slice() as Array<[string, Uint8Array]>;
+    this.touch(prefix, forPrefix);
+    return rows.map(([k, v]) => [k, v]);
   }
 
   /** Keeps an answer read from the store, if it is of a kind kept. */
   set(prefix: string, options: ScanOptions | undefined, rows: ReadonlyArray<readonly [string, Uint8Array]>): void {
     if (prefix.length === 0 || !prefix.endsWith('/') || rows.length > MAX_ROWS) return;
     let bytes = 0;
-    for (const [, v] of rows) bytes += v.length;
+    for (const [k, v] of rows) bytes += k.length + v.length;
     if (bytes > MAX_BYTES) return;
     let forPrefix = this.byPrefix.get(prefix);
     if (forPrefix === undefined) {
       forPrefix = new Map();
       this.byPrefix.set(prefix, forPrefix);
+    } else {
+      this.touch(prefix, forPrefix);
     }
-    const key = optionsKey(options);
-    if (!forPrefix.has(key)) this.scans++;
-    forPrefix.set(key, rows.map((r) => Object.freeze([r[0], r[1]] as const)));
-    while (this.scans > MAX_SCANS) {
-      const [oldest, scans] = this.byPrefix.entries().next().value as [string, Map<string, readonly Row[]>];
+    const key = boundsKey(options);
+    if (!forPrefix.has(key)) this.kept++;
+    forPrefix.set(key, rows.map(([k, v]) => [k, v] as const));
+    while (this.kept > MAX_SCANS) {
+      const [oldest, scans] = this.byPrefix.entries().next().value as [string, Map<string, unknown>];
       this.byPrefix.delete(oldest);
-      this.scans -= scans.size;
+      this.kept -= scans.size;
     }
   }
 
-  /** Forgets every scan whose prefix holds one of these keys (`'all'`: every scan). */
-  forget(changed: Iterable<string> | 'all'): void {
-    if (changed === 'all') {
+  /** Forgets every scan whose prefix holds one of these keys (`ALL_KEYS`: every scan). */
+  forget(changed: ChangedKeys): void {
+    if (changed === ALL_KEYS) {
       this.byPrefix.clear();
-      this.scans = 0;
+      this.kept = 0;
       return;
     }
     if (this.byPrefix.size === 0) return;
@@ -74,17 +80,24 @@ export class StateScanCache {
         const scans = this.byPrefix.get(head);
         if (scans === undefined) continue;
         this.byPrefix.delete(head);
-        this.scans -= scans.size;
+        this.kept -= scans.size;
       }
     }
   }
 
   /** Scans kept now. */
   get size(): number {
-    return this.scans;
+    return this.kept;
+  }
+
+  /** Moves a prefix to the newest end of the eviction order. */
+  private touch(prefix: string, forPrefix: Map<string, ReadonlyArray<readonly [string, Uint8Array]>>): void {
+    this.byPrefix.delete(prefix);
+    this.byPrefix.set(prefix, forPrefix);
   }
 }
 
-function optionsKey(options: ScanOptions | undefined): string {
-  return `${options?.reverse === true ? 'r' : 'f'}${options?.limit ?? ''}`;
+/** The bounds as the store reads them (chain-store.ts, `stateEntriesOf`): reversed when truthy, a limit when given. */
+function boundsKey(options: ScanOptions | undefined): string {
+  return `${options?.reverse ? 'r' : 'f'}${options?.limit === undefined ? '' : String(options.limit)}`;
 }
