@@ -12,7 +12,7 @@ import { reply } from '../rpc/index.js';
 import { pageFrom } from './pagination.js';
 import { toPage } from './page-query.js';
 import { KERNEL_ROUTES } from './kernel-declarations.js';
-import { NO_ACTIVITY, activityOf, type Activity } from './activity.js';
+import { ActivityWindow, type Activity } from './activity.js';
 import type { RouteTable } from '../host/route-table.js';
 import type { KernelServices } from './services.js';
 import type { TxPage } from '../store/chain-store.js';
@@ -79,8 +79,8 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   };
 
   /**
-   * /health is polled often (gateways, dashboards, load generators) and this reads 21 blocks, so
-   * the answer is kept until the head moves.
+   * /health is polled often (gateways, dashboards, load generators) and this reads blocks (all 21
+   * after a start, then the new one), so the answer is kept until the head moves.
    */
   let activity: { height: number; value: Promise<Activity> } | null = null;
   /** The last figures computed, for /health while the head's are still being read. */
@@ -108,7 +108,7 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   };
   /**
    * What /health reports: the head's figures once read, else those of the block before (a figure
-   * over 20 blocks, one block stale). /health never waits on the 21 block reads: under load each
+   * over 20 blocks, one block stale). /health never waits on the block reads: under load each
    * waits its turn of the event loop behind a block's contract-thread state reads (issue 29, item 1).
    */
   const activityNow = (): Promise<Activity> | Activity => {
@@ -117,20 +117,12 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
   };
 
   /** Throughput over the last blocks, from block timestamps (measured, not a constant). */
-  const activityAt = async (top: number): Promise<Activity> => {
-    if (top < 2) return NO_ACTIVITY;
-    const from = Math.max(1, top - 20);
-    const first = await store.getBlock(from);
-    const last = await store.getBlock(top);
-    if (!first || !last) return NO_ACTIVITY;
-    let txs = 0;
-    for (let h = from + 1; h <= top; h++) txs += (await store.getBlock(h))?.header.tx_count ?? 0;
-    return activityOf(txs, last.header.timestamp - first.header.timestamp, top - from);
-  };
+  const window = new ActivityWindow((height) => store.getBlock(height));
+  const activityAt = (top: number): Promise<Activity> => window.at(top);
 
   routes.serve(KERNEL_ROUTES.health, health);
   // Computed as each block commits, not by the first /health after it: under load (a contract
-  // thread's state reads queue on this thread) its 21 reads would each wait a turn of the loop.
+  // thread's state reads queue on this thread) its block reads would each wait a turn of the loop.
   chain.on('committed', () => void recentActivity().catch(() => undefined));
 
   const status = async (): Promise<Record<string, unknown>> => {
