@@ -69,7 +69,7 @@ export class NodeMetrics {
     );
     labelled(
       'chain_state_scans_total',
-      "scans of committed state (a plugin's store or index read by prefix: what falls due at a height, a route's list), answered 'cache' (kept since no write changed a key under the prefix, state-scan-cache.ts) or 'store' (read through a LevelDB iterator)",
+      "scans of committed state (a plugin's store read by prefix: what falls due at a height, a route's list), answered 'cache' (kept since no write changed a key under the prefix, state-scan-cache.ts) or 'store' (read through a LevelDB iterator)",
       ['answered'],
       () => {
         const s = this.stateScans();

@@ -6,6 +6,11 @@ const MAX_ROWS = 64;
 const MAX_BYTES = 16 * 1024;
 /** Scans kept, over all prefixes (at most 8 MiB of rows with MAX_BYTES); the least recently used prefix goes first. */
 const MAX_SCANS = 512;
+/**
+ * Bounds kept for one prefix: a route paging one list asks `limit: offset + n` for each page, and
+ * without a cap one client's pages would push the per-height scans out; the oldest bound goes.
+ */
+const MAX_BOUNDS_PER_PREFIX = 8;
 
 /** What `forget` is told a write changed: its state keys, or everything (a snapshot's install, a discard). */
 export type ChangedKeys = readonly string[] | typeof ALL_KEYS;
@@ -32,8 +37,9 @@ export class StateScanCache {
 
   /**
    * A kept answer as fresh tuples in a fresh array, or undefined: what a miss hands back is the
-   * caller's own too, so a caller that changed a row in place would change only its copy, on
-   * every node alike, whatever each one's cache held.
+   * caller's own too, so a caller that replaced a row's key or value would change only its copy
+   * (the value bytes are shared, as the value cache shares them: state bytes are never changed in
+   * place).
    */
   get(prefix: string, options: ScanOptions | undefined): Array<[string, Uint8Array]> | undefined {
     const forPrefix = this.byPrefix.get(prefix);
@@ -57,7 +63,13 @@ export class StateScanCache {
       this.touch(prefix, forPrefix);
     }
     const key = boundsKey(options);
-    if (!forPrefix.has(key)) this.kept++;
+    if (!forPrefix.has(key)) {
+      this.kept++;
+      if (forPrefix.size >= MAX_BOUNDS_PER_PREFIX) {
+        forPrefix.delete(forPrefix.keys().next().value as string);
+        this.kept--;
+      }
+    }
     forPrefix.set(key, rows.map(([k, v]) => [k, v] as const));
     while (this.kept > MAX_SCANS) {
       const [oldest, scans] = this.byPrefix.entries().next().value as [string, Map<string, unknown>];
@@ -96,6 +108,13 @@ export class StateScanCache {
     this.byPrefix.set(prefix, forPrefix);
   }
 }
+
+/**
+ * Every bound a scan takes is in its key: a field added to ScanOptions (a start key) fails to
+ * compile here until `boundsKey` keys it, rather than have two different scans share an answer.
+ */
+const BOUNDS_KEYED: Record<keyof ScanOptions, true> = { reverse: true, limit: true };
+void BOUNDS_KEYED;
 
 /** The bounds as the store reads them (chain-store.ts, `stateEntriesOf`): reversed when truthy, a limit when given. */
 function boundsKey(options: ScanOptions | undefined): string {
