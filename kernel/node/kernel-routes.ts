@@ -83,13 +83,15 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
    * after a start, then the new one), so the answer is kept until the head moves.
    */
   let activity: { height: number; value: Promise<Activity> } | null = null;
+  /** Throughput over the last blocks, from block timestamps (measured, not a constant). */
+  const activityWindow = new ActivityWindow((height) => store.getBlock(height));
   /** The last figures computed, for /health while the head's are still being read. */
   let settled: Activity | null = null;
   let settledAt = -1;
   const recentActivity = (): Promise<Activity> => {
     const top = chain.head.height;
     if (activity?.height !== top) {
-      const value = activityAt(top);
+      const value = activityWindow.at(top);
       activity = { height: top, value };
       value.then(
         (a) => {
@@ -115,10 +117,6 @@ export function registerKernelRoutes(routes: RouteTable, s: KernelServices, para
     const pending = recentActivity();
     return settled ?? pending;
   };
-
-  /** Throughput over the last blocks, from block timestamps (measured, not a constant). */
-  const window = new ActivityWindow((height) => store.getBlock(height));
-  const activityAt = (top: number): Promise<Activity> => window.at(top);
 
   routes.serve(KERNEL_ROUTES.health, health);
   // Computed as each block commits, not by the first /health after it: under load (a contract

@@ -33,3 +33,17 @@ test('only /-ended prefixes and small answers are kept; bounds are keyed as the 
   cache.forget(ALL_KEYS);
   assert.equal(cache.size, 0);
 });
+
+test('past 512 scans the least recently used prefix goes, and a read keeps a prefix recent', () => {
+  const cache = new StateScanCache();
+  for (let i = 0; i < 512; i++) cache.set(`p${i}/`, undefined, []);
+  assert.equal(cache.size, 512);
+  assert.deepEqual(cache.get('p0/', undefined), []);
+  cache.set('p512/', undefined, []);
+  assert.equal(cache.size, 512);
+  assert.deepEqual(cache.get('p0/', undefined), [], 'read just before: kept');
+  assert.equal(cache.get('p1/', undefined), undefined, 'the least recently used went');
+  for (let limit = 1; limit <= 4; limit++) cache.set('p2/', { limit }, []);
+  assert.equal(cache.size, 512, 'a prefix weighs the bounds it holds');
+  assert.equal(cache.get('p3/', undefined), undefined);
+});

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ScanOptions } from '../state/overlay.js';
 
 /** Rows a scan may return and still be kept: the per-height scans this exists for return none or a few. */
@@ -31,9 +32,12 @@ export const ALL_KEYS = Symbol('all state keys');
  * overlapped, and forgets what each write touched once the write has ended.
  */
 export class StateScanCache {
-  /** Scans by prefix, then by bounds (`boundsKey`); the outer map's order is the eviction order. */
-  private readonly byPrefix = new Map<string, Map<string, ReadonlyArray<readonly [string, Uint8Array]>>>();
-  private kept = 0;
+  /**
+   * Scans by prefix, then by bounds (`boundsKey`), least recently used prefix evicted first, each
+   * prefix weighing the scans it holds. A prefix's map is replaced, never changed in place, since
+   * the LRU weighs a value when it is set.
+   */
+  private readonly byPrefix = new LRUCache<string, ReadonlyMap<string, ReadonlyArray<readonly [string, Uint8Array]>>>({ maxSize: MAX_SCANS, sizeCalculation: (scans) => scans.size });
 
   /**
    * A kept answer as fresh tuples in a fresh array, or undefined: what a miss hands back is the
@@ -42,11 +46,7 @@ export class StateScanCache {
    * place).
    */
   get(prefix: string, options: ScanOptions | undefined): Array<[string, Uint8Array]> | undefined {
-    const forPrefix = this.byPrefix.get(prefix);
-    const rows = forPrefix?.get(boundsKey(options));
-    if (forPrefix === undefined || rows === undefined) return undefined;
-    this.touch(prefix, forPrefix);
-    return rows.map(([k, v]) => [k, v]);
+    return this.byPrefix.get(prefix)?.get(boundsKey(options))?.map(([k, v]) => [k, v]);
   }
 
   /** Keeps an answer read from the store, if it is of a kind kept. */
@@ -55,57 +55,30 @@ export class StateScanCache {
     let bytes = 0;
     for (const [k, v] of rows) bytes += k.length + v.length;
     if (bytes > MAX_BYTES) return;
-    let forPrefix = this.byPrefix.get(prefix);
-    if (forPrefix === undefined) {
-      forPrefix = new Map();
-      this.byPrefix.set(prefix, forPrefix);
-    } else {
-      this.touch(prefix, forPrefix);
-    }
+    const scans = new Map(this.byPrefix.get(prefix));
     const key = boundsKey(options);
-    if (!forPrefix.has(key)) {
-      this.kept++;
-      if (forPrefix.size >= MAX_BOUNDS_PER_PREFIX) {
-        forPrefix.delete(forPrefix.keys().next().value as string);
-        this.kept--;
-      }
-    }
-    forPrefix.set(key, rows.map(([k, v]) => [k, v] as const));
-    while (this.kept > MAX_SCANS) {
-      const [oldest, scans] = this.byPrefix.entries().next().value as [string, Map<string, unknown>];
-      this.byPrefix.delete(oldest);
-      this.kept -= scans.size;
-    }
+    // Re-inserted, so the oldest bound is the map's first.
+    scans.delete(key);
+    if (scans.size >= MAX_BOUNDS_PER_PREFIX) scans.delete(scans.keys().next().value as string);
+    scans.set(key, rows.map(([k, v]) => [k, v] as const));
+    this.byPrefix.set(prefix, scans);
   }
 
   /** Forgets every scan whose prefix holds one of these keys (`ALL_KEYS`: every scan). */
   forget(changed: ChangedKeys): void {
     if (changed === ALL_KEYS) {
       this.byPrefix.clear();
-      this.kept = 0;
       return;
     }
     if (this.byPrefix.size === 0) return;
     for (const key of changed) {
-      for (let slash = key.indexOf('/'); slash >= 0; slash = key.indexOf('/', slash + 1)) {
-        const head = key.slice(0, slash + 1);
-        const scans = this.byPrefix.get(head);
-        if (scans === undefined) continue;
-        this.byPrefix.delete(head);
-        this.kept -= scans.size;
-      }
+      for (let slash = key.indexOf('/'); slash >= 0; slash = key.indexOf('/', slash + 1)) this.byPrefix.delete(key.slice(0, slash + 1));
     }
   }
 
   /** Scans kept now. */
   get size(): number {
-    return this.kept;
-  }
-
-  /** Moves a prefix to the newest end of the eviction order. */
-  private touch(prefix: string, forPrefix: Map<string, ReadonlyArray<readonly [string, Uint8Array]>>): void {
-    this.byPrefix.delete(prefix);
-    this.byPrefix.set(prefix, forPrefix);
+    return this.byPrefix.calculatedSize;
   }
 }
 
