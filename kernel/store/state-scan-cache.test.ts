@@ -43,7 +43,21 @@ test('past 512 scans the least recently used prefix goes, and a read keeps a pre
   assert.equal(cache.size, 512);
   assert.deepEqual(cache.get('p0/', undefined), [], 'read just before: kept');
   assert.equal(cache.get('p1/', undefined), undefined, 'the least recently used went');
+  // Oldest first now: p2/, p3/, … p512/, p0/. p2/ becomes the newest and weighs 5, so the four
+  // oldest after it go.
   for (let limit = 1; limit <= 4; limit++) cache.set('p2/', { limit }, []);
-  assert.equal(cache.size, 512, 'a prefix weighs the bounds it holds');
-  assert.equal(cache.get('p3/', undefined), undefined);
+  assert.equal(cache.size, 512);
+  for (const bounds of [undefined, { limit: 1 }, { limit: 2 }, { limit: 3 }, { limit: 4 }]) assert.deepEqual(cache.get('p2/', bounds), [], `p2/ keeps ${JSON.stringify(bounds)}`);
+  for (let i = 3; i <= 6; i++) assert.equal(cache.get(`p${i}/`, undefined), undefined, `p${i}/ went: a prefix weighs the bounds it holds`);
+  assert.deepEqual(cache.get('p7/', undefined), [], 'p7/ stays');
+});
+
+test('a bound kept again counts as the prefix\'s newest, so the next new bound pushes out the one after it', () => {
+  const cache = new StateScanCache();
+  for (let limit = 1; limit <= 8; limit++) cache.set('a/', { limit }, []);
+  cache.set('a/', { limit: 1 }, []);
+  cache.set('a/', { limit: 9 }, []);
+  assert.equal(cache.size, 8);
+  assert.deepEqual(cache.get('a/', { limit: 1 }), [], 'refilled, so kept');
+  assert.equal(cache.get('a/', { limit: 2 }), undefined, 'the oldest bound went');
 });
